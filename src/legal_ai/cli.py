@@ -1,0 +1,273 @@
+"""The `legal-ai` command. Thin: parse, call `services.App`, print; errors are mapped once in
+`main()` to one stderr line and the error's exit code."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .config import Settings
+from .errors import AppError, InvalidInput
+
+app = typer.Typer(
+    help="legal-ai: research aid for a planning-and-building appeals committee.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
+case_app = typer.Typer(help="The chair's cases.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(case_app, name="case")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def _settings() -> Settings:
+    return Settings()
+
+
+def _app():
+    from .services import App
+
+    return App(_settings())
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def _parse_meta(pairs: list[str]) -> dict[str, str]:
+    meta = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"--meta {pair!r}: write it as key=value")
+        meta[key.strip()] = value
+    return meta
+
+
+# -- db -----------------------------------------------------------------------------------------
+@db_app.command("url")
+def db_url() -> None:
+    """Print the connection URL in use (starts the embedded server if needed)."""
+    from .store import database_url
+
+    typer.echo(database_url(_settings()))
+
+
+@db_app.command("migrate")
+def db_migrate() -> None:
+    """Apply pending schema migrations (also done automatically on first use)."""
+    from .store import database_url
+    from .store.migrations import migrate
+
+    applied = migrate(database_url(_settings()))
+    typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
+
+
+@db_app.command("stop")
+def db_stop() -> None:
+    """Stop the embedded PostgreSQL server."""
+    from .store import stop_embedded
+
+    settings = _settings()
+    if settings.database_url:
+        typer.echo("LEGAL_AI_DATABASE_URL is set: that server is not ours to stop")
+        return
+    stopped = stop_embedded(settings.pgdata)
+    typer.echo("stopped" if stopped else "not running")
+
+
+# -- ingest -------------------------------------------------------------------------------------
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to load.")],
+    corpus: Annotated[str, typer.Option(help="case | style | external | internal | digests")],
+    doc_id: Annotated[str | None, typer.Option(help="Stable external id (one file only).")] = None,
+    case_number: Annotated[str | None, typer.Option(help="Case number, in full.")] = None,
+    practice_area: Annotated[
+        str | None, typer.Option(help="e.g. planning, betterment_levy")
+    ] = None,
+    meta: Annotated[list[str], typer.Option(help="Extra metadata key=value (repeatable).")] = [],  # noqa: B006
+    fields: Annotated[
+        str, typer.Option(help="JSONL fields holding the text, comma-separated.")
+    ] = "text",
+    as_json: JsonFlag = False,
+) -> None:
+    """Load documents into a corpus. Unchanged content is skipped; changed content replaces
+    the old chunks in one transaction."""
+    values = _parse_meta(meta)
+    if case_number:
+        values["case_number"] = case_number
+    if practice_area:
+        values["practice_area"] = practice_area
+    text_fields = tuple(f.strip() for f in fields.split(",") if f.strip())
+    with _app() as legal, _progress(not as_json) as progress:
+        report = legal.ingest(
+            paths, corpus, meta=values, doc_id=doc_id, text_fields=text_fields, progress=progress
+        )
+    result = report.as_dict()
+    if as_json:
+        _print_json(result)
+    else:
+        typer.echo(
+            f"ingested {result['ingested']}, updated {result['updated']}, "
+            f"unchanged {result['unchanged']}, unsearchable {len(result['unsearchable'])}, "
+            f"failed {len(result['failed'])}"
+        )
+        for entry in result["unsearchable"]:
+            typer.echo(
+                f"  not searchable: {entry['doc_id']}: missing {', '.join(entry['missing'])}"
+            )
+        for entry in result["failed"]:
+            typer.echo(f"  failed: {entry['error']}", err=True)
+    if result["failed"] and not (result["ingested"] or result["unchanged"] or result["updated"]):
+        raise typer.Exit(2)
+
+
+class _progress:
+    """A progress line on stderr for long runs (only on a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._progress = None
+        self._task = None
+        self._last = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self._progress = Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed} items"),
+            TimeElapsedColumn(), transient=True,
+        )  # fmt: skip
+        self._progress.__enter__()
+        self._task = self._progress.add_task("ingesting", total=None)
+        return self._advance
+
+    def _advance(self, path: str) -> None:
+        self._progress.update(self._task, advance=1, description=Path(path).name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+
+# -- search -------------------------------------------------------------------------------------
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for (Hebrew or English).")],
+    corpus: Annotated[str, typer.Option(help="case | style | external | internal | digests")],
+    practice_area: Annotated[str | None, typer.Option()] = None,
+    case_number: Annotated[str | None, typer.Option()] = None,
+    court: Annotated[str | None, typer.Option()] = None,
+    date_from: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
+    date_to: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
+    limit: Annotated[int, typer.Option(help="How many hits.")] = 10,
+    mode: Annotated[str, typer.Option(help="hybrid | semantic | lexical")] = "hybrid",
+    as_json: JsonFlag = False,
+) -> None:
+    """Search one corpus; every hit carries its provenance."""
+    from .retrieval.legs import Filters
+
+    filters = Filters(
+        practice_area=practice_area, case_number=case_number, court=court,
+        date_from=date_from, date_to=date_to,
+    )  # fmt: skip
+    with _app() as legal:
+        result = legal.search(corpus, query, filters=filters, limit=limit, mode=mode)
+    if as_json:
+        _print_json(result.as_dict())
+        return
+    for number, hit in enumerate(result.hits, start=1):
+        typer.echo(_format_hit(number, hit))
+    if not result.hits:
+        typer.echo("no hits")
+    if result.dropped_by_cap:
+        typer.echo(f"({result.dropped_by_cap} more from the same sources left out by the cap)")
+
+
+def _format_hit(number: int, hit: dict) -> str:
+    where = [hit["doc_id"]]
+    if hit.get("case_number"):
+        where.append(hit["case_number"])
+    if hit.get("page"):
+        where.append(f"page {hit['page']}")
+    where.append(f"chars {hit['char_start']}-{hit['char_end']}")
+    legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in hit["explain"].items())
+    snippet = " ".join(hit["snippet"].split())[:220]
+    return f"{number}. {hit['title']}\n   [{' · '.join(where)}] ({legs})\n   {snippet}"
+
+
+# -- health, reindex, cases ---------------------------------------------------------------------
+@app.command()
+def health(as_json: JsonFlag = False) -> None:
+    """Unsearchable items and why, stale/missing embeddings, dimension mismatches, isolation."""
+    with _app() as legal:
+        report = legal.health()
+    if as_json:
+        _print_json(report)
+        return
+    for key in ("unsearchable", "stale_embeddings", "missing_embeddings", "dimension_mismatches"):
+        typer.echo(f"{key}: {report[key]}")
+    typer.echo(
+        f"isolation: {report['isolation']['checked']} checked, {report['isolation']['leaks']} leaks"
+    )
+    for entry in report["unsearchable_items"]:
+        typer.echo(f"  {entry['corpus']}/{entry['doc_id']}: missing {', '.join(entry['missing'])}")
+
+
+@app.command()
+def reindex(as_json: JsonFlag = False) -> None:
+    """Re-embed chunks whose text or embedder changed; re-analyze outdated chunks."""
+    with _app() as legal:
+        result = legal.reindex()
+    if as_json:
+        _print_json(result)
+    else:
+        typer.echo(f"re-embedded {result['reembedded']}, re-analyzed {result['reanalyzed']}")
+
+
+@case_app.command("attach-precedent")
+def attach_precedent(
+    case: Annotated[str, typer.Argument(help="The chair's case number, in full.")],
+    citation: Annotated[str, typer.Argument(help='e.g. עע"מ 1234/05')],
+    note: Annotated[str | None, typer.Option(help="Why it matters.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Attach a citation to one of the chair's cases (case_precedents)."""
+    with _app() as legal:
+        saved = legal.attach_precedent(case, citation, note)
+    if as_json:
+        _print_json(saved)
+    else:
+        linked = (
+            f"linked to case_law {saved['case_law_id']}"
+            if saved["case_law_id"]
+            else "not in the library yet"
+        )
+        typer.echo(f"attached {saved['citation']} to {saved['case_number']} ({linked})")
+
+
+@app.command()
+def demo() -> None:
+    """Start the embedded database, load the demo corpus into every corpus, show searches."""
+    from .demo import run_demo
+
+    run_demo(_settings(), echo=typer.echo)
+
+
+def main() -> None:
+    try:
+        app()
+    except AppError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,92 @@
+"""One declared list of settings, read from `LEGAL_AI_*` environment variables (and a few
+unprefixed names that DESIGN.md §8 fixes, such as `RRF_K`).
+
+Build it once (`Settings()`) and pass it in; deep modules never read the environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_home() -> Path:
+    return Path(platformdirs.user_data_dir("legal-ai", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Every setting of legal-ai, typed, defaulted and described (docs/configuration.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="LEGAL_AI_", extra="ignore")
+
+    home: Path = Field(
+        default_factory=_default_home,
+        description="Data directory: the embedded PostgreSQL cluster lives in HOME/pgdata.",
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="Connection URL of an external PostgreSQL (>= 15, pgvector >= 0.8). "
+        "When unset, the embedded server under HOME is started and used.",
+    )
+    embedder: str = Field(
+        default="e5-local",
+        description="Embedder id: `e5-local` (offline, 384-d) or `voyage` (1024-d, needs "
+        "VOYAGE_API_KEY).",
+    )
+    voyage_api_key: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("VOYAGE_API_KEY", "LEGAL_AI_VOYAGE_API_KEY"),
+        description="API key for Voyage embeddings.",
+    )
+    voyage_model: str = Field(default="voyage-3", description="Voyage model name (1024-d).")
+    voyage_base_url: str | None = Field(
+        default=None, description="Override of the Voyage API address (a proxy or a test server)."
+    )
+    chunk_tokens: int = Field(
+        default=300, ge=64, le=480, description="Target chunk size in embedder tokens."
+    )
+    chunk_overlap_tokens: int = Field(
+        default=40, ge=0, le=200, description="Overlap carried from one chunk into the next."
+    )
+    max_file_mb: int = Field(
+        default=50,
+        ge=1,
+        description="Files larger than this are rejected before they are read (bounded memory).",
+    )
+    pool_max_size: int = Field(default=4, ge=1, description="Connection pool size.")
+    rrf_k: int = Field(
+        default=60,
+        ge=1,
+        validation_alias=AliasChoices("RRF_K", "LEGAL_AI_RRF_K"),
+        description="k of Reciprocal Rank Fusion (Cormack et al. 2009).",
+    )
+    leg_window: int = Field(
+        default=50, ge=1, le=1000, description="Hits each retrieval leg contributes to fusion."
+    )
+    bm25_hybrid_enabled: bool = Field(
+        default=True,
+        validation_alias=AliasChoices("BM25_HYBRID_ENABLED", "LEGAL_AI_BM25_HYBRID_ENABLED"),
+        description="When false, hybrid search falls back to the semantic leg alone.",
+    )
+    max_per_case_law: int = Field(
+        default=3,
+        ge=1,
+        validation_alias=AliasChoices("MAX_PER_CASE_LAW", "LEGAL_AI_MAX_PER_CASE_LAW"),
+        description="Diversity cap: at most this many hits per ruling or document.",
+    )
+    hnsw_max_scan_tuples: int = Field(
+        default=20000,
+        ge=1000,
+        description="Bound on pgvector's iterative HNSW scan for filtered searches.",
+    )
+    committee_chair: str = Field(
+        default='עו"ד רותם לוי',
+        description="Default chair name for internal committee decisions without one.",
+    )
+
+    @property
+    def pgdata(self) -> Path:
+        return self.home / "pgdata"

@@ -1,0 +1,37 @@
+"""The exception tree. Each interface maps it once (CLI exit code, MCP tool error, HTTP status).
+
+AppError
+ ├── InvalidInput        the caller can fix it (bad file, unknown corpus, missing field)
+ │    └── UnsupportedFile  a file we cannot read as given (encoding, corrupt, image-only, size)
+ ├── NotFound            a case, document or ruling that does not exist
+ ├── StoreError          the database could not be reached or started
+ └── ProviderError       an external service (embedder, LLM) failed or is not configured
+"""
+
+from __future__ import annotations
+
+
+class AppError(Exception):
+    """Base of every error legal-ai raises on purpose. `str(e)` is one line: what and what to do."""
+
+    exit_code = 1
+
+
+class InvalidInput(AppError):
+    exit_code = 2
+
+
+class UnsupportedFile(InvalidInput):
+    pass
+
+
+class NotFound(AppError):
+    exit_code = 3
+
+
+class StoreError(AppError):
+    exit_code = 4
+
+
+class ProviderError(AppError):
+    exit_code = 5

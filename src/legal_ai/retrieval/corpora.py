@@ -1,0 +1,100 @@
+"""The corpus registry: the single place that knows each corpus's tables and mandatory scope.
+
+Every SQL statement that reads or writes a corpus is composed from a `Corpus` here: its item
+table, the chunk *partition* that physically holds only its rows, and the scope predicate on
+the item table. A search tool names its corpus by key; no caller passes a table or a filter, so
+no query path can forget the corpus (INV-RET1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import sql
+
+from ..errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class Corpus:
+    key: str
+    description: str
+    item_table: str  # documents | case_law | digests
+    chunk_table: str  # the partition (or table) holding only this corpus's chunks
+    chunk_root: str  # the partitioned parent of chunk_table (used for writes)
+    parent_column: str  # chunk column referencing the item
+    scope_column: str | None  # item column that pins the corpus
+    scope_value: str | None
+    doc_types: tuple[str, ...]
+    columns: tuple[str, ...]  # item columns a caller may set (others go to metadata)
+    citable: bool = True
+
+    @property
+    def default_doc_type(self) -> str:
+        return self.doc_types[0]
+
+    def scope(self, alias: str) -> sql.Composable:
+        """The mandatory scope predicate on the item table aliased `alias`; its value is the
+        named parameter `corpus_scope` (see `scope_params`)."""
+        if self.scope_column is None:
+            return sql.SQL("TRUE")
+        return sql.SQL("{}.{} = %(corpus_scope)s").format(
+            sql.Identifier(alias), sql.Identifier(self.scope_column)
+        )
+
+    def scope_params(self) -> dict[str, str]:
+        return {"corpus_scope": self.scope_value} if self.scope_column else {}
+
+    def scope_values(self) -> dict[str, str]:
+        """Columns (and values) that pin a new row of this corpus."""
+        return {self.scope_column: self.scope_value} if self.scope_column else {}
+
+
+_DOC_COLUMNS = ("title", "case_number", "practice_area")
+_CASE_LAW_COLUMNS = (
+    "title", "case_number", "court", "decided_on", "judges", "chair_name", "is_binding",
+    "headnote", "summary", "tags", "practice_area", "law_title", "section_num", "eid",
+)  # fmt: skip
+_DIGEST_COLUMNS = ("title", "points_to", "publisher", "published_on", "practice_area")
+
+CORPORA: dict[str, Corpus] = {
+    c.key: c
+    for c in (
+        Corpus(
+            "case", "a case's documents (pleadings, protocols, exhibits)",
+            "documents", "document_chunks_case", "document_chunks", "document_id",
+            "corpus", "case", ("document",), _DOC_COLUMNS,
+        ),
+        Corpus(
+            "style", "the chair's signed final decisions (style corpus)",
+            "documents", "document_chunks_style", "document_chunks", "document_id",
+            "corpus", "style", ("document",), _DOC_COLUMNS,
+        ),
+        Corpus(
+            "external", "authoritative external sources: court rulings and legislation",
+            "case_law", "case_law_chunks_external", "case_law_chunks", "case_law_id",
+            "source_kind", "external_upload", ("ruling", "legislation", "reference"),
+            _CASE_LAW_COLUMNS,
+        ),
+        Corpus(
+            "internal", "the committee's own decisions",
+            "case_law", "case_law_chunks_internal", "case_law_chunks", "case_law_id",
+            "source_kind", "internal_committee", ("decision",), _CASE_LAW_COLUMNS,
+        ),
+        Corpus(
+            "digests", "secondary summaries pointing at rulings (never cited)",
+            "digests", "digest_chunks", "digest_chunks", "digest_id",
+            None, None, ("digest",), _DIGEST_COLUMNS, citable=False,
+        ),
+    )
+}  # fmt: skip
+
+INGESTIBLE = tuple(CORPORA)
+
+
+def get_corpus(key: str) -> Corpus:
+    """The registered corpus `key`, or a clear error listing the valid keys."""
+    try:
+        return CORPORA[key]
+    except KeyError:
+        raise InvalidInput(f"unknown corpus {key!r}; choose one of: {', '.join(CORPORA)}") from None

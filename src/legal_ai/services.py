@@ -1,0 +1,170 @@
+"""The service layer every interface calls (CLI, MCP, web). It owns the wiring: settings ->
+store -> cached embedder -> ingest / search / health / reindex. Interfaces stay thin."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .config import Settings
+from .errors import InvalidInput, NotFound
+from .ingest import Ingestor, IngestReport
+from .providers.embedders import CachedEmbedder, Embedder, make_embedder
+from .retrieval import legs
+from .retrieval.corpora import CORPORA, get_corpus
+from .retrieval.search import SearchResult, search
+from .store import items as sql_items
+from .store import maintenance
+from .store.cache import EmbeddingCache, set_active_embedder
+from .store.db import Store, open_store
+from .text.hebrew import ANALYZER_ID, analyze, normalize, normalize_case_number
+
+
+class App:
+    """A configured legal-ai: one store, one (cached) embedder."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        embedder: Embedder | None = None,
+        cache_store: Store | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store or open_store(settings)
+        self._owns_store = store is None
+        self._inner_embedder = embedder
+        self._cache_store = cache_store or self.store
+        self._embedder: CachedEmbedder | None = None
+
+    @property
+    def embedder(self) -> CachedEmbedder:
+        """Created on first use: commands that do not embed never load the model."""
+        if self._embedder is None:
+            inner = self._inner_embedder or make_embedder(self.settings)
+            self._embedder = CachedEmbedder(inner, EmbeddingCache(self._cache_store))
+            with self.store.transaction() as conn:
+                set_active_embedder(conn, inner.id, inner.dim)
+        return self._embedder
+
+    def close(self) -> None:
+        if self._owns_store:
+            self.store.close()
+
+    def __enter__(self) -> App:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingestion ------------------------------------------------------------------------------
+    def ingest(
+        self,
+        paths: list[Path],
+        corpus: str,
+        *,
+        meta: dict[str, Any] | None = None,
+        doc_id: str | None = None,
+        text_fields: tuple[str, ...] = ("text",),
+        progress: Callable[[str], None] | None = None,
+    ) -> IngestReport:
+        target = get_corpus(corpus)
+        if corpus == "case_precedents":
+            raise InvalidInput("attach citations with `legal-ai case attach-precedent`")
+        ingestor = Ingestor(self.store, self.embedder, self.settings)
+        return ingestor.ingest_paths(
+            paths, target, meta, doc_id=doc_id, text_fields=text_fields, progress=progress
+        )
+
+    # -- search ---------------------------------------------------------------------------------
+    def search(
+        self,
+        corpus: str,
+        query: str,
+        *,
+        filters: legs.Filters | None = None,
+        limit: int = 10,
+        mode: str = "hybrid",
+    ) -> SearchResult:
+        return search(
+            self.store, self.embedder, self.settings, corpus, query,
+            filters=filters, limit=limit, mode=mode,
+        )  # fmt: skip
+
+    # -- cases ----------------------------------------------------------------------------------
+    def attach_precedent(self, case_number: str, citation: str, note: str | None = None) -> dict:
+        """Record that the chair relies on `citation` in her case (table case_precedents)."""
+        case_number = normalize_case_number(case_number)
+        citation = " ".join(citation.split())
+        if not citation:
+            raise InvalidInput("the citation is empty")
+        key = " ".join(normalize(citation).replace('"', "").split())
+        with self.store.transaction() as conn:
+            if not sql_items.get_case(conn, case_number):
+                raise NotFound(
+                    f"no case {case_number!r}; ingest one of its documents first"
+                    " (legal-ai ingest FILE --corpus case --case-number ...)"
+                )
+            ruling = sql_items.find_ruling(conn, normalize_case_number(citation), key)
+            saved = sql_items.save_precedent(
+                conn, case_number, citation, key, ruling["id"] if ruling else None, note
+            )
+        return dict(saved)
+
+    # -- health and re-index --------------------------------------------------------------------
+    def health(self) -> dict:
+        with self.store.pool.connection() as conn:
+            counts = maintenance.chunk_counts(conn, ANALYZER_ID)
+            unsearchable = maintenance.unsearchable_items(conn)
+            items = maintenance.searchable_counts(conn)
+            config = conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
+        total = {
+            key: sum(c[key] for c in counts.values())
+            for key in ("missing_embeddings", "stale_embeddings", "dimension_mismatches",
+                        "stale_analysis")
+        }  # fmt: skip
+        return {
+            "unsearchable": len(unsearchable),
+            "stale_embeddings": total["stale_embeddings"],
+            "missing_embeddings": total["missing_embeddings"],
+            "dimension_mismatches": total["dimension_mismatches"],
+            "stale_analysis": total["stale_analysis"],
+            "isolation": self.isolation_audit(),
+            "embedder": dict(config) if config else None,
+            "corpora": {key: {**items[key], **counts[key]} for key in CORPORA},
+            "unsearchable_items": unsearchable,
+        }
+
+    def isolation_audit(self) -> dict:
+        """Every chunk a corpus's partition holds must belong to an item of that corpus."""
+        from .store.audit import audit_isolation
+
+        with self.store.pool.connection() as conn:
+            return audit_isolation(conn)
+
+    def reindex(self, batch: int = 64) -> dict:
+        """Re-embed chunks whose text or embedder changed and re-analyze outdated chunks."""
+        embedder = self.embedder
+        reembedded = reanalyzed = 0
+        for corpus in CORPORA.values():
+            with self.store.pool.connection() as read_conn:
+                batches = list(maintenance.stale_chunks(read_conn, corpus, ANALYZER_ID, batch))
+            for rows in batches:
+                texts = [r["text"] for r in rows if r["needs_embedding"]]
+                vectors = iter(embedder.embed_passages(texts)) if texts else iter(())
+                with self.store.transaction() as conn:
+                    for row in rows:
+                        values: dict[str, Any] = {}
+                        if row["needs_embedding"]:
+                            values.update(
+                                embedding=next(vectors), embedder=embedder.id,
+                                embedded_hash=row["text_hash"],
+                            )  # fmt: skip
+                            reembedded += 1
+                        if row["needs_analysis"]:
+                            values.update(analyzed=analyze(row["text"]), analyzer=ANALYZER_ID)
+                            reanalyzed += 1
+                        maintenance.update_chunk(conn, corpus, row["id"], values)
+        return {"reembedded": reembedded, "reanalyzed": reanalyzed}

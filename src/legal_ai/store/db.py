@@ -1,0 +1,114 @@
+"""The Store owns the connection pool. Every other package receives a Store; only `store/`
+writes SQL.
+
+`open_store(settings)` resolves the URL (LEGAL_AI_DATABASE_URL, else the embedded server), creates
+the `legal_ai` database if needed, migrates it, and returns a Store with pgvector registered on
+every pooled connection.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import conninfo, sql
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from ..config import Settings
+from ..errors import StoreError
+from . import migrations
+from .server import start_embedded
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_DATABASE = "legal_ai"
+
+
+def server_url(settings: Settings) -> str:
+    """URL of the server in use: the configured one, or the embedded server (started if needed)."""
+    if settings.database_url:
+        return settings.database_url
+    return start_embedded(settings.pgdata)
+
+
+def with_database(url: str, dbname: str) -> str:
+    """The same server URL, pointing at another database."""
+    params = conninfo.conninfo_to_dict(url)
+    params["dbname"] = dbname
+    return conninfo.make_conninfo(**params)
+
+
+def ensure_database(url: str, dbname: str) -> str:
+    """Create database `dbname` on the server of `url` if it does not exist; return its URL."""
+    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone()
+        if not exists:
+            try:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+            except psycopg.errors.DuplicateDatabase:
+                pass  # another process created it first
+    return with_database(url, dbname)
+
+
+def drop_database(url: str, dbname: str) -> None:
+    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname))
+        )
+
+
+def database_url(settings: Settings) -> str:
+    """The URL of the application database (embedded: database `legal_ai` on the server)."""
+    url = server_url(settings)
+    if settings.database_url:
+        return url
+    return ensure_database(url, DEFAULT_DATABASE)
+
+
+class Store:
+    """A migrated database and its connection pool."""
+
+    def __init__(self, url: str, *, max_size: int = 4) -> None:
+        self.url = url
+        try:
+            migrations.migrate(url)
+        except psycopg.OperationalError as exc:
+            raise StoreError(f"cannot reach PostgreSQL at {_redact(url)}: {exc}") from exc
+        self.pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_size,
+            kwargs={"row_factory": dict_row, "prepare_threshold": None},
+            configure=register_vector,
+            open=True,
+        )
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection inside one transaction (committed on exit, rolled back on error)."""
+        with self.pool.connection() as conn, conn.transaction():
+            yield conn
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_store(settings: Settings) -> Store:
+    return Store(database_url(settings), max_size=settings.pool_max_size)
+
+
+def _redact(url: str) -> str:
+    params = conninfo.conninfo_to_dict(url)
+    if params.get("password"):
+        params["password"] = "***"
+    return conninfo.make_conninfo(**params)

@@ -1,0 +1,194 @@
+"""SQL for corpus items and their chunks. Tables come from the corpus registry (identifiers),
+values are always parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+from ..retrieval.corpora import Corpus
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    ordinal: int
+    page: int | None
+    char_start: int
+    char_end: int
+    section: str | None
+    text: str
+    text_hash: str
+    analyzed: str
+    analyzer: str
+    embedding: np.ndarray | None
+    embedder: str | None
+
+
+def lock_item(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> None:
+    """Serialise writers of one (corpus, doc_id) for the rest of the transaction."""
+    conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"{corpus.key}\x1f{doc_id}",)
+    )
+
+
+def find_item(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | None:
+    query = sql.SQL("SELECT * FROM {t} i WHERE i.doc_id = %(doc_id)s AND {scope}").format(
+        t=sql.Identifier(corpus.item_table), scope=corpus.scope("i")
+    )
+    return conn.execute(query, {"doc_id": doc_id, **corpus.scope_params()}).fetchone()
+
+
+def find_by_file(conn: psycopg.Connection, corpus: Corpus, sha: str, doc_id: str) -> str | None:
+    """doc_id of another item of this corpus uploaded from a byte-identical file."""
+    query = sql.SQL(
+        "SELECT i.doc_id FROM {t} i WHERE i.file_sha256 = %(sha)s AND i.doc_id <> %(doc_id)s"
+        " AND {scope} LIMIT 1"
+    ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+    row = conn.execute(query, {"sha": sha, "doc_id": doc_id, **corpus.scope_params()}).fetchone()
+    return row["doc_id"] if row else None
+
+
+def upsert_item(conn: psycopg.Connection, corpus: Corpus, values: dict[str, Any]) -> int:
+    """Insert the item or update it in place (same id); return its id."""
+    values = {**values, **corpus.scope_values()}
+    cols = list(values)
+    conflict = ["doc_id"] + ([corpus.scope_column] if corpus.scope_column else [])
+    updates = [c for c in cols if c not in conflict]
+    query = sql.SQL(
+        "INSERT INTO {t} ({cols}) VALUES ({vals}) ON CONFLICT ({conflict}) DO UPDATE SET {sets},"
+        " updated_at = now(), version = {t}.version + 1 RETURNING id"
+    ).format(
+        t=sql.Identifier(corpus.item_table),
+        cols=sql.SQL(", ").join(map(sql.Identifier, cols)),
+        vals=sql.SQL(", ").join(sql.Placeholder(c) for c in cols),
+        conflict=sql.SQL(", ").join(map(sql.Identifier, conflict)),
+        sets=sql.SQL(", ").join(
+            sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in updates
+        ),
+    )
+    return conn.execute(query, values).fetchone()["id"]
+
+
+def update_fields(conn: psycopg.Connection, corpus: Corpus, item_id: int, values: dict) -> None:
+    """Change metadata only (content and chunks untouched)."""
+    if not values:
+        return
+    query = sql.SQL("UPDATE {t} SET {sets}, updated_at = now() WHERE id = %(id)s").format(
+        t=sql.Identifier(corpus.item_table),
+        sets=sql.SQL(", ").join(
+            sql.SQL("{} = {}").format(sql.Identifier(c), sql.Placeholder(c)) for c in values
+        ),
+    )
+    conn.execute(query, {**values, "id": item_id})
+
+
+def replace_chunks(
+    conn: psycopg.Connection, corpus: Corpus, item_id: int, chunks: Sequence[ChunkRow]
+) -> None:
+    """Delete the item's chunks and insert `chunks` (one transaction with the caller)."""
+    conn.execute(
+        sql.SQL("DELETE FROM {t} WHERE {fk} = %s").format(
+            t=sql.Identifier(corpus.chunk_table), fk=sql.Identifier(corpus.parent_column)
+        ),
+        (item_id,),
+    )
+    if not chunks:
+        return
+    scope = list(corpus.scope_values())  # the partition key column of the chunk table
+    cols = [
+        corpus.parent_column, *scope, "ordinal", "page", "char_start", "char_end", "section",
+        "text", "text_hash", "analyzed", "analyzer", "embedding", "embedder", "embedded_hash",
+    ]  # fmt: skip
+    query = sql.SQL("INSERT INTO {t} ({cols}) VALUES ({vals})").format(
+        t=sql.Identifier(corpus.chunk_root),
+        cols=sql.SQL(", ").join(map(sql.Identifier, cols)),
+        vals=sql.SQL(", ").join(sql.Placeholder() * len(cols)),
+    )
+    scope_vals = [corpus.scope_value] if scope else []
+    with conn.cursor() as cur:
+        cur.executemany(
+            query,
+            [
+                (
+                    item_id,
+                    *scope_vals,
+                    c.ordinal,
+                    c.page,
+                    c.char_start,
+                    c.char_end,
+                    c.section,
+                    c.text,
+                    c.text_hash,
+                    c.analyzed,
+                    c.analyzer,
+                    c.embedding,
+                    c.embedder,
+                    c.text_hash if c.embedding is not None else None,
+                )  # fmt: skip
+                for c in chunks
+            ],
+        )
+
+
+def item_status(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> dict:
+    query = sql.SQL("SELECT doc_id, searchable, missing FROM {t} WHERE id = %s").format(
+        t=sql.Identifier(corpus.item_table)
+    )
+    return conn.execute(query, (item_id,)).fetchone()
+
+
+def ensure_case(
+    conn: psycopg.Connection, case_number: str, practice_area: str | None = None
+) -> dict:
+    conn.execute(
+        "INSERT INTO cases (case_number, practice_area) VALUES (%s, %s)"
+        " ON CONFLICT (case_number) DO UPDATE"
+        " SET practice_area = coalesce(cases.practice_area, EXCLUDED.practice_area)",
+        (case_number, practice_area),
+    )
+    return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
+
+
+def get_case(conn: psycopg.Connection, case_number: str) -> dict | None:
+    return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
+
+
+def requirements(conn: psycopg.Connection) -> dict[tuple[str, str], list[str]]:
+    rows = conn.execute(
+        "SELECT corpus, doc_type, array_agg(field ORDER BY field) AS fields"
+        " FROM corpus_requirements GROUP BY corpus, doc_type"
+    ).fetchall()
+    return {(r["corpus"], r["doc_type"]): r["fields"] for r in rows}
+
+
+def find_ruling(conn: psycopg.Connection, case_number: str, key: str) -> dict | None:
+    """A searchable ruling or decision whose case number matches, quotes ignored."""
+    return conn.execute(
+        "SELECT id FROM case_law WHERE searchable AND"
+        " (case_number = %s OR regexp_replace(case_number, '\"', '', 'g') = %s)"
+        " ORDER BY source_kind, id LIMIT 1",
+        (case_number, key),
+    ).fetchone()
+
+
+def save_precedent(
+    conn: psycopg.Connection,
+    case_number: str,
+    citation: str,
+    key: str,
+    case_law_id: int | None,
+    note: str | None,
+) -> dict:
+    return conn.execute(
+        "INSERT INTO case_precedents (case_number, citation, citation_key, case_law_id, note)"
+        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (case_number, citation_key)"
+        " DO UPDATE SET note = coalesce(EXCLUDED.note, case_precedents.note),"
+        " case_law_id = coalesce(EXCLUDED.case_law_id, case_precedents.case_law_id)"
+        " RETURNING id, case_number, citation, case_law_id, note",
+        (case_number, citation, key, case_law_id, note),
+    ).fetchone()

@@ -1,0 +1,1 @@
+"""Text layer: Hebrew normalization and analysis, extraction, Akoma Ntoso, chunking."""

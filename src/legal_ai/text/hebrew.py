@@ -1,0 +1,116 @@
+"""Hebrew normalization and the lexical analyzer.
+
+PostgreSQL's `simple` configuration keeps niqqud inside words, splits acronyms at the quote mark
+(עע"מ -> עע, מ) and has no prefix handling, so every text is analyzed here first and the
+database indexes the analyzed string. Index and query go through the same `analyze()`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Bump when analyze() changes: chunks record it and `legal-ai reindex` re-analyzes older ones.
+ANALYZER_ID = "he-prefix-v1"
+
+_BIDI_CONTROLS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\ufeff"
+_BIDI_RE = re.compile(f"[{_BIDI_CONTROLS}]")
+# Hebrew points and cantillation (U+0591-U+05C7) except maqaf U+05BE, paseq U+05C0, sof pasuq
+# U+05C3 and nun hafukha U+05C6, which are punctuation.
+_NIQQUD_RE = re.compile("[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
+_GERESH = str.maketrans({"\u05f3": "'", "\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'"})
+_GERSHAYIM = str.maketrans(
+    {"\u05f4": '"', "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"', "\u201f": '"'}
+)
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+PREFIX_LETTERS = frozenset("והבכלמש")
+_MIN_STEM = 3
+
+
+def clean_text(text: str) -> str:
+    """Text as stored and shown: no NUL or control characters, no bidi marks, LF line ends.
+
+    Niqqud and the original quote marks are kept (they are what the chair wrote)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _BIDI_RE.sub("", text)
+    return _CONTROL_RE.sub("", text)
+
+
+def normalize(text: str) -> str:
+    """Fold for matching: NFC, no niqqud, one ASCII geresh and gershayim, maqaf as hyphen."""
+    text = unicodedata.normalize("NFC", clean_text(text))
+    text = _NIQQUD_RE.sub("", text)
+    text = text.translate(_GERESH).translate(_GERSHAYIM).replace("\u05be", "-")
+    return text
+
+
+def normalize_case_number(case_number: str) -> str:
+    """Canonical spelling of a case number: normalized quotes, single spaces, no edge spaces.
+
+    The full number is kept (ערר (מרכז) 1042/23 and בל"מ 1042/23 stay different keys)."""
+    return re.sub(r"\s+", " ", normalize(case_number)).strip()
+
+
+# A token: a case number (1234/05), a section reference (152(א)(2), 14א), an acronym with
+# gershayim (עע"מ, בג"ץ), a word with a trailing geresh (נ'), or a run of letters/digits.
+_TOKEN_RE = re.compile(
+    r"\d+/\d+"
+    r"|\d+[א-ת]?(?:\([א-ת0-9]{1,3}\))+"
+    r"|[א-ת]+\"[א-ת]+"
+    r"|[^\W_]+'?",
+    re.UNICODE,
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Normalized surface tokens: quotes removed from acronyms, section references flattened."""
+    out = []
+    for match in _TOKEN_RE.finditer(normalize(text).lower()):
+        token = match.group(0)
+        token = token.replace('"', "").replace("'", "")
+        token = re.sub(r"[()]", "", token) if "(" in token else token
+        if token:
+            out.append(token)
+    return out
+
+
+def prefix_variants(token: str) -> list[str]:
+    """Forms of a Hebrew token without 1-3 leading prefix letters (ו ה ב כ ל מ ש), keeping at
+    least three letters: ובהיתר -> בהיתר, היתר."""
+    variants = []
+    for cut in range(1, 4):
+        if len(token) - cut < _MIN_STEM or token[cut - 1] not in PREFIX_LETTERS:
+            break
+        variants.append(token[cut:])
+    return variants
+
+
+def _expand(token: str) -> list[str]:
+    forms = [token]
+    if "/" not in token and token[:1] in PREFIX_LETTERS:
+        forms.extend(prefix_variants(token))
+    # Section references also match their bare number: 152א2 -> 152.
+    number = re.match(r"^(\d+)[א-ת]", token)
+    if number:
+        forms.append(number.group(1))
+    return forms
+
+
+def analyze(text: str) -> str:
+    """The string PostgreSQL indexes: each token followed by its prefix-stripped forms."""
+    return " ".join(form for token in tokens(text) for form in _expand(token))
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct analyzed forms of a query, in order (empty when nothing is searchable)."""
+    seen: dict[str, None] = {}
+    for token in tokens(text):
+        for form in _expand(token):
+            seen.setdefault(form, None)
+    return list(seen)
+
+
+def websearch_query(text: str) -> str:
+    """A `websearch_to_tsquery` string matching any analyzed form of the query's words."""
+    return " or ".join(query_terms(text))
