@@ -1,0 +1,86 @@
+"""`legal-ai demo`: start the embedded database, load the fictional demo corpus (shipped in
+`demo_data/`) into every corpus in a database of its own (`legal_ai_demo`, rebuilt each run so
+the chair's data is never touched), and print searches with their provenance.
+
+Embeddings are cached in the main database, so a second run does not embed again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+from .config import Settings
+from .retrieval.legs import Filters
+from .services import App
+from .store.db import Store, database_url, drop_database, ensure_database, server_url
+
+DEMO_DATABASE = "legal_ai_demo"
+
+
+def _manifest() -> tuple[Path, dict]:
+    root = Path(str(resources.files(__package__).joinpath("demo_data")))
+    return root, json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+
+
+def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
+    started = time.perf_counter()
+    echo("legal-ai demo: starting PostgreSQL + pgvector ...")
+    server = server_url(settings)
+    cache_store = Store(database_url(settings), max_size=2)
+    drop_database(server, DEMO_DATABASE)
+    demo_store = Store(ensure_database(server, DEMO_DATABASE), max_size=2)
+    echo(f"  database: {DEMO_DATABASE} (rebuilt; your own data is untouched)")
+    root, manifest = _manifest()
+    summary: dict = {"ingest": {}, "searches": []}
+    with App(settings, store=demo_store, cache_store=cache_store) as legal:
+        echo("loading the fictional demo corpus ...")
+        for entry in manifest["items"]:
+            report = legal.ingest(
+                [root / entry["file"]], entry["corpus"], meta=entry["meta"], doc_id=entry["doc_id"]
+            )
+            state = "searchable"
+            if report.unsearchable:
+                state = "NOT searchable, missing: " + ", ".join(report.unsearchable[0]["missing"])
+            if report.failed:
+                state = "FAILED: " + report.failed[0]["error"]
+            summary["ingest"][entry["doc_id"]] = state
+            echo(f"  [{entry['corpus']:>8}] {entry['doc_id']}: {state}")
+        saved = legal.attach_precedent("ערר (מרכז) 7001/25", 'עע"מ 9101/20', "הקלה ופרטיות")
+        echo(
+            f"  attached precedent {saved['citation']} to {saved['case_number']}"
+            f" (library id {saved['case_law_id']})"
+        )
+        for spec in manifest["searches"]:
+            filters = Filters(
+                practice_area=spec.get("practice_area"), case_number=spec.get("case_number")
+            )
+            result = legal.search(spec["corpus"], spec["query"], filters=filters, limit=3)
+            echo(f"\nsearch [{spec['corpus']}] {spec['query']}")
+            for number, hit in enumerate(result.hits, start=1):
+                where = [hit["doc_id"], f"chunk {hit['chunk_id']}"]
+                if hit.get("case_number"):
+                    where.append(hit["case_number"])
+                if hit.get("page"):
+                    where.append(f"page {hit['page']}")
+                where.append(f"chars {hit['char_start']}-{hit['char_end']}")
+                legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in hit["explain"].items())
+                snippet = " ".join(hit["snippet"].split())[:160]
+                pointer = "" if hit["citable"] else " (digest: a pointer, not citable)"
+                echo(f"  {number}. {hit['title']}{pointer}")
+                echo(f"     [{' · '.join(where)}] ({legs})")
+                echo(f"     {snippet}")
+            summary["searches"].append({**spec, "hits": len(result.hits)})
+        health = legal.health()
+    cache_store.close()
+    echo(
+        f"\nhealth: {health['unsearchable']} unsearchable (reported, never searched), "
+        f"{health['stale_embeddings']} stale embeddings, isolation leaks "
+        f"{health['isolation']['leaks']} of {health['isolation']['checked']} chunks checked"
+    )
+    echo(f"done in {time.perf_counter() - started:.1f}s. Stop the server with `legal-ai db stop`.")
+    summary["health"] = {k: health[k] for k in ("unsearchable", "stale_embeddings", "isolation")}
+    return summary
