@@ -271,3 +271,7 @@ def main() -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -8,6 +8,7 @@ the data directory around the whole bootstrap as well.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import warnings
@@ -65,5 +66,7 @@ def stop_embedded(pgdata: Path) -> bool:
         bin_path=POSTGRES_VERSIONS[pgserver.TARGET_POSTGRES_VERSION],
         user=user,
     )
-    pgserver.PostgresServer._instances.pop(pgdata, None)
+    instance = pgserver.PostgresServer._instances.pop(pgdata, None)
+    if instance is not None:
+        atexit.unregister(instance._cleanup)  # it would look itself up in _instances again
     return True

@@ -88,17 +88,21 @@ def parse_law(path: Path) -> Iterator[dict]:
     points = root.xpath("//a:body//a:point[not(ancestor::a:point)]", namespaces=NS)
     if not points:
         raise UnsupportedFile(f"{path}: no sections (<point>) found in the body")
+    seen: dict[str, int] = {}
     for point in points:
         eid = point.get("eId")
         if not eid:
             continue
+        # The official XML repeats a few eIds (PBL: point_266ב twice); doc_ids must stay unique.
+        seen[eid] = seen.get(eid, 0) + 1
+        key = eid if seen[eid] == 1 else f"{eid}~{seen[eid]}"
         num = _flat(point.find("a:num", NS)).rstrip(".").strip()
         heading = clean_text(_flat(point.find("a:heading", NS)))
         text = clean_text(_section_text(point))
         body = "\n".join(p for p in (heading, text) if p)
         label = f"סעיף {num}" if num else eid
         yield {
-            "doc_id": f"{work_id}#{eid}",
+            "doc_id": f"{work_id}#{key}",
             "doc_type": "legislation",
             "title": f"{law_title}, {label}" + (f" – {heading}" if heading else ""),
             "law_title": law_title,

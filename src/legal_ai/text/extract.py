@@ -162,10 +162,11 @@ def join_pages(pages: list[str]) -> tuple[str, list[int]]:
 # --- DOCX --------------------------------------------------------------------------------------
 def _docx(path: Path) -> Extracted:
     import docx  # python-docx: imported lazily, it is only needed for DOCX
+    from docx.opc.exceptions import PackageNotFoundError
 
     try:
         document = docx.Document(str(path))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+    except (zipfile.BadZipFile, KeyError, ValueError, PackageNotFoundError) as exc:
         raise UnsupportedFile(
             f"{path}: not a readable DOCX ({exc}); open it in Word and save it again"
         ) from exc

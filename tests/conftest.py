@@ -1,0 +1,90 @@
+"""Test worlds: one real embedded PostgreSQL (pgvector) per session, started here and stopped at
+the end; a fresh database per session; every table but the embedding cache emptied per test.
+The embedder is the real local model (retrieval quality is what we sell)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from legal_ai.config import Settings
+from legal_ai.providers.embedders import E5Local
+from legal_ai.services import App
+from legal_ai.store import drop_database, ensure_database, start_embedded, stop_embedded
+from legal_ai.store.cache import set_active_embedder
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+TEST_HOME = ROOT / ".legal-ai-test"
+TEST_DB = "legal_ai_test"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+ITEM_TABLES = "documents, case_law, digests, cases, case_precedents"
+
+
+def shared(*parts: str) -> Path:
+    """A path under ../shared/data, or skip the test when the shared data is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not present: {path}")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(monkeypatch):
+    for key in list(os.environ):
+        if key.startswith("LEGAL_AI_") or key in ("VOYAGE_API_KEY", "RRF_K", "MAX_PER_CASE_LAW"):
+            monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def server_url():
+    url = start_embedded(TEST_HOME / "pgdata")
+    yield url
+    stop_embedded(TEST_HOME / "pgdata")
+
+
+@pytest.fixture(scope="session")
+def db_url(server_url):
+    drop_database(server_url, TEST_DB)
+    return ensure_database(server_url, TEST_DB)
+
+
+@pytest.fixture(scope="session")
+def settings(db_url) -> Settings:
+    return Settings(home=TEST_HOME, database_url=db_url)
+
+
+@pytest.fixture(scope="session")
+def e5() -> E5Local:
+    return E5Local()
+
+
+@pytest.fixture(scope="session")
+def session_app(settings, e5):
+    legal = App(settings, embedder=e5)
+    yield legal
+    legal.store.close()
+
+
+@pytest.fixture
+def app(session_app):
+    """The session's App over an emptied database (the embedding cache is kept)."""
+    with session_app.store.transaction() as conn:
+        conn.execute(f"TRUNCATE {ITEM_TABLES} RESTART IDENTITY CASCADE")
+        set_active_embedder(conn, "e5-local", 384)
+    return session_app
+
+
+@pytest.fixture
+def cli_env(settings) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
+    env.update(LEGAL_AI_HOME=str(TEST_HOME), LEGAL_AI_DATABASE_URL=settings.database_url)
+    return env
+
+
+def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path.write_bytes(text.encode(encoding))
+    return path

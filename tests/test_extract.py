@@ -1,0 +1,87 @@
+"""Extraction: each supported format, and every bad input rejected with a message that names the
+file and says what to do."""
+
+import os
+
+import pytest
+
+from conftest import shared, write
+from legal_ai.errors import UnsupportedFile
+from legal_ai.text.extract import check_size, decode_text, extract, pdf_page_text
+
+
+def test_pdftotext_ltr_runs_are_put_in_logical_order():
+    raw = "\u202b\u202a .1\u202c\u05dc\u05e4\u05e0\u05d9\u05e0\u05d5 \u05de\u05d9\u05d5\u05dd \u202a .5.7.2023\u202c\u05d1\u05d4\u05d7\u05dc\u05d8\u05d4\u202c"
+    assert pdf_page_text(raw) == "1. לפנינו מיום 5.7.2023. בהחלטה"
+    assert pdf_page_text('(להלן\u202a" :\u202cהמגרש")') == '(להלן: "המגרש")'
+
+
+def test_pdf_keeps_pages_and_hebrew_logical_order():
+    pdf = shared("synthetic-decisions", "documents", "arar-merkaz-1042-23.final.pdf")
+    result = extract(pdf)
+    assert result.source_format == "pdf" and result.issue is None
+    assert len(result.page_starts) == 7
+    assert "1. לפנינו ערר על החלטת ועדת המשנה" in result.text
+    assert "מיום 5.7.2023. בהחלטה" in result.text
+    assert "\u202b" not in result.text
+    page2 = result.text[result.page_starts[1] : result.page_starts[2]]
+    assert "בקשה להיתר" in page2
+
+
+def test_docx_and_windows_1255_text():
+    docs = shared("synthetic-decisions", "documents")
+    docx = extract(docs / "arar-merkaz-1042-23.final.docx")
+    legacy = extract(docs / "arar-merkaz-1042-23.final.cp1255.txt")
+    assert "נקדים אחרית לראשית" in docx.text
+    assert "נקדים אחרית לראשית" in legacy.text
+    assert docx.page_starts is None
+
+
+def test_image_only_pdf_is_reported_as_needing_ocr():
+    result = extract(shared("synthetic-decisions", "documents", "scanned-image-only.pdf"))
+    assert result.text == ""
+    assert "OCR" in result.issue
+
+
+def test_corrupt_pdf_names_the_file_and_the_fix():
+    pdf = shared("synthetic-decisions", "documents", "truncated-corrupt.pdf")
+    with pytest.raises(
+        UnsupportedFile, match="truncated-corrupt.pdf: not a readable PDF.*export it again"
+    ):
+        extract(pdf)
+
+
+def test_empty_file_is_rejected(tmp_path):
+    with pytest.raises(UnsupportedFile, match="empty.txt: the file is empty"):
+        check_size(write(tmp_path / "empty.txt", ""), 10)
+
+
+def test_large_file_is_refused_before_reading(tmp_path):
+    big = tmp_path / "big.txt"
+    with big.open("wb") as handle:  # a sparse 100 MB file: nothing is read to refuse it
+        handle.truncate(100 * 2**20)
+    with pytest.raises(UnsupportedFile, match="100 MB is over the 50 MB limit"):
+        check_size(big, 50 * 2**20)
+
+
+def test_wrong_encoding_is_rejected(tmp_path):
+    path = write(tmp_path / "latin.txt", "Ça coûte très cher, naïve façade " * 20, "latin-1")
+    with pytest.raises(UnsupportedFile, match="not UTF-8 and not Hebrew windows-1255"):
+        extract(path)
+    with pytest.raises(UnsupportedFile):
+        decode_text(os.urandom(64) + b"\xff\xfe\x81", path)
+
+
+def test_windows_1255_is_detected(tmp_path):
+    path = write(tmp_path / "old.txt", "החלטה בערר על היתר בנייה", "windows-1255")
+    assert extract(path).text == "החלטה בערר על היתר בנייה"
+
+
+def test_unsupported_type(tmp_path):
+    with pytest.raises(UnsupportedFile, match="unsupported file type .odt"):
+        extract(write(tmp_path / "x.odt", "x"))
+
+
+def test_corrupt_docx(tmp_path):
+    with pytest.raises(UnsupportedFile, match="not a readable DOCX"):
+        extract(write(tmp_path / "x.docx", "not a zip"))

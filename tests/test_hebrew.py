@@ -1,0 +1,52 @@
+from legal_ai.text.hebrew import (
+    analyze,
+    clean_text,
+    normalize,
+    normalize_case_number,
+    prefix_variants,
+    query_terms,
+    tokens,
+)
+
+
+def test_niqqud_and_quotes_are_folded():
+    assert normalize("בְּהֶיתֵּר") == "בהיתר"
+    assert normalize("בג״ץ") == 'בג"ץ'
+    assert normalize("נ׳") == "נ'"
+    assert normalize("“מקרקעין”") == '"מקרקעין"'
+
+
+def test_bidi_marks_nul_and_controls_are_removed():
+    assert clean_text("\u202bשלום\u202c\x00 עולם\r\n") == "שלום עולם\n"
+
+
+def test_case_numbers_acronyms_and_sections_stay_single_tokens():
+    assert tokens('עע"מ 1234/05 לפי סעיף 152(א)(2) לחוק') == [
+        "עעמ", "1234/05", "לפי", "סעיף", "152א2", "לחוק",
+    ]  # fmt: skip
+    assert tokens("עע״מ 8046/24") == ["עעמ", "8046/24"]
+
+
+def test_prefix_variants_keep_three_letters():
+    # the rule strips up to three prefix letters; over-stripping (יתר) is measured in issue 4
+    assert prefix_variants("ובהיתר") == ["בהיתר", "היתר", "יתר"]
+    assert prefix_variants("לחוק") == ["חוק"]
+    assert prefix_variants("בית") == []
+
+
+def test_analyze_adds_stripped_forms_and_section_numbers():
+    assert analyze("ובהיתר לפי סעיף 152(א)").split() == [
+        "ובהיתר", "בהיתר", "היתר", "יתר", "לפי", "סעיף", "152א", "152",
+    ]  # fmt: skip
+
+
+def test_query_terms_are_distinct_and_empty_for_punctuation():
+    assert query_terms("סעיף סעיף") == ["סעיף"]
+    assert query_terms("!!! ...") == []
+    assert query_terms("ְֱֲ") == []  # only niqqud
+
+
+def test_case_number_normalization_keeps_the_full_number():
+    assert normalize_case_number("  ערר  (מרכז)  1042/23 ") == "ערר (מרכז) 1042/23"
+    assert normalize_case_number("בל״מ 1042/23") == 'בל"מ 1042/23'
+    assert normalize_case_number("ערר 1042/23") != normalize_case_number('בל"מ 1042/23')

@@ -1,0 +1,296 @@
+"""Ingestion under the completeness contract, against the real database and the real model."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES, shared, write
+from legal_ai.errors import InvalidInput
+from legal_ai.retrieval.legs import Filters
+from legal_ai.services import App
+
+pytestmark = pytest.mark.db
+
+DECISION = """ועדת הערר לתכנון ובנייה – מחוז מרכז
+
+1. לפנינו ערר על החלטת הוועדה המקומית לאשר הקלה בקו בניין צדדי.
+
+2. נקדים אחרית לראשית: דין הערר להידחות. אין צו להוצאות.
+"""
+
+
+def counts(app: App, table: str) -> int:
+    with app.store.pool.connection() as conn:
+        return conn.execute(f"SELECT count(*) AS n FROM {table}").fetchone()["n"]
+
+
+def snapshot(app: App) -> tuple:
+    return tuple(
+        counts(app, t) for t in ("documents", "document_chunks", "case_law", "case_law_chunks")
+    )
+
+
+def test_ingest_is_searchable_and_idempotent(app, tmp_path):
+    path = write(tmp_path / "decision.txt", DECISION)
+    meta = {"case_number": "ערר (מרכז) 1/25", "practice_area": "planning"}
+    first = app.ingest([path], "style", meta=meta)
+    assert first.as_dict() == {
+        "ingested": 1,
+        "unchanged": 0,
+        "updated": 0,
+        "unsearchable": [],
+        "failed": [],
+    }
+    before = snapshot(app)
+    calls = app.embedder.calls
+    again = app.ingest([path], "style", meta=meta)
+    assert again.unchanged == 1 and again.ingested == 0
+    assert snapshot(app) == before
+    assert app.embedder.calls == calls  # unchanged content is never embedded again
+    hits = app.search("style", "הקלה בקו בניין", filters=Filters(practice_area="planning")).hits
+    assert hits and hits[0]["doc_id"] == "decision.txt"
+    assert hits[0]["case_number"] == "ערר (מרכז) 1/25"
+
+
+def test_changed_content_replaces_chunks_in_one_version_step(app, tmp_path):
+    path = write(tmp_path / "d.txt", DECISION)
+    meta = {"case_number": "ערר 2/25", "practice_area": "planning"}
+    app.ingest([path], "case", meta=meta)
+    with app.store.pool.connection() as conn:
+        old = [r["id"] for r in conn.execute("SELECT id FROM document_chunks")]
+    write(path, DECISION.replace("להידחות", "להתקבל בחלקו"))
+    report = app.ingest([path], "case", meta=meta)
+    assert report.ingested == 1
+    with app.store.pool.connection() as conn:
+        doc = conn.execute("SELECT version, content, searchable FROM documents").fetchone()
+        new = [r["id"] for r in conn.execute("SELECT id FROM document_chunks")]
+    assert doc["version"] == 2 and "להתקבל בחלקו" in doc["content"] and doc["searchable"]
+    assert not set(old) & set(new)
+
+
+def test_metadata_only_change_keeps_chunks(app, tmp_path):
+    path = write(tmp_path / "d.txt", DECISION)
+    app.ingest([path], "style", meta={"case_number": "ערר 3/25", "practice_area": "planning"})
+    report = app.ingest(
+        [path], "style", meta={"case_number": "ערר 3/25", "practice_area": "compensation"}
+    )
+    assert report.updated == 1 and report.ingested == 0
+    assert app.search("style", "הקלה", filters=Filters(practice_area="compensation")).hits
+
+
+def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path):
+    path = write(tmp_path / "ruling.txt", DECISION)
+    report = app.ingest([path], "external", meta={"doc_type": "ruling", "court": "העליון"})
+    assert report.ingested == 1
+    assert report.unsearchable == [
+        {"doc_id": "ruling.txt", "missing": ["case_number", "decided_on"]}
+    ]
+    assert app.search("external", "הקלה בקו בניין", mode="lexical").hits == []
+    health = app.health()
+    assert health["unsearchable"] == 1
+    assert health["unsearchable_items"][0]["missing"] == ["case_number", "decided_on"]
+    # completing the metadata makes it searchable without re-embedding
+    calls = app.embedder.calls
+    done = app.ingest([path], "external", meta={
+        "doc_type": "ruling", "court": "העליון", "case_number": 'עע"מ 5/20', "decided_on": "2020-01-02",
+    })  # fmt: skip
+    assert done.updated == 1 and done.unsearchable == []
+    assert app.embedder.calls == calls
+    assert app.search("external", "הקלה בקו בניין").hits[0]["doc_id"] == "ruling.txt"
+
+
+def test_internal_decision_gets_the_default_chair(app, tmp_path):
+    path = write(tmp_path / "int.txt", DECISION)
+    report = app.ingest([path], "internal", meta={
+        "case_number": "ערר 4/25", "decided_on": "2025-01-01", "practice_area": "planning",
+        "title": "החלטה",
+    })  # fmt: skip
+    assert report.unsearchable == []
+    with app.store.pool.connection() as conn:
+        row = conn.execute("SELECT chair_name, source_kind FROM case_law").fetchone()
+    assert row == {"chair_name": 'עו"ד רותם לוי', "source_kind": "internal_committee"}
+
+
+def test_bad_inputs_fail_alone_and_leave_no_rows(app, tmp_path):
+    good = write(tmp_path / "good.txt", DECISION)
+    empty = write(tmp_path / "empty.txt", "")
+    latin = write(tmp_path / "latin.txt", "façade très naïve " * 20, "latin-1")
+    corrupt = write(tmp_path / "bad.pdf", "%PDF-1.7 truncated")
+    meta = {"case_number": "ערר 5/25", "practice_area": "planning"}
+    report = app.ingest([empty, latin, corrupt, good], "case", meta=meta)
+    assert report.ingested == 1
+    failed = {f["path"].rsplit("/", 1)[-1]: f["error"] for f in report.failed}
+    assert set(failed) == {"empty.txt", "latin.txt", "bad.pdf"}
+    assert "the file is empty" in failed["empty.txt"]
+    assert "save it as UTF-8" in failed["latin.txt"]
+    assert "corrupt or truncated" in failed["bad.pdf"]
+    assert counts(app, "documents") == 1
+
+
+def test_duplicate_upload_is_refused_and_changes_nothing(app, tmp_path):
+    meta = {"case_number": "ערר 6/25", "practice_area": "planning"}
+    first = write(tmp_path / "a.txt", DECISION)
+    app.ingest([first], "style", meta=meta)
+    before = snapshot(app)
+    copy = write(tmp_path / "b.txt", DECISION)
+    report = app.ingest([copy], "style", meta=meta)
+    assert report.ingested == 0
+    assert (
+        "duplicate upload" in report.failed[0]["error"] and "'a.txt'" in report.failed[0]["error"]
+    )
+    assert snapshot(app) == before
+
+
+def test_sql_and_nul_bytes_are_just_text(app, tmp_path):
+    nasty = "שלום'); DROP TABLE documents; --\x00 עולם " + DECISION
+    path = write(tmp_path / "nasty.txt", nasty)
+    report = app.ingest([path], "case", meta={"case_number": "ערר 7/25'; --", "practice_area": "x"})
+    assert report.ingested == 1
+    with app.store.pool.connection() as conn:
+        row = conn.execute("SELECT content, case_number FROM documents").fetchone()
+    assert "DROP TABLE documents" in row["content"] and "\x00" not in row["content"]
+    assert row["case_number"] == "ערר 7/25'; --"
+
+
+def test_unknown_corpus_and_bad_date_are_clear(app, tmp_path):
+    path = write(tmp_path / "x.txt", DECISION)
+    with pytest.raises(InvalidInput, match="unknown corpus 'rulings'; choose one of"):
+        app.ingest([path], "rulings")
+    report = app.ingest([path], "internal", meta={"decided_on": "12/2024"})
+    assert "decided_on='12/2024' is not a date; write it as YYYY-MM-DD" in report.failed[0]["error"]
+
+
+def test_jsonl_records_with_per_line_errors(app, tmp_path):
+    lines = [
+        {"doc_id": "r1", "title": "ת1", "text": "ערר על היטל השבחה", "court": "מחוזי",
+         "case_number": "עמ\"נ 1/20", "decided_on": "2020-05-05", "doc_type": "ruling", "judges": "א, ב"},
+        {"title": "no id", "text": "x"},
+        "not json",
+        {"doc_id": "r3", "title": "reference", "text": "מאמר על שימוש חורג", "doc_type": "reference"},
+    ]  # fmt: skip
+    path = tmp_path / "records.jsonl"
+    path.write_text(
+        "\n".join(x if isinstance(x, str) else json.dumps(x, ensure_ascii=False) for x in lines),
+        encoding="utf-8",
+    )
+    report = app.ingest([path], "external")
+    assert report.ingested == 2 and report.unsearchable == []
+    errors = [f["error"] for f in report.failed]
+    assert any(":2: the record has no doc_id" in e for e in errors)
+    assert any(":3: not valid JSON" in e for e in errors)
+    with app.store.pool.connection() as conn:
+        row = conn.execute("SELECT judges, metadata FROM case_law WHERE doc_id = 'r1'").fetchone()
+    assert row["judges"] == ["א", "ב"]
+
+
+def test_akoma_ntoso_sections_are_searchable_with_locators(app):
+    report = app.ingest([FIXTURES / "mini-law.xml"], "external")
+    assert report.ingested == 2 and report.unsearchable == []
+    hits = app.search("external", "תוך כמה ימים מגישים ערר", limit=1).hits
+    assert hits[0]["doc_id"] == "990001#point_2"
+    assert hits[0]["section"] == "point_2"
+    bad = app.ingest([FIXTURES / "mini-law.xml"], "style")
+    assert "legislation belongs in the external corpus" in bad.failed[0]["error"]
+
+
+def test_image_only_pdf_is_stored_as_needing_ocr(app):
+    pdf = shared("synthetic-decisions", "documents", "scanned-image-only.pdf")
+    report = app.ingest(
+        [pdf], "style", meta={"case_number": "ערר 8/25", "practice_area": "planning"}
+    )
+    assert report.unsearchable[0]["missing"] == [
+        "text: image-only PDF (no text layer); run OCR and upload again"
+    ]
+
+
+def test_pdf_chunks_carry_pages_that_resolve(app):
+    pdf = shared("synthetic-decisions", "documents", "arar-merkaz-1042-23.final.pdf")
+    app.ingest(
+        [pdf], "style", meta={"case_number": "ערר (מרכז) 1042/23", "practice_area": "planning"}
+    )
+    with app.store.pool.connection() as conn:
+        doc = conn.execute("SELECT content, page_starts FROM documents").fetchone()
+        chunks = conn.execute(
+            "SELECT page, char_start, char_end, text FROM document_chunks"
+        ).fetchall()
+    assert {c["page"] for c in chunks} == set(range(1, 8))
+    starts = doc["page_starts"] + [len(doc["content"])]
+    for c in chunks:
+        assert doc["content"][c["char_start"] : c["char_end"]] == c["text"]
+        assert starts[c["page"] - 1] <= c["char_start"] < c["char_end"] <= starts[c["page"]]
+
+
+def test_statutes_subset_from_shared_data(app):
+    """A slice of the Planning and Building Law (the whole law is in bench/ingest.py)."""
+    from legal_ai.ingest import Ingestor
+    from legal_ai.ingest.sources import IngestItem
+    from legal_ai.retrieval.corpora import get_corpus
+    from legal_ai.text.akn import parse_law
+
+    law = shared("il-laws-akn", "akn", "il", "act", "PrimaryLegislation", "1965-08-12", "148917",
+                 "he@", "main.xml")  # fmt: skip
+    wanted = {"point_197", "point_198", "point_152", "point_149"}
+    items = [
+        IngestItem(doc_id=s["doc_id"], text=s["text"], source_path=str(law), source_format="akn",
+                   doc_type="legislation",
+                   fields={k: s[k] for k in ("title", "law_title", "section_num", "eid")},
+                   metadata=s["metadata"])
+        for s in parse_law(law) if s["eid"] in wanted
+    ]  # fmt: skip
+    report = Ingestor(app.store, app.embedder, app.settings).ingest_items(
+        items, get_corpus("external")
+    )
+    assert report.ingested == 4 and report.unsearchable == []
+    health = app.health()
+    assert health["stale_embeddings"] == 0 and health["missing_embeddings"] == 0
+    hits = app.search("external", "תביעת פיצויים בשל פגיעה על ידי תכנית", limit=3).hits
+    assert hits[0]["doc_id"] == "148917#point_197"
+
+
+def test_changing_the_embedder_makes_chunks_stale_until_reindex(app, session_app, tmp_path):
+    path = write(tmp_path / "d.txt", DECISION)
+    app.ingest([path], "style", meta={"case_number": "ערר 9/25", "practice_area": "planning"})
+
+    class Tiny:
+        """A deterministic 384-d stand-in for a second embedder."""
+
+        id, dim = "tiny-test", 384
+
+        def embed_passages(self, texts):
+            rng = [np.random.default_rng(len(t)).standard_normal(384) for t in texts]
+            return np.asarray([v / np.linalg.norm(v) for v in rng], dtype=np.float32)
+
+        def embed_query(self, text):
+            return self.embed_passages([text])[0]
+
+        def count_tokens(self, text):
+            return len(text.split())
+
+    other = App(app.settings, store=app.store, embedder=Tiny())
+    _ = other.embedder  # records tiny-test as the active embedder
+    health = other.health()
+    assert health["stale_embeddings"] > 0 and health["unsearchable"] == 1
+    assert other.reindex()["reembedded"] == health["stale_embeddings"]
+    after = other.health()
+    assert after["stale_embeddings"] == 0 and after["unsearchable"] == 0
+    assert other.search("style", "הקלה", mode="semantic").hits
+
+
+def test_two_processes_ingest_the_same_file(app, tmp_path, cli_env):
+    path = write(tmp_path / "same.txt", DECISION)
+    cmd = [sys.executable, "-m", "legal_ai.cli", "ingest", str(path), "--corpus", "case",
+           "--case-number", "ערר 10/25", "--practice-area", "planning", "--json"]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            cmd, env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    reports = [json.loads(o[0]) for o in outs]
+    assert sorted((r["ingested"], r["unchanged"]) for r in reports) == [(0, 1), (1, 0)]
+    assert counts(app, "documents") == 1
