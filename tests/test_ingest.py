@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from psycopg import sql
 
 from conftest import FIXTURES, shared, write
 from legal_ai.errors import InvalidInput
@@ -24,7 +25,8 @@ DECISION = """ועדת הערר לתכנון ובנייה – מחוז מרכז
 
 def counts(app: App, table: str) -> int:
     with app.store.pool.connection() as conn:
-        return conn.execute(f"SELECT count(*) AS n FROM {table}").fetchone()["n"]
+        query = sql.SQL("SELECT count(*) AS n FROM {}").format(sql.Identifier(table))
+        return conn.execute(query).fetchone()["n"]
 
 
 def snapshot(app: App) -> tuple:

@@ -1,0 +1,77 @@
+"""The command-line contract of DESIGN §10: names, JSON keys, exit codes and one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import write
+
+pytestmark = pytest.mark.db
+
+
+def run(env, *args, check=True):
+    result = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", *args], env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
+    path = write(tmp_path / "protocol.txt", "פרוטוקול דיון: הוחלט לערוך סיור במקום ביום 2.4.2025.")
+    ingest = json.loads(run(cli_env, "ingest", str(path), "--corpus", "case", "--case-number",
+                            "ערר 11/25", "--practice-area", "planning", "--doc-id", "p-1",
+                            "--meta", "author=clerk", "--json").stdout)  # fmt: skip
+    assert set(ingest) >= {"ingested", "unchanged", "unsearchable", "failed"}
+    assert ingest["ingested"] == 1
+    found = json.loads(run(cli_env, "search", "סיור במקום", "--corpus", "case", "--case-number",
+                           "ערר 11/25", "--json").stdout)  # fmt: skip
+    hit = found["hits"][0]
+    assert set(found) == {"hits", "dropped_by_cap"}
+    for key in ("corpus", "kind", "doc_id", "chunk_id", "case_number", "page", "char_start",
+                "char_end", "snippet", "score", "explain"):  # fmt: skip
+        assert key in hit
+    assert hit["doc_id"] == "p-1" and hit["corpus"] == "case"
+    health = json.loads(run(cli_env, "health", "--json").stdout)
+    for key in ("unsearchable", "stale_embeddings", "missing_embeddings", "isolation"):
+        assert key in health
+    assert health["isolation"]["leaks"] == 0
+    assert json.loads(run(cli_env, "reindex", "--json").stdout) == {
+        "reembedded": 0,
+        "reanalyzed": 0,
+    }
+
+
+def test_errors_are_one_line_with_an_exit_code(app, cli_env, tmp_path):
+    result = run(cli_env, "search", "x", "--corpus", "nowhere", check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: unknown corpus 'nowhere'; choose one of: case, style, external, internal, digests"
+    ]
+    empty = run(cli_env, "ingest", str(write(tmp_path / "e.txt", "")), "--corpus", "case", "--json",
+                check=False)  # fmt: skip
+    assert empty.returncode == 2
+    assert "the file is empty" in json.loads(empty.stdout)["failed"][0]["error"]
+    missing = run(cli_env, "case", "attach-precedent", "ערר 404/25", 'עע"מ 1/01', check=False)
+    assert missing.returncode == 3 and "no case 'ערר 404/25'" in missing.stderr
+
+
+def test_attach_precedent_links_a_ruling_in_the_library(app, cli_env, tmp_path):
+    doc = write(tmp_path / "n.txt", "כתב ערר בעניין הקלה")
+    run(cli_env, "ingest", str(doc), "--corpus", "case", "--case-number", "ערר 12/25",
+        "--practice-area", "planning")  # fmt: skip
+    ruling = write(tmp_path / "r.txt", "פסק דין בדוי בעניין הקלה בקו בניין")
+    run(cli_env, "ingest", str(ruling), "--corpus", "external", "--case-number", 'עע"מ 9101/20',
+        "--meta", "court=העליון", "--meta", "decided_on=2021-06-01")  # fmt: skip
+    saved = json.loads(run(cli_env, "case", "attach-precedent", "ערר 12/25", "עע״מ 9101/20",
+                           "--note", "הקלה", "--json").stdout)  # fmt: skip
+    assert saved["case_law_id"] is not None and saved["note"] == "הקלה"
+
+
+def test_db_url_points_at_the_configured_server(cli_env, settings):
+    assert run(cli_env, "db", "url").stdout.strip() == settings.database_url
+    assert "up to date" in run(cli_env, "db", "migrate").stdout

@@ -1,0 +1,23 @@
+"""`legal-ai demo` on the embedded server: every corpus loads, searches return provenance, the
+incomplete item is reported and never searched, and nothing leaks."""
+
+import pytest
+
+from legal_ai.config import Settings
+from legal_ai.demo import run_demo
+
+pytestmark = pytest.mark.db
+
+
+def test_demo_loads_every_corpus_and_searches(server_url, settings):
+    lines: list[str] = []
+    # the embedded server of the test home; the demo builds its own database on it
+    summary = run_demo(Settings(home=settings.home), echo=lines.append)
+    states = summary["ingest"]
+    assert states["demo-ext-incomplete"].startswith("NOT searchable, missing: case_number")
+    assert all(v == "searchable" for k, v in states.items() if k != "demo-ext-incomplete")
+    assert all(s["hits"] > 0 for s in summary["searches"])
+    assert summary["health"]["isolation"]["leaks"] == 0
+    assert summary["health"]["unsearchable"] == 1
+    text = "\n".join(lines)
+    assert "chars " in text and "digest: a pointer, not citable" in text
