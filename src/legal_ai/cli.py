@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from .config import Settings
+from .display import format_hit
 from .errors import AppError, InvalidInput
 
 app = typer.Typer(
@@ -186,23 +187,11 @@ def search(
         _print_json(result.as_dict())
         return
     for number, hit in enumerate(result.hits, start=1):
-        typer.echo(_format_hit(number, hit))
+        typer.echo(format_hit(number, hit))
     if not result.hits:
         typer.echo("no hits")
     if result.dropped_by_cap:
         typer.echo(f"({result.dropped_by_cap} more from the same sources left out by the cap)")
-
-
-def _format_hit(number: int, hit: dict) -> str:
-    where = [hit["doc_id"]]
-    if hit.get("case_number"):
-        where.append(hit["case_number"])
-    if hit.get("page"):
-        where.append(f"page {hit['page']}")
-    where.append(f"chars {hit['char_start']}-{hit['char_end']}")
-    legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in hit["explain"].items())
-    snippet = " ".join(hit["snippet"].split())[:220]
-    return f"{number}. {hit['title']}\n   [{' · '.join(where)}] ({legs})\n   {snippet}"
 
 
 # -- health, reindex, cases ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from .config import Settings
+from .display import format_hit
 from .retrieval.legs import Filters
 from .services import App
 from .store.db import Store, database_url, drop_database, ensure_database, server_url
@@ -61,18 +62,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
             result = legal.search(spec["corpus"], spec["query"], filters=filters, limit=3)
             echo(f"\nsearch [{spec['corpus']}] {spec['query']}")
             for number, hit in enumerate(result.hits, start=1):
-                where = [hit["doc_id"], f"chunk {hit['chunk_id']}"]
-                if hit.get("case_number"):
-                    where.append(hit["case_number"])
-                if hit.get("page"):
-                    where.append(f"page {hit['page']}")
-                where.append(f"chars {hit['char_start']}-{hit['char_end']}")
-                legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in hit["explain"].items())
-                snippet = " ".join(hit["snippet"].split())[:160]
-                pointer = "" if hit["citable"] else " (digest: a pointer, not citable)"
-                echo(f"  {number}. {hit['title']}{pointer}")
-                echo(f"     [{' · '.join(where)}] ({legs})")
-                echo(f"     {snippet}")
+                echo(format_hit(number, hit, indent="  ", snippet_chars=160))
             summary["searches"].append({**spec, "hits": len(result.hits)})
         health = legal.health()
     cache_store.close()
