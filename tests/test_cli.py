@@ -31,7 +31,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
     found = json.loads(run(cli_env, "search", "סיור במקום", "--corpus", "case", "--case-number",
                            "ערר 11/25", "--json").stdout)  # fmt: skip
     hit = found["hits"][0]
-    assert set(found) == {"hits", "dropped_by_cap"}
+    assert set(found) >= {"hits", "dropped_by_cap"} and found["tool"] == "search_case_documents"
     for key in ("corpus", "kind", "doc_id", "chunk_id", "case_number", "page", "char_start",
                 "char_end", "snippet", "score", "explain"):  # fmt: skip
         assert key in hit
@@ -50,7 +50,8 @@ def test_errors_are_one_line_with_an_exit_code(app, cli_env, tmp_path):
     result = run(cli_env, "search", "x", "--corpus", "nowhere", check=False)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "error: unknown corpus 'nowhere'; choose one of: case, style, external, internal, digests"
+        "error: unknown corpus 'nowhere'; choose one of: case, style, external, internal, digests,"
+        " case_precedents"
     ]
     empty = run(cli_env, "ingest", str(write(tmp_path / "e.txt", "")), "--corpus", "case", "--json",
                 check=False)  # fmt: skip

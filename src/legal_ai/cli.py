@@ -164,9 +164,11 @@ class _progress:
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to look for (Hebrew or English).")],
-    corpus: Annotated[str, typer.Option(help="case | style | external | internal | digests")],
-    practice_area: Annotated[str | None, typer.Option()] = None,
-    case_number: Annotated[str | None, typer.Option()] = None,
+    corpus: Annotated[
+        str, typer.Option(help="case | style | external | internal | digests | case_precedents")
+    ],
+    practice_area: Annotated[str | None, typer.Option(help="Required for --corpus style.")] = None,
+    case_number: Annotated[str | None, typer.Option(help="Required for --corpus case.")] = None,
     court: Annotated[str | None, typer.Option()] = None,
     date_from: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
     date_to: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
@@ -174,24 +176,58 @@ def search(
     mode: Annotated[str, typer.Option(help="hybrid | semantic | lexical")] = "hybrid",
     as_json: JsonFlag = False,
 ) -> None:
-    """Search one corpus; every hit carries its provenance."""
-    from .retrieval.legs import Filters
+    """Search one corpus through its tool; every hit carries its provenance."""
+    from .retrieval.corpora import get_corpus
+    from .retrieval.tools import TOOL_OF_CORPUS, TOOLS
 
-    filters = Filters(
-        practice_area=practice_area, case_number=case_number, court=court,
-        date_from=date_from, date_to=date_to,
-    )  # fmt: skip
+    tool = TOOL_OF_CORPUS[get_corpus(corpus, searchable=True).key]
+    given = {
+        "practice_area": practice_area, "case_number": case_number, "court": court,
+        "date_from": date_from, "date_to": date_to,
+    }  # fmt: skip
+    accepted = _tool_parameters(TOOLS[tool])
+    unused = [f"--{k.replace('_', '-')}" for k, v in given.items() if v and k not in accepted]
+    if unused:
+        raise InvalidInput(f"{' '.join(unused)} does not apply to --corpus {corpus}")
+    arguments = {k: v for k, v in given.items() if k in accepted and v is not None}
     with _app() as legal:
-        result = legal.search(corpus, query, filters=filters, limit=limit, mode=mode)
+        result = legal.tool(tool, query=query, limit=limit, mode=mode, **arguments)
+    _print_result(result, as_json)
+
+
+@app.command()
+def similar(
+    case_number: Annotated[str | None, typer.Option(help="Find cases like this one.")] = None,
+    text: Annotated[str | None, typer.Option(help="...or like this text.")] = None,
+    practice_area: Annotated[str | None, typer.Option()] = None,
+    limit: Annotated[int, typer.Option(help="How many cases.")] = 5,
+    as_json: JsonFlag = False,
+) -> None:
+    """Cases like a given case (by its documents) or a text: one hit per case."""
+    with _app() as legal:
+        result = legal.tool(
+            "find_similar_cases", case_number=case_number, text=text,
+            practice_area=practice_area, limit=limit,
+        )  # fmt: skip
+    _print_result(result, as_json)
+
+
+def _tool_parameters(function) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(function).parameters) - {"app"}
+
+
+def _print_result(result: dict, as_json: bool) -> None:
     if as_json:
-        _print_json(result.as_dict())
+        _print_json(result)
         return
-    for number, hit in enumerate(result.hits, start=1):
+    for number, hit in enumerate(result["hits"], start=1):
         typer.echo(format_hit(number, hit))
-    if not result.hits:
+    if not result["hits"]:
         typer.echo("no hits")
-    if result.dropped_by_cap:
-        typer.echo(f"({result.dropped_by_cap} more from the same sources left out by the cap)")
+    if result["dropped_by_cap"]:
+        typer.echo(f"({result['dropped_by_cap']} more from the same sources left out by the cap)")
 
 
 # -- health, reindex, cases ---------------------------------------------------------------------

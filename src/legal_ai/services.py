@@ -10,10 +10,11 @@ from typing import Any
 from .config import Settings
 from .errors import InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport
-from .providers.embedders import CachedEmbedder, Embedder, make_embedder
+from .providers.embedders import CachedEmbedder, Embedder, make_embedder, text_hash
 from .retrieval import legs
 from .retrieval.corpora import CORPORA, get_corpus
 from .retrieval.search import SearchResult, search
+from .retrieval.tools import TOOLS
 from .store import items as sql_items
 from .store import maintenance
 from .store.cache import EmbeddingCache, set_active_embedder
@@ -87,11 +88,62 @@ class App:
         filters: legs.Filters | None = None,
         limit: int = 10,
         mode: str = "hybrid",
+        **options: Any,
     ) -> SearchResult:
+        """Search one corpus (used by the tools; `options`: vector, group_by, cap)."""
         return search(
             self.store, self.embedder, self.settings, corpus, query,
-            filters=filters, limit=limit, mode=mode,
+            filters=filters, limit=limit, mode=mode, **options,
         )  # fmt: skip
+
+    def tool(self, name: str, **arguments: Any) -> dict:
+        """Call a search tool by name (the MCP server and `legal-ai search` go through here)."""
+        if name not in TOOLS:
+            raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
+        return TOOLS[name](self, **arguments)
+
+    def case_profile(self, case_number: str) -> tuple[str, Any]:
+        with self.store.pool.connection() as conn:
+            return sql_items.case_profile(conn, case_number, self.embedder.id)
+
+    def _unit(self, text: str, *, page: int | None = None, start: int = 0) -> sql_items.ChunkRow:
+        """Analyze and embed one searchable unit (a principle, an attached precedent)."""
+        return sql_items.ChunkRow(
+            ordinal=0, page=page, char_start=start, char_end=start + len(text), section=None,
+            text=text, text_hash=text_hash(text), analyzed=analyze(text), analyzer=ANALYZER_ID,
+            embedding=self.embedder.embed_passages([text])[0], embedder=self.embedder.id,
+        )  # fmt: skip
+
+    def add_principle(
+        self, corpus: str, doc_id: str, rule_text: str, supporting_quote: str,
+        *, review_status: str = "proposed",
+    ) -> int:  # fmt: skip
+        """Attach a principle to a ruling, grounded in a verbatim quote of its text (refused
+        when the quote is not there). Approval of substance belongs to the chair's gate."""
+        target = get_corpus(corpus)
+        if target.principle_table is None:
+            raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
+        rule_text, quote = rule_text.strip(), supporting_quote.strip()
+        if not rule_text or not quote:
+            raise InvalidInput("a principle needs its rule text and a supporting quote")
+        with self.store.pool.connection() as conn:
+            item = sql_items.find_item(conn, target, doc_id)
+        if item is None:
+            raise NotFound(f"no {corpus} item with doc_id {doc_id!r}")
+        start = item["content"].find(quote)
+        if start < 0:
+            raise InvalidInput(
+                "the supporting quote is not in the ruling's text; quote it verbatim"
+            )
+        page = None
+        if item["page_starts"]:
+            page = sum(1 for offset in item["page_starts"] if offset <= start)
+        unit = self._unit(rule_text, page=page)
+        unit = sql_items.ChunkRow(
+            **{**unit.__dict__, "char_start": start, "char_end": start + len(quote)}
+        )
+        with self.store.transaction() as conn:
+            return sql_items.insert_principle(conn, target, item["id"], unit, quote, review_status)
 
     # -- cases ----------------------------------------------------------------------------------
     def attach_precedent(self, case_number: str, citation: str, note: str | None = None) -> dict:
@@ -111,6 +163,9 @@ class App:
             saved = sql_items.save_precedent(
                 conn, case_number, citation, key, ruling["id"] if ruling else None, note
             )
+            title = sql_items.ruling_title(conn, saved["case_law_id"])
+            text = " — ".join(p for p in (saved["citation"], saved["note"], title) if p)
+            sql_items.index_precedent(conn, saved["id"], self._unit(text))
         return dict(saved)
 
     # -- health and re-index --------------------------------------------------------------------

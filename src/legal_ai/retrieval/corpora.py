@@ -16,10 +16,22 @@ from ..errors import InvalidInput
 
 
 @dataclass(frozen=True)
+class Source:
+    """One searchable table of a corpus: its chunks, its principles, or the chair's attached
+    precedents. `condition` is constant SQL on the unit alias `u` (never a caller's value)."""
+
+    kind: str  # chunk | principle | precedent
+    table: str
+    parent_column: str | None  # unit column referencing the item; None: the unit is the item
+    text_column: str
+    condition: str | None = None
+
+
+@dataclass(frozen=True)
 class Corpus:
     key: str
     description: str
-    item_table: str  # documents | case_law | digests
+    item_table: str | None  # documents | case_law | digests (None: units stand alone)
     chunk_table: str  # the partition (or table) holding only this corpus's chunks
     chunk_root: str  # the partitioned parent of chunk_table (used for writes)
     parent_column: str  # chunk column referencing the item
@@ -28,6 +40,21 @@ class Corpus:
     doc_types: tuple[str, ...]
     columns: tuple[str, ...]  # item columns a caller may set (others go to metadata)
     citable: bool = True
+    principle_table: str | None = None  # the principles partition of a case-law corpus
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        if self.item_table is None:
+            return (Source("precedent", self.chunk_table, None, "search_text"),)
+        chunks = Source("chunk", self.chunk_table, self.parent_column, "text")
+        if self.principle_table is None:
+            return (chunks,)
+        # Only principles the gate approved are searchable (INV-LRN1).
+        principles = Source(
+            "principle", self.principle_table, "case_law_id", "rule_text",
+            "u.review_status = 'approved'",
+        )  # fmt: skip
+        return (chunks, principles)
 
     @property
     def default_doc_type(self) -> str:
@@ -74,12 +101,13 @@ CORPORA: dict[str, Corpus] = {
             "external", "authoritative external sources: court rulings and legislation",
             "case_law", "case_law_chunks_external", "case_law_chunks", "case_law_id",
             "source_kind", "external_upload", ("ruling", "legislation", "reference"),
-            _CASE_LAW_COLUMNS,
+            _CASE_LAW_COLUMNS, principle_table="case_law_principles_external",
         ),
         Corpus(
             "internal", "the committee's own decisions",
             "case_law", "case_law_chunks_internal", "case_law_chunks", "case_law_id",
             "source_kind", "internal_committee", ("decision",), _CASE_LAW_COLUMNS,
+            principle_table="case_law_principles_internal",
         ),
         Corpus(
             "digests", "secondary summaries pointing at rulings (never cited)",
@@ -89,12 +117,22 @@ CORPORA: dict[str, Corpus] = {
     )
 }  # fmt: skip
 
-INGESTIBLE = tuple(CORPORA)
+# The citations the chair attached to her cases: searchable, never ingested into.
+PRECEDENTS = Corpus(
+    "case_precedents", "citations the chair attached to her cases",
+    None, "case_precedents", "case_precedents", "id", None, None, (), ("case_number",),
+)  # fmt: skip
+
+SEARCHABLE: dict[str, Corpus] = {**CORPORA, PRECEDENTS.key: PRECEDENTS}
 
 
-def get_corpus(key: str) -> Corpus:
-    """The registered corpus `key`, or a clear error listing the valid keys."""
+def get_corpus(key: str, *, searchable: bool = False) -> Corpus:
+    """The registered corpus `key`, or a clear error listing the valid keys. Ingestion takes
+    the five document corpora; search also takes `case_precedents`."""
+    registry = SEARCHABLE if searchable else CORPORA
     try:
-        return CORPORA[key]
+        return registry[key]
     except KeyError:
-        raise InvalidInput(f"unknown corpus {key!r}; choose one of: {', '.join(CORPORA)}") from None
+        raise InvalidInput(
+            f"unknown corpus {key!r}; choose one of: {', '.join(registry)}"
+        ) from None

@@ -1,6 +1,13 @@
-"""The retrieval legs, each composed from the corpus registry so that it is scoped to one corpus:
-semantic (cosine over chunk embeddings, HNSW with pgvector's iterative scan) and lexical
-(`websearch_to_tsquery` over the analyzed-text tsvector, ranked by `ts_rank_cd`)."""
+"""The retrieval legs. Each is composed from the corpus registry, so every statement is scoped to
+one corpus: it reads the corpus's own partition (`u`), joins its item table (`i`) under the
+corpus's scope predicate, and sees only searchable items and fresh units.
+
+- semantic: cosine distance over unit embeddings; HNSW with pgvector's iterative scan (bounded by
+  `hnsw.max_scan_tuples`, set per transaction) so a filtered search still fills its window,
+  re-sorted exactly afterwards.
+- lexical: `websearch_to_tsquery('simple', ...)` over the tsvector of the analyzed text, ranked by
+  `ts_rank_cd` (cover density).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from .corpora import Corpus
+from .corpora import Corpus, Source
 
 
 @dataclass(frozen=True)
@@ -21,21 +28,37 @@ class Filters:
     date_from: str | None = None
     date_to: str | None = None
     doc_type: str | None = None
+    exclude_case_number: str | None = None
 
 
 _DATE_COLUMN = {"case_law": "decided_on", "digests": "published_on"}
 
 
 def filter_sql(corpus: Corpus, filters: Filters) -> tuple[sql.Composable, dict]:
-    """Predicates on the item table `i` for the filters this corpus has columns for."""
-    parts: list[sql.Composable] = [corpus.scope("i"), sql.SQL("i.searchable")]
+    """Scope, searchability and the filters this corpus has columns for (values as parameters)."""
+    alias = "i" if corpus.item_table else "u"
+    parts: list[sql.Composable] = [corpus.scope(alias)]
     params: dict = dict(corpus.scope_params())
+    if corpus.item_table:
+        parts.append(sql.SQL("i.searchable"))
+    column = sql.SQL(alias + ".{}").format
     for name in ("practice_area", "case_number", "court", "doc_type"):
         value = getattr(filters, name)
-        if value is not None and (name in corpus.columns or name == "doc_type"):
-            parts.append(sql.SQL("i.{} = {}").format(sql.Identifier(name), sql.Placeholder(name)))
+        if value is not None and (
+            name in corpus.columns or (name == "doc_type" and corpus.item_table)
+        ):
+            parts.append(
+                sql.SQL("{} = {}").format(column(sql.Identifier(name)), sql.Placeholder(name))
+            )
             params[name] = value
-    date_column = _DATE_COLUMN.get(corpus.item_table)
+    if filters.exclude_case_number is not None and "case_number" in corpus.columns:
+        parts.append(
+            sql.SQL("{} IS DISTINCT FROM %(exclude_case_number)s").format(
+                column(sql.Identifier("case_number"))
+            )
+        )
+        params["exclude_case_number"] = filters.exclude_case_number
+    date_column = _DATE_COLUMN.get(corpus.item_table or "")
     if date_column:
         for name, op in (("date_from", ">="), ("date_to", "<=")):
             value = getattr(filters, name)
@@ -49,16 +72,27 @@ def filter_sql(corpus: Corpus, filters: Filters) -> tuple[sql.Composable, dict]:
     return sql.SQL(" AND ").join(parts), params
 
 
-def _fresh_chunk(embedder: str) -> tuple[sql.Composable, dict]:
-    return (
-        sql.SQL("c.embedder = %(embedder)s AND c.embedded_hash = c.text_hash"),
-        {"embedder": embedder},
+def _from(corpus: Corpus, source: Source) -> sql.Composable:
+    if corpus.item_table is None or source.parent_column is None:
+        return sql.SQL("{} u").format(sql.Identifier(source.table))
+    return sql.SQL("{} u JOIN {} i ON i.id = u.{}").format(
+        sql.Identifier(source.table),
+        sql.Identifier(corpus.item_table),
+        sql.Identifier(source.parent_column),
     )
+
+
+def _unit_predicates(source: Source) -> sql.Composable:
+    fresh = sql.SQL("u.embedder = %(embedder)s AND u.embedded_hash = u.text_hash")
+    if source.condition:
+        return sql.SQL("{} AND {}").format(fresh, sql.SQL(source.condition))
+    return fresh
 
 
 def semantic(
     conn: psycopg.Connection,
     corpus: Corpus,
+    source: Source,
     filters: Filters,
     vector: np.ndarray,
     *,
@@ -67,32 +101,22 @@ def semantic(
     window: int,
     max_scan_tuples: int,
 ) -> list[int]:
-    """Chunk ids of the `window` nearest chunks by cosine distance, best first."""
+    """Unit ids of the `window` nearest units by cosine distance, best first."""
     where, params = filter_sql(corpus, filters)
-    fresh, fresh_params = _fresh_chunk(embedder)
-    # The cast's dimension is a type modifier from the embedder registry, not a value.
+    # The cast's dimension is a type modifier taken from the embedder, not a value.
     vec_type = sql.SQL("vector({})").format(sql.SQL(str(int(dim))))
     query = sql.SQL(
         "WITH nearest AS MATERIALIZED ("
-        " SELECT c.id, (c.embedding::{vt}) <=> %(qvec)s::{vt} AS distance"
-        " FROM {chunks} c JOIN {items} i ON i.id = c.{fk}"
-        " WHERE {where} AND {fresh}"
-        " ORDER BY (c.embedding::{vt}) <=> %(qvec)s::{vt} LIMIT %(window)s)"
+        " SELECT u.id, (u.embedding::{vt}) <=> %(qvec)s::{vt} AS distance FROM {src}"
+        " WHERE {where} AND {unit}"
+        " ORDER BY (u.embedding::{vt}) <=> %(qvec)s::{vt} LIMIT %(window)s)"
         " SELECT id FROM nearest ORDER BY distance, id"
-    ).format(
-        vt=vec_type,
-        chunks=sql.Identifier(corpus.chunk_table),
-        items=sql.Identifier(corpus.item_table),
-        fk=sql.Identifier(corpus.parent_column),
-        where=where,
-        fresh=fresh,
-    )
+    ).format(vt=vec_type, src=_from(corpus, source), where=where, unit=_unit_predicates(source))
     with conn.transaction():
-        # Filtered HNSW scans keep scanning until `window` rows pass the filter (pgvector 0.8).
         conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
         conn.execute("SELECT set_config('hnsw.max_scan_tuples', %s, true)", (str(max_scan_tuples),))
         rows = conn.execute(
-            query, {**params, **fresh_params, "qvec": vector, "window": window}
+            query, {**params, "embedder": embedder, "qvec": vector, "window": window}
         ).fetchall()
     return [r["id"] for r in rows]
 
@@ -100,60 +124,71 @@ def semantic(
 def lexical(
     conn: psycopg.Connection,
     corpus: Corpus,
+    source: Source,
     filters: Filters,
     websearch: str,
     *,
     embedder: str,
     window: int,
 ) -> list[int]:
-    """Chunk ids matching any analyzed query form, by cover density rank, best first."""
+    """Unit ids matching any analyzed query form, by cover density rank, best first."""
     if not websearch.strip():
         return []
     where, params = filter_sql(corpus, filters)
-    fresh, fresh_params = _fresh_chunk(embedder)
     query = sql.SQL(
-        "SELECT c.id FROM {chunks} c JOIN {items} i ON i.id = c.{fk},"
-        " websearch_to_tsquery('simple', %(websearch)s) q"
-        " WHERE {where} AND {fresh} AND c.tsv @@ q"
-        " ORDER BY ts_rank_cd(c.tsv, q) DESC, c.id LIMIT %(window)s"
-    ).format(
-        chunks=sql.Identifier(corpus.chunk_table),
-        items=sql.Identifier(corpus.item_table),
-        fk=sql.Identifier(corpus.parent_column),
-        where=where,
-        fresh=fresh,
-    )
+        "SELECT u.id FROM {src}, websearch_to_tsquery('simple', %(websearch)s) q"
+        " WHERE {where} AND {unit} AND u.tsv @@ q"
+        " ORDER BY ts_rank_cd(u.tsv, q) DESC, u.id LIMIT %(window)s"
+    ).format(src=_from(corpus, source), where=where, unit=_unit_predicates(source))
     rows = conn.execute(
-        query, {**params, **fresh_params, "websearch": websearch, "window": window}
+        query, {**params, "embedder": embedder, "websearch": websearch, "window": window}
     ).fetchall()
     return [r["id"] for r in rows]
 
 
-def hydrate(conn: psycopg.Connection, corpus: Corpus, chunk_ids: list[int]) -> dict[int, dict]:
-    """Chunk and item fields for provenance, re-checked against the corpus scope."""
-    if not chunk_ids:
+# What each kind of unit reports; `item_id` groups hits for the diversity cap.
+_ITEM_FIELDS = {
+    "documents": "i.doc_id, i.title, i.doc_type, i.case_number, NULL::text AS court,"
+    " NULL::date AS decided_on, i.practice_area, NULL::bigint AS case_law_id,"
+    " i.id AS document_id, NULL::text AS source_kind",
+    "case_law": "i.doc_id, i.title, i.doc_type, i.case_number, i.court, i.decided_on,"
+    " i.practice_area, i.id AS case_law_id, NULL::bigint AS document_id, i.source_kind,"
+    " i.is_binding, i.law_title, i.section_num, i.eid",
+    "digests": "i.doc_id, i.title, i.doc_type, i.points_to AS case_number, i.publisher AS court,"
+    " i.published_on AS decided_on, i.practice_area, i.case_law_id,"
+    " NULL::bigint AS document_id, NULL::text AS source_kind, i.points_to",
+}
+_UNIT_FIELDS = {
+    "chunk": "u.id AS unit_id, u.{parent} AS item_id, u.page, u.char_start, u.char_end,"
+    " u.text AS snippet, NULL::text AS supporting_quote, u.section",
+    "principle": "u.id AS unit_id, u.case_law_id AS item_id, u.page, u.char_start, u.char_end,"
+    " u.rule_text AS snippet, u.supporting_quote, NULL::text AS section",
+}
+_PRECEDENT_FIELDS = (
+    "u.id AS unit_id, u.id AS item_id, NULL::integer AS page, NULL::integer AS char_start,"
+    " NULL::integer AS char_end, u.search_text AS snippet, NULL::text AS supporting_quote,"
+    " NULL::text AS section, 'precedent:' || u.id AS doc_id, u.citation AS title,"
+    " 'citation' AS doc_type, u.case_number, NULL::text AS court, NULL::date AS decided_on,"
+    " NULL::text AS practice_area, u.case_law_id, NULL::bigint AS document_id,"
+    " NULL::text AS source_kind, u.citation, u.note"
+)
+
+
+def hydrate(
+    conn: psycopg.Connection, corpus: Corpus, source: Source, unit_ids: list[int]
+) -> dict[int, dict]:
+    """Provenance fields of the given units, re-checked against the corpus scope."""
+    if not unit_ids:
         return {}
-    item_cols = {
-        "documents": "i.case_number, NULL::text AS court, NULL::date AS decided_on,"
-        " i.practice_area, NULL::bigint AS case_law_id, i.id AS document_id,"
-        " NULL::text AS source_kind",
-        "case_law": "i.case_number, i.court, i.decided_on, i.practice_area, i.id AS case_law_id,"
-        " NULL::bigint AS document_id, i.source_kind, i.law_title, i.section_num, i.eid",
-        "digests": "i.points_to AS case_number, i.publisher AS court, i.published_on AS decided_on,"
-        " i.practice_area, i.case_law_id, NULL::bigint AS document_id,"
-        " NULL::text AS source_kind, i.points_to",
-    }[corpus.item_table]
-    query = sql.SQL(
-        "SELECT c.id AS chunk_id, c.{fk} AS item_id, c.page, c.char_start, c.char_end, c.text,"
-        " c.section, i.doc_id, i.title, i.doc_type, {item_cols}"
-        " FROM {chunks} c JOIN {items} i ON i.id = c.{fk}"
-        " WHERE c.id = ANY(%(ids)s) AND {scope}"
-    ).format(
-        fk=sql.Identifier(corpus.parent_column),
-        item_cols=sql.SQL(item_cols),
-        chunks=sql.Identifier(corpus.chunk_table),
-        items=sql.Identifier(corpus.item_table),
-        scope=corpus.scope("i"),
+    if corpus.item_table is None:
+        fields = sql.SQL(_PRECEDENT_FIELDS)
+    else:
+        unit = _UNIT_FIELDS[source.kind].replace("{parent}", source.parent_column or "id")
+        fields = sql.SQL(unit + ", " + _ITEM_FIELDS[corpus.item_table])
+    query = sql.SQL("SELECT {fields} FROM {src} WHERE u.id = ANY(%(ids)s) AND {scope}").format(
+        fields=fields,
+        src=_from(corpus, source),
+        scope=corpus.scope("i" if corpus.item_table else "u"),
     )
-    rows = conn.execute(query, {"ids": chunk_ids, **corpus.scope_params()}).fetchall()
-    return {r["chunk_id"]: r for r in rows}
+    rows = conn.execute(query, {"ids": unit_ids, **corpus.scope_params()}).fetchall()
+    return {r["unit_id"]: r for r in rows}

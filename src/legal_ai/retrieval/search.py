@@ -1,10 +1,13 @@
-"""Hybrid search over one corpus: semantic + lexical legs, RRF fusion, diversity cap, and
-provenance on every hit (DESIGN §4)."""
+"""Hybrid search over one corpus: for each of the corpus's sources (chunks, approved principles,
+or attached precedents) a semantic and a lexical leg; Reciprocal Rank Fusion of all legs; the
+diversity cap; and provenance on every hit (DESIGN §4)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Literal
+
+import numpy as np
 
 from ..config import Settings
 from ..errors import InvalidInput
@@ -12,13 +15,12 @@ from ..providers.embedders import Embedder
 from ..store.db import Store
 from ..text.hebrew import clean_text, normalize_case_number, websearch_query
 from . import legs
-from .corpora import get_corpus
-from .fusion import rrf
+from .corpora import Corpus, get_corpus
+from .fusion import Fused, rrf
 
-Mode = Literal["hybrid", "semantic", "lexical"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
 MAX_QUERY_CHARS = 2000
-MAX_LIMIT = 200
+MAX_LIMIT = 100
 SNIPPET_CHARS = 400
 
 
@@ -32,7 +34,7 @@ class SearchResult:
 
 
 def clean_query(query: str) -> str:
-    text = clean_text(query or "").strip()
+    text = clean_text(query if isinstance(query, str) else "").strip()
     if not text:
         raise InvalidInput("the query is empty; type what to search for")
     if len(text) > MAX_QUERY_CHARS:
@@ -42,22 +44,31 @@ def clean_query(query: str) -> str:
     return text
 
 
-def cap_per_item(fused: list, item_of: dict[int, int], limit: int, cap: int) -> tuple[list, int]:
-    """Keep at most `cap` hits per item, backfilling from further down the window, so `limit`
-    hits come back whenever that many eligible exist. Returns (kept, dropped before limit)."""
-    kept, per_item, dropped = [], {}, 0
+def cap_per_item(
+    fused: list[Fused], group_of: dict[Hashable, Hashable], limit: int, cap: int
+) -> tuple[list[Fused], int]:
+    """Keep at most `cap` hits per group (ruling, document, case), backfilling from further down
+    the window so `limit` hits come back whenever that many eligible exist. Returns the kept
+    hits and how many the cap passed over on the way."""
+    kept: list[Fused] = []
+    per_group: dict[Hashable, int] = {}
+    dropped = 0
     for entry in fused:
         if len(kept) == limit:
             break
-        item = item_of.get(entry.key)
-        if item is None:
+        group = group_of.get(entry.key)
+        if group is None:
             continue
-        if per_item.get(item, 0) >= cap:
+        if per_group.get(group, 0) >= cap:
             dropped += 1
             continue
-        per_item[item] = per_item.get(item, 0) + 1
+        per_group[group] = per_group.get(group, 0) + 1
         kept.append(entry)
     return kept, dropped
+
+
+def _leg_name(kind: str, leg: str) -> str:
+    return leg if kind in ("chunk", "precedent") else f"{kind}_{leg}"
 
 
 def search(
@@ -70,62 +81,87 @@ def search(
     filters: legs.Filters | None = None,
     limit: int = 10,
     mode: str = "hybrid",
+    vector: np.ndarray | None = None,
+    group_by: Callable[[dict], Hashable] | None = None,
+    cap: int | None = None,
 ) -> SearchResult:
-    corpus = get_corpus(corpus_key)
+    """Search one corpus. `vector` replaces the query's embedding (find_similar_cases);
+    `group_by`/`cap` change what the diversity cap counts (default: per ruling/document)."""
+    corpus = get_corpus(corpus_key, searchable=True)
     if mode not in MODES:
         raise InvalidInput(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+    if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
     text = clean_query(query)
-    filters = filters or legs.Filters()
-    if filters.case_number:
-        filters = legs.Filters(
-            **{**filters.__dict__, "case_number": normalize_case_number(filters.case_number)}
-        )
+    filters = _normalized(filters or legs.Filters())
+    cap = cap or settings.max_per_case_law
     use_semantic = mode in ("hybrid", "semantic")
     use_lexical = mode == "lexical" or (mode == "hybrid" and settings.bm25_hybrid_enabled)
-    window = max(settings.leg_window, limit * settings.max_per_case_law, limit)
-    rankings: dict[str, list[int]] = {}
+    window = max(settings.leg_window, limit * cap)
+    rankings: dict[str, list[tuple[str, int]]] = {}
+    rows: dict[tuple[str, int], dict] = {}
     with store.pool.connection() as conn:
-        if use_semantic:
-            rankings["semantic"] = legs.semantic(
-                conn, corpus, filters, embedder.embed_query(text),
-                embedder=embedder.id, dim=embedder.dim, window=window,
-                max_scan_tuples=settings.hnsw_max_scan_tuples,
-            )  # fmt: skip
-        if use_lexical:
-            rankings["lexical"] = legs.lexical(
-                conn, corpus, filters, websearch_query(text), embedder=embedder.id, window=window
-            )
+        qvec = (
+            (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
+        )
+        websearch = websearch_query(text) if use_lexical else ""
+        for source in corpus.sources:
+            if use_semantic:
+                ids = legs.semantic(
+                    conn, corpus, source, filters, qvec, embedder=embedder.id, dim=embedder.dim,
+                    window=window, max_scan_tuples=settings.hnsw_max_scan_tuples,
+                )  # fmt: skip
+                rankings[_leg_name(source.kind, "semantic")] = [(source.kind, i) for i in ids]
+            if use_lexical:
+                ids = legs.lexical(
+                    conn, corpus, source, filters, websearch, embedder=embedder.id, window=window
+                )
+                rankings[_leg_name(source.kind, "lexical")] = [(source.kind, i) for i in ids]
         fused = rrf(rankings, k=settings.rrf_k)
-        rows = legs.hydrate(conn, corpus, [f.key for f in fused])
-    item_of = {chunk_id: row["item_id"] for chunk_id, row in rows.items()}
-    kept, dropped = cap_per_item(fused, item_of, limit, settings.max_per_case_law)
-    hits = [_hit(corpus.key, rows[f.key], f) for f in kept]
-    return SearchResult(hits, dropped)
+        for source in corpus.sources:
+            wanted = [f.key[1] for f in fused if f.key[0] == source.kind]
+            for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
+                rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
+    grouping = group_by or (lambda row: row["item_id"])
+    group_of = {key: grouping(row) for key, row in rows.items()}
+    kept, dropped = cap_per_item(fused, group_of, limit, cap)
+    return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped)
 
 
-def _hit(corpus_key: str, row: dict, fused) -> dict:
+def _normalized(filters: legs.Filters) -> legs.Filters:
+    changes = {}
+    for name in ("case_number", "exclude_case_number"):
+        value = getattr(filters, name)
+        if value is not None:
+            changes[name] = normalize_case_number(value)
+    return legs.Filters(**{**filters.__dict__, **changes}) if changes else filters
+
+
+def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
     decided = row.get("decided_on")
-    return {
-        "corpus": corpus_key,
+    hit = {
+        "corpus": corpus.key,
         "source_kind": row.get("source_kind"),
-        "kind": "chunk",
+        "kind": row["kind"],
         "doc_id": row["doc_id"],
         "case_law_id": row.get("case_law_id"),
         "document_id": row.get("document_id"),
-        "chunk_id": row["chunk_id"],
+        "chunk_id": row["unit_id"] if row["kind"] == "chunk" else None,
+        "principle_id": row["unit_id"] if row["kind"] == "principle" else None,
         "case_number": row.get("case_number"),
         "title": row.get("title"),
         "court": row.get("court"),
         "decided_on": decided.isoformat() if decided else None,
         "page": row.get("page"),
         "section": row.get("section"),
-        "char_start": row["char_start"],
-        "char_end": row["char_end"],
-        "snippet": row["text"][:SNIPPET_CHARS],
-        "supporting_quote": None,
-        "citable": corpus_key != "digests",
+        "char_start": row.get("char_start"),
+        "char_end": row.get("char_end"),
+        "snippet": (row.get("snippet") or "")[:SNIPPET_CHARS],
+        "supporting_quote": row.get("supporting_quote"),
+        "citable": corpus.citable,
         "score": round(fused.score, 6),
         "explain": {leg: {"rank": rank} for leg, rank in fused.ranks.items()},
     }
+    if row["kind"] == "precedent":
+        hit.update(citation=row["citation"], note=row.get("note"), precedent_id=row["unit_id"])
+    return hit

@@ -192,3 +192,59 @@ def save_precedent(
         " RETURNING id, case_number, citation, case_law_id, note",
         (case_number, citation, key, case_law_id, note),
     ).fetchone()
+
+
+def case_profile(
+    conn: psycopg.Connection, case_number: str, embedder: str
+) -> tuple[str, np.ndarray | None]:
+    """A case's searchable documents as one text (first 2000 characters) and the mean of their
+    fresh chunk embeddings (None when there are none)."""
+    rows = conn.execute(
+        "SELECT d.content FROM documents d WHERE d.corpus = 'case' AND d.case_number = %s"
+        " AND d.searchable ORDER BY d.id",
+        (case_number,),
+    ).fetchall()
+    text = "\n".join(r["content"] for r in rows)[:2000]
+    vectors = conn.execute(
+        "SELECT c.embedding FROM document_chunks_case c JOIN documents d ON d.id = c.document_id"
+        " WHERE d.corpus = 'case' AND d.case_number = %s AND d.searchable"
+        " AND c.embedder = %s AND c.embedded_hash = c.text_hash",
+        (case_number, embedder),
+    ).fetchall()
+    if not vectors:
+        return text, None
+    mean = np.mean([np.asarray(r["embedding"], dtype=np.float32) for r in vectors], axis=0)
+    return text, mean / (np.linalg.norm(mean) or 1.0)
+
+
+def index_precedent(conn: psycopg.Connection, precedent_id: int, unit: ChunkRow) -> None:
+    """Store the searchable text, analysis and embedding of an attached precedent."""
+    conn.execute(
+        "UPDATE case_precedents SET search_text = %s, text_hash = %s, analyzed = %s,"
+        " analyzer = %s, embedding = %s, embedder = %s, embedded_hash = %s WHERE id = %s",
+        (unit.text, unit.text_hash, unit.analyzed, unit.analyzer, unit.embedding, unit.embedder,
+         unit.text_hash, precedent_id),
+    )  # fmt: skip
+
+
+def ruling_title(conn: psycopg.Connection, case_law_id: int | None) -> str | None:
+    if case_law_id is None:
+        return None
+    row = conn.execute("SELECT title FROM case_law WHERE id = %s", (case_law_id,)).fetchone()
+    return row["title"] if row else None
+
+
+def insert_principle(
+    conn: psycopg.Connection, corpus: Corpus, case_law_id: int, unit: ChunkRow,
+    supporting_quote: str, review_status: str,
+) -> int:  # fmt: skip
+    """A principle of a ruling, grounded in a quote at `unit.char_start:char_end`."""
+    return conn.execute(
+        "INSERT INTO case_law_principles (source_kind, case_law_id, rule_text, supporting_quote,"
+        " page, char_start, char_end, review_status, text_hash, analyzed, analyzer, embedding,"
+        " embedder, embedded_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        " RETURNING id",
+        (corpus.scope_value, case_law_id, unit.text, supporting_quote, unit.page, unit.char_start,
+         unit.char_end, review_status, unit.text_hash, unit.analyzed, unit.analyzer,
+         unit.embedding, unit.embedder, unit.text_hash),
+    ).fetchone()["id"]  # fmt: skip

@@ -1,0 +1,145 @@
+"""The search tools the chair and the writing agents call (CLI, MCP). Each tool fixes its corpus;
+no tool takes a corpus argument, so no call can cross corpora. Every tool returns the JSON shape
+`{"tool", "hits": [...], "dropped_by_cap"}`, hits as in DESIGN §4."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from ..errors import InvalidInput, NotFound
+from ..text.hebrew import normalize_case_number
+from .legs import Filters
+from .search import SearchResult
+
+
+class Searcher(Protocol):
+    """What the tools need: `services.App` provides it."""
+
+    def search(self, corpus: str, query: str, **kwargs) -> SearchResult: ...
+
+    def case_profile(self, case_number: str) -> tuple[str, np.ndarray | None]: ...
+
+
+def _result(tool: str, result: SearchResult) -> dict:
+    return {"tool": tool, **result.as_dict()}
+
+
+def search_decisions(
+    app: Searcher, query: str, practice_area: str, *, date_from: str | None = None,
+    date_to: str | None = None, limit: int = 10, mode: str = "hybrid",
+) -> dict:  # fmt: skip
+    """The chair's signed finals (style corpus), within one practice area (required)."""
+    if not practice_area or not str(practice_area).strip():
+        raise InvalidInput(
+            "search_decisions needs practice_area (e.g. planning, betterment_levy, compensation)"
+        )
+    filters = Filters(practice_area=practice_area, date_from=date_from, date_to=date_to)
+    return _result(
+        "search_decisions", app.search("style", query, filters=filters, limit=limit, mode=mode)
+    )
+
+
+def search_case_documents(
+    app: Searcher, query: str, case_number: str, *, limit: int = 10, mode: str = "hybrid"
+) -> dict:
+    """The documents of one case (pleadings, protocols, exhibits)."""
+    if not case_number or not str(case_number).strip():
+        raise InvalidInput("search_case_documents needs the case_number, in full")
+    filters = Filters(case_number=case_number)
+    return _result(
+        "search_case_documents", app.search("case", query, filters=filters, limit=limit, mode=mode)
+    )
+
+
+def find_similar_cases(
+    app: Searcher, *, case_number: str | None = None, text: str | None = None,
+    practice_area: str | None = None, limit: int = 5,
+) -> dict:  # fmt: skip
+    """Other cases like a given case (by its documents) or like a text: one hit per case."""
+    if bool(case_number) == bool(text):
+        raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
+    vector = None
+    exclude = None
+    if case_number:
+        exclude = normalize_case_number(case_number)
+        text, vector = app.case_profile(exclude)
+        if not text:
+            raise NotFound(f"case {exclude!r} has no searchable documents to compare")
+    filters = Filters(practice_area=practice_area, exclude_case_number=exclude)
+    result = app.search(
+        "case", text[:2000], filters=filters, limit=limit, vector=vector,
+        group_by=lambda row: row.get("case_number"), cap=1,
+    )  # fmt: skip
+    return _result("find_similar_cases", result)
+
+
+def search_precedent_library(
+    app: Searcher, query: str, *, court: str | None = None, practice_area: str | None = None,
+    date_from: str | None = None, date_to: str | None = None, limit: int = 10,
+    mode: str = "hybrid",
+) -> dict:  # fmt: skip
+    """External authoritative sources: court rulings and legislation (chunks and approved
+    principles)."""
+    filters = Filters(
+        court=court, practice_area=practice_area, date_from=date_from, date_to=date_to
+    )
+    return _result(
+        "search_precedent_library",
+        app.search("external", query, filters=filters, limit=limit, mode=mode),
+    )
+
+
+def search_internal_decisions(
+    app: Searcher, query: str, *, practice_area: str | None = None, date_from: str | None = None,
+    date_to: str | None = None, limit: int = 10, mode: str = "hybrid",
+) -> dict:  # fmt: skip
+    """The committee's own decisions (internal corpus)."""
+    filters = Filters(practice_area=practice_area, date_from=date_from, date_to=date_to)
+    return _result(
+        "search_internal_decisions",
+        app.search("internal", query, filters=filters, limit=limit, mode=mode),
+    )
+
+
+def precedent_search_library(
+    app: Searcher, query: str, *, case_number: str | None = None, limit: int = 10,
+    mode: str = "hybrid",
+) -> dict:  # fmt: skip
+    """The citations the chair attached to her cases (case_precedents, not the external corpus)."""
+    filters = Filters(case_number=case_number)
+    return _result(
+        "precedent_search_library",
+        app.search("case_precedents", query, filters=filters, limit=limit, mode=mode),
+    )
+
+
+def search_digests(
+    app: Searcher, query: str, *, practice_area: str | None = None, limit: int = 10,
+    mode: str = "hybrid",
+) -> dict:  # fmt: skip
+    """Digests: summaries that point at rulings. Pointers only: never cite a digest."""
+    filters = Filters(practice_area=practice_area)
+    return _result(
+        "search_digests", app.search("digests", query, filters=filters, limit=limit, mode=mode)
+    )
+
+
+TOOLS = {
+    f.__name__: f
+    for f in (
+        search_decisions, search_case_documents, find_similar_cases, search_precedent_library,
+        search_internal_decisions, precedent_search_library, search_digests,
+    )
+}  # fmt: skip
+
+# `legal-ai search --corpus C` routes to the tool of that corpus, so the same rules apply.
+TOOL_OF_CORPUS = {
+    "style": "search_decisions",
+    "case": "search_case_documents",
+    "external": "search_precedent_library",
+    "internal": "search_internal_decisions",
+    "case_precedents": "precedent_search_library",
+    "digests": "search_digests",
+}
