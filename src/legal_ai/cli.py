@@ -281,6 +281,17 @@ def attach_precedent(
 
 
 @app.command()
+def mcp() -> None:
+    """Serve the search tools over MCP (stdio) for the writing agents."""
+    import logging
+
+    from .mcp_server import serve
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    serve(_settings())
+
+
+@app.command()
 def demo() -> None:
     """Start the embedded database, load the demo corpus into every corpus, show searches."""
     from .demo import run_demo

@@ -14,6 +14,11 @@ from psycopg import sql
 from ..retrieval.corpora import Corpus
 
 
+def as_array(value) -> np.ndarray:
+    """A vector read back from the database (pgvector's `Vector` or an array) as float32."""
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
+
+
 @dataclass(frozen=True)
 class ChunkRow:
     ordinal: int
@@ -213,7 +218,7 @@ def case_profile(
     ).fetchall()
     if not vectors:
         return text, None
-    mean = np.mean([np.asarray(r["embedding"], dtype=np.float32) for r in vectors], axis=0)
+    mean = np.mean([as_array(r["embedding"]) for r in vectors], axis=0)
     return text, mean / (np.linalg.norm(mean) or 1.0)
 
 

@@ -1,0 +1,137 @@
+"""The MCP server (`legal-ai mcp`, stdio): the seven search tools for the AI writing agents.
+
+Thin: typed, described parameters; each tool calls `App.tool(...)`; an `AppError` becomes an MCP
+tool error with its one-line message. The App (database, model) is opened on the first call, so
+the server answers `initialize` and `tools/list` at once.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from .config import Settings
+from .errors import AppError
+
+Query = Annotated[
+    str, Field(description="What to look for, in Hebrew or English (at most 2000 characters).")
+]
+Limit = Annotated[int, Field(description="How many hits to return (1-100).", ge=1, le=100)]
+Mode = Annotated[str, Field(description="hybrid (default), semantic or lexical.")]
+DateFrom = Annotated[
+    str | None, Field(description="Only items decided on or after this date (YYYY-MM-DD).")
+]
+DateTo = Annotated[
+    str | None, Field(description="Only items decided on or before this date (YYYY-MM-DD).")
+]
+PracticeArea = Annotated[
+    str | None, Field(description="e.g. planning, betterment_levy, compensation.")
+]
+
+INSTRUCTIONS = (
+    "Search tools of an Israeli planning-and-building appeals committee. Each tool searches one "
+    "corpus only. Every hit carries provenance (doc_id, case number, page, chunk id, character "
+    "span, snippet, supporting quote); cite from the snippet or quote, never from memory. "
+    "Digests are pointers to rulings and are never citable."
+)
+
+
+def build_server(settings: Settings | None = None):
+    """An MCPServer with the seven tools, bound to a lazily opened App."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer("legal-ai", instructions=INSTRUCTIONS)
+    state: dict[str, Any] = {}
+
+    def call(tool: str, **arguments: Any) -> dict:
+        try:
+            if "app" not in state:
+                from .services import App
+
+                state["app"] = App(settings or Settings())
+            return state["app"].tool(tool, **arguments)
+        except AppError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool(
+        description="Search the chair's signed final decisions (style corpus) within one practice area."
+    )
+    def search_decisions(
+        query: Query,
+        practice_area: Annotated[str, Field(description="Required: planning, betterment_levy, compensation, ...")],
+        date_from: DateFrom = None, date_to: DateTo = None, limit: Limit = 10, mode: Mode = "hybrid",
+    ) -> dict:  # fmt: skip
+        return call("search_decisions", query=query, practice_area=practice_area,
+                    date_from=date_from, date_to=date_to, limit=limit, mode=mode)  # fmt: skip
+
+    @server.tool(description="Search the documents of one case (pleadings, protocols, exhibits).")
+    def search_case_documents(
+        query: Query,
+        case_number: Annotated[str, Field(description="The case number in full, e.g. ערר (מרכז) 1042/23.")],
+        limit: Limit = 10, mode: Mode = "hybrid",
+    ) -> dict:  # fmt: skip
+        return call(
+            "search_case_documents", query=query, case_number=case_number, limit=limit, mode=mode
+        )
+
+    @server.tool(
+        description="Find other cases like a given case (by its documents) or like a text; one hit per case."
+    )
+    def find_similar_cases(
+        case_number: Annotated[str | None, Field(description="A case whose documents are the example.")] = None,
+        text: Annotated[str | None, Field(description="Or: a text describing the situation.")] = None,
+        practice_area: PracticeArea = None, limit: Limit = 5,
+    ) -> dict:  # fmt: skip
+        return call("find_similar_cases", case_number=case_number, text=text,
+                    practice_area=practice_area, limit=limit)  # fmt: skip
+
+    @server.tool(
+        description="Search external authoritative sources: court rulings and legislation, with approved principles."
+    )
+    def search_precedent_library(
+        query: Query,
+        court: Annotated[str | None, Field(description="Only rulings of this court.")] = None,
+        practice_area: PracticeArea = None, date_from: DateFrom = None, date_to: DateTo = None,
+        limit: Limit = 10, mode: Mode = "hybrid",
+    ) -> dict:  # fmt: skip
+        return call("search_precedent_library", query=query, court=court, practice_area=practice_area,
+                    date_from=date_from, date_to=date_to, limit=limit, mode=mode)  # fmt: skip
+
+    @server.tool(description="Search the committee's own past decisions (internal corpus).")
+    def search_internal_decisions(
+        query: Query, practice_area: PracticeArea = None, date_from: DateFrom = None,
+        date_to: DateTo = None, limit: Limit = 10, mode: Mode = "hybrid",
+    ) -> dict:  # fmt: skip
+        return call("search_internal_decisions", query=query, practice_area=practice_area,
+                    date_from=date_from, date_to=date_to, limit=limit, mode=mode)  # fmt: skip
+
+    @server.tool(
+        description="Search the citations the chair attached to her cases (not the external library)."
+    )
+    def precedent_search_library(
+        query: Query,
+        case_number: Annotated[str | None, Field(description="Only citations attached to this case.")] = None,
+        limit: Limit = 10, mode: Mode = "hybrid",
+    ) -> dict:  # fmt: skip
+        return call(
+            "precedent_search_library", query=query, case_number=case_number, limit=limit, mode=mode
+        )
+
+    @server.tool(
+        description="Search digests (summaries pointing at rulings). Pointers only: never cite a digest."
+    )
+    def search_digests(
+        query: Query, practice_area: PracticeArea = None, limit: Limit = 10, mode: Mode = "hybrid"
+    ) -> dict:
+        return call(
+            "search_digests", query=query, practice_area=practice_area, limit=limit, mode=mode
+        )
+
+    return server
+
+
+def serve(settings: Settings | None = None) -> None:
+    """Serve the tools over stdio until the client disconnects."""
+    build_server(settings).run("stdio")
