@@ -6,6 +6,7 @@ import json
 import sys
 
 import pytest
+
 from conftest import write
 
 pytestmark = pytest.mark.db
@@ -24,7 +25,11 @@ def seed(app, tmp_path):
         path = write(tmp_path / f"{corpus}.txt", f"{TEXT} ({corpus})")
         assert app.ingest([path], corpus, meta=meta, doc_id=f"{corpus}-doc").ingested == 1
     write(tmp_path / "case2.txt", f"{TEXT} תיק נוסף")
-    app.ingest([tmp_path / "case2.txt"], "case", meta={"case_number": "ערר 24/25", "practice_area": "planning"})
+    app.ingest(
+        [tmp_path / "case2.txt"],
+        "case",
+        meta={"case_number": "ערר 24/25", "practice_area": "planning"},
+    )
     app.attach_precedent("ערר 20/25", 'עע"מ 22/20', "הקלה ופרטיות")
 
 
@@ -32,12 +37,16 @@ async def _session(env, calls):
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "legal_ai.cli", "mcp"], env=env)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "legal_ai.cli", "mcp"], env=env
+    )
     async with Client(params) as client:
         listed = await client.list_tools()
         results = {}
         for name, arguments in calls:
-            results[(name, json.dumps(arguments, ensure_ascii=False))] = await client.call_tool(name, arguments)
+            results[(name, json.dumps(arguments, ensure_ascii=False))] = await client.call_tool(
+                name, arguments
+            )
         return [t.name for t in listed.tools], {t.name: t for t in listed.tools}, results
 
 
@@ -87,9 +96,19 @@ def test_every_tool_over_stdio(app, tmp_path, cli_env):
         assert data["hits"], name
         if name in expected_doc:
             assert {h["doc_id"] for h in data["hits"]} == {expected_doc[name]}
-    similar = payload(results[("find_similar_cases", json.dumps({"case_number": "ערר 20/25"}, ensure_ascii=False))])
+    similar = payload(
+        results[
+            ("find_similar_cases", json.dumps({"case_number": "ערר 20/25"}, ensure_ascii=False))
+        ]
+    )
     assert [h["case_number"] for h in similar["hits"]] == ["ערר 24/25"]
-    precedents = payload(results[("precedent_search_library", json.dumps({"query": "פרטיות"}, ensure_ascii=False))])
-    assert precedents["hits"][0]["citation"] == 'עע"מ 22/20' and precedents["hits"][0]["case_law_id"]
-    digests = payload(results[("search_digests", json.dumps({"query": "הקלה"}, ensure_ascii=False))])
+    precedents = payload(
+        results[("precedent_search_library", json.dumps({"query": "פרטיות"}, ensure_ascii=False))]
+    )
+    assert (
+        precedents["hits"][0]["citation"] == 'עע"מ 22/20' and precedents["hits"][0]["case_law_id"]
+    )
+    digests = payload(
+        results[("search_digests", json.dumps({"query": "הקלה"}, ensure_ascii=False))]
+    )
     assert all(h["citable"] is False for h in digests["hits"])

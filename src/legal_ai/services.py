@@ -192,12 +192,39 @@ class App:
             "unsearchable_items": unsearchable,
         }
 
-    def isolation_audit(self) -> dict:
-        """Every chunk a corpus's partition holds must belong to an item of that corpus."""
-        from .store.audit import audit_isolation
+    def isolation_audit(self, probe: str = "ערר על החלטת הוועדה המקומית") -> dict:
+        """INV-RET1, checked two ways: every chunk a corpus's partition holds belongs to an item
+        of that corpus; and, per corpus and per leg, every unit the leg returns for a probe
+        query belongs to that corpus (judged from the root tables, not the leg's own SQL)."""
+        from .retrieval.corpora import SEARCHABLE
+        from .store.audit import audit_isolation, foreign_units
+        from .text.hebrew import websearch_query
 
+        embedder = self.embedder
+        vector = embedder.embed_query(probe)
+        window = self.settings.leg_window
         with self.store.pool.connection() as conn:
-            return audit_isolation(conn)
+            report = audit_isolation(conn)
+            report["legs"] = {}
+            for corpus in SEARCHABLE.values():
+                for source in corpus.sources:
+                    semantic = legs.semantic(
+                        conn, corpus, source, legs.Filters(), vector, embedder=embedder.id,
+                        dim=embedder.dim, window=window,
+                        max_scan_tuples=self.settings.hnsw_max_scan_tuples,
+                    )  # fmt: skip
+                    lexical = legs.lexical(
+                        conn, corpus, source, legs.Filters(), websearch_query(probe),
+                        embedder=embedder.id, window=window,
+                    )  # fmt: skip
+                    for leg, ids in (("semantic", semantic), ("lexical", lexical)):
+                        leaks = foreign_units(conn, corpus, source, ids)
+                        report["legs"][f"{corpus.key}/{source.kind}/{leg}"] = {
+                            "checked": len(ids), "leaks": leaks,
+                        }  # fmt: skip
+                        report["checked"] += len(ids)
+                        report["leaks"] += leaks
+        return report
 
     def reindex(self, batch: int = 64) -> dict:
         """Re-embed chunks whose text or embedder changed and re-analyze outdated chunks."""

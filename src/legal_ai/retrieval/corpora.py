@@ -21,7 +21,8 @@ class Source:
     precedents. `condition` is constant SQL on the unit alias `u` (never a caller's value)."""
 
     kind: str  # chunk | principle | precedent
-    table: str
+    table: str  # the partition holding only this corpus's units
+    root: str  # the partitioned parent (audits check units against it)
     parent_column: str | None  # unit column referencing the item; None: the unit is the item
     text_column: str
     condition: str | None = None
@@ -45,13 +46,13 @@ class Corpus:
     @property
     def sources(self) -> tuple[Source, ...]:
         if self.item_table is None:
-            return (Source("precedent", self.chunk_table, None, "search_text"),)
-        chunks = Source("chunk", self.chunk_table, self.parent_column, "text")
+            return (Source("precedent", self.chunk_table, self.chunk_root, None, "search_text"),)
+        chunks = Source("chunk", self.chunk_table, self.chunk_root, self.parent_column, "text")
         if self.principle_table is None:
             return (chunks,)
         # Only principles the gate approved are searchable (INV-LRN1).
         principles = Source(
-            "principle", self.principle_table, "case_law_id", "rule_text",
+            "principle", self.principle_table, "case_law_principles", "case_law_id", "rule_text",
             "u.review_status = 'approved'",
         )  # fmt: skip
         return (chunks, principles)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
-from ..retrieval.corpora import CORPORA
+from ..retrieval.corpora import CORPORA, Corpus, Source
 
 
 def audit_isolation(conn: psycopg.Connection) -> dict:
@@ -37,3 +37,27 @@ def audit_isolation(conn: psycopg.Connection) -> dict:
         checked += row["checked"]
         leaks += row["leaks"]
     return {"checked": checked, "leaks": leaks, "corpora": per_corpus}
+
+
+def foreign_units(conn: psycopg.Connection, corpus: Corpus, source: Source, ids: list[int]) -> int:
+    """How many of the unit ids a leg returned do NOT belong to `corpus`, judged from the root
+    (unpartitioned) tables: a leak check independent of the leg's own SQL."""
+    if not ids:
+        return 0
+    if corpus.item_table is None or source.parent_column is None:
+        query = sql.SQL(
+            "SELECT %(n)s - count(*) AS foreign FROM {root} u WHERE u.id = ANY(%(ids)s)"
+        ).format(root=sql.Identifier(source.root))
+        return conn.execute(query, {"ids": ids, "n": len(ids)}).fetchone()["foreign"]
+    query = sql.SQL(
+        "SELECT %(n)s - count(*) AS foreign FROM {root} u JOIN {items} i ON i.id = u.{fk}"
+        " WHERE u.id = ANY(%(ids)s) AND {scope}"
+    ).format(
+        root=sql.Identifier(source.root),
+        items=sql.Identifier(corpus.item_table),
+        fk=sql.Identifier(source.parent_column),
+        scope=corpus.scope("i"),
+    )
+    return conn.execute(
+        query, {"ids": ids, "n": len(set(ids)), **corpus.scope_params()}
+    ).fetchone()["foreign"]
