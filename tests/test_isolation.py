@@ -12,7 +12,7 @@ from legal_ai.errors import InvalidInput
 from legal_ai.retrieval import legs
 from legal_ai.retrieval.corpora import SEARCHABLE, get_corpus
 from legal_ai.retrieval.fusion import rrf
-from legal_ai.text.hebrew import websearch_query
+from legal_ai.text.hebrew import query_terms
 
 pytestmark = pytest.mark.db
 
@@ -55,7 +55,7 @@ def test_planted_baits_never_cross_corpora(app, tmp_path):
             semantic = legs.semantic(conn, corpus, source, legs.Filters(), vector,
                                      embedder="e5-local", dim=384, window=50,
                                      max_scan_tuples=20000)  # fmt: skip
-            lexical = legs.lexical(conn, corpus, source, legs.Filters(), websearch_query(QUERY),
+            lexical = legs.lexical(conn, corpus, source, legs.Filters(), query_terms(QUERY),
                                    embedder="e5-local", window=50)  # fmt: skip
             fused = rrf({"semantic": semantic, "lexical": lexical})
             for ids in (semantic, lexical, [f.key for f in fused]):

@@ -71,6 +71,12 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("BM25_HYBRID_ENABLED", "LEGAL_AI_BM25_HYBRID_ENABLED"),
         description="When false, hybrid search falls back to the semantic leg alone.",
     )
+    lexical_candidate_budget: int = Field(
+        default=1000,
+        ge=1,
+        description="Lexical leg: query terms are kept rarest first while their summed document "
+        "frequency stays within this many units (bounds the rows ts_rank_cd scores).",
+    )
     max_per_case_law: int = Field(
         default=3,
         ge=1,

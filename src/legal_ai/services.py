@@ -198,7 +198,7 @@ class App:
         query belongs to that corpus (judged from the root tables, not the leg's own SQL)."""
         from .retrieval.corpora import SEARCHABLE
         from .store.audit import audit_isolation, foreign_units
-        from .text.hebrew import websearch_query
+        from .text.hebrew import query_terms
 
         embedder = self.embedder
         vector = embedder.embed_query(probe)
@@ -214,7 +214,7 @@ class App:
                         max_scan_tuples=self.settings.hnsw_max_scan_tuples,
                     )  # fmt: skip
                     lexical = legs.lexical(
-                        conn, corpus, source, legs.Filters(), websearch_query(probe),
+                        conn, corpus, source, legs.Filters(), query_terms(probe),
                         embedder=embedder.id, window=window,
                     )  # fmt: skip
                     for leg, ids in (("semantic", semantic), ("lexical", lexical)):

@@ -83,7 +83,7 @@ def _from(corpus: Corpus, source: Source) -> sql.Composable:
 
 
 def _unit_predicates(source: Source) -> sql.Composable:
-    fresh = sql.SQL("u.embedder = %(embedder)s AND u.embedded_hash = u.text_hash")
+    fresh = sql.SQL("u.embedder = %(embedder)s AND NOT u.stale")
     if source.condition:
         return sql.SQL("{} AND {}").format(fresh, sql.SQL(source.condition))
     return fresh
@@ -113,12 +113,39 @@ def semantic(
         " SELECT id FROM nearest ORDER BY distance, id"
     ).format(vt=vec_type, src=_from(corpus, source), where=where, unit=_unit_predicates(source))
     with conn.transaction():
-        conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        conn.execute("SELECT set_config('hnsw.max_scan_tuples', %s, true)", (str(max_scan_tuples),))
+        conn.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+            " set_config('hnsw.max_scan_tuples', %s, true)",
+            (str(max_scan_tuples),),
+        )
         rows = conn.execute(
             query, {**params, "embedder": embedder, "qvec": vector, "window": window}
         ).fetchall()
     return [r["id"] for r in rows]
+
+
+def selective_terms(
+    conn: psycopg.Connection, corpus: Corpus, source: Source, terms: list[str], budget: int
+) -> list[str]:
+    """The query terms worth matching in this table: those present in it, rarest first, while
+    their summed document frequency stays within `budget` (the rarest is always kept). This
+    bounds how many rows ts_rank_cd must score, and drops the common words that rank nothing."""
+    if not terms:
+        return []
+    key = source.root + (f"_{corpus.scope_value}" if corpus.scope_value else "")
+    found = conn.execute(
+        "SELECT term, df FROM lexicon WHERE source = %s AND term = ANY(%s) AND df > 0"
+        " ORDER BY df, term",
+        (key, terms),
+    ).fetchall()
+    keep: set[str] = set()
+    total = 0
+    for row in found:
+        if keep and total + row["df"] > budget:
+            break
+        keep.add(row["term"])
+        total += row["df"]
+    return [t for t in terms if t in keep]
 
 
 def lexical(
@@ -126,13 +153,15 @@ def lexical(
     corpus: Corpus,
     source: Source,
     filters: Filters,
-    websearch: str,
+    terms: list[str],
     *,
     embedder: str,
     window: int,
+    budget: int = 1000,
 ) -> list[int]:
-    """Unit ids matching any analyzed query form, by cover density rank, best first."""
-    if not websearch.strip():
+    """Unit ids matching any selective analyzed query term, by cover density rank, best first."""
+    websearch = " or ".join(selective_terms(conn, corpus, source, terms, budget))
+    if not websearch:
         return []
     where, params = filter_sql(corpus, filters)
     query = sql.SQL(

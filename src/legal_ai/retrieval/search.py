@@ -13,7 +13,7 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..providers.embedders import Embedder
 from ..store.db import Store
-from ..text.hebrew import clean_text, normalize_case_number, websearch_query
+from ..text.hebrew import clean_text, normalize_case_number, query_terms
 from . import legs
 from .corpora import Corpus, get_corpus
 from .fusion import Fused, rrf
@@ -104,7 +104,7 @@ def search(
         qvec = (
             (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
         )
-        websearch = websearch_query(text) if use_lexical else ""
+        terms = query_terms(text) if use_lexical else []
         for source in corpus.sources:
             if use_semantic:
                 ids = legs.semantic(
@@ -114,8 +114,9 @@ def search(
                 rankings[_leg_name(source.kind, "semantic")] = [(source.kind, i) for i in ids]
             if use_lexical:
                 ids = legs.lexical(
-                    conn, corpus, source, filters, websearch, embedder=embedder.id, window=window
-                )
+                    conn, corpus, source, filters, terms, embedder=embedder.id, window=window,
+                    budget=settings.lexical_candidate_budget,
+                )  # fmt: skip
                 rankings[_leg_name(source.kind, "lexical")] = [(source.kind, i) for i in ids]
         fused = rrf(rankings, k=settings.rrf_k)
         for source in corpus.sources:
