@@ -15,7 +15,6 @@ from pathlib import Path
 
 from .config import Settings
 from .display import format_hit
-from .retrieval.legs import Filters
 from .services import App
 from .store.db import Store, database_url, drop_database, ensure_database, server_url
 
@@ -55,15 +54,17 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
             f"  attached precedent {saved['citation']} to {saved['case_number']}"
             f" (library id {saved['case_law_id']})"
         )
+        for principle in manifest["principles"]:
+            # Demo only: the chair's gate (issue 5) is what approves substance in real use.
+            legal.add_principle(**principle, review_status="approved")
+        echo("  added one approved principle, grounded in a verbatim quote")
         for spec in manifest["searches"]:
-            filters = Filters(
-                practice_area=spec.get("practice_area"), case_number=spec.get("case_number")
-            )
-            result = legal.search(spec["corpus"], spec["query"], filters=filters, limit=3)
-            echo(f"\nsearch [{spec['corpus']}] {spec['query']}")
-            for number, hit in enumerate(result.hits, start=1):
+            result = legal.tool(spec["tool"], limit=3, **spec["args"])
+            shown = spec["args"].get("query") or spec["args"].get("case_number")
+            echo(f"\n{spec['tool']}: {shown}")
+            for number, hit in enumerate(result["hits"], start=1):
                 echo(format_hit(number, hit, indent="  ", snippet_chars=160))
-            summary["searches"].append({**spec, "hits": len(result.hits)})
+            summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
         health = legal.health()
     cache_store.close()
     echo(

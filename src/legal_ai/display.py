@@ -4,7 +4,8 @@ from __future__ import annotations
 
 
 def format_hit(number: int, hit: dict, *, indent: str = "", snippet_chars: int = 220) -> str:
-    """Three lines: title, provenance (ids, page, span, per-leg ranks), snippet."""
+    """Title, provenance (ids, page, span, per-leg ranks), snippet, and the supporting quote of a
+    principle."""
     unit = hit.get("chunk_id") or hit.get("principle_id") or hit.get("precedent_id")
     where = [hit["doc_id"], f"{hit.get('kind', 'chunk')} {unit}"]
     if hit.get("case_number"):
@@ -22,8 +23,8 @@ def format_hit(number: int, hit: dict, *, indent: str = "", snippet_chars: int =
 
     pointer = "" if hit.get("citable", True) else " (digest: a pointer, not citable)"
     pad = indent + " " * (len(str(number)) + 2)
-    return (
-        f"{indent}{number}. {hit['title']}{pointer}\n"
-        f"{pad}[{' · '.join(where)}] ({legs})\n"
-        f"{pad}{snippet}"
-    )
+    lines = [f"{indent}{number}. {hit['title']}{pointer}", f"{pad}[{' · '.join(where)}] ({legs})"]
+    lines.append(f"{pad}{snippet}")
+    if hit.get("supporting_quote"):
+        lines.append(f'{pad}quote: "{" ".join(hit["supporting_quote"].split())[:snippet_chars]}"')
+    return "\n".join(lines)
