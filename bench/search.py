@@ -32,7 +32,7 @@ from legal_ai.providers.embedders import CachedEmbedder, E5Local
 from legal_ai.retrieval.fusion import rrf
 from legal_ai.retrieval.legs import Filters
 from legal_ai.services import App
-from legal_ai.store import Store, ensure_database, start_embedded, stop_embedded
+from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache, set_active_embedder
 from legal_ai.text.akn import parse_law
 from legal_ai.text.hebrew import ANALYZER_ID, analyze
@@ -178,8 +178,8 @@ def main() -> None:
     ]
     queries = queries[: args.queries]
     inner = E5Local()
-    with tempfile.TemporaryDirectory(prefix="legal-ai-bench-") as home:
-        pgdata = Path(home) / "pgdata"
+    with tempfile.TemporaryDirectory(prefix="legal-ai-bench-") as tmp:
+        pgdata = (args.home or Path(tmp)) / "pgdata"
         server = start_embedded(pgdata)
         try:
             result = run(server, inner, base, queries, args.chunks)
@@ -190,6 +190,7 @@ def main() -> None:
 
 def run(server: str, inner: E5Local, base: list[str], queries: list[str], chunks: int) -> dict:
     cache = Store(ensure_database(server, "bench_cache"), max_size=2)
+    drop_database(server, "bench_search")
     store = Store(ensure_database(server, "bench_search"), max_size=2)
     embedder = CachedEmbedder(inner, EmbeddingCache(cache))
     started = time.perf_counter()
@@ -234,7 +235,13 @@ def run(server: str, inner: E5Local, base: list[str], queries: list[str], chunks
         total = conn.execute(
             "SELECT (SELECT count(*) FROM case_law_chunks) + (SELECT count(*) FROM document_chunks) AS n"
         ).fetchone()["n"]
+    embedding = []
+    for query in queries:
+        t0 = time.perf_counter()
+        inner.embed_query(query)
+        embedding.append(time.perf_counter() - t0)
     stats = {key: percentiles(values) for key, values in timings.items()}
+    stats["query_embedding_alone"] = percentiles(embedding)
     peer_stats = percentiles(peer)
     cache.close()
     store.close()
