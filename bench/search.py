@@ -162,6 +162,7 @@ def main() -> None:
     parser.add_argument(
         "--base", type=int, default=1500, help="distinct sentences embedded for real"
     )
+    parser.add_argument("--home", type=Path, help="keep the server and embedding cache here")
     args = parser.parse_args()
     pool = sentences()
     random.Random(3).shuffle(pool)
