@@ -280,6 +280,70 @@ def attach_precedent(
         typer.echo(f"attached {saved['citation']} to {saved['case_number']} ({linked})")
 
 
+@app.command("eval")
+def evaluate(
+    corpus: Annotated[Path, typer.Option(help="corpus.jsonl (BEIR layout)")],
+    queries: Annotated[Path, typer.Option(help="queries.jsonl")],
+    qrels: Annotated[Path, typer.Option(help="qrels.tsv (with a header line)")],
+    fields: Annotated[
+        str | None, typer.Option(help="Indexed corpus fields (default: title,text).")
+    ] = None,
+    peers: Annotated[
+        bool, typer.Option("--peers", help="Also run bm25s + exact dense peers.")
+    ] = False,
+    baseline: Annotated[
+        Path | None, typer.Option(help="Fail if hybrid nDCG@10 drops > 0.01 below this.")
+    ] = None,
+    sample_docs: Annotated[
+        int | None, typer.Option(help="Judged docs + this many others (seeded).")
+    ] = None,
+    sample_queries: Annotated[
+        int | None, typer.Option(help="Only this many queries (seeded).")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Dataset name in the report.")] = None,
+    per_query: Annotated[
+        bool, typer.Option("--per-query", help="Include per-query nDCG@10.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Evaluate retrieval on a labeled dataset in an isolated database (INV-RET4)."""
+    from .evaluation import evaluate as run_eval
+    from .evaluation import load_dataset
+    from .evaluation.baseline import check
+    from .evaluation.harness import sample_corpus
+    from .evaluation.harness import sample_queries as sample_q
+
+    wanted = tuple(f.strip() for f in fields.split(",") if f.strip()) if fields else None
+    dataset = load_dataset(corpus, queries, qrels, fields=wanted, name=name)
+    if sample_docs is not None:
+        dataset = sample_corpus(dataset, sample_docs)
+    if sample_queries is not None:
+        dataset = sample_q(dataset, sample_queries)
+    report = run_eval(_settings(), dataset, peers=peers, progress=lambda m: typer.echo(m, err=True))
+    if not per_query:
+        report.pop("per_query_ndcg@10", None)
+    verdict = None
+    if baseline is not None:
+        passed, verdict = check(report, baseline)
+        report["baseline"] = {"path": str(baseline), "passed": passed, "verdict": verdict}
+    if as_json:
+        _print_json(report)
+    else:
+        typer.echo(f"{report['dataset']}: {report['n_queries']} queries, {report['n_docs']} docs")
+        for mode, values in report["modes"].items():
+            typer.echo(f"  {mode:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
+        for peer, values in report.get("peers", {}).items():
+            typer.echo(f"  {peer:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
+        diff = report["hybrid_minus_best_single"]
+        typer.echo(
+            f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})"
+        )
+        if verdict:
+            typer.echo(verdict)
+    if baseline is not None and not report["baseline"]["passed"]:
+        raise typer.Exit(1)
+
+
 @app.command()
 def mcp() -> None:
     """Serve the search tools over MCP (stdio) for the writing agents."""

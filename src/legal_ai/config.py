@@ -75,7 +75,7 @@ class Settings(BaseSettings):
         default=1000,
         ge=1,
         description="Lexical leg: query terms are kept rarest first while their summed document "
-        "frequency stays within this many units (bounds the rows ts_rank_cd scores).",
+        "frequency stays within this many units (bounds the rows BM25 scores).",
     )
     max_per_case_law: int = Field(
         default=3,

@@ -5,12 +5,14 @@ corpus's scope predicate, and sees only searchable items and fresh units.
 - semantic: cosine distance over unit embeddings; HNSW with pgvector's iterative scan (bounded by
   `hnsw.max_scan_tuples`, set per transaction) so a filtered search still fills its window,
   re-sorted exactly afterwards.
-- lexical: `websearch_to_tsquery('simple', ...)` over the tsvector of the analyzed text, ranked by
-  `ts_rank_cd` (cover density).
+- lexical: candidates through the GIN index on the tsvector of the analyzed text
+  (`websearch_to_tsquery('simple', ...)`), ranked by BM25 over each unit's stored term
+  frequencies, with idf and average length from the `lexicon` tables.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,28 +126,49 @@ def semantic(
     return [r["id"] for r in rows]
 
 
-def selective_terms(
+# BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009).
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+@dataclass(frozen=True)
+class LexicalQuery:
+    terms: list[str]
+    idf: list[float]
+    avg_length: float
+
+
+def lexical_query(
     conn: psycopg.Connection, corpus: Corpus, source: Source, terms: list[str], budget: int
-) -> list[str]:
-    """The query terms worth matching in this table: those present in it, rarest first, while
-    their summed document frequency stays within `budget` (the rarest is always kept). This
-    bounds how many rows ts_rank_cd must score, and drops the common words that rank nothing."""
+) -> LexicalQuery | None:
+    """The query terms worth matching in this table, with their idf. Terms absent from the
+    table are dropped; the rest are kept rarest first while their summed document frequency
+    stays within `budget` (the rarest is always kept). This bounds the rows BM25 must score and
+    drops the common words that rank nothing. None when no term occurs in the table."""
     if not terms:
-        return []
+        return None
     key = source.root + (f"_{corpus.scope_value}" if corpus.scope_value else "")
+    size = conn.execute(
+        "SELECT units, tokens FROM lexicon_size WHERE source = %s", (key,)
+    ).fetchone()
     found = conn.execute(
         "SELECT term, df FROM lexicon WHERE source = %s AND term = ANY(%s) AND df > 0"
         " ORDER BY df, term",
         (key, terms),
     ).fetchall()
-    keep: set[str] = set()
+    if not size or not size["units"] or not found:
+        return None
+    units = size["units"]
+    kept: list[str] = []
+    idf: list[float] = []
     total = 0
     for row in found:
-        if keep and total + row["df"] > budget:
+        if kept and total + row["df"] > budget:
             break
-        keep.add(row["term"])
+        kept.append(row["term"])
+        idf.append(math.log(1 + (units - row["df"] + 0.5) / (row["df"] + 0.5)))
         total += row["df"]
-    return [t for t in terms if t in keep]
+    return LexicalQuery(kept, idf, max(size["tokens"] / units, 1.0))
 
 
 def lexical(
@@ -159,19 +182,30 @@ def lexical(
     window: int,
     budget: int = 1000,
 ) -> list[int]:
-    """Unit ids matching any selective analyzed query term, by cover density rank, best first."""
-    websearch = " or ".join(selective_terms(conn, corpus, source, terms, budget))
-    if not websearch:
+    """Unit ids matching any selective analyzed query term, ranked by BM25 over the stored
+    term frequencies (candidates found through the GIN index), best first."""
+    query = lexical_query(conn, corpus, source, terms, budget)
+    if query is None:
         return []
     where, params = filter_sql(corpus, filters)
-    query = sql.SQL(
-        "SELECT u.id FROM {src}, websearch_to_tsquery('simple', %(websearch)s) q"
-        " WHERE {where} AND {unit} AND u.tsv @@ q"
-        " ORDER BY ts_rank_cd(u.tsv, q) DESC, u.id LIMIT %(window)s"
+    statement = sql.SQL(
+        "WITH qt AS (SELECT * FROM unnest(%(terms)s::text[], %(idf)s::float8[]) AS t(term, idf))"
+        " SELECT u.id FROM {src} CROSS JOIN qt, websearch_to_tsquery('simple', %(websearch)s) q"
+        " WHERE {where} AND {unit} AND u.tsv @@ q AND u.term_freqs ? qt.term"
+        " GROUP BY u.id"
+        " ORDER BY sum(qt.idf * (u.term_freqs->>qt.term)::float8 * (%(k1)s + 1)"
+        "   / ((u.term_freqs->>qt.term)::float8"
+        "      + %(k1)s * (1 - %(b)s + %(b)s * u.token_count / %(avgdl)s))) DESC, u.id"
+        " LIMIT %(window)s"
     ).format(src=_from(corpus, source), where=where, unit=_unit_predicates(source))
     rows = conn.execute(
-        query, {**params, "embedder": embedder, "websearch": websearch, "window": window}
-    ).fetchall()
+        statement,
+        {
+            **params, "embedder": embedder, "terms": query.terms, "idf": query.idf,
+            "websearch": " or ".join(query.terms), "k1": BM25_K1, "b": BM25_B,
+            "avgdl": query.avg_length, "window": window,
+        },
+    ).fetchall()  # fmt: skip
     return [r["id"] for r in rows]
 
 

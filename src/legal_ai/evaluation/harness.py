@@ -1,0 +1,146 @@
+"""`legal-ai eval`: load a BEIR corpus through the project's own ingestion (same chunking,
+analyzer, embedder) into an isolated database, run every query in semantic, lexical and hybrid
+mode through the project's own search, map chunk hits to documents (first occurrence), and
+report metrics, a paired bootstrap interval for hybrid minus the best single leg, latency, and
+optionally the do-it-yourself peers on identical data."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from ..config import Settings
+from ..ingest import Ingestor
+from ..ingest.sources import IngestItem
+from ..retrieval.corpora import get_corpus
+from ..services import App
+from ..store.db import Store, database_url, drop_database, ensure_database, server_url
+from . import metrics
+from .datasets import Dataset
+
+MODES = ("hybrid", "semantic", "lexical")
+DEPTH = 100  # documents retrieved per query (Recall@100)
+
+
+def sample_corpus(dataset: Dataset, extra_docs: int, seed: int = 7) -> Dataset:
+    """Keep every judged document plus `extra_docs` others chosen with a fixed seed (a frozen
+    slice for the CI gate: the judged answers must compete with distractors)."""
+    judged = {d for docs in dataset.qrels.values() for d in docs if d in dataset.corpus}
+    others = sorted(set(dataset.corpus) - judged)
+    keep = judged | set(random.Random(seed).sample(others, min(extra_docs, len(others))))
+    corpus = {d: r for d, r in dataset.corpus.items() if d in keep}
+    return Dataset(dataset.name, corpus, dataset.queries, dataset.qrels, dataset.fields,
+                   f"{dataset.fingerprint}-s{extra_docs}-{seed}")  # fmt: skip
+
+
+def sample_queries(dataset: Dataset, n: int, seed: int = 11) -> Dataset:
+    ids = sorted(dataset.queries)
+    if n >= len(ids):
+        return dataset
+    keep = set(random.Random(seed).sample(ids, n))
+    return Dataset(dataset.name, dataset.corpus, {q: t for q, t in dataset.queries.items() if q in keep},
+                   {q: d for q, d in dataset.qrels.items() if q in keep}, dataset.fields,
+                   f"{dataset.fingerprint}-q{n}-{seed}")  # fmt: skip
+
+
+def _items(dataset: Dataset) -> list[IngestItem]:
+    items = []
+    for doc_id, record in dataset.corpus.items():
+        text = dataset.doc_text(doc_id)
+        items.append(IngestItem(
+            doc_id=doc_id, text=text, source_path=f"{dataset.name}#{doc_id}", source_format="jsonl",
+            doc_type="reference", fields={"title": str(record.get("title") or doc_id)},
+            issue=None if text.strip() else "empty text",
+        ))  # fmt: skip
+    return items
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    if not samples:
+        return {"p50": 0.0, "p95": 0.0}
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50": round(statistics.median(ordered) * 1000, 2), "p95": round(p95 * 1000, 2)}
+
+
+def evaluate(
+    settings: Settings,
+    dataset: Dataset,
+    *,
+    peers: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Run the whole evaluation; returns the `--json` object."""
+    server = server_url(settings)
+    dbname = f"legal_ai_eval_{dataset.fingerprint}".replace("-", "_")[:63]
+    drop_database(server, dbname)
+    cache_store = Store(database_url(settings), max_size=2)
+    store = Store(ensure_database(server, dbname), max_size=2)
+    try:
+        eval_settings = settings.model_copy(update={"database_url": store.url})
+        app = App(eval_settings, store=store, cache_store=cache_store)
+        started = time.perf_counter()
+        report = Ingestor(store, app.embedder, eval_settings).ingest_items(
+            _items(dataset), get_corpus("external")
+        )
+        load_seconds = time.perf_counter() - started
+        runs: dict[str, metrics.Run] = {}
+        latency: dict[str, dict[str, float]] = {}
+        for mode in MODES:
+            timings = []
+            runs[mode] = {}
+            for qid, text in dataset.queries.items():
+                t0 = time.perf_counter()
+                app.embedder._queries.clear()  # latency includes embedding the query
+                hits = app.search(
+                    "external", text, limit=DEPTH, mode=mode,
+                    group_by=lambda row: row["doc_id"], cap=1,
+                ).hits  # fmt: skip
+                timings.append(time.perf_counter() - t0)
+                runs[mode][qid] = [h["doc_id"] for h in hits]
+            latency[mode] = _percentiles(timings)
+            if progress:
+                progress(f"{dataset.name}: {mode} done")
+        per_query = {mode: metrics.per_query(run, dataset.qrels) for mode, run in runs.items()}
+        result = {
+            "dataset": dataset.name,
+            "n_queries": len(dataset.queries),
+            "n_docs": len(dataset.corpus),
+            "fields": list(dataset.fields),
+            "modes": {mode: metrics.aggregate(values) for mode, values in per_query.items()},
+        }
+        best = max(("semantic", "lexical"), key=lambda m: result["modes"][m]["ndcg@10"])
+        mean, low, high = metrics.paired_bootstrap(
+            per_query["hybrid"]["ndcg@10"], per_query[best]["ndcg@10"]
+        )
+        result["hybrid_minus_best_single"] = {
+            "best_single": best,
+            "ndcg@10": mean,
+            "ci95": [low, high],
+        }
+        result["latency_ms"] = latency
+        result["ingest"] = {
+            "ingested": report.ingested, "unsearchable": len(report.unsearchable),
+            "failed": len(report.failed), "seconds": round(load_seconds, 1),
+        }  # fmt: skip
+        result["config"] = {
+            "embedder": app.embedder.id, "rrf_k": settings.rrf_k, "leg_window": settings.leg_window,
+            "chunk_tokens": settings.chunk_tokens,
+            "lexical_candidate_budget": settings.lexical_candidate_budget,
+        }  # fmt: skip
+        if peers:
+            from .peers import run_peers
+
+            peer_runs = run_peers(store, app.embedder, dataset, k=settings.rrf_k, depth=DEPTH)
+            result["peers"] = {
+                name: metrics.aggregate(metrics.per_query(run, dataset.qrels))
+                for name, run in peer_runs.items()
+            }
+        result["per_query_ndcg@10"] = per_query["hybrid"]["ndcg@10"]
+        return result
+    finally:
+        store.close()
+        cache_store.close()
+        drop_database(server, dbname)
