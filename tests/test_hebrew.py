@@ -50,3 +50,22 @@ def test_case_number_normalization_keeps_the_full_number():
     assert normalize_case_number("  ערר  (מרכז)  1042/23 ") == "ערר (מרכז) 1042/23"
     assert normalize_case_number("בל״מ 1042/23") == 'בל"מ 1042/23'
     assert normalize_case_number("ערר 1042/23") != normalize_case_number('בל"מ 1042/23')
+
+
+def test_analyzer_variants():
+    from legal_ai.text.hebrew import get_analyzer
+
+    assert get_analyzer("he-plain-v1").analyze("ובהיתר") == "ובהיתר"
+    assert get_analyzer("he-prefix4-v1").analyze("ובהיתר") == "ובהיתר בהיתר היתר"
+    # spelling folding: the law's הועדה / בניה meet today's הוועדה / בנייה
+    fold = get_analyzer("he-fold-prefix4-v1")
+    assert fold.query_terms("הוועדה") == fold.query_terms("הועדה")
+    assert fold.analyze("בנייה") == fold.analyze("בניה")
+
+
+def test_synonyms_add_the_statutes_words():
+    from legal_ai.text.synonyms import expand_query
+
+    assert expand_query("כמה משלמים מס השבחה") == "כמה משלמים מס השבחה היטל השבחה"
+    assert expand_query("ובמס השבחה") == "ובמס השבחה היטל השבחה"  # prefixes count
+    assert expand_query("היתר בנייה") == "היתר בנייה"

@@ -315,10 +315,10 @@ def evaluate(
 
     wanted = tuple(f.strip() for f in fields.split(",") if f.strip()) if fields else None
     dataset = load_dataset(corpus, queries, qrels, fields=wanted, name=name)
-    if sample_docs is not None:
-        dataset = sample_corpus(dataset, sample_docs)
     if sample_queries is not None:
         dataset = sample_q(dataset, sample_queries)
+    if sample_docs is not None:  # judged documents of the kept queries, plus this many others
+        dataset = sample_corpus(dataset, sample_docs)
     report = run_eval(_settings(), dataset, peers=peers, progress=lambda m: typer.echo(m, err=True))
     if not per_query:
         report.pop("per_query_ndcg@10", None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -71,6 +71,16 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("BM25_HYBRID_ENABLED", "LEGAL_AI_BM25_HYBRID_ENABLED"),
         description="When false, hybrid search falls back to the semantic leg alone.",
     )
+    analyzer: str = Field(
+        default="he-prefix-v1",
+        description="Hebrew analyzer for the lexical index and queries (see docs/evaluation.md); "
+        "changing it needs `legal-ai reindex` (no re-embedding).",
+    )
+    lexical_synonyms: bool = Field(
+        default=True,
+        description="Lexical leg: add the statute's wording for colloquial phrases in the query "
+        "(מס השבחה -> היטל השבחה, ...).",
+    )
     lexical_candidate_budget: int = Field(
         default=1000,
         ge=1,
@@ -92,6 +102,14 @@ class Settings(BaseSettings):
         default='עו"ד רותם לוי',
         description="Default chair name for internal committee decisions without one.",
     )
+
+    @field_validator("analyzer")
+    @classmethod
+    def _known_analyzer(cls, value: str) -> str:
+        from .text.hebrew import get_analyzer
+
+        get_analyzer(value)
+        return value
 
     @property
     def pgdata(self) -> Path:

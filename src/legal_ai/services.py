@@ -19,7 +19,7 @@ from .store import items as sql_items
 from .store import maintenance
 from .store.cache import EmbeddingCache, set_active_embedder
 from .store.db import Store, open_store
-from .text.hebrew import ANALYZER_ID, analyze, normalize, normalize_case_number
+from .text.hebrew import get_analyzer, normalize, normalize_case_number
 
 
 class App:
@@ -39,6 +39,7 @@ class App:
         self._inner_embedder = embedder
         self._cache_store = cache_store or self.store
         self._embedder: CachedEmbedder | None = None
+        self.analyzer = get_analyzer(settings.analyzer)
 
     @property
     def embedder(self) -> CachedEmbedder:
@@ -110,7 +111,8 @@ class App:
         """Analyze and embed one searchable unit (a principle, an attached precedent)."""
         return sql_items.ChunkRow(
             ordinal=0, page=page, char_start=start, char_end=start + len(text), section=None,
-            text=text, text_hash=text_hash(text), analyzed=analyze(text), analyzer=ANALYZER_ID,
+            text=text, text_hash=text_hash(text), analyzed=self.analyzer.analyze(text),
+            analyzer=self.analyzer.id,
             embedding=self.embedder.embed_passages([text])[0], embedder=self.embedder.id,
         )  # fmt: skip
 
@@ -171,7 +173,7 @@ class App:
     # -- health and re-index --------------------------------------------------------------------
     def health(self) -> dict:
         with self.store.pool.connection() as conn:
-            counts = maintenance.chunk_counts(conn, ANALYZER_ID)
+            counts = maintenance.chunk_counts(conn, self.analyzer.id)
             unsearchable = maintenance.unsearchable_items(conn)
             items = maintenance.searchable_counts(conn)
             config = conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
@@ -198,7 +200,6 @@ class App:
         query belongs to that corpus (judged from the root tables, not the leg's own SQL)."""
         from .retrieval.corpora import SEARCHABLE
         from .store.audit import audit_isolation, foreign_units
-        from .text.hebrew import query_terms
 
         embedder = self.embedder
         vector = embedder.embed_query(probe)
@@ -214,7 +215,7 @@ class App:
                         max_scan_tuples=self.settings.hnsw_max_scan_tuples,
                     )  # fmt: skip
                     lexical = legs.lexical(
-                        conn, corpus, source, legs.Filters(), query_terms(probe),
+                        conn, corpus, source, legs.Filters(), self.analyzer.query_terms(probe),
                         embedder=embedder.id, window=window,
                     )  # fmt: skip
                     for leg, ids in (("semantic", semantic), ("lexical", lexical)):
@@ -232,7 +233,7 @@ class App:
         reembedded = reanalyzed = 0
         for corpus in CORPORA.values():
             with self.store.pool.connection() as read_conn:
-                batches = list(maintenance.stale_chunks(read_conn, corpus, ANALYZER_ID, batch))
+                batches = list(maintenance.stale_chunks(read_conn, corpus, self.analyzer.id, batch))
             for rows in batches:
                 texts = [r["text"] for r in rows if r["needs_embedding"]]
                 vectors = iter(embedder.embed_passages(texts)) if texts else iter(())
@@ -246,7 +247,10 @@ class App:
                             )  # fmt: skip
                             reembedded += 1
                         if row["needs_analysis"]:
-                            values.update(analyzed=analyze(row["text"]), analyzer=ANALYZER_ID)
+                            values.update(
+                                analyzed=self.analyzer.analyze(row["text"]),
+                                analyzer=self.analyzer.id,
+                            )
                             reanalyzed += 1
                         maintenance.update_chunk(conn, corpus, row["id"], values)
         return {"reembedded": reembedded, "reanalyzed": reanalyzed}

@@ -126,7 +126,9 @@ def evaluate(
             "failed": len(report.failed), "seconds": round(load_seconds, 1),
         }  # fmt: skip
         result["config"] = {
-            "embedder": app.embedder.id, "rrf_k": settings.rrf_k, "leg_window": settings.leg_window,
+            "embedder": app.embedder.id, "analyzer": settings.analyzer,
+            "lexical_synonyms": settings.lexical_synonyms,
+            "rrf_k": settings.rrf_k, "leg_window": settings.leg_window,
             "chunk_tokens": settings.chunk_tokens,
             "lexical_candidate_budget": settings.lexical_candidate_budget,
         }  # fmt: skip

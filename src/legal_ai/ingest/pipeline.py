@@ -27,7 +27,7 @@ from ..retrieval.corpora import Corpus
 from ..store import items as sql_items
 from ..store.db import Store
 from ..text.chunking import chunk_text
-from ..text.hebrew import ANALYZER_ID, analyze
+from ..text.hebrew import get_analyzer
 from .sources import IngestItem, SourceError, iter_paths, read_source
 
 logger = logging.getLogger(__name__)
@@ -71,6 +71,7 @@ class Ingestor:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.analyzer = get_analyzer(settings.analyzer)
 
     # -- entry points ---------------------------------------------------------------------------
     def ingest_paths(
@@ -225,8 +226,8 @@ class Ingestor:
                 section=section,
                 text=p.text,
                 text_hash=text_hash(p.text),
-                analyzed=analyze(p.text),
-                analyzer=ANALYZER_ID,
+                analyzed=self.analyzer.analyze(p.text),
+                analyzer=self.analyzer.id,
                 embedding=vector,
                 embedder=self.embedder.id,
             )

@@ -13,7 +13,8 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..providers.embedders import Embedder
 from ..store.db import Store
-from ..text.hebrew import clean_text, normalize_case_number, query_terms
+from ..text.hebrew import clean_text, get_analyzer, normalize_case_number
+from ..text.synonyms import expand_query
 from . import legs
 from .corpora import Corpus, get_corpus
 from .fusion import Fused, rrf
@@ -104,7 +105,10 @@ def search(
         qvec = (
             (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
         )
-        terms = query_terms(text) if use_lexical else []
+        terms: list[str] = []
+        if use_lexical:
+            lexical_text = expand_query(text) if settings.lexical_synonyms else text
+            terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
         for source in corpus.sources:
             if use_semantic:
                 ids = legs.semantic(

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-
-# Bump when analyze() changes: chunks record it and `legal-ai reindex` re-analyzes older ones.
-ANALYZER_ID = "he-prefix-v1"
+from dataclasses import dataclass
 
 _BIDI_CONTROLS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\ufeff"
 _BIDI_RE = re.compile(f"[{_BIDI_CONTROLS}]")
@@ -25,7 +23,6 @@ _GERSHAYIM = str.maketrans(
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 PREFIX_LETTERS = frozenset("והבכלמש")
-_MIN_STEM = 3
 
 
 def clean_text(text: str) -> str:
@@ -75,42 +72,81 @@ def tokens(text: str) -> list[str]:
     return out
 
 
-def prefix_variants(token: str) -> list[str]:
+def prefix_variants(token: str, min_stem: int = 3) -> list[str]:
     """Forms of a Hebrew token without 1-3 leading prefix letters (ו ה ב כ ל מ ש), keeping at
-    least three letters: ובהיתר -> בהיתר, היתר."""
+    least `min_stem` letters: ובהיתר -> בהיתר, היתר (and יתר with min_stem 3)."""
     variants = []
     for cut in range(1, 4):
-        if len(token) - cut < _MIN_STEM or token[cut - 1] not in PREFIX_LETTERS:
+        if len(token) - cut < min_stem or token[cut - 1] not in PREFIX_LETTERS:
             break
         variants.append(token[cut:])
     return variants
 
 
-def _expand(token: str) -> list[str]:
-    forms = [token]
-    if "/" not in token and token[:1] in PREFIX_LETTERS:
-        forms.extend(prefix_variants(token))
-    # Section references also match their bare number: 152א2 -> 152.
-    number = re.match(r"^(\d+)[א-ת]", token)
-    if number:
-        forms.append(number.group(1))
-    return forms
+@dataclass(frozen=True)
+class Analyzer:
+    """One way of turning text into index terms; index and query use the same one. Chunks record
+    its id, and `legal-ai reindex` re-analyzes chunks of another analyzer."""
+
+    id: str
+    strip_prefixes: bool
+    min_stem: int = 3
+    fold_spelling: bool = False  # וו -> ו, יי -> י: the law's spelling (הועדה, בניה) vs today's
+
+    def _expand(self, token: str) -> list[str]:
+        if self.fold_spelling:
+            token = token.replace("וו", "ו").replace("יי", "י")
+        forms = [token]
+        if self.strip_prefixes and "/" not in token and token[:1] in PREFIX_LETTERS:
+            forms.extend(prefix_variants(token, self.min_stem))
+        # Section references also match their bare number: 152א2 -> 152.
+        number = re.match(r"^(\d+)[א-ת]", token)
+        if number:
+            forms.append(number.group(1))
+        return forms
+
+    def analyze(self, text: str) -> str:
+        """The string PostgreSQL indexes: each token followed by its other forms."""
+        return " ".join(form for token in tokens(text) for form in self._expand(token))
+
+    def query_terms(self, text: str) -> list[str]:
+        """Distinct analyzed forms of a query, in order (empty when nothing is searchable)."""
+        seen: dict[str, None] = {}
+        for token in tokens(text):
+            for form in self._expand(token):
+                seen.setdefault(form, None)
+        return list(seen)
+
+
+# Measured in docs/evaluation.md; the default is the best on the dev sets.
+ANALYZERS = {
+    a.id: a
+    for a in (
+        Analyzer("he-plain-v1", strip_prefixes=False),
+        Analyzer("he-prefix-v1", strip_prefixes=True, min_stem=3),
+        Analyzer("he-prefix4-v1", strip_prefixes=True, min_stem=4),
+        Analyzer("he-fold-prefix-v1", strip_prefixes=True, min_stem=3, fold_spelling=True),
+        Analyzer("he-fold-prefix4-v1", strip_prefixes=True, min_stem=4, fold_spelling=True),
+    )
+}
+DEFAULT_ANALYZER = "he-prefix-v1"
+ANALYZER_ID = DEFAULT_ANALYZER
+
+
+def get_analyzer(analyzer_id: str) -> Analyzer:
+    try:
+        return ANALYZERS[analyzer_id]
+    except KeyError:
+        raise ValueError(
+            f"unknown analyzer {analyzer_id!r}; choose one of: {', '.join(ANALYZERS)}"
+        ) from None
 
 
 def analyze(text: str) -> str:
-    """The string PostgreSQL indexes: each token followed by its prefix-stripped forms."""
-    return " ".join(form for token in tokens(text) for form in _expand(token))
+    """`analyze` of the default analyzer."""
+    return ANALYZERS[DEFAULT_ANALYZER].analyze(text)
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct analyzed forms of a query, in order (empty when nothing is searchable)."""
-    seen: dict[str, None] = {}
-    for token in tokens(text):
-        for form in _expand(token):
-            seen.setdefault(form, None)
-    return list(seen)
-
-
-def websearch_query(text: str) -> str:
-    """A `websearch_to_tsquery` string matching any analyzed form of the query's words."""
-    return " or ".join(query_terms(text))
+    """`query_terms` of the default analyzer."""
+    return ANALYZERS[DEFAULT_ANALYZER].query_terms(text)

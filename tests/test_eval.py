@@ -1,0 +1,117 @@
+"""The evaluation harness: metrics on hand-made qrels whose values are computed by hand, the
+bootstrap, a full run through the project's own ingestion and search, and the gate failing on a
+deliberate regression (the lexical leg switched off)."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from legal_ai.evaluation import metrics
+from legal_ai.evaluation.baseline import check
+from legal_ai.evaluation.datasets import load_dataset
+from legal_ai.evaluation.harness import evaluate
+
+
+def test_metrics_match_hand_computation():
+    qrels = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}
+    run = {"q1": ["b", "x", "a"], "q2": ["y", "z"]}
+    values = metrics.per_query(run, qrels)
+    # trec_eval's nDCG: linear gains (the relevance grade), log2 discount
+    dcg = 1 / math.log2(2) + 2 / math.log2(4)
+    ideal = 2 / math.log2(2) + 1 / math.log2(3)
+    assert values["ndcg@10"]["q1"] == pytest.approx(dcg / ideal)
+    assert values["ndcg@10"]["q2"] == 0.0  # nothing relevant retrieved
+    assert values["mrr@10"] == {"q1": 1.0, "q2": 0.0}
+    assert values["recall@10"]["q1"] == 1.0 and values["p@10"]["q1"] == pytest.approx(2 / 10)
+    assert metrics.aggregate(values)["ndcg@10"] == round(dcg / ideal / 2, 4)
+
+
+def test_bootstrap_of_a_constant_difference_is_that_constant():
+    a = {f"q{i}": 0.5 for i in range(30)}
+    b = {f"q{i}": 0.25 for i in range(30)}
+    assert metrics.paired_bootstrap(a, b) == (0.25, 0.25, 0.25)
+    mean, low, high = metrics.paired_bootstrap({"q1": 1.0, "q2": 0.0}, {"q1": 0.0, "q2": 0.0})
+    assert mean == 0.5 and low <= mean <= high
+
+
+def write_dataset(tmp_path):
+    corpus = [
+        {"doc_id": "d1", "title": "היטל השבחה", "text": "ערר 8046/24 עוסק בהיטל השבחה על תכנית רחביה."},
+        {"doc_id": "d2", "title": "הקלה", "text": "הקלה בקו בניין צדדי מחייבת פרסום לשכנים."},
+        {"doc_id": "d3", "title": "שימוש חורג", "text": "שימוש חורג לגן ילדים בדירת מגורים לתקופה קצובה."},
+        {"doc_id": "d4", "title": "פיצויים", "text": "תביעת פיצויים לפי סעיף 197 בשל פגיעה מתכנית."},
+        {"doc_id": "d5", "title": "ערר 5130/23", "text": "ערר 5130/23 נדחה משום שהוגש באיחור של חודשיים."},
+    ]  # fmt: skip
+    # Long decisions on one topic that differ in one invented plan name: a query naming the plan
+    # is a lexical lookup; the embeddings of the long texts hardly see the name.
+    body = ("הוועדה דנה בערר על שומת היטל השבחה שנערכה בעקבות אישור תכנית מפורטת שהגדילה את זכויות"
+            " הבנייה במגרש. השמאי המכריע קבע את שווי המקרקעין במצב הקודם ובמצב החדש, והעוררים טענו"
+            " כי לא הובאו בחשבון זכויות שמומשו קודם לכן ועסקאות השוואה רלוונטיות. ")  # fmt: skip
+    names = ["זרזירית", "קורנמון", "שלדגית", "פטלונה", "חוחובה", "דרדרית"]
+    for i, name in enumerate(names):
+        corpus.append(
+            {"doc_id": f"p{i}", "title": "החלטה", "text": body + f"שם התכנית: {name} {i}."}
+        )
+    queries = [{"query_id": "q1", "text": "8046/24"}, {"query_id": "q2", "text": "5130/23"},
+               {"query_id": "q3", "text": "פרסום הקלה לשכנים"}]  # fmt: skip
+    queries += [{"query_id": f"n{i}", "text": f"תכנית {name}"} for i, name in enumerate(names)]
+    qrels = "query_id\tdoc_id\trelevance\nq1\td1\t1\nq2\td5\t1\nq3\td2\t2\n"
+    qrels += "".join(f"n{i}\tp{i}\t1\n" for i in range(len(names)))
+    (tmp_path / "corpus.jsonl").write_text(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in corpus), encoding="utf-8"
+    )
+    (tmp_path / "queries.jsonl").write_text(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in queries), encoding="utf-8"
+    )
+    (tmp_path / "qrels.tsv").write_text(qrels, encoding="utf-8")
+    return load_dataset(
+        tmp_path / "corpus.jsonl", tmp_path / "queries.jsonl", tmp_path / "qrels.tsv", name="tiny"
+    )
+
+
+@pytest.mark.db
+def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path):
+    dataset = write_dataset(tmp_path)
+    assert dataset.fields == ("title", "text")
+    report = evaluate(settings, dataset, peers=True)
+    assert report["dataset"] == "tiny" and report["n_queries"] == 9 and report["n_docs"] == 11
+    assert set(report["modes"]) == {"hybrid", "semantic", "lexical"}
+    assert report["modes"]["lexical"]["ndcg@10"] == 1.0  # exact case numbers and words
+    assert set(report["peers"]) == {"bm25s", "dense_exact", "bm25s+dense_rrf"}
+    assert report["hybrid_minus_best_single"]["best_single"] in ("semantic", "lexical")
+    assert report["latency_ms"]["hybrid"]["p50"] > 0
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps(report), encoding="utf-8")
+    assert check(report, baseline)[0]
+    # Without its lexical leg, hybrid is the semantic leg alone.
+    dropped = evaluate(settings.model_copy(update={"bm25_hybrid_enabled": False}), dataset)
+    assert dropped["modes"]["hybrid"] == dropped["modes"]["semantic"]
+    # The gate's tolerance: 0.01 below the baseline passes, more fails.
+    for delta, passes in ((0.005, True), (0.02, False)):
+        raised = json.loads(json.dumps(report))
+        raised["modes"]["hybrid"]["ndcg@10"] = dropped["modes"]["hybrid"]["ndcg@10"] + delta
+        baseline.write_text(json.dumps(raised), encoding="utf-8")
+        passed, verdict = check(dropped, baseline)
+        assert passed is passes and verdict.startswith("ok" if passes else "REGRESSION tiny")
+
+
+@pytest.mark.db
+@pytest.mark.slow
+def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(settings):
+    """The frozen pbl-questions slice of the CI gate: dropping the lexical leg must fail it."""
+    from conftest import shared
+    from legal_ai.evaluation.harness import sample_corpus
+
+    root = shared()
+    dataset = sample_corpus(load_dataset(root / "pbl-silver" / "corpus.jsonl",
+                                         root / "pbl-questions" / "queries.jsonl",
+                                         root / "pbl-questions" / "qrels.tsv", fields=("text",),
+                                         name="pbl-questions"), 60)  # fmt: skip
+    baseline = Path(__file__).resolve().parents[1] / "eval" / "baselines" / "pbl-questions.json"
+    report = evaluate(settings, dataset)
+    assert check(report, baseline)[0], "the committed baseline must pass as it is"
+    regressed = evaluate(settings.model_copy(update={"bm25_hybrid_enabled": False}), dataset)
+    passed, verdict = check(regressed, baseline)
+    assert not passed, verdict
