@@ -27,7 +27,7 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
 
 
 def _matches(query_tokens: list[str], phrase: list[str]) -> bool:
-    forms = [{t, *prefix_variants(t)} for t in query_tokens]
+    forms = [{t, *prefix_variants(t, min_stem=2)} for t in query_tokens]
     for start in range(len(forms) - len(phrase) + 1):
         if all(phrase[i] in forms[start + i] for i in range(len(phrase))):
             return True
