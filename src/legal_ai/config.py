@@ -45,6 +45,20 @@ class Settings(BaseSettings):
     voyage_base_url: str | None = Field(
         default=None, description="Override of the Voyage API address (a proxy or a test server)."
     )
+    multimodal_enabled: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("MULTIMODAL_ENABLED", "LEGAL_AI_MULTIMODAL_ENABLED"),
+        description="The image leg: embed PDF page images (Voyage multimodal) and search them.",
+    )
+    voyage_multimodal_model: str = Field(
+        default="voyage-multimodal-3", description="Voyage multimodal model (1024-d)."
+    )
+    image_weight: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="RRF weight of the image leg (the only weighted channel).",
+    )
     chunk_tokens: int = Field(
         default=300, ge=64, le=480, description="Target chunk size in embedder tokens."
     )

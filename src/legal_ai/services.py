@@ -51,6 +51,15 @@ class App:
                 set_active_embedder(conn, inner.id, inner.dim)
         return self._embedder
 
+    @property
+    def images(self):
+        """The multimodal embedder of the image leg (None unless MULTIMODAL_ENABLED)."""
+        if not hasattr(self, "_images"):
+            from .providers.multimodal import make_multimodal
+
+            self._images = make_multimodal(self.settings)
+        return self._images
+
     def close(self) -> None:
         if self._owns_store:
             self.store.close()
@@ -75,7 +84,7 @@ class App:
         target = get_corpus(corpus)
         if corpus == "case_precedents":
             raise InvalidInput("attach citations with `legal-ai case attach-precedent`")
-        ingestor = Ingestor(self.store, self.embedder, self.settings)
+        ingestor = Ingestor(self.store, self.embedder, self.settings, images=self.images)
         return ingestor.ingest_paths(
             paths, target, meta, doc_id=doc_id, text_fields=text_fields, progress=progress
         )
@@ -94,7 +103,7 @@ class App:
         """Search one corpus (used by the tools; `options`: vector, group_by, cap)."""
         return search(
             self.store, self.embedder, self.settings, corpus, query,
-            filters=filters, limit=limit, mode=mode, **options,
+            filters=filters, limit=limit, mode=mode, image_embedder=self.images, **options,
         )  # fmt: skip
 
     def tool(self, name: str, **arguments: Any) -> dict:
@@ -219,13 +228,25 @@ class App:
                         embedder=embedder.id, window=window,
                     )  # fmt: skip
                     for leg, ids in (("semantic", semantic), ("lexical", lexical)):
-                        leaks = foreign_units(conn, corpus, source, ids)
-                        report["legs"][f"{corpus.key}/{source.kind}/{leg}"] = {
-                            "checked": len(ids), "leaks": leaks,
-                        }  # fmt: skip
-                        report["checked"] += len(ids)
-                        report["leaks"] += leaks
+                        self._audit_leg(report, conn, corpus, source, leg, ids, foreign_units)
+                if self.images is not None and corpus.image_source is not None:
+                    images = legs.semantic(
+                        conn, corpus, corpus.image_source, legs.Filters(),
+                        self.images.embed_query(probe), embedder=self.images.id,
+                        dim=self.images.dim, window=window,
+                        max_scan_tuples=self.settings.hnsw_max_scan_tuples,
+                    )  # fmt: skip
+                    self._audit_leg(
+                        report, conn, corpus, corpus.image_source, "image", images, foreign_units
+                    )
         return report
+
+    @staticmethod
+    def _audit_leg(report, conn, corpus, source, leg, ids, foreign_units) -> None:
+        leaks = foreign_units(conn, corpus, source, ids)
+        report["legs"][f"{corpus.key}/{source.kind}/{leg}"] = {"checked": len(ids), "leaks": leaks}
+        report["checked"] += len(ids)
+        report["leaks"] += leaks
 
     def reindex(self, batch: int = 64) -> dict:
         """Re-embed chunks whose text or embedder changed and re-analyze outdated chunks."""

@@ -67,9 +67,12 @@ def _comparable(value: Any) -> Any:
 
 
 class Ingestor:
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, embedder: Embedder, settings: Settings, images: Any = None
+    ) -> None:
         self.store = store
         self.embedder = embedder
+        self.images = images  # the multimodal embedder (MULTIMODAL_ENABLED) or None
         self.settings = settings
         self.analyzer = get_analyzer(settings.analyzer)
 
@@ -162,6 +165,7 @@ class Ingestor:
         if existing and existing["content_hash"] == values["content_hash"]:
             return self._write_fields(item, corpus, values)
         chunks = self._chunks(item)
+        pages = self._page_images(item)
         with self.store.transaction() as conn:
             sql_items.lock_item(conn, corpus, item.doc_id)
             existing = sql_items.find_item(conn, corpus, item.doc_id)
@@ -170,6 +174,8 @@ class Ingestor:
             self._prepare(conn, item, corpus, values)
             item_id = sql_items.upsert_item(conn, corpus, values)
             sql_items.replace_chunks(conn, corpus, item_id, chunks)
+            if self.images is not None:
+                sql_items.replace_page_images(conn, corpus, item_id, pages, self.images.id)
             return "ingested", sql_items.item_status(conn, corpus, item_id)
 
     def _write_fields(self, item: IngestItem, corpus: Corpus, values: dict) -> tuple[str, dict]:
@@ -204,6 +210,24 @@ class Ingestor:
         if corpus.key == "internal" and not values.get("chair_name"):
             case = sql_items.get_case(conn, case_number) if case_number else None
             values["chair_name"] = (case or {}).get("chair_name") or self.settings.committee_chair
+
+    def _page_images(self, item: IngestItem) -> list[tuple[int, str, Any]]:
+        """Rendered and embedded pages of a PDF for the image leg (cached by image hash)."""
+        if self.images is None or item.source_format != "pdf" or item.issue:
+            return []
+        from ..providers.multimodal import render_pages
+
+        rendered = render_pages(Path(item.source_path))
+        cache = getattr(self.embedder, "cache", None)
+        found = cache.get_many(self.images.id, [sha for _, _, sha in rendered]) if cache else {}
+        todo = [(png, sha) for _, png, sha in rendered if sha not in found]
+        if todo:
+            vectors = self.images.embed_images([png for png, _ in todo])
+            fresh = {sha: vector for (_, sha), vector in zip(todo, vectors, strict=True)}
+            if cache:
+                cache.put_many(self.images.id, fresh)
+            found.update(fresh)
+        return [(page, sha, found[sha]) for page, _, sha in rendered]
 
     def _chunks(self, item: IngestItem) -> list[sql_items.ChunkRow]:
         if item.issue or not item.text.strip():

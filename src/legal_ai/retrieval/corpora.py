@@ -20,7 +20,7 @@ class Source:
     """One searchable table of a corpus: its chunks, its principles, or the chair's attached
     precedents. `condition` is constant SQL on the unit alias `u` (never a caller's value)."""
 
-    kind: str  # chunk | principle | precedent
+    kind: str  # chunk | principle | precedent | page (a page image)
     table: str  # the partition holding only this corpus's units
     root: str  # the partitioned parent (audits check units against it)
     parent_column: str | None  # unit column referencing the item; None: the unit is the item
@@ -42,6 +42,14 @@ class Corpus:
     columns: tuple[str, ...]  # item columns a caller may set (others go to metadata)
     citable: bool = True
     principle_table: str | None = None  # the principles partition of a case-law corpus
+    image_table: str | None = None  # the page-images partition (the optional image leg)
+
+    @property
+    def image_source(self) -> Source | None:
+        if self.image_table is None:
+            return None
+        root = "document_page_images" if self.item_table == "documents" else "case_law_page_images"
+        return Source("page", self.image_table, root, self.parent_column, "page")
 
     @property
     def sources(self) -> tuple[Source, ...]:
@@ -92,23 +100,27 @@ CORPORA: dict[str, Corpus] = {
             "case", "a case's documents (pleadings, protocols, exhibits)",
             "documents", "document_chunks_case", "document_chunks", "document_id",
             "corpus", "case", ("document",), _DOC_COLUMNS,
+            image_table="document_page_images_case",
         ),
         Corpus(
             "style", "the chair's signed final decisions (style corpus)",
             "documents", "document_chunks_style", "document_chunks", "document_id",
             "corpus", "style", ("document",), _DOC_COLUMNS,
+            image_table="document_page_images_style",
         ),
         Corpus(
             "external", "authoritative external sources: court rulings and legislation",
             "case_law", "case_law_chunks_external", "case_law_chunks", "case_law_id",
             "source_kind", "external_upload", ("ruling", "legislation", "reference"),
             _CASE_LAW_COLUMNS, principle_table="case_law_principles_external",
+            image_table="case_law_page_images_external",
         ),
         Corpus(
             "internal", "the committee's own decisions",
             "case_law", "case_law_chunks_internal", "case_law_chunks", "case_law_id",
             "source_kind", "internal_committee", ("decision",), _CASE_LAW_COLUMNS,
             principle_table="case_law_principles_internal",
+            image_table="case_law_page_images_internal",
         ),
         Corpus(
             "digests", "secondary summaries pointing at rulings (never cited)",

@@ -227,6 +227,14 @@ _UNIT_FIELDS = {
     "principle": "u.id AS unit_id, u.case_law_id AS item_id, u.page, u.char_start, u.char_end,"
     " u.rule_text AS snippet, u.supporting_quote, NULL::text AS section",
 }
+_UNIT_FIELDS["page"] = (
+    "u.id AS unit_id, u.{parent} AS item_id, u.page, i.page_starts[u.page] AS char_start,"
+    " coalesce(i.page_starts[u.page + 1] - 2, length(i.content)) AS char_end,"
+    " substr(i.content, i.page_starts[u.page] + 1,"
+    "   least(400, coalesce(i.page_starts[u.page + 1] - 2, length(i.content))"
+    "   - i.page_starts[u.page])) AS snippet,"
+    " NULL::text AS supporting_quote, NULL::text AS section"
+)
 _PRECEDENT_FIELDS = (
     "u.id AS unit_id, u.id AS item_id, NULL::integer AS page, NULL::integer AS char_start,"
     " NULL::integer AS char_end, u.search_text AS snippet, NULL::text AS supporting_quote,"

@@ -85,9 +85,11 @@ def search(
     vector: np.ndarray | None = None,
     group_by: Callable[[dict], Hashable] | None = None,
     cap: int | None = None,
+    image_embedder: Embedder | None = None,
 ) -> SearchResult:
     """Search one corpus. `vector` replaces the query's embedding (find_similar_cases);
-    `group_by`/`cap` change what the diversity cap counts (default: per ruling/document)."""
+    `group_by`/`cap` change what the diversity cap counts (default: per ruling/document);
+    `image_embedder` adds the weighted image leg when MULTIMODAL_ENABLED."""
     corpus = get_corpus(corpus_key, searchable=True)
     if mode not in MODES:
         raise InvalidInput(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
@@ -101,6 +103,8 @@ def search(
     window = max(settings.leg_window, limit * cap)
     rankings: dict[str, list[tuple[str, int]]] = {}
     rows: dict[tuple[str, int], dict] = {}
+    image_source = corpus.image_source if settings.multimodal_enabled and image_embedder else None
+    use_image = image_source is not None and mode in ("hybrid", "semantic")
     with store.pool.connection() as conn:
         qvec = (
             (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
@@ -122,8 +126,15 @@ def search(
                     budget=settings.lexical_candidate_budget,
                 )  # fmt: skip
                 rankings[_leg_name(source.kind, "lexical")] = [(source.kind, i) for i in ids]
-        fused = rrf(rankings, k=settings.rrf_k)
-        for source in corpus.sources:
+        if use_image:
+            ids = legs.semantic(
+                conn, corpus, image_source, filters, image_embedder.embed_query(text),
+                embedder=image_embedder.id, dim=image_embedder.dim, window=window,
+                max_scan_tuples=settings.hnsw_max_scan_tuples,
+            )  # fmt: skip
+            rankings["image"] = [("page", i) for i in ids]
+        fused = rrf(rankings, k=settings.rrf_k, weights={"image": settings.image_weight})
+        for source in (*corpus.sources, *([image_source] if use_image else [])):
             wanted = [f.key[1] for f in fused if f.key[0] == source.kind]
             for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
                 rows[(source.kind, unit_id)] = {**row, "kind": source.kind}

@@ -253,3 +253,35 @@ def insert_principle(
          unit.char_end, review_status, unit.text_hash, unit.analyzed, unit.analyzer,
          unit.embedding, unit.embedder, unit.text_hash),
     ).fetchone()["id"]  # fmt: skip
+
+
+def replace_page_images(
+    conn: psycopg.Connection, corpus: Corpus, item_id: int,
+    pages: Sequence[tuple[int, str, np.ndarray]], embedder: str,
+) -> None:  # fmt: skip
+    """Replace an item's page images: (page number, image sha256, embedding)."""
+    source = corpus.image_source
+    if source is None:
+        return
+    conn.execute(
+        sql.SQL("DELETE FROM {t} WHERE {fk} = %s").format(
+            t=sql.Identifier(source.table), fk=sql.Identifier(corpus.parent_column)
+        ),
+        (item_id,),
+    )
+    if not pages:
+        return
+    query = sql.SQL(
+        "INSERT INTO {t} ({fk}, {scope}, page, text_hash, embedding, embedder, embedded_hash)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+    ).format(
+        t=sql.Identifier(source.root),
+        fk=sql.Identifier(corpus.parent_column),
+        scope=sql.Identifier(corpus.scope_column),
+    )
+    with conn.cursor() as cur:
+        cur.executemany(
+            query,
+            [(item_id, corpus.scope_value, page, sha, vector, embedder, sha)
+             for page, sha, vector in pages],
+        )  # fmt: skip

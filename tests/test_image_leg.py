@@ -1,0 +1,114 @@
+"""The optional image leg (MULTIMODAL_ENABLED), against a real local HTTP server that answers
+like Voyage's multimodal endpoint: page images are ingested, searched as a weighted RRF channel,
+kept inside their corpus, and off by default."""
+
+import hashlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import numpy as np
+import pytest
+
+from conftest import shared
+from legal_ai.errors import ProviderError
+from legal_ai.providers.multimodal import make_multimodal
+from legal_ai.services import App
+
+pytestmark = pytest.mark.db
+
+
+class ScriptedMultimodal(BaseHTTPRequestHandler):
+    """Image number i (in order of first arrival) embeds as basis vector i; a query text that
+    names a number n ('page 3') embeds as basis vector n - 1."""
+
+    images: dict[str, int] = {}
+    requests: list = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append(body)
+        data = []
+        for index, item in enumerate(body["inputs"]):
+            part = item["content"][0]
+            vector = np.zeros(1024)
+            if part["type"] == "text":
+                digits = "".join(ch for ch in part["text"] if ch.isdigit())
+                vector[int(digits or 1) - 1] = 1.0
+            else:
+                key = hashlib.sha256(part["image_base64"].encode()).hexdigest()
+                slot = type(self).images.setdefault(key, len(type(self).images))
+                vector[slot] = 1.0
+            data.append({"object": "embedding", "index": index, "embedding": vector.tolist()})
+        raw = json.dumps({"object": "list", "data": data, "model": body["model"],
+                          "usage": {"text_tokens": 1, "image_pixels": 1, "video_pixels": 0, "total_tokens": 1}}).encode()  # fmt: skip
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def multimodal_url():
+    ScriptedMultimodal.images = {}
+    ScriptedMultimodal.requests = []
+    server = HTTPServer(("127.0.0.1", 0), ScriptedMultimodal)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_off_by_default_and_needs_a_key(settings):
+    assert make_multimodal(settings) is None
+    with pytest.raises(ProviderError, match="MULTIMODAL_ENABLED=true needs VOYAGE_API_KEY"):
+        make_multimodal(settings.model_copy(update={"multimodal_enabled": True}))
+
+
+def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimodal_url):
+    pdf = shared("synthetic-decisions", "documents", "arar-merkaz-1042-23.final.pdf")
+    enabled = settings.model_copy(update={
+        "multimodal_enabled": True, "voyage_api_key": "k", "voyage_base_url": multimodal_url,
+    })  # fmt: skip
+    legal = App(enabled, store=app.store, embedder=app.embedder.inner)
+    report = legal.ingest(
+        [pdf], "style", meta={"case_number": "ערר (מרכז) 1042/23", "practice_area": "planning"}
+    )
+    assert report.ingested == 1
+    sent = ScriptedMultimodal.requests
+    assert sum(len(r["inputs"]) for r in sent) == 7 and sent[0]["input_type"] == "document"
+    assert sent[0]["inputs"][0]["content"][0]["type"] == "image_base64"
+    with app.store.pool.connection() as conn:
+        pages = [
+            r["page"] for r in conn.execute("SELECT page FROM document_page_images ORDER BY page")
+        ]
+        content = conn.execute("SELECT content FROM documents").fetchone()["content"]
+    assert pages == list(range(1, 8))
+    # 'page 3' lands on image 3 in the scripted space: the image leg ranks page 3 first.
+    # (a high cap: with the default of 3 per document, its chunks would fill the share)
+    hits = legal.search("style", "page 3", limit=40, mode="semantic", cap=40).hits
+    page_hits = [h for h in hits if h["kind"] == "page"]
+    assert page_hits, [(h["kind"], h["explain"]) for h in hits]
+    assert page_hits[0]["page"] == 3 and page_hits[0]["explain"]["image"]["rank"] == 1
+    assert page_hits[0]["score"] == pytest.approx(0.5 / (60 + 1), abs=1e-6)  # weight 0.5
+    located = content[page_hits[0]["char_start"] : page_hits[0]["char_end"]]
+    assert located.startswith(page_hits[0]["snippet"])
+    lexical = legal.search("style", "page 3", mode="lexical", cap=10).hits
+    assert not [h for h in lexical if h["kind"] == "page"]
+    # the same PDF in the internal corpus: its images come from the cache, not the model
+    before = len(ScriptedMultimodal.requests)
+    legal.ingest([pdf], "internal", meta={"case_number": "ערר (מרכז) 1042/23", "decided_on": "2023-11-14",
+                                          "practice_area": "planning", "title": "1042/23"})  # fmt: skip
+    assert len(ScriptedMultimodal.requests) == before
+    # each corpus sees only its own page images; the audit checks the image leg too
+    for corpus, id_key in (("style", "document_id"), ("internal", "case_law_id")):
+        found = legal.search(corpus, "page 3", limit=40, mode="semantic", cap=40).hits
+        pages_found = [h for h in found if h["kind"] == "page"]
+        assert pages_found and all(h["corpus"] == corpus and h[id_key] for h in pages_found)
+    audit = legal.isolation_audit()
+    assert audit["leaks"] == 0 and audit["legs"]["style/page/image"]["checked"] == 7
+    assert audit["legs"]["internal/page/image"]["checked"] == 7
