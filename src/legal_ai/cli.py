@@ -319,7 +319,13 @@ def evaluate(
         dataset = sample_q(dataset, sample_queries)
     if sample_docs is not None:  # judged documents of the kept queries, plus this many others
         dataset = sample_corpus(dataset, sample_docs)
-    report = run_eval(_settings(), dataset, peers=peers, progress=lambda m: typer.echo(m, err=True))
+    chosen = tuple(m.strip() for m in modes.split(",") if m.strip())
+    unknown = set(chosen) - {"hybrid", "semantic", "lexical"}
+    if unknown or not chosen:
+        raise InvalidInput(f"--modes takes hybrid, semantic and lexical, not {sorted(unknown)}")
+    report = run_eval(
+        _settings(), dataset, peers=peers, modes=chosen, progress=lambda m: typer.echo(m, err=True)
+    )
     if not per_query:
         report.pop("per_query_ndcg@10", None)
     verdict = None
