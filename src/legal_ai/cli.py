@@ -304,6 +304,9 @@ def evaluate(
     per_query: Annotated[
         bool, typer.Option("--per-query", help="Include per-query nDCG@10.")
     ] = False,
+    modes: Annotated[
+        str, typer.Option(help="Modes to run, comma-separated.")
+    ] = "hybrid,semantic,lexical",
     as_json: JsonFlag = False,
 ) -> None:
     """Evaluate retrieval on a labeled dataset in an isolated database (INV-RET4)."""
