@@ -112,15 +112,15 @@ def evaluate(
             "fields": list(dataset.fields),
             "modes": {mode: metrics.aggregate(values) for mode, values in per_query.items()},
         }
-        best = max(("semantic", "lexical"), key=lambda m: result["modes"][m]["ndcg@10"])
-        mean, low, high = metrics.paired_bootstrap(
-            per_query["hybrid"]["ndcg@10"], per_query[best]["ndcg@10"]
-        )
-        result["hybrid_minus_best_single"] = {
-            "best_single": best,
-            "ndcg@10": mean,
-            "ci95": [low, high],
-        }
+        singles = [m for m in ("semantic", "lexical") if m in per_query]
+        if "hybrid" in per_query and singles:
+            best = max(singles, key=lambda m: result["modes"][m]["ndcg@10"])
+            mean, low, high = metrics.paired_bootstrap(
+                per_query["hybrid"]["ndcg@10"], per_query[best]["ndcg@10"]
+            )
+            result["hybrid_minus_best_single"] = {
+                "best_single": best, "ndcg@10": mean, "ci95": [low, high],
+            }  # fmt: skip
         result["latency_ms"] = latency
         result["ingest"] = {
             "ingested": report.ingested, "unsearchable": len(report.unsearchable),
