@@ -35,13 +35,16 @@ def test_prefix_variants_keep_three_letters():
 
 
 def test_analyze_adds_stripped_forms_and_section_numbers():
-    assert analyze("ובהיתר לפי סעיף 152(א)").split() == [
+    from legal_ai.text.hebrew import get_analyzer
+
+    assert get_analyzer("he-prefix-v1").analyze("ובהיתר לפי סעיף 152(א)").split() == [
         "ובהיתר", "בהיתר", "היתר", "יתר", "לפי", "סעיף", "152א", "152",
     ]  # fmt: skip
 
 
 def test_query_terms_are_distinct_and_empty_for_punctuation():
     assert query_terms("סעיף סעיף") == ["סעיף"]
+    assert analyze("ובבנייה") == "ובבניה בבניה בניה"  # the default folds יי, keeps 4 letters
     assert query_terms("!!! ...") == []
     assert query_terms("ְֱֲ") == []  # only niqqud
 

@@ -86,7 +86,7 @@ class Settings(BaseSettings):
         description="When false, hybrid search falls back to the semantic leg alone.",
     )
     analyzer: str = Field(
-        default="he-prefix-v1",
+        default="he-fold-prefix4-v1",
         description="Hebrew analyzer for the lexical index and queries (see docs/evaluation.md); "
         "changing it needs `legal-ai reindex` (no re-embedding).",
     )

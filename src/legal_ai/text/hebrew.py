@@ -129,7 +129,7 @@ ANALYZERS = {
         Analyzer("he-fold-prefix4-v1", strip_prefixes=True, min_stem=4, fold_spelling=True),
     )
 }
-DEFAULT_ANALYZER = "he-prefix-v1"
+DEFAULT_ANALYZER = "he-fold-prefix4-v1"
 ANALYZER_ID = DEFAULT_ANALYZER
 
 
