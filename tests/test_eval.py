@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from legal_ai.config import Settings
 from legal_ai.evaluation import metrics
 from legal_ai.evaluation.baseline import check
 from legal_ai.evaluation.datasets import load_dataset
@@ -99,10 +100,13 @@ def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path
 
 @pytest.mark.db
 @pytest.mark.slow
-def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(settings):
-    """The frozen pbl-questions slice of the CI gate: dropping the lexical leg must fail it."""
-    from conftest import shared
-    from legal_ai.evaluation.harness import sample_corpus
+def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(server_url):
+    """The frozen pbl-questions slice of the CI gate: dropping the lexical leg must fail it.
+    It runs on the test server's main database, as scripts/eval-gate does, so the gate that
+    .ci/run starts next finds these embeddings in the cache."""
+    from conftest import TEST_HOME, shared
+
+    settings = Settings(home=TEST_HOME)    from legal_ai.evaluation.harness import sample_corpus
 
     root = shared()
     dataset = sample_corpus(load_dataset(root / "pbl-silver" / "corpus.jsonl",

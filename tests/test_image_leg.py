@@ -94,7 +94,7 @@ def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimoda
     page_hits = [h for h in hits if h["kind"] == "page"]
     assert page_hits, [(h["kind"], h["explain"]) for h in hits]
     assert page_hits[0]["page"] == 3 and page_hits[0]["explain"]["image"]["rank"] == 1
-    assert page_hits[0]["score"] == pytest.approx(0.5 / (60 + 1), abs=1e-6)  # weight 0.5
+    assert page_hits[0]["score"] == pytest.approx(0.5 / (enabled.rrf_k + 1), abs=1e-5)  # weight 0.5
     located = content[page_hits[0]["char_start"] : page_hits[0]["char_end"]]
     assert located.startswith(page_hits[0]["snippet"])
     lexical = legal.search("style", "page 3", mode="lexical", cap=10).hits
