@@ -105,8 +105,9 @@ def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(server_url):
     It runs on the test server's main database, as scripts/eval-gate does, so the gate that
     .ci/run starts next finds these embeddings in the cache."""
     from conftest import TEST_HOME, shared
+    from legal_ai.evaluation.harness import sample_corpus
 
-    settings = Settings(home=TEST_HOME)    from legal_ai.evaluation.harness import sample_corpus
+    settings = Settings(home=TEST_HOME)
 
     root = shared()
     dataset = sample_corpus(load_dataset(root / "pbl-silver" / "corpus.jsonl",
