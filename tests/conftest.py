@@ -4,7 +4,12 @@ The embedder is the real local model (retrieval quality is what we sell)."""
 
 from __future__ import annotations
 
+import json
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -83,6 +88,36 @@ def cli_env(settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
     env.update(LEGAL_AI_HOME=str(TEST_HOME), LEGAL_AI_DATABASE_URL=settings.database_url)
     return env
+
+
+class ScriptedHandler(BaseHTTPRequestHandler):
+    """Base of the scripted local HTTP servers that stand in for external APIs in adapter tests."""
+
+    def read_json(self) -> dict:
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def send_json(self, payload: dict, status: int = 200) -> None:
+        raw = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextmanager
+def local_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve `handler` on 127.0.0.1 (a free port) in a thread; yield its /v1 base URL."""
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:

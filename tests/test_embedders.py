@@ -1,65 +1,43 @@
 """Embedders: the Voyage adapter against a real local HTTP server with scripted answers, and the
 persistent cache (nothing is embedded twice)."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
 import numpy as np
 import pytest
 
+from conftest import ScriptedHandler, local_server
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError
 from legal_ai.providers.embedders import CachedEmbedder, make_embedder
 from legal_ai.store.cache import EmbeddingCache
 
 
-class ScriptedVoyage(BaseHTTPRequestHandler):
+class ScriptedVoyage(ScriptedHandler):
     requests: list = []
     fail = False
 
     def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
         type(self).requests.append(
             {"path": self.path, "body": body, "auth": self.headers["Authorization"]}
         )
         if type(self).fail:
-            self.send_response(401)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(b'{"detail": "invalid key"}')
+            self.send_json({"detail": "invalid key"}, status=401)
             return
         data = [
             {"object": "embedding", "index": i, "embedding": [float(len(t))] + [1.0] * 1023}
             for i, t in enumerate(body["input"])
         ]
-        payload = {
-            "object": "list",
-            "data": data,
-            "model": body["model"],
-            "usage": {"total_tokens": 3},
-        }
-        raw = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args):
-        pass
+        self.send_json(
+            {"object": "list", "data": data, "model": body["model"], "usage": {"total_tokens": 3}}
+        )
 
 
 @pytest.fixture
 def voyage_server():
     ScriptedVoyage.requests = []
     ScriptedVoyage.fail = False
-    server = HTTPServer(("127.0.0.1", 0), ScriptedVoyage)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/v1"
-    server.shutdown()
-    server.server_close()
+    with local_server(ScriptedVoyage) as url:
+        yield url
 
 
 def test_voyage_adapter_sends_input_types_and_normalizes(voyage_server):

@@ -3,14 +3,11 @@ like Voyage's multimodal endpoint: page images are ingested, searched as a weigh
 kept inside their corpus, and off by default."""
 
 import hashlib
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
 
-from conftest import shared
+from conftest import ScriptedHandler, local_server, shared
 from legal_ai.errors import ProviderError
 from legal_ai.providers.multimodal import make_multimodal
 from legal_ai.services import App
@@ -18,7 +15,7 @@ from legal_ai.services import App
 pytestmark = pytest.mark.db
 
 
-class ScriptedMultimodal(BaseHTTPRequestHandler):
+class ScriptedMultimodal(ScriptedHandler):
     """Image number i (in order of first arrival) embeds as basis vector i; a query text that
     names a number n ('page 3') embeds as basis vector n - 1."""
 
@@ -26,7 +23,7 @@ class ScriptedMultimodal(BaseHTTPRequestHandler):
     requests: list = []
 
     def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
         type(self).requests.append(body)
         data = []
         for index, item in enumerate(body["inputs"]):
@@ -40,27 +37,16 @@ class ScriptedMultimodal(BaseHTTPRequestHandler):
                 slot = type(self).images.setdefault(key, len(type(self).images))
                 vector[slot] = 1.0
             data.append({"object": "embedding", "index": index, "embedding": vector.tolist()})
-        raw = json.dumps({"object": "list", "data": data, "model": body["model"],
-                          "usage": {"text_tokens": 1, "image_pixels": 1, "video_pixels": 0, "total_tokens": 1}}).encode()  # fmt: skip
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args):
-        pass
+        usage = {"text_tokens": 1, "image_pixels": 1, "video_pixels": 0, "total_tokens": 1}
+        self.send_json({"object": "list", "data": data, "model": body["model"], "usage": usage})
 
 
 @pytest.fixture
 def multimodal_url():
     ScriptedMultimodal.images = {}
     ScriptedMultimodal.requests = []
-    server = HTTPServer(("127.0.0.1", 0), ScriptedMultimodal)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/v1"
-    server.shutdown()
-    server.server_close()
+    with local_server(ScriptedMultimodal) as url:
+        yield url
 
 
 def test_off_by_default_and_needs_a_key(settings):

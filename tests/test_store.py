@@ -30,7 +30,8 @@ def test_migrations_apply_in_order_and_are_idempotent(server_url):
             hnsw = conn.execute(
                 "SELECT count(*) FROM pg_indexes WHERE indexdef ILIKE '%%USING hnsw%%'"
             ).fetchone()[0]
-            assert hnsw == 16  # 8 searchable tables x (e5-local, voyage)
+            # 8 searchable tables x (e5-local, voyage) + 4 page-image partitions (voyage-multimodal)
+            assert hnsw == 20
     finally:
         drop_database(server_url, "legal_ai_migrate_test")
 

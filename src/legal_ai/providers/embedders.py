@@ -41,6 +41,20 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
 
+def voyage_batches(call, items: Sequence, batch: int, dim: int, what: str) -> np.ndarray:
+    """Send `items` to a Voyage SDK call in batches; L2-normalized float32 vectors back.
+    SDK errors (its own tree) become ProviderError."""
+    out = []
+    for first in range(0, len(items), batch):
+        try:
+            out.extend(call(list(items[first : first + batch])).embeddings)
+        except Exception as exc:  # the SDK raises its own error tree; keep ours
+            raise ProviderError(f"{what} failed: {exc}") from exc
+    vectors = np.asarray(out, dtype=np.float32).reshape(-1, dim)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
 class E5Local:
     id = "e5-local"
     dim = 384
@@ -78,17 +92,10 @@ class VoyageEmbedder:
         self._model = model
 
     def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
-        out = []
-        for first in range(0, len(texts), self._BATCH):
-            batch = list(texts[first : first + self._BATCH])
-            try:
-                result = self._client.embed(batch, model=self._model, input_type=input_type)
-            except Exception as exc:  # the SDK raises its own error tree; keep ours
-                raise ProviderError(f"Voyage embedding failed: {exc}") from exc
-            out.extend(result.embeddings)
-        vectors = np.asarray(out, dtype=np.float32).reshape(-1, self.dim)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1, norms)
+        def call(batch: list) -> object:
+            return self._client.embed(batch, model=self._model, input_type=input_type)
+
+        return voyage_batches(call, texts, self._BATCH, self.dim, "Voyage embedding")
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

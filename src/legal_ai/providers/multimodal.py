@@ -15,6 +15,7 @@ import numpy as np
 
 from ..config import Settings
 from ..errors import ProviderError, UnsupportedFile
+from .embedders import voyage_batches
 
 
 class VoyageMultimodal:
@@ -31,18 +32,10 @@ class VoyageMultimodal:
         self._model = model
 
     def _embed(self, inputs: list[list], input_type: str) -> np.ndarray:
-        out = []
-        for first in range(0, len(inputs), self._BATCH):
-            try:
-                result = self._client.multimodal_embed(
-                    inputs[first : first + self._BATCH], model=self._model, input_type=input_type
-                )
-            except Exception as exc:  # the SDK's own error tree
-                raise ProviderError(f"Voyage multimodal embedding failed: {exc}") from exc
-            out.extend(result.embeddings)
-        vectors = np.asarray(out, dtype=np.float32).reshape(-1, self.dim)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1, norms)
+        def call(batch: list) -> object:
+            return self._client.multimodal_embed(batch, model=self._model, input_type=input_type)
+
+        return voyage_batches(call, inputs, self._BATCH, self.dim, "Voyage multimodal embedding")
 
     def embed_images(self, pngs: list[bytes]) -> np.ndarray:
         from PIL import Image
