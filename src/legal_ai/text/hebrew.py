@@ -130,7 +130,6 @@ ANALYZERS = {
     )
 }
 DEFAULT_ANALYZER = "he-fold-prefix4-v1"
-ANALYZER_ID = DEFAULT_ANALYZER
 
 
 def get_analyzer(analyzer_id: str) -> Analyzer:
