@@ -69,8 +69,8 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     cache_store.close()
     echo(
         f"\nhealth: {health['unsearchable']} unsearchable (reported, never searched), "
-        f"{health['stale_embeddings']} stale embeddings, isolation leaks "
-        f"{health['isolation']['leaks']} of {health['isolation']['checked']} chunks checked"
+        f"{health['stale_embeddings']} stale embeddings, isolation: "
+        f"{health['isolation']['leaks']} leaks in {health['isolation']['checked']} checks"
     )
     echo(f"done in {time.perf_counter() - started:.1f}s. Stop the server with `legal-ai db stop`.")
     summary["health"] = {k: health[k] for k in ("unsearchable", "stale_embeddings", "isolation")}
