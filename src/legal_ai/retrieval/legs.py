@@ -148,16 +148,16 @@ def lexical_query(
     if not terms:
         return None
     key = source.root + (f"_{corpus.scope_value}" if corpus.scope_value else "")
-    size = conn.execute(
-        "SELECT units, tokens FROM lexicon_size WHERE source = %s", (key,)
-    ).fetchone()
+    # One round trip on the hot path: the table's size beside each present term's frequency.
     found = conn.execute(
-        "SELECT term, df FROM lexicon WHERE source = %s AND term = ANY(%s) AND df > 0"
-        " ORDER BY df, term",
-        (key, terms),
+        "SELECT l.term, l.df, s.units, s.tokens FROM lexicon_size s"
+        " JOIN lexicon l ON l.source = s.source AND l.term = ANY(%s) AND l.df > 0"
+        " WHERE s.source = %s AND s.units > 0 ORDER BY l.df, l.term",
+        (terms, key),
     ).fetchall()
-    if not size or not size["units"] or not found:
+    if not found:
         return None
+    size = found[0]
     units = size["units"]
     kept: list[str] = []
     idf: list[float] = []

@@ -92,16 +92,21 @@ def update_fields(conn: psycopg.Connection, corpus: Corpus, item_id: int, values
     conn.execute(query, {**values, "id": item_id})
 
 
+def _delete_units(conn: psycopg.Connection, table: str, fk: str, item_id: int) -> None:
+    """Delete one item's units (chunks, page images) from a corpus's own partition."""
+    conn.execute(
+        sql.SQL("DELETE FROM {t} WHERE {fk} = %s").format(
+            t=sql.Identifier(table), fk=sql.Identifier(fk)
+        ),
+        (item_id,),
+    )
+
+
 def replace_chunks(
     conn: psycopg.Connection, corpus: Corpus, item_id: int, chunks: Sequence[ChunkRow]
 ) -> None:
     """Delete the item's chunks and insert `chunks` (one transaction with the caller)."""
-    conn.execute(
-        sql.SQL("DELETE FROM {t} WHERE {fk} = %s").format(
-            t=sql.Identifier(corpus.chunk_table), fk=sql.Identifier(corpus.parent_column)
-        ),
-        (item_id,),
-    )
+    _delete_units(conn, corpus.chunk_table, corpus.parent_column, item_id)
     if not chunks:
         return
     scope = list(corpus.scope_values())  # the partition key column of the chunk table
@@ -263,12 +268,7 @@ def replace_page_images(
     source = corpus.image_source
     if source is None:
         return
-    conn.execute(
-        sql.SQL("DELETE FROM {t} WHERE {fk} = %s").format(
-            t=sql.Identifier(source.table), fk=sql.Identifier(corpus.parent_column)
-        ),
-        (item_id,),
-    )
+    _delete_units(conn, source.table, corpus.parent_column, item_id)
     if not pages:
         return
     query = sql.SQL(
