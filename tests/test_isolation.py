@@ -73,6 +73,10 @@ def test_planted_baits_never_cross_corpora(app, tmp_path):
     audit = app.health()["isolation"]
     assert audit["leaks"] == 0 and audit["checked"] > 0
     assert audit["legs"]["external/chunk/semantic"]["checked"] == 2
+    assert audit["legs"]["internal/chunk/reference"]["checked"] == 3  # by case number
+    # The baits' case number, asked for in the other corpus, is not found there.
+    bait = app.search("external", "ערר 34/24", limit=10, mode="lexical")
+    assert {h["doc_id"] for h in bait.hits} <= owned["external"]
 
 
 def test_random_searches_stay_in_their_corpus(app, tmp_path):

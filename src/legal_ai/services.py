@@ -227,7 +227,17 @@ class App:
                         conn, corpus, source, legs.Filters(), self.analyzer.query_terms(probe),
                         embedder=embedder.id, window=window,
                     )  # fmt: skip
-                    for leg, ids in (("semantic", semantic), ("lexical", lexical)):
+                    # Every item with a section or case number: the widest reference lookup.
+                    reference = legs.reference(
+                        conn, corpus, source, legs.Filters(),
+                        [legs.Reference("eid", "."), legs.Reference("case_number", ".")],
+                        embedder=embedder.id, window=window,
+                    )  # fmt: skip
+                    for leg, ids in (
+                        ("semantic", semantic),
+                        ("lexical", lexical),
+                        ("reference", reference),
+                    ):
                         self._audit_leg(report, conn, corpus, source, leg, ids, foreign_units)
                 if self.images is not None and corpus.image_source is not None:
                     images = legs.semantic(

@@ -49,10 +49,14 @@ def _items(dataset: Dataset) -> list[IngestItem]:
     items = []
     for doc_id, record in dataset.corpus.items():
         text = dataset.doc_text(doc_id)
+        fields, doc_type = {"title": str(record.get("title") or doc_id)}, "reference"
+        if record.get("eId") and record.get("law_title"):  # a statute section (Akoma Ntoso)
+            doc_type = "legislation"
+            fields.update(law_title=str(record["law_title"]), eid=str(record["eId"]),
+                          section_num=str(record.get("num") or record["eId"]).rstrip(". "))  # fmt: skip
         items.append(IngestItem(
             doc_id=doc_id, text=text, source_path=f"{dataset.name}#{doc_id}", source_format="jsonl",
-            doc_type="reference", fields={"title": str(record.get("title") or doc_id)},
-            issue=None if text.strip() else "empty text",
+            doc_type=doc_type, fields=fields, issue=None if text.strip() else "empty text",
         ))  # fmt: skip
     return items
 

@@ -5,6 +5,9 @@ corpus's scope predicate, and sees only searchable items and fresh units.
 - semantic: cosine distance over unit embeddings; HNSW with pgvector's iterative scan (bounded by
   `hnsw.max_scan_tuples`, set per transaction) so a filtered search still fills its window,
   re-sorted exactly afterwards.
+- reference: the sections and rulings a query names (`סעיף 152`, `סעיף 14 לתוספת השלישית`,
+  `עע"מ 1234/05`), matched exactly against the items' statute section (`eid`, `law_title`) or case
+  number; each matching item contributes its first chunk, in the order the query names them.
 - lexical: candidates through the GIN index on the tsvector of the analyzed text
   (`websearch_to_tsquery('simple', ...)`), ranked by BM25 over each unit's stored term
   frequencies, with idf and average length from the `lexicon` tables.
@@ -13,12 +16,14 @@ corpus's scope predicate, and sees only searchable items and fresh units.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import psycopg
 from psycopg import sql
 
+from ..text import citations
 from .corpora import Corpus, Source
 
 
@@ -207,6 +212,70 @@ def lexical(
         },
     ).fetchall()  # fmt: skip
     return [r["id"] for r in rows]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One exact lookup: a regular expression for an item column (passed as a parameter)."""
+
+    column: str  # eid | case_number
+    pattern: str
+    law_pattern: str = ""  # for eid: the law_title must match this too ("" = any law)
+
+
+_ORDINAL_STEMS = {"השנייה": "ה?שני[י]?ה"}
+_LAW_PATTERNS = {citations.PBL: "התכנון והבני", citations.DEVIATION_REGS: "סטי[י]?ה ניכרת"}
+
+
+def references(query: str) -> list[Reference]:
+    """The exact lookups a query asks for: statute sections (as Akoma Ntoso eIds, which is how
+    legislation is stored) and ruling case numbers."""
+    found: list[Reference] = []
+    for ref in citations.section_refs(query):
+        section = re.escape(ref.section or "")
+        if ref.schedule:
+            name = ref.schedule.split()[-1]
+            stem = _ORDINAL_STEMS.get(name, "ה?" + re.escape(name.removeprefix("ה")))
+            pattern = f"^appendix_{stem}(_[^_]+)*__point_{section}$"
+        else:
+            pattern = f"^point_{section}$"
+        found.append(Reference("eid", pattern, _LAW_PATTERNS.get(ref.law or "", "")))
+    for number in citations.case_numbers(query):
+        found.append(Reference("case_number", f"(^|[^0-9]){re.escape(number)}$"))
+    return list(dict.fromkeys(found))
+
+
+def reference(
+    conn: psycopg.Connection,
+    corpus: Corpus,
+    source: Source,
+    filters: Filters,
+    lookups: list[Reference],
+    *,
+    embedder: str,
+    window: int,
+) -> list[int]:
+    """The first fresh chunk of every item a lookup matches, in the order of the lookups."""
+    if not lookups or corpus.item_table != "case_law" or source.kind != "chunk":
+        return []
+    where, params = filter_sql(corpus, filters)
+    statement = sql.SQL(
+        "WITH p AS (SELECT * FROM unnest(%(columns)s::text[], %(patterns)s::text[],"
+        "   %(laws)s::text[]) WITH ORDINALITY AS t(col, pattern, law, n))"
+        " SELECT DISTINCT ON (i.id) u.id, p.n FROM {src} JOIN p ON CASE p.col"
+        "   WHEN 'eid' THEN i.eid ~ p.pattern AND coalesce(i.law_title, '') ~ p.law"
+        "   ELSE i.case_number ~ p.pattern END"
+        " WHERE {where} AND {unit}"
+        " ORDER BY i.id, p.n, u.ordinal"
+    ).format(src=_from(corpus, source), where=where, unit=_unit_predicates(source))
+    rows = conn.execute(
+        statement,
+        {
+            **params, "embedder": embedder, "columns": [r.column for r in lookups],
+            "patterns": [r.pattern for r in lookups], "laws": [r.law_pattern for r in lookups],
+        },
+    ).fetchall()  # fmt: skip
+    return [r["id"] for r in sorted(rows, key=lambda r: (r["n"], r["id"]))][:window]
 
 
 # What each kind of unit reports; `item_id` groups hits for the diversity cap.

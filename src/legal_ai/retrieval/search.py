@@ -110,6 +110,7 @@ def search(
             (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
         )
         terms: list[str] = []
+        lookups = legs.references(text) if use_lexical else []
         if use_lexical:
             lexical_text = expand_query(text) if settings.lexical_synonyms else text
             terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
@@ -126,6 +127,11 @@ def search(
                     budget=settings.lexical_candidate_budget,
                 )  # fmt: skip
                 rankings[_leg_name(source.kind, "lexical")] = [(source.kind, i) for i in ids]
+                ids = legs.reference(
+                    conn, corpus, source, filters, lookups, embedder=embedder.id, window=window
+                )
+                if ids:
+                    rankings[_leg_name(source.kind, "reference")] = [(source.kind, i) for i in ids]
         if use_image:
             ids = legs.semantic(
                 conn, corpus, image_source, filters, image_embedder.embed_query(text),

@@ -34,11 +34,17 @@ def clean_text(text: str) -> str:
     return _CONTROL_RE.sub("", text)
 
 
+def fold_quotes(text: str) -> str:
+    """One ASCII geresh and gershayim for every quote-mark variant; length-preserving, so
+    offsets into the folded text are offsets into the original."""
+    return text.translate(_GERESH).translate(_GERSHAYIM)
+
+
 def normalize(text: str) -> str:
     """Fold for matching: NFC, no niqqud, one ASCII geresh and gershayim, maqaf as hyphen."""
     text = unicodedata.normalize("NFC", clean_text(text))
     text = _NIQQUD_RE.sub("", text)
-    text = text.translate(_GERESH).translate(_GERSHAYIM).replace("\u05be", "-")
+    text = fold_quotes(text).replace("\u05be", "-")
     return text
 
 

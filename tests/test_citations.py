@@ -1,0 +1,84 @@
+"""Citation extraction and normalization (text/citations.py), and the reference leg that finds
+the sections and rulings a query names."""
+
+import json
+import re
+
+import pytest
+
+from conftest import FIXTURES, shared, write
+from legal_ai.retrieval import legs
+from legal_ai.text.citations import PBL, extract, section_refs
+
+
+def refs(text: str) -> list[str]:
+    return [c.ref for c in extract(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['בג"ץ 1234/05 פלוני נ\' שר הפנים', "בג״ץ 1234/05", 'בג"צ 1234-05', "בגץ 1234/05",
+     'ובבג"ץ 1234/05'],
+)  # fmt: skip
+def test_spelling_variants_of_one_ruling_share_a_ref(text):
+    assert refs(text) == ['בג"ץ 1234/05']
+
+
+def test_ruling_with_district_and_parties():
+    text = "ראו ערר (מרכז) 8123/21 א.ב. יזמות בע\"מ נ' הוועדה המקומית רעננה, שם נקבע."
+    (citation,) = extract(text)
+    assert citation.ref == "ערר (מרכז) 8123/21"
+    assert citation.text == "ערר (מרכז) 8123/21 א.ב. יזמות בע\"מ נ' הוועדה המקומית רעננה"
+    assert text[citation.start : citation.end] == citation.text
+
+
+def test_statute_references_name_their_law():
+    text = (
+        "לפי סעיף 152(א)(2) לחוק, ובהתאם לסעיף 14(ב)(4) לתוספת השלישית ולתקנה 2(6)(א) "
+        "לתקנות הסטייה הניכרת; סעיף 5 להסכם אינו חוק."
+    )
+    assert refs(text) == [
+        f"{PBL}, סעיף 152(א)(2)",
+        f"{PBL}, התוספת השלישית, סעיף 14(ב)(4)",
+        'תקנות התכנון והבנייה (סטייה ניכרת מתכנית), התשס"ב-2002, תקנה 2(6)(א)',
+    ]
+
+
+def test_a_query_may_name_a_bare_section():
+    assert [c.section for c in section_refs("מה קובע סעיף 197 על פיצויים")] == ["197"]
+    assert extract("מה קובע סעיף 197 על פיצויים") == []  # in a decision a law must be named
+
+
+def test_reference_lookups_match_akoma_ntoso_eids():
+    (lookup,) = legs.references("סעיף 19(ב)(10) לתוספת השלישית")
+    assert lookup.column == "eid"
+    for eid in ("appendix_שלישית__point_19", "appendix_השלישית_היטל__point_19"):
+        assert re.search(lookup.pattern, eid)
+    for eid in ("point_19", "appendix_שלישית__point_190", "appendix_רביעית__point_19"):
+        assert not re.search(lookup.pattern, eid)
+    (ruling,) = legs.references("מה נפסק בעעמ 1234-05?")
+    assert ruling.column == "case_number" and re.search(ruling.pattern, 'עע"מ 1234/05')
+
+
+def test_every_final_of_the_synthetic_decisions_yields_its_labeled_citations():
+    path = shared("synthetic-decisions", "decisions.jsonl")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        found = {c.ref for c in extract(record["final_text"])} - {record["case_number"]}
+        assert found == {c["ref"] for c in record["citations"]}, record["case_number"]
+
+
+@pytest.mark.db
+def test_the_reference_leg_finds_the_named_section_and_ruling(app, tmp_path):
+    assert app.ingest([FIXTURES / "mini-law.xml"], "external").ingested == 2
+    ruling = write(tmp_path / "r.txt", "פסק דין בעניין מועדים להגשת ערר לוועדה.")
+    meta = {"title": "פלוני", "court": "העליון", "decided_on": "2020-01-01",
+            "case_number": 'עע"מ 1234/05'}  # fmt: skip
+    assert app.ingest([ruling], "external", meta=meta, doc_id="r").ingested == 1
+    hits = app.search("external", "סעיף 2", limit=3).hits
+    assert hits[0]["doc_id"].endswith("#point_2")
+    assert "reference" in hits[0]["explain"]
+    lexical = app.search("external", "עעמ 1234-05 מועדים", limit=3, mode="lexical").hits
+    assert lexical[0]["doc_id"] == "r" and lexical[0]["explain"]["reference"] == {"rank": 1}
+    semantic = app.search("external", "סעיף 2", limit=3, mode="semantic").hits
+    assert all("reference" not in h["explain"] for h in semantic)
