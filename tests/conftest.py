@@ -26,7 +26,13 @@ TEST_HOME = ROOT / ".legal-ai-test"
 TEST_DB = "legal_ai_test"
 FIXTURES = Path(__file__).parent / "fixtures"
 
-ITEM_TABLES = "documents, case_law, digests, cases, case_precedents"
+ITEM_TABLES = "documents, case_law, digests, cases, case_precedents, learning_audit"
+# Methodology profiles go back to their seed (version 1) between tests.
+RESET_PROFILES = (
+    "UPDATE methodology_profiles p SET profile = v.profile, version = 1, updated_by = 'seed'"
+    " FROM methodology_profile_versions v WHERE v.appeal_type = p.appeal_type AND v.version = 1;"
+    " DELETE FROM methodology_profile_versions WHERE version > 1"
+)
 
 
 def shared(*parts: str) -> Path:
@@ -79,6 +85,7 @@ def app(session_app):
     """The session's App over an emptied database (the embedding cache is kept)."""
     with session_app.store.transaction() as conn:
         conn.execute(f"TRUNCATE {ITEM_TABLES} RESTART IDENTITY CASCADE")
+        conn.execute(RESET_PROFILES)
         set_active_embedder(conn, "e5-local", 384)
     return session_app
 

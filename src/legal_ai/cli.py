@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from .config import Settings
 from .display import format_hit
 from .errors import AppError, InvalidInput
 
@@ -24,21 +22,7 @@ case_app = typer.Typer(help="The chair's cases.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(case_app, name="case")
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-def _settings() -> Settings:
-    return Settings()
-
-
-def _app():
-    from .services import App
-
-    return App(_settings())
-
-
-def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+from .cli_common import JsonFlag, _app, _print_json, _settings  # noqa: E402
 
 
 def _parse_meta(pairs: list[str]) -> dict[str, str]:
@@ -370,6 +354,11 @@ def demo() -> None:
     from .demo import run_demo
 
     run_demo(_settings(), echo=typer.echo)
+
+
+from .cli_learning import register  # noqa: E402
+
+register(app)
 
 
 def main() -> None:

@@ -117,6 +117,11 @@ class Settings(BaseSettings):
         default='עו"ד רותם לוי',
         description="Default chair name for internal committee decisions without one.",
     )
+    api_token: str | None = Field(
+        default=None,
+        description="Token the HTTP API (`legal-ai serve`) requires on every /api request "
+        "(header `Authorization: Bearer <token>`); the server refuses to start without one.",
+    )
 
     @field_validator("analyzer")
     @classmethod

@@ -71,6 +71,9 @@ class App:
         self.close()
 
     # -- ingestion ------------------------------------------------------------------------------
+    def ingestor(self) -> Ingestor:
+        return Ingestor(self.store, self.embedder, self.settings, images=self.images)
+
     def ingest(
         self,
         paths: list[Path],
@@ -84,8 +87,7 @@ class App:
         target = get_corpus(corpus)
         if corpus == "case_precedents":
             raise InvalidInput("attach citations with `legal-ai case attach-precedent`")
-        ingestor = Ingestor(self.store, self.embedder, self.settings, images=self.images)
-        return ingestor.ingest_paths(
+        return self.ingestor().ingest_paths(
             paths, target, meta, doc_id=doc_id, text_fields=text_fields, progress=progress
         )
 

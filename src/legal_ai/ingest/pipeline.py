@@ -21,7 +21,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from ..config import Settings
-from ..errors import AppError, InvalidInput
+from ..errors import AppError, InvalidInput, StoreError
 from ..providers.embedders import Embedder, text_hash
 from ..retrieval.corpora import Corpus
 from ..store import items as sql_items
@@ -52,6 +52,18 @@ class IngestReport:
             "unsearchable": self.unsearchable,
             "failed": self.failed,
         }
+
+
+@dataclass
+class Staged:
+    """An item ready to write: its column values and (when its text must be (re)indexed) its
+    embedded chunks and page images; `chunks` None means the stored text is expected to match."""
+
+    item: IngestItem
+    corpus: Corpus
+    values: dict[str, Any]
+    chunks: list[sql_items.ChunkRow] | None
+    pages: list[tuple[int, str, Any]] | None
 
 
 def content_hash(item: IngestItem) -> str:
@@ -158,31 +170,31 @@ class Ingestor:
                 return False
         return existing.get("metadata") == values["metadata"].obj
 
+    def stage(self, item: IngestItem, corpus: Corpus) -> Staged:
+        """Everything an item needs before its transaction: values, chunks and embeddings
+        (through the cache; no transaction is held while the model runs)."""
+        return Staged(item, corpus, self._values(item, corpus), self._chunks(item),
+                      self._page_images(item))  # fmt: skip
+
     def _write(self, item: IngestItem, corpus: Corpus) -> tuple[str, dict | None]:
         values = self._values(item, corpus)
         with self.store.pool.connection() as conn:
             existing = sql_items.find_item(conn, corpus, item.doc_id)
         if existing and existing["content_hash"] == values["content_hash"]:
-            return self._write_fields(item, corpus, values)
-        chunks = self._chunks(item)
-        pages = self._page_images(item)
+            staged = Staged(item, corpus, values, None, None)  # nothing to embed
+        else:
+            staged = self.stage(item, corpus)
         with self.store.transaction() as conn:
-            sql_items.lock_item(conn, corpus, item.doc_id)
-            existing = sql_items.find_item(conn, corpus, item.doc_id)
-            if existing and existing["content_hash"] == values["content_hash"]:
-                return "unchanged", sql_items.item_status(conn, corpus, existing["id"])
-            self._prepare(conn, item, corpus, values)
-            item_id = sql_items.upsert_item(conn, corpus, values)
-            sql_items.replace_chunks(conn, corpus, item_id, chunks)
-            if self.images is not None:
-                sql_items.replace_page_images(conn, corpus, item_id, pages, self.images.id)
-            return "ingested", sql_items.item_status(conn, corpus, item_id)
+            return self.write_staged(conn, staged)
 
-    def _write_fields(self, item: IngestItem, corpus: Corpus, values: dict) -> tuple[str, dict]:
-        with self.store.transaction() as conn:
-            sql_items.lock_item(conn, corpus, item.doc_id)
-            existing = sql_items.find_item(conn, corpus, item.doc_id)
-            self._prepare(conn, item, corpus, values)
+    def write_staged(self, conn: psycopg.Connection, staged: Staged) -> tuple[str, dict]:
+        """Write a staged item inside the caller's transaction: `unchanged`, `updated` (same
+        text, other fields) or `ingested` (new or changed text: chunks replaced)."""
+        item, corpus, values = staged.item, staged.corpus, staged.values
+        sql_items.lock_item(conn, corpus, item.doc_id)
+        existing = sql_items.find_item(conn, corpus, item.doc_id)
+        self._prepare(conn, item, corpus, values)
+        if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
                 return "unchanged", sql_items.item_status(conn, corpus, existing["id"])
             changed = {
@@ -192,6 +204,15 @@ class Ingestor:
             }
             sql_items.update_fields(conn, corpus, existing["id"], changed)
             return "updated", sql_items.item_status(conn, corpus, existing["id"])
+        if staged.chunks is None:
+            raise StoreError(
+                f"{item.source_path}: the stored text changed while this was written; run it again"
+            )
+        item_id = sql_items.upsert_item(conn, corpus, values)
+        sql_items.replace_chunks(conn, corpus, item_id, staged.chunks)
+        if self.images is not None:
+            sql_items.replace_page_images(conn, corpus, item_id, staged.pages or [], self.images.id)
+        return "ingested", sql_items.item_status(conn, corpus, item_id)
 
     def _prepare(
         self, conn: psycopg.Connection, item: IngestItem, corpus: Corpus, values: dict

@@ -111,17 +111,17 @@ class Analyzer:
             forms.append(number.group(1))
         return forms
 
+    def terms(self, text: str) -> list[str]:
+        """Every index term of `text` in order: each token followed by its other forms."""
+        return [form for token in tokens(text) for form in self._expand(token)]
+
     def analyze(self, text: str) -> str:
-        """The string PostgreSQL indexes: each token followed by its other forms."""
-        return " ".join(form for token in tokens(text) for form in self._expand(token))
+        """The string PostgreSQL indexes."""
+        return " ".join(self.terms(text))
 
     def query_terms(self, text: str) -> list[str]:
         """Distinct analyzed forms of a query, in order (empty when nothing is searchable)."""
-        seen: dict[str, None] = {}
-        for token in tokens(text):
-            for form in self._expand(token):
-                seen.setdefault(form, None)
-        return list(seen)
+        return list(dict.fromkeys(self.terms(text)))
 
 
 # Measured in docs/evaluation.md; the default is the best on the dev sets.

@@ -1,0 +1,291 @@
+"""`legal-ai` commands of the learning loop: draft add, final upload, learning history/pairs,
+lessons, promote, methodology, feedback, brief, serve (DESIGN §10)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .cli_common import JsonFlag, _app, _print_json, _settings
+from .errors import InvalidInput
+
+draft_app = typer.Typer(help="Our drafts of the chair's decisions.", no_args_is_help=True)
+final_app = typer.Typer(help="The chair's signed finals.", no_args_is_help=True)
+learning_app = typer.Typer(help="The learning loop's ledger and history.", no_args_is_help=True)
+lessons_app = typer.Typer(help="Lessons and the chair's gate.", no_args_is_help=True)
+methodology_app = typer.Typer(help="The chair's methodology profiles.", no_args_is_help=True)
+feedback_app = typer.Typer(help="The chair's feedback on our drafts.", no_args_is_help=True)
+
+Case = Annotated[str, typer.Argument(help="The full case number, e.g. 'ערר (מרכז) 1042/23'.")]
+File = Annotated[Path, typer.Argument(help="The decision: PDF, DOCX, TXT or MD.")]
+AppealType = Annotated[str | None, typer.Option(help="permit | change_of_use | plan | "
+                       "betterment_levy | compensation_197 | procedural")]  # fmt: skip
+Outcome = Annotated[str | None, typer.Option(
+    help="accepted | rejected | partially_accepted | remanded")]  # fmt: skip
+PracticeArea = Annotated[str | None, typer.Option(
+    help="planning | betterment_levy | compensation")]  # fmt: skip
+
+
+@draft_app.command("add")
+def draft_add(case: Case, file: File, appeal_type: AppealType = None, outcome: Outcome = None,
+              practice_area: PracticeArea = None, as_json: JsonFlag = False) -> None:  # fmt: skip
+    """Register our draft for a case (pair status draft_done); creates the case if new."""
+    from .learning.finals import add_draft
+
+    with _app() as legal:
+        result = add_draft(legal, case, file, appeal_type=appeal_type, outcome=outcome,
+                           practice_area=practice_area)  # fmt: skip
+    if as_json:
+        _print_json(result)
+        return
+    state = "registered" if result["created"] else "unchanged (the same draft is stored)"
+    typer.echo(f"{result['case_number']}: draft v{result['draft_version']} {state}; "
+               f"pair {result['pair_status']}")  # fmt: skip
+    if result["missing_blocks"]:
+        typer.echo("  blocks not found: " + ", ".join(result["missing_blocks"]))
+
+
+@final_app.command("upload")
+def final_upload(
+    case: Case, file: File, practice_area: PracticeArea = None,
+    decided_on: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default: read from the "
+                                                   "signature or header)")] = None,
+    appeal_type: AppealType = None, outcome: Outcome = None, as_json: JsonFlag = False,
+) -> None:  # fmt: skip
+    """Upload the chair's signed final: style corpus, internal decisions, citations, held-out
+    style distance, pair analyzed."""
+    from .learning.finals import upload_final
+
+    with _app() as legal:
+        result = upload_final(legal, case, file, practice_area=practice_area,
+                              decided_on=decided_on, appeal_type=appeal_type, outcome=outcome)  # fmt: skip
+    if as_json:
+        _print_json(result)
+        return
+    cites = result["citations"]
+    typer.echo(f"{result['case_number']}: final v{result['version']}, pair "
+               f"{result['pair_status']}; citations linked {cites['linked']}, missing precedents "
+               f"{cites['missing']}")  # fmt: skip
+    row = result["history_row"]
+    if row:
+        typer.echo(f"  held-out: change {row['change_percent']}%, anti-patterns "
+                   f"{row['anti_pattern_total']}, ratio deviation {row['ratio_deviation']}, "
+                   f"lesson pool {row['lesson_pool_size']}")  # fmt: skip
+    for note in result["notes"]:
+        typer.echo(f"  note: {note}")
+
+
+@learning_app.command("history")
+def learning_history(as_json: JsonFlag = False) -> None:
+    """The held-out style-distance history (append-only), oldest first."""
+    from .learning.finals import history
+
+    with _app() as legal:
+        result = history(legal)
+    if as_json:
+        _print_json(result)
+        return
+    for row in result["rows"]:
+        typer.echo(f"{row['captured_at'][:10]}  {row['case_number']}  change "
+                   f"{row['change_percent']}%  anti-patterns {row['anti_pattern_total']}  "
+                   f"ratio dev {row['ratio_deviation']}  delta {row['stylometric_delta']}  "
+                   f"pool {row['lesson_pool_size']}")  # fmt: skip
+
+
+@learning_app.command("pairs")
+def learning_pairs(as_json: JsonFlag = False) -> None:
+    """Every draft/final pair and its status."""
+    from .store import learning as store
+
+    with _app() as legal, legal.store.pool.connection() as conn:
+        rows = [dict(r) for r in store.list_pairs(conn)]
+    if as_json:
+        _print_json({"pairs": rows})
+        return
+    for row in rows:
+        typer.echo(f"{row['case_number']}: {row['status']}")
+
+
+@learning_app.command("missing-precedents")
+def missing_precedents(as_json: JsonFlag = False) -> None:
+    """Rulings our finals cite that the library does not hold (open)."""
+    from .store import learning as store
+
+    with _app() as legal, legal.store.pool.connection() as conn:
+        rows = [dict(r) for r in store.missing_precedents(conn)]
+    if as_json:
+        _print_json({"missing_precedents": rows})
+        return
+    for row in rows:
+        typer.echo(f"{row['ref']}  (cited by {row['corroboration']}; first in "
+                   f"{row['first_cited_in']})")  # fmt: skip
+
+
+@lessons_app.command("list")
+def lessons_list(status: Annotated[str | None, typer.Option(help="proposed | approved | "
+                 "rejected | vetoed")] = None, case: Annotated[str | None, typer.Option()] = None,
+                 as_json: JsonFlag = False) -> None:  # fmt: skip
+    """Lessons, optionally by status or case."""
+    from .learning.lessons import list_lessons
+
+    with _app() as legal:
+        result = list_lessons(legal, status, case)
+    if as_json:
+        _print_json(result)
+        return
+    for row in result["lessons"]:
+        typer.echo(f"#{row['id']} [{row['review_status']}] {row['category']} ({row['kind']}): "
+                   f"{row['text']}")  # fmt: skip
+
+
+@lessons_app.command("add")
+def lessons_add(case: Case, category: str, text: str,
+                block: Annotated[str | None, typer.Option()] = None,
+                as_json: JsonFlag = False) -> None:  # fmt: skip
+    """Propose a lesson by hand (source: chair)."""
+    from .learning.lessons import propose
+
+    with _app() as legal:
+        row = propose(legal, case, category, text, source="chair", block=block)
+    _print_json(row) if as_json else typer.echo(f"lesson #{row['id']} proposed")
+
+
+@lessons_app.command("review")
+def lessons_review(lesson_id: int, decision: Annotated[str, typer.Argument(
+                   help="approve | reject | veto")],
+                   reason: Annotated[str | None, typer.Option()] = None,
+                   as_json: JsonFlag = False) -> None:  # fmt: skip
+    """The chair's decision on a lesson."""
+    from .learning.lessons import review
+
+    with _app() as legal:
+        row = review(legal, lesson_id, decision, actor="chair", reason=reason)
+    _print_json(row) if as_json else typer.echo(f"lesson #{row['id']}: {row['review_status']}")
+
+
+@learning_app.command("promote")
+def learning_promote(case: Case, lesson: Annotated[list[int], typer.Option(
+                     help="A lesson id to fold (repeat).")] = None,
+                     phrase: Annotated[list[str], typer.Option(
+                     help="A phrase to add to the transition phrases (repeat).")] = None,
+                     as_json: JsonFlag = False) -> None:  # fmt: skip
+    """Fold the chosen lessons and phrases of an analyzed pair into the methodology."""
+    from .learning.lessons import promote
+
+    if not lesson and not phrase:
+        raise InvalidInput("choose at least one --lesson or --phrase to promote")
+    with _app() as legal:
+        result = promote(legal, case, lesson or [], phrase or [])
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"{result['case_number']}: folded {len(result['folded_lessons'])} lessons and "
+               f"{len(result['phrases'])} phrases into {result['appeal_type']} "
+               f"v{result['methodology_version']}; pair {result['pair_status']}")  # fmt: skip
+
+
+@methodology_app.command("show")
+def methodology_show(appeal_type: Annotated[str, typer.Argument()] = "universal") -> None:
+    """Print a methodology profile (JSON)."""
+    from .learning.methodology import show
+
+    with _app() as legal:
+        _print_json(show(legal, appeal_type))
+
+
+@methodology_app.command("edit")
+def methodology_edit(appeal_type: str, changes: Annotated[Path, typer.Argument(
+                     help="A JSON file of the top-level keys to replace.")],
+                     reason: Annotated[str, typer.Option()] = "edit") -> None:  # fmt: skip
+    """Replace keys of a methodology profile (a new version)."""
+    from .learning.methodology import edit
+
+    try:
+        data = json.loads(changes.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"{changes}: not a readable JSON object ({exc})") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{changes}: expected a JSON object of profile keys")
+    with _app() as legal:
+        result = edit(legal, appeal_type, data, reason=reason)
+    typer.echo(f"{result['appeal_type']}: version {result['version']}")
+
+
+@feedback_app.command("add")
+def feedback_add(category: Annotated[str, typer.Argument(
+                 help="missing_content | wrong_tone | wrong_structure | factual_error | style | "
+                 "other")], text: str, case: Annotated[str | None, typer.Option()] = None,
+                 block: Annotated[str | None, typer.Option()] = None,
+                 as_json: JsonFlag = False) -> None:  # fmt: skip
+    """Record the chair's feedback on a draft."""
+    from .learning.feedback import record
+
+    with _app() as legal:
+        row = record(legal, category, text, case=case, block=block)
+    _print_json(row) if as_json else typer.echo(f"feedback #{row['id']} recorded")
+
+
+@feedback_app.command("list")
+def feedback_list(case: Annotated[str | None, typer.Option()] = None,
+                  category: Annotated[str | None, typer.Option()] = None,
+                  limit: int = 50, as_json: JsonFlag = False) -> None:  # fmt: skip
+    """The chair's feedback, newest first."""
+    from .learning.feedback import list_feedback
+
+    with _app() as legal:
+        result = list_feedback(legal, case=case, category=category, limit=limit)
+    if as_json:
+        _print_json(result)
+        return
+    for row in result["feedback"]:
+        typer.echo(f"#{row['id']} {row['category']} {row['block'] or ''} {row['case_number'] or ''}"
+                   f": {row['text']}")  # fmt: skip
+
+
+@feedback_app.command("summary")
+def feedback_summary(days: int = 7, as_json: JsonFlag = False) -> None:
+    """The last week's feedback grouped by category and block."""
+    from .learning.feedback import weekly_summary
+
+    with _app() as legal:
+        result = weekly_summary(legal, days=days)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"{result['total']} items since {result['since'][:10]}")
+    for group in result["groups"]:
+        typer.echo(f"  {group['category']} / {group['block'] or '-'}: {group['count']}")
+
+
+def brief(appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
+          outcome: Outcome = None) -> None:  # fmt: skip
+    """The writer's brief: methodology and approved lessons for an appeal type and outcome."""
+    from .knowledge.brief import writing_brief
+
+    with _app() as legal:
+        _print_json(writing_brief(legal, appeal_type, outcome))
+
+
+def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
+          port: int = 8765) -> None:  # fmt: skip
+    """Serve the HTTP API (token-protected: LEGAL_AI_API_TOKEN)."""
+    import uvicorn
+
+    from .web.app import create_app
+
+    settings = _settings()
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(draft_app, name="draft")
+    app.add_typer(final_app, name="final")
+    app.add_typer(learning_app, name="learning")
+    app.add_typer(lessons_app, name="lessons")
+    app.add_typer(methodology_app, name="methodology")
+    app.add_typer(feedback_app, name="feedback")
+    app.command("brief")(brief)
+    app.command("serve")(serve)

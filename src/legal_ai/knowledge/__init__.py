@@ -1,0 +1,1 @@
+"""What the writer reads: approved knowledge only (DESIGN §2)."""

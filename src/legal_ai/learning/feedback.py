@@ -1,0 +1,64 @@
+"""The chair's feedback on our drafts: one category (missing_content, wrong_tone,
+wrong_structure, factual_error, style, other), optionally the block it is about, and a weekly
+summary grouped by category and block."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidInput, NotFound
+from ..store import learning as store
+from . import vocabulary as vocab
+
+if TYPE_CHECKING:
+    from ..services import App
+
+
+def _jsonable(row: dict) -> dict:
+    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
+
+
+def record(app: App, category: str, text: str, *, case: str | None = None,
+           block: str | None = None) -> dict:  # fmt: skip
+    category = vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category", required=True)
+    if not (text or "").strip():
+        raise InvalidInput("the feedback text is empty; write what was wrong")
+    case = vocab.case_number(case) if case else None
+    with app.store.transaction() as conn:
+        if case and store.get_case(conn, case) is None:
+            raise NotFound(f"unknown case {case}; feedback is about a case we drafted")
+        row = store.insert_feedback(conn, {"case_number": case, "block": vocab.block(block),
+                                           "category": category, "text": text.strip()})  # fmt: skip
+    return _jsonable(row)
+
+
+def list_feedback(app: App, *, case: str | None = None, category: str | None = None,
+                  limit: int = 50) -> dict:  # fmt: skip
+    vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category")
+    if not 1 <= limit <= 500:
+        raise InvalidInput("limit must be from 1 to 500")
+    with app.store.pool.connection() as conn:
+        rows = store.list_feedback(conn, vocab.case_number(case) if case else None, category, limit)
+    return {"feedback": [_jsonable(r) for r in rows]}
+
+
+def weekly_summary(app: App, *, days: int = 7) -> dict:
+    """The last `days` days of feedback, grouped by category and block (most frequent first)."""
+    until = dt.datetime.now(dt.UTC)
+    since = until - dt.timedelta(days=days)
+    with app.store.pool.connection() as conn:
+        groups = store.feedback_summary(conn, since)
+    by_category: dict[str, int] = {}
+    by_block: dict[str, int] = {}
+    for g in groups:
+        by_category[g["category"]] = by_category.get(g["category"], 0) + g["n"]
+        if g["block"]:
+            by_block[g["block"]] = by_block.get(g["block"], 0) + g["n"]
+    return {
+        "since": since.isoformat(), "until": until.isoformat(),
+        "total": sum(g["n"] for g in groups),
+        "by_category": by_category, "by_block": by_block,
+        "groups": [{"category": g["category"], "block": g["block"] or None, "count": g["n"],
+                    "examples": g["texts"][:3]} for g in groups],
+    }  # fmt: skip

@@ -1,0 +1,362 @@
+"""Drafts and final upload (DESIGN §7): the one service behind `legal-ai draft add`,
+`legal-ai final upload` and their HTTP endpoints.
+
+Final upload, in one transaction after the file is read and embedded: enroll the final in the
+style corpus under the full case number; open or advance the pair to `final_received`; insert
+it into `case_law` as `internal_committee` (chair from the case, else the committee default);
+extract citations, link those in the library and flag missing precedents; rebuild
+corroboration; then, when our draft exists, align the two, append the held-out style-distance
+row (before any lesson of the case is folded) and advance the pair to `analyzed`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidInput
+from ..ingest.pipeline import content_hash
+from ..ingest.sources import IngestItem
+from ..retrieval import legs
+from ..retrieval.corpora import get_corpus
+from ..store import items as sql_items
+from ..store import learning as store
+from ..text import blocks as text_blocks
+from ..text import citations as text_citations
+from ..text import extract
+from . import vocabulary as vocab
+from .alignment import align, block_shares, count_phrases, ratio_deviation
+from .methodology import merged_profile
+from .stylometry import burrows_delta, measure_corpus_ratios
+
+if TYPE_CHECKING:
+    from ..services import App
+
+
+def read_decision(app: App, path: Path | str) -> extract.Extracted:
+    """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big)."""
+    path = Path(path)
+    extract.check_size(path, app.settings.max_file_mb * 2**20)
+    extracted = extract.extract(path)
+    if extracted.issue:
+        raise InvalidInput(f"{path}: {extracted.issue}")
+    if not extracted.text.strip():
+        raise InvalidInput(f"{path}: no text in the file; export the decision again")
+    return extracted
+
+
+def segment(conn, text: str) -> text_blocks.Segmentation:
+    return text_blocks.segment(text, merged_profile(conn, None).get("blocks", {}))
+
+
+def add_draft(
+    app: App,
+    case: str,
+    path: Path | str,
+    *,
+    appeal_type: str | None = None,
+    outcome: str | None = None,
+    practice_area: str | None = None,
+) -> dict:
+    case = vocab.case_number(case)
+    appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
+    outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
+    practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
+    extracted = read_decision(app, path)
+    digest = hashlib.sha256(extracted.text.encode("utf-8")).hexdigest()
+    with app.store.transaction() as conn:
+        seg = segment(conn, extracted.text)
+        store.lock_case(conn, case)
+        pair = store.get_pair(conn, case, lock=True)
+        if pair and pair["status"] != "draft_done":
+            raise InvalidInput(
+                f"the final of {case} has already arrived (pair {pair['status']}); a draft added "
+                "now could not be compared fairly, so it is refused"
+            )
+        store.upsert_case(conn, case, appeal_type=appeal_type, outcome=outcome,
+                          practice_area=practice_area)  # fmt: skip
+        draft = store.find_draft(conn, case, digest)
+        created = draft is None
+        if created:
+            draft = store.insert_draft(conn, {
+                "case_number": case, "content": extracted.text, "content_hash": digest,
+                "blocks": seg.blocks, "missing_blocks": seg.missing, "appeal_type": appeal_type,
+                "outcome": outcome, "practice_area": practice_area, "source_path": str(path),
+            })  # fmt: skip
+        if pair is None:
+            pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
+        elif pair["draft_id"] != draft["id"]:
+            pair = store.update_pair(conn, pair["id"], draft_id=draft["id"])
+    return {
+        "case_number": case,
+        "pair_status": pair["status"],
+        "draft_version": draft["version"],
+        "created": created,
+        "blocks": [
+            {
+                "block": b,
+                "words": len(seg.blocks.get(b, "").split()),
+                "heading": seg.headings.get(b),
+            }
+            for b in text_blocks.BLOCKS
+        ],
+        "missing_blocks": seg.missing,
+    }
+
+
+def _items(app: App, case: str, extracted: extract.Extracted, path: Path, fields: dict
+           ) -> tuple[IngestItem, IngestItem]:  # fmt: skip
+    sha = extract.file_sha256(path)
+    common = dict(doc_id=case, text=extracted.text, source_path=str(path),
+                  source_format=extracted.source_format, page_starts=extracted.page_starts,
+                  file_sha256=sha)  # fmt: skip
+    title = f"החלטה ב{case}"
+    style = IngestItem(doc_type="document", **common, fields={
+        "title": title, "case_number": case, "practice_area": fields["practice_area"],
+    })  # fmt: skip
+    internal = IngestItem(doc_type="decision", **common, fields={
+        "title": title, "case_number": case, "practice_area": fields["practice_area"],
+        "decided_on": fields["decided_on"], "chair_name": fields["chair_name"],
+        "court": "ועדת הערר",
+    })  # fmt: skip
+    return style, internal
+
+
+def upload_final(
+    app: App,
+    case: str,
+    path: Path | str,
+    *,
+    practice_area: str | None = None,
+    decided_on: str | None = None,
+    appeal_type: str | None = None,
+    outcome: str | None = None,
+) -> dict:
+    case = vocab.case_number(case)
+    path = Path(path)
+    practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
+    appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
+    outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
+    extracted = read_decision(app, path)
+    style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
+    with app.store.pool.connection() as conn:
+        seg = segment(conn, extracted.text)
+        known = store.get_case(conn, case) or {}
+        pair = store.get_pair(conn, case)
+        draft = store.get_draft(conn, pair["draft_id"]) if pair and pair["draft_id"] else None
+    fields = {
+        "practice_area": practice_area or known.get("practice_area")
+        or (draft or {}).get("practice_area")
+        or vocab.practice_area_from(seg.blocks["header"], seg.blocks.get("subject", "")),
+        "decided_on": vocab.iso_date(decided_on, "decided_on")
+        or vocab.decision_date(seg.blocks.get("signature", ""), seg.blocks["header"]),
+        "chair_name": known.get("chair_name") or app.settings.committee_chair,
+    }  # fmt: skip
+    if fields["practice_area"] is None:
+        raise InvalidInput(f"{path}: cannot tell the practice area; pass --practice-area")
+    if fields["decided_on"] is None:
+        raise InvalidInput(f"{path}: no decision date found; pass --decided-on YYYY-MM-DD")
+    style_item, internal_item = _items(app, case, extracted, path, fields)
+
+    with app.store.pool.connection() as conn:
+        stored = sql_items.find_item(conn, internal_corpus, case)
+    if (
+        stored
+        and pair
+        and stored["content_hash"] == content_hash(internal_item)
+        and pair["status"] != "draft_done"
+    ):
+        return _unchanged(app, case, pair)
+
+    ingestor = app.ingestor()
+    staged_style = ingestor.stage(style_item, style_corpus)
+    staged_internal = ingestor.stage(internal_item, internal_corpus)  # same texts: cache hits
+    notes: list[str] = []
+    with app.store.transaction() as conn:
+        store.lock_case(conn, case)
+        store.upsert_case(conn, case, practice_area=fields["practice_area"],
+                          appeal_type=appeal_type, outcome=outcome,
+                          chair_name=fields["chair_name"])  # fmt: skip
+        _, style_status = ingestor.write_staged(conn, staged_style)
+        _, internal_status = ingestor.write_staged(conn, staged_internal)
+        style_row = sql_items.find_item(conn, style_corpus, case)
+        internal_row = sql_items.find_item(conn, internal_corpus, case)
+        version = internal_row["version"]
+        pair = store.get_pair(conn, case, lock=True)
+        rows = {"style_document_id": style_row["id"], "case_law_id": internal_row["id"],
+                "final_version": version, "final_blocks": seg.blocks}  # fmt: skip
+        if pair is None:
+            pair = store.insert_pair(conn, case, "final_received", **rows)
+        elif pair["status"] == "draft_done":
+            pair = store.update_pair(conn, pair["id"], status="final_received", **rows)
+        else:
+            notes.append(f"a changed final: stored as version {version}")
+            pair = store.update_pair(conn, pair["id"], **rows)
+        linked, missing = _citations(conn, case, internal_row["id"], extracted.text)
+        history_row = None
+        draft = store.get_draft(conn, pair["draft_id"]) if pair["draft_id"] else None
+        if draft is None:
+            notes.append(
+                "no draft was registered for this case, so no held-out snapshot was possible; "
+                "the final still joined the style corpus and the internal decisions"
+            )
+        else:
+            analysis, history = analyze(conn, pair, draft, seg.blocks, extracted.text)
+            history_row = _jsonable(store.append_history(conn, history))
+            changes = {"analysis": analysis}
+            if pair["status"] == "final_received":
+                changes["status"] = "analyzed"
+            pair = store.update_pair(conn, pair["id"], **changes)
+    return {
+        "case_number": case,
+        "pair_status": pair["status"],
+        "case_law_id": internal_row["id"],
+        "style_document_id": style_row["id"],
+        "version": version,
+        "changed": True,
+        "searchable": bool(internal_status["searchable"] and style_status["searchable"]),
+        "blocks_missing": seg.missing,
+        "citations": {"linked": linked, "missing": missing},
+        "history_row": history_row,
+        "notes": notes,
+    }
+
+
+def _unchanged(app: App, case: str, pair: dict) -> dict:
+    with app.store.pool.connection() as conn:
+        cites = store.citations_of(conn, pair["case_law_id"])
+    return {
+        "case_number": case,
+        "pair_status": pair["status"],
+        "case_law_id": pair["case_law_id"],
+        "style_document_id": pair["style_document_id"],
+        "version": pair["final_version"],
+        "changed": False,
+        "searchable": True,
+        "blocks_missing": [],
+        "citations": _counts(cites),
+        "history_row": None,
+        "notes": ["the same final is already stored: nothing changed"],
+    }
+
+
+def _counts(cites: list[dict]) -> dict:
+    linked = sum(1 for c in cites if c["linked_case_law_id"] is not None)
+    missing = sum(1 for c in cites if c["kind"] == "ruling" and c["linked_case_law_id"] is None)
+    return {"linked": linked, "missing": missing}
+
+
+def _citations(conn, case: str, case_law_id: int, text: str) -> tuple[int, int]:
+    """Store the decision's citations, (re)link every unlinked authority to the library, and
+    refresh missing precedents and corroboration. Returns this decision's (linked, missing)."""
+    found = [c for c in text_citations.extract(text) if c.ref != case]
+    store.replace_citations(conn, case_law_id, found)
+    for authority in store.unlinked_authorities(conn):
+        target = _library_match(conn, authority["ref"], authority["kind"])
+        if target is not None and target != case_law_id:
+            store.link_authority(conn, authority["id"], target)
+    store.refresh_missing_and_corroboration(conn)
+    counts = _counts(store.citations_of(conn, case_law_id))
+    return counts["linked"], counts["missing"]
+
+
+def _library_match(conn, ref: str, kind: str) -> int | None:
+    """The library item an authority's ref names: a ruling or decision by its case number, a
+    statute section by its Akoma Ntoso eId and law."""
+    lookups = legs.references(ref if kind == "ruling" else _as_query(ref))
+    for lookup in lookups:
+        if lookup.column == "case_number" and kind == "ruling":
+            found = store.find_ruling_by_number(conn, lookup.pattern)
+        elif lookup.column == "eid" and kind == "statute":
+            found = store.find_section(conn, lookup.pattern, lookup.law_pattern)
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def _as_query(ref: str) -> str:
+    """`<law>, [התוספת X, ]סעיף N(..)` back into citation wording the parser reads."""
+    parts = [p.strip() for p in ref.split(", ")]
+    section = parts[-1]
+    schedule = next((p for p in parts if p.startswith("התוספת")), None)
+    if schedule:
+        return f"{section} ל{schedule}"
+    law = text_citations.DEVIATION_REGS if text_citations.DEVIATION_REGS in ref else None
+    return f"{section} לתקנות הסטייה הניכרת" if law else f"{section} לחוק"
+
+
+def chair_ratios(conn, profile: dict, finals: list[dict] | None = None
+                 ) -> tuple[dict[str, float], list[dict]]:  # fmt: skip
+    """The chair's block-length ratios measured over her finals in the style corpus (the
+    profile's golden ratios when none can be read), and the finals' blocks."""
+    finals = store.style_finals(conn) if finals is None else finals
+    found = []
+    for row in finals:
+        try:
+            found.append(text_blocks.segment(row["content"], profile.get("blocks", {})).blocks)
+        except InvalidInput:
+            continue
+    return measure_corpus_ratios(found) or profile.get("golden_ratios") or {}, found
+
+
+def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
+            ) -> tuple[dict, dict]:  # fmt: skip
+    """Block alignment and the held-out style distance of our draft to the chair's final."""
+    profile = merged_profile(conn, draft["appeal_type"])
+    diffs = align(draft["blocks"], final_blocks)
+    edits = sum(d.edit_distance for d in diffs)
+    draft_words = sum(d.draft_words for d in diffs)
+    final_words = sum(d.final_words for d in diffs)
+    anti = profile.get("anti_patterns", [])
+    draft_anti = count_phrases(draft["content"], anti)
+    final_anti = count_phrases(final_text, anti)
+    past = store.style_finals(conn, exclude_case=pair["case_number"])
+    ratios, past_blocks = chair_ratios(conn, profile, past)
+    draft_shares = block_shares(draft["blocks"])
+    metrics: dict[str, Any] = {
+        "blocks": {d.block: d.as_dict() for d in diffs},
+        "unchanged_blocks": [d.block for d in diffs if d.unchanged],
+        "draft_anti_patterns": draft_anti,
+        "final_anti_patterns": final_anti,
+        "draft_block_shares": draft_shares,
+        "final_block_shares": block_shares(final_blocks),
+        "profile_block_shares": ratios,
+        "final_ratio_deviation": ratio_deviation(block_shares(final_blocks), ratios)
+        if ratios else None,
+        "final_stylometric_delta": burrows_delta(final_text, [r["content"] for r in past]),
+        "draft_words": draft_words,
+        "final_words": final_words,
+        "draft_version": draft["version"],
+    }  # fmt: skip
+    history = {
+        "pair_id": pair["id"],
+        "case_number": pair["case_number"],
+        "final_version": pair["final_version"],
+        "appeal_type": draft["appeal_type"],
+        "outcome": draft["outcome"],
+        "anti_pattern_total": sum(draft_anti.values()),
+        "final_anti_pattern_total": sum(final_anti.values()),
+        "ratio_deviation": ratio_deviation(draft_shares, ratios) if ratios else None,
+        "change_percent": round(100 * edits / max(draft_words, final_words, 1), 2),
+        "word_edit_distance": edits,
+        "stylometric_delta": burrows_delta(draft["content"], [r["content"] for r in past]),
+        "profile_finals": len(past_blocks),
+        "lesson_pool_size": store.lesson_pool_size(conn),
+        "held_out": pair["status"] in ("final_received", "analyzed"),
+        "metrics": metrics,
+    }
+    analysis = {"blocks": metrics["blocks"], "unchanged_blocks": metrics["unchanged_blocks"],
+                "change_percent": history["change_percent"]}  # fmt: skip
+    return analysis, history
+
+
+def _jsonable(row: dict) -> dict:
+    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
+
+
+def history(app: App) -> dict:
+    with app.store.pool.connection() as conn:
+        return {"rows": [_jsonable(r) for r in store.history(conn)]}

@@ -1,0 +1,236 @@
+"""Lessons and their gate (INV-LRN1), the single service that writes `review_status`.
+
+- Substance (halacha, precedent, fact, changes to the skill or lessons documents) is approved by
+  the chair only; the database trigger refuses anything else, whoever writes.
+- Style is approved by the chair or by a 2/2 panel consensus (`record_panel_verdict`); a split
+  goes to the chair. A veto reverts an approved lesson and takes it out of what the writer reads
+  (and out of the methodology profile it was folded into).
+- Promote folds the lessons and phrases the chair chose from an analyzed pair into the
+  methodology profile, in one transaction that locks the profile row, and moves the pair to
+  `lessons_folded`.
+Every decision lands in `learning_audit` (written by the trigger for lesson decisions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING
+
+import psycopg
+
+from ..errors import InvalidInput, NotFound
+from ..store import learning as store
+from ..text.hebrew import normalize
+from . import vocabulary as vocab
+
+if TYPE_CHECKING:
+    from ..services import App
+
+SOURCES = ("distillation", "curator", "chair", "panel")
+DECISIONS = {"approve": "approved", "reject": "rejected", "veto": "vetoed"}
+
+
+def _dedupe_key(source: str, case: str | None, category: str, text: str) -> str:
+    folded = " ".join(normalize(text).split())
+    return hashlib.sha256(
+        f"{source}\x1f{case or ''}\x1f{category}\x1f{folded}".encode()
+    ).hexdigest()
+
+
+def _jsonable(row: dict) -> dict:
+    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
+
+
+def _gate_error(exc: psycopg.Error) -> InvalidInput:
+    message = (exc.diag.message_primary or str(exc)).strip()
+    return InvalidInput(f"refused by the gate: {message}")
+
+
+def propose(
+    app: App, case: str | None, category: str, text: str, *, source: str = "distillation",
+    block: str | None = None, appeal_type: str | None = None, outcome: str | None = None,
+) -> dict:  # fmt: skip
+    """Record a proposed lesson (retry-safe: the same lesson twice is one row)."""
+    case = vocab.case_number(case) if case else None
+    vocab.choice(source, SOURCES, "lesson source", required=True)
+    with app.store.transaction() as conn:
+        kinds = store.category_kinds(conn)
+        vocab.choice(category, tuple(kinds), "lesson category", required=True)
+        if not (text or "").strip():
+            raise InvalidInput("the lesson text is empty; write what should change")
+        pair = store.get_pair(conn, case) if case else None
+        known = store.get_case(conn, case) if case else None
+        if case and known is None:
+            raise NotFound(f"unknown case {case}; add its draft or final first")
+        row, created = store.insert_lesson(conn, {
+            "pair_id": pair["id"] if pair else None, "case_number": case, "category": category,
+            "text": text.strip(), "block": vocab.block(block),
+            "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
+            or (known or {}).get("appeal_type"),
+            "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome") or (known or {}).get("outcome"),
+            "source": source, "dedupe_key": _dedupe_key(source, case, category, text),
+        })  # fmt: skip
+    return {**_jsonable(row), "created": created}
+
+
+def review(app: App, lesson_id: int, decision: str, *, actor: str = "chair",
+           reason: str | None = None) -> dict:  # fmt: skip
+    """The chair's decision on a lesson: approve, reject or veto. `actor` is who decides; the
+    database refuses substance approved by anyone but the chair."""
+    status = DECISIONS.get(decision)
+    if status is None:
+        raise InvalidInput(f"unknown decision {decision!r}; choose one of: {', '.join(DECISIONS)}")
+    try:
+        with app.store.transaction() as conn:
+            lesson = store.get_lesson(conn, lesson_id, lock=True)
+            if lesson is None:
+                raise NotFound(f"no lesson {lesson_id}")
+            if lesson["review_status"] == status:
+                return _jsonable(lesson)
+            row = store.set_review(conn, lesson_id, status, actor, reason)
+            if status == "vetoed" and lesson["folded_into"] is not None:
+                _unfold(conn, lesson, actor)
+    except psycopg.errors.CheckViolation as exc:
+        raise _gate_error(exc) from None
+    return _jsonable(row)
+
+
+def _unfold(conn, lesson: dict, actor: str) -> None:
+    key = lesson["appeal_type"] or "universal"
+    profile_row = store.get_profile(conn, key, lock=True)
+    profile = dict(profile_row["profile"])
+    kept = [item for item in profile.get("lessons", []) if item.get("id") != lesson["id"]]
+    if len(kept) != len(profile.get("lessons", [])):
+        profile["lessons"] = kept
+        store.save_profile(conn, key, profile, actor, f"veto of lesson {lesson['id']}")
+
+
+def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict:
+    """Two models' votes on a proposed style lesson: 2/2 approve → approved by the panel
+    (reversible by the chair's veto); 2/2 reject → rejected; a split → the chair decides."""
+    if not isinstance(verdicts, list) or len(verdicts) != 2:
+        raise InvalidInput("a panel verdict has exactly two votes: [{model, vote}, {model, vote}]")
+    for verdict in verdicts:
+        if verdict.get("vote") not in ("approve", "reject") or not verdict.get("model"):
+            raise InvalidInput("each vote needs a model name and vote 'approve' or 'reject'")
+    if verdicts[0]["model"] == verdicts[1]["model"]:
+        raise InvalidInput("the two votes must come from two different models")
+    try:
+        with app.store.transaction() as conn:
+            lesson = store.get_lesson(conn, lesson_id, lock=True)
+            if lesson is None:
+                raise NotFound(f"no lesson {lesson_id}")
+            if lesson["kind"] != "style":
+                raise InvalidInput(
+                    f"lesson {lesson_id} is substance ({lesson['category']}): only the chair "
+                    "decides it; a panel verdict is refused"
+                )
+            if lesson["review_status"] != "proposed":
+                raise InvalidInput(
+                    f"lesson {lesson_id} is already {lesson['review_status']}; the panel "
+                    "decides proposed lessons only"
+                )
+            store.insert_verdicts(conn, lesson_id, verdicts)
+            votes = {v["vote"] for v in verdicts}
+            if votes == {"approve"}:
+                row = store.set_review(conn, lesson_id, "approved", "panel", "2/2 panel consensus")
+            elif votes == {"reject"}:
+                row = store.set_review(conn, lesson_id, "rejected", "panel", "2/2 panel rejection")
+            else:
+                store.flag_for_chair(conn, lesson_id, "panel split 1/1: the chair decides")
+                row = store.get_lesson(conn, lesson_id)
+    except psycopg.errors.CheckViolation as exc:
+        raise _gate_error(exc) from None
+    return _jsonable(row)
+
+
+_TAG_RE = re.compile(r"^\s*\[(?P<tag>[^\]]+)\]\s*(?P<text>.+)$", re.S)
+
+
+def record_curator_findings(app: App, case: str, findings: list[str]) -> dict:
+    """3–5 tagged findings ([סגנון], [מבנה], [לקסיקון משפטי], [טבלאי]) as proposed lessons
+    with source `curator`; recording the same findings again adds nothing."""
+    if not isinstance(findings, list) or not 3 <= len(findings) <= 5:
+        raise InvalidInput("give 3 to 5 findings, each starting with its tag, e.g. '[סגנון] …'")
+    parsed = []
+    for finding in findings:
+        match = _TAG_RE.match(finding or "")
+        category = vocab.CURATOR_TAGS.get(match.group("tag").strip()) if match else None
+        if category is None:
+            raise InvalidInput(
+                f"finding {finding!r} has no known tag; start it with one of: "
+                + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS)
+            )
+        parsed.append((category, match.group("text").strip()))
+    rows = [propose(app, case, category, text, source="curator") for category, text in parsed]
+    return {
+        "case_number": vocab.case_number(case),
+        "recorded": sum(1 for r in rows if r["created"]),
+        "already_recorded": sum(1 for r in rows if not r["created"]),
+        "lessons": rows,
+    }
+
+
+def list_lessons(app: App, status: str | None = None, case: str | None = None) -> dict:
+    vocab.choice(status, ("proposed", "approved", "rejected", "vetoed"), "status")
+    with app.store.pool.connection() as conn:
+        rows = store.list_lessons(conn, status=status,
+                                  case_number=vocab.case_number(case) if case else None)  # fmt: skip
+    return {"lessons": [_jsonable(r) for r in rows]}
+
+
+def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | None = None, *,
+            actor: str = "chair") -> dict:  # fmt: skip
+    """Fold the lessons and phrases the chair chose from an analyzed pair into the methodology
+    profile (the case's appeal type, else universal) and move the pair to `lessons_folded`.
+    Choosing a proposed lesson here is the chair approving it."""
+    case = vocab.case_number(case)
+    phrases = [p.strip() for p in phrases or [] if p and p.strip()]
+    if actor != "chair":
+        raise InvalidInput("only the chair promotes lessons into her methodology")
+    try:
+        with app.store.transaction() as conn:
+            store.lock_case(conn, case)
+            pair = store.get_pair(conn, case, lock=True)
+            if pair is None:
+                raise NotFound(f"no draft/final pair for {case}")
+            if pair["status"] != "analyzed":
+                raise InvalidInput(
+                    f"the pair of {case} is {pair['status']}; promote needs an analyzed pair"
+                )
+            chosen = []
+            for lesson_id in lesson_ids:
+                lesson = store.get_lesson(conn, lesson_id, lock=True)
+                if lesson is None or lesson["case_number"] != case:
+                    raise InvalidInput(f"lesson {lesson_id} is not a lesson of {case}")
+                if lesson["review_status"] in ("rejected", "vetoed"):
+                    raise InvalidInput(f"lesson {lesson_id} is {lesson['review_status']}")
+                if lesson["review_status"] == "proposed":
+                    lesson = {**lesson, **store.set_review(conn, lesson_id, "approved", "chair",
+                                                           "chosen for promotion")}  # fmt: skip
+                chosen.append(lesson)
+            key = (store.get_case(conn, case) or {}).get("appeal_type") or "universal"
+            row = store.get_profile(conn, key, lock=True)  # SELECT … FOR UPDATE
+            profile = dict(row["profile"])
+            folded = list(profile.get("lessons", []))
+            known = {item.get("id") for item in folded}
+            folded += [
+                {"id": lesson["id"], "category": lesson["category"], "text": lesson["text"],
+                 "block": lesson["block"], "outcome": lesson["outcome"], "case_number": case}
+                for lesson in chosen if lesson["id"] not in known
+            ]  # fmt: skip
+            profile["lessons"] = folded
+            current = list(profile.get("transition_phrases", []))
+            profile["transition_phrases"] = current + [p for p in phrases if p not in current]
+            saved = store.save_profile(conn, key, profile, actor, f"promote {case}")
+            store.mark_folded(conn, [lesson["id"] for lesson in chosen], saved["version"])
+            pair = store.update_pair(conn, pair["id"], status="lessons_folded")
+            store.audit(conn, actor, "promote", case,
+                        {"lessons": [lesson["id"] for lesson in chosen], "phrases": phrases,
+                         "appeal_type": key, "version": saved["version"]})  # fmt: skip
+    except psycopg.errors.CheckViolation as exc:
+        raise _gate_error(exc) from None
+    return {"case_number": case, "pair_status": pair["status"], "appeal_type": key,
+            "methodology_version": saved["version"],
+            "folded_lessons": [lesson["id"] for lesson in chosen], "phrases": phrases}  # fmt: skip

@@ -1,0 +1,96 @@
+"""The learning loop's closed vocabularies and input checks (one place; the database's CHECK
+constraints say the same)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from ..errors import InvalidInput
+from ..text.blocks import BLOCKS
+from ..text.hebrew import fold_quotes, normalize_case_number
+
+APPEAL_TYPES = ("permit", "change_of_use", "plan", "betterment_levy", "compensation_197",
+                "procedural")  # fmt: skip
+OUTCOMES = ("accepted", "rejected", "partially_accepted", "remanded")
+PRACTICE_AREAS = ("planning", "betterment_levy", "compensation")
+FEEDBACK_CATEGORIES = ("missing_content", "wrong_tone", "wrong_structure", "factual_error",
+                       "style", "other")  # fmt: skip
+CURATOR_TAGS = {"סגנון": "style", "מבנה": "structure", "לקסיקון משפטי": "legal_lexicon",
+                "טבלאי": "tabular"}  # fmt: skip
+
+# A committee case number: a court/committee word (ערר, בל"מ, עע"מ …), an optional district in
+# parentheses, and number/year. The full string is the key (ערר 1042/23 ≠ בל"מ 1042/23).
+_CASE_RE = re.compile(
+    r'^[א-ת]{2,6}(?:"[א-ת])?(?: [א-ת]{2,8})?(?: \([א-ת][א-ת\- ]{1,20}\))? \d{1,6}/(?:\d{2}|\d{4})$'
+)
+
+
+def case_number(raw: str | None) -> str:
+    value = normalize_case_number(fold_quotes(raw or "")).replace("-", "/")
+    value = re.sub(r"(\d)\s*/\s*(\d)", r"\1/\2", value)
+    if not _CASE_RE.match(value):
+        raise InvalidInput(
+            f"malformed case number {raw!r}: write the full number with its kind, e.g. "
+            "'ערר (מרכז) 1042/23', 'ערר 8021/23' or 'בל\"מ 1042/23'"
+        )
+    return value
+
+
+def choice(value: str | None, allowed: tuple[str, ...], what: str, *, required: bool = False) -> str | None:  # fmt: skip
+    if value is None or value == "":
+        if required:
+            raise InvalidInput(f"{what} is required; choose one of: {', '.join(allowed)}")
+        return None
+    if value not in allowed:
+        raise InvalidInput(f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}")
+    return value
+
+
+def block(value: str | None) -> str | None:
+    return choice(value, BLOCKS, "block")
+
+
+_MONTHS = {
+    "ינואר": 1, "פברואר": 2, "מרץ": 3, "מרס": 3, "אפריל": 4, "מאי": 5, "יוני": 6, "יולי": 7,
+    "אוגוסט": 8, "ספטמבר": 9, "אוקטובר": 10, "נובמבר": 11, "דצמבר": 12,
+}  # fmt: skip
+_DATE_RE = re.compile(r"(\d{1,2})\s+ב?(" + "|".join(_MONTHS) + r")\s+(\d{4})")
+_NUMERIC_DATE_RE = re.compile(r"(\d{1,2})[./](\d{1,2})[./](\d{4})")
+
+
+def decision_date(*texts: str) -> dt.date | None:
+    """The first date written in the given texts (`14 בנובמבר 2023` or `14.11.2023`)."""
+    for text in texts:
+        for match in _DATE_RE.finditer(text or ""):
+            day, month, year = int(match.group(1)), _MONTHS[match.group(2)], int(match.group(3))
+            try:
+                return dt.date(year, month, day)
+            except ValueError:
+                continue
+        for match in _NUMERIC_DATE_RE.finditer(text or ""):
+            try:
+                return dt.date(int(match.group(3)), int(match.group(2)), int(match.group(1)))
+            except ValueError:
+                continue
+    return None
+
+
+def iso_date(value: str | None, what: str = "date") -> dt.date | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(f"{what} {value!r} is not a date; write it as YYYY-MM-DD") from None
+
+
+def practice_area_from(header: str, subject: str) -> str | None:
+    """The committee named in the header: the planning committee, or the committee for
+    compensation and betterment levy (then a §197 claim is compensation, else the levy)."""
+    text = fold_quotes(header)
+    if re.search(r"לתכנון ובני[י]?ה", text):
+        return "planning"
+    if "היטל השבחה" in text or "פיצויים" in text:
+        return "compensation" if re.search(r"197", subject or "") else "betterment_levy"
+    return None

@@ -1,0 +1,398 @@
+"""SQL of the learning loop (migration 0007): drafts, the pair ledger, methodology profiles,
+lessons and panel verdicts, the held-out history, citations, chair feedback. Every function
+takes the caller's connection, so a service composes them into one transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+# -- cases, drafts, pairs ----------------------------------------------------------------------
+
+
+def lock_case(conn: psycopg.Connection, case_number: str) -> None:
+    """Serialise learning-loop writes of one case (draft add, final upload, promote)."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext('learning:' || %s))", (case_number,))
+
+
+def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> dict:
+    """Create the case or fill in what it lacks (given values win over NULLs, never over a
+    value the chair set)."""
+    given = {k: v for k, v in fields.items() if v is not None}
+    conn.execute(
+        "INSERT INTO cases (case_number, practice_area, appeal_type, outcome, chair_name)"
+        " VALUES (%(case)s, %(practice_area)s, %(appeal_type)s, %(outcome)s, %(chair_name)s)"
+        " ON CONFLICT (case_number) DO UPDATE SET"
+        " practice_area = coalesce(EXCLUDED.practice_area, cases.practice_area),"
+        " appeal_type = coalesce(EXCLUDED.appeal_type, cases.appeal_type),"
+        " outcome = coalesce(EXCLUDED.outcome, cases.outcome),"
+        " chair_name = coalesce(cases.chair_name, EXCLUDED.chair_name)",
+        {"case": case_number, "practice_area": given.get("practice_area"),
+         "appeal_type": given.get("appeal_type"), "outcome": given.get("outcome"),
+         "chair_name": given.get("chair_name")},
+    )  # fmt: skip
+    return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
+
+
+def get_case(conn: psycopg.Connection, case_number: str) -> dict | None:
+    return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
+
+
+def find_draft(conn: psycopg.Connection, case_number: str, content_hash: str) -> dict | None:
+    return conn.execute(
+        "SELECT * FROM drafts WHERE case_number = %s AND content_hash = %s",
+        (case_number, content_hash),
+    ).fetchone()
+
+
+def insert_draft(conn: psycopg.Connection, values: dict[str, Any]) -> dict:
+    return conn.execute(
+        "INSERT INTO drafts (case_number, version, content, content_hash, blocks, missing_blocks,"
+        " appeal_type, outcome, practice_area, source_path)"
+        " SELECT %(case_number)s, coalesce(max(version), 0) + 1, %(content)s, %(content_hash)s,"
+        " %(blocks)s, %(missing_blocks)s, %(appeal_type)s, %(outcome)s, %(practice_area)s,"
+        " %(source_path)s FROM drafts WHERE case_number = %(case_number)s RETURNING *",
+        {**values, "blocks": Jsonb(values["blocks"])},
+    ).fetchone()
+
+
+def get_draft(conn: psycopg.Connection, draft_id: int) -> dict | None:
+    return conn.execute("SELECT * FROM drafts WHERE id = %s", (draft_id,)).fetchone()
+
+
+_PAIR = "SELECT * FROM draft_final_pairs WHERE case_number = %s"
+_PAIR_LOCKED = _PAIR + " FOR UPDATE"
+
+
+def get_pair(conn: psycopg.Connection, case_number: str, *, lock: bool = False) -> dict | None:
+    return conn.execute(_PAIR_LOCKED if lock else _PAIR, (case_number,)).fetchone()
+
+
+def insert_pair(conn: psycopg.Connection, case_number: str, status: str, **fields: Any) -> dict:
+    return conn.execute(
+        "INSERT INTO draft_final_pairs (case_number, status, draft_id, style_document_id,"
+        " case_law_id, final_version, final_blocks) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+        " RETURNING *",
+        (case_number, status, fields.get("draft_id"), fields.get("style_document_id"),
+         fields.get("case_law_id"), fields.get("final_version"),
+         Jsonb(fields["final_blocks"]) if fields.get("final_blocks") is not None else None),
+    ).fetchone()  # fmt: skip
+
+
+_PAIR_COLUMNS = ("status", "draft_id", "style_document_id", "case_law_id", "final_version",
+                 "final_blocks", "analysis")  # fmt: skip
+
+
+def update_pair(conn: psycopg.Connection, pair_id: int, **fields: Any) -> dict:
+    """Set the given pair columns (names from a fixed list; values as parameters)."""
+    names = [name for name in fields if name in _PAIR_COLUMNS]
+    if len(names) != len(fields):
+        raise ValueError(f"unknown pair columns: {sorted(set(fields) - set(names))}")
+    values = [Jsonb(fields[n]) if n in ("final_blocks", "analysis") else fields[n] for n in names]
+    statement = sql.SQL("UPDATE draft_final_pairs SET {} WHERE id = %s RETURNING *").format(
+        sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(name)) for name in names)
+    )
+    return conn.execute(statement, (*values, pair_id)).fetchone()
+
+
+def list_pairs(conn: psycopg.Connection) -> list[dict]:
+    return conn.execute(
+        "SELECT p.case_number, p.status, p.final_version, p.status_changed_at, d.version AS"
+        " draft_version FROM draft_final_pairs p LEFT JOIN drafts d ON d.id = p.draft_id"
+        " ORDER BY p.id"
+    ).fetchall()
+
+
+def style_finals(conn: psycopg.Connection, exclude_case: str | None = None) -> list[dict]:
+    """The chair's finals in the style corpus (content and case number), oldest first."""
+    return conn.execute(
+        "SELECT case_number, content FROM documents WHERE corpus = 'style'"
+        " AND extraction_issue IS NULL AND case_number IS DISTINCT FROM %s ORDER BY id",
+        (exclude_case,),
+    ).fetchall()
+
+
+# -- methodology --------------------------------------------------------------------------------
+
+
+_PROFILE = "SELECT * FROM methodology_profiles WHERE appeal_type = %s"
+_PROFILE_LOCKED = _PROFILE + " FOR UPDATE"
+
+
+def get_profile(conn: psycopg.Connection, appeal_type: str, *, lock: bool = False) -> dict | None:
+    return conn.execute(_PROFILE_LOCKED if lock else _PROFILE, (appeal_type,)).fetchone()
+
+
+def save_profile(
+    conn: psycopg.Connection, appeal_type: str, profile: dict, actor: str, reason: str
+) -> dict:
+    """Write a new version of a profile (the caller holds its row lock) and keep the version."""
+    row = conn.execute(
+        "UPDATE methodology_profiles SET profile = %s, version = version + 1, updated_by = %s,"
+        " updated_at = now() WHERE appeal_type = %s RETURNING *",
+        (Jsonb(profile), actor, appeal_type),
+    ).fetchone()
+    conn.execute(
+        "INSERT INTO methodology_profile_versions (appeal_type, version, profile, updated_by,"
+        " reason) VALUES (%s, %s, %s, %s, %s)",
+        (appeal_type, row["version"], Jsonb(profile), actor, reason),
+    )
+    return row
+
+
+# -- lessons ------------------------------------------------------------------------------------
+
+
+def category_kinds(conn: psycopg.Connection) -> dict[str, str]:
+    rows = conn.execute("SELECT category, kind FROM lesson_categories").fetchall()
+    return {r["category"]: r["kind"] for r in rows}
+
+
+def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dict, bool]:
+    """Insert a proposed lesson unless its dedupe key exists; (row, created)."""
+    row = conn.execute(
+        "INSERT INTO decision_lessons (pair_id, case_number, category, text, block, appeal_type,"
+        " outcome, source, dedupe_key) VALUES (%(pair_id)s, %(case_number)s, %(category)s,"
+        " %(text)s, %(block)s, %(appeal_type)s, %(outcome)s, %(source)s, %(dedupe_key)s)"
+        " ON CONFLICT (dedupe_key) DO NOTHING RETURNING *",
+        values,
+    ).fetchone()
+    if row:
+        return row, True
+    existing = conn.execute(
+        "SELECT * FROM decision_lessons WHERE dedupe_key = %s", (values["dedupe_key"],)
+    ).fetchone()
+    return existing, False
+
+
+_LESSON = (
+    "SELECT l.*, c.kind FROM decision_lessons l JOIN lesson_categories c USING (category)"
+    " WHERE l.id = %s"
+)
+_LESSON_LOCKED = _LESSON + " FOR UPDATE OF l"
+
+
+def get_lesson(conn: psycopg.Connection, lesson_id: int, *, lock: bool = False) -> dict | None:
+    return conn.execute(_LESSON_LOCKED if lock else _LESSON, (lesson_id,)).fetchone()
+
+
+def set_review(
+    conn: psycopg.Connection, lesson_id: int, status: str, actor: str, reason: str | None,
+    needs_chair: bool = False,
+) -> dict:  # fmt: skip
+    return conn.execute(
+        "UPDATE decision_lessons SET review_status = %s, reviewed_by = %s, review_reason = %s,"
+        " needs_chair = %s WHERE id = %s RETURNING *",
+        (status, actor, reason, needs_chair, lesson_id),
+    ).fetchone()
+
+
+def flag_for_chair(conn: psycopg.Connection, lesson_id: int, reason: str) -> None:
+    conn.execute(
+        "UPDATE decision_lessons SET needs_chair = true, review_reason = %s WHERE id = %s",
+        (reason, lesson_id),
+    )
+
+
+def insert_verdicts(conn: psycopg.Connection, lesson_id: int, verdicts: list[dict]) -> None:
+    for verdict in verdicts:
+        conn.execute(
+            "INSERT INTO panel_verdicts (lesson_id, model, vote, reason) VALUES (%s, %s, %s, %s)",
+            (lesson_id, verdict["model"], verdict["vote"], verdict.get("reason")),
+        )
+
+
+def list_lessons(
+    conn: psycopg.Connection, *, status: str | None = None, case_number: str | None = None
+) -> list[dict]:
+    return conn.execute(
+        "SELECT l.id, l.case_number, l.category, c.kind, l.text, l.block, l.appeal_type,"
+        " l.outcome, l.source, l.review_status, l.reviewed_by, l.reviewed_at, l.review_reason,"
+        " l.needs_chair, l.folded_into, l.created_at FROM decision_lessons l"
+        " JOIN lesson_categories c USING (category)"
+        " WHERE (%(status)s::text IS NULL OR l.review_status = %(status)s)"
+        " AND (%(case)s::text IS NULL OR l.case_number = %(case)s) ORDER BY l.id",
+        {"status": status, "case": case_number},
+    ).fetchall()
+
+
+def approved_lessons(
+    conn: psycopg.Connection, appeal_type: str | None, outcome: str | None
+) -> list[dict]:
+    """Approved lessons that apply: general ones, and those of this appeal type / outcome."""
+    return conn.execute(
+        "SELECT l.id, l.category, c.kind, l.text, l.block, l.appeal_type, l.outcome, l.source,"
+        " l.reviewed_by FROM decision_lessons l JOIN lesson_categories c USING (category)"
+        " WHERE l.review_status = 'approved'"
+        " AND (l.appeal_type IS NULL OR l.appeal_type = %s)"
+        " AND (l.outcome IS NULL OR l.outcome = %s) ORDER BY l.id",
+        (appeal_type, outcome),
+    ).fetchall()
+
+
+def lesson_pool_size(conn: psycopg.Connection) -> int:
+    return conn.execute(
+        "SELECT count(*) AS n FROM decision_lessons WHERE review_status = 'approved'"
+    ).fetchone()["n"]
+
+
+def mark_folded(conn: psycopg.Connection, lesson_ids: list[int], version: int) -> None:
+    conn.execute(
+        "UPDATE decision_lessons SET folded_into = %s WHERE id = ANY(%s)", (version, lesson_ids)
+    )
+
+
+def audit(conn: psycopg.Connection, actor: str, action: str, case_number: str | None,
+          details: dict) -> None:  # fmt: skip
+    conn.execute(
+        "INSERT INTO learning_audit (actor, action, case_number, details) VALUES (%s, %s, %s, %s)",
+        (actor, action, case_number, Jsonb(details)),
+    )
+
+
+# -- held-out history ---------------------------------------------------------------------------
+
+HISTORY_COLUMNS = (
+    "pair_id", "case_number", "final_version", "appeal_type", "outcome", "anti_pattern_total",
+    "final_anti_pattern_total", "ratio_deviation", "change_percent", "word_edit_distance",
+    "stylometric_delta", "profile_finals", "lesson_pool_size", "held_out", "metrics",
+)  # fmt: skip
+
+
+def append_history(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
+    statement = sql.SQL("INSERT INTO style_distance_history ({}) VALUES ({}) RETURNING *").format(
+        sql.SQL(", ").join(map(sql.Identifier, HISTORY_COLUMNS)),
+        sql.SQL(", ").join(map(sql.Placeholder, HISTORY_COLUMNS)),
+    )
+    return conn.execute(statement, {**row, "metrics": Jsonb(row["metrics"])}).fetchone()
+
+
+def history(conn: psycopg.Connection) -> list[dict]:
+    return conn.execute("SELECT * FROM style_distance_history ORDER BY id").fetchall()
+
+
+# -- citations ----------------------------------------------------------------------------------
+
+
+def replace_citations(conn: psycopg.Connection, case_law_id: int, citations: list[Any]) -> None:
+    """The citing decision's citations, each under its (shared) authority."""
+    conn.execute("DELETE FROM decision_citations WHERE citing_case_law_id = %s", (case_law_id,))
+    for c in citations:
+        authority = conn.execute(
+            "INSERT INTO authorities (ref, kind) VALUES (%s, %s)"
+            " ON CONFLICT (ref) DO UPDATE SET updated_at = now() RETURNING id",
+            (c.ref, c.kind),
+        ).fetchone()["id"]
+        conn.execute(
+            "INSERT INTO decision_citations (citing_case_law_id, authority_id, text, char_start,"
+            " char_end) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (case_law_id, authority, c.text, c.start, c.end),
+        )
+
+
+def unlinked_authorities(conn: psycopg.Connection) -> list[dict]:
+    return conn.execute(
+        "SELECT id, ref, kind FROM authorities WHERE case_law_id IS NULL ORDER BY id"
+    ).fetchall()
+
+
+def find_ruling_by_number(conn: psycopg.Connection, pattern: str) -> int | None:
+    row = conn.execute(
+        "SELECT id FROM case_law WHERE doc_type IN ('ruling', 'decision')"
+        " AND regexp_replace(case_number, '\"', '', 'g') ~ %s ORDER BY source_kind, id LIMIT 1",
+        (pattern,),
+    ).fetchone()
+    return row["id"] if row else None
+
+
+def find_section(conn: psycopg.Connection, eid_pattern: str, law_pattern: str) -> int | None:
+    row = conn.execute(
+        "SELECT id FROM case_law WHERE doc_type = 'legislation' AND eid ~ %s"
+        " AND coalesce(law_title, '') ~ %s ORDER BY id LIMIT 1",
+        (eid_pattern, law_pattern),
+    ).fetchone()
+    return row["id"] if row else None
+
+
+def link_authority(conn: psycopg.Connection, authority_id: int, case_law_id: int) -> None:
+    conn.execute(
+        "UPDATE authorities SET case_law_id = %s, updated_at = now() WHERE id = %s",
+        (case_law_id, authority_id),
+    )
+
+
+def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
+    """Corroboration = distinct decisions citing each authority; a cited ruling not in the
+    library is an open missing precedent, resolved once it is linked."""
+    conn.execute(
+        "UPDATE authorities a SET corroboration = coalesce(c.n, 0) FROM authorities a2"
+        " LEFT JOIN (SELECT authority_id, count(DISTINCT citing_case_law_id) AS n"
+        "            FROM decision_citations GROUP BY authority_id) c ON c.authority_id = a2.id"
+        " WHERE a.id = a2.id AND a.corroboration IS DISTINCT FROM coalesce(c.n, 0)"
+    )
+    conn.execute(
+        "INSERT INTO missing_precedents (authority_id, first_cited_in)"
+        " SELECT a.id, (SELECT cl.case_number FROM decision_citations dc"
+        "               JOIN case_law cl ON cl.id = dc.citing_case_law_id"
+        "               WHERE dc.authority_id = a.id ORDER BY dc.id LIMIT 1)"
+        " FROM authorities a WHERE a.kind = 'ruling' AND a.case_law_id IS NULL"
+        " AND a.corroboration > 0 ON CONFLICT (authority_id) DO NOTHING"
+    )
+    conn.execute(
+        "UPDATE missing_precedents m SET status = 'resolved', resolved_at = now()"
+        " FROM authorities a WHERE a.id = m.authority_id AND m.status = 'open'"
+        " AND a.case_law_id IS NOT NULL"
+    )
+
+
+def citations_of(conn: psycopg.Connection, case_law_id: int) -> list[dict]:
+    return conn.execute(
+        "SELECT dc.text, a.ref, a.kind, a.case_law_id AS linked_case_law_id, a.corroboration,"
+        " m.status AS missing_status FROM decision_citations dc"
+        " JOIN authorities a ON a.id = dc.authority_id"
+        " LEFT JOIN missing_precedents m ON m.authority_id = a.id"
+        " WHERE dc.citing_case_law_id = %s ORDER BY dc.char_start",
+        (case_law_id,),
+    ).fetchall()
+
+
+def missing_precedents(conn: psycopg.Connection, status: str | None = "open") -> list[dict]:
+    return conn.execute(
+        "SELECT a.ref, m.status, m.first_cited_in, a.corroboration, m.created_at"
+        " FROM missing_precedents m JOIN authorities a ON a.id = m.authority_id"
+        " WHERE (%(s)s::text IS NULL OR m.status = %(s)s) ORDER BY a.corroboration DESC, a.ref",
+        {"s": status},
+    ).fetchall()
+
+
+# -- chair feedback -----------------------------------------------------------------------------
+
+
+def insert_feedback(conn: psycopg.Connection, values: dict[str, Any]) -> dict:
+    return conn.execute(
+        "INSERT INTO chair_feedback (case_number, block, category, text)"
+        " VALUES (%(case_number)s, %(block)s, %(category)s, %(text)s) RETURNING *",
+        values,
+    ).fetchone()
+
+
+def list_feedback(
+    conn: psycopg.Connection, case_number: str | None, category: str | None, limit: int
+) -> list[dict]:
+    return conn.execute(
+        "SELECT * FROM chair_feedback WHERE (%(case)s::text IS NULL OR case_number = %(case)s)"
+        " AND (%(cat)s::text IS NULL OR category = %(cat)s) ORDER BY id DESC LIMIT %(limit)s",
+        {"case": case_number, "cat": category, "limit": limit},
+    ).fetchall()
+
+
+def feedback_summary(conn: psycopg.Connection, since: Any) -> list[dict]:
+    return conn.execute(
+        "SELECT category, coalesce(block, '') AS block, count(*) AS n,"
+        " array_agg(text ORDER BY id DESC) AS texts FROM chair_feedback WHERE created_at >= %s"
+        " GROUP BY category, block ORDER BY count(*) DESC, category, block",
+        (since,),
+    ).fetchall()
