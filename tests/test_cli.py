@@ -76,3 +76,37 @@ def test_attach_precedent_links_a_ruling_in_the_library(app, cli_env, tmp_path):
 def test_db_url_points_at_the_configured_server(cli_env, settings):
     assert run(cli_env, "db", "url").stdout.strip() == settings.database_url
     assert "up to date" in run(cli_env, "db", "migrate").stdout
+
+
+def test_learning_loop_commands(app, cli_env, tmp_path):
+    """draft add → final upload → learning history, with DESIGN §10's JSON keys."""
+    from conftest import shared
+
+    record = json.loads(
+        shared("synthetic-decisions", "decisions.jsonl").read_text(encoding="utf-8").splitlines()[2]
+    )
+    case = record["case_number"]
+    draft = write(tmp_path / "draft.txt", record["draft_text"])
+    final = write(tmp_path / "final.txt", record["final_text"])
+    added = json.loads(run(cli_env, "draft", "add", case, str(draft), "--appeal-type",
+                           record["appeal_type"], "--outcome", record["outcome"],
+                           "--practice-area", record["practice_area"], "--json").stdout)  # fmt: skip
+    assert {"case_number", "pair_status", "blocks"} <= set(added)
+    assert added["pair_status"] == "draft_done" and len(added["blocks"]) == 12
+    uploaded = json.loads(run(cli_env, "final", "upload", case, str(final), "--json").stdout)
+    assert {"case_number", "pair_status", "case_law_id", "citations", "history_row"} <= set(
+        uploaded
+    )
+    assert uploaded["pair_status"] == "analyzed"
+    assert set(uploaded["citations"]) == {"linked", "missing"}
+    rows = json.loads(run(cli_env, "learning", "history", "--json").stdout)["rows"]
+    assert {"case_number", "captured_at", "anti_pattern_total", "ratio_deviation",
+            "change_percent", "lesson_pool_size"} <= set(rows[0])  # fmt: skip
+    text = run(cli_env, "final", "upload", case, str(final)).stdout
+    assert "nothing changed" in text
+    bad = run(cli_env, "final", "upload", "1042/23", str(final), check=False)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "malformed case number" in bad.stderr
+    brief = json.loads(run(cli_env, "brief", record["appeal_type"], "--outcome",
+                           record["outcome"]).stdout)  # fmt: skip
+    assert brief["anti_patterns"] and brief["lessons"] == []

@@ -73,7 +73,9 @@ def test_every_tool_over_stdio(app, tmp_path, cli_env):
     assert names == [
         "search_decisions", "search_case_documents", "find_similar_cases",
         "search_precedent_library", "search_internal_decisions", "precedent_search_library",
-        "search_digests",
+        "search_digests", "get_content_checklist", "get_lessons_for_outcome",
+        "get_writing_brief", "record_chair_feedback", "list_chair_feedback",
+        "record_curator_findings",
     ]  # fmt: skip
     schema = tools["search_decisions"].input_schema
     assert set(schema["required"]) == {"query", "practice_area"}
@@ -112,3 +114,32 @@ def test_every_tool_over_stdio(app, tmp_path, cli_env):
         results[("search_digests", json.dumps({"query": "הקלה"}, ensure_ascii=False))]
     )
     assert all(h["citable"] is False for h in digests["hits"])
+
+
+def test_writer_and_feedback_tools_over_stdio(app, tmp_path, cli_env):
+    seed(app, tmp_path)
+    findings = ["[סגנון] משפטים קצרים", "[מבנה] מסגרת נורמטיבית נפרדת", "[טבלאי] טבלת מועדים"]
+    calls = [
+        ("get_writing_brief", {"appeal_type": "permit", "outcome": "rejected"}),
+        ("get_content_checklist", {"appeal_type": "betterment_levy"}),
+        ("get_lessons_for_outcome", {"appeal_type": "permit", "outcome": "accepted"}),
+        ("record_chair_feedback", {"category": "wrong_tone", "text": "רטורי מדי",
+                                   "case_number": "ערר 20/25", "block": "discussion"}),
+        ("list_chair_feedback", {"case_number": "ערר 20/25"}),
+        ("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings}),
+        ("record_chair_feedback", {"category": "rude", "text": "x"}),
+        ("get_content_checklist", {"appeal_type": "divorce"}),
+    ]  # fmt: skip
+    _, tools, results = asyncio.run(_session(cli_env, calls))
+    assert set(tools["record_curator_findings"].input_schema["required"]) == {
+        "case_number", "findings"
+    }  # fmt: skip
+    by_call = list(results.values())
+    assert "יש לציין כי" in payload(by_call[0])["anti_patterns"]
+    assert any("התוספת השלישית" in i for i in payload(by_call[1])["checklist"])
+    assert payload(by_call[2])["lessons"] == []  # nothing approved yet
+    assert payload(by_call[3])["category"] == "wrong_tone"
+    assert [f["text"] for f in payload(by_call[4])["feedback"]] == ["רטורי מדי"]
+    assert payload(by_call[5])["recorded"] == 3
+    assert by_call[6].is_error and "unknown feedback category" in by_call[6].content[0].text
+    assert by_call[7].is_error and "unknown appeal type" in by_call[7].content[0].text

@@ -1,4 +1,5 @@
-"""The MCP server (`legal-ai mcp`, stdio): the seven search tools for the AI writing agents.
+"""The MCP server (`legal-ai mcp`, stdio) for the AI writing agents: the seven search tools,
+the writer's brief (approved knowledge only) and the chair-feedback / curator tools.
 
 Thin: typed, described parameters; each tool calls `App.tool(...)`; an `AppError` becomes an MCP
 tool error with its one-line message. The App (database, model) is opened on the first call, so
@@ -45,15 +46,19 @@ def build_server(settings: Settings | None = None):
     server = MCPServer("legal-ai", instructions=INSTRUCTIONS)
     state: dict[str, Any] = {}
 
-    def call(tool: str, **arguments: Any) -> dict:
+    def run(function: Any, **arguments: Any) -> dict:
+        """`function(app, **arguments)` on the lazily opened App; AppError → tool error."""
         try:
             if "app" not in state:
                 from .services import App
 
                 state["app"] = App(settings or Settings())
-            return state["app"].tool(tool, **arguments)
+            return function(state["app"], **arguments)
         except AppError as exc:
             raise ToolError(str(exc)) from exc
+
+    def call(tool: str, **arguments: Any) -> dict:
+        return run(lambda app, **kw: app.tool(tool, **kw), **arguments)
 
     @server.tool(
         description="Search the chair's signed final decisions (style corpus) within one practice area."
@@ -129,7 +134,68 @@ def build_server(settings: Settings | None = None):
             "search_digests", query=query, practice_area=practice_area, limit=limit, mode=mode
         )
 
+    _knowledge_tools(server, run)
     return server
+
+
+AppealType = Annotated[str, Field(description="permit, change_of_use, plan, betterment_levy, "
+                                  "compensation_197 or procedural.")]  # fmt: skip
+Outcome = Annotated[str | None, Field(description="accepted, rejected, partially_accepted or "
+                                      "remanded.")]  # fmt: skip
+CaseNumber = Annotated[
+    str | None, Field(description="The case number in full, e.g. ערר (מרכז) 1042/23.")
+]
+
+
+def _knowledge_tools(server: Any, run: Any) -> None:
+    from .knowledge import brief
+    from .learning import feedback, lessons
+
+    @server.tool(
+        description="The content checklist for a decision of this appeal type and outcome."
+    )
+    def get_content_checklist(appeal_type: AppealType, outcome: Outcome = None) -> dict:
+        return run(brief.content_checklist, appeal_type=appeal_type, outcome=outcome)
+
+    @server.tool(description="The lessons the chair approved for this appeal type and outcome.")
+    def get_lessons_for_outcome(appeal_type: AppealType, outcome: Outcome = None) -> dict:
+        return run(brief.lessons_for_outcome, appeal_type=appeal_type, outcome=outcome)
+
+    @server.tool(
+        description="The writing brief: the chair's methodology (block order, ratios, discussion "
+        "rules, phrases, anti-patterns, voice), checklist and approved lessons. Approved only."
+    )
+    def get_writing_brief(appeal_type: AppealType, outcome: Outcome = None) -> dict:
+        return run(brief.writing_brief, appeal_type=appeal_type, outcome=outcome)
+
+    @server.tool(
+        description="Record the chair's feedback on a draft (one category, optional block)."
+    )
+    def record_chair_feedback(
+        category: Annotated[str, Field(description="missing_content, wrong_tone, wrong_structure, factual_error, style or other.")],
+        text: Annotated[str, Field(description="What was wrong, in the chair's words.")],
+        case_number: CaseNumber = None,
+        block: Annotated[str | None, Field(description="One of the 12 blocks, e.g. discussion.")] = None,
+    ) -> dict:  # fmt: skip
+        return run(feedback.record, category=category, text=text, case=case_number, block=block)
+
+    @server.tool(description="The chair's feedback, newest first.")
+    def list_chair_feedback(
+        case_number: CaseNumber = None,
+        category: Annotated[str | None, Field(description="Only this category.")] = None,
+        limit: Annotated[int, Field(ge=1, le=500, description="At most this many.")] = 50,
+    ) -> dict:  # fmt: skip
+        return run(feedback.list_feedback, case=case_number, category=category, limit=limit)
+
+    @server.tool(
+        description="Store 3-5 curator findings for a case, each starting with its tag: [סגנון], "
+        "[מבנה], [לקסיקון משפטי] or [טבלאי]. They become proposed lessons (retry-safe)."
+    )
+    def record_curator_findings(
+        case_number: Annotated[str, Field(description="The case number in full.")],
+        findings: Annotated[list[str], Field(description="3 to 5 tagged findings.")],
+    ) -> dict:  # fmt: skip
+        return run(lessons.record_curator_findings, case=case_number, findings=findings)
 
 
 def serve(settings: Settings | None = None) -> None:

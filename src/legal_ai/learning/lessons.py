@@ -66,9 +66,9 @@ def propose(
         row, created = store.insert_lesson(conn, {
             "pair_id": pair["id"] if pair else None, "case_number": case, "category": category,
             "text": text.strip(), "block": vocab.block(block),
-            "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
-            or (known or {}).get("appeal_type"),
-            "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome") or (known or {}).get("outcome"),
+            # Scoped only when asked: a lesson learned on one case is general by default.
+            "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
+            "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
             "source": source, "dedupe_key": _dedupe_key(source, case, category, text),
         })  # fmt: skip
     return {**_jsonable(row), "created": created}
@@ -97,13 +97,13 @@ def review(app: App, lesson_id: int, decision: str, *, actor: str = "chair",
 
 
 def _unfold(conn, lesson: dict, actor: str) -> None:
-    key = lesson["appeal_type"] or "universal"
-    profile_row = store.get_profile(conn, key, lock=True)
-    profile = dict(profile_row["profile"])
-    kept = [item for item in profile.get("lessons", []) if item.get("id") != lesson["id"]]
-    if len(kept) != len(profile.get("lessons", [])):
-        profile["lessons"] = kept
-        store.save_profile(conn, key, profile, actor, f"veto of lesson {lesson['id']}")
+    """Take a vetoed lesson out of every methodology profile it was folded into."""
+    for row in store.profiles_with_lesson(conn, lesson["id"]):
+        profile = dict(row["profile"])
+        profile["lessons"] = [i for i in profile["lessons"] if i.get("id") != lesson["id"]]
+        store.save_profile(
+            conn, row["appeal_type"], profile, actor, f"veto of lesson {lesson['id']}"
+        )
 
 
 def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict:

@@ -126,6 +126,15 @@ def get_profile(conn: psycopg.Connection, appeal_type: str, *, lock: bool = Fals
     return conn.execute(_PROFILE_LOCKED if lock else _PROFILE, (appeal_type,)).fetchone()
 
 
+def profiles_with_lesson(conn: psycopg.Connection, lesson_id: int) -> list[dict]:
+    """Profiles holding a folded lesson, locked for update."""
+    return conn.execute(
+        "SELECT * FROM methodology_profiles WHERE profile->'lessons' @> %s"
+        " ORDER BY appeal_type FOR UPDATE",
+        (Jsonb([{"id": lesson_id}]),),
+    ).fetchall()
+
+
 def save_profile(
     conn: psycopg.Connection, appeal_type: str, profile: dict, actor: str, reason: str
 ) -> dict:

@@ -1,0 +1,99 @@
+"""The HTTP API (FastAPI) against the real database: the token guards every /api route, uploads
+go through the same services as the CLI, errors come back as one clear message."""
+
+import json
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import shared
+from legal_ai.errors import InvalidInput
+from legal_ai.web.app import create_app
+
+pytestmark = pytest.mark.db
+TOKEN = "s3cret-token"
+
+
+@pytest.fixture
+def client(app):
+    settings = app.settings.model_copy(update={"api_token": TOKEN})
+    with TestClient(create_app(settings, legal=app)) as c:
+        yield c
+
+
+def auth(token: str = TOKEN) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_the_api_refuses_to_run_without_a_token(app):
+    with pytest.raises(InvalidInput, match="LEGAL_AI_API_TOKEN"):
+        create_app(app.settings.model_copy(update={"api_token": None}), legal=app)
+
+
+def test_every_api_route_needs_the_token(client):
+    routes = [r for r in client.app.routes if getattr(r, "path", "").startswith("/api/")]
+    assert len(routes) >= 15
+    for route in routes:
+        path = route.path.replace("{case:path}", quote("ערר 1/25")).replace("{lesson_id}", "1")
+        path = path.replace("{appeal_type}", "permit")
+        for method in route.methods:
+            for headers in ({}, auth("wrong")):
+                response = client.request(method, path, headers=headers)
+                assert response.status_code == 401, (method, path)
+    assert client.get("/healthz").json() == {"ok": True}
+
+
+def test_upload_pair_history_feedback_over_http(client):
+    record = json.loads(
+        shared("synthetic-decisions", "decisions.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    )
+    case = quote(record["case_number"])
+    draft = client.post(
+        f"/api/cases/{case}/draft/upload", headers=auth(),
+        files={"file": ("d.txt", record["draft_text"].encode(), "text/plain")},
+        data={"appeal_type": record["appeal_type"], "outcome": record["outcome"],
+              "practice_area": record["practice_area"]},
+    )  # fmt: skip
+    assert draft.status_code == 200, draft.text
+    assert draft.json()["pair_status"] == "draft_done"
+    final = client.post(
+        f"/api/cases/{case}/final/upload", headers=auth(),
+        files={"file": ("f.txt", record["final_text"].encode(), "text/plain")},
+    )  # fmt: skip
+    assert final.status_code == 200, final.text
+    body = final.json()
+    assert body["pair_status"] == "analyzed" and body["history_row"]["anti_pattern_total"] > 0
+    rows = client.get("/api/learning/style-distance-history", headers=auth()).json()["rows"]
+    assert [r["case_number"] for r in rows] == [record["case_number"]]
+
+    sent = client.post("/api/chair-feedback", headers=auth(), json={
+        "category": "missing_content", "text": "חסר סיור", "case_number": record["case_number"],
+        "block": "hearing"})  # fmt: skip
+    assert sent.status_code == 200
+    summary = client.get("/api/chair-feedback/weekly-summary", headers=auth()).json()
+    assert summary["by_category"] == {"missing_content": 1} and summary["by_block"] == {
+        "hearing": 1
+    }
+    bad = client.post("/api/chair-feedback", headers=auth(), json={"category": "x", "text": "y"})
+    assert bad.status_code == 400 and "unknown feedback category" in bad.json()["error"]
+
+    found = client.post(f"/api/cases/{case}/curator-findings", headers=auth(), json={
+        "findings": ["[סגנון] א", "[מבנה] ב", "[טבלאי] ג"]}).json()  # fmt: skip
+    lesson = found["lessons"][0]["id"]
+    approved = client.post(f"/api/lessons/{lesson}/review", headers=auth(),
+                           json={"decision": "approve"}).json()  # fmt: skip
+    assert approved["review_status"] == "approved"
+    promoted = client.post(f"/api/cases/{case}/promote", headers=auth(),
+                           json={"lesson_ids": [lesson], "phrases": []}).json()  # fmt: skip
+    assert promoted["pair_status"] == "lessons_folded"
+    brief = client.get("/api/brief", headers=auth(),
+                       params={"appeal_type": record["appeal_type"]}).json()  # fmt: skip
+    assert [item["id"] for item in brief["folded_lessons"]] == [lesson]
+
+    empty = client.post(f"/api/cases/{case}/final/upload", headers=auth(),
+                        files={"file": ("f.txt", b"", "text/plain")})  # fmt: skip
+    assert empty.status_code == 400 and "empty" in empty.json()["error"]
+    malformed = client.post(f"/api/cases/{quote('8046/24')}/draft/upload", headers=auth(),
+                            files={"file": ("d.txt", b"x", "text/plain")})  # fmt: skip
+    assert malformed.status_code == 400 and "malformed case number" in malformed.json()["error"]
