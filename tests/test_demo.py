@@ -27,3 +27,11 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
         "search_digests",
     }  # fmt: skip
     assert "principle" in text and 'quote: "' in text
+    learning = summary["learning"]
+    assert learning["pair_status"] == "lessons_folded"
+    assert learning["history_row"]["anti_pattern_total"] >= 5
+    assert learning["history_row"]["final_anti_pattern_total"] == 0
+    assert learning["citations"] == {"linked": 1, "missing": 1}  # עע"מ 9101/20 is in the library
+    assert learning["brief_lessons"] == 1
+    assert learning["internal_hit"] == "ערר (מרכז) 7001/25"
+    assert "learning loop" in text

@@ -26,6 +26,47 @@ def _manifest() -> tuple[Path, dict]:
     return root, json.loads((root / "manifest.json").read_text(encoding="utf-8"))
 
 
+def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
+    """The learning loop on one fictional pair: our draft, the chair's final, the held-out
+    style distance, citations, a curator finding the chair approves and promotes."""
+    from .knowledge.brief import writing_brief
+    from .learning import finals, lessons
+
+    case = "ערר (מרכז) 7001/25"
+    echo("\nlearning loop: our draft and the chair's signed final of " + case)
+    draft = finals.add_draft(legal, case, root / "learning-draft-7001.txt", appeal_type="permit",
+                             outcome="partially_accepted", practice_area="planning")  # fmt: skip
+    echo(f"  draft v{draft['draft_version']}: 12 blocks found, pair {draft['pair_status']}")
+    final = finals.upload_final(legal, case, root / "learning-final-7001.txt")
+    row = final["history_row"]
+    metrics = row["metrics"]
+    echo(f"  final uploaded: pair {final['pair_status']}; style corpus + internal decisions")
+    echo(f"  held-out style distance: {row['change_percent']}% of words changed; anti-patterns "
+         f"{row['anti_pattern_total']} in our draft ({', '.join(metrics['draft_anti_patterns'])})"
+         f" vs {row['final_anti_pattern_total']} in hers; lesson pool {row['lesson_pool_size']}")  # fmt: skip
+    echo(f"  citations: {final['citations']['linked']} linked to the library, "
+         f"{final['citations']['missing']} missing precedent(s) flagged")  # fmt: skip
+    found = lessons.record_curator_findings(legal, case, [
+        "[סגנון] משפטים קצרים והצהרתיים; בלי 'יש לציין כי' ו'חשוב להדגיש'",
+        "[מבנה] לדווח על הסיור במקום בבלוק הדיון בפנינו",
+        "[לקסיקון משפטי] 'אין צו להוצאות' ולא 'כל צד יישא בהוצאותיו'",
+    ])  # fmt: skip
+    chosen = found["lessons"][2]["id"]
+    lessons.review(legal, chosen, "approve", reason="כך אני כותבת")
+    promoted = lessons.promote(legal, case, [chosen], ["לכן"])
+    brief = writing_brief(legal, "permit", "partially_accepted")
+    echo(f"  curator: {found['recorded']} proposed lessons; the chair approved #{chosen} and "
+         f"promoted it: permit methodology v{promoted['methodology_version']}, pair "
+         f"{promoted['pair_status']}; the writer's brief now carries "
+         f"{len(brief['lessons'])} approved lesson(s)")  # fmt: skip
+    hits = legal.tool("search_internal_decisions", query="חלונות עמומים בהקלה בקו בניין",
+                      limit=1)["hits"]  # fmt: skip
+    echo(f"  search_internal_decisions finds it: {hits[0]['case_number'] if hits else 'nothing'}")
+    return {"pair_status": promoted["pair_status"], "history_row": row,
+            "citations": final["citations"], "brief_lessons": len(brief["lessons"]),
+            "internal_hit": hits[0]["case_number"] if hits else None}  # fmt: skip
+
+
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     started = time.perf_counter()
     echo("legal-ai demo: starting PostgreSQL + pgvector ...")
@@ -65,6 +106,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
             for number, hit in enumerate(result["hits"], start=1):
                 echo(format_hit(number, hit, indent="  ", snippet_chars=160))
             summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
+        summary["learning"] = _learning(legal, root, echo)
         health = legal.health()
     cache_store.close()
     echo(
