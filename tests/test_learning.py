@@ -191,6 +191,11 @@ def test_the_gate(app, tmp_path):
                              " ORDER BY id").fetchall()  # fmt: skip
     assert ("panel", "approved") in {(a["actor"], a["to_status"]) for a in audit}
     assert ("chair", "vetoed") in {(a["actor"], a["to_status"]) for a in audit}
+    with app.store.pool.connection() as conn:
+        split_logged = conn.execute(
+            "SELECT count(*) AS n FROM learning_audit WHERE action = 'panel_split'"
+        ).fetchone()["n"]
+    assert split_logged == 1
 
 
 def test_promote_folds_into_the_methodology_and_survives_a_concurrent_edit(app, tmp_path):
@@ -309,6 +314,9 @@ def test_bad_input_is_refused_and_changes_nothing(app, tmp_path):
                 call(app, case, path)
     with pytest.raises(InvalidInput, match="unknown appeal type"):
         finals.add_draft(app, "ערר 5/25", pair_files(tmp_path, record)[0], appeal_type="x")
+    # The same signed file under another case number is a duplicate upload.
+    with pytest.raises(InvalidInput, match="duplicate upload"):
+        finals.upload_final(app, "ערר 5/25", pair_files(tmp_path, record)[1])
     assert _snapshot(app) == before
 
 

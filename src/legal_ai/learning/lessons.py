@@ -139,6 +139,8 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
                 row = store.set_review(conn, lesson_id, "rejected", "panel", "2/2 panel rejection")
             else:
                 store.flag_for_chair(conn, lesson_id, "panel split 1/1: the chair decides")
+                store.audit(conn, "panel", "panel_split", lesson["case_number"],
+                            {"lesson_id": lesson_id, "verdicts": verdicts})  # fmt: skip
                 row = store.get_lesson(conn, lesson_id)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
