@@ -178,8 +178,15 @@ def upload_final(
         store.upsert_case(conn, case, practice_area=fields["practice_area"],
                           appeal_type=appeal_type, outcome=outcome,
                           chair_name=fields["chair_name"])  # fmt: skip
-        _, style_status = ingestor.write_staged(conn, staged_style)
-        _, internal_status = ingestor.write_staged(conn, staged_internal)
+        style_outcome, style_status = ingestor.write_staged(conn, staged_style)
+        internal_outcome, internal_status = ingestor.write_staged(conn, staged_internal)
+        current = store.get_pair(conn, case, lock=True)
+        if (
+            {style_outcome, internal_outcome} == {"unchanged"}
+            and current
+            and current["status"] != "draft_done"
+        ):
+            return _unchanged(app, case, current)  # another upload of this file won the race
         style_row = sql_items.find_item(conn, style_corpus, case)
         internal_row = sql_items.find_item(conn, internal_corpus, case)
         version = internal_row["version"]

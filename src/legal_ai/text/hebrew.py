@@ -11,6 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from . import morphology
+
 _BIDI_CONTROLS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\ufeff"
 _BIDI_RE = re.compile(f"[{_BIDI_CONTROLS}]")
 # Hebrew points and cantillation (U+0591-U+05C7) except maqaf U+05BE, paseq U+05C0, sof pasuq
@@ -98,13 +100,20 @@ class Analyzer:
     strip_prefixes: bool
     min_stem: int = 3
     fold_spelling: bool = False  # וו -> ו, יי -> י: the law's spelling (הועדה, בניה) vs today's
+    lemmas: str = ""  # "add": hspell lemmas besides the prefix rules; "replace": instead of them
 
-    def _expand(self, token: str) -> list[str]:
-        if self.fold_spelling:
-            token = token.replace("וו", "ו").replace("יי", "י")
+    def _fold(self, token: str) -> str:
+        return token.replace("וו", "ו").replace("יי", "י") if self.fold_spelling else token
+
+    def _expand(self, token: str, lemmas: tuple[str, ...] = ()) -> list[str]:
+        token = self._fold(token)
         forms = [token]
-        if self.strip_prefixes and "/" not in token and token[:1] in PREFIX_LETTERS:
+        known = bool(lemmas) and self.lemmas == "replace"
+        if self.strip_prefixes and not known and "/" not in token and token[:1] in PREFIX_LETTERS:
             forms.extend(prefix_variants(token, self.min_stem))
+        forms.extend(
+            f for f in dict.fromkeys(self._fold(lemma) for lemma in lemmas) if f not in forms
+        )
         # Section references also match their bare number: 152א2 -> 152.
         number = re.match(r"^(\d+)[א-ת]", token)
         if number:
@@ -113,7 +122,9 @@ class Analyzer:
 
     def terms(self, text: str) -> list[str]:
         """Every index term of `text` in order: each token followed by its other forms."""
-        return [form for token in tokens(text) for form in self._expand(token)]
+        words = tokens(text)
+        found = morphology.lemmas(words) if self.lemmas else {}
+        return [form for token in words for form in self._expand(token, found.get(token, ()))]
 
     def analyze(self, text: str) -> str:
         """The string PostgreSQL indexes."""
@@ -133,6 +144,20 @@ ANALYZERS = {
         Analyzer("he-prefix4-v1", strip_prefixes=True, min_stem=4),
         Analyzer("he-fold-prefix-v1", strip_prefixes=True, min_stem=3, fold_spelling=True),
         Analyzer("he-fold-prefix4-v1", strip_prefixes=True, min_stem=4, fold_spelling=True),
+        Analyzer(
+            "he-fold-prefix4-hspell-v1",
+            strip_prefixes=True,
+            min_stem=4,
+            fold_spelling=True,
+            lemmas="add",
+        ),  # fmt: skip
+        Analyzer(
+            "he-fold-hspell-v1",
+            strip_prefixes=True,
+            min_stem=4,
+            fold_spelling=True,
+            lemmas="replace",
+        ),  # fmt: skip
     )
 }
 DEFAULT_ANALYZER = "he-fold-prefix4-v1"
