@@ -330,3 +330,13 @@ def test_the_real_pdf_and_docx_finals_upload(app, tmp_path):
     docx = finals.upload_final(app, "ערר (מרכז) 2042/23", docs / "arar-merkaz-1042-23.final.docx",
                                decided_on="2023-11-14")  # fmt: skip
     assert docx["searchable"]
+
+
+def test_full_case_numbers_never_collide(app, tmp_path):
+    record = records()[0]
+    draft = pair_files(tmp_path, record)[0]
+    for case in ("ערר 1042/23", "בל״מ 1042-23"):
+        finals.add_draft(app, case, draft)
+    with app.store.pool.connection() as conn:
+        pairs = [r["case_number"] for r in store.list_pairs(conn)]
+    assert pairs == ["ערר 1042/23", 'בל"מ 1042/23']

@@ -95,18 +95,23 @@ def learning_history(as_json: JsonFlag = False) -> None:
                    f"pool {row['lesson_pool_size']}")  # fmt: skip
 
 
+def _listing(key: str, query, line, as_json: bool) -> None:
+    """Print rows of a learning-loop table (JSON `{key: [...]}` or one line each)."""
+    with _app() as legal, legal.store.pool.connection() as conn:
+        rows = [dict(r) for r in query(conn)]
+    if as_json:
+        _print_json({key: rows})
+        return
+    for row in rows:
+        typer.echo(line(row))
+
+
 @learning_app.command("pairs")
 def learning_pairs(as_json: JsonFlag = False) -> None:
     """Every draft/final pair and its status."""
     from .store import learning as store
 
-    with _app() as legal, legal.store.pool.connection() as conn:
-        rows = [dict(r) for r in store.list_pairs(conn)]
-    if as_json:
-        _print_json({"pairs": rows})
-        return
-    for row in rows:
-        typer.echo(f"{row['case_number']}: {row['status']}")
+    _listing("pairs", store.list_pairs, lambda r: f"{r['case_number']}: {r['status']}", as_json)
 
 
 @learning_app.command("missing-precedents")
@@ -114,14 +119,9 @@ def missing_precedents(as_json: JsonFlag = False) -> None:
     """Rulings our finals cite that the library does not hold (open)."""
     from .store import learning as store
 
-    with _app() as legal, legal.store.pool.connection() as conn:
-        rows = [dict(r) for r in store.missing_precedents(conn)]
-    if as_json:
-        _print_json({"missing_precedents": rows})
-        return
-    for row in rows:
-        typer.echo(f"{row['ref']}  (cited by {row['corroboration']}; first in "
-                   f"{row['first_cited_in']})")  # fmt: skip
+    _listing("missing_precedents", store.missing_precedents,
+             lambda r: f"{r['ref']}  (cited by {r['corroboration']}; first in "
+                       f"{r['first_cited_in']})", as_json)  # fmt: skip
 
 
 @lessons_app.command("list")

@@ -42,6 +42,13 @@ def _jsonable(row: dict) -> dict:
     return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
 
 
+def _locked(conn, lesson_id: int) -> dict:
+    lesson = store.get_lesson(conn, lesson_id, lock=True)
+    if lesson is None:
+        raise NotFound(f"no lesson {lesson_id}")
+    return lesson
+
+
 def _gate_error(exc: psycopg.Error) -> InvalidInput:
     message = (exc.diag.message_primary or str(exc)).strip()
     return InvalidInput(f"refused by the gate: {message}")
@@ -83,9 +90,7 @@ def review(app: App, lesson_id: int, decision: str, *, actor: str = "chair",
         raise InvalidInput(f"unknown decision {decision!r}; choose one of: {', '.join(DECISIONS)}")
     try:
         with app.store.transaction() as conn:
-            lesson = store.get_lesson(conn, lesson_id, lock=True)
-            if lesson is None:
-                raise NotFound(f"no lesson {lesson_id}")
+            lesson = _locked(conn, lesson_id)
             if lesson["review_status"] == status:
                 return _jsonable(lesson)
             row = store.set_review(conn, lesson_id, status, actor, reason)
@@ -118,9 +123,7 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
         raise InvalidInput("the two votes must come from two different models")
     try:
         with app.store.transaction() as conn:
-            lesson = store.get_lesson(conn, lesson_id, lock=True)
-            if lesson is None:
-                raise NotFound(f"no lesson {lesson_id}")
+            lesson = _locked(conn, lesson_id)
             if lesson["kind"] != "style":
                 raise InvalidInput(
                     f"lesson {lesson_id} is substance ({lesson['category']}): only the chair "

@@ -100,7 +100,7 @@ class Analyzer:
     strip_prefixes: bool
     min_stem: int = 3
     fold_spelling: bool = False  # וו -> ו, יי -> י: the law's spelling (הועדה, בניה) vs today's
-    lemmas: str = ""  # "add": hspell lemmas besides the prefix rules; "replace": instead of them
+    lemmas: bool = False  # also index hspell's lemmas (text/morphology.py)
 
     def _fold(self, token: str) -> str:
         return token.replace("וו", "ו").replace("יי", "י") if self.fold_spelling else token
@@ -108,8 +108,7 @@ class Analyzer:
     def _expand(self, token: str, lemmas: tuple[str, ...] = ()) -> list[str]:
         token = self._fold(token)
         forms = [token]
-        known = bool(lemmas) and self.lemmas == "replace"
-        if self.strip_prefixes and not known and "/" not in token and token[:1] in PREFIX_LETTERS:
+        if self.strip_prefixes and "/" not in token and token[:1] in PREFIX_LETTERS:
             forms.extend(prefix_variants(token, self.min_stem))
         forms.extend(
             f for f in dict.fromkeys(self._fold(lemma) for lemma in lemmas) if f not in forms
@@ -149,14 +148,7 @@ ANALYZERS = {
             strip_prefixes=True,
             min_stem=4,
             fold_spelling=True,
-            lemmas="add",
-        ),  # fmt: skip
-        Analyzer(
-            "he-fold-hspell-v1",
-            strip_prefixes=True,
-            min_stem=4,
-            fold_spelling=True,
-            lemmas="replace",
+            lemmas=True,
         ),  # fmt: skip
     )
 }
