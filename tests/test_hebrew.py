@@ -1,6 +1,11 @@
+import shutil
+
+import pytest
+
 from legal_ai.text.hebrew import (
     analyze,
     clean_text,
+    get_analyzer,
     normalize,
     normalize_case_number,
     prefix_variants,
@@ -72,3 +77,32 @@ def test_synonyms_add_the_statutes_words():
     assert expand_query("כמה משלמים מס השבחה") == "כמה משלמים מס השבחה היטל השבחה"
     assert expand_query("ובמס השבחה") == "ובמס השבחה היטל השבחה"  # prefixes count
     assert expand_query("היתר בנייה") == "היתר בנייה"
+
+
+needs_hspell = pytest.mark.skipif(shutil.which("hspell") is None, reason="hspell not installed")
+
+
+@needs_hspell
+def test_hspell_lemmas_follow_the_preferred_reading():
+    from legal_ai.text import morphology
+
+    found = morphology.lemmas(
+        ["והקלות", "בקשות", "להיתרים", "ויגישו", "ערר", "קוקוריקוזלבט", "152"]
+    )
+    assert found == {"והקלות": ("הקלה",), "בקשות": ("בקשה",), "להיתרים": ("היתר",),
+                     "ויגישו": ("הגיש",), "ערר": ("ערר",), "קוקוריקוזלבט": ()}  # fmt: skip
+    terms = get_analyzer("he-fold-prefix4-hspell-v1").query_terms("בקשות להיתרים")
+    assert {"בקשה", "היתר", "בקשות", "היתרים"} <= set(terms)
+
+
+def test_an_hspell_analyzer_falls_back_and_says_so(monkeypatch, caplog):
+    from legal_ai.text import morphology
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    morphology.available.cache_clear()
+    try:
+        analyzer = get_analyzer("he-fold-prefix4-hspell-v1")
+    finally:
+        morphology.available.cache_clear()
+    assert analyzer.id == "he-fold-prefix4-v1"
+    assert "hspell is not installed" in caplog.text

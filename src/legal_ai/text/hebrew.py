@@ -7,6 +7,7 @@ database indexes the analyzed string. Index and query go through the same `analy
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -156,12 +157,23 @@ DEFAULT_ANALYZER = "he-fold-prefix4-v1"
 
 
 def get_analyzer(analyzer_id: str) -> Analyzer:
+    """The analyzer with this id. One that needs hspell falls back, when hspell is not
+    installed, to the same rules without lemmas (its own id, so `legal-ai reindex` re-analyzes
+    once hspell arrives) and logs a warning saying so."""
     try:
-        return ANALYZERS[analyzer_id]
+        analyzer = ANALYZERS[analyzer_id]
     except KeyError:
         raise ValueError(
             f"unknown analyzer {analyzer_id!r}; choose one of: {', '.join(ANALYZERS)}"
         ) from None
+    if analyzer.lemmas and not morphology.available():
+        fallback = ANALYZERS[analyzer_id.replace("-hspell", "")]
+        logging.getLogger(__name__).warning(
+            "hspell is not installed (apt install hspell, or `make install`): analyzer %s falls "
+            "back to %s", analyzer_id, fallback.id,
+        )  # fmt: skip
+        return fallback
+    return analyzer
 
 
 def analyze(text: str) -> str:
