@@ -340,3 +340,34 @@ def test_full_case_numbers_never_collide(app, tmp_path):
     with app.store.pool.connection() as conn:
         pairs = [r["case_number"] for r in store.list_pairs(conn)]
     assert pairs == ["ערר 1042/23", 'בל"מ 1042/23']
+
+
+def test_citations_link_to_statute_sections_and_rulings_in_the_library(app, tmp_path):
+    law = 'חוק התכנון והבניה, תשכ"ה–1965'
+    lines = [
+        {"doc_id": "pbl#point_149", "doc_type": "legislation", "title": "סעיף 149",
+         "law_title": law, "section_num": "149", "eid": "point_149",
+         "text": "149. (א) הוחלט להקל, תפרסם הוועדה המקומית הודעה."},
+        {"doc_id": "pbl#appendix_שלישית__point_14", "doc_type": "legislation",
+         "title": "תוספת שלישית סעיף 14", "law_title": law, "section_num": "14",
+         "eid": "appendix_שלישית__point_14", "text": "14. (א) שומת ההשבחה תיעשה בידי שמאי."},
+        {"doc_id": "r-9001", "doc_type": "ruling", "title": "פלוני", "court": "העליון",
+         "decided_on": "2019-05-01", "case_number": 'עע"מ 9001/19',
+         "text": "פסק דין בדוי על פרסום הקלה."},
+    ]  # fmt: skip
+    path = write(
+        tmp_path / "library.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines)
+    )
+    assert app.ingest([path], "external").ingested == 3
+    text = (
+        "ועדת הערר לתכנון ובנייה – מחוז מרכז\nערר (מרכז) 3001/25\n\nהחלטה\n\nפתח דבר\n\n"
+        "1. לפי סעיף 149(א) לחוק ובהתאם לסעיף 14(ב)(4) לתוספת השלישית.\n\nרקע עובדתי\n\n"
+        '2. כפי שנקבע בעע"מ 9001/19 פלוני נ\' הוועדה המקומית רעננה, ובבר"מ 9777/20.\n\n'
+        "דיון והכרעה\n\n3. הערר נדחה.\n\nסוף דבר\n\n4. אין צו להוצאות.\n\n"
+        'ניתנה היום, 1 במרץ 2025.\nרותם לוי, עו"ד'
+    )
+    result = finals.upload_final(app, "ערר (מרכז) 3001/25", write(tmp_path / "f.txt", text),
+                                 practice_area="planning")  # fmt: skip
+    assert result["citations"] == {"linked": 3, "missing": 1}
+    with app.store.pool.connection() as conn:
+        assert [m["ref"] for m in store.missing_precedents(conn)] == ['בר"מ 9777/20']

@@ -290,7 +290,7 @@ def _as_query(ref: str) -> str:
     section = parts[-1]
     schedule = next((p for p in parts if p.startswith("התוספת")), None)
     if schedule:
-        return f"{section} ל{schedule}"
+        return f"{section} ל{schedule.removeprefix('ה')}"  # התוספת השלישית → לתוספת השלישית
     law = text_citations.DEVIATION_REGS if text_citations.DEVIATION_REGS in ref else None
     return f"{section} לתקנות הסטייה הניכרת" if law else f"{section} לחוק"
 
