@@ -1,25 +1,29 @@
-"""Hebrew lemmas from Debian's `hspell -l` (installed by `make install`; ISO-8859-8 only).
+"""Hebrew lemmas from Debian's `hspell` (installed by `make install`; it reads ISO-8859-8 only).
 
-One `hspell` process per batch of unseen words; results are cached for the process. Words are
-sent one per line with a sentinel word between them, so each word's analyses can be told apart
-(hspell prints a block per analysis and collects unknown words at the end). For each word the
-lemmas of its preferred reading are kept: the whole word when hspell accepts it as is, else the
-shortest prefix split (ו+הקלות → הקלה). Without hspell every lookup returns nothing, and the
-analyzer that uses it falls back to its prefix rules (`available()` says which).
+One long-lived `hspell -a -l` process (its ispell-compatible pipe mode, with linguistic
+analyses) answers one word per line, so a query costs well under a millisecond per new word;
+answers are cached for the process. For each word the lemmas of its preferred reading are kept:
+the whole word when hspell accepts it as is, else the shortest prefix split (ו+הקלות → הקלה).
+Without hspell every lookup returns nothing, and the analyzer that uses it falls back to its
+prefix rules (see `hebrew.get_analyzer`).
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterable
 
-SENTINEL = "אבטיח"  # a word hspell knows, used only as a separator
-_BLOCK_RE = re.compile(r"^(מילה חוקית|צירוף חוקי): (.+)$")
+_BLOCK_RE = re.compile(r"^(מילה חוקית|צירוף חוקי): ")
 _LEMMA_RE = re.compile(r"^\t([א-ת]+)\(")
+_WORD_RE = re.compile(r"[א-ת]{2,}")
 _cache: dict[str, tuple[str, ...]] = {}
+_lock = threading.Lock()
+_process: subprocess.Popen | None = None
 
 
 @functools.cache
@@ -27,55 +31,72 @@ def available() -> bool:
     return shutil.which("hspell") is not None
 
 
-def _run(words: list[str]) -> list[list[tuple[str, list[str]]]]:
-    """Per word: its analysis blocks, each (kind, lemmas)."""
+def _pipe() -> subprocess.Popen:
+    global _process
+    if _process is None or _process.poll() is not None:
+        _process = subprocess.Popen(
+            ["hspell", "-a", "-l"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, bufsize=0,
+        )  # fmt: skip
+        _process.stdout.readline()  # the version banner
+        atexit.register(_close)
+    return _process
+
+
+def _close() -> None:
+    global _process
+    if _process is not None:
+        _process.stdin.close()
+        _process.stdout.close()
+        _process.wait(timeout=5)
+        _process = None
+
+
+def _ask(word: str) -> list[str]:
+    """hspell's answer for one word: its lines up to the blank line that ends it."""
+    process = _pipe()
+    process.stdin.write((word + "\n").encode("iso-8859-8"))
+    process.stdin.flush()
     lines = []
-    for word in words:
-        lines += [word, SENTINEL]
-    data = "\n".join(lines).encode("iso-8859-8", errors="replace")
-    out = subprocess.run(
-        ["hspell", "-l"], input=data, capture_output=True, timeout=120, check=False
-    )
-    text = out.stdout.decode("iso-8859-8", errors="replace")
-    groups: list[list[tuple[str, list[str]]]] = [[]]
-    for line in text.split("\n"):
-        if line.startswith("שגיאות כתיב"):
-            break
+    while True:
+        raw = process.stdout.readline()
+        if not raw:
+            raise OSError("hspell stopped answering")
+        line = raw.decode("iso-8859-8").rstrip("\n")
+        if line == "":
+            return lines
+        lines.append(line)
+
+
+def _preferred(lines: list[str], word: str) -> tuple[str, ...]:
+    """Lemmas of the first reading: the whole word if hspell accepts it, else the first
+    (shortest) prefix split. A word that is its own lemma stays just itself."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in lines:
         block = _BLOCK_RE.match(line)
         if block:
-            if block.group(1) == "מילה חוקית" and block.group(2) == SENTINEL:
-                groups.append([])
-                groups[-1].append(("sentinel", []))
-                continue
-            if groups[-1] and groups[-1][0][0] == "sentinel":
-                groups[-1] = []  # the sentinel's own analyses end here
-            groups[-1].append((block.group(1), []))
+            blocks.append((block.group(1), []))
             continue
         lemma = _LEMMA_RE.match(line)
-        if lemma and groups[-1] and groups[-1][-1][0] != "sentinel":
-            groups[-1][-1][1].append(lemma.group(1))
-    # groups[0] is the first word's; a trailing sentinel opens one empty group per word
-    result = [[b for b in group if b[0] != "sentinel"] for group in groups[: len(words)]]
-    return result + [[] for _ in range(len(words) - len(result))]
-
-
-def _preferred(blocks: list[tuple[str, list[str]]], word: str) -> tuple[str, ...]:
+        if lemma and blocks and lemma.group(1) != "שונות":  # hspell's "misc" tag, not a lemma
+            blocks[-1][1].append(lemma.group(1))
     if not blocks:
         return ()
     whole = [lemmas for kind, lemmas in blocks if kind == "מילה חוקית"]
     lemmas = whole[0] if whole else blocks[0][1]
-    if word in lemmas:  # already a base form
-        return (word,)
-    return tuple(dict.fromkeys(lemmas))
+    return (word,) if word in lemmas else tuple(dict.fromkeys(lemmas))
 
 
 def lemmas(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Lemmas of each Hebrew word (empty for unknown words, or when hspell is absent)."""
-    wanted = list(dict.fromkeys(w for w in words if re.fullmatch(r"[א-ת]{2,}", w)))
-    todo = [w for w in wanted if w not in _cache and w != SENTINEL]
+    wanted = list(dict.fromkeys(w for w in words if _WORD_RE.fullmatch(w)))
+    todo = [w for w in wanted if w not in _cache]
     if todo and available():
-        for start in range(0, len(todo), 5000):
-            batch = todo[start : start + 5000]
-            for word, blocks in zip(batch, _run(batch), strict=True):
-                _cache[word] = _preferred(blocks, word)
+        with _lock:
+            for word in todo:
+                if word not in _cache:
+                    try:
+                        _cache[word] = _preferred(_ask(word), word)
+                    except OSError:
+                        _cache[word] = ()
     return {w: _cache.get(w, ()) for w in wanted}
