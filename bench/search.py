@@ -35,7 +35,7 @@ from legal_ai.services import App
 from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache, set_active_embedder
 from legal_ai.text.akn import parse_law
-from legal_ai.text.hebrew import DEFAULT_ANALYZER, analyze
+from legal_ai.text.hebrew import DEFAULT_ANALYZER, analyze, get_analyzer
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 PBL = SHARED / "il-laws-akn/akn/il/act/PrimaryLegislation/1965-08-12/148917/he@/main.xml"
@@ -116,7 +116,7 @@ def load(store: Store, texts: list[str], vectors: np.ndarray, total: int, seed: 
                     vec = vectors[a] + rng.normal(0, 0.01, vectors.shape[1]).astype(np.float32)
                     vec /= np.linalg.norm(vec)
                     copy.write_row((ids[n // 10], scope, n % 10, 0, len(text), text, "t",
-                                    analyze(text), DEFAULT_ANALYZER, "[" + ",".join(f"{x:.5f}" for x in vec) + "]",
+                                    analyze(text), get_analyzer(DEFAULT_ANALYZER).id, "[" + ",".join(f"{x:.5f}" for x in vec) + "]",
                                     "e5-local", "t"))  # fmt: skip
     import psycopg
 

@@ -96,10 +96,11 @@ def test_hspell_lemmas_follow_the_preferred_reading():
 
 
 def test_an_hspell_analyzer_falls_back_and_says_so(monkeypatch, caplog):
-    from legal_ai.text import morphology
+    from legal_ai.text import hebrew, morphology
 
     monkeypatch.setenv("PATH", "/nonexistent")
     morphology.available.cache_clear()
+    hebrew._fallback.cache_clear()
     try:
         analyzer = get_analyzer("he-fold-prefix4-hspell-v1")
     finally:

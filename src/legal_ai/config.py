@@ -91,9 +91,10 @@ class Settings(BaseSettings):
         description="When false, hybrid search falls back to the semantic leg alone.",
     )
     analyzer: str = Field(
-        default="he-fold-prefix4-v1",
+        default="he-fold-prefix4-hspell-v1",
         description="Hebrew analyzer for the lexical index and queries (see docs/evaluation.md); "
-        "changing it needs `legal-ai reindex` (no re-embedding).",
+        "changing it needs `legal-ai reindex` (no re-embedding). The default uses hspell's "
+        "lemmas and falls back to he-fold-prefix4-v1 (with a warning) without hspell.",
     )
     lexical_synonyms: bool = Field(
         default=True,
@@ -101,7 +102,7 @@ class Settings(BaseSettings):
         "(מס השבחה -> היטל השבחה, ...).",
     )
     lexical_candidate_budget: int = Field(
-        default=1000,
+        default=2000,
         ge=1,
         description="Lexical leg: query terms are kept rarest first while their summed document "
         "frequency stays within this many units (bounds the rows BM25 scores).",

@@ -7,6 +7,7 @@ database indexes the analyzed string. Index and query go through the same `analy
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
@@ -153,7 +154,7 @@ ANALYZERS = {
         ),  # fmt: skip
     )
 }
-DEFAULT_ANALYZER = "he-fold-prefix4-v1"
+DEFAULT_ANALYZER = "he-fold-prefix4-hspell-v1"
 
 
 def get_analyzer(analyzer_id: str) -> Analyzer:
@@ -167,20 +168,25 @@ def get_analyzer(analyzer_id: str) -> Analyzer:
             f"unknown analyzer {analyzer_id!r}; choose one of: {', '.join(ANALYZERS)}"
         ) from None
     if analyzer.lemmas and not morphology.available():
-        fallback = ANALYZERS[analyzer_id.replace("-hspell", "")]
-        logging.getLogger(__name__).warning(
-            "hspell is not installed (apt install hspell, or `make install`): analyzer %s falls "
-            "back to %s", analyzer_id, fallback.id,
-        )  # fmt: skip
-        return fallback
+        return _fallback(analyzer_id)
     return analyzer
+
+
+@functools.cache
+def _fallback(analyzer_id: str) -> Analyzer:
+    fallback = ANALYZERS[analyzer_id.replace("-hspell", "")]
+    logging.getLogger(__name__).warning(
+        "hspell is not installed (apt install hspell, or `make install`): analyzer %s falls "
+        "back to %s", analyzer_id, fallback.id,
+    )  # fmt: skip
+    return fallback
 
 
 def analyze(text: str) -> str:
     """`analyze` of the default analyzer."""
-    return ANALYZERS[DEFAULT_ANALYZER].analyze(text)
+    return get_analyzer(DEFAULT_ANALYZER).analyze(text)
 
 
 def query_terms(text: str) -> list[str]:
     """`query_terms` of the default analyzer."""
-    return ANALYZERS[DEFAULT_ANALYZER].query_terms(text)
+    return get_analyzer(DEFAULT_ANALYZER).query_terms(text)
