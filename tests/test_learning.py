@@ -97,7 +97,7 @@ def test_ten_pairs_end_to_end(app, tmp_path):
 def test_same_final_twice_changes_nothing_and_a_changed_final_is_a_new_version(app, tmp_path):
     record, first = first_pair(app, tmp_path)
     again = finals.upload_final(app, record["case_number"], pair_files(tmp_path, record)[1])
-    assert again["changed"] is False and again["history_row"] is None
+    assert again["changed"] is False and again["history_row"] is None and again["searchable"]
     assert len(finals.history(app)["rows"]) == 1
     changed = write(tmp_path / "changed.final.txt",
                     record["final_text"].replace("אין צו להוצאות", "אין צו להוצאות בערר זה"))  # fmt: skip

@@ -233,6 +233,10 @@ def upload_final(
 def _unchanged(app: App, case: str, pair: dict) -> dict:
     with app.store.pool.connection() as conn:
         cites = store.citations_of(conn, pair["case_law_id"])
+        searchable = all(
+            sql_items.item_status(conn, get_corpus(key), pair[column])["searchable"]
+            for key, column in (("internal", "case_law_id"), ("style", "style_document_id"))
+        )
     return {
         "case_number": case,
         "pair_status": pair["status"],
@@ -240,7 +244,7 @@ def _unchanged(app: App, case: str, pair: dict) -> dict:
         "style_document_id": pair["style_document_id"],
         "version": pair["final_version"],
         "changed": False,
-        "searchable": True,
+        "searchable": searchable,
         "blocks_missing": [],
         "citations": _counts(cites),
         "history_row": None,
