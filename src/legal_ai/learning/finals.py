@@ -105,7 +105,7 @@ def add_draft(
     }
 
 
-def _items(app: App, case: str, extracted: extract.Extracted, path: Path, fields: dict
+def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict
            ) -> tuple[IngestItem, IngestItem]:  # fmt: skip
     sha = extract.file_sha256(path)
     common = dict(doc_id=case, text=extracted.text, source_path=str(path),
@@ -157,7 +157,7 @@ def upload_final(
         raise InvalidInput(f"{path}: cannot tell the practice area; pass --practice-area")
     if fields["decided_on"] is None:
         raise InvalidInput(f"{path}: no decision date found; pass --decided-on YYYY-MM-DD")
-    style_item, internal_item = _items(app, case, extracted, path, fields)
+    style_item, internal_item = _items(case, extracted, path, fields)
 
     with app.store.pool.connection() as conn:
         stored = sql_items.find_item(conn, internal_corpus, case)
