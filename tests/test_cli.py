@@ -110,3 +110,22 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     brief = json.loads(run(cli_env, "brief", record["appeal_type"], "--outcome",
                            record["outcome"]).stdout)  # fmt: skip
     assert brief["anti_patterns"] and brief["lessons"] == []
+    pairs = json.loads(run(cli_env, "learning", "pairs", "--json").stdout)["pairs"]
+    assert [(p["case_number"], p["status"]) for p in pairs] == [(case, "analyzed")]
+    missing = json.loads(run(cli_env, "learning", "missing-precedents", "--json").stdout)
+    assert {m["ref"] for m in missing["missing_precedents"]} == {
+        c["ref"] for c in record["citations"] if c["kind"] == "ruling"
+    }
+    run(cli_env, "lessons", "add", case, "style", "משפטים קצרים", "--block", "discussion")
+    listed = run(cli_env, "lessons", "list", "--status", "proposed").stdout
+    assert "#1 [proposed] style (style): משפטים קצרים" in listed
+    assert "approved" in run(cli_env, "lessons", "review", "1", "approve").stdout
+    run(cli_env, "feedback", "add", "wrong_tone", "רטורי מדי", "--case", case, "--block",
+        "discussion")  # fmt: skip
+    assert "wrong_tone discussion" in run(cli_env, "feedback", "list").stdout
+    summary = json.loads(run(cli_env, "feedback", "summary", "--json").stdout)
+    assert summary["by_category"] == {"wrong_tone": 1}
+    promoted = json.loads(
+        run(cli_env, "learning", "promote", case, "--lesson", "1", "--json").stdout
+    )
+    assert promoted["pair_status"] == "lessons_folded"

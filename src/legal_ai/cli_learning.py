@@ -95,15 +95,20 @@ def learning_history(as_json: JsonFlag = False) -> None:
                    f"pool {row['lesson_pool_size']}")  # fmt: skip
 
 
+def _emit(result: dict, key: str, line, as_json: bool) -> None:
+    """Print a listing: the JSON object, or one line per row of `result[key]`."""
+    if as_json:
+        _print_json(result)
+        return
+    for row in result[key]:
+        typer.echo(line(row))
+
+
 def _listing(key: str, query, line, as_json: bool) -> None:
     """Print rows of a learning-loop table (JSON `{key: [...]}` or one line each)."""
     with _app() as legal, legal.store.pool.connection() as conn:
         rows = [dict(r) for r in query(conn)]
-    if as_json:
-        _print_json({key: rows})
-        return
-    for row in rows:
-        typer.echo(line(row))
+    _emit({key: rows}, key, line, as_json)
 
 
 @learning_app.command("pairs")
@@ -133,12 +138,8 @@ def lessons_list(status: Annotated[str | None, typer.Option(help="proposed | app
 
     with _app() as legal:
         result = list_lessons(legal, status, case)
-    if as_json:
-        _print_json(result)
-        return
-    for row in result["lessons"]:
-        typer.echo(f"#{row['id']} [{row['review_status']}] {row['category']} ({row['kind']}): "
-                   f"{row['text']}")  # fmt: skip
+    _emit(result, "lessons", lambda r: f"#{r['id']} [{r['review_status']}] {r['category']} "
+          f"({r['kind']}): {r['text']}", as_json)  # fmt: skip
 
 
 @lessons_app.command("add")
@@ -237,12 +238,8 @@ def feedback_list(case: Annotated[str | None, typer.Option()] = None,
 
     with _app() as legal:
         result = list_feedback(legal, case=case, category=category, limit=limit)
-    if as_json:
-        _print_json(result)
-        return
-    for row in result["feedback"]:
-        typer.echo(f"#{row['id']} {row['category']} {row['block'] or ''} {row['case_number'] or ''}"
-                   f": {row['text']}")  # fmt: skip
+    _emit(result, "feedback", lambda r: f"#{r['id']} {r['category']} {r['block'] or ''} "
+          f"{r['case_number'] or ''}: {r['text']}", as_json)  # fmt: skip
 
 
 @feedback_app.command("summary")
