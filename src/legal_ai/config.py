@@ -76,11 +76,11 @@ class Settings(BaseSettings):
     )
     pool_max_size: int = Field(default=4, ge=1, description="Connection pool size.")
     rrf_k: int = Field(
-        default=5,
+        default=3,
         ge=1,
         validation_alias=AliasChoices("RRF_K", "LEGAL_AI_RRF_K"),
-        description="k of Reciprocal Rank Fusion (Cormack et al. 2009). 5 beat DESIGN's 60 and "
-        "the earlier 20 on all three dev sets (docs/evaluation.md).",
+        description="k of Reciprocal Rank Fusion (Cormack et al. 2009). 3 beat DESIGN's 60 and "
+        "20 on all three dev sets and tied 5 (docs/evaluation.md).",
     )
     leg_window: int = Field(
         default=50, ge=1, le=1000, description="Hits each retrieval leg contributes to fusion."

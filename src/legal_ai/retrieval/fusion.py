@@ -1,7 +1,7 @@
 """Reciprocal Rank Fusion (Cormack, Clarke & Büttcher, SIGIR 2009):
 
-    score(d) = Σ_leg  w_leg / (k + rank_leg(d)),   ranks from 1, k = RRF_K (default 5;
-    DESIGN said 60; 5 won on every dev set: docs/evaluation.md).
+    score(d) = Σ_leg  w_leg / (k + rank_leg(d)),   ranks from 1, k = RRF_K (default 3;
+    DESIGN said 60; 3 won on the dev sets: docs/evaluation.md).
 
 Only ranks are fused, never raw scores. Ties are broken by a total order: score descending,
 then the best single-leg rank ascending, then the stable id ascending.
