@@ -46,7 +46,7 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         if not supplied or not hmac.compare_digest(supplied.encode(), token.encode()):
             raise HTTPException(401, "missing or wrong token: send Authorization: Bearer <token>")
 
-    api = FastAPI(title="legal-ai", dependencies=[])
+    api = FastAPI(title="legal-ai")
     guard = [Depends(authorized)]
 
     @api.exception_handler(AppError)
