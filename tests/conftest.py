@@ -86,6 +86,7 @@ def app(session_app):
     with session_app.store.transaction() as conn:
         conn.execute(f"TRUNCATE {ITEM_TABLES} RESTART IDENTITY CASCADE")
         conn.execute(RESET_PROFILES)
+        conn.execute("SELECT lexicon_rebuild()")  # TRUNCATE fires no DELETE triggers
         set_active_embedder(conn, "e5-local", 384)
     return session_app
 

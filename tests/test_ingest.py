@@ -296,3 +296,35 @@ def test_two_processes_ingest_the_same_file(app, tmp_path, cli_env):
     reports = [json.loads(o[0]) for o in outs]
     assert sorted((r["ingested"], r["unchanged"]) for r in reports) == [(0, 1), (1, 0)]
     assert counts(app, "documents") == 1
+
+
+def _lexicon(conn) -> tuple:
+    terms = conn.execute(
+        "SELECT source, term, df FROM lexicon WHERE df > 0 ORDER BY 1, 2"
+    ).fetchall()
+    sizes = conn.execute("SELECT source, units, tokens FROM lexicon_size ORDER BY 1").fetchall()
+    return [tuple(r.values()) for r in terms], [tuple(r.values()) for r in sizes]
+
+
+def test_the_lexicon_follows_replaced_and_reanalyzed_chunks(app, session_app, tmp_path, e5):
+    """Document frequencies and unit/token counts equal a rebuild from the chunks after a
+    changed re-ingest (chunks deleted and inserted) and after a re-analysis (reindex)."""
+    meta = {"title": "t", "court": "העליון", "decided_on": "2020-01-01", "case_number": 'ע"א 1/20'}
+    path = tmp_path / "x.txt"
+    for text in ("היטל השבחה על מימוש זכויות", "פיצויים לפי סעיף 197 בשל פגיעה מתכנית"):
+        write(path, text)
+        assert app.ingest([path], "external", meta=meta, doc_id="x").ingested == 1
+    with app.store.pool.connection() as conn:
+        kept = _lexicon(conn)
+        assert ("case_law_chunks_external_upload", 1) in [s[:2] for s in kept[1]]
+        assert "היטל" not in {t[1] for t in kept[0]} and "תכנית" in {t[1] for t in kept[0]}
+        conn.execute("SELECT lexicon_rebuild()")
+        assert _lexicon(conn) == kept
+    plain = App(session_app.settings.model_copy(update={"analyzer": "he-plain-v1"}),
+                store=app.store, embedder=e5)  # fmt: skip
+    assert plain.reindex()["reanalyzed"] == 1
+    with app.store.pool.connection() as conn:
+        reanalyzed = _lexicon(conn)
+        assert "תכנית" not in {t[1] for t in reanalyzed[0]}  # he-plain-v1 keeps מתכנית whole
+        conn.execute("SELECT lexicon_rebuild()")
+        assert _lexicon(conn) == reanalyzed

@@ -92,21 +92,30 @@ def update_fields(conn: psycopg.Connection, corpus: Corpus, item_id: int, values
     conn.execute(query, {**values, "id": item_id})
 
 
-def _delete_units(conn: psycopg.Connection, table: str, fk: str, item_id: int) -> None:
-    """Delete one item's units (chunks, page images) from a corpus's own partition."""
+def _delete_units(conn: psycopg.Connection, corpus: Corpus, root: str, item_id: int) -> None:
+    """Delete one item's units (chunks, page images) through the partitioned root, pinned to the
+    corpus's partition by its key: a DELETE aimed at the partition itself would not fire the
+    root's statement-level triggers, and the lexicon (document frequencies, unit and token
+    counts) would keep counting the deleted units."""
+    scope = corpus.scope_values()
+    conditions = [sql.SQL("{} = %s").format(sql.Identifier(corpus.parent_column))]
+    conditions += [sql.SQL("{} = %s").format(sql.Identifier(column)) for column in scope]
     conn.execute(
-        sql.SQL("DELETE FROM {t} WHERE {fk} = %s").format(
-            t=sql.Identifier(table), fk=sql.Identifier(fk)
+        sql.SQL("DELETE FROM {t} WHERE {w}").format(
+            t=sql.Identifier(root), w=sql.SQL(" AND ").join(conditions)
         ),
-        (item_id,),
+        (item_id, *scope.values()),
     )
+
+
+CHUNKS_PER_INSERT = 2000
 
 
 def replace_chunks(
     conn: psycopg.Connection, corpus: Corpus, item_id: int, chunks: Sequence[ChunkRow]
 ) -> None:
     """Delete the item's chunks and insert `chunks` (one transaction with the caller)."""
-    _delete_units(conn, corpus.chunk_table, corpus.parent_column, item_id)
+    _delete_units(conn, corpus, corpus.chunk_root, item_id)
     if not chunks:
         return
     scope = list(corpus.scope_values())  # the partition key column of the chunk table
@@ -114,35 +123,27 @@ def replace_chunks(
         corpus.parent_column, *scope, "ordinal", "page", "char_start", "char_end", "section",
         "text", "text_hash", "analyzed", "analyzer", "embedding", "embedder", "embedded_hash",
     ]  # fmt: skip
-    query = sql.SQL("INSERT INTO {t} ({cols}) VALUES ({vals})").format(
-        t=sql.Identifier(corpus.chunk_root),
-        cols=sql.SQL(", ").join(map(sql.Identifier, cols)),
-        vals=sql.SQL(", ").join(sql.Placeholder() * len(cols)),
-    )
+    row = sql.SQL("({})").format(sql.SQL(", ").join(sql.Placeholder() * len(cols)))
     scope_vals = [corpus.scope_value] if scope else []
-    with conn.cursor() as cur:
-        cur.executemany(
-            query,
-            [
-                (
-                    item_id,
-                    *scope_vals,
-                    c.ordinal,
-                    c.page,
-                    c.char_start,
-                    c.char_end,
-                    c.section,
-                    c.text,
-                    c.text_hash,
-                    c.analyzed,
-                    c.analyzer,
-                    c.embedding,
-                    c.embedder,
-                    c.text_hash if c.embedding is not None else None,
-                )  # fmt: skip
-                for c in chunks
-            ],
+    # One statement per batch of chunks (within PostgreSQL's 65,535 parameters), so
+    # statement-level triggers (the lexicon) run once per item, not once per chunk.
+    for start in range(0, len(chunks), CHUNKS_PER_INSERT):
+        batch = chunks[start : start + CHUNKS_PER_INSERT]
+        query = sql.SQL("INSERT INTO {t} ({cols}) VALUES {rows}").format(
+            t=sql.Identifier(corpus.chunk_root),
+            cols=sql.SQL(", ").join(map(sql.Identifier, cols)),
+            rows=sql.SQL(", ").join([row] * len(batch)),
         )
+        params = [
+            value
+            for c in batch
+            for value in (
+                item_id, *scope_vals, c.ordinal, c.page, c.char_start, c.char_end, c.section,
+                c.text, c.text_hash, c.analyzed, c.analyzer, c.embedding, c.embedder,
+                c.text_hash if c.embedding is not None else None,
+            )
+        ]  # fmt: skip
+        conn.execute(query, params)
 
 
 def item_status(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> dict:
@@ -268,7 +269,7 @@ def replace_page_images(
     source = corpus.image_source
     if source is None:
         return
-    _delete_units(conn, source.table, corpus.parent_column, item_id)
+    _delete_units(conn, corpus, source.root, item_id)
     if not pages:
         return
     query = sql.SQL(

@@ -104,10 +104,18 @@ def stale_chunks(
 
 
 def update_chunk(conn: psycopg.Connection, corpus: Corpus, chunk_id: int, values: dict) -> None:
-    query = sql.SQL("UPDATE {chunks} SET {sets} WHERE id = %(id)s").format(
-        chunks=sql.Identifier(corpus.chunk_table),
+    """Update one chunk through the partitioned root, pinned to the corpus's partition, so the
+    root's statement-level lexicon trigger sees a re-analyzed chunk."""
+    scope = corpus.scope_values()
+    where = [sql.SQL("id = %(id)s")] + [
+        sql.SQL("{} = {}").format(sql.Identifier(column), sql.Placeholder(f"scope_{column}"))
+        for column in scope
+    ]
+    query = sql.SQL("UPDATE {chunks} SET {sets} WHERE {where}").format(
+        chunks=sql.Identifier(corpus.chunk_root),
         sets=sql.SQL(", ").join(
             sql.SQL("{} = {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in values
         ),
+        where=sql.SQL(" AND ").join(where),
     )
-    conn.execute(query, {**values, "id": chunk_id})
+    conn.execute(query, {**values, "id": chunk_id, **{f"scope_{c}": v for c, v in scope.items()}})
