@@ -264,7 +264,10 @@ def _citations(conn, case: str, case_law_id: int, text: str) -> tuple[int, int]:
     found = [c for c in text_citations.extract(text) if c.ref != case]
     store.replace_citations(conn, case_law_id, found)
     for authority in store.unlinked_authorities(conn):
-        target = _library_match(conn, authority["ref"], authority["kind"])
+        # One of its citations as written, parsed again: the ref alone loses law and schedule.
+        written = text_citations.extract(authority["text"] or "")  # None: no citation left
+        cited = [c for c in written if c.ref == authority["ref"]]
+        target = _library_match(conn, cited[0]) if cited else None
         if target is not None and target != case_law_id:
             store.link_authority(conn, authority["id"], target)
     store.refresh_missing_and_corroboration(conn)
@@ -272,31 +275,13 @@ def _citations(conn, case: str, case_law_id: int, text: str) -> tuple[int, int]:
     return counts["linked"], counts["missing"]
 
 
-def _library_match(conn, ref: str, kind: str) -> int | None:
-    """The library item an authority's ref names: a ruling or decision by its case number, a
-    statute section by its Akoma Ntoso eId and law."""
-    lookups = legs.references(ref if kind == "ruling" else _as_query(ref))
-    for lookup in lookups:
-        if lookup.column == "case_number" and kind == "ruling":
-            found = store.find_ruling_by_number(conn, lookup.pattern)
-        elif lookup.column == "eid" and kind == "statute":
-            found = store.find_section(conn, lookup.pattern, lookup.law_pattern)
-        else:
-            continue
-        if found is not None:
-            return found
-    return None
-
-
-def _as_query(ref: str) -> str:
-    """`<law>, [התוספת X, ]סעיף N(..)` back into citation wording the parser reads."""
-    parts = [p.strip() for p in ref.split(", ")]
-    section = parts[-1]
-    schedule = next((p for p in parts if p.startswith("התוספת")), None)
-    if schedule:
-        return f"{section} ל{schedule.removeprefix('ה')}"  # התוספת השלישית → לתוספת השלישית
-    law = text_citations.DEVIATION_REGS if text_citations.DEVIATION_REGS in ref else None
-    return f"{section} לתקנות הסטייה הניכרת" if law else f"{section} לחוק"
+def _library_match(conn, citation: text_citations.Citation) -> int | None:
+    """The library item a citation names: a ruling or decision by its case number, a statute
+    section by its Akoma Ntoso eId and law."""
+    lookup = legs.reference_for(citation)
+    if lookup.column == "case_number":
+        return store.find_ruling_by_number(conn, lookup.pattern)
+    return store.find_section(conn, lookup.pattern, lookup.law_pattern)
 
 
 def chair_ratios(conn, profile: dict, finals: list[dict] | None = None

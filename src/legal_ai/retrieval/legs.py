@@ -227,22 +227,27 @@ _ORDINAL_STEMS = {"השנייה": "ה?שני[י]?ה"}
 _LAW_PATTERNS = {citations.PBL: "התכנון והבני", citations.DEVIATION_REGS: "סטי[י]?ה ניכרת"}
 
 
+def reference_for(citation: citations.Citation) -> Reference:
+    """The exact lookup a citation names: a statute section by its Akoma Ntoso eId (how
+    legislation is stored) and law, a ruling by its case number."""
+    if citation.kind == "ruling":
+        return Reference("case_number", f"(^|[^0-9]){re.escape(citation.case_number or '')}$")
+    section = re.escape(citation.section or "")
+    if citation.schedule:
+        name = citation.schedule.split()[-1]
+        stem = _ORDINAL_STEMS.get(name, "ה?" + re.escape(name.removeprefix("ה")))
+        pattern = f"^appendix_{stem}(_[^_]+)*__point_{section}$"
+    else:
+        pattern = f"^point_{section}$"
+    return Reference("eid", pattern, _LAW_PATTERNS.get(citation.law or "", ""))
+
+
 def references(query: str) -> list[Reference]:
-    """The exact lookups a query asks for: statute sections (as Akoma Ntoso eIds, which is how
-    legislation is stored) and ruling case numbers."""
-    found: list[Reference] = []
-    for ref in citations.section_refs(query):
-        section = re.escape(ref.section or "")
-        if ref.schedule:
-            name = ref.schedule.split()[-1]
-            stem = _ORDINAL_STEMS.get(name, "ה?" + re.escape(name.removeprefix("ה")))
-            pattern = f"^appendix_{stem}(_[^_]+)*__point_{section}$"
-        else:
-            pattern = f"^point_{section}$"
-        found.append(Reference("eid", pattern, _LAW_PATTERNS.get(ref.law or "", "")))
-    for number in citations.case_numbers(query):
-        found.append(Reference("case_number", f"(^|[^0-9]){re.escape(number)}$"))
-    return list(dict.fromkeys(found))
+    """The exact lookups a query asks for: the statute sections it names (a bare `סעיף 152`
+    included), then the rulings."""
+    named = citations.extract(query, bare_sections=True)
+    ordered = sorted(named, key=lambda c: c.kind != "statute")  # stable: sections first
+    return list(dict.fromkeys(reference_for(c) for c in ordered))
 
 
 def reference(

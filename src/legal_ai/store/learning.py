@@ -303,8 +303,11 @@ def replace_citations(conn: psycopg.Connection, case_law_id: int, citations: lis
 
 
 def unlinked_authorities(conn: psycopg.Connection) -> list[dict]:
+    """Authorities not linked to the library, each with the text of its first citation."""
     return conn.execute(
-        "SELECT id, ref, kind FROM authorities WHERE case_law_id IS NULL ORDER BY id"
+        "SELECT a.id, a.ref, a.kind, (SELECT dc.text FROM decision_citations dc"
+        "   WHERE dc.authority_id = a.id ORDER BY dc.id LIMIT 1) AS text"
+        " FROM authorities a WHERE a.case_law_id IS NULL ORDER BY a.id"
     ).fetchall()
 
 

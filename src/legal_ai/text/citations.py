@@ -143,8 +143,3 @@ def extract(text: str, *, bare_sections: bool = False) -> list[Citation]:
 def section_refs(query: str) -> list[Citation]:
     """Statute sections a search query names (`סעיף 152`, `סעיף 14 לתוספת השלישית`)."""
     return [c for c in extract(query, bare_sections=True) if c.kind == "statute"]
-
-
-def case_numbers(query: str) -> list[str]:
-    """Ruling numbers (`1234/05`) a search query names with a court abbreviation."""
-    return [c.case_number for c in extract(query) if c.kind == "ruling" and c.case_number]
