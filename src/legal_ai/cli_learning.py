@@ -104,29 +104,25 @@ def _emit(result: dict, key: str, line, as_json: bool) -> None:
         typer.echo(line(row))
 
 
-def _listing(key: str, query, line, as_json: bool) -> None:
-    """Print rows of a learning-loop table (JSON `{key: [...]}` or one line each)."""
-    with _app() as legal, legal.store.pool.connection() as conn:
-        rows = [dict(r) for r in query(conn)]
-    _emit({key: rows}, key, line, as_json)
-
-
 @learning_app.command("pairs")
 def learning_pairs(as_json: JsonFlag = False) -> None:
     """Every draft/final pair and its status."""
-    from .store import learning as store
+    from .learning.finals import pairs
 
-    _listing("pairs", store.list_pairs, lambda r: f"{r['case_number']}: {r['status']}", as_json)
+    with _app() as legal:
+        result = pairs(legal)
+    _emit(result, "pairs", lambda r: f"{r['case_number']}: {r['status']}", as_json)
 
 
 @learning_app.command("missing-precedents")
 def missing_precedents(as_json: JsonFlag = False) -> None:
     """Rulings our finals cite that the library does not hold (open)."""
-    from .store import learning as store
+    from .learning.finals import missing_precedents as missing
 
-    _listing("missing_precedents", store.missing_precedents,
-             lambda r: f"{r['ref']}  (cited by {r['corroboration']}; first in "
-                       f"{r['first_cited_in']})", as_json)  # fmt: skip
+    with _app() as legal:
+        result = missing(legal)
+    _emit(result, "missing_precedents", lambda r: f"{r['ref']}  (cited by {r['corroboration']}; "
+          f"first in {r['first_cited_in']})", as_json)  # fmt: skip
 
 
 @lessons_app.command("list")

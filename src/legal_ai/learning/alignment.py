@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.blocks import BLOCKS
-from ..text.hebrew import normalize, prefix_variants, tokens
+from ..text.hebrew import PREFIX_CLASS, fold_spelling, normalize, prefix_variants, tokens
 
 BODY_BLOCKS = BLOCKS[1:-1]  # opening .. conclusion: what block-length ratios are measured on
 
@@ -20,7 +20,7 @@ def word_keys(text: str) -> list[str]:
     (וו→ו, יי→י) and without prefix letters while four letters remain (והוועדה = הוועדה)."""
     keys = []
     for token in tokens(text):
-        token = token.replace("וו", "ו").replace("יי", "י")
+        token = fold_spelling(token)
         variants = prefix_variants(token, min_stem=4) if "/" not in token else []
         keys.append(variants[-1] if variants else token)
     return keys
@@ -71,13 +71,13 @@ def count_phrases(text: str, phrases: list[str]) -> dict[str, int]:
     boundaries (a prefix letter before the phrase still counts: ולאור כל האמור לעיל)."""
 
     def fold(s: str) -> str:
-        return " ".join(normalize(s).replace("וו", "ו").replace("יי", "י").split())
+        return " ".join(fold_spelling(normalize(s)).split())
 
     haystack = fold(text)
     counts = {}
     for phrase in phrases:
         needle = re.escape(fold(phrase))
-        found = len(re.findall(rf"(?<![א-ת])[ובלמשהכ]?{needle}(?![א-ת])", haystack))
+        found = len(re.findall(rf"(?<![א-ת]){PREFIX_CLASS}?{needle}(?![א-ת])", haystack))
         if found:
             counts[phrase] = found
     return counts
@@ -90,7 +90,9 @@ def block_shares(blocks: dict[str, str]) -> dict[str, float]:
     return {block: round(n / total, 4) for block, n in counts.items()}
 
 
-def ratio_deviation(shares: dict[str, float], profile: dict[str, float]) -> float:
+def ratio_deviation(shares: dict[str, float], profile: dict[str, float]) -> float | None:
     """Total variation distance between two block-length distributions (0 = the same
-    proportions, 1 = disjoint)."""
+    proportions, 1 = disjoint); None without a profile to compare with."""
+    if not profile:
+        return None
     return round(0.5 * sum(abs(shares.get(b, 0.0) - profile.get(b, 0.0)) for b in BODY_BLOCKS), 4)

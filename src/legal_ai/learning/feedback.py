@@ -8,15 +8,13 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput, NotFound
+from ..store import items as sql_items
 from ..store import learning as store
+from . import jsonable
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
     from ..services import App
-
-
-def _jsonable(row: dict) -> dict:
-    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
 
 
 def record(app: App, category: str, text: str, *, case: str | None = None,
@@ -26,11 +24,11 @@ def record(app: App, category: str, text: str, *, case: str | None = None,
         raise InvalidInput("the feedback text is empty; write what was wrong")
     case = vocab.case_number(case) if case else None
     with app.store.transaction() as conn:
-        if case and store.get_case(conn, case) is None:
+        if case and sql_items.get_case(conn, case) is None:
             raise NotFound(f"unknown case {case}; feedback is about a case we drafted")
         row = store.insert_feedback(conn, {"case_number": case, "block": vocab.block(block),
                                            "category": category, "text": text.strip()})  # fmt: skip
-    return _jsonable(row)
+    return jsonable(row)
 
 
 def list_feedback(app: App, *, case: str | None = None, category: str | None = None,
@@ -40,7 +38,7 @@ def list_feedback(app: App, *, case: str | None = None, category: str | None = N
         raise InvalidInput("limit must be from 1 to 500")
     with app.store.pool.connection() as conn:
         rows = store.list_feedback(conn, vocab.case_number(case) if case else None, category, limit)
-    return {"feedback": [_jsonable(r) for r in rows]}
+    return {"feedback": [jsonable(r) for r in rows]}
 
 
 def weekly_summary(app: App, *, days: int = 7) -> dict:

@@ -25,6 +25,7 @@ from ..store import learning as store
 from ..text import blocks as text_blocks
 from ..text import citations as text_citations
 from ..text import extract
+from . import jsonable
 from . import vocabulary as vocab
 from .alignment import align, block_shares, count_phrases, ratio_deviation
 from .methodology import merged_profile
@@ -142,7 +143,7 @@ def upload_final(
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
     with app.store.pool.connection() as conn:
         seg = segment(conn, extracted.text)
-        known = store.get_case(conn, case) or {}
+        known = sql_items.get_case(conn, case) or {}
         pair = store.get_pair(conn, case)
         draft = store.get_draft(conn, pair["draft_id"]) if pair and pair["draft_id"] else None
     fields = {
@@ -180,17 +181,16 @@ def upload_final(
                           chair_name=fields["chair_name"])  # fmt: skip
         style_outcome, style_status = ingestor.write_staged(conn, staged_style)
         internal_outcome, internal_status = ingestor.write_staged(conn, staged_internal)
-        current = store.get_pair(conn, case, lock=True)
+        pair = store.get_pair(conn, case, lock=True)
         if (
             {style_outcome, internal_outcome} == {"unchanged"}
-            and current
-            and current["status"] != "draft_done"
+            and pair
+            and pair["status"] != "draft_done"
         ):
-            return _unchanged(app, case, current)  # another upload of this file won the race
+            return _unchanged(app, case, pair)  # another upload of this file won the race
         style_row = sql_items.find_item(conn, style_corpus, case)
         internal_row = sql_items.find_item(conn, internal_corpus, case)
         version = internal_row["version"]
-        pair = store.get_pair(conn, case, lock=True)
         rows = {"style_document_id": style_row["id"], "case_law_id": internal_row["id"],
                 "final_version": version, "final_blocks": seg.blocks}  # fmt: skip
         if pair is None:
@@ -210,7 +210,7 @@ def upload_final(
             )
         else:
             analysis, history = analyze(conn, pair, draft, seg.blocks, extracted.text)
-            history_row = _jsonable(store.append_history(conn, history))
+            history_row = jsonable(store.append_history(conn, history))
             changes = {"analysis": analysis}
             if pair["status"] == "final_received":
                 changes["status"] = "analyzed"
@@ -310,19 +310,20 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
     draft_anti = count_phrases(draft["content"], anti)
     final_anti = count_phrases(final_text, anti)
     past = store.style_finals(conn, exclude_case=pair["case_number"])
+    past_texts = [r["content"] for r in past]
     ratios, past_blocks = chair_ratios(conn, profile, past)
     draft_shares = block_shares(draft["blocks"])
+    final_shares = block_shares(final_blocks)
     metrics: dict[str, Any] = {
         "blocks": {d.block: d.as_dict() for d in diffs},
         "unchanged_blocks": [d.block for d in diffs if d.unchanged],
         "draft_anti_patterns": draft_anti,
         "final_anti_patterns": final_anti,
         "draft_block_shares": draft_shares,
-        "final_block_shares": block_shares(final_blocks),
+        "final_block_shares": final_shares,
         "profile_block_shares": ratios,
-        "final_ratio_deviation": ratio_deviation(block_shares(final_blocks), ratios)
-        if ratios else None,
-        "final_stylometric_delta": burrows_delta(final_text, [r["content"] for r in past]),
+        "final_ratio_deviation": ratio_deviation(final_shares, ratios),
+        "final_stylometric_delta": burrows_delta(final_text, past_texts),
         "draft_words": draft_words,
         "final_words": final_words,
         "draft_version": draft["version"],
@@ -335,10 +336,10 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
         "outcome": draft["outcome"],
         "anti_pattern_total": sum(draft_anti.values()),
         "final_anti_pattern_total": sum(final_anti.values()),
-        "ratio_deviation": ratio_deviation(draft_shares, ratios) if ratios else None,
+        "ratio_deviation": ratio_deviation(draft_shares, ratios),
         "change_percent": round(100 * edits / max(draft_words, final_words, 1), 2),
         "word_edit_distance": edits,
-        "stylometric_delta": burrows_delta(draft["content"], [r["content"] for r in past]),
+        "stylometric_delta": burrows_delta(draft["content"], past_texts),
         "profile_finals": len(past_blocks),
         "lesson_pool_size": store.lesson_pool_size(conn),
         "held_out": pair["status"] in ("final_received", "analyzed"),
@@ -349,10 +350,18 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
     return analysis, history
 
 
-def _jsonable(row: dict) -> dict:
-    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
-
-
 def history(app: App) -> dict:
     with app.store.pool.connection() as conn:
-        return {"rows": [_jsonable(r) for r in store.history(conn)]}
+        return {"rows": [jsonable(r) for r in store.history(conn)]}
+
+
+def pairs(app: App) -> dict:
+    """Every draft/final pair and its status."""
+    with app.store.pool.connection() as conn:
+        return {"pairs": [jsonable(r) for r in store.list_pairs(conn)]}
+
+
+def missing_precedents(app: App) -> dict:
+    """Rulings our finals cite that the library does not hold (open)."""
+    with app.store.pool.connection() as conn:
+        return {"missing_precedents": [jsonable(r) for r in store.missing_precedents(conn)]}

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING
 import psycopg
 
 from ..errors import InvalidInput, NotFound
+from ..store import items as sql_items
 from ..store import learning as store
 from ..text.hebrew import normalize
+from . import jsonable
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
@@ -36,10 +38,6 @@ def _dedupe_key(source: str, case: str | None, category: str, text: str) -> str:
     return hashlib.sha256(
         f"{source}\x1f{case or ''}\x1f{category}\x1f{folded}".encode()
     ).hexdigest()
-
-
-def _jsonable(row: dict) -> dict:
-    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
 
 
 def _locked(conn, lesson_id: int) -> dict:
@@ -67,7 +65,7 @@ def propose(
         if not (text or "").strip():
             raise InvalidInput("the lesson text is empty; write what should change")
         pair = store.get_pair(conn, case) if case else None
-        known = store.get_case(conn, case) if case else None
+        known = sql_items.get_case(conn, case) if case else None
         if case and known is None:
             raise NotFound(f"unknown case {case}; add its draft or final first")
         row, created = store.insert_lesson(conn, {
@@ -78,7 +76,7 @@ def propose(
             "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
             "source": source, "dedupe_key": _dedupe_key(source, case, category, text),
         })  # fmt: skip
-    return {**_jsonable(row), "created": created}
+    return {**jsonable(row), "created": created}
 
 
 def review(app: App, lesson_id: int, decision: str, *, actor: str = "chair",
@@ -92,13 +90,13 @@ def review(app: App, lesson_id: int, decision: str, *, actor: str = "chair",
         with app.store.transaction() as conn:
             lesson = _locked(conn, lesson_id)
             if lesson["review_status"] == status:
-                return _jsonable(lesson)
+                return jsonable(lesson)
             row = store.set_review(conn, lesson_id, status, actor, reason)
             if status == "vetoed" and lesson["folded_into"] is not None:
                 _unfold(conn, lesson, actor)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
-    return _jsonable(row)
+    return jsonable(row)
 
 
 def _unfold(conn, lesson: dict, actor: str) -> None:
@@ -147,7 +145,7 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
                 row = store.get_lesson(conn, lesson_id)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
-    return _jsonable(row)
+    return jsonable(row)
 
 
 _TAG_RE = re.compile(r"^\s*\[(?P<tag>[^\]]+)\]\s*(?P<text>.+)$", re.S)
@@ -182,7 +180,7 @@ def list_lessons(app: App, status: str | None = None, case: str | None = None) -
     with app.store.pool.connection() as conn:
         rows = store.list_lessons(conn, status=status,
                                   case_number=vocab.case_number(case) if case else None)  # fmt: skip
-    return {"lessons": [_jsonable(r) for r in rows]}
+    return {"lessons": [jsonable(r) for r in rows]}
 
 
 def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | None = None, *,
@@ -215,7 +213,7 @@ def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | Non
                     lesson = {**lesson, **store.set_review(conn, lesson_id, "approved", "chair",
                                                            "chosen for promotion")}  # fmt: skip
                 chosen.append(lesson)
-            key = (store.get_case(conn, case) or {}).get("appeal_type") or "universal"
+            key = (sql_items.get_case(conn, case) or {}).get("appeal_type") or "universal"
             row = store.get_profile(conn, key, lock=True)  # SELECT … FOR UPDATE
             profile = dict(row["profile"])
             folded = list(profile.get("lessons", []))

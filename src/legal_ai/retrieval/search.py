@@ -110,10 +110,11 @@ def search(
             (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
         )
         terms: list[str] = []
-        lookups = legs.references(text) if use_lexical else []
+        lookups: list[legs.Reference] = []
         if use_lexical:
             lexical_text = expand_query(text) if settings.lexical_synonyms else text
             terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
+            lookups = legs.references(text)
         for source in corpus.sources:
             if use_semantic:
                 ids = legs.semantic(

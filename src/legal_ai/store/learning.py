@@ -37,10 +37,6 @@ def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> di
     return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
 
 
-def get_case(conn: psycopg.Connection, case_number: str) -> dict | None:
-    return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
-
-
 def find_draft(conn: psycopg.Connection, case_number: str, content_hash: str) -> dict | None:
     return conn.execute(
         "SELECT * FROM drafts WHERE case_number = %s AND content_hash = %s",
@@ -340,10 +336,10 @@ def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
     """Corroboration = distinct decisions citing each authority; a cited ruling not in the
     library is an open missing precedent, resolved once it is linked."""
     conn.execute(
-        "UPDATE authorities a SET corroboration = coalesce(c.n, 0) FROM authorities a2"
-        " LEFT JOIN (SELECT authority_id, count(DISTINCT citing_case_law_id) AS n"
-        "            FROM decision_citations GROUP BY authority_id) c ON c.authority_id = a2.id"
-        " WHERE a.id = a2.id AND a.corroboration IS DISTINCT FROM coalesce(c.n, 0)"
+        "UPDATE authorities a SET corroboration = c.n FROM (SELECT a2.id,"
+        "   count(DISTINCT dc.citing_case_law_id) AS n FROM authorities a2"
+        "   LEFT JOIN decision_citations dc ON dc.authority_id = a2.id GROUP BY a2.id) c"
+        " WHERE a.id = c.id AND a.corroboration <> c.n"
     )
     conn.execute(
         "INSERT INTO missing_precedents (authority_id, first_cited_in)"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .hebrew import fold_quotes
+from .hebrew import PREFIX_CLASS, fold_quotes
 
 PBL = 'חוק התכנון והבנייה, התשכ"ה-1965'
 DEVIATION_REGS = 'תקנות התכנון והבנייה (סטייה ניכרת מתכנית), התשס"ב-2002'
@@ -30,7 +30,7 @@ _COURT_ALT = "|".join(
     re.escape(k).replace('"', '"?') for k in sorted(COURTS, key=len, reverse=True)
 )
 # Start of a word, allowing one or two prefix letters (בסעיף, ובעע"מ) before the citation.
-_P = "[ובלמשהכ]"
+_P = PREFIX_CLASS
 _WORD_START = (
     rf"(?:(?<![א-ת\"'])|(?<=^{_P})|(?<=[^א-ת\"']{_P})|(?<=^{_P}{_P})|(?<=[^א-ת\"']{_P}{_P}))"
 )

@@ -27,6 +27,7 @@ _GERSHAYIM = str.maketrans(
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 PREFIX_LETTERS = frozenset("והבכלמש")
+PREFIX_CLASS = "[והבכלמש]"  # the same letters as a regular-expression class
 
 
 def clean_text(text: str) -> str:
@@ -42,6 +43,11 @@ def fold_quotes(text: str) -> str:
     """One ASCII geresh and gershayim for every quote-mark variant; length-preserving, so
     offsets into the folded text are offsets into the original."""
     return text.translate(_GERESH).translate(_GERSHAYIM)
+
+
+def fold_spelling(text: str) -> str:
+    """וו → ו and יי → י: the law's spelling (הועדה, בניה) and today's (הוועדה, בנייה) meet."""
+    return text.replace("וו", "ו").replace("יי", "י")
 
 
 def normalize(text: str) -> str:
@@ -105,7 +111,7 @@ class Analyzer:
     lemmas: bool = False  # also index hspell's lemmas (text/morphology.py)
 
     def _fold(self, token: str) -> str:
-        return token.replace("וו", "ו").replace("יי", "י") if self.fold_spelling else token
+        return fold_spelling(token) if self.fold_spelling else token
 
     def _expand(self, token: str, lemmas: tuple[str, ...] = ()) -> list[str]:
         token = self._fold(token)

@@ -19,7 +19,6 @@ from ..config import Settings
 from ..errors import AppError, InvalidInput, NotFound, ProviderError, StoreError
 from ..knowledge import brief
 from ..learning import feedback, finals, lessons, methodology
-from ..store import learning as store
 
 _STATUS = {InvalidInput: 400, NotFound: 404, StoreError: 503, ProviderError: 502}
 
@@ -104,8 +103,7 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     @api.get("/api/learning/pairs", dependencies=guard)
     def pairs() -> dict:
-        with legal.store.pool.connection() as conn:
-            return {"pairs": [dict(r) for r in store.list_pairs(conn)]}
+        return finals.pairs(legal)
 
     @api.get("/api/lessons", dependencies=guard)
     def list_lessons(status: str | None = None, case: str | None = None) -> dict:
