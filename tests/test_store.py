@@ -86,3 +86,45 @@ def test_two_processes_start_one_server(tmp_path):
 
         stop_embedded(pgdata)
     assert not (pgdata / "postmaster.pid").exists()
+
+
+def test_searchability_follows_chunk_statements(app):
+    """Chunk writes re-check their parents once per statement (0009): one INSERT of chunks for
+    two items makes both searchable; an UPDATE whose text no longer matches the item's content
+    and a DELETE of every chunk make the item unsearchable again."""
+    active = app.embedder.id
+    with app.store.transaction() as conn:
+        ids = [
+            conn.execute(
+                "INSERT INTO case_law (source_kind, doc_type, doc_id, content_hash, title, content)"
+                " VALUES ('external_upload', 'reference', %s, %s, 't', 'אבג דהו') RETURNING id",
+                (doc_id, doc_id),
+            ).fetchone()["id"]
+            for doc_id in ("a", "b")
+        ]
+        rows = [(i, o) for i in ids for o in (0, 1)]
+        conn.execute(
+            "INSERT INTO case_law_chunks (source_kind, case_law_id, ordinal, char_start, char_end,"
+            " text, text_hash, analyzed, analyzer, embedding, embedder, embedded_hash)"
+            " SELECT 'external_upload', i, o, 0, 3, 'אבג', 'h', 'אבג', 'a',"
+            " array_fill(0.1, ARRAY[384])::vector, %s, 'h'"
+            " FROM unnest(%s::bigint[], %s::int[]) AS r(i, o)",
+            (active, [r[0] for r in rows], [r[1] for r in rows]),
+        )
+
+    def searchable() -> list[bool]:
+        with app.store.pool.connection() as conn:
+            found = conn.execute("SELECT searchable FROM case_law ORDER BY doc_id").fetchall()
+        return [r["searchable"] for r in found]
+
+    assert searchable() == [True, True]
+    with app.store.transaction() as conn:
+        conn.execute(
+            "UPDATE case_law_chunks SET text = 'זזז', text_hash = 'z', embedded_hash = 'z'"
+            " WHERE case_law_id = %s",
+            (ids[0],),
+        )
+    assert searchable() == [False, True]
+    with app.store.transaction() as conn:
+        conn.execute("DELETE FROM case_law_chunks WHERE case_law_id = %s", (ids[1],))
+    assert searchable() == [False, False]

@@ -143,7 +143,7 @@ def replace_chunks(
                 c.text_hash if c.embedding is not None else None,
             )
         ]  # fmt: skip
-        conn.execute(query, params)
+        conn.execute(query, params, binary=True)
 
 
 def item_status(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> dict:
