@@ -1,9 +1,10 @@
 """Benchmark: ingest the Planning and Building Law (Akoma Ntoso, ../shared/data/il-laws-akn) into
 a fresh embedded database, cold (empty embedding cache) and then warm (a second fresh database,
-same cache). Prints one JSON object: chunks, seconds, chunks/s, and the share of wall time spent
-outside the embedder, for both runs, and the warm/cold speed-up.
+same cache; `--warm-runs` of them, each after a CHECKPOINT so the cold run's writes are not
+billed to it, reported by their median). Prints one JSON object: chunks, seconds, chunks/s, and
+the share of wall time spent outside the embedder, for both, and the warm/cold speed-up.
 
-    .venv/bin/python bench/ingest.py [--law PATH] [--sections N]
+    .venv/bin/python bench/ingest.py [--law PATH] [--sections N] [--warm-runs 3]
 
 Targets (issue 2): outside-embedder share <= 15 % (cold); warm run >= 20x faster than cold.
 """
@@ -71,6 +72,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--law", type=Path, default=PBL)
     parser.add_argument("--sections", type=int, default=0, help="only the first N (0: all)")
+    parser.add_argument(
+        "--warm-runs", type=int, default=3, help="warm runs; the median is reported"
+    )
     args = parser.parse_args()
     sections = list(parse_law(args.law))
     if args.sections:
@@ -91,7 +95,13 @@ def main() -> None:
         try:
             cache_store = Store(ensure_database(server, "bench_cache"), max_size=2)
             cold = run(server, "bench_cold", cache_store, inner, items)
-            warm = run(server, "bench_warm", cache_store, inner, items)
+            warms = []
+            for i in range(args.warm_runs):
+                with cache_store.pool.connection() as conn:
+                    conn.execute("CHECKPOINT")
+                warms.append(run(server, f"bench_warm_{i}", cache_store, inner, items))
+            warm = sorted(warms, key=lambda r: r["seconds"])[len(warms) // 2]
+            warm["runs_seconds"] = [r["seconds"] for r in warms]
             cache_store.close()
         finally:
             stop_embedded(pgdata)
