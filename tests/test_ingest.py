@@ -328,3 +328,35 @@ def test_the_lexicon_follows_replaced_and_reanalyzed_chunks(app, session_app, tm
         assert "תכנית" not in {t[1] for t in reanalyzed[0]}  # he-plain-v1 keeps מתכנית whole
         conn.execute("SELECT lexicon_rebuild()")
         assert _lexicon(conn) == reanalyzed
+
+
+def test_one_batch_naming_a_document_twice_ends_with_its_last_version(app):
+    """Items are staged one ahead of the write (ingest/pipeline.py): the second and third
+    versions of `A` are staged before the first is written, and the write still decides by
+    what is stored — a changed text replaces the chunks, the same text again is unchanged."""
+    from legal_ai.ingest import Ingestor
+    from legal_ai.ingest.sources import IngestItem
+    from legal_ai.retrieval.corpora import get_corpus
+
+    changed = DECISION.replace("להידחות", "להתקבל")
+
+    def item(doc_id: str, text: str) -> IngestItem:
+        return IngestItem(doc_id=doc_id, text=text, source_path=f"{doc_id}.txt",
+                          source_format="txt", doc_type="reference", fields={"title": doc_id},
+                          metadata={})  # fmt: skip
+
+    batch = [item("A", DECISION), item("B", DECISION), item("A", changed), item("A", changed)]
+    report = Ingestor(app.store, app.embedder, app.settings).ingest_items(
+        batch, get_corpus("external")
+    )
+    assert (report.ingested, report.unchanged, report.failed) == (3, 1, [])
+    with app.store.pool.connection() as conn:
+        stored = conn.execute(
+            "SELECT i.content, string_agg(c.text, ' ' ORDER BY c.ordinal) AS chunks,"
+            " bool_and(c.text = substr(i.content, c.char_start + 1, c.char_end - c.char_start))"
+            " AS spans_resolve FROM case_law i JOIN case_law_chunks c ON c.case_law_id = i.id"
+            " WHERE i.doc_id = 'A' GROUP BY i.content"
+        ).fetchall()
+    assert len(stored) == 1 and stored[0]["content"] == changed and stored[0]["spans_resolve"]
+    assert "להתקבל" in stored[0]["chunks"] and "להידחות" not in stored[0]["chunks"]
+    assert app.search("external", "דין הערר להתקבל", limit=1).hits[0]["doc_id"] == "A"

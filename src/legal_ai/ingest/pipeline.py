@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import logging
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,34 +103,73 @@ class Ingestor:
         files = list(iter_paths(paths))
         if doc_id and len(files) > 1:
             raise InvalidInput("--doc-id names one document; give a single file with it")
-        report = IngestReport()
-        for path in files:
-            for entry in read_source(
-                path,
-                corpus,
-                meta or {},
-                doc_id=doc_id,
-                max_bytes=self.settings.max_file_mb * 2**20,
-                text_fields=text_fields,
-            ):
-                if isinstance(entry, SourceError):
-                    report.failed.append({"path": entry.path, "error": entry.error})
-                else:
-                    self._ingest_one(entry, corpus, report)
-                if progress:
-                    progress(str(path))
-        return report
+
+        def entries() -> Iterable[tuple[IngestItem | SourceError, str]]:
+            for path in files:
+                for entry in read_source(
+                    path,
+                    corpus,
+                    meta or {},
+                    doc_id=doc_id,
+                    max_bytes=self.settings.max_file_mb * 2**20,
+                    text_fields=text_fields,
+                ):
+                    yield entry, str(path)
+
+        return self._ingest_all(entries(), corpus, progress)
 
     def ingest_items(self, items: Iterable[IngestItem], corpus: Corpus) -> IngestReport:
+        return self._ingest_all(((item, item.source_path) for item in items), corpus)
+
+    def _ingest_all(
+        self,
+        entries: Iterable[tuple[IngestItem | SourceError, str]],
+        corpus: Corpus,
+        progress: Callable[[str], None] | None = None,
+    ) -> IngestReport:
+        """Stage the next item in a worker thread while this one is written. Staging (chunking,
+        analysis, the embedder) is Python and the model; writing is the database; on two cores
+        they overlap. Staging stays sequential, so an item's fresh embeddings are in the cache
+        before the next item looks for them, and every write re-checks the stored item under
+        its lock (an item staged before an earlier one with its doc_id was written is still
+        written correctly)."""
         report = IngestReport()
-        for item in items:
-            self._ingest_one(item, corpus, report)
+        pending: tuple[IngestItem | SourceError, str, Future | None] | None = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="legal-ai-stage") as worker:
+            for entry, where in entries:
+                staging = (
+                    worker.submit(self._stage_if_changed, entry, corpus)
+                    if isinstance(entry, IngestItem)
+                    else None
+                )
+                if pending:
+                    self._finish(*pending, report, progress)
+                pending = (entry, where, staging)
+            if pending:
+                self._finish(*pending, report, progress)
         return report
 
     # -- one item -------------------------------------------------------------------------------
-    def _ingest_one(self, item: IngestItem, corpus: Corpus, report: IngestReport) -> None:
+    def _finish(
+        self,
+        entry: IngestItem | SourceError,
+        where: str,
+        staging: Future | None,
+        report: IngestReport,
+        progress: Callable[[str], None] | None,
+    ) -> None:
+        if isinstance(entry, SourceError):
+            report.failed.append({"path": entry.path, "error": entry.error})
+        else:
+            self._write(entry, staging, report)
+        if progress:
+            progress(where)
+
+    def _write(self, item: IngestItem, staging: Future, report: IngestReport) -> None:
         try:
-            outcome, status = self._write(item, corpus)
+            staged = staging.result()
+            with self.store.transaction() as conn:
+                outcome, status = self.write_staged(conn, staged)
         except (AppError, psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
             message = str(exc).splitlines()[0]
             if isinstance(exc, psycopg.Error):
@@ -176,16 +216,14 @@ class Ingestor:
         return Staged(item, corpus, self._values(item, corpus), self._chunks(item),
                       self._page_images(item))  # fmt: skip
 
-    def _write(self, item: IngestItem, corpus: Corpus) -> tuple[str, dict | None]:
+    def _stage_if_changed(self, item: IngestItem, corpus: Corpus) -> Staged:
+        """Stage `item`, skipping chunks and embeddings when the stored text is the same."""
         values = self._values(item, corpus)
         with self.store.pool.connection() as conn:
             existing = sql_items.find_item(conn, corpus, item.doc_id)
         if existing and existing["content_hash"] == values["content_hash"]:
-            staged = Staged(item, corpus, values, None, None)  # nothing to embed
-        else:
-            staged = self.stage(item, corpus)
-        with self.store.transaction() as conn:
-            return self.write_staged(conn, staged)
+            return Staged(item, corpus, values, None, None)  # nothing to embed
+        return self.stage(item, corpus)
 
     def write_staged(self, conn: psycopg.Connection, staged: Staged) -> tuple[str, dict]:
         """Write a staged item inside the caller's transaction: `unchanged`, `updated` (same
@@ -209,7 +247,7 @@ class Ingestor:
                 f"{item.source_path}: the stored text changed while this was written; run it again"
             )
         item_id = sql_items.upsert_item(conn, corpus, values)
-        sql_items.replace_chunks(conn, corpus, item_id, staged.chunks)
+        sql_items.replace_chunks(conn, corpus, item_id, staged.chunks, new_item=existing is None)
         if self.images is not None:
             sql_items.replace_page_images(conn, corpus, item_id, staged.pages or [], self.images.id)
         return "ingested", sql_items.item_status(conn, corpus, item_id)

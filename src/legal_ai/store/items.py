@@ -112,10 +112,18 @@ CHUNKS_PER_INSERT = 2000
 
 
 def replace_chunks(
-    conn: psycopg.Connection, corpus: Corpus, item_id: int, chunks: Sequence[ChunkRow]
+    conn: psycopg.Connection,
+    corpus: Corpus,
+    item_id: int,
+    chunks: Sequence[ChunkRow],
+    *,
+    new_item: bool = False,
 ) -> None:
-    """Delete the item's chunks and insert `chunks` (one transaction with the caller)."""
-    _delete_units(conn, corpus, corpus.chunk_root, item_id)
+    """Delete the item's chunks and insert `chunks` (one transaction with the caller). A
+    `new_item` has nothing to delete: the DELETE (and the statement triggers it fires even for
+    no rows) is skipped."""
+    if not new_item:
+        _delete_units(conn, corpus, corpus.chunk_root, item_id)
     if not chunks:
         return
     scope = list(corpus.scope_values())  # the partition key column of the chunk table
