@@ -360,3 +360,39 @@ def test_one_batch_naming_a_document_twice_ends_with_its_last_version(app):
     assert len(stored) == 1 and stored[0]["content"] == changed and stored[0]["spans_resolve"]
     assert "להתקבל" in stored[0]["chunks"] and "להידחות" not in stored[0]["chunks"]
     assert app.search("external", "דין הערר להתקבל", limit=1).hits[0]["doc_id"] == "A"
+
+
+def test_reindex_mends_a_mixed_batch_in_one_statement(app, tmp_path):
+    """One reindex batch holding a chunk to re-embed, one to re-analyze and one to leave: each
+    gets exactly what it needs, and the item is searchable again afterwards."""
+    from legal_ai.store.items import as_array
+
+    write(tmp_path / "d.txt", DECISION + "\n" + DECISION.replace("הקלה", "שימוש חורג") * 6)
+    meta = {"title": "t", "court": "העליון", "decided_on": "2020-01-01", "case_number": 'ע"א 2/20'}
+    app.ingest([tmp_path / "d.txt"], "external", meta=meta, doc_id="d")
+    with app.store.transaction() as conn:
+        ids = [r["id"] for r in conn.execute("SELECT id FROM case_law_chunks ORDER BY ordinal")]
+        assert len(ids) >= 3
+        before = conn.execute(
+            "SELECT embedding, analyzed FROM case_law_chunks WHERE id = %s", (ids[2],)
+        ).fetchone()
+        conn.execute(
+            "UPDATE case_law_chunks SET embedding = NULL, embedder = NULL WHERE id = %s", (ids[0],)
+        )
+        conn.execute(
+            "UPDATE case_law_chunks SET analyzer = 'old', analyzed = 'x' WHERE id = %s", (ids[1],)
+        )
+    assert app.health()["unsearchable"] == 0  # two chunks still embedded
+    assert app.reindex() == {"reembedded": 1, "reanalyzed": 1}
+    with app.store.pool.connection() as conn:
+        rows = {r["id"]: r for r in conn.execute(
+            "SELECT id, embedding, embedder, embedded_hash = text_hash AS fresh, analyzed, analyzer"
+            " FROM case_law_chunks"
+        )}  # fmt: skip
+    assert rows[ids[0]]["embedder"] == app.embedder.id and rows[ids[0]]["fresh"]
+    assert rows[ids[1]]["analyzer"] == app.analyzer.id and rows[ids[1]]["analyzed"] != "x"
+    assert rows[ids[2]]["analyzed"] == before["analyzed"]
+    assert (as_array(rows[ids[2]]["embedding"]) == as_array(before["embedding"])).all()
+    health = app.health()
+    assert health["stale_embeddings"] == health["missing_embeddings"] == health["unsearchable"] == 0
+    assert app.reindex() == {"reembedded": 0, "reanalyzed": 0}

@@ -270,20 +270,21 @@ class App:
             for rows in batches:
                 texts = [r["text"] for r in rows if r["needs_embedding"]]
                 vectors = iter(embedder.embed_passages(texts)) if texts else iter(())
+                updates = [
+                    {
+                        "id": row["id"],
+                        "text_hash": row["text_hash"],
+                        "embedding": next(vectors) if row["needs_embedding"] else None,
+                        "analyzed": self.analyzer.analyze(row["text"])
+                        if row["needs_analysis"]
+                        else None,
+                    }
+                    for row in rows
+                ]
                 with self.store.transaction() as conn:
-                    for row in rows:
-                        values: dict[str, Any] = {}
-                        if row["needs_embedding"]:
-                            values.update(
-                                embedding=next(vectors), embedder=embedder.id,
-                                embedded_hash=row["text_hash"],
-                            )  # fmt: skip
-                            reembedded += 1
-                        if row["needs_analysis"]:
-                            values.update(
-                                analyzed=self.analyzer.analyze(row["text"]),
-                                analyzer=self.analyzer.id,
-                            )
-                            reanalyzed += 1
-                        maintenance.update_chunk(conn, corpus, row["id"], values)
+                    maintenance.update_chunks(
+                        conn, corpus, updates, embedder=embedder.id, analyzer=self.analyzer.id
+                    )
+                reembedded += len(texts)
+                reanalyzed += sum(row["needs_analysis"] for row in rows)
         return {"reembedded": reembedded, "reanalyzed": reanalyzed}

@@ -103,19 +103,43 @@ def stale_chunks(
         after = rows[-1]["id"]
 
 
-def update_chunk(conn: psycopg.Connection, corpus: Corpus, chunk_id: int, values: dict) -> None:
-    """Update one chunk through the partitioned root, pinned to the corpus's partition, so the
-    root's statement-level lexicon trigger sees a re-analyzed chunk."""
+def update_chunks(
+    conn: psycopg.Connection,
+    corpus: Corpus,
+    rows: list[dict],
+    *,
+    embedder: str,
+    analyzer: str,
+) -> None:
+    """Store a batch of re-embedded and/or re-analyzed chunks in one UPDATE through the
+    partitioned root, pinned to the corpus's partition, so the root's statement triggers (the
+    lexicon, the items' searchability) run once per batch. Each row: `id`, `text_hash` (the text
+    that was embedded), `embedding` (None: keep) and `analyzed` (None: keep)."""
     scope = corpus.scope_values()
-    where = [sql.SQL("id = %(id)s")] + [
-        sql.SQL("{} = {}").format(sql.Identifier(column), sql.Placeholder(f"scope_{column}"))
+    where = [sql.SQL("c.id = v.id")] + [
+        sql.SQL("c.{} = {}").format(sql.Identifier(column), sql.Placeholder(f"scope_{column}"))
         for column in scope
     ]
-    query = sql.SQL("UPDATE {chunks} SET {sets} WHERE {where}").format(
-        chunks=sql.Identifier(corpus.chunk_root),
-        sets=sql.SQL(", ").join(
-            sql.SQL("{} = {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in values
-        ),
-        where=sql.SQL(" AND ").join(where),
+    query = sql.SQL(
+        "UPDATE {chunks} c SET"
+        " embedding = CASE WHEN v.embedding IS NULL THEN c.embedding ELSE v.embedding END,"
+        " embedder = CASE WHEN v.embedding IS NULL THEN c.embedder ELSE %(embedder)s END,"
+        " embedded_hash = CASE WHEN v.embedding IS NULL THEN c.embedded_hash ELSE v.text_hash END,"
+        " analyzed = coalesce(v.analyzed, c.analyzed),"
+        " analyzer = CASE WHEN v.analyzed IS NULL THEN c.analyzer ELSE %(analyzer)s END"
+        " FROM unnest(%(ids)s::bigint[], %(hashes)s::text[], %(embeddings)s::vector[],"
+        " %(analyzed)s::text[]) AS v(id, text_hash, embedding, analyzed)"
+        " WHERE {where}"
+    ).format(chunks=sql.Identifier(corpus.chunk_root), where=sql.SQL(" AND ").join(where))
+    conn.execute(
+        query,
+        {
+            "embedder": embedder,
+            "analyzer": analyzer,
+            "ids": [r["id"] for r in rows],
+            "hashes": [r["text_hash"] for r in rows],
+            "embeddings": [r["embedding"] for r in rows],
+            "analyzed": [r["analyzed"] for r in rows],
+            **{f"scope_{c}": v for c, v in scope.items()},
+        },
     )
-    conn.execute(query, {**values, "id": chunk_id, **{f"scope_{c}": v for c, v in scope.items()}})
