@@ -67,6 +67,10 @@ class Staged:
     pages: list[tuple[int, str, Any]] | None
 
 
+class TextMovedOn(StoreError):
+    """An item staged without chunks (its text was stored) finds another text stored."""
+
+
 def content_hash(item: IngestItem) -> str:
     digest = hashlib.sha256(item.text.encode("utf-8"))
     digest.update(repr(item.page_starts).encode())
@@ -131,8 +135,9 @@ class Ingestor:
         analysis, the embedder) is Python and the model; writing is the database; on two cores
         they overlap. Staging stays sequential, so an item's fresh embeddings are in the cache
         before the next item looks for them, and every write re-checks the stored item under
-        its lock (an item staged before an earlier one with its doc_id was written is still
-        written correctly)."""
+        its lock: an item staged before an earlier one with its doc_id was written is still
+        written correctly (staged as unchanged but finding another text stored, it is staged
+        again in full)."""
         report = IngestReport()
         pending: tuple[IngestItem | SourceError, str, Future | None] | None = None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="legal-ai-stage") as worker:
@@ -168,8 +173,14 @@ class Ingestor:
     def _write(self, item: IngestItem, staging: Future, report: IngestReport) -> None:
         try:
             staged = staging.result()
-            with self.store.transaction() as conn:
-                outcome, status = self.write_staged(conn, staged)
+            try:
+                with self.store.transaction() as conn:
+                    outcome, status = self.write_staged(conn, staged)
+            except TextMovedOn:
+                # staged as unchanged, but an earlier item of this run (same doc_id) has since
+                # stored another text: stage it in full and write it once more
+                with self.store.transaction() as conn:
+                    outcome, status = self.write_staged(conn, self.stage(item, staged.corpus))
         except (AppError, psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
             message = str(exc).splitlines()[0]
             if isinstance(exc, psycopg.Error):
@@ -243,7 +254,7 @@ class Ingestor:
             sql_items.update_fields(conn, corpus, existing["id"], changed)
             return "updated", sql_items.item_status(conn, corpus, existing["id"])
         if staged.chunks is None:
-            raise StoreError(
+            raise TextMovedOn(
                 f"{item.source_path}: the stored text changed while this was written; run it again"
             )
         item_id = sql_items.upsert_item(conn, corpus, values)
