@@ -97,14 +97,11 @@ def _delete_units(conn: psycopg.Connection, corpus: Corpus, root: str, item_id: 
     corpus's partition by its key: a DELETE aimed at the partition itself would not fire the
     root's statement-level triggers, and the lexicon (document frequencies, unit and token
     counts) would keep counting the deleted units."""
-    scope = corpus.scope_values()
-    conditions = [sql.SQL("{} = %s").format(sql.Identifier(corpus.parent_column))]
-    conditions += [sql.SQL("{} = %s").format(sql.Identifier(column)) for column in scope]
     conn.execute(
-        sql.SQL("DELETE FROM {t} WHERE {w}").format(
-            t=sql.Identifier(root), w=sql.SQL(" AND ").join(conditions)
+        sql.SQL("DELETE FROM {t} u WHERE u.{fk} = %(id)s AND {scope}").format(
+            t=sql.Identifier(root), fk=sql.Identifier(corpus.parent_column), scope=corpus.scope("u")
         ),
-        (item_id, *scope.values()),
+        {"id": item_id, **corpus.scope_params()},
     )
 
 

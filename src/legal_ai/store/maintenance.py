@@ -115,11 +115,6 @@ def update_chunks(
     partitioned root, pinned to the corpus's partition, so the root's statement triggers (the
     lexicon, the items' searchability) run once per batch. Each row: `id`, `text_hash` (the text
     that was embedded), `embedding` (None: keep) and `analyzed` (None: keep)."""
-    scope = corpus.scope_values()
-    where = [sql.SQL("c.id = v.id")] + [
-        sql.SQL("c.{} = {}").format(sql.Identifier(column), sql.Placeholder(f"scope_{column}"))
-        for column in scope
-    ]
     query = sql.SQL(
         "UPDATE {chunks} c SET"
         " embedding = CASE WHEN v.embedding IS NULL THEN c.embedding ELSE v.embedding END,"
@@ -129,8 +124,8 @@ def update_chunks(
         " analyzer = CASE WHEN v.analyzed IS NULL THEN c.analyzer ELSE %(analyzer)s END"
         " FROM unnest(%(ids)s::bigint[], %(hashes)s::text[], %(embeddings)s::vector[],"
         " %(analyzed)s::text[]) AS v(id, text_hash, embedding, analyzed)"
-        " WHERE {where}"
-    ).format(chunks=sql.Identifier(corpus.chunk_root), where=sql.SQL(" AND ").join(where))
+        " WHERE c.id = v.id AND {scope}"
+    ).format(chunks=sql.Identifier(corpus.chunk_root), scope=corpus.scope("c"))
     conn.execute(
         query,
         {
@@ -140,6 +135,6 @@ def update_chunks(
             "hashes": [r["text_hash"] for r in rows],
             "embeddings": [r["embedding"] for r in rows],
             "analyzed": [r["analyzed"] for r in rows],
-            **{f"scope_{c}": v for c, v in scope.items()},
+            **corpus.scope_params(),
         },
     )
