@@ -23,7 +23,10 @@ from legal_ai.store.cache import set_active_embedder
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 TEST_HOME = ROOT / ".legal-ai-test"
-TEST_DB = "legal_ai_test"
+# Several test sessions may share the one test server (parallel work on one machine): each names
+# its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
+TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test")
+KEEP_SERVER = os.environ.get("LEGAL_AI_TEST_KEEP_SERVER") == "1"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 ITEM_TABLES = "documents, case_law, digests, cases, case_precedents, learning_audit"
@@ -54,7 +57,8 @@ def clean_environ(monkeypatch):
 def server_url():
     url = start_embedded(TEST_HOME / "pgdata")
     yield url
-    stop_embedded(TEST_HOME / "pgdata")
+    if not KEEP_SERVER:
+        stop_embedded(TEST_HOME / "pgdata")
 
 
 @pytest.fixture(scope="session")
