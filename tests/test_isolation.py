@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from psycopg import sql
 
 from conftest import write
+from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval import legs
 from legal_ai.retrieval.corpora import SEARCHABLE, get_corpus
@@ -109,8 +110,10 @@ def test_random_searches_stay_in_their_corpus(app, tmp_path):
 
 def test_every_hit_resolves_at_its_locator(app, tmp_path):
     plant(app, tmp_path)
-    app.add_principle("external", "ext-shared", "הקלה בקו בניין טעונה הצדקה תכנונית",
-                      "הקלה בקו בניין צדדי מחייבת הצדקה תכנונית", review_status="approved")  # fmt: skip
+    app.acting_as(CHAIR).add_principle(
+        "external", "ext-shared", "הקלה בקו בניין טעונה הצדקה תכנונית",
+        "הקלה בקו בניין צדדי מחייבת הצדקה תכנונית", review_status="approved",
+    )  # fmt: skip
     app.add_principle("external", "ext-levy", "עיקרון שלא אושר אינו מופיע בחיפוש",
                       "שמאי מכריע קבע", review_status="proposed")  # fmt: skip
     with pytest.raises(InvalidInput, match="not in the ruling's text"):

@@ -9,8 +9,9 @@ import time
 import psycopg
 import pytest
 
-from conftest import shared, write
-from legal_ai.errors import InvalidInput, NotFound
+from conftest import TEST_CHAIR, shared, write
+from legal_ai.auth import CHAIR, agent
+from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief
 from legal_ai.learning import feedback, finals, lessons, methodology
 from legal_ai.store import learning as store
@@ -120,10 +121,7 @@ def test_final_without_a_draft_grows_the_corpora_and_waits(app, tmp_path):
     with app.store.pool.connection() as conn:
         row = conn.execute("SELECT chair_name, decided_on FROM case_law WHERE id = %s",
                            (result["case_law_id"],)).fetchone()  # fmt: skip
-    assert (
-        row["chair_name"] == 'עו"ד רותם לוי'
-        and row["decided_on"].isoformat() == record["decided_on"]
-    )
+    assert row["chair_name"] == TEST_CHAIR and row["decided_on"].isoformat() == record["decided_on"]
     # A draft arriving after the final is refused (it would not be held out).
     with pytest.raises(InvalidInput, match="already arrived"):
         add_draft(app, record, pair_files(tmp_path, record)[0])
@@ -166,12 +164,15 @@ def test_the_gate(app, tmp_path):
     with pytest.raises(InvalidInput, match="only the chair decides"):
         lessons.record_panel_verdict(app, fact["id"], [{"model": "a", "vote": "approve"},
                                                        {"model": "b", "vote": "approve"}])  # fmt: skip
-    with pytest.raises(InvalidInput, match="approved by the chair only"):
-        lessons.review(app, fact["id"], "approve", actor="curator")
+    with pytest.raises(Forbidden, match="chair's decision"):
+        lessons.review(app.acting_as(agent("curator")), fact["id"], "approve")
+    with pytest.raises(Forbidden, match="chair's decision"):
+        lessons.review(app, fact["id"], "approve")  # the operator's scripts are not the chair
     with app.store.pool.connection() as conn, pytest.raises(psycopg.errors.CheckViolation):
         conn.execute("UPDATE decision_lessons SET review_status = 'approved', reviewed_by = 'panel'"
                      " WHERE id = %s", (fact["id"],))  # fmt: skip
-    assert lessons.review(app, fact["id"], "approve")["review_status"] == "approved"
+    chair = app.acting_as(CHAIR)
+    assert lessons.review(chair, fact["id"], "approve")["review_status"] == "approved"
     # Style: a 2/2 panel approves; a veto reverts it and the writer no longer sees it.
     split = lessons.propose(app, case, "phrase", "אשר על כן")
     assert lessons.record_panel_verdict(app, split["id"], [{"model": "a", "vote": "approve"},
@@ -181,11 +182,11 @@ def test_the_gate(app, tmp_path):
     assert approved["review_status"] == "approved" and approved["reviewed_by"] == "panel"
     seen = brief.lessons_for_outcome(app, record["appeal_type"], record["outcome"])["lessons"]
     assert {lesson["id"] for lesson in seen} == {fact["id"], style["id"]}
-    lessons.review(app, style["id"], "veto", reason="לא מתאים")
+    lessons.review(chair, style["id"], "veto", reason="לא מתאים")
     seen = brief.writing_brief(app, record["appeal_type"], record["outcome"])["lessons"]
     assert {lesson["id"] for lesson in seen} == {fact["id"]}
     with pytest.raises(InvalidInput, match="only the chair vetoes"):
-        lessons.review(app, split["id"], "veto")  # a proposed lesson cannot be vetoed
+        lessons.review(chair, split["id"], "veto")  # a proposed lesson cannot be vetoed
     with app.store.pool.connection() as conn:
         audit = conn.execute("SELECT actor, to_status FROM learning_audit WHERE lesson_id IS NOT NULL"
                              " ORDER BY id").fetchall()  # fmt: skip
@@ -202,13 +203,14 @@ def test_promote_folds_into_the_methodology_and_survives_a_concurrent_edit(app, 
     record, _ = first_pair(app, tmp_path)
     case, appeal_type = record["case_number"], record["appeal_type"]
     lesson = lessons.propose(app, case, "structure", "המסגרת הנורמטיבית בבלוק נפרד")
+    chair = app.acting_as(CHAIR)
     # Connection A edits the methodology and holds the row lock while promote starts.
     other = psycopg.connect(app.store.url, autocommit=False)
     other.execute("SELECT profile FROM methodology_profiles WHERE appeal_type = %s FOR UPDATE",
                   (appeal_type,))  # fmt: skip
     result: dict = {}
     worker = threading.Thread(
-        target=lambda: result.update(lessons.promote(app, case, [lesson["id"]], ["סוף דבר"]))
+        target=lambda: result.update(lessons.promote(chair, case, [lesson["id"]], ["סוף דבר"]))
     )
     worker.start()
     time.sleep(1.0)
@@ -229,10 +231,10 @@ def test_promote_folds_into_the_methodology_and_survives_a_concurrent_edit(app, 
     folded = brief.writing_brief(app, appeal_type, record["outcome"])["folded_lessons"]
     assert [item["id"] for item in folded] == [lesson["id"]]
     # A veto takes it out of the profile too; the pair cannot be promoted twice.
-    lessons.review(app, lesson["id"], "veto")
+    lessons.review(chair, lesson["id"], "veto")
     assert methodology.show(app, appeal_type)["profile"]["lessons"] == []
     with pytest.raises(InvalidInput, match="lessons_folded"):
-        lessons.promote(app, case, [], ["x"])
+        lessons.promote(chair, case, [], ["x"])
 
 
 def test_curator_findings_are_tagged_proposals_and_retry_safe(app, tmp_path):

@@ -17,9 +17,13 @@ def _settings() -> Settings:
 
 
 def _app():
+    """The App acting for whoever runs the command: the chair when LEGAL_AI_CHAIR_TOKEN is in
+    the environment, an agent when an agent token is, else the operator (never the chair)."""
+    from .auth import cli_principal
     from .services import App
 
-    return App(_settings())
+    settings = _settings()
+    return App(settings, principal=cli_principal(settings))
 
 
 def _print_json(data: Any) -> None:

@@ -159,7 +159,7 @@ def lessons_review(lesson_id: int, decision: Annotated[str, typer.Argument(
     from .learning.lessons import review
 
     with _app() as legal:
-        row = review(legal, lesson_id, decision, actor="chair", reason=reason)
+        row = review(legal, lesson_id, decision, reason=reason)
     _print_json(row) if as_json else typer.echo(f"lesson #{row['id']}: {row['review_status']}")
 
 

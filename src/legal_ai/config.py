@@ -75,6 +75,13 @@ class Settings(BaseSettings):
         description="Files larger than this are rejected before they are read (bounded memory).",
     )
     pool_max_size: int = Field(default=4, ge=1, description="Connection pool size.")
+    pool_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="HTTP API: seconds a request waits for a free pooled connection before it is "
+        "answered 503 (the database is busy).",
+    )
     rrf_k: int = Field(
         default=3,
         ge=1,
@@ -107,6 +114,14 @@ class Settings(BaseSettings):
         description="Lexical leg: query terms are kept rarest first while their summed document "
         "frequency stays within this many units (bounds the rows BM25 scores).",
     )
+    reference_lookups_per_query: int = Field(
+        default=8,
+        ge=0,
+        le=100,
+        description="Reference leg: at most this many sections and rulings named in one query are "
+        "looked up (each is a regular expression matched against the corpus; sections first, in "
+        "the order named). 0 turns the leg off.",
+    )
     max_per_case_law: int = Field(
         default=3,
         ge=1,
@@ -118,14 +133,33 @@ class Settings(BaseSettings):
         ge=1000,
         description="Bound on pgvector's iterative HNSW scan for filtered searches.",
     )
-    committee_chair: str = Field(
-        default='עו"ד רותם לוי',
-        description="Default chair name for internal committee decisions without one.",
+    committee_chair: str | None = Field(
+        default=None,
+        description="Chair of internal committee decisions that name none (and whose case names "
+        "none). Unset: such a decision is refused with what to set; no real record gets a "
+        "fictional default (the demo sets its own).",
+    )
+    chair_token: str | None = Field(
+        default=None,
+        description="The chair's token: whoever presents it acts as the chair (HTTP `Authorization: "
+        "Bearer`, or in the environment of a CLI script acting as her). Only the chair approves, "
+        "rejects or vetoes substance, promotes, edits the methodology and approves principles.",
+    )
+    agent_token: str | None = Field(
+        default=None,
+        description="Tokens of the AI writing agents: one token, or a comma-separated list of "
+        "`name=token`. Agents search, read the brief, record feedback, curator findings and panel "
+        "verdicts, and upload drafts; they never decide what the chair gates.",
     )
     api_token: str | None = Field(
         default=None,
-        description="Token the HTTP API (`legal-ai serve`) requires on every /api request "
-        "(header `Authorization: Bearer <token>`); the server refuses to start without one.",
+        description="Older single credential of the HTTP API; it acts as an agent named `api` "
+        "(never as the chair). Prefer LEGAL_AI_AGENT_TOKEN.",
+    )
+    api_schema: bool = Field(
+        default=False,
+        description="HTTP API: serve the OpenAPI schema at /openapi.json to callers with a valid "
+        "token. /docs and /redoc are never served.",
     )
 
     @field_validator("analyzer")

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+from .auth import CHAIR
 from .config import Settings
 from .display import format_hit
 from .services import App
 from .store.db import Store, database_url, drop_database, ensure_database, server_url
 
 DEMO_DATABASE = "legal_ai_demo"
+DEMO_CHAIR = 'עו"ד רותם לוי'  # fictional
 
 
 def _manifest() -> tuple[Path, dict]:
@@ -46,14 +48,15 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
          f" vs {row['final_anti_pattern_total']} in hers; lesson pool {row['lesson_pool_size']}")  # fmt: skip
     echo(f"  citations: {final['citations']['linked']} linked to the library, "
          f"{final['citations']['missing']} missing precedent(s) flagged")  # fmt: skip
+    chair = legal.acting_as(CHAIR)  # the demo plays the chair for her decisions
     found = lessons.record_curator_findings(legal, case, [
         "[סגנון] משפטים קצרים והצהרתיים; בלי 'יש לציין כי' ו'חשוב להדגיש'",
         "[מבנה] לדווח על הסיור במקום בבלוק הדיון בפנינו",
         "[לקסיקון משפטי] 'אין צו להוצאות' ולא 'כל צד יישא בהוצאותיו'",
     ])  # fmt: skip
     chosen = found["lessons"][2]["id"]
-    lessons.review(legal, chosen, "approve", reason="כך אני כותבת")
-    promoted = lessons.promote(legal, case, [chosen], ["לכן"])
+    lessons.review(chair, chosen, "approve", reason="כך אני כותבת")
+    promoted = lessons.promote(chair, case, [chosen], ["לכן"])
     brief = writing_brief(legal, "permit", "partially_accepted")
     echo(f"  curator: {found['recorded']} proposed lessons; the chair approved #{chosen} and "
          f"promoted it: permit methodology v{promoted['methodology_version']}, pair "
@@ -69,6 +72,8 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
 
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     started = time.perf_counter()
+    if not settings.committee_chair:  # the demo's committee has a fictional chair of its own
+        settings = settings.model_copy(update={"committee_chair": DEMO_CHAIR})
     echo("legal-ai demo: starting PostgreSQL + pgvector ...")
     server = server_url(settings)
     cache_store = Store(database_url(settings), max_size=2)
@@ -97,7 +102,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
         )
         for principle in manifest["principles"]:
             # Demo only: the chair's gate (issue 5) is what approves substance in real use.
-            legal.add_principle(**principle, review_status="approved")
+            legal.acting_as(CHAIR).add_principle(**principle, review_status="approved")
         echo("  added one approved principle, grounded in a verbatim quote")
         for spec in manifest["searches"]:
             result = legal.tool(spec["tool"], limit=3, **spec["args"])

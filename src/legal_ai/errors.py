@@ -4,6 +4,9 @@ AppError
  ├── InvalidInput        the caller can fix it (bad file, unknown corpus, missing field)
  │    └── UnsupportedFile  a file we cannot read as given (encoding, corrupt, image-only, size)
  ├── NotFound            a case, document or ruling that does not exist
+ ├── Unauthorized        no credential, or one we do not know (HTTP 401)
+ ├── Forbidden           a known credential asking for what its role may not do (HTTP 403)
+ ├── TooLarge            an upload over the size cap (HTTP 413)
  ├── StoreError          the database could not be reached or started
  └── ProviderError       an external service (embedder, LLM) failed or is not configured
 """
@@ -27,6 +30,18 @@ class UnsupportedFile(InvalidInput):
 
 class NotFound(AppError):
     exit_code = 3
+
+
+class Unauthorized(AppError):
+    exit_code = 6
+
+
+class Forbidden(AppError):
+    exit_code = 7
+
+
+class TooLarge(InvalidInput):
+    pass
 
 
 class StoreError(AppError):

@@ -38,6 +38,16 @@ INSTRUCTIONS = (
 )
 
 
+def mcp_principal(settings: Settings):
+    """Whoever calls over MCP is a writing agent, never the chair: the agent named by the first
+    LEGAL_AI_AGENT_TOKEN entry in the server's environment, else `mcp`. The chair's token, even
+    when present, gives an MCP caller nothing more."""
+    from .auth import agent, agent_tokens
+
+    names = list(agent_tokens(settings).values())
+    return agent(names[0] if names else "mcp")
+
+
 def build_server(settings: Settings | None = None):
     """An MCPServer with the seven tools, bound to a lazily opened App."""
     from mcp.server import MCPServer
@@ -52,7 +62,8 @@ def build_server(settings: Settings | None = None):
             if "app" not in state:
                 from .services import App
 
-                state["app"] = App(settings or Settings())
+                config = settings or Settings()
+                state["app"] = App(config, principal=mcp_principal(config))
             return function(state["app"], **arguments)
         except AppError as exc:
             raise ToolError(str(exc)) from exc

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psycopg
+
+from .auth import OPERATOR, Principal, require_chair
 from .config import Settings
 from .errors import InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport
@@ -32,18 +35,35 @@ class App:
         store: Store | None = None,
         embedder: Embedder | None = None,
         cache_store: Store | None = None,
+        principal: Principal = OPERATOR,
     ) -> None:
         self.settings = settings
-        self.store = store or open_store(settings)
+        base = store or open_store(settings)
         self._owns_store = store is None
         self._inner_embedder = embedder
-        self._cache_store = cache_store or self.store
+        self._cache_store = cache_store or base
         self._embedder: CachedEmbedder | None = None
         self.analyzer = get_analyzer(settings.analyzer)
+        self.principal = principal
+        self.store = base.as_role(principal.db_role) if principal.db_role else base
+
+    def acting_as(self, principal: Principal) -> App:
+        """This App (same pool, embedder and caches) acting for `principal`: its transactions run
+        under the principal's database role, and the services check its rights."""
+        view = object.__new__(App)
+        view.__dict__.update(self.__dict__)
+        view.principal = principal
+        view.store = self.store.as_role(principal.db_role)
+        view._owns_store = False
+        view._root = getattr(self, "_root", None) or self  # one model for every view
+        return view
 
     @property
     def embedder(self) -> CachedEmbedder:
         """Created on first use: commands that do not embed never load the model."""
+        root = self.__dict__.get("_root")
+        if root is not None:
+            return root.embedder
         if self._embedder is None:
             inner = self._inner_embedder or make_embedder(self.settings)
             self._embedder = CachedEmbedder(inner, EmbeddingCache(self._cache_store))
@@ -115,7 +135,7 @@ class App:
         return TOOLS[name](self, **arguments)
 
     def case_profile(self, case_number: str) -> tuple[str, Any]:
-        with self.store.pool.connection() as conn:
+        with self.store.connection() as conn:
             return sql_items.case_profile(conn, case_number, self.embedder.id)
 
     def _unit(self, text: str, *, page: int | None = None, start: int = 0) -> sql_items.ChunkRow:
@@ -132,14 +152,17 @@ class App:
         *, review_status: str = "proposed",
     ) -> int:  # fmt: skip
         """Attach a principle to a ruling, grounded in a verbatim quote of its text (refused
-        when the quote is not there). Approval of substance belongs to the chair's gate."""
+        when the quote is not there). A principle is substance: only the chair may add one as
+        anything but `proposed` (the database refuses it too)."""
+        if review_status != "proposed":
+            require_chair(self.principal, f"a principle added as {review_status}")
         target = get_corpus(corpus)
         if target.principle_table is None:
             raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
         rule_text, quote = rule_text.strip(), supporting_quote.strip()
         if not rule_text or not quote:
             raise InvalidInput("a principle needs its rule text and a supporting quote")
-        with self.store.pool.connection() as conn:
+        with self.store.connection() as conn:
             item = sql_items.find_item(conn, target, doc_id)
         if item is None:
             raise NotFound(f"no {corpus} item with doc_id {doc_id!r}")
@@ -156,7 +179,40 @@ class App:
             **{**unit.__dict__, "char_start": start, "char_end": start + len(quote)}
         )
         with self.store.transaction() as conn:
-            return sql_items.insert_principle(conn, target, item["id"], unit, quote, review_status)
+            return sql_items.insert_principle(
+                conn, target, item["id"], unit, quote, review_status,
+                None if review_status == "proposed" else self.principal.actor,
+            )  # fmt: skip
+
+    def review_principle(self, principle_id: int, decision: str, reason: str | None = None) -> dict:
+        """The chair's decision on a principle: approve, reject or veto (an approved one)."""
+        status = {"approve": "approved", "reject": "rejected", "veto": "vetoed"}.get(decision)
+        if status is None:
+            raise InvalidInput(f"unknown decision {decision!r}; choose approve, reject or veto")
+        require_chair(self.principal, f"{decision} of principle {principle_id}")
+        try:
+            with self.store.transaction() as conn:
+                row = sql_items.get_principle(conn, principle_id, lock=True)
+                if row is None:
+                    raise NotFound(f"no principle {principle_id}")
+                if row["review_status"] == status:
+                    return {k: row[k] for k in ("id", "review_status", "reviewed_by")}
+                saved = sql_items.set_principle_review(
+                    conn, principle_id, status, self.principal.actor, reason
+                )
+        except psycopg.errors.CheckViolation as exc:
+            raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
+        return dict(saved)
+
+    def item_history(self, doc_id: str, corpus: str | None = None) -> dict:
+        """Every version of an item's text, oldest first (`legal-ai item history`)."""
+        if corpus is not None:
+            get_corpus(corpus)
+        with self.store.connection() as conn:
+            rows = sql_items.item_history(conn, doc_id, corpus)
+        if not rows:
+            raise NotFound(f"no item with doc_id {doc_id!r}" + (f" in {corpus}" if corpus else ""))
+        return {"doc_id": doc_id, "versions": [dict(r) for r in rows]}
 
     # -- cases ----------------------------------------------------------------------------------
     def attach_precedent(self, case_number: str, citation: str, note: str | None = None) -> dict:
@@ -183,7 +239,7 @@ class App:
 
     # -- health and re-index --------------------------------------------------------------------
     def health(self) -> dict:
-        with self.store.pool.connection() as conn:
+        with self.store.connection() as conn:
             counts = maintenance.chunk_counts(conn, self.analyzer.id)
             unsearchable = maintenance.unsearchable_items(conn)
             items = maintenance.searchable_counts(conn)
@@ -215,7 +271,7 @@ class App:
         embedder = self.embedder
         vector = embedder.embed_query(probe)
         window = self.settings.leg_window
-        with self.store.pool.connection() as conn:
+        with self.store.connection() as conn:
             report = audit_isolation(conn)
             report["legs"] = {}
             for corpus in SEARCHABLE.values():
@@ -265,7 +321,7 @@ class App:
         embedder = self.embedder
         reembedded = reanalyzed = 0
         for corpus in CORPORA.values():
-            with self.store.pool.connection() as read_conn:
+            with self.store.connection() as read_conn:
                 batches = list(maintenance.stale_chunks(read_conn, corpus, self.analyzer.id, batch))
             for rows in batches:
                 texts = [r["text"] for r in rows if r["needs_embedding"]]

@@ -19,7 +19,7 @@ def run_peers(store: Store, embedder, dataset: Dataset, *, k: int, depth: int) -
     texts = [dataset.doc_text(d) for d in doc_ids]
     retriever = bm25s.BM25()
     retriever.index([t.split() for t in texts], show_progress=False)
-    with store.pool.connection() as conn:
+    with store.connection() as conn:
         rows = conn.execute(
             "SELECT i.doc_id, c.embedding FROM case_law_chunks_external c"
             " JOIN case_law i ON i.id = c.case_law_id WHERE c.embedding IS NOT NULL ORDER BY c.id"

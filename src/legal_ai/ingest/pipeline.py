@@ -181,7 +181,12 @@ class Ingestor:
                 # stored another text: stage it in full and write it once more
                 with self.store.transaction() as conn:
                     outcome, status = self.write_staged(conn, self.stage(item, staged.corpus))
-        except (AppError, psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
+        except (
+            AppError,
+            psycopg.errors.DataError,
+            psycopg.errors.IntegrityError,
+            psycopg.errors.ProgramLimitExceeded,  # a value too large for its index
+        ) as exc:
             message = str(exc).splitlines()[0]
             if isinstance(exc, psycopg.Error):
                 message = (
@@ -230,7 +235,7 @@ class Ingestor:
     def _stage_if_changed(self, item: IngestItem, corpus: Corpus) -> Staged:
         """Stage `item`, skipping chunks and embeddings when the stored text is the same."""
         values = self._values(item, corpus)
-        with self.store.pool.connection() as conn:
+        with self.store.connection() as conn:
             existing = sql_items.find_item(conn, corpus, item.doc_id)
         if existing and existing["content_hash"] == values["content_hash"]:
             return Staged(item, corpus, values, None, None)  # nothing to embed
@@ -280,6 +285,11 @@ class Ingestor:
         if corpus.key == "internal" and not values.get("chair_name"):
             case = sql_items.get_case(conn, case_number) if case_number else None
             values["chair_name"] = (case or {}).get("chair_name") or self.settings.committee_chair
+            if not values["chair_name"]:
+                raise InvalidInput(
+                    f"{item.doc_id}: a committee decision needs its chair; pass --meta "
+                    "chair_name=..., or set LEGAL_AI_COMMITTEE_CHAIR to the committee's chair"
+                )
 
     def _page_images(self, item: IngestItem) -> list[tuple[int, str, Any]]:
         """Rendered and embedded pages of a PDF for the image leg (cached by image hash)."""

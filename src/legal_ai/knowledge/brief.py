@@ -28,7 +28,7 @@ def _checklist(profile: dict, outcome: str | None) -> list[str]:
 
 def content_checklist(app: App, appeal_type: str, outcome: str | None = None) -> dict:
     appeal_type, outcome = _args(appeal_type, outcome)
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         profile = merged_profile(conn, appeal_type)
     return {"appeal_type": appeal_type, "outcome": outcome,
             "checklist": _checklist(profile, outcome)}  # fmt: skip
@@ -36,7 +36,7 @@ def content_checklist(app: App, appeal_type: str, outcome: str | None = None) ->
 
 def lessons_for_outcome(app: App, appeal_type: str, outcome: str | None = None) -> dict:
     appeal_type, outcome = _args(appeal_type, outcome)
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         rows = store.approved_lessons(conn, appeal_type, outcome)
     return {"appeal_type": appeal_type, "outcome": outcome,
             "lessons": [{k: r[k] for k in ("id", "category", "kind", "text", "block", "source",
@@ -46,7 +46,7 @@ def lessons_for_outcome(app: App, appeal_type: str, outcome: str | None = None) 
 def writing_brief(app: App, appeal_type: str, outcome: str | None = None) -> dict:
     """Everything the writer should follow for this decision, all of it approved."""
     appeal_type, outcome = _args(appeal_type, outcome)
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         profile = merged_profile(conn, appeal_type)
         versions = {key: (store.get_profile(conn, key) or {}).get("version")
                     for key in ("universal", appeal_type)}  # fmt: skip

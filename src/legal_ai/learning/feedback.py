@@ -36,7 +36,7 @@ def list_feedback(app: App, *, case: str | None = None, category: str | None = N
     vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category")
     if not 1 <= limit <= 500:
         raise InvalidInput("limit must be from 1 to 500")
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         rows = store.list_feedback(conn, vocab.case_number(case) if case else None, category, limit)
     return {"feedback": [jsonable(r) for r in rows]}
 
@@ -45,7 +45,7 @@ def weekly_summary(app: App, *, days: int = 7) -> dict:
     """The last `days` days of feedback, grouped by category and block (most frequent first)."""
     until = dt.datetime.now(dt.UTC)
     since = until - dt.timedelta(days=days)
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         groups = store.feedback_summary(conn, since)
     by_category: dict[str, int] = {}
     by_block: dict[str, int] = {}

@@ -141,7 +141,7 @@ def upload_final(
     outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
     extracted = read_decision(app, path)
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         seg = segment(conn, extracted.text)
         known = sql_items.get_case(conn, case) or {}
         pair = store.get_pair(conn, case)
@@ -155,12 +155,17 @@ def upload_final(
         "chair_name": known.get("chair_name") or app.settings.committee_chair,
     }  # fmt: skip
     if fields["practice_area"] is None:
-        raise InvalidInput(f"{path}: cannot tell the practice area; pass --practice-area")
+        raise InvalidInput(f"{path.name}: cannot tell the practice area; pass --practice-area")
     if fields["decided_on"] is None:
-        raise InvalidInput(f"{path}: no decision date found; pass --decided-on YYYY-MM-DD")
+        raise InvalidInput(f"{path.name}: no decision date found; pass --decided-on YYYY-MM-DD")
+    if not fields["chair_name"]:
+        raise InvalidInput(
+            f"{case}: no chair is recorded for this case; set LEGAL_AI_COMMITTEE_CHAIR to the "
+            "committee chair's name (a decision is never attributed to a default)"
+        )
     style_item, internal_item = _items(case, extracted, path, fields)
 
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         stored = sql_items.find_item(conn, internal_corpus, case)
     if (
         stored
@@ -231,7 +236,7 @@ def upload_final(
 
 
 def _unchanged(app: App, case: str, pair: dict) -> dict:
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         cites = store.citations_of(conn, pair["case_law_id"])
         searchable = all(
             sql_items.item_status(conn, get_corpus(key), pair[column])["searchable"]
@@ -351,17 +356,17 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
 
 
 def history(app: App) -> dict:
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         return {"rows": [jsonable(r) for r in store.history(conn)]}
 
 
 def pairs(app: App) -> dict:
     """Every draft/final pair and its status."""
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         return {"pairs": [jsonable(r) for r in store.list_pairs(conn)]}
 
 
 def missing_precedents(app: App) -> dict:
     """Rulings our finals cite that the library does not hold (open)."""
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         return {"missing_precedents": [jsonable(r) for r in store.missing_precedents(conn)]}

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import psycopg
 
+from ..auth import require_chair
 from ..errors import InvalidInput, NotFound
 from ..store import items as sql_items
 from ..store import learning as store
@@ -75,17 +76,20 @@ def propose(
             "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
             "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
             "source": source, "dedupe_key": _dedupe_key(source, case, category, text),
+            "proposed_by": app.principal.actor,
         })  # fmt: skip
     return {**jsonable(row), "created": created}
 
 
-def review(app: App, lesson_id: int, decision: str, *, actor: str = "chair",
-           reason: str | None = None) -> dict:  # fmt: skip
-    """The chair's decision on a lesson: approve, reject or veto. `actor` is who decides; the
-    database refuses substance approved by anyone but the chair."""
+def review(app: App, lesson_id: int, decision: str, *, reason: str | None = None) -> dict:
+    """The chair's decision on a lesson: approve, reject or veto. Only the chair decides here
+    (a panel decides through `record_panel_verdict`); the database refuses a decision in her
+    name that does not run as her role."""
     status = DECISIONS.get(decision)
     if status is None:
         raise InvalidInput(f"unknown decision {decision!r}; choose one of: {', '.join(DECISIONS)}")
+    require_chair(app.principal, f"{decision} of lesson {lesson_id}")
+    actor = app.principal.actor
     try:
         with app.store.transaction() as conn:
             lesson = _locked(conn, lesson_id)
@@ -140,7 +144,7 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
                 row = store.set_review(conn, lesson_id, "rejected", "panel", "2/2 panel rejection")
             else:
                 store.flag_for_chair(conn, lesson_id, "panel split 1/1: the chair decides")
-                store.audit(conn, "panel", "panel_split", lesson["case_number"],
+                store.audit(conn, app.principal.actor, "panel_split", lesson["case_number"],
                             {"lesson_id": lesson_id, "verdicts": verdicts})  # fmt: skip
                 row = store.get_lesson(conn, lesson_id)
     except psycopg.errors.CheckViolation as exc:
@@ -177,21 +181,20 @@ def record_curator_findings(app: App, case: str, findings: list[str]) -> dict:
 
 def list_lessons(app: App, status: str | None = None, case: str | None = None) -> dict:
     vocab.choice(status, ("proposed", "approved", "rejected", "vetoed"), "status")
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         rows = store.list_lessons(conn, status=status,
                                   case_number=vocab.case_number(case) if case else None)  # fmt: skip
     return {"lessons": [jsonable(r) for r in rows]}
 
 
-def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | None = None, *,
-            actor: str = "chair") -> dict:  # fmt: skip
+def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | None = None) -> dict:
     """Fold the lessons and phrases the chair chose from an analyzed pair into the methodology
     profile (the case's appeal type, else universal) and move the pair to `lessons_folded`.
     Choosing a proposed lesson here is the chair approving it."""
     case = vocab.case_number(case)
     phrases = [p.strip() for p in phrases or [] if p and p.strip()]
-    if actor != "chair":
-        raise InvalidInput("only the chair promotes lessons into her methodology")
+    require_chair(app.principal, "promoting lessons into the methodology")
+    actor = app.principal.actor
     try:
         with app.store.transaction() as conn:
             store.lock_case(conn, case)
@@ -210,7 +213,7 @@ def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | Non
                 if lesson["review_status"] in ("rejected", "vetoed"):
                     raise InvalidInput(f"lesson {lesson_id} is {lesson['review_status']}")
                 if lesson["review_status"] == "proposed":
-                    lesson = {**lesson, **store.set_review(conn, lesson_id, "approved", "chair",
+                    lesson = {**lesson, **store.set_review(conn, lesson_id, "approved", actor,
                                                            "chosen for promotion")}  # fmt: skip
                 chosen.append(lesson)
             key = (sql_items.get_case(conn, case) or {}).get("appeal_type") or "universal"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from ..auth import require_chair
 from ..errors import InvalidInput, NotFound
 from ..store import learning as store
 from . import vocabulary as vocab
@@ -43,7 +44,7 @@ def merged_profile(conn, appeal_type: str | None) -> dict:
 
 def show(app: App, appeal_type: str = "universal") -> dict:
     appeal_type = _profile_key(appeal_type)
-    with app.store.pool.connection() as conn:
+    with app.store.connection() as conn:
         row = store.get_profile(conn, appeal_type)
     if row is None:
         raise NotFound(f"no methodology profile for {appeal_type!r}")
@@ -57,9 +58,10 @@ def _profile_key(appeal_type: str) -> str:
     return vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type", required=True)
 
 
-def edit(app: App, appeal_type: str, changes: dict, *, actor: str = "chair",
-         reason: str = "edit") -> dict:  # fmt: skip
+def edit(app: App, appeal_type: str, changes: dict, *, reason: str = "edit") -> dict:
     """Replace the given top-level keys of a profile (the chair's edit), as a new version."""
+    require_chair(app.principal, "editing the methodology")
+    actor = app.principal.actor
     appeal_type = _profile_key(appeal_type)
     unknown = set(changes) - set(PROFILE_KEYS)
     if not changes or unknown:

@@ -19,7 +19,7 @@ class EmbeddingCache:
     def get_many(self, embedder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         if not hashes:
             return {}
-        with self.store.pool.connection() as conn:
+        with self.store.connection() as conn:
             rows = conn.execute(
                 "SELECT text_hash, embedding FROM embedding_cache"
                 " WHERE embedder = %s AND text_hash = ANY(%s)",

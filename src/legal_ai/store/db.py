@@ -87,11 +87,55 @@ class Store:
             open=True,
         )
 
+    role: str | None = None  # the database role this view's transactions run as
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection (reads), running as this view's role."""
+        with self.pool.connection() as conn:
+            if self.role is not None:
+                conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.role)))
+            try:
+                yield conn
+            finally:
+                if self.role is not None and not conn.closed:
+                    conn.rollback()
+                    conn.execute("RESET ROLE")
+                    conn.commit()
+
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection inside one transaction (committed on exit, rolled back on error)."""
+        """A pooled connection inside one transaction (committed on exit, rolled back on error),
+        running as this view's role: `SET LOCAL ROLE` ends with the transaction."""
         with self.pool.connection() as conn, conn.transaction():
+            if self.role is not None:
+                conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self.role)))
             yield conn
+
+    def as_role(self, role: str | None) -> Store:
+        """A view of this store (same pool) whose connections run as database role `role`,
+        or as the login's own role when the database has no such role (it could not be
+        created: `roles_enforced` is then false and health says so)."""
+        view = object.__new__(type(self))
+        view.__dict__.update(self.__dict__)
+        view.role = role if role and role in self.roles else None
+        return view
+
+    @property
+    def roles(self) -> frozenset[str]:
+        """The legal-ai roles this server has (`legal_ai_agent`, `legal_ai_chair`)."""
+        if "_roles" not in self.__dict__:
+            with self.pool.connection() as conn:
+                rows = conn.execute(
+                    "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
+                    (["legal_ai_agent", "legal_ai_chair"],),
+                ).fetchall()
+            self.__dict__["_roles"] = frozenset(r["rolname"] for r in rows)
+        return self.__dict__["_roles"]
+
+    @property
+    def roles_enforced(self) -> bool:
+        return len(self.roles) == 2
 
     def close(self) -> None:
         self.pool.close()

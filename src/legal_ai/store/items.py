@@ -252,18 +252,52 @@ def ruling_title(conn: psycopg.Connection, case_law_id: int | None) -> str | Non
 
 def insert_principle(
     conn: psycopg.Connection, corpus: Corpus, case_law_id: int, unit: ChunkRow,
-    supporting_quote: str, review_status: str,
+    supporting_quote: str, review_status: str, reviewed_by: str | None = None,
 ) -> int:  # fmt: skip
     """A principle of a ruling, grounded in a quote at `unit.char_start:char_end`."""
     return conn.execute(
         "INSERT INTO case_law_principles (source_kind, case_law_id, rule_text, supporting_quote,"
-        " page, char_start, char_end, review_status, text_hash, analyzed, analyzer, embedding,"
-        " embedder, embedded_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-        " RETURNING id",
+        " page, char_start, char_end, review_status, reviewed_by, text_hash, analyzed, analyzer,"
+        " embedding, embedder, embedded_hash)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
         (corpus.scope_value, case_law_id, unit.text, supporting_quote, unit.page, unit.char_start,
-         unit.char_end, review_status, unit.text_hash, unit.analyzed, unit.analyzer,
+         unit.char_end, review_status, reviewed_by, unit.text_hash, unit.analyzed, unit.analyzer,
          unit.embedding, unit.embedder, unit.text_hash),
     ).fetchone()["id"]  # fmt: skip
+
+
+def get_principle(
+    conn: psycopg.Connection, principle_id: int, *, lock: bool = False
+) -> dict | None:
+    query = _PRINCIPLE_LOCKED if lock else _PRINCIPLE
+    return conn.execute(query, (principle_id,)).fetchone()
+
+
+_PRINCIPLE = "SELECT * FROM case_law_principles WHERE id = %s"
+_PRINCIPLE_LOCKED = _PRINCIPLE + " FOR UPDATE"
+
+
+def set_principle_review(
+    conn: psycopg.Connection, principle_id: int, status: str, actor: str, reason: str | None
+) -> dict:
+    return conn.execute(
+        "UPDATE case_law_principles SET review_status = %s, reviewed_by = %s, review_reason = %s"
+        " WHERE id = %s RETURNING id, source_kind, case_law_id, rule_text, supporting_quote, page,"
+        " review_status, reviewed_by, reviewed_at, review_reason",
+        (status, actor, reason, principle_id),
+    ).fetchone()
+
+
+def item_history(conn: psycopg.Connection, doc_id: str, corpus: str | None) -> list[dict]:
+    """Every recorded version of the items named `doc_id` (in one corpus, or in all), oldest
+    first."""
+    return conn.execute(
+        "SELECT id, corpus, doc_id, case_number, item_id, version, content_hash, length(content)"
+        " AS chars, content, page_starts, source_path, recorded_at, recorded_by FROM item_versions"
+        " WHERE doc_id = %(doc_id)s AND (%(corpus)s::text IS NULL OR corpus = %(corpus)s)"
+        " ORDER BY corpus, item_id, id",
+        {"doc_id": doc_id, "corpus": corpus},
+    ).fetchall()
 
 
 def replace_page_images(

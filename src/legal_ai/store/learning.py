@@ -160,8 +160,9 @@ def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dic
     """Insert a proposed lesson unless its dedupe key exists; (row, created)."""
     row = conn.execute(
         "INSERT INTO decision_lessons (pair_id, case_number, category, text, block, appeal_type,"
-        " outcome, source, dedupe_key) VALUES (%(pair_id)s, %(case_number)s, %(category)s,"
-        " %(text)s, %(block)s, %(appeal_type)s, %(outcome)s, %(source)s, %(dedupe_key)s)"
+        " outcome, source, dedupe_key, proposed_by) VALUES (%(pair_id)s, %(case_number)s,"
+        " %(category)s, %(text)s, %(block)s, %(appeal_type)s, %(outcome)s, %(source)s,"
+        " %(dedupe_key)s, %(proposed_by)s)"
         " ON CONFLICT (dedupe_key) DO NOTHING RETURNING *",
         values,
     ).fetchone()
