@@ -19,6 +19,7 @@ from legal_ai.providers.embedders import E5Local
 from legal_ai.services import App
 from legal_ai.store import drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import set_active_embedder
+from legal_ai.store.db import with_database
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -27,6 +28,11 @@ TEST_HOME = ROOT / ".legal-ai-test"
 # its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
 TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test")
 KEEP_SERVER = os.environ.get("LEGAL_AI_TEST_KEEP_SERVER") == "1"
+# Another server instead of the embedded one (CI's second PostgreSQL, scripts/second-postgres):
+# a URL of the non-superuser application login, and of a login that is only an agent.
+EXTERNAL_URL = os.environ.get("LEGAL_AI_TEST_DATABASE_URL")
+EXTERNAL_AGENT_URL = os.environ.get("LEGAL_AI_TEST_AGENT_DATABASE_URL")
+IN_CI = os.environ.get("CI") == "true"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 ITEM_TABLES = "documents, case_law, digests, cases, case_precedents, learning_audit"
@@ -55,6 +61,11 @@ def clean_environ(monkeypatch):
 
 @pytest.fixture(scope="session")
 def server_url():
+    if EXTERNAL_URL:  # a server someone else runs: neither started nor stopped here
+        if IN_CI and not EXTERNAL_AGENT_URL:
+            pytest.fail("CI: LEGAL_AI_TEST_DATABASE_URL is set without the agent login's URL")
+        yield EXTERNAL_URL
+        return
     url = start_embedded(TEST_HOME / "pgdata")
     yield url
     if not KEEP_SERVER:
@@ -65,6 +76,18 @@ def server_url():
 def db_url(server_url):
     drop_database(server_url, TEST_DB)
     return ensure_database(server_url, TEST_DB)
+
+
+@pytest.fixture(scope="session")
+def agent_db_url(db_url) -> str:
+    """The test database as an agent's own login (member of legal_ai_agent only): what SQL an
+    agent's database credentials can run. Only a server with that login has it (CI's second
+    server); elsewhere the test skips, except in CI, where the second server must provide it."""
+    if not EXTERNAL_AGENT_URL:
+        if IN_CI and EXTERNAL_URL:
+            pytest.fail("CI: LEGAL_AI_TEST_AGENT_DATABASE_URL must be set with the second server")
+        pytest.skip("no agent login: LEGAL_AI_TEST_AGENT_DATABASE_URL is unset")
+    return with_database(EXTERNAL_AGENT_URL, TEST_DB)
 
 
 @pytest.fixture(scope="session")

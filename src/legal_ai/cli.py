@@ -67,6 +67,44 @@ def db_stop() -> None:
     typer.echo("stopped" if stopped else "not running")
 
 
+@db_app.command("backup")
+def db_backup(
+    file: Annotated[Path, typer.Argument(help="The backup file to write (pg_dump custom format).")],
+    force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Back up the whole database (every item, embedding, lesson, audit and history row)."""
+    from .store import database_url
+    from .store.backup import backup
+
+    result = backup(database_url(_settings()), file, overwrite=force)
+    if json_out:
+        _print_json(result)
+    else:
+        typer.echo(f"backed up {result['tables']} tables to {file} ({result['bytes']} bytes)")
+
+
+@db_app.command("restore")
+def db_restore(
+    file: Annotated[Path, typer.Argument(help="A file made by `legal-ai db backup`.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a database that already holds data.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Restore a backup into the database: all of it or, on any error, nothing."""
+    from .store import database_url
+    from .store.backup import restore
+
+    result = restore(database_url(_settings()), file, force=force)
+    if json_out:
+        _print_json(result)
+    else:
+        typer.echo(f"restored {result['tables']} tables into database {result['database']}")
+        for note in result["notes"]:
+            typer.echo(f"note: {note}")
+
+
 # -- ingest -------------------------------------------------------------------------------------
 @app.command()
 def ingest(
