@@ -22,7 +22,9 @@ from legal_ai.store.cache import set_active_embedder
 from legal_ai.store.db import with_database
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+# The larger data beside the clone (../shared/data); LEGAL_AI_SHARED_DATA points elsewhere
+# (LEGAL_AI_SHARED_DATA=/nonexistent runs the suite as a clone without it would).
+SHARED = Path(os.environ.get("LEGAL_AI_SHARED_DATA") or ROOT.parent / "shared" / "data")
 TEST_HOME = ROOT / ".legal-ai-test"
 # Several test sessions may share the one test server (parallel work on one machine): each names
 # its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
@@ -34,8 +36,12 @@ EXTERNAL_URL = os.environ.get("LEGAL_AI_TEST_DATABASE_URL")
 EXTERNAL_AGENT_URL = os.environ.get("LEGAL_AI_TEST_AGENT_DATABASE_URL")
 IN_CI = os.environ.get("CI") == "true"
 FIXTURES = Path(__file__).parent / "fixtures"
+TEST_CHAIR = 'עו"ד נועה בדיקה'  # fictional chair of the tests' committee decisions
 
-ITEM_TABLES = "documents, case_law, digests, cases, case_precedents, learning_audit"
+ITEM_TABLES = (
+    "documents, case_law, digests, cases, case_precedents, learning_audit, item_versions,"
+    " style_distance_history, panel_verdicts"
+)
 # Methodology profiles go back to their seed (version 1) between tests.
 RESET_PROFILES = (
     "UPDATE methodology_profiles p SET profile = v.profile, version = 1, updated_by = 'seed'"
@@ -45,11 +51,40 @@ RESET_PROFILES = (
 
 
 def shared(*parts: str) -> Path:
-    """A path under ../shared/data, or skip the test when the shared data is absent."""
+    """A path under the shared data, for the larger end-to-end runs (marked `shared`; every
+    feature also has a test on the project's own fixtures, tests/factories.py). Absent, the test
+    is skipped, except in CI (CI=true), where shared/ is laid beside the clone: there it fails."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared data not present: {path}")
+        message = f"shared data not present: {path} (set LEGAL_AI_SHARED_DATA to its data folder)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI: {message}", pytrace=False)
+        pytest.skip(message)
     return path
+
+
+_SHARED_DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without the shared data, outside CI, the larger runs marked `shared` are deselected and
+    the summary says how many (their features are tested on the project's own fixtures); asked
+    for with `-m shared`, they stay and skip with the reason."""
+    if SHARED.is_dir() or os.environ.get("CI") == "true" or "shared" in config.option.markexpr:
+        return
+    larger = [item for item in items if item.get_closest_marker("shared")]
+    if larger:
+        config.hook.pytest_deselected(items=larger)
+        items[:] = [item for item in items if not item.get_closest_marker("shared")]
+        config.stash[_SHARED_DESELECTED] = len(larger)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if count := config.stash.get(_SHARED_DESELECTED, 0):
+        terminalreporter.write_line(
+            f"{count} larger runs on shared data (marked shared) deselected: no {SHARED}"
+            " (LEGAL_AI_SHARED_DATA); every feature was tested on the project's own fixtures"
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +127,7 @@ def agent_db_url(db_url) -> str:
 
 @pytest.fixture(scope="session")
 def settings(db_url) -> Settings:
-    return Settings(home=TEST_HOME, database_url=db_url)
+    return Settings(home=TEST_HOME, database_url=db_url, committee_chair=TEST_CHAIR)
 
 
 @pytest.fixture(scope="session")
@@ -111,6 +146,9 @@ def session_app(settings, e5):
 def app(session_app):
     """The session's App over an emptied database (the embedding cache is kept)."""
     with session_app.store.transaction() as conn:
+        # Append-only tables refuse TRUNCATE by trigger; a test reset is the one place that
+        # empties them, as a superuser in replica mode (ordinary triggers do not fire).
+        conn.execute("SET LOCAL session_replication_role = replica")
         conn.execute(f"TRUNCATE {ITEM_TABLES} RESTART IDENTITY CASCADE")
         conn.execute(RESET_PROFILES)
         conn.execute("SELECT lexicon_rebuild()")  # TRUNCATE fires no DELETE triggers
@@ -121,7 +159,11 @@ def app(session_app):
 @pytest.fixture
 def cli_env(settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
-    env.update(LEGAL_AI_HOME=str(TEST_HOME), LEGAL_AI_DATABASE_URL=settings.database_url)
+    env.update(
+        LEGAL_AI_HOME=str(TEST_HOME),
+        LEGAL_AI_DATABASE_URL=settings.database_url,
+        LEGAL_AI_COMMITTEE_CHAIR=TEST_CHAIR,
+    )
     return env
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from psycopg import sql
 
-from conftest import FIXTURES, shared, write
+from conftest import FIXTURES, TEST_CHAIR, shared, write
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval.legs import Filters
 from legal_ai.services import App
@@ -104,16 +104,24 @@ def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path)
     assert app.search("external", "הקלה בקו בניין").hits[0]["doc_id"] == "ruling.txt"
 
 
-def test_internal_decision_gets_the_default_chair(app, tmp_path):
+def test_internal_decision_gets_the_configured_chair_and_never_a_fictional_one(app, tmp_path):
     path = write(tmp_path / "int.txt", DECISION)
-    report = app.ingest([path], "internal", meta={
-        "case_number": "ערר 4/25", "decided_on": "2025-01-01", "practice_area": "planning",
-        "title": "החלטה",
-    })  # fmt: skip
+    meta = {"case_number": "ערר 4/25", "decided_on": "2025-01-01", "practice_area": "planning",
+            "title": "החלטה"}  # fmt: skip
+    report = app.ingest([path], "internal", meta=meta)
     assert report.unsearchable == []
     with app.store.pool.connection() as conn:
         row = conn.execute("SELECT chair_name, source_kind FROM case_law").fetchone()
-    assert row == {"chair_name": 'עו"ד רותם לוי', "source_kind": "internal_committee"}
+    assert row == {"chair_name": TEST_CHAIR, "source_kind": "internal_committee"}
+    # Without a configured chair, a decision that names none is refused with what to set.
+    unconfigured = App(app.settings.model_copy(update={"committee_chair": None}),
+                       store=app.store, embedder=app._inner_embedder)  # fmt: skip
+    other = write(tmp_path / "int2.txt", DECISION + "\nעוד פסקה.")
+    report = unconfigured.ingest([other], "internal", meta={**meta, "case_number": "ערר 5/25"})
+    assert report.ingested == 0
+    assert "LEGAL_AI_COMMITTEE_CHAIR" in report.failed[0]["error"]
+    with app.store.pool.connection() as conn:
+        assert conn.execute("SELECT count(*) AS n FROM case_law").fetchone()["n"] == 1
 
 
 def test_bad_inputs_fail_alone_and_leave_no_rows(app, tmp_path):

@@ -21,6 +21,11 @@ db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
 case_app = typer.Typer(help="The chair's cases.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(case_app, name="case")
+item_app = typer.Typer(help="Stored items and their versions.", no_args_is_help=True)
+app.add_typer(item_app, name="item")
+principles_app = typer.Typer(help="Principles of the case law and the chair's gate.",
+                             no_args_is_help=True)  # fmt: skip
+app.add_typer(principles_app, name="principles")
 
 from .cli_common import JsonFlag, _app, _print_json, _settings  # noqa: E402
 
@@ -105,6 +110,43 @@ def db_restore(
             typer.echo(f"note: {note}")
 
 
+# -- items and principles -----------------------------------------------------------------------
+@item_app.command("history")
+def item_history(
+    doc_id: Annotated[str, typer.Argument(help="The item's doc_id.")],
+    corpus: Annotated[str | None, typer.Option(help="Only this corpus.")] = None,
+    text: Annotated[bool, typer.Option("--text", help="Print each version's text too.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Every version of an item's text, oldest first (nothing stored is ever overwritten)."""
+    with _app() as legal:
+        result = legal.item_history(doc_id, corpus)
+    if not text:
+        for version in result["versions"]:
+            version.pop("content")
+    if as_json:
+        _print_json(result)
+        return
+    for v in result["versions"]:
+        typer.echo(f"{v['corpus']}/{v['doc_id']} v{v['version']}  {v['recorded_at']:%Y-%m-%d %H:%M}"
+                   f"  {v['chars']} chars  sha256 {v['content_hash'][:12]}  by {v['recorded_by']}")  # fmt: skip
+        if text:
+            typer.echo(v["content"] + "\n")
+
+
+@principles_app.command("review")
+def principles_review(
+    principle_id: int,
+    decision: Annotated[str, typer.Argument(help="approve | reject | veto")],
+    reason: Annotated[str | None, typer.Option()] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """The chair's decision on a principle (needs LEGAL_AI_CHAIR_TOKEN in the environment)."""
+    with _app() as legal:
+        row = legal.review_principle(principle_id, decision, reason)
+    _print_json(row) if as_json else typer.echo(f"principle #{row['id']}: {row['review_status']}")
+
+
 # -- ingest -------------------------------------------------------------------------------------
 @app.command()
 def ingest(
@@ -119,10 +161,14 @@ def ingest(
     fields: Annotated[
         str, typer.Option(help="JSONL fields holding the text, comma-separated.")
     ] = "text",
+    reassign: Annotated[
+        bool, typer.Option("--reassign", help="Move an item stored under another case to this one.")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Load documents into a corpus. Unchanged content is skipped; changed content replaces
-    the old chunks in one transaction."""
+    """Load documents into a corpus. Unchanged content is skipped; changed content becomes a new
+    version (every earlier one is kept: `legal-ai item history`). Without --doc-id a file's id is
+    its case number (when given) and its name with its folder."""
     values = _parse_meta(meta)
     if case_number:
         values["case_number"] = case_number
@@ -131,8 +177,9 @@ def ingest(
     text_fields = tuple(f.strip() for f in fields.split(",") if f.strip())
     with _app() as legal, _progress(not as_json) as progress:
         report = legal.ingest(
-            paths, corpus, meta=values, doc_id=doc_id, text_fields=text_fields, progress=progress
-        )
+            paths, corpus, meta=values, doc_id=doc_id, text_fields=text_fields, progress=progress,
+            reassign=reassign,
+        )  # fmt: skip
     result = report.as_dict()
     if as_json:
         _print_json(result)

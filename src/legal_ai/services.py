@@ -103,13 +103,15 @@ class App:
         doc_id: str | None = None,
         text_fields: tuple[str, ...] = ("text",),
         progress: Callable[[str], None] | None = None,
+        reassign: bool = False,
     ) -> IngestReport:
         target = get_corpus(corpus)
         if corpus == "case_precedents":
             raise InvalidInput("attach citations with `legal-ai case attach-precedent`")
         return self.ingestor().ingest_paths(
-            paths, target, meta, doc_id=doc_id, text_fields=text_fields, progress=progress
-        )
+            paths, target, meta, doc_id=doc_id, text_fields=text_fields, progress=progress,
+            reassign=reassign,
+        )  # fmt: skip
 
     # -- search ---------------------------------------------------------------------------------
     def search(
@@ -256,6 +258,9 @@ class App:
             "dimension_mismatches": total["dimension_mismatches"],
             "stale_analysis": total["stale_analysis"],
             "isolation": self.isolation_audit(),
+            # Whether the database itself tells the chair's decisions from an agent's (roles
+            # legal_ai_chair / legal_ai_agent exist); docs/security.md.
+            "roles_enforced": self.store.roles_enforced,
             "embedder": dict(config) if config else None,
             "corpora": {key: {**items[key], **counts[key]} for key in CORPORA},
             "unsearchable_items": unsearchable,

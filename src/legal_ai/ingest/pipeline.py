@@ -87,6 +87,7 @@ class Ingestor:
     def __init__(
         self, store: Store, embedder: Embedder, settings: Settings, images: Any = None
     ) -> None:
+        self.reassign = False  # ingest_paths(reassign=True) lets an item move to another case
         self.store = store
         self.embedder = embedder
         self.images = images  # the multimodal embedder (MULTIMODAL_ENABLED) or None
@@ -103,13 +104,17 @@ class Ingestor:
         doc_id: str | None = None,
         text_fields: tuple[str, ...] = ("text",),
         progress: Callable[[str], None] | None = None,
+        reassign: bool = False,
     ) -> IngestReport:
+        """Ingest files and folders. An item whose doc_id is already stored under another case
+        is refused unless `reassign` (the explicit --reassign of the CLI)."""
         files = list(iter_paths(paths))
         if doc_id and len(files) > 1:
             raise InvalidInput("--doc-id names one document; give a single file with it")
+        self.reassign = reassign
 
         def entries() -> Iterable[tuple[IngestItem | SourceError, str]]:
-            for path in files:
+            for path, name in files:
                 for entry in read_source(
                     path,
                     corpus,
@@ -117,6 +122,7 @@ class Ingestor:
                     doc_id=doc_id,
                     max_bytes=self.settings.max_file_mb * 2**20,
                     text_fields=text_fields,
+                    name=name,
                 ):
                     yield entry, str(path)
 
@@ -247,6 +253,13 @@ class Ingestor:
         item, corpus, values = staged.item, staged.corpus, staged.values
         sql_items.lock_item(conn, corpus, item.doc_id)
         existing = sql_items.find_item(conn, corpus, item.doc_id)
+        moved_from = (existing or {}).get("case_number")
+        if moved_from and moved_from != values.get("case_number") and not self.reassign:
+            raise InvalidInput(
+                f"{item.doc_id}: this doc_id belongs to case {moved_from}, not "
+                f"{values.get('case_number') or 'no case'}; give another --doc-id, or pass "
+                "--reassign to move the item (its earlier versions are kept)"
+            )
         self._prepare(conn, item, corpus, values)
         if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
