@@ -1,3 +1,5 @@
+import pytest
+
 from conftest import FIXTURES, shared
 from legal_ai.text.akn import parse_law
 
@@ -17,6 +19,20 @@ def test_sections_of_a_small_law():
     assert second["title"].endswith("סעיף 2 – מועד להגשת ערר")
 
 
+def test_repeated_eids_stay_unique_and_schedules_are_sections():
+    sections = {s["doc_id"]: s for s in parse_law(FIXTURES / "mini-law-schedule.xml")}
+    assert list(sections) == ["990002#point_1", "990002#point_2", "990002#point_2א",
+                              "990002#point_2א~2", "990002#appendix_ראשונה__point_1"]  # fmt: skip
+    assert sections["990002#point_2א~2"]["eid"] == "point_2א"  # the source repeats the eId
+    assert sections["990002#point_2א~2"]["text"] == "2א. (ספרור כפול במקור; בוטל)."
+    schedule = sections["990002#appendix_ראשונה__point_1"]
+    assert schedule["metadata"]["container"] == "תוספת ראשונה"
+    assert schedule["section_num"] == "1" and schedule["eid"] == "appendix_ראשונה__point_1"
+    assert schedule["text"].startswith("שומת ההיטל\n1. ההשבחה תיקבע בידי שמאי מקרקעין")
+    assert sections["990002#point_2"]["decided_on"] == "2003-03-03"
+
+
+@pytest.mark.shared
 def test_planning_and_building_law_has_607_top_level_sections():
     law = shared("il-laws-akn", "akn", "il", "act", "PrimaryLegislation", "1965-08-12", "148917",
                  "he@", "main.xml")  # fmt: skip

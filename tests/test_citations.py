@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+import factories
 from conftest import FIXTURES, shared, write
 from legal_ai.retrieval import legs
 from legal_ai.text.citations import PBL, extract, section_refs
@@ -60,6 +61,20 @@ def test_reference_lookups_match_akoma_ntoso_eids():
     assert ruling.column == "case_number" and re.search(ruling.pattern, 'עע"מ 1234/05')
 
 
+def test_every_fixture_final_yields_its_labeled_citations():
+    for record in factories.records():
+        found = extract(record["final_text"])
+        assert {c.ref for c in found} - {record["case_number"]} == {
+            c["ref"] for c in record["citations"]
+        }, record["case_number"]
+        spans = {(c.ref, c.text) for c in found}
+        assert all((c["ref"], c["text"]) in spans for c in record["citations"])
+    # rulings recur across decisions, as the learning loop's corroboration counts need
+    cited = [{c["ref"] for c in r["citations"]} for r in factories.records()]
+    assert sum('עע"מ 9230/22' in refs for refs in cited) == 2
+
+
+@pytest.mark.shared
 def test_every_final_of_the_synthetic_decisions_yields_its_labeled_citations():
     path = shared("synthetic-decisions", "decisions.jsonl")
     for line in path.read_text(encoding="utf-8").splitlines():

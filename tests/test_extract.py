@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+import factories
 from conftest import shared, write
 from legal_ai.errors import UnsupportedFile
 from legal_ai.text.extract import check_size, decode_text, extract, pdf_page_text
@@ -16,7 +17,31 @@ def test_pdftotext_ltr_runs_are_put_in_logical_order():
     assert pdf_page_text('(להלן\u202a" :\u202cהמגרש")') == '(להלן: "המגרש")'
 
 
-def test_pdf_keeps_pages_and_hebrew_logical_order():
+def test_pdf_keeps_pages_and_hebrew_logical_order(tmp_path):
+    record = factories.records()[1]
+    pdf = factories.decision_pdf(tmp_path / "final.pdf", record["final_text"], pages=3)
+    result = extract(pdf)
+    assert result.source_format == "pdf" and result.issue is None
+    assert len(result.page_starts) == 3
+    # every word back in logical order, numbers, dates, quotes and citations included
+    assert result.text.split() == record["final_text"].split()
+    lines = " ".join(result.text.split())  # a PDF wraps long paragraphs
+    assert "5. הוועדה המקומית דחתה את הבקשה ביום 9.2.2025. נימוקיה:" in lines
+    assert "(עע\"מ 9230/22 אלמונית נ' הוועדה המקומית עמק הדר)." in lines
+    assert not set(result.text) & {"\u202a", "\u202b", "\u202c"}
+    page2 = result.text[result.page_starts[1] : result.page_starts[2]]
+    assert "הדיון בפנינו וסיור במקום" in page2
+
+
+@pytest.mark.xfail(strict=True, reason="known: pdftotext's left-to-right runs that end in a "
+                   "percent sign or hold a parenthesized sub-number come back reordered")  # fmt: skip
+def test_pdf_numbers_with_percent_and_subsections_in_logical_order(tmp_path):
+    line = "הקלה של 10% בקו הבניין, לפי סעיף 4(1) לתוספת השלישית ותקנה 2(6)(א) לתקנות."
+    assert extract(factories.hebrew_pdf(tmp_path / "n.pdf", [line])).text == line
+
+
+@pytest.mark.shared
+def test_the_shared_pdf_keeps_pages_and_hebrew_logical_order():
     pdf = shared("synthetic-decisions", "documents", "arar-merkaz-1042-23.final.pdf")
     result = extract(pdf)
     assert result.source_format == "pdf" and result.issue is None
@@ -28,7 +53,19 @@ def test_pdf_keeps_pages_and_hebrew_logical_order():
     assert "בקשה להיתר" in page2
 
 
-def test_docx_and_windows_1255_text():
+def test_docx_and_windows_1255_text(tmp_path):
+    final = factories.records()[0]["final_text"]
+    table = [["מועד", "אירוע"], ["3.1.2025", "פרסום הבקשה"]]
+    docx = extract(factories.docx(tmp_path / "final.docx", final, table=table))
+    legacy = extract(write(tmp_path / "final.txt", final, "windows-1255"))
+    assert docx.source_format == "docx" and docx.page_starts is None
+    assert docx.text.split() == (final + "\nמועד | אירוע\n3.1.2025 | פרסום הבקשה").split()
+    assert "2. נקדים אחרית לראשית: דין הערר להתקבל בחלקו." in docx.text
+    assert legacy.text == final and legacy.source_format == "txt"
+
+
+@pytest.mark.shared
+def test_the_shared_docx_and_windows_1255_text():
     docs = shared("synthetic-decisions", "documents")
     docx = extract(docs / "arar-merkaz-1042-23.final.docx")
     legacy = extract(docs / "arar-merkaz-1042-23.final.cp1255.txt")
@@ -37,18 +74,26 @@ def test_docx_and_windows_1255_text():
     assert docx.page_starts is None
 
 
-def test_image_only_pdf_is_reported_as_needing_ocr():
-    result = extract(shared("synthetic-decisions", "documents", "scanned-image-only.pdf"))
-    assert result.text == ""
-    assert "OCR" in result.issue
+def test_image_only_pdf_is_reported_as_needing_ocr(tmp_path):
+    result = extract(factories.image_only_pdf(tmp_path / "scan.pdf"))
+    assert result.text == "" and result.page_starts == [0]
+    assert result.issue == "image-only PDF (no text layer); run OCR and upload again"
 
 
-def test_corrupt_pdf_names_the_file_and_the_fix():
-    pdf = shared("synthetic-decisions", "documents", "truncated-corrupt.pdf")
+def test_corrupt_pdf_names_the_file_and_the_fix(tmp_path):
+    pdf = factories.truncated_pdf(tmp_path / "truncated-corrupt.pdf")
     with pytest.raises(
         UnsupportedFile, match="truncated-corrupt.pdf: not a readable PDF.*export it again"
     ):
         extract(pdf)
+
+
+@pytest.mark.shared
+def test_the_shared_scanned_and_corrupt_pdfs_are_refused():
+    docs = shared("synthetic-decisions", "documents")
+    assert "OCR" in extract(docs / "scanned-image-only.pdf").issue
+    with pytest.raises(UnsupportedFile, match="truncated-corrupt.pdf: not a readable PDF"):
+        extract(docs / "truncated-corrupt.pdf")
 
 
 def test_empty_file_is_rejected(tmp_path):

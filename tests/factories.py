@@ -1,0 +1,151 @@
+"""Fixtures the project makes itself, so that every feature is tested without ../shared.
+
+- `records()`: the fictional draft/final pairs of tests/fixtures/decisions (the demo's pair
+  first), in the shape of ../shared/data/synthetic-decisions/decisions.jsonl.
+- `hebrew_pdf()` / `decision_pdf()`: PDFs with a real text layer, made with fpdf2 and shaped
+  right-to-left by HarfBuzz, so that poppler reads the Hebrew back in logical order.
+- `image_only_pdf()` (a "scan" with no text layer), `truncated_pdf()`, `docx()`.
+
+Every name, case number and ruling in them is invented; statute section numbers are real.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+DECISIONS = FIXTURES / "decisions" / "decisions.jsonl"
+
+# DejaVu Sans has Hebrew. Debian and Ubuntu ship it in fonts-dejavu-core (scripts/install-system).
+FONT_PATHS = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",  # Debian, Ubuntu
+    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",  # Fedora
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",  # Arch
+)
+
+
+def records() -> list[dict]:
+    """The fictional pairs in decided_on order, each with its `draft_text` and `final_text`."""
+    out = []
+    for line in DECISIONS.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for side in ("draft", "final"):
+            record[f"{side}_text"] = (ROOT / record["files"][side]).read_text(encoding="utf-8")
+        out.append(record)
+    return out
+
+
+def slug(case_number: str) -> str:
+    """`ערר (מרכז) 7014/25` -> `arar-merkaz-7014-25` (the shared data's file names)."""
+    words = {"ערר": "arar", "(מרכז)": "merkaz"}
+    return "-".join(words.get(w, w.replace("/", "-")) for w in case_number.split())
+
+
+def _has_hebrew(path: Path) -> bool:
+    from fontTools.ttLib import TTFont  # installed with fpdf2
+
+    with TTFont(str(path), lazy=True) as font:
+        return ord("א") in (font.getBestCmap() or {})
+
+
+@cache
+def hebrew_font() -> Path:
+    """A TrueType font with Hebrew letters: DejaVu Sans where the system keeps it, else what
+    fontconfig offers for Hebrew."""
+    found = [Path(p) for p in FONT_PATHS if Path(p).is_file()]
+    if not found and shutil.which("fc-match"):
+        answer = subprocess.run(["fc-match", "-f", "%{file}", "DejaVu Sans:lang=he"],
+                                capture_output=True, text=True, check=False)  # fmt: skip
+        if answer.stdout and Path(answer.stdout).is_file():
+            found.append(Path(answer.stdout))
+    for path in found:
+        if _has_hebrew(path):
+            return path
+    raise RuntimeError(
+        "no TrueType font with Hebrew letters for the test PDFs; run scripts/install-system "
+        "(Debian/Ubuntu: apt-get install fonts-dejavu-core)"
+    )
+
+
+def hebrew_pdf(path: Path, pages: list[str]) -> Path:
+    """A PDF with one page per string; each line of a page is a right-aligned right-to-left
+    paragraph (blank lines add space). Raises if a page's text does not fit on one page."""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(True, margin=15)
+    pdf.add_font("hebrew", fname=str(hebrew_font()))
+    pdf.set_font("hebrew", size=11)
+    pdf.set_text_shaping(use_shaping_engine=True, direction="rtl", script="hebr", language="he")
+    for number, page in enumerate(pages, start=1):
+        pdf.add_page()
+        for line in page.split("\n"):
+            if line.strip():
+                pdf.multi_cell(0, 6, line.strip(), align="R", new_x="LMARGIN", new_y="NEXT")
+            else:
+                pdf.ln(3)
+        if pdf.page != number:
+            raise ValueError(f"the text of page {number} does not fit on one page")
+    pdf.output(str(path))
+    return path
+
+
+def decision_pdf(path: Path, text: str, pages: int = 3) -> Path:
+    """`text` (paragraphs separated by blank lines) spread over `pages` pages of similar length."""
+    paragraphs = text.strip().split("\n\n")
+    share = sum(len(p) for p in paragraphs) / pages
+    groups: list[list[str]] = [[]]
+    filled = 0
+    for paragraph in paragraphs:
+        if filled >= share * len(groups) and len(groups) < pages:
+            groups.append([])
+        groups[-1].append(paragraph)
+        filled += len(paragraph)
+    assert len(groups) == pages, f"{len(paragraphs)} paragraphs cannot fill {pages} pages"
+    return hebrew_pdf(path, ["\n\n".join(group) for group in groups])
+
+
+def image_only_pdf(path: Path) -> Path:
+    """A scanned page: a picture of lines of "text" and no text layer."""
+    from fpdf import FPDF
+    from PIL import Image, ImageDraw
+
+    scan = Image.new("L", (620, 880), 245)
+    draw = ImageDraw.Draw(scan)
+    for row in range(12):
+        top = 60 + row * 60
+        draw.rectangle((80 + (row % 3) * 40, top, 560, top + 14), fill=40)
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.image(scan, x=10, y=10, w=190)
+    pdf.output(str(path))
+    return path
+
+
+def truncated_pdf(path: Path) -> Path:
+    """The first half of a one-page Hebrew PDF: the cross-reference table and trailer are gone."""
+    whole = hebrew_pdf(path, ["החלטה שהקובץ שלה נקטע באמצע ההעתקה."]).read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+    return path
+
+
+def docx(path: Path, text: str, table: list[list[str]] | None = None) -> Path:
+    """A DOCX with one paragraph per line of `text` and an optional table after them."""
+    import docx as python_docx
+
+    document = python_docx.Document()
+    for line in text.split("\n"):
+        if line.strip():
+            document.add_paragraph(line.strip())
+    if table:
+        grid = document.add_table(rows=len(table), cols=len(table[0]))
+        for row, values in zip(grid.rows, table, strict=True):
+            for cell, value in zip(row.cells, values, strict=True):
+                cell.text = value
+    document.save(str(path))
+    return path
