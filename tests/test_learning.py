@@ -9,6 +9,7 @@ import time
 import psycopg
 import pytest
 
+import factories
 from conftest import TEST_CHAIR, shared, write
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
@@ -21,12 +22,18 @@ pytestmark = pytest.mark.db
 
 
 def records() -> list[dict]:
+    """The project's fictional draft/final pairs (tests/fixtures/decisions, the demo's first)."""
+    return factories.records()
+
+
+def shared_records() -> list[dict]:
+    """The ten pairs of ../shared/data/synthetic-decisions, for the larger run."""
     path = shared("synthetic-decisions", "decisions.jsonl")
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def pair_files(tmp_path, record: dict) -> tuple:
-    slug = record["files"]["final"].split("/")[-1].removesuffix(".final.txt")
+    slug = factories.slug(record["case_number"])
     draft = write(tmp_path / f"{slug}.draft.txt", record["draft_text"])
     final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
     return draft, final
@@ -44,9 +51,20 @@ def first_pair(app, tmp_path, index: int = 0):
     return record, finals.upload_final(app, record["case_number"], final)
 
 
-def test_ten_pairs_end_to_end(app, tmp_path):
-    """The issue's acceptance: drafts first, then finals."""
-    recs = records()
+def test_pairs_end_to_end(app, tmp_path):
+    """The issue's acceptance on the project's four fictional pairs: drafts first, then finals."""
+    pairs_end_to_end(app, tmp_path, records(), top=1)
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_ten_shared_pairs_end_to_end(app, tmp_path):
+    pairs_end_to_end(app, tmp_path, shared_records(), top=10)
+
+
+def pairs_end_to_end(app, tmp_path, recs: list[dict], top: int) -> None:
+    """Drafts first, then finals: held-out history, citations linked across decisions, both
+    searches. Each pair's edits summary finds its decision within the `top` hits."""
     files = [pair_files(tmp_path, r) for r in recs]
     for record, (draft, _) in zip(recs, files, strict=True):
         result = add_draft(app, record, draft)
@@ -58,7 +76,7 @@ def test_ten_pairs_end_to_end(app, tmp_path):
     assert all(u["searchable"] and u["history_row"] for u in uploads)
 
     rows = finals.history(app)["rows"]
-    assert len(rows) == 10
+    assert len(rows) == len(recs)
     for row, record in zip(rows, recs, strict=True):
         assert row["case_number"] == record["case_number"]
         assert row["anti_pattern_total"] > 0  # the drafts' fillers are counted…
@@ -68,7 +86,7 @@ def test_ten_pairs_end_to_end(app, tmp_path):
         final_words = {b: m["final_words"] for b, m in row["metrics"]["blocks"].items()}
         assert max(final_words, key=final_words.get) == "discussion"
     assert rows[0]["ratio_deviation"] is None and rows[0]["profile_finals"] == 0  # nothing before
-    assert rows[-1]["profile_finals"] == 9 and 0 < rows[-1]["ratio_deviation"] < 0.5
+    assert rows[-1]["profile_finals"] == len(recs) - 1 and 0 < rows[-1]["ratio_deviation"] < 0.5
     assert rows[-1]["stylometric_delta"] is not None
 
     with app.store.pool.connection() as conn:
@@ -88,7 +106,7 @@ def test_ten_pairs_end_to_end(app, tmp_path):
 
     for record in recs:
         hits = app.tool("search_internal_decisions", query=record["edits_summary"][:200], limit=10)
-        assert record["case_number"] in {h["case_number"] for h in hits["hits"]}
+        assert record["case_number"] in {h["case_number"] for h in hits["hits"][:top]}
     style = app.tool("search_decisions", query="נקדים אחרית לראשית", practice_area="planning",
                      limit=20)["hits"]  # fmt: skip
     planning = {r["case_number"] for r in recs if r["practice_area"] == "planning"}
@@ -300,14 +318,15 @@ def _snapshot(app) -> tuple:
 def test_bad_input_is_refused_and_changes_nothing(app, tmp_path):
     record, _ = first_pair(app, tmp_path)
     before = _snapshot(app)
-    docs = shared("synthetic-decisions", "documents")
+    corrupt = factories.truncated_pdf(tmp_path / "truncated-corrupt.pdf")
+    scan = factories.image_only_pdf(tmp_path / "scanned-image-only.pdf")
     cases = [
         ("8046/24", write(tmp_path / "a.txt", record["draft_text"]), "malformed case number"),
         ("ערר 5/25", write(tmp_path / "plain.txt", "סתם מכתב בלי כותרות של החלטה.\n"),
          "no decision blocks"),
         ("ערר 5/25", write(tmp_path / "empty.txt", ""), "empty"),
-        ("ערר 5/25", docs / "truncated-corrupt.pdf", "corrupt|cannot read|damaged"),
-        ("ערר 5/25", docs / "scanned-image-only.pdf", "OCR"),
+        ("ערר 5/25", corrupt, "corrupt|cannot read|damaged"),
+        ("ערר 5/25", scan, "OCR"),
         ("ערר 5/25", tmp_path / "nope.txt", "no such file"),
     ]  # fmt: skip
     for case, path, message in cases:
@@ -322,8 +341,25 @@ def test_bad_input_is_refused_and_changes_nothing(app, tmp_path):
     assert _snapshot(app) == before
 
 
-def test_the_real_pdf_and_docx_finals_upload(app, tmp_path):
+def test_pdf_and_docx_finals_upload(app, tmp_path):
     record = records()[0]
+    pdf = factories.decision_pdf(tmp_path / "final.pdf", record["final_text"], pages=3)
+    uploaded = finals.upload_final(app, record["case_number"], pdf)
+    assert uploaded["pair_status"] == "final_received" and uploaded["blocks_missing"] == []
+    rulings = sum(c["kind"] == "ruling" for c in record["citations"])
+    assert uploaded["citations"] == {"linked": 0, "missing": rulings}
+    with app.store.pool.connection() as conn:
+        pages = conn.execute("SELECT DISTINCT page FROM document_chunks ORDER BY page").fetchall()
+    assert [p["page"] for p in pages] == [1, 2, 3]
+    # the DOCX of the same decision under another case number: other bytes, not a duplicate
+    docx = factories.docx(tmp_path / "final.docx", record["final_text"])
+    other = finals.upload_final(app, "ערר (מרכז) 2701/25", docx, decided_on="2025-04-20")
+    assert other["searchable"] and other["blocks_missing"] == []
+
+
+@pytest.mark.shared
+def test_the_shared_pdf_and_docx_finals_upload(app, tmp_path):
+    record = shared_records()[0]
     docs = shared("synthetic-decisions", "documents")
     pdf = finals.upload_final(app, record["case_number"], docs / "arar-merkaz-1042-23.final.pdf")
     assert pdf["pair_status"] == "final_received" and pdf["blocks_missing"] == []
