@@ -53,10 +53,15 @@ def db_url() -> None:
 def db_migrate() -> None:
     """Apply pending schema migrations (also done automatically on first use)."""
     from .store import database_url
-    from .store.migrations import migrate
+    from .store.migrations import apply_role_grants, migrate
 
-    applied = migrate(database_url(_settings()))
+    url = database_url(_settings())
+    applied = migrate(url)
     typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
+    enforced = apply_role_grants(url)
+    typer.echo("roles legal_ai_chair / legal_ai_agent: " + (
+        "granted" if enforced else "missing (the gate cannot tell the chair's role; "
+        "docs/security.md)"))  # fmt: skip
 
 
 @db_app.command("stop")

@@ -65,3 +65,10 @@ def migrate(url: str) -> list[str]:
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
     return done
+
+
+def apply_role_grants(url: str) -> bool:
+    """Grant the legal-ai roles their privileges again (idempotent): for a server whose roles a
+    superuser created after the migrations ran. False when the roles do not exist."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        return bool(conn.execute("SELECT apply_role_grants()").fetchone()[0])

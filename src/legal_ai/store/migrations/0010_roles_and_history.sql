@@ -275,11 +275,14 @@ CREATE TRIGGER case_law_principles_audit AFTER INSERT OR UPDATE ON case_law_prin
 -- Privileges of the roles (when they exist). The chair's role has the agent's rights plus the
 -- methodology; the agent's role reads everything, writes the working tables, may change only the
 -- review columns of a lesson (and the gate decides what it may set), and truncates nothing.
-DO $grants$
+-- A function, so that `legal-ai db migrate` can apply it again once a superuser has created the
+-- roles on a server where the migrating login could not (idempotent).
+CREATE FUNCTION apply_role_grants() RETURNS boolean
+LANGUAGE plpgsql AS $grants$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'legal_ai_agent')
        OR NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'legal_ai_chair') THEN
-        RETURN;
+        RETURN false;
     END IF;
     BEGIN
         GRANT legal_ai_agent TO legal_ai_chair;
@@ -306,4 +309,7 @@ BEGIN
         style_distance_history, item_versions, panel_verdicts FROM legal_ai_agent;
     REVOKE UPDATE ON learning_audit, style_distance_history, item_versions, panel_verdicts
         FROM legal_ai_agent;
+    RETURN true;
 END $grants$;
+
+SELECT apply_role_grants();
