@@ -99,9 +99,12 @@ class Store:
                 yield conn
             finally:
                 if self.role is not None and not conn.closed:
-                    conn.rollback()
-                    conn.execute("RESET ROLE")
-                    conn.commit()
+                    try:  # back to the login's role before the pool lends it again
+                        conn.rollback()
+                        conn.execute("RESET ROLE")
+                        conn.commit()
+                    except psycopg.Error:
+                        conn.close()  # a broken connection: the pool replaces it
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
