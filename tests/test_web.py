@@ -1,5 +1,6 @@
-"""The HTTP API (FastAPI) against the real database: the token guards every /api route, uploads
-go through the same services as the CLI, errors come back as one clear message."""
+"""The HTTP API (FastAPI) against the real database: a token guards every /api route (the chair's
+or an agent's), uploads go through the same services as the CLI, errors come back as one clear
+message. Roles, limits and hostile input at the edge: tests/test_web_security.py."""
 
 import json
 from urllib.parse import quote
@@ -12,12 +13,15 @@ from legal_ai.errors import InvalidInput
 from legal_ai.web.app import create_app
 
 pytestmark = pytest.mark.db
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-agent-token"
+CHAIR = "s3cret-chair-token"
 
 
 @pytest.fixture
 def client(app):
-    settings = app.settings.model_copy(update={"api_token": TOKEN})
+    settings = app.settings.model_copy(update={
+        "agent_token": f"writer={TOKEN}", "chair_token": CHAIR, "committee_chair": 'עו"ד בדיקה',
+    })  # fmt: skip
     with TestClient(create_app(settings, legal=app)) as c:
         yield c
 
@@ -26,9 +30,10 @@ def auth(token: str = TOKEN) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
-def test_the_api_refuses_to_run_without_a_token(app):
-    with pytest.raises(InvalidInput, match="LEGAL_AI_API_TOKEN"):
-        create_app(app.settings.model_copy(update={"api_token": None}), legal=app)
+def test_the_api_refuses_to_run_without_a_credential(app):
+    none = {"api_token": None, "agent_token": None, "chair_token": None}
+    with pytest.raises(InvalidInput, match="LEGAL_AI_CHAIR_TOKEN"):
+        create_app(app.settings.model_copy(update=none), legal=app)
 
 
 def test_every_api_route_needs_the_token(client):
@@ -38,7 +43,7 @@ def test_every_api_route_needs_the_token(client):
         path = route.path.replace("{case:path}", quote("ערר 1/25")).replace("{lesson_id}", "1")
         path = path.replace("{appeal_type}", "permit")
         for method in route.methods:
-            for headers in ({}, auth("wrong")):
+            for headers in ({}, auth("wrong"), {"Authorization": TOKEN}, auth("")):
                 response = client.request(method, path, headers=headers)
                 assert response.status_code == 401, (method, path)
     assert client.get("/healthz").json() == {"ok": True}
@@ -58,7 +63,7 @@ def test_upload_pair_history_feedback_over_http(client):
     assert draft.status_code == 200, draft.text
     assert draft.json()["pair_status"] == "draft_done"
     final = client.post(
-        f"/api/cases/{case}/final/upload", headers=auth(),
+        f"/api/cases/{case}/final/upload", headers=auth(CHAIR),
         files={"file": ("f.txt", record["final_text"].encode(), "text/plain")},
     )  # fmt: skip
     assert final.status_code == 200, final.text
@@ -81,17 +86,17 @@ def test_upload_pair_history_feedback_over_http(client):
     found = client.post(f"/api/cases/{case}/curator-findings", headers=auth(), json={
         "findings": ["[סגנון] א", "[מבנה] ב", "[טבלאי] ג"]}).json()  # fmt: skip
     lesson = found["lessons"][0]["id"]
-    approved = client.post(f"/api/lessons/{lesson}/review", headers=auth(),
+    approved = client.post(f"/api/lessons/{lesson}/review", headers=auth(CHAIR),
                            json={"decision": "approve"}).json()  # fmt: skip
-    assert approved["review_status"] == "approved"
-    promoted = client.post(f"/api/cases/{case}/promote", headers=auth(),
+    assert approved["review_status"] == "approved" and approved["reviewed_by"] == "chair"
+    promoted = client.post(f"/api/cases/{case}/promote", headers=auth(CHAIR),
                            json={"lesson_ids": [lesson], "phrases": []}).json()  # fmt: skip
     assert promoted["pair_status"] == "lessons_folded"
     brief = client.get("/api/brief", headers=auth(),
                        params={"appeal_type": record["appeal_type"]}).json()  # fmt: skip
     assert [item["id"] for item in brief["folded_lessons"]] == [lesson]
 
-    empty = client.post(f"/api/cases/{case}/final/upload", headers=auth(),
+    empty = client.post(f"/api/cases/{case}/final/upload", headers=auth(CHAIR),
                         files={"file": ("f.txt", b"", "text/plain")})  # fmt: skip
     assert empty.status_code == 400 and "empty" in empty.json()["error"]
     malformed = client.post(f"/api/cases/{quote('8046/24')}/draft/upload", headers=auth(),

@@ -264,12 +264,15 @@ def brief(appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
 
 def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
           port: int = 8765) -> None:  # fmt: skip
-    """Serve the HTTP API (token-protected: LEGAL_AI_API_TOKEN)."""
+    """Serve the HTTP API (LEGAL_AI_CHAIR_TOKEN and/or LEGAL_AI_AGENT_TOKEN; README: HTTP API)."""
+    import logging
+
     import uvicorn
 
     from .web.app import create_app
 
     settings = _settings()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 

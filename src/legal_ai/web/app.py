@@ -1,156 +1,234 @@
-"""The HTTP API of the learning loop. Thin: parse, call the same services as the CLI, map
-errors once. Every /api route requires the configured token (`LEGAL_AI_API_TOKEN`,
-`Authorization: Bearer <token>`); without a configured token the app refuses to be created.
+"""The HTTP API of the learning loop. Thin: authenticate, parse, call the same services as the
+CLI on an App acting for who authenticated, map errors once (web/errors.py).
+
+Every /api route needs `Authorization: Bearer <token>`: the chair's token (LEGAL_AI_CHAIR_TOKEN)
+or an agent's (LEGAL_AI_AGENT_TOKEN; the older LEGAL_AI_API_TOKEN is an agent named `api`).
+The services run on `legal.acting_as(principal)`: its transactions run under the principal's
+database role, and the actor the audit records is the principal's, never a name from the body.
+Chair-only routes (lesson review, promote, methodology edit, final upload) refuse an agent with
+403 before anything is read or written. Without any credential configured the app is not built.
+
+Uploads stream to a private folder under HOME/uploads (web/uploads.py) and the blocking work
+(extraction, embedding, the database) runs in a worker thread, so one upload never stalls other
+requests. `/docs`, `/redoc` and `/openapi.json` are off; LEGAL_AI_API_SCHEMA=true serves
+`/openapi.json` to authenticated callers.
 
 Case numbers contain `/` (`ערר (מרכז) 1042/23`), so case routes take the rest of the path
-(`/api/cases/ערר (מרכז) 1042/23/final/upload`, URL-encoded by the client)."""
+(`/api/cases/ערר (מרכז) 1042/23/final/upload`, URL-encoded by the client).
 
-from __future__ import annotations
+No `from __future__ import annotations` here: FastAPI reads the routes' annotations, and the
+dependencies they name live in `create_app`'s scope."""
 
-import hmac
-import tempfile
-from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import Body, Depends, FastAPI, File, Form, Header, HTTPException, Request, UploadFile
-from fastapi.responses import JSONResponse
+from fastapi import Depends, FastAPI, Header, Request
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.concurrency import run_in_threadpool
 
+from .. import auth
 from ..config import Settings
-from ..errors import AppError, InvalidInput, NotFound, ProviderError, StoreError
+from ..errors import AppError, InvalidInput
 from ..knowledge import brief
 from ..learning import feedback, finals, lessons, methodology
+from . import errors, uploads
 
-_STATUS = {InvalidInput: 400, NotFound: 404, StoreError: 503, ProviderError: 502}
+DRAFT_FIELDS = frozenset({"appeal_type", "outcome", "practice_area"})
+FINAL_FIELDS = frozenset({"practice_area", "decided_on", "appeal_type", "outcome"})
 
 
-def _status(exc: AppError) -> int:
-    for kind, status in _STATUS.items():
-        if isinstance(exc, kind):
-            return status
-    return 500
+class Body(BaseModel):
+    """A JSON request body: unknown keys (an `actor`, a `reviewed_by`) are refused, and no
+    string may carry a NUL character."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        if _has_nul(value):
+            raise ValueError("contains a NUL character")
+        return value
+
+
+def _has_nul(value: Any) -> bool:
+    """Whether a NUL character is in a string, or in a string inside lists and dicts."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+class ReviewBody(Body):
+    decision: str = Field(max_length=20)
+    reason: str | None = Field(default=None, max_length=2000)
+
+
+class PromoteBody(Body):
+    lesson_ids: list[int] = Field(default_factory=list, max_length=200)
+    phrases: list[str] = Field(default_factory=list, max_length=200)
+
+
+class CuratorBody(Body):
+    findings: list[str] = Field(max_length=20)
+
+
+class PanelBody(Body):
+    verdicts: list[dict[str, Any]] = Field(max_length=10)
+
+
+class MethodologyBody(Body):
+    changes: dict[str, Any]
+    reason: str = Field(default="edit", max_length=2000)
+
+
+class FeedbackBody(Body):
+    category: str = Field(max_length=100)
+    text: str = Field(max_length=20000)
+    case_number: str | None = Field(default=None, max_length=200)
+    block: str | None = Field(default=None, max_length=100)
 
 
 def create_app(settings: Settings, legal: Any = None) -> FastAPI:
-    """The API over one App (created here unless given)."""
-    if not settings.api_token:
-        raise InvalidInput("set LEGAL_AI_API_TOKEN: the HTTP API never runs without a token")
+    """The API over one App (created here unless given). Refuses to build without a credential."""
+    auth.agent_tokens(settings)  # a malformed list, or the chair's token reused: refused now
+    if not auth.configured(settings):
+        raise InvalidInput(
+            "set LEGAL_AI_CHAIR_TOKEN and/or LEGAL_AI_AGENT_TOKEN: the HTTP API never runs "
+            "without a credential"
+        )
     if legal is None:
         from ..services import App
 
         legal = App(settings)
-    token = settings.api_token
+    # A request waits at most this long for a pooled connection, then gets 503.
+    legal.store.pool.timeout = settings.pool_timeout_s
+    upload_root = settings.home / "uploads"
+    uploads.sweep(upload_root)
 
-    def authorized(authorization: Annotated[str | None, Header()] = None) -> None:
-        supplied = (authorization or "").removeprefix("Bearer ").strip()
-        if not supplied or not hmac.compare_digest(supplied.encode(), token.encode()):
-            raise HTTPException(401, "missing or wrong token: send Authorization: Bearer <token>")
+    schema = "/openapi.json" if settings.api_schema else None
+    api = FastAPI(title="legal-ai", docs_url=None, redoc_url=None, openapi_url=None)
+    errors.install(api, settings)
+    max_file = settings.max_file_mb * 2**20
+    api.add_middleware(errors.Edge, max_file=max_file)
 
-    api = FastAPI(title="legal-ai")
-    guard = [Depends(authorized)]
+    def principal(authorization: Annotated[str | None, Header()] = None) -> auth.Principal:
+        scheme, _, token = (authorization or "").partition(" ")
+        return auth.authenticate(settings, token if scheme.lower() == "bearer" else None)
 
-    @api.exception_handler(AppError)
-    async def app_error(request: Request, exc: AppError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=_status(exc))
+    def acting(who: Annotated[auth.Principal, Depends(principal)]) -> Any:
+        return legal.acting_as(who)
+
+    def chair(what: str) -> Callable[..., Any]:
+        def acting_chair(who: Annotated[auth.Principal, Depends(principal)]) -> Any:
+            auth.require_chair(who, what)
+            return legal.acting_as(who)
+
+        return acting_chair
+
+    Acting = Annotated[Any, Depends(acting)]
 
     @api.get("/healthz")
     def healthz() -> dict:
         return {"ok": True}
 
-    async def _saved(upload: UploadFile, folder: str) -> Path:
-        name = Path(upload.filename or "upload.txt").name
-        path = Path(folder) / name
-        path.write_bytes(await upload.read())
-        return path
+    if schema:
 
-    @api.post("/api/cases/{case:path}/draft/upload", dependencies=guard)
-    async def draft_upload(
-        case: str, file: Annotated[UploadFile, File()],
-        appeal_type: Annotated[str | None, Form()] = None,
-        outcome: Annotated[str | None, Form()] = None,
-        practice_area: Annotated[str | None, Form()] = None,
+        @api.get(schema, include_in_schema=False)
+        def openapi(_: Annotated[auth.Principal, Depends(principal)]) -> dict:
+            return api.openapi()
+
+    async def uploaded(request: Request, view: Any, fields: frozenset[str],
+                       service: Callable[..., dict], case: str) -> dict:  # fmt: skip
+        """Stream the upload into its private folder, run `service` on it in a worker thread;
+        the folder goes when the request ends, and errors name the file's safe name only."""
+        with uploads.private_folder(upload_root) as folder:
+            upload = await uploads.receive(request, folder, fields=fields, max_bytes=max_file)
+            try:
+                return await run_in_threadpool(service, view, case, upload.path, **upload.fields)
+            except AppError as exc:
+                message = str(exc).replace(str(upload.path), upload.name)
+                raise type(exc)(message.replace(str(folder), "")) from None
+
+    chair_final = chair("uploading a final decision (it becomes a record in the chair's name)")
+
+    @api.post("/api/cases/{case:path}/draft/upload")
+    async def draft_upload(case: str, request: Request, view: Acting) -> dict:
+        return await uploaded(request, view, DRAFT_FIELDS, finals.add_draft, case)
+
+    @api.post("/api/cases/{case:path}/final/upload")
+    async def final_upload(case: str, request: Request,
+                           view: Annotated[Any, Depends(chair_final)]) -> dict:  # fmt: skip
+        return await uploaded(request, view, FINAL_FIELDS, finals.upload_final, case)
+
+    @api.post("/api/cases/{case:path}/promote")
+    def promote(case: str, body: PromoteBody,
+                view: Annotated[Any, Depends(chair("promoting lessons"))]) -> dict:  # fmt: skip
+        return lessons.promote(view, case, body.lesson_ids, body.phrases)
+
+    @api.post("/api/cases/{case:path}/curator-findings")
+    def curator(case: str, body: CuratorBody, view: Acting) -> dict:
+        return lessons.record_curator_findings(view, case, body.findings)
+
+    @api.get("/api/learning/style-distance-history")
+    def style_history(view: Acting) -> dict:
+        return finals.history(view)
+
+    @api.get("/api/learning/pairs")
+    def pairs(view: Acting) -> dict:
+        return finals.pairs(view)
+
+    @api.get("/api/lessons")
+    def list_lessons(view: Acting, status: str | None = None, case: str | None = None) -> dict:
+        return lessons.list_lessons(view, status, case)
+
+    @api.post("/api/lessons/{lesson_id}/review")
+    def review(lesson_id: int, body: ReviewBody,
+               view: Annotated[Any, Depends(chair("reviewing a lesson"))]) -> dict:  # fmt: skip
+        return lessons.review(view, lesson_id, body.decision, reason=body.reason)
+
+    @api.post("/api/lessons/{lesson_id}/panel-verdict")
+    def panel(lesson_id: int, body: PanelBody, view: Acting) -> dict:
+        return lessons.record_panel_verdict(view, lesson_id, body.verdicts)
+
+    @api.get("/api/methodology/{appeal_type}")
+    def show_methodology(appeal_type: str, view: Acting) -> dict:
+        return methodology.show(view, appeal_type)
+
+    @api.post("/api/methodology/{appeal_type}")
+    def edit_methodology(
+        appeal_type: str, body: MethodologyBody,
+        view: Annotated[Any, Depends(chair("editing the methodology"))],
     ) -> dict:  # fmt: skip
-        with tempfile.TemporaryDirectory() as folder:
-            path = await _saved(file, folder)
-            return finals.add_draft(legal, case, path, appeal_type=appeal_type,
-                                    outcome=outcome, practice_area=practice_area)  # fmt: skip
+        return methodology.edit(view, appeal_type, body.changes, reason=body.reason)
 
-    @api.post("/api/cases/{case:path}/final/upload", dependencies=guard)
-    async def final_upload(
-        case: str, file: Annotated[UploadFile, File()],
-        practice_area: Annotated[str | None, Form()] = None,
-        decided_on: Annotated[str | None, Form()] = None,
-        appeal_type: Annotated[str | None, Form()] = None,
-        outcome: Annotated[str | None, Form()] = None,
-    ) -> dict:  # fmt: skip
-        with tempfile.TemporaryDirectory() as folder:
-            path = await _saved(file, folder)
-            return finals.upload_final(legal, case, path, practice_area=practice_area,
-                                       decided_on=decided_on, appeal_type=appeal_type,
-                                       outcome=outcome)  # fmt: skip
+    @api.post("/api/chair-feedback")
+    def record_feedback(body: FeedbackBody, view: Acting) -> dict:
+        return feedback.record(view, body.category, body.text, case=body.case_number,
+                               block=body.block)  # fmt: skip
 
-    @api.post("/api/cases/{case:path}/promote", dependencies=guard)
-    def promote(case: str, body: Annotated[dict, Body()]) -> dict:
-        return lessons.promote(legal, case, list(body.get("lesson_ids") or []),
-                               list(body.get("phrases") or []))  # fmt: skip
-
-    @api.post("/api/cases/{case:path}/curator-findings", dependencies=guard)
-    def curator(case: str, body: Annotated[dict, Body()]) -> dict:
-        return lessons.record_curator_findings(legal, case, body.get("findings"))
-
-    @api.get("/api/learning/style-distance-history", dependencies=guard)
-    def style_history() -> dict:
-        return finals.history(legal)
-
-    @api.get("/api/learning/pairs", dependencies=guard)
-    def pairs() -> dict:
-        return finals.pairs(legal)
-
-    @api.get("/api/lessons", dependencies=guard)
-    def list_lessons(status: str | None = None, case: str | None = None) -> dict:
-        return lessons.list_lessons(legal, status, case)
-
-    @api.post("/api/lessons/{lesson_id}/review", dependencies=guard)
-    def review(lesson_id: int, body: Annotated[dict, Body()]) -> dict:
-        return lessons.review(legal, lesson_id, str(body.get("decision")), actor="chair",
-                              reason=body.get("reason"))  # fmt: skip
-
-    @api.post("/api/lessons/{lesson_id}/panel-verdict", dependencies=guard)
-    def panel(lesson_id: int, body: Annotated[dict, Body()]) -> dict:
-        return lessons.record_panel_verdict(legal, lesson_id, body.get("verdicts"))
-
-    @api.get("/api/methodology/{appeal_type}", dependencies=guard)
-    def show_methodology(appeal_type: str) -> dict:
-        return methodology.show(legal, appeal_type)
-
-    @api.post("/api/methodology/{appeal_type}", dependencies=guard)
-    def edit_methodology(appeal_type: str, body: Annotated[dict, Body()]) -> dict:
-        return methodology.edit(legal, appeal_type, body.get("changes") or {},
-                                reason=body.get("reason") or "edit")  # fmt: skip
-
-    @api.post("/api/chair-feedback", dependencies=guard)
-    def record_feedback(body: Annotated[dict, Body()]) -> dict:
-        return feedback.record(legal, body.get("category"), body.get("text"),
-                               case=body.get("case_number"), block=body.get("block"))  # fmt: skip
-
-    @api.get("/api/chair-feedback", dependencies=guard)
-    def list_feedback(case: str | None = None, category: str | None = None,
+    @api.get("/api/chair-feedback")
+    def list_feedback(view: Acting, case: str | None = None, category: str | None = None,
                       limit: int = 50) -> dict:  # fmt: skip
-        return feedback.list_feedback(legal, case=case, category=category, limit=limit)
+        return feedback.list_feedback(view, case=case, category=category, limit=limit)
 
-    @api.get("/api/chair-feedback/weekly-summary", dependencies=guard)
-    def weekly_summary() -> dict:
-        return feedback.weekly_summary(legal)
+    @api.get("/api/chair-feedback/weekly-summary")
+    def weekly_summary(view: Acting) -> dict:
+        return feedback.weekly_summary(view)
 
-    @api.get("/api/brief", dependencies=guard)
-    def writing_brief(appeal_type: str, outcome: str | None = None) -> dict:
-        return brief.writing_brief(legal, appeal_type, outcome)
+    @api.get("/api/brief")
+    def writing_brief(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
+        return brief.writing_brief(view, appeal_type, outcome)
 
-    @api.get("/api/content-checklist", dependencies=guard)
-    def content_checklist(appeal_type: str, outcome: str | None = None) -> dict:
-        return brief.content_checklist(legal, appeal_type, outcome)
+    @api.get("/api/content-checklist")
+    def content_checklist(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
+        return brief.content_checklist(view, appeal_type, outcome)
 
-    @api.get("/api/lessons-for-outcome", dependencies=guard)
-    def lessons_for_outcome(appeal_type: str, outcome: str | None = None) -> dict:
-        return brief.lessons_for_outcome(legal, appeal_type, outcome)
+    @api.get("/api/lessons-for-outcome")
+    def lessons_for_outcome(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
+        return brief.lessons_for_outcome(view, appeal_type, outcome)
 
     return api

@@ -1,0 +1,204 @@
+"""Every failure of the HTTP API is one JSON body `{"error": "..."}` with a status mapped here,
+once: the AppError tree (400 bad input, 401 no or unknown token, 403 the chair's decision,
+404, 413 over a size limit, 415 a file type we do not take, 502 provider, 503 database),
+FastAPI's validation errors (400, naming the field), unknown routes and methods (404, 405),
+database errors (503; 403 when the database refuses a role; 400 for a value it cannot store) and
+anything unexpected (500, logged here with an incident id; the body says only that).
+
+No body ever carries a traceback, a path under the data directory or the temp folder, a
+connection string or a database user: database messages are replaced, not passed on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import tempfile
+
+import psycopg
+import psycopg_pool
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..config import Settings
+from ..errors import (
+    AppError,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    ProviderError,
+    StoreError,
+    TooLarge,
+    Unauthorized,
+)
+from .uploads import UnsupportedMediaType
+
+logger = logging.getLogger("legal_ai.web")
+
+JSON_BODY_LIMIT = 1 << 20  # every non-upload request body: 1 MiB
+UPLOAD_OVERHEAD = 1 << 20  # an upload body: the file's cap plus multipart framing and fields
+
+# Most specific first: TooLarge and UnsupportedMediaType are InvalidInput too.
+STATUS: tuple[tuple[type[AppError], int], ...] = (
+    (TooLarge, 413),
+    (UnsupportedMediaType, 415),
+    (Unauthorized, 401),
+    (Forbidden, 403),
+    (NotFound, 404),
+    (InvalidInput, 400),
+    (StoreError, 503),
+    (ProviderError, 502),
+)
+
+
+def status_of(exc: AppError) -> int:
+    return next((status for kind, status in STATUS if isinstance(exc, kind)), 500)
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class Scrubber:
+    """Takes paths under the data directory and the temp folder out of a message."""
+
+    def __init__(self, settings: Settings) -> None:
+        roots = {str(settings.home), str(settings.home.expanduser().resolve())}
+        roots |= {tempfile.gettempdir()}
+        alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True) if r)
+        self._pattern = re.compile(rf"(?:{alternatives})[^\s:'\"]*")
+
+    def __call__(self, message: str) -> str:
+        return self._pattern.sub("<file>", message)
+
+
+def too_large(max_file: int, upload: bool) -> str:
+    if upload:
+        return (
+            f"the upload is too large: a file may have up to {max_file / 2**20:.0f} MB "
+            "(the operator sets LEGAL_AI_MAX_FILE_MB); split the file"
+        )
+    return f"the request body is over {JSON_BODY_LIMIT >> 20} MB; send less"
+
+
+def install(api: FastAPI, settings: Settings) -> None:
+    """Register the handlers and the edge middleware on `api`."""
+    scrub = Scrubber(settings)
+
+    @api.exception_handler(AppError)
+    async def app_error(request: Request, exc: AppError) -> JSONResponse:
+        status = status_of(exc)
+        if isinstance(exc, StoreError):
+            logger.error("database unavailable: %s", exc)
+            return error(503, "the database is unavailable; try again (details in the server log)")
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        return error(status, scrub(str(exc)), headers)
+
+    @api.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for item in exc.errors()[:3]:
+            where = ".".join(str(p) for p in item.get("loc", ())[1:]) or "the JSON body"
+            what = str(item.get("msg") or "invalid").removeprefix("Value error, ")
+            problems.append(f"{where}: {what[:1].lower()}{what[1:]}")
+        return error(400, "; ".join(problems) or "invalid request")
+
+    @api.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        status, headers = exc.status_code, dict(exc.headers or {})
+        if status == 404 and exc.detail == "Not Found":
+            message = f"no route {request.method} {request.url.path}; see README.md, HTTP API"
+        elif status == 405:
+            message = f"{request.method} is not allowed on {request.url.path}"
+        elif status == 400 and exc.detail == "There was an error parsing the body":
+            message = "the request body could not be read; send JSON (or a multipart upload)"
+        else:
+            message = scrub(str(exc.detail))
+        return error(status, message, headers or None)
+
+    @api.exception_handler(psycopg.Error)
+    async def database_error(request: Request, exc: psycopg.Error) -> JSONResponse:
+        if isinstance(exc, psycopg_pool.PoolTimeout | psycopg_pool.TooManyRequests):
+            logger.warning("connection pool exhausted: %s %s", request.method, request.url.path)
+            return error(
+                503,
+                "the database is busy: no connection was free in time; try again shortly",
+                {"Retry-After": "1"},
+            )
+        if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+            return error(
+                403, "the database refused this for your credential's role; the chair's "
+                "decisions need LEGAL_AI_CHAIR_TOKEN",
+            )  # fmt: skip
+        if isinstance(exc, psycopg.DataError):
+            primary = getattr(exc.diag, "message_primary", None) or str(exc).splitlines()[0]
+            return error(400, f"a value was refused by the database: {scrub(primary)}")
+        logger.error("database error on %s %s", request.method, request.url.path, exc_info=exc)
+        return error(503, "the database could not complete the request; try again (details "
+                     "in the server log)")  # fmt: skip
+
+
+def is_upload(method: str, path: str) -> bool:
+    return method == "POST" and path.endswith(("/draft/upload", "/final/upload"))
+
+
+class Edge:
+    """Pure ASGI middleware in front of the routes:
+    - refuses NUL characters in the URL (400);
+    - bounds the request body: `max_file` + UPLOAD_OVERHEAD bytes for the upload routes,
+      JSON_BODY_LIMIT for every other; a declared Content-Length over it is answered 413 before the body is read, a
+      body that grows past it (chunked) is stopped at that point;
+    - turns any exception that escaped the handlers into a logged incident and a bare 500 JSON
+      body (never a traceback)."""
+
+    def __init__(self, app: ASGIApp, max_file: int) -> None:
+        self.app = app
+        self.max_file = max_file
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
+            await error(400, "the URL contains a NUL character")(scope, receive, send)
+            return
+        upload = is_upload(scope["method"], scope["path"])
+        limit = self.max_file + UPLOAD_OVERHEAD if upload else JSON_BODY_LIMIT
+        declared = dict(scope["headers"]).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            await error(413, too_large(self.max_file, upload))(scope, receive, send)
+            return
+        received = 0
+
+        async def bounded() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise HTTPException(413, too_large(self.max_file, upload))
+            return message
+
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, bounded, tracked)
+        except ClientDisconnect:
+            logger.info("client went away: %s %s", scope["method"], scope["path"])
+        except Exception:
+            incident = secrets.token_hex(4)
+            logger.exception("internal error %s on %s %s", incident, scope["method"], scope["path"])
+            if started:
+                raise
+            body = f"internal error (incident {incident}); the server log has the details"
+            await error(500, body)(scope, receive, send)
