@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from psycopg import sql
 
+import factories
 from conftest import FIXTURES, TEST_CHAIR, shared, write
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval.legs import Filters
@@ -206,8 +207,8 @@ def test_akoma_ntoso_sections_are_searchable_with_locators(app):
     assert "legislation belongs in the external corpus" in bad.failed[0]["error"]
 
 
-def test_image_only_pdf_is_stored_as_needing_ocr(app):
-    pdf = shared("synthetic-decisions", "documents", "scanned-image-only.pdf")
+def test_image_only_pdf_is_stored_as_needing_ocr(app, tmp_path):
+    pdf = factories.image_only_pdf(tmp_path / "scanned-image-only.pdf")
     report = app.ingest(
         [pdf], "style", meta={"case_number": "ערר 8/25", "practice_area": "planning"}
     )
@@ -216,43 +217,70 @@ def test_image_only_pdf_is_stored_as_needing_ocr(app):
     ]
 
 
-def test_pdf_chunks_carry_pages_that_resolve(app):
+def test_pdf_chunks_carry_pages_that_resolve(app, tmp_path):
+    record = factories.records()[0]
+    pdf = factories.decision_pdf(tmp_path / "final.pdf", record["final_text"], pages=3)
+    pages_resolve(app, pdf, record["case_number"], pages=3)
+
+
+@pytest.mark.shared
+def test_the_shared_pdf_chunks_carry_pages_that_resolve(app):
     pdf = shared("synthetic-decisions", "documents", "arar-merkaz-1042-23.final.pdf")
-    app.ingest(
-        [pdf], "style", meta={"case_number": "ערר (מרכז) 1042/23", "practice_area": "planning"}
-    )
+    pages_resolve(app, pdf, "ערר (מרכז) 1042/23", pages=7)
+
+
+def pages_resolve(app, pdf, case: str, pages: int) -> None:
+    """Every page has chunks, and each chunk's page holds its span of the stored text."""
+    app.ingest([pdf], "style", meta={"case_number": case, "practice_area": "planning"})
     with app.store.pool.connection() as conn:
         doc = conn.execute("SELECT content, page_starts FROM documents").fetchone()
         chunks = conn.execute(
             "SELECT page, char_start, char_end, text FROM document_chunks"
         ).fetchall()
-    assert {c["page"] for c in chunks} == set(range(1, 8))
+    assert {c["page"] for c in chunks} == set(range(1, pages + 1))
     starts = doc["page_starts"] + [len(doc["content"])]
     for c in chunks:
         assert doc["content"][c["char_start"] : c["char_end"]] == c["text"]
         assert starts[c["page"] - 1] <= c["char_start"] < c["char_end"] <= starts[c["page"]]
 
 
-def test_statutes_subset_from_shared_data(app):
-    """A slice of the Planning and Building Law (the whole law is in bench/ingest.py)."""
+def test_statute_sections_as_items(app):
+    """A law's sections given as items, as bench/ingest.py loads the whole Planning and
+    Building Law: a repeated eId and a schedule's section each stay an item of their own."""
+    report = ingest_sections(app, FIXTURES / "mini-law-schedule.xml")
+    assert report.ingested == 5 and report.unsearchable == []
+    health = app.health()
+    assert health["stale_embeddings"] == 0 and health["missing_embeddings"] == 0
+    hits = app.search("external", "תביעת פיצויים בשל פגיעה על ידי תכנית", limit=3).hits
+    assert hits[0]["doc_id"] == "990002#point_2"
+    hits = app.search("external", "מי קובע את שומת ההשבחה ותוך כמה ימים עוררים", limit=3).hits
+    assert hits[0]["doc_id"] == "990002#appendix_ראשונה__point_1"
+
+
+def ingest_sections(app, law, wanted: set[str] | None = None):
     from legal_ai.ingest import Ingestor
     from legal_ai.ingest.sources import IngestItem
     from legal_ai.retrieval.corpora import get_corpus
     from legal_ai.text.akn import parse_law
 
-    law = shared("il-laws-akn", "akn", "il", "act", "PrimaryLegislation", "1965-08-12", "148917",
-                 "he@", "main.xml")  # fmt: skip
-    wanted = {"point_197", "point_198", "point_152", "point_149"}
     items = [
         IngestItem(doc_id=s["doc_id"], text=s["text"], source_path=str(law), source_format="akn",
                    doc_type="legislation",
                    fields={k: s[k] for k in ("title", "law_title", "section_num", "eid")},
                    metadata=s["metadata"])
-        for s in parse_law(law) if s["eid"] in wanted
+        for s in parse_law(law) if wanted is None or s["eid"] in wanted
     ]  # fmt: skip
-    report = Ingestor(app.store, app.embedder, app.settings).ingest_items(
+    return Ingestor(app.store, app.embedder, app.settings).ingest_items(
         items, get_corpus("external")
     )
+
+
+@pytest.mark.shared
+def test_statutes_subset_from_shared_data(app):
+    """A slice of the Planning and Building Law (the whole law is in bench/ingest.py)."""
+    law = shared("il-laws-akn", "akn", "il", "act", "PrimaryLegislation", "1965-08-12", "148917",
+                 "he@", "main.xml")  # fmt: skip
+    report = ingest_sections(app, law, {"point_197", "point_198", "point_152", "point_149"})
     assert report.ingested == 4 and report.unsearchable == []
     health = app.health()
     assert health["stale_embeddings"] == 0 and health["missing_embeddings"] == 0
