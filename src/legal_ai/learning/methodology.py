@@ -6,11 +6,15 @@ block headings, folded lessons). Versioned; every write locks the profile row
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..auth import require_chair
 from ..errors import InvalidInput, NotFound
 from ..store import learning as store
+from ..text import blocks as text_blocks
+from ..text.hebrew import clean_text
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
@@ -18,6 +22,104 @@ if TYPE_CHECKING:
 
 PROFILE_KEYS = ("blocks", "golden_ratios", "discussion_rules", "content_checklists",
                 "transition_phrases", "anti_patterns", "voice_invariants", "lessons")  # fmt: skip
+
+
+# -- the schema an edit is checked against ---------------------------------------------------------
+def _text(value: str) -> str:
+    value = clean_text(value).strip()
+    if not value:
+        raise ValueError("is empty")
+    return value
+
+
+Text = Annotated[str, Field(max_length=2000), AfterValidator(_text)]
+Pattern = Annotated[str, Field(max_length=500), AfterValidator(_text)]
+Block = Literal[text_blocks.BLOCKS]
+HeadedBlock = Literal[tuple(b for b in text_blocks.BLOCKS if b not in ("header", "signature"))]
+ChecklistKey = Literal[("any", *vocab.OUTCOMES)]
+Ratio = Annotated[float, Field(ge=0, le=1)]
+Phrases = Annotated[list[Text], Field(max_length=500)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class BlockSpec(_Strict):
+    """`blocks`: the order of the 12 blocks, one heading pattern per block (matched against a
+    whole line) and the pattern that starts the signature."""
+
+    order: list[Block] = None  # type: ignore[assignment] - absent means BLOCKS
+    headings: Annotated[dict[HeadedBlock, Pattern], Field(min_length=text_blocks.MIN_HEADINGS)]
+    signature_start: Pattern = None  # type: ignore[assignment]
+
+    @field_validator("order")
+    @classmethod
+    def _whole_order(cls, order: list[str]) -> list[str]:
+        if sorted(order) != sorted(text_blocks.BLOCKS):
+            raise ValueError("order must name each of the 12 blocks once")
+        return order
+
+
+class FoldedLesson(_Strict):
+    id: int
+    category: Text
+    text: Text
+    block: Block | None = None
+    outcome: Literal[vocab.OUTCOMES] | None = None
+    case_number: str | None = None
+
+
+class ProfileChanges(_Strict):
+    """The editable top-level keys of a profile; a key left out is not changed."""
+
+    blocks: BlockSpec = None  # type: ignore[assignment]
+    golden_ratios: dict[Block, Ratio] = None  # type: ignore[assignment]
+    discussion_rules: Phrases = None  # type: ignore[assignment]
+    content_checklists: dict[ChecklistKey, Phrases] = None  # type: ignore[assignment]
+    transition_phrases: Phrases = None  # type: ignore[assignment]
+    anti_patterns: Phrases = None  # type: ignore[assignment]
+    voice_invariants: Phrases = None  # type: ignore[assignment]
+    lessons: Annotated[list[FoldedLesson], Field(max_length=5000)] = None  # type: ignore[assignment]
+
+    @field_validator("golden_ratios")
+    @classmethod
+    def _shares(cls, ratios: dict[str, float]) -> dict[str, float]:
+        if sum(ratios.values()) > 1.0001:
+            raise ValueError("the ratios are shares of one decision; they sum to at most 1")
+        return ratios
+
+
+def validated_changes(changes: Any) -> dict:
+    """`changes` checked against the profile's schema (unknown keys, wrong types, ratios out of
+    [0, 1] refused) with every regular expression compiled and time-boxed against pathological
+    lines (`text.blocks.check_pattern`, the engine and limit uploads run under). Returns the
+    cleaned changes; InvalidInput names the offending key."""
+    if not isinstance(changes, dict):
+        raise InvalidInput("a methodology edit is a JSON object of profile keys")
+    unknown = set(changes) - set(PROFILE_KEYS)
+    if not changes or unknown:
+        raise InvalidInput(
+            f"methodology keys {sorted(unknown) or '(none)'} are not editable; use: "
+            + ", ".join(PROFILE_KEYS)
+        )
+    try:
+        model = ProfileChanges.model_validate(changes)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "(the edit)"
+        reason = "not a known key" if error["type"] == "extra_forbidden" else error["msg"]
+        raise InvalidInput(f"methodology {where}: {reason}".replace("Value error, ", "")) from None
+    cleaned = model.model_dump(exclude_unset=True)
+    spec = cleaned.get("blocks")
+    if spec:
+        for block, pattern in spec["headings"].items():
+            text_blocks.check_pattern(pattern, f"methodology blocks.headings.{block}")
+        if "signature_start" in spec:
+            text_blocks.check_pattern(
+                spec["signature_start"], "methodology blocks.signature_start", signature=True
+            )
+    return cleaned
 
 
 def _merge(base: Any, extra: Any) -> Any:
@@ -63,12 +165,7 @@ def edit(app: App, appeal_type: str, changes: dict, *, reason: str = "edit") -> 
     require_chair(app.principal, "editing the methodology")
     actor = app.principal.actor
     appeal_type = _profile_key(appeal_type)
-    unknown = set(changes) - set(PROFILE_KEYS)
-    if not changes or unknown:
-        raise InvalidInput(
-            f"methodology keys {sorted(unknown) or '(none)'} are not editable; use: "
-            + ", ".join(PROFILE_KEYS)
-        )
+    changes = validated_changes(changes)
     with app.store.transaction() as conn:
         row = store.get_profile(conn, appeal_type, lock=True)
         profile = {**row["profile"], **changes}

@@ -27,8 +27,9 @@ _CASE_RE = re.compile(
 
 
 def case_number(raw: str | None) -> str:
-    value = normalize_case_number(fold_quotes(raw or "")).replace("-", "/")
-    value = re.sub(r"(\d)\s*/\s*(\d)", r"\1/\2", value)
+    """The canonical case number (`normalize_case_number`, the one spelling every layer keys
+    on), refused unless it has the shape of a committee case number."""
+    value = normalize_case_number(raw if isinstance(raw, str) else "")
     if not _CASE_RE.match(value):
         raise InvalidInput(
             f"malformed case number {raw!r}: write the full number with its kind, e.g. "

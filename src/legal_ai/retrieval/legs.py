@@ -23,6 +23,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
+from ..errors import InvalidInput
 from ..text import citations
 from .corpora import Corpus, Source
 
@@ -40,9 +41,37 @@ class Filters:
 
 _DATE_COLUMN = {"case_law": "decided_on", "digests": "published_on"}
 
+# The filters each corpus can honour. Anything else is refused (`check_filters`), never ignored:
+# the chair's finals (style) and a case's documents carry no decision date, the committee's own
+# decisions all have one court, digests have no case number, attached citations only a case.
+SUPPORTED_FILTERS: dict[str, tuple[str, ...]] = {
+    "case": ("case_number", "practice_area", "doc_type", "exclude_case_number"),
+    "style": ("practice_area", "case_number", "doc_type", "exclude_case_number"),
+    "external": ("court", "practice_area", "date_from", "date_to", "case_number", "doc_type",
+                 "exclude_case_number"),
+    "internal": ("practice_area", "date_from", "date_to", "case_number", "doc_type",
+                 "exclude_case_number"),
+    "digests": ("practice_area", "date_from", "date_to", "doc_type"),
+    "case_precedents": ("case_number", "exclude_case_number"),
+}  # fmt: skip
+
+
+def check_filters(corpus: Corpus, filters: Filters) -> None:
+    """Refuse a filter the corpus cannot apply, naming the ones it can."""
+    supported = SUPPORTED_FILTERS[corpus.key]
+    given = [name for name, value in filters.__dict__.items() if value is not None]
+    refused = [name for name in given if name not in supported]
+    if refused:
+        raise InvalidInput(
+            f"corpus {corpus.key!r} cannot be filtered by {', '.join(refused)}; "
+            f"its filters: {', '.join(supported)}"
+        )
+
 
 def filter_sql(corpus: Corpus, filters: Filters) -> tuple[sql.Composable, dict]:
-    """Scope, searchability and the filters this corpus has columns for (values as parameters)."""
+    """Scope, searchability and the filters (values as parameters). A filter the corpus cannot
+    apply raises InvalidInput (see SUPPORTED_FILTERS); none is dropped silently."""
+    check_filters(corpus, filters)
     alias = "i" if corpus.item_table else "u"
     parts: list[sql.Composable] = [corpus.scope(alias)]
     params: dict = dict(corpus.scope_params())
@@ -242,12 +271,15 @@ def reference_for(citation: citations.Citation) -> Reference:
     return Reference("eid", pattern, _LAW_PATTERNS.get(citation.law or "", ""))
 
 
-def references(query: str) -> list[Reference]:
+def references(query: str, limit: int | None = None) -> list[Reference]:
     """The exact lookups a query asks for: the statute sections it names (a bare `סעיף 152`
-    included), then the rulings."""
+    included), then the rulings; at most `limit` distinct ones (each is a regular expression
+    matched against the corpus's items, so a query listing hundreds of sections must not fan
+    out into hundreds of lookups: LEGAL_AI_REFERENCE_LOOKUPS_PER_QUERY)."""
     named = citations.extract(query, bare_sections=True)
     ordered = sorted(named, key=lambda c: c.kind != "statute")  # stable: sections first
-    return list(dict.fromkeys(reference_for(c) for c in ordered))
+    lookups = list(dict.fromkeys(reference_for(c) for c in ordered))
+    return lookups if limit is None else lookups[:limit]
 
 
 def reference(

@@ -1,9 +1,16 @@
 """Hybrid search over one corpus: for each of the corpus's sources (chunks, approved principles,
 or attached precedents) a semantic and a lexical leg; Reciprocal Rank Fusion of all legs; the
-diversity cap; and provenance on every hit (DESIGN §4)."""
+diversity cap; and provenance on every hit (DESIGN §4).
+
+Every argument is checked before the database is touched: the query and each filter value are
+text, cleaned like stored text (no NUL, zero-width or bidi characters), and bounded in length;
+case numbers take their canonical spelling; dates are YYYY-MM-DD; a filter the corpus cannot
+apply is refused (InvalidInput naming the corpus's filters), never ignored."""
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
@@ -13,7 +20,7 @@ from ..config import Settings
 from ..errors import InvalidInput
 from ..providers.embedders import Embedder
 from ..store.db import Store
-from ..text.hebrew import clean_text, get_analyzer, normalize_case_number
+from ..text.hebrew import clean_text, clean_value, get_analyzer, normalize_case_number
 from ..text.synonyms import expand_query
 from . import legs
 from .corpora import Corpus, get_corpus
@@ -21,7 +28,9 @@ from .fusion import Fused, rrf
 
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
 MAX_QUERY_CHARS = 2000
+MAX_FILTER_CHARS = 200
 MAX_LIMIT = 100
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 SNIPPET_CHARS = 400
 
 
@@ -35,7 +44,13 @@ class SearchResult:
 
 
 def clean_query(query: str) -> str:
-    text = clean_text(query if isinstance(query, str) else "").strip()
+    if not isinstance(query, str):
+        raise InvalidInput("the query must be text")
+    if len(query) > 4 * MAX_QUERY_CHARS:  # refused before any work is spent on it
+        raise InvalidInput(
+            f"the query is {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}"
+        )
+    text = clean_text(query).strip()
     if not text:
         raise InvalidInput("the query is empty; type what to search for")
     if len(text) > MAX_QUERY_CHARS:
@@ -43,6 +58,49 @@ def clean_query(query: str) -> str:
             f"the query is {len(text)} characters; shorten it to at most {MAX_QUERY_CHARS}"
         )
     return text
+
+
+def filter_value(name: str, value: object) -> str | None:
+    """One filter value as the database compares it (None: no filter; a blank value is none).
+    Raises InvalidInput for a value that is not text, too long, or not a date."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"filter {name} must be text, not {type(value).__name__}")
+    if len(value) > 4 * MAX_FILTER_CHARS:
+        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
+    text = clean_value(value)
+    if not text:
+        return None
+    if len(text) > MAX_FILTER_CHARS:
+        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
+    if name in ("case_number", "exclude_case_number"):
+        return normalize_case_number(text)
+    if name in ("date_from", "date_to"):
+        try:
+            if not _DATE_RE.fullmatch(text):
+                raise ValueError
+            return dt.date.fromisoformat(text).isoformat()
+        except ValueError:
+            raise InvalidInput(f"{name} {text!r} is not a date; write it as YYYY-MM-DD") from None
+    return text
+
+
+def normalized_filters(corpus: Corpus, filters: legs.Filters | None) -> legs.Filters:
+    """`filters` with every value cleaned and checked, refused when the corpus cannot apply one
+    of them."""
+    filters = filters or legs.Filters()
+    if not isinstance(filters, legs.Filters):
+        raise InvalidInput("filters must be a Filters object")
+    cleaned = legs.Filters(
+        **{name: filter_value(name, value) for name, value in filters.__dict__.items()}
+    )
+    legs.check_filters(corpus, cleaned)
+    if cleaned.date_from and cleaned.date_to and cleaned.date_from > cleaned.date_to:
+        raise InvalidInput(
+            f"date_from {cleaned.date_from} is after date_to {cleaned.date_to}; swap them"
+        )
+    return cleaned
 
 
 def cap_per_item(
@@ -91,12 +149,12 @@ def search(
     `group_by`/`cap` change what the diversity cap counts (default: per ruling/document);
     `image_embedder` adds the weighted image leg when MULTIMODAL_ENABLED."""
     corpus = get_corpus(corpus_key, searchable=True)
-    if mode not in MODES:
+    if not isinstance(mode, str) or mode not in MODES:
         raise InvalidInput(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-    if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
     text = clean_query(query)
-    filters = _normalized(filters or legs.Filters())
+    filters = normalized_filters(corpus, filters)
     cap = cap or settings.max_per_case_law
     use_semantic = mode in ("hybrid", "semantic")
     use_lexical = mode == "lexical" or (mode == "hybrid" and settings.bm25_hybrid_enabled)
@@ -105,7 +163,7 @@ def search(
     rows: dict[tuple[str, int], dict] = {}
     image_source = corpus.image_source if settings.multimodal_enabled and image_embedder else None
     use_image = image_source is not None and mode in ("hybrid", "semantic")
-    with store.pool.connection() as conn:
+    with store.connection() as conn:
         qvec = (
             (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
         )
@@ -114,7 +172,7 @@ def search(
         if use_lexical:
             lexical_text = expand_query(text) if settings.lexical_synonyms else text
             terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
-            lookups = legs.references(text)
+            lookups = legs.references(text, settings.reference_lookups_per_query)
         for source in corpus.sources:
             if use_semantic:
                 ids = legs.semantic(
@@ -149,15 +207,6 @@ def search(
     group_of = {key: grouping(row) for key, row in rows.items()}
     kept, dropped = cap_per_item(fused, group_of, limit, cap)
     return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped)
-
-
-def _normalized(filters: legs.Filters) -> legs.Filters:
-    changes = {}
-    for name in ("case_number", "exclude_case_number"):
-        value = getattr(filters, name)
-        if value is not None:
-            changes[name] = normalize_case_number(value)
-    return legs.Filters(**{**filters.__dict__, **changes}) if changes else filters
 
 
 def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:

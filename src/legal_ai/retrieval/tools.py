@@ -1,6 +1,11 @@
 """The search tools the chair and the writing agents call (CLI, MCP). Each tool fixes its corpus;
 no tool takes a corpus argument, so no call can cross corpora. Every tool returns the JSON shape
-`{"tool", "hits": [...], "dropped_by_cap"}`, hits as in DESIGN §4."""
+`{"tool", "hits": [...], "dropped_by_cap"}`, hits as in DESIGN §4.
+
+A required argument counts as given only when something is left of it after cleaning (a case
+number of zero-width spaces is no case number). A filter the tool's corpus cannot apply (a date
+range on the chair's finals, which carry no decision date) is refused by the search, naming the
+filters the corpus has."""
 
 from __future__ import annotations
 
@@ -9,9 +14,9 @@ from typing import Protocol
 import numpy as np
 
 from ..errors import InvalidInput, NotFound
-from ..text.hebrew import normalize_case_number
+from ..text.hebrew import clean_text
 from .legs import Filters
-from .search import SearchResult
+from .search import MAX_QUERY_CHARS, SearchResult, filter_value
 
 
 class Searcher(Protocol):
@@ -31,7 +36,7 @@ def search_decisions(
     date_to: str | None = None, limit: int = 10, mode: str = "hybrid",
 ) -> dict:  # fmt: skip
     """The chair's signed finals (style corpus), within one practice area (required)."""
-    if not practice_area or not str(practice_area).strip():
+    if not filter_value("practice_area", practice_area):
         raise InvalidInput(
             "search_decisions needs practice_area (e.g. planning, betterment_levy, compensation)"
         )
@@ -45,7 +50,7 @@ def search_case_documents(
     app: Searcher, query: str, case_number: str, *, limit: int = 10, mode: str = "hybrid"
 ) -> dict:
     """The documents of one case (pleadings, protocols, exhibits)."""
-    if not case_number or not str(case_number).strip():
+    if not filter_value("case_number", case_number):
         raise InvalidInput("search_case_documents needs the case_number, in full")
     filters = Filters(case_number=case_number)
     return _result(
@@ -58,18 +63,20 @@ def find_similar_cases(
     practice_area: str | None = None, limit: int = 5,
 ) -> dict:  # fmt: skip
     """Other cases like a given case (by its documents) or like a text: one hit per case."""
-    if bool(case_number) == bool(text):
+    if text is not None and not isinstance(text, str):
+        raise InvalidInput("find_similar_cases: text must be text")
+    exclude = filter_value("case_number", case_number)
+    text = clean_text(text).strip()[:MAX_QUERY_CHARS] if text else None
+    if bool(exclude) == bool(text):
         raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
     vector = None
-    exclude = None
-    if case_number:
-        exclude = normalize_case_number(case_number)
+    if exclude:
         text, vector = app.case_profile(exclude)
         if not text:
             raise NotFound(f"case {exclude!r} has no searchable documents to compare")
     filters = Filters(practice_area=practice_area, exclude_case_number=exclude)
     result = app.search(
-        "case", text[:2000], filters=filters, limit=limit, vector=vector,
+        "case", text[:MAX_QUERY_CHARS], filters=filters, limit=limit, vector=vector,
         group_by=lambda row: row.get("case_number"), cap=1,
     )  # fmt: skip
     return _result("find_similar_cases", result)

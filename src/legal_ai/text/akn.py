@@ -72,12 +72,27 @@ def _container(point: etree._Element) -> str:
     return " / ".join(reversed(parts))
 
 
+def _parser() -> etree.XMLParser:
+    """A parser that reads only the file: no entity expansion (billion laughs), no DTD, no
+    network, no external files, libxml2's default limits on depth and size (huge_tree off)."""
+    return etree.XMLParser(
+        resolve_entities=False, load_dtd=False, no_network=True, dtd_validation=False,
+        huge_tree=False, remove_comments=True, remove_pis=True,
+    )  # fmt: skip
+
+
 def parse_law(path: Path) -> Iterator[dict]:
     """Yield one record per top-level section (body and schedules) of an Akoma Ntoso file."""
     try:
-        tree = etree.parse(str(path))
+        with path.open("rb") as handle:  # a file object: the name is never read as a URL
+            tree = etree.parse(handle, _parser())
     except etree.XMLSyntaxError as exc:
-        raise UnsupportedFile(f"{path}: not well-formed XML ({exc}); fix the file") from exc
+        reason = clean_text(str(exc).splitlines()[0] if str(exc) else "syntax error")[:200]
+        raise UnsupportedFile(f"{path}: not well-formed XML ({reason}); fix the file") from None
+    if tree.docinfo.doctype:
+        raise UnsupportedFile(
+            f"{path}: the XML declares a DOCTYPE; Akoma Ntoso needs none, remove it"
+        )
     root = tree.getroot()
     if root.tag != _AKN + "akomaNtoso":
         raise UnsupportedFile(f"{path}: not an Akoma Ntoso 3.0 document (root <{root.tag}>)")

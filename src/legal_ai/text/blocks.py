@@ -5,12 +5,20 @@ the universal profile: `order`, `headings` — one regular expression per block,
 a whole line, optionally numbered or ending with a colon — and `signature_start`). The header is
 everything before the first heading; the signature starts at the line matching
 `signature_start`. Blocks that cannot be found are reported, never guessed.
+
+The patterns are the chair's data, so they run under a time limit: compiled with the `regex`
+package, whose matching functions take a `timeout` (in process, no fork per match, and the same
+engine checks a pattern when the methodology is edited: `check_pattern`). A stored pattern that
+runs away refuses the upload with a message naming it, instead of hanging it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+
+import regex
 
 from ..errors import InvalidInput
 from .hebrew import fold_quotes
@@ -20,6 +28,81 @@ BLOCKS: tuple[str, ...] = (
     "respondents_claims", "hearing", "legal_framework", "discussion", "conclusion", "signature",
 )  # fmt: skip
 MIN_HEADINGS = 3  # fewer recognizable headings than this: not a decision we can read
+MAX_HEADING_CHARS = 60  # longer lines are never headings
+DEFAULT_SIGNATURE = "ניתנה היום"
+# One match of a profile pattern against one line takes microseconds; a second means the
+# pattern backtracks without bound. It is then remembered (per process) and refused at once.
+MATCH_SECONDS = 1.0
+PROBE_SECONDS = 0.25  # check_pattern: each pathological probe
+_RUNAWAY: set[str] = set()
+
+
+_FIX = "fix it with `legal-ai methodology edit`"
+
+
+def compile_pattern(pattern: str, what: str, *, signature: bool = False) -> regex.Pattern:
+    """A profile pattern as segmentation applies it (a heading: the whole line; the signature:
+    the start of a line). InvalidInput naming `what` when it is not a regular expression."""
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise InvalidInput(f"{what}: the pattern is empty or not text; write a regular expression")
+    try:
+        return _compile(rf"^\s*(?:{pattern})" if signature else rf"(?:{pattern})")
+    except (regex.error, ValueError, OverflowError, RecursionError) as exc:
+        raise InvalidInput(f"{what}: not a valid regular expression ({exc})") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _compile(source: str) -> regex.Pattern:
+    return regex.compile(source)
+
+
+def _match(compiled: regex.Pattern, line: str, what: str, *, whole: bool) -> bool:
+    if compiled.pattern in _RUNAWAY:
+        raise InvalidInput(f"{what}: this pattern ran away on an earlier text; {_FIX}")
+    try:
+        method = compiled.fullmatch if whole else compiled.match
+        return method(line, timeout=MATCH_SECONDS) is not None
+    except TimeoutError:
+        _RUNAWAY.add(compiled.pattern)
+        raise InvalidInput(
+            f"{what}: matching one line took over {MATCH_SECONDS:g} s (catastrophic "
+            f"backtracking); {_FIX}"
+        ) from None
+
+
+def _probes(pattern: str) -> list[str]:
+    """Lines that make a backtracking pattern run away: long runs of the characters the pattern
+    names (and of letters, digits, spaces), alone, spaced and as the pattern's own words, then a
+    character that fails the match (so every way of splitting the run is tried) and the
+    pattern's words (so a search for a required word does not skip the line)."""
+    literal = " ".join("".join(ch if ch.isalnum() else " " for ch in pattern).split())
+    chars = [ch for ch in dict.fromkeys(literal) if ch != " "][:24]
+    length, tail = 20000, "\x01" + literal
+    probes = []
+    for ch in dict.fromkeys([*chars, "a", "א", "1", " ", "\t"]):
+        probes += [ch * length + tail, (ch + " ") * (length // 2) + tail]
+    for word in dict.fromkeys([literal, literal.replace(" ", ""), *literal.split()]):
+        if word:
+            repeat = max(1, length // len(word))
+            probes += [word * repeat + tail, word + word[-1] * length + tail]
+    return probes
+
+
+def check_pattern(pattern: str, what: str, *, signature: bool = False) -> None:
+    """Compile a profile pattern and time-box it against pathological lines: InvalidInput
+    naming `what` when it is not a regular expression or backtracks without bound (such as
+    `(a+)+$` or `(a|aa)+$`). Run before a methodology edit is saved."""
+    compiled = compile_pattern(pattern, what, signature=signature)
+    for probe in _probes(pattern):
+        try:
+            compiled.match(probe, timeout=PROBE_SECONDS)
+            compiled.fullmatch(probe[:MAX_HEADING_CHARS], timeout=PROBE_SECONDS)
+        except TimeoutError:
+            raise InvalidInput(
+                f"{what}: the pattern {pattern!r} backtracks without bound on a long line "
+                "(nested or overlapping repetition such as (a+)+ or (a|aa)+); rewrite it "
+                "without the nested repetition"
+            ) from None
 
 
 @dataclass
@@ -39,25 +122,35 @@ def _heading_line(line: str) -> str:
 def segment(text: str, spec: dict) -> Segmentation:
     """Split `text` by the profile's block spec. Raises InvalidInput when fewer than
     MIN_HEADINGS headings are recognizable (not a decision, or another format)."""
-    order: list[str] = list(spec.get("order") or BLOCKS)
     patterns = {
-        block: re.compile(rf"(?:{pattern})") for block, pattern in spec.get("headings", {}).items()
+        block: compile_pattern(pattern, f"methodology blocks.headings.{block}")
+        for block, pattern in (spec.get("headings") or {}).items()
     }
-    signature = re.compile(rf"^\s*(?:{spec.get('signature_start', 'ניתנה היום')})")
+    order: list[str] = list(spec.get("order") or BLOCKS)
+    order += [b for b in (*patterns, "signature") if b not in order]  # a partial order
+    signature_what = "methodology blocks.signature_start"
+    signature = compile_pattern(
+        spec.get("signature_start", DEFAULT_SIGNATURE), signature_what, signature=True
+    )
     lines = text.replace("\r\n", "\n").split("\n")
     starts: list[tuple[int, str, str]] = []  # (line index, block, heading)
     seen: set[str] = set()
     for index, line in enumerate(lines):
         candidate = _heading_line(line)
-        if not candidate or len(candidate) > 60:
+        if not candidate or len(candidate) > MAX_HEADING_CHARS:
             continue
         for block, pattern in patterns.items():
-            if block not in seen and pattern.fullmatch(candidate):
+            what = f"methodology blocks.headings.{block}"
+            if block not in seen and _match(pattern, candidate, what, whole=True):
                 starts.append((index, block, line.strip()))
                 seen.add(block)
                 break
         else:
-            if "signature" not in seen and starts and signature.match(line):
+            if (
+                "signature" not in seen
+                and starts
+                and _match(signature, line, signature_what, whole=False)
+            ):
                 starts.append((index, "signature", ""))
                 seen.add("signature")
     if len([s for s in starts if s[1] != "signature"]) < MIN_HEADINGS:

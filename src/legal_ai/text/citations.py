@@ -12,20 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .hebrew import PREFIX_CLASS, fold_quotes
+from .hebrew import COURT_SPELLINGS, COURTS, PREFIX_CLASS, fold_quotes, normalize_case_number
 
 PBL = 'חוק התכנון והבנייה, התשכ"ה-1965'
 DEVIATION_REGS = 'תקנות התכנון והבנייה (סטייה ניכרת מתכנית), התשס"ב-2002'
 
-# Court and tribunal abbreviations as written (after quote normalization), to their canonical
-# spelling. Quote-less spellings are accepted too (see _COURT_KEYS).
-COURTS = {
-    'בג"ץ': 'בג"ץ', 'בג"צ': 'בג"ץ', 'עע"מ': 'עע"מ', 'ע"א': 'ע"א', 'רע"א': 'רע"א',
-    'בר"מ': 'בר"מ', 'עת"מ': 'עת"מ', 'ע"פ': 'ע"פ', 'רע"פ': 'רע"פ', 'דנ"א': 'דנ"א',
-    'דנג"ץ': 'דנג"ץ', 'ע"ע': 'ע"ע', 'עמ"נ': 'עמ"נ', 'ה"פ': 'ה"פ', 'ת"א': 'ת"א', 'בל"מ': 'בל"מ',
-    'ערר': 'ערר', 'ערר מנהלי': 'ערר מנהלי',
-}  # fmt: skip
-_COURT_KEYS = {k.replace('"', ""): v for k, v in COURTS.items()} | COURTS
+# Court and tribunal abbreviations: the table is text/hebrew's (`COURTS`), shared with the case
+# number normalizer. Quote-less spellings are accepted too (COURT_SPELLINGS).
+_COURT_KEYS = COURT_SPELLINGS
 _COURT_ALT = "|".join(
     re.escape(k).replace('"', '"?') for k in sorted(COURTS, key=len, reverse=True)
 )
@@ -80,9 +74,9 @@ class Citation:
 
 
 def ruling_ref(court: str, number: str, year: str, district: str | None = None) -> str:
-    canonical = _COURT_KEYS.get(court, court)
-    where = " ({})".format(" ".join(district.split())) if district else ""
-    return f"{canonical}{where} {int(number)}/{year}"
+    """A ruling's key: its case number as `normalize_case_number` spells every case number."""
+    where = f" ({district})" if district else ""
+    return normalize_case_number(f"{court}{where} {number}/{year}")
 
 
 def _target(tail: str) -> tuple[str | None, str | None, int]:

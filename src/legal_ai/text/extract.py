@@ -1,15 +1,21 @@
 """Files -> text with pages: PDF (poppler's pdftotext, logical Hebrew order), DOCX, TXT/MD.
 
-Every failure is an `UnsupportedFile` naming the file and what to do about it. Size is checked
-before anything is read, so memory stays bounded whatever is uploaded.
+Every failure is an `UnsupportedFile` naming the file and what to do about it, never a raw
+exception. Size is checked before anything is read, and what a file can expand into is bounded
+too (`Limits`): pdftotext runs under a time limit with its output capped, and a DOCX's declared
+uncompressed size and compression ratio are checked before python-docx opens it (a zip bomb
+is refused without being inflated).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import selectors
 import shutil
 import subprocess
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +28,22 @@ SUPPORTED = (".pdf", ".docx", ".txt", ".md", ".jsonl", ".xml")
 
 # Hebrew letters must make up at least this share of the letters of a legacy-encoded file.
 _MIN_HEBREW_SHARE = 0.3
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one file may expand into. The defaults are far above any real decision (a 500-page
+    PDF is about 2 MB of text and a few seconds of pdftotext; a DOCX unpacks to a few MB at
+    ratios under 20) and far below what would exhaust the machine."""
+
+    pdf_seconds: float = 120.0  # pdftotext's wall-clock time
+    text_bytes: int = 64 * 2**20  # pdftotext's output (UTF-8)
+    docx_bytes: int = 256 * 2**20  # a DOCX's members, uncompressed, as its zip directory declares
+    docx_ratio: int = 200  # uncompressed/compressed of any member over 1 MB
+    docx_members: int = 5000
+
+
+LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -57,13 +79,13 @@ def check_size(path: Path, max_bytes: int) -> int:
     return size
 
 
-def extract(path: Path) -> Extracted:
+def extract(path: Path, limits: Limits = LIMITS) -> Extracted:
     """Extract a single-document file (PDF, DOCX, TXT, MD)."""
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        return _pdf(path)
+        return _pdf(path, limits)
     if suffix == ".docx":
-        return _docx(path)
+        return _docx(path, limits)
     if suffix in TEXT_SUFFIXES:
         return Extracted(clean_text(decode_text(path.read_bytes(), path)), suffix[1:])
     raise UnsupportedFile(
@@ -119,25 +141,75 @@ def pdf_page_text(raw: str) -> str:
     return clean_text(_LRE_RUN.sub(lambda m: _logical_run(m.group(1)), raw))
 
 
-def _pdf(path: Path) -> Extracted:
+class _Overflow(Exception):
+    """A bounded command's output went over its cap."""
+
+
+def run_bounded(command: list[str], seconds: float, max_bytes: int) -> tuple[int, bytes, bytes]:
+    """Run `command` with a wall-clock limit and its standard output capped at `max_bytes`
+    (killed when either is exceeded: `subprocess.TimeoutExpired` / `_Overflow`). Both pipes are
+    drained together so a chatty stderr cannot block the child; only stderr's tail is kept."""
+    process = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    out, err = bytearray(), bytearray()
+    deadline = time.monotonic() + seconds
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ, out)
+            selector.register(process.stderr, selectors.EVENT_READ, err)
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(command, seconds)
+                for key, _ in selector.select(left):
+                    data = os.read(key.fd, 1 << 16)
+                    if not data:
+                        selector.unregister(key.fileobj)
+                    elif key.data is err:
+                        err[:] = (err + data)[-4096:]
+                    else:
+                        out += data
+                        if len(out) > max_bytes:
+                            raise _Overflow
+        returncode = process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+        process.stderr.close()
+    return returncode, bytes(out), bytes(err)
+
+
+def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
     if shutil.which("pdftotext") is None:
         raise UnsupportedFile(
             f"{path}: reading PDF needs poppler's pdftotext; run `make install` "
             "(or apt-get install poppler-utils)"
         )
-    result = subprocess.run(
-        ["pdftotext", "-enc", "UTF-8", str(path), "-"],
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )
-    if result.returncode != 0:
-        detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
+    # An absolute path: a file named "-x.pdf" must not be read as an option.
+    command = ["pdftotext", "-enc", "UTF-8", str(path.absolute()), "-"]
+    try:
+        returncode, stdout, stderr = run_bounded(command, limits.pdf_seconds, limits.text_bytes)
+    except subprocess.TimeoutExpired:
         raise UnsupportedFile(
-            f"{path}: not a readable PDF ({detail[-1] if detail else 'pdftotext failed'}); "
+            f"{path}: reading the PDF's text took over {limits.pdf_seconds:g} s and was stopped; "
+            "split the file or export it again (print to PDF)"
+        ) from None
+    except _Overflow:
+        raise UnsupportedFile(
+            f"{path}: the PDF's text is over {limits.text_bytes / 2**20:g} MB and was not read; "
+            "split the file"
+        ) from None
+    if returncode != 0:
+        detail = stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = clean_text(detail[-1])[:200] if detail else "pdftotext failed"
+        raise UnsupportedFile(
+            f"{path}: not a readable PDF ({reason}); "
             "the file is corrupt or truncated, export it again"
         )
-    raw_pages = result.stdout.decode("utf-8", "replace").split("\f")
+    raw_pages = stdout.decode("utf-8", "replace").split("\f")
     if raw_pages and not raw_pages[-1].strip():
         raw_pages.pop()  # pdftotext ends the last page with a form feed too
     pages = [pdf_page_text(page).strip("\n") for page in raw_pages]
@@ -160,18 +232,53 @@ def join_pages(pages: list[str]) -> tuple[str, list[int]]:
 
 
 # --- DOCX --------------------------------------------------------------------------------------
-def _docx(path: Path) -> Extracted:
-    import docx  # python-docx: imported lazily, it is only needed for DOCX
-    from docx.opc.exceptions import PackageNotFoundError
+def check_docx_archive(path: Path, limits: Limits = LIMITS) -> None:
+    """Refuse a DOCX whose zip directory declares more than it may unpack to, before anything
+    is inflated. zipfile never inflates a member past its declared size, so the declared sizes
+    bound what python-docx can read."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
+        raise UnsupportedFile(
+            f"{path}: not a readable DOCX (not a zip archive, or a damaged one); "
+            "open it in Word and save it again"
+        ) from None
+    if len(members) > limits.docx_members:
+        raise UnsupportedFile(
+            f"{path}: the DOCX holds {len(members)} parts (over {limits.docx_members}); "
+            "it is not a document we can read, save it again from Word"
+        )
+    total = sum(member.file_size for member in members)
+    if total > limits.docx_bytes:
+        raise UnsupportedFile(
+            f"{path}: the DOCX unpacks to {total / 2**20:.0f} MB, over the "
+            f"{limits.docx_bytes / 2**20:.0f} MB limit; split the document or remove its images"
+        )
+    for member in members:
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > 2**20 and ratio > limits.docx_ratio:
+            raise UnsupportedFile(
+                f"{path}: a part of the DOCX expands {ratio:.0f} times (over "
+                f"{limits.docx_ratio}); this looks like a zip bomb, not a document"
+            )
 
+
+def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:
+    import docx  # python-docx: imported lazily, it is only needed for DOCX
+
+    check_docx_archive(path, limits)
     try:
         document = docx.Document(str(path))
-    except (zipfile.BadZipFile, KeyError, ValueError, PackageNotFoundError) as exc:
+        paragraphs = [p.text for p in document.paragraphs]
+        for table in document.tables:
+            for row in table.rows:
+                paragraphs.append(" | ".join(cell.text for cell in row.cells))
+    except Exception as exc:  # any failure of the parser on this file
+        # python-docx raises many types on a damaged package (KeyError, ValueError, lxml's
+        # XMLSyntaxError, PackageNotFoundError, AttributeError on a missing part, RuntimeError
+        # on an encrypted member): all mean the same to the caller.
         raise UnsupportedFile(
-            f"{path}: not a readable DOCX ({exc}); open it in Word and save it again"
-        ) from exc
-    paragraphs = [p.text for p in document.paragraphs]
-    for table in document.tables:
-        for row in table.rows:
-            paragraphs.append(" | ".join(cell.text for cell in row.cells))
+            f"{path}: not a readable DOCX ({type(exc).__name__}); open it in Word and save it again"
+        ) from None
     return Extracted(clean_text("\n\n".join(p for p in paragraphs if p.strip())), "docx")

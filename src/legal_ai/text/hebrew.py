@@ -15,28 +15,51 @@ from dataclasses import dataclass
 
 from . import morphology
 
-_BIDI_CONTROLS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c\ufeff"
-_BIDI_RE = re.compile(f"[{_BIDI_CONTROLS}]")
+# Characters that are invisible in the text yet split or glue its words, so a query, a filter
+# value or a stored text carrying them would match nothing: zero-width space/non-joiner/joiner
+# (U+200B-U+200D), LRM/RLM, the bidi embeddings, overrides and isolates, the Arabic letter mark,
+# word joiner and invisible operators (U+2060-U+2064), BOM/ZWNBSP and the soft hyphen; plus what
+# cannot be stored at all: C0/C1 controls (NUL: PostgreSQL refuses it in text), lone surrogates
+# (not encodable as UTF-8) and the noncharacters U+FFFE/U+FFFF. Tab and line feed are kept.
+_INVISIBLE = (
+    "\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
+)
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+# Hebrew presentation forms (wide letters, letters with a point, the alef-lamed ligature): NFKC
+# folds each to its base letter (plus the point as a combining mark, which `normalize` strips).
+_PRESENTATION_RE = re.compile("[\ufb1d-\ufb4f]")
 # Hebrew points and cantillation (U+0591-U+05C7) except maqaf U+05BE, paseq U+05C0, sof pasuq
-# U+05C3 and nun hafukha U+05C6, which are punctuation.
-_NIQQUD_RE = re.compile("[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
+# U+05C3 and nun hafukha U+05C6, which are punctuation; and the Judeo-Spanish varika U+FB1E.
+_NIQQUD_RE = re.compile("[\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\ufb1e]")
 _GERESH = str.maketrans({"\u05f3": "'", "\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'"})
 _GERSHAYIM = str.maketrans(
     {"\u05f4": '"', "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"', "\u201f": '"'}
 )
-_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 PREFIX_LETTERS = frozenset("והבכלמש")
 PREFIX_CLASS = "[והבכלמש]"  # the same letters as a regular-expression class
 
 
 def clean_text(text: str) -> str:
-    """Text as stored and shown: no NUL or control characters, no bidi marks, LF line ends.
+    """Text as stored and shown: LF line ends; no NUL, control, zero-width or bidi characters,
+    soft hyphens, lone surrogates; Hebrew presentation forms folded to their letters (NFKC).
 
-    Niqqud and the original quote marks are kept (they are what the chair wrote)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _BIDI_RE.sub("", text)
-    return _CONTROL_RE.sub("", text)
+    Every text that reaches the database or the analyzer passes through here (stored texts,
+    queries, filter values and metadata, and `normalize`). Niqqud and the original quote marks
+    are kept (they are what the chair wrote)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n")
+    text = text.replace("\u2029", "\n")
+    text = _INVISIBLE_RE.sub("", text)
+    if _PRESENTATION_RE.search(text):
+        text = _PRESENTATION_RE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+    return text
+
+
+def clean_value(value: str) -> str:
+    """A short field value (a filter, a court, a practice area) as stored and as compared:
+    `clean_text`, one ASCII geresh/gershayim, single spaces, no edge spaces."""
+    return " ".join(fold_quotes(clean_text(value)).split())
 
 
 def fold_quotes(text: str) -> str:
@@ -58,11 +81,37 @@ def normalize(text: str) -> str:
     return text
 
 
-def normalize_case_number(case_number: str) -> str:
-    """Canonical spelling of a case number: normalized quotes, single spaces, no edge spaces.
+# Court and tribunal abbreviations as written (after quote folding), to their canonical
+# spelling; quote-less spellings (בגץ, עעמ) are accepted too. Case numbers and citation refs
+# share this table through `normalize_case_number`.
+COURTS = {
+    'בג"ץ': 'בג"ץ', 'בג"צ': 'בג"ץ', 'עע"מ': 'עע"מ', 'ע"א': 'ע"א', 'רע"א': 'רע"א',
+    'בר"מ': 'בר"מ', 'עת"מ': 'עת"מ', 'ע"פ': 'ע"פ', 'רע"פ': 'רע"פ', 'דנ"א': 'דנ"א',
+    'דנג"ץ': 'דנג"ץ', 'ע"ע': 'ע"ע', 'עמ"נ': 'עמ"נ', 'ה"פ': 'ה"פ', 'ת"א': 'ת"א', 'בל"מ': 'בל"מ',
+    'ערר': 'ערר', 'ערר מנהלי': 'ערר מנהלי',
+}  # fmt: skip
+COURT_SPELLINGS = {k.replace('"', ""): v for k, v in COURTS.items()} | COURTS
+_CASE_COURT_RE = re.compile(r"^([^\d(]+?) ?(?=\(|\d|$)")
 
-    The full number is kept (ערר (מרכז) 1042/23 and בל"מ 1042/23 stay different keys)."""
-    return re.sub(r"\s+", " ", normalize(case_number)).strip()
+
+def normalize_case_number(case_number: str) -> str:
+    """The one canonical spelling of a case number: every case key, search filter, citation ref
+    and learning-loop case goes through here, so spelling variants of one case share one key.
+
+    Quotes folded (״ -> "), the court's canonical spelling (בג"צ and בגץ -> בג"ץ), single spaces,
+    one space around a district in parentheses (`ערר(מרכז) 1042 / 23` -> `ערר (מרכז) 1042/23`),
+    a slash between the number and the year (1042-23 -> 1042/23) and no leading zeros in the
+    number. The full number is kept: ערר (מרכז) 1042/23 and בל"מ 1042/23 stay different keys."""
+    text = " ".join(normalize(case_number).split())
+    text = re.sub(r"\s*\(\s*", " (", text)
+    text = re.sub(r"\s*\)\s*", ") ", text).strip()
+    text = re.sub(r"(\d)\s*[/\-\u2013\u2014]\s*(?=\d)", r"\1/", text)
+    text = re.sub(r"([א-ת\"'])(?=\d)", r"\1 ", text)
+    text = re.sub(r"(?<![\d/])0+(?=\d+/)", "", text)
+    court = _CASE_COURT_RE.match(text)
+    if court and court.group(1) in COURT_SPELLINGS:
+        text = COURT_SPELLINGS[court.group(1)] + text[court.end(1) :]
+    return text
 
 
 # A token: a case number (1234/05), a section reference (152(א)(2), 14א), an acronym with
