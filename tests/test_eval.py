@@ -100,8 +100,10 @@ def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path
 
 @pytest.mark.db
 @pytest.mark.slow
+@pytest.mark.shared
 def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(server_url):
-    """The frozen pbl-questions slice of the CI gate: dropping the lexical leg must fail it.
+    """The frozen pbl-questions slice of the CI gate: dropping the lexical leg must fail it (on
+    the project's own data: test_harness_end_to_end_and_the_gate_catches_a_regression).
     It runs on the test server's main database, as scripts/eval-gate does, so the gate that
     .ci/run starts next finds these embeddings in the cache."""
     from conftest import TEST_HOME, shared

@@ -7,7 +7,8 @@ import hashlib
 import numpy as np
 import pytest
 
-from conftest import ScriptedHandler, local_server, shared
+import factories
+from conftest import ScriptedHandler, local_server
 from legal_ai.errors import ProviderError
 from legal_ai.providers.multimodal import make_multimodal
 from legal_ai.services import App
@@ -55,25 +56,25 @@ def test_off_by_default_and_needs_a_key(settings):
         make_multimodal(settings.model_copy(update={"multimodal_enabled": True}))
 
 
-def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimodal_url):
-    pdf = shared("synthetic-decisions", "documents", "arar-merkaz-1042-23.final.pdf")
+def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimodal_url, tmp_path):
+    record = factories.records()[0]
+    pdf = factories.decision_pdf(tmp_path / "final.pdf", record["final_text"], pages=4)
+    case = record["case_number"]
     enabled = settings.model_copy(update={
         "multimodal_enabled": True, "voyage_api_key": "k", "voyage_base_url": multimodal_url,
     })  # fmt: skip
     legal = App(enabled, store=app.store, embedder=app.embedder.inner)
-    report = legal.ingest(
-        [pdf], "style", meta={"case_number": "ערר (מרכז) 1042/23", "practice_area": "planning"}
-    )
+    report = legal.ingest([pdf], "style", meta={"case_number": case, "practice_area": "planning"})
     assert report.ingested == 1
     sent = ScriptedMultimodal.requests
-    assert sum(len(r["inputs"]) for r in sent) == 7 and sent[0]["input_type"] == "document"
+    assert sum(len(r["inputs"]) for r in sent) == 4 and sent[0]["input_type"] == "document"
     assert sent[0]["inputs"][0]["content"][0]["type"] == "image_base64"
     with app.store.pool.connection() as conn:
         pages = [
             r["page"] for r in conn.execute("SELECT page FROM document_page_images ORDER BY page")
         ]
         content = conn.execute("SELECT content FROM documents").fetchone()["content"]
-    assert pages == list(range(1, 8))
+    assert pages == [1, 2, 3, 4]
     # 'page 3' lands on image 3 in the scripted space: the image leg ranks page 3 first.
     # (a high cap: with the default of 3 per document, its chunks would fill the share)
     hits = legal.search("style", "page 3", limit=40, mode="semantic", cap=40).hits
@@ -87,8 +88,8 @@ def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimoda
     assert not [h for h in lexical if h["kind"] == "page"]
     # the same PDF in the internal corpus: its images come from the cache, not the model
     before = len(ScriptedMultimodal.requests)
-    legal.ingest([pdf], "internal", meta={"case_number": "ערר (מרכז) 1042/23", "decided_on": "2023-11-14",
-                                          "practice_area": "planning", "title": "1042/23"})  # fmt: skip
+    legal.ingest([pdf], "internal", meta={"case_number": case, "decided_on": record["decided_on"],
+                                          "practice_area": "planning", "title": case})  # fmt: skip
     assert len(ScriptedMultimodal.requests) == before
     # each corpus sees only its own page images; the audit checks the image leg too
     for corpus, id_key in (("style", "document_id"), ("internal", "case_law_id")):
@@ -96,5 +97,5 @@ def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimoda
         pages_found = [h for h in found if h["kind"] == "page"]
         assert pages_found and all(h["corpus"] == corpus and h[id_key] for h in pages_found)
     audit = legal.isolation_audit()
-    assert audit["leaks"] == 0 and audit["legs"]["style/page/image"]["checked"] == 7
-    assert audit["legs"]["internal/page/image"]["checked"] == 7
+    assert audit["leaks"] == 0 and audit["legs"]["style/page/image"]["checked"] == 4
+    assert audit["legs"]["internal/page/image"]["checked"] == 4
