@@ -218,3 +218,32 @@ def test_roles_exist_on_the_test_server_and_health_says_so(app):
     with app.store.connection() as conn:
         assert conn.execute("SELECT current_user AS u").fetchone()["u"] != "legal_ai_agent"
     assert app.health()["roles_enforced"] is True
+
+
+def test_an_upload_is_recorded_under_its_own_name_never_its_temp_path(app, tmp_path):
+    from fastapi.testclient import TestClient
+
+    import factories
+    from legal_ai.web.app import create_app
+
+    record = factories.records()[0]
+    web = app.settings.model_copy(update={"chair_token": "her", "agent_token": "w=agent",
+                                          "home": tmp_path})  # fmt: skip
+    case = record["case_number"].replace("/", "%2F")
+    with TestClient(create_app(web, legal=app)) as client:
+        draft = client.post(f"/api/cases/{case}/draft/upload",
+                            headers={"Authorization": "Bearer agent"},
+                            files={"file": ("טיוטה.txt", record["draft_text"].encode())},
+                            data={"appeal_type": record["appeal_type"]})  # fmt: skip
+        assert draft.status_code == 200, draft.text
+        final = client.post(f"/api/cases/{case}/final/upload",
+                            headers={"Authorization": "Bearer her"},
+                            files={"file": ("final.txt", record["final_text"].encode())})  # fmt: skip
+        assert final.status_code == 200, final.text
+    with app.store.pool.connection() as conn:
+        paths = {r["source_path"] for r in conn.execute(
+            "SELECT source_path FROM drafts UNION ALL SELECT source_path FROM documents"
+            " UNION ALL SELECT source_path FROM case_law UNION ALL"
+            " SELECT source_path FROM item_versions").fetchall()}  # fmt: skip
+    assert paths == {"upload:טיוטה.txt", "upload:final.txt"}
+    assert not any((tmp_path / "uploads").iterdir())  # the request's folder is gone

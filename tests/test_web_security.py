@@ -255,9 +255,9 @@ def test_unexpected_and_database_errors_say_nothing_internal(app, web_settings, 
 
 
 def test_pool_exhaustion_is_a_prompt_503(web_settings, e5):
-    small = App(web_settings.model_copy(update={"pool_max_size": 1}), embedder=e5)
+    settings = web_settings.model_copy(update={"pool_max_size": 1, "pool_timeout_s": 0.5})
+    small = App(settings, embedder=e5)
     try:
-        settings = web_settings.model_copy(update={"pool_timeout_s": 0.5})
         with TestClient(create_app(settings, legal=small)) as c:
             assert c.get("/api/lessons", headers=auth(AGENT)).status_code == 200
             with small.store.pool.connection():  # the only connection, held

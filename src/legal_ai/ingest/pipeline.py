@@ -310,7 +310,7 @@ class Ingestor:
             return []
         from ..providers.multimodal import render_pages
 
-        rendered = render_pages(Path(item.source_path))
+        rendered = render_pages(Path(item.file_path or item.source_path))
         cache = getattr(self.embedder, "cache", None)
         found = cache.get_many(self.images.id, [sha for _, _, sha in rendered]) if cache else {}
         todo = [(png, sha) for _, png, sha in rendered if sha not in found]

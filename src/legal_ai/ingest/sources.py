@@ -106,6 +106,7 @@ class IngestItem:
     metadata: dict[str, Any] = field(default_factory=dict)  # everything else
     page_starts: list[int] | None = None
     file_sha256: str | None = None  # set for single-document files: duplicate check
+    file_path: str | None = None  # where to read the file again (page images), if not source_path
     issue: str | None = None
 
 

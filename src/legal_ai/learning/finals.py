@@ -35,15 +35,17 @@ if TYPE_CHECKING:
     from ..services import App
 
 
-def read_decision(app: App, path: Path | str) -> extract.Extracted:
-    """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big)."""
+def read_decision(app: App, path: Path | str, name: str | None = None) -> extract.Extracted:
+    """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big).
+    `name` is what messages call the file (an upload's own name, not its temp path)."""
     path = Path(path)
+    name = name or str(path)
     extract.check_size(path, app.settings.max_file_mb * 2**20)
     extracted = extract.extract(path)
     if extracted.issue:
-        raise InvalidInput(f"{path}: {extracted.issue}")
+        raise InvalidInput(f"{name}: {extracted.issue}")
     if not extracted.text.strip():
-        raise InvalidInput(f"{path}: no text in the file; export the decision again")
+        raise InvalidInput(f"{name}: no text in the file; export the decision again")
     return extracted
 
 
@@ -59,12 +61,15 @@ def add_draft(
     appeal_type: str | None = None,
     outcome: str | None = None,
     practice_area: str | None = None,
+    source_name: str | None = None,
 ) -> dict:
+    """Register our draft of `case` (a new version when its text changed). `source_name` is what
+    the record and messages call the file (an upload's own name, never its temp path)."""
     case = vocab.case_number(case)
     appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
     outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
     practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
-    extracted = read_decision(app, path)
+    extracted = read_decision(app, path, source_name)
     digest = hashlib.sha256(extracted.text.encode("utf-8")).hexdigest()
     with app.store.transaction() as conn:
         seg = segment(conn, extracted.text)
@@ -83,7 +88,8 @@ def add_draft(
             draft = store.insert_draft(conn, {
                 "case_number": case, "content": extracted.text, "content_hash": digest,
                 "blocks": seg.blocks, "missing_blocks": seg.missing, "appeal_type": appeal_type,
-                "outcome": outcome, "practice_area": practice_area, "source_path": str(path),
+                "outcome": outcome, "practice_area": practice_area,
+                "source_path": source_name or str(path),
             })  # fmt: skip
         if pair is None:
             pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
@@ -106,10 +112,10 @@ def add_draft(
     }
 
 
-def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict
+def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict, name: str
            ) -> tuple[IngestItem, IngestItem]:  # fmt: skip
     sha = extract.file_sha256(path)
-    common = dict(doc_id=case, text=extracted.text, source_path=str(path),
+    common = dict(doc_id=case, text=extracted.text, source_path=name, file_path=str(path),
                   source_format=extracted.source_format, page_starts=extracted.page_starts,
                   file_sha256=sha)  # fmt: skip
     title = f"החלטה ב{case}"
@@ -133,13 +139,14 @@ def upload_final(
     decided_on: str | None = None,
     appeal_type: str | None = None,
     outcome: str | None = None,
+    source_name: str | None = None,
 ) -> dict:
     case = vocab.case_number(case)
     path = Path(path)
     practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
     appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
     outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
-    extracted = read_decision(app, path)
+    extracted = read_decision(app, path, source_name)
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
     with app.store.connection() as conn:
         seg = segment(conn, extracted.text)
@@ -155,15 +162,19 @@ def upload_final(
         "chair_name": known.get("chair_name") or app.settings.committee_chair,
     }  # fmt: skip
     if fields["practice_area"] is None:
-        raise InvalidInput(f"{path.name}: cannot tell the practice area; pass --practice-area")
+        raise InvalidInput(
+            f"{source_name or path.name}: cannot tell the practice area; pass --practice-area"
+        )
     if fields["decided_on"] is None:
-        raise InvalidInput(f"{path.name}: no decision date found; pass --decided-on YYYY-MM-DD")
+        raise InvalidInput(
+            f"{source_name or path.name}: no decision date found; pass --decided-on YYYY-MM-DD"
+        )
     if not fields["chair_name"]:
         raise InvalidInput(
             f"{case}: no chair is recorded for this case; set LEGAL_AI_COMMITTEE_CHAIR to the "
             "committee chair's name (a decision is never attributed to a default)"
         )
-    style_item, internal_item = _items(case, extracted, path, fields)
+    style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
 
     with app.store.connection() as conn:
         stored = sql_items.find_item(conn, internal_corpus, case)

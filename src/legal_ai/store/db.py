@@ -72,7 +72,7 @@ def database_url(settings: Settings) -> str:
 class Store:
     """A migrated database and its connection pool."""
 
-    def __init__(self, url: str, *, max_size: int = 4) -> None:
+    def __init__(self, url: str, *, max_size: int = 4, timeout: float = 30.0) -> None:
         self.url = url
         try:
             migrations.migrate(url)
@@ -84,6 +84,7 @@ class Store:
             max_size=max_size,
             kwargs={"row_factory": dict_row, "prepare_threshold": None},
             configure=register_vector,
+            timeout=timeout,  # a caller waits this long for a free connection (PoolTimeout)
             open=True,
         )
 
@@ -151,7 +152,9 @@ class Store:
 
 
 def open_store(settings: Settings) -> Store:
-    return Store(database_url(settings), max_size=settings.pool_max_size)
+    return Store(
+        database_url(settings), max_size=settings.pool_max_size, timeout=settings.pool_timeout_s
+    )
 
 
 def _redact(url: str) -> str:

@@ -104,8 +104,6 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         from ..services import App
 
         legal = App(settings)
-    # A request waits at most this long for a pooled connection, then gets 503.
-    legal.store.pool.timeout = settings.pool_timeout_s
     upload_root = settings.home / "uploads"
     uploads.sweep(upload_root)
 
@@ -148,7 +146,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         with uploads.private_folder(upload_root) as folder:
             upload = await uploads.receive(request, folder, fields=fields, max_bytes=max_file)
             try:
-                return await run_in_threadpool(service, view, case, upload.path, **upload.fields)
+                return await run_in_threadpool(service, view, case, upload.path,
+                                               source_name=f"upload:{upload.name}",
+                                               **upload.fields)  # fmt: skip
             except AppError as exc:
                 message = str(exc).replace(str(upload.path), upload.name)
                 raise type(exc)(message.replace(str(folder), "")) from None
