@@ -3,16 +3,35 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: install demo test check bench clean stop
+LOCK := requirements.lock
+
+.PHONY: install demo test check bench clean stop lock audit
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml scripts/install-system
+# The tested versions of every package (requirements.lock) constrain what is installed; a new
+# dependency not yet in the lock installs unconstrained until `make lock` is run.
+$(VENV)/.installed: pyproject.toml $(LOCK) scripts/install-system
 	scripts/install-system
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,voyage]'
+	$(BIN)/python -m pip install --quiet -c $(LOCK) --upgrade pip setuptools
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev,voyage]'
 	touch $@
+
+# Rebuild the lock from a fresh venv with today's newest versions allowed by pyproject.toml.
+lock:
+	rm -rf build/lock-venv
+	$(PYTHON) -m venv build/lock-venv
+	build/lock-venv/bin/python -m pip install --quiet --upgrade pip setuptools
+	build/lock-venv/bin/python -m pip install --quiet -e '.[dev,voyage]'
+	{ echo "# The tested versions: \`make install\` installs with -c $(LOCK); \`make lock\` rebuilds it."; \
+	  echo "# Made by pip freeze of a fresh venv (Linux x86_64, CPython $$(build/lock-venv/bin/python -c 'import platform; print(platform.python_version())'))."; \
+	  build/lock-venv/bin/python -m pip freeze --all --exclude-editable; } > $(LOCK)
+	rm -rf build/lock-venv
+
+# Known vulnerabilities in the installed packages (needs pip-audit's service: see scripts/audit).
+audit: install
+	scripts/audit
 
 demo: install
 	$(BIN)/legal-ai demo
