@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+import factories
 from conftest import write
 
 pytestmark = pytest.mark.db
@@ -80,11 +81,7 @@ def test_db_url_points_at_the_configured_server(cli_env, settings):
 
 def test_learning_loop_commands(app, cli_env, tmp_path):
     """draft add → final upload → learning history, with DESIGN §10's JSON keys."""
-    from conftest import shared
-
-    record = json.loads(
-        shared("synthetic-decisions", "decisions.jsonl").read_text(encoding="utf-8").splitlines()[2]
-    )
+    record = factories.records()[2]  # the fictional levy pair
     case = record["case_number"]
     draft = write(tmp_path / "draft.txt", record["draft_text"])
     final = write(tmp_path / "final.txt", record["final_text"])

@@ -2,13 +2,12 @@
 or an agent's), uploads go through the same services as the CLI, errors come back as one clear
 message. Roles, limits and hostile input at the edge: tests/test_web_security.py."""
 
-import json
 from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import shared
+import factories
 from legal_ai.errors import InvalidInput
 from legal_ai.web.app import create_app
 
@@ -50,9 +49,7 @@ def test_every_api_route_needs_the_token(client):
 
 
 def test_upload_pair_history_feedback_over_http(client):
-    record = json.loads(
-        shared("synthetic-decisions", "decisions.jsonl").read_text(encoding="utf-8").splitlines()[0]
-    )
+    record = factories.records()[0]
     case = quote(record["case_number"])
     draft = client.post(
         f"/api/cases/{case}/draft/upload", headers=auth(),
