@@ -46,6 +46,10 @@ class Limits:
 LIMITS = Limits()
 
 
+def _size(n: float) -> str:
+    return f"{n / 2**20:.0f} MB" if n >= 2**20 else f"{n:,.0f} bytes"
+
+
 @dataclass(frozen=True)
 class Extracted:
     """A file's text. `page_starts` holds each page's offset in `text` (None: no pages)."""
@@ -199,7 +203,7 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
         ) from None
     except _Overflow:
         raise UnsupportedFile(
-            f"{path}: the PDF's text is over {limits.text_bytes / 2**20:g} MB and was not read; "
+            f"{path}: the PDF's text is over {_size(limits.text_bytes)} and was not read; "
             "split the file"
         ) from None
     if returncode != 0:
@@ -252,8 +256,8 @@ def check_docx_archive(path: Path, limits: Limits = LIMITS) -> None:
     total = sum(member.file_size for member in members)
     if total > limits.docx_bytes:
         raise UnsupportedFile(
-            f"{path}: the DOCX unpacks to {total / 2**20:.0f} MB, over the "
-            f"{limits.docx_bytes / 2**20:.0f} MB limit; split the document or remove its images"
+            f"{path}: the DOCX unpacks to {_size(total)}, over the {_size(limits.docx_bytes)} "
+            "limit; split the document or remove its images"
         )
     for member in members:
         ratio = member.file_size / max(member.compress_size, 1)
