@@ -49,4 +49,5 @@ stop:
 	-$(BIN)/legal-ai db stop
 
 clean: stop
-	rm -rf $(VENV) .legal-ai-test build *.egg-info
+	-[ ! -x $(BIN)/python ] || $(BIN)/python scripts/second-postgres stop
+	rm -rf $(VENV) .legal-ai-test .legal-ai-pg2 build *.egg-info
