@@ -6,6 +6,7 @@ or schedule it sits in, its side heading, and its text with one line per sub-sec
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,10 +84,12 @@ def _parser() -> etree.XMLParser:
 
 def parse_law(path: Path) -> Iterator[dict]:
     """Yield one record per top-level section (body and schedules) of an Akoma Ntoso file."""
+    # Parsed from the bytes, not the name: the name is never read as a URL, and an encoding
+    # error is a syntax error (lxml reading a file by name raises OSError for it).
+    data = path.read_bytes()
     try:
-        with path.open("rb") as handle:  # a file object: the name is never read as a URL
-            tree = etree.parse(handle, _parser())
-    except etree.XMLSyntaxError as exc:
+        tree = etree.parse(io.BytesIO(data), _parser())
+    except etree.LxmlError as exc:
         reason = clean_text(str(exc).splitlines()[0] if str(exc) else "syntax error")[:200]
         raise UnsupportedFile(f"{path}: not well-formed XML ({reason}); fix the file") from None
     if tree.docinfo.doctype:

@@ -9,9 +9,11 @@ is refused without being inflated).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import resource
 import selectors
 import shutil
 import subprocess
@@ -38,6 +40,7 @@ class Limits:
 
     pdf_seconds: float = 120.0  # pdftotext's wall-clock time
     text_bytes: int = 64 * 2**20  # pdftotext's output (UTF-8)
+    pdf_memory_bytes: int = 2 * 2**30  # pdftotext's address space (RLIMIT_AS)
     docx_bytes: int = 256 * 2**20  # a DOCX's members, uncompressed, as its zip directory declares
     docx_ratio: int = 200  # uncompressed/compressed of any member over 1 MB
     docx_members: int = 5000
@@ -149,13 +152,21 @@ class _Overflow(Exception):
     """A bounded command's output went over its cap."""
 
 
-def run_bounded(command: list[str], seconds: float, max_bytes: int) -> tuple[int, bytes, bytes]:
+def run_bounded(
+    command: list[str], seconds: float, max_bytes: int, memory_bytes: int | None = None
+) -> tuple[int, bytes, bytes]:
     """Run `command` with a wall-clock limit and its standard output capped at `max_bytes`
-    (killed when either is exceeded: `subprocess.TimeoutExpired` / `_Overflow`). Both pipes are
-    drained together so a chatty stderr cannot block the child; only stderr's tail is kept."""
+    (killed when either is exceeded: `subprocess.TimeoutExpired` / `_Overflow`), its address
+    space limited to `memory_bytes` (an allocation past it fails in the child, which exits with
+    an error). Both pipes are drained together so a chatty stderr cannot block the child; only
+    stderr's tail is kept."""
     process = subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    if memory_bytes:
+        # prlimit on the child's pid, not a preexec_fn (unsafe with the staging thread running).
+        with contextlib.suppress(OSError):  # it may already have exited
+            resource.prlimit(process.pid, resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     out, err = bytearray(), bytearray()
     deadline = time.monotonic() + seconds
     try:
@@ -195,7 +206,9 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
     # An absolute path: a file named "-x.pdf" must not be read as an option.
     command = ["pdftotext", "-enc", "UTF-8", str(path.absolute()), "-"]
     try:
-        returncode, stdout, stderr = run_bounded(command, limits.pdf_seconds, limits.text_bytes)
+        returncode, stdout, stderr = run_bounded(
+            command, limits.pdf_seconds, limits.text_bytes, limits.pdf_memory_bytes
+        )
     except subprocess.TimeoutExpired:
         raise UnsupportedFile(
             f"{path}: reading the PDF's text took over {limits.pdf_seconds:g} s and was stopped; "
