@@ -398,3 +398,286 @@ def lock_waiters(url: str) -> list[str]:
             (dbname,),
         )
     ]
+
+
+# -- texts ------------------------------------------------------------------------------------
+
+CHUNKS = {"chunk_tokens": 64, "chunk_overlap_tokens": 8}  # one chunk per paragraph below
+PARAGRAPHS = (
+    "העוררים טוענים כי הוועדה המקומית אישרה הקלה בקו בניין צדדי במגרש {n} ללא פרסום כדין,"
+    " ובכך נפגעה זכותם להשמיע את התנגדותם.",
+    "המשיבה השיבה כי ההקלה אינה עולה על עשרה אחוזים מקו הבניין שבתכנית {n}, וכי הפרסום נעשה"
+    " לפי סעיף 149 לחוק התכנון והבנייה.",
+    "לאחר שעיינו בטענות הצדדים החלטנו {verdict} את הערר: ההקלה במגרש {n} תאושר בכפוף להנמכת"
+    " הגדר ולנטיעת עצים לאורך הגבול.",
+)
+VERDICTS = {1: "לקבל בחלקו", 2: "לדחות"}  # version 2 of an item changes its last paragraph
+
+
+def item_text(n: int, version: int = 1) -> str:
+    """A short fictional decision text (three one-chunk paragraphs) about plot `n`."""
+    return "\n\n".join(p.format(n=n, verdict=VERDICTS[version]) for p in PARAGRAPHS) + "\n"
+
+
+def final_text(number: int, verdict: str = "הערר מתקבל בחלקו", *, ruling: int = 9555,
+               reverse: bool = False) -> str:  # fmt: skip
+    """The demo's fictional final (its citations: סעיף 149, סעיף 147(א), עע"מ 9101/20, בר"מ
+    9555/21) under case number ערר (מרכז) N/25; `ruling` renumbers the בר"מ it cites;
+    `reverse` opens it with a sentence citing the four authorities in the opposite order (so
+    two such finals write their shared authorities in opposite orders)."""
+    from importlib import resources
+
+    text = (
+        resources.files("legal_ai")
+        .joinpath("demo_data/learning-final-7001.txt")
+        .read_text(encoding="utf-8")
+    )
+    assert "7001/25" in text and "הערר מתקבל בחלקו" in text and "9555/21" in text
+    text = text.replace("7001/25", f"{number}/25").replace("הערר מתקבל בחלקו", verdict)
+    text = text.replace("9555/21", f"{ruling}/21")
+    if reverse:
+        opening = (
+            f"0. ראו בר\"מ {ruling}/21 אלמוני נ' הוועדה המקומית; עע\"מ 9101/20 פלוני נ' הוועדה"
+            " המקומית שרון הדרום; סעיף 147(א) לחוק וסעיף 149 לחוק.\n\n"
+        )
+        text = text.replace("1. לפנינו", opening + "1. לפנינו", 1)
+    return text
+
+
+def post_final(client: Any, case: str, text: str, token: str = CHAIR_TOKEN, **kwargs: Any) -> Any:
+    """POST a final over HTTP (an httpx.Client on a live server, or a TestClient)."""
+    from urllib.parse import quote
+
+    return client.post(
+        f"/api/cases/{quote(case, safe='')}/final/upload",
+        headers={"Authorization": f"Bearer {token}"},
+        files={"file": ("final.txt", text.encode("utf-8"), "text/plain")},
+        data={"practice_area": "planning", "decided_on": "2025-04-20"},
+        **kwargs,
+    )
+
+
+# -- load -------------------------------------------------------------------------------------
+
+LOAD_CASE = "ערר 8100/25"  # the case whose documents are searched (and ingested into) under load
+SEARCHES = (
+    ("search_precedent_library", {"query": "הקלה בקו בניין צדדי ופרסום כדין"}),
+    ("search_precedent_library", {"query": 'עע"מ 9101/20', "mode": "lexical"}),
+    ("search_internal_decisions", {"query": "פרסום לפי סעיף 149 לחוק", "mode": "semantic"}),
+    ("search_decisions", {"query": "הנמכת הגדר ונטיעת עצים", "practice_area": "planning"}),
+    ("search_case_documents", {"query": "פגיעה בזכות להתנגד", "case_number": LOAD_CASE}),
+    ("search_digests", {"query": "הקלה בקו בניין"}),
+    ("precedent_search_library", {"query": "הקלה ופרטיות"}),
+    ("find_similar_cases", {"text": "הקלה בקו בניין צדדי ופגיעה בשכנים"}),
+)
+
+
+def seed_load_world(app: Any, folder: Path) -> None:
+    """A small world in every corpus: case documents, style finals, external rulings (one of
+    them the ruling the finals cite), internal decisions, a digest, an attached precedent."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ruling = {"court": "העליון", "decided_on": "2021-03-01"}
+    worlds = [
+        ("case", 8100, {"case_number": LOAD_CASE, "practice_area": "planning"}),
+        ("style", 8110, {"case_number": "ערר 8110/25", "practice_area": "planning"}),
+        ("external", 8120, {**ruling, "case_number": 'עע"מ 9101/20', "title": "פלוני"}),
+        ("external", 8121, {**ruling, "case_number": 'עע"מ 8121/19', "title": "אלמוני"}),
+        ("internal", 8130, {"case_number": "ערר 8130/24", "practice_area": "planning",
+                            "decided_on": "2024-05-05", "title": "החלטה"}),
+        ("digests", 8140, {"points_to": 'עע"מ 9101/20', "title": "תקציר"}),
+    ]  # fmt: skip
+    for corpus, n, meta in worlds:
+        path = folder / f"seed-{corpus}-{n}.txt"
+        path.write_text(item_text(n), encoding="utf-8")
+        report = app.ingest([path], corpus, meta=meta, doc_id=f"seed-{corpus}-{n}")
+        assert report.ingested == 1 and not report.unsearchable, report.as_dict()
+    app.attach_precedent(LOAD_CASE, 'עע"מ 9101/20', "הקלה ופרטיות")
+
+
+class Recorder:
+    """Latencies and outcomes of requests made from many threads."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self.samples: dict[str, list[float]] = {}
+        self.errors: dict[str, list[str]] = {}
+
+    def add(self, kind: str, seconds: float, error: str | None = None) -> None:
+        with self._lock:
+            self.samples.setdefault(kind, []).append(seconds)
+            if error is not None:
+                self.errors.setdefault(kind, []).append(error[:300])
+
+    def figures(self) -> dict:
+        import numpy as np
+
+        out = {}
+        for kind, values in self.samples.items():
+            ms = np.asarray(values) * 1000
+            out[kind] = {
+                "served": len(values) - len(self.errors.get(kind, [])),
+                "errors": len(self.errors.get(kind, [])),
+                "p50_ms": round(float(np.percentile(ms, 50)), 1),
+                "p95_ms": round(float(np.percentile(ms, 95)), 1),
+                "max_ms": round(float(ms.max()), 1),
+                "first_errors": self.errors.get(kind, [])[:3],
+            }
+        return out
+
+
+async def _searchers(env: dict[str, str], servers: int, clients: int, record: Recorder,
+                     ready: Any, stop: Any, logs: Path, think: float) -> None:  # fmt: skip
+    """`clients` concurrent loops of searches over `servers` MCP server processes (stdio), each
+    pausing `think` seconds between its requests."""
+    import asyncio
+    from contextlib import AsyncExitStack
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp"], env=env)
+    async with AsyncExitStack() as stack:
+        sessions = []
+        for index in range(servers):
+            errlog = stack.enter_context((logs / f"mcp{index}.err").open("w"))
+            transport = stdio_client(params, errlog=errlog)
+            sessions.append(await stack.enter_async_context(Client(transport)))
+        for session in sessions:  # open each server's App and model before the clock starts
+            warm = await session.call_tool(*SEARCHES[0])
+            assert not warm.is_error, warm.content
+        ready.set()
+
+        async def client(index: int) -> None:
+            session, turn = sessions[index % servers], index
+            while not stop.is_set():
+                name, arguments = SEARCHES[turn % len(SEARCHES)]
+                turn += 1
+                started = time.perf_counter()
+                try:
+                    result = await session.call_tool(name, arguments)
+                    error = result.content[0].text if result.is_error else None
+                except Exception as exc:  # a transport failure is an error of the run
+                    error = repr(exc)
+                record.add("search", time.perf_counter() - started, error)
+                if think:
+                    await asyncio.sleep(think)
+
+        await asyncio.gather(*(client(i) for i in range(clients)))
+
+
+def _json_tail(text: str) -> dict | None:
+    """The JSON object a `--json` command printed last (None when there is none)."""
+    import json
+
+    try:
+        return json.loads(text[text.index("{") :])
+    except ValueError:
+        return None
+
+
+def run_load(url: str, work: Path, *, clients: int = 8, mcp_servers: int = 2,
+             seconds: float = 5.0, final_pairs: int = 2, ingest_files: int = 6,
+             think: float = 0.0, timeout: float = 180.0) -> dict:  # fmt: skip
+    """Searches from `clients` concurrent MCP clients (over `mcp_servers` `legal-ai mcp`
+    processes) for at least `seconds`, while `final_pairs` pairs of finals are uploaded over HTTP
+    to `legal-ai serve` (the two of a pair at once, citing the same authorities in opposite
+    orders) and `legal-ai ingest` loads `ingest_files` files; each client pauses `think` seconds
+    between requests (0: flat out). Returns the figures."""
+    import asyncio
+    import threading
+
+    import httpx
+
+    record = Recorder()
+    port = free_port()
+    env = environment(url, work / "home", work / "tmp", chair_token=CHAIR_TOKEN,
+                      agent_token=AGENT_TOKEN, **CHUNKS)  # fmt: skip
+    serve = Spawned([*CLI, "serve", "--port", str(port)], env, work, "serve")
+    base = f"http://127.0.0.1:{port}"
+    ready, stop = threading.Event(), threading.Event()
+    failure: list[BaseException] = []
+
+    def searching() -> None:
+        try:
+            asyncio.run(_searchers(env, mcp_servers, clients, record, ready, stop, work, think))
+        except BaseException as exc:  # reported by the caller
+            failure.append(exc)
+            ready.set()
+
+    def healthy() -> bool:
+        assert serve.alive(), serve.output()
+        try:
+            return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def upload(case: str, text: str, barrier: threading.Barrier) -> None:
+        with httpx.Client(base_url=base, timeout=timeout) as client:
+            barrier.wait(timeout)
+            started = time.perf_counter()
+            try:
+                answer = post_final(client, case, text)
+                error = None if answer.status_code == 200 else f"{answer.status_code} {answer.text}"
+            except httpx.HTTPError as exc:
+                error = repr(exc)
+            record.add("final_upload", time.perf_counter() - started, error)
+
+    cases = []
+    searcher = threading.Thread(target=searching, daemon=True)
+    try:
+        wait_for(healthy, timeout, "serve to answer", interval=0.1)
+        searcher.start()
+        ready.wait(timeout)
+        if failure:
+            raise failure[0]
+        began = time.perf_counter()
+        folder = work / "ingest"
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in range(ingest_files):
+            (folder / f"load-{n}.txt").write_text(item_text(8200 + n), encoding="utf-8")
+        ingest = Spawned([*CLI, "ingest", str(folder), "--corpus", "case", "--case-number",
+                          LOAD_CASE, "--practice-area", "planning", "--json"],
+                         env, work, "ingest")  # fmt: skip
+        for pair in range(final_pairs):
+            barrier = threading.Barrier(2)
+            uploaders = []
+            for member in range(2):
+                case = f"ערר (מרכז) {8300 + 2 * pair + member}/25"
+                cases.append(case)
+                text = final_text(
+                    8300 + 2 * pair + member, ruling=8400 + pair, reverse=bool(member)
+                )
+                thread = threading.Thread(target=upload, args=(case, text, barrier), daemon=True)
+                thread.start()
+                uploaders.append(thread)
+            for thread in uploaders:
+                thread.join(timeout)
+        ingest_started = ingest.started
+        ingest_code = ingest.wait(timeout)
+        ingest_seconds = time.monotonic() - ingest_started
+        while time.perf_counter() - began < seconds:
+            time.sleep(0.05)
+        stop.set()
+        searcher.join(timeout)
+        duration = time.perf_counter() - began
+    finally:
+        stop.set()
+        serve.kill9()
+    if failure:
+        raise failure[0]
+    figures = record.figures()
+    served = figures.get("search", {}).get("served", 0)
+    return {
+        "clients": clients,
+        "mcp_servers": mcp_servers,
+        "think_s": think,
+        "seconds": round(duration, 1),
+        "searches_per_second": round(served / duration, 1),
+        "search": figures.get("search"),
+        "final_upload": figures.get("final_upload"),
+        "ingest": {"files": ingest_files, "exit_code": ingest_code,
+                   "seconds": round(ingest_seconds, 1), "report": _json_tail(ingest.output()[0])},
+        "cases": cases,
+    }  # fmt: skip

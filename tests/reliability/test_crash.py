@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import signal
 import time
-from importlib import resources
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import quote
 
 import httpx
 import numpy as np
@@ -30,6 +28,7 @@ from harness import (
     AGENT_TOKEN,
     CHAIR_NAME,
     CHAIR_TOKEN,
+    CHUNKS,
     CLI,
     Spawned,
     cached_hashes,
@@ -39,11 +38,14 @@ from harness import (
     connect,
     environment,
     final_parts,
+    final_text,
     free_port,
     holding,
+    item_text,
     leftovers,
     lock_waiters,
     own_database,
+    post_final,
     quiesce,
     rows,
     scalar,
@@ -62,23 +64,8 @@ from legal_ai.text.extract import extract
 
 pytestmark = [pytest.mark.db, pytest.mark.slow]
 
-CHUNKS = {"chunk_tokens": 64, "chunk_overlap_tokens": 8}  # one chunk per paragraph below
-PARAGRAPHS = (
-    "העוררים טוענים כי הוועדה המקומית אישרה הקלה בקו בניין צדדי במגרש {n} ללא פרסום כדין,"
-    " ובכך נפגעה זכותם להשמיע את התנגדותם.",
-    "המשיבה השיבה כי ההקלה אינה עולה על עשרה אחוזים מקו הבניין שבתכנית {n}, וכי הפרסום נעשה"
-    " לפי סעיף 149 לחוק התכנון והבנייה.",
-    "לאחר שעיינו בטענות הצדדים החלטנו {verdict} את הערר: ההקלה במגרש {n} תאושר בכפוף להנמכת"
-    " הגדר ולנטיעת עצים לאורך הגבול.",
-)
-VERDICTS = {1: "לקבל בחלקו", 2: "לדחות"}  # version 2 of an item changes its last paragraph
 KILLED = -signal.SIGKILL
-# The CLI's worker stages one item ahead; a kill may find one more item's embeddings cached.
 TIMEOUT = 90  # seconds any one wait may take on a loaded two-core machine
-
-
-def item_text(n: int, version: int = 1) -> str:
-    return "\n\n".join(p.format(n=n, verdict=VERDICTS[version]) for p in PARAGRAPHS) + "\n"
 
 
 def write_items(folder: Path, numbers: range, version: int = 1) -> dict[str, str]:
@@ -262,26 +249,10 @@ def test_changed_reingest_killed_between_item_and_chunks(ingest_db, e5, tmp_path
 # -- legal-ai serve, mid-upload -------------------------------------------------------------------
 
 
-def final_text(number: int, verdict: str = "הערר מתקבל בחלקו") -> str:
-    """The demo's fictional final (its citations included), under case number ערר (מרכז) N/25."""
-    text = (
-        resources.files("legal_ai")
-        .joinpath("demo_data/learning-final-7001.txt")
-        .read_text(encoding="utf-8")
-    )
-    assert "7001/25" in text and "הערר מתקבל בחלקו" in text
-    return text.replace("7001/25", f"{number}/25").replace("הערר מתקבל בחלקו", verdict)
-
-
-def upload(client, case: str, text: str, name: str = "final.txt", token: str = CHAIR_TOKEN):
-    """POST a final (an httpx client to a live server, or a TestClient)."""
-    timeout = {} if isinstance(client, TestClient) else {"timeout": TIMEOUT}
-    return client.post(
-        f"/api/cases/{quote(case, safe='')}/final/upload",
-        headers={"Authorization": f"Bearer {token}"},
-        files={"file": (name, text.encode("utf-8"), "text/plain")},
-        data={"practice_area": "planning", "decided_on": "2025-04-20"},
-        **timeout,
+def upload(client, case: str, text: str):
+    """POST a final as the chair (an httpx client to a live server, or a TestClient)."""
+    return post_final(
+        client, case, text, **({} if isinstance(client, TestClient) else {"timeout": TIMEOUT})
     )
 
 
@@ -405,6 +376,18 @@ def kill_cluster(pgdata: Path) -> int:
     return len(victims)
 
 
+def restart_cluster(env: dict, logs: Path, pgdata: Path, round_: int) -> None:
+    """Start the killed cluster again as any legal-ai command would (crash recovery runs). The
+    embedded server's start gives pg_ctl 10 s; on a loaded machine recovery can take longer,
+    so the command is tried up to three times (the server goes on starting meanwhile)."""
+    for attempt in range(3):
+        restart = Spawned(CLI + ["db", "url"], env, logs, f"restart{round_}-{attempt}")
+        if restart.wait(TIMEOUT) == 0:
+            return
+    log = (pgdata / "log").read_text(errors="replace")[-3000:]
+    raise AssertionError(f"the cluster did not restart: {restart.output()}\n{log}")
+
+
 def test_postgres_killed_mid_ingest(e5, tmp_path):
     """The whole server dies (postmaster and backends, kill -9) twice: while an item's
     transaction is open, and while a changed item is between its row and its chunks. It
@@ -443,8 +426,7 @@ def test_postgres_killed_mid_ingest(e5, tmp_path):
                 assert cli.wait(TIMEOUT) != 0
             finally:
                 cli.kill9()
-            restart = Spawned(CLI + ["db", "url"], env, tmp_path, f"restart{round_}")
-            assert restart.wait(TIMEOUT) == 0, restart.output()
+            restart_cluster(env, tmp_path, pgdata, round_)
             log = (pgdata / "log").read_text(errors="replace")
             assert log.count("database system was not properly shut down") == round_ + 1
             done = written()
