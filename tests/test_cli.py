@@ -116,6 +116,9 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     run(cli_env, "lessons", "add", case, "style", "משפטים קצרים", "--block", "discussion")
     listed = run(cli_env, "lessons", "list", "--status", "proposed").stdout
     assert "#1 [proposed] style (style): משפטים קצרים" in listed
+    denied = run(cli_env, "lessons", "review", "1", "approve", check=False)
+    assert denied.returncode == 7 and "chair's decision" in denied.stderr
+    cli_env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "her-token"}  # a script acting as the chair
     assert "approved" in run(cli_env, "lessons", "review", "1", "approve").stdout
     run(cli_env, "feedback", "add", "wrong_tone", "רטורי מדי", "--case", case, "--block",
         "discussion")  # fmt: skip

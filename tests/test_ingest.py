@@ -54,7 +54,8 @@ def test_ingest_is_searchable_and_idempotent(app, tmp_path):
     assert snapshot(app) == before
     assert app.embedder.calls == calls  # unchanged content is never embedded again
     hits = app.search("style", "הקלה בקו בניין", filters=Filters(practice_area="planning")).hits
-    assert hits and hits[0]["doc_id"] == "decision.txt"
+    # No --doc-id: the case number, the folder and the name (unique across cases and folders).
+    assert hits and hits[0]["doc_id"] == f"ערר (מרכז) 1/25/{tmp_path.name}/decision.txt"
     assert hits[0]["case_number"] == "ערר (מרכז) 1/25"
 
 
@@ -89,7 +90,7 @@ def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path)
     report = app.ingest([path], "external", meta={"doc_type": "ruling", "court": "העליון"})
     assert report.ingested == 1
     assert report.unsearchable == [
-        {"doc_id": "ruling.txt", "missing": ["case_number", "decided_on"]}
+        {"doc_id": f"{tmp_path.name}/ruling.txt", "missing": ["case_number", "decided_on"]}
     ]
     assert app.search("external", "הקלה בקו בניין", mode="lexical").hits == []
     health = app.health()
@@ -102,7 +103,9 @@ def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path)
     })  # fmt: skip
     assert done.updated == 1 and done.unsearchable == []
     assert app.embedder.calls == calls
-    assert app.search("external", "הקלה בקו בניין").hits[0]["doc_id"] == "ruling.txt"
+    assert (
+        app.search("external", "הקלה בקו בניין").hits[0]["doc_id"] == f"{tmp_path.name}/ruling.txt"
+    )
 
 
 def test_internal_decision_gets_the_configured_chair_and_never_a_fictional_one(app, tmp_path):
@@ -150,7 +153,8 @@ def test_duplicate_upload_is_refused_and_changes_nothing(app, tmp_path):
     report = app.ingest([copy], "style", meta=meta)
     assert report.ingested == 0
     assert (
-        "duplicate upload" in report.failed[0]["error"] and "'a.txt'" in report.failed[0]["error"]
+        "duplicate upload" in report.failed[0]["error"]
+        and f"/{tmp_path.name}/a.txt'" in report.failed[0]["error"]
     )
     assert snapshot(app) == before
 

@@ -183,11 +183,13 @@ def iter_paths(paths: list[Path]) -> Iterator[tuple[Path, str]]:
             yield path, f"{parent}/{path.name}" if parent else path.name
 
 
-def default_doc_id(name: str, fields: dict[str, Any]) -> str:
-    """The doc_id of a file ingested without --doc-id: the case number and the file's name
-    (`ערר 12/24/protocols/protocol.pdf`) when the item belongs to a case, else the file's name
-    with its folder — so `protocol.pdf` of one case or folder never replaces another's."""
-    case = fields.get("case_number")
+def default_doc_id(name: str, fields: dict[str, Any], corpus: Corpus) -> str:
+    """The doc_id of a file ingested without --doc-id: for a document of the chair's cases
+    (corpora `case` and `style`) its case number and the file's name with its folder
+    (`ערר 12/24/protocols/protocol.pdf`); for a ruling, a decision or a digest — whose case
+    number is its own identifier, often completed later — the file's name with its folder. So
+    `protocol.pdf` of one case or folder never replaces another's."""
+    case = fields.get("case_number") if corpus.item_table == "documents" else None
     return f"{case}/{name}" if case else name
 
 
@@ -236,7 +238,7 @@ def _single(path: Path, corpus: Corpus, meta: dict, doc_id: str | None, name: st
     fields, metadata = coerce_fields(corpus, meta, str(path))
     fields.setdefault("title", path.stem)
     return IngestItem(
-        doc_id=doc_id or default_doc_id(name, fields),
+        doc_id=doc_id or default_doc_id(name, fields, corpus),
         text=extracted.text,
         source_path=str(path),
         source_format=extracted.source_format,
