@@ -280,9 +280,18 @@ def _restore_into(
             "privileges of legal_ai_agent / legal_ai_chair not restored: this server has no such "
             "roles (roles_enforced is false until they exist and `legal-ai db migrate` runs)"
         )
+    with _connect(url, dbname) as conn:
+        login = conn.execute("SELECT current_user").fetchone()[0]
+    # Default privileges belong to the login that set them (ALTER DEFAULT PRIVILEGES FOR ROLE
+    # x): another login may not set them for x. Those of the login that made the backup are
+    # left out when another login restores, and the roles' grants are applied again for this one.
+    foreign_defaults = False
     with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:
         for line, desc, rest in entries:
             if desc in skip and (desc != "COMMENT" or rest.split()[1] == "EXTENSION"):
+                continue
+            if desc == "DEFAULT ACL" and rest.split()[-1] != login:
+                foreign_defaults = True
                 continue
             listing.write(line + "\n")
         listing.flush()
@@ -305,3 +314,12 @@ def _restore_into(
         )
     if done.returncode != 0:
         raise StoreError(f"restore failed, nothing changed: {_one_line(done.stderr)}")
+    if foreign_defaults:
+        with _connect(url, dbname) as conn:
+            regrant = conn.execute("SELECT to_regproc('apply_role_grants')").fetchone()[0]
+            if regrant is not None:
+                conn.execute("SELECT apply_role_grants()")
+        notes.append(
+            "the backup was made by another login: its default privileges were replaced by "
+            "this login's" + ("" if regrant is not None else " (none: run `legal-ai db migrate`)")
+        )
