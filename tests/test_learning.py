@@ -409,3 +409,14 @@ def test_citations_link_to_statute_sections_and_rulings_in_the_library(app, tmp_
     assert result["citations"] == {"linked": 3, "missing": 1}
     with app.store.pool.connection() as conn:
         assert [m["ref"] for m in store.missing_precedents(conn)] == ['בר"מ 9777/20']
+
+
+def test_practice_area_comes_from_the_appeals_committee_not_the_respondent():
+    from legal_ai.learning.vocabulary import practice_area_from
+
+    levy = "ועדת הערר לפיצויים ולהיטל השבחה – מחוז מרכז\nהמשיבה: הוועדה המקומית לתכנון ובנייה"
+    assert practice_area_from(levy, "") == "betterment_levy"
+    assert practice_area_from(levy, "תביעה לפי סעיף 197 לחוק") == "compensation"
+    planning = "ועדת הערר לתכנון ובנייה – מחוז מרכז\nהמשיבה: הוועדה המקומית לתכנון ובנייה"
+    assert practice_area_from(planning, "") == "planning"
+    assert practice_area_from("החלטה", "") is None

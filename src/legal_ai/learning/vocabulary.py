@@ -90,8 +90,18 @@ def practice_area_from(header: str, subject: str) -> str | None:
     """The committee named in the header: the planning committee, or the committee for
     compensation and betterment levy (then a §197 claim is compensation, else the levy)."""
     text = fold_quotes(header)
-    if re.search(r"לתכנון ובני[י]?ה", text):
+    levy = "compensation" if re.search(r"197", subject or "") else "betterment_levy"
+    # The appeals committee names itself; the respondent local committee ("הוועדה המקומית
+    # לתכנון ובנייה") appears in every header and must not decide it.
+    committee = re.search(r"ועדת\s+(?:ה)?ערר\b[^\n]{0,40}", text)
+    if committee:
+        named = committee.group(0)
+        if re.search(r"פיצויים|היטל(?:י)?\s+השבחה", named):
+            return levy
+        if re.search(r"לתכנון\s+ובני[י]?ה", named):
+            return "planning"
+    if re.search(r"פיצויים|היטל(?:י)?\s+השבחה", text):
+        return levy
+    if re.search(r"לתכנון\s+ובני[י]?ה", text):
         return "planning"
-    if "היטל השבחה" in text or "פיצויים" in text:
-        return "compensation" if re.search(r"197", subject or "") else "betterment_levy"
     return None
