@@ -89,7 +89,11 @@ def pytest_terminal_summary(terminalreporter, config):
 
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch):
+    """No setting leaks in from the environment; the suite's own LEGAL_AI_TEST_* stay (a test
+    may read the agent login's URL of the second server, say)."""
     for key in list(os.environ):
+        if key.startswith("LEGAL_AI_TEST_"):
+            continue
         if key.startswith("LEGAL_AI_") or key in ("VOYAGE_API_KEY", "RRF_K", "MAX_PER_CASE_LAW"):
             monkeypatch.delenv(key, raising=False)
 
