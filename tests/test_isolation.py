@@ -13,6 +13,7 @@ from legal_ai.errors import InvalidInput
 from legal_ai.retrieval import legs
 from legal_ai.retrieval.corpora import SEARCHABLE, get_corpus
 from legal_ai.retrieval.fusion import rrf
+from legal_ai.store.audit import foreign_units
 from legal_ai.text.hebrew import query_terms
 
 pytestmark = pytest.mark.db
@@ -146,12 +147,15 @@ def test_filtered_search_returns_a_full_k(app, tmp_path):
     )
     assert report.ingested == 400
     levy = sorted(tmp_path.glob("d*.txt"))[::20]
-    app.ingest(levy, "style", meta={"case_number": "ערר 40/25", "practice_area": "betterment_levy"})
+    moved = app.ingest(
+        levy, "style", meta={"case_number": "ערר 40/25", "practice_area": "betterment_levy"}
+    )
+    assert moved.updated == len(levy)
     for mode in ("semantic", "hybrid"):
         result = app.tool("search_decisions", query="תוספת קומה בהיתר", practice_area="betterment_levy",
                           limit=10, mode=mode)  # fmt: skip
         assert len(result["hits"]) == 10
-        assert {h["doc_id"] for h in result["hits"]} <= {p.name for p in levy}
+        assert {h["doc_id"] for h in result["hits"]} <= set(moved.doc_ids)
     # At this size the planner may scan exactly; bench/search.py checks full k through the HNSW
     # index (iterative scan) on 100,000 chunks.
 
@@ -169,11 +173,26 @@ HOSTILE = [
 ]
 
 
+def assert_hits_in(app, corpus_key: str, hits: list[dict]) -> None:
+    """Every hit is of `corpus_key`: by its label, and by its unit's ids checked against the
+    root tables (store/audit.py `foreign_units`, independent of the legs' SQL)."""
+    corpus = SEARCHABLE[corpus_key]
+    key = {"chunk": "chunk_id", "principle": "principle_id", "precedent": "precedent_id"}
+    with app.store.connection() as conn:
+        for hit in hits:
+            assert hit["corpus"] == corpus_key, hit
+            source = next(s for s in corpus.sources if s.kind == hit["kind"])
+            assert foreign_units(conn, corpus, source, [hit[key[hit["kind"]]]]) == 0, hit
+
+
 @pytest.mark.parametrize("query", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_queries_answer_or_explain(app, tmp_path, query):
-    plant(app, tmp_path)
-    for name, args in [("search_precedent_library", {}), ("search_internal_decisions", {}),
-                       ("search_decisions", {"practice_area": "planning"})]:  # fmt: skip
+    owned = plant(app, tmp_path)
+    for name, corpus, args in [
+        ("search_precedent_library", "external", {}),
+        ("search_internal_decisions", "internal", {}),
+        ("search_decisions", "style", {"practice_area": "planning"}),
+    ]:
         try:
             result = app.tool(name, query=query, **args)
         except InvalidInput as exc:
@@ -181,4 +200,5 @@ def test_hostile_queries_answer_or_explain(app, tmp_path, query):
             assert ("query is empty" in message) or ("shorten it to at most 2000" in message)
             continue
         assert isinstance(result["hits"], list)
-    assert {corpus for corpus in SEARCHABLE} >= {"external", "internal"}
+        assert {h["doc_id"] for h in result["hits"]} <= owned.get(corpus, set())
+        assert_hits_in(app, corpus, result["hits"])
