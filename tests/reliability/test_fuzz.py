@@ -14,8 +14,9 @@
   returns hits of the searched corpus only (honouring its case, court and date filters) or
   raises an AppError subclass.
 
-Example counts and deadlines are bounded so the file runs in well under a minute; the number of
-cases tried is printed at the end (the figure docs/reliability.md records).
+Example counts and deadlines are bounded so the file runs in well under a minute (a longer run:
+LEGAL_AI_FUZZ_SCALE=10); the number of cases tried, and what became of them, is printed at the
+end (the figures docs/reliability.md records).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import datetime as dt
 import inspect
 import io
 import json
+import os
 import string
 import zipfile
 from collections import Counter
@@ -53,9 +55,14 @@ FORBIDDEN = {"\x00", "\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u202b",
 FUZZ_LIMITS = Limits(pdf_seconds=10, text_bytes=2**20, pdf_memory_bytes=2**30)
 
 
+# A longer run multiplies every example count: LEGAL_AI_FUZZ_SCALE=10 (read at import, before
+# the suite's fixtures clear LEGAL_AI_* variables).
+SCALE = float(os.environ.get("LEGAL_AI_FUZZ_SCALE", "1"))
+
+
 def fuzz(examples: int):
     return settings(
-        max_examples=examples, deadline=None, database=None,
+        max_examples=max(1, round(examples * SCALE)), deadline=None, database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                HealthCheck.data_too_large],
     )  # fmt: skip
