@@ -681,3 +681,82 @@ def run_load(url: str, work: Path, *, clients: int = 8, mcp_servers: int = 2,
                    "seconds": round(ingest_seconds, 1), "report": _json_tail(ingest.output()[0])},
         "cases": cases,
     }  # fmt: skip
+
+
+def healthy(base: str, serve: Spawned) -> bool:
+    """Whether `legal-ai serve` at `base` answers /healthz (asserting it is still running)."""
+    import httpx
+
+    assert serve.alive(), serve.output()
+    try:
+        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def pool_exhaustion(url: str, work: Path, *, requests: int = 12, timeout: float = 120.0) -> dict:
+    """`legal-ai serve` with a pool of one connection and a 0.5 s pool timeout; an agent's draft
+    upload takes that connection and waits on a table lock the caller holds (no data changed);
+    meanwhile `requests` concurrent GETs need a connection. Returns their statuses and bodies,
+    how long they took, the draft's answer once the lock goes, and an answer after that."""
+    import threading
+    from importlib import resources
+    from urllib.parse import quote
+
+    import httpx
+
+    port = free_port()
+    agent = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+    env = environment(url, work / "home", work / "tmp", agent_token=AGENT_TOKEN,
+                      pool_max_size=1, pool_timeout_s=0.5, **CHUNKS)  # fmt: skip
+    serve = Spawned([*CLI, "serve", "--port", str(port)], env, work, "serve-pool")
+    base = f"http://127.0.0.1:{port}"
+    draft = resources.files("legal_ai").joinpath("demo_data/learning-draft-7001.txt")
+    text = draft.read_text(encoding="utf-8").replace("7001/25", "8700/25")
+    held: dict = {}
+
+    def upload_draft() -> None:
+        with httpx.Client(base_url=base, timeout=timeout, headers=agent) as client:
+            held["response"] = client.post(
+                f"/api/cases/{quote('ערר (מרכז) 8700/25', safe='')}/draft/upload",
+                files={"file": ("draft.txt", text.encode(), "text/plain")},
+                data={"appeal_type": "permit", "outcome": "partially_accepted",
+                      "practice_area": "planning"},
+            )  # fmt: skip
+
+    replies: list = [None] * requests
+
+    def ask(index: int) -> None:
+        with httpx.Client(base_url=base, timeout=timeout, headers=agent) as client:
+            replies[index] = client.get("/api/learning/pairs")
+
+    try:
+        wait_for(lambda: healthy(base, serve), timeout, "serve to answer", interval=0.1)
+        with httpx.Client(base_url=base, timeout=timeout, headers=agent) as client:
+            before = client.get("/api/learning/pairs").status_code
+            with holding(url, ["cases"]):  # the draft's write of its case waits, pool held
+                drafting = threading.Thread(target=upload_draft, daemon=True)
+                drafting.start()
+                wait_for(lambda: lock_waiters(url), timeout, "the draft to hold the pool")
+                started = time.perf_counter()
+                askers = [threading.Thread(target=ask, args=(i,)) for i in range(requests)]
+                for asker in askers:
+                    asker.start()
+                for asker in askers:
+                    asker.join(timeout)
+                waited = time.perf_counter() - started
+                draft_waited = "response" not in held
+            drafting.join(timeout)
+            after = client.get("/api/learning/pairs")
+    finally:
+        serve.kill9()
+    return {
+        "before": before,
+        "statuses": [r.status_code for r in replies],
+        "bodies": [r.text for r in replies],
+        "retry_after": [r.headers.get("Retry-After") for r in replies],
+        "seconds": round(waited, 2),
+        "draft_waited_for_the_lock": draft_waited,
+        "draft": (held["response"].status_code, held["response"].text[:300]),
+        "after": (after.status_code, after.json()),
+    }

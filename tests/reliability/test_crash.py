@@ -40,6 +40,7 @@ from harness import (
     final_parts,
     final_text,
     free_port,
+    healthy,
     holding,
     item_text,
     leftovers,
@@ -275,7 +276,7 @@ def test_serve_killed_mid_upload(point, server_url, e5, tmp_path):
         base = f"http://127.0.0.1:{port}"
         sent: dict = {}
         try:
-            wait_for(lambda: _healthy(base, serve), TIMEOUT, "serve to answer", interval=0.1)
+            wait_for(lambda: healthy(base, serve), TIMEOUT, "serve to answer", interval=0.1)
             with httpx.Client(base_url=base) as client:
                 if point == "changed-final":
                     assert upload(client, case, first).status_code == 200
@@ -330,14 +331,6 @@ def test_serve_killed_mid_upload(point, server_url, e5, tmp_path):
         assert parts["pair"] and (parts["style"], parts["internal"]) == (1, 1)
         assert check_finals(url)["finals"] == 1
         whole(url, e5)
-
-
-def _healthy(base: str, serve: Spawned) -> bool:
-    assert serve.alive(), serve.output()
-    try:
-        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def _send(base: str, case: str, text: str, sent: dict):
@@ -400,6 +393,7 @@ def test_postgres_killed_mid_ingest(e5, tmp_path):
     case, folder = "ערר 4300/25", tmp_path / "docs"
     meta = {"case_number": case, "practice_area": "planning"}
     first: dict[str, str] = {}
+    recoveries = 0
     try:
         for round_, (version, table) in enumerate([(1, "documents"), (2, "document_chunks")]):
             texts = write_items(folder, range(600, 606), version=version)
@@ -428,7 +422,8 @@ def test_postgres_killed_mid_ingest(e5, tmp_path):
                 cli.kill9()
             restart_cluster(env, tmp_path, pgdata, round_)
             log = (pgdata / "log").read_text(errors="replace")
-            assert log.count("database system was not properly shut down") == round_ + 1
+            recoveries, seen = log.count("database system was not properly shut down"), recoveries
+            assert recoveries > seen  # it restarted through crash recovery
             done = written()
             assert 2 <= done < len(texts)
             # each item is its text of this round, or (a changed item) of the round before

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import httpx
 import pytest
@@ -25,9 +24,9 @@ from harness import (
     final_parts,
     final_text,
     free_port,
-    holding,
-    lock_waiters,
+    healthy,
     own_database,
+    pool_exhaustion,
     post_final,
     rows,
     run_load,
@@ -92,7 +91,7 @@ def test_two_finals_citing_the_same_authorities_at_once(world, tmp_path, capsys)
     base = f"http://127.0.0.1:{port}"
     rounds, answers = 3, []
     try:
-        wait_for(lambda: _healthy(base, serve), TIMEOUT, "serve to answer", interval=0.1)
+        wait_for(lambda: healthy(base, serve), TIMEOUT, "serve to answer", interval=0.1)
         for round_ in range(rounds):
             barrier, replies = threading.Barrier(2), {}
             cases = [f"ערר (מרכז) {8500 + 2 * round_ + m}/25" for m in range(2)]
@@ -139,79 +138,20 @@ def test_pool_exhaustion_is_a_clear_503(server_url, tmp_path, capsys):
     connection is held by an upload waiting on a lock, every other request is answered 503 with
     a message that says what happened (and no internals) within a bounded time; once the lock
     goes, the upload completes and the server answers normally."""
-    port = free_port()
-    agent = {"Authorization": f"Bearer {AGENT_TOKEN}"}
     with own_database(server_url, "pool") as url:
-        env = environment(url, tmp_path / "home", tmp_path / "tmp", agent_token=AGENT_TOKEN,
-                          pool_max_size=1, pool_timeout_s=0.5, **CHUNKS)  # fmt: skip
-        serve = Spawned(CLI + ["serve", "--port", str(port)], env, tmp_path, "serve")
-        base = f"http://127.0.0.1:{port}"
-        try:
-            wait_for(lambda: _healthy(base, serve), TIMEOUT, "serve to answer", interval=0.1)
-            with httpx.Client(base_url=base, timeout=TIMEOUT, headers=agent) as client:
-                assert client.get("/api/learning/pairs").status_code == 200
-                held: dict = {}
-                with holding(url, ["cases"]):  # a draft's case write waits, holding the pool
-                    thread = threading.Thread(target=_draft, args=(base, held), daemon=True)
-                    thread.start()
-                    wait_for(lambda: lock_waiters(url), TIMEOUT, "the draft to hold the pool")
-                    started = time.perf_counter()
-                    replies: list = [None] * 12
-
-                    def ask(index: int) -> None:
-                        with httpx.Client(base_url=base, timeout=TIMEOUT, headers=agent) as c:
-                            replies[index] = c.get("/api/learning/pairs")
-
-                    askers = [threading.Thread(target=ask, args=(i,)) for i in range(12)]
-                    for asker in askers:
-                        asker.start()
-                    for asker in askers:
-                        asker.join(TIMEOUT)
-                    waited = time.perf_counter() - started
-                    assert "response" not in held  # still waiting for the lock
-                thread.join(TIMEOUT)
-                assert held["response"].status_code == 200, held["response"].text
-                after = client.get("/api/learning/pairs")
-        finally:
-            serve.kill9()
-    statuses = [r.status_code for r in replies]
-    assert statuses == [503] * 12, [(r.status_code, r.text) for r in replies]
-    for reply in replies:
-        message = reply.json()["error"]
-        assert "busy" in message and "try again" in message, message
-        assert reply.headers.get("Retry-After")
-        for internal in ("postgres", "psycopg", "pgdata", str(tmp_path), "Traceback"):
-            assert internal not in reply.text
-    assert waited < 10, f"12 refusals took {waited:.1f} s"  # each waits the 0.5 s pool timeout
-    assert after.status_code == 200 and after.json()["pairs"]
-    show(capsys, "pool exhaustion", {"requests": 12, "answered_503": statuses.count(503),
-                                     "seconds": round(waited, 2)})  # fmt: skip
-
-
-def _draft(base: str, held: dict) -> None:
-    """An agent's draft upload (the demo's fictional draft) for a new case."""
-    from importlib import resources
-    from urllib.parse import quote
-
-    text = (
-        resources.files("legal_ai")
-        .joinpath("demo_data/learning-draft-7001.txt")
-        .read_text(encoding="utf-8")
+        found = pool_exhaustion(url, tmp_path, requests=12, timeout=TIMEOUT)
+    assert found["before"] == 200
+    assert found["statuses"] == [503] * 12, list(
+        zip(found["statuses"], found["bodies"], strict=True)
     )
-    case = "ערר (מרכז) 8700/25"
-    with httpx.Client(base_url=base, timeout=TIMEOUT) as client:
-        held["response"] = client.post(
-            f"/api/cases/{quote(case, safe='')}/draft/upload",
-            headers={"Authorization": f"Bearer {AGENT_TOKEN}"},
-            files={"file": ("draft.txt", text.replace("7001/25", "8700/25").encode(), "text/plain")},
-            data={"appeal_type": "permit", "outcome": "partially_accepted",
-                  "practice_area": "planning"},
-        )  # fmt: skip
-
-
-def _healthy(base: str, serve: Spawned) -> bool:
-    assert serve.alive(), serve.output()
-    try:
-        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
+    assert found["draft_waited_for_the_lock"] and found["draft"][0] == 200, found["draft"]
+    for body, retry in zip(found["bodies"], found["retry_after"], strict=True):
+        message = json.loads(body)["error"]
+        assert "busy" in message and "try again" in message, message
+        assert retry
+        for internal in ("postgres", "psycopg", "pgdata", str(tmp_path), "Traceback"):
+            assert internal not in body
+    assert found["seconds"] < 10, found["seconds"]  # each waits the 0.5 s pool timeout
+    assert found["after"][0] == 200 and found["after"][1]["pairs"]
+    show(capsys, "pool exhaustion", {"requests": 12, "answered_503": found["statuses"].count(503),
+                                     "seconds": found["seconds"]})  # fmt: skip
