@@ -339,7 +339,7 @@ def test_one_bad_file_in_a_batch_is_reported_and_the_rest_ingest(app, tmp_path):
 REFUSED_FILTERS = [
     ("case", Filters(case_number="ערר 1/25", date_from="2020-01-01"), "date_from"),
     ("case", Filters(case_number="ערר 1/25", court="העליון"), "court"),
-    ("style", Filters(practice_area="planning", date_to="2024-01-01"), "date_to"),
+    ("style", Filters(practice_area="planning", court="העליון"), "court"),
     ("internal", Filters(court="העליון"), "court"),
     ("digests", Filters(case_number="ערר 1/25"), "case_number"),
     ("case_precedents", Filters(practice_area="planning"), "practice_area"),
@@ -358,9 +358,25 @@ def test_a_filter_the_corpus_cannot_apply_is_refused_naming_its_filters(
     assert ", ".join(legs.SUPPORTED_FILTERS[corpus]) in message
 
 
-def test_the_tools_refuse_a_date_range_on_the_chairs_finals(app):
-    with pytest.raises(InvalidInput, match="corpus 'style' cannot be filtered by date_from"):
-        app.tool("search_decisions", query="היתר", practice_area="planning", date_from="2020-01-01")
+def test_the_chairs_finals_are_searched_within_a_date_range(app, tmp_path):
+    for case, day in (("ערר 31/24", "2024-03-01"), ("ערר 32/25", "2025-06-01")):
+        path = tmp_path / f"{day}.txt"
+        path.write_text("החלטה בערר על היתר בנייה והקלה בקו בניין " + case, encoding="utf-8")
+        app.ingest([path], "style", meta={"case_number": case, "practice_area": "planning",
+                                          "decided_on": day})  # fmt: skip
+
+    def found(**dates):
+        hits = app.tool("search_decisions", query="היתר בנייה", practice_area="planning",
+                        **dates)["hits"]  # fmt: skip
+        return sorted(h["case_number"] for h in hits)
+
+    assert found() == ["ערר 31/24", "ערר 32/25"]
+    assert found(date_from="2025-01-01") == ["ערר 32/25"]
+    assert found(date_to="2024-12-31") == ["ערר 31/24"]
+    assert found(date_from="2024-01-01", date_to="2024-12-31") == ["ערר 31/24"]
+
+
+def test_blank_required_tool_arguments_are_refused(app):
     for blank in ("\u200b", " \x00 "):
         with pytest.raises(InvalidInput, match="needs the case_number"):
             app.tool("search_case_documents", query="היתר", case_number=blank)

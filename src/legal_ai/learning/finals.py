@@ -121,6 +121,7 @@ def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict, na
     title = f"החלטה ב{case}"
     style = IngestItem(doc_type="document", **common, fields={
         "title": title, "case_number": case, "practice_area": fields["practice_area"],
+        "decided_on": fields["decided_on"],
     })  # fmt: skip
     internal = IngestItem(doc_type="decision", **common, fields={
         "title": title, "case_number": case, "practice_area": fields["practice_area"],

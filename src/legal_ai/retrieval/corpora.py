@@ -105,7 +105,7 @@ CORPORA: dict[str, Corpus] = {
         Corpus(
             "style", "the chair's signed final decisions (style corpus)",
             "documents", "document_chunks_style", "document_chunks", "document_id",
-            "corpus", "style", ("document",), _DOC_COLUMNS,
+            "corpus", "style", ("document",), (*_DOC_COLUMNS, "decided_on"),
             image_table="document_page_images_style",
         ),
         Corpus(

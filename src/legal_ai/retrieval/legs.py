@@ -39,14 +39,15 @@ class Filters:
     exclude_case_number: str | None = None
 
 
-_DATE_COLUMN = {"case_law": "decided_on", "digests": "published_on"}
+_DATE_COLUMN = {"case_law": "decided_on", "digests": "published_on", "documents": "decided_on"}
 
 # The filters each corpus can honour. Anything else is refused (`check_filters`), never ignored:
-# the chair's finals (style) and a case's documents carry no decision date, the committee's own
+# a case's documents carry no decision date (her finals do: migration 0011), the committee's own
 # decisions all have one court, digests have no case number, attached citations only a case.
 SUPPORTED_FILTERS: dict[str, tuple[str, ...]] = {
     "case": ("case_number", "practice_area", "doc_type", "exclude_case_number"),
-    "style": ("practice_area", "case_number", "doc_type", "exclude_case_number"),
+    "style": ("practice_area", "date_from", "date_to", "case_number", "doc_type",
+              "exclude_case_number"),
     "external": ("court", "practice_area", "date_from", "date_to", "case_number", "doc_type",
                  "exclude_case_number"),
     "internal": ("practice_area", "date_from", "date_to", "case_number", "doc_type",
