@@ -56,6 +56,7 @@ from psycopg import sql
 
 from conftest import ScriptedHandler, local_server
 from legal_ai.config import Settings
+from legal_ai.errors import StoreError
 from legal_ai.ingest.pipeline import content_hash
 from legal_ai.providers.embedders import text_hash
 from legal_ai.services import App
@@ -416,8 +417,11 @@ def test_postgres_killed_mid_ingest(e5, tmp_path):
                 with holding(url, [table]):
                     stopped_at(url, table)
                     assert kill_cluster(pgdata) >= 2
-                # the CLI has lost its database: it must stop on its own, not hang
-                assert cli.wait(TIMEOUT) != 0
+                # the CLI has lost its database: it stops on its own with a one-line error
+                assert cli.wait(TIMEOUT) == StoreError.exit_code, cli.output()
+                err = cli.output()[1]  # (psycopg_pool's own warnings may come first)
+                assert "Traceback" not in err, err
+                assert err.strip().splitlines()[-1].startswith("error: lost the connection"), err
             finally:
                 cli.kill9()
             restart_cluster(env, tmp_path, pgdata, round_)

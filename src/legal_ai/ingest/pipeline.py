@@ -200,6 +200,11 @@ class Ingestor:
                 )
             report.failed.append({"path": item.source_path, "error": message})
             return
+        except psycopg.OperationalError as exc:  # the server went away: no later item can land
+            raise StoreError(
+                f"lost the connection to PostgreSQL while writing {item.source_path}; the items "
+                "written before it are stored whole: run the same ingest again to finish"
+            ) from exc
         setattr(report, outcome, getattr(report, outcome) + 1)
         report.doc_ids.append(item.doc_id)
         if status and not status["searchable"]:
