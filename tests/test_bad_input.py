@@ -576,3 +576,32 @@ def test_a_stored_runaway_pattern_cannot_hang_an_upload(app, tmp_path):
     assert state(app) == before
     with app.store.pool.connection() as conn:
         assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
+
+
+def test_free_text_of_the_loop_is_cleaned_and_bounded(app, tmp_path):
+    """Feedback, lessons, reasons, votes, findings, principles and attached citations: NUL and
+    invisible characters never reach PostgreSQL; non-text and overlong values are refused."""
+    from legal_ai.auth import CHAIR
+    from legal_ai.learning import feedback, lessons
+
+    path = tmp_path / "protocol.txt"
+    path.write_text("פרוטוקול הדיון: נקבע כי הקלה בקו בניין מחייבת הצדקה.", encoding="utf-8")
+    case = "ערר 77/25"
+    app.ingest([path], "case", meta={"case_number": case, "practice_area": "planning"})
+    row = feedback.record(app, "style", "חסר\x00 סיור\u200f במקום", case=case)
+    assert row["text"] == "חסר סיור במקום"
+    lesson = lessons.propose(app, case, "style", "\ufeffמשפטים\x00 קצרים")
+    assert lesson["text"] == "משפטים קצרים"
+    reviewed = lessons.review(app.acting_as(CHAIR), lesson["id"], "approve", reason="כן\x00")
+    assert reviewed["review_reason"] == "כן"
+    with pytest.raises(InvalidInput, match="lesson text is empty"):
+        lessons.propose(app, case, "style", "\x00\u200b ")
+    with pytest.raises(InvalidInput, match="must be text"):
+        feedback.record(app, "style", ["not", "text"])
+    with pytest.raises(InvalidInput, match="keep it to"):
+        feedback.record(app, "style", "א" * 20_001)
+    with pytest.raises(InvalidInput, match="model name"):
+        lessons.record_panel_verdict(app, lesson["id"], [{"model": "\x00", "vote": "approve"},
+                                                         {"model": "b", "vote": "approve"}])  # fmt: skip
+    saved = app.attach_precedent(case, 'עע"מ\x00 1234/05', note="\u202eהערה")
+    assert saved["citation"] == 'עע"מ 1234/05' and saved["note"] == "הערה"

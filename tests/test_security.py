@@ -247,3 +247,21 @@ def test_an_upload_is_recorded_under_its_own_name_never_its_temp_path(app, tmp_p
             " SELECT source_path FROM item_versions").fetchall()}  # fmt: skip
     assert paths == {"upload:טיוטה.txt", "upload:final.txt"}
     assert not any((tmp_path / "uploads").iterdir())  # the request's folder is gone
+
+
+def test_an_agents_own_login_searches_but_cannot_become_the_chair(app, tmp_path, agent_db_url):
+    """What an agent's own database credentials give it (a separate server: CI's second one)."""
+    import psycopg
+
+    from legal_ai.store.db import Store
+
+    path = write(tmp_path / "protocol.txt", DECISION)
+    app.ingest([path], "case", meta={"case_number": CASE, "practice_area": "planning"})
+    with Store(agent_db_url, max_size=1) as store:  # opens a migrated database without DDL
+        agent_app = type(app)(app.settings, store=store, embedder=app._inner_embedder,
+                              principal=agent("mcp"))  # fmt: skip
+        hits = agent_app.search("case", "הקלה בקו בניין",
+                                filters=None, limit=3).hits  # fmt: skip
+        assert hits and all(h["corpus"] == "case" for h in hits)
+        with store.pool.connection() as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SET ROLE legal_ai_chair")

@@ -13,6 +13,7 @@ from .auth import OPERATOR, Principal, require_chair
 from .config import Settings
 from .errors import InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport
+from .learning.vocabulary import free_text
 from .providers.embedders import CachedEmbedder, Embedder, make_embedder, text_hash
 from .retrieval import legs
 from .retrieval.corpora import CORPORA, get_corpus
@@ -161,9 +162,8 @@ class App:
         target = get_corpus(corpus)
         if target.principle_table is None:
             raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
-        rule_text, quote = rule_text.strip(), supporting_quote.strip()
-        if not rule_text or not quote:
-            raise InvalidInput("a principle needs its rule text and a supporting quote")
+        rule_text = free_text(rule_text, "principle's rule text", max_chars=4000)
+        quote = free_text(supporting_quote, "supporting quote", max_chars=8000)
         with self.store.connection() as conn:
             item = sql_items.find_item(conn, target, doc_id)
         if item is None:
@@ -220,9 +220,8 @@ class App:
     def attach_precedent(self, case_number: str, citation: str, note: str | None = None) -> dict:
         """Record that the chair relies on `citation` in her case (table case_precedents)."""
         case_number = normalize_case_number(case_number)
-        citation = " ".join(citation.split())
-        if not citation:
-            raise InvalidInput("the citation is empty")
+        citation = " ".join(free_text(citation, "citation", max_chars=500).split())
+        note = free_text(note, "note", required=False, max_chars=4000)
         key = " ".join(normalize(citation).replace('"', "").split())
         with self.store.transaction() as conn:
             if not sql_items.get_case(conn, case_number):

@@ -20,14 +20,13 @@ if TYPE_CHECKING:
 def record(app: App, category: str, text: str, *, case: str | None = None,
            block: str | None = None) -> dict:  # fmt: skip
     category = vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category", required=True)
-    if not (text or "").strip():
-        raise InvalidInput("the feedback text is empty; write what was wrong")
+    text = vocab.free_text(text, "feedback text")
     case = vocab.case_number(case) if case else None
     with app.store.transaction() as conn:
         if case and sql_items.get_case(conn, case) is None:
             raise NotFound(f"unknown case {case}; feedback is about a case we drafted")
         row = store.insert_feedback(conn, {"case_number": case, "block": vocab.block(block),
-                                           "category": category, "text": text.strip()})  # fmt: skip
+                                           "category": category, "text": text})  # fmt: skip
     return jsonable(row)
 
 

@@ -60,18 +60,17 @@ def propose(
     """Record a proposed lesson (retry-safe: the same lesson twice is one row)."""
     case = vocab.case_number(case) if case else None
     vocab.choice(source, SOURCES, "lesson source", required=True)
+    text = vocab.free_text(text, "lesson text", max_chars=4000)
     with app.store.transaction() as conn:
         kinds = store.category_kinds(conn)
         vocab.choice(category, tuple(kinds), "lesson category", required=True)
-        if not (text or "").strip():
-            raise InvalidInput("the lesson text is empty; write what should change")
         pair = store.get_pair(conn, case) if case else None
         known = sql_items.get_case(conn, case) if case else None
         if case and known is None:
             raise NotFound(f"unknown case {case}; add its draft or final first")
         row, created = store.insert_lesson(conn, {
             "pair_id": pair["id"] if pair else None, "case_number": case, "category": category,
-            "text": text.strip(), "block": vocab.block(block),
+            "text": text, "block": vocab.block(block),
             # Scoped only when asked: a lesson learned on one case is general by default.
             "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
             "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
@@ -90,6 +89,7 @@ def review(app: App, lesson_id: int, decision: str, *, reason: str | None = None
         raise InvalidInput(f"unknown decision {decision!r}; choose one of: {', '.join(DECISIONS)}")
     require_chair(app.principal, f"{decision} of lesson {lesson_id}")
     actor = app.principal.actor
+    reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
     try:
         with app.store.transaction() as conn:
             lesson = _locked(conn, lesson_id)
@@ -119,8 +119,11 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
     if not isinstance(verdicts, list) or len(verdicts) != 2:
         raise InvalidInput("a panel verdict has exactly two votes: [{model, vote}, {model, vote}]")
     for verdict in verdicts:
-        if verdict.get("vote") not in ("approve", "reject") or not verdict.get("model"):
+        if not isinstance(verdict, dict) or verdict.get("vote") not in ("approve", "reject"):
             raise InvalidInput("each vote needs a model name and vote 'approve' or 'reject'")
+        verdict["model"] = vocab.free_text(verdict.get("model"), "model name", max_chars=200)
+        verdict["reason"] = vocab.free_text(verdict.get("reason"), "vote's reason",
+                                            required=False, max_chars=4000)  # fmt: skip
     if verdicts[0]["model"] == verdicts[1]["model"]:
         raise InvalidInput("the two votes must come from two different models")
     try:
@@ -162,7 +165,7 @@ def record_curator_findings(app: App, case: str, findings: list[str]) -> dict:
         raise InvalidInput("give 3 to 5 findings, each starting with its tag, e.g. '[סגנון] …'")
     parsed = []
     for finding in findings:
-        match = _TAG_RE.match(finding or "")
+        match = _TAG_RE.match(vocab.free_text(finding, "finding", max_chars=4000))
         category = vocab.CURATOR_TAGS.get(match.group("tag").strip()) if match else None
         if category is None:
             raise InvalidInput(

@@ -164,6 +164,7 @@ def edit(app: App, appeal_type: str, changes: dict, *, reason: str = "edit") -> 
     """Replace the given top-level keys of a profile (the chair's edit), as a new version."""
     require_chair(app.principal, "editing the methodology")
     actor = app.principal.actor
+    reason = vocab.free_text(reason, "reason", required=False, max_chars=2000) or "edit"
     appeal_type = _profile_key(appeal_type)
     changes = validated_changes(changes)
     with app.store.transaction() as conn:

@@ -8,7 +8,7 @@ import re
 
 from ..errors import InvalidInput
 from ..text.blocks import BLOCKS
-from ..text.hebrew import fold_quotes, normalize_case_number
+from ..text.hebrew import clean_text, fold_quotes, normalize_case_number
 
 APPEAL_TYPES = ("permit", "change_of_use", "plan", "betterment_levy", "compensation_197",
                 "procedural")  # fmt: skip
@@ -36,6 +36,23 @@ def case_number(raw: str | None) -> str:
             "'ערר (מרכז) 1042/23', 'ערר 8021/23' or 'בל\"מ 1042/23'"
         )
     return value
+
+
+def free_text(value: object, what: str, *, required: bool = True, max_chars: int = 20_000
+              ) -> str | None:  # fmt: skip
+    """A free text the chair or an agent wrote (feedback, a lesson, a reason, a quote), cleaned
+    like stored text (no NUL, zero-width or bidi characters) and bounded; InvalidInput names
+    `what` when it is not text, empty (when required) or too long."""
+    if value is None or (isinstance(value, str) and not clean_text(value).strip()):
+        if required:
+            raise InvalidInput(f"the {what} is empty; write it")
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"the {what} must be text")
+    text = clean_text(value).strip()
+    if len(text) > max_chars:
+        raise InvalidInput(f"the {what} is {len(text)} characters; keep it to {max_chars}")
+    return text
 
 
 def choice(value: str | None, allowed: tuple[str, ...], what: str, *, required: bool = False) -> str | None:  # fmt: skip

@@ -11,6 +11,8 @@ from importlib import resources
 
 import psycopg
 
+from ..errors import StoreError
+
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x1E6A1A1  # advisory lock id for migrations
 
@@ -37,11 +39,14 @@ def available() -> list[Migration]:
 
 
 def applied(conn: psycopg.Connection) -> set[int]:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version integer PRIMARY KEY, name text NOT NULL,"
-        " applied_at timestamptz NOT NULL DEFAULT now())"
-    )
+    # Created only when missing: a login without CREATE on the schema (an agent's) may still
+    # open a migrated database.
+    if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version integer PRIMARY KEY, name text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
     return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
 
 
@@ -56,7 +61,14 @@ def migrate(url: str) -> list[str]:
                 if migration.version in have:
                     continue
                 with conn.transaction():
-                    conn.execute(migration.sql.encode())
+                    try:
+                        conn.execute(migration.sql.encode())
+                    except psycopg.errors.InsufficientPrivilege:
+                        raise StoreError(
+                            f"the database needs migration {migration.version:04d}_"
+                            f"{migration.name}, which this login may not apply; run `legal-ai db "
+                            "migrate` as the database's owner"
+                        ) from None
                     conn.execute(
                         "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
                         (migration.version, migration.name),
