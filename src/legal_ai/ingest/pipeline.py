@@ -201,6 +201,8 @@ class Ingestor:
             report.failed.append({"path": item.source_path, "error": message})
             return
         except psycopg.OperationalError as exc:  # the server went away: no later item can land
+            if exc.sqlstate and not exc.sqlstate.startswith(("08", "57P")):
+                raise  # the server answered (a deadlock, a cancelled statement): not a lost server
             raise StoreError(
                 f"lost the connection to PostgreSQL while writing {item.source_path}; the items "
                 "written before it are stored whole: run the same ingest again to finish"
