@@ -130,17 +130,25 @@ def _hebrew_share(text: str) -> float:
 _LRE_RUN = re.compile("\u202a([^\u202a\u202c]*)\u202c")
 
 
+# A left-to-right segment inside an LRE run: a Latin phrase (letters and digits, with the spaces
+# and marks between them), or a number with its separators and terminators (10%, 5.7.2023,
+# 1042/23, ₪1,200). Everything else in the run is a neutral that took the line's right-to-left
+# direction, and so sits in visual order.
+_LTR_SEGMENT = re.compile(
+    r"[A-Za-z\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f]*"
+    r"(?:[ \-'.,&_/:@]+[A-Za-z0-9\u00c0-\u024f]+)*"
+    r"|[#$€£₪+\-]?\d+(?:[.,:/]\d+)*[%‰°]?"
+    r"|."
+)
+
+
 def _logical_run(run: str) -> str:
-    """pdftotext wraps left-to-right runs inside Hebrew lines in LRE..PDF, with the neutral
-    characters at the run's edges in visual order (" .1" for "1. "). Move them to the logical
-    side: trailing edge first, then the core, then the leading edge, each edge reversed."""
-    chars = list(run)
-    first = next((i for i, ch in enumerate(chars) if ch.isalnum()), None)
-    if first is None:
-        return run[::-1]
-    last = max(i for i, ch in enumerate(chars) if ch.isalnum())
-    lead, core, trail = run[:first], run[first : last + 1], run[last + 1 :]
-    return trail[::-1] + core + lead[::-1]
+    """pdftotext wraps left-to-right material inside Hebrew lines in LRE..PDF, in visual order:
+    the numbers and Latin phrases read left to right, while the neutral characters between and
+    around them (spaces, parentheses, periods) took the line's right-to-left direction. Undo the
+    visual reordering: the segments in reverse order, each left-to-right segment kept whole
+    (" .1" → "1. ", " 10%" → "10% ", ")1(4" → "4(1)", "()6(2" → "2(6)(")."""
+    return "".join(reversed(_LTR_SEGMENT.findall(run)))
 
 
 def pdf_page_text(raw: str) -> str:
