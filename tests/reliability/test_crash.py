@@ -138,6 +138,22 @@ def assert_embedded_once(calls: int, before: set[str], after: set[str]) -> None:
     assert calls == len(after - before), (calls, len(after - before))
 
 
+SURVIVED: list[str] = []  # the kills whose aftermath passed every check
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tally(request):
+    """Print how many kills were survived (even when pytest captures output)."""
+    yield
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if reporter is not None and capture is not None and SURVIVED:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(
+                f"\n[reliability] crashes survived: {len(SURVIVED)} kills ({', '.join(SURVIVED)})"
+            )
+
+
 @pytest.fixture(scope="module")
 def ingest_db(server_url):
     with own_database(server_url, "ingest") as url:
@@ -197,6 +213,7 @@ def test_cli_ingest_killed(point, ingest_db, e5, tmp_path):
     assert chunk_hashes(url, case) & before, "the re-run reused nothing the killed run embedded"
     assert whole(url, e5, allowed)["items"] >= len(texts)
     check_lexicon(url)
+    SURVIVED.append(f"ingest@{point}")
 
 
 def test_changed_reingest_killed_between_item_and_chunks(ingest_db, e5, tmp_path):
@@ -246,6 +263,7 @@ def test_changed_reingest_killed_between_item_and_chunks(ingest_db, e5, tmp_path
                       ([r["doc_id"] for r in rows(url, "SELECT doc_id FROM documents WHERE case_number = %s", (case,))],))  # fmt: skip
     if versions is not None:  # every text each item ever had, once
         assert versions == 2 * len(new)
+    SURVIVED.append("ingest@between-item-and-chunks")
 
 
 # -- legal-ai serve, mid-upload -------------------------------------------------------------------
@@ -332,6 +350,7 @@ def test_serve_killed_mid_upload(point, server_url, e5, tmp_path):
         assert parts["pair"] and (parts["style"], parts["internal"]) == (1, 1)
         assert check_finals(url)["finals"] == 1
         whole(url, e5)
+    SURVIVED.append(f"serve@{point}")
 
 
 def _send(base: str, case: str, text: str, sent: dict):
@@ -444,6 +463,7 @@ def test_postgres_killed_mid_ingest(e5, tmp_path):
             assert_embedded_once(calls, before, after)
             whole(url, e5, {path: {text} for path, text in texts.items()})
             check_lexicon(url)
+            SURVIVED.append(f"postgres@{table}")
         # the embedded server's start-up lock (one fixed file, reused by every start) is all
         assert leftovers(tmp) == [".lockfile"]
     finally:
@@ -558,6 +578,7 @@ def test_reindex_killed(server_url, e5, tmp_path):
         }
         assert len(set(ScriptedVoyage.texts)) == total
         check_items(url, count_tokens=e5.count_tokens, **CHUNKS)
+        SURVIVED.append("reindex@between-batches")
 
         # 2. back to e5 and the old analyzer (every vector is in the cache), killed inside the
         # internal corpus's UPDATE
@@ -586,6 +607,7 @@ def test_reindex_killed(server_url, e5, tmp_path):
         check_items(url, count_tokens=e5.count_tokens, **CHUNKS)
         check_lexicon(url)
         assert leftovers(tmp) == []
+        SURVIVED.append("reindex@inside-update")
 
 
 # -- legal-ai db migrate --------------------------------------------------------------------------
@@ -683,3 +705,4 @@ def test_migration_killed_mid_transaction(point, schemas, server_url, tmp_path):
         assert catalog(url) == schemas[count]
         assert f"{done + 1:04d}_" in again.output()[0]
         assert leftovers(tmp_path / "tmp") == []
+    SURVIVED.append(f"migrate@{point}")
