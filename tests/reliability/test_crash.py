@@ -331,6 +331,7 @@ def test_serve_killed_mid_upload(point, server_url, e5, tmp_path):
         check_finals(url)
         whole(url, e5)
         assert leftovers(tmp) == []  # the system temp folder was never used
+        assert leftovers(home / "uploads"), "the killed upload left no folder to sweep"
         # the same upload again, through the same API (in this process, to count embeddings);
         # starting it sweeps the upload folder the killed server left
         settings = settings_for(url, home, chair_token=CHAIR_TOKEN, agent_token=AGENT_TOKEN)
