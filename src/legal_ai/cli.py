@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -452,6 +453,9 @@ register(app)
 
 
 def main() -> None:
+    # The pool's own warnings (a lost server, with its socket path) are not for the user: the
+    # error line below says what happened and what to do.
+    logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
     try:
         app()
     except AppError as exc:

@@ -279,6 +279,7 @@ def _citations(conn, case: str, case_law_id: int, text: str) -> tuple[int, int]:
     """Store the decision's citations, (re)link every unlinked authority to the library, and
     refresh missing precedents and corroboration. Returns this decision's (linked, missing)."""
     found = [c for c in text_citations.extract(text) if c.ref != case]
+    store.lock_citations(conn)  # two finals citing one authority: one after the other
     store.replace_citations(conn, case_law_id, found)
     for authority in store.unlinked_authorities(conn):
         # One of its citations as written, parsed again: the ref alone loses law and schedule.

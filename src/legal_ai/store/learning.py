@@ -18,6 +18,12 @@ def lock_case(conn: psycopg.Connection, case_number: str) -> None:
     conn.execute("SELECT pg_advisory_xact_lock(hashtext('learning:' || %s))", (case_number,))
 
 
+def lock_citations(conn: psycopg.Connection) -> None:
+    """Serialise the citation graph's writes (authorities, missing precedents, corroboration)
+    across finals of different cases, until the transaction ends."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext('learning:citations'))")
+
+
 def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> dict:
     """Create the case or fill in what it lacks (given values win over NULLs, never over a
     value the chair set)."""
