@@ -21,6 +21,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+# mcp.client.stdio binds sys.stderr as stdio_client's default errlog when first imported: import
+# it at collection, not inside a test holding `capsys` (its buffer has no fileno for a child).
+import mcp.client.stdio  # noqa: F401
 import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row

@@ -153,7 +153,7 @@ BEGIN
     IF TG_OP = 'UPDATE' AND OLD.review_status <> 'proposed'
        AND (NEW.category, NEW.text, NEW.source) IS DISTINCT FROM (OLD.category, OLD.text, OLD.source)
     THEN
-        RAISE EXCEPTION 'lesson % is % : its category, text and source are frozen',
+        RAISE EXCEPTION 'lesson % is %: its category, text and source are frozen',
             OLD.id, OLD.review_status USING ERRCODE = 'check_violation';
     END IF;
     IF TG_OP = 'UPDATE' AND NEW.review_status IS NOT DISTINCT FROM OLD.review_status THEN
