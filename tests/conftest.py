@@ -12,7 +12,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
+import psycopg
 import pytest
+from psycopg import conninfo
 
 from legal_ai.config import Settings
 from legal_ai.providers.embedders import E5Local
@@ -120,13 +122,24 @@ def db_url(server_url):
 @pytest.fixture(scope="session")
 def agent_db_url(db_url) -> str:
     """The test database as an agent's own login (member of legal_ai_agent only): what SQL an
-    agent's database credentials can run. Only a server with that login has it (CI's second
-    server); elsewhere the test skips, except in CI, where the second server must provide it."""
-    if not EXTERNAL_AGENT_URL:
-        if IN_CI and EXTERNAL_URL:
-            pytest.fail("CI: LEGAL_AI_TEST_AGENT_DATABASE_URL must be set with the second server")
+    agent's database credentials can run. CI's second server has one (its URL in
+    LEGAL_AI_TEST_AGENT_DATABASE_URL); on the embedded test server (a superuser login, trust
+    authentication on its own socket) the suite makes one, `legal_ai_agent_test`."""
+    if EXTERNAL_AGENT_URL:
+        return with_database(EXTERNAL_AGENT_URL, TEST_DB)
+    if IN_CI and EXTERNAL_URL:
+        pytest.fail("CI: LEGAL_AI_TEST_AGENT_DATABASE_URL must be set with the second server")
+    if EXTERNAL_URL:
         pytest.skip("no agent login: LEGAL_AI_TEST_AGENT_DATABASE_URL is unset")
-    return with_database(EXTERNAL_AGENT_URL, TEST_DB)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(
+            "DO $$ BEGIN CREATE ROLE legal_ai_agent_test LOGIN NOSUPERUSER NOCREATEDB"
+            " NOCREATEROLE IN ROLE legal_ai_agent; EXCEPTION WHEN duplicate_object THEN NULL;"
+            " END $$"
+        )
+    params = conninfo.conninfo_to_dict(db_url)
+    params["user"] = "legal_ai_agent_test"
+    return conninfo.make_conninfo(**params)
 
 
 @pytest.fixture(scope="session")

@@ -1,16 +1,15 @@
 """SQL-level attacks on the database's invariants (issue 10 §3): the gates, append-only tables and
 frozen decisions hold against plain SQL, not only against our own code paths.
 
-"As an agent" means a connection whose role is `legal_ai_agent`: the agent login of a separate
-server when the suite runs against one (LEGAL_AI_TEST_AGENT_DATABASE_URL, made by
-scripts/second-postgres — what an agent's own database credentials can do), else the test
-server's login after `SET ROLE legal_ai_agent` (what the server's agent path runs as). Some
-invariants hold against every role, the schema's owner included; those are tried as the owner.
+"As an agent" means an agent's own database login, a member of `legal_ai_agent` only (the
+second server's, made by scripts/second-postgres, or one the suite makes on the embedded test
+server): what an agent's own credentials can do. The server's own agent path (`SET ROLE
+legal_ai_agent` on its login) is tried too. Some invariants hold against every role, the
+schema's owner included; those are tried as the owner.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -33,14 +32,11 @@ TRIED: list[str] = []  # every attack tried, printed at the end (docs/reliabilit
 
 
 @contextmanager
-def connect(app, role: str | None) -> Iterator[psycopg.Connection]:
-    """An autocommit connection running as `role` (None: the owner/login)."""
-    agent_url = os.environ.get("LEGAL_AI_TEST_AGENT_DATABASE_URL")
-    if role == "legal_ai_agent" and agent_url:
-        params = psycopg.conninfo.conninfo_to_dict(agent_url)
-        params["dbname"] = psycopg.conninfo.conninfo_to_dict(app.store.url)["dbname"]
-        conn = psycopg.connect(psycopg.conninfo.make_conninfo(**params), autocommit=True,
-                               row_factory=dict_row)  # fmt: skip
+def connect(app, role: str | None, agent_url: str | None = None) -> Iterator[psycopg.Connection]:
+    """An autocommit connection: as the agent's own login when `agent_url` is given, else as the
+    owner/login switched to `role` (None: the owner itself)."""
+    if agent_url:
+        conn = psycopg.connect(agent_url, autocommit=True, row_factory=dict_row)
     else:
         conn = psycopg.connect(app.store.url, autocommit=True, row_factory=dict_row)
         if role:
@@ -97,9 +93,10 @@ APPEND_ONLY = {"learning_audit": "reason", "style_distance_history": "change_per
                "panel_verdicts": "reason"}  # fmt: skip
 
 
-@pytest.mark.parametrize("role", [None, "legal_ai_agent", "legal_ai_chair"])
-def test_append_only_tables_refuse_truncate_update_and_delete(app, world, role):
-    with connect(app, role) as conn:
+@pytest.mark.parametrize("role", [None, "legal_ai_agent", "legal_ai_chair", "agent login"])
+def test_append_only_tables_refuse_truncate_update_and_delete(app, world, role, agent_db_url):
+    login = agent_db_url if role == "agent login" else None
+    with connect(app, role, login) as conn:
         for table, column in APPEND_ONLY.items():
             names = {"t": sql.Identifier(table), "c": sql.Identifier(column)}
             for statement in ("TRUNCATE {t}", "TRUNCATE {t} CASCADE", "DELETE FROM {t}",
@@ -111,8 +108,9 @@ def test_append_only_tables_refuse_truncate_update_and_delete(app, world, role):
             assert conn.execute(query).fetchone()["n"] >= 1, table
 
 
-def test_an_agent_cannot_decide_what_the_chair_gates_in_sql(app, world):
-    with connect(app, "legal_ai_agent") as conn:
+@pytest.mark.parametrize("login", [False, True], ids=["agent path", "agent login"])
+def test_an_agent_cannot_decide_what_the_chair_gates_in_sql(app, world, login, agent_db_url):
+    with connect(app, "legal_ai_agent", agent_db_url if login else None) as conn:
         fact, principle = world["fact"], world["principle"]
         refused(conn, "UPDATE decision_lessons SET review_status = 'approved', reviewed_by ="
                 " 'chair' WHERE id = %s", (fact,))  # fmt: skip
@@ -136,8 +134,11 @@ def test_an_agent_cannot_decide_what_the_chair_gates_in_sql(app, world):
                 " 'permit'")  # fmt: skip
         refused(conn, "INSERT INTO methodology_profile_versions (appeal_type, version, profile,"
                 " updated_by) VALUES ('permit', 99, '{}', 'chair')")  # fmt: skip
-        if os.environ.get("LEGAL_AI_TEST_AGENT_DATABASE_URL"):  # an agent's own login
+        if login:  # an agent's own login cannot become the chair (the server's login can)
             refused(conn, "SET ROLE legal_ai_chair")
+            refused(conn, "SET SESSION AUTHORIZATION legal_ai_chair")
+            refused(conn, "SET session_replication_role = replica")  # triggers stay on
+            refused(conn, "ALTER TABLE learning_audit DISABLE TRIGGER USER")
         state = conn.execute("SELECT review_status FROM decision_lessons WHERE id = %s",
                              (fact,)).fetchone()  # fmt: skip
         assert state["review_status"] == "proposed"
@@ -167,12 +168,12 @@ def test_a_decided_lesson_is_frozen_even_for_the_owner(app, world):
         assert row == {"actor": "chair", "db_role": "legal_ai_chair"}
 
 
-def test_audit_rows_only_for_rows_that_exist(app, world):
+def test_audit_rows_only_for_rows_that_exist(app, world, agent_db_url):
     with app.store.pool.connection() as conn:
         before = conn.execute("SELECT count(*) AS n FROM learning_audit").fetchone()["n"]
     again = lessons.propose(app, CASE, "fact", "המועד הקובע הוא 1.1.2024")  # a retried proposal
     assert again["created"] is False
-    with connect(app, "legal_ai_agent") as conn:
+    with connect(app, "legal_ai_agent", agent_db_url) as conn:
         after = conn.execute("SELECT count(*) AS n FROM learning_audit").fetchone()["n"]
         assert after == before
         refused(conn, "INSERT INTO learning_audit (actor, action, lesson_id) VALUES"
