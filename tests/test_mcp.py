@@ -143,3 +143,23 @@ def test_writer_and_feedback_tools_over_stdio(app, tmp_path, cli_env):
     assert payload(by_call[5])["recorded"] == 3
     assert by_call[6].is_error and "unknown feedback category" in by_call[6].content[0].text
     assert by_call[7].is_error and "unknown appeal type" in by_call[7].content[0].text
+
+
+def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_path, cli_env):
+    """Even with the chair's token in the server's environment, an MCP caller is an agent: its
+    findings are proposals in its own name, and no tool decides, promotes or edits."""
+    seed(app, tmp_path)
+    env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "her", "LEGAL_AI_AGENT_TOKEN": "drafter=t"}
+    findings = ["[סגנון] משפטים קצרים", "[מבנה] מסגרת נורמטיבית נפרדת", "[טבלאי] טבלת מועדים"]
+    names, _, results = asyncio.run(_session(env, [
+        ("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings})]))  # fmt: skip
+    gated = ("review", "approve", "veto", "promote", "methodology", "principle", "reject")
+    assert not [n for n in names if any(word in n for word in gated)]
+    assert payload(next(iter(results.values())))["recorded"] == 3
+    with app.store.pool.connection() as conn:
+        rows = conn.execute("SELECT DISTINCT l.proposed_by, l.review_status, a.db_role"
+                            " FROM decision_lessons l JOIN learning_audit a ON a.lesson_id = l.id"
+                            ).fetchall()  # fmt: skip
+    assert [dict(r) for r in rows] == [
+        {"proposed_by": "agent:drafter", "review_status": "proposed", "db_role": "legal_ai_agent"}
+    ]
