@@ -162,6 +162,43 @@ class Settings(BaseSettings):
         "token. /docs and /redoc are never served.",
     )
 
+    distiller: str | None = Field(
+        default=None,
+        description="Language model that distills style lessons from a draft/final pair: "
+        "`PROVIDER:MODEL[@BASE_URL]`, PROVIDER one of anthropic | openai | gemini (`openai` is any "
+        "OpenAI-compatible endpoint). Keys from ANTHROPIC_API_KEY / OPENAI_API_KEY / "
+        "GEMINI_API_KEY. Unset: the learning stage waits and says so.",
+    )
+    curator: str | None = Field(
+        default=None,
+        description="Language model that reads each final against the writing brief and records "
+        "3-5 tagged findings (spec as LEGAL_AI_DISTILLER). Unset: the curator waits.",
+    )
+    style_panel: str | None = Field(
+        default=None,
+        description="The two models (comma-separated specs, different families recommended) that "
+        "vote on each proposed style lesson: 2/2 approve -> approved by the panel (reversible by "
+        "the chair's veto); split -> the chair; 0/2 -> rejected. Unset: proposals wait for the "
+        "chair.",
+    )
+    model_timeout_s: float = Field(
+        default=120.0, gt=0, le=1800, description="Seconds one language-model call may take."
+    )
+    model_retries: int = Field(
+        default=2,
+        ge=0,
+        le=6,
+        description="Retries of a language-model call answered 429 or 5xx or timed out, with "
+        "exponential backoff (an answer that fails its schema is retried once more, then "
+        "recorded as a failure).",
+    )
+    job_lease_s: int = Field(
+        default=900,
+        ge=10,
+        description="Seconds a worker holds a job; a job whose worker died is claimable again "
+        "after its lease ends.",
+    )
+
     @field_validator("analyzer")
     @classmethod
     def _known_analyzer(cls, value: str) -> str:

@@ -279,6 +279,9 @@ CREATE TRIGGER case_law_principles_audit AFTER INSERT OR UPDATE ON case_law_prin
 -- roles on a server where the migrating login could not (idempotent).
 CREATE FUNCTION apply_role_grants() RETURNS boolean
 LANGUAGE plpgsql AS $grants$
+DECLARE
+    columns text;
+    t text;
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'legal_ai_agent')
        OR NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'legal_ai_chair') THEN
@@ -302,13 +305,24 @@ BEGIN
     -- What only the chair changes.
     REVOKE INSERT, UPDATE, DELETE ON methodology_profiles, methodology_profile_versions
         FROM legal_ai_agent;
+    -- A lesson: the agent may change only its review columns (and the learning engine's
+    -- bookkeeping, once a later migration adds those columns); never its content.
     REVOKE UPDATE ON decision_lessons FROM legal_ai_agent;
-    GRANT UPDATE (review_status, reviewed_by, reviewed_at, review_reason, needs_chair)
-        ON decision_lessons TO legal_ai_agent;
-    REVOKE DELETE ON decision_lessons, case_law_principles, learning_audit,
-        style_distance_history, item_versions, panel_verdicts FROM legal_ai_agent;
-    REVOKE UPDATE ON learning_audit, style_distance_history, item_versions, panel_verdicts
-        FROM legal_ai_agent;
+    SELECT string_agg(quote_ident(column_name), ', ') INTO columns
+    FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name = 'decision_lessons'
+      AND column_name = ANY (ARRAY['review_status', 'reviewed_by', 'reviewed_at', 'review_reason',
+                                   'needs_chair', 'panel_models', 'corroboration']);
+    EXECUTE format('GRANT UPDATE (%s) ON decision_lessons TO legal_ai_agent', columns);
+    REVOKE DELETE ON decision_lessons, case_law_principles FROM legal_ai_agent;
+    -- Append-only tables, those that exist (a later migration adds model_calls).
+    FOR t IN SELECT unnest(ARRAY['learning_audit', 'style_distance_history', 'item_versions',
+                                  'panel_verdicts', 'model_calls'])
+    LOOP
+        IF to_regclass(t) IS NOT NULL THEN
+            EXECUTE format('REVOKE UPDATE, DELETE ON %I FROM legal_ai_agent', t);
+        END IF;
+    END LOOP;
     RETURN true;
 END $grants$;
 
