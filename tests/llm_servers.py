@@ -84,7 +84,7 @@ def scripted_server(script: Script, body: Callable[[Reply, dict], dict], prefix:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             request = json.loads(raw or b"{}")
             state.requests.append({"path": self.path, "headers": dict(self.headers), **request})
