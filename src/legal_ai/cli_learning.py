@@ -1,5 +1,5 @@
-"""`legal-ai` commands of the learning loop: draft add, final upload, learning history/pairs,
-lessons, promote, methodology, feedback, brief, serve (DESIGN §10)."""
+"""`legal-ai` commands of the learning loop: draft add, final upload, learning history/pairs/run,
+lessons, promote, methodology, feedback, brief, serve, worker (DESIGN §10)."""
 
 from __future__ import annotations
 
@@ -123,6 +123,33 @@ def missing_precedents(as_json: JsonFlag = False) -> None:
         result = missing(legal)
     _emit(result, "missing_precedents", lambda r: f"{r['ref']}  (cited by {r['corroboration']}; "
           f"first in {r['first_cited_in']})", as_json)  # fmt: skip
+
+
+@learning_app.command("run")
+def learning_run(case: Annotated[str | None, typer.Argument(
+                 help="Only this case's jobs (default: every ready job).")] = None,
+                 as_json: JsonFlag = False) -> None:  # fmt: skip
+    """Run the queued learning stage (distill -> style panel -> curator) in this process."""
+    from .learning.jobs import run
+
+    with _app() as legal:
+        result = run(legal, case)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"ran {len(result['jobs'])} job(s) of {len(result['cases'])} case(s): proposed "
+               f"{result['proposed']}, auto-approved {result['auto_approved']}, to the chair "
+               f"{result['needs_chair']}, rejected {result['rejected']}; {result['model_calls']} "
+               f"model call(s), tokens in {result['tokens']['in']} / out "
+               f"{result['tokens']['out']}")  # fmt: skip
+    for job in result["failed"]:
+        typer.echo(f"  failed: job {job['job_id']} {job['case_number']}: {job['error']}")
+    for job in result["pending"]:
+        typer.echo(f"  pending: job {job['job_id']} {job['case_number']}: {job['reason']}")
+    for reason in result["missing"]:
+        typer.echo(f"  to enable: {reason}")
+    for note in result["notes"]:
+        typer.echo(f"  note: {note}")
 
 
 @lessons_app.command("list")
@@ -276,6 +303,29 @@ def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1"
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
+def worker(once: Annotated[bool, typer.Option("--once", help="One pass over the ready jobs, "
+           "then exit.")] = False,
+           poll: Annotated[float, typer.Option(help="Seconds between passes.", min=0.1)] = 5.0
+           ) -> None:  # fmt: skip
+    """Drain the learning queue until stopped (SIGTERM/SIGINT settle the job in hand first)."""
+    import signal
+
+    from .learning.jobs import work
+
+    stop: list[int] = []
+
+    def request_stop(signum, frame) -> None:
+        if stop:  # a second signal: stop now (the job's lease makes it claimable again)
+            raise SystemExit(128 + signum)
+        stop.append(signum)
+        typer.echo("stopping after the job in hand (signal again to stop now)", err=True)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, request_stop)
+    with _app() as legal:
+        work(legal, once=once, poll=poll, echo=typer.echo, should_stop=lambda: bool(stop))
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(draft_app, name="draft")
     app.add_typer(final_app, name="final")
@@ -285,3 +335,4 @@ def register(app: typer.Typer) -> None:
     app.add_typer(feedback_app, name="feedback")
     app.command("brief")(brief)
     app.command("serve")(serve)
+    app.command("worker")(worker)

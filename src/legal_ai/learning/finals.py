@@ -25,6 +25,7 @@ from ..store import learning as store
 from ..text import blocks as text_blocks
 from ..text import citations as text_citations
 from ..text import extract
+from . import jobs as learning_jobs
 from . import jsonable
 from . import vocabulary as vocab
 from .alignment import align, block_shares, count_phrases, ratio_deviation
@@ -177,14 +178,10 @@ def upload_final(
         )
     style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
 
+    final_hash = content_hash(internal_item)
     with app.store.connection() as conn:
         stored = sql_items.find_item(conn, internal_corpus, case)
-    if (
-        stored
-        and pair
-        and stored["content_hash"] == content_hash(internal_item)
-        and pair["status"] != "draft_done"
-    ):
+    if stored and pair and stored["content_hash"] == final_hash and pair["status"] != "draft_done":
         return _unchanged(app, case, pair)
 
     ingestor = app.ingestor()
@@ -232,6 +229,12 @@ def upload_final(
             if pair["status"] == "final_received":
                 changes["status"] = "analyzed"
             pair = store.update_pair(conn, pair["id"], **changes)
+        # The learning stage (distill, panel, curator) of this final, queued with the upload:
+        # one job per case and final text (the same final again queues nothing).
+        job = learning_jobs.enqueue(conn, case, final_hash)
+    if job is not None:
+        notes.append(f"learning stage queued (job {job['id']}): run `legal-ai learning run` "
+                     "or a `legal-ai worker`")  # fmt: skip
     return {
         "case_number": case,
         "pair_status": pair["status"],
@@ -243,6 +246,7 @@ def upload_final(
         "blocks_missing": seg.missing,
         "citations": {"linked": linked, "missing": missing},
         "history_row": history_row,
+        "learning_job": job["id"] if job else None,
         "notes": notes,
     }
 
@@ -265,6 +269,7 @@ def _unchanged(app: App, case: str, pair: dict) -> dict:
         "blocks_missing": [],
         "citations": _counts(cites),
         "history_row": None,
+        "learning_job": None,
         "notes": ["the same final is already stored: nothing changed"],
     }
 

@@ -1,0 +1,158 @@
+"""The configured language models of the learning engine, and the recorder that writes each of
+their calls to `model_calls` (DESIGN §8, issue 11).
+
+`configured(app, case=..., job_id=...)` reads LEGAL_AI_DISTILLER, LEGAL_AI_STYLE_PANEL and
+LEGAL_AI_CURATOR (specs `PROVIDER:MODEL[@BASE_URL]`) and builds each model with a recorder bound
+to the case and job. A stage that is not configured, or whose provider's key is absent, is left
+out, and `missing` says what to set — nothing fails for want of a model.
+
+Each call is recorded in its own short transaction, so the calls of a stage that fails later
+are still there (the provenance of every model decision, including the failed ones).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import AppError
+from ..providers.models import (
+    CallRecord,
+    ChatModel,
+    ModelSpec,
+    Recorder,
+    make_model,
+    parse_spec,
+    parse_specs,
+)
+from ..providers.models.base import KEY_VARIABLES
+from ..store import engine as store
+
+if TYPE_CHECKING:
+    from ..services import App
+
+# stage -> (its variable, how many models, what it does: for the message)
+STAGES = {
+    "distiller": ("LEGAL_AI_DISTILLER", 1, "distill style lessons from each draft/final pair"),
+    "style_panel": ("LEGAL_AI_STYLE_PANEL", 2, "vote on proposed style lessons (two models, "
+                    "comma-separated)"),
+    "curator": ("LEGAL_AI_CURATOR", 1, "read each final against the writing brief"),
+}  # fmt: skip
+MAX_ERROR_CHARS = 500
+
+
+@dataclass
+class Lease:
+    """The job a recorder renews the lease of at every call (a heartbeat): a slow stage keeps
+    its job while its calls come back. `lost` turns true when another worker took the job."""
+
+    job_id: int
+    worker: str
+    attempt: int
+    seconds: int
+    lost: bool = False
+
+
+@dataclass
+class Models:
+    """The models of the learning stages. A stage whose model is None (or a panel that is not
+    two models) is not configured; `reasons[stage]` says what to set, `missing` lists them."""
+
+    distiller: ChatModel | None
+    curator: ChatModel | None
+    panel: list[ChatModel]
+    missing: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+def public_url(url: str | None) -> str | None:
+    """A base URL without user or password (the record keeps where, never a credential)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def recorder(app: App, *, case: str | None = None, job_id: int | None = None,
+             lease: Lease | None = None) -> Recorder:  # fmt: skip
+    """A Recorder that writes each call to `model_calls` (case and job attached) in its own
+    transaction, and renews `lease` with it."""
+
+    def record(call: CallRecord) -> None:
+        row = {
+            "stage": call.stage, "provider": call.provider, "model": call.model,
+            "base_url": public_url(call.base_url), "case_number": case, "job_id": job_id,
+            "prompt_hash": call.prompt_hash, "attempt": max(1, call.attempt),
+            "tokens_in": call.tokens_in, "tokens_out": call.tokens_out,
+            "latency_ms": max(0, int(call.latency_ms)), "outcome": call.outcome,
+            "error": (call.error or None) and " ".join(str(call.error).split())[:MAX_ERROR_CHARS],
+        }  # fmt: skip
+        with app.store.transaction() as conn:
+            store.insert_call(conn, row)
+            if lease is not None and not lease.lost:
+                mine = store.renew(conn, lease.job_id, lease.worker, lease.attempt, lease.seconds)
+                lease.lost = not mine
+
+    return record
+
+
+def key_missing(spec: ModelSpec, environ: Mapping[str, str]) -> str | None:
+    """The variable of the provider's key when none is set (None: set, or not needed — an
+    OpenAI-compatible endpoint at a base URL of one's own may need no key)."""
+    if spec.provider == "openai" and spec.base_url:
+        return None
+    variable = KEY_VARIABLES[spec.provider]
+    return None if (environ.get(variable) or "").strip() else variable
+
+
+def _spec_text(specs: list[ModelSpec]) -> str:
+    return ",".join(f"{s.name}@{public_url(s.base_url)}" if s.base_url else s.name for s in specs)
+
+
+def configured(
+    app: App, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Models:  # fmt: skip
+    """The configured models, each recording its calls for `case` / `job_id`. A malformed spec
+    is InvalidInput (naming the variable); a stage left unset or without its key is missing.
+    `environ` is where the SDKs will look for their keys (the process environment)."""
+    settings = app.settings
+    environ = os.environ if environ is None else environ
+    record = recorder(app, case=case, job_id=job_id, lease=lease)
+    values = {"distiller": settings.distiller, "style_panel": settings.style_panel,
+              "curator": settings.curator}  # fmt: skip
+    built: dict[str, list[ChatModel]] = {}
+    reasons: dict[str, str] = {}
+    for stage, (variable, count, does) in STAGES.items():
+        value = (values[stage] or "").strip()
+        if not value:
+            example = "openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5" if count == 2 else (
+                "openai:gpt-4.1-mini")  # fmt: skip
+            reasons[stage] = (f"set {variable} (PROVIDER:MODEL[@BASE_URL], e.g. {example}) to "
+                              f"{does}")  # fmt: skip
+            continue
+        specs = [parse_spec(value, variable)] if count == 1 else parse_specs(value, variable, 2)
+        keys = [(spec, key_missing(spec, environ)) for spec in specs]
+        absent = [(spec, key) for spec, key in keys if key]
+        if absent:
+            reasons[stage] = "; ".join(
+                f"set {key} for {variable}={_spec_text([spec])}" for spec, key in absent
+            )
+            continue
+        try:
+            built[stage] = [make_model(spec, settings, record) for spec in specs]
+        except AppError as exc:  # an SDK that refuses its configuration: say which and why
+            reasons[stage] = f"{variable}={_spec_text(specs)}: {exc}"
+    return Models(
+        distiller=built.get("distiller", [None])[0],
+        curator=built.get("curator", [None])[0],
+        panel=built.get("style_panel", []),
+        missing=list(reasons.values()),
+        reasons=reasons,
+    )
