@@ -48,7 +48,9 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
          f" vs {row['final_anti_pattern_total']} in hers; lesson pool {row['lesson_pool_size']}")  # fmt: skip
     echo(f"  citations: {final['citations']['linked']} linked to the library, "
          f"{final['citations']['missing']} missing precedent(s) flagged")  # fmt: skip
+    stage = _learning_stage(legal, case, final["learning_job"], echo)
     chair = legal.acting_as(CHAIR)  # the demo plays the chair for her decisions
+    # Scripted for the demo: findings written by hand, as a curator model would record them.
     found = lessons.record_curator_findings(legal, case, [
         "[סגנון] משפטים קצרים והצהרתיים; בלי 'יש לציין כי' ו'חשוב להדגיש'",
         "[מבנה] לדווח על הסיור במקום בבלוק הדיון בפנינו",
@@ -58,7 +60,8 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
     lessons.review(chair, chosen, "approve", reason="כך אני כותבת")
     promoted = lessons.promote(chair, case, [chosen], ["לכן"])
     brief = writing_brief(legal, "permit", "partially_accepted")
-    echo(f"  curator: {found['recorded']} proposed lessons; the chair approved #{chosen} and "
+    echo(f"  curator (scripted findings, no model): {found['recorded']} proposed lessons; the "
+         f"chair approved #{chosen} and "
          f"promoted it: permit methodology v{promoted['methodology_version']}, pair "
          f"{promoted['pair_status']}; the writer's brief now carries "
          f"{len(brief['lessons'])} approved lesson(s)")  # fmt: skip
@@ -67,7 +70,37 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
     echo(f"  search_internal_decisions finds it: {hits[0]['case_number'] if hits else 'nothing'}")
     return {"pair_status": promoted["pair_status"], "history_row": row,
             "citations": final["citations"], "brief_lessons": len(brief["lessons"]),
-            "internal_hit": hits[0]["case_number"] if hits else None}  # fmt: skip
+            "internal_hit": hits[0]["case_number"] if hits else None,
+            "stage": stage}  # fmt: skip
+
+
+def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[str], None]
+                    ) -> dict:  # fmt: skip
+    """The model-driven learning stage the upload queued: run it when models are configured;
+    without them, show the pending queue and what to set."""
+    from .learning import jobs
+
+    report = jobs.run(legal, case)
+    echo(f"  learning stage (distill -> style panel -> curator): job {job_id} queued by the upload")
+    if report["cases"]:
+        echo(f"    ran with the configured models: proposed {report['proposed']}, auto-approved "
+             f"{report['auto_approved']}, to the chair {report['needs_chair']}, rejected "
+             f"{report['rejected']}; {report['model_calls']} model call(s)")  # fmt: skip
+    for job in report["pending"]:
+        echo(f"    pending: job {job['job_id']} ({job['status']})")
+    if report["missing"]:
+        echo("    no model was called; to enable the stage:" if not report["model_calls"]
+             else "    still to configure:")  # fmt: skip
+        for reason in report["missing"]:
+            echo(f"      {reason}")
+        echo(
+            "      and each provider's key: ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY "
+            "(an OpenAI-compatible server of your own at a URL needs none)"
+        )
+        echo("    then `legal-ai learning run` (or keep `legal-ai worker` running); README: "
+             "Language models")  # fmt: skip
+    return {"job": job_id, "cases": report["cases"], "pending": report["pending"],
+            "missing": report["missing"]}  # fmt: skip
 
 
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
