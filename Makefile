@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml $(LOCK) scripts/install-system
 	scripts/install-system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -c $(LOCK) --upgrade pip setuptools
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev,voyage]'
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev,voyage,models]'
 	touch $@
 
 # Rebuild the lock from a fresh venv with today's newest versions allowed by pyproject.toml.
@@ -23,7 +23,7 @@ lock:
 	rm -rf build/lock-venv
 	$(PYTHON) -m venv build/lock-venv
 	build/lock-venv/bin/python -m pip install --quiet --upgrade pip setuptools
-	build/lock-venv/bin/python -m pip install --quiet -e '.[dev,voyage]'
+	build/lock-venv/bin/python -m pip install --quiet -e '.[dev,voyage,models]'
 	{ echo "# The tested versions: \`make install\` installs with -c $(LOCK); \`make lock\` rebuilds it."; \
 	  echo "# Made by pip freeze of a fresh venv (Linux x86_64, CPython $$(build/lock-venv/bin/python -c 'import platform; print(platform.python_version())'))."; \
 	  build/lock-venv/bin/python -m pip freeze --all --exclude-editable; } > $(LOCK)
