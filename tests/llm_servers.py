@@ -118,8 +118,8 @@ def _anthropic_body(reply: Reply, request: dict) -> dict:
         stop = "tool_use"
     return {"id": "msg_scripted", "type": "message", "role": "assistant",
             "model": request.get("model", "scripted"), "content": content, "stop_reason": stop,
-            "stop_sequence": None,
-            "usage": {"input_tokens": reply.tokens_in, "output_tokens": reply.tokens_out}}  # fmt: skip
+            "stop_sequence": None, "usage": {"input_tokens": reply.tokens_in,
+                                             "output_tokens": reply.tokens_out}}  # fmt: skip
 
 
 def _anthropic_error(reply: Reply) -> dict:

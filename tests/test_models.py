@@ -194,15 +194,12 @@ def test_server_errors_past_the_retries_raise(provider):
 
 
 # how each provider says when to come back after a 429
+RETRY_INFO = {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0.4s"}
 WAITS = {
     "openai": (Reply(status=429, headers={"Retry-After": "1"}), 1.0),
     "anthropic": (Reply(status=429, headers={"retry-after-ms": "400"}), 0.4),
-    "gemini": (
-        Reply(status=429, json={"error": {"code": 429, "message": "quota", "status":
-              "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo",
-              "retryDelay": "0.4s"}]}}),
-        0.4,
-    ),
+    "gemini": (Reply(status=429, json={"error": {"code": 429, "message": "quota",
+               "status": "RESOURCE_EXHAUSTED", "details": [RETRY_INFO]}}), 0.4),
 }  # fmt: skip
 
 

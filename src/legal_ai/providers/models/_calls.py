@@ -112,8 +112,8 @@ def status_failure(
     """An HTTP error status → Failure (401/403 refused, 429 rate limited, 408/5xx retried)."""
     if status in (401, 403):
         # the provider's text may quote part of the key: never keep it
-        return Failure("refused", f"HTTP {status}: the key was refused (check {key_variable})",
-                       retry=False)  # fmt: skip
+        refused = f"HTTP {status}: the key was refused; set a valid {key_variable}"
+        return Failure("refused", refused, retry=False)
     detail = f"HTTP {status}" + (f": {message}" if message else "")
     if status == 429:
         return Failure("rate_limited", detail, retry=True, retry_after=wait)
@@ -223,10 +223,7 @@ class Adapter:
                 message = one_line(failure.message, self._key)
                 self._note(stage, digest, attempt, started, failure.outcome, error=message)
                 if failure.outcome == "refused":
-                    raise ProviderError(
-                        f"{self.spec.name} refused the API key (HTTP 401/403): set a valid "
-                        f"{self._key_variable}"
-                    ) from None
+                    raise ProviderError(f"{self.spec.name} at {stage}: {message}") from None
                 if failure.retry and retried < self._retries:
                     retried += 1
                     time.sleep(self._wait(retried, failure.retry_after))

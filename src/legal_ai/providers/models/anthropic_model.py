@@ -76,8 +76,9 @@ class AnthropicModel(Adapter):
         if isinstance(exc, sdk.APIConnectionError):
             return Failure("error", f"could not reach {self._base_url or 'the API'}", retry=True)
         if isinstance(exc, sdk.APIStatusError):
-            return status_failure(exc.status_code, error_message(exc.body),
-                                  retry_after(exc.response.headers), self._key_variable)  # fmt: skip
+            wait = retry_after(exc.response.headers)
+            message = error_message(exc.body)
+            return status_failure(exc.status_code, message, wait, self._key_variable)
         if isinstance(exc, sdk.AnthropicError):
             return Failure("error", f"{type(exc).__name__}: {exc}", retry=False)
         return None

@@ -42,8 +42,8 @@ class OpenAICompatible(Adapter):
         """What the request asks for: the schema in strict mode (every object closed, every
         property required, as the SDK's own structured-output helpers build it)."""
         strict = self._sdk.pydantic_function_tool(schema)["function"]["parameters"]
-        return {"type": "json_schema",
-                "json_schema": {"name": schema.__name__, "schema": strict, "strict": True}}  # fmt: skip
+        named = {"name": schema.__name__, "schema": strict, "strict": True}
+        return {"type": "json_schema", "json_schema": named}
 
     def _send(self, system: str, user: str, schema: type[BaseModel]) -> Answer:
         response = self._client.chat.completions.create(
@@ -74,8 +74,9 @@ class OpenAICompatible(Adapter):
         if isinstance(exc, sdk.APIConnectionError):
             return Failure("error", f"could not reach {self._base_url or 'the API'}", retry=True)
         if isinstance(exc, sdk.APIStatusError):
-            return status_failure(exc.status_code, error_message(exc.body),
-                                  retry_after(exc.response.headers), self._key_variable)  # fmt: skip
+            wait = retry_after(exc.response.headers)
+            message = error_message(exc.body)
+            return status_failure(exc.status_code, message, wait, self._key_variable)
         if isinstance(exc, sdk.OpenAIError):
             return Failure("error", f"{type(exc).__name__}: {exc}", retry=False)
         return None
