@@ -8,6 +8,7 @@ set; every model call is recorded, a failed stage's too; and, through the CLI, t
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from pydantic import BaseModel
 import factories
 from conftest import write
 from legal_ai.errors import ProviderError
+from legal_ai.knowledge.brief import writing_brief
 from legal_ai.learning import engine, finals, jobs, lessons
 from legal_ai.services import App
 from legal_ai.store import engine as store
@@ -397,3 +399,199 @@ def _wait_for(predicate, timeout: float, what: str):
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+# -- end to end through the CLI, with the real stages and a scripted OpenAI-compatible server --
+
+_BLOCK_RE = re.compile(
+    r"## block: (\w+)[^\n]*\n<<<DRAFT\n(.*?)\nDRAFT>>>\n<<<FINAL\n(.*?)\nFINAL>>>", re.S
+)
+APPROVED_TEXT = "משפטים קצרים והצהרתיים, בלי הקדמות ובלי מילות מילוי"
+
+
+def _lesson(category: str, block: str, text: str, draft: str, final: str) -> dict:
+    return {"category": category, "block": block, "lesson": text, "draft_span": draft,
+            "final_span": final, "is_substance": False, "substance_reason": "",
+            "substance_category": ""}  # fmt: skip
+
+
+def engine_script(request: dict, path: str) -> Reply:
+    """The scripted models of the end-to-end run: a distiller that quotes its own prompt (so its
+    spans are verbatim), adds one lesson whose evidence is nowhere and one that carries
+    substance; a panel whose second model approves only the first lesson; a curator."""
+    name = schema_name(request)
+    user = request["messages"][-1]["content"]
+    if name == "DistilledLessons":
+        blocks = _BLOCK_RE.findall(user)
+        (b1, d1, f1), (b2, d2, f2) = blocks[0], blocks[1]
+
+        def span(text: str) -> str:
+            return " ".join(text.split()[:6])
+
+        return Reply(json={"lessons": [
+            _lesson("style", b1, APPROVED_TEXT, span(d1), span(f1)),
+            _lesson("anti_pattern", b2, "להשמיט ביטויי מילוי בפתיחת פסקה", span(d2), span(f2)),
+            _lesson("style", b1, "לקצר את הפתיחה", "משפט שאינו מופיע בטיוטה כלל ועיקר",
+                    span(f1)),
+            _lesson("style", b1, "בתכנית 1234 נקבע קו בניין של 3 מטרים", span(d1), span(f1)),
+        ]}, tokens_in=2400, tokens_out=420)  # fmt: skip
+    if name == "PanelVote":
+        approve = request["model"] == "panel-a" or APPROVED_TEXT in user
+        return Reply(json={"vote": "approve" if approve else "reject",
+                           "reason": "סגנון כללי" if approve else "לא ברור"},
+                     tokens_in=600, tokens_out=30)  # fmt: skip
+    if name == "CuratorFindings":
+        return Reply(json={"findings": [
+            {"tag": "סגנון", "finding": "משפטי הדיון קצרים ועניינים"},
+            {"tag": "מבנה", "finding": "הסיור במקום מתואר בתוך הדיון"},
+            {"tag": "לקסיקון משפטי", "finding": "אין צו להוצאות ולא נוסח אחר"},
+        ]}, tokens_in=3500, tokens_out=150)  # fmt: skip
+    return Reply(status=400)
+
+
+def engine_env(env: dict, url: str) -> dict:
+    return {**env, "LEGAL_AI_DISTILLER": f"openai:distiller@{url}",
+            "LEGAL_AI_STYLE_PANEL": f"openai:panel-a@{url},openai:panel-b@{url}",
+            "LEGAL_AI_CURATOR": f"openai:curator@{url}", "LEGAL_AI_MODEL_RETRIES": "0"}  # fmt: skip
+
+
+def test_done_when_learning_run_end_to_end_through_the_cli(legal, tmp_path, cli_env):
+    """Issue 11's "Done when": the three variables point at an OpenAI-compatible endpoint (the
+    scripted one); a draft and its final are uploaded; `learning run CASE --json` reports
+    the keys; lessons carry verbatim evidence; panel verdicts are recorded; the brief changes
+    only by approved lessons."""
+    record = factories.records()[0]
+    case = record["case_number"]
+    upload_pair(legal, tmp_path)
+    before = writing_brief(legal, record["appeal_type"], record["outcome"])["lessons"]
+    assert before == []
+    with scripted_openai(engine_script) as server:
+        result = json.loads(cli(engine_env(cli_env, server.url), "learning", "run", case,
+                                "--json").stdout)  # fmt: skip
+        requests = list(server.requests)
+    for key in ("cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending",
+                "model_calls"):  # fmt: skip
+        assert key in result
+    assert result["cases"] == [case] and result["pending"] == [] and result["missing"] == []
+    assert result["proposed"] == 2  # the two style lessons with their evidence
+    assert result["auto_approved"] == 1 and result["rejected"] == 0
+    assert result["needs_chair"] == 2  # the split, and the substance routed to the chair
+    [job] = result["jobs"]
+    assert job["status"] == "done"
+    assert job["ran"]["distill"]["dropped_evidence"] == 1
+    assert job["ran"]["distill"]["routed_to_chair"] == 1
+    assert job["ran"]["curator"]["recorded"] == 3
+    # 1 distillation + 2 lessons x 2 panel models + 1 curator; the scripted token counts
+    assert result["model_calls"] == 6 == len(requests)
+    assert result["tokens"] == {"in": 2400 + 4 * 600 + 3500, "out": 420 + 4 * 30 + 150}
+    rows = calls(legal)
+    assert [r["stage"] for r in rows] == ["distill"] + ["panel"] * 4 + ["curator"]
+    assert {r["job_id"] for r in rows} == {job["id"]} and {r["outcome"] for r in rows} == {"ok"}
+
+    with legal.store.connection() as conn:
+        lessons_of = conn.execute(
+            "SELECT l.*, c.kind FROM decision_lessons l JOIN lesson_categories c USING (category)"
+            " WHERE l.source = 'distillation' ORDER BY l.id"
+        ).fetchall()
+        verdicts = conn.execute(
+            "SELECT lesson_id, model, vote FROM panel_verdicts ORDER BY lesson_id, model"
+        ).fetchall()
+        draft = conn.execute("SELECT blocks FROM drafts WHERE case_number = %s", (case,)
+                             ).fetchone()["blocks"]  # fmt: skip
+        final = conn.execute("SELECT final_blocks FROM draft_final_pairs WHERE case_number = %s",
+                             (case,)).fetchone()["final_blocks"]  # fmt: skip
+    style = [r for r in lessons_of if r["kind"] == "style"]
+    substance = [r for r in lessons_of if r["kind"] == "substance"]
+    assert len(style) == 2 and len(substance) == 1
+    for lesson in lessons_of:  # verbatim evidence, in the right block of each text
+        evidence = lesson["evidence"]
+        block = evidence["block"]
+        for side, blocks in (("draft", draft), ("final", final)):
+            span = evidence[side]
+            assert blocks[block][span["start"] : span["end"]] == span["text"]
+        assert lesson["job_id"] == job["id"] and lesson["proposed_by"] == "agent:learning-engine"
+    approved = [r for r in style if r["review_status"] == "approved"]
+    assert [r["text"] for r in approved] == [APPROVED_TEXT]
+    assert approved[0]["reviewed_by"] == "panel"
+    assert approved[0]["panel_models"] == "panel:openai:panel-a+openai:panel-b"
+    split = next(r for r in style if r["review_status"] == "proposed")
+    assert split["needs_chair"]
+    assert substance[0]["needs_chair"] and substance[0]["routed_reason"]
+    assert substance[0]["review_status"] == "proposed"  # substance never auto-approves
+    assert {(v["lesson_id"], v["model"], v["vote"]) for v in verdicts} == {
+        (approved[0]["id"], "openai:panel-a", "approve"),
+        (approved[0]["id"], "openai:panel-b", "approve"),
+        (split["id"], "openai:panel-a", "approve"), (split["id"], "openai:panel-b", "reject"),
+    }  # fmt: skip
+    # The brief changed by the approved lesson only (not the split, the substance or the
+    # curator's proposals).
+    after = writing_brief(legal, record["appeal_type"], record["outcome"])["lessons"]
+    assert [item["text"] for item in after] == [APPROVED_TEXT]
+
+    # Run again: nothing is ready, nothing is asked, nothing changes.
+    with scripted_openai(engine_script) as server:
+        again = json.loads(cli(engine_env(cli_env, server.url), "learning", "run", case,
+                               "--json").stdout)  # fmt: skip
+        assert server.requests == []
+    assert again["jobs"] == [] and again["model_calls"] == 0 and again["pending"] == []
+
+
+def test_worker_killed_mid_job_runs_again_after_its_lease_and_completes_once(
+    legal, tmp_path, cli_env
+):
+    """`legal-ai worker --once` is killed (SIGKILL) while the distiller answers slowly; the job
+    stays running under its lease; nobody takes it before the lease ends; then the next pass
+    runs it again and it completes once."""
+    case = upload_pair(legal, tmp_path)["case_number"]
+    slow = {"first": True}
+
+    def script(request: dict, path: str) -> Reply:
+        reply = engine_script(request, path)
+        if schema_name(request) == "DistilledLessons" and slow.pop("first", False):
+            reply.delay = 60.0  # the first worker is killed while it waits for this answer
+        return reply
+
+    with scripted_openai(script) as server:
+        env = {**engine_env(cli_env, server.url), "LEGAL_AI_JOB_LEASE_S": "10"}
+        worker = subprocess.Popen([sys.executable, "-m", "legal_ai.cli", "worker", "--once"],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            _wait_for(lambda: server.requests, 120, "the worker's first model call")
+            killed_at = time.monotonic()
+            worker.send_signal(signal.SIGKILL)
+            worker.wait(30)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+        [job] = all_jobs(legal)
+        assert job["status"] == "running" and job["attempts"] == 1 and job["worker"]
+        assert calls(legal) == []  # the call in flight was never answered, so never recorded
+
+        models = with_models(
+            legal, job_lease_s=10, model_retries=0, distiller=f"openai:distiller@{server.url}",
+            style_panel=f"openai:panel-a@{server.url},openai:panel-b@{server.url}",
+            curator=f"openai:curator@{server.url}",
+        )  # fmt: skip
+        if time.monotonic() - killed_at < 8:  # still leased: the job is not taken again
+            early = jobs.run(models, case, environ={})
+            assert early["jobs"] == [] and early["pending"][0]["status"] == "running"
+            assert early["pending"][0]["reason"].startswith("running on worker")
+        _wait_for(lambda: _lease_ended(legal), 30, "the dead worker's lease to end")
+        report = jobs.run(models, case, environ={})
+    [outcome] = report["jobs"]
+    assert outcome["status"] == "done" and outcome["attempt"] == 2
+    [job] = all_jobs(legal)
+    assert job["status"] == "done" and job["attempts"] == 2 and job["finished_at"]
+    assert report["proposed"] == 2 and report["auto_approved"] == 1
+    with legal.store.connection() as conn:
+        counts = conn.execute(
+            "SELECT source, count(*) AS n FROM decision_lessons GROUP BY source ORDER BY source"
+        ).fetchall()
+    assert {r["source"]: r["n"] for r in counts} == {"curator": 3, "distillation": 3}
+    assert [r["stage"] for r in calls(legal)] == ["distill"] + ["panel"] * 4 + ["curator"]
+
+
+def _lease_ended(app: App) -> bool:
+    with app.store.connection() as conn:
+        row = conn.execute("SELECT lease_until < now() AS ended FROM jobs").fetchone()
+    return bool(row and row["ended"])
