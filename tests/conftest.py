@@ -96,7 +96,10 @@ def clean_environ(monkeypatch):
     for key in list(os.environ):
         if key.startswith("LEGAL_AI_TEST_"):
             continue
-        if key.startswith("LEGAL_AI_") or key in ("VOYAGE_API_KEY", "RRF_K", "MAX_PER_CASE_LAW"):
+        if key.startswith("LEGAL_AI_") or key in (
+            "VOYAGE_API_KEY", "RRF_K", "MAX_PER_CASE_LAW", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+            "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
+        ):  # fmt: skip
             monkeypatch.delenv(key, raising=False)
 
 
