@@ -278,8 +278,10 @@ def test_missing_lists_keys_per_provider(legal):
         "distiller": "set ANTHROPIC_API_KEY for LEGAL_AI_DISTILLER=anthropic:claude-sonnet-4-5",
         "style_panel": "set GEMINI_API_KEY for LEGAL_AI_STYLE_PANEL=gemini:gemini-2.5-flash",
     }
-    # an OpenAI-compatible endpoint of one's own needs no key
+    # an endpoint named by its URL (a local server) needs no key
     assert models.curator is not None and models.curator.spec.name == "openai:qwen2.5"
+    local = with_models(legal, distiller="anthropic:claude-sonnet-4-5@http://127.0.0.1:9")
+    assert engine.configured(local, environ={}).distiller is not None
 
 
 # -- with (scripted) models: the stages, their calls, retries -----------------------------------

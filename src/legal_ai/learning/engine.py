@@ -104,8 +104,9 @@ def recorder(app: App, *, case: str | None = None, job_id: int | None = None,
 
 def key_missing(spec: ModelSpec, environ: Mapping[str, str]) -> str | None:
     """The variable of the provider's key when none is set (None: set, or not needed — an
-    OpenAI-compatible endpoint at a base URL of one's own may need no key)."""
-    if spec.provider == "openai" and spec.base_url:
+    endpoint named by its base URL, a local server, may need no key: the adapter then sends a
+    placeholder, and a server that wants one answers 401, which names the variable)."""
+    if spec.base_url:
         return None
     variable = KEY_VARIABLES[spec.provider]
     return None if (environ.get(variable) or "").strip() else variable
