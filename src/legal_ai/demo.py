@@ -95,7 +95,7 @@ def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[s
             echo(f"      {reason}")
         echo(
             "      and each provider's key: ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY "
-            "(an OpenAI-compatible server of your own at a URL needs none)"
+            "(a local server named by its URL needs none)"
         )
         echo("    then `legal-ai learning run` (or keep `legal-ai worker` running); README: "
              "Language models")  # fmt: skip
