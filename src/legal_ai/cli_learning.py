@@ -152,6 +152,65 @@ def learning_run(case: Annotated[str | None, typer.Argument(
         typer.echo(f"  note: {note}")
 
 
+@learning_app.command("curator-stats")
+def learning_curator_stats(as_json: JsonFlag = False) -> None:
+    """The curator's findings per tag and per final, and the chair's acceptance rate."""
+    from .learning.curator import stats
+
+    with _app() as legal:
+        result = stats(legal)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"{result['findings']} findings on {result['finals']} finals; the chair decided "
+               f"{result['decided_by_chair']}, acceptance {_share(result['acceptance_rate'])}")  # fmt: skip
+    for row in result["by_tag"]:
+        typer.echo(f"  [{row['tag']}] {row['findings']} findings, acceptance "
+                   f"{_share(row['acceptance_rate'])}")  # fmt: skip
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+@learning_app.command("panel-stats")
+def learning_panel_stats(as_json: JsonFlag = False) -> None:
+    """The style panel against the chair: agreement, Cohen's kappa, Gwet's AC1, coverage,
+    reversal rate."""
+    from .learning.panel_stats import stats
+
+    with _app() as legal:
+        result = stats(legal)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"{result['items']} lessons decided by both the panel and the chair: agreement "
+               f"{_share(result['agreement'])}, kappa {result['kappa']}, AC1 {result['ac1']}; "
+               f"coverage {_share(result['coverage'])}, reversal rate "
+               f"{_share(result['reversal_rate'])}")  # fmt: skip
+
+
+@learning_app.command("fingerprint")
+def learning_fingerprint(as_json: JsonFlag = False) -> None:
+    """Ask the distiller to describe the chair's prose from her finals; write a dated proposal
+    under $LEGAL_AI_HOME/proposals/ (the methodology is never changed)."""
+    from .learning.engine import configured
+    from .learning.fingerprint import propose
+
+    with _app() as legal:
+        models = configured(legal)
+        if models.distiller is None:
+            raise InvalidInput("learning fingerprint needs a model: "
+                               + models.reasons.get("distiller", "set LEGAL_AI_DISTILLER"))  # fmt: skip
+        result = propose(legal, models.distiller)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"voice fingerprint proposal from {len(result['finals'])} finals written to "
+               f"{result['markdown_path']} (and .json); adopt what you want with "
+               "`legal-ai methodology edit`")  # fmt: skip
+
+
 @lessons_app.command("list")
 def lessons_list(status: Annotated[str | None, typer.Option(help="proposed | approved | "
                  "rejected | vetoed")] = None, case: Annotated[str | None, typer.Option()] = None,
@@ -169,12 +228,12 @@ def lessons_list(status: Annotated[str | None, typer.Option(help="proposed | app
 def lessons_add(case: Case, category: str, text: str,
                 block: Annotated[str | None, typer.Option()] = None,
                 as_json: JsonFlag = False) -> None:  # fmt: skip
-    """Propose a lesson by hand (source: chair)."""
+    """Add a lesson by hand (source: chair): approved when the chair adds it, else proposed."""
     from .learning.lessons import propose
 
     with _app() as legal:
         row = propose(legal, case, category, text, source="chair", block=block)
-    _print_json(row) if as_json else typer.echo(f"lesson #{row['id']} proposed")
+    _print_json(row) if as_json else typer.echo(f"lesson #{row['id']} {row['review_status']}")
 
 
 @lessons_app.command("review")

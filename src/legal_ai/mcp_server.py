@@ -208,6 +208,15 @@ def _knowledge_tools(server: Any, run: Any) -> None:
     ) -> dict:  # fmt: skip
         return run(lessons.record_curator_findings, case=case_number, findings=findings)
 
+    @server.tool(
+        description="The curator's findings: how many per tag ([סגנון], [מבנה], [לקסיקון משפטי], "
+        "[טבלאי]) and per final, and the chair's acceptance rate (approved / decided by her)."
+    )
+    def get_curator_stats() -> dict:
+        from .learning import curator
+
+        return run(curator.stats)
+
 
 def serve(settings: Settings | None = None) -> None:
     """Serve the tools over stdio until the client disconnects."""

@@ -21,6 +21,7 @@ import psycopg
 
 from ..auth import require_chair
 from ..errors import InvalidInput, NotFound
+from ..store import engine_lessons as engine_store
 from ..store import items as sql_items
 from ..store import learning as store
 from ..text.hebrew import normalize
@@ -57,10 +58,26 @@ def propose(
     app: App, case: str | None, category: str, text: str, *, source: str = "distillation",
     block: str | None = None, appeal_type: str | None = None, outcome: str | None = None,
 ) -> dict:  # fmt: skip
-    """Record a proposed lesson (retry-safe: the same lesson twice is one row)."""
+    """Record a proposed lesson (retry-safe: the same lesson twice is one row). A lesson the
+    chair writes herself (source `chair`, the chair acting) is created approved, with or without
+    a case (07 §0.4); the database admits that only under her role."""
     case = vocab.case_number(case) if case else None
     vocab.choice(source, SOURCES, "lesson source", required=True)
     text = vocab.free_text(text, "lesson text", max_chars=4000)
+    decided = (
+        {"review_status": "approved", "reviewed_by": "chair",
+         "review_reason": "written by the chair"}
+        if source == "chair" and app.principal.is_chair else {}
+    )  # fmt: skip
+    try:
+        return _insert(app, case, category, text, source, block, appeal_type, outcome, decided)
+    except psycopg.errors.CheckViolation as exc:
+        raise _gate_error(exc) from None
+
+
+def _insert(app: App, case: str | None, category: str, text: str, source: str,
+            block: str | None, appeal_type: str | None, outcome: str | None,
+            decided: dict) -> dict:  # fmt: skip
     with app.store.transaction() as conn:
         kinds = store.category_kinds(conn)
         vocab.choice(category, tuple(kinds), "lesson category", required=True)
@@ -75,7 +92,7 @@ def propose(
             "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
             "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
             "source": source, "dedupe_key": _dedupe_key(source, case, category, text),
-            "proposed_by": app.principal.actor,
+            "proposed_by": app.principal.actor, **decided,
         })  # fmt: skip
     return {**jsonable(row), "created": created}
 
@@ -94,6 +111,9 @@ def review(app: App, lesson_id: int, decision: str, *, reason: str | None = None
         with app.store.transaction() as conn:
             lesson = _locked(conn, lesson_id)
             if lesson["review_status"] == status:
+                if lesson["reviewed_by"] == "panel":  # her audit of the panel's decision
+                    engine_store.audit_lesson(conn, actor, "chair_confirm", lesson_id,
+                                              lesson["case_number"], {"status": status}, reason)  # fmt: skip
                 return jsonable(lesson)
             row = store.set_review(conn, lesson_id, status, actor, reason)
             if status == "vetoed" and lesson["folded_into"] is not None:
@@ -111,6 +131,11 @@ def _unfold(conn, lesson: dict, actor: str) -> None:
         store.save_profile(
             conn, row["appeal_type"], profile, actor, f"veto of lesson {lesson['id']}"
         )
+
+
+def panel_models(models) -> str:
+    """How a lesson records the models that voted on it: `panel:MODEL_A+MODEL_B`."""
+    return "panel:" + "+".join(models)
 
 
 def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict:
@@ -139,7 +164,14 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
                     f"lesson {lesson_id} is already {lesson['review_status']}; the panel "
                     "decides proposed lessons only"
                 )
+            if lesson["needs_chair"] or engine_store.has_verdicts(conn, lesson_id):
+                # One panel per lesson: a split (or a failed panel) is the chair's, and a second
+                # verdict may not turn it into an approval.
+                raise InvalidInput(
+                    f"lesson {lesson_id} already went to the panel and waits for the chair"
+                )
             store.insert_verdicts(conn, lesson_id, verdicts)
+            store.set_panel_models(conn, lesson_id, panel_models(v["model"] for v in verdicts))
             votes = {v["vote"] for v in verdicts}
             if votes == {"approve"}:
                 row = store.set_review(conn, lesson_id, "approved", "panel", "2/2 panel consensus")
@@ -213,6 +245,14 @@ def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | Non
                 lesson = store.get_lesson(conn, lesson_id, lock=True)
                 if lesson is None or lesson["case_number"] != case:
                     raise InvalidInput(f"lesson {lesson_id} is not a lesson of {case}")
+                if lesson["kind"] == "substance":
+                    substance = sorted(c for c, k in store.category_kinds(conn).items()
+                                       if k == "substance")  # fmt: skip
+                    raise InvalidInput(
+                        f"lesson {lesson_id} is substance ({lesson['category']}): promote folds "
+                        "only style lessons into the methodology (the voice never holds "
+                        f"substance); refused categories: {', '.join(substance)}"
+                    )
                 if lesson["review_status"] in ("rejected", "vetoed"):
                     raise InvalidInput(f"lesson {lesson_id} is {lesson['review_status']}")
                 if lesson["review_status"] == "proposed":

@@ -163,14 +163,17 @@ def category_kinds(conn: psycopg.Connection) -> dict[str, str]:
 
 
 def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dict, bool]:
-    """Insert a proposed lesson unless its dedupe key exists; (row, created)."""
+    """Insert a lesson unless its dedupe key exists; (row, created). Proposed, unless `values`
+    carries a decision (`review_status`, `reviewed_by`, `review_reason`: a lesson the chair
+    writes herself, which the gate admits only under her role)."""
     row = conn.execute(
         "INSERT INTO decision_lessons (pair_id, case_number, category, text, block, appeal_type,"
-        " outcome, source, dedupe_key, proposed_by) VALUES (%(pair_id)s, %(case_number)s,"
-        " %(category)s, %(text)s, %(block)s, %(appeal_type)s, %(outcome)s, %(source)s,"
-        " %(dedupe_key)s, %(proposed_by)s)"
+        " outcome, source, dedupe_key, proposed_by, review_status, reviewed_by, review_reason)"
+        " VALUES (%(pair_id)s, %(case_number)s, %(category)s, %(text)s, %(block)s,"
+        " %(appeal_type)s, %(outcome)s, %(source)s, %(dedupe_key)s, %(proposed_by)s,"
+        " %(review_status)s, %(reviewed_by)s, %(review_reason)s)"
         " ON CONFLICT (dedupe_key) DO NOTHING RETURNING *",
-        values,
+        {"review_status": "proposed", "reviewed_by": None, "review_reason": None, **values},
     ).fetchone()
     if row:
         return row, True
@@ -209,6 +212,13 @@ def flag_for_chair(conn: psycopg.Connection, lesson_id: int, reason: str) -> Non
     )
 
 
+def set_panel_models(conn: psycopg.Connection, lesson_id: int, panel_models: str) -> None:
+    """Which models voted on a lesson (`panel:MODEL_A+MODEL_B`)."""
+    conn.execute(
+        "UPDATE decision_lessons SET panel_models = %s WHERE id = %s", (panel_models, lesson_id)
+    )
+
+
 def insert_verdicts(conn: psycopg.Connection, lesson_id: int, verdicts: list[dict]) -> None:
     for verdict in verdicts:
         conn.execute(
@@ -223,7 +233,8 @@ def list_lessons(
     return conn.execute(
         "SELECT l.id, l.case_number, l.category, c.kind, l.text, l.block, l.appeal_type,"
         " l.outcome, l.source, l.review_status, l.reviewed_by, l.reviewed_at, l.review_reason,"
-        " l.needs_chair, l.folded_into, l.created_at FROM decision_lessons l"
+        " l.needs_chair, l.folded_into, l.created_at, l.evidence, l.panel_models,"
+        " l.corroboration, l.routed_reason, l.job_id FROM decision_lessons l"
         " JOIN lesson_categories c USING (category)"
         " WHERE (%(status)s::text IS NULL OR l.review_status = %(status)s)"
         " AND (%(case)s::text IS NULL OR l.case_number = %(case)s) ORDER BY l.id",

@@ -30,7 +30,9 @@ from .. import auth
 from ..config import Settings
 from ..errors import AppError, InvalidInput
 from ..knowledge import brief
+from ..learning import curator as curator_figures
 from ..learning import feedback, finals, lessons, methodology
+from ..learning import panel_stats as panel_figures
 from . import errors, uploads
 
 DRAFT_FIELDS = frozenset({"appeal_type", "outcome", "practice_area"})
@@ -180,6 +182,14 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     @api.get("/api/learning/pairs")
     def pairs(view: Acting) -> dict:
         return finals.pairs(view)
+
+    @api.get("/api/learning/curator-stats")
+    def curator_stats(view: Acting) -> dict:
+        return curator_figures.stats(view)
+
+    @api.get("/api/learning/panel-stats")
+    def panel_stats(view: Acting) -> dict:
+        return panel_figures.stats(view)
 
     @api.get("/api/lessons")
     def list_lessons(view: Acting, status: str | None = None, case: str | None = None) -> dict:
