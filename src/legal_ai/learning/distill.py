@@ -43,8 +43,9 @@ STYLE_CATEGORIES = ("style", "structure", "legal_lexicon", "tabular", "phrase", 
 # parties, nor the signature), each side bounded, the diff bounded.
 MAX_BLOCKS = 4
 MAX_BLOCK_CHARS = 3000
-MAX_DIFF_LINES = 40
-MAX_DIFF_LINE_CHARS = 300
+MAX_DIFF_LINES = 30
+MAX_DIFF_LINE_CHARS = 200
+MAX_PROMPT_CHARS = 24_000  # blocks after the first are added while the prompt stays within it
 MAX_LESSONS = 8  # lessons read from one answer; the rest are ignored
 MIN_SPAN_CHARS = 4  # a shorter span (after folding) proves nothing
 # Near-duplicates: cosine of the lessons' E5 passage embeddings (docs/learning-engine.md has
@@ -128,16 +129,20 @@ def _bounded(text: str) -> str:
 def user_prompt(blocks: list[str], analysis: dict, draft: dict, final: dict) -> str:
     measured = analysis.get("blocks", {})
     parts = ["Blocks of one decision that the chair changed most, largest change first."]
+    size = len(parts[0])
     for block in blocks:
         share = measured.get(block, {}).get("share_changed", 0)
-        parts.append(
+        diff = "\n".join(word_diff(draft.get(block, ""), final.get(block, "")))
+        part = (
             f"\n## block: {block} (about {round(100 * share)}% of its words changed)\n"
             f"<<<DRAFT\n{_bounded(draft.get(block, ''))}\nDRAFT>>>\n"
             f"<<<FINAL\n{_bounded(final.get(block, ''))}\nFINAL>>>\n"
-            f"<<<DIFF\n"
-            + "\n".join(word_diff(draft.get(block, ""), final.get(block, "")))
-            + "\nDIFF>>>"
+            f"<<<DIFF\n{diff}\nDIFF>>>"
         )
+        if len(parts) > 1 and size + len(part) > MAX_PROMPT_CHARS:
+            break
+        parts.append(part)
+        size += len(part) + 1
     return "\n".join(parts)
 
 
