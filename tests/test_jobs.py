@@ -374,6 +374,35 @@ def test_a_stage_error_after_its_calls_is_retried(legal, tmp_path):
     assert job["result"]["stages"]["distill"]["proposed"]
 
 
+def test_a_worker_asked_to_stop_gives_the_job_back_with_its_finished_stages(legal, tmp_path):
+    upload_pair(legal, tmp_path)
+    with scripted_openai(doubles_script) as server:
+        full = with_models(
+            legal, distiller=f"openai:scripted-a@{server.url}",
+            style_panel=f"openai:scripted-a@{server.url},openai:scripted-b@{server.url}",
+            curator=f"openai:scripted-c@{server.url}",
+        )  # fmt: skip
+        stop = {"now": False}
+
+        def distill_then_stop(app, case, model, *, job_id=None):
+            result = double_stages().distill(app, case, model, job_id=job_id)
+            stop["now"] = True  # SIGTERM arrives while the distiller works
+            return result
+
+        stages = jobs.Stages(distill=distill_then_stop, vote=double_stages().vote,
+                             curate=double_stages().curate)  # fmt: skip
+        report = jobs.run(full, stages=stages, should_stop=lambda: stop["now"], environ={})
+        [job] = all_jobs(legal)
+        assert report["jobs"][0]["status"] == "released"
+        assert job["status"] == "queued" and job["attempts"] == 0 and job["worker"] is None
+        assert set(job["result"]["stages"]) == {"distill"}
+        report = jobs.run(full, stages=double_stages(), environ={})  # the next pass resumes
+    [job] = all_jobs(legal)
+    assert job["status"] == "done" and job["attempts"] == 1
+    assert [c["stage"] for c in calls(legal)] == ["distill", "panel", "panel", "curator"]
+    assert report["auto_approved"] == 1
+
+
 # -- the worker process -------------------------------------------------------------------------
 
 
