@@ -42,7 +42,7 @@ TEST_CHAIR = 'עו"ד נועה בדיקה'  # fictional chair of the tests' comm
 
 ITEM_TABLES = (
     "documents, case_law, digests, cases, case_precedents, learning_audit, item_versions,"
-    " style_distance_history, panel_verdicts"
+    " style_distance_history, panel_verdicts, jobs, model_calls"
 )
 # Methodology profiles go back to their seed (version 1) between tests.
 RESET_PROFILES = (
