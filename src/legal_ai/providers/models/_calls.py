@@ -288,3 +288,21 @@ class Adapter:
                 error=error,
             )
         )
+
+
+def sdk_failure(adapter: Adapter, exc: Exception, base: type[Exception]) -> Failure | None:
+    """How an error of the `openai` or `anthropic` SDK is recorded and whether it is retried
+    (both SDKs are generated from one toolkit and share their exception classes' names; `base`
+    is the SDK's root error)."""
+    sdk = adapter._sdk
+    if isinstance(exc, sdk.APITimeoutError):
+        return Failure("timeout", f"no answer within {adapter._timeout_s:g} s", retry=True)
+    if isinstance(exc, sdk.APIConnectionError):
+        return Failure("error", f"could not reach {adapter._base_url or 'the API'}", retry=True)
+    if isinstance(exc, sdk.APIStatusError):
+        wait = retry_after(exc.response.headers)
+        message = error_message(exc.body)
+        return status_failure(exc.status_code, message, wait, adapter._key_variable)
+    if isinstance(exc, base):
+        return Failure("error", f"{type(exc).__name__}: {exc}", retry=False)
+    return None

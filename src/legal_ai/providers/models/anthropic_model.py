@@ -13,10 +13,8 @@ from ._calls import (
     Adapter,
     Answer,
     Failure,
-    error_message,
     import_sdk,
-    retry_after,
-    status_failure,
+    sdk_failure,
 )
 from .base import ModelSpec, Recorder
 
@@ -70,15 +68,4 @@ class AnthropicModel(Adapter):
         return answer
 
     def _failure(self, exc: Exception) -> Failure | None:
-        sdk = self._sdk
-        if isinstance(exc, sdk.APITimeoutError):
-            return Failure("timeout", f"no answer within {self._timeout_s:g} s", retry=True)
-        if isinstance(exc, sdk.APIConnectionError):
-            return Failure("error", f"could not reach {self._base_url or 'the API'}", retry=True)
-        if isinstance(exc, sdk.APIStatusError):
-            wait = retry_after(exc.response.headers)
-            message = error_message(exc.body)
-            return status_failure(exc.status_code, message, wait, self._key_variable)
-        if isinstance(exc, sdk.AnthropicError):
-            return Failure("error", f"{type(exc).__name__}: {exc}", retry=False)
-        return None
+        return sdk_failure(self, exc, self._sdk.AnthropicError)
