@@ -196,8 +196,13 @@ class Adapter:
         self._key_variable = KEY_VARIABLES[spec.provider]
         self._key = api_key(spec)
         self._base_url = safe_url(spec.base_url)
+        self._connect()
 
     # -- what each provider supplies ------------------------------------------------------
+    def _connect(self) -> None:
+        """Import the SDK and make its client (SDK retries off: every attempt is ours)."""
+        raise NotImplementedError
+
     def _send(self, system: str, user: str, schema: type[BaseModel]) -> Answer:
         raise NotImplementedError
 

@@ -7,16 +7,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ...config import Settings
 from ._calls import (
-    BACKOFF_S,
     Adapter,
     Answer,
     Failure,
     import_sdk,
     sdk_failure,
 )
-from .base import ModelSpec, Recorder
 
 MAX_TOKENS = 8192  # the answer's budget (the API requires one); lessons with evidence fit
 
@@ -30,15 +27,8 @@ def tool_for(schema: type[BaseModel]) -> dict[str, Any]:
 
 
 class AnthropicModel(Adapter):
-    def __init__(
-        self,
-        spec: ModelSpec,
-        settings: Settings,
-        recorder: Recorder,
-        *,
-        backoff_s: float = BACKOFF_S,
-    ) -> None:
-        super().__init__(spec, settings, recorder, backoff_s=backoff_s)
+    def _connect(self) -> None:
+        spec = self.spec
         self._sdk = import_sdk(spec, "anthropic", "anthropic")
         # max_retries=0: _calls retries, so that every attempt is recorded
         self._client = self._sdk.Anthropic(

@@ -9,9 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ...config import Settings
 from ._calls import (
-    BACKOFF_S,
     Adapter,
     Answer,
     Failure,
@@ -20,7 +18,6 @@ from ._calls import (
     retry_after,
     status_failure,
 )
-from .base import ModelSpec, Recorder
 
 
 def _retry_info(details: object) -> float | None:
@@ -51,15 +48,8 @@ def _transport_errors() -> tuple[tuple[type, ...], tuple[type, ...]]:
 
 
 class GeminiModel(Adapter):
-    def __init__(
-        self,
-        spec: ModelSpec,
-        settings: Settings,
-        recorder: Recorder,
-        *,
-        backoff_s: float = BACKOFF_S,
-    ) -> None:
-        super().__init__(spec, settings, recorder, backoff_s=backoff_s)
+    def _connect(self) -> None:
+        spec = self.spec
         genai = import_sdk(spec, "google.genai", "google-genai")
         self._types = importlib.import_module("google.genai.types")
         self._errors = importlib.import_module("google.genai.errors")

@@ -8,28 +8,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ...config import Settings
 from ._calls import (
-    BACKOFF_S,
     Adapter,
     Answer,
     Failure,
     import_sdk,
     sdk_failure,
 )
-from .base import ModelSpec, Recorder
 
 
 class OpenAICompatible(Adapter):
-    def __init__(
-        self,
-        spec: ModelSpec,
-        settings: Settings,
-        recorder: Recorder,
-        *,
-        backoff_s: float = BACKOFF_S,
-    ) -> None:
-        super().__init__(spec, settings, recorder, backoff_s=backoff_s)
+    def _connect(self) -> None:
+        spec = self.spec
         self._sdk = import_sdk(spec, "openai", "openai")
         # max_retries=0: _calls retries, so that every attempt is recorded
         self._client = self._sdk.OpenAI(
