@@ -336,7 +336,7 @@ def _write(app: App, case: str, pair: dict, candidates: list[_Candidate], model_
                 "evidence": {**candidate.evidence, "model": model_name,
                              **({"proposed_as": candidate.category} if reason else {})},
             }  # fmt: skip
-            row, _ = engine_store.insert_proposal(conn, values)
+            row, _ = store.insert_lesson(conn, values)
             if reason is not None:
                 report["routed_to_chair"] += 1
             elif row["review_status"] == "proposed" and row["id"] not in report["proposed"]:

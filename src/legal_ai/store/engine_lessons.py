@@ -5,8 +5,6 @@ connection, so a stage composes them into one transaction."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import psycopg
 from psycopg.types.json import Jsonb
 
@@ -33,25 +31,6 @@ def final_of(conn: psycopg.Connection, case_number: str) -> dict | None:
         " ORDER BY d.id DESC LIMIT 1",
         (case_number,),
     ).fetchone()
-
-
-def insert_proposal(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dict, bool]:
-    """Insert a proposed lesson with its evidence (and, when it carries substance, the reason it
-    was routed to the chair) unless its dedupe key exists; (row, created)."""
-    row = conn.execute(
-        "INSERT INTO decision_lessons (pair_id, case_number, category, text, block, source,"
-        " dedupe_key, proposed_by, evidence, routed_reason, needs_chair, job_id)"
-        " VALUES (%(pair_id)s, %(case_number)s, %(category)s, %(text)s, %(block)s, %(source)s,"
-        " %(dedupe_key)s, %(proposed_by)s, %(evidence)s, %(routed_reason)s, %(needs_chair)s,"
-        " %(job_id)s) ON CONFLICT (dedupe_key) DO NOTHING RETURNING *",
-        {**values, "evidence": Jsonb(values["evidence"])},
-    ).fetchone()
-    if row:
-        return row, True
-    existing = conn.execute(
-        "SELECT * FROM decision_lessons WHERE dedupe_key = %s", (values["dedupe_key"],)
-    ).fetchone()
-    return existing, False
 
 
 def duplicate_candidates(conn: psycopg.Connection, categories: list[str],

@@ -162,18 +162,30 @@ def category_kinds(conn: psycopg.Connection) -> dict[str, str]:
     return {r["category"]: r["kind"] for r in rows}
 
 
+_LESSON_DEFAULTS = {
+    "appeal_type": None, "outcome": None, "review_status": "proposed", "reviewed_by": None,
+    "review_reason": None, "routed_reason": None, "needs_chair": False, "job_id": None,
+}  # fmt: skip
+
+
 def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dict, bool]:
     """Insert a lesson unless its dedupe key exists; (row, created). Proposed, unless `values`
     carries a decision (`review_status`, `reviewed_by`, `review_reason`: a lesson the chair
     writes herself, which the gate admits only under her role)."""
     row = conn.execute(
         "INSERT INTO decision_lessons (pair_id, case_number, category, text, block, appeal_type,"
-        " outcome, source, dedupe_key, proposed_by, review_status, reviewed_by, review_reason)"
+        " outcome, source, dedupe_key, proposed_by, review_status, reviewed_by, review_reason,"
+        " evidence, routed_reason, needs_chair, job_id)"
         " VALUES (%(pair_id)s, %(case_number)s, %(category)s, %(text)s, %(block)s,"
         " %(appeal_type)s, %(outcome)s, %(source)s, %(dedupe_key)s, %(proposed_by)s,"
-        " %(review_status)s, %(reviewed_by)s, %(review_reason)s)"
+        " %(review_status)s, %(reviewed_by)s, %(review_reason)s, %(evidence)s, %(routed_reason)s,"
+        " %(needs_chair)s, %(job_id)s)"
         " ON CONFLICT (dedupe_key) DO NOTHING RETURNING *",
-        {"review_status": "proposed", "reviewed_by": None, "review_reason": None, **values},
+        {
+            **_LESSON_DEFAULTS,
+            **values,
+            "evidence": Jsonb(values["evidence"]) if values.get("evidence") is not None else None,
+        },
     ).fetchone()
     if row:
         return row, True
