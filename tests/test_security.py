@@ -265,3 +265,18 @@ def test_an_agents_own_login_searches_but_cannot_become_the_chair(app, tmp_path,
         assert hits and all(h["corpus"] == "case" for h in hits)
         with store.pool.connection() as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("SET ROLE legal_ai_chair")
+
+
+def test_only_the_chair_reopens_a_decided_lesson(app, tmp_path):
+    fact, style = _case_with_lessons(app, tmp_path)
+    chair = app.acting_as(CHAIR)
+    lessons.review(chair, style["id"], "reject")
+    with pytest.raises(Forbidden):
+        lessons.review(app.acting_as(agent("drafter")), style["id"], "reopen")
+    reopened = lessons.review(chair, style["id"], "reopen", reason="undo")
+    assert reopened["review_status"] == "proposed" and reopened["reviewed_at"] is None
+    with app.store.pool.connection() as conn:
+        trail = conn.execute("SELECT actor, from_status, to_status FROM learning_audit"
+                             " WHERE lesson_id = %s ORDER BY id", (style["id"],)).fetchall()  # fmt: skip
+    assert [(r["from_status"], r["to_status"]) for r in trail][-2:] == [
+        ("proposed", "rejected"), ("rejected", "proposed")]  # fmt: skip

@@ -118,6 +118,8 @@ def test_an_agent_cannot_decide_what_the_chair_gates_in_sql(app, world, login, a
                 " 'panel' WHERE id = %s", (fact,))  # fmt: skip
         refused(conn, "UPDATE decision_lessons SET review_status = 'vetoed', reviewed_by ="
                 " 'chair' WHERE id = %s", (world["style"],))  # fmt: skip
+        refused(conn, "UPDATE decision_lessons SET review_status = 'proposed', reviewed_by ="
+                " 'panel' WHERE id = %s", (world["style"],))  # reopen the chair's decision  # fmt: skip
         refused(conn, "UPDATE decision_lessons SET category = 'style' WHERE id = %s", (fact,))
         refused(conn, "UPDATE decision_lessons SET text = 'אחר' WHERE id = %s", (fact,))
         refused(conn, "DELETE FROM decision_lessons WHERE id = %s", (fact,))

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from ..services import App
 
 SOURCES = ("distillation", "curator", "chair", "panel")
-DECISIONS = {"approve": "approved", "reject": "rejected", "veto": "vetoed"}
+DECISIONS = {"approve": "approved", "reject": "rejected", "veto": "vetoed",
+             "reopen": "proposed"}  # reopen: the chair's undo of her own decision  # fmt: skip
 
 
 def _dedupe_key(source: str, case: str | None, category: str, text: str) -> str:
