@@ -27,6 +27,8 @@ app.add_typer(item_app, name="item")
 principles_app = typer.Typer(help="Principles of the case law and the chair's gate.",
                              no_args_is_help=True)  # fmt: skip
 app.add_typer(principles_app, name="principles")
+user_app = typer.Typer(help="Who signs in to the chair's desk.", no_args_is_help=True)
+app.add_typer(user_app, name="user")
 
 from .cli_common import JsonFlag, _app, _print_json, _settings  # noqa: E402
 
@@ -445,6 +447,31 @@ def demo() -> None:
     from .demo import run_demo
 
     run_demo(_settings(), echo=typer.echo)
+
+
+# -- user ---------------------------------------------------------------------------------------
+@user_app.command("set-password")
+def user_set_password(
+    name: Annotated[str, typer.Argument(help="The desk user: chair.")],
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
+    ] = False,
+) -> None:
+    """Set the desk password of NAME (asked twice, not echoed; or one line on stdin). Every
+    session of NAME ends."""
+    from getpass import getpass
+
+    from .accounts import set_password
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass(f"new desk password for {name}: ")
+        if getpass("the same again: ") != password:
+            raise InvalidInput("the two passwords differ; nothing was changed")
+    with _app() as legal:
+        set_password(legal, name, password)
+    typer.echo(f"password of {name} set; every earlier session of {name} ended")
 
 
 from .cli_learning import register  # noqa: E402

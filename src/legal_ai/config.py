@@ -156,6 +156,13 @@ class Settings(BaseSettings):
         description="Older single credential of the HTTP API; it acts as an agent named `api` "
         "(never as the chair). Prefer LEGAL_AI_AGENT_TOKEN.",
     )
+    desk_session_idle_minutes: int = Field(
+        default=720,
+        ge=1,
+        le=1440,
+        description="The chair's desk: minutes a signed-in session may sit unused before it ends "
+        "(she signs in again); every session ends 24 hours after sign-in regardless.",
+    )
     api_schema: bool = Field(
         default=False,
         description="HTTP API: serve the OpenAPI schema at /openapi.json to callers with a valid "

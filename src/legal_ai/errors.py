@@ -6,6 +6,7 @@ AppError
  ├── NotFound            a case, document or ruling that does not exist
  ├── Unauthorized        no credential, or one we do not know (HTTP 401)
  ├── Forbidden           a known credential asking for what its role may not do (HTTP 403)
+ │    └── RateLimited      too many failed sign-ins: wait (the message says how long; HTTP 429)
  ├── TooLarge            an upload over the size cap (HTTP 413)
  ├── StoreError          the database could not be reached or started
  └── ProviderError       an external service (embedder, LLM) failed or is not configured
@@ -38,6 +39,15 @@ class Unauthorized(AppError):
 
 class Forbidden(AppError):
     exit_code = 7
+
+
+class RateLimited(Forbidden):
+    """Refused for now, not for good: too many failures; the message says how long to wait
+    (`retry_after`, in seconds, for an HTTP Retry-After header)."""
+
+    def __init__(self, message: str, retry_after: int = 60) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class TooLarge(InvalidInput):

@@ -1,6 +1,7 @@
 """Every failure of the HTTP API is one JSON body `{"error": "..."}` with a status mapped here,
 once: the AppError tree (400 bad input, 401 no or unknown token, 403 the chair's decision,
-404, 413 over a size limit, 415 a file type we do not take, 502 provider, 503 database),
+429 too many failed sign-ins, 404, 413 over a size limit, 415 a file type we do not take,
+502 provider, 503 database),
 FastAPI's validation errors (400, naming the field), unknown routes and methods (404, 405),
 database errors (503; 403 when the database refuses a role; 400 for a value it cannot store) and
 anything unexpected (500, logged here with an incident id; the body says only that).
@@ -32,6 +33,7 @@ from ..errors import (
     InvalidInput,
     NotFound,
     ProviderError,
+    RateLimited,
     StoreError,
     TooLarge,
     Unauthorized,
@@ -48,6 +50,7 @@ STATUS: tuple[tuple[type[AppError], int], ...] = (
     (TooLarge, 413),
     (UnsupportedMediaType, 415),
     (Unauthorized, 401),
+    (RateLimited, 429),  # a Forbidden: before it
     (Forbidden, 403),
     (NotFound, 404),
     (InvalidInput, 400),
@@ -97,6 +100,8 @@ def install(api: FastAPI, settings: Settings) -> None:
             logger.error("database unavailable: %s", exc)
             return error(503, "the database is unavailable; try again (details in the server log)")
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        if isinstance(exc, RateLimited):
+            headers = {"Retry-After": str(exc.retry_after)}
         return error(status, scrub(str(exc)), headers)
 
     @api.exception_handler(RequestValidationError)

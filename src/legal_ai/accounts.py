@@ -1,0 +1,177 @@
+"""Signing in to the chair's desk (issue 12): a password set with `legal-ai user set-password`,
+stored as an argon2id hash (argon2-cffi's PasswordHasher, RFC 9106 parameters), and sessions.
+
+- `sign_in` checks the password in constant work (an unknown name is checked against a dummy
+  hash), refuses with `RateLimited` after MAX_FAILURES failures of that name from that client in
+  WINDOW_S seconds (the message says how long to wait), and on success opens a session.
+- A session's token is 32 random bytes (URL-safe text) handed to the browser once; the database
+  keeps only its SHA-256, so a copy of the table signs no one in. Each session has its own CSRF
+  token for the desk's forms. It ends after `desk_session_idle_minutes` unused (default 720) and
+  24 hours after sign-in, whichever is first; `sign_out` ends it at once, and a new password ends
+  every session of that name.
+- The desk's tables belong to the application's login: the services here run on it whoever is
+  acting, and the database refuses them to the request roles (migration 0014). An agent may not
+  set a password.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import TYPE_CHECKING
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from .auth import CHAIR, Principal
+from .errors import Forbidden, InvalidInput, RateLimited, Unauthorized
+from .store import accounts as store
+
+if TYPE_CHECKING:
+    from .services import App
+
+NAMES = {"chair": CHAIR}  # who signs in to the desk, and as whom she acts
+MIN_PASSWORD = 10
+MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps one request's work bounded
+MAX_FAILURES = 5
+WINDOW_S = 15 * 60
+ABSOLUTE_S = 24 * 60 * 60
+
+_hasher = PasswordHasher()
+
+
+@cache
+def _dummy() -> str:
+    """A hash checked when the name is unknown, so a wrong name costs what a wrong password does."""
+    return _hasher.hash(secrets.token_urlsafe(16))
+
+
+@dataclass(frozen=True)
+class DeskSession:
+    """A signed-in desk session. `token` goes in the cookie (HttpOnly, SameSite); `csrf` in
+    every form; `expires_at` is the absolute end (the idle end is checked on each request)."""
+
+    token: str
+    principal: Principal
+    csrf: str
+    expires_at: datetime
+
+
+def _name(name: str) -> str:
+    name = (name or "").strip().lower()
+    if name not in NAMES:
+        raise InvalidInput(
+            f"unknown desk user {name!r}: the desk has one user, `chair`; "
+            "set her password with `legal-ai user set-password chair`"
+        )
+    return name
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _owner(app: App):
+    """The store on the application's own login (the request roles may not touch these tables)."""
+    return app.store.as_role(None)
+
+
+def set_password(app: App, name: str, password: str) -> None:
+    """Set (or change) a desk user's password; every session of that user ends."""
+    if app.principal.kind == "agent":
+        raise Forbidden(
+            f"setting a desk password is not for {app.principal.actor}; the operator runs "
+            "`legal-ai user set-password chair` without an agent token in the environment"
+        )
+    name = _name(name)
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise InvalidInput(f"the password is too short: use at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise InvalidInput(f"the password is too long: use at most {MAX_PASSWORD} characters")
+    if "\x00" in password:
+        raise InvalidInput("the password contains a NUL character; choose another")
+    hashed = _hasher.hash(password)
+    with _owner(app).transaction() as conn:
+        store.set_password_hash(conn, name, hashed)
+        store.end_sessions_of(conn, name)
+
+
+def _verify(hashed: str, password: str) -> bool:
+    try:
+        return _hasher.verify(hashed, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def _client(client: str | None) -> str:
+    return (client or "unknown").strip()[:200] or "unknown"
+
+
+def sign_in(app: App, name: str, password: str, client: str | None) -> DeskSession:
+    """Open a desk session for `name` when `password` is hers. Unauthorized on a wrong name or
+    password (one message for both); RateLimited after MAX_FAILURES failures of that name from
+    that client within WINDOW_S seconds, until the oldest of them is WINDOW_S old."""
+    key = (name or "").strip().lower()[:100]
+    client = _client(client)
+    password = password if isinstance(password, str) else ""
+    wait = 0.0
+    opened = None
+    with _owner(app).transaction() as conn:
+        store.lock_sign_in(conn, key, client)
+        failures, wait = store.recent_failures(conn, key, client, WINDOW_S)
+        if failures < MAX_FAILURES:
+            wait = 0.0
+            user = store.get_user(conn, key) if key in NAMES else None
+            hashed = user["password_hash"] if user else _dummy()
+            ok = _verify(hashed, password[:MAX_PASSWORD]) and user is not None
+            if not ok:
+                store.record_failure(conn, key, client)
+            else:
+                if _hasher.check_needs_rehash(hashed):
+                    store.set_password_hash(conn, key, _hasher.hash(password))
+                store.clear_failures(conn, key, client, WINDOW_S)
+                token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+                row = store.insert_session(conn, _token_hash(token), key, csrf, ABSOLUTE_S)
+                opened = DeskSession(token, NAMES[key], csrf, row["expires_at"])
+    if wait:
+        minutes = max(1, math.ceil(wait / 60))
+        raise RateLimited(
+            f"too many failed sign-ins: wait {minutes} minute{'s' if minutes > 1 else ''} "
+            "and try again (the chair's password is set with `legal-ai user set-password chair`)",
+            retry_after=math.ceil(wait),
+        )
+    if opened is None:
+        raise Unauthorized("wrong name or password; try again")
+    return opened
+
+
+def session(app: App, token: str | None) -> DeskSession | None:
+    """The live session a cookie's token stands for (its last use moved to now); None when the
+    token is unknown, ended, unused for longer than desk_session_idle_minutes, or over 24 h old."""
+    if not token or not isinstance(token, str) or len(token) > 200:
+        return None
+    idle_s = app.settings.desk_session_idle_minutes * 60
+    with _owner(app).transaction() as conn:
+        row = store.touch_session(conn, _token_hash(token), idle_s)
+    if row is None or row["name"] not in NAMES:
+        return None
+    return DeskSession(token, NAMES[row["name"]], row["csrf"], row["expires_at"])
+
+
+def check_csrf(desk: DeskSession, supplied: str | None) -> None:
+    """Refuse a form whose CSRF token is missing or not this session's (constant-time)."""
+    if not supplied or not hmac.compare_digest(supplied.encode(), desk.csrf.encode()):
+        raise Forbidden("the form's security token is missing or stale; reload the page and retry")
+
+
+def sign_out(app: App, token: str | None) -> None:
+    """End the session of this token now (nothing happens for an unknown token)."""
+    if not token or not isinstance(token, str) or len(token) > 200:
+        return
+    with _owner(app).transaction() as conn:
+        store.delete_session(conn, _token_hash(token))

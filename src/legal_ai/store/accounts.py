@@ -1,0 +1,84 @@
+"""SQL of the desk's accounts (migration 0014): password hashes, sessions (by the SHA-256 of
+their token) and failed sign-ins. Run on the application's own login, never a request role
+(those may not read these tables). Times are the database's `now()`."""
+
+from __future__ import annotations
+
+import psycopg
+
+
+def lock_sign_in(conn: psycopg.Connection, name: str, client: str) -> None:
+    """Serialise sign-ins of one name from one client (the rate limit counts exactly)."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 14))", (f"{name}\x1f{client}",))
+
+
+def recent_failures(
+    conn: psycopg.Connection, name: str, client: str, window_s: int
+) -> tuple[int, float]:
+    """How many sign-ins of `name` from `client` failed in the last `window_s` seconds, and in
+    how many seconds the oldest of them leaves the window (0 when none)."""
+    row = conn.execute(
+        "SELECT count(*) AS n, coalesce(extract(epoch FROM min(at) + make_interval(secs => %(w)s)"
+        " - now()), 0) AS wait FROM desk_login_failures WHERE name = %(name)s"
+        " AND client = %(client)s AND at > now() - make_interval(secs => %(w)s)",
+        {"name": name, "client": client, "w": window_s},
+    ).fetchone()
+    return int(row["n"]), float(row["wait"])
+
+
+def record_failure(conn: psycopg.Connection, name: str, client: str) -> None:
+    conn.execute("INSERT INTO desk_login_failures (name, client) VALUES (%s, %s)", (name, client))
+
+
+def clear_failures(conn: psycopg.Connection, name: str, client: str, window_s: int) -> None:
+    """After a sign-in succeeds: forget that name+client's failures, and everyone's older than
+    the window."""
+    conn.execute(
+        "DELETE FROM desk_login_failures WHERE (name = %s AND client = %s)"
+        " OR at < now() - make_interval(secs => %s)",
+        (name, client, window_s),
+    )
+
+
+def get_user(conn: psycopg.Connection, name: str) -> dict | None:
+    return conn.execute(
+        "SELECT name, password_hash, updated_at FROM desk_users WHERE name = %s", (name,)
+    ).fetchone()
+
+
+def set_password_hash(conn: psycopg.Connection, name: str, password_hash: str) -> None:
+    conn.execute(
+        "INSERT INTO desk_users (name, password_hash) VALUES (%s, %s) ON CONFLICT (name)"
+        " DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()",
+        (name, password_hash),
+    )
+
+
+def end_sessions_of(conn: psycopg.Connection, name: str) -> int:
+    """Sign `name` out everywhere (a new password ends every session); returns how many."""
+    return conn.execute("DELETE FROM desk_sessions WHERE name = %s", (name,)).rowcount
+
+
+def insert_session(
+    conn: psycopg.Connection, token_hash: str, name: str, csrf: str, lifetime_s: int
+) -> dict:
+    conn.execute("DELETE FROM desk_sessions WHERE expires_at <= now()")
+    return conn.execute(
+        "INSERT INTO desk_sessions (token_hash, name, csrf, expires_at)"
+        " VALUES (%s, %s, %s, now() + make_interval(secs => %s)) RETURNING *",
+        (token_hash, name, csrf, lifetime_s),
+    ).fetchone()
+
+
+def touch_session(conn: psycopg.Connection, token_hash: str, idle_s: int) -> dict | None:
+    """The live session with this token hash (before its absolute end, seen within `idle_s`
+    seconds), its last_seen moved to now; None when unknown, idle too long or expired."""
+    return conn.execute(
+        "UPDATE desk_sessions SET last_seen = now() WHERE token_hash = %s AND expires_at > now()"
+        " AND last_seen > now() - make_interval(secs => %s) RETURNING *",
+        (token_hash, idle_s),
+    ).fetchone()
+
+
+def delete_session(conn: psycopg.Connection, token_hash: str) -> None:
+    conn.execute("DELETE FROM desk_sessions WHERE token_hash = %s", (token_hash,))
