@@ -98,30 +98,78 @@ def _insert(app: App, case: str | None, category: str, text: str, source: str,
     return {**jsonable(row), "created": created}
 
 
-def review(app: App, lesson_id: int, decision: str, *, reason: str | None = None) -> dict:
+STATUSES = ("proposed", "approved", "rejected", "vetoed")
+BULK_FROM = {"approve": "proposed", "reject": "proposed", "veto": "approved"}
+BULK_MAX = 500
+
+
+def review(
+    app: App, lesson_id: int, decision: str, *, reason: str | None = None,
+    expected_status: str | None = None,
+) -> dict:  # fmt: skip
     """The chair's decision on a lesson: approve, reject or veto. Only the chair decides here
     (a panel decides through `record_panel_verdict`); the database refuses a decision in her
-    name that does not run as her role."""
+    name that does not run as her role. `expected_status`: the status the chair saw (the desk
+    sends it); when the lesson is no longer in it (another tab, or the panel, decided it
+    meanwhile) nothing changes and InvalidInput says who decided what."""
     status = DECISIONS.get(decision)
     if status is None:
         raise InvalidInput(f"unknown decision {decision!r}; choose one of: {', '.join(DECISIONS)}")
+    vocab.choice(expected_status, STATUSES, "expected status")
     require_chair(app.principal, f"{decision} of lesson {lesson_id}")
     actor = app.principal.actor
     reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
     try:
         with app.store.transaction() as conn:
             lesson = _locked(conn, lesson_id)
+            if expected_status is not None and lesson["review_status"] != expected_status:
+                raise InvalidInput(
+                    f"lesson {lesson_id} was already {lesson['review_status']} "
+                    f"(by {lesson['reviewed_by'] or lesson['proposed_by'] or 'unknown'}); "
+                    "nothing was changed: reload to see it"
+                )
             if lesson["review_status"] == status:
                 if lesson["reviewed_by"] == "panel":  # her audit of the panel's decision
                     engine_store.audit_lesson(conn, actor, "chair_confirm", lesson_id,
                                               lesson["case_number"], {"status": status}, reason)  # fmt: skip
                 return jsonable(lesson)
             row = store.set_review(conn, lesson_id, status, actor, reason)
-            if status == "vetoed" and lesson["folded_into"] is not None:
+            if status == "vetoed":  # out of every profile that holds it (promoted or edited in)
                 _unfold(conn, lesson, actor)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
     return jsonable(row)
+
+
+def bulk_review(app: App, ids: list[int], decision: str, *, reason: str | None = None) -> dict:
+    """The chair's decision on many lessons at once: approve or reject proposed lessons, or veto
+    approved ones. Each lesson is its own transaction (one refusal does not undo the others);
+    a lesson no longer in the status the page showed (decided meanwhile), unknown, or refused by
+    the gate is skipped with the reason. Returns {"decided": [lesson, ...], "skipped": [{"id",
+    "reason"}]}, which between them hold every id given, once."""
+    expected = BULK_FROM.get(decision)
+    if expected is None:
+        raise InvalidInput(
+            f"decision {decision!r} is not a bulk action; choose one of: {', '.join(BULK_FROM)} "
+            "(reopen, the undo, is one lesson at a time)"
+        )
+    require_chair(app.principal, f"bulk {decision} of lessons")
+    if not isinstance(ids, list | tuple) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in ids
+    ):
+        raise InvalidInput("give the lessons as a list of lesson ids (integers)")
+    unique = list(dict.fromkeys(ids))
+    if not unique or len(unique) > BULK_MAX:
+        raise InvalidInput(f"a bulk action takes 1 to {BULK_MAX} lessons; got {len(unique)}")
+    reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
+    decided, skipped = [], []
+    for lesson_id in unique:
+        try:
+            decided.append(review(app, lesson_id, decision, reason=reason,
+                                  expected_status=expected))  # fmt: skip
+        except (InvalidInput, NotFound) as exc:
+            skipped.append({"id": lesson_id, "reason": str(exc)})
+    return {"decided": decided, "skipped": skipped}
 
 
 def _unfold(conn, lesson: dict, actor: str) -> None:

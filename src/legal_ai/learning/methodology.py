@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from ..auth import require_chair
 from ..errors import InvalidInput, NotFound
 from ..store import learning as store
+from ..store import methodology_versions as versions_store
 from ..text import blocks as text_blocks
 from ..text.hebrew import clean_text
 from . import vocabulary as vocab
@@ -175,3 +176,77 @@ def edit(app: App, appeal_type: str, changes: dict, *, reason: str = "edit") -> 
                     {"appeal_type": appeal_type, "keys": sorted(changes),
                      "version": saved["version"]})  # fmt: skip
     return {"appeal_type": appeal_type, "version": saved["version"], "profile": saved["profile"]}
+
+
+# -- versions: history, diff, restore ------------------------------------------------------------
+def history(app: App, appeal_type: str) -> dict:
+    """Every saved version of a profile, newest first: version, who saved it, why, when."""
+    appeal_type = _profile_key(appeal_type)
+    with app.store.connection() as conn:
+        rows = versions_store.versions(conn, appeal_type)
+    if not rows:
+        raise NotFound(f"no methodology profile for {appeal_type!r}")
+    return {
+        "appeal_type": appeal_type,
+        "versions": [
+            {"version": r["version"], "updated_by": r["updated_by"], "reason": r["reason"],
+             "created_at": r["created_at"].isoformat()}
+            for r in rows
+        ],
+    }  # fmt: skip
+
+
+def _version(conn, appeal_type: str, number: Any) -> dict:
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise InvalidInput(f"a methodology version is a whole number from 1; got {number!r}")
+    row = versions_store.version(conn, appeal_type, number)
+    if row is None:
+        latest = (store.get_profile(conn, appeal_type) or {}).get("version")
+        known = f"versions 1 to {latest}" if latest else "no versions"
+        raise NotFound(f"no version {number} of the {appeal_type} methodology ({known})")
+    return row
+
+
+def diff(app: App, appeal_type: str, a: int, b: int) -> dict:
+    """What changed from version `a` to version `b` of a profile: one entry per top-level key
+    whose value differs, with its whole value before and after (None where the key is absent);
+    keys in the profile's order, then any others alphabetically."""
+    appeal_type = _profile_key(appeal_type)
+    with app.store.connection() as conn:
+        old, new = _version(conn, appeal_type, a), _version(conn, appeal_type, b)
+    before, after = old["profile"], new["profile"]
+    keys = [k for k in PROFILE_KEYS if k in before or k in after]
+    keys += sorted((set(before) | set(after)) - set(PROFILE_KEYS))
+    changes = [
+        {"key": key, "before": before.get(key), "after": after.get(key)}
+        for key in keys
+        if before.get(key) != after.get(key)
+    ]
+    return {"appeal_type": appeal_type, "a": a, "b": b, "changes": changes}
+
+
+def restore(app: App, appeal_type: str, version: int, reason: str | None = None) -> dict:
+    """The chair's one-click restore: a NEW version whose profile is that of `version` (history
+    is never rewritten). A folded lesson that is no longer approved (vetoed since) is not
+    brought back; the answer lists it under `dropped_lessons`."""
+    require_chair(app.principal, "restoring a methodology version")
+    actor = app.principal.actor
+    appeal_type = _profile_key(appeal_type)
+    reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
+    with app.store.transaction() as conn:
+        store.get_profile(conn, appeal_type, lock=True)  # serialise with edits and promotes
+        profile = copy.deepcopy(_version(conn, appeal_type, version)["profile"])
+        folded = profile.get("lessons") or []
+        ids = [item.get("id") for item in folded if isinstance(item.get("id"), int)]
+        statuses = versions_store.lesson_statuses(conn, ids) if ids else {}
+        dropped = [i for i in ids if statuses.get(i) != "approved"]
+        if "lessons" in profile:
+            profile["lessons"] = [item for item in folded if item.get("id") not in dropped]
+        saved = store.save_profile(
+            conn, appeal_type, profile, actor, reason or f"restore of version {version}"
+        )
+        store.audit(conn, actor, "restore_methodology", None,
+                    {"appeal_type": appeal_type, "restored": version,
+                     "version": saved["version"], "dropped_lessons": dropped})  # fmt: skip
+    return {"appeal_type": appeal_type, "version": saved["version"], "restored_from": version,
+            "dropped_lessons": dropped, "profile": saved["profile"]}  # fmt: skip
