@@ -1,0 +1,68 @@
+"""The learning dashboard (issue 12): figures per analyzed final and per block, and the SVG plot
+with one marker per history row in each series, its Hebrew left as text for the browser."""
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import factories
+from conftest import write
+from legal_ai.learning import dashboard, finals
+
+pytestmark = pytest.mark.db
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _upload_pairs(app, tmp_path, count):
+    for record in factories.records()[:count]:
+        slug = factories.slug(record["case_number"])
+        draft = write(tmp_path / f"{slug}.draft.txt", record["draft_text"])
+        final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
+        finals.add_draft(app, record["case_number"], draft, appeal_type=record["appeal_type"],
+                         outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+        finals.upload_final(app, record["case_number"], final)
+
+
+def markers(svg: str, gid: str) -> int:
+    """How many markers the series `gid` draws (matplotlib writes each as a <use> in its group)."""
+    root = ET.fromstring(svg)
+    group = next(g for g in root.iter(f"{SVG}g") if g.get("id") == gid)
+    return sum(1 for _ in group.iter(f"{SVG}use"))
+
+
+def test_an_empty_history_says_so(app):
+    assert dashboard.figures(app) == {"finals": [], "blocks": {}}
+    svg = dashboard.plot_svg(app)
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "אין עדיין מדידות" in svg  # text, not paths: the browser shapes it right to left
+
+
+def test_one_point_per_history_row(app, tmp_path):
+    _upload_pairs(app, tmp_path, 2)
+    rows = finals.history(app)["rows"]
+    assert len(rows) == 2
+    data = dashboard.figures(app)
+    assert [f["case_number"] for f in data["finals"]] == [r["case_number"] for r in rows]
+    first = data["finals"][0]
+    assert (
+        first["change_percent"] == rows[0]["change_percent"] and 0 < first["change_percent"] < 100
+    )
+    assert first["ratio_deviation"] is None  # nothing before the first final to compare with
+    assert data["finals"][1]["ratio_deviation"] is not None
+    assert first["lesson_pool_size"] == 0 and first["captured_at"] == rows[0]["captured_at"]
+    assert "discussion" in first["blocks"] and 0 <= first["blocks"]["discussion"] <= 100
+    assert data["blocks"]["discussion"] == [f["blocks"]["discussion"] for f in data["finals"]]
+
+    svg = dashboard.plot_svg(app)
+    # One marker per history row; a distance with nothing to compare against (the first
+    # final's ratio deviation and stylometric delta) is a gap, not a zero.
+    for gid in ("change_percent", "anti_pattern_total", "lesson_pool_size", "block_discussion"):
+        assert markers(svg, gid) == len(rows), gid
+    assert [r["ratio_deviation"] is None for r in rows] == [True, False]
+    for gid in ("ratio_deviation", "stylometric_delta"):
+        assert markers(svg, gid) == sum(r[gid] is not None for r in rows), gid
+    assert "אחוז השינוי" in svg and "מאגר הלקחים" in svg
+    assert rows[0]["case_number"] in svg
+    assert not re.search(r"<dc:date>", svg)  # no timestamp: the same history, the same SVG
