@@ -241,4 +241,7 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     def lessons_for_outcome(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
         return brief.lessons_for_outcome(view, appeal_type, outcome)
 
+    from . import desk  # the chair's pages (web/desk): sign-in, search, training, ...
+
+    desk.mount(api, legal, settings)
     return api

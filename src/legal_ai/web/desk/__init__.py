@@ -1,0 +1,72 @@
+"""The chair's desk: server-rendered pages (Jinja2, Hebrew, right to left) in the API's FastAPI
+app, over the same services as the CLI and the API. `mount(api, legal, settings)` adds the
+pages, the stylesheet and script under /desk-static, and HTML answers to errors on desk paths
+(the API keeps its JSON errors). Pages work with plain forms; desk.js adds keyboard shortcuts.
+
+Modules: core (templates, session, CSRF), session (/login, /logout), search (/search,
+/source), training (/training, /audit), pages (/health, /cases, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from ...config import Settings
+from ...errors import AppError, StoreError
+from .. import errors as web_errors
+from . import core
+
+
+def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
+    from . import pages, search, session, training
+
+    api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
+    signed_in = core.signed_in(legal)
+    session.routes(api, legal, settings)
+    search.routes(api, signed_in)
+    training.routes(api, signed_in)
+    pages.routes(api, signed_in, settings)
+    _html_errors(api)
+
+
+def _html_errors(api: FastAPI) -> None:
+    """On desk paths errors are pages; elsewhere the API's JSON handlers answer as before."""
+    json_app_error = api.exception_handlers[AppError]
+    json_http_error = api.exception_handlers[HTTPException]
+    json_invalid = api.exception_handlers[RequestValidationError]
+
+    async def sign_in(request: Request, exc: core.SignInNeeded) -> RedirectResponse:
+        query = f"?next={core.env.filters['q'](exc.target)}"
+        return RedirectResponse("/login" + query + ("&expired=1" if exc.expired else ""), 303)
+
+    async def app_error(request: Request, exc: AppError):
+        if not core.is_desk(request.url.path):
+            return await json_app_error(request, exc)
+        if isinstance(exc, StoreError):
+            return core.error_page(request, 503, "מסד הנתונים אינו זמין כרגע; נסי שוב בעוד רגע")
+        status = web_errors.status_of(exc)
+        return core.error_page(request, status, str(exc))
+
+    async def http_error(request: Request, exc: HTTPException):
+        if not core.is_desk(request.url.path):
+            return await json_http_error(request, exc)
+        message = {404: "הדף לא נמצא", 405: "הפעולה אינה אפשרית בדף הזה"}.get(
+            exc.status_code, str(exc.detail)
+        )
+        return core.error_page(request, exc.status_code, message)
+
+    async def invalid(request: Request, exc: RequestValidationError):
+        if not core.is_desk(request.url.path):
+            return await json_invalid(request, exc)
+        fields = ", ".join(str(e.get("loc", ("", "?"))[-1]) for e in exc.errors()[:3])
+        return core.error_page(request, 400, f"שדה חסר או שגוי בטופס: {fields}")
+
+    api.add_exception_handler(core.SignInNeeded, sign_in)
+    api.add_exception_handler(AppError, app_error)
+    api.add_exception_handler(HTTPException, http_error)
+    api.add_exception_handler(RequestValidationError, invalid)

@@ -1,0 +1,150 @@
+"""What every desk page shares: the templates (Jinja2, autoescape on), the signed-in chair's
+session (cookie `legal_ai_desk`), the CSRF check of every form, and the HTML answer to an error
+(the API's errors stay JSON; web/errors.py).
+
+A desk page needs a signed-in chair: no cookie, or one whose session expired, is sent to
+/login; a bearer token (an agent's, even the chair's API token) opens no desk page — the desk is
+the chair's, agents keep the API. Every action runs on `legal.acting_as(session.principal)`."""
+
+import hmac
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from ...errors import AppError, Forbidden
+
+HERE = Path(__file__).parent
+COOKIE = "legal_ai_desk"
+LOGIN_COOKIE = "legal_ai_desk_login"  # the sign-in form's own CSRF token (no session yet)
+# The first path segment of every desk page (anything else is the API's).
+ROOTS = frozenset({"", "login", "logout", "search", "source", "training", "audit", "health",
+                   "cases", "methodology", "learning", "desk-static"})  # fmt: skip
+
+NAV = (
+    ("/search", "חיפוש"),
+    ("/training", "שולחן ההדרכה"),
+    ("/audit", "יומן החלטות"),
+    ("/cases", "תיקים"),
+    ("/methodology", "מתודולוגיה"),
+    ("/learning", "למידה"),
+    ("/health", "תקינות"),
+)
+
+env = Environment(
+    loader=FileSystemLoader(HERE / "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+env.filters["q"] = lambda value: quote(str(value), safe="")
+
+
+def is_desk(path: str) -> bool:
+    return path.split("/")[1] in ROOTS if path.startswith("/") else False
+
+
+class SignInNeeded(Exception):
+    """No valid session: the page answers with a redirect to /login."""
+
+    def __init__(self, target: str, expired: bool) -> None:
+        super().__init__(target)
+        self.target, self.expired = target, expired
+
+
+class CsrfRefused(Forbidden):
+    """A form without the session's CSRF token (403; nothing was done)."""
+
+
+@dataclass
+class Desk:
+    """A desk request: the chair's session and the App acting for her."""
+
+    session: Any
+    view: Any
+    request: Request
+
+    @property
+    def csrf(self) -> str:
+        return self.session.csrf
+
+
+def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    desk = context.get("desk")
+    page = env.get_template(template).render(
+        nav=NAV, path=request.url.path, csrf=desk.csrf if desk else None, **context
+    )
+    return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def error_page(request: Request, status: int, message: str, desk: Desk | None = None) -> Response:
+    return render(request, "error.html", status=status, message=message, status_code=status,
+                  desk=desk)  # fmt: skip
+
+
+def secure(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+def set_cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
+    response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict",
+                        secure=secure(request), path="/")  # fmt: skip
+
+
+def new_login_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def same(a: str | None, b: str | None) -> bool:
+    return bool(a) and bool(b) and hmac.compare_digest(str(a).encode(), str(b).encode())
+
+
+def check_csrf(desk: Desk, supplied: str | None) -> None:
+    if not same(supplied, desk.session.csrf):
+        raise CsrfRefused(
+            "הטופס נשלח בלי אסימון האבטחה של ההתחברות (CSRF); טעני את הדף מחדש ונסי שוב — "
+            "לא בוצע דבר"
+        )
+
+
+def signed_in(legal: Any):
+    """The dependency of every desk page: the chair's session, or SignInNeeded / Forbidden."""
+
+    def dependency(request: Request) -> Desk:
+        from ... import accounts
+
+        token = request.cookies.get(COOKIE)
+        session = accounts.session(legal, token) if token else None
+        if session is None:
+            if request.headers.get("authorization"):
+                raise Forbidden(
+                    'הדסק הוא של היו"ר: אסימון של ה-API אינו פותח את דפי הדסק (סוכנים עובדים '
+                    'דרך ה-API); היו"ר נכנסת בשם ובסיסמה ב-/login'
+                )
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            raise SignInNeeded(target, expired=token is not None)
+        if not session.principal.is_chair:
+            raise Forbidden('הדסק הוא של היו"ר בלבד')
+        return Desk(session=session, view=legal.acting_as(session.principal), request=request)
+
+    return dependency
+
+
+async def form_of(request: Request, desk: Desk) -> dict[str, Any]:
+    """The posted form (each field once; lists for repeated names), its CSRF checked first."""
+    form = await request.form()
+    check_csrf(desk, form.get("csrf"))
+    out: dict[str, Any] = {}
+    for key in form.keys():
+        values = form.getlist(key)
+        out[key] = values if len(values) > 1 else values[0]
+    return out
+
+
+def message_of(exc: AppError) -> str:
+    return str(exc)

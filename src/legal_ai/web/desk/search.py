@@ -1,0 +1,171 @@
+"""/search: one box, a corpus switch, the filters that corpus supports, hits with what found them;
+/source/{corpus}/{doc_id}: the stored text with a hit's span highlighted and scrolled to.
+
+Each corpus searches through its own tool (retrieval/tools.py), so the desk applies exactly the
+rules the CLI and the agents do: a required filter (her finals need a practice area, a case's
+documents the case number) is asked for, and a filter the corpus cannot apply is never offered
+(retrieval/legs.py SUPPORTED_FILTERS)."""
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import Response
+from markupsafe import Markup, escape
+from starlette.concurrency import run_in_threadpool
+
+from ...errors import InvalidInput, NotFound
+from ...retrieval.corpora import SEARCHABLE
+from ...store import desk as desk_store
+from . import core
+
+
+@dataclass(frozen=True)
+class CorpusForm:
+    key: str
+    label: str
+    tool: str
+    filters: tuple[str, ...]  # the tool's filter arguments, in the form's order
+    required: tuple[str, ...] = ()
+
+
+CORPUS_FORMS: dict[str, CorpusForm] = {
+    f.key: f
+    for f in (
+        CorpusForm("style", "ההחלטות שלי", "search_decisions",
+                   ("practice_area", "date_from", "date_to"), ("practice_area",)),
+        CorpusForm("case", "מסמכי תיק", "search_case_documents", ("case_number",),
+                   ("case_number",)),
+        CorpusForm("external", "פסיקה", "search_precedent_library",
+                   ("court", "practice_area", "date_from", "date_to")),
+        CorpusForm("internal", "החלטות ועדות", "search_internal_decisions",
+                   ("practice_area", "date_from", "date_to")),
+        CorpusForm("digests", "יומונים", "search_digests", ("practice_area",)),
+        CorpusForm("case_precedents", "תקדימים מצורפים", "precedent_search_library",
+                   ("case_number",)),
+    )
+}  # fmt: skip
+
+FILTER_LABELS = {
+    "practice_area": "תחום",
+    "court": "ערכאה",
+    "date_from": "מתאריך",
+    "date_to": "עד תאריך",
+    "case_number": "מספר תיק",
+}
+LEG_LABELS = {
+    "semantic": "סמנטי", "lexical": "מילולי", "reference": "הפניה",
+    "principle_semantic": "הלכה (סמנטי)", "principle_lexical": "הלכה (מילולי)",
+    "principle_reference": "הלכה (הפניה)", "image": "תמונת עמוד",
+}  # fmt: skip
+PRACTICE_AREAS = ("planning", "betterment_levy", "compensation")
+_WORD = re.compile(r"[\w\"'׳״-]+")
+MAX_SOURCE_CHARS = 400_000
+
+
+def highlight(analyzer: Any, text: str, query: str) -> Markup:
+    """`text` escaped, with each word whose analyzed forms meet the query's wrapped in <mark>."""
+    wanted = set(analyzer.query_terms(query))
+    out: list[str] = []
+    last = 0
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        if wanted and wanted.intersection(analyzer.terms(word)):
+            out.append(str(escape(text[last : match.start()])))
+            out.append(f"<mark>{escape(word)}</mark>")
+            last = match.end()
+    out.append(str(escape(text[last:])))
+    return Markup("".join(out))
+
+
+def citation_of(hit: dict) -> str:
+    if hit.get("citation"):
+        return hit["citation"]
+    parts = [hit.get("title") or "", hit.get("case_number") or ""]
+    if hit.get("court"):
+        parts.append(f"({hit['court']})")
+    if hit.get("decided_on"):
+        parts.append(hit["decided_on"])
+    if hit.get("page"):
+        parts.append(f"עמ' {hit['page']}")
+    return " ".join(p for p in parts if p)
+
+
+def routes(api: FastAPI, signed_in: Any) -> None:
+    Chair = Annotated[core.Desk, Depends(signed_in)]
+
+    @api.get("/search", include_in_schema=False)
+    async def search_page(request: Request, desk: Chair) -> Response:
+        params = request.query_params
+        form = CORPUS_FORMS.get(params.get("corpus") or "external")
+        if form is None:
+            raise InvalidInput(f"אין מאגר {params.get('corpus')!r}; בחרי אחד מהרשימה")
+        query = (params.get("q") or "").strip()
+        values = {name: (params.get(name) or "").strip() for name in form.filters}
+        hits: list[dict] = []
+        message = None
+        searched = False
+        if query:
+            missing = [FILTER_LABELS[n] for n in form.required if not values[n]]
+            if missing:
+                message = f"במאגר «{form.label}» החיפוש מחייב: {', '.join(missing)}"
+            else:
+                args = {k: v for k, v in values.items() if v}
+                try:
+                    result = await run_in_threadpool(desk.view.tool, form.tool, query=query,
+                                                     **args)  # fmt: skip
+                except InvalidInput as exc:
+                    message = str(exc)
+                else:
+                    searched = True
+                    hits = [_shown(desk.view.analyzer, hit, query) for hit in result["hits"]]
+        return core.render(
+            request, "search.html", desk=desk, forms=CORPUS_FORMS, form=form, query=query,
+            values=values, hits=hits, searched=searched, message=message,
+            labels=FILTER_LABELS, practice_areas=PRACTICE_AREAS,
+        )  # fmt: skip
+
+    @api.get("/source/{corpus}/{doc_id:path}", include_in_schema=False)
+    async def source_page(request: Request, corpus: str, doc_id: str, desk: Chair,
+                          start: int | None = None, end: int | None = None) -> Response:  # fmt: skip
+        target = SEARCHABLE.get(corpus)
+        if target is None or target.item_table is None:
+            raise NotFound(f"אין מאגר מסמכים בשם {corpus!r}")
+
+        def read() -> dict | None:
+            with desk.view.store.connection() as conn:
+                return desk_store.item_text(conn, target, doc_id)
+
+        item = await run_in_threadpool(read)
+        if item is None:
+            raise NotFound(f"המסמך {doc_id!r} אינו במאגר {corpus}")
+        content = (item["content"] or "")[:MAX_SOURCE_CHARS]
+        before, span, after = content, "", ""
+        page = None
+        if start is not None and end is not None and 0 <= start < end <= len(content):
+            before, span, after = content[:start], content[start:end], content[end:]
+            page = sum(1 for offset in item.get("page_starts") or [] if offset <= start) or None
+        return core.render(
+            request, "source.html", desk=desk, item=item, corpus=corpus, before=before,
+            span=span, after=after, page=page, citable=target.citable,
+            label=CORPUS_FORMS[corpus].label,
+        )  # fmt: skip
+
+
+def _shown(analyzer: Any, hit: dict, query: str) -> dict:
+    legs = [LEG_LABELS.get(leg, leg) + f" #{v['rank']}" for leg, v in hit["explain"].items()]
+    link = None
+    if hit.get("kind") != "precedent" and hit.get("doc_id"):
+        link = f"/source/{hit['corpus']}/{core.env.filters['q'](hit['doc_id'])}"
+        if hit.get("char_start") is not None and hit.get("char_end") is not None:
+            link += f"?start={hit['char_start']}&end={hit['char_end']}"
+        link += "#span"
+    return {
+        **hit,
+        "snippet_html": highlight(analyzer, hit.get("snippet") or "", query),
+        "legs": legs,
+        "link": link,
+        "cite": citation_of(hit),
+        "term": hit.get("term"),  # the principle's term, once principles carry one
+    }

@@ -1,0 +1,86 @@
+"""Sign-in and sign-out. /login takes a name and a password (accounts.sign_in: argon2, failures
+rate-limited per name and client); the session's token goes into the `legal_ai_desk` cookie
+(HttpOnly, SameSite=Strict, Secure over https). The sign-in form carries its own CSRF token
+(cookie `legal_ai_desk_login` and a hidden field); every later form carries the session's."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from ...config import Settings
+from ...errors import Forbidden, Unauthorized
+from . import core
+
+LOGIN_TTL_S = 3600
+
+
+def _safe_next(target: str | None) -> str:
+    """Only a path of this site (never `//host` or a full URL) is followed after sign-in."""
+    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
+        return target
+    return "/search"
+
+
+def _login_page(request: Request, status: int = 200, message: str | None = None,
+                name: str = "chair", target: str | None = None) -> Response:  # fmt: skip
+    token = core.new_login_token()
+    response = core.render(
+        request, "login.html", status=status, message=message, login_csrf=token, name=name,
+        next=_safe_next(target or request.query_params.get("next")),
+        expired=request.query_params.get("expired") == "1",
+    )  # fmt: skip
+    core.set_cookie(response, request, core.LOGIN_COOKIE, token, LOGIN_TTL_S)
+    return response
+
+
+def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
+    from ... import accounts
+
+    @api.get("/", include_in_schema=False)
+    def home() -> RedirectResponse:
+        return RedirectResponse("/search", 303)
+
+    @api.get("/login", include_in_schema=False)
+    def login_form(request: Request) -> Response:
+        return _login_page(request)
+
+    @api.post("/login", include_in_schema=False)
+    async def login(request: Request) -> Response:
+        form = await request.form()
+        name = str(form.get("name") or "").strip()
+        target = str(form.get("next") or "")
+        if not core.same(form.get("csrf"), request.cookies.get(core.LOGIN_COOKIE)):
+            return _login_page(request, 403, "פג תוקף טופס הכניסה; הטופס נטען מחדש — נסי שוב",
+                               name, target)  # fmt: skip
+        client = request.client.host if request.client else "unknown"
+        try:
+            session = await run_in_threadpool(
+                accounts.sign_in, legal, name, str(form.get("password") or ""), client
+            )
+        except Unauthorized:
+            return _login_page(request, 401, "שם המשתמש או הסיסמה שגויים", name, target)
+        except Forbidden as exc:  # accounts.RateLimited: too many failures, wait
+            status = 429 if type(exc).__name__ == "RateLimited" else 403
+            return _login_page(
+                request, status, f"יותר מדי ניסיונות כניסה שגויים; המתיני ונסי שוב ({exc})",
+                name, target,
+            )  # fmt: skip
+        response = RedirectResponse(_safe_next(target), 303)
+        ttl = int((session.expires_at - datetime.now(UTC)).total_seconds())
+        core.set_cookie(response, request, core.COOKIE, session.token, max(ttl, 60))
+        response.delete_cookie(core.LOGIN_COOKIE, path="/")
+        return response
+
+    signed_in = core.signed_in(legal)
+
+    @api.post("/logout", include_in_schema=False)
+    async def logout(request: Request) -> Response:
+        desk = signed_in(request)
+        await core.form_of(request, desk)
+        await run_in_threadpool(accounts.sign_out, legal, desk.session.token)
+        response = RedirectResponse("/login", 303)
+        response.delete_cookie(core.COOKIE, path="/")
+        return response

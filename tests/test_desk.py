@@ -1,0 +1,291 @@
+"""The chair's desk (web/desk) through FastAPI's TestClient against the real database: sign-in,
+sessions and CSRF, search and the reader view, the training desk and its audit trail, health,
+and each bad input of issue 12 (a clear message on the page, nothing changed that should not
+be). The same pages in a real browser: tests/test_desk_browser.py."""
+
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from legal_ai import accounts
+from legal_ai.learning import lessons
+from legal_ai.web.app import create_app
+
+pytestmark = pytest.mark.db
+PASSWORD = "סיסמה-ארוכה-1042/23"
+AGENT = "s3cret-agent-token"
+CHAIR_TOKEN = "s3cret-chair-token"
+RULING = (
+    "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12. הוועדה המקומית דחתה את הבקשה להקלה.\n"
+    "בית המשפט קבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה, ולכן הערר נדחה.\n"
+    "<script>alert(1)</script> הוא טקסט ולא קוד."
+)
+
+
+@pytest.fixture
+def desk_app(app):
+    with app.store.transaction() as conn:
+        conn.execute("TRUNCATE desk_sessions, desk_login_failures, desk_users")
+    accounts.set_password(app, "chair", PASSWORD)
+    return app
+
+
+@pytest.fixture
+def client(desk_app):
+    settings = desk_app.settings.model_copy(update={
+        "agent_token": f"writer={AGENT}", "chair_token": CHAIR_TOKEN, "max_file_mb": 1,
+    })  # fmt: skip
+    with TestClient(create_app(settings, legal=desk_app)) as c:
+        yield c
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def sign_in(client, password: str = PASSWORD, name: str = "chair"):
+    form = client.get("/login")
+    assert form.status_code == 200
+    return client.post("/login", data={"name": name, "password": password,
+                                       "csrf": csrf_of(form.text), "next": "/training"},
+                       follow_redirects=False)  # fmt: skip
+
+
+@pytest.fixture
+def chair(client):
+    response = sign_in(client)
+    assert response.status_code == 303 and response.headers["location"] == "/training"
+    return client
+
+
+def test_sign_in_cookie_pages_and_sign_out(client):
+    assert client.get("/search", follow_redirects=False).headers["location"].startswith("/login")
+    page = client.get("/login")
+    assert '<html lang="he" dir="rtl">' in page.text
+    assert "legal_ai_desk_login" in page.headers["set-cookie"]
+    response = sign_in(client)
+    cookie = response.headers["set-cookie"]
+    assert "legal_ai_desk=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert "Secure" not in cookie  # plain http in the test; https sets it (test below)
+    for path in ("/search", "/training", "/audit", "/health"):
+        shown = client.get(path)
+        assert shown.status_code == 200, path
+        assert '<html lang="he" dir="rtl">' in shown.text and 'name="csrf"' in shown.text
+    # Sign-out needs the form's token; then the cookie opens nothing.
+    token = csrf_of(client.get("/search").text)
+    assert client.post("/logout", data={}, follow_redirects=False).status_code == 403
+    out = client.post("/logout", data={"csrf": token}, follow_redirects=False)
+    assert out.status_code == 303
+    assert client.get("/search", follow_redirects=False).status_code == 303
+
+
+def test_secure_cookie_over_https(desk_app):
+    settings = desk_app.settings.model_copy(update={"chair_token": CHAIR_TOKEN})
+    with TestClient(create_app(settings, legal=desk_app), base_url="https://desk.test") as c:
+        response = sign_in(c)
+        assert response.status_code == 303
+        assert "Secure" in response.headers["set-cookie"]
+
+
+def test_wrong_password_then_rate_limit(client):
+    wrong = sign_in(client, "not-the-password")
+    assert wrong.status_code == 401 and "שם המשתמש או הסיסמה שגויים" in wrong.text
+    assert "legal_ai_desk" not in client.cookies
+    for _ in range(4):
+        assert sign_in(client, "not-the-password").status_code == 401
+    limited = sign_in(client)  # even the right password waits now
+    assert limited.status_code == 429
+    assert "יותר מדי ניסיונות" in limited.text and "minute" in limited.text
+    assert client.get("/search", follow_redirects=False).status_code == 303
+
+
+def test_sign_in_form_without_its_token_and_foreign_next(client):
+    client.get("/login")
+    refused = client.post("/login", data={"name": "chair", "password": PASSWORD},
+                          follow_redirects=False)  # fmt: skip
+    assert refused.status_code == 403 and "פג תוקף טופס הכניסה" in refused.text
+    form = client.get("/login")
+    response = client.post("/login", data={"name": "chair", "password": PASSWORD,
+                                           "csrf": csrf_of(form.text),
+                                           "next": "//evil.example/x"}, follow_redirects=False)  # fmt: skip
+    assert response.headers["location"] == "/search"
+
+
+def test_expired_session_goes_back_to_sign_in(chair, desk_app):
+    with desk_app.store.transaction() as conn:
+        conn.execute("UPDATE desk_sessions SET last_seen = now() - interval '2 days',"
+                     " created_at = now() - interval '2 days'")  # fmt: skip
+    response = chair.get("/training?queue=curator", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"].startswith("/login?next=%2Ftraining")
+    assert "expired=1" in response.headers["location"]
+    assert "פג תוקף ההתחברות" in chair.get(response.headers["location"]).text
+
+
+def test_an_agent_token_opens_no_desk_page(client):
+    for token in (AGENT, CHAIR_TOKEN):
+        page = client.get("/training", headers={"Authorization": f"Bearer {token}"})
+        assert page.status_code == 403 and "הדסק הוא של היו" in page.text
+        assert page.headers["content-type"].startswith("text/html")
+    # ... and the API still answers the agent with JSON.
+    assert client.get("/api/lessons", headers={"Authorization": f"Bearer {AGENT}"}).json() == {
+        "lessons": []
+    }
+    assert client.get("/api/nothing").json()["error"].startswith("no route")
+
+
+def test_missing_csrf_changes_nothing(chair, desk_app):
+    lesson = lessons.propose(desk_app, None, "style", "משפטים קצרים בפתח הדבר")
+    for data in ({}, {"csrf": "forged"}):
+        response = chair.post("/training/decide", data={
+            **data, "queue": "proposed", "id": lesson["id"], "decision": "approve",
+            "expected_status": "proposed"})  # fmt: skip
+        assert response.status_code == 403 and "CSRF" in response.text
+    assert lessons.list_lessons(desk_app, "proposed")["lessons"][0]["id"] == lesson["id"]
+
+
+def ingest_ruling(app, tmp_path: Path) -> None:
+    path = tmp_path / "ruling.txt"
+    path.write_text(RULING, encoding="utf-8")
+    meta = {"title": "הקלה בקו בניין", "case_number": 'עע"מ 1234/05', "court": "בית המשפט העליון",
+            "decided_on": "2005-03-01", "practice_area": "planning"}  # fmt: skip
+    assert app.ingest([path], "external", meta=meta, doc_id="ruling-1").ingested == 1
+
+
+def test_search_hits_highlight_and_open_the_source_at_its_span(chair, desk_app, tmp_path):
+    ingest_ruling(desk_app, tmp_path)
+    page = chair.get("/search", params={"corpus": "external", "q": "הקלה בקו בניין"})
+    assert page.status_code == 200, page.text
+    assert "הקלה בקו בניין" in page.text and 'עע"מ 1234/05' in page.text.replace("&#34;", '"')
+    assert "<mark>הקלה</mark>" in page.text and "נמצא על ידי:" in page.text
+    assert "העתקת ציטוט" in page.text
+    assert "<script>alert(1)</script>" not in page.text  # escaped, never markup
+    link = re.search(r'href="(/source/external/ruling-1\?start=\d+&amp;end=\d+#span)"', page.text)
+    assert link, page.text
+    source = chair.get(link.group(1).replace("&amp;", "&"))
+    assert source.status_code == 200
+    assert '<mark id="span"' in source.text and "&lt;script&gt;" in source.text
+    # The corpus's filters only; a required one is asked for; a bad date is a clear message.
+    finals = chair.get("/search", params={"corpus": "style", "q": "הקלה"})
+    assert 'name="practice_area"' in finals.text and 'name="court"' not in finals.text
+    assert "החיפוש מחייב: תחום" in finals.text
+    bad = chair.get("/search", params={"corpus": "external", "q": "הקלה", "date_from": "1.1.2020"})
+    assert "is not a date" in bad.text
+    missing = chair.get("/source/external/no-such-doc")
+    assert missing.status_code == 404 and "אינו במאגר" in missing.text
+
+
+def test_digests_say_not_citable(chair, desk_app, tmp_path):
+    path = tmp_path / "digest.txt"
+    path.write_text("יומון: הקלה בקו בניין אינה סטייה ניכרת", encoding="utf-8")
+    assert desk_app.ingest([path], "digests", meta={"title": "יומון תכנון", "points_to": 'עע"מ 1234/05'},
+                           doc_id="digest-1").ingested == 1  # fmt: skip
+    page = chair.get("/search", params={"corpus": "digests", "q": "הקלה"})
+    assert "יומון — אינו לציטוט" in page.text and "העתקת ציטוט" not in page.text
+
+
+def decide(client, lesson_id: int, decision: str, expected: str, queue: str = "proposed"):
+    token = csrf_of(client.get(f"/training?queue={queue}").text)
+    return client.post("/training/decide", data={
+        "csrf": token, "queue": queue, "id": lesson_id, "decision": decision,
+        "expected_status": expected}, follow_redirects=False)  # fmt: skip
+
+
+def test_training_approve_undo_and_the_audit(chair, desk_app):
+    evidence = {"block": "discussion", "draft": {"text": "הוועדה סבורה כי יש לקבל", "start": 0,
+                "end": 22}, "final": {"text": "אני סבורה כי יש לקבל", "start": 0, "end": 20}}  # fmt: skip
+    lesson = lessons.propose(desk_app, None, "style", "גוף ראשון בדיון")
+    with desk_app.store.transaction() as conn:
+        conn.execute("UPDATE decision_lessons SET evidence = %s WHERE id = %s",
+                     (__import__("json").dumps(evidence), lesson["id"]))  # fmt: skip
+    page = chair.get("/training")
+    assert "גוף ראשון בדיון" in page.text and "<del>הוועדה</del>" in page.text
+    assert "<ins>אני</ins>" in page.text and 'data-key="a"' in page.text
+    done = decide(chair, lesson["id"], "approve", "proposed")
+    assert done.status_code == 303
+    after = chair.get(done.headers["location"])
+    assert "ביטול ההחלטה האחרונה" in after.text
+    approved = lessons.list_lessons(desk_app, "approved")["lessons"]
+    assert [row["id"] for row in approved] == [lesson["id"]]
+    undo = decide(chair, lesson["id"], "reopen", "approved")
+    assert undo.status_code == 303
+    assert lessons.list_lessons(desk_app, "proposed")["lessons"][0]["id"] == lesson["id"]
+    audit = chair.get("/audit")
+    assert audit.status_code == 200
+    rows = re.findall(r"<tr><td>\d{4}-", audit.text)
+    assert len(rows) >= 2 and audit.text.index("מוצע</td><td>אושר") > audit.text.index(
+        "אושר</td><td>מוצע"
+    )  # newest (the undo) first
+
+
+def test_two_tabs_and_a_stale_page_change_nothing(chair, desk_app):
+    lesson = lessons.propose(desk_app, None, "style", "משפט פתיחה קצר")
+    tab_one = csrf_of(chair.get("/training").text)
+    assert decide(chair, lesson["id"], "approve", "proposed").status_code == 303
+    # The second tab still shows it proposed and rejects it: refused, nothing changes.
+    stale = chair.post("/training/decide", data={
+        "csrf": tab_one, "queue": "proposed", "id": lesson["id"], "decision": "reject",
+        "expected_status": "proposed"})  # fmt: skip
+    assert stale.status_code == 409 and "לא בוצע דבר" in stale.text
+    assert "already approved" in stale.text
+    assert lessons.list_lessons(desk_app, "approved")["lessons"][0]["id"] == lesson["id"]
+    # Two tabs approving the same lesson: the second is told, the lesson stays approved once.
+    again = chair.post("/training/decide", data={
+        "csrf": tab_one, "queue": "proposed", "id": lesson["id"], "decision": "approve",
+        "expected_status": "proposed"})  # fmt: skip
+    assert again.status_code == 409 and "already approved" in again.text
+    with desk_app.store.connection() as conn:
+        decisions = conn.execute(
+            "SELECT count(*) AS n FROM learning_audit WHERE lesson_id = %s AND to_status ="
+            " 'approved'", (lesson["id"],)
+        ).fetchone()["n"]  # fmt: skip
+    assert decisions == 1
+
+
+def test_bulk_shows_the_count_before_acting(chair, desk_app):
+    ids = [lessons.propose(desk_app, None, "style", f"לקח מספר {n}")["id"] for n in range(3)]
+    token = csrf_of(chair.get("/training").text)
+    ask = chair.post("/training/bulk", data={"csrf": token, "queue": "proposed",
+                                             "decision": "reject", "ids": ids[:2]})  # fmt: skip
+    assert ask.status_code == 200 and "דחייה של 2 פריטים?" in ask.text
+    assert len(lessons.list_lessons(desk_app, "proposed")["lessons"]) == 3  # nothing yet
+    done = chair.post("/training/bulk", data={"csrf": token, "queue": "proposed",
+                                              "decision": "reject", "ids": ids[:2],
+                                              "confirm": "yes"})  # fmt: skip
+    assert done.status_code == 200 and "2 מתוך 2 בוצעו" in done.text
+    rejected = lessons.list_lessons(desk_app, "rejected")["lessons"]
+    assert sorted(r["id"] for r in rejected) == ids[:2]
+    none = chair.post("/training/bulk", data={"csrf": token, "queue": "proposed",
+                                              "decision": "approve"})  # fmt: skip
+    assert none.status_code == 400 and "לא סומן" in none.text
+
+
+def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
+    split = lessons.propose(desk_app, None, "phrase", "אשר על כן")
+    lessons.record_panel_verdict(desk_app, split["id"], [
+        {"model": "a", "vote": "approve", "reason": "טבעי"},
+        {"model": "b", "vote": "reject", "reason": "חוזר על עצמו"}])  # fmt: skip
+    page = chair.get("/training?queue=escalations")
+    assert "אשר על כן" in page.text and "חוזר על עצמו" in page.text
+    ingest_ruling(desk_app, tmp_path)
+    principle = desk_app.add_principle("external", "ruling-1", "סטייה ניכרת אינה הקלה",
+                                       "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    shown = chair.get("/training?queue=principles")
+    assert "סטייה ניכרת אינה הקלה" in shown.text
+    token = csrf_of(shown.text)
+    response = chair.post("/training/decide", data={
+        "csrf": token, "queue": "principles", "id": principle, "decision": "approve",
+        "expected_status": "proposed"}, follow_redirects=False)  # fmt: skip
+    assert response.status_code == 303
+    stale = chair.post("/training/decide", data={
+        "csrf": token, "queue": "principles", "id": principle, "decision": "reject",
+        "expected_status": "proposed"})  # fmt: skip
+    assert stale.status_code == 409 and "already approved" in stale.text
+
+
+def test_health_page(chair):
+    page = chair.get("/health")
+    assert page.status_code == 200 and "בדיקת בידוד המאגרים" in page.text
+    assert "הפרדת תפקידים" in page.text
