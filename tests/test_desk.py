@@ -289,3 +289,34 @@ def test_health_page(chair):
     page = chair.get("/health")
     assert page.status_code == 200 and "בדיקת בידוד המאגרים" in page.text
     assert "הפרדת תפקידים" in page.text
+
+
+def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
+    import factories
+
+    record = factories.records()[0]
+    case = record["case_number"]
+    token = csrf_of(chair.get("/cases").text)
+    draft = chair.post("/cases/draft/upload", data={
+        "csrf": token, "case_number": case, "appeal_type": record["appeal_type"],
+        "outcome": record["outcome"], "practice_area": record["practice_area"]},
+        files={"file": ("draft.txt", record["draft_text"].encode(), "text/plain")})  # fmt: skip
+    assert draft.status_code == 200, draft.text
+    assert "טיוטה הוגשה" in draft.text and "נקלטה" in draft.text
+    final = chair.post("/cases/final/upload", data={"csrf": token, "case_number": case},
+                       files={"file": ("final.txt", record["final_text"].encode(),
+                                       "text/plain")})  # fmt: skip
+    assert final.status_code == 200, final.text
+    assert 'data-status="analyzed"' in final.text and "מרחק סגנוני" in final.text
+    # The wrong type, over the size cap, or without the form's token: refused, nothing added.
+    wrong = chair.post("/cases/draft/upload", data={"csrf": token, "case_number": "ערר 9/25"},
+                       files={"file": ("x.exe", b"MZ\x90\x00", "application/octet-stream")})  # fmt: skip
+    assert wrong.status_code == 415 and "ההעלאה לא בוצעה" in wrong.text and ".exe" in wrong.text
+    big = chair.post("/cases/draft/upload", data={"csrf": token, "case_number": "ערר 9/25"},
+                     files={"file": ("big.txt", b"a" * (1024 * 1024 + 10), "text/plain")})  # fmt: skip
+    assert big.status_code == 413 and "upload limit" in big.text
+    forged = chair.post("/cases/draft/upload", data={"csrf": "forged", "case_number": "ערר 9/25"},
+                        files={"file": ("d.txt", "טיוטה".encode(), "text/plain")})  # fmt: skip
+    assert forged.status_code == 403 and "CSRF" in forged.text
+    listed = chair.get("/cases").text
+    assert "ערר 9/25" not in listed and listed.count('data-status="') == 1
