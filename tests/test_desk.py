@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from legal_ai import accounts
+from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
 from legal_ai.learning import lessons
 from legal_ai.web.app import create_app
 
@@ -320,3 +321,30 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
     assert forged.status_code == 403 and "CSRF" in forged.text
     listed = chair.get("/cases").text
     assert "ערר 9/25" not in listed and listed.count('data-status="') == 1
+
+
+def test_learning_dashboard_and_feedback(chair, desk_app):
+    import factories
+    from legal_ai.learning import finals
+
+    record = factories.records()[0]
+    case = record["case_number"]
+    path = Path(desk_app.settings.home) / "desk-test-draft.txt"
+    path.write_text(record["draft_text"], encoding="utf-8")
+    finals.add_draft(desk_app, case, path, appeal_type=record["appeal_type"],
+                     outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    path.write_text(record["final_text"], encoding="utf-8")
+    finals.upload_final(desk_app.acting_as(CHAIR_PRINCIPAL), case, path)
+    path.unlink()
+    page = chair.get("/learning")
+    assert page.status_code == 200
+    assert 'data-points="1"' in page.text and "<svg" in page.text and "<?xml" not in page.text
+    assert page.text.count('<td class="case">') == 1
+    token = csrf_of(page.text)
+    bad = chair.post("/learning/feedback", data={"csrf": token, "category": "nonsense",
+                                                 "text": "חסר סיור"})  # fmt: skip
+    assert bad.status_code == 400 and "המשוב לא נשמר" in bad.text
+    sent = chair.post("/learning/feedback", data={"csrf": token, "category": "missing_content",
+                                                  "text": "חסר סיור", "case_number": case})  # fmt: skip
+    assert sent.status_code == 200 and "המשוב נשמר" in sent.text
+    assert "<th>missing_content</th><td>1</td>" in sent.text

@@ -1,0 +1,58 @@
+"""/learning: the held-out style distance over time (dashboard.plot_svg inline, the figures in a
+table), the panel's agreement with the chair (panel_stats), this week's feedback by category,
+and a feedback form (feedback.record)."""
+
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+
+from ...errors import InvalidInput, NotFound
+from ...learning import dashboard, feedback
+from ...learning import panel_stats as panel_figures
+from ...learning import vocabulary as vocab
+from . import core
+
+
+def _inline(svg: str) -> Markup:
+    """matplotlib's SVG document (its text escaped by matplotlib) as an inline <svg> element."""
+    return Markup(svg[svg.find("<svg") :])
+
+
+def routes(api: FastAPI, signed_in: Any) -> None:
+    Chair = Annotated[core.Desk, Depends(signed_in)]
+
+    async def page(request: Request, desk: core.Desk, status: int = 200,
+                   **context: Any) -> Response:  # fmt: skip
+        def load() -> dict:
+            return {
+                "plot": _inline(dashboard.plot_svg(desk.view)),
+                "figures": dashboard.figures(desk.view),
+                "panel": panel_figures.stats(desk.view),
+                "week": feedback.weekly_summary(desk.view),
+            }
+
+        data = await run_in_threadpool(load)
+        return core.render(request, "learning.html", status=status, desk=desk,
+                           labels=dashboard.LABELS, series=dashboard.SERIES,
+                           categories=vocab.FEEDBACK_CATEGORIES, **data, **context)  # fmt: skip
+
+    @api.get("/learning", include_in_schema=False)
+    async def learning(request: Request, desk: Chair, sent: int = 0) -> Response:
+        return await page(request, desk, notice="המשוב נשמר" if sent else None)
+
+    @api.post("/learning/feedback", include_in_schema=False)
+    async def send_feedback(request: Request, desk: Chair) -> Response:
+        form = await core.form_of(request, desk)
+        try:
+            await run_in_threadpool(
+                feedback.record, desk.view, str(form.get("category") or ""),
+                str(form.get("text") or ""), case=str(form.get("case_number") or "") or None,
+                block=str(form.get("block") or "") or None,
+            )  # fmt: skip
+        except (InvalidInput, NotFound) as exc:
+            return await page(request, desk, status=400, message=f"המשוב לא נשמר: {exc}",
+                              given=form)  # fmt: skip
+        return RedirectResponse("/learning?sent=1", 303)
