@@ -1,0 +1,121 @@
+"""The chair's desk in a real headless Chromium (tests/desk_browser.py): sign in, search and open
+a source at its span, decide a lesson and undo it with the keyboard, a bulk action with its
+count, upload a draft and a final and see the pair advance, the dashboard's plot with one point
+per final. Each page is saved as docs/desk/NAME.png (embedded in docs/desk.md)."""
+
+import pytest
+
+import factories
+from desk_browser import (  # noqa: F401 - the fixtures register under their names
+    chromium_fixture,
+    desk_fixture,
+    desk_server_fixture,
+    page_fixture,
+    screenshot,
+    sign_in,
+)
+from legal_ai.learning import lessons
+
+pytestmark = pytest.mark.db
+RULING = (
+    "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12. הוועדה המקומית דחתה את הבקשה.\n"
+    "בית המשפט קבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה, ולכן הערר נדחה."
+)
+
+
+def test_sign_in_search_and_source(page, desk, tmp_path):
+    ruling = tmp_path / "ruling.txt"
+    ruling.write_text(RULING, encoding="utf-8")
+    meta = {"title": "הקלה בקו בניין", "case_number": 'עע"מ 1234/05', "court": "בית המשפט העליון",
+            "decided_on": "2005-03-01", "practice_area": "planning"}  # fmt: skip
+    assert desk.legal.ingest([ruling], "external", meta=meta, doc_id="ruling-1").ingested == 1
+    page.goto("/search")
+    assert "/login" in page.url
+    screenshot(page, "login")
+    page.fill("input[name=password]", "wrong password!")
+    page.fill("input[name=name]", "chair")
+    with page.expect_navigation():
+        page.click("form[action='/login'] button[type=submit]")
+    assert "שגויים" in page.inner_text("[role=alert]")
+    sign_in(page, desk)
+    page.goto("/search?corpus=external")
+    page.fill("input[name=q]", "סטייה ניכרת")
+    with page.expect_navigation():
+        page.press("input[name=q]", "Enter")
+    assert page.locator(".hit").count() == 1
+    assert page.locator(".hit mark").count() >= 1
+    assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
+    screenshot(page, "search")
+    with page.expect_navigation():
+        page.click(".hit h2 a")
+    marked = page.locator("mark#span")
+    assert "סטייה ניכרת" in marked.inner_text() or marked.inner_text() in RULING
+    assert marked.is_visible()
+    screenshot(page, "source")
+
+
+def test_training_keyboard_undo_and_bulk(page, desk):
+    first = lessons.propose(desk.legal, None, "style", "גוף ראשון בפרק הדיון")
+    others = [lessons.propose(desk.legal, None, "style", f"לקח נוסף {n}")["id"] for n in range(2)]
+    sign_in(page, desk, next_path="/training")
+    assert "גוף ראשון בפרק הדיון" in page.inner_text(".item")
+    screenshot(page, "training")
+    with page.expect_navigation():
+        page.keyboard.press("a")
+    assert "אישור" in page.inner_text("[role=status]")
+    assert lessons.list_lessons(desk.legal, "approved")["lessons"][0]["id"] == first["id"]
+    with page.expect_navigation():
+        page.keyboard.press("u")
+    proposed = {row["id"] for row in lessons.list_lessons(desk.legal, "proposed")["lessons"]}
+    assert proposed == {first["id"], *others}
+    with page.expect_navigation():
+        page.keyboard.press("j")  # next item
+    assert "לקח נוסף 0" in page.inner_text(".item")
+    with page.expect_navigation():
+        page.keyboard.press("r")
+    assert lessons.list_lessons(desk.legal, "rejected")["lessons"][0]["id"] == others[0]
+    # Bulk: the count is shown before anything is done.
+    for lesson_id in (first["id"], others[1]):
+        page.check(f".bulk input[value='{lesson_id}']")
+    with page.expect_navigation():
+        page.click(".bulk button[value=approve]")
+    assert page.get_attribute(".confirm-count", "data-count") == "2"
+    screenshot(page, "bulk-confirm")
+    assert len(lessons.list_lessons(desk.legal, "approved")["lessons"]) == 0
+    with page.expect_navigation():
+        page.click("button.approve")
+    assert len(lessons.list_lessons(desk.legal, "approved")["lessons"]) == 2
+    page.goto("/audit")
+    assert page.locator("table.audit tbody tr").count() >= 4
+    screenshot(page, "audit")
+
+
+def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
+    record = factories.records()[0]
+    draft, final = tmp_path / "draft.txt", tmp_path / "final.txt"
+    draft.write_text(record["draft_text"], encoding="utf-8")
+    final.write_text(record["final_text"], encoding="utf-8")
+    sign_in(page, desk, next_path="/cases")
+    form = page.locator("form[action='/cases/draft/upload']")
+    form.locator("input[name=case_number]").fill(record["case_number"])
+    form.locator("select[name=appeal_type]").select_option(record["appeal_type"])
+    form.locator("select[name=outcome]").select_option(record["outcome"])
+    form.locator("select[name=practice_area]").select_option(record["practice_area"])
+    form.locator("input[name=file]").set_input_files(str(draft))
+    with page.expect_navigation():
+        form.locator("button").click()
+    assert page.locator("td[data-status=draft_done]").count() == 1
+    form = page.locator("form[action='/cases/final/upload']")
+    form.locator("input[name=case_number]").fill(record["case_number"])
+    form.locator("input[name=file]").set_input_files(str(final))
+    with page.expect_navigation():
+        form.locator("button").click()
+    assert page.locator("td[data-status=analyzed]").count() == 1
+    screenshot(page, "cases")
+    page.goto("/learning")
+    assert page.get_attribute("figure.plot", "data-points") == "1"
+    assert page.locator("figure.plot svg").count() == 1
+    screenshot(page, "learning")
+    page.goto("/health")
+    assert "תקין" in page.inner_text("table.summary")
+    screenshot(page, "health")
