@@ -21,6 +21,9 @@ from .store.db import Store, database_url, drop_database, ensure_database, serve
 
 DEMO_DATABASE = "legal_ai_demo"
 DEMO_CHAIR = 'עו"ד רותם לוי'  # fictional
+# The demo's desk sign-in: fictional and printed, for the demo database only (never her own).
+DEMO_DESK_PASSWORD = "demo-chair-password-1042"
+DEMO_AGENT_TOKEN = "demo-agent-token-not-secret"
 
 
 def _manifest() -> tuple[Path, dict]:
@@ -145,12 +148,22 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
                 echo(format_hit(number, hit, indent="  ", snippet_chars=160))
             summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
         summary["learning"] = _learning(legal, root, echo)
+        from . import accounts
+
+        accounts.set_password(legal, "chair", DEMO_DESK_PASSWORD)
         health = legal.health()
     cache_store.close()
     echo(
         f"\nhealth: {health['unsearchable']} unsearchable (reported, never searched), "
         f"{health['stale_embeddings']} stale embeddings, isolation: "
         f"{health['isolation']['leaks']} leaks in {health['isolation']['checked']} checks"
+    )
+    echo(
+        "\nthe chair's desk on the demo data:\n"
+        f"  LEGAL_AI_DATABASE_URL='{demo_store.url}' LEGAL_AI_AGENT_TOKEN={DEMO_AGENT_TOKEN} "
+        "legal-ai serve\n"
+        "  then open http://127.0.0.1:8765/login and sign in as `chair` with the demo password "
+        f"{DEMO_DESK_PASSWORD} (fictional, set for the demo database only)"
     )
     echo(f"done in {time.perf_counter() - started:.1f}s. Stop the server with `legal-ai db stop`.")
     summary["health"] = {k: health[k] for k in ("unsearchable", "stale_embeddings", "isolation")}
