@@ -64,5 +64,13 @@ def test_one_point_per_history_row(app, tmp_path):
     for gid in ("ratio_deviation", "stylometric_delta"):
         assert markers(svg, gid) == sum(r[gid] is not None for r in rows), gid
     assert "אחוז השינוי" in svg and "מאגר הלקחים" in svg
-    assert rows[0]["case_number"] in svg
+    # Inside the desk's right-to-left page: the plot keeps its own left-to-right anchoring, and
+    # a label with Hebrew (a case number) is laid out right to left.
+    root = ET.fromstring(svg)
+    assert root.get("direction") == "ltr"
+    labels = {t.text: t for t in root.iter(f"{SVG}text")}
+    case_label = labels[f"{rows[0]['case_number']} ({rows[0]['final_version']})"]
+    assert case_label.get("direction") == "rtl" and "text-anchor: end" in case_label.get("style")
+    numbers = [t for text, t in labels.items() if text and text.replace(".", "").isdigit()]
+    assert numbers and all(t.get("direction") is None for t in numbers)  # numbers untouched
     assert not re.search(r"<dc:date>", svg)  # no timestamp: the same history, the same SVG

@@ -11,6 +11,7 @@ with an id (`change_percent`, `anti_pattern_total`, `ratio_deviation`, `stylomet
 from __future__ import annotations
 
 import io
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..store import learning as store
@@ -83,10 +84,33 @@ def plot_svg(app: App) -> str:
             _draw(fig, data)
         out = io.StringIO()
         fig.savefig(out, format="svg", metadata={"Date": None})
-    return out.getvalue()
+    return _directions(out.getvalue())
+
+
+_HEBREW_TEXT = re.compile(r"<text (?P<attrs>[^>]*)>(?P<body>[^<]*[\u0590-\u05ff][^<]*)</text>")
+_FLIP = {"start": "end", "end": "start", "middle": "middle"}
+
+
+def _directions(svg: str) -> str:
+    """Matplotlib anchors every label left to right. The root says `direction="ltr"` (inside
+    the desk's right-to-left page it would inherit rtl and swap every anchor); a label holding
+    Hebrew is laid out right to left (so `ערר (מרכז) 1042/23` reads as written) with its anchor
+    mirrored, which keeps it where matplotlib placed it."""
+
+    def rtl(match: re.Match) -> str:
+        attrs = match["attrs"]
+        if "text-anchor:" not in attrs:  # SVG's default anchor is start
+            attrs = re.sub(r'style="([^"]*)"', r'style="\1; text-anchor: start"', attrs, count=1)
+        attrs = re.sub(r"text-anchor: (start|end|middle)",
+                       lambda m: f"text-anchor: {_FLIP[m[1]]}", attrs)  # fmt: skip
+        return f'<text direction="rtl" {attrs}>{match["body"]}</text>'
+
+    return _HEBREW_TEXT.sub(rtl, svg.replace("<svg ", '<svg direction="ltr" ', 1))
 
 
 def _draw(fig, data: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     finals = data["finals"]
     x = list(range(1, len(finals) + 1))
     axes = fig.subplots(len(SERIES) + 1, 1, sharex=True)
@@ -97,11 +121,19 @@ def _draw(fig, data: dict) -> None:
         line.set_gid(key)
         ax.set_ylabel(LABELS[key])
         ax.grid(True, alpha=0.3)
+        if all(f[key] is None for f in finals):
+            ax.set_yticks([])
+            ax.text(0.5, 0.5, "אין עדיין ערכים: נדרשות החלטות קודמות להשוואה", ha="center",
+                    va="center", transform=ax.transAxes, color="#666666")  # fmt: skip
+    axes[1].yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[1].set_ylim(bottom=0)
     pool = axes[0].twinx()
     (line,) = pool.step(x, [f["lesson_pool_size"] for f in finals], where="mid", marker="s",
                         color="#b5651d", linewidth=1, alpha=0.8)  # fmt: skip
     line.set_gid("lesson_pool_size")
-    pool.set_ylabel(LABELS["lesson_pool_size"])
+    pool.set_ylabel(LABELS["lesson_pool_size"], color="#b5651d")
+    pool.yaxis.set_major_locator(MaxNLocator(integer=True))
+    pool.set_ylim(bottom=0, top=max(4, *(f["lesson_pool_size"] for f in finals)) * 1.1)
     blocks_ax = axes[-1]
     for block, values in data["blocks"].items():
         series = [float("nan") if v is None else v for v in values]
@@ -109,7 +141,9 @@ def _draw(fig, data: dict) -> None:
         line.set_gid(f"block_{block}")
     blocks_ax.set_ylabel(LABELS["blocks"])
     blocks_ax.grid(True, alpha=0.3)
+    blocks_ax.set_ylim(-5, 105)
     if data["blocks"]:
-        blocks_ax.legend(fontsize=7, ncols=4, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+        blocks_ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     blocks_ax.set_xticks(x, [f"{f['case_number']} ({f['final_version']})" for f in finals],
-                         rotation=30, ha="right", fontsize=7)  # fmt: skip
+                         rotation=20, ha="right", fontsize=8)  # fmt: skip
+    blocks_ax.set_xlim(0.7, len(finals) + 0.3)
