@@ -6,9 +6,9 @@ stored as an argon2id hash (argon2-cffi's PasswordHasher, RFC 9106 parameters), 
   WINDOW_S seconds (the message says how long to wait), and on success opens a session.
 - A session's token is 32 random bytes (URL-safe text) handed to the browser once; the database
   keeps only its SHA-256, so a copy of the table signs no one in. Each session has its own CSRF
-  token for the desk's forms. It ends after `desk_session_idle_minutes` unused (default 720) and
-  24 hours after sign-in, whichever is first; `sign_out` ends it at once, and a new password ends
-  every session of that name.
+  token, which the desk's forms carry (web/desk/core.py checks it). It ends after
+  `desk_session_idle_minutes` unused (default 720) and 24 hours after sign-in, whichever is
+  first; `sign_out` ends it at once, and a new password ends every session of that name.
 - The desk's tables belong to the application's login: the services here run on it whoever is
   acting, and the database refuses them to the request roles (migration 0014). An agent may not
   set a password.
@@ -17,7 +17,6 @@ stored as an argon2id hash (argon2-cffi's PasswordHasher, RFC 9106 parameters), 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import math
 import secrets
 from dataclasses import dataclass
@@ -161,12 +160,6 @@ def session(app: App, token: str | None) -> DeskSession | None:
     if row is None or row["name"] not in NAMES:
         return None
     return DeskSession(token, NAMES[row["name"]], row["csrf"], row["expires_at"])
-
-
-def check_csrf(desk: DeskSession, supplied: str | None) -> None:
-    """Refuse a form whose CSRF token is missing or not this session's (constant-time)."""
-    if not supplied or not hmac.compare_digest(supplied.encode(), desk.csrf.encode()):
-        raise Forbidden("the form's security token is missing or stale; reload the page and retry")
 
 
 def sign_out(app: App, token: str | None) -> None:
