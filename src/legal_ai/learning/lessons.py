@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import psycopg
 
 from ..auth import require_chair
-from ..errors import InvalidInput, NotFound
+from ..errors import Forbidden, InvalidInput, NotFound
 from ..store import engine_lessons as engine_store
 from ..store import items as sql_items
 from ..store import learning as store
@@ -138,6 +138,49 @@ def review(
                 _unfold(conn, lesson, actor)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
+    return jsonable(row)
+
+
+def edit(
+    app: App, lesson_id: int, *, text: str | None = None, category: str | None = None,
+    expected_status: str | None = "proposed",
+) -> dict:  # fmt: skip
+    """The chair's edit of a lesson's text and/or category before she decides it (approve with
+    an edit). Only the chair edits (the agent's database role cannot update these columns); the
+    database freezes a decided lesson's text and category, so only a proposed lesson changes.
+    `expected_status`: the status the page showed (None leaves the check to the database).
+    Audited in learning_audit as `edit_lesson` with the text and category before and after."""
+    require_chair(app.principal, f"editing lesson {lesson_id}")
+    vocab.choice(expected_status, STATUSES, "expected status")
+    text = vocab.free_text(text, "lesson text", required=False, max_chars=4000)
+    if text is None and not category:
+        raise InvalidInput("nothing to edit: give the lesson's new text or category")
+    actor = app.principal.actor
+    try:
+        with app.store.transaction() as conn:
+            lesson = _locked(conn, lesson_id)
+            if expected_status is not None and lesson["review_status"] != expected_status:
+                raise InvalidInput(
+                    f"lesson {lesson_id} was already {lesson['review_status']} "
+                    f"(by {lesson['reviewed_by'] or lesson['proposed_by'] or 'unknown'}); "
+                    "a decided lesson's text is frozen: reopen it first"
+                )
+            if category:
+                vocab.choice(category, tuple(store.category_kinds(conn)), "lesson category")
+            after = {"text": text or lesson["text"], "category": category or lesson["category"]}
+            before = {"text": lesson["text"], "category": lesson["category"]}
+            if after == before:
+                return jsonable(lesson)
+            store.set_lesson_content(conn, lesson_id, after["text"], after["category"])
+            engine_store.audit_lesson(conn, actor, "edit_lesson", lesson_id,
+                                      lesson["case_number"], {"before": before, "after": after})  # fmt: skip
+            row = store.get_lesson(conn, lesson_id)
+    except psycopg.errors.CheckViolation as exc:
+        raise _gate_error(exc) from None
+    except psycopg.errors.InsufficientPrivilege:
+        raise Forbidden(
+            f"editing lesson {lesson_id} is the chair's; this role may not change its content"
+        ) from None
     return jsonable(row)
 
 

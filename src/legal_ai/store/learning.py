@@ -217,6 +217,15 @@ def set_review(
     ).fetchone()
 
 
+def set_lesson_content(conn: psycopg.Connection, lesson_id: int, text: str, category: str) -> None:
+    """The chair's edit of a lesson's text and category (the gate freezes a decided lesson's;
+    the agent's role has no UPDATE privilege on these columns)."""
+    conn.execute(
+        "UPDATE decision_lessons SET text = %s, category = %s WHERE id = %s",
+        (text, category, lesson_id),
+    )
+
+
 def flag_for_chair(conn: psycopg.Connection, lesson_id: int, reason: str) -> None:
     conn.execute(
         "UPDATE decision_lessons SET needs_chair = true, review_reason = %s WHERE id = %s",

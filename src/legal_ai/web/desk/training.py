@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from ...errors import InvalidInput, NotFound
 from ...learning import lessons
 from ...store import desk as desk_store
+from ...store import learning as learning_store
 from . import core
 
 DECISION_LABELS = {"approve": "אישור", "reject": "דחייה", "veto": "וטו", "reopen": "ביטול"}
@@ -140,12 +141,15 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             items = queue.items(desk.view)
             counts[queue.key] = len(items)
             verdicts: list[dict] = []
+            categories: list[tuple[str, str]] = []
             if queue.kind == "lesson" and items:
                 with desk.view.store.connection() as conn:
                     verdicts = [
                         dict(v) for v in desk_store.verdicts(conn, [i["id"] for i in items])
                     ]
-            return {"counts": counts, "items": items, "verdicts": verdicts}
+                    categories = sorted(learning_store.category_kinds(conn).items())
+            return {"counts": counts, "items": items, "verdicts": verdicts,
+                    "categories": categories}  # fmt: skip
 
         data = await run_in_threadpool(load)
         items = data["items"]
@@ -161,6 +165,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             evidence=_evidence(current) if current and queue.kind == "lesson" else None,
             message=message, notice=notice, last=last, labels=DECISION_LABELS,
             statuses=STATUS_LABELS, kinds=KIND_LABELS, keys=KEYS,
+            categories=data["categories"],
         )  # fmt: skip
 
     def queue_of(key: str | None) -> Queue:
@@ -172,10 +177,11 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     @api.get("/training", include_in_schema=False)
     async def training(request: Request, desk: Chair, queue: str | None = None,
                        item: int | None = None, last: int | None = None,
-                       was: str | None = None, done: str | None = None) -> Response:  # fmt: skip
+                       was: str | None = None, done: str | None = None,
+                       edited: int | None = None) -> Response:  # fmt: skip
         chosen = queue_of(queue)
         undo = None
-        notice = None
+        notice = f"לקח {item}: העריכה נשמרה; עכשיו אפשר להחליט" if edited and item else None
         if last is not None and done in DECISION_LABELS and was in STATUS_LABELS:
             notice = f"פריט {last}: {DECISION_LABELS[done]} — {STATUS_LABELS[was]}"
             if chosen.undo and done != "reopen":
@@ -206,6 +212,31 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         status = row.get("review_status", "")
         url = f"/training?queue={queue.key}&last={item_id}&was={status}&done={decision}"
         return RedirectResponse(url, 303)
+
+    @api.post("/training/edit", include_in_schema=False)
+    async def edit(request: Request, desk: Chair) -> Response:
+        """Approve with an edit: the chair changes a proposed lesson's text or category (the
+        item stays in its queue for her decision)."""
+        form = await core.form_of(request, desk)
+        queue = queue_of(form.get("queue"))
+        if queue.kind != "lesson":
+            raise InvalidInput("עריכה היא של לקחים בלבד")
+        (item_id,) = _ids(form.get("id")) or [None]
+        if item_id is None:
+            raise InvalidInput("חסר מזהה הפריט")
+        expected = str(form.get("expected_status") or "") or "proposed"
+        try:
+            await run_in_threadpool(
+                lambda: lessons.edit(desk.view, item_id, text=form.get("text") or None,
+                                     category=form.get("category") or None,
+                                     expected_status=expected)
+            )  # fmt: skip
+        except (InvalidInput, NotFound) as exc:
+            return await page(
+                request, desk, queue, item_id=item_id, status=409,
+                message=f"העריכה לא נשמרה: {exc}",
+            )  # fmt: skip
+        return RedirectResponse(f"/training?queue={queue.key}&item={item_id}&edited=1", 303)
 
     @api.post("/training/bulk", include_in_schema=False)
     async def bulk(request: Request, desk: Chair) -> Response:

@@ -12,6 +12,11 @@
     if (!element) return;
     event.preventDefault();
     element.click();
+    // A <summary> (the lesson's edit form) opens its form: the cursor goes to its first field.
+    if (element.tagName === "SUMMARY" && element.parentNode.open) {
+      var field = element.parentNode.querySelector("textarea, input:not([type=hidden]), select");
+      if (field) field.focus();
+    }
   });
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest("button.copy");

