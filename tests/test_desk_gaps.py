@@ -75,3 +75,59 @@ def test_training_page_edit_then_approve(chair, desk_app):  # noqa: F811 - the f
     assert stale.status_code == 409 and "העריכה לא נשמרה" in stale.text
     (row,) = lessons.list_lessons(desk_app, "approved")["lessons"]
     assert row["text"] == "גוף ראשון בדיון, לא בפתיחה" and row["category"] == "structure"
+
+
+def analyzed_final(app, record) -> None:
+    from pathlib import Path
+
+    from legal_ai.learning import finals
+
+    path = Path(app.settings.home) / "gaps-decision.txt"
+    path.write_text(record["draft_text"], encoding="utf-8")
+    finals.add_draft(app, record["case_number"], path, appeal_type=record["appeal_type"],
+                     outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    path.write_text(record["final_text"], encoding="utf-8")
+    finals.upload_final(app.acting_as(CHAIR), record["case_number"], path)
+    path.unlink()
+
+
+def test_missing_precedent_ruling_uploaded_from_cases_resolves_it(chair, desk_app):  # noqa: F811
+    import factories
+    from legal_ai.learning import finals
+
+    record = factories.records()[0]
+    analyzed_final(desk_app, record)
+    missing = finals.missing_precedents(desk_app)["missing_precedents"]
+    ruling = next(m for m in missing if m["ref"].startswith(('עע"מ', 'בר"מ', 'בג"ץ', 'ע"א')))
+    page = chair.get("/cases")
+    action = f'action="/cases/missing/{ruling["authority_id"]}/upload"'
+    assert action in page.text
+    shown = page.text.replace("&#34;", '"')
+    assert f'name="case_number" value="{ruling["ref"]}"' in shown
+    assert 'name="court" value="בית המשפט העליון"' in shown  # from the proceeding type
+    token = csrf_of(page.text)
+    url = f"/cases/missing/{ruling['authority_id']}/upload"
+    form = {"csrf": token, "title": "פסק הדין המצוטט", "court": "בית המשפט העליון",
+            "case_number": ruling["ref"], "decided_on": "2021-05-02",
+            "practice_area": record["practice_area"]}  # fmt: skip
+    wrong = chair.post(url, data=form, files={"file": ("r.exe", b"MZ\x90", "application/x-msdos")})
+    assert wrong.status_code == 415 and "פסק הדין לא נקלט" in wrong.text
+    forged = chair.post(url, data={**form, "csrf": "forged"},
+                        files={"file": ("r.txt", "פסק דין".encode(), "text/plain")})  # fmt: skip
+    assert forged.status_code == 403
+    still = {m["ref"] for m in finals.missing_precedents(desk_app)["missing_precedents"]}
+    assert ruling["ref"] in still
+    text = f"{ruling['ref']}\nבית המשפט קבע כי הקלה אינה סטייה ניכרת מתוכנית.".encode()
+    done = chair.post(url, data=form, files={"file": ("ruling.txt", text, "text/plain")})
+    assert done.status_code == 200, done.text
+    assert "התקדים החסר נפתר" in done.text
+    after = {m["ref"] for m in finals.missing_precedents(desk_app)["missing_precedents"]}
+    assert after == still - {ruling["ref"]}
+    with desk_app.store.connection() as conn:
+        row = conn.execute(
+            "SELECT source_path, court, title, decided_on::text FROM case_law"
+            " WHERE source_kind = 'external_upload' AND doc_type = 'ruling'"
+        ).fetchone()
+    assert row["source_path"] == "upload:ruling.txt" and row["court"] == "בית המשפט העליון"
+    assert row["title"] == "פסק הדין המצוטט" and row["decided_on"] == "2021-05-02"
+    assert ruling["ref"] not in done.text.split('id="missing"')[1]

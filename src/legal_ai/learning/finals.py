@@ -286,16 +286,23 @@ def _citations(conn, case: str, case_law_id: int, text: str) -> tuple[int, int]:
     found = [c for c in text_citations.extract(text) if c.ref != case]
     store.lock_citations(conn)  # two finals citing one authority: one after the other
     store.replace_citations(conn, case_law_id, found)
+    link_library(conn, exclude=case_law_id)
+    counts = _counts(store.citations_of(conn, case_law_id))
+    return counts["linked"], counts["missing"]
+
+
+def link_library(conn, exclude: int | None = None) -> None:
+    """(Re)link every unlinked authority to the library item it names (never to `exclude`, the
+    citing decision itself), then refresh missing precedents (resolved once linked) and
+    corroboration. The caller holds store.lock_citations."""
     for authority in store.unlinked_authorities(conn):
         # One of its citations as written, parsed again: the ref alone loses law and schedule.
         written = text_citations.extract(authority["text"] or "")  # None: no citation left
         cited = [c for c in written if c.ref == authority["ref"]]
         target = _library_match(conn, cited[0]) if cited else None
-        if target is not None and target != case_law_id:
+        if target is not None and target != exclude:
             store.link_authority(conn, authority["id"], target)
     store.refresh_missing_and_corroboration(conn)
-    counts = _counts(store.citations_of(conn, case_law_id))
-    return counts["linked"], counts["missing"]
 
 
 def _library_match(conn, citation: text_citations.Citation) -> int | None:

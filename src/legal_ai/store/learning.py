@@ -406,9 +406,22 @@ def citations_of(conn: psycopg.Connection, case_law_id: int) -> list[dict]:
     ).fetchall()
 
 
+def missing_precedent(conn: psycopg.Connection, authority_id: int) -> dict | None:
+    """One missing precedent with the text of its first citation (what the ruling is named)."""
+    return conn.execute(
+        "SELECT a.id AS authority_id, a.ref, a.case_law_id, m.status, m.first_cited_in,"
+        " (SELECT dc.text FROM decision_citations dc WHERE dc.authority_id = a.id"
+        "  ORDER BY dc.id LIMIT 1) AS text"
+        " FROM missing_precedents m JOIN authorities a ON a.id = m.authority_id"
+        " WHERE m.authority_id = %s",
+        (authority_id,),
+    ).fetchone()
+
+
 def missing_precedents(conn: psycopg.Connection, status: str | None = "open") -> list[dict]:
     return conn.execute(
-        "SELECT a.ref, m.status, m.first_cited_in, a.corroboration, m.created_at"
+        "SELECT a.ref, m.status, m.first_cited_in, a.corroboration, m.created_at,"
+        " a.id AS authority_id"
         " FROM missing_precedents m JOIN authorities a ON a.id = m.authority_id"
         " WHERE (%(s)s::text IS NULL OR m.status = %(s)s) ORDER BY a.corroboration DESC, a.ref",
         {"s": status},

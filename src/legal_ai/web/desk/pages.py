@@ -11,8 +11,9 @@ from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
 from ...errors import AppError
-from ...learning import finals
+from ...learning import finals, precedents
 from ...learning import vocabulary as vocab
+from ...retrieval import terms
 from .. import uploads
 from ..app import DRAFT_FIELDS, FINAL_FIELDS
 from . import core
@@ -36,8 +37,9 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     async def cases_page(request: Request, desk: core.Desk, status: int = 200,
                          **context: Any) -> Response:  # fmt: skip
         def load() -> tuple[list[dict], list[dict]]:
-            return (finals.pairs(desk.view)["pairs"],
-                    finals.missing_precedents(desk.view)["missing_precedents"])  # fmt: skip
+            rows = finals.missing_precedents(desk.view)["missing_precedents"]
+            prefilled = [{**m, "court": terms.court_of_case_number(m["ref"])} for m in rows]
+            return finals.pairs(desk.view)["pairs"], prefilled
 
         pairs, missing = await run_in_threadpool(load)
         return core.render(
@@ -87,3 +89,40 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     @api.post("/cases/final/upload", include_in_schema=False)
     async def final_upload(request: Request, desk: Chair) -> Response:
         return await upload(request, desk, "final")
+
+    @api.post("/cases/missing/{authority_id}/upload", include_in_schema=False)
+    async def ruling_upload(request: Request, desk: Chair, authority_id: int) -> Response:
+        """A missing precedent's ruling: ingested into the external corpus with its metadata,
+        then the citations are linked again and the precedent resolves."""
+        fields = frozenset(precedents.FIELDS) | {"csrf"}
+        try:
+            with uploads.private_folder(upload_root) as folder:
+                received = await uploads.receive(request, folder, fields=fields,
+                                                 max_bytes=max_file)  # fmt: skip
+                given = dict(received.fields)
+                core.check_csrf(desk, given.pop("csrf", None))
+                try:
+                    result = await run_in_threadpool(
+                        lambda: precedents.upload_ruling(
+                            desk.view, authority_id, received.path,
+                            source_name=f"upload:{received.name}", **given,
+                        )
+                    )  # fmt: skip
+                except AppError as exc:
+                    message = str(exc).replace(str(received.path), received.name)
+                    raise type(exc)(message.replace(str(folder), "")) from None
+        except core.CsrfRefused:
+            raise
+        except AppError as exc:
+            from .. import errors as web_errors
+
+            return await cases_page(request, desk, status=web_errors.status_of(exc),
+                                    message=f"פסק הדין לא נקלט: {exc}")  # fmt: skip
+        if result["resolved"]:
+            notice = f"פסק הדין {result['ref']} נקלט למאגר החיצוני והתקדים החסר נפתר"
+            return await cases_page(request, desk, notice=notice)
+        return await cases_page(
+            request, desk, status=409,
+            message=f"פסק הדין נקלט ({result['case_number']}) אך אינו תואם את ההפניה "
+            f"{result['ref']}; התקדים נשאר פתוח — בדקי את מספר התיק",
+        )  # fmt: skip

@@ -1,0 +1,76 @@
+"""A missing precedent's ruling, uploaded: the file is ingested into the external corpus with
+the ruling's metadata (the same ingest service as `legal-ai ingest --corpus external`; the
+record names the upload, `upload:<name>`, never a temporary path), then every unlinked citation
+is linked to the library again and missing precedents are refreshed (finals.link_library, what a
+final's upload runs): the precedent is resolved once the ruling's case number matches it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidInput, NotFound
+from ..ingest.sources import IngestItem, SourceError, read_source
+from ..retrieval.corpora import get_corpus
+from ..retrieval.terms import court_of_case_number
+from ..store import learning as store
+from . import finals, jsonable
+from . import vocabulary as vocab
+
+if TYPE_CHECKING:
+    from ..services import App
+
+FIELDS = ("title", "court", "case_number", "decided_on", "practice_area")
+
+
+def missing(app: App, authority_id: int) -> dict:
+    """One missing precedent with what its citation says: the case number (its ref) and the
+    court the proceeding type is heard in — what the upload form is prefilled with."""
+    with app.store.connection() as conn:
+        row = store.missing_precedent(conn, authority_id)
+    if row is None:
+        raise NotFound(f"no missing precedent {authority_id}; reload the cases page")
+    return {**jsonable(row), "court": court_of_case_number(row["ref"])}
+
+
+def upload_ruling(
+    app: App, authority_id: int, path: Path, *, source_name: str, **meta: Any
+) -> dict:  # fmt: skip
+    """Ingest `path` (PDF, DOCX, TXT, MD) as the ruling of missing precedent `authority_id`
+    with `meta` (title, court, case_number, decided_on, practice_area; the case number defaults
+    to the citation's) and resolve what it links. Returns the ingest's counts, the doc_id,
+    `resolved` (this precedent) and the precedents still open."""
+    precedent = missing(app, authority_id)
+    unknown = sorted(set(meta) - set(FIELDS))
+    if unknown:
+        raise InvalidInput(f"unknown field(s) {', '.join(unknown)}; give {', '.join(FIELDS)}")
+    given = {k: v for k, v in meta.items() if v not in (None, "")}
+    given.setdefault("case_number", precedent["ref"])
+    given.setdefault("title", precedent["ref"])
+    given["case_number"] = vocab.case_number(given["case_number"])
+    given["doc_type"] = "ruling"
+    corpus = get_corpus("external")
+    entries = list(read_source(path, corpus, given, doc_id=None,
+                               max_bytes=app.settings.max_file_mb * 2**20,
+                               name=source_name.removeprefix("upload:")))  # fmt: skip
+    items: list[IngestItem] = []
+    for entry in entries:
+        if isinstance(entry, SourceError):
+            raise InvalidInput(entry.error.replace(str(path), source_name))
+        items.append(dataclasses.replace(entry, source_path=source_name, file_path=str(path)))
+    report = app.ingestor().ingest_items(items, corpus)
+    if report.failed:
+        raise InvalidInput(str(report.failed[0]["error"]).replace(str(path), source_name))
+    with app.store.transaction() as conn:
+        store.lock_citations(conn)
+        finals.link_library(conn)
+        after = store.missing_precedent(conn, authority_id)
+        still_open = [jsonable(r) for r in store.missing_precedents(conn)]
+    return {
+        "ref": precedent["ref"], "case_number": given["case_number"],
+        "doc_ids": report.doc_ids, "ingested": report.ingested, "unchanged": report.unchanged,
+        "unsearchable": report.unsearchable,
+        "resolved": bool(after and after["status"] == "resolved"),
+        "missing_precedents": still_open,
+    }  # fmt: skip

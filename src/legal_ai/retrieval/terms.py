@@ -1,0 +1,48 @@
+"""Words derived from where a text comes from: the court a proceeding type is heard in (to
+prefill a ruling's court from its citation) and the Hebrew term for a principle drawn from a
+source (הלכה / כלל פרשני / עיקרון, issue 12's search hits)."""
+
+from __future__ import annotations
+
+from ..text.hebrew import COURT_SPELLINGS, normalize_case_number
+
+SUPREME = "בית המשפט העליון"
+DISTRICT = "בית המשפט המחוזי"
+APPEALS_COMMITTEE = "ועדת ערר"
+# Proceeding type (the case number's prefix, canonical spelling) -> the court that hears it.
+# Types heard in more than one instance (ה"פ, ת"א, ע"ע, בל"מ) are left out: no guess.
+PROCEEDING_COURTS = {
+    'בג"ץ': SUPREME, 'עע"מ': SUPREME, 'ע"א': SUPREME, 'רע"א': SUPREME, 'בר"מ': SUPREME,
+    'ע"פ': SUPREME, 'רע"פ': SUPREME, 'דנ"א': SUPREME, 'דנג"ץ': SUPREME,
+    'עת"מ': DISTRICT, 'עמ"נ': DISTRICT, "ערר": APPEALS_COMMITTEE, "ערר מנהלי": APPEALS_COMMITTEE,
+}  # fmt: skip
+
+HALACHA = "הלכה"
+INTERPRETIVE_RULE = "כלל פרשני"
+PRINCIPLE = "עיקרון"
+
+
+def court_of_case_number(case_number: str | None) -> str | None:
+    """The court a case number's proceeding type is heard in (`עע"מ 1234/05` -> the Supreme
+    Court), or None when the type does not say."""
+    if not case_number:
+        return None
+    text = normalize_case_number(case_number)
+    for prefix in sorted(PROCEEDING_COURTS, key=len, reverse=True):
+        if text.startswith(prefix) and not text[len(prefix) : len(prefix) + 1].isalpha():
+            return PROCEEDING_COURTS[prefix]
+    head = text.split(" ", 1)[0]
+    return PROCEEDING_COURTS.get(COURT_SPELLINGS.get(head, ""))
+
+
+def principle_term(source_kind: str | None, court: str | None, is_binding: bool | None) -> str:
+    """The term for a principle drawn from a source: a binding ruling of a district court or
+    the Supreme Court is הלכה; a decision of an appeals committee (the committee's own, or a
+    ruling whose court is a ועדת ערר) is כלל פרשני; anything else is עיקרון."""
+    court = " ".join((court or "").split())
+    if source_kind == "internal_committee" or court.startswith(APPEALS_COMMITTEE):
+        return INTERPRETIVE_RULE
+    higher = SUPREME in court or "העליון" in court or "מחוזי" in court or 'בג"ץ' in court
+    if is_binding and higher:
+        return HALACHA
+    return PRINCIPLE
