@@ -59,3 +59,35 @@ def weekly_summary(app: App, *, days: int = 7) -> dict:
         "groups": [{"category": g["category"], "block": g["block"] or None, "count": g["n"],
                     "examples": g["texts"][:3]} for g in groups],
     }  # fmt: skip
+
+
+MAX_WEEKS = 104
+
+
+def by_week(app: App, weeks: int = 12) -> dict:
+    """Feedback by category per week over the last `weeks` weeks (ISO weeks, Monday to Sunday,
+    in UTC; this week included): every week is listed, oldest first, with a count for every
+    category (zero when none), so the series has no holes."""
+    if isinstance(weeks, bool) or not isinstance(weeks, int) or not 1 <= weeks <= MAX_WEEKS:
+        raise InvalidInput(f"weeks must be a whole number from 1 to {MAX_WEEKS}")
+    today = dt.datetime.now(dt.UTC).date()
+    first = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=weeks - 1)
+    since = dt.datetime.combine(first, dt.time(), tzinfo=dt.UTC)
+    with app.store.connection() as conn:
+        rows = store.feedback_by_week(conn, since)
+    series = [
+        {"week": (first + dt.timedelta(weeks=n)).isoformat(),
+         "by_category": dict.fromkeys(vocab.FEEDBACK_CATEGORIES, 0), "total": 0}
+        for n in range(weeks)
+    ]  # fmt: skip
+    index = {w["week"]: w for w in series}
+    for row in rows:
+        week = index.get(row["week"].isoformat())
+        if week is None:  # a row written between the two clocks' readings
+            continue
+        week["by_category"][row["category"]] = (
+            week["by_category"].get(row["category"], 0) + row["n"]
+        )
+        week["total"] += row["n"]
+    return {"weeks": series, "categories": list(vocab.FEEDBACK_CATEGORIES),
+            "total": sum(w["total"] for w in series)}  # fmt: skip

@@ -456,3 +456,13 @@ def feedback_summary(conn: psycopg.Connection, since: Any) -> list[dict]:
         " GROUP BY category, block ORDER BY count(*) DESC, category, block",
         (since,),
     ).fetchall()
+
+
+def feedback_by_week(conn: psycopg.Connection, since: Any) -> list[dict]:
+    """Feedback counts per ISO week (Monday, UTC) and category since `since`."""
+    return conn.execute(
+        "SELECT (date_trunc('week', created_at AT TIME ZONE 'UTC'))::date AS week, category,"
+        " count(*) AS n FROM chair_feedback WHERE created_at >= %s"
+        " GROUP BY 1, 2 ORDER BY 1, 2",
+        (since,),
+    ).fetchall()

@@ -1,6 +1,6 @@
 """/learning: the held-out style distance over time (dashboard.plot_svg inline, the figures in a
-table), the panel's agreement with the chair (panel_stats), this week's feedback by category,
-and a feedback form (feedback.record)."""
+table), the panel's agreement with the chair (panel_stats), this week's feedback by category
+and the last 12 weeks' by category (feedback.by_week), and a feedback form (feedback.record)."""
 
 from typing import Annotated, Any
 
@@ -32,6 +32,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 "figures": dashboard.figures(desk.view),
                 "panel": panel_figures.stats(desk.view),
                 "week": feedback.weekly_summary(desk.view),
+                "weekly": feedback.by_week(desk.view, weeks=12),
             }
 
         data = await run_in_threadpool(load)
