@@ -367,3 +367,261 @@ def test_the_demo_prints_how_to_open_the_desk_and_its_password_signs_in(server_u
         assert 'data-status="' in c.get("/cases").text  # the demo's pairs on the page
         hits = c.get("/search", params={"corpus": "external", "q": "הקלה"}).text
         assert 'class="hit"' in hits
+
+
+# -- /methodology: the profiles' editor, versions, diff, restore (issue 12 item 4) ------------------
+def form_fields(html: str, action: str) -> dict[str, str]:
+    """The fields one form of the page would post (inputs and textareas, as the browser sends)."""
+    from html.parser import HTMLParser
+
+    class Form(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.inside, self.fields, self.textarea = False, {}, None
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "form":
+                self.inside = attrs.get("action") == action
+            elif self.inside and tag == "input" and attrs.get("name"):
+                self.fields[attrs["name"]] = attrs.get("value") or ""
+            elif self.inside and tag == "textarea":
+                self.textarea = attrs["name"]
+                self.fields[self.textarea] = ""
+
+        def handle_data(self, data):
+            if self.textarea:
+                self.fields[self.textarea] += data
+
+        def handle_endtag(self, tag):
+            if tag == "textarea":
+                self.textarea = None
+            elif tag == "form":
+                self.inside = False
+
+    parser = Form()
+    parser.feed(html)
+    return parser.fields
+
+
+def methodology_form(client, appeal_type: str = "universal") -> dict[str, str]:
+    page = client.get(f"/methodology/{appeal_type}")
+    assert page.status_code == 200, page.text
+    return form_fields(page.text, f"/methodology/{appeal_type}")
+
+
+def field_error(html: str, name: str) -> str:
+    """The error shown right after the field `name` (its message), or "" when none."""
+    found = re.search(
+        rf'name="{re.escape(name)}"[^>]*aria-invalid="true"[^>]*>(?:</textarea>)?\s*'
+        rf'<span class="field-error" id="err-{re.escape(name.replace(".", "-"))}"[^>]*>([^<]+)',
+        html,
+    )  # fmt: skip
+    return found.group(1) if found else ""
+
+
+def test_methodology_edit_a_list_saves_a_new_version(chair, desk_app):
+    from legal_ai.learning import methodology
+
+    assert chair.get("/methodology", follow_redirects=False).headers["location"] == (
+        "/methodology/universal"
+    )
+    page = chair.get("/methodology/universal")
+    assert '<a href="/methodology" aria-current="page">' in page.text  # the nav link
+    assert 'name="heading.discussion" value="דיון והכרעה|דיון|הכרעה"' in page.text
+    seed = methodology.show(desk_app, "universal")["profile"]
+    fields = form_fields(page.text, "/methodology/universal")
+    assert fields["list.anti_patterns"].splitlines() == seed["anti_patterns"]
+    assert fields["version"] == "1" and fields["csrf"]
+    # The page posted back unchanged saves nothing.
+    same = chair.post("/methodology/universal", data=fields, follow_redirects=False)
+    assert same.headers["location"].endswith("?same=1")
+    assert methodology.show(desk_app, "universal")["version"] == 1
+    # One line added to a list (and a blank line, dropped): a new version, only that key changed.
+    fields["list.anti_patterns"] += "\n\nבמאמר מוסגר\n"
+    fields["reason"] = "עוד ביטוי להימנע ממנו"
+    saved = chair.post("/methodology/universal", data=fields, follow_redirects=False)
+    assert saved.status_code == 303 and saved.headers["location"].endswith("?saved=2")
+    assert "נשמרה גרסה 2" in chair.get(saved.headers["location"]).text
+    shown = methodology.show(desk_app, "universal")
+    assert shown["version"] == 2 and shown["updated_by"] == "chair"
+    assert shown["profile"] == {**seed, "anti_patterns": [*seed["anti_patterns"], "במאמר מוסגר"]}
+    latest = methodology.history(desk_app, "universal")["versions"][0]
+    assert (latest["version"], latest["updated_by"], latest["reason"]) == (
+        2, "chair", "עוד ביטוי להימנע ממנו")  # fmt: skip
+    # A type's profile holds only its own keys: editing its checklist adds nothing else.
+    typed = methodology_form(chair, "permit")
+    assert typed["heading.discussion"] == "" and typed["ratio.discussion"] == ""
+    typed["checklist.accepted"] = "התנאים להיתר"
+    assert chair.post("/methodology/permit", data=typed, follow_redirects=False).status_code == 303
+    assert methodology.show(desk_app, "permit")["profile"] == {"content_checklists": {
+        "any": ["ההקלות המבוקשות ותנאי סעיף 147 לחוק", "הנימוק התכנוני"],
+        "accepted": ["התנאים להיתר"]}}  # fmt: skip
+
+
+def test_methodology_invalid_regex_and_ratio_shown_at_the_field_nothing_saved(chair, desk_app):
+    from legal_ai.learning import methodology
+
+    fields = methodology_form(chair)
+    fields.update({"heading.discussion": "(דיון", "heading.opening": "(a+)+$",
+                   "ratio.discussion": "1.5", "ratio.conclusion": "הרבה",
+                   "list.voice_invariants": "משפט חדש"})  # fmt: skip
+    refused = chair.post("/methodology/universal", data=fields)
+    assert refused.status_code == 400 and "לא נשמר דבר" in refused.text
+    assert "אינו ביטוי רגולרי תקין" in field_error(refused.text, "heading.discussion")
+    assert "לרוץ בלי סוף" in field_error(refused.text, "heading.opening")
+    assert "מספר מ-0 עד 1" in field_error(refused.text, "ratio.discussion")
+    assert "אינו מספר" in field_error(refused.text, "ratio.conclusion")
+    assert field_error(refused.text, "heading.background") == ""  # a good field: no message
+    assert 'name="heading.discussion" value="(דיון"' in refused.text  # what she typed is kept
+    assert methodology.show(desk_app, "universal")["version"] == 1  # nothing at all saved
+    # Ratios that are each fine but sum over one: the group's message.
+    fields = methodology_form(chair)
+    fields.update({"ratio.opening": "0.6", "ratio.discussion": "0,6"})
+    refused = chair.post("/methodology/universal", data=fields)
+    assert refused.status_code == 400
+    assert re.search(r'role="alert">סכום היחסים עולה על 1', refused.text)
+    # A type's blocks need at least three headings (the schema's rule, said in Hebrew).
+    typed = methodology_form(chair, "plan")
+    typed["heading.discussion"] = "דיון"
+    refused = chair.post("/methodology/plan", data=typed)
+    assert refused.status_code == 400 and "נדרשות לפחות 3 כותרות" in refused.text
+    assert [v["version"] for v in methodology.history(desk_app, "plan")["versions"]] == [1]
+    assert methodology.show(desk_app, "universal")["version"] == 1
+
+
+def test_methodology_forms_need_the_csrf_token_and_a_fresh_version(chair, desk_app):
+    from legal_ai.learning import methodology
+
+    fields = methodology_form(chair)
+    fields["list.anti_patterns"] = "כידוע"
+    for token in ({}, {"csrf": "forged"}):
+        data = {k: v for k, v in fields.items() if k != "csrf"} | token
+        response = chair.post("/methodology/universal", data=data)
+        assert response.status_code == 403 and "CSRF" in response.text
+        restore = chair.post("/methodology/universal/restore", data={**token, "version": "1"})
+        assert restore.status_code == 403 and "CSRF" in restore.text
+    assert methodology.show(desk_app, "universal")["version"] == 1
+    # Another tab saved meanwhile: this page's form (version 1) saves nothing.
+    methodology.edit(desk_app.acting_as(CHAIR_PRINCIPAL), "universal",
+                     {"voice_invariants": ["בלשון רבים"]}, reason="לשונית אחרת")  # fmt: skip
+    stale = chair.post("/methodology/universal", data=fields)
+    assert stale.status_code == 409 and "נשמר בינתיים כגרסה 2" in stale.text
+    assert methodology.show(desk_app, "universal")["profile"]["voice_invariants"] == ["בלשון רבים"]
+
+
+def test_methodology_diff_and_restore_an_earlier_version(chair, desk_app):
+    from legal_ai.learning import methodology
+
+    seed = methodology.show(desk_app, "universal")["profile"]
+    fields = methodology_form(chair)
+    fields["list.transition_phrases"] = "נקדים אחרית לראשית\n<script>alert(1)</script> ועוד"
+    fields["ratio.discussion"] = "0.4"
+    assert chair.post("/methodology/universal", data=fields,
+                      follow_redirects=False).status_code == 303  # fmt: skip
+    page = chair.get("/methodology/universal")
+    assert page.text.count('<tr data-version="') == 2
+    assert 'href="/methodology/universal/diff?a=1&amp;b=2"' in page.text
+    diff = chair.get("/methodology/universal/diff", params={"a": 1, "b": 2})
+    assert diff.status_code == 200
+    assert "<ins>&lt;script&gt;alert(1)&lt;/script&gt; ועוד</ins>" in diff.text
+    assert "<script>alert" not in diff.text
+    assert "<del>אשר על כן</del>" in diff.text  # a phrase taken out
+    assert '<li class="same">נקדים אחרית לראשית</li>' in diff.text
+    assert "<ins>דיון והכרעה: 0.4</ins>" in diff.text
+    assert 'data-change="anti_patterns"' not in diff.text  # unchanged keys are not listed
+    # Restore version 1 with one click: a NEW version 3 equal to version 1.
+    token = csrf_of(page.text)
+    done = chair.post("/methodology/universal/restore", data={"csrf": token, "version": "1"},
+                      follow_redirects=False)  # fmt: skip
+    assert done.status_code == 303
+    assert "גרסה 1 שוחזרה כגרסה חדשה, 3" in chair.get(done.headers["location"]).text
+    shown = methodology.show(desk_app, "universal")
+    assert shown["version"] == 3 and shown["profile"] == seed
+    assert methodology.history(desk_app, "universal")["versions"][0]["reason"] == (
+        "restore of version 1"
+    )
+    assert "אין הבדל" in chair.get("/methodology/universal/diff?a=1&b=3").text
+    missing = chair.get("/methodology/universal/diff?a=1&b=9")
+    assert missing.status_code == 404 and "no version 9" in missing.text
+    assert chair.get("/methodology/tax").status_code == 404
+
+
+def test_methodology_folded_lessons_are_read_only_and_a_veto_removes_one(chair, desk_app):
+    from legal_ai.learning import methodology
+
+    her = desk_app.acting_as(CHAIR_PRINCIPAL)
+    lesson = lessons.propose(desk_app, None, "style", "משפט אחד לכל טענה")
+    lessons.review(her, lesson["id"], "approve")
+    methodology.edit(her, "universal", {"lessons": [{"id": lesson["id"], "category": "style",
+                                                     "text": "משפט אחד לכל טענה"}]})  # fmt: skip
+    page = chair.get("/methodology/universal")
+    assert f'<tr data-lesson="{lesson["id"]}"><td>{lesson["id"]}</td>' in page.text
+    fields = form_fields(page.text, "/methodology/universal")
+    assert not any("lesson" in name for name in fields)  # shown, never a field of the form
+    fields["list.voice_invariants"] = "ללא קישוטים"
+    assert chair.post("/methodology/universal", data=fields,
+                      follow_redirects=False).status_code == 303  # fmt: skip
+    assert [item["id"] for item in methodology.show(desk_app, "universal")["profile"]["lessons"]
+            ] == [lesson["id"]]  # fmt: skip
+    lessons.review(her, lesson["id"], "veto", reason="לא הסגנון שלי")
+    assert f'data-lesson="{lesson["id"]}"' not in chair.get("/methodology/universal").text
+
+
+def test_methodology_history_diff_restore_over_the_api(client, desk_app):
+    from legal_ai.learning import methodology
+
+    methodology.edit(desk_app.acting_as(CHAIR_PRINCIPAL), "permit",
+                     {"anti_patterns": ["כפי שיפורט"]}, reason="מיוחד להיתרים")  # fmt: skip
+    agent_auth = {"Authorization": f"Bearer {AGENT}"}
+    chair_auth = {"Authorization": f"Bearer {CHAIR_TOKEN}"}
+    versions = client.get("/api/methodology/permit/versions", headers=agent_auth).json()
+    assert [(v["version"], v["reason"]) for v in versions["versions"]] == [
+        (2, "מיוחד להיתרים"), (1, "seed")]  # fmt: skip
+    diff = client.get("/api/methodology/permit/diff?a=1&b=2", headers=agent_auth).json()
+    assert diff["changes"] == [{"key": "anti_patterns", "before": None, "after": ["כפי שיפורט"]}]
+    assert client.get("/api/methodology/permit/diff?a=1&b=7", headers=agent_auth).status_code == 404
+    refused = client.post("/api/methodology/permit/restore", headers=agent_auth,
+                          json={"version": 1})  # fmt: skip
+    assert refused.status_code == 403
+    assert methodology.show(desk_app, "permit")["version"] == 2
+    done = client.post("/api/methodology/permit/restore", headers=chair_auth,
+                       json={"version": 1, "reason": "חזרה למקור"})  # fmt: skip
+    assert done.status_code == 200 and done.json()["version"] == 3
+    assert done.json()["profile"] == methodology.show(desk_app, "permit")["profile"]
+    assert "anti_patterns" not in done.json()["profile"]
+    bad = client.post("/api/methodology/permit/restore", headers=chair_auth, json={"version": 0})
+    assert bad.status_code == 422 or bad.status_code == 400
+
+
+def test_methodology_history_diff_restore_on_the_cli(desk_app, cli_env):
+    import json
+    import subprocess
+    import sys
+
+    from legal_ai.learning import methodology
+
+    def run(env, *args):
+        return subprocess.run([sys.executable, "-m", "legal_ai.cli", "methodology", *args],
+                              env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+
+    methodology.edit(desk_app.acting_as(CHAIR_PRINCIPAL), "universal",
+                     {"voice_invariants": ["משפטים קצרים"]}, reason="קיצור")  # fmt: skip
+    listed = run(cli_env, "history", "universal")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[0].startswith("v2 ") and "chair: קיצור" in listed.stdout
+    history = json.loads(run(cli_env, "history", "universal", "--json").stdout)
+    assert [v["version"] for v in history["versions"]] == [2, 1]
+    diff = json.loads(run(cli_env, "diff", "universal", "1", "2", "--json").stdout)
+    assert [c["key"] for c in diff["changes"]] == ["voice_invariants"]
+    assert diff["changes"][0]["after"] == ["משפטים קצרים"]
+    assert '+ ["משפטים קצרים"]' in run(cli_env, "diff", "universal", "1", "2").stdout
+    refused = run(cli_env, "restore", "universal", "1")  # no chair token: the operator
+    assert refused.returncode == 7 and refused.stderr.count("\n") == 1
+    assert methodology.show(desk_app, "universal")["version"] == 2
+    her = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "her-token"}
+    done = run(her, "restore", "universal", "1", "--reason", "חזרה")
+    assert done.returncode == 0, done.stderr
+    assert "universal: version 3 restores version 1" in done.stdout
+    latest = methodology.history(desk_app, "universal")["versions"][0]
+    assert (latest["version"], latest["reason"]) == (3, "חזרה")

@@ -297,6 +297,53 @@ def methodology_edit(appeal_type: str, changes: Annotated[Path, typer.Argument(
     typer.echo(f"{result['appeal_type']}: version {result['version']}")
 
 
+@methodology_app.command("history")
+def methodology_history(appeal_type: str, as_json: JsonFlag = False) -> None:
+    """List a profile's versions, newest first: version, who saved it, when, why."""
+    from .learning.methodology import history
+
+    with _app() as legal:
+        result = history(legal, appeal_type)
+    if as_json:
+        _print_json(result)
+        return
+    for v in result["versions"]:
+        typer.echo(f"v{v['version']}  {v['created_at'][:19]}  {v['updated_by']}: "
+                   f"{v['reason'] or '-'}")  # fmt: skip
+
+
+@methodology_app.command("diff")
+def methodology_diff(appeal_type: str, a: int, b: int, as_json: JsonFlag = False) -> None:
+    """What changed from version A to version B: each top-level key, before and after."""
+    from .learning.methodology import diff
+
+    with _app() as legal:
+        result = diff(legal, appeal_type, a, b)
+    if as_json:
+        _print_json(result)
+        return
+    if not result["changes"]:
+        typer.echo(f"{result['appeal_type']}: versions {a} and {b} are the same")
+    for change in result["changes"]:
+        typer.echo(f"{change['key']}:")
+        for label, value in (("-", change["before"]), ("+", change["after"])):
+            typer.echo(f"  {label} {json.dumps(value, ensure_ascii=False)}")
+
+
+@methodology_app.command("restore")
+def methodology_restore(appeal_type: str, version: int,
+                        reason: Annotated[str | None, typer.Option()] = None) -> None:  # fmt: skip
+    """Restore an earlier version as a NEW version (the chair only: LEGAL_AI_CHAIR_TOKEN)."""
+    from .learning.methodology import restore
+
+    with _app() as legal:
+        result = restore(legal, appeal_type, version, reason=reason)
+    dropped = result["dropped_lessons"]
+    typer.echo(f"{result['appeal_type']}: version {result['version']} restores version "
+               f"{version}" + (f"; lessons no longer approved left out: {dropped}"
+                               if dropped else ""))  # fmt: skip
+
+
 @feedback_app.command("add")
 def feedback_add(category: Annotated[str, typer.Argument(
                  help="missing_content | wrong_tone | wrong_structure | factual_error | style | "

@@ -5,8 +5,9 @@ Every /api route needs `Authorization: Bearer <token>`: the chair's token (LEGAL
 or an agent's (LEGAL_AI_AGENT_TOKEN; the older LEGAL_AI_API_TOKEN is an agent named `api`).
 The services run on `legal.acting_as(principal)`: its transactions run under the principal's
 database role, and the actor the audit records is the principal's, never a name from the body.
-Chair-only routes (lesson review, promote, methodology edit, final upload) refuse an agent with
-403 before anything is read or written. Without any credential configured the app is not built.
+Chair-only routes (lesson review, promote, methodology edit and restore, final upload) refuse an
+agent with 403 before anything is read or written. Without any credential configured the app is
+not built.
 
 Uploads stream to a private folder under HOME/uploads (web/uploads.py) and the blocking work
 (extraction, embedding, the database) runs in a worker thread, so one upload never stalls other
@@ -85,6 +86,11 @@ class PanelBody(Body):
 class MethodologyBody(Body):
     changes: dict[str, Any]
     reason: str = Field(default="edit", max_length=2000)
+
+
+class RestoreBody(Body):
+    version: int = Field(ge=1)
+    reason: str | None = Field(default=None, max_length=2000)
 
 
 class FeedbackBody(Body):
@@ -214,6 +220,21 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         view: Annotated[Any, Depends(chair("editing the methodology"))],
     ) -> dict:  # fmt: skip
         return methodology.edit(view, appeal_type, body.changes, reason=body.reason)
+
+    @api.get("/api/methodology/{appeal_type}/versions")
+    def methodology_versions(appeal_type: str, view: Acting) -> dict:
+        return methodology.history(view, appeal_type)
+
+    @api.get("/api/methodology/{appeal_type}/diff")
+    def methodology_diff(appeal_type: str, view: Acting, a: int, b: int) -> dict:
+        return methodology.diff(view, appeal_type, a, b)
+
+    @api.post("/api/methodology/{appeal_type}/restore")
+    def restore_methodology(
+        appeal_type: str, body: RestoreBody,
+        view: Annotated[Any, Depends(chair("restoring a methodology version"))],
+    ) -> dict:  # fmt: skip
+        return methodology.restore(view, appeal_type, body.version, reason=body.reason)
 
     @api.post("/api/chair-feedback")
     def record_feedback(body: FeedbackBody, view: Acting) -> dict:

@@ -4,7 +4,8 @@ pages, the stylesheet and script under /desk-static, and HTML answers to errors 
 (the API keeps its JSON errors). Pages work with plain forms; desk.js adds keyboard shortcuts.
 
 Modules: core (templates, session, CSRF), session (/login, /logout), search (/search,
-/source), training (/training, /audit), pages (/health, /cases), learning (/learning)."""
+/source), training (/training, /audit), pages (/health, /cases), learning (/learning),
+methodology (/methodology: the profiles' editor, versions, diff, restore)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from . import core
 
 
 def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
-    from . import learning, pages, search, session, training
+    from . import learning, methodology, pages, search, session, training
 
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
     signed_in = core.signed_in(legal)
@@ -32,6 +33,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     training.routes(api, signed_in)
     pages.routes(api, signed_in, settings)
     learning.routes(api, signed_in)
+    methodology.routes(api, signed_in)
     _html_errors(api)
 
 
