@@ -162,3 +162,48 @@ def test_feedback_by_week_series_and_the_dashboard_table(chair, desk_app):  # no
     row = page.text.split(f'<tr data-week="{monday.isoformat()}">')[1].split("</tr>")[0]
     assert row.endswith("<td>2</td>") and "<td>2</td>" in row
     assert page.text.index(monday.isoformat()) < page.text.index(weeks[-4]["week"])  # newest first
+
+
+def test_reader_shows_the_pages_of_a_pdf_span_and_no_invented_image(chair, desk_app, tmp_path):  # noqa: F811
+    import re
+
+    import factories
+
+    pages = ["עמוד ראשון: רקע עובדתי של הערר.", "עמוד שני: הקלה בקו בניין צדדי נדחתה.",
+             "עמוד שלישי: סוף דבר, הערר נדחה."]  # fmt: skip
+    pdf = factories.hebrew_pdf(tmp_path / "ruling.pdf", pages)
+    meta = {"title": "פסק דין בן שלושה עמודים", "case_number": 'עע"מ 77/19',
+            "court": "בית המשפט העליון", "practice_area": "planning"}  # fmt: skip
+    assert desk_app.ingest([pdf], "external", meta=meta, doc_id="pdf-1").ingested == 1
+    with desk_app.store.transaction() as conn:
+        item = conn.execute("SELECT id, content, page_starts FROM case_law WHERE doc_id = 'pdf-1'"
+                            ).fetchone()  # fmt: skip
+        # What the image leg stores (MULTIMODAL_ENABLED): a hash per page, never a file.
+        for page in (1, 2, 3):
+            conn.execute("INSERT INTO case_law_page_images (source_kind, case_law_id, page,"
+                         " text_hash) VALUES ('external_upload', %s, %s, %s)",
+                         (item["id"], page, f"sha-{page}"))  # fmt: skip
+    starts, content = item["page_starts"], item["content"]
+    assert len(starts) == 3
+    start = content.index("הקלה")
+    end = start + len("הקלה בקו בניין")
+    page = chair.get(f"/source/external/pdf-1?start={start}&end={end}")
+    assert page.status_code == 200
+    assert "הקטע בעמ' 2 מתוך 3" in page.text
+    assert f"(תווים {starts[1]}–{starts[2]})" in page.text
+    assert (
+        f'href="/source/external/pdf-1?start={start}&amp;end={end}&amp;page=1#page-1"' in page.text
+    )
+    assert (
+        f'href="/source/external/pdf-1?start={start}&amp;end={end}&amp;page=3#page-3"' in page.text
+    )
+    assert [int(n) for n in re.findall(r'id="page-(\d+)"', page.text)] == [1, 2, 3]
+    assert page.text.index('id="page-2"') < page.text.index('<mark id="span"')
+    assert page.text.index('<mark id="span"') < page.text.index('id="page-3"')
+    assert "לא קובץ התמונה" in page.text and "<img" not in page.text
+    last = chair.get(f"/source/external/pdf-1?start={start}&end={end}&page=3")
+    assert "עמ' 3 מתוך 3" in last.text and 'rel="next"' not in last.text
+    assert '<mark id="span"' in last.text  # the span stays highlighted on another page
+    # A span across a page boundary: one anchor, both pages named.
+    across = chair.get(f"/source/external/pdf-1?start={starts[1] - 5}&end={starts[1] + 5}")
+    assert "הקטע בעמ' 1–2 מתוך 3" in across.text and across.text.count('id="span"') == 1

@@ -13,7 +13,7 @@ from ..retrieval.corpora import Corpus
 def item_text(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | None:
     """The item's title, case number and stored text (with its page offsets), within its corpus
     only (the scope predicate of the registry)."""
-    columns = ["doc_id", "title", "content", "page_starts"]
+    columns = ["id", "doc_id", "title", "content", "page_starts"]
     columns += [c for c in ("case_number", "court", "decided_on") if c in corpus.columns]
     query = sql.SQL("SELECT {cols} FROM {t} i WHERE i.doc_id = %(doc_id)s AND {scope}").format(
         cols=sql.SQL(", ").join(sql.SQL("i.{}").format(sql.Identifier(c)) for c in columns),
@@ -21,6 +21,17 @@ def item_text(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | N
         scope=corpus.scope("i"),
     )
     return conn.execute(query, {"doc_id": doc_id, **corpus.scope_params()}).fetchone()
+
+
+def page_images(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> list[int]:
+    """The pages of an item that have a row in the corpus's page-images table (the image leg,
+    MULTIMODAL_ENABLED): only a hash and an embedding are stored there, never the image."""
+    if corpus.image_table is None:
+        return []
+    query = sql.SQL("SELECT page FROM {t} WHERE {fk} = %s ORDER BY page").format(
+        t=sql.Identifier(corpus.image_table), fk=sql.Identifier(corpus.parent_column)
+    )
+    return [r["page"] for r in conn.execute(query, (item_id,)).fetchall()]
 
 
 def verdicts(conn: psycopg.Connection, lesson_ids: list[int]) -> list[dict]:

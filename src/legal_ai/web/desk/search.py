@@ -128,29 +128,83 @@ def routes(api: FastAPI, signed_in: Any) -> None:
 
     @api.get("/source/{corpus}/{doc_id:path}", include_in_schema=False)
     async def source_page(request: Request, corpus: str, doc_id: str, desk: Chair,
-                          start: int | None = None, end: int | None = None) -> Response:  # fmt: skip
+                          start: int | None = None, end: int | None = None,
+                          page: int | None = None) -> Response:  # fmt: skip
         target = SEARCHABLE.get(corpus)
         if target is None or target.item_table is None:
             raise NotFound(f"אין מאגר מסמכים בשם {corpus!r}")
 
-        def read() -> dict | None:
+        def read() -> tuple[dict | None, list[int]]:
             with desk.view.store.connection() as conn:
-                return desk_store.item_text(conn, target, doc_id)
+                item = desk_store.item_text(conn, target, doc_id)
+                images = desk_store.page_images(conn, target, item["id"]) if item else []
+                return item, images
 
-        item = await run_in_threadpool(read)
+        item, images = await run_in_threadpool(read)
         if item is None:
             raise NotFound(f"המסמך {doc_id!r} אינו במאגר {corpus}")
         content = (item["content"] or "")[:MAX_SOURCE_CHARS]
-        before, span, after = content, "", ""
-        page = None
-        if start is not None and end is not None and 0 <= start < end <= len(content):
-            before, span, after = content[:start], content[start:end], content[end:]
-            page = sum(1 for offset in item.get("page_starts") or [] if offset <= start) or None
+        if not (start is not None and end is not None and 0 <= start < end <= len(content)):
+            start = end = None
+        pages = Pages(item.get("page_starts") or [], len(item["content"] or ""))
+        span_pages = (pages.of(start), pages.of(end - 1)) if start is not None else None
+        current = page if page is not None and 1 <= page <= pages.count else None
+        current = current or (span_pages[0] if span_pages else None)
+        base = request.url.path + (f"?start={start}&end={end}" if start is not None else "")
+        sep = "&" if "?" in base else "?"
+
+        def link(n: int) -> str | None:
+            return f"{base}{sep}page={n}#page-{n}" if 1 <= n <= pages.count else None
+
         return core.render(
-            request, "source.html", desk=desk, item=item, corpus=corpus, before=before,
-            span=span, after=after, page=page, citable=target.citable,
-            label=CORPUS_FORMS[corpus].label,
+            request, "source.html", desk=desk, item=item, corpus=corpus,
+            segments=segments(content, pages, start, end), span=start is not None,
+            pages=pages, span_pages=span_pages, current=current,
+            boundaries=pages.bounds(current) if current else None,
+            prev_link=link(current - 1) if current else None,
+            next_link=link(current + 1) if current else None,
+            images=images, citable=target.citable, label=CORPUS_FORMS[corpus].label,
         )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Pages:
+    """A paginated item's page boundaries: `starts[n]` is the character where page n+1 begins
+    (from the PDF's page_starts); an item without them has no pages (count 0)."""
+
+    starts: list[int]
+    length: int
+
+    @property
+    def count(self) -> int:
+        return len(self.starts)
+
+    def of(self, offset: int) -> int | None:
+        """The page holding character `offset` (1-based), or None for an item without pages."""
+        return sum(1 for s in self.starts if s <= offset) or None if self.starts else None
+
+    def bounds(self, page: int) -> tuple[int, int]:
+        """Page `page`'s characters [start, end)."""
+        end = self.starts[page] if page < self.count else self.length
+        return self.starts[page - 1], end
+
+
+def segments(content: str, pages: Pages, start: int | None, end: int | None
+             ) -> list[tuple[str, Any]]:  # fmt: skip
+    """The reader's text cut at each page start (("page", n) markers) and around the span
+    (("anchor", text) for its first piece, ("span", text) for a piece after a page start); the
+    rest ("text", text). The template escapes every text."""
+    cuts = {s: ("page", n) for n, s in enumerate(pages.starts, 1) if 0 < s < len(content)}
+    out: list[tuple[str, Any]] = [("page", 1)] if pages.count else []
+    points = sorted({0, len(content), *cuts, *((start, end) if start is not None else ())})
+    for a, b in zip(points, points[1:], strict=False):
+        if a in cuts:
+            out.append(cuts[a])
+        if a < b:
+            inside = start is not None and start <= a and b <= end
+            kind = ("anchor" if a == start else "span") if inside else "text"
+            out.append((kind, content[a:b]))
+    return out
 
 
 def _shown(analyzer: Any, hit: dict, query: str) -> dict:

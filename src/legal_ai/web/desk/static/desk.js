@@ -37,9 +37,9 @@
     var input = event.target;
     if (input.hasAttribute && input.hasAttribute("data-autosubmit") && input.form) input.form.submit();
   });
-  // The reader view brings the highlighted span into view.
+  // The reader view brings the highlighted span into view (a page link's #page-N goes there).
   window.addEventListener("DOMContentLoaded", function () {
     var span = document.getElementById("span");
-    if (span) { span.scrollIntoView({ block: "center" }); span.focus({ preventScroll: true }); }
+    if (span && (!location.hash || location.hash === "#span")) { span.scrollIntoView({ block: "center" }); span.focus({ preventScroll: true }); }
   });
 })();
