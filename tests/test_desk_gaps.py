@@ -207,3 +207,39 @@ def test_reader_shows_the_pages_of_a_pdf_span_and_no_invented_image(chair, desk_
     # A span across a page boundary: one anchor, both pages named.
     across = chair.get(f"/source/external/pdf-1?start={starts[1] - 5}&end={starts[1] + 5}")
     assert "הקטע בעמ' 1–2 מתוך 3" in across.text and across.text.count('id="span"') == 1
+
+
+def test_principle_term_from_its_source():
+    from legal_ai.retrieval.terms import court_of_case_number, principle_term
+
+    assert principle_term("external_upload", "בית המשפט העליון", True) == "הלכה"
+    assert principle_term("external_upload", "בית המשפט המחוזי בתל אביב", True) == "הלכה"
+    assert principle_term("external_upload", "בית המשפט המחוזי בתל אביב", False) == "עיקרון"
+    assert principle_term("external_upload", "בית משפט השלום בחיפה", True) == "עיקרון"
+    assert principle_term("external_upload", "ועדת ערר מחוז מרכז", True) == "כלל פרשני"
+    assert principle_term("internal_committee", None, False) == "כלל פרשני"
+    assert principle_term(None, None, None) == "עיקרון"
+    assert court_of_case_number('עע"מ 1234/05') == "בית המשפט העליון"
+    assert court_of_case_number("בגץ 55/20") == "בית המשפט העליון"
+    assert court_of_case_number('עת"מ 12-03-21') == "בית המשפט המחוזי"
+    assert court_of_case_number("ערר (מרכז) 1042/23") == "ועדת ערר"
+    assert court_of_case_number('ת"א 5/20') is None and court_of_case_number("") is None
+
+
+def test_principle_hits_carry_their_term_in_json_and_on_the_page(chair, desk_app, tmp_path):  # noqa: F811
+    path = tmp_path / "ruling.txt"
+    path.write_text("בית המשפט קבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה.\n"
+                    "הערר נדחה.", encoding="utf-8")  # fmt: skip
+    meta = {"title": "הלכת הסטייה הניכרת", "case_number": 'עע"מ 1234/05', "is_binding": True,
+            "court": "בית המשפט העליון", "practice_area": "planning",
+            "decided_on": "2005-03-01"}  # fmt: skip
+    assert desk_app.ingest([path], "external", meta=meta, doc_id="ruling-b").ingested == 1
+    principle = desk_app.add_principle("external", "ruling-b", "סטייה ניכרת אינה הקלה",
+                                       "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    desk_app.acting_as(CHAIR).review_principle(principle, "approve")
+    hits = desk_app.tool("search_precedent_library", query="סטייה ניכרת הקלה")["hits"]
+    kinds = {h["kind"]: h for h in hits}
+    assert kinds["principle"]["term"] == "הלכה" and kinds["chunk"]["term"] is None
+    page = chair.get("/search", params={"corpus": "external", "q": "סטייה ניכרת הקלה"})
+    assert page.text.count('<span class="badge term"') == 1
+    assert 'המונח לפי מקור הכלל">הלכה</span>' in page.text

@@ -25,6 +25,7 @@ from ..text.synonyms import expand_query
 from . import legs
 from .corpora import Corpus, get_corpus
 from .fusion import Fused, rrf
+from .terms import principle_term
 
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
 MAX_QUERY_CHARS = 2000
@@ -234,6 +235,12 @@ def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
         "score": round(fused.score, 6),
         "explain": {leg: {"rank": rank} for leg, rank in fused.ranks.items()},
     }
+    # A principle's term from its source (הלכה / כלל פרשני / עיקרון); None for other units.
+    hit["term"] = (
+        principle_term(row.get("source_kind"), row.get("court"), row.get("is_binding"))
+        if row["kind"] == "principle"
+        else None
+    )
     if row["kind"] == "precedent":
         hit.update(citation=row["citation"], note=row.get("note"), precedent_id=row["unit_id"])
     return hit

@@ -17,6 +17,9 @@ PROCEEDING_COURTS = {
     'עת"מ': DISTRICT, 'עמ"נ': DISTRICT, "ערר": APPEALS_COMMITTEE, "ערר מנהלי": APPEALS_COMMITTEE,
 }  # fmt: skip
 
+# Words in a court's name that make it the Supreme Court or a district court (also sitting as
+# the court for administrative matters).
+HIGHER_COURT_WORDS = ("העליון", 'בג"ץ', "מחוזי", "לעניינים מינהליים", "לעניינים מנהליים")
 HALACHA = "הלכה"
 INTERPRETIVE_RULE = "כלל פרשני"
 PRINCIPLE = "עיקרון"
@@ -42,7 +45,7 @@ def principle_term(source_kind: str | None, court: str | None, is_binding: bool 
     court = " ".join((court or "").split())
     if source_kind == "internal_committee" or court.startswith(APPEALS_COMMITTEE):
         return INTERPRETIVE_RULE
-    higher = SUPREME in court or "העליון" in court or "מחוזי" in court or 'בג"ץ' in court
+    higher = any(word in court for word in HIGHER_COURT_WORDS)
     if is_binding and higher:
         return HALACHA
     return PRINCIPLE

@@ -221,5 +221,5 @@ def _shown(analyzer: Any, hit: dict, query: str) -> dict:
         "legs": legs,
         "link": link,
         "cite": citation_of(hit),
-        "term": hit.get("term"),  # the principle's term, once principles carry one
+        "term": hit.get("term"),  # a principle's term (retrieval/terms.principle_term)
     }
