@@ -1,7 +1,8 @@
 """The chair's desk in a real headless Chromium (tests/desk_browser.py): sign in, search and open
 a source at its span, decide a lesson and undo it with the keyboard, a bulk action with its
 count, upload a draft and a final and see the pair advance, the dashboard's plot with one point
-per final. Each page is saved as docs/desk/NAME.png (embedded in docs/desk.md)."""
+per final, a methodology edit refused at its field then saved, diffed and restored. Each page is
+saved as docs/desk/NAME.png (embedded in docs/desk.md and README)."""
 
 import pytest
 
@@ -119,3 +120,42 @@ def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
     page.goto("/health")
     assert "תקין" in page.inner_text("table.summary")
     screenshot(page, "health")
+
+
+def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, desk):
+    from legal_ai.learning import methodology
+
+    seed = methodology.show(desk.legal, "universal")
+    sign_in(page, desk, next_path="/methodology")
+    assert page.url.endswith("/methodology/universal")
+    assert page.inner_text("b.version") == "1"
+    anti = page.locator("textarea[name='list.anti_patterns']")
+    anti.fill(anti.input_value() + "\nבמאמר מוסגר")
+    page.fill("input[name='heading.discussion']", "(דיון")  # not a regular expression
+    with page.expect_navigation():
+        page.click("button.save")
+    error = page.locator("#err-heading-discussion")
+    assert error.is_visible() and "אינו ביטוי רגולרי תקין" in error.inner_text()
+    # The message sits beside its field, and what she typed is still in the form.
+    field = page.locator("input[name='heading.discussion']").bounding_box()
+    shown = error.bounding_box()
+    assert abs(shown["y"] - (field["y"] + field["height"])) < 40
+    assert "במאמר מוסגר" in anti.input_value()
+    assert methodology.show(desk.legal, "universal")["version"] == 1
+    page.fill("input[name='heading.discussion']", "דיון והכרעה|דיון|הכרעה")
+    page.fill("input[name=reason]", "עוד ביטוי להימנע ממנו")
+    with page.expect_navigation():
+        page.click("button.save")
+    assert "נשמרה גרסה 2" in page.inner_text("[role=status]")
+    assert page.inner_text("b.version") == "2"
+    assert page.locator("table.versions tbody tr").count() == 2
+    screenshot(page, "methodology")
+    with page.expect_navigation():
+        page.click("tr[data-version='2'] a.diff-link")
+    assert page.locator("ins").all_inner_texts() == ["במאמר מוסגר"]
+    screenshot(page, "methodology-diff")
+    with page.expect_navigation():
+        page.click("form.restore button")  # restore version 1, as a new version
+    assert "גרסה 1 שוחזרה כגרסה חדשה, 3" in page.inner_text("[role=status]")
+    restored = methodology.show(desk.legal, "universal")
+    assert restored["version"] == 3 and restored["profile"] == seed["profile"]
