@@ -61,9 +61,11 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session", name="chromium")
+@pytest.fixture(scope="module", name="chromium")
 def chromium_fixture():
-    """A headless Chromium (Debian's, driven by Playwright) for the whole session."""
+    """A headless Chromium (Debian's, driven by Playwright) for one test module. Not longer:
+    Playwright's sync API keeps an asyncio loop running in the main thread while it is started,
+    and every later test that calls asyncio.run (the MCP client, the model SDKs) would fail."""
     if not Path(CHROMIUM).exists():
         _unavailable(f"no chromium at {CHROMIUM}: run scripts/install-system (apt: chromium)")
     try:
