@@ -1,7 +1,9 @@
 """/health: what cannot be searched and why, stale embeddings, the isolation audit and whether
 the database enforces the roles (App.health). /cases: the draft/final pairs with their status,
 the upload of our draft and of her signed final (the same services as the API, streamed by
-web/uploads.py; the response's findings shown), and the missing-precedents list."""
+web/uploads.py; the response's findings shown), the missing-precedents list, promote (an
+analyzed pair's style lessons and phrases folded into the methodology: lessons.promote) and a
+precedent attached to a case (App.attach_precedent)."""
 
 from typing import Annotated, Any
 
@@ -10,8 +12,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
-from ...errors import AppError
-from ...learning import finals, precedents
+from ...errors import AppError, InvalidInput
+from ...learning import finals, lessons, precedents
 from ...learning import vocabulary as vocab
 from ...retrieval import terms
 from .. import uploads
@@ -22,6 +24,40 @@ PAIR_STATUS = {
     "draft_done": "טיוטה הוגשה", "final_received": "התקבלה החלטה סופית",
     "analyzed": "נותח", "lessons_folded": "הלקחים שולבו",
 }  # fmt: skip
+LESSON_STATUS = {"proposed": "מוצע", "approved": "אושר", "rejected": "נדחה", "vetoed": "נפסל"}
+
+
+def _ids(raw: Any) -> list[int]:
+    values = raw if isinstance(raw, list) else [raw] if raw else []
+    try:
+        return [int(v) for v in values]
+    except (TypeError, ValueError):
+        raise InvalidInput("מזהה לקח שאינו מספר; טעני את הדף מחדש") from None
+
+
+def promote_refusal(case: str, pair: dict | None, rows: list[dict], ids: list[int],
+                    phrases: list[str]) -> str | None:  # fmt: skip
+    """Why the page refuses a promote before calling the service (Hebrew), or None. The service
+    checks the same again under its locks (lessons.promote)."""
+    if pair is None:
+        return f"אין זוג טיוטה–החלטה לתיק {case}"
+    if pair["status"] != "analyzed":
+        shown = PAIR_STATUS.get(pair["status"], pair["status"])
+        return (f"הזוג של {case} במצב \"{shown}\"; קידום לקחים אפשרי רק בזוג שנותח "
+                "(אחרי העלאת ההחלטה החתומה, ופעם אחת)")  # fmt: skip
+    if not ids and not phrases:
+        return "לא נבחר אף לקח ולא נכתב אף ביטוי לקידום"
+    by_id = {r["id"]: r for r in rows}
+    for lesson_id in ids:
+        row = by_id.get(lesson_id)
+        if row is None:
+            return f"לקח {lesson_id} אינו לקח של {case}"
+        if row["kind"] == "substance":
+            return (f"לקח {lesson_id} הוא לקח מהות ({row['category']}): המתודולוגיה מקבלת לקחי "
+                    "סגנון בלבד — הקול אינו מחזיק מהות")  # fmt: skip
+        if row["review_status"] in ("rejected", "vetoed"):
+            return f"לקח {lesson_id} {LESSON_STATUS[row['review_status']]}; אין לקדם אותו"
+    return None
 
 
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
@@ -36,14 +72,24 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
 
     async def cases_page(request: Request, desk: core.Desk, status: int = 200,
                          **context: Any) -> Response:  # fmt: skip
-        def load() -> tuple[list[dict], list[dict]]:
+        def load() -> tuple[list[dict], list[dict], dict[str, list[dict]]]:
             rows = finals.missing_precedents(desk.view)["missing_precedents"]
             prefilled = [{**m, "court": terms.court_of_case_number(m["ref"])} for m in rows]
-            return finals.pairs(desk.view)["pairs"], prefilled
+            pairs = finals.pairs(desk.view)["pairs"]
+            # An analyzed pair's lessons that promote may fold (proposed or approved).
+            candidates = {
+                p["case_number"]: [
+                    r for r in lessons.list_lessons(desk.view, case=p["case_number"])["lessons"]
+                    if r["review_status"] in ("proposed", "approved")
+                ]
+                for p in pairs if p["status"] == "analyzed"
+            }  # fmt: skip
+            return pairs, prefilled, candidates
 
-        pairs, missing = await run_in_threadpool(load)
+        pairs, missing, candidates = await run_in_threadpool(load)
         return core.render(
             request, "cases.html", status=status, desk=desk, pairs=pairs, missing=missing,
+            candidates=candidates, lesson_statuses=LESSON_STATUS,
             statuses=PAIR_STATUS, appeal_types=vocab.APPEAL_TYPES, outcomes=vocab.OUTCOMES,
             areas=vocab.PRACTICE_AREAS, max_mb=settings.max_file_mb, **context,
         )  # fmt: skip
@@ -89,6 +135,66 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     @api.post("/cases/final/upload", include_in_schema=False)
     async def final_upload(request: Request, desk: Chair) -> Response:
         return await upload(request, desk, "final")
+
+    @api.post("/cases/promote", include_in_schema=False)
+    async def promote(request: Request, desk: Chair) -> Response:
+        """The chair's chosen style lessons and phrases of an analyzed pair folded into the
+        methodology (a new version); the pair moves to lessons_folded."""
+        form = await core.form_of(request, desk)
+        case = str(form.get("case_number") or "").strip()
+        ids = _ids(form.get("lesson"))
+        raw = form.get("phrases") or ""
+        text = "\n".join(raw) if isinstance(raw, list) else str(raw)
+        phrases = [line.strip() for line in text.splitlines() if line.strip()]
+
+        def run() -> dict | str:
+            nonlocal case
+            case = vocab.case_number(case) if case else case
+            pair = next((p for p in finals.pairs(desk.view)["pairs"]
+                         if p["case_number"] == case), None)  # fmt: skip
+            rows = lessons.list_lessons(desk.view, case=case)["lessons"] if pair else []
+            refusal = promote_refusal(case, pair, rows, ids, phrases)
+            return refusal or lessons.promote(desk.view, case, ids, phrases)
+
+        try:
+            result = await run_in_threadpool(run)
+        except AppError as exc:
+            from .. import errors as web_errors
+
+            return await cases_page(request, desk, status=web_errors.status_of(exc),
+                                    message=f"הקידום לא בוצע, דבר לא השתנה: {exc}")  # fmt: skip
+        if isinstance(result, str):
+            return await cases_page(request, desk, status=400,
+                                    message=f"הקידום לא בוצע, דבר לא השתנה: {result}")  # fmt: skip
+        return await cases_page(
+            request, desk, promoted=result,
+            notice=f"{result['case_number']}: {len(result['folded_lessons'])} לקחים ו-"
+            f"{len(result['phrases'])} ביטויים שולבו במתודולוגיה ({result['appeal_type']}), "
+            f"גרסה {result['methodology_version']}; הזוג במצב "
+            f"\"{PAIR_STATUS.get(result['pair_status'], result['pair_status'])}\"",
+        )  # fmt: skip
+
+    @api.post("/cases/precedent", include_in_schema=False)
+    async def attach_precedent(request: Request, desk: Chair) -> Response:
+        """A citation the chair relies on in her case (case_precedents; as `legal-ai case
+        attach-precedent`), linked to the library's ruling when it holds one."""
+        form = await core.form_of(request, desk)
+        case = str(form.get("case_number") or "")
+        citation = str(form.get("citation") or "")
+        note = str(form.get("note") or "").strip() or None
+        try:
+            saved = await run_in_threadpool(desk.view.attach_precedent, case, citation, note)
+        except AppError as exc:
+            from .. import errors as web_errors
+
+            return await cases_page(request, desk, status=web_errors.status_of(exc),
+                                    message=f"התקדים לא צורף: {exc}")  # fmt: skip
+        linked = ("מקושר לפסק הדין בספרייה" if saved["case_law_id"]
+                  else "פסק הדין עדיין אינו בספרייה")  # fmt: skip
+        return await cases_page(
+            request, desk,
+            notice=f"{saved['citation']} צורף לתיק {saved['case_number']} ({linked})",
+        )  # fmt: skip
 
     @api.post("/cases/missing/{authority_id}/upload", include_in_schema=False)
     async def ruling_upload(request: Request, desk: Chair, authority_id: int) -> Response:

@@ -8,7 +8,8 @@ A queue added later (the principles lifecycle) is one more entry, with no change
 Every decision carries the status the page showed (`expected_status`): when another tab or the
 panel decided the item meanwhile, nothing changes and the page says who did. Undo is the chair's
 `reopen` (a real reversal through the gate, audited like any decision). Bulk decisions show the
-count and ask before acting (lessons.bulk_review)."""
+count and ask before acting (lessons.bulk_review). A lesson the chair writes herself ("לקח
+חדש": lessons.propose with source `chair`, as `legal-ai lessons add`) is created approved."""
 
 import difflib
 from collections.abc import Callable
@@ -19,8 +20,9 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...errors import InvalidInput, NotFound
+from ...errors import AppError, InvalidInput, NotFound
 from ...learning import lessons
+from ...learning import vocabulary as vocab
 from ...store import desk as desk_store
 from ...store import learning as learning_store
 from . import core
@@ -135,19 +137,20 @@ def routes(api: FastAPI, signed_in: Any) -> None:
 
     async def page(request: Request, desk: core.Desk, queue: Queue, *, item_id: int | None,
                    status: int = 200, message: str | None = None, notice: str | None = None,
-                   last: dict | None = None) -> Response:  # fmt: skip
+                   last: dict | None = None, written: dict | None = None) -> Response:  # fmt: skip
         def load() -> dict:
             counts = {k: len(q.items(desk.view)) for k, q in QUEUES.items() if k != queue.key}
             items = queue.items(desk.view)
             counts[queue.key] = len(items)
             verdicts: list[dict] = []
-            categories: list[tuple[str, str]] = []
-            if queue.kind == "lesson" and items:
-                with desk.view.store.connection() as conn:
+            with desk.view.store.connection() as conn:
+                # Style categories first, then substance (the edit and the new-lesson forms).
+                categories = sorted(learning_store.category_kinds(conn).items(),
+                                    key=lambda c: (c[1] != "style", c[0]))  # fmt: skip
+                if queue.kind == "lesson" and items:
                     verdicts = [
                         dict(v) for v in desk_store.verdicts(conn, [i["id"] for i in items])
                     ]
-                    categories = sorted(learning_store.category_kinds(conn).items())
             return {"counts": counts, "items": items, "verdicts": verdicts,
                     "categories": categories}  # fmt: skip
 
@@ -165,7 +168,8 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             evidence=_evidence(current) if current and queue.kind == "lesson" else None,
             message=message, notice=notice, last=last, labels=DECISION_LABELS,
             statuses=STATUS_LABELS, kinds=KIND_LABELS, keys=KEYS,
-            categories=data["categories"],
+            categories=data["categories"], written=written or {}, blocks=vocab.BLOCKS,
+            appeal_types=vocab.APPEAL_TYPES, outcomes=vocab.OUTCOMES,
         )  # fmt: skip
 
     def queue_of(key: str | None) -> Queue:
@@ -178,10 +182,12 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     async def training(request: Request, desk: Chair, queue: str | None = None,
                        item: int | None = None, last: int | None = None,
                        was: str | None = None, done: str | None = None,
-                       edited: int | None = None) -> Response:  # fmt: skip
+                       edited: int | None = None, added: int | None = None) -> Response:  # fmt: skip
         chosen = queue_of(queue)
         undo = None
         notice = f"לקח {item}: העריכה נשמרה; עכשיו אפשר להחליט" if edited and item else None
+        if added:
+            notice = f'לקח {added} נשמר ואושר (נכתב בידי היו"ר); הוא נכנס לתדריך הכותב'
         if last is not None and done in DECISION_LABELS and was in STATUS_LABELS:
             notice = f"פריט {last}: {DECISION_LABELS[done]} — {STATUS_LABELS[was]}"
             if chosen.undo and done != "reopen":
@@ -237,6 +243,31 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 message=f"העריכה לא נשמרה: {exc}",
             )  # fmt: skip
         return RedirectResponse(f"/training?queue={queue.key}&item={item_id}&edited=1", 303)
+
+    @api.post("/training/lesson", include_in_schema=False)
+    async def write_lesson(request: Request, desk: Chair) -> Response:
+        """A lesson the chair writes herself (style or substance, with or without a case):
+        lessons.propose with source `chair`, created approved under her role."""
+        form = await core.form_of(request, desk)
+        fields = ("category", "text", "case_number", "block", "appeal_type", "outcome")
+        written = {k: str(form.get(k) or "").strip() for k in fields}
+        try:
+            row = await run_in_threadpool(
+                lambda: lessons.propose(
+                    desk.view, written["case_number"] or None, written["category"],
+                    written["text"], source="chair", block=written["block"] or None,
+                    appeal_type=written["appeal_type"] or None,
+                    outcome=written["outcome"] or None,
+                )
+            )  # fmt: skip
+        except AppError as exc:
+            from .. import errors as web_errors
+
+            return await page(
+                request, desk, queue_of(None), item_id=None, status=web_errors.status_of(exc),
+                message=f"הלקח לא נשמר: {exc}", written=written,
+            )  # fmt: skip
+        return RedirectResponse(f"/training?added={row['id']}", 303)
 
     @api.post("/training/bulk", include_in_schema=False)
     async def bulk(request: Request, desk: Chair) -> Response:
