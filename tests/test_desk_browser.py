@@ -103,15 +103,13 @@ def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
     form.locator("select[name=outcome]").select_option(record["outcome"])
     form.locator("select[name=practice_area]").select_option(record["practice_area"])
     form.locator("input[name=file]").set_input_files(str(draft))
-    with page.expect_navigation():
-        form.locator("button").click()
-    assert page.locator("td[data-status=draft_done]").count() == 1
+    form.locator("button").click()  # sent by desk.js (progress shown); the answer replaces <main>
+    page.wait_for_selector("td[data-status=draft_done]")
     form = page.locator("form[action='/cases/final/upload']")
     form.locator("input[name=case_number]").fill(record["case_number"])
     form.locator("input[name=file]").set_input_files(str(final))
-    with page.expect_navigation():
-        form.locator("button").click()
-    assert page.locator("td[data-status=analyzed]").count() == 1
+    form.locator("button").click()
+    page.wait_for_selector("td[data-status=analyzed]")
     screenshot(page, "cases")
     page.goto("/learning")
     assert page.get_attribute("figure.plot", "data-points") == "1"
@@ -120,6 +118,67 @@ def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
     page.goto("/health")
     assert "תקין" in page.inner_text("table.summary")
     screenshot(page, "health")
+
+
+WATCH_PROGRESS = """() => {
+  window.__progress = {shown: 0, max: 0};
+  new MutationObserver(() => {
+    const bar = document.querySelector("progress.upload");
+    if (!bar) return;
+    window.__progress.shown += 1;
+    window.__progress.max = Math.max(window.__progress.max, bar.value);
+  }).observe(document.body, {subtree: true, childList: true, attributes: true,
+                              characterData: true});
+}"""
+DROP = """([selector, name, text]) => {
+  const files = new DataTransfer();
+  files.items.add(new File([text], name, {type: "text/plain"}));
+  const form = document.querySelector(selector);
+  for (const type of ["dragenter", "dragover", "drop"]) {
+    form.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true,
+                                            dataTransfer: files}));
+  }
+}"""
+
+
+def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
+    """A draft dropped on its form and sent with a progress bar (desk.js); the final through
+    the same form with scripts off (the plain multipart post): both advance the pair."""
+    record = factories.records()[0]
+    case = record["case_number"]
+    sign_in(page, desk, next_path="/cases")
+    page.evaluate(WATCH_PROGRESS)
+    selector = "form[action='/cases/draft/upload']"
+    form = page.locator(selector)
+    form.locator("input[name=case_number]").fill(case)
+    form.locator("select[name=appeal_type]").select_option(record["appeal_type"])
+    form.locator("select[name=outcome]").select_option(record["outcome"])
+    page.evaluate(DROP, [selector, "טיוטה.txt", record["draft_text"]])
+    assert form.locator("p.dropped").inner_text() == "קובץ: טיוטה.txt"
+    assert form.locator("input[name=file]").evaluate("i => i.files[0].name") == "טיוטה.txt"
+    form.locator("button").click()
+    page.wait_for_selector("td[data-status=draft_done]")
+    seen = page.evaluate("() => window.__progress")
+    assert seen["shown"] > 0 and seen["max"] == 100  # the bar appeared and reached the end
+    assert page.url.endswith("/cases") and "נקלטה" in page.inner_text("[role=status]")
+    # Without JavaScript the same form posts as a plain multipart form.
+    plain = page.context.browser.new_context(base_url=desk.url, java_script_enabled=False)
+    try:
+        other = plain.new_page()
+        sign_in(other, desk, next_path="/cases")
+        final = other.locator("form[action='/cases/final/upload']")
+        final.locator("input[name=case_number]").fill(case)
+        final.locator("input[name=file]").set_input_files(
+            files=[{"name": "final.txt", "mimeType": "text/plain",
+                    "buffer": record["final_text"].encode()}]
+        )  # fmt: skip
+        with other.expect_navigation():
+            final.locator("button").click()
+        assert other.url.endswith("/cases/final/upload")
+        assert other.locator("td[data-status=analyzed]").count() == 1
+        assert other.locator("progress").count() == 0
+    finally:
+        plain.close()
 
 
 def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, desk):
