@@ -605,3 +605,19 @@ def test_free_text_of_the_loop_is_cleaned_and_bounded(app, tmp_path):
                                                          {"model": "b", "vote": "approve"}])  # fmt: skip
     saved = app.attach_precedent(case, 'עע"מ\x00 1234/05', note="\u202eהערה")
     assert saved["citation"] == 'עע"מ 1234/05' and saved["note"] == "הערה"
+
+
+def test_a_metadata_field_name_with_control_characters_gives_a_one_line_error(tmp_path):
+    """Found by the fuzzer: a key '\\r' reached the message as a line break."""
+    import json as _json
+
+    from legal_ai.ingest.sources import SourceError, read_source
+    from legal_ai.retrieval.corpora import get_corpus
+
+    path = tmp_path / "r.jsonl"
+    records = [{"doc_id": "1", "text": "היתר", "metadata": {"\r": float("inf")}},
+               {"doc_id": "2", "text": "היתר", "\r\n": "x"}]  # fmt: skip
+    path.write_text("\n".join(_json.dumps(r) for r in records), encoding="utf-8")
+    entries = list(read_source(path, get_corpus("case"), {}, doc_id=None, max_bytes=2**20))
+    errors = [e.error for e in entries if isinstance(e, SourceError)]
+    assert len(errors) == 2 and all("\n" not in e for e in errors), errors

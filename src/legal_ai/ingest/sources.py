@@ -121,9 +121,11 @@ def coerce_fields(corpus: Corpus, raw: dict[str, Any], where: str) -> tuple[dict
     (scalars, or flat lists of them). A wrong type raises InvalidInput naming the field."""
     fields, metadata = {}, {}
     for raw_key, value in raw.items():
-        key = clean_text(str(raw_key))
+        key = clean_value(str(raw_key))  # one line: a key shows in messages
         if key in _RESERVED or value is None:
             continue
+        if not key:
+            raise InvalidInput(f"{where}: a metadata field has no name; name every field")
         if key not in corpus.columns:
             metadata[key] = _metadata_value(value, where, key)
             continue
