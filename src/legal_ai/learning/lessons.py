@@ -50,6 +50,16 @@ def _locked(conn, lesson_id: int) -> dict:
     return lesson
 
 
+def _as_shown(lesson: dict, expected_status: str | None, then: str) -> None:
+    """Refuse when the lesson is no longer in the status the page showed (another tab, or a
+    stale page, decided it meanwhile)."""
+    if expected_status is not None and lesson["review_status"] != expected_status:
+        who = lesson["reviewed_by"] or lesson["proposed_by"] or "unknown"
+        raise InvalidInput(
+            f"lesson {lesson['id']} was already {lesson['review_status']} (by {who}); {then}"
+        )
+
+
 def _gate_error(exc: psycopg.Error) -> InvalidInput:
     message = (exc.diag.message_primary or str(exc)).strip()
     return InvalidInput(f"refused by the gate: {message}")
@@ -122,12 +132,7 @@ def review(
     try:
         with app.store.transaction() as conn:
             lesson = _locked(conn, lesson_id)
-            if expected_status is not None and lesson["review_status"] != expected_status:
-                raise InvalidInput(
-                    f"lesson {lesson_id} was already {lesson['review_status']} "
-                    f"(by {lesson['reviewed_by'] or lesson['proposed_by'] or 'unknown'}); "
-                    "nothing was changed: reload to see it"
-                )
+            _as_shown(lesson, expected_status, "nothing was changed: reload to see it")
             if lesson["review_status"] == status:
                 if lesson["reviewed_by"] == "panel":  # her audit of the panel's decision
                     engine_store.audit_lesson(conn, actor, "chair_confirm", lesson_id,
@@ -159,12 +164,7 @@ def edit(
     try:
         with app.store.transaction() as conn:
             lesson = _locked(conn, lesson_id)
-            if expected_status is not None and lesson["review_status"] != expected_status:
-                raise InvalidInput(
-                    f"lesson {lesson_id} was already {lesson['review_status']} "
-                    f"(by {lesson['reviewed_by'] or lesson['proposed_by'] or 'unknown'}); "
-                    "a decided lesson's text is frozen: reopen it first"
-                )
+            _as_shown(lesson, expected_status, "a decided lesson's text is frozen: reopen it first")
             if category:
                 vocab.choice(category, tuple(store.category_kinds(conn)), "lesson category")
             after = {"text": text or lesson["text"], "category": category or lesson["category"]}

@@ -25,11 +25,10 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from starlette.concurrency import run_in_threadpool
 
 from .. import auth
 from ..config import Settings
-from ..errors import AppError, InvalidInput
+from ..errors import InvalidInput
 from ..knowledge import brief
 from ..learning import curator as curator_figures
 from ..learning import feedback, finals, lessons, methodology
@@ -151,15 +150,11 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
                        service: Callable[..., dict], case: str) -> dict:  # fmt: skip
         """Stream the upload into its private folder, run `service` on it in a worker thread;
         the folder goes when the request ends, and errors name the file's safe name only."""
-        with uploads.private_folder(upload_root) as folder:
-            upload = await uploads.receive(request, folder, fields=fields, max_bytes=max_file)
-            try:
-                return await run_in_threadpool(service, view, case, upload.path,
-                                               source_name=f"upload:{upload.name}",
-                                               **upload.fields)  # fmt: skip
-            except AppError as exc:
-                message = str(exc).replace(str(upload.path), upload.name)
-                raise type(exc)(message.replace(str(folder), "")) from None
+        return await uploads.handled(
+            request, upload_root, fields=fields, max_bytes=max_file,
+            work=lambda upload: service(view, case, upload.path,
+                                        source_name=f"upload:{upload.name}", **upload.fields),
+        )  # fmt: skip
 
     chair_final = chair("uploading a final decision (it becomes a record in the chair's name)")
 

@@ -19,17 +19,18 @@ import secrets
 import shutil
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from ..errors import InvalidInput, TooLarge, UnsupportedFile
+from ..errors import AppError, InvalidInput, TooLarge, UnsupportedFile
 
 logger = logging.getLogger(__name__)
 
@@ -304,3 +305,17 @@ async def receive(request: Request, folder: Path, *, max_bytes: int,
         raise InvalidInput("no file: send the document in a form part named 'file'")
     receiver.upload.fields = receiver.fields
     return receiver.upload
+
+
+async def handled(request: Request, root: Path, *, fields: frozenset[str], max_bytes: int,
+                  work: Callable[[Upload], Any]) -> Any:  # fmt: skip
+    """Stream the request's file into a private folder under `root`, run `work(received)` on it
+    in a worker thread (extraction and embedding block), and remove the folder whatever
+    happens. An AppError names the file's safe name only, never its temp path."""
+    with private_folder(root) as folder:
+        received = await receive(request, folder, fields=fields, max_bytes=max_bytes)
+        try:
+            return await run_in_threadpool(work, received)
+        except AppError as exc:
+            message = str(exc).replace(str(received.path), received.name)
+            raise type(exc)(message.replace(str(folder), "")) from None

@@ -101,22 +101,18 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
         fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number"}
         service = finals.add_draft if kind == "draft" else finals.upload_final
+
+        def work(received: uploads.Upload) -> dict:
+            given = dict(received.fields)
+            core.check_csrf(desk, given.pop("csrf", None))
+            case = given.pop("case_number", "")
+            given = {k: v for k, v in given.items() if v}
+            return service(desk.view, case, received.path,
+                           source_name=f"upload:{received.name}", **given)  # fmt: skip
+
         try:
-            with uploads.private_folder(upload_root) as folder:
-                received = await uploads.receive(request, folder, fields=fields,
-                                                 max_bytes=max_file)  # fmt: skip
-                given = dict(received.fields)
-                core.check_csrf(desk, given.pop("csrf", None))
-                case = given.pop("case_number", "")
-                given = {k: v for k, v in given.items() if v}
-                try:
-                    result = await run_in_threadpool(
-                        service, desk.view, case, received.path,
-                        source_name=f"upload:{received.name}", **given,
-                    )  # fmt: skip
-                except AppError as exc:
-                    message = str(exc).replace(str(received.path), received.name)
-                    raise type(exc)(message.replace(str(folder), "")) from None
+            result = await uploads.handled(request, upload_root, fields=fields,
+                                           max_bytes=max_file, work=work)  # fmt: skip
         except core.CsrfRefused:
             raise
         except AppError as exc:
@@ -201,22 +197,16 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         """A missing precedent's ruling: ingested into the external corpus with its metadata,
         then the citations are linked again and the precedent resolves."""
         fields = frozenset(precedents.FIELDS) | {"csrf"}
+
+        def work(received: uploads.Upload) -> dict:
+            given = dict(received.fields)
+            core.check_csrf(desk, given.pop("csrf", None))
+            return precedents.upload_ruling(desk.view, authority_id, received.path,
+                                            source_name=f"upload:{received.name}", **given)  # fmt: skip
+
         try:
-            with uploads.private_folder(upload_root) as folder:
-                received = await uploads.receive(request, folder, fields=fields,
-                                                 max_bytes=max_file)  # fmt: skip
-                given = dict(received.fields)
-                core.check_csrf(desk, given.pop("csrf", None))
-                try:
-                    result = await run_in_threadpool(
-                        lambda: precedents.upload_ruling(
-                            desk.view, authority_id, received.path,
-                            source_name=f"upload:{received.name}", **given,
-                        )
-                    )  # fmt: skip
-                except AppError as exc:
-                    message = str(exc).replace(str(received.path), received.name)
-                    raise type(exc)(message.replace(str(folder), "")) from None
+            result = await uploads.handled(request, upload_root, fields=fields,
+                                           max_bytes=max_file, work=work)  # fmt: skip
         except core.CsrfRefused:
             raise
         except AppError as exc:
