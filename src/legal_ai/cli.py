@@ -142,6 +142,47 @@ def item_history(
             typer.echo(v["content"] + "\n")
 
 
+@principles_app.command("extract")
+def principles_extract(
+    corpus: Annotated[str | None, typer.Option(help="external | internal")] = None,
+    doc_id: Annotated[str | None, typer.Option("--doc-id", help="One ruling or decision.")] = None,
+    all_items: Annotated[bool, typer.Option("--all", help="Every ruling and decision.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Principles of rulings and decisions by the three-model panel (LEGAL_AI_PRINCIPLE_PANEL)."""
+    from .learning import principles
+
+    with _app() as legal:
+        report = principles.extract(legal, corpus=corpus, doc_id=doc_id, all=all_items)
+    if as_json:
+        _print_json(report)
+        return
+    typer.echo("  ".join(f"{key}: {value}" for key, value in report.items()))
+
+
+@principles_app.command("list")
+def principles_list(
+    status: Annotated[
+        str | None, typer.Option(help="pending_review | approved | rejected | vetoed")
+    ] = None,  # fmt: skip
+    as_json: JsonFlag = False,
+) -> None:
+    """Principles with their term (הלכה / כלל פרשני / עיקרון), votes, score and occurrences."""
+    from .learning import principles
+
+    with _app() as legal:
+        result = principles.list_principles(legal, status)
+    if as_json:
+        _print_json(result)
+        return
+    for p in result["principles"]:
+        typer.echo(
+            f"#{p['id']} [{p['review_status']}] {p['term']}: {p['rule_text']}  "
+            f"(votes {p['votes']}, score {p['score']}, occurrences {p['occurrences']})"
+        )
+        typer.echo(f'    "{p["supporting_quote"]}" p. {p["page"]}')
+
+
 @principles_app.command("review")
 def principles_review(
     principle_id: int,

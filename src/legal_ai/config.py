@@ -188,6 +188,31 @@ class Settings(BaseSettings):
         "the chair's veto); split -> the chair; 0/2 -> rejected. Unset: proposals wait for the "
         "chair.",
     )
+    principle_panel: str | None = Field(
+        default=None,
+        description="The three models (comma-separated specs, as LEGAL_AI_DISTILLER) that "
+        "extract principles from rulings and decisions (`legal-ai principles extract`). Fewer "
+        "than three: extraction is refused and says what to set.",
+    )
+    halacha_panel_approve_score: float = Field(
+        default=0.85,
+        ge=0.85,
+        le=1,
+        validation_alias=AliasChoices(
+            "HALACHA_PANEL_APPROVE_SCORE", "LEGAL_AI_HALACHA_PANEL_APPROVE_SCORE"
+        ),
+        description="Mean score at which a principle proposed by two of the three panel models "
+        "is approved (3 votes: approved; 2 below it: the chair; 1: rejected). The database "
+        "checks the panel's decisions against 0.85 (migration 0015), so it may only be raised.",
+    )
+    halacha_panel_max_new: int = Field(
+        default=5,
+        ge=0,
+        le=50,
+        validation_alias=AliasChoices("HALACHA_PANEL_MAX_NEW", "LEGAL_AI_HALACHA_PANEL_MAX_NEW"),
+        description="At most this many NEW principles per ruling or decision, by score (one "
+        "linked to an existing principle does not count).",
+    )
     model_timeout_s: float = Field(
         default=120.0, gt=0, le=1800, description="Seconds one language-model call may take."
     )

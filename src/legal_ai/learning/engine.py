@@ -157,3 +157,31 @@ def configured(
         missing=list(reasons.values()),
         reasons=reasons,
     )
+
+
+PRINCIPLE_PANEL = "LEGAL_AI_PRINCIPLE_PANEL"
+
+
+def principle_panel(
+    app: App, *, job_id: int | None = None, environ: Mapping[str, str] | None = None
+) -> list[ChatModel]:
+    """The three models of the principle panel (LEGAL_AI_PRINCIPLE_PANEL), recording their calls
+    like the other stages. Fewer than three configured (or a key absent) is InvalidInput naming
+    the variable."""
+    from ..errors import InvalidInput
+
+    environ = os.environ if environ is None else environ
+    value = (app.settings.principle_panel or "").strip()
+    if not value:
+        raise InvalidInput(
+            f"set {PRINCIPLE_PANEL} to three models (PROVIDER:MODEL[@BASE_URL], comma-separated)"
+            " to extract principles"
+        )
+    specs = parse_specs(value, PRINCIPLE_PANEL, 3)
+    absent = [(spec, key) for spec in specs if (key := key_missing(spec, environ))]
+    if absent:
+        raise InvalidInput("; ".join(
+            f"set {key} for {PRINCIPLE_PANEL}={_spec_text([spec])}" for spec, key in absent
+        ))  # fmt: skip
+    record = recorder(app, job_id=job_id)
+    return [make_model(spec, app.settings, record) for spec in specs]

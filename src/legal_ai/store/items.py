@@ -253,17 +253,73 @@ def ruling_title(conn: psycopg.Connection, case_law_id: int | None) -> str | Non
 def insert_principle(
     conn: psycopg.Connection, corpus: Corpus, case_law_id: int, unit: ChunkRow,
     supporting_quote: str, review_status: str, reviewed_by: str | None = None,
+    *, votes: int | None = None, score: float | None = None, models: str | None = None,
+    canonical_id: int | None = None, job_id: int | None = None,
 ) -> int:  # fmt: skip
-    """A principle of a ruling, grounded in a quote at `unit.char_start:char_end`."""
+    """A principle of a ruling, grounded in a quote at `unit.char_start:char_end` (with the
+    panel's votes, mean score and models when the panel extracted it, and its canonical)."""
     return conn.execute(
         "INSERT INTO case_law_principles (source_kind, case_law_id, rule_text, supporting_quote,"
         " page, char_start, char_end, review_status, reviewed_by, text_hash, analyzed, analyzer,"
-        " embedding, embedder, embedded_hash)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+        " embedding, embedder, embedded_hash, votes, score, models, canonical_id, job_id)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+        " RETURNING id",
         (corpus.scope_value, case_law_id, unit.text, supporting_quote, unit.page, unit.char_start,
          unit.char_end, review_status, reviewed_by, unit.text_hash, unit.analyzed, unit.analyzer,
-         unit.embedding, unit.embedder, unit.text_hash),
+         unit.embedding, unit.embedder, unit.text_hash, votes, score, models, canonical_id,
+         job_id),
     ).fetchone()["id"]  # fmt: skip
+
+
+def extractable_items(
+    conn: psycopg.Connection, source_kind: str, doc_id: str | None = None
+) -> list[dict]:
+    """The rulings and decisions of one case-law corpus (or the one named `doc_id`) with text."""
+    return conn.execute(
+        "SELECT id, doc_id, case_number, court, is_binding, content, page_starts FROM case_law"
+        " WHERE source_kind = %(kind)s AND doc_type IN ('ruling', 'decision') AND content <> ''"
+        " AND (%(doc_id)s::text IS NULL OR doc_id = %(doc_id)s) ORDER BY id",
+        {"kind": source_kind, "doc_id": doc_id},
+    ).fetchall()
+
+
+def corpus_principles(conn: psycopg.Connection, source_kind: str) -> list[dict]:
+    """Every principle of one corpus (any status) with its embedding: what a new candidate is
+    matched against (never another corpus's)."""
+    return conn.execute(
+        "SELECT id, case_law_id, rule_text, supporting_quote, canonical_id, embedding, embedder"
+        " FROM case_law_principles WHERE source_kind = %s ORDER BY id",
+        (source_kind,),
+    ).fetchall()
+
+
+def insert_canonical(conn: psycopg.Connection, source_kind: str, rule_text: str) -> int:
+    return conn.execute(
+        "INSERT INTO canonical_principles (source_kind, rule_text) VALUES (%s, %s) RETURNING id",
+        (source_kind, rule_text),
+    ).fetchone()["id"]
+
+
+def set_principle_canonical(conn: psycopg.Connection, principle_id: int, canonical_id: int) -> None:
+    conn.execute(
+        "UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
+        (canonical_id, principle_id),
+    )
+
+
+def list_principles(conn: psycopg.Connection, status: str | None = None) -> list[dict]:
+    """Principles with their source (for the term), the panel's record and how many
+    occurrences their canonical has."""
+    return conn.execute(
+        "SELECT p.id, p.source_kind, p.rule_text, p.supporting_quote, p.page, p.votes, p.score,"
+        " p.models, p.review_status, p.reviewed_by, p.canonical_id, c.doc_id, c.case_number,"
+        " c.court, c.is_binding, CASE WHEN p.canonical_id IS NULL THEN 1 ELSE"
+        " (SELECT count(*) FROM case_law_principles o WHERE o.canonical_id = p.canonical_id)"
+        " END AS occurrences"
+        " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
+        " WHERE %(status)s::text IS NULL OR p.review_status = %(status)s ORDER BY p.id",
+        {"status": status},
+    ).fetchall()
 
 
 def get_principle(

@@ -1,0 +1,258 @@
+"""Principles extracted from rulings and decisions by a panel of three models (issue 13, items
+1-2; DESIGN INV-LRN7).
+
+Each model of LEGAL_AI_PRINCIPLE_PANEL reads one ruling or committee decision and proposes
+candidate principles: the rule in Hebrew, a verbatim supporting quote and a score 0-1. A quote
+not found in the item's text (after folding niqqud, geresh/gershayim and white space) is dropped
+and counted. Candidates of different models are merged by embedding cosine; a merged candidate
+has `votes` (how many models proposed it) and `score` (the mean over its voters). The rule:
+
+    3 votes -> approved; 2 votes and score >= HALACHA_PANEL_APPROVE_SCORE -> approved;
+    2 votes and lower -> proposed (pending the chair's review); <= 1 vote -> rejected.
+
+The database checks every panel decision against the votes and score on the row (migration
+0015). At most HALACHA_PANEL_MAX_NEW new principles per item, by score (the rest `capped`); a
+candidate matching an existing principle of the same corpus is linked to its canonical
+principle as a new occurrence and not counted in the cap; one matching a principle already
+drawn from the same item adds nothing (extraction twice adds nothing). The canonical statement's
+synthesis is not built yet (issue 13 item 3).
+
+MATCH_COSINE: measured with e5-local (multilingual-e5-small, "passage:" prefix) on Hebrew
+planning-law rules: four paraphrase pairs scored 0.956-0.980, five pairs of different rules on
+near topics 0.878-0.904; 0.93 sits between them (docs in README "Legal principles").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ..auth import agent
+from ..errors import InvalidInput, NotFound
+from ..providers.embedders import text_hash
+from ..retrieval.corpora import get_corpus
+from ..retrieval.terms import principle_term
+from ..store import items as sql_items
+from .distill import find_span
+from .engine import principle_panel
+
+if TYPE_CHECKING:
+    from ..providers.models import ChatModel
+    from ..services import App
+
+MATCH_COSINE = 0.93
+ACTOR = "principle-panel"
+STAGE = "principle_panel"
+MAX_ITEM_CHARS = 60_000
+KINDS = {"external": "external_upload", "internal": "internal_committee"}
+
+SYSTEM = (
+    "You read one Israeli ruling or planning appeals-committee decision and state the legal "
+    "principles it lays down. For each: `rule_text` — the rule in Hebrew, general, one or two "
+    "sentences, no party names; `supporting_quote` — a sentence copied VERBATIM from the text "
+    "that states or applies the rule; `score` — 0 to 1, how clearly the text lays the rule down. "
+    "Only principles the text itself supports; none is a valid answer."
+)
+
+
+class Candidate(BaseModel):
+    rule_text: str = Field(min_length=1, max_length=2000)
+    supporting_quote: str = Field(min_length=1, max_length=4000)
+    score: float = Field(ge=0, le=1)
+
+
+class ProposedPrinciples(BaseModel):
+    principles: list[Candidate] = Field(default_factory=list, max_length=20)
+
+
+def outcome(votes: int, score: float, approve_score: float) -> str:
+    """The panel's rule (the database checks the same, with 0.85)."""
+    if votes >= 3:
+        return "approved"
+    if votes == 2:
+        return "approved" if score >= approve_score else "proposed"
+    return "rejected"
+
+
+def _unit_vectors(app: App, texts: list[str]) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, 1))
+    vectors = np.asarray(app.embedder.embed_passages(texts), dtype=float)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+def _page(page_starts: list[int] | None, start: int) -> int | None:
+    if not page_starts:
+        return None
+    return sum(1 for offset in page_starts if offset <= start)
+
+
+def _merge(found: list[dict], vectors: np.ndarray) -> list[dict]:
+    """Greedy clusters of candidates by cosine to each cluster's first member; a model votes at
+    most once per cluster."""
+    clusters: list[dict] = []
+    for cand, vector in zip(found, vectors, strict=True):
+        cand["vector"] = vector
+        for cluster in clusters:
+            if cand["model"] not in cluster["models"] and float(cluster["vector"] @ vector) >= (
+                MATCH_COSINE
+            ):
+                cluster["members"].append(cand)
+                cluster["models"].add(cand["model"])
+                break
+        else:
+            clusters.append({"members": [cand], "models": {cand["model"]}, "vector": vector})
+    for cluster in clusters:
+        members = cluster["members"]
+        best = max(members, key=lambda c: c["score"])
+        cluster.update(
+            votes=len(cluster["models"]),
+            score=round(sum(c["score"] for c in members) / len(members), 4),
+            rule_text=best["rule_text"],
+            span=best["span"],
+            stored_vector=best["vector"],
+        )
+    return clusters
+
+
+def _existing(app: App, kind: str) -> tuple[list[dict], np.ndarray]:
+    with app.store.connection() as conn:
+        rows = [dict(r) for r in sql_items.corpus_principles(conn, kind)]
+    rows = [r for r in rows if r["embedder"] == app.embedder.id and r["embedding"] is not None]
+    if not rows:
+        return [], np.zeros((0, 1))
+    vectors = np.asarray([sql_items.as_array(r["embedding"]) for r in rows], dtype=float)
+    return rows, vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+def _ask_all(models: list[ChatModel], item: dict) -> list[tuple[str, Candidate]]:
+    text = item["content"][:MAX_ITEM_CHARS]
+    user = f"{item.get('case_number') or item['doc_id']}\n\n{text}"
+    out = []
+    for model in models:
+        answer = model.ask(SYSTEM, user, ProposedPrinciples, stage=STAGE)
+        out.extend((model.spec.name, cand) for cand in answer.principles)
+    return out
+
+
+def _extract_item(app: App, models: list[ChatModel], corpus, item: dict, report: dict) -> None:
+    kind = corpus.scope_value
+    found = []
+    for model_name, cand in _ask_all(models, item):
+        span = find_span(item["content"], cand.supporting_quote)
+        if span is None:
+            report["dropped_quotes"] += 1
+            continue
+        found.append({"model": model_name, "rule_text": cand.rule_text.strip(),
+                      "score": cand.score, "span": span})  # fmt: skip
+    vectors = _unit_vectors(app, [c["rule_text"] for c in found])
+    clusters = _merge(found, vectors)
+    report["candidates"] += len(clusters)
+    existing, known = _existing(app, kind)
+    approve_score = app.settings.halacha_panel_approve_score
+    fresh, links = [], []
+    for cluster in clusters:
+        match = None
+        if len(existing):
+            sims = known @ cluster["vector"]
+            best = int(np.argmax(sims))
+            if float(sims[best]) >= MATCH_COSINE:
+                match = existing[best]
+        if match is not None and match["case_law_id"] == item["id"]:
+            continue  # already drawn from this item: nothing new
+        cluster["status"] = outcome(cluster["votes"], cluster["score"], approve_score)
+        if match is not None and cluster["status"] != "rejected":
+            links.append((cluster, match))
+        else:
+            fresh.append(cluster)
+    fresh.sort(key=lambda c: -c["score"])
+    kept, new_count = [], 0
+    for cluster in fresh:
+        if cluster["status"] != "rejected":
+            if new_count >= app.settings.halacha_panel_max_new:
+                report["capped"] += 1
+                continue
+            new_count += 1
+        kept.append(cluster)
+    with app.store.transaction() as conn:
+        for cluster in kept:
+            canonical = None
+            if cluster["status"] != "rejected":
+                canonical = sql_items.insert_canonical(conn, kind, cluster["rule_text"])
+            _insert(app, conn, corpus, item, cluster, canonical)
+            report[{"approved": "approved", "proposed": "pending_review",
+                    "rejected": "rejected"}[cluster["status"]]] += 1  # fmt: skip
+        for cluster, match in links:
+            canonical = match["canonical_id"]
+            if canonical is None:
+                canonical = sql_items.insert_canonical(conn, kind, match["rule_text"])
+                sql_items.set_principle_canonical(conn, match["id"], canonical)
+                match["canonical_id"] = canonical
+            _insert(app, conn, corpus, item, cluster, canonical)
+            report["linked"] += 1
+
+
+def _insert(app: App, conn, corpus, item: dict, cluster: dict, canonical: int | None) -> int:
+    span, status = cluster["span"], cluster["status"]
+    rule = cluster["rule_text"]
+    unit = sql_items.ChunkRow(
+        ordinal=0, page=_page(item["page_starts"], span["start"]), char_start=span["start"],
+        char_end=span["end"], section=None, text=rule, text_hash=text_hash(rule),
+        analyzed=app.analyzer.analyze(rule), analyzer=app.analyzer.id,
+        embedding=cluster["stored_vector"].astype(np.float32), embedder=app.embedder.id,
+    )  # fmt: skip
+    return sql_items.insert_principle(
+        conn, corpus, item["id"], unit, span["text"], status,
+        None if status == "proposed" else "panel", votes=cluster["votes"],
+        score=cluster["score"], models=",".join(sorted(cluster["models"])),
+        canonical_id=canonical,
+    )  # fmt: skip
+
+
+def extract(app: App, *, corpus: str | None = None, doc_id: str | None = None,
+            all: bool = False) -> dict:  # fmt: skip
+    """Run the panel over one item (`doc_id`), or every ruling and decision of a corpus (or of
+    both, `all`). Returns the counts of `legal-ai principles extract`."""
+    if doc_id is None and not all and corpus is None:
+        raise InvalidInput("name a ruling with --doc-id, a corpus with --corpus, or pass --all")
+    if corpus is not None and corpus not in KINDS:
+        raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
+    engine = app.acting_as(agent(ACTOR))
+    models = principle_panel(engine)
+    report = dict.fromkeys(("candidates", "approved", "pending_review", "rejected", "linked",
+                            "capped", "dropped_quotes"), 0)  # fmt: skip
+    keys = [corpus] if corpus else list(KINDS)
+    seen = 0
+    for key in keys:
+        target = get_corpus(key)
+        with engine.store.connection() as conn:
+            items = sql_items.extractable_items(conn, target.scope_value, doc_id)
+        for item in items:
+            seen += 1
+            _extract_item(engine, models, target, dict(item), report)
+    if doc_id is not None and seen == 0:
+        raise NotFound(f"no ruling or decision with doc_id {doc_id!r} in {' or '.join(keys)}")
+    return report
+
+
+def list_principles(app: App, status: str | None = None) -> dict:
+    """Every principle (or those of one status) with its term (הלכה / כלל פרשני / עיקרון, from
+    its source), the panel's votes and score, and its canonical's occurrences."""
+    statuses = {"proposed", "pending_review", "approved", "rejected", "vetoed"}
+    if status is not None and status not in statuses:
+        raise InvalidInput(f"unknown status {status!r}; choose {', '.join(sorted(statuses))}")
+    if status == "pending_review":
+        status = "proposed"
+    with app.store.connection() as conn:
+        rows = sql_items.list_principles(conn, status)
+    return {"principles": [{
+        "id": r["id"],
+        "term": principle_term(r["source_kind"], r["court"], r["is_binding"]),
+        "rule_text": r["rule_text"], "supporting_quote": r["supporting_quote"], "page": r["page"],
+        "votes": r["votes"], "score": r["score"],
+        "review_status": "pending_review" if r["review_status"] == "proposed" else r["review_status"],
+        "reviewed_by": r["reviewed_by"], "doc_id": r["doc_id"], "case_number": r["case_number"],
+        "occurrences": r["occurrences"],
+    } for r in rows]}  # fmt: skip

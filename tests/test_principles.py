@@ -1,0 +1,209 @@
+"""Principles extracted by the three-model panel (issue 13, items 1-2): every branch of the
+rule, quotes not in the source dropped, the cap, linking to an existing principle, extraction
+twice, fewer than three models, the database refusing a panel approval that breaks the rule,
+corpus isolation of canonical principles, the CLI's JSON and search hits with their term. Each
+model is a scripted OpenAI-compatible server on 127.0.0.1 told apart by the request's model."""
+
+import json
+
+import psycopg
+import pytest
+
+from legal_ai.auth import agent
+from legal_ai.errors import InvalidInput
+from legal_ai.learning import principles
+from llm_servers import Reply, schema_name, scripted_openai
+from test_cli import run
+
+pytestmark = pytest.mark.db
+
+R1 = ("סטייה ניכרת מתכנית אינה ניתנת לאישור בדרך של הקלה",
+      "אין לאשר בהקלה סטייה ניכרת מהתכנית")  # fmt: skip
+R2 = ("על הוועדה המקומית לנמק את החלטתה בכתב", "חובה על הוועדה המקומית לנמק בכתב את החלטותיה")
+R3 = ("זכות הטיעון של המתנגד היא זכות יסוד בהליך התכנוני",
+      "למתנגד עומדת זכות טיעון בסיסית בהליכי התכנון")  # fmt: skip
+R4 = "היטל השבחה מחושב לפי ההפרש בשווי המקרקעין"
+Q1 = "סטייה ניכרת מתכנית אינה יכולה להינתן כהקלה"
+Q2 = "הוועדה חייבת לנמק את החלטתה בכתב"
+Q3 = "זכות הטיעון של המתנגד היא מזכויות היסוד"
+Q4 = "ההיטל מחושב לפי ההפרש בשווי"
+RULING = ". ".join([Q1, Q2, Q3, Q4, "הערר נדחה"]) + "."
+
+
+def cand(rule, quote, score):
+    return {"rule_text": rule, "supporting_quote": quote, "score": score}
+
+
+class Script:
+    def __init__(self) -> None:
+        self.answers: dict[str, list[dict]] = {"a": [], "b": [], "c": []}
+
+    def __call__(self, request: dict, path: str) -> Reply:
+        if schema_name(request) != "ProposedPrinciples":
+            return Reply(status=400)
+        return Reply(json={"principles": self.answers[request["model"]]})
+
+
+@pytest.fixture
+def panel(app, monkeypatch):
+    script = Script()
+    with scripted_openai(script) as server:
+        value = ",".join(f"openai:{m}@{server.url}" for m in "abc")
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(
+            update={"principle_panel": value, "model_retries": 0}))  # fmt: skip
+        yield script, value
+
+
+def ingest(app, tmp_path, doc_id, text, corpus="external"):
+    path = tmp_path / f"{doc_id}.txt"
+    path.write_text(text, encoding="utf-8")
+    meta = {
+        "title": "פסק דין",
+        "case_number": 'עע"מ 1234/05',
+        "court": "בית המשפט העליון",
+        "is_binding": True,
+        "practice_area": "planning",
+        "decided_on": "2005-03-01",
+    }
+    if corpus == "internal":
+        meta = {
+            "title": "החלטה",
+            "case_number": "ערר (מרכז) 1042/23",
+            "practice_area": "planning",
+            "decided_on": "2024-03-01",
+        }
+    assert app.ingest([path], corpus, meta=meta, doc_id=doc_id).ingested == 1
+
+
+def listed(app):
+    return {p["rule_text"]: p for p in principles.list_principles(app)["principles"]}
+
+
+def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel):
+    script, _ = panel
+    ingest(app, tmp_path, "ruling-1", RULING)
+    script.answers = {
+        "a": [cand(R1[0], Q1, 0.9), cand(R2[0], Q2, 0.9), cand(R3[0], Q3, 0.6)],
+        "b": [cand(R1[1], Q1, 0.8), cand(R2[1], Q2, 0.88), cand(R4, Q4, 0.99)],
+        "c": [cand(R1[0], Q1, 0.7), cand(R3[1], Q3, 0.5), cand(R4, "משפט שאינו בפסק הדין כלל", 1)],
+    }
+    report = principles.extract(app, doc_id="ruling-1")
+    assert report == {"candidates": 4, "approved": 2, "pending_review": 1, "rejected": 1,
+                      "linked": 0, "capped": 0, "dropped_quotes": 1}  # fmt: skip
+    rows = listed(app)
+    assert {r["votes"] for r in rows.values()} == {3, 2, 1}
+    three = next(r for r in rows.values() if r["votes"] == 3)
+    assert three["review_status"] == "approved" and three["score"] == pytest.approx(0.8)
+    assert three["term"] == "הלכה" and three["supporting_quote"] == Q1
+    two_high = next(r for r in rows.values() if r["votes"] == 2 and r["score"] >= 0.85)
+    two_low = next(r for r in rows.values() if r["votes"] == 2 and r["score"] < 0.85)
+    one = next(r for r in rows.values() if r["votes"] == 1)
+    assert two_high["review_status"] == "approved" and two_high["reviewed_by"] == "panel"
+    assert two_low["review_status"] == "pending_review" and two_low["reviewed_by"] is None
+    assert one["review_status"] == "rejected" and one["reviewed_by"] == "panel"
+    with app.store.connection() as conn:
+        calls = conn.execute("SELECT count(*) AS n FROM model_calls WHERE stage ="
+                             " 'principle_panel'").fetchone()["n"]  # fmt: skip
+    assert calls == 3
+    # Approved ones are search hits with their term and verbatim quote; nothing else is.
+    hits = app.tool("search_precedent_library", query="סטייה ניכרת הקלה")["hits"]
+    found = [h for h in hits if h["kind"] == "principle"]
+    assert found and all(h["term"] == "הלכה" for h in found)
+    texts = json.dumps(found, ensure_ascii=False)
+    assert Q1 in texts and R4 not in texts and two_low["rule_text"] not in texts
+
+    # Twice: nothing new.
+    again = principles.extract(app, doc_id="ruling-1")
+    assert (again["approved"], again["pending_review"], again["rejected"], again["linked"]) == (
+        0, 0, 0, 0)  # fmt: skip
+    assert len(listed(app)) == 4
+
+
+def test_cap_and_linking_and_isolation(app, tmp_path, panel):
+    script, _ = panel
+    rules = ["סטייה ניכרת מתכנית אינה ניתנת לאישור בדרך של הקלה",
+             "על הוועדה המקומית לנמק את החלטתה בכתב",
+             "זכות הטיעון של המתנגד היא זכות יסוד בהליך התכנוני",
+             "היטל השבחה מחושב לפי ההפרש בשווי המקרקעין",
+             "פיצויים לפי סעיף 197 משולמים בגין פגיעה במקרקעין",
+             "ועדת הערר רשאית לדון בערר מחדש מבראשית",
+             "הקלה בקווי בניין מותרת כאשר אין פגיעה בשכנים"]  # fmt: skip
+    text = ". ".join(rules) + "."
+    ingest(app, tmp_path, "ruling-1", text)
+    every = [cand(rule, rule, 0.9 - i * 0.01) for i, rule in enumerate(rules)]
+    script.answers = {"a": every, "b": every, "c": every}
+    report = principles.extract(app, doc_id="ruling-1")
+    assert (report["approved"], report["capped"]) == (5, 2)
+    assert rules[5] not in listed(app) and rules[6] not in listed(app)  # lowest scores capped
+
+    # A second ruling restating R1 (a paraphrase): linked to the same canonical, not capped.
+    ingest(app, tmp_path, "ruling-2", f"נפסק כי {R1[1]}.")
+    script.answers = {m: [cand(R1[1], R1[1], 0.95)] for m in "abc"}
+    linked = principles.extract(app, doc_id="ruling-2")
+    assert (linked["linked"], linked["approved"], linked["capped"]) == (1, 0, 0)
+    rows = listed(app)
+    assert rows[R1[1]]["occurrences"] == 2 and rows[rules[0]]["occurrences"] == 2
+
+    # The same rule in an internal decision is never linked to the external canonical.
+    ingest(app, tmp_path, "decision-1", f"נפסק כי {R1[1]}.", corpus="internal")
+    inner = principles.extract(app, corpus="internal")
+    assert (inner["linked"], inner["approved"]) == (0, 1)
+    inner_row = next(p for p in principles.list_principles(app)["principles"]
+                     if p["doc_id"] == "decision-1")  # fmt: skip
+    assert inner_row["term"] == "כלל פרשני" and inner_row["occurrences"] == 1
+    with app.store.connection() as conn:
+        external = conn.execute("SELECT canonical_id FROM case_law_principles WHERE source_kind ="
+                                " 'external_upload' AND canonical_id IS NOT NULL LIMIT 1"
+                                ).fetchone()["canonical_id"]  # fmt: skip
+    with pytest.raises(psycopg.errors.ForeignKeyViolation):
+        with app.store.transaction() as conn:
+            conn.execute("UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
+                         (external, inner_row["id"]))  # fmt: skip
+
+
+def test_the_database_refuses_a_panel_decision_that_breaks_the_rule(app, tmp_path, panel):
+    ingest(app, tmp_path, "ruling-1", RULING)
+    engine = app.acting_as(agent("principle-panel"))
+    with app.store.connection() as conn:
+        ruling = conn.execute("SELECT id FROM case_law WHERE doc_id = 'ruling-1'").fetchone()["id"]
+    insert = ("INSERT INTO case_law_principles (source_kind, case_law_id, rule_text,"
+              " supporting_quote, review_status, reviewed_by, votes, score, text_hash, analyzed,"
+              " analyzer) VALUES ('external_upload', %s, 'כלל', %s, %s, 'panel', %s, %s, 'h',"
+              " 'a', 'simple')")  # fmt: skip
+    for status, votes, score in (("approved", 2, 0.5), ("approved", 1, 1.0),
+                                 ("rejected", 3, 0.9), ("proposed", 2, 0.9)):  # fmt: skip
+        with pytest.raises(psycopg.errors.CheckViolation, match="panel"):
+            with engine.store.transaction() as conn:
+                conn.execute(insert, (ruling, Q1, status, votes, score))
+    with engine.store.transaction() as conn:  # the rule kept: accepted
+        conn.execute(insert, (ruling, Q1, "approved", 2, 0.85))
+
+
+def test_fewer_than_three_models_refused(app, tmp_path, panel, monkeypatch):
+    _, value = panel
+    ingest(app, tmp_path, "ruling-1", RULING)
+    two = ",".join(value.split(",")[:2])
+    monkeypatch.setattr(app, "settings", app.settings.model_copy(update={"principle_panel": two}))
+    with pytest.raises(InvalidInput, match="LEGAL_AI_PRINCIPLE_PANEL"):
+        principles.extract(app, doc_id="ruling-1")
+    monkeypatch.setattr(app, "settings", app.settings.model_copy(update={"principle_panel": None}))
+    with pytest.raises(InvalidInput, match="LEGAL_AI_PRINCIPLE_PANEL"):
+        principles.extract(app, all=True)
+
+
+def test_cli_extract_and_list_json(app, tmp_path, panel, cli_env):
+    script, value = panel
+    ingest(app, tmp_path, "ruling-1", RULING)
+    script.answers = {m: [cand(R1[0], Q1, 0.9)] for m in "abc"}
+    env = {**cli_env, "LEGAL_AI_PRINCIPLE_PANEL": value, "LEGAL_AI_MODEL_RETRIES": "0"}
+    out = run(env, "principles", "extract", "--doc-id", "ruling-1", "--json")
+    assert json.loads(out.stdout) == {"candidates": 1, "approved": 1, "pending_review": 0,
+                                      "rejected": 0, "linked": 0, "capped": 0,
+                                      "dropped_quotes": 0}  # fmt: skip
+    shown = json.loads(run(env, "principles", "list", "--status", "approved", "--json").stdout)
+    [row] = shown["principles"]
+    assert {k: row[k] for k in ("term", "rule_text", "supporting_quote", "votes", "score",
+                                "review_status", "occurrences")} == {
+        "term": "הלכה", "rule_text": R1[0], "supporting_quote": Q1, "votes": 3,
+        "score": 0.9, "review_status": "approved", "occurrences": 1}  # fmt: skip
+    assert "page" in row and "id" in row
