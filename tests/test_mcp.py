@@ -75,7 +75,7 @@ def test_every_tool_over_stdio(app, tmp_path, cli_env):
         "search_precedent_library", "search_internal_decisions", "precedent_search_library",
         "search_digests", "get_content_checklist", "get_lessons_for_outcome",
         "get_writing_brief", "record_chair_feedback", "list_chair_feedback",
-        "record_curator_findings", "get_curator_stats",
+        "record_curator_findings", "get_curator_stats", "canonical_synthesize_pending",
     ]  # fmt: skip
     schema = tools["search_decisions"].input_schema
     assert set(schema["required"]) == {"query", "practice_area"}

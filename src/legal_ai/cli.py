@@ -183,6 +183,20 @@ def principles_list(
         typer.echo(f'    "{p["supporting_quote"]}" p. {p["page"]}')
 
 
+@principles_app.command("synthesize")
+def principles_synthesize(as_json: JsonFlag = False) -> None:
+    """Canonical statements of the canonical principles pending synthesis (LEGAL_AI_SYNTHESIZER):
+    grounded in the quotes or abstained, drift-gated; never approves (-> pending_review)."""
+    from .learning import synthesis
+
+    with _app() as legal:
+        report = synthesis.synthesize(legal)
+    if as_json:
+        _print_json(report)
+        return
+    typer.echo("  ".join(f"{key}: {value}" for key, value in report.items()))
+
+
 @principles_app.command("review")
 def principles_review(
     principle_id: int,

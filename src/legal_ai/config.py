@@ -213,6 +213,23 @@ class Settings(BaseSettings):
         description="At most this many NEW principles per ruling or decision, by score (one "
         "linked to an existing principle does not count).",
     )
+    synthesizer: str | None = Field(
+        default=None,
+        description="Language model (one spec, as LEGAL_AI_DISTILLER) that writes the canonical "
+        "statement of a canonical principle from its occurrences' supporting quotes only "
+        "(`legal-ai principles synthesize`). A statement not grounded in the quotes is abstained "
+        "from; synthesis never approves. Unset: synthesis is refused and says what to set.",
+    )
+    halacha_canonical_synth_drift_floor: float = Field(
+        default=0.80,
+        ge=0,
+        le=1,
+        validation_alias=AliasChoices(
+            "HALACHA_CANONICAL_SYNTH_DRIFT_FLOOR", "LEGAL_AI_HALACHA_CANONICAL_SYNTH_DRIFT_FLOOR"
+        ),
+        description="Cosine (embedder of the index) below which a synthesized canonical "
+        "statement has drifted from the source wording and is rejected (the source is kept).",
+    )
     model_timeout_s: float = Field(
         default=120.0, gt=0, le=1800, description="Seconds one language-model call may take."
     )

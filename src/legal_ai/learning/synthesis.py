@@ -1,0 +1,200 @@
+"""The canonical statement of a canonical principle, synthesized and gated (issue 13, item 3;
+DESIGN INV-LRN6).
+
+One model (LEGAL_AI_SYNTHESIZER) reads the supporting quotes of a canonical principle's
+occurrences, and only them, and writes its statement as sentences, each naming the quote it rests
+on. Then, deterministically:
+
+(a) grounded — every sentence's quote is (verbatim, after folding niqqud, geresh/gershayim and
+    white space) one of the occurrences' quotes or part of one, and every case or statute citation
+    (text/citations.extract), every number and every qualifier word (QUALIFIERS: רק, אלא אם,
+    למעט, בכפוף, תמיד, לעולם …) of the sentence appears in the quotes. Otherwise the synthesizer
+    abstains: the existing statement is kept and `grounded` is false.
+(b) drift — the statement is embedded (the index's embedder, "passage:" side) and compared with
+    the source wording (the first occurrence's rule text, the canonical's rule_text); a cosine
+    below HALACHA_CANONICAL_SYNTH_DRIFT_FLOOR rejects it and the source is kept.
+(c) it never approves: every attempt moves the canonical pending_synthesis -> pending_review (the
+    chair's queue); the database refuses an approval or rejection by any role but the chair's.
+
+An answer with no sentences keeps the source wording (`kept_source`). Every attempt is a row of
+synthesis_attempts and a row of $LEGAL_AI_HOME/audit/synthesis-YYYYMMDD.csv (UTC date). A model
+that fails raises ProviderError; the canonical stays pending_synthesis for the next run.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ..auth import agent
+from ..errors import InvalidInput
+from ..providers.models import make_model, parse_spec
+from ..store import synthesis as store
+from ..text.citations import extract as citations
+from ..text.hebrew import normalize
+from .distill import find_span
+from .engine import _spec_text, key_missing, recorder
+
+if TYPE_CHECKING:
+    from ..providers.models import ChatModel
+    from ..services import App
+
+ACTOR = "canonical-synthesizer"
+STAGE = "canonical_synthesis"
+VARIABLE = "LEGAL_AI_SYNTHESIZER"
+CSV_FIELDS = ("at", "canonical_id", "source_kind", "model", "outcome", "cosine", "reason",
+              "statement")  # fmt: skip
+# Words that narrow or widen a rule: a sentence may use one only when the quotes do.
+QUALIFIERS = ("רק", "אך ורק", "בלבד", "אלא אם", "אלא אם כן", "למעט", "מלבד", "בכפוף",
+              "בתנאי", "תמיד", "לעולם", "בשום מקרה", "בכל מקרה", "כל עוד", "אף פעם")  # fmt: skip
+PREFIXES = "ושהבכלמ"
+NUMBER = re.compile(r"\d+(?:[./-]\d+)*")
+
+SYSTEM = (
+    "You write the canonical statement of one legal principle of Israeli planning law in Hebrew, "
+    "from the supporting quotes given, and from nothing else. Write one to three general "
+    "sentences. For each sentence give `text` and `quote` — the supporting quote, copied "
+    "VERBATIM from those given, that the sentence rests on. Add no case, statute, number, "
+    "condition, exception or qualifier (such as רק, אלא אם, למעט, בכפוף, תמיד, לעולם) that the "
+    "quotes do not contain. If the quotes support no better wording, return no sentences."
+)
+
+
+class Sentence(BaseModel):
+    text: str = Field(min_length=1, max_length=1000)
+    quote: str = Field(min_length=1, max_length=4000)
+
+
+class CanonicalStatement(BaseModel):
+    sentences: list[Sentence] = Field(default_factory=list, max_length=6)
+
+
+def synthesizer(app: App) -> ChatModel:
+    """The model of LEGAL_AI_SYNTHESIZER, recording its calls in model_calls; unset (or its key
+    absent) is InvalidInput naming what to set."""
+    import os
+
+    value = (app.settings.synthesizer or "").strip()
+    if not value:
+        raise InvalidInput(f"set {VARIABLE} (PROVIDER:MODEL[@BASE_URL], e.g. openai:gpt-4.1-mini)"
+                           " to synthesize canonical statements")  # fmt: skip
+    spec = parse_spec(value, VARIABLE)
+    key = key_missing(spec, os.environ)
+    if key:
+        raise InvalidInput(f"set {key} for {VARIABLE}={_spec_text([spec])}")
+    return make_model(spec, app.settings, recorder(app))
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w\"'-]+", normalize(text))
+
+
+def _has_qualifier(words: list[str], qualifier: str) -> bool:
+    """`qualifier` (one or more words) in `words`, its first word with or without a one- or
+    two-letter prefix (ו, ש, ה, ב, כ, ל, מ): ורק, ובכפוף, שלעולם."""
+    parts = qualifier.split()
+    n = len(parts)
+    for i in range(len(words) - n + 1):
+        first = words[i]
+        heads = {first} | {first[k:] for k in (1, 2)
+                           if len(first) > k and all(c in PREFIXES for c in first[:k])}  # fmt: skip
+        if parts[0] in heads and words[i + 1 : i + n] == parts[1:]:
+            return True
+    return False
+
+
+def ungrounded(sentences: list[Sentence], quotes: list[str]) -> str | None:
+    """Why the statement is not grounded in `quotes` (None: every sentence is)."""
+    joined = "\n".join(quotes)
+    quote_refs = {c.ref for c in citations(joined)}
+    quote_numbers = set(NUMBER.findall(normalize(joined)))
+    quote_words = _words(joined)
+    for n, sentence in enumerate(sentences, 1):
+        if not any(find_span(q, sentence.quote) for q in quotes):
+            return f"sentence {n} rests on a quote that is not one of the occurrences' quotes"
+        for cite in citations(sentence.text):
+            if cite.ref not in quote_refs:
+                return f"sentence {n} cites {cite.ref}, which the quotes do not"
+        for number in NUMBER.findall(normalize(sentence.text)):
+            if number not in quote_numbers:
+                return f"sentence {n} has the number {number}, which the quotes do not"
+        words = _words(sentence.text)
+        for qualifier in QUALIFIERS:
+            if _has_qualifier(words, qualifier) and not _has_qualifier(quote_words, qualifier):
+                return (
+                    f"sentence {n} adds the qualifier {qualifier!r}, which the quotes do not have"
+                )
+    return None
+
+
+def _unit(app: App, texts: list[str]) -> np.ndarray:
+    vectors = np.asarray(app.embedder.embed_passages(texts), dtype=float)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+def _csv(app: App, row: dict, source_kind: str) -> None:
+    folder = app.settings.home / "audit"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"synthesis-{row['at']:%Y%m%d}.csv"
+    new = not path.exists() or path.stat().st_size == 0
+    with path.open("a", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerow({**{k: row.get(k) for k in CSV_FIELDS}, "source_kind": source_kind,
+                         "at": row["at"].isoformat()})  # fmt: skip
+
+
+def _attempt(app: App, model: ChatModel, canonical: dict, report: dict) -> None:
+    with app.store.connection() as conn:
+        occurrences = store.occurrences(conn, canonical["id"])
+    quotes = [o["supporting_quote"] for o in occurrences]
+    source = canonical["rule_text"]
+    user = "Supporting quotes:\n" + "\n".join(f"- {q}" for q in quotes)
+    answer = model.ask(SYSTEM, user, CanonicalStatement, stage=STAGE)
+    statement = " ".join(s.text.strip() for s in answer.sentences).strip()
+    cosine, reason, grounded, vector, embedder = None, None, None, None, None
+    if not statement:
+        outcome, reason = "kept_source", "the model found no better wording than the source"
+    elif (reason := ungrounded(answer.sentences, quotes)) is not None:
+        outcome, grounded = "abstained", False
+    else:
+        unit = _unit(app, [statement, source])
+        cosine = round(float(unit[0] @ unit[1]), 4)
+        floor = app.settings.halacha_canonical_synth_drift_floor
+        if cosine < floor:
+            outcome = "drift_rejected"
+            reason = f"cosine {cosine} with the source wording is below the floor {floor}"
+        else:
+            outcome, grounded = "accepted", True
+            vector, embedder = unit[0].astype(np.float32), app.embedder.id
+    kept = statement if outcome == "accepted" else None
+    with app.store.transaction() as conn:
+        if not store.finish(conn, canonical["id"], statement=kept, grounded=grounded,
+                            embedding=vector, embedder=embedder):  # fmt: skip
+            return  # another run took it
+        row = store.log_attempt(conn, canonical["id"], model.spec.name, outcome, cosine, reason,
+                                statement or None)  # fmt: skip
+    report["attempted"] += 1
+    if outcome != "kept_source":
+        report[outcome] += 1
+    _csv(app, row, canonical["source_kind"])
+
+
+def synthesize(app: App) -> dict:
+    """Synthesize the statement of every canonical principle pending synthesis (as the agent
+    `canonical-synthesizer`). Returns {attempted, accepted, abstained, drift_rejected}; an
+    attempt that kept the source wording is counted in `attempted` only. A canonical without
+    occurrences (nothing to ground a statement on) is not attempted."""
+    engine = app.acting_as(agent(ACTOR))
+    model = synthesizer(engine)
+    report = dict.fromkeys(("attempted", "accepted", "abstained", "drift_rejected"), 0)
+    with engine.store.connection() as conn:
+        todo = store.pending(conn)
+    for canonical in todo:
+        _attempt(engine, model, canonical, report)
+    return report
