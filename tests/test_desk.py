@@ -347,7 +347,7 @@ def test_learning_dashboard_and_feedback(chair, desk_app):
     sent = chair.post("/learning/feedback", data={"csrf": token, "category": "missing_content",
                                                   "text": "חסר סיור", "case_number": case})  # fmt: skip
     assert sent.status_code == 200 and "המשוב נשמר" in sent.text
-    assert "<th>missing_content</th><td>1</td>" in sent.text
+    assert "<th>תוכן חסר</th><td>1</td>" in sent.text
 
 
 def test_the_demo_prints_how_to_open_the_desk_and_its_password_signs_in(server_url, settings):

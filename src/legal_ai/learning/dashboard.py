@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..store import learning as store
-from ..text.blocks import BLOCKS
+from ..text.blocks import BLOCK_LABELS, BLOCKS
 
 if TYPE_CHECKING:
     from ..services import App
@@ -137,7 +137,8 @@ def _draw(fig, data: dict) -> None:
     blocks_ax = axes[-1]
     for block, values in data["blocks"].items():
         series = [float("nan") if v is None else v for v in values]
-        (line,) = blocks_ax.plot(x, series, linewidth=1, marker=".", label=block)
+        (line,) = blocks_ax.plot(x, series, linewidth=1, marker=".",
+                                 label=BLOCK_LABELS.get(block, block))  # fmt: skip
         line.set_gid(f"block_{block}")
     blocks_ax.set_ylabel(LABELS["blocks"])
     blocks_ax.grid(True, alpha=0.3)

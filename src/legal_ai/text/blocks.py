@@ -172,3 +172,13 @@ def segment(text: str, spec: dict) -> Segmentation:
     out_of_order = [b for b, e in zip(found_order, expected, strict=True) if b != e]
     missing = [b for b in order if not blocks.get(b)]
     return Segmentation(blocks, headings, missing, out_of_order)
+
+
+# Each block as the chair names it (the desk, the dashboard; the same as decision_blocks.label_he).
+BLOCK_LABELS = {
+    "header": "כותרת", "opening": "פתח דבר", "background": "רקע עובדתי",
+    "subject": "נשוא הערר", "decision_under_appeal": "ההחלטה נשוא הערר",
+    "appellants_claims": "טענות העוררים", "respondents_claims": "טענות המשיבים",
+    "hearing": "הדיון בפנינו", "legal_framework": "המסגרת הנורמטיבית",
+    "discussion": "דיון והכרעה", "conclusion": "סוף דבר", "signature": "חתימה",
+}  # fmt: skip

@@ -43,6 +43,19 @@ env = Environment(
     lstrip_blocks=True,
 )
 env.filters["q"] = lambda value: quote(str(value), safe="")
+env.filters["dash"] = lambda value: "—" if value is None else value  # no value yet, not "None"
+# What the pages call the system's own keys (corpora, feedback categories, health columns).
+env.globals["he"] = {
+    "corpus": {"case": "מסמכי תיק", "style": "ההחלטות שלי", "external": "פסיקה",
+               "internal": "החלטות ועדות", "digests": "יומונים",
+               "case_precedents": "תקדימים מצורפים"},
+    "feedback": {"missing_content": "תוכן חסר", "wrong_tone": "טון שגוי",
+                 "wrong_structure": "מבנה שגוי", "factual_error": "טעות עובדתית",
+                 "style": "סגנון", "other": "אחר"},
+    "health": {"items": "פריטים", "searchable": "ניתנים לחיפוש", "chunks": "קטעים",
+               "missing_embeddings": "הטמעות חסרות", "stale_embeddings": "הטמעות מיושנות",
+               "dimension_mismatches": "ממד שגוי", "stale_analysis": "ניתוח מיושן"},
+}  # fmt: skip
 
 
 def is_desk(path: str) -> bool:

@@ -37,13 +37,7 @@ TYPE_LABELS = {
     "change_of_use": "שימוש חורג", "plan": "תכנית", "betterment_levy": "היטל השבחה",
     "compensation_197": "פיצויים לפי סעיף 197", "procedural": "דיוני",
 }  # fmt: skip
-BLOCK_LABELS = {
-    "header": "כותרת", "opening": "פתח דבר", "background": "רקע עובדתי",
-    "subject": "נשוא הערר", "decision_under_appeal": "ההחלטה נשוא הערר",
-    "appellants_claims": "טענות העוררים", "respondents_claims": "טענות המשיבים",
-    "hearing": "הדיון בפנינו", "legal_framework": "המסגרת הנורמטיבית",
-    "discussion": "דיון והכרעה", "conclusion": "סוף דבר", "signature": "חתימה",
-}  # fmt: skip
+BLOCK_LABELS = text_blocks.BLOCK_LABELS
 OUTCOME_LABELS = {
     "any": "בכל תוצאה", "accepted": "הערר התקבל", "rejected": "הערר נדחה",
     "partially_accepted": "הערר התקבל בחלקו", "remanded": "הדיון הוחזר לוועדה",
