@@ -5,6 +5,7 @@ web/uploads.py; the response's findings shown), the missing-precedents list, pro
 analyzed pair's style lessons and phrases folded into the methodology: lessons.promote) and a
 precedent attached to a case (App.attach_precedent)."""
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
@@ -98,28 +99,42 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     async def cases(request: Request, desk: Chair) -> Response:
         return await cases_page(request, desk)
 
-    async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
-        fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number"}
-        service = finals.add_draft if kind == "draft" else finals.upload_final
+    async def checked_upload(request: Request, desk: core.Desk, fields: frozenset[str],
+                             work: Callable[[uploads.Upload, dict], dict],
+                             failed: str) -> dict | Response:  # fmt: skip
+        """Receive an upload form, check its CSRF token before anything runs, then
+        `work(received, fields)` in a worker thread; a refusal is the cases page with
+        `failed: why` (a forged token is refused as such)."""
 
-        def work(received: uploads.Upload) -> dict:
+        def checked(received: uploads.Upload) -> dict:
             given = dict(received.fields)
             core.check_csrf(desk, given.pop("csrf", None))
-            case = given.pop("case_number", "")
-            given = {k: v for k, v in given.items() if v}
-            return service(desk.view, case, received.path,
-                           source_name=f"upload:{received.name}", **given)  # fmt: skip
+            return work(received, given)
 
         try:
-            result = await uploads.handled(request, upload_root, fields=fields,
-                                           max_bytes=max_file, work=work)  # fmt: skip
+            return await uploads.handled(request, upload_root, fields=fields,
+                                         max_bytes=max_file, work=checked)  # fmt: skip
         except core.CsrfRefused:
             raise
         except AppError as exc:
             from .. import errors as web_errors
 
             return await cases_page(request, desk, status=web_errors.status_of(exc),
-                                    message=f"ההעלאה לא בוצעה: {exc}")  # fmt: skip
+                                    message=f"{failed}: {exc}")  # fmt: skip
+
+    async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
+        fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number"}
+        service = finals.add_draft if kind == "draft" else finals.upload_final
+
+        def work(received: uploads.Upload, given: dict) -> dict:
+            case = given.pop("case_number", "")
+            given = {k: v for k, v in given.items() if v}
+            return service(desk.view, case, received.path,
+                           source_name=f"upload:{received.name}", **given)  # fmt: skip
+
+        result = await checked_upload(request, desk, fields, work, "ההעלאה לא בוצעה")
+        if isinstance(result, Response):
+            return result
         return await cases_page(request, desk, result=result, kind=kind,
                                 notice=f"{'הטיוטה' if kind == 'draft' else 'ההחלטה הסופית'} "
                                 f"של {result['case_number']} נקלטה")  # fmt: skip
@@ -198,22 +213,13 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         then the citations are linked again and the precedent resolves."""
         fields = frozenset(precedents.FIELDS) | {"csrf"}
 
-        def work(received: uploads.Upload) -> dict:
-            given = dict(received.fields)
-            core.check_csrf(desk, given.pop("csrf", None))
+        def work(received: uploads.Upload, given: dict) -> dict:
             return precedents.upload_ruling(desk.view, authority_id, received.path,
                                             source_name=f"upload:{received.name}", **given)  # fmt: skip
 
-        try:
-            result = await uploads.handled(request, upload_root, fields=fields,
-                                           max_bytes=max_file, work=work)  # fmt: skip
-        except core.CsrfRefused:
-            raise
-        except AppError as exc:
-            from .. import errors as web_errors
-
-            return await cases_page(request, desk, status=web_errors.status_of(exc),
-                                    message=f"פסק הדין לא נקלט: {exc}")  # fmt: skip
+        result = await checked_upload(request, desk, fields, work, "פסק הדין לא נקלט")
+        if isinstance(result, Response):
+            return result
         if result["resolved"]:
             notice = f"פסק הדין {result['ref']} נקלט למאגר החיצוני והתקדים החסר נפתר"
             return await cases_page(request, desk, notice=notice)
