@@ -45,10 +45,11 @@ env = Environment(
 env.filters["q"] = lambda value: quote(str(value), safe="")
 env.filters["dash"] = lambda value: "—" if value is None else value  # no value yet, not "None"
 # What the pages call the system's own keys (corpora, feedback categories, health columns).
+CORPUS_LABELS = {"case": "מסמכי תיק", "style": "ההחלטות שלי", "external": "פסיקה",
+                 "internal": "החלטות ועדות", "digests": "יומונים",
+                 "case_precedents": "תקדימים מצורפים"}  # fmt: skip
 env.globals["he"] = {
-    "corpus": {"case": "מסמכי תיק", "style": "ההחלטות שלי", "external": "פסיקה",
-               "internal": "החלטות ועדות", "digests": "יומונים",
-               "case_precedents": "תקדימים מצורפים"},
+    "corpus": CORPUS_LABELS,
     "feedback": {"missing_content": "תוכן חסר", "wrong_tone": "טון שגוי",
                  "wrong_structure": "מבנה שגוי", "factual_error": "טעות עובדתית",
                  "style": "סגנון", "other": "אחר"},

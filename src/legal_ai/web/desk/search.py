@@ -33,16 +33,16 @@ class CorpusForm:
 CORPUS_FORMS: dict[str, CorpusForm] = {
     f.key: f
     for f in (
-        CorpusForm("style", "ההחלטות שלי", "search_decisions",
+        CorpusForm("style", core.CORPUS_LABELS["style"], "search_decisions",
                    ("practice_area", "date_from", "date_to"), ("practice_area",)),
-        CorpusForm("case", "מסמכי תיק", "search_case_documents", ("case_number",),
+        CorpusForm("case", core.CORPUS_LABELS["case"], "search_case_documents", ("case_number",),
                    ("case_number",)),
-        CorpusForm("external", "פסיקה", "search_precedent_library",
+        CorpusForm("external", core.CORPUS_LABELS["external"], "search_precedent_library",
                    ("court", "practice_area", "date_from", "date_to")),
-        CorpusForm("internal", "החלטות ועדות", "search_internal_decisions",
+        CorpusForm("internal", core.CORPUS_LABELS["internal"], "search_internal_decisions",
                    ("practice_area", "date_from", "date_to")),
-        CorpusForm("digests", "יומונים", "search_digests", ("practice_area",)),
-        CorpusForm("case_precedents", "תקדימים מצורפים", "precedent_search_library",
+        CorpusForm("digests", core.CORPUS_LABELS["digests"], "search_digests", ("practice_area",)),
+        CorpusForm("case_precedents", core.CORPUS_LABELS["case_precedents"], "precedent_search_library",
                    ("case_number",)),
     )
 }  # fmt: skip
