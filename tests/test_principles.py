@@ -88,7 +88,7 @@ def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel
         "c": [cand(R1[0], Q1, 0.7), cand(R3[1], Q3, 0.5), cand(R4, "משפט שאינו בפסק הדין כלל", 1)],
     }
     report = principles.extract(app, doc_id="ruling-1")
-    assert report == {"candidates": 4, "approved": 2, "pending_review": 1, "rejected": 1,
+    assert report == {"failed": [], "candidates": 4, "approved": 2, "pending_review": 1, "rejected": 1,
                       "linked": 0, "capped": 0, "dropped_quotes": 1}  # fmt: skip
     rows = listed(app)
     assert {r["votes"] for r in rows.values()} == {3, 2, 1}
@@ -197,7 +197,7 @@ def test_cli_extract_and_list_json(app, tmp_path, panel, cli_env):
     script.answers = {m: [cand(R1[0], Q1, 0.9)] for m in "abc"}
     env = {**cli_env, "LEGAL_AI_PRINCIPLE_PANEL": value, "LEGAL_AI_MODEL_RETRIES": "0"}
     out = run(env, "principles", "extract", "--doc-id", "ruling-1", "--json")
-    assert json.loads(out.stdout) == {"candidates": 1, "approved": 1, "pending_review": 0,
+    assert json.loads(out.stdout) == {"failed": [], "candidates": 1, "approved": 1, "pending_review": 0,
                                       "rejected": 0, "linked": 0, "capped": 0,
                                       "dropped_quotes": 0}  # fmt: skip
     shown = json.loads(run(env, "principles", "list", "--status", "approved", "--json").stdout)

@@ -24,9 +24,6 @@ app.add_typer(db_app, name="db")
 app.add_typer(case_app, name="case")
 item_app = typer.Typer(help="Stored items and their versions.", no_args_is_help=True)
 app.add_typer(item_app, name="item")
-principles_app = typer.Typer(help="Principles of the case law and the chair's gate.",
-                             no_args_is_help=True)  # fmt: skip
-app.add_typer(principles_app, name="principles")
 user_app = typer.Typer(help="Who signs in to the chair's desk.", no_args_is_help=True)
 app.add_typer(user_app, name="user")
 
@@ -140,74 +137,6 @@ def item_history(
                    f"  {v['chars']} chars  sha256 {v['content_hash'][:12]}  by {v['recorded_by']}")  # fmt: skip
         if text:
             typer.echo(v["content"] + "\n")
-
-
-@principles_app.command("extract")
-def principles_extract(
-    corpus: Annotated[str | None, typer.Option(help="external | internal")] = None,
-    doc_id: Annotated[str | None, typer.Option("--doc-id", help="One ruling or decision.")] = None,
-    all_items: Annotated[bool, typer.Option("--all", help="Every ruling and decision.")] = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Principles of rulings and decisions by the three-model panel (LEGAL_AI_PRINCIPLE_PANEL)."""
-    from .learning import principles
-
-    with _app() as legal:
-        report = principles.extract(legal, corpus=corpus, doc_id=doc_id, all=all_items)
-    if as_json:
-        _print_json(report)
-        return
-    typer.echo("  ".join(f"{key}: {value}" for key, value in report.items()))
-
-
-@principles_app.command("list")
-def principles_list(
-    status: Annotated[
-        str | None, typer.Option(help="pending_review | approved | rejected | vetoed")
-    ] = None,  # fmt: skip
-    as_json: JsonFlag = False,
-) -> None:
-    """Principles with their term (הלכה / כלל פרשני / עיקרון), votes, score and occurrences."""
-    from .learning import principles
-
-    with _app() as legal:
-        result = principles.list_principles(legal, status)
-    if as_json:
-        _print_json(result)
-        return
-    for p in result["principles"]:
-        typer.echo(
-            f"#{p['id']} [{p['review_status']}] {p['term']}: {p['rule_text']}  "
-            f"(votes {p['votes']}, score {p['score']}, occurrences {p['occurrences']})"
-        )
-        typer.echo(f'    "{p["supporting_quote"]}" p. {p["page"]}')
-
-
-@principles_app.command("synthesize")
-def principles_synthesize(as_json: JsonFlag = False) -> None:
-    """Canonical statements of the canonical principles pending synthesis (LEGAL_AI_SYNTHESIZER):
-    grounded in the quotes or abstained, drift-gated; never approves (-> pending_review)."""
-    from .learning import synthesis
-
-    with _app() as legal:
-        report = synthesis.synthesize(legal)
-    if as_json:
-        _print_json(report)
-        return
-    typer.echo("  ".join(f"{key}: {value}" for key, value in report.items()))
-
-
-@principles_app.command("review")
-def principles_review(
-    principle_id: int,
-    decision: Annotated[str, typer.Argument(help="approve | reject | veto")],
-    reason: Annotated[str | None, typer.Option()] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """The chair's decision on a principle (needs LEGAL_AI_CHAIR_TOKEN in the environment)."""
-    with _app() as legal:
-        row = legal.review_principle(principle_id, decision, reason)
-    _print_json(row) if as_json else typer.echo(f"principle #{row['id']}: {row['review_status']}")
 
 
 # -- ingest -------------------------------------------------------------------------------------
@@ -530,8 +459,10 @@ def user_set_password(
 
 
 from .cli_learning import register  # noqa: E402
+from .cli_principles import register as register_principles  # noqa: E402
 
 register(app)
+register_principles(app)
 
 
 def main() -> None:

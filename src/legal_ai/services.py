@@ -187,10 +187,14 @@ class App:
             )  # fmt: skip
 
     def review_principle(self, principle_id: int, decision: str, reason: str | None = None) -> dict:
-        """The chair's decision on a principle: approve, reject or veto (an approved one)."""
-        status = {"approve": "approved", "reject": "rejected", "veto": "vetoed"}.get(decision)
+        """The chair's decision on a principle: approve, reject, revert (withdraw an approved one
+        from search at once; also called veto) or reopen (back to her queue)."""
+        status = {"approve": "approved", "reject": "rejected", "revert": "vetoed",
+                  "veto": "vetoed", "reopen": "proposed"}.get(decision)  # fmt: skip
         if status is None:
-            raise InvalidInput(f"unknown decision {decision!r}; choose approve, reject or veto")
+            raise InvalidInput(
+                f"unknown decision {decision!r}; choose approve, reject, revert or reopen"
+            )
         require_chair(self.principal, f"{decision} of principle {principle_id}")
         try:
             with self.store.transaction() as conn:
@@ -240,13 +244,20 @@ class App:
 
     # -- health and re-index --------------------------------------------------------------------
     def health(self) -> dict:
+        """What cannot be searched and why, stale or missing embeddings and stale analysis (of
+        chunks, and under `units` of principles, attached precedents, canonical statements and
+        page images; the totals count all of them), the isolation audit and the roles."""
+        images = self.images
+        image = (images.id, images.dim) if images else (None, None)
         with self.store.connection() as conn:
             counts = maintenance.chunk_counts(conn, self.analyzer.id)
+            units = maintenance.unit_counts(conn, self.analyzer.id, *image)
             unsearchable = maintenance.unsearchable_items(conn)
             items = maintenance.searchable_counts(conn)
             config = conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
+        every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
         total = {
-            key: sum(c[key] for c in counts.values())
+            key: sum(c.get(key) or 0 for c in every)
             for key in ("missing_embeddings", "stale_embeddings", "dimension_mismatches",
                         "stale_analysis")
         }  # fmt: skip
@@ -261,7 +272,10 @@ class App:
             # legal_ai_chair / legal_ai_agent exist); docs/security.md.
             "roles_enforced": self.store.roles_enforced,
             "embedder": dict(config) if config else None,
+            # The image leg's embedder (None: MULTIMODAL_ENABLED is off; page images unchecked).
+            "image_embedder": {"embedder": images.id, "dim": images.dim} if images else None,
             "corpora": {key: {**items[key], **counts[key]} for key in CORPORA},
+            "units": units,
             "unsearchable_items": unsearchable,
         }
 
@@ -321,30 +335,129 @@ class App:
         report["leaks"] += leaks
 
     def reindex(self, batch: int = 64) -> dict:
-        """Re-embed chunks whose text or embedder changed and re-analyze outdated chunks."""
+        """Re-embed chunks, principles, attached precedents and canonical statements whose text
+        or embedder changed, re-analyze outdated chunks, principles and precedents, and re-embed
+        page images with the image embedder (counted as skipped without one). Each text is sent
+        to the model at most once (the embedder's cache); `reembedded` and `reanalyzed` are the
+        totals, with the counts of each kind beside them."""
         embedder = self.embedder
-        reembedded = reanalyzed = 0
+        analyzer = self.analyzer
+
+        def mend(rows: list[dict]) -> tuple[list[dict], int, int]:
+            texts = [r["text"] for r in rows if r["needs_embedding"]]
+            vectors = iter(embedder.embed_passages(texts)) if texts else iter(())
+            updates = [
+                {
+                    "id": row["id"],
+                    "text_hash": row["text_hash"] or text_hash(row["text"]),
+                    "embedding": next(vectors) if row["needs_embedding"] else None,
+                    "analyzed": analyzer.analyze(row["text"]) if row["needs_analysis"] else None,
+                }
+                for row in rows
+            ]
+            return updates, len(texts), sum(row["needs_analysis"] for row in rows)
+
+        done = {kind: {"reembedded": 0, "reanalyzed": 0} for kind in ("chunks", "principles",
+                                                                      "precedents")}  # fmt: skip
         for corpus in CORPORA.values():
             with self.store.connection() as read_conn:
-                batches = list(maintenance.stale_chunks(read_conn, corpus, self.analyzer.id, batch))
+                batches = list(maintenance.stale_chunks(read_conn, corpus, analyzer.id, batch))
             for rows in batches:
-                texts = [r["text"] for r in rows if r["needs_embedding"]]
-                vectors = iter(embedder.embed_passages(texts)) if texts else iter(())
-                updates = [
-                    {
-                        "id": row["id"],
-                        "text_hash": row["text_hash"],
-                        "embedding": next(vectors) if row["needs_embedding"] else None,
-                        "analyzed": self.analyzer.analyze(row["text"])
-                        if row["needs_analysis"]
-                        else None,
-                    }
-                    for row in rows
-                ]
+                updates, embedded, analyzed = mend(rows)
                 with self.store.transaction() as conn:
                     maintenance.update_chunks(
-                        conn, corpus, updates, embedder=embedder.id, analyzer=self.analyzer.id
+                        conn, corpus, updates, embedder=embedder.id, analyzer=analyzer.id
                     )
-                reembedded += len(texts)
-                reanalyzed += sum(row["needs_analysis"] for row in rows)
-        return {"reembedded": reembedded, "reanalyzed": reanalyzed}
+                done["chunks"]["reembedded"] += embedded
+                done["chunks"]["reanalyzed"] += analyzed
+        for units in maintenance.text_units():
+            with self.store.connection() as read_conn:
+                batches = list(maintenance.stale_units(read_conn, units, analyzer.id, batch))
+            for rows in batches:
+                updates, embedded, analyzed = mend(rows)
+                with self.store.transaction() as conn:
+                    maintenance.update_units(
+                        conn, units, updates, embedder=embedder.id, analyzer=analyzer.id
+                    )
+                done[units.kind]["reembedded"] += embedded
+                done[units.kind]["reanalyzed"] += analyzed
+        done["canonical_statements"] = {"reembedded": 0}
+        for corpus in maintenance.canonical_corpora():
+            with self.store.connection() as read_conn:
+                batches = list(maintenance.stale_canonicals(read_conn, corpus, batch))
+            for rows in batches:
+                vectors = embedder.embed_passages([r["text"] for r in rows])
+                updates = [{**r, "embedding": v} for r, v in zip(rows, vectors, strict=True)]
+                with self.store.transaction() as conn:
+                    done["canonical_statements"]["reembedded"] += maintenance.update_canonicals(
+                        conn, corpus, updates, embedder=embedder.id
+                    )
+        done["page_images"] = self._reindex_page_images(batch)
+        return {
+            "reembedded": sum(d["reembedded"] for d in done.values()),
+            "reanalyzed": sum(d.get("reanalyzed", 0) for d in done.values()),
+            **done,
+        }
+
+    def _reindex_page_images(self, batch: int) -> dict:
+        """Re-embed stale page images with the image embedder: from the embedding cache (keyed
+        by the image's hash) or, when it lacks one, by rendering the item's PDF again. Without
+        an image embedder nothing is re-embedded and every page image is counted as skipped; a
+        page whose file can no longer be read (or renders differently) is skipped too."""
+        images = self.images
+        out: dict = {"reembedded": 0, "skipped": 0, "reason": None}
+        if images is None:
+            with self.store.connection() as conn:
+                counts = maintenance.unit_counts(conn, self.analyzer.id, None, None)
+            out["skipped"] = sum(
+                kinds["page_images"]["units"] for kinds in counts.values() if "page_images" in kinds
+            )
+            if out["skipped"]:
+                out["reason"] = (
+                    "no image embedder is configured (MULTIMODAL_ENABLED is off): page images are"
+                    " counted, not re-embedded"
+                )
+            return out
+        from .providers.multimodal import render_pages
+
+        cache = getattr(self.embedder, "cache", None)
+        unreadable: set[str] = set()
+        for corpus in maintenance.image_corpora():
+            with self.store.connection() as read_conn:
+                batches = list(maintenance.stale_page_images(read_conn, corpus, images.id, batch))
+            for rows in batches:
+                hashes = sorted({r["text_hash"] for r in rows})
+                found = cache.get_many(images.id, hashes) if cache else {}
+                todo: dict[str, bytes] = {}
+                for item_id in sorted({r["item_id"] for r in rows if r["text_hash"] not in found}):
+                    wanted = {r["text_hash"] for r in rows
+                              if r["item_id"] == item_id and r["text_hash"] not in found}  # fmt: skip
+                    first = next(r for r in rows if r["item_id"] == item_id)
+                    path = Path(first["source_path"] or "")
+                    if first["source_format"] != "pdf" or not path.is_file():
+                        unreadable.add(first["source_path"] or str(item_id))
+                        continue
+                    pngs = {sha: png for _, png, sha in render_pages(path) if sha in wanted}
+                    todo.update(pngs)
+                    if wanted - pngs.keys():
+                        unreadable.add(first["source_path"])
+                if todo:
+                    vectors = images.embed_images(list(todo.values()))
+                    fresh = dict(zip(todo, vectors, strict=True))
+                    if cache:
+                        cache.put_many(images.id, fresh)
+                    found.update(fresh)
+                updates = [{**r, "embedding": found[r["text_hash"]]}
+                           for r in rows if r["text_hash"] in found]  # fmt: skip
+                out["skipped"] += len(rows) - len(updates)
+                if updates:
+                    with self.store.transaction() as conn:
+                        out["reembedded"] += maintenance.update_page_images(
+                            conn, corpus, updates, embedder=images.id
+                        )
+        if out["skipped"]:
+            out["reason"] = (
+                "the file of these items can no longer be read as it was (re-ingest it to embed"
+                f" its page images): {', '.join(sorted(unreadable))}"
+            )
+        return out

@@ -286,6 +286,10 @@ class Ingestor:
         sql_items.replace_chunks(conn, corpus, item_id, staged.chunks, new_item=existing is None)
         if self.images is not None:
             sql_items.replace_page_images(conn, corpus, item_id, staged.pages or [], self.images.id)
+        if corpus.principle_table and values["doc_type"] in ("ruling", "decision") and item.text:
+            from ..learning import principle_jobs  # its principles are extracted on arrival
+
+            principle_jobs.enqueue(conn, item_id, values["content_hash"])
         return "ingested", sql_items.item_status(conn, corpus, item_id)
 
     def _prepare(

@@ -1,5 +1,6 @@
 """The learning stage's job queue (issue 11): a final upload enqueues one job per (case, final
-text); `legal-ai learning run [CASE]` and `legal-ai worker` drain it.
+text); `legal-ai learning run [CASE]` and `legal-ai worker` drain it. The worker drains the
+principle-extraction jobs too (kind `principles`, learning/principle_jobs.py).
 
 A job runs, as the agent `learning-engine` (never as the chair), the model-driven stages of its
 case in order — distillation (`distill.distill`) → the style panel (`panel.vote`) → the curator
@@ -321,6 +322,8 @@ def work(
     """The worker loop (`legal-ai worker`): a pass over the ready jobs, then a pause of `poll`
     seconds, until `should_stop()` (SIGTERM/SIGINT: the job in hand is settled first) or, with
     `once`, after one pass. Returns how many jobs it settled."""
+    from . import principle_jobs
+
     worker = worker_id()
     echo(f"worker {worker}: started")
     settled = 0
@@ -329,6 +332,12 @@ def work(
         for job in report["jobs"]:
             settled += 1
             echo(_job_line(job))
+        # Then the principles of rulings and decisions that arrived (learning/principle_jobs).
+        extracted = principle_jobs.run(app, worker=worker, should_stop=should_stop,
+                                       environ=environ)  # fmt: skip
+        for job in extracted["jobs"]:
+            settled += 1
+            echo(principle_jobs.job_line(job))
         if once or should_stop():
             break
         deadline = time.monotonic() + poll
@@ -336,7 +345,7 @@ def work(
             time.sleep(min(0.2, poll))
         if should_stop():
             break
-    waiting = [p for p in report["pending"] if p["status"] == "waiting"]
+    waiting = [p for p in report["pending"] + extracted["pending"] if p["status"] == "waiting"]
     if waiting:
         echo(f"{len(waiting)} job(s) waiting: {waiting[0]['reason']}")
     echo(f"worker {worker}: stopped after {settled} job(s)")

@@ -14,8 +14,12 @@ The database checks every panel decision against the votes and score on the row 
 0015). At most HALACHA_PANEL_MAX_NEW new principles per item, by score (the rest `capped`); a
 candidate matching an existing principle of the same corpus is linked to its canonical
 principle as a new occurrence and not counted in the cap; one matching a principle already
-drawn from the same item adds nothing (extraction twice adds nothing). The canonical statement's
-synthesis is not built yet (issue 13 item 3).
+drawn from the same item adds nothing (extraction twice adds nothing). A model that fails leaves
+its item untouched (the answers are gathered before the item's one transaction) and is reported
+in `failed`; the other items go on. Items are extracted on arrival through the job queue
+(learning/principle_jobs.py); `extract` is the direct and retroactive path over the same code.
+`cull` re-applies the rule to what the panel decided (below). The canonical statement is
+synthesized by learning/synthesis.py and gated by learning/canonical.py.
 
 MATCH_COSINE: measured with e5-local (multilingual-e5-small, "passage:" prefix) on Hebrew
 planning-law rules: four paraphrase pairs scored 0.956-0.980, five pairs of different rules on
@@ -27,13 +31,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import psycopg
 from pydantic import BaseModel, Field
 
-from ..auth import agent
-from ..errors import InvalidInput, NotFound
+from ..auth import agent, require_chair
+from ..errors import InvalidInput, NotFound, ProviderError
 from ..providers.embedders import text_hash
 from ..retrieval.corpora import get_corpus
 from ..retrieval.terms import principle_term
+from ..store import engine as engine_store
 from ..store import items as sql_items
 from .distill import find_span
 from .engine import principle_panel
@@ -137,7 +143,8 @@ def _ask_all(models: list[ChatModel], item: dict) -> list[tuple[str, Candidate]]
     return out
 
 
-def _extract_item(app: App, models: list[ChatModel], corpus, item: dict, report: dict) -> None:
+def _extract_item(app: App, models: list[ChatModel], corpus, item: dict, report: dict,
+                  job_id: int | None = None) -> None:  # fmt: skip
     kind = corpus.scope_value
     found = []
     for model_name, cand in _ask_all(models, item):
@@ -181,7 +188,7 @@ def _extract_item(app: App, models: list[ChatModel], corpus, item: dict, report:
             canonical = None
             if cluster["status"] != "rejected":
                 canonical = sql_items.insert_canonical(conn, kind, cluster["rule_text"])
-            _insert(app, conn, corpus, item, cluster, canonical)
+            _insert(app, conn, corpus, item, cluster, canonical, job_id)
             report[{"approved": "approved", "proposed": "pending_review",
                     "rejected": "rejected"}[cluster["status"]]] += 1  # fmt: skip
         for cluster, match in links:
@@ -190,11 +197,12 @@ def _extract_item(app: App, models: list[ChatModel], corpus, item: dict, report:
                 canonical = sql_items.insert_canonical(conn, kind, match["rule_text"])
                 sql_items.set_principle_canonical(conn, match["id"], canonical)
                 match["canonical_id"] = canonical
-            _insert(app, conn, corpus, item, cluster, canonical)
+            _insert(app, conn, corpus, item, cluster, canonical, job_id)
             report["linked"] += 1
 
 
-def _insert(app: App, conn, corpus, item: dict, cluster: dict, canonical: int | None) -> int:
+def _insert(app: App, conn, corpus, item: dict, cluster: dict, canonical: int | None,
+            job_id: int | None) -> int:  # fmt: skip
     span, status = cluster["span"], cluster["status"]
     rule = cluster["rule_text"]
     unit = sql_items.ChunkRow(
@@ -207,7 +215,7 @@ def _insert(app: App, conn, corpus, item: dict, cluster: dict, canonical: int | 
         conn, corpus, item["id"], unit, span["text"], status,
         None if status == "proposed" else "panel", votes=cluster["votes"],
         score=cluster["score"], models=",".join(sorted(cluster["models"])),
-        canonical_id=canonical,
+        canonical_id=canonical, job_id=job_id,
     )  # fmt: skip
 
 
@@ -223,6 +231,7 @@ def extract(app: App, *, corpus: str | None = None, doc_id: str | None = None,
     models = principle_panel(engine)
     report = dict.fromkeys(("candidates", "approved", "pending_review", "rejected", "linked",
                             "capped", "dropped_quotes"), 0)  # fmt: skip
+    report["failed"] = []
     keys = [corpus] if corpus else list(KINDS)
     seen = 0
     for key in keys:
@@ -231,9 +240,84 @@ def extract(app: App, *, corpus: str | None = None, doc_id: str | None = None,
             items = sql_items.extractable_items(conn, target.scope_value, doc_id)
         for item in items:
             seen += 1
-            _extract_item(engine, models, target, dict(item), report)
+            try:
+                _extract_item(engine, models, target, dict(item), report)
+            except ProviderError as exc:  # nothing of this item was written; the next goes on
+                report["failed"].append({"doc_id": item["doc_id"], "error": str(exc)})
+                continue
+            with engine.store.transaction() as conn:  # its queued job has nothing left to do
+                engine_store.close_queued(
+                    conn, f"principles:{item['id']}:{item['content_hash']}",
+                    {"done_by": "legal-ai principles extract"},
+                )  # fmt: skip
     if doc_id is not None and seen == 0:
         raise NotFound(f"no ruling or decision with doc_id {doc_id!r} in {' or '.join(keys)}")
+    return report
+
+
+def _cull_plan(app: App) -> tuple[int, list[dict]]:
+    """What the rule, applied today, says of each principle the panel decided: [{id, doc_id,
+    rule_text, status, action: remove | reopen, reason}]."""
+    approve_score = app.settings.halacha_panel_approve_score
+    cap = app.settings.halacha_panel_max_new
+    with app.store.connection() as conn:
+        rows = [dict(r) for r in sql_items.panel_principles(conn)]
+    plan: dict[int, dict] = {}
+
+    def mark(row: dict, action: str, reason: str) -> None:
+        plan.setdefault(row["id"], {
+            "id": row["id"], "doc_id": row["doc_id"], "rule_text": row["rule_text"],
+            "status": "pending_review" if row["review_status"] == "proposed"
+            else row["review_status"], "action": action, "reason": reason,
+        })  # fmt: skip
+
+    for row in rows:
+        expected = outcome(row["votes"], row["score"] or 0.0, approve_score)
+        if expected == "rejected":
+            mark(row, "remove", f"{row['votes']} vote(s): the rule rejects it")
+        elif expected == "proposed" and row["review_status"] == "approved":
+            mark(row, "reopen", f"2 votes and score {row['score']} < {approve_score}: the "
+                                "chair's to review")  # fmt: skip
+    seen: set[tuple[int, int]] = set()
+    by_item: dict[int, list[dict]] = {}
+    for row in rows:
+        if row["canonical_id"] is not None:
+            pair = (row["case_law_id"], row["canonical_id"])
+            if pair in seen:
+                mark(row, "remove", "the same principle twice from one ruling")
+                continue
+            seen.add(pair)
+        if row["first"] and row["id"] not in plan:
+            by_item.setdefault(row["case_law_id"], []).append(row)
+    for group in by_item.values():
+        group.sort(key=lambda r: (-(r["score"] or 0.0), r["id"]))
+        for row in group[cap:]:
+            mark(row, "remove", f"beyond HALACHA_PANEL_MAX_NEW={cap} new principles of its ruling")
+    return len(rows), sorted(plan.values(), key=lambda p: p["id"])
+
+
+def cull(app: App, *, apply: bool = False) -> dict:
+    """Re-apply the panel's rule (today's HALACHA_PANEL_APPROVE_SCORE and HALACHA_PANEL_MAX_NEW)
+    to the principles the panel decided or left pending — never to those the chair decided — and
+    report what it would remove (an approved one is withdrawn from search, a pending one
+    rejected) or send back to her review. Nothing changes unless `apply`, which is the chair's
+    decision (her token): {"checked", "remove", "reopen", "applied"}."""
+    checked, plan = _cull_plan(app)
+    report = {"checked": checked, "remove": [p for p in plan if p["action"] == "remove"],
+              "reopen": [p for p in plan if p["action"] == "reopen"], "applied": False}  # fmt: skip
+    if not apply:
+        return report
+    require_chair(app.principal, "culling principles (it withdraws what the panel approved)")
+    status_for = {("remove", "approved"): "vetoed", ("remove", "pending_review"): "rejected",
+                  ("reopen", "approved"): "proposed"}  # fmt: skip
+    try:
+        with app.store.transaction() as conn:
+            for p in plan:
+                sql_items.set_principle_review(conn, p["id"], status_for[p["action"], p["status"]],
+                                               app.principal.actor, f"cull: {p['reason']}")  # fmt: skip
+    except psycopg.errors.CheckViolation as exc:
+        raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
+    report["applied"] = True
     return report
 
 
@@ -254,5 +338,6 @@ def list_principles(app: App, status: str | None = None) -> dict:
         "votes": r["votes"], "score": r["score"],
         "review_status": "pending_review" if r["review_status"] == "proposed" else r["review_status"],
         "reviewed_by": r["reviewed_by"], "doc_id": r["doc_id"], "case_number": r["case_number"],
-        "occurrences": r["occurrences"],
+        "models": r["models"], "canonical_id": r["canonical_id"],
+        "occurrences": r["occurrences"], "corroboration": r["corroboration"],
     } for r in rows]}  # fmt: skip

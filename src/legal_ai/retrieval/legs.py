@@ -332,7 +332,13 @@ _UNIT_FIELDS = {
     "chunk": "u.id AS unit_id, u.{parent} AS item_id, u.page, u.char_start, u.char_end,"
     " u.text AS snippet, NULL::text AS supporting_quote, u.section",
     "principle": "u.id AS unit_id, u.case_law_id AS item_id, u.page, u.char_start, u.char_end,"
-    " u.rule_text AS snippet, u.supporting_quote, NULL::text AS section",
+    " u.rule_text AS snippet, u.supporting_quote, NULL::text AS section,"
+    # How many decisions cite the ruling (authorities.corroboration), and the canonical
+    # statement once the chair approved it.
+    " (SELECT coalesce(sum(a.corroboration), 0) FROM authorities a"
+    "  WHERE a.case_law_id = u.case_law_id)::integer AS corroboration,"
+    " (SELECT coalesce(k.canonical_statement, k.rule_text) FROM canonical_principles k"
+    "  WHERE k.id = u.canonical_id AND k.status = 'approved') AS canonical_statement",
 }
 _UNIT_FIELDS["page"] = (
     "u.id AS unit_id, u.{parent} AS item_id, u.page, i.page_starts[u.page] AS char_start,"

@@ -204,6 +204,10 @@ def search(
             wanted = [f.key[1] for f in fused if f.key[0] == source.kind]
             for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
                 rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
+    # A tie of fused scores between principles goes to the one whose ruling more decisions
+    # cite (corroboration); everything else keeps the RRF order (the sort is stable).
+    fused = sorted(fused, key=lambda f: (-f.score, -((rows.get(f.key) or {}).get("corroboration")
+                                                     or 0)))  # fmt: skip
     grouping = group_by or (lambda row: row["item_id"])
     group_of = {key: grouping(row) for key, row in rows.items()}
     kept, dropped = cap_per_item(fused, group_of, limit, cap)
@@ -241,6 +245,9 @@ def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
         if row["kind"] == "principle"
         else None
     )
+    if row["kind"] == "principle":
+        hit.update(corroboration=row.get("corroboration") or 0,
+                   canonical_statement=row.get("canonical_statement"))  # fmt: skip
     if row["kind"] == "precedent":
         hit.update(citation=row["citation"], note=row.get("note"), precedent_id=row["unit_id"])
     return hit

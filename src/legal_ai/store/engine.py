@@ -86,14 +86,25 @@ def enqueue(
     return job
 
 
+def close_queued(conn: psycopg.Connection, key: str, result: dict) -> int:
+    """Close the job of `key` as done when it has not started (queued or waiting): its work was
+    done another way (a direct run)."""
+    return conn.execute(
+        "UPDATE jobs SET status = 'done', finished_at = now(), waiting_for = NULL, result = %s"
+        " WHERE key = %s AND status IN ('queued', 'waiting')",
+        (Jsonb(result), key),
+    ).rowcount
+
+
 def claim(
-    conn: psycopg.Connection, worker: str, lease_s: int, *, case_number: str | None = None
-) -> dict | None:
-    """Take the next ready job (oldest `run_after` first) for `worker`: status running, a lease
-    of `lease_s` seconds, attempts + 1. Rows another transaction holds are skipped, so two
-    workers never take the same job."""
-    where = sql.SQL(_READY)
-    params: list[Any] = []
+    conn: psycopg.Connection, worker: str, lease_s: int, *, case_number: str | None = None,
+    kind: str = "learning",
+) -> dict | None:  # fmt: skip
+    """Take the next ready job of `kind` (oldest `run_after` first) for `worker`: status
+    running, a lease of `lease_s` seconds, attempts + 1. Rows another transaction holds are
+    skipped, so two workers never take the same job."""
+    where = sql.SQL("kind = %s AND " + _READY)
+    params: list[Any] = [kind]
     if case_number is not None:
         where = sql.SQL("{} AND case_number = %s").format(where)
         params.append(case_number)
@@ -106,11 +117,13 @@ def claim(
     return conn.execute(query, [worker, lease_s, *params]).fetchone()
 
 
-def fail_abandoned(conn: psycopg.Connection, case_number: str | None = None) -> list[dict]:
-    """Jobs whose lease ended on their last allowed attempt (their worker died every time):
-    failed, with what happened. Returns them."""
-    where = "status = 'running' AND lease_until < now() AND attempts >= max_attempts"
-    params: list[Any] = []
+def fail_abandoned(
+    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
+) -> list[dict]:
+    """Jobs of `kind` whose lease ended on their last allowed attempt (their worker died every
+    time): failed, with what happened. Returns them."""
+    where = "kind = %s AND status = 'running' AND lease_until < now() AND attempts >= max_attempts"
+    params: list[Any] = [kind]
     if case_number is not None:
         where += " AND case_number = %s"
         params.append(case_number)
@@ -199,9 +212,11 @@ def retry_or_fail(
     )  # fmt: skip
 
 
-def waiting_jobs(conn: psycopg.Connection, case_number: str | None = None) -> list[dict]:
-    """Waiting jobs, locked (skipping those another pass holds), to re-check."""
-    where, params = "status = 'waiting'", []
+def waiting_jobs(
+    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
+) -> list[dict]:
+    """Waiting jobs of `kind`, locked (skipping those another pass holds), to re-check."""
+    where, params = "kind = %s AND status = 'waiting'", [kind]
     if case_number is not None:
         where, params = where + " AND case_number = %s", [case_number]
     return conn.execute(
@@ -225,9 +240,11 @@ def get_job(conn: psycopg.Connection, job_id: int) -> dict | None:
     return conn.execute("SELECT * FROM jobs WHERE id = %s", (job_id,)).fetchone()
 
 
-def open_jobs(conn: psycopg.Connection, case_number: str | None = None) -> list[dict]:
-    """Jobs not finished (queued, running, waiting), oldest first."""
-    where, params = "status IN ('queued', 'running', 'waiting')", []
+def open_jobs(
+    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
+) -> list[dict]:
+    """Jobs of `kind` not finished (queued, running, waiting), oldest first."""
+    where, params = "kind = %s AND status IN ('queued', 'running', 'waiting')", [kind]
     if case_number is not None:
         where, params = where + " AND case_number = %s", [case_number]
     return conn.execute(
@@ -236,10 +253,12 @@ def open_jobs(conn: psycopg.Connection, case_number: str | None = None) -> list[
     ).fetchall()
 
 
-def list_jobs(conn: psycopg.Connection, case_number: str | None = None) -> list[dict]:
-    where, params = sql.SQL(""), []
+def list_jobs(
+    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
+) -> list[dict]:
+    where, params = sql.SQL(""), [kind]
     if case_number is not None:
-        where, params = sql.SQL(" WHERE case_number = %s"), [case_number]
+        where, params = sql.SQL(" AND case_number = %s"), [kind, case_number]
     return conn.execute(
-        sql.SQL("SELECT * FROM jobs{} ORDER BY id").format(where), params
+        sql.SQL("SELECT * FROM jobs WHERE kind = %s{} ORDER BY id").format(where), params
     ).fetchall()

@@ -276,10 +276,33 @@ def extractable_items(
 ) -> list[dict]:
     """The rulings and decisions of one case-law corpus (or the one named `doc_id`) with text."""
     return conn.execute(
-        "SELECT id, doc_id, case_number, court, is_binding, content, page_starts FROM case_law"
-        " WHERE source_kind = %(kind)s AND doc_type IN ('ruling', 'decision') AND content <> ''"
+        "SELECT id, doc_id, case_number, court, is_binding, content, page_starts, content_hash,"
+        " source_kind FROM case_law WHERE source_kind = %(kind)s AND doc_type IN ('ruling', 'decision') AND content <> ''"
         " AND (%(doc_id)s::text IS NULL OR doc_id = %(doc_id)s) ORDER BY id",
         {"kind": source_kind, "doc_id": doc_id},
+    ).fetchall()
+
+
+def extractable_item(conn: psycopg.Connection, item_id: int) -> dict | None:
+    """One ruling or decision (of either case-law corpus) by id, with its text and its hash."""
+    return conn.execute(
+        "SELECT id, doc_id, case_number, court, is_binding, content, page_starts, content_hash,"
+        " source_kind FROM case_law WHERE id = %s AND doc_type IN ('ruling', 'decision')"
+        " AND content <> ''",
+        (item_id,),
+    ).fetchone()
+
+
+def panel_principles(conn: psycopg.Connection) -> list[dict]:
+    """The principles the panel decided or left to the chair (never those she decided), with
+    whether each is its canonical's first occurrence (a new principle, not a link)."""
+    return conn.execute(
+        "SELECT p.id, p.case_law_id, p.canonical_id, p.review_status, p.votes, p.score,"
+        " p.rule_text, c.doc_id, (p.canonical_id IS NULL OR p.id = (SELECT min(o.id) FROM"
+        " case_law_principles o WHERE o.canonical_id = p.canonical_id)) AS first"
+        " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
+        " WHERE p.votes IS NOT NULL AND p.review_status IN ('approved', 'proposed')"
+        " AND (p.reviewed_by = 'panel' OR p.review_status = 'proposed') ORDER BY p.id"
     ).fetchall()
 
 
@@ -315,7 +338,8 @@ def list_principles(conn: psycopg.Connection, status: str | None = None) -> list
         " p.models, p.review_status, p.reviewed_by, p.canonical_id, c.doc_id, c.case_number,"
         " c.court, c.is_binding, CASE WHEN p.canonical_id IS NULL THEN 1 ELSE"
         " (SELECT count(*) FROM case_law_principles o WHERE o.canonical_id = p.canonical_id)"
-        " END AS occurrences"
+        " END AS occurrences, (SELECT coalesce(sum(a.corroboration), 0) FROM authorities a"
+        " WHERE a.case_law_id = p.case_law_id)::integer AS corroboration"
         " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
         " WHERE %(status)s::text IS NULL OR p.review_status = %(status)s ORDER BY p.id",
         {"status": status},

@@ -1,4 +1,5 @@
-"""SQL of the canonical statement's synthesis (learning/synthesis.py; migration 0016)."""
+"""SQL of canonical principles: the synthesis of their statement (learning/synthesis.py; migration
+0016) and the chair's gate (learning/canonical.py; migration 0017)."""
 
 from __future__ import annotations
 
@@ -23,17 +24,20 @@ def occurrences(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
 
 
 def finish(conn: psycopg.Connection, canonical_id: int, *, statement: str | None,
-           grounded: bool | None, embedding, embedder: str | None) -> bool:  # fmt: skip
-    """pending_synthesis -> pending_review, with the statement and its embedding when given (the
-    existing ones kept otherwise). False when the canonical was no longer pending."""
+           grounded: bool | None, embedding, embedder: str | None,
+           author: str = "canonical-synthesizer") -> bool:  # fmt: skip
+    """pending_synthesis -> pending_review, with the statement (written by `author`) and its
+    embedding when given (the existing ones kept otherwise). False when the canonical was no
+    longer pending."""
     row = conn.execute(
         "UPDATE canonical_principles SET status = 'pending_review',"
+        " statement_by = CASE WHEN %s::text IS NULL THEN statement_by ELSE %s END,"
         " canonical_statement = coalesce(%s, canonical_statement),"
         " grounded = coalesce(%s, grounded),"
         " embedding = CASE WHEN %s::text IS NULL THEN embedding ELSE %s END,"
         " embedder = coalesce(%s, embedder)"
         " WHERE id = %s AND status = 'pending_synthesis' RETURNING id",
-        (statement, grounded, embedder, embedding, embedder, canonical_id),
+        (statement, author, statement, grounded, embedder, embedding, embedder, canonical_id),
     ).fetchone()
     return row is not None
 
@@ -47,3 +51,74 @@ def log_attempt(conn: psycopg.Connection, canonical_id: int, model: str, outcome
         " reason, statement",
         (canonical_id, model, outcome, cosine, reason, statement),
     ).fetchone())  # fmt: skip
+
+
+# -- the chair's gate (migration 0017) ----------------------------------------------------------
+
+_CANONICAL = (
+    "SELECT k.id, k.source_kind, k.rule_text, k.canonical_statement,"
+    " coalesce(k.canonical_statement, k.rule_text) AS statement, k.status, k.grounded,"
+    " k.statement_by, k.reviewed_by, k.reviewed_at, k.review_reason, k.created_at, k.updated_at,"
+    " (SELECT count(*) FROM case_law_principles p WHERE p.canonical_id = k.id) AS occurrences,"
+    " (SELECT count(*) FROM case_law_principles p WHERE p.canonical_id = k.id"
+    "  AND p.review_status = 'approved') AS approved_occurrences,"
+    " (SELECT coalesce(sum(a.corroboration), 0) FROM authorities a WHERE a.case_law_id IN"
+    "  (SELECT p.case_law_id FROM case_law_principles p WHERE p.canonical_id = k.id))"
+    "  AS corroboration,"
+    " (SELECT max(version) FROM canonical_statement_versions v WHERE v.canonical_id = k.id)"
+    "  AS version"
+    " FROM canonical_principles k"
+)
+
+
+def list_canonicals(conn: psycopg.Connection, status: str | None = None) -> list[dict]:
+    return [dict(r) for r in conn.execute(
+        _CANONICAL + " WHERE (%s::text IS NULL OR k.status = %s) ORDER BY k.id",
+        (status, status),
+    ).fetchall()]  # fmt: skip
+
+
+def get_canonical(
+    conn: psycopg.Connection, canonical_id: int, *, lock: bool = False
+) -> dict | None:
+    if lock:
+        conn.execute("SELECT 1 FROM canonical_principles WHERE id = %s FOR UPDATE", (canonical_id,))
+    row = conn.execute(_CANONICAL + " WHERE k.id = %s", (canonical_id,)).fetchone()
+    return dict(row) if row else None
+
+
+def decide(conn: psycopg.Connection, canonical_id: int, status: str, actor: str,
+           reason: str | None) -> None:  # fmt: skip
+    conn.execute(
+        "UPDATE canonical_principles SET status = %s, reviewed_by = %s, review_reason = %s"
+        " WHERE id = %s",
+        (status, actor, reason, canonical_id),
+    )
+
+
+def set_statement(conn: psycopg.Connection, canonical_id: int, statement: str | None, *,
+                  author: str, reason: str | None, embedding, embedder: str | None) -> None:  # fmt: skip
+    """The chair's wording (None: back to the source wording), its embedding in the same
+    statement; the trigger records the version and the audit."""
+    conn.execute(
+        "UPDATE canonical_principles SET canonical_statement = %s, statement_by = %s,"
+        " review_reason = %s, grounded = NULL, embedding = %s, embedder = %s WHERE id = %s",
+        (statement, author, reason, embedding, embedder, canonical_id),
+    )
+
+
+def versions(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
+    return [dict(r) for r in conn.execute(
+        "SELECT version, statement, author, db_role, reason, at FROM canonical_statement_versions"
+        " WHERE canonical_id = %s ORDER BY version", (canonical_id,)
+    ).fetchall()]  # fmt: skip
+
+
+def occurrence_rows(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
+    """The occurrences with their source (for the chair's view): quote, page, votes, status."""
+    return [dict(r) for r in conn.execute(
+        "SELECT p.id, p.rule_text, p.supporting_quote, p.page, p.votes, p.score, p.models,"
+        " p.review_status, c.doc_id, c.case_number, c.court, c.is_binding, c.source_kind"
+        " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
+        " WHERE p.canonical_id = %s ORDER BY p.id", (canonical_id,)
+    ).fetchall()]  # fmt: skip

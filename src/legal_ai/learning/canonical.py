@@ -1,0 +1,174 @@
+"""The chair's gate for canonical principles (issue 13, item 4; migration 0017).
+
+A canonical principle gathers the occurrences of one principle across rulings and decisions of
+one corpus. Its statement is the source wording (the first occurrence's rule) until the
+synthesizer (learning/synthesis.py) or the chair writes another; every statement it has had is a
+version (canonical_statement_versions, written by the database), so the chair can see them and
+revert to any. Approving or rejecting a canonical principle, editing or reverting its statement
+are the chair's alone: the services refuse anyone else, and the database refuses any other role.
+
+What the chair decides here is the canonical statement; whether a principle is searchable is
+decided on each occurrence (`principles review`): only approved occurrences are searched, and an
+approved canonical's statement is shown with them in search hits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import psycopg
+
+from ..auth import require_chair
+from ..errors import InvalidInput, NotFound
+from ..retrieval.terms import principle_term
+from ..store import synthesis as store
+from . import jsonable
+from .vocabulary import free_text
+
+if TYPE_CHECKING:
+    from ..services import App
+
+STATUSES = ("pending_synthesis", "pending_review", "approved", "rejected")
+DECISIONS = {"approve": "approved", "reject": "rejected"}
+
+
+def _shape(row: dict) -> dict:
+    return jsonable({
+        "id": row["id"], "corpus": "external" if row["source_kind"] == "external_upload"
+        else "internal", "statement": row["statement"], "source_wording": row["rule_text"],
+        "status": row["status"], "grounded": row["grounded"], "statement_by": row["statement_by"],
+        "version": row["version"], "occurrences": row["occurrences"],
+        "approved_occurrences": row["approved_occurrences"],
+        "corroboration": row["corroboration"], "reviewed_by": row["reviewed_by"],
+        "review_reason": row["review_reason"], "updated_at": row["updated_at"],
+    })  # fmt: skip
+
+
+def list_canonicals(app: App, status: str | None = None) -> dict:
+    """Every canonical principle (or those of one status), with its statement, how many
+    occurrences it has and how often the rulings it comes from are cited."""
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
+    with app.store.connection() as conn:
+        rows = store.list_canonicals(conn, status)
+    return {"canonical_principles": [_shape(r) for r in rows]}
+
+
+def show(app: App, canonical_id: int) -> dict:
+    """One canonical principle with its occurrences (term, quote, page, the panel's votes) and
+    every version of its statement."""
+    with app.store.connection() as conn:
+        row = store.get_canonical(conn, canonical_id)
+        if row is None:
+            raise NotFound(f"no canonical principle {canonical_id}")
+        occurrences = store.occurrence_rows(conn, canonical_id)
+        versions = store.versions(conn, canonical_id)
+    return {
+        **_shape(row),
+        "occurrences": [jsonable({
+            "principle_id": o["id"],
+            "term": principle_term(o["source_kind"], o["court"], o["is_binding"]),
+            "rule_text": o["rule_text"], "supporting_quote": o["supporting_quote"],
+            "page": o["page"], "votes": o["votes"], "score": o["score"], "models": o["models"],
+            "review_status": "pending_review" if o["review_status"] == "proposed"
+            else o["review_status"], "doc_id": o["doc_id"], "case_number": o["case_number"],
+        }) for o in occurrences],
+        "versions": [jsonable(v) for v in versions],
+    }  # fmt: skip
+
+
+def _gated(app: App, canonical_id: int, what: str, change) -> dict:
+    require_chair(app.principal, what)
+    try:
+        with app.store.transaction() as conn:
+            row = store.get_canonical(conn, canonical_id, lock=True)
+            if row is None:
+                raise NotFound(f"no canonical principle {canonical_id}")
+            change(conn, row)
+    except psycopg.errors.CheckViolation as exc:
+        raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
+    return show(app, canonical_id)
+
+
+def review(app: App, canonical_id: int, decision: str, reason: str | None = None) -> dict:
+    """The chair approves or rejects a canonical principle's statement."""
+    status = DECISIONS.get(decision)
+    if status is None:
+        raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
+    reason = free_text(reason, "reason", max_chars=2000) if reason else None
+
+    def change(conn, row: dict) -> None:
+        if row["status"] == "pending_synthesis" and status == "approved":
+            raise InvalidInput(
+                f"canonical principle {canonical_id} is still pending synthesis; run "
+                "`legal-ai principles synthesize`, or write its statement yourself "
+                "(`legal-ai principles canonical edit`)"
+            )
+        if row["status"] != status:
+            store.decide(conn, canonical_id, status, app.principal.actor, reason)
+
+    return _gated(app, canonical_id, f"{decision} of canonical principle {canonical_id}", change)
+
+
+def _embedded(app: App, text: str) -> tuple[np.ndarray, str]:
+    vector = np.asarray(app.embedder.embed_passages([text])[0], dtype=np.float32)
+    return vector, app.embedder.id
+
+
+def edit(app: App, canonical_id: int, statement: str, reason: str | None = None) -> dict:
+    """The chair's own wording of the statement: stored with its embedding in one transaction,
+    recorded as a new version. A pending canonical moves to pending_review (she wrote it; she
+    still approves it explicitly); an approved one stays approved."""
+    statement = free_text(statement, "statement", max_chars=4000)
+    reason = free_text(reason, "reason", max_chars=2000) if reason else None
+    vector, embedder = _embedded(app, statement)
+
+    def change(conn, row: dict) -> None:
+        if row["statement"] == statement:
+            return
+        store.set_statement(conn, canonical_id, statement, author=app.principal.actor,
+                            reason=reason or "the chair's wording", embedding=vector,
+                            embedder=embedder)  # fmt: skip
+        if row["status"] == "pending_synthesis":
+            conn.execute("UPDATE canonical_principles SET status = 'pending_review' WHERE id = %s",
+                         (canonical_id,))  # fmt: skip
+
+    return _gated(app, canonical_id, f"editing canonical principle {canonical_id}", change)
+
+
+def revert(app: App, canonical_id: int, version: int | None = None,
+           reason: str | None = None) -> dict:  # fmt: skip
+    """Restore an earlier statement (`version`; default: the one before the current), as a new
+    version. Version 1 is the source wording."""
+    reason = free_text(reason, "reason", max_chars=2000) if reason else None
+    with app.store.connection() as conn:
+        history = store.versions(conn, canonical_id)
+    if not history:
+        raise NotFound(f"no canonical principle {canonical_id}")
+    current = history[-1]["version"]
+    target = current - 1 if version is None else version
+    chosen = next((v for v in history if v["version"] == target), None)
+    if chosen is None or target == current:
+        raise InvalidInput(
+            f"canonical principle {canonical_id} has versions 1-{current} (current {current}); "
+            "name an earlier one with --version"
+        )
+    text = chosen["statement"]
+    vector, embedder = _embedded(app, text)
+
+    def change(conn, row: dict) -> None:
+        statement = None if text == row["rule_text"] else text
+        store.set_statement(conn, canonical_id, statement, author=app.principal.actor,
+                            reason=reason or f"revert to version {target}", embedding=vector,
+                            embedder=embedder)  # fmt: skip
+
+    return _gated(app, canonical_id, f"reverting canonical principle {canonical_id}", change)
+
+
+def history(app: App, canonical_id: int) -> dict:
+    with app.store.connection() as conn:
+        rows = store.versions(conn, canonical_id)
+    if not rows:
+        raise NotFound(f"no canonical principle {canonical_id}")
+    return {"canonical_id": canonical_id, "versions": [jsonable(r) for r in rows]}

@@ -1,0 +1,183 @@
+"""Principles extracted on arrival (issue 13, items 1 and 4): ingesting a ruling or a committee
+decision — from the CLI, a final's upload (its internal copy) or a missing precedent's ruling
+uploaded at the desk — queues one job (kind `principles`, key `principles:<item id>:<text
+hash>`) in the same transaction. `legal-ai worker` and `legal-ai principles run` drain it with the
+learning queue's machinery (jobs table, leases, retries with backoff, waiting for configuration):
+
+- without a complete panel (LEGAL_AI_PRINCIPLE_PANEL, three models, their keys) a job waits with
+  what to set, and is queued again when that changes;
+- a model that fails (after the adapter's retries) fails the attempt: nothing of the item is
+  written (the panel's answers are gathered before the one transaction that writes), and the job
+  is retried later, then failed with the error;
+- a job whose item's text changed since it was queued is closed as superseded (the newer text
+  has its own job); a job whose item is gone or is not a ruling or decision is closed as skipped.
+
+Each job's model calls and the principles it adds carry its id (model_calls.job_id,
+case_law_principles.job_id).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..auth import agent
+from ..errors import AppError, InvalidInput
+from ..retrieval.corpora import get_corpus
+from ..store import engine as store
+from ..store import items as sql_items
+from . import jsonable
+from .engine import principle_panel
+from .jobs import _backoff, worker_id
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..services import App
+
+logger = logging.getLogger(__name__)
+
+KIND = "principles"
+ACTOR = "principle-panel"
+CORPUS_OF = {"external_upload": "external", "internal_committee": "internal"}
+COUNTS = ("candidates", "approved", "pending_review", "rejected", "linked", "capped",
+          "dropped_quotes")  # fmt: skip
+
+
+def enqueue(conn, case_law_id: int, content_hash: str) -> dict | None:
+    """Queue the extraction of one item's principles for its current text, in the caller's
+    transaction (the ingest's). None when this text already has its job."""
+    return store.enqueue(conn, KIND, None, f"{KIND}:{case_law_id}:{content_hash}")
+
+
+def _target(job: dict) -> tuple[int, str]:
+    _, item_id, content_hash = job["key"].split(":", 2)
+    return int(item_id), content_hash
+
+
+def panel_reason(app: App, environ: Mapping[str, str] | None = None) -> str | None:
+    """What to set before the panel can run (None: it can)."""
+    try:
+        principle_panel(app, environ=environ)
+    except InvalidInput as exc:
+        return str(exc)
+    return None
+
+
+def process(app: App, job: dict, *, worker: str,
+            environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
+    """Run one claimed job and settle it. Returns {"id", "doc_id", "status", "report", "error",
+    "waiting_for"}."""
+    from .principles import _extract_item
+
+    item_id, content_hash = _target(job)
+    attempt = job["attempts"]
+    outcome = {"id": job["id"], "doc_id": None, "status": None, "report": None, "error": None,
+               "waiting_for": None}  # fmt: skip
+    with app.store.connection() as conn:
+        item = sql_items.extractable_item(conn, item_id)
+    try:
+        if item is None or item["content_hash"] != content_hash:
+            result = {"skipped": "the item is gone or is not a ruling or decision"} if (
+                item is None) else {"superseded": "its text changed; the new text has its job"}  # fmt: skip
+            with app.store.transaction() as conn:
+                row = store.complete(conn, job["id"], worker, attempt, result)
+            outcome.update(status="done" if row else "lost", report=result)
+            return outcome
+        outcome["doc_id"] = item["doc_id"]
+        try:
+            models = principle_panel(app, job_id=job["id"], environ=environ)
+        except InvalidInput as exc:
+            with app.store.transaction() as conn:
+                row = store.wait(conn, job["id"], worker, attempt, str(exc), {})
+            outcome.update(status="waiting" if row else "lost", waiting_for=str(exc))
+            return outcome
+        report = dict.fromkeys(COUNTS, 0)
+        corpus = get_corpus(CORPUS_OF[item["source_kind"]])
+        _extract_item(app, models, corpus, item, report, job_id=job["id"])
+        with app.store.transaction() as conn:
+            row = store.complete(conn, job["id"], worker, attempt, report)
+        outcome.update(status="done" if row else "lost", report=report)
+        return outcome
+    except Exception as exc:  # a model or the store failed: retried with backoff, then failed
+        if isinstance(exc, AppError):
+            error = str(exc)
+        else:
+            logger.exception("principles job %s: failed", job["id"])
+            error = f"internal error in the principle panel ({type(exc).__name__})"
+        with app.store.transaction() as conn:
+            row = store.retry_or_fail(conn, job["id"], worker, attempt, error, {},
+                                      _backoff(attempt))  # fmt: skip
+        outcome.update(status=row["status"] if row else "lost", error=error)
+        return outcome
+
+
+def run(app: App, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None,
+        environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
+    """Drain the ready extraction jobs in this process: {"jobs": [...], "extracted": n, counts
+    summed over the jobs, "pending": [{"job_id", "doc_id", "status", "reason"}], "failed",
+    "waiting_for"}."""
+    engine = app.acting_as(agent(ACTOR))
+    worker = worker or worker_id()
+    reason = panel_reason(engine, environ)
+    with engine.store.transaction() as conn:
+        abandoned = store.fail_abandoned(conn, kind=KIND)
+        again = [j["id"] for j in store.waiting_jobs(conn, kind=KIND)
+                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
+        if again:
+            store.requeue(conn, again)
+    outcomes = []
+    while not (should_stop and should_stop()):
+        with engine.store.transaction() as conn:
+            job = store.claim(conn, worker, app.settings.job_lease_s, kind=KIND)
+        if job is None:
+            break
+        outcomes.append(process(engine, job, worker=worker, environ=environ))
+    totals = dict.fromkeys(COUNTS, 0)
+    for o in outcomes:
+        for key in COUNTS:
+            totals[key] += int((o["report"] or {}).get(key) or 0)
+    with engine.store.connection() as conn:
+        pending = store.open_jobs(conn, kind=KIND)
+    return {
+        "jobs": outcomes,
+        "extracted": sum(1 for o in outcomes if o["status"] == "done" and o["doc_id"]),
+        **totals,
+        "pending": [_pending(j) for j in pending],
+        "failed": [{"job_id": o["id"], "doc_id": o["doc_id"], "error": o["error"]}
+                   for o in outcomes if o["status"] == "failed"]
+        + [{"job_id": j["id"], "doc_id": None, "error": j["error"]} for j in abandoned],
+        "waiting_for": reason,
+    }  # fmt: skip
+
+
+def _pending(job: dict) -> dict:
+    item_id, _ = _target(job)
+    if job["status"] == "waiting":
+        reason = f"waiting for configuration: {job['waiting_for']}"
+    elif job["error"]:
+        reason = f"retry {job['attempts'] + 1} of {job['max_attempts']}; last error: {job['error']}"
+    else:
+        reason = "queued: run `legal-ai principles run` or start `legal-ai worker`"
+    return {"job_id": job["id"], "item_id": item_id, "status": job["status"], "reason": reason}
+
+
+def list_jobs(app: App) -> dict:
+    with app.store.connection() as conn:
+        rows = store.list_jobs(conn, kind=KIND)
+    return {"jobs": [jsonable(r) for r in rows]}
+
+
+def job_line(job: dict) -> str:
+    """One line of `legal-ai worker` for a settled extraction job."""
+    report = job["report"] or {}
+    if job["doc_id"] and job["status"] == "done":
+        detail = (f"approved {report.get('approved', 0)}, pending review "
+                  f"{report.get('pending_review', 0)}, rejected {report.get('rejected', 0)}, "
+                  f"linked {report.get('linked', 0)}")  # fmt: skip
+    else:
+        detail = next(iter(report.values()), "") if report else ""
+    tail = job["waiting_for"] or job["error"] or ""
+    return (f"principles job {job['id']} {job['doc_id'] or ''}: {job['status']} ({detail})"
+            + (f" — {tail}" if tail else ""))  # fmt: skip
