@@ -1,13 +1,15 @@
-"""SQL for health reports and re-indexing (G6)."""
+"""SQL for health reports and re-indexing (G6): chunks, and the other embedded units (principles,
+attached precedents, canonical statements, page images)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import psycopg
 from psycopg import sql
 
-from ..retrieval.corpora import CORPORA, Corpus
+from ..retrieval.corpora import CORPORA, SEARCHABLE, Corpus
 
 
 def _chunk_from(corpus: Corpus) -> sql.Composable:
@@ -138,3 +140,246 @@ def update_chunks(
             **corpus.scope_params(),
         },
     )
+
+
+# -- units besides chunks: principles, attached precedents, canonical statements, page images ---
+# Each has its own embedding and is stale after an embedder change like a chunk. Principles and
+# attached precedents carry text_hash and an analysis; a canonical principle's statement
+# (coalesce(canonical_statement, rule_text)) has no hash, so only its embedder tells; page images
+# are embedded by the image embedder (App.images), never by the text embedder.
+
+UNIT_KINDS = ("principles", "precedents", "canonical_statements", "page_images")
+
+
+@dataclass(frozen=True)
+class TextUnits:
+    """Principles of one case-law corpus, or the chair's attached precedents: read from `table`
+    (the corpus's partition), written through `root` pinned by the corpus's scope."""
+
+    kind: str  # principles | precedents
+    corpus: Corpus
+    table: str
+    root: str
+    text_column: str
+
+
+def text_units() -> list[TextUnits]:
+    """The principle and precedent sources of every searchable corpus (Corpus.sources)."""
+    kinds = {"principle": "principles", "precedent": "precedents"}
+    return [
+        TextUnits(kinds[s.kind], corpus, s.table, s.root, s.text_column)
+        for corpus in SEARCHABLE.values()
+        for s in corpus.sources
+        if s.kind in kinds
+    ]
+
+
+def canonical_corpora() -> list[Corpus]:
+    """The corpora with canonical principles (those with principles)."""
+    return [c for c in CORPORA.values() if c.principle_table is not None]
+
+
+def image_corpora() -> list[Corpus]:
+    return [c for c in CORPORA.values() if c.image_source is not None]
+
+
+_UNIT_STALE = sql.SQL(
+    "u.embedding IS NULL OR u.embedder IS DISTINCT FROM active_embedder()"
+    " OR u.embedded_hash IS DISTINCT FROM u.text_hash"
+)
+# A canonical's statement: no hash; stale when embedded by another embedder, or a synthesized
+# statement without an embedding (the source wording alone needs none).
+_CANONICAL_STALE = sql.SQL(
+    "(u.embedding IS NOT NULL AND u.embedder IS DISTINCT FROM active_embedder())"
+    " OR (u.embedding IS NULL AND u.canonical_statement IS NOT NULL)"
+)
+_IMAGE_STALE = sql.SQL(
+    "u.embedding IS NULL OR u.embedder IS DISTINCT FROM %(image_embedder)s"
+    " OR u.embedded_hash IS DISTINCT FROM u.text_hash"
+)
+
+
+def unit_counts(
+    conn: psycopg.Connection, analyzer: str, image_embedder: str | None, image_dim: int | None
+) -> dict[str, dict[str, dict[str, int | None]]]:
+    """Per corpus and kind of unit: units, missing, stale and dimension-mismatched embeddings,
+    stale analysis (None where a kind has no analysis). Page images are judged against the image
+    embedder; without one they are counted as `unchecked` (their staleness unknown)."""
+    out: dict[str, dict[str, dict]] = {}
+    for units in text_units():
+        query = sql.SQL(
+            "SELECT count(*) AS units,"
+            " count(*) FILTER (WHERE u.embedding IS NULL) AS missing_embeddings,"
+            " count(*) FILTER (WHERE u.embedding IS NOT NULL AND ({stale})) AS stale_embeddings,"
+            " count(*) FILTER (WHERE u.embedding IS NOT NULL AND u.embedder = active_embedder()"
+            "   AND vector_dims(u.embedding) <> (SELECT dim FROM embedding_config))"
+            "   AS dimension_mismatches,"
+            " count(*) FILTER (WHERE u.analyzer IS DISTINCT FROM %(analyzer)s) AS stale_analysis"
+            " FROM {table} u WHERE {scope}"
+        ).format(stale=_UNIT_STALE, table=sql.Identifier(units.table),
+                 scope=units.corpus.scope("u"))  # fmt: skip
+        row = conn.execute(query, {**units.corpus.scope_params(), "analyzer": analyzer})
+        out.setdefault(units.corpus.key, {})[units.kind] = dict(row.fetchone())
+    for corpus in canonical_corpora():
+        query = sql.SQL(
+            "SELECT count(*) AS units,"
+            " count(*) FILTER (WHERE u.embedding IS NULL AND u.canonical_statement IS NOT NULL)"
+            "   AS missing_embeddings,"
+            " count(*) FILTER (WHERE u.embedding IS NOT NULL"
+            "   AND u.embedder IS DISTINCT FROM active_embedder()) AS stale_embeddings,"
+            " count(*) FILTER (WHERE u.embedding IS NOT NULL AND u.embedder = active_embedder()"
+            "   AND vector_dims(u.embedding) <> (SELECT dim FROM embedding_config))"
+            "   AS dimension_mismatches,"
+            " NULL::bigint AS stale_analysis"
+            " FROM canonical_principles u WHERE {scope}"
+        ).format(scope=corpus.scope("u"))
+        row = conn.execute(query, corpus.scope_params()).fetchone()
+        out.setdefault(corpus.key, {})["canonical_statements"] = dict(row)
+    for corpus in image_corpora():
+        query = sql.SQL(
+            "SELECT count(*) AS units,"
+            " count(*) FILTER (WHERE u.embedding IS NULL) AS missing_embeddings,"
+            " CASE WHEN %(image_embedder)s::text IS NOT NULL THEN"
+            "   count(*) FILTER (WHERE u.embedding IS NOT NULL AND ({stale})) END"
+            "   AS stale_embeddings,"
+            " CASE WHEN %(image_embedder)s::text IS NOT NULL THEN"
+            "   count(*) FILTER (WHERE u.embedding IS NOT NULL AND u.embedder = %(image_embedder)s"
+            "   AND vector_dims(u.embedding) <> %(image_dim)s) END AS dimension_mismatches,"
+            " NULL::bigint AS stale_analysis,"
+            " CASE WHEN %(image_embedder)s::text IS NULL THEN count(*) ELSE 0 END AS unchecked"
+            " FROM {table} u WHERE {scope}"
+        ).format(stale=_IMAGE_STALE, table=sql.Identifier(corpus.image_table),
+                 scope=corpus.scope("u"))  # fmt: skip
+        params = {**corpus.scope_params(), "image_embedder": image_embedder,
+                  "image_dim": image_dim}  # fmt: skip
+        out.setdefault(corpus.key, {})["page_images"] = dict(conn.execute(query, params).fetchone())
+    return out
+
+
+def _pages(conn: psycopg.Connection, query: sql.Composable, params: dict, batch: int):
+    after = 0
+    while True:
+        rows = conn.execute(query, {**params, "after": after, "batch": batch}).fetchall()
+        if not rows:
+            return
+        yield rows
+        after = rows[-1]["id"]
+
+
+def stale_units(
+    conn: psycopg.Connection, units: TextUnits, analyzer: str, batch: int
+) -> Iterator[list[dict]]:
+    """Batches of principles or precedents needing a new embedding or a new analysis."""
+    query = sql.SQL(
+        "SELECT u.id, u.{text} AS text, u.text_hash, ({stale}) AS needs_embedding,"
+        " u.analyzer IS DISTINCT FROM %(analyzer)s AS needs_analysis"
+        " FROM {table} u WHERE {scope} AND ({stale} OR u.analyzer IS DISTINCT FROM %(analyzer)s)"
+        " AND u.id > %(after)s ORDER BY u.id LIMIT %(batch)s"
+    ).format(text=sql.Identifier(units.text_column), stale=_UNIT_STALE,
+             table=sql.Identifier(units.table), scope=units.corpus.scope("u"))  # fmt: skip
+    yield from _pages(conn, query, {**units.corpus.scope_params(), "analyzer": analyzer}, batch)
+
+
+def update_units(
+    conn: psycopg.Connection, units: TextUnits, rows: list[dict], *, embedder: str, analyzer: str
+) -> None:
+    """Store a batch of re-embedded and/or re-analyzed principles or precedents (rows as for
+    `update_chunks`) in one UPDATE through the root, pinned to the corpus. Only the embedding
+    and analysis columns change: a decided principle's rule and quote stay frozen (0010)."""
+    query = sql.SQL(
+        "UPDATE {root} u SET"
+        " embedding = CASE WHEN v.embedding IS NULL THEN u.embedding ELSE v.embedding END,"
+        " embedder = CASE WHEN v.embedding IS NULL THEN u.embedder ELSE %(embedder)s END,"
+        " embedded_hash = CASE WHEN v.embedding IS NULL THEN u.embedded_hash ELSE v.text_hash END,"
+        " analyzed = coalesce(v.analyzed, u.analyzed),"
+        " analyzer = CASE WHEN v.analyzed IS NULL THEN u.analyzer ELSE %(analyzer)s END"
+        " FROM unnest(%(ids)s::bigint[], %(hashes)s::text[], %(embeddings)s::vector[],"
+        " %(analyzed)s::text[]) AS v(id, text_hash, embedding, analyzed)"
+        " WHERE u.id = v.id AND {scope}"
+    ).format(root=sql.Identifier(units.root), scope=units.corpus.scope("u"))
+    conn.execute(
+        query,
+        {
+            "embedder": embedder,
+            "analyzer": analyzer,
+            "ids": [r["id"] for r in rows],
+            "hashes": [r["text_hash"] for r in rows],
+            "embeddings": [r["embedding"] for r in rows],
+            "analyzed": [r["analyzed"] for r in rows],
+            **units.corpus.scope_params(),
+        },
+    )
+
+
+def stale_canonicals(conn: psycopg.Connection, corpus: Corpus, batch: int) -> Iterator[list[dict]]:
+    """Batches of a corpus's canonical principles whose statement needs an embedding."""
+    query = sql.SQL(
+        "SELECT u.id, coalesce(u.canonical_statement, u.rule_text) AS text"
+        " FROM canonical_principles u WHERE {scope} AND ({stale})"
+        " AND u.id > %(after)s ORDER BY u.id LIMIT %(batch)s"
+    ).format(scope=corpus.scope("u"), stale=_CANONICAL_STALE)
+    yield from _pages(conn, query, corpus.scope_params(), batch)
+
+
+def update_canonicals(
+    conn: psycopg.Connection, corpus: Corpus, rows: list[dict], *, embedder: str
+) -> int:
+    """Store statement embeddings (`id`, `text` embedded, `embedding`); a statement that changed
+    since it was read keeps its row untouched. Returns the rows updated."""
+    query = sql.SQL(
+        "UPDATE canonical_principles u SET embedding = v.embedding, embedder = %(embedder)s"
+        " FROM unnest(%(ids)s::bigint[], %(texts)s::text[], %(embeddings)s::vector[])"
+        " AS v(id, text, embedding)"
+        " WHERE u.id = v.id AND {scope} AND coalesce(u.canonical_statement, u.rule_text) = v.text"
+    ).format(scope=corpus.scope("u"))
+    return conn.execute(
+        query,
+        {
+            "embedder": embedder,
+            "ids": [r["id"] for r in rows],
+            "texts": [r["text"] for r in rows],
+            "embeddings": [r["embedding"] for r in rows],
+            **corpus.scope_params(),
+        },
+    ).rowcount
+
+
+def stale_page_images(
+    conn: psycopg.Connection, corpus: Corpus, image_embedder: str, batch: int
+) -> Iterator[list[dict]]:
+    """Batches of a corpus's page images not embedded by `image_embedder` from their image, with
+    where their item's file was read from (to render the page again if the cache lacks it)."""
+    query = sql.SQL(
+        "SELECT u.id, u.{fk} AS item_id, u.page, u.text_hash, i.source_path, i.source_format"
+        " FROM {table} u JOIN {items} i ON i.id = u.{fk} AND {item_scope}"
+        " WHERE {scope} AND ({stale}) AND u.id > %(after)s ORDER BY u.id LIMIT %(batch)s"
+    ).format(fk=sql.Identifier(corpus.parent_column), table=sql.Identifier(corpus.image_table),
+             items=sql.Identifier(corpus.item_table), item_scope=corpus.scope("i"),
+             scope=corpus.scope("u"), stale=_IMAGE_STALE)  # fmt: skip
+    params = {**corpus.scope_params(), "image_embedder": image_embedder}
+    yield from _pages(conn, query, params, batch)
+
+
+def update_page_images(
+    conn: psycopg.Connection, corpus: Corpus, rows: list[dict], *, embedder: str
+) -> int:
+    """Store page-image embeddings (`id`, `text_hash` of the image embedded, `embedding`) through
+    the root, pinned to the corpus; an image replaced since it was read is left alone."""
+    source = corpus.image_source
+    query = sql.SQL(
+        "UPDATE {root} u SET embedding = v.embedding, embedder = %(embedder)s,"
+        " embedded_hash = v.text_hash"
+        " FROM unnest(%(ids)s::bigint[], %(hashes)s::text[], %(embeddings)s::vector[])"
+        " AS v(id, text_hash, embedding)"
+        " WHERE u.id = v.id AND {scope} AND u.text_hash = v.text_hash"
+    ).format(root=sql.Identifier(source.root), scope=corpus.scope("u"))
+    return conn.execute(
+        query,
+        {
+            "embedder": embedder,
+            "ids": [r["id"] for r in rows],
+            "hashes": [r["text_hash"] for r in rows],
+            "embeddings": [r["embedding"] for r in rows],
+            **corpus.scope_params(),
+        },
+    ).rowcount
