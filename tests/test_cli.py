@@ -44,6 +44,11 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
     assert json.loads(run(cli_env, "reindex", "--json").stdout) == {
         "reembedded": 0,
         "reanalyzed": 0,
+        "chunks": {"reembedded": 0, "reanalyzed": 0},
+        "principles": {"reembedded": 0, "reanalyzed": 0},
+        "precedents": {"reembedded": 0, "reanalyzed": 0},
+        "canonical_statements": {"reembedded": 0},
+        "page_images": {"reembedded": 0, "skipped": 0, "reason": None},
     }
 
 
