@@ -3,6 +3,7 @@ precedents, canonical statements and page images are counted by `health` and men
 like chunks — stale after an embedder change, re-embedded exactly once, re-analyzed after an
 analyzer change, and searchable again afterwards."""
 
+import re
 import uuid
 
 import numpy as np
@@ -308,3 +309,34 @@ def test_page_images_follow_the_image_embedder(app, settings, multimodal_url, tm
     result = plain.reindex()["page_images"]
     assert result["reembedded"] == 0 and result["skipped"] == 4
     assert "MULTIMODAL_ENABLED" in result["reason"]
+
+
+def test_the_desk_health_page_shows_the_units(app, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from legal_ai import accounts
+    from legal_ai.web.app import create_app
+    from test_desk import PASSWORD, sign_in
+
+    library(app, tmp_path)
+    with app.store.transaction() as conn:  # as if an earlier embedder had embedded them
+        conn.execute("UPDATE case_law_principles SET embedder = 'older' WHERE source_kind ="
+                     " 'external_upload'")  # fmt: skip
+    accounts.set_password(app, "chair", PASSWORD)
+    settings = app.settings.model_copy(update={"chair_token": "s3cret-chair-token"})
+    with TestClient(create_app(settings, legal=app)) as client:
+        assert sign_in(client).status_code == 303
+        page = client.get("/health")
+    assert page.status_code == 200 and '<html lang="he" dir="rtl">' in page.text
+    units = page.text.split('<table class="units">')[1].split("</table>")[0]
+    # corpus, kind, units, missing, stale, dimension, stale analysis, unchecked
+    rows = re.findall(r"<tr>((?:<td>[^<]*</td>)+)</tr>", units)
+    cells = [tuple(re.findall(r"<td>([^<]*)</td>", row)) for row in rows]
+    assert ("פסיקה", "עקרונות משפטיים", "1", "0", "1", "0", "0", "—") in cells
+    assert ("החלטות ועדות", "עקרונות משפטיים", "1", "0", "0", "0", "0", "—") in cells
+    assert ("תקדימים מצורפים", "תקדימים מצורפים", "1", "0", "0", "0", "0", "—") in cells
+    assert ("פסיקה", "ניסוחים קנוניים", "1", "0", "0", "0", "—", "—") in cells
+    assert ("ההחלטות שלי", "תמונות עמודים", "0", "0", "—", "—", "—", "0") in cells
+    assert "MULTIMODAL_ENABLED</span> כבוי" in page.text
+    summary = page.text.split('<table class="summary">')[1].split("</table>")[0]
+    assert "<tr><th>הטמעות מיושנות</th><td>1</td></tr>" in summary

@@ -55,7 +55,11 @@ env.globals["he"] = {
                  "style": "סגנון", "other": "אחר"},
     "health": {"items": "פריטים", "searchable": "ניתנים לחיפוש", "chunks": "קטעים",
                "missing_embeddings": "הטמעות חסרות", "stale_embeddings": "הטמעות מיושנות",
-               "dimension_mismatches": "ממד שגוי", "stale_analysis": "ניתוח מיושן"},
+               "dimension_mismatches": "ממד שגוי", "stale_analysis": "ניתוח מיושן",
+               "units": "יחידות", "unchecked": "לא נבדקו"},
+    # The units besides chunks that health counts and reindex mends (App.health()["units"]).
+    "unit": {"principles": "עקרונות משפטיים", "precedents": "תקדימים מצורפים",
+             "canonical_statements": "ניסוחים קנוניים", "page_images": "תמונות עמודים"},
 }  # fmt: skip
 
 
