@@ -54,7 +54,7 @@ def panel(app, monkeypatch):
         yield script, value
 
 
-def ingest(app, tmp_path, doc_id, text, corpus="external"):
+def ingest(app, tmp_path, doc_id, text, corpus="external", expect="ingested"):
     path = tmp_path / f"{doc_id}.txt"
     path.write_text(text, encoding="utf-8")
     meta = {
@@ -72,7 +72,7 @@ def ingest(app, tmp_path, doc_id, text, corpus="external"):
             "practice_area": "planning",
             "decided_on": "2024-03-01",
         }
-    assert app.ingest([path], corpus, meta=meta, doc_id=doc_id).ingested == 1
+    assert getattr(app.ingest([path], corpus, meta=meta, doc_id=doc_id), expect) == 1
 
 
 def listed(app):

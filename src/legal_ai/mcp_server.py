@@ -218,6 +218,48 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         return run(curator.stats)
 
     @server.tool(
+        description="Legal principles (עקרונות משפטיים) with their term (הלכה / כלל פרשני / "
+        "עיקרון), rule, verbatim supporting quote and page, the panel's votes and score, "
+        "occurrences and corroboration. Only `approved` ones may be relied on."
+    )
+    def list_principles(
+        status: Annotated[
+            str | None,
+            Field(
+                description="pending_review | approved | rejected | vetoed; default every status"
+            ),
+        ] = None,  # fmt: skip
+    ) -> dict:
+        from .learning import principles
+
+        return run(principles.list_principles, status=status)
+
+    @server.tool(
+        description="Canonical principles (one per principle across rulings of one corpus): "
+        "statement, status (only `approved` statements are the chair's), occurrences."
+    )
+    def list_canonical_principles(
+        status: Annotated[
+            str | None,
+            Field(description="pending_synthesis | pending_review | approved | rejected"),
+        ] = None,  # fmt: skip
+    ) -> dict:
+        from .learning import canonical
+
+        return run(canonical.list_canonicals, status=status)
+
+    @server.tool(
+        description="One canonical principle: its occurrences (term, quote, page, votes) and "
+        "every version of its statement."
+    )
+    def get_canonical_principle(
+        canonical_id: Annotated[int, Field(ge=1, description="The canonical principle's id.")],
+    ) -> dict:
+        from .learning import canonical
+
+        return run(canonical.show, canonical_id=canonical_id)
+
+    @server.tool(
         description="Synthesize the canonical statement of every canonical principle pending "
         "synthesis (LEGAL_AI_SYNTHESIZER): grounded in the occurrences' quotes or abstained, "
         "rejected if it drifts; it never approves (pending_review, the chair decides)."

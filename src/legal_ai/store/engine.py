@@ -218,7 +218,7 @@ def waiting_jobs(
     """Waiting jobs of `kind`, locked (skipping those another pass holds), to re-check."""
     where, params = "kind = %s AND status = 'waiting'", [kind]
     if case_number is not None:
-        where, params = where + " AND case_number = %s", [case_number]
+        where, params = where + " AND case_number = %s", [kind, case_number]
     return conn.execute(
         sql.SQL("SELECT * FROM jobs WHERE {} ORDER BY id FOR UPDATE SKIP LOCKED").format(
             sql.SQL(where)
@@ -246,7 +246,7 @@ def open_jobs(
     """Jobs of `kind` not finished (queued, running, waiting), oldest first."""
     where, params = "kind = %s AND status IN ('queued', 'running', 'waiting')", [kind]
     if case_number is not None:
-        where, params = where + " AND case_number = %s", [case_number]
+        where, params = where + " AND case_number = %s", [kind, case_number]
     return conn.execute(
         sql.SQL("SELECT * FROM jobs WHERE {} ORDER BY run_after, id").format(sql.SQL(where)),
         params,

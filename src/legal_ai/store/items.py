@@ -302,7 +302,7 @@ def panel_principles(conn: psycopg.Connection) -> list[dict]:
         " case_law_principles o WHERE o.canonical_id = p.canonical_id)) AS first"
         " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
         " WHERE p.votes IS NOT NULL AND p.review_status IN ('approved', 'proposed')"
-        " AND (p.reviewed_by = 'panel' OR p.review_status = 'proposed') ORDER BY p.id"
+        " AND (p.reviewed_by IS NULL OR p.reviewed_by = 'panel') ORDER BY p.id"
     ).fetchall()
 
 

@@ -5,7 +5,8 @@ Every /api route needs `Authorization: Bearer <token>`: the chair's token (LEGAL
 or an agent's (LEGAL_AI_AGENT_TOKEN; the older LEGAL_AI_API_TOKEN is an agent named `api`).
 The services run on `legal.acting_as(principal)`: its transactions run under the principal's
 database role, and the actor the audit records is the principal's, never a name from the body.
-Chair-only routes (lesson review, promote, methodology edit and restore, final upload) refuse an
+Chair-only routes (lesson review, promote, methodology edit and restore, final upload, a
+principle's or canonical principle's review, a canonical statement's edit and revert) refuse an
 agent with 403 before anything is read or written. Without any credential configured the app is
 not built.
 
@@ -30,8 +31,17 @@ from .. import auth
 from ..config import Settings
 from ..errors import InvalidInput
 from ..knowledge import brief
+from ..learning import (
+    canonical,
+    feedback,
+    finals,
+    jsonable,
+    lessons,
+    methodology,
+    principles,
+    synthesis,
+)
 from ..learning import curator as curator_figures
-from ..learning import feedback, finals, lessons, methodology
 from ..learning import panel_stats as panel_figures
 from . import errors, uploads
 
@@ -89,6 +99,26 @@ class MethodologyBody(Body):
 
 class RestoreBody(Body):
     version: int = Field(ge=1)
+    reason: str | None = Field(default=None, max_length=2000)
+
+
+class ExtractBody(Body):
+    doc_id: str | None = Field(default=None, max_length=500)
+    corpus: str | None = Field(default=None, max_length=20)
+    all: bool = False
+
+
+class CullBody(Body):
+    apply: bool = False
+
+
+class StatementBody(Body):
+    statement: str = Field(max_length=4000)
+    reason: str | None = Field(default=None, max_length=2000)
+
+
+class RevertBody(Body):
+    version: int | None = Field(default=None, ge=1)
     reason: str | None = Field(default=None, max_length=2000)
 
 
@@ -244,6 +274,57 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     @api.get("/api/chair-feedback/weekly-summary")
     def weekly_summary(view: Acting) -> dict:
         return feedback.weekly_summary(view)
+
+    # -- legal principles (issue 13; README "Legal principles") -----------------------------
+    @api.get("/api/principles")
+    def list_principles(view: Acting, status: str | None = None) -> dict:
+        return principles.list_principles(view, status)
+
+    @api.post("/api/principles/{principle_id}/review")
+    def review_principle(principle_id: int, body: ReviewBody,
+                         view: Annotated[Any, Depends(chair("reviewing a principle"))]) -> dict:  # fmt: skip
+        return jsonable(view.review_principle(principle_id, body.decision, body.reason))
+
+    @api.post("/api/principles/extract")
+    def extract_principles(body: ExtractBody, view: Acting) -> dict:
+        return principles.extract(view, corpus=body.corpus, doc_id=body.doc_id, all=body.all)
+
+    @api.post("/api/principles/cull")
+    def cull_principles(body: CullBody, view: Acting) -> dict:
+        return principles.cull(view, apply=body.apply)  # applying it is the chair's (403)
+
+    @api.get("/api/canonical-principles")
+    def list_canonicals(view: Acting, status: str | None = None) -> dict:
+        return canonical.list_canonicals(view, status)
+
+    @api.post("/api/canonical-principles/synthesize")
+    def synthesize_canonicals(view: Acting) -> dict:
+        return synthesis.synthesize(view)
+
+    @api.get("/api/canonical-principles/{canonical_id}")
+    def show_canonical(canonical_id: int, view: Acting) -> dict:
+        return canonical.show(view, canonical_id)
+
+    @api.post("/api/canonical-principles/{canonical_id}/review")
+    def review_canonical(
+        canonical_id: int, body: ReviewBody,
+        view: Annotated[Any, Depends(chair("reviewing a canonical principle"))],
+    ) -> dict:  # fmt: skip
+        return canonical.review(view, canonical_id, body.decision, body.reason)
+
+    @api.post("/api/canonical-principles/{canonical_id}/statement")
+    def edit_canonical(
+        canonical_id: int, body: StatementBody,
+        view: Annotated[Any, Depends(chair("editing a canonical statement"))],
+    ) -> dict:  # fmt: skip
+        return canonical.edit(view, canonical_id, body.statement, body.reason)
+
+    @api.post("/api/canonical-principles/{canonical_id}/revert")
+    def revert_canonical(
+        canonical_id: int, body: RevertBody,
+        view: Annotated[Any, Depends(chair("reverting a canonical statement"))],
+    ) -> dict:  # fmt: skip
+        return canonical.revert(view, canonical_id, body.version, body.reason)
 
     @api.get("/api/brief")
     def writing_brief(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
