@@ -1,8 +1,9 @@
 """The chair's desk in a real headless Chromium (tests/desk_browser.py): sign in, search and open
 a source at its span, decide a lesson and undo it with the keyboard, a bulk action with its
 count, upload a draft and a final and see the pair advance, the dashboard's plot with one point
-per final, a methodology edit refused at its field then saved, diffed and restored. Each page is
-saved as docs/desk/NAME.png (embedded in docs/desk.md and README)."""
+per final, a methodology edit refused at its field then saved, diffed and restored, a principle
+approved from its queue. Each page is saved as docs/desk/NAME.png (embedded in docs/desk.md and
+README)."""
 
 import pytest
 
@@ -16,6 +17,7 @@ from desk_browser import (  # noqa: F401 - the fixtures register under their nam
     sign_in,
 )
 from legal_ai.learning import lessons
+from test_principles import panel  # noqa: F401 - the scripted three-model panel
 
 pytestmark = pytest.mark.db
 RULING = (
@@ -218,3 +220,28 @@ def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, des
     assert "גרסה 1 שוחזרה כגרסה חדשה, 3" in page.inner_text("[role=status]")
     restored = methodology.show(desk.legal, "universal")
     assert restored["version"] == 3 and restored["profile"] == seed["profile"]
+
+
+def test_principles_queue_approve(page, desk, tmp_path, panel):  # noqa: F811
+    from legal_ai.auth import CHAIR
+    from legal_ai.learning import canonical
+    from test_desk_principles import extracted
+
+    script, _ = panel
+    rows = extracted(desk.legal, tmp_path, script)
+    pending = rows["R2"]
+    canonical.edit(desk.legal.acting_as(CHAIR), rows["R1"]["canonical_id"],
+                   "סטייה ניכרת מתכנית אינה ניתנת לאישור כהקלה", "נוסח קצר")  # fmt: skip
+    sign_in(page, desk, next_path="/training/principles")
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
+    card = page.locator(f"#principle-{pending['id']}")
+    assert pending["rule_text"] in card.inner_text() and "2 מתוך 3" in card.inner_text()
+    assert "עמ' 3" in card.inner_text() and card.locator(".term").inner_text() == "הלכה"
+    screenshot(page, "principles")
+    with page.expect_navigation():
+        card.locator("button.approve").click()
+    assert "נכנס לחיפוש" in page.inner_text("[role=status]")
+    assert pending["rule_text"] in page.inner_text("#approved")
+    hits = desk.legal.search("external", pending["rule_text"]).hits
+    assert pending["id"] in {h["principle_id"] for h in hits}

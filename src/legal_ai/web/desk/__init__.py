@@ -4,7 +4,8 @@ pages, the stylesheet and script under /desk-static, and HTML answers to errors 
 (the API keeps its JSON errors). Pages work with plain forms; desk.js adds keyboard shortcuts.
 
 Modules: core (templates, session, CSRF), session (/login, /logout), search (/search,
-/source), training (/training, /audit), pages (/health, /cases), learning (/learning),
+/source), training (/training, /audit), principles (/training/principles: the chair's gate
+for legal principles), pages (/health, /cases), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore)."""
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from . import core
 
 
 def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
-    from . import learning, methodology, pages, search, session, training
+    from . import learning, methodology, pages, principles, search, session, training
 
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
     signed_in = core.signed_in(legal)
     session.routes(api, legal, settings)
     search.routes(api, signed_in)
     training.routes(api, signed_in)
+    principles.routes(api, signed_in)
     pages.routes(api, signed_in, settings)
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)

@@ -29,6 +29,7 @@ ROOTS = frozenset({"", "login", "logout", "search", "source", "training", "audit
 NAV = (
     ("/search", "חיפוש"),
     ("/training", "שולחן ההדרכה"),
+    ("/training/principles", "עקרונות משפטיים"),
     ("/audit", "יומן החלטות"),
     ("/cases", "תיקים"),
     ("/learning", "למידה"),

@@ -1,0 +1,227 @@
+"""/training/principles: the chair's gate for legal principles (issue 13, item 4), linked from
+the training page and the navigation.
+
+Three parts, over the same services as the CLI and the API:
+- principles pending her review (learning.principles.list_principles "pending_review"): the
+  term (הלכה / כלל פרשני / עיקרון), the rule, the verbatim quote at its page and its source, the
+  panel's votes and score, the canonical's occurrences and how often the ruling is cited;
+  approve or reject (App.review_principle). Approving makes it searchable at once.
+- approved principles, each with a withdrawal (App.review_principle "revert"): it leaves search
+  at once.
+- canonical principles awaiting her review (learning.canonical, "pending_review"): the
+  statement, the source wording, the occurrences and every version; approve or reject, her own
+  wording of the statement (a new version) and a revert to an earlier version. Canonicals still
+  pending synthesis are listed with the edit form only (her wording moves one to her review).
+
+Every form is a POST with the session's CSRF token (core.form_of); every action runs as the
+signed-in chair (`desk.view`). A decision carries the status the page showed: when another tab
+decided meanwhile, nothing changes and the page says so. A refusal (the gate, a version that does
+not exist, a canonical still pending synthesis) is a Hebrew message on the page, never a trace.
+"""
+
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from ...errors import AppError, InvalidInput, NotFound
+from ...learning import canonical as canon
+from ...learning import principles as principle_service
+from ...store import desk as desk_store
+from .. import errors as web_errors
+from . import core
+
+PATH = "/training/principles"
+PANEL_SIZE = 3  # LEGAL_AI_PRINCIPLE_PANEL names three models (INV-LRN7)
+MAX_SHOWN = 200  # principles per list on the page
+MAX_CANONICALS = 50  # canonical cards with their occurrences and versions
+MAX_STATEMENT = 4000
+MAX_REASON = 2000
+STATUS_LABELS = {"pending_review": "ממתין להכרעה", "approved": "אושר", "rejected": "נדחה",
+                 "vetoed": "נמשך מהחיפוש", "pending_synthesis": "ממתין לסינתזה"}  # fmt: skip
+DONE = {
+    "approve": "אושר; הוא נכנס לחיפוש עכשיו",
+    "reject": "נדחה",
+    "revert": "נמשך מהחיפוש; הוא אינו מופיע עוד בתוצאות",
+}
+CANONICAL_DONE = {"approve": "הנוסח אושר", "reject": "הנוסח נדחה"}
+
+
+class Stale(InvalidInput):
+    """The item is no longer where the page showed it (another tab decided it): 409."""
+
+
+def _status(raw: str | None) -> str | None:
+    return "pending_review" if raw == "proposed" else raw
+
+
+def _text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:
+    value = str(form.get(name) or "").strip()
+    if not value:
+        if required:
+            raise InvalidInput(f"{what} ריק; כתבי אותו ונסי שוב")
+        return None
+    if len(value) > limit:
+        raise InvalidInput(f"{what} ארוך מדי: עד {limit:,} תווים (נשלחו {len(value):,})")
+    return value
+
+
+def _id(raw: Any, what: str) -> int:
+    try:
+        return int(str(raw))
+    except (TypeError, ValueError):
+        raise InvalidInput(f"חסר מזהה {what} או שאינו מספר") from None
+
+
+def _hebrew(exc: AppError) -> str:
+    """The services' refusals in Hebrew (their own text kept after it, for the record)."""
+    text = str(exc)
+    if "refused by the gate" in text:
+        return f"מסד הנתונים סירב לשינוי (שער ההרשאות): {text}"
+    if isinstance(exc, NotFound):
+        return f"הפריט לא נמצא (אולי נמחק בינתיים): {text}"
+    return text
+
+
+def _load(view: Any) -> dict:
+    pending = principle_service.list_principles(view, "pending_review")["principles"]
+    approved = principle_service.list_principles(view, "approved")["principles"]
+    review = canon.list_canonicals(view, "pending_review")["canonical_principles"]
+    waiting = [c for c in canon.list_canonicals(view, "pending_synthesis")["canonical_principles"]
+               if c["occurrences"]]  # fmt: skip
+    cards = [canon.show(view, c["id"]) for c in review[:MAX_CANONICALS]]
+    return {"pending": pending, "approved": approved, "canonicals": cards,
+            "canonical_total": len(review), "waiting": waiting[:MAX_CANONICALS],
+            "waiting_total": len(waiting)}  # fmt: skip
+
+
+def routes(api: FastAPI, signed_in: Any) -> None:
+    Chair = Annotated[core.Desk, Depends(signed_in)]
+
+    async def page(request: Request, desk: core.Desk, *, status: int = 200,
+                   message: str | None = None, notice: str | None = None) -> Response:  # fmt: skip
+        data = await run_in_threadpool(_load, desk.view)
+        return core.render(
+            request, "principles.html", status=status, desk=desk, message=message, notice=notice,
+            pending=data["pending"][:MAX_SHOWN], pending_total=len(data["pending"]),
+            approved=data["approved"][:MAX_SHOWN], approved_total=len(data["approved"]),
+            canonicals=data["canonicals"], canonical_total=data["canonical_total"],
+            waiting=data["waiting"], waiting_total=data["waiting_total"],
+            statuses=STATUS_LABELS, panel_size=PANEL_SIZE, max_statement=MAX_STATEMENT,
+        )  # fmt: skip
+
+    async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
+        status = 409 if isinstance(exc, Stale) else web_errors.status_of(exc)
+        return await page(request, desk, status=status,
+                          message=f"לא בוצע דבר: {_hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
+
+    @api.get(PATH, include_in_schema=False)
+    async def principles_page(request: Request, desk: Chair, done: str | None = None,
+                              principle: int | None = None, canonical: int | None = None,
+                              version: int | None = None, restored: int | None = None) -> Response:  # fmt: skip
+        notice = None
+        if principle is not None and done in DONE:
+            notice = f"עיקרון {principle}: {DONE[done]}"
+        elif canonical is not None and done in CANONICAL_DONE:
+            notice = f"עיקרון קנוני {canonical}: {CANONICAL_DONE[done]}"
+        elif canonical is not None and done == "edit" and version is not None:
+            notice = f"עיקרון קנוני {canonical}: הנוסח שלך נשמר כגרסה {version}"
+        elif canonical is not None and done == "revert" and version and restored:
+            notice = f"עיקרון קנוני {canonical}: גרסה {restored} שוחזרה כגרסה חדשה, {version}"
+        return await page(request, desk, notice=notice)
+
+    @api.post(PATH + "/decide", include_in_schema=False)
+    async def decide(request: Request, desk: Chair) -> Response:
+        """Approve or reject a principle pending review, or withdraw an approved one (revert)."""
+        form = await core.form_of(request, desk)
+        try:
+            decision = str(form.get("decision") or "")
+            if decision not in DONE:
+                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור, דחייה או משיכה")
+            item_id = _id(form.get("id"), "העיקרון")
+            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            expected = str(form.get("expected_status") or "") or None
+
+            def act() -> dict:
+                with desk.view.store.connection() as conn:
+                    row = desk_store.principle_status(conn, item_id)
+                if row is None:
+                    raise NotFound(f"אין עיקרון {item_id}")
+                now = _status(row["review_status"])
+                if expected and now != expected:
+                    by = f" (בידי {row['reviewed_by']})" if row["reviewed_by"] else ""
+                    raise Stale(f"עיקרון {item_id} כבר {STATUS_LABELS.get(now, now)}{by}")
+                return desk.view.review_principle(item_id, decision, reason)
+
+            await run_in_threadpool(act)
+        except (InvalidInput, NotFound) as exc:
+            return await refused(request, desk, exc)
+        return RedirectResponse(f"{PATH}?done={decision}&principle={item_id}", 303)
+
+    @api.post(PATH + "/canonical/decide", include_in_schema=False)
+    async def canonical_decide(request: Request, desk: Chair) -> Response:
+        form = await core.form_of(request, desk)
+        try:
+            decision = str(form.get("decision") or "")
+            if decision not in CANONICAL_DONE:
+                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
+            item_id = _id(form.get("id"), "העיקרון הקנוני")
+            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            expected = str(form.get("expected_status") or "") or None
+
+            def act() -> dict:
+                now = canon.show(desk.view, item_id)["status"]
+                if now == "pending_synthesis" and decision == "approve":
+                    raise Stale(
+                        f"עיקרון קנוני {item_id} עדיין ממתין לסינתזה, ואין לו נוסח לאישור. "
+                        "הריצי `legal-ai principles synthesize`, או כתבי את הנוסח בעצמך בטופס "
+                        "העריכה — ואז אשרי"
+                    )
+                if expected and now != expected:
+                    raise Stale(f"עיקרון קנוני {item_id} כבר {STATUS_LABELS.get(now, now)}")
+                return canon.review(desk.view, item_id, decision, reason)
+
+            await run_in_threadpool(act)
+        except (InvalidInput, NotFound) as exc:
+            return await refused(request, desk, exc)
+        return RedirectResponse(f"{PATH}?done={decision}&canonical={item_id}", 303)
+
+    @api.post(PATH + "/canonical/edit", include_in_schema=False)
+    async def canonical_edit(request: Request, desk: Chair) -> Response:
+        """Her own wording of a canonical statement: a new version (canonical.edit)."""
+        form = await core.form_of(request, desk)
+        try:
+            item_id = _id(form.get("id"), "העיקרון הקנוני")
+            statement = _text(form, "statement", MAX_STATEMENT, "נוסח העיקרון", required=True)
+            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            shown = await run_in_threadpool(canon.edit, desk.view, item_id, statement, reason)
+        except (InvalidInput, NotFound) as exc:
+            return await refused(request, desk, exc)
+        url = f"{PATH}?done=edit&canonical={item_id}&version={shown['version']}"
+        return RedirectResponse(url, 303)
+
+    @api.post(PATH + "/canonical/revert", include_in_schema=False)
+    async def canonical_revert(request: Request, desk: Chair) -> Response:
+        """Back to an earlier version of the statement, saved as a new version."""
+        form = await core.form_of(request, desk)
+        try:
+            item_id = _id(form.get("id"), "העיקרון הקנוני")
+            version = _id(form.get("version"), "הגרסה")
+            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+
+            def act() -> dict:
+                versions = [v["version"] for v in canon.history(desk.view, item_id)["versions"]]
+                if version not in versions[:-1]:
+                    raise InvalidInput(
+                        f"לעיקרון קנוני {item_id} אין גרסה קודמת {version} "
+                        f"(הגרסאות: 1–{versions[-1]}, הנוכחית {versions[-1]}); בחרי גרסה מוקדמת"
+                    )
+                return canon.revert(desk.view, item_id, version, reason)
+
+            shown = await run_in_threadpool(act)
+        except (InvalidInput, NotFound) as exc:
+            return await refused(request, desk, exc)
+        url = (f"{PATH}?done=revert&canonical={item_id}&restored={version}"
+               f"&version={shown['version']}")  # fmt: skip
+        return RedirectResponse(url, 303)

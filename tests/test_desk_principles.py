@@ -1,0 +1,231 @@
+"""The chair's gate for legal principles on the desk (issue 13 item 4): /training/principles lists
+the principles pending her review with their term, rule, verbatim quote at its page, source, the
+panel's votes and score, occurrences and corroboration; approving one makes it a search hit at
+once and withdrawing it (revert) takes it out at once; canonical principles are approved,
+rejected, reworded (a new version) and reverted to an earlier version. Refusals are Hebrew
+messages on the page; a form without the CSRF token, an agent's token and no session change
+nothing. Principles come from the three-model panel (scripted servers, tests/test_principles.py)
+over a three-page PDF; through FastAPI's TestClient against the real database."""
+
+import pytest
+
+import factories
+from legal_ai.auth import CHAIR, agent
+from legal_ai.errors import Forbidden
+from legal_ai.learning import canonical, principles
+from test_desk import AGENT, chair, client, csrf_of, desk_app  # noqa: F401 - the desk's fixtures
+from test_principles import Q1, Q2, R1, R2, cand, panel  # noqa: F401 - the panel fixture
+
+pytestmark = pytest.mark.db
+PAGE = "/training/principles"
+CASE = 'עע"מ 1234/05'
+
+
+def ruling_pdf(app, tmp_path) -> None:
+    """A binding Supreme Court ruling of three pages: Q1 on page 2, Q2 on page 3."""
+    pages = ["עמוד ראשון: רקע עובדתי של הערר.", f"{Q1}.", f"{Q2}. הערר נדחה."]
+    pdf = factories.hebrew_pdf(tmp_path / "ruling.pdf", pages)
+    meta = {"title": "פסק דין", "case_number": CASE, "court": "בית המשפט העליון",
+            "is_binding": True, "practice_area": "planning", "decided_on": "2005-03-01"}  # fmt: skip
+    assert app.ingest([pdf], "external", meta=meta, doc_id="ruling-1").ingested == 1
+
+
+def extracted(app, tmp_path, script) -> dict[str, dict]:
+    """R1: three votes (approved by the panel); R2: two votes, score 0.7 (to the chair)."""
+    ruling_pdf(app, tmp_path)
+    script.answers = {
+        "a": [cand(R1[0], Q1, 0.9), cand(R2[0], Q2, 0.7)],
+        "b": [cand(R1[1], Q1, 0.8), cand(R2[1], Q2, 0.7)],
+        "c": [cand(R1[0], Q1, 0.7)],
+    }
+    report = principles.extract(app, doc_id="ruling-1")
+    assert (report["approved"], report["pending_review"]) == (1, 1), report
+    rows = principles.list_principles(app)["principles"]
+    return {("R1" if r["votes"] == 3 else "R2"): r for r in rows}
+
+
+def principle_hits(app, query: str) -> dict[int, dict]:
+    """The principle hits of an external search, by principle id."""
+    hits = app.search("external", query).hits
+    return {h["principle_id"]: h for h in hits if h["kind"] == "principle"}
+
+
+def text_of(html: str) -> str:
+    return html.replace("&#34;", '"').replace("&#39;", "'")
+
+
+def section(html: str, name: str) -> str:
+    return html.split(f'<section id="{name}"')[1].split("</section>")[0]
+
+
+def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):  # noqa: F811
+    """Approving from the page makes the principle a search hit; revert withdraws it at once."""
+    script, _ = panel
+    rows = extracted(desk_app, tmp_path, script)
+    pending, approved = rows["R2"], rows["R1"]
+    page = chair.get(PAGE)
+    assert page.status_code == 200
+    html = text_of(page.text)
+    assert '<html lang="he" dir="rtl">' in html
+    assert '<a href="/training/principles" aria-current="page">עקרונות משפטיים</a>' in html
+    queue = section(html, "pending")
+    # Term, rule, verbatim quote at its page, source, the panel's votes and score, counts.
+    for shown in ("הלכה", pending["rule_text"], Q2, "עמ' 3", CASE,
+                  '(<bdi class="doc">ruling-1</bdi>)', "הצבעות הפאנל: 2 מתוך 3 · ציון 0.70",
+                  "הופעות: 1", "טרם צוטט בהחלטות"):  # fmt: skip
+        assert shown in queue, shown
+    assert approved["rule_text"] not in queue
+    listed = section(html, "approved")
+    assert approved["rule_text"] in listed and "3 מתוך 3" in listed and "עמ' 2" in listed
+    assert 'value="revert"' in listed
+    # Not searchable before her approval.
+    assert pending["id"] not in principle_hits(desk_app, R2[0])
+    assert approved["id"] in principle_hits(desk_app, R1[0])  # the panel approved it
+
+    token = csrf_of(page.text)
+    done = chair.post(f"{PAGE}/decide", data={
+        "csrf": token, "id": pending["id"], "decision": "approve",
+        "expected_status": "pending_review", "reason": "נכון"}, follow_redirects=False)  # fmt: skip
+    assert done.status_code == 303
+    assert done.headers["location"] == f"{PAGE}?done=approve&principle={pending['id']}"
+    shown = chair.get(done.headers["location"])
+    assert f"עיקרון {pending['id']}: אושר; הוא נכנס לחיפוש עכשיו" in shown.text
+    assert pending["rule_text"] in section(shown.text, "approved")
+    hit = principle_hits(desk_app, R2[0])[pending["id"]]
+    assert hit["term"] == "הלכה" and hit["page"] == 3 and hit["supporting_quote"] == Q2
+
+    # The page showed it pending; another tab approved it meanwhile: nothing changes.
+    stale = chair.post(f"{PAGE}/decide", data={
+        "csrf": token, "id": pending["id"], "decision": "reject",
+        "expected_status": "pending_review"})  # fmt: skip
+    assert stale.status_code == 409
+    assert "לא בוצע דבר" in stale.text and f"עיקרון {pending['id']} כבר אושר" in stale.text
+    assert "Traceback" not in stale.text
+
+    withdrawn = chair.post(f"{PAGE}/decide", data={
+        "csrf": token, "id": pending["id"], "decision": "revert",
+        "expected_status": "approved"})  # fmt: skip
+    assert withdrawn.status_code == 200  # followed to the page
+    assert "נמשך מהחיפוש" in withdrawn.text
+    assert pending["id"] not in principle_hits(desk_app, R2[0])
+    assert pending["rule_text"] not in section(withdrawn.text, "approved")
+    [row] = [r for r in principles.list_principles(desk_app, "vetoed")["principles"]]
+    assert row["id"] == pending["id"] and row["reviewed_by"] == "chair"
+    # The panel's own approval can be withdrawn too.
+    chair.post(f"{PAGE}/decide", data={"csrf": token, "id": approved["id"],
+                                       "decision": "revert", "expected_status": "approved"})  # fmt: skip
+    assert principle_hits(desk_app, R1[0]) == {}
+    unknown = chair.post(f"{PAGE}/decide", data={"csrf": token, "id": approved["id"],
+                                                 "decision": "delete"})  # fmt: skip
+    assert unknown.status_code == 400 and "החלטה לא מוכרת" in unknown.text
+
+
+def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_path):  # noqa: F811
+    path = tmp_path / "ruling.txt"
+    path.write_text("נקבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה. הערר נדחה.",
+                    encoding="utf-8")  # fmt: skip
+    meta = {"title": "פסק דין", "case_number": CASE, "court": "בית המשפט העליון",
+            "is_binding": True, "practice_area": "planning"}  # fmt: skip
+    assert desk_app.ingest([path], "external", meta=meta, doc_id="ruling-2").ingested == 1
+    added = desk_app.add_principle("external", "ruling-2", "סטייה ניכרת אינה הקלה",
+                                   "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    training = chair.get("/training?queue=principles")  # linked from the training page
+    assert '<a href="/training" aria-current="page">' in training.text
+    assert 'href="/training/principles" class="principles-link"' in training.text
+    page = chair.get(PAGE)
+    assert "לא הוצע בידי הפאנל" in section(page.text, "pending")
+    form = {"id": added, "decision": "approve", "expected_status": "pending_review"}
+    missing = chair.post(f"{PAGE}/decide", data=form)
+    assert missing.status_code == 403 and "CSRF" in missing.text
+    wrong = chair.post(f"{PAGE}/decide", data={**form, "csrf": "not-the-token"})
+    assert wrong.status_code == 403
+    # An agent's token opens no desk page, even with the session's form token.
+    token = csrf_of(page.text)
+    client.cookies.clear()
+    as_agent = client.post(f"{PAGE}/decide", data={**form, "csrf": token},
+                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
+    nobody = client.post(f"{PAGE}/decide", data={**form, "csrf": token}, follow_redirects=False)
+    assert nobody.status_code == 303 and nobody.headers["location"].startswith("/login")
+    assert client.get(PAGE, follow_redirects=False).headers["location"].startswith("/login")
+    # The service refuses an agent whatever the page does.
+    with pytest.raises(Forbidden):
+        desk_app.acting_as(agent("writer")).review_principle(added, "approve")
+    [row] = principles.list_principles(desk_app)["principles"]
+    assert row["review_status"] == "pending_review" and row["reviewed_by"] is None
+    assert principle_hits(desk_app, "סטייה ניכרת הקלה") == {}
+
+
+def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, panel):  # noqa: F811
+    script, _ = panel
+    rows = extracted(desk_app, tmp_path, script)
+    kid = rows["R1"]["canonical_id"]
+    assert canonical.show(desk_app, kid)["status"] == "pending_synthesis"
+    page = chair.get(PAGE)
+    waiting = section(page.text, "waiting")
+    assert f'id="canonical-{kid}"' in waiting and "ממתין לסינתזה" in waiting
+    assert 'action="/training/principles/canonical/edit"' in waiting
+    token = csrf_of(page.text)
+
+    # Approving a canonical still pending synthesis: refused in Hebrew, nothing changes.
+    early = chair.post(f"{PAGE}/canonical/decide", data={
+        "csrf": token, "id": kid, "decision": "approve", "expected_status": "pending_synthesis"})  # fmt: skip
+    assert early.status_code == 409 and "עדיין ממתין לסינתזה" in early.text
+    assert "Traceback" not in early.text
+    assert canonical.show(desk_app, kid)["status"] == "pending_synthesis"
+    # Her wording without the token does nothing; an empty one is refused in Hebrew.
+    assert (
+        chair.post(f"{PAGE}/canonical/edit", data={"id": kid, "statement": "x"}).status_code == 403
+    )
+    empty = chair.post(f"{PAGE}/canonical/edit", data={"csrf": token, "id": kid, "statement": " "})
+    assert empty.status_code == 400 and "נוסח העיקרון ריק" in empty.text
+    assert canonical.show(desk_app, kid)["version"] == 1
+
+    wording = "סטייה ניכרת מתכנית אינה ניתנת לאישור כהקלה"
+    edited = chair.post(f"{PAGE}/canonical/edit", data={
+        "csrf": token, "id": kid, "statement": wording, "reason": "נוסח קצר"},
+        follow_redirects=False)  # fmt: skip
+    assert edited.status_code == 303 and edited.headers["location"].endswith("&version=2")
+    shown = canonical.show(desk_app, kid)
+    assert shown["statement"] == wording and shown["status"] == "pending_review"
+    assert [(v["version"], v["author"]) for v in shown["versions"]][-1] == (2, "chair")
+    page = chair.get(edited.headers["location"])
+    assert f"עיקרון קנוני {kid}: הנוסח שלך נשמר כגרסה 2" in page.text
+    card = section(page.text, "canonical")
+    for part in (wording, R1[0], "הנוסח במקור", Q1, "עמ' 2", "3 מתוך 3", 'data-version="2"',
+                 'data-version="1"', '<option value="1">גרסה 1 (הנוסח המקורי)</option>'):  # fmt: skip
+        assert part in text_of(card), part
+
+    # A second wording (version 3), then back to version 1 (the source wording) as version 4.
+    chair.post(f"{PAGE}/canonical/edit", data={"csrf": token, "id": kid,
+                                               "statement": wording + " בשום מקרה"})  # fmt: skip
+    assert canonical.show(desk_app, kid)["version"] == 3
+    bad = chair.post(f"{PAGE}/canonical/revert", data={"csrf": token, "id": kid, "version": 9})
+    assert bad.status_code == 400 and "אין גרסה קודמת 9" in bad.text
+    current = chair.post(f"{PAGE}/canonical/revert", data={"csrf": token, "id": kid, "version": 3})
+    assert current.status_code == 400 and canonical.show(desk_app, kid)["version"] == 3
+    back = chair.post(f"{PAGE}/canonical/revert", data={"csrf": token, "id": kid, "version": 1},
+                      follow_redirects=False)  # fmt: skip
+    assert back.status_code == 303
+    assert back.headers["location"].endswith("&restored=1&version=4")
+    reverted = canonical.show(desk_app, kid)
+    assert reverted["version"] == 4 and reverted["statement"] == R1[0]
+    assert "גרסה 1 שוחזרה כגרסה חדשה, 4" in chair.get(back.headers["location"]).text
+
+    approved = chair.post(f"{PAGE}/canonical/decide", data={
+        "csrf": token, "id": kid, "decision": "approve", "expected_status": "pending_review",
+        "reason": "הנוסח המקורי מדויק"}, follow_redirects=False)  # fmt: skip
+    assert approved.status_code == 303
+    final = canonical.show(desk_app, kid)
+    assert final["status"] == "approved" and final["reviewed_by"] == "chair"
+    after = chair.get(approved.headers["location"])
+    assert f"עיקרון קנוני {kid}: הנוסח אושר" in after.text
+    assert f'id="canonical-{kid}"' not in after.text  # no longer awaiting her
+    again = chair.post(f"{PAGE}/canonical/decide", data={
+        "csrf": token, "id": kid, "decision": "reject", "expected_status": "pending_review"})  # fmt: skip
+    assert again.status_code == 409 and "כבר אושר" in again.text
+    assert canonical.show(desk_app, kid)["status"] == "approved"
+    # The services refuse an agent.
+    with pytest.raises(Forbidden):
+        canonical.edit(desk_app.acting_as(agent("writer")), kid, "נוסח של סוכן")
+    assert canonical.show(desk_app.acting_as(CHAIR), kid)["version"] == 4
