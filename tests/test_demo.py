@@ -35,3 +35,7 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
     assert learning["brief_lessons"] == 1
     assert learning["internal_hit"] == "ערר (מרכז) 7001/25"
     assert "learning loop" in text
+    # No panel configured: the rulings and decisions queued on arrival wait, saying what to set.
+    assert summary["principles"]["extracted"] == 0 and summary["principles"]["waiting"] >= 3
+    assert "LEGAL_AI_PRINCIPLE_PANEL" in summary["principles"]["waiting_for"]
+    assert "legal principles (עקרונות משפטיים)" in text

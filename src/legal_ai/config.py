@@ -220,15 +220,17 @@ class Settings(BaseSettings):
         "(`legal-ai principles synthesize`). A statement not grounded in the quotes is abstained "
         "from; synthesis never approves. Unset: synthesis is refused and says what to set.",
     )
-    halacha_canonical_synth_drift_floor: float = Field(
-        default=0.80,
+    halacha_canonical_synth_drift_floor: float | None = Field(
+        default=None,
         ge=0,
         le=1,
         validation_alias=AliasChoices(
             "HALACHA_CANONICAL_SYNTH_DRIFT_FLOOR", "LEGAL_AI_HALACHA_CANONICAL_SYNTH_DRIFT_FLOOR"
         ),
         description="Cosine (embedder of the index) below which a synthesized canonical "
-        "statement has drifted from the source wording and is rejected (the source is kept).",
+        "statement has drifted from the source wording and is rejected (the source is kept). "
+        "Unset: the embedder's measured floor (e5-local 0.93; others DESIGN's 0.80) — see "
+        "learning/synthesis.py DRIFT_FLOORS.",
     )
     model_timeout_s: float = Field(
         default=120.0, gt=0, le=1800, description="Seconds one language-model call may take."

@@ -106,6 +106,28 @@ def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[s
             "missing": report["missing"]}  # fmt: skip
 
 
+def _principles(legal: App, echo: Callable[[str], None]) -> dict:
+    """The principles the rulings and decisions queued on arrival: extracted by the configured
+    panel (real models), or the queue waiting and what to set."""
+    from .learning import principle_jobs
+
+    report = principle_jobs.run(legal)
+    echo("\nlegal principles (עקרונות משפטיים): every ruling and decision ingested above queued "
+         "its extraction by the three-model panel")  # fmt: skip
+    if report["extracted"]:
+        echo(f"  ran with the configured panel (real models): {report['extracted']} item(s), "
+             f"approved {report['approved']}, to the chair {report['pending_review']}, rejected "
+             f"{report['rejected']}, linked {report['linked']}")  # fmt: skip
+    waiting = [p for p in report["pending"] if p["status"] == "waiting"]
+    if waiting:
+        echo(f"  {len(waiting)} job(s) waiting, no model called: {report['waiting_for']}")
+        echo("    then `legal-ai principles run` (or keep `legal-ai worker` running); approved "
+             "principles become search hits with their term (הלכה / כלל פרשני / עיקרון); README: "
+             "Legal principles")  # fmt: skip
+    return {"extracted": report["extracted"], "waiting": len(waiting),
+            "waiting_for": report["waiting_for"]}  # fmt: skip
+
+
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     started = time.perf_counter()
     if not settings.committee_chair:  # the demo's committee has a fictional chair of its own
@@ -148,6 +170,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
                 echo(format_hit(number, hit, indent="  ", snippet_chars=160))
             summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
         summary["learning"] = _learning(legal, root, echo)
+        summary["principles"] = _principles(legal, echo)
         from . import accounts
 
         accounts.set_password(legal, "chair", DEMO_DESK_PASSWORD)
