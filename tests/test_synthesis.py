@@ -193,3 +193,20 @@ def test_no_synthesizer_configured(app, tmp_path, models, cli_env, monkeypatch):
     shown = json.loads(run({**env, "LEGAL_AI_SYNTHESIZER": synth}, "principles", "synthesize",
                            "--json").stdout)  # fmt: skip
     assert shown == {"attempted": 1, "accepted": 1, "abstained": 0, "drift_rejected": 0}
+
+
+def test_the_worker_extracts_then_synthesizes_without_a_person(app, tmp_path, models):
+    from legal_ai.learning import jobs
+
+    script, _, _ = models
+    script.panel = [cand(R1[0], Q1, 0.9)]
+    statement = "סטייה ניכרת מתכנית אינה יכולה להינתן בדרך של הקלה."
+    script.statement = lambda user: [{"text": statement, "quote": Q1}]
+    ingest(app, tmp_path, "ruling-1", RULING)  # queues its extraction
+    lines: list[str] = []
+    jobs.work(app, once=True, echo=lines.append)
+    text = "\n".join(lines)
+    assert "principles job" in text and "approved 1" in text
+    assert "canonical synthesis: attempted 1, accepted 1" in text
+    [row] = canonicals(app)
+    assert row["status"] == "pending_review" and row["canonical_statement"] == statement

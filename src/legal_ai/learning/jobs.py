@@ -338,6 +338,8 @@ def work(
         for job in extracted["jobs"]:
             settled += 1
             echo(principle_jobs.job_line(job))
+        synthesized = _synthesize(app, echo)
+        settled += synthesized
         if once or should_stop():
             break
         deadline = time.monotonic() + poll
@@ -350,6 +352,27 @@ def work(
         echo(f"{len(waiting)} job(s) waiting: {waiting[0]['reason']}")
     echo(f"worker {worker}: stopped after {settled} job(s)")
     return settled
+
+
+def _synthesize(app: App, echo: Callable[[str], None]) -> int:
+    """The canonical statements pending synthesis, when LEGAL_AI_SYNTHESIZER is set (the worker
+    keeps them from waiting for a person); a failure is reported and left for the next pass."""
+    from ..store import synthesis as synthesis_store
+    from . import synthesis
+
+    if not (app.settings.synthesizer or "").strip():
+        return 0
+    with app.store.connection() as conn:
+        if not synthesis_store.pending(conn):
+            return 0
+    try:
+        report = synthesis.synthesize(app)
+    except AppError as exc:
+        echo(f"canonical synthesis: {exc}")
+        return 0
+    echo(f"canonical synthesis: attempted {report['attempted']}, accepted {report['accepted']}, "
+         f"abstained {report['abstained']}, drift rejected {report['drift_rejected']}")  # fmt: skip
+    return report["attempted"]
 
 
 def _job_line(job: dict) -> str:
