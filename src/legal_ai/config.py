@@ -220,6 +220,13 @@ class Settings(BaseSettings):
         "(`legal-ai principles synthesize`). A statement not grounded in the quotes is abstained "
         "from; synthesis never approves. Unset: synthesis is refused and says what to set.",
     )
+    voice_writer: str | None = Field(
+        default=None,
+        description="Language model (one spec, as LEGAL_AI_DISTILLER) that writes the deep-read "
+        "voice document of a final the chair marked as exemplary, block by block, each claim "
+        "pointing at a verbatim span of the final (`legal-ai voice run`). Unset: marked cases "
+        "wait in the queue and `voice run` says what to set.",
+    )
     halacha_canonical_synth_drift_floor: float | None = Field(
         default=None,
         ge=0,
