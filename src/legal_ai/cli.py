@@ -460,9 +460,11 @@ def user_set_password(
 
 from .cli_learning import register  # noqa: E402
 from .cli_principles import register as register_principles  # noqa: E402
+from .cli_voice import register as register_voice  # noqa: E402
 
 register(app)
 register_principles(app)
+register_voice(app)
 
 
 def main() -> None:

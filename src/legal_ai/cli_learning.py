@@ -387,12 +387,17 @@ def feedback_summary(days: int = 7, as_json: JsonFlag = False) -> None:
 
 
 def brief(appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
-          outcome: Outcome = None) -> None:  # fmt: skip
-    """The writer's brief: methodology and approved lessons for an appeal type and outcome."""
+          outcome: Outcome = None,
+          case: Annotated[str | None, typer.Option(help="The case being written (never served "
+                          "its own paragraphs).")] = None,
+          max_chars: Annotated[int | None, typer.Option(help="Size budget in characters "
+                               "(default 40000).")] = None) -> None:  # fmt: skip
+    """The writer's brief (channels A, B, C and approved lessons, with provenance and a size
+    budget) for an appeal type and outcome."""
     from .knowledge.brief import writing_brief
 
     with _app() as legal:
-        _print_json(writing_brief(legal, appeal_type, outcome))
+        _print_json(writing_brief(legal, appeal_type, outcome, case=case, max_chars=max_chars))
 
 
 def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",

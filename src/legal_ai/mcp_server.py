@@ -173,11 +173,21 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         return run(brief.lessons_for_outcome, appeal_type=appeal_type, outcome=outcome)
 
     @server.tool(
-        description="The writing brief: the chair's methodology (block order, ratios, discussion "
-        "rules, phrases, anti-patterns, voice), checklist and approved lessons. Approved only."
+        description="The writing brief, approved knowledge only, each part with its provenance: "
+        "channel A (the chair's methodology: block order, ratios, discussion rules, phrases, "
+        "anti-patterns, voice), channel B (her block exemplars, templates, contrastive pairs), "
+        "channel C (voice documents she approved), the checklist and approved lessons; within a "
+        "size budget (`budget` says what was cut)."
     )
-    def get_writing_brief(appeal_type: AppealType, outcome: Outcome = None) -> dict:
-        return run(brief.writing_brief, appeal_type=appeal_type, outcome=outcome)
+    def get_writing_brief(
+        appeal_type: AppealType, outcome: Outcome = None,
+        case_number: Annotated[str | None, Field(description="The case being written (its own "
+                               "paragraphs are never served), e.g. ערר (מרכז) 1042/23.")] = None,
+        max_chars: Annotated[int | None, Field(ge=2000, le=500000, description="Size budget of "
+                             "the brief in characters (default 40000).")] = None,
+    ) -> dict:  # fmt: skip
+        return run(brief.writing_brief, appeal_type=appeal_type, outcome=outcome,
+                   case=case_number, max_chars=max_chars)  # fmt: skip
 
     @server.tool(
         description="Record the chair's feedback on a draft (one category, optional block)."

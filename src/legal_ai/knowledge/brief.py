@@ -1,10 +1,30 @@
-"""The writer's brief: the chair's methodology for an appeal type and outcome, and the lessons
-approved for it. Proposed, rejected and vetoed lessons never reach the writer."""
+"""The writer's brief: everything the writing agent reads for one decision, all of it approved,
+each part with its provenance, within a size budget (issue 14, item 6; 07-learning §0.2).
+
+- Channel A — the chair's measured and adopted methodology: block order, golden ratios (the
+  profile's, or measured over her finals), discussion rules, content checklist, and her voice as
+  she adopted it into the methodology (voice invariants, transition phrases, anti-patterns: the
+  approved part of the voice fingerprint), with the lessons folded into it.
+- Channel B — real examples from her finals: block exemplars (knowledge/exemplars.py), templates
+  of her formulaic passages (knowledge/templates.py), contrastive pairs of our wording against
+  hers (knowledge/contrastive.py). Never a paragraph of the case being written.
+- Channel C — the deep-read voice documents the chair approved (knowledge/voice.py).
+- The approved lessons (proposed, rejected and vetoed lessons never reach the writer).
+
+The budget: the brief's JSON is kept within `max_chars` (BRIEF_MAX_CHARS by default) by cutting
+items, last (least relevant) first, from the parts in TRIM_ORDER — contrastive pairs, then
+exemplars (the lowest-ranked of every block first), then voice documents, then templates. The
+methodology and the approved lessons are never cut (the brief says `over_budget` when they alone
+exceed it). `budget` reports the limit, the size, and what was cut from which part.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+import json
+from typing import TYPE_CHECKING, Any
 
+from ..errors import AppError, InvalidInput
 from ..learning import vocabulary as vocab
 from ..learning.finals import chair_ratios
 from ..learning.methodology import merged_profile
@@ -12,6 +32,24 @@ from ..store import learning as store
 
 if TYPE_CHECKING:
     from ..services import App
+
+BRIEF_MAX_CHARS = 40_000
+MIN_BRIEF_CHARS = 2_000
+MAX_BRIEF_CHARS = 500_000
+# The blocks the brief brings exemplars of (where her own voice is; the formulaic blocks come as
+# templates), and how many of each.
+EXEMPLAR_BLOCKS = ("opening", "hearing", "legal_framework", "discussion", "conclusion")
+EXEMPLARS_PER_BLOCK = 2
+CONTRASTIVE_LIMIT = 6
+TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
+NEVER_CUT = ("methodology (channel A)", "lessons")
+CHANNELS = {
+    "A": ["block_order", "golden_ratios", "discussion_rules", "transition_phrases",
+          "anti_patterns", "voice_invariants", "content_checklist", "folded_lessons"],
+    "B": ["exemplars", "templates", "contrastive_examples"],
+    "C": ["voice_documents"],
+    "lessons": ["lessons"],
+}  # fmt: skip
 
 
 def _args(appeal_type: str, outcome: str | None) -> tuple[str, str | None]:
@@ -43,28 +81,177 @@ def lessons_for_outcome(app: App, appeal_type: str, outcome: str | None = None) 
                                            "reviewed_by")} for r in rows]}  # fmt: skip
 
 
-def writing_brief(app: App, appeal_type: str, outcome: str | None = None) -> dict:
-    """Everything the writer should follow for this decision, all of it approved."""
+# -- channel B: the modules of knowledge/ that serve her real paragraphs ---------------------------
+
+
+def _module(name: str, notes: list[str]) -> Any:
+    """knowledge.<name>, imported when the brief is asked for (None, noted, when absent)."""
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.{name}":
+            raise
+        notes.append(f"channel B: knowledge/{name}.py is not installed; its part is empty")
+        return None
+
+
+def _gathered(what: str, notes: list[str], call) -> dict:
+    """One channel-B call; an AppError (no finals of this appeal type yet, say) is a note."""
+    try:
+        result = call()
+    except AppError as exc:
+        notes.append(f"{what}: {exc}")
+        return {}
+    for note in (result or {}).get("notes", []) or []:
+        notes.append(f"{what}: {note}")
+    if (result or {}).get("note"):
+        notes.append(f"{what}: {result['note']}")
+    return result or {}
+
+
+def _exemplars(app: App, appeal_type: str, outcome: str | None, case: str | None,
+               notes: list[str]) -> list[dict]:  # fmt: skip
+    module = _module("exemplars", notes)
+    if module is None:
+        return []
+    ranked: list[list[dict]] = []
+    for block in EXEMPLAR_BLOCKS:
+        found = _gathered(f"exemplars of {block}", notes, lambda block=block: (
+            module.get_block_exemplars(app, block, appeal_type, outcome=outcome, case=case,
+                                       limit=EXEMPLARS_PER_BLOCK)))  # fmt: skip
+        items = [e for e in found.get("exemplars", []) if e.get("case_number") != case]
+        ranked.append(items[:EXEMPLARS_PER_BLOCK])
+    # Round robin (every block's best, then every block's second...): cutting from the end
+    # drops the lowest-ranked exemplars of every block before any block loses its best.
+    out = []
+    for rank in range(EXEMPLARS_PER_BLOCK):
+        for items in ranked:
+            if rank < len(items):
+                item = dict(items[rank])
+                item.setdefault("provenance", {
+                    "channel": "B", "source": "block exemplars", "corpus": "style",
+                    "case_number": item.get("case_number"), "doc_id": item.get("doc_id"),
+                    "char_start": item.get("char_start"), "char_end": item.get("char_end"),
+                })  # fmt: skip
+                out.append(item)
+    return out
+
+
+def _templates(app: App, appeal_type: str, notes: list[str]) -> list[dict]:
+    module = _module("templates", notes)
+    if module is None:
+        return []
+    found = _gathered("templates", notes,
+                      lambda: module.get_templates(app, appeal_type=appeal_type))  # fmt: skip
+    items = sorted(found.get("templates", []), key=lambda t: -(t.get("support") or 0))
+    out = []
+    for item in items:
+        item = dict(item)
+        item.setdefault("provenance", {
+            "channel": "B", "source": "templates (recurring nearly verbatim across her finals)",
+            "corpus": "style", "support": item.get("support"), "examples": item.get("examples"),
+        })  # fmt: skip
+        out.append(item)
+    return out
+
+
+def _contrastive(app: App, appeal_type: str, case: str | None, notes: list[str]) -> list[dict]:
+    module = _module("contrastive", notes)
+    if module is None:
+        return []
+    found = _gathered("contrastive pairs", notes, lambda: module.get_contrastive_examples(
+        app, appeal_type=appeal_type, limit=CONTRASTIVE_LIMIT))  # fmt: skip
+    out = []
+    for item in found.get("examples", found.get("contrastive_examples", [])):
+        if case is not None and item.get("case_number") == case:
+            continue
+        item = dict(item)
+        item.setdefault("provenance", {
+            "channel": "B", "source": "contrastive pairs (our draft → her final, style only)",
+            "case_number": item.get("case_number"),
+        })  # fmt: skip
+        out.append(item)
+    return out[:CONTRASTIVE_LIMIT]
+
+
+# -- the budget ---------------------------------------------------------------------------------
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def fit(brief: dict, max_chars: int) -> dict:
+    """Cut items of the parts in TRIM_ORDER (last first) until the brief's JSON is within
+    `max_chars`; returns the budget report (the brief is changed in place)."""
+    cut: dict[str, dict] = {}
+    size = _size(brief)
+    for part in TRIM_ORDER:
+        items = brief.get(part) or []
+        while size > max_chars and items:
+            dropped = items.pop()
+            chars = _size(dropped)
+            entry = cut.setdefault(part, {"part": part, "items": 0, "chars": 0})
+            entry["items"] += 1
+            entry["chars"] += chars
+            size = _size(brief)
+    return {"max_chars": max_chars, "chars": size, "cut_first": list(TRIM_ORDER),
+            "never_cut": list(NEVER_CUT), "cut": list(cut.values()),
+            "over_budget": size > max_chars}  # fmt: skip
+
+
+def _max_chars(value: int | None) -> int:
+    if value is None:
+        return BRIEF_MAX_CHARS
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (MIN_BRIEF_CHARS <= value <= MAX_BRIEF_CHARS)
+    ):
+        raise InvalidInput(
+            f"max_chars must be a whole number from {MIN_BRIEF_CHARS} to {MAX_BRIEF_CHARS}"
+        )
+    return value
+
+
+# -- the brief ----------------------------------------------------------------------------------
+
+
+def writing_brief(app: App, appeal_type: str, outcome: str | None = None,
+                  case: str | None = None, max_chars: int | None = None) -> dict:  # fmt: skip
+    """Everything the writer should follow for this decision, all of it approved: channels A, B
+    and C and the approved lessons, each part with its provenance, within `max_chars`. `case`:
+    the case being written (its own paragraphs, pairs and voice document are never served)."""
+    from .voice import for_brief
+
     appeal_type, outcome = _args(appeal_type, outcome)
+    case = vocab.case_number(case) if case else None
+    limit = _max_chars(max_chars)
+    notes: list[str] = []
     with app.store.connection() as conn:
         profile = merged_profile(conn, appeal_type)
         versions = {key: (store.get_profile(conn, key) or {}).get("version")
                     for key in ("universal", appeal_type)}  # fmt: skip
         approved = store.approved_lessons(conn, appeal_type, outcome)
         ratios, finals = chair_ratios(conn, profile)
+        voice_documents, voice_notes = for_brief(conn, appeal_type, outcome, case)
+    notes += voice_notes
     approved_ids = {r["id"] for r in approved}
     folded = [item for item in profile.get("lessons", [])
               if item.get("id") in approved_ids
               and (item.get("outcome") in (None, outcome))]  # fmt: skip
-    return {
+    methodology = (f"methodology profiles universal v{versions['universal']} and {appeal_type} "
+                   f"v{versions[appeal_type]}")  # fmt: skip
+    ratios_from = ("methodology" if profile.get("golden_ratios")
+                   else f"measured over {len(finals)} finals in the style corpus")  # fmt: skip
+    brief = {
         "appeal_type": appeal_type,
         "outcome": outcome,
+        "case_number": case,
         "methodology_versions": versions,
         "block_order": profile.get("blocks", {}).get("order", []),
         "golden_ratios": profile.get("golden_ratios") or ratios,
-        "golden_ratios_from": "methodology"
-        if profile.get("golden_ratios")
-        else f"measured over {len(finals)} finals in the style corpus",
+        "golden_ratios_from": ratios_from,
         "discussion_rules": profile.get("discussion_rules", []),
         "transition_phrases": profile.get("transition_phrases", []),
         "anti_patterns": profile.get("anti_patterns", []),
@@ -72,6 +259,56 @@ def writing_brief(app: App, appeal_type: str, outcome: str | None = None) -> dic
         "content_checklist": _checklist(profile, outcome),
         "folded_lessons": folded,
         "lessons": [
-            {k: r[k] for k in ("id", "category", "kind", "text", "block")} for r in approved
+            {
+                **{k: r[k] for k in ("id", "category", "kind", "text", "block")},
+                "provenance": {
+                    "channel": "lessons",
+                    "source": f"decision_lessons #{r['id']}",
+                    "from": r["source"],
+                    "approved_by": r["reviewed_by"],
+                },
+            }
+            for r in approved
         ],  # fmt: skip
+        "exemplars": _exemplars(app, appeal_type, outcome, case, notes),
+        "templates": _templates(app, appeal_type, notes),
+        "contrastive_examples": _contrastive(app, appeal_type, case, notes),
+        "voice_documents": voice_documents,
+        "channels": CHANNELS,
+        "provenance": {
+            "block_order": {"channel": "A", "source": methodology},
+            "golden_ratios": {"channel": "A", "source": ratios_from},
+            "discussion_rules": {"channel": "A", "source": methodology},
+            "content_checklist": {"channel": "A", "source": methodology},
+            "voice": {
+                "channel": "A",
+                "source": methodology,
+                "keys": ["voice_invariants", "transition_phrases", "anti_patterns"],
+                "note": "the voice fingerprint as the chair adopted it into the methodology "
+                "(a fingerprint proposal reaches the writer only through her edit)",
+            },
+            "folded_lessons": {"channel": "A", "source": methodology},
+            "lessons": {
+                "channel": "lessons",
+                "source": "decision_lessons approved by the chair or a 2/2 panel",
+            },
+            "exemplars": {
+                "channel": "B",
+                "source": "knowledge/exemplars.py: her block "
+                "paragraphs in the style corpus (each item's provenance)",
+            },
+            "templates": {
+                "channel": "B",
+                "source": "knowledge/templates.py: passages recurring "
+                "nearly verbatim across her finals",
+            },
+            "contrastive_examples": {
+                "channel": "B",
+                "source": "knowledge/contrastive.py: our draft against her final, style only",
+            },
+            "voice_documents": {"channel": "C", "source": "voice documents the chair approved"},
+        },  # fmt: skip
+        "notes": notes,
     }
+    brief["budget"] = fit(brief, limit)
+    return brief

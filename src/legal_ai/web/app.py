@@ -6,7 +6,8 @@ or an agent's (LEGAL_AI_AGENT_TOKEN; the older LEGAL_AI_API_TOKEN is an agent na
 The services run on `legal.acting_as(principal)`: its transactions run under the principal's
 database role, and the actor the audit records is the principal's, never a name from the body.
 Chair-only routes (lesson review, promote, methodology edit and restore, final upload, a
-principle's or canonical principle's review, a canonical statement's edit and revert) refuse an
+principle's or canonical principle's review, a canonical statement's edit and revert, marking a
+case as exemplary and a voice document's review) refuse an
 agent with 403 before anything is read or written. Without any credential configured the app is
 not built.
 
@@ -30,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .. import auth
 from ..config import Settings
 from ..errors import InvalidInput
-from ..knowledge import brief
+from ..knowledge import brief, voice
 from ..learning import (
     canonical,
     feedback,
@@ -120,6 +121,10 @@ class StatementBody(Body):
 class RevertBody(Body):
     version: int | None = Field(default=None, ge=1)
     reason: str | None = Field(default=None, max_length=2000)
+
+
+class MarkBody(Body):
+    note: str | None = Field(default=None, max_length=2000)
 
 
 class FeedbackBody(Body):
@@ -326,9 +331,36 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     ) -> dict:  # fmt: skip
         return canonical.revert(view, canonical_id, body.version, body.reason)
 
+    # -- deep-read voice documents (issue 14 item 4; README "What the writer reads") ---------
+    @api.post("/api/cases/{case:path}/mark-exemplary")
+    def mark_exemplary(case: str, body: MarkBody,
+                       view: Annotated[Any, Depends(chair("marking a case as exemplary"))]
+                       ) -> dict:  # fmt: skip
+        return voice.mark(view, case, body.note)
+
+    @api.get("/api/voice-documents")
+    def list_voice_documents(view: Acting, status: str | None = None) -> dict:
+        return voice.list_documents(view, status)
+
+    @api.post("/api/voice-documents/run")
+    def run_voice_documents(view: Acting) -> dict:
+        return voice.run(view)
+
+    @api.get("/api/voice-documents/{document_id}")
+    def show_voice_document(document_id: int, view: Acting) -> dict:
+        return voice.show(view, document_id)
+
+    @api.post("/api/voice-documents/{document_id}/review")
+    def review_voice_document(
+        document_id: int, body: ReviewBody,
+        view: Annotated[Any, Depends(chair("reviewing a voice document"))],
+    ) -> dict:  # fmt: skip
+        return voice.review(view, document_id, body.decision, body.reason)
+
     @api.get("/api/brief")
-    def writing_brief(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
-        return brief.writing_brief(view, appeal_type, outcome)
+    def writing_brief(view: Acting, appeal_type: str, outcome: str | None = None,
+                      case: str | None = None, max_chars: int | None = None) -> dict:  # fmt: skip
+        return brief.writing_brief(view, appeal_type, outcome, case=case, max_chars=max_chars)
 
     @api.get("/api/content-checklist")
     def content_checklist(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:

@@ -1,0 +1,113 @@
+"""SQL of deep-read voice documents (knowledge/voice.py; migration 0020). Every function takes
+the caller's connection; the gate (who marks, writes, approves) is the database's trigger."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+_ROW = (
+    "SELECT v.id, v.case_number, v.status, v.marked_by, v.marked_at, v.note,"
+    " v.style_document_id, v.doc_id, v.final_hash, v.document, v.claims, v.dropped_claims,"
+    " v.substance_claims, v.model, v.written_by, v.written_at, v.refusals, v.last_refusal,"
+    " v.reviewed_by, v.reviewed_at, v.review_reason, v.updated_at,"
+    " c.appeal_type, c.outcome, c.practice_area,"
+    " (v.final_hash IS NOT NULL AND v.final_hash IS DISTINCT FROM"
+    "  (SELECT d.content_hash FROM documents d WHERE d.id = v.style_document_id))"
+    "  AS final_changed"
+    " FROM voice_documents v LEFT JOIN cases c ON c.case_number = v.case_number"
+)
+
+
+def final_for(conn: psycopg.Connection, case_number: str) -> dict | None:
+    """Her final of a case as the style corpus holds it (newest), with the case's appeal type,
+    outcome and chair, and the pair's alignment when our draft was there."""
+    row = conn.execute(
+        "SELECT d.id, d.doc_id, d.content, d.content_hash, c.appeal_type, c.outcome,"
+        " c.chair_name, p.analysis, p.status AS pair_status, dr.blocks AS draft_blocks"
+        " FROM documents d LEFT JOIN cases c ON c.case_number = d.case_number"
+        " LEFT JOIN draft_final_pairs p ON p.case_number = d.case_number"
+        " LEFT JOIN drafts dr ON dr.id = p.draft_id"
+        " WHERE d.corpus = 'style' AND d.case_number = %s AND d.extraction_issue IS NULL"
+        " ORDER BY d.id DESC LIMIT 1",
+        (case_number,),
+    ).fetchone()
+    return dict(row) if row else None
+
+
+def open_document(conn: psycopg.Connection, case_number: str) -> dict | None:
+    """The case's open row (queued, pending_review or approved), if any."""
+    row = conn.execute(
+        _ROW + " WHERE v.case_number = %s AND v.status IN ('queued', 'pending_review', 'approved')",
+        (case_number,),
+    ).fetchone()
+    return dict(row) if row else None
+
+
+def mark(conn: psycopg.Connection, case_number: str, actor: str, note: str | None) -> int:
+    return conn.execute(
+        "INSERT INTO voice_documents (case_number, marked_by, note) VALUES (%s, %s, %s)"
+        " RETURNING id",
+        (case_number, actor, note),
+    ).fetchone()["id"]
+
+
+def get(conn: psycopg.Connection, document_id: int, *, lock: bool = False) -> dict | None:
+    if lock:
+        conn.execute("SELECT 1 FROM voice_documents WHERE id = %s FOR UPDATE", (document_id,))
+    row = conn.execute(_ROW + " WHERE v.id = %s", (document_id,)).fetchone()
+    return dict(row) if row else None
+
+
+def list_documents(conn: psycopg.Connection, status: str | None = None) -> list[dict]:
+    return [dict(r) for r in conn.execute(
+        _ROW + " WHERE (%s::text IS NULL OR v.status = %s) ORDER BY v.id", (status, status)
+    ).fetchall()]  # fmt: skip
+
+
+def queued(conn: psycopg.Connection) -> list[dict]:
+    """Rows waiting for their document, oldest mark first."""
+    return list_documents(conn, "queued")
+
+
+def write(conn: psycopg.Connection, document_id: int, values: dict) -> bool:
+    """queued -> pending_review with the written document; False when the row was no longer
+    queued (another run wrote it, or the chair dropped it)."""
+    row = conn.execute(
+        "UPDATE voice_documents SET status = 'pending_review', document = %(document)s,"
+        " claims = %(claims)s, dropped_claims = %(dropped_claims)s,"
+        " substance_claims = %(substance_claims)s, model = %(model)s,"
+        " written_by = %(written_by)s, written_at = now(), final_hash = %(final_hash)s,"
+        " style_document_id = %(style_document_id)s, doc_id = %(doc_id)s"
+        " WHERE id = %(id)s AND status = 'queued' RETURNING id",
+        {**values, "document": Jsonb(values["document"]), "id": document_id},
+    ).fetchone()
+    return row is not None
+
+
+def refuse(conn: psycopg.Connection, document_id: int, reason: str) -> None:
+    """A refused document: the row stays queued, the refusal counted and its reason kept."""
+    conn.execute(
+        "UPDATE voice_documents SET refusals = refusals + 1, last_refusal = %s"
+        " WHERE id = %s AND status = 'queued'",
+        (reason, document_id),
+    )
+
+
+def decide(conn: psycopg.Connection, document_id: int, status: str, actor: str,
+           reason: str | None) -> None:  # fmt: skip
+    conn.execute(
+        "UPDATE voice_documents SET status = %s, reviewed_by = %s, review_reason = %s"
+        " WHERE id = %s",
+        (status, actor, reason, document_id),
+    )
+
+
+def approved(conn: psycopg.Connection, appeal_type: str, exclude_case: str | None) -> list[dict]:
+    """Approved documents of cases of one appeal type (never of `exclude_case`), newest
+    decision first."""
+    return [dict(r) for r in conn.execute(
+        _ROW + " WHERE v.status = 'approved' AND c.appeal_type = %s"
+        " AND v.case_number IS DISTINCT FROM %s ORDER BY v.reviewed_at DESC, v.id DESC",
+        (appeal_type, exclude_case),
+    ).fetchall()]  # fmt: skip
