@@ -461,10 +461,12 @@ def user_set_password(
 from .cli_learning import register  # noqa: E402
 from .cli_principles import register as register_principles  # noqa: E402
 from .cli_voice import register as register_voice  # noqa: E402
+from .cli_writer import register as register_writer  # noqa: E402
 
 register(app)
 register_principles(app)
 register_voice(app)
+register_writer(app)
 
 
 def main() -> None:
