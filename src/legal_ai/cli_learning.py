@@ -1,5 +1,6 @@
-"""`legal-ai` commands of the learning loop: draft add, final upload, learning history/pairs/run,
-lessons, promote, methodology, feedback, brief, serve, worker (DESIGN §10)."""
+"""`legal-ai` commands of the learning loop: draft add/check, final upload, learning
+history/pairs/run, lessons, promote, methodology, feedback, brief, contrastive, serve, worker
+(DESIGN §10)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,29 @@ def draft_add(case: Case, file: File, appeal_type: AppealType = None, outcome: O
                f"pair {result['pair_status']}")  # fmt: skip
     if result["missing_blocks"]:
         typer.echo("  blocks not found: " + ", ".join(result["missing_blocks"]))
+
+
+@draft_app.command("check")
+def draft_check(case: Case, file: File, as_json: JsonFlag = False) -> None:
+    """The copy policy on a draft: passages copied from other cases (template / analysis /
+    substance, with their source) and every citation checked against the library."""
+    from .knowledge.copy_policy import check
+
+    with _app() as legal:
+        result = check(legal, case, file)
+    if as_json:
+        _print_json(result)
+        return
+    advice = {"template": "allowed", "analysis": "generalize and adapt it",
+              "substance": "never copy it"}  # fmt: skip
+    typer.echo(f"{result['case_number']}: {len(result['passages'])} copied passage(s), "
+               f"{len(result['citations'])} citation(s)")  # fmt: skip
+    for p in result["passages"]:
+        src = p["source"]
+        typer.echo(f"  [{p['kind']}: {advice[p['kind']]}] from {src['case_number']} "
+                   f"({src['doc_id']} {src['char_start']}-{src['char_end']}): {p['text'][:120]}")  # fmt: skip
+    for c in result["citations"]:
+        typer.echo(f"  citation {c['ref']}: {c['status']}")
 
 
 @final_app.command("upload")
@@ -400,6 +424,29 @@ def brief(appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
         _print_json(writing_brief(legal, appeal_type, outcome, case=case, max_chars=max_chars))
 
 
+def contrastive(block: Annotated[str, typer.Argument(help="One of the 12 blocks, e.g. "
+                "discussion.")], appeal_type: AppealType = None,
+                limit: Annotated[int, typer.Option(help="At most this many (1-50).")] = 5,
+                as_json: JsonFlag = False) -> None:  # fmt: skip
+    """Contrastive pairs: where the chair rewrote our drafts in BLOCK (our wording -> hers, style
+    only): write like the right side, not the left."""
+    from .knowledge.contrastive import get_contrastive_examples
+
+    with _app() as legal:
+        result = get_contrastive_examples(legal, block, appeal_type, limit)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"{result['block']}: {len(result['examples'])} example(s) — "
+               f"{result['instruction']}")  # fmt: skip
+    for e in result["examples"]:
+        typer.echo(f"  {e['case_number']} (changed {100 * e['share_changed']:.0f}%)")
+        typer.echo(f"    ours: {e['left']}")
+        typer.echo(f"    hers: {e['right']}")
+    if result.get("note"):
+        typer.echo(f"  note: {result['note']}")
+
+
 def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
           port: int = 8765) -> None:  # fmt: skip
     """Serve the HTTP API (LEGAL_AI_CHAIR_TOKEN and/or LEGAL_AI_AGENT_TOKEN; README: HTTP API)."""
@@ -445,5 +492,6 @@ def register(app: typer.Typer) -> None:
     app.add_typer(methodology_app, name="methodology")
     app.add_typer(feedback_app, name="feedback")
     app.command("brief")(brief)
+    app.command("contrastive")(contrastive)
     app.command("serve")(serve)
     app.command("worker")(worker)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidInput
 from ..ingest.pipeline import content_hash
 from ..ingest.sources import IngestItem
+from ..knowledge import copy_policy
 from ..retrieval import legs
 from ..retrieval.corpora import get_corpus
 from ..store import items as sql_items
@@ -96,6 +97,9 @@ def add_draft(
             pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
         elif pair["draft_id"] != draft["id"]:
             pair = store.update_pair(conn, pair["id"], draft_id=draft["id"])
+        # The copy policy (issue 14 item 5), on every registration: stored with the draft.
+        report = copy_policy.check_text(conn, case, extracted.text, seg.blocks)
+        copy_policy.store_report(conn, draft["id"], report)
     return {
         "case_number": case,
         "pair_status": pair["status"],
@@ -110,6 +114,7 @@ def add_draft(
             for b in text_blocks.BLOCKS
         ],
         "missing_blocks": seg.missing,
+        "copy_check": report,
     }
 
 
@@ -386,9 +391,12 @@ def history(app: App) -> dict:
 
 
 def pairs(app: App) -> dict:
-    """Every draft/final pair and its status."""
+    """Every draft/final pair and its status, with the copy-policy report of its draft
+    (`copy_report`, and `copy_summary`: passages per kind, citations per status)."""
     with app.store.connection() as conn:
-        return {"pairs": [jsonable(r) for r in store.list_pairs(conn)]}
+        rows = [jsonable(r) for r in store.list_pairs(conn)]
+    return {"pairs": [{**r, "copy_summary": copy_policy.summary(r.get("copy_report"))}
+                      for r in rows]}  # fmt: skip
 
 
 def missing_precedents(app: App) -> dict:

@@ -103,7 +103,8 @@ def update_pair(conn: psycopg.Connection, pair_id: int, **fields: Any) -> dict:
 def list_pairs(conn: psycopg.Connection) -> list[dict]:
     return conn.execute(
         "SELECT p.case_number, p.status, p.final_version, p.status_changed_at, d.version AS"
-        " draft_version FROM draft_final_pairs p LEFT JOIN drafts d ON d.id = p.draft_id"
+        " draft_version, d.copy_report, d.copy_checked_at"
+        " FROM draft_final_pairs p LEFT JOIN drafts d ON d.id = p.draft_id"
         " ORDER BY p.id"
     ).fetchall()
 

@@ -1,0 +1,240 @@
+"""Contrastive pairs (07-learning §0.2 channel B; issue 14 item 3): where our draft and the chair's
+final of an analyzed pair differ, as (our wording -> her wording) with the word-level diff,
+served per block: "write like the right side, not the left".
+
+For each analyzed pair (draft_final_pairs at `analyzed` or `lessons_folded`), the block's words
+on both sides are aligned (difflib on learning/alignment.py's comparison keys, `autojunk=False`)
+and cut along her paragraphs: each paragraph of the final gets the stretch of our draft the
+alignment maps onto it (words we dropped at a paragraph's start go with that paragraph). A
+pair whose two sides are equal, or one side empty (a paragraph she added or removed whole is
+content, not wording), is no example.
+
+Only style is served (INV-LRN5, the purity rules of learning/purity.py): a pair is dropped when
+its difference is substance: a number, date, amount, plan or parcel, address, citation (ruling
+or statute) or party name that one side has and the other has not (a number moved within the
+sentence is not a change), a number written in words, or the outcome (נדחה / מתקבל / מוחזר …).
+
+Examples are ranked by the share of words changed (the paragraphs where we were furthest from
+her first), one per case before a second of any case, each with its provenance: case number,
+block and the character spans of both sides (the draft's id and version; the final's doc_id in
+the style corpus).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidInput
+from ..learning import purity
+from ..learning import vocabulary as vocab
+from ..text.blocks import BLOCKS
+from .copy_policy import Word, block_spans, fold, keyed_words, word_key
+
+if TYPE_CHECKING:
+    from ..services import App
+
+INSTRUCTION = "write like the right side, not the left"
+INSTRUCTION_HE = 'כתבו כמו הצד הימני (נוסח היו"ר), לא כמו השמאלי (הטיוטה שלנו)'
+MAX_K = 50
+_PARAGRAPH_GAP = "\n\n"
+
+# Numbers in words (a count, a floor, an age): facts. "אחד/אחת" are left out (אחד הטעמים).
+NUMBER_WORDS = frozenset(word_key(w) for w in (
+    "שניים שתיים שני שתי שלוש שלושה ארבע ארבעה חמש חמישה שש שישה שבע שבעה שמונה תשע תשעה "
+    "עשר עשרה עשרים שלושים ארבעים חמישים שישים שבעים שמונים תשעים מאה מאתיים מאות אלף "
+    "אלפיים אלפים מיליון"
+).split())  # fmt: skip
+# The outcome of the appeal.
+OUTCOME_WORDS = frozenset(word_key(w) for w in (
+    "נדחה נדחית נדחים נדחו להידחות לדחות דוחים מתקבל מתקבלת מתקבלים התקבל להתקבל לקבל "
+    "מקבלים מוחזר מוחזרת יוחזר להחזיר מחזירים בחלקו"
+).split())  # fmt: skip
+
+
+def _analyzed_pairs(conn, appeal_type: str | None) -> list[dict]:
+    return conn.execute(
+        "SELECT p.case_number, p.final_blocks, d.id AS draft_id, d.version AS draft_version,"
+        " d.content AS draft_content, d.blocks AS draft_blocks, s.doc_id AS final_doc_id,"
+        " s.content AS final_content, coalesce(c.appeal_type, d.appeal_type) AS appeal_type"
+        " FROM draft_final_pairs p JOIN drafts d ON d.id = p.draft_id"
+        " JOIN documents s ON s.id = p.style_document_id"
+        " LEFT JOIN cases c ON c.case_number = p.case_number"
+        " WHERE p.status IN ('analyzed', 'lessons_folded') AND p.final_blocks IS NOT NULL"
+        " AND (%(type)s::text IS NULL OR coalesce(c.appeal_type, d.appeal_type) = %(type)s)"
+        " ORDER BY p.id",
+        {"type": appeal_type},
+    ).fetchall()
+
+
+def _paragraph_starts(text: str, words: list[Word], base: int) -> list[int]:
+    """Word indices where her paragraphs start (a blank line before them)."""
+    starts = [0]
+    for i in range(1, len(words)):
+        if _PARAGRAPH_GAP in text[words[i - 1].end - base : words[i].start - base]:
+            starts.append(i)
+    return starts
+
+
+def _boundary(opcodes: list, j: int, left_len: int, right_len: int) -> int:
+    """The draft word index the alignment maps her word boundary `j` onto."""
+    if j >= right_len:
+        return left_len
+    for tag, i1, i2, j1, j2 in opcodes:
+        if j1 == j:
+            return i1
+        if j1 < j < j2:
+            if tag == "equal":
+                return i1 + (j - j1)
+            return i1 + round((j - j1) * (i2 - i1) / (j2 - j1))
+    return left_len
+
+
+def _text(full: str, words: list[Word]) -> str:
+    return full[words[0].start : words[-1].end] if words else ""
+
+
+def _count(haystack: str, needle: str) -> int:
+    return f" {haystack} ".count(f" {needle} ") if needle else 0
+
+
+def _substance(left: str, right: str, changed: list[str], names: set[str]) -> str | None:
+    """Why the difference between `left` and `right` is substance (None: it is style)."""
+    folded_left, folded_right = fold(left), fold(right)
+    for part in changed:
+        for finding in purity.check(part, names):
+            if finding.rule == "holding":
+                continue  # dropping 'הלכה פסוקה היא' is style; holdings are judged below
+            key = fold(finding.match)
+            if _count(folded_left, key) != _count(folded_right, key):
+                return finding.describe()
+    keys_left = folded_left.split()
+    keys_right = folded_right.split()
+    for words, what in ((NUMBER_WORDS, "a number in words"), (OUTCOME_WORDS, "the outcome")):
+        if sorted(k for k in keys_left if k in words) != sorted(
+            k for k in keys_right if k in words
+        ):
+            return what
+    return None
+
+
+def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
+    """The contrastive examples of one analyzed pair in `block`, and how many were dropped as
+    substance."""
+    draft_text, final_text = row["draft_content"], row["final_content"]
+    left_block = (row["draft_blocks"] or {}).get(block) or ""
+    right_block = (row["final_blocks"] or {}).get(block) or ""
+    if not left_block.strip() or not right_block.strip():
+        return [], 0
+    left_at = block_spans(draft_text, row["draft_blocks"]).get(block)
+    right_at = block_spans(final_text, row["final_blocks"]).get(block)
+    # Offsets into the whole texts when the block is found there, else into the block itself.
+    left_base = left_at[0] if left_at else 0
+    right_base = right_at[0] if right_at else 0
+    left_src = draft_text if left_at else left_block
+    right_src = final_text if right_at else right_block
+    left = keyed_words(left_block, left_base)
+    right = keyed_words(right_block, right_base)
+    if not left or not right:
+        return [], 0
+    opcodes = difflib.SequenceMatcher(
+        None, [w.key for w in left], [w.key for w in right], autojunk=False
+    ).get_opcodes()
+    names = purity.party_names((row["final_blocks"] or {}).get("header", "")) | purity.party_names(
+        (row["draft_blocks"] or {}).get("header", "")
+    )
+    starts = _paragraph_starts(right_block, right, right_base)
+    examples, dropped = [], 0
+    for n, a in enumerate(starts):
+        b = starts[n + 1] if n + 1 < len(starts) else len(right)
+        ia = _boundary(opcodes, a, len(left), len(right))
+        ib = _boundary(opcodes, b, len(left), len(right))
+        ours, hers = left[ia:ib], right[a:b]
+        if not ours or not hers:
+            continue
+        local = difflib.SequenceMatcher(
+            None, [w.key for w in ours], [w.key for w in hers], autojunk=False
+        ).get_opcodes()
+        distance = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in local if op != "equal")
+        if distance == 0:
+            continue
+        ours_text, hers_text = _text(left_src, ours), _text(right_src, hers)
+        diff, changed = [], []
+        for op, i1, i2, j1, j2 in local:
+            was, now = _text(left_src, ours[i1:i2]), _text(right_src, hers[j1:j2])
+            diff.append({"op": op, "left": was, "right": now})
+            if op != "equal":
+                changed += [t for t in (was, now) if t]
+        if _substance(ours_text, hers_text, changed, names):
+            dropped += 1
+            continue
+        examples.append({
+            "case_number": row["case_number"], "block": block, "appeal_type": row["appeal_type"],
+            "left": ours_text, "right": hers_text, "diff": diff, "diff_text": _diff_text(diff),
+            "share_changed": round(distance / max(len(ours), len(hers)), 4),
+            "spans": {
+                "draft": {"draft_id": row["draft_id"], "draft_version": row["draft_version"],
+                          "char_start": ours[0].start, "char_end": ours[-1].end},
+                "final": {"doc_id": row["final_doc_id"], "char_start": hers[0].start,
+                          "char_end": hers[-1].end},
+            },
+        })  # fmt: skip
+    return examples, dropped
+
+
+def _diff_text(diff: list[dict]) -> str:
+    """The diff in one line: [-ours-]{+hers+} around what changed."""
+    parts = []
+    for op in diff:
+        if op["op"] == "equal":
+            parts.append(op["left"])
+            continue
+        if op["left"]:
+            parts.append(f"[-{op['left']}-]")
+        if op["right"]:
+            parts.append(f"{{+{op['right']}+}}")
+    return " ".join(parts)
+
+
+def _ranked(examples: list[dict], k: int) -> list[dict]:
+    """Most changed first, one example per case before a second of any case."""
+    ordered = sorted(examples, key=lambda e: (-e["share_changed"], -len(e["right"])))
+    seen: dict[str, int] = {}
+    rounds = []
+    for example in ordered:
+        rank = seen.get(example["case_number"], 0)
+        seen[example["case_number"]] = rank + 1
+        rounds.append((rank, example))
+    return [e for _, e in sorted(rounds, key=lambda r: r[0])][:k]
+
+
+def get_contrastive_examples(
+    app: App, block: str, appeal_type: str | None = None, k: int = 5
+) -> dict:
+    """The chair's rewrites of our drafts in `block` (optionally of one appeal type), at most
+    `k`, style only, each with its provenance and the instruction."""
+    if block not in BLOCKS:
+        raise InvalidInput(f"unknown block {block!r}; choose one of: {', '.join(BLOCKS)}")
+    appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+        raise InvalidInput(f"k must be a whole number from 1 to {MAX_K}")
+    with app.store.connection() as conn:
+        rows = _analyzed_pairs(conn, appeal_type)
+    found, dropped = [], 0
+    for row in rows:
+        examples, gone = pair_examples(row, block)
+        found += examples
+        dropped += gone
+    result = {
+        "block": block, "appeal_type": appeal_type, "instruction": INSTRUCTION,
+        "instruction_he": INSTRUCTION_HE, "examples": _ranked(found, k),
+        "pairs_considered": len(rows), "dropped_as_substance": dropped,
+    }  # fmt: skip
+    if not rows:
+        which = f"of appeal type {appeal_type} " if appeal_type else ""
+        result["note"] = (f"no analyzed draft/final pair {which}yet: examples come once a final "
+                          "arrives for a case whose draft was registered")  # fmt: skip
+    elif not result["examples"]:
+        result["note"] = (f"the analyzed pairs differ in {block} only in substance (or not at "
+                          "all): no style example to show")  # fmt: skip
+    return result

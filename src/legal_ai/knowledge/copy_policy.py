@@ -1,0 +1,506 @@
+"""The copy policy on drafts (07-learning §0.1, INV-LRN5; issue 14 item 5): `legal-ai draft check
+CASE FILE` and every `legal-ai draft add`.
+
+Copied text is found by shingle overlap, never by embeddings: the draft and every other decision
+(the chair's finals in the style corpus and the committee's internal decisions, of OTHER cases:
+the case's own documents are never "another case") become word 8-grams of comparison keys
+(normalized, spelling folded, without prefix letters; paragraph numbers skipped). A draft sentence
+is copied from a decision when at least COPY_SHARE of its words lie in 8-grams that decision
+shares with the draft. Consecutive sentences copied from one decision, of one kind, are one
+passage. Each passage is classified:
+
+- `template` (allowed): it recurs in two or more of the chair's finals (a formula of hers), or it
+  comes from a formulaic block of its source (header, opening, hearing, signature) and copies no
+  substance;
+- `substance` (never copy): it carries substance of the source case that this case's own file
+  does not hold: a ruling citation or case number, a plan or parcel number, a date, an amount or
+  other number, an address, a party's name (the purity rules of learning/purity.py, minus
+  statute sections, which every case may cite), or it comes from the source's facts (background,
+  subject, decision under appeal) or its holding (conclusion);
+- `analysis` (generalize and adapt): the rest, copied from the source's claims, legal framework
+  or discussion.
+
+The same check verifies every citation of the draft against the library (learning/finals.py links
+citations the same way): `found`, `not_in_library` (a missing precedent, or an invented one), or
+`quote_not_found` when a quotation set right before or after the citation is not in the cited
+text.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from psycopg.types.json import Jsonb
+
+from ..errors import InvalidInput
+from ..learning import purity
+from ..learning import vocabulary as vocab
+from ..text import blocks as text_blocks
+from ..text import citations as text_citations
+from ..text.hebrew import (
+    fold_quotes,
+    fold_spelling,
+    normalize_case_number,
+    prefix_variants,
+    tokens,
+)
+
+if TYPE_CHECKING:
+    from ..services import App
+
+SHINGLE = 8  # words per shingle
+COPY_SHARE = 0.6  # share of a sentence's words that must lie in shared shingles
+MIN_SENTENCE_WORDS = 3  # shorter sentences are never a passage on their own
+MIN_QUOTE_WORDS = 2  # a one-word "quotation" is a term, not a quotation to verify
+QUOTE_GAP = 40  # characters between a quotation and the citation it is attributed to
+FORMULAIC_BLOCKS = ("header", "opening", "hearing", "signature")
+SUBSTANCE_BLOCKS = ("background", "subject", "decision_under_appeal", "conclusion")
+# Findings of learning/purity.py that are not substance here: a statute section is the law every
+# case may cite, and holding words are judged by the block they come from.
+_NOT_SUBSTANCE = frozenset({"statute_citation", "holding"})
+
+# A word: a case number, a section reference, an acronym, a word with a geresh, a letter/digit run
+# (text/hebrew.py's tokens, here with their offsets in the original text).
+_WORD = re.compile(r"\d+/\d+|\d+[א-ת]?(?:\([א-ת0-9]{1,3}\))+|[א-ת]+\"[א-ת]+|[^\W_]+'?", re.UNICODE)
+_SENTENCE_GAP = re.compile(r"[.!?;](?:\s|$)|\n")
+# A quotation: an opening quote mark after a space, a bracket or punctuation (or at the start), a
+# closing one not followed by a letter (the gershayim of an acronym, עע"מ, is neither).
+_QUOTE = re.compile(r'(?:^|(?<=[\s(\[:;,\-–]))"(?=\S)(.{1,2000}?)(?<=\S)"(?![\w"])')
+_ELLIPSIS = re.compile(r"\.\.\.|…|\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)")
+
+
+@dataclass(frozen=True)
+class Word:
+    key: str
+    start: int
+    end: int
+
+
+@functools.lru_cache(maxsize=65536)
+def word_key(token: str) -> str:
+    """A word's comparison key: no quotes or brackets, lower case, spelling folded, and without
+    prefix letters while four letters remain (learning/alignment.py's `word_keys`)."""
+    token = token.replace('"', "").replace("'", "").lower()
+    if "(" in token:
+        token = re.sub(r"[()]", "", token)
+    token = fold_spelling(token)
+    if "/" not in token:
+        variants = prefix_variants(token, min_stem=4)
+        if variants:
+            return variants[-1]
+    return token
+
+
+def keyed_words(text: str, base: int = 0) -> list[Word]:
+    """The words of `text` with their keys and offsets (plus `base`), without paragraph numbers
+    ("12." or "3)" opening a line)."""
+    folded = fold_quotes(text)
+    out = []
+    for m in _WORD.finditer(folded):
+        token = m.group(0)
+        if token.isdigit() and len(token) <= 3:
+            line_start = folded.rfind("\n", 0, m.start()) + 1
+            after = folded[m.end() : m.end() + 1]
+            if not folded[line_start : m.start()].strip() and after in (".", ")"):
+                continue
+        out.append(Word(word_key(token), base + m.start(), base + m.end()))
+    return out
+
+
+def block_spans(text: str, blocks: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Where each found block (its stripped text, as text/blocks.py's `segment` returns it) lies
+    in `text`: {block: (char_start, char_end)}."""
+    spans: dict[str, tuple[int, int]] = {}
+    cursor = 0
+    for block in text_blocks.BLOCKS:
+        body = blocks.get(block) or ""
+        if not body:
+            continue
+        at = text.find(body, cursor)
+        if at < 0:
+            at = text.find(body)
+        if at >= 0:
+            spans[block] = (at, at + len(body))
+            cursor = at + len(body)
+    return spans
+
+
+def block_at(spans: dict[str, tuple[int, int]], offset: int) -> str | None:
+    for block, (start, end) in spans.items():
+        if start <= offset < end:
+            return block
+    return None
+
+
+def fold(text: str) -> str:
+    """A text as space-separated comparison keys (for containment checks)."""
+    return " ".join(w.key for w in keyed_words(text))
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    return bool(needle) and f" {needle} " in f" {haystack} "
+
+
+# -- the sources --------------------------------------------------------------------------------
+
+
+@dataclass
+class Source:
+    corpus: str  # style | internal
+    doc_id: str
+    case_number: str | None
+    content: str
+    words: list[Word]
+    # draft word index -> source word index, for every draft word in a shared shingle
+    cover: dict[int, int]
+    _spans: dict[str, tuple[int, int]] | None = None
+    _names: set[str] | None = None
+
+    def segmentation(self, spec: dict) -> dict[str, tuple[int, int]]:
+        if self._spans is None:
+            try:
+                seg = text_blocks.segment(self.content, spec)
+                self._spans = block_spans(self.content, seg.blocks)
+                header = seg.blocks.get("header", "")
+            except InvalidInput:  # not a decision we can segment: blocks unknown
+                self._spans, header = {}, self.content[:600]
+            self._names = purity.party_names(header)
+        return self._spans
+
+    def names(self, spec: dict) -> set[str]:
+        self.segmentation(spec)
+        return self._names or set()
+
+
+def _shingles(words: list[Word]) -> list[int]:
+    keys = [w.key for w in words]
+    return [hash(tuple(keys[i : i + SHINGLE])) for i in range(len(keys) - SHINGLE + 1)]
+
+
+def _candidates(conn, case: str) -> list[dict]:
+    """The chair's finals and the committee's internal decisions of other cases (one per text:
+    a final is in both corpora; the style copy is kept)."""
+    rows = conn.execute(
+        "SELECT 'style' AS corpus, id, doc_id, case_number, content FROM documents"
+        " WHERE corpus = 'style' AND extraction_issue IS NULL AND content <> ''"
+        " UNION ALL SELECT 'internal', id, doc_id, case_number, content FROM case_law"
+        " WHERE source_kind = 'internal_committee' AND extraction_issue IS NULL AND content <> ''"
+        " ORDER BY 1 DESC, 2"
+    ).fetchall()
+    seen: set[str] = set()
+    out = []
+    for row in rows:
+        number = normalize_case_number(row["case_number"]) if row["case_number"] else None
+        if number == case or row["doc_id"] == case or row["content"] in seen:
+            continue
+        seen.add(row["content"])
+        out.append({**row, "case_number": number or row["case_number"]})
+    return out
+
+
+def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
+    wanted: dict[int, list[int]] = defaultdict(list)
+    for position, shingle in enumerate(_shingles(draft)):
+        wanted[shingle].append(position)
+    if not wanted:
+        return []
+    found = []
+    for row in _candidates(conn, case):
+        words = keyed_words(row["content"])
+        cover: dict[int, int] = {}
+        for q, shingle in enumerate(_shingles(words)):
+            for p in wanted.get(shingle, ()):
+                for t in range(SHINGLE):
+                    cover.setdefault(p + t, q + t)
+        if cover:
+            found.append(Source(row["corpus"], row["doc_id"], row["case_number"],
+                                row["content"], words, cover))  # fmt: skip
+    return found
+
+
+# -- the check ------------------------------------------------------------------------------------
+
+
+def _sentences(text: str, words: list[Word]) -> list[tuple[int, int]]:
+    """Sentences as [first word, last word + 1): a sentence ends at . ! ? ; before a space, or
+    at a line end."""
+    out, start = [], 0
+    for i in range(len(words)):
+        gap = text[words[i].end : words[i + 1].start] if i + 1 < len(words) else "\n"
+        if _SENTENCE_GAP.search(gap):
+            out.append((start, i + 1))
+            start = i + 1
+    return out
+
+
+def _source_span(source: Source, indices: list[int]) -> tuple[int, int]:
+    """The source words a sentence's covered words map to: the largest cluster (gaps of at most
+    a shingle), as a character span of the source."""
+    mapped = sorted(source.cover[i] for i in indices)
+    best: list[int] = []
+    cluster = [mapped[0]]
+    for j in mapped[1:]:
+        if j - cluster[-1] > SHINGLE:
+            best = max(best, cluster, key=len)
+            cluster = []
+        cluster.append(j)
+    best = max(best, cluster, key=len)
+    return source.words[best[0]].start, source.words[best[-1]].end
+
+
+@dataclass
+class _Own:
+    """This case's own file: its case documents and the draft's own header and signature."""
+
+    text: str
+    refs: set[str]
+    names: set[str]
+
+
+def _own_file(conn, case: str, draft_blocks: dict[str, str]) -> _Own:
+    rows = conn.execute(
+        "SELECT content FROM documents WHERE corpus = 'case' AND case_number = %s", (case,)
+    ).fetchall()
+    header = draft_blocks.get("header", "")
+    signature = draft_blocks.get("signature", "")
+    text = "\n".join([*(r["content"] for r in rows), header, signature])
+    own_words = f"{header}\n{signature}"
+    names = purity.party_names(text) | set(tokens(own_words))
+    names |= {w.key for w in keyed_words(own_words)}
+    return _Own(fold(text), {c.ref for c in text_citations.extract(text)}, names)
+
+
+def _copied_substance(text: str, source_text: str, names: set[str], own: _Own) -> list[str]:
+    """What substance of the source a draft passage copies that this case's file lacks."""
+    source_folded = fold(source_text)
+    source_refs = {c.ref for c in text_citations.extract(source_text)}
+    found = []
+    for finding in purity.check(text, names - own.names):
+        if finding.rule in _NOT_SUBSTANCE:
+            continue
+        if finding.rule == "ruling_citation":
+            refs = {c.ref for c in text_citations.extract(finding.match)}
+            if refs & source_refs and not refs & own.refs:
+                found.append(finding.describe())
+            continue
+        key = fold(finding.match)
+        if finding.rule == "name" or (
+            _contains(source_folded, key) and not _contains(own.text, key)
+        ):
+            found.append(finding.describe())
+    return list(dict.fromkeys(found))
+
+
+@dataclass
+class _Run:
+    """Consecutive copied sentences of the draft with one source (and one recurrence)."""
+
+    start: int  # character span in the draft
+    end: int
+    source: Source
+    span: tuple[int, int]  # character span in the source
+    recurrent: bool  # in two or more of the chair's finals
+
+
+def _classify(run: _Run, text: str, block_spec: dict, own: _Own) -> str:
+    """template | substance | analysis (the module's docstring says how)."""
+    if run.recurrent:  # one of the chair's formulas: it recurs across her finals
+        return "template"
+    source = run.source
+    source_text = source.content[run.span[0] : run.span[1]]
+    passage = text[run.start : run.end]
+    if _copied_substance(passage, source_text, source.names(block_spec), own):
+        return "substance"
+    block = block_at(source.segmentation(block_spec), run.span[0])
+    if block in FORMULAIC_BLOCKS:
+        return "template"
+    if block in SUBSTANCE_BLOCKS:
+        return "substance"
+    return "analysis"
+
+
+_TRAILING = ").,;:!?\"'”’״׳"
+
+
+def _through_punctuation(text: str, end: int) -> int:
+    """`end` moved past the closing punctuation right after it (a sentence's `).`)."""
+    while end < len(text) and text[end] in _TRAILING:
+        end += 1
+    return end
+
+
+def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
+    runs: list[_Run] = []
+    joinable = False  # whether the next copied sentence may extend the last run
+    for start, end in _sentences(text, words):
+        count = end - start
+        if count < MIN_SENTENCE_WORDS:
+            continue  # too short to judge; it neither starts nor breaks a run
+        need = max(MIN_SENTENCE_WORDS, math.ceil(COPY_SHARE * count))
+        copied = []
+        for source in sources:
+            covered = [i for i in range(start, end) if i in source.cover]
+            if len(covered) >= need:
+                copied.append((source, len(covered), _source_span(source, covered)))
+        if not copied:
+            joinable = False
+            continue
+        copied.sort(key=lambda c: (-c[1], c[0].corpus != "style"))
+        finals = [c for c in copied if c[0].corpus == "style"]
+        recurrent = len({c[0].case_number for c in finals}) >= 2
+        source, _, span = finals[0] if recurrent else copied[0]
+        span = (span[0], _through_punctuation(source.content, span[1]))
+        char_start, char_end = words[start].start, _through_punctuation(text, words[end - 1].end)
+        last = runs[-1] if runs else None
+        if (
+            joinable and last and last.recurrent == recurrent
+            and last.source.doc_id == source.doc_id
+        ):  # fmt: skip
+            last.end = char_end
+            last.span = (min(last.span[0], span[0]), max(last.span[1], span[1]))
+        else:
+            runs.append(_Run(char_start, char_end, source, span, recurrent))
+        joinable = True
+    return runs
+
+
+def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None = None) -> dict:
+    """The copy-policy report of a draft of `case` (its text, and its blocks when known)."""
+    from ..learning.finals import segment
+
+    case = vocab.case_number(case)
+    if draft_blocks is None:
+        try:
+            draft_blocks = segment(conn, text).blocks
+        except InvalidInput:  # no headings: the draft's own header and signature are unknown
+            draft_blocks = {}
+    spec = _block_spec(conn)
+    words = keyed_words(text)
+    sources = _matched_sources(conn, case, words)
+    own = _own_file(conn, case, draft_blocks)
+    passages = []
+    for run in _runs(text, words, sources):
+        passages.append({
+            "kind": _classify(run, text, spec, own), "text": text[run.start : run.end],
+            "source": {"case_number": run.source.case_number, "doc_id": run.source.doc_id,
+                       "char_start": run.span[0], "char_end": run.span[1]},
+        })  # fmt: skip
+    return {
+        "case_number": case,
+        "passages": passages,
+        "citations": check_citations(conn, case, text),
+    }
+
+
+def _block_spec(conn) -> dict:
+    from ..learning.methodology import merged_profile
+
+    return merged_profile(conn, None).get("blocks", {})
+
+
+# -- citations ------------------------------------------------------------------------------------
+
+
+def _quotes(text: str) -> list[tuple[int, int, str]]:
+    folded = fold_quotes(text)
+    return [(m.start(), m.end(), m.group(1)) for m in _QUOTE.finditer(folded)]
+
+
+def _attributed(quotes: list[tuple[int, int, str]], cites: list, index: int) -> list[str]:
+    """The quotations set right before or right after citation `index` (each quotation goes to
+    the nearer citation; the text between holds no sentence end)."""
+    out = []
+    for q_start, q_end, quote in quotes:
+        best, best_gap = None, QUOTE_GAP + 1
+        for i, c in enumerate(cites):
+            if q_end <= c.start:
+                gap = c.start - q_end
+            elif c.end <= q_start:
+                gap = q_start - c.end
+            else:
+                continue  # overlapping: the citation is inside the quotation
+            if gap < best_gap:
+                best, best_gap = i, gap
+        if best == index and best_gap <= QUOTE_GAP:
+            out.append(quote)
+    return out
+
+
+def quote_in(quote: str, content: str) -> bool:
+    """Whether a quotation is in a text: compared as comparison keys, each part between
+    ellipses in order."""
+    haystack = f" {fold(content)} "
+    position = 0
+    for part in _ELLIPSIS.split(quote):
+        needle = fold(part)
+        if not needle:
+            continue
+        at = haystack.find(f" {needle} ", position)
+        if at < 0:
+            return False
+        position = at + len(needle)
+    return True
+
+
+def check_citations(conn, case: str, text: str) -> list[dict]:
+    """Every citation of the draft against the library: found / not_in_library /
+    quote_not_found (a quotation attributed to it that its text does not hold)."""
+    from ..learning.finals import _library_match
+
+    cites = [c for c in text_citations.extract(text) if c.ref != case]
+    quotes = [q for q in _quotes(text) if len(fold(q[2]).split()) >= MIN_QUOTE_WORDS]
+    quotes = [q for q in quotes if not any(q[0] <= c.start < q[1] for c in cites)]
+    out = []
+    for index, citation in enumerate(cites):
+        target = _library_match(conn, citation)
+        row = None
+        if target is not None:
+            row = conn.execute(
+                "SELECT doc_id, content FROM case_law WHERE id = %s", (target,)
+            ).fetchone()
+        status = "found" if row else "not_in_library"
+        if row and any(not quote_in(q, row["content"]) for q in _attributed(quotes, cites, index)):
+            status = "quote_not_found"
+        out.append({"text": citation.text, "ref": citation.ref, "status": status,
+                    "doc_id": row["doc_id"] if row else None})  # fmt: skip
+    return out
+
+
+# -- services ---------------------------------------------------------------------------------------
+
+
+def check(app: App, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
+    """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored)."""
+    from ..learning.finals import read_decision
+
+    case = vocab.case_number(case)
+    extracted = read_decision(app, path, source_name)
+    with app.store.connection() as conn:
+        return check_text(conn, case, extracted.text)
+
+
+def store_report(conn, draft_id: int, report: dict) -> None:
+    """Keep the report with the draft it checked (migration 0019)."""
+    conn.execute(
+        "UPDATE drafts SET copy_report = %s, copy_checked_at = now() WHERE id = %s",
+        (Jsonb(report), draft_id),
+    )
+
+
+def summary(report: dict | None) -> dict | None:
+    """Counts of a stored report: passages per kind, citations per status."""
+    if not report:
+        return None
+    kinds = {k: 0 for k in ("template", "analysis", "substance")}
+    for passage in report.get("passages", []):
+        kinds[passage["kind"]] = kinds.get(passage["kind"], 0) + 1
+    statuses = {s: 0 for s in ("found", "not_in_library", "quote_not_found")}
+    for citation in report.get("citations", []):
+        statuses[citation["status"]] = statuses.get(citation["status"], 0) + 1
+    return {"passages": kinds, "citations": statuses}

@@ -1,0 +1,219 @@
+"""The copy policy on drafts (issue 14 item 5): passages of a draft copied from other cases'
+decisions, classified template / analysis / substance with their source, and every citation of
+the draft checked against the library (found / not_in_library / quote_not_found); the report
+stored with the draft on `draft add` and shown with its pair."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+import factories
+from conftest import write
+from legal_ai.errors import InvalidInput
+from legal_ai.knowledge import copy_policy
+from legal_ai.learning import finals
+
+pytestmark = pytest.mark.db
+
+CASE = "ערר (מרכז) 7001/25"  # the draft being checked: the demo's pair
+# Planted in the draft's discussion: a holding of ערר 8815/25 (its facts, year and citation), a
+# generic analysis sentence of ערר (מרכז) 7014/25, a misquoted ruling, a correctly quoted one and
+# an invented one.
+HOLDING = (
+    "השמאי המכריע חישב את המצב הקודם כאילו המגרש ריק. אלא שבמגרש עומד בית בן שתי קומות שהיתרו "
+    "ניתן בשנת 1998. זכויות אלה מומשו לפני התכנית ואינן חלק מההשבחה (עע\"מ 9388/23 פלונית נ' "
+    "הוועדה המקומית גבעות השרון)."
+)
+ANALYSIS = "המחסור בגני ילדים אמיתי, אך אין לפתור אותו על חשבון דיירי בניין משותף."
+DISCUSSION = f"""אין חולק כי ההקלה פורסמה כדין. כפי שנקבע בעע"מ 9101/20 פלוני נ' הוועדה המקומית שרון הדרום: „על הוועדה להעדיף תמיד את טובת המבקש".
+
+{ANALYSIS}
+
+{HOLDING}
+
+וכבר נפסק כי "התערבות בשומה נעשית רק כשנפלה טעות משפטית" (בר"מ 9555/21 אלמוני נ' הוועדה המקומית).
+
+ראו גם עע"מ 9999/24 פלמוני נ' הוועדה המקומית חוף הים."""  # noqa: E501
+LIBRARY = [
+    {"doc_id": "r-9101", "doc_type": "ruling", "title": "פלוני", "court": "העליון",
+     "decided_on": "2021-01-10", "case_number": 'עע"מ 9101/20',
+     "text": "פסק דין בדוי. על הוועדה המקומית לשקול את הפגיעה בשכנים ולאזן בינה לבין הצורך "
+             "הציבורי."},
+    {"doc_id": "r-9555", "doc_type": "ruling", "title": "אלמוני", "court": "העליון",
+     "decided_on": "2022-02-01", "case_number": 'בר"מ 9555/21',
+     "text": "פסק דין בדוי. התערבות בשומה נעשית רק כשנפלה טעות משפטית או טעות מהותית."},
+]  # fmt: skip
+
+
+def planted_draft() -> str:
+    """The demo's draft of 7001 with the planted discussion (its own signature stays: the
+    chair's closing formula, in every final)."""
+    text = factories.records()[0]["draft_text"]
+    body = re.search(r"דיון והכרעה\n\n(.*?)\n\nסוף דבר", text, re.S)
+    return text[: body.start(1)] + DISCUSSION + text[body.end(1) :]
+
+
+def other_finals(app, tmp_path) -> dict[str, dict]:
+    """The finals of the three other fictional cases (style corpus and internal decisions) and
+    two rulings in the library."""
+    records = {r["case_number"]: r for r in factories.records()[1:]}
+    for case, record in records.items():
+        path = write(tmp_path / f"{factories.slug(case)}.final.txt", record["final_text"])
+        finals.upload_final(app, case, path)
+    library = write(tmp_path / "library.jsonl",
+                    "\n".join(json.dumps(x, ensure_ascii=False) for x in LIBRARY))  # fmt: skip
+    assert app.ingest([library], "external").ingested == 2
+    return records
+
+
+def kinds(report: dict) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for passage in report["passages"]:
+        out.setdefault(passage["kind"], []).append(passage)
+    return out
+
+
+def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
+    records = other_finals(app, tmp_path)
+    draft = write(tmp_path / "draft.txt", planted_draft())
+    report = copy_policy.check(app, CASE, draft)
+
+    assert set(report) == {"case_number", "passages", "citations"}
+    assert report["case_number"] == CASE
+    for passage in report["passages"]:
+        assert set(passage) == {"kind", "text", "source"}
+        assert set(passage["source"]) == {"case_number", "doc_id", "char_start", "char_end"}
+        assert passage["source"]["case_number"] != CASE  # never the case's own documents
+    found = kinds(report)
+
+    # The copied holding: substance, from 8815, the span its text in that final.
+    holding = [p for p in found["substance"] if "1998" in p["text"]]
+    assert len(holding) == 1
+    source = holding[0]["source"]
+    assert source["case_number"] == "ערר 8815/25" and source["doc_id"] == "ערר 8815/25"
+    copied = records["ערר 8815/25"]["final_text"][source["char_start"] : source["char_end"]]
+    assert "שהיתרו ניתן בשנת 1998" in copied and "המגרש ריק" in copied
+    assert "ההשבחה" in holding[0]["text"] and "9388/23" in holding[0]["text"]
+
+    # The generic analysis: analysis (generalize), from 7014's discussion.
+    analysis = [p for p in found["analysis"] if "המחסור בגני ילדים" in p["text"]]
+    assert len(analysis) == 1 and analysis[0]["source"]["case_number"] == "ערר (מרכז) 7014/25"
+    start, end = analysis[0]["source"]["char_start"], analysis[0]["source"]["char_end"]
+    assert records["ערר (מרכז) 7014/25"]["final_text"][start:end].startswith("המחסור בגני ילדים")
+    assert not [p for p in found["analysis"] if "1998" in p["text"]]
+
+    # Her closing formula (the signature in every final): template, allowed.
+    closing = [p for p in found["template"] if 'יו"ר ועדת הערר' in p["text"]]
+    assert closing and closing[0]["source"]["case_number"] in records
+    assert not [p for p in found["template"] if "1998" in p["text"] or "המחסור" in p["text"]]
+    # The draft's own facts (its street, its dates) are nowhere.
+    assert not [p for p in report["passages"] if "הדקל" in p["text"]]
+
+    by_ref = {}
+    for citation in report["citations"]:
+        assert set(citation) == {"text", "ref", "status", "doc_id"}
+        by_ref.setdefault(citation["ref"], []).append(citation)
+    assert [c["status"] for c in by_ref['עע"מ 9101/20']] == ["quote_not_found"]
+    assert by_ref['עע"מ 9101/20'][0]["doc_id"] == "r-9101"
+    assert [(c["status"], c["doc_id"]) for c in by_ref['בר"מ 9555/21']] == [("found", "r-9555")]
+    assert [c["status"] for c in by_ref['עע"מ 9999/24']] == ["not_in_library"]
+    assert by_ref['עע"מ 9999/24'][0]["doc_id"] is None
+    # The copied holding's citation is not in the library either: a missing precedent.
+    assert [c["status"] for c in by_ref['עע"מ 9388/23']] == ["not_in_library"]
+    assert CASE not in by_ref  # the draft's own case number is no citation
+    # A statute section the library does not hold is said so, not invented.
+    statutes = [c for r, cs in by_ref.items() if "סעיף" in r for c in cs]
+    assert statutes and {c["status"] for c in statutes} == {"not_in_library"}
+
+
+def test_a_correct_quotation_is_found_and_ellipses_are_honoured(app, tmp_path):
+    other_finals(app, tmp_path)
+    text = planted_draft().replace(
+        "„על הוועדה להעדיף תמיד את טובת המבקש\"",
+        "„על הוועדה המקומית לשקול את הפגיעה בשכנים ... לבין הצורך הציבורי\"",
+    )
+    report = copy_policy.check(app, CASE, write(tmp_path / "draft.txt", text))
+    statuses = {c["ref"]: c["status"] for c in report["citations"]}
+    assert statuses['עע"מ 9101/20'] == "found"
+    assert copy_policy.quote_in("לשקול את הפגיעה ... הצורך הציבורי", LIBRARY[0]["text"])
+    assert not copy_policy.quote_in("הצורך הציבורי ... לשקול את הפגיעה", LIBRARY[0]["text"])
+
+
+def test_the_same_cases_own_final_is_never_another_case(app, tmp_path):
+    """A draft of 7014 checked after 7014's own final arrived: its final (style and internal) is
+    the case's own document, never a source."""
+    other_finals(app, tmp_path)
+    record = factories.records()[1]
+    report = copy_policy.check(app, record["case_number"],
+                               write(tmp_path / "d.txt", record["final_text"]))  # fmt: skip
+    assert report["passages"]
+    assert {p["source"]["case_number"] for p in report["passages"]} <= {
+        "ערר 8815/25", "ערר (מרכז) 7022/25"
+    }  # fmt: skip
+    # What 7014's final shares with the other finals is her formulas only.
+    assert {p["kind"] for p in report["passages"]} == {"template"}
+
+
+def test_draft_add_stores_the_report_and_the_pair_shows_it(app, tmp_path):
+    other_finals(app, tmp_path)
+    record = factories.records()[0]
+    draft = write(tmp_path / "draft.txt", planted_draft())
+    result = finals.add_draft(app, CASE, draft, appeal_type=record["appeal_type"],
+                              outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    report = result["copy_check"]
+    assert [p for p in report["passages"] if p["kind"] == "substance" and "1998" in p["text"]]
+    with app.store.pool.connection() as conn:
+        stored = conn.execute(
+            "SELECT copy_report, copy_checked_at FROM drafts WHERE case_number = %s", (CASE,)
+        ).fetchone()
+    assert stored["copy_report"] == report and stored["copy_checked_at"] is not None
+    pair = next(p for p in finals.pairs(app)["pairs"] if p["case_number"] == CASE)
+    assert pair["copy_report"] == report
+    summary = pair["copy_summary"]
+    assert summary["passages"]["substance"] >= 1 and summary["passages"]["analysis"] >= 1
+    assert summary["citations"]["quote_not_found"] == 1
+    # The same draft again: the check runs again (the library may have grown) and is stored.
+    library = write(tmp_path / "more.jsonl", json.dumps({
+        "doc_id": "r-9999", "doc_type": "ruling", "title": "פלמוני", "court": "העליון",
+        "decided_on": "2024-05-01", "case_number": 'עע"מ 9999/24', "text": "פסק דין בדוי."},
+        ensure_ascii=False))  # fmt: skip
+    assert app.ingest([library], "external").ingested == 1
+    again = finals.add_draft(app, CASE, draft)
+    assert not again["created"]
+    status = {c["ref"]: c["status"] for c in again["copy_check"]["citations"]}
+    assert status['עע"מ 9999/24'] == "found"
+    pair = next(p for p in finals.pairs(app)["pairs"] if p["case_number"] == CASE)
+    assert pair["copy_summary"]["citations"]["not_in_library"] == (
+        summary["citations"]["not_in_library"] - 1
+    )
+
+
+def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
+    other_finals(app, tmp_path)
+    draft = write(tmp_path / "draft.txt", planted_draft())
+    result = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(draft), "--json"],
+        env=cli_env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) == {"case_number", "passages", "citations"}
+    assert {p["kind"] for p in report["passages"]} == {"template", "analysis", "substance"}
+    with app.store.pool.connection() as conn:  # a check stores nothing
+        assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
+    bad = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "draft", "check", "7001", str(draft)],
+        env=cli_env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode != 0 and "malformed case number" in bad.stderr
+    with pytest.raises(InvalidInput, match="no text"):
+        copy_policy.check(app, CASE, write(tmp_path / "empty.txt", "  \n"))
+
+
+def test_a_draft_without_copies_or_citations_reports_nothing(app, tmp_path):
+    text = "פתח דבר\n\nטקסט מקורי לגמרי.\n\nרקע עובדתי\n\nעוד טקסט.\n\nדיון והכרעה\n\nהכרעה."
+    report = copy_policy.check(app, "ערר 5/25", write(tmp_path / "d.txt", text))
+    assert report == {"case_number": "ערר 5/25", "passages": [], "citations": []}
