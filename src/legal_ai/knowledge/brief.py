@@ -40,7 +40,8 @@ MAX_BRIEF_CHARS = 500_000
 # templates), and how many of each.
 EXEMPLAR_BLOCKS = ("opening", "hearing", "legal_framework", "discussion", "conclusion")
 EXEMPLARS_PER_BLOCK = 2
-CONTRASTIVE_LIMIT = 6
+CONTRASTIVE_BLOCKS = EXEMPLAR_BLOCKS
+CONTRASTIVE_PER_BLOCK = 2
 TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
 NEVER_CUT = ("methodology (channel A)", "lessons")
 CHANNELS = {
@@ -109,6 +110,15 @@ def _gathered(what: str, notes: list[str], call) -> dict:
     return result or {}
 
 
+def _round_robin(ranked: list[list[dict]]) -> list[dict]:
+    """Every block's best, then every block's second...: cutting from the end drops the
+    lowest-ranked items of every block before any block loses its best."""
+    out = []
+    for rank in range(max((len(items) for items in ranked), default=0)):
+        out += [items[rank] for items in ranked if rank < len(items)]
+    return out
+
+
 def _exemplars(app: App, appeal_type: str, outcome: str | None, case: str | None,
                notes: list[str]) -> list[dict]:  # fmt: skip
     module = _module("exemplars", notes)
@@ -119,22 +129,19 @@ def _exemplars(app: App, appeal_type: str, outcome: str | None, case: str | None
         found = _gathered(f"exemplars of {block}", notes, lambda block=block: (
             module.get_block_exemplars(app, block, appeal_type, outcome=outcome, case=case,
                                        limit=EXEMPLARS_PER_BLOCK)))  # fmt: skip
-        items = [e for e in found.get("exemplars", []) if e.get("case_number") != case]
+        items = []
+        for item in found.get("exemplars", []):
+            if case is not None and item.get("case_number") == case:
+                continue  # never a paragraph of the case being written
+            item = dict(item)
+            item.setdefault("provenance", {
+                "channel": "B", "source": "block exemplars", "corpus": "style",
+                "case_number": item.get("case_number"), "doc_id": item.get("doc_id"),
+                "char_start": item.get("char_start"), "char_end": item.get("char_end"),
+            })  # fmt: skip
+            items.append(item)
         ranked.append(items[:EXEMPLARS_PER_BLOCK])
-    # Round robin (every block's best, then every block's second...): cutting from the end
-    # drops the lowest-ranked exemplars of every block before any block loses its best.
-    out = []
-    for rank in range(EXEMPLARS_PER_BLOCK):
-        for items in ranked:
-            if rank < len(items):
-                item = dict(items[rank])
-                item.setdefault("provenance", {
-                    "channel": "B", "source": "block exemplars", "corpus": "style",
-                    "case_number": item.get("case_number"), "doc_id": item.get("doc_id"),
-                    "char_start": item.get("char_start"), "char_end": item.get("char_end"),
-                })  # fmt: skip
-                out.append(item)
-    return out
+    return _round_robin(ranked)
 
 
 def _templates(app: App, appeal_type: str, notes: list[str]) -> list[dict]:
@@ -143,35 +150,44 @@ def _templates(app: App, appeal_type: str, notes: list[str]) -> list[dict]:
         return []
     found = _gathered("templates", notes,
                       lambda: module.get_templates(app, appeal_type=appeal_type))  # fmt: skip
-    items = sorted(found.get("templates", []), key=lambda t: -(t.get("support") or 0))
     out = []
-    for item in items:
+    for item in found.get("templates", []):
         item = dict(item)
         item.setdefault("provenance", {
             "channel": "B", "source": "templates (recurring nearly verbatim across her finals)",
             "corpus": "style", "support": item.get("support"), "examples": item.get("examples"),
+            "sources": item.pop("sources", None),
         })  # fmt: skip
         out.append(item)
-    return out
+    # The best supported first: cutting from the end drops the least supported.
+    return sorted(out, key=lambda t: -(t.get("support") or 0))
 
 
 def _contrastive(app: App, appeal_type: str, case: str | None, notes: list[str]) -> list[dict]:
     module = _module("contrastive", notes)
     if module is None:
         return []
-    found = _gathered("contrastive pairs", notes, lambda: module.get_contrastive_examples(
-        app, appeal_type=appeal_type, limit=CONTRASTIVE_LIMIT))  # fmt: skip
-    out = []
-    for item in found.get("examples", found.get("contrastive_examples", [])):
-        if case is not None and item.get("case_number") == case:
-            continue
-        item = dict(item)
-        item.setdefault("provenance", {
-            "channel": "B", "source": "contrastive pairs (our draft → her final, style only)",
-            "case_number": item.get("case_number"),
-        })  # fmt: skip
-        out.append(item)
-    return out[:CONTRASTIVE_LIMIT]
+    ranked: list[list[dict]] = []
+    instruction = None
+    for block in CONTRASTIVE_BLOCKS:
+        found = _gathered(f"contrastive pairs of {block}", notes, lambda block=block: (
+            module.get_contrastive_examples(app, block, appeal_type=appeal_type,
+                                            k=CONTRASTIVE_PER_BLOCK + 1)))  # fmt: skip
+        instruction = instruction or found.get("instruction")
+        items = []
+        for item in found.get("examples", []):
+            if case is not None and item.get("case_number") == case:
+                continue
+            items.append({
+                **{k: item.get(k) for k in ("block", "case_number", "left", "right",
+                                            "diff_text", "share_changed")},
+                "instruction": found.get("instruction"),
+                "provenance": {"channel": "B", "source": "contrastive pairs (our draft -> her "
+                               "final, style only)", "case_number": item.get("case_number"),
+                               "spans": item.get("spans")},
+            })  # fmt: skip
+        ranked.append(items[:CONTRASTIVE_PER_BLOCK])
+    return _round_robin(ranked)
 
 
 # -- the budget ---------------------------------------------------------------------------------
@@ -308,7 +324,7 @@ def writing_brief(app: App, appeal_type: str, outcome: str | None = None,
             },
             "voice_documents": {"channel": "C", "source": "voice documents the chair approved"},
         },  # fmt: skip
-        "notes": notes,
+        "notes": list(dict.fromkeys(notes)),
     }
     brief["budget"] = fit(brief, limit)
     return brief

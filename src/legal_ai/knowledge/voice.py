@@ -227,6 +227,7 @@ def _shape(row: dict, *, full: bool = False) -> dict:
         out["doc_id"] = row["doc_id"]
         out["final_hash"] = row["final_hash"]
         out["blocks"] = (row["document"] or {}).get("blocks", [])
+        out["dropped_from_queue"] = bool((row["document"] or {}).get("dropped_from_queue"))
     return out
 
 
@@ -305,7 +306,12 @@ def review(app: App, document_id: int, decision: str, reason: str | None = None)
                     f"the final of {row['case_number']} changed after voice document "
                     f"{document_id} was written; reject it and mark the case again"
                 )
-            store.decide(conn, document_id, status, app.principal.actor, reason)
+            if row["status"] == "queued":  # dropped from the queue, nothing written
+                final = store.final_for(conn, row["case_number"])
+                store.drop(conn, document_id, app.principal.actor, reason,
+                           final["content_hash"] if final else "no final")  # fmt: skip
+            else:
+                store.decide(conn, document_id, status, app.principal.actor, reason)
     except psycopg.errors.CheckViolation as exc:
         raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
     return show(app, document_id)

@@ -103,6 +103,19 @@ def decide(conn: psycopg.Connection, document_id: int, status: str, actor: str,
     )
 
 
+def drop(conn: psycopg.Connection, document_id: int, actor: str, reason: str | None,
+         final_hash: str) -> None:  # fmt: skip
+    """The chair drops a queued case (queued -> rejected) before any document was written: the
+    row records the final it was marked for and an empty document (migration 0020 asks every row
+    past the queue for a document, its claims and the final's hash)."""
+    conn.execute(
+        "UPDATE voice_documents SET status = 'rejected', reviewed_by = %s, review_reason = %s,"
+        " document = %s, claims = 0, final_hash = %s WHERE id = %s AND status = 'queued'",
+        (actor, reason, Jsonb({"blocks": [], "dropped_from_queue": True}), final_hash,
+         document_id),
+    )  # fmt: skip
+
+
 def approved(conn: psycopg.Connection, appeal_type: str, exclude_case: str | None) -> list[dict]:
     """Approved documents of cases of one appeal type (never of `exclude_case`), newest
     decision first."""

@@ -1,0 +1,314 @@
+"""Deep-read voice documents (issue 14 item 4, channel C) on the project's fictional pairs, the
+writer model a scripted OpenAI-compatible server on 127.0.0.1: the chair marks a case, the case
+waits without a model (and `voice run` says what to set), a document is written with every claim
+pointing at a verbatim span of the final (a claim that does not is dropped and counted, one that
+carries substance too), a document whose claims do not point at the final is refused (the case
+stays queued), only the chair approves — the services, the HTTP routes, the CLI and the database
+refuse anyone else — and only an approved document reaches the writer's brief."""
+
+import json
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+import factories
+from conftest import write
+from legal_ai.auth import CHAIR, agent
+from legal_ai.errors import Forbidden, InvalidInput, NotFound
+from legal_ai.knowledge import brief, voice
+from legal_ai.learning import finals
+from legal_ai.web.app import create_app
+from llm_servers import Reply, prompt_text, schema_name, scripted_openai
+from test_cli import run
+
+pytestmark = pytest.mark.db
+
+NOT_THERE = "משפט שאינו מופיע בהחלטה הזאת כלל ועיקר"
+
+
+def upload(app, tmp_path, index: int, *, draft: bool = True) -> dict:
+    rec = factories.records()[index]
+    slug = factories.slug(rec["case_number"])
+    if draft:
+        path = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
+        finals.add_draft(app, rec["case_number"], path, appeal_type=rec["appeal_type"],
+                         outcome=rec["outcome"], practice_area=rec["practice_area"])  # fmt: skip
+    final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
+    finals.upload_final(app, rec["case_number"], final, appeal_type=rec["appeal_type"],
+                        outcome=rec["outcome"])  # fmt: skip
+    return rec
+
+
+def blocks_of(app, text: str) -> dict[str, str]:
+    with app.store.connection() as conn:
+        return finals.segment(conn, text).blocks
+
+
+def span(blocks: dict, block: str, words: int = 6) -> str:
+    return " ".join(blocks[block].split()[:words])
+
+
+def claims(blocks: dict) -> list[dict]:
+    """Four grounded claims without substance, one carrying a number, one pointing nowhere."""
+    return [
+        {"block": "opening", "claims": [
+            {"claim": "היא פותחת בשורה שמציגה את נושא הערר, ומיד אחריה מקדימה את התוצאה.",
+             "span": span(blocks, "opening")},
+        ]},
+        {"block": "hearing", "claims": [
+            {"claim": "הדיון והסיור מתוארים בגוף ראשון רבים, בקצרה.", "span": span(blocks, "hearing")},
+        ]},
+        {"block": "discussion", "claims": [
+            {"claim": "הדיון נפתח במסקנה ונבנה ממנה צעד אחר צעד.", "span": span(blocks, "discussion")},
+            {"claim": "היא מתירה כאן 3 קומות.", "span": span(blocks, "discussion", 4)},
+            {"claim": "היא מצטטת פסיקה בסוגריים.", "span": NOT_THERE},
+        ]},
+        {"block": "conclusion", "claims": [
+            {"claim": "סוף הדבר קצר וסוגר את ההכרעה בלי לחזור על הנימוקים.",
+             "span": span(blocks, "conclusion")},
+        ]},
+    ]  # fmt: skip
+
+
+class Writer:
+    """The scripted writer: answers `document` (a list of blocks), or `fail` (an HTTP error)."""
+
+    def __init__(self) -> None:
+        self.document: list[dict] = []
+        self.fail: Reply | None = None
+        self.prompts: list[str] = []
+
+    def __call__(self, request: dict, path: str) -> Reply:
+        if self.fail is not None:
+            return self.fail
+        if schema_name(request) != "VoiceDocument":
+            return Reply(status=400)
+        self.prompts.append(prompt_text(request))
+        return Reply(json={"blocks": self.document})
+
+
+@pytest.fixture
+def model(app, monkeypatch):
+    script = Writer()
+    with scripted_openai(script) as server:
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
+            "voice_writer": f"openai:voice@{server.url}", "model_retries": 0}))  # fmt: skip
+        yield script, server
+
+
+def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, model):
+    script, _ = model
+    rec = upload(app, tmp_path, 0)
+    case = rec["case_number"]
+    chair = app.acting_as(CHAIR)
+    with pytest.raises(Forbidden, match="chair"):
+        voice.mark(app.acting_as(agent("writer")), case)
+    marked = voice.mark(chair, case, note="פתיחה ומבנה לדוגמה")
+    assert (marked["status"], marked["marked_by"], marked["claims"]) == ("queued", "chair", None)
+
+    blocks = blocks_of(app, rec["final_text"])
+    script.document = claims(blocks)
+    report = voice.run(app)
+    [written] = report["written"]
+    assert report["refused"] == report["failed"] == report["waiting"] == []
+    assert (written["claims"], written["kept"], written["dropped_claims"],
+            written["substance_claims"]) == (6, 4, 1, 1)  # fmt: skip
+    # The prompt: her final block by block, with how much of our draft changed and a diff.
+    assert "<<<FINAL" in script.prompts[0] and "<<<DIFF" in script.prompts[0]
+    assert "of our draft's words changed" in script.prompts[0]
+
+    doc = voice.show(app, marked["id"])
+    assert doc["status"] == "pending_review" and doc["model"] == "openai:voice"
+    assert [b["block"] for b in doc["blocks"]] == ["opening", "hearing", "discussion", "conclusion"]
+    with app.store.connection() as conn:
+        content = conn.execute("SELECT content FROM documents WHERE corpus = 'style' AND"
+                               " case_number = %s", (case,)).fetchone()["content"]  # fmt: skip
+        calls = conn.execute("SELECT stage, case_number, outcome FROM model_calls").fetchall()
+    for block in doc["blocks"]:
+        for claim in block["claims"]:  # every kept claim points at her words in the final
+            assert content[claim["char_start"] : claim["char_end"]] == claim["span"]
+            assert claim["span"] in blocks[block["block"]]
+    kept = [c["claim"] for b in doc["blocks"] for c in b["claims"]]
+    assert not any("3 קומות" in c for c in kept)  # substance dropped
+    assert [dict(c) for c in calls] == [
+        {"stage": "voice_document", "case_number": case, "outcome": "ok"}
+    ]
+
+    # Pending review: not in the brief. An agent may not approve; the chair does.
+    assert brief.writing_brief(app, rec["appeal_type"], rec["outcome"])["voice_documents"] == []
+    with pytest.raises(Forbidden):
+        voice.review(app.acting_as(agent("writer")), marked["id"], "approve")
+    approved = voice.review(chair, marked["id"], "approve", reason="מבנה מופתי")
+    assert approved["status"] == "approved" and approved["reviewed_by"] == "chair"
+    shown = brief.writing_brief(app, rec["appeal_type"], rec["outcome"])
+    [published] = shown["voice_documents"]
+    assert published["id"] == marked["id"] and published["provenance"]["channel"] == "C"
+    assert published["provenance"]["approved_by"] == "chair"
+    assert published["provenance"]["doc_id"] == case
+    # Never to the case it was written from, nor to another appeal type.
+    assert brief.writing_brief(app, rec["appeal_type"], case=case)["voice_documents"] == []
+    assert brief.writing_brief(app, "betterment_levy")["voice_documents"] == []
+    # She takes it back: out of the brief; the audit holds every move.
+    assert voice.review(chair, marked["id"], "reject")["status"] == "rejected"
+    assert brief.writing_brief(app, rec["appeal_type"])["voice_documents"] == []
+    with app.store.connection() as conn:
+        moves = conn.execute("SELECT actor, from_status, to_status FROM learning_audit WHERE"
+                             " action = 'voice_document' ORDER BY id").fetchall()  # fmt: skip
+    assert [tuple(m.values()) for m in moves] == [
+        ("chair", None, "queued"), ("agent:voice-writer", "queued", "pending_review"),
+        ("chair", "pending_review", "approved"), ("chair", "approved", "rejected"),
+    ]  # fmt: skip
+
+
+def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_path, model):
+    script, _ = model
+    rec = upload(app, tmp_path, 0)
+    other = blocks_of(app, factories.records()[1]["final_text"])  # another decision's final
+    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    script.document = [
+        {"block": b, "claims": [{"claim": "היא פותחת בתוצאה.", "span": span(other, b, 8)}]}
+        for b in ("opening", "background", "discussion", "conclusion")
+    ]  # fmt: skip
+    report = voice.run(app)
+    [refused] = report["refused"]
+    assert report["written"] == [] and refused["id"] == marked["id"]
+    assert refused["dropped_claims"] >= 3 and "do not point at the final" in refused["reason"]
+    row = voice.show(app, marked["id"])
+    assert row["status"] == "queued" and row["refusals"] == 1 and row["blocks"] == []
+    assert "do not point at the final" in row["last_refusal"]
+    assert report["waiting"] == [{"id": marked["id"], "case_number": rec["case_number"]}]
+    # Too few grounded claims is refused too; a grounded document on the next run is written.
+    blocks = blocks_of(app, rec["final_text"])
+    script.document = [{"block": "opening", "claims": [
+        {"claim": "היא פותחת בתוצאה.", "span": span(blocks, "opening")}]}]  # fmt: skip
+    assert "only 1 grounded claim" in voice.run(app)["refused"][0]["reason"]
+    script.document = claims(blocks)
+    assert [d["id"] for d in voice.run(app)["written"]] == [marked["id"]]
+    assert voice.show(app, marked["id"])["refusals"] == 2
+
+
+def test_without_a_model_the_case_waits_and_run_says_what_to_set(app, tmp_path, cli_env):
+    rec = upload(app, tmp_path, 1, draft=False)  # a final without our draft
+    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    report = voice.run(app)
+    assert report["written"] == [] and "LEGAL_AI_VOICE_WRITER" in report["missing"]
+    assert report["waiting"] == [{"id": marked["id"], "case_number": rec["case_number"]}]
+    out = run(cli_env, "voice", "run")
+    assert "1 case(s) waiting: set LEGAL_AI_VOICE_WRITER" in out.stdout
+    # A key the provider needs and that is absent is named.
+    env = {**cli_env, "LEGAL_AI_VOICE_WRITER": "openai:gpt-4.1-mini"}
+    missing = json.loads(run(env, "voice", "run", "--json").stdout)["missing"]
+    assert missing.startswith("set OPENAI_API_KEY for LEGAL_AI_VOICE_WRITER")
+    with pytest.raises(InvalidInput, match="only a written document"):
+        voice.review(app.acting_as(CHAIR), marked["id"], "approve")
+    assert voice.show(app, marked["id"])["status"] == "queued"
+
+
+def test_a_failing_model_leaves_the_case_queued(app, tmp_path, model):
+    script, _ = model
+    rec = upload(app, tmp_path, 0)
+    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    script.fail = Reply(status=500)
+    report = voice.run(app)
+    assert [f["id"] for f in report["failed"]] == [marked["id"]] and report["written"] == []
+    assert voice.show(app, marked["id"])["status"] == "queued"
+    with app.store.connection() as conn:
+        outcomes = [r["outcome"] for r in conn.execute("SELECT outcome FROM model_calls")]
+    assert outcomes and "ok" not in outcomes
+
+
+def test_bad_input(app, tmp_path):
+    chair = app.acting_as(CHAIR)
+    with pytest.raises(InvalidInput, match="malformed case number"):
+        voice.mark(chair, "1042/23")
+    with pytest.raises(NotFound, match="no final of"):
+        voice.mark(chair, "ערר (מרכז) 9999/25")
+    rec = upload(app, tmp_path, 0, draft=False)
+    first = voice.mark(chair, rec["case_number"])
+    with pytest.raises(InvalidInput, match="already marked"):
+        voice.mark(chair, rec["case_number"])
+    with pytest.raises(InvalidInput, match="unknown decision"):
+        voice.review(chair, first["id"], "maybe")
+    with pytest.raises(NotFound):
+        voice.show(app, 999)
+    with pytest.raises(InvalidInput, match="unknown status"):
+        voice.list_documents(app, "done")
+    # The chair drops a queued case; it may then be marked again.
+    dropped = voice.review(chair, first["id"], "reject", reason="לא מופתי")
+    assert (dropped["status"], dropped["dropped_from_queue"], dropped["claims"]) == (
+        "rejected", True, 0)  # fmt: skip
+    again = voice.mark(chair, rec["case_number"])
+    statuses = [(d["id"], d["status"]) for d in voice.list_documents(app)["voice_documents"]]
+    assert statuses == [(first["id"], "rejected"), (again["id"], "queued")]
+
+
+def test_the_database_holds_the_gate(app, tmp_path, model, agent_db_url):
+    script, _ = model
+    rec = upload(app, tmp_path, 0)
+    blocks = blocks_of(app, rec["final_text"])
+    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    script.document = claims(blocks)
+    voice.run(app)
+    with psycopg.connect(agent_db_url, autocommit=True) as conn:
+        for statement, args in (
+            ("UPDATE voice_documents SET status = 'approved', reviewed_by = 'chair' WHERE id = %s",
+             (marked["id"],)),
+            ("INSERT INTO voice_documents (case_number, marked_by) VALUES (%s, 'chair')",
+             (rec["case_number"],)),
+            ("UPDATE voice_documents SET document = '{\"blocks\": []}' WHERE id = %s",
+             (marked["id"],)),
+            ("DELETE FROM voice_documents WHERE id = %s", (marked["id"],)),
+        ):  # fmt: skip
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute(statement, args)
+    chair = app.acting_as(CHAIR)
+    with pytest.raises(psycopg.errors.CheckViolation, match="frozen"):
+        with chair.store.transaction() as conn:  # not even the chair rewrites a written one
+            conn.execute("UPDATE voice_documents SET claims = 0 WHERE id = %s", (marked["id"],))
+    with pytest.raises(psycopg.errors.CheckViolation, match="not a move"):
+        with chair.store.transaction() as conn:
+            conn.execute("UPDATE voice_documents SET status = 'queued' WHERE id = %s",
+                         (marked["id"],))  # fmt: skip
+    row = voice.show(app, marked["id"])
+    assert row["status"] == "pending_review" and row["claims"] == 4
+
+
+def test_cli_and_http_are_the_chairs_where_she_decides(app, settings, tmp_path, model, cli_env):
+    script, server = model
+    rec = upload(app, tmp_path, 0)
+    case = rec["case_number"]
+    denied = run(cli_env, "voice", "mark", case, check=False)
+    assert denied.returncode == 7 and "chair" in denied.stderr
+    as_chair = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "chair-secret"}
+    marked = json.loads(run(as_chair, "voice", "mark", case, "--note", "מופתי", "--json").stdout)
+    assert marked["status"] == "queued" and marked["note"] == "מופתי"
+    script.document = claims(blocks_of(app, rec["final_text"]))
+    env = {**cli_env, "LEGAL_AI_VOICE_WRITER": f"openai:voice@{server.url}"}
+    assert "written: #" in run(env, "voice", "run").stdout
+    listed = json.loads(run(cli_env, "voice", "list", "--status", "pending_review",
+                            "--json").stdout)["voice_documents"]  # fmt: skip
+    assert [d["id"] for d in listed] == [marked["id"]]
+    shown = run(cli_env, "voice", "show", str(marked["id"])).stdout
+    assert "פתח דבר" in shown and "[pending_review]" in shown
+
+    configured = settings.model_copy(update={"chair_token": "chair-secret",
+                                             "agent_token": "agent-secret"})  # fmt: skip
+    client = TestClient(create_app(configured, legal=app))
+    chair_h = {"Authorization": "Bearer chair-secret"}
+    agent_h = {"Authorization": "Bearer agent-secret"}
+    review = f"/api/voice-documents/{marked['id']}/review"
+    assert client.post(review, headers=agent_h, json={"decision": "approve"}).status_code == 403
+    assert client.post(f"/api/cases/{case}/mark-exemplary", headers=agent_h,
+                       json={}).status_code == 403  # fmt: skip
+    assert client.get(f"/api/voice-documents/{marked['id']}", headers=agent_h).json()["blocks"]
+    ok = client.post(review, headers=chair_h, json={"decision": "approve"})
+    assert ok.status_code == 200 and ok.json()["status"] == "approved"
+    listed = client.get("/api/voice-documents", headers=agent_h,
+                        params={"status": "approved"}).json()["voice_documents"]  # fmt: skip
+    assert [d["id"] for d in listed] == [marked["id"]]
+    got = client.get("/api/brief", headers=agent_h, params={
+        "appeal_type": rec["appeal_type"], "outcome": rec["outcome"]}).json()  # fmt: skip
+    assert [d["id"] for d in got["voice_documents"]] == [marked["id"]]
+    again = client.post(f"/api/cases/{case}/mark-exemplary", headers=chair_h, json={"note": "x"})
+    assert again.status_code == 400 and "already marked" in again.json()["error"]
