@@ -248,7 +248,11 @@ def images_sent() -> int:
 
 def test_page_images_follow_the_image_embedder(app, settings, multimodal_url, tmp_path):
     record = factories.records()[0]
-    pdf = factories.decision_pdf(tmp_path / "final.pdf", record["final_text"], pages=4)
+    # Pages no other test renders (the embedding cache is kept across tests, and a page image
+    # another test embedded would not be sent again): each page starts with this test's mark.
+    pages = [f"דף {n} של בדיקת התחזוקה\n\n{text}" for n, text in enumerate(
+        record["final_text"].strip().split("\n\n")[:4], 1)]  # fmt: skip
+    pdf = factories.hebrew_pdf(tmp_path / "final.pdf", pages)
     enabled = settings.model_copy(update={
         "multimodal_enabled": True, "voyage_api_key": "k", "voyage_base_url": multimodal_url,
     })  # fmt: skip
