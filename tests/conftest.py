@@ -44,7 +44,8 @@ ITEM_TABLES = (
     "documents, case_law, digests, cases, case_precedents, learning_audit, item_versions,"
     " style_distance_history, panel_verdicts, jobs, model_calls, desk_users, desk_sessions,"
     " desk_login_failures, canonical_principles, synthesis_attempts,"
-    " canonical_statement_versions, voice_documents"
+    " canonical_statement_versions, voice_documents, block_exemplars, block_templates,"
+    " template_state"
 )
 # Methodology profiles go back to their seed (version 1) between tests.
 RESET_PROFILES = (

@@ -25,8 +25,11 @@ def exemplars(
     ] = None,  # fmt: skip
     case: Annotated[
         str | None,
-        typer.Option("--case", help="The case being written: never one of its paragraphs; its "
-                     "documents make the query when --query is not given."),
+        typer.Option(
+            "--case",
+            help="The case being written: never one of its paragraphs; its "
+            "documents make the query when --query is not given.",
+        ),
     ] = None,  # fmt: skip
     query: Annotated[str | None, typer.Option("--query", help="What to look for.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="How many paragraphs (1-50).")] = 5,
@@ -35,8 +38,11 @@ def exemplars(
     ] = 1,
     refresh: Annotated[
         bool,
-        typer.Option("--refresh", help="Cut the finals not cut yet (stored before this version) "
-                     "and embed what is missing; then measure the templates again."),
+        typer.Option(
+            "--refresh",
+            help="Cut the finals not cut yet (stored before this version) "
+            "and embed what is missing; then measure the templates again.",
+        ),
     ] = False,  # fmt: skip
     as_json: JsonFlag = False,
 ) -> None:

@@ -190,6 +190,39 @@ def _knowledge_tools(server: Any, run: Any) -> None:
                    case=case_number, max_chars=max_chars)  # fmt: skip
 
     @server.tool(
+        description="The chair's own paragraphs of one block (e.g. opening, hearing, discussion) "
+        "from her finals of this appeal type (and outcome), best matching the query or the case's "
+        "documents, at most one or two per final, never from the case being written; each with "
+        "provenance (case number, doc_id, character span). `note` says what filter was relaxed."
+    )
+    def get_block_exemplars(
+        block: Annotated[str, Field(description="One of the 12 blocks, e.g. discussion.")],
+        appeal_type: AppealType, outcome: Outcome = None,
+        case_number: Annotated[str | None, Field(description="The case being written: none of "
+                               "its paragraphs; its documents make the query without one.")] = None,
+        query: Annotated[str | None, Field(description="What the paragraph should be about.")] = None,
+        limit: Annotated[int, Field(ge=1, le=50, description="How many paragraphs.")] = 5,
+    ) -> dict:  # fmt: skip
+        from .knowledge import exemplars
+
+        return run(exemplars.get_block_exemplars, block=block, appeal_type=appeal_type,
+                   outcome=outcome, case=case_number, query=query, limit=limit)  # fmt: skip
+
+    @server.tool(
+        description="Templates: passages the chair repeats nearly verbatim across her finals "
+        "(openings, the hearing formula, closings and costs, signature), with slots ({date}, "
+        "{case_number}, {number}, {name}, {text}), support (how many finals) and examples."
+    )
+    def get_templates(
+        block: Annotated[str | None, Field(description="Only this block.")] = None,
+        appeal_type: Annotated[str | None, Field(description="Only templates of her finals of "
+                               "this appeal type.")] = None,
+    ) -> dict:  # fmt: skip
+        from .knowledge import templates
+
+        return run(templates.get_templates, block=block, appeal_type=appeal_type)
+
+    @server.tool(
         description="Record the chair's feedback on a draft (one category, optional block)."
     )
     def record_chair_feedback(

@@ -93,6 +93,9 @@ class Ingestor:
         self.images = images  # the multimodal embedder (MULTIMODAL_ENABLED) or None
         self.settings = settings
         self.analyzer = get_analyzer(settings.analyzer)
+        # A style final written alone (`final upload`) re-measures the chair's templates in its
+        # transaction; a batch (`ingest --corpus style`) once, after its last item.
+        self.measure_templates = True
 
     # -- entry points ---------------------------------------------------------------------------
     def ingest_paths(
@@ -146,6 +149,7 @@ class Ingestor:
         again in full)."""
         report = IngestReport()
         pending: tuple[IngestItem | SourceError, str, Future | None] | None = None
+        self.measure_templates = False
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="legal-ai-stage") as worker:
             for entry, where in entries:
                 staging = (
@@ -158,6 +162,12 @@ class Ingestor:
                 pending = (entry, where, staging)
             if pending:
                 self._finish(*pending, report, progress)
+        self.measure_templates = True
+        if corpus.key == "style" and report.ingested:
+            from ..knowledge import templates
+
+            with self.store.transaction() as conn:
+                templates.recompute(conn)
         return report
 
     # -- one item -------------------------------------------------------------------------------
@@ -242,8 +252,13 @@ class Ingestor:
     def stage(self, item: IngestItem, corpus: Corpus) -> Staged:
         """Everything an item needs before its transaction: values, chunks and embeddings
         (through the cache; no transaction is held while the model runs)."""
-        return Staged(item, corpus, self._values(item, corpus), self._chunks(item),
-                      self._page_images(item))  # fmt: skip
+        staged = Staged(item, corpus, self._values(item, corpus), self._chunks(item),
+                        self._page_images(item))  # fmt: skip
+        if corpus.key == "style" and staged.chunks:
+            from ..knowledge import exemplars  # her paragraphs, embedded before the transaction
+
+            exemplars.warm(self.store, self.embedder, item.text)
+        return staged
 
     def _stage_if_changed(self, item: IngestItem, corpus: Corpus) -> Staged:
         """Stage `item`, skipping chunks and embeddings when the stored text is the same."""
@@ -290,6 +305,14 @@ class Ingestor:
             from ..learning import principle_jobs  # its principles are extracted on arrival
 
             principle_jobs.enqueue(conn, item_id, values["content_hash"])
+        if corpus.key == "style":
+            from ..knowledge import exemplars  # cut into blocks and paragraphs (migration 0018)
+
+            exemplars.index_document(conn, item_id, self.analyzer, self.embedder)
+            if self.measure_templates:
+                from ..knowledge import templates
+
+                templates.recompute(conn)
         return "ingested", sql_items.item_status(conn, corpus, item_id)
 
     def _prepare(

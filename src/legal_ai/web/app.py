@@ -357,6 +357,23 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     ) -> dict:  # fmt: skip
         return voice.review(view, document_id, body.decision, body.reason)
 
+    # -- block exemplars and templates (issue 14 items 1-2; README "What the writer reads") --
+    @api.get("/api/exemplars/{block}")
+    def block_exemplars(block: str, view: Acting, appeal_type: str, outcome: str | None = None,
+                        case: str | None = None, query: str | None = None, limit: int = 5,
+                        per_final: int = 1) -> dict:  # fmt: skip
+        from ..knowledge import exemplars
+
+        return exemplars.get_block_exemplars(view, block, appeal_type, outcome=outcome, case=case,
+                                             query=query, limit=limit, per_final=per_final)  # fmt: skip
+
+    @api.get("/api/templates")
+    def block_templates(view: Acting, block: str | None = None,
+                        appeal_type: str | None = None) -> dict:  # fmt: skip
+        from ..knowledge import templates
+
+        return templates.get_templates(view, block=block, appeal_type=appeal_type)
+
     @api.get("/api/brief")
     def writing_brief(view: Acting, appeal_type: str, outcome: str | None = None,
                       case: str | None = None, max_chars: int | None = None) -> dict:  # fmt: skip
