@@ -16,31 +16,16 @@ from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
 from legal_ai.learning import canonical, principle_jobs, principles
 from legal_ai.web.app import create_app
-from llm_servers import Reply, schema_name, scripted_openai
+from llm_servers import scripted_openai
 from test_cli import run
-from test_principles import Q1, Q2, R1, R2, RULING, cand, ingest
+from test_principles import Q1, Q2, R1, R2, RULING, Script, cand, ingest
 
 pytestmark = pytest.mark.db
 
 
-class Script:
-    """Each model's answer; a model named in `failing` answers 500 (after the adapter's
-    retries, a ProviderError)."""
-
-    def __init__(self) -> None:
-        self.answers: dict[str, list[dict]] = {"a": [], "b": [], "c": []}
-        self.failing: set[str] = set()
-
-    def __call__(self, request: dict, path: str) -> Reply:
-        if schema_name(request) != "ProposedPrinciples":
-            return Reply(status=400)
-        if request["model"] in self.failing:
-            return Reply(status=500)
-        return Reply(json={"principles": self.answers[request["model"]]})
-
-
 @pytest.fixture
 def panel(app, monkeypatch):
+    """The three scripted models (test_principles.Script, which can also fail a model)."""
     script = Script()
     with scripted_openai(script) as server:
         value = ",".join(f"openai:{m}@{server.url}" for m in "abc")

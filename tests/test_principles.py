@@ -35,12 +35,18 @@ def cand(rule, quote, score):
 
 
 class Script:
+    """Each model's answer; a model named in `failing` answers 500 (after the adapter's
+    retries, a ProviderError)."""
+
     def __init__(self) -> None:
         self.answers: dict[str, list[dict]] = {"a": [], "b": [], "c": []}
+        self.failing: set[str] = set()
 
     def __call__(self, request: dict, path: str) -> Reply:
         if schema_name(request) != "ProposedPrinciples":
             return Reply(status=400)
+        if request["model"] in self.failing:
+            return Reply(status=500)
         return Reply(json={"principles": self.answers[request["model"]]})
 
 
