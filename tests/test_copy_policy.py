@@ -36,7 +36,7 @@ DISCUSSION = f"""אין חולק כי ההקלה פורסמה כדין. כפי �
 
 וכבר נפסק כי "התערבות בשומה נעשית רק כשנפלה טעות משפטית" (בר"מ 9555/21 אלמוני נ' הוועדה המקומית).
 
-ראו גם עע"מ 9999/24 פלמוני נ' הוועדה המקומית חוף הים."""  # noqa: E501
+ראו גם עע"מ 9999/24 פלמוני נ' הוועדה המקומית חוף הים."""
 LIBRARY = [
     {"doc_id": "r-9101", "doc_type": "ruling", "title": "פלוני", "court": "העליון",
      "decided_on": "2021-01-10", "case_number": 'עע"מ 9101/20',
@@ -132,8 +132,8 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
 def test_a_correct_quotation_is_found_and_ellipses_are_honoured(app, tmp_path):
     other_finals(app, tmp_path)
     text = planted_draft().replace(
-        "„על הוועדה להעדיף תמיד את טובת המבקש\"",
-        "„על הוועדה המקומית לשקול את הפגיעה בשכנים ... לבין הצורך הציבורי\"",
+        '„על הוועדה להעדיף תמיד את טובת המבקש"',
+        '„על הוועדה המקומית לשקול את הפגיעה בשכנים ... לבין הצורך הציבורי"',
     )
     report = copy_policy.check(app, CASE, write(tmp_path / "draft.txt", text))
     statuses = {c["ref"]: c["status"] for c in report["citations"]}

@@ -223,6 +223,21 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         return run(templates.get_templates, block=block, appeal_type=appeal_type)
 
     @server.tool(
+        description="Contrastive pairs: where the chair rewrote our drafts in one block, as (our "
+        "wording -> her wording) with the word diff, style only (differences of substance — "
+        "numbers, citations, facts, outcome — are dropped), most changed first, each with "
+        "provenance (case number, block, spans). Write like the right side, not the left."
+    )
+    def get_contrastive_examples(
+        block: Annotated[str, Field(description="One of the 12 blocks, e.g. discussion.")],
+        appeal_type: Annotated[str | None, Field(description="Only pairs of this appeal type.")] = None,
+        k: Annotated[int, Field(ge=1, le=50, description="How many examples.")] = 5,
+    ) -> dict:  # fmt: skip
+        from .knowledge import contrastive
+
+        return run(contrastive.get_contrastive_examples, block=block, appeal_type=appeal_type, k=k)
+
+    @server.tool(
         description="Record the chair's feedback on a draft (one category, optional block)."
     )
     def record_chair_feedback(

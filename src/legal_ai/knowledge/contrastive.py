@@ -6,16 +6,18 @@ For each analyzed pair (draft_final_pairs at `analyzed` or `lessons_folded`), th
 on both sides are aligned (difflib on learning/alignment.py's comparison keys, `autojunk=False`)
 and cut along her paragraphs: each paragraph of the final gets the stretch of our draft the
 alignment maps onto it (words we dropped at a paragraph's start go with that paragraph). A
-pair whose two sides are equal, or one side empty (a paragraph she added or removed whole is
-content, not wording), is no example.
+pair whose two sides are equal, or either side shorter than MIN_WORDS, or sharing less than
+MIN_SHARED of the shorter side's words (a paragraph she added, removed or wrote anew is content,
+not wording), is no example.
 
 Only style is served (INV-LRN5, the purity rules of learning/purity.py): a pair is dropped when
 its difference is substance: a number, date, amount, plan or parcel, address, citation (ruling
 or statute) or party name that one side has and the other has not (a number moved within the
-sentence is not a change), a number written in words, or the outcome (נדחה / מתקבל / מוחזר …).
+sentence is not a change), a number written in words, or the outcome and its operative terms
+(נדחה / מתקבל / מוחזר / יותנה …).
 
-Examples are ranked by the share of words changed (the paragraphs where we were furthest from
-her first), one per case before a second of any case, each with its provenance: case number,
+Examples are ranked by how much changed (1 - difflib's ratio: the paragraphs where we were
+furthest from her first), one per case before a second of any case, each with its provenance: case number,
 block and the character spans of both sides (the draft's id and version; the final's doc_id in
 the style corpus).
 """
@@ -23,13 +25,15 @@ the style corpus).
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from ..learning import purity
 from ..learning import vocabulary as vocab
+from ..text import citations
 from ..text.blocks import BLOCKS
-from .copy_policy import Word, block_spans, fold, keyed_words, word_key
+from .copy_policy import Word, block_spans, fold, keyed_words, through_punctuation, word_key
 
 if TYPE_CHECKING:
     from ..services import App
@@ -45,11 +49,16 @@ NUMBER_WORDS = frozenset(word_key(w) for w in (
     "עשר עשרה עשרים שלושים ארבעים חמישים שישים שבעים שמונים תשעים מאה מאתיים מאות אלף "
     "אלפיים אלפים מיליון"
 ).split())  # fmt: skip
-# The outcome of the appeal.
+# The outcome of the appeal and its operative terms (a condition, a cancellation).
 OUTCOME_WORDS = frozenset(word_key(w) for w in (
     "נדחה נדחית נדחים נדחו להידחות לדחות דוחים מתקבל מתקבלת מתקבלים התקבל להתקבל לקבל "
-    "מקבלים מוחזר מוחזרת יוחזר להחזיר מחזירים בחלקו"
+    "מקבלים מוחזר מוחזרת יוחזר להחזיר מחזירים בחלקו יותנה תותנה מותנה מותנית להתנות בתנאי "
+    "תנאי יבוטל תבוטל מבוטל מבוטלת לבטל"
 ).split())  # fmt: skip
+MIN_WORDS = 4  # words on each side of an example
+# Words the two sides share, at least this share of the shorter side: below it she did not
+# reword our paragraph but wrote another one (content, not wording).
+MIN_SHARED = 0.4
 
 
 def _analyzed_pairs(conn, appeal_type: str | None) -> list[dict]:
@@ -90,21 +99,45 @@ def _boundary(opcodes: list, j: int, left_len: int, right_len: int) -> int:
     return left_len
 
 
-def _text(full: str, words: list[Word]) -> str:
-    return full[words[0].start : words[-1].end] if words else ""
+def _end(full: str, words: list[Word]) -> int:
+    """Where a side ends: after its last word and the punctuation closing it."""
+    return through_punctuation(full, words[-1].end)
+
+
+def _piece(full: str, words: list[Word], i: int, j: int) -> str:
+    """Words i..j-1 with what follows them up to the next word (its punctuation and spaces), so
+    that the pieces of a diff put together are the side's text exactly."""
+    if i >= j:
+        return ""
+    end = words[j].start if j < len(words) else _end(full, words)
+    return full[words[i].start : end]
 
 
 def _count(haystack: str, needle: str) -> int:
     return f" {haystack} ".count(f" {needle} ") if needle else 0
 
 
+def _numbers(text: str) -> Counter:
+    """The numbers of a text as words (a date is three; paragraph numbers are not counted)."""
+    return Counter(w.key for w in keyed_words(text) if any(ch.isdigit() for ch in w.key))
+
+
 def _substance(left: str, right: str, changed: list[str], names: set[str]) -> str | None:
     """Why the difference between `left` and `right` is substance (None: it is style)."""
+    cited_left = Counter(c.ref for c in citations.extract(left))
+    cited_right = Counter(c.ref for c in citations.extract(right))
+    for ref in cited_left.keys() | cited_right.keys():
+        if cited_left[ref] != cited_right[ref]:
+            return f"a citation ({ref})"
+    numbers_left, numbers_right = _numbers(left), _numbers(right)
+    if numbers_left != numbers_right:
+        changed_numbers = (numbers_left - numbers_right) + (numbers_right - numbers_left)
+        return f"a number ({', '.join(sorted(changed_numbers))})"
     folded_left, folded_right = fold(left), fold(right)
     for part in changed:
         for finding in purity.check(part, names):
-            if finding.rule == "holding":
-                continue  # dropping 'הלכה פסוקה היא' is style; holdings are judged below
+            if finding.rule in ("holding", "ruling_citation", "statute_citation"):
+                continue  # citations: compared above; holdings: by the outcome words below
             key = fold(finding.match)
             if _count(folded_left, key) != _count(folded_right, key):
                 return finding.describe()
@@ -152,16 +185,21 @@ def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
         ours, hers = left[ia:ib], right[a:b]
         if not ours or not hers:
             continue
-        local = difflib.SequenceMatcher(
-            None, [w.key for w in ours], [w.key for w in hers], autojunk=False
-        ).get_opcodes()
-        distance = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in local if op != "equal")
-        if distance == 0:
+        if len(ours) < MIN_WORDS or len(hers) < MIN_WORDS:
             continue
-        ours_text, hers_text = _text(left_src, ours), _text(right_src, hers)
+        matcher = difflib.SequenceMatcher(
+            None, [w.key for w in ours], [w.key for w in hers], autojunk=False
+        )
+        local = matcher.get_opcodes()
+        shared = sum(i2 - i1 for op, i1, i2, _, _ in local if op == "equal")
+        if shared == max(len(ours), len(hers)) or shared < MIN_SHARED * min(len(ours), len(hers)):
+            continue  # the same words, or not a rewording of ours
+        ours_end, hers_end = _end(left_src, ours), _end(right_src, hers)
+        ours_text = left_src[ours[0].start : ours_end]
+        hers_text = right_src[hers[0].start : hers_end]
         diff, changed = [], []
         for op, i1, i2, j1, j2 in local:
-            was, now = _text(left_src, ours[i1:i2]), _text(right_src, hers[j1:j2])
+            was, now = _piece(left_src, ours, i1, i2), _piece(right_src, hers, j1, j2)
             diff.append({"op": op, "left": was, "right": now})
             if op != "equal":
                 changed += [t for t in (was, now) if t]
@@ -171,12 +209,12 @@ def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
         examples.append({
             "case_number": row["case_number"], "block": block, "appeal_type": row["appeal_type"],
             "left": ours_text, "right": hers_text, "diff": diff, "diff_text": _diff_text(diff),
-            "share_changed": round(distance / max(len(ours), len(hers)), 4),
+            "share_changed": round(1 - matcher.ratio(), 4),
             "spans": {
                 "draft": {"draft_id": row["draft_id"], "draft_version": row["draft_version"],
-                          "char_start": ours[0].start, "char_end": ours[-1].end},
+                          "char_start": ours[0].start, "char_end": ours_end},
                 "final": {"doc_id": row["final_doc_id"], "char_start": hers[0].start,
-                          "char_end": hers[-1].end},
+                          "char_end": hers_end},
             },
         })  # fmt: skip
     return examples, dropped
@@ -186,13 +224,14 @@ def _diff_text(diff: list[dict]) -> str:
     """The diff in one line: [-ours-]{+hers+} around what changed."""
     parts = []
     for op in diff:
+        was, now = op["left"].strip(), op["right"].strip()
         if op["op"] == "equal":
-            parts.append(op["left"])
+            parts.append(was)
             continue
-        if op["left"]:
-            parts.append(f"[-{op['left']}-]")
-        if op["right"]:
-            parts.append(f"{{+{op['right']}+}}")
+        if was:
+            parts.append(f"[-{was}-]")
+        if now:
+            parts.append(f"{{+{now}+}}")
     return " ".join(parts)
 
 

@@ -9,9 +9,10 @@ is copied from a decision when at least COPY_SHARE of its words lie in 8-grams t
 shares with the draft. Consecutive sentences copied from one decision, of one kind, are one
 passage. Each passage is classified:
 
-- `template` (allowed): it recurs in two or more of the chair's finals (a formula of hers), or it
-  comes from a formulaic block of its source (header, opening, hearing, signature) and copies no
-  substance;
+- `template` (allowed): it recurs in two or more of the chair's finals (a formula of hers), or,
+  copying no substance, it lies in one of her measured templates (knowledge/templates.py,
+  table block_templates, when measured) or in a formulaic block of its source (header, opening,
+  hearing, signature);
 - `substance` (never copy): it carries substance of the source case that this case's own file
   does not hold: a ruling citation or case number, a plan or parcel number, a date, an amount or
   other number, an address, a party's name (the purity rules of learning/purity.py, minus
@@ -153,6 +154,7 @@ def _contains(haystack: str, needle: str) -> bool:
 @dataclass
 class Source:
     corpus: str  # style | internal
+    item_id: int  # documents.id (style) or case_law.id (internal)
     doc_id: str
     case_number: str | None
     content: str
@@ -219,7 +221,7 @@ def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
                 for t in range(SHINGLE):
                     cover.setdefault(p + t, q + t)
         if cover:
-            found.append(Source(row["corpus"], row["doc_id"], row["case_number"],
+            found.append(Source(row["corpus"], row["id"], row["doc_id"], row["case_number"],
                                 row["content"], words, cover))  # fmt: skip
     return found
 
@@ -308,7 +310,42 @@ class _Run:
     recurrent: bool  # in two or more of the chair's finals
 
 
-def _classify(run: _Run, text: str, block_spec: dict, own: _Own) -> str:
+def _template_spans(conn) -> dict[int, list[tuple[int, int]]]:
+    """Where the measured templates (knowledge/templates.py, table block_templates) lie in the
+    finals: {style document id: [(char_start, char_end)]}; empty before they are measured."""
+    present = conn.execute(
+        "SELECT count(*) AS n FROM information_schema.columns WHERE table_schema ="
+        " current_schema() AND table_name = 'block_templates' AND column_name = 'sources'"
+    ).fetchone()["n"]
+    spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    if not present:
+        return spans
+    for row in conn.execute("SELECT sources FROM block_templates").fetchall():
+        for where in row["sources"] if isinstance(row["sources"], list) else []:
+            try:
+                spans[int(where["document_id"])].append(
+                    (int(where["char_start"]), int(where["char_end"]))
+                )
+            except (KeyError, TypeError, ValueError):
+                continue
+    return spans
+
+
+def _in_template(run: _Run, templates: dict[int, list[tuple[int, int]]]) -> bool:
+    """Whether most of the copied text is one of her measured templates in its source final."""
+    if run.source.corpus != "style":
+        return False
+    start, end = run.span
+    inside = sum(
+        max(0, min(end, t_end) - max(start, t_start))
+        for t_start, t_end in templates.get(run.source.item_id, ())
+    )
+    return inside >= COPY_SHARE * (end - start)
+
+
+def _classify(
+    run: _Run, text: str, block_spec: dict, own: _Own, templates: dict[int, list[tuple[int, int]]]
+) -> str:
     """template | substance | analysis (the module's docstring says how)."""
     if run.recurrent:  # one of the chair's formulas: it recurs across her finals
         return "template"
@@ -317,6 +354,8 @@ def _classify(run: _Run, text: str, block_spec: dict, own: _Own) -> str:
     passage = text[run.start : run.end]
     if _copied_substance(passage, source_text, source.names(block_spec), own):
         return "substance"
+    if _in_template(run, templates):
+        return "template"
     block = block_at(source.segmentation(block_spec), run.span[0])
     if block in FORMULAIC_BLOCKS:
         return "template"
@@ -328,7 +367,7 @@ def _classify(run: _Run, text: str, block_spec: dict, own: _Own) -> str:
 _TRAILING = ").,;:!?\"'”’״׳"
 
 
-def _through_punctuation(text: str, end: int) -> int:
+def through_punctuation(text: str, end: int) -> int:
     """`end` moved past the closing punctuation right after it (a sentence's `).`)."""
     while end < len(text) and text[end] in _TRAILING:
         end += 1
@@ -355,8 +394,8 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
         finals = [c for c in copied if c[0].corpus == "style"]
         recurrent = len({c[0].case_number for c in finals}) >= 2
         source, _, span = finals[0] if recurrent else copied[0]
-        span = (span[0], _through_punctuation(source.content, span[1]))
-        char_start, char_end = words[start].start, _through_punctuation(text, words[end - 1].end)
+        span = (span[0], through_punctuation(source.content, span[1]))
+        char_start, char_end = words[start].start, through_punctuation(text, words[end - 1].end)
         last = runs[-1] if runs else None
         if (
             joinable and last and last.recurrent == recurrent
@@ -384,10 +423,11 @@ def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None =
     words = keyed_words(text)
     sources = _matched_sources(conn, case, words)
     own = _own_file(conn, case, draft_blocks)
+    templates = _template_spans(conn) if sources else {}
     passages = []
     for run in _runs(text, words, sources):
         passages.append({
-            "kind": _classify(run, text, spec, own), "text": text[run.start : run.end],
+            "kind": _classify(run, text, spec, own, templates), "text": text[run.start : run.end],
             "source": {"case_number": run.source.case_number, "doc_id": run.source.doc_id,
                        "char_start": run.span[0], "char_end": run.span[1]},
         })  # fmt: skip

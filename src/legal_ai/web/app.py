@@ -374,6 +374,13 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
         return templates.get_templates(view, block=block, appeal_type=appeal_type)
 
+    @api.get("/api/contrastive/{block}")
+    def contrastive_examples(block: str, view: Acting, appeal_type: str | None = None,
+                             k: int = 5) -> dict:  # fmt: skip
+        from ..knowledge import contrastive
+
+        return contrastive.get_contrastive_examples(view, block, appeal_type, k)
+
     @api.get("/api/brief")
     def writing_brief(view: Acting, appeal_type: str, outcome: str | None = None,
                       case: str | None = None, max_chars: int | None = None) -> dict:  # fmt: skip
