@@ -40,6 +40,7 @@ MAX_BRIEF_CHARS = 500_000
 # templates), and how many of each.
 EXEMPLAR_BLOCKS = ("opening", "hearing", "legal_framework", "discussion", "conclusion")
 EXEMPLARS_PER_BLOCK = 2
+EXEMPLAR_KEYS = ("block", "text", "case_number", "appeal_type", "outcome", "score")
 CONTRASTIVE_BLOCKS = EXEMPLAR_BLOCKS
 CONTRASTIVE_PER_BLOCK = 2
 TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
@@ -133,13 +134,15 @@ def _exemplars(app: App, appeal_type: str, outcome: str | None, case: str | None
         for item in found.get("exemplars", []):
             if case is not None and item.get("case_number") == case:
                 continue  # never a paragraph of the case being written
-            item = dict(item)
-            item.setdefault("provenance", {
-                "channel": "B", "source": "block exemplars", "corpus": "style",
-                "case_number": item.get("case_number"), "doc_id": item.get("doc_id"),
-                "char_start": item.get("char_start"), "char_end": item.get("char_end"),
+            items.append({
+                **{k: item.get(k) for k in EXEMPLAR_KEYS},
+                "provenance": {
+                    "channel": "B", "source": "block exemplars (her paragraph of that block)",
+                    "corpus": "style", "case_number": item.get("case_number"),
+                    "doc_id": item.get("doc_id"), "char_start": item.get("char_start"),
+                    "char_end": item.get("char_end"), "decided_on": item.get("decided_on"),
+                },
             })  # fmt: skip
-            items.append(item)
         ranked.append(items[:EXEMPLARS_PER_BLOCK])
     return _round_robin(ranked)
 
