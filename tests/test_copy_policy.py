@@ -217,3 +217,29 @@ def test_a_draft_without_copies_or_citations_reports_nothing(app, tmp_path):
     text = "פתח דבר\n\nטקסט מקורי לגמרי.\n\nרקע עובדתי\n\nעוד טקסט.\n\nדיון והכרעה\n\nהכרעה."
     report = copy_policy.check(app, "ערר 5/25", write(tmp_path / "d.txt", text))
     assert report == {"case_number": "ערר 5/25", "passages": [], "citations": []}
+
+
+def test_a_run_inside_her_measured_templates_counts_as_template(app, tmp_path):
+    """A copied run lying mostly inside one of her measured templates (block_templates, measured
+    when a final arrives) is a template; a run outside them, or from an internal decision, is
+    not."""
+    other_finals(app, tmp_path)
+    with app.store.pool.connection() as conn:
+        spans = copy_policy._template_spans(conn)
+    assert spans  # the three finals' formulas were measured on upload
+    document, found = next(iter(spans.items()))
+    start, end = sorted(found)[0]
+    style = copy_policy.Source("style", document, "d", "ערר 1/25", "", [], {})
+
+    def run(source, span):
+        return copy_policy._Run(0, 1, source, span, recurrent=False)
+
+    assert copy_policy._in_template(run(style, (start, end)), spans)
+    after = max(e for _, e in found)  # past her last formula in that final: none
+    assert not copy_policy._in_template(run(style, (after, after + 80)), spans)
+    # 60% of the copied span must lie inside her templates.
+    one = {document: [(100, 160)]}
+    assert copy_policy._in_template(run(style, (100, 200)), one)
+    assert not copy_policy._in_template(run(style, (100, 201)), one)
+    internal = copy_policy.Source("internal", document, "d", "ערר 1/25", "", [], {})
+    assert not copy_policy._in_template(run(internal, (start, end)), spans)
