@@ -220,3 +220,24 @@ def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, 
     data = payload(result)
     assert data["case_number"] == CASE and data["budget"]["max_chars"] == 30000
     assert data["exemplars"] and CASE not in {e["case_number"] for e in data["exemplars"]}
+
+
+def test_the_bench_measures_template_coverage_slot_for_slot():
+    """bench/writer_materials.py's measure: a final's formulaic words are covered where a known
+    template occurs, slots matching whatever fills them."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("writer_materials",
+                                                  ROOT / "bench" / "writer_materials.py")  # fmt: skip
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.template_keys("ביום {date} שמענו את הצדדים {text}") == [
+        "ביום", "{date}", "שמענו", "את", "הצדדים"]  # fmt: skip
+    parts = [("hearing", 0, bench.templates.tokens("8. ביום 7.4.2025 שמענו את הצדדים וסיירנו."))]
+    known = [{"block": "hearing", "text": "ביום {date} שמענו את הצדדים {text}"}]
+    assert bench.covered_positions(parts, known) == {(0, i) for i in range(5)}
+    assert bench.covered_positions(parts, [{**known[0], "block": "opening"}]) == set()
+    wanted = bench.formulaic_positions(parts, [("hearing", 3, 30)])
+    assert (0, 0) in wanted and (0, 5) not in wanted  # "וסיירנו" ends past the span
