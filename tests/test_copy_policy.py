@@ -204,6 +204,18 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     assert {p["kind"] for p in report["passages"]} == {"template", "analysis", "substance"}
     with app.store.pool.connection() as conn:  # a check stores nothing
         assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
+    lines = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(draft)],
+        env=cli_env, capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    assert "[substance: never copy it] from ערר 8815/25" in lines
+    assert 'citation עע"מ 9999/24: not_in_library' in lines
+    added = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "draft", "add", CASE, str(draft)],
+        env=cli_env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "copy check: " in added.stdout and "1 quote_not_found" in added.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "legal_ai.cli", "draft", "check", "7001", str(draft)],
         env=cli_env, capture_output=True, text=True, timeout=120,

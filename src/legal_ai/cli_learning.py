@@ -47,6 +47,12 @@ def draft_add(case: Case, file: File, appeal_type: AppealType = None, outcome: O
                f"pair {result['pair_status']}")  # fmt: skip
     if result["missing_blocks"]:
         typer.echo("  blocks not found: " + ", ".join(result["missing_blocks"]))
+    from .knowledge.copy_policy import summary
+
+    counts = summary(result["copy_check"])
+    typer.echo("  copy check: " + ", ".join(f"{n} {k}" for k, n in counts["passages"].items())
+               + "; citations " + ", ".join(f"{n} {s}" for s, n in counts["citations"].items())
+               + " (`legal-ai draft check` for the passages)")  # fmt: skip
 
 
 @draft_app.command("check")
