@@ -47,6 +47,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
         "chunks": {"reembedded": 0, "reanalyzed": 0},
         "principles": {"reembedded": 0, "reanalyzed": 0},
         "precedents": {"reembedded": 0, "reanalyzed": 0},
+        "exemplars": {"reembedded": 0, "reanalyzed": 0},
         "canonical_statements": {"reembedded": 0},
         "page_images": {"reembedded": 0, "skipped": 0, "reason": None},
     }

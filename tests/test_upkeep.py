@@ -344,3 +344,29 @@ def test_the_desk_health_page_shows_the_units(app, tmp_path):
     assert "MULTIMODAL_ENABLED</span> כבוי" in page.text
     summary = page.text.split('<table class="summary">')[1].split("</table>")[0]
     assert "<tr><th>הטמעות מיושנות</th><td>1</td></tr>" in summary
+
+
+def test_block_exemplars_follow_the_embedder(app, tmp_path):
+    """The paragraphs of the chair's finals served as block exemplars are units too: stale after
+    an embedder change, re-embedded once each by reindex, then clean."""
+    record = factories.records()[0]
+    final = write(tmp_path / "final.txt", record["final_text"])
+    assert app.ingest([final], "style", doc_id="final-1", meta={
+        "case_number": record["case_number"], "practice_area": "planning",
+        "decided_on": "2024-05-01",
+    }).ingested == 1  # fmt: skip
+    with app.store.connection() as conn:
+        paragraphs = conn.execute("SELECT count(*) AS n FROM block_exemplars").fetchone()["n"]
+    assert paragraphs > 5
+    assert app.health()["units"]["style"]["exemplars"]["stale_embeddings"] == 0
+    model = Counting()
+    other = App(app.settings, store=app.store, embedder=model)
+    _ = other.embedder
+    units = other.health()["units"]["style"]["exemplars"]
+    assert (units["units"], units["stale_embeddings"]) == (paragraphs, paragraphs)
+    result = other.reindex()
+    assert result["exemplars"] == {"reembedded": paragraphs, "reanalyzed": 0}
+    assert other.health()["units"]["style"]["exemplars"]["stale_embeddings"] == 0
+    with app.store.connection() as conn:
+        texts = [r["text"] for r in conn.execute("SELECT text FROM block_exemplars")]
+    assert sorted(t for t in model.sent if t in set(texts)) == sorted(set(texts))

@@ -312,3 +312,16 @@ def test_cli_and_http_are_the_chairs_where_she_decides(app, settings, tmp_path, 
     assert [d["id"] for d in got["voice_documents"]] == [marked["id"]]
     again = client.post(f"/api/cases/{case}/mark-exemplary", headers=chair_h, json={"note": "x"})
     assert again.status_code == 400 and "already marked" in again.json()["error"]
+
+
+def test_the_worker_writes_what_the_chair_marked(app, tmp_path, model):
+    from legal_ai.learning import jobs
+
+    script, _ = model
+    rec = upload(app, tmp_path, 0)
+    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    script.document = claims(blocks_of(app, rec["final_text"]))
+    lines: list[str] = []
+    jobs.work(app, once=True, echo=lines.append)
+    assert "voice documents: written 1, refused 0, failed 0" in "\n".join(lines)
+    assert voice.show(app, marked["id"])["status"] == "pending_review"

@@ -357,8 +357,8 @@ class App:
             ]
             return updates, len(texts), sum(row["needs_analysis"] for row in rows)
 
-        done = {kind: {"reembedded": 0, "reanalyzed": 0} for kind in ("chunks", "principles",
-                                                                      "precedents")}  # fmt: skip
+        done = {kind: {"reembedded": 0, "reanalyzed": 0}
+                for kind in ("chunks", "principles", "precedents", "exemplars")}  # fmt: skip
         for corpus in CORPORA.values():
             with self.store.connection() as read_conn:
                 batches = list(maintenance.stale_chunks(read_conn, corpus, analyzer.id, batch))

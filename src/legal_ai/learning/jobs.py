@@ -338,8 +338,8 @@ def work(
         for job in extracted["jobs"]:
             settled += 1
             echo(principle_jobs.job_line(job))
-        synthesized = _synthesize(app, echo)
-        settled += synthesized
+        settled += _synthesize(app, echo)
+        settled += _voice(app, echo)
         if once or should_stop():
             break
         deadline = time.monotonic() + poll
@@ -373,6 +373,28 @@ def _synthesize(app: App, echo: Callable[[str], None]) -> int:
     echo(f"canonical synthesis: attempted {report['attempted']}, accepted {report['accepted']}, "
          f"abstained {report['abstained']}, drift rejected {report['drift_rejected']}")  # fmt: skip
     return report["attempted"]
+
+
+def _voice(app: App, echo: Callable[[str], None]) -> int:
+    """The voice documents of the cases the chair marked exemplary, when LEGAL_AI_VOICE_WRITER
+    is set (knowledge/voice.py); a model that fails leaves its case queued for the next pass."""
+    from ..knowledge import voice
+    from ..store import voice as voice_store
+
+    if not (app.settings.voice_writer or "").strip():
+        return 0
+    with app.store.connection() as conn:
+        if not voice_store.queued(conn):
+            return 0
+    try:
+        report = voice.run(app)
+    except AppError as exc:
+        echo(f"voice documents: {exc}")
+        return 0
+    echo(f"voice documents: written {len(report['written'])}, refused {len(report['refused'])}, "
+         f"failed {len(report['failed'])}"
+         + (f" — {report['missing']}" if report["missing"] else ""))  # fmt: skip
+    return len(report["written"]) + len(report["refused"])
 
 
 def _job_line(job: dict) -> str:

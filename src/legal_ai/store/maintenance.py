@@ -148,7 +148,7 @@ def update_chunks(
 # (coalesce(canonical_statement, rule_text)) has no hash, so only its embedder tells; page images
 # are embedded by the image embedder (App.images), never by the text embedder.
 
-UNIT_KINDS = ("principles", "precedents", "canonical_statements", "page_images")
+UNIT_KINDS = ("principles", "precedents", "exemplars", "canonical_statements", "page_images")
 
 
 @dataclass(frozen=True)
@@ -164,14 +164,15 @@ class TextUnits:
 
 
 def text_units() -> list[TextUnits]:
-    """The principle and precedent sources of every searchable corpus (Corpus.sources)."""
+    """The principle and precedent sources of every searchable corpus (Corpus.sources), and the
+    paragraphs of the chair's finals served as block exemplars (migration 0018; their `corpus`
+    column is the style corpus's scope)."""
     kinds = {"principle": "principles", "precedent": "precedents"}
     return [
-        TextUnits(kinds[s.kind], corpus, s.table, s.root, s.text_column)
-        for corpus in SEARCHABLE.values()
-        for s in corpus.sources
-        if s.kind in kinds
-    ]
+        *(TextUnits(kinds[s.kind], corpus, s.table, s.root, s.text_column)
+          for corpus in SEARCHABLE.values() for s in corpus.sources if s.kind in kinds),
+        TextUnits("exemplars", CORPORA["style"], "block_exemplars", "block_exemplars", "text"),
+    ]  # fmt: skip
 
 
 def canonical_corpora() -> list[Corpus]:

@@ -60,6 +60,7 @@ env.globals["he"] = {
                "units": "יחידות", "unchecked": "לא נבדקו"},
     # The units besides chunks that health counts and reindex mends (App.health()["units"]).
     "unit": {"principles": "עקרונות משפטיים", "precedents": "תקדימים מצורפים",
+             "exemplars": "פסקאות לדוגמה מההחלטות",
              "canonical_statements": "ניסוחים קנוניים", "page_images": "תמונות עמודים"},
 }  # fmt: skip
 
