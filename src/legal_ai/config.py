@@ -168,6 +168,20 @@ class Settings(BaseSettings):
         description="HTTP API: serve the OpenAPI schema at /openapi.json to callers with a valid "
         "token. /docs and /redoc are never served.",
     )
+    telemetry: bool = Field(
+        default=True,
+        description="Search telemetry: every search from the CLI, MCP, the HTTP API and the desk "
+        "is logged in the database (search_log: query, filters, hits with ranks, latency, "
+        "caller) with the chair's clicks and useful marks; it grows the eval gold set "
+        "(`legal-ai telemetry export --qrels`) and never leaves the machine. false: nothing is "
+        "logged.",
+    )
+    telemetry_retention_days: int = Field(
+        default=180,
+        ge=1,
+        description="Days a logged search (and its marks) is kept; older ones are deleted by "
+        "`legal-ai telemetry prune` and the scheduled upkeep. Export marked searches first.",
+    )
 
     distiller: str | None = Field(
         default=None,
