@@ -4,7 +4,8 @@
   first), in the shape of ../shared/data/synthetic-decisions/decisions.jsonl.
 - `hebrew_pdf()` / `decision_pdf()`: PDFs with a real text layer, made with fpdf2 and shaped
   right-to-left by HarfBuzz, so that poppler reads the Hebrew back in logical order.
-- `image_only_pdf()` (a "scan" with no text layer), `truncated_pdf()`, `docx()`.
+- `image_only_pdf()` (a "scan" with no text layer), `scanned_pdf()` (a scan of known Hebrew
+  text, for OCR), `truncated_pdf()`, `docx()`.
 
 Every name, case number and ruling in them is invented; statute section numbers are real.
 """
@@ -124,6 +125,35 @@ def image_only_pdf(path: Path) -> Path:
     pdf.add_page()
     pdf.image(scan, x=10, y=10, w=190)
     pdf.output(str(path))
+    return path
+
+
+def scanned_pdf(
+    path: Path, pages: list[str], *, dpi: int = 150, degrade: tuple[int, ...] = ()
+) -> Path:
+    """A scan of known Hebrew text: each page of `hebrew_pdf(pages)` (the project's Hebrew font,
+    shaped right to left) rendered by poppler into a grey picture at `dpi`, and the pictures
+    put one per page into a PDF with no text layer. The pages numbered in `degrade` are blurred,
+    as a bad photocopy (their OCR confidence falls); an empty string is a blank page."""
+    import tempfile
+
+    from fpdf import FPDF
+    from PIL import Image, ImageFilter
+
+    with tempfile.TemporaryDirectory(prefix="scan-") as tmp:
+        text = hebrew_pdf(Path(tmp) / "text.pdf", [p or " " for p in pages])
+        subprocess.run(["pdftoppm", "-r", str(dpi), "-gray", "-png", str(text), f"{tmp}/p"],
+                       check=True, capture_output=True)  # fmt: skip
+        pictures = sorted(Path(tmp).glob("p-*.png"), key=lambda f: int(f.stem.split("-")[1]))
+        pdf = FPDF(format="A4")
+        for number, picture in enumerate(pictures, start=1):
+            image = Image.open(picture).convert("L")
+            if number in degrade:  # a third of the resolution, blurred: a bad photocopy
+                small = image.resize((image.width // 3, image.height // 3), Image.BILINEAR)
+                image = small.filter(ImageFilter.GaussianBlur(1.0)).resize(image.size)
+            pdf.add_page()
+            pdf.image(image, x=0, y=0, w=210, h=297)
+        pdf.output(str(path))
     return path
 
 

@@ -217,8 +217,9 @@ def test_image_only_pdf_is_stored_as_needing_ocr(app, tmp_path):
         [pdf], "style", meta={"case_number": "ערר 8/25", "practice_area": "planning"}
     )
     assert report.unsearchable[0]["missing"] == [
-        "text: image-only PDF (no text layer); run OCR and upload again"
-    ]
+        "text: image-only PDF (no text layer): queued for OCR; `legal-ai worker` or "
+        "`legal-ai ocr run` reads it"
+    ]  # tests/test_ocr.py: the queue reads it
 
 
 def test_pdf_chunks_carry_pages_that_resolve(app, tmp_path):

@@ -156,20 +156,26 @@ def pdf_page_text(raw: str) -> str:
     return clean_text(_LRE_RUN.sub(lambda m: _logical_run(m.group(1)), raw))
 
 
+# The issue of a PDF with no text layer (a scan). Ingest queues it for OCR (ingest/ocr_jobs.py);
+# a final's upload, which needs its text at once, refuses it with this message.
+IMAGE_ONLY = "image-only PDF (no text layer); run OCR and upload again"
+
+
 class _Overflow(Exception):
     """A bounded command's output went over its cap."""
 
 
 def run_bounded(
-    command: list[str], seconds: float, max_bytes: int, memory_bytes: int | None = None
-) -> tuple[int, bytes, bytes]:
+    command: list[str], seconds: float, max_bytes: int, memory_bytes: int | None = None,
+    env: dict[str, str] | None = None,
+) -> tuple[int, bytes, bytes]:  # fmt: skip
     """Run `command` with a wall-clock limit and its standard output capped at `max_bytes`
     (killed when either is exceeded: `subprocess.TimeoutExpired` / `_Overflow`), its address
     space limited to `memory_bytes` (an allocation past it fails in the child, which exits with
-    an error). Both pipes are drained together so a chatty stderr cannot block the child; only
-    stderr's tail is kept."""
+    an error), with `env` as its environment when given. Both pipes are drained together so a
+    chatty stderr cannot block the child; only stderr's tail is kept."""
     process = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
     if memory_bytes:
         # prlimit on the child's pid, not a preexec_fn (unsafe with the staging thread running).
@@ -240,9 +246,7 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
     pages = [pdf_page_text(page).strip("\n") for page in raw_pages]
     text, starts = join_pages(pages)
     if not text.strip():
-        return Extracted(
-            "", "pdf", starts, issue="image-only PDF (no text layer); run OCR and upload again"
-        )
+        return Extracted("", "pdf", starts, issue=IMAGE_ONLY)
     return Extracted(text, "pdf", starts)
 
 

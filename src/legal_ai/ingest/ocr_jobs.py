@@ -1,0 +1,316 @@
+"""Scanned documents (issue 15, item 5): a PDF without a text layer is stored, kept (its bytes in
+`scanned_files`) and queued for OCR in the ingest's transaction — one job per file, kind `ocr`,
+key `ocr:<file sha256>`. `legal-ai worker` and `legal-ai ocr run` drain the queue with the
+learning queue's machinery (jobs table, leases, retries with backoff, waiting for the machine):
+
+- without Tesseract, its language models or poppler a job waits, saying what to install
+  (`text/ocr.problem`), and is queued again when that changes;
+- the pages are read one by one (text/ocr.py), the lease renewed before each; the reading is kept
+  with the scan (text, page offsets, engine, each page's confidence);
+- the items stored from the scan are then written again through the normal ingest path
+  (`Ingestor.ingest_items`): chunks with page numbers, embeddings, a new item version, and
+  whatever ingest does on arrival (a ruling's principles queued, a final cut into blocks). Their
+  metadata carries the confidences: `ocr_engine`, `ocr_confidence` (the file's mean word
+  confidence), `ocr_page_confidence` (per page, null for a page with no word) and
+  `ocr_low_confidence_pages` (pages below LEGAL_AI_OCR_MIN_CONFIDENCE, or unread), which
+  `legal-ai health`, `legal-ai ocr list` and `legal-ai item history` show;
+- a scan in which OCR read nothing keeps its item unsearchable with why (`extraction_issue`);
+- the same scan ingested again (or under another corpus) takes the reading already kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..auth import agent
+from ..errors import AppError, StoreError
+from ..learning import jsonable
+from ..learning.jobs import _backoff, worker_id
+from ..store import engine as store
+from ..store import ocr as ocr_store
+from ..text import extract, ocr
+from .sources import IngestItem
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..services import App
+
+logger = logging.getLogger(__name__)
+
+KIND = "ocr"
+ACTOR = "ocr"
+WAITING = (
+    "image-only PDF (no text layer): queued for OCR; `legal-ai worker` or `legal-ai ocr run` "
+    "reads it"
+)
+METADATA = ("ocr_engine", "ocr_confidence", "ocr_page_confidence", "ocr_low_confidence_pages")
+
+
+def key(sha: str) -> str:
+    return f"{KIND}:{sha}"
+
+
+def enqueue(conn, sha: str, pdf: bytes) -> dict | None:
+    """Keep the scan and queue its OCR, in the caller's transaction (the ingest's). None when the
+    scan is already kept (its job exists)."""
+    if not ocr_store.keep_scan(conn, sha, pdf):
+        return None
+    return store.enqueue(conn, KIND, None, key(sha))
+
+
+# -- the ingest side ----------------------------------------------------------------------------
+def scanned(conn, item: IngestItem, settings: Settings) -> tuple[IngestItem, bytes | None]:
+    """An item read from a PDF without a text layer, as ingest stores it: with its scan's OCR
+    text when the scan has been read; else waiting for OCR, with the file's bytes when the scan
+    is not yet kept (the caller queues it). Any other item is returned as it is."""
+    if item.issue != extract.IMAGE_ONLY or item.source_format != "pdf" or not item.file_sha256:
+        return item, None
+    scan = ocr_store.get_scan(conn, item.file_sha256)
+    if scan is not None and scan["read_at"] is not None:
+        return with_reading(item, scan, settings), None
+    waiting = dataclasses.replace(item, issue=WAITING)
+    if scan is not None:
+        return waiting, None  # kept and queued already
+    try:
+        data = Path(item.file_path or item.source_path).read_bytes()
+    except OSError:
+        return item, None  # the file is gone: it stays as read, saying what to do
+    if hashlib.sha256(data).hexdigest() != item.file_sha256:
+        return item, None  # the file changed since it was read
+    return waiting, data
+
+
+def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem:
+    """The item with the text OCR read from its scan, page offsets and confidences."""
+    pages = scan["page_confidence"] or []
+    floor = settings.ocr_min_confidence
+    low = [p["page"] for p in pages if p["confidence"] is None or p["confidence"] < floor]
+    words = sum(p["words"] for p in pages if p["confidence"] is not None)
+    mean = (round(sum(p["confidence"] * p["words"] for p in pages if p["confidence"] is not None)
+                  / words, 1) if words else None)  # fmt: skip
+    metadata = {k: v for k, v in item.metadata.items() if k not in METADATA}
+    metadata.update(
+        ocr_engine=scan["engine"],
+        ocr_confidence=mean,
+        ocr_page_confidence=[p["confidence"] for p in pages],
+        ocr_low_confidence_pages=low,
+    )
+    issue = None
+    if not scan["content"].strip():
+        issue = (f"scanned PDF: OCR ({scan['engine']}) read no text on its {len(pages)} page(s); "
+                 "check the scan, or upload a PDF with a text layer")  # fmt: skip
+    return dataclasses.replace(item, text=scan["content"], page_starts=scan["page_starts"],
+                               issue=issue, metadata=metadata)  # fmt: skip
+
+
+# -- the worker side ----------------------------------------------------------------------------
+def _item_of(corpus, row: dict, pdf: Path) -> IngestItem:
+    """A stored item waiting for OCR, as ingest reads it again from its scan."""
+    fields = {c: row[c] for c in corpus.columns if row.get(c) is not None}
+    metadata = {k: v for k, v in (row["metadata"] or {}).items() if k not in METADATA}
+    return IngestItem(
+        doc_id=row["doc_id"], text="", source_path=row["source_path"], source_format="pdf",
+        doc_type=row["doc_type"], fields=fields, metadata=metadata,
+        page_starts=row["page_starts"], file_sha256=row["file_sha256"], file_path=str(pdf),
+        issue=extract.IMAGE_ONLY,
+    )  # fmt: skip
+
+
+def apply(app: App, sha: str, pdf: Path) -> list[dict]:
+    """Write the scan's reading into every item waiting for it, through the ingest path.
+    Returns [{"corpus", "doc_id", "searchable"}]."""
+    with app.store.connection() as conn:
+        waiting = ocr_store.items_waiting(conn, sha)
+    written = []
+    ingestor = app.ingestor()
+    for corpus in {c.key: c for c, _ in waiting}.values():
+        items = [_item_of(corpus, row, pdf) for c, row in waiting if c.key == corpus.key]
+        report = ingestor.ingest_items(items, corpus)
+        if report.failed:
+            raise StoreError(f"writing the OCR text failed: {report.failed[0]['error']}")
+        unsearchable = {u["doc_id"] for u in report.unsearchable}
+        written += [{"corpus": corpus.key, "doc_id": i.doc_id,
+                     "searchable": i.doc_id not in unsearchable} for i in items]  # fmt: skip
+    return written
+
+
+def _summary(scan: dict, settings: Settings) -> dict:
+    pages = scan["page_confidence"] or []
+    floor = settings.ocr_min_confidence
+    return {
+        "pages": len(pages),
+        "chars": len(scan["content"] or ""),
+        "engine": scan["engine"],
+        "page_confidence": [p["confidence"] for p in pages],
+        "low_confidence_pages": [p["page"] for p in pages
+                                 if p["confidence"] is None or p["confidence"] < floor],
+        "page_errors": {str(p["page"]): p["error"] for p in pages if p.get("error")},
+    }  # fmt: skip
+
+
+def process(app: App, job: dict, *, worker: str,
+            should_stop: Callable[[], bool] | None = None) -> dict:  # fmt: skip
+    """Run one claimed job and settle it. Returns {"id", "file_sha256", "status", "report",
+    "error", "waiting_for"}."""
+    sha = job["key"].split(":", 1)[1]
+    attempt = job["attempts"]
+    outcome: dict[str, Any] = {"id": job["id"], "file_sha256": sha, "status": None,
+                               "report": None, "error": None, "waiting_for": None}  # fmt: skip
+    reason = ocr.problem(app.settings)
+    if reason:
+        with app.store.transaction() as conn:
+            row = store.wait(conn, job["id"], worker, attempt, reason, {})
+        outcome.update(status="waiting" if row else "lost", waiting_for=reason)
+        return outcome
+    lost = False
+
+    def keep_going(_page: int, _pages: int) -> bool:
+        nonlocal lost
+        with app.store.transaction() as conn:
+            lost = not store.renew(conn, job["id"], worker, attempt, app.settings.job_lease_s)
+        return not lost and not (should_stop and should_stop())
+
+    try:
+        with app.store.connection() as conn:
+            scan = ocr_store.get_scan(conn, sha, with_pdf=True)
+        if scan is None:
+            result = {"skipped": "the scan is no longer kept"}
+            with app.store.transaction() as conn:
+                row = store.complete(conn, job["id"], worker, attempt, result)
+            outcome.update(status="done" if row else "lost", report=result)
+            return outcome
+        with tempfile.TemporaryDirectory(prefix="legal-ai-scan-") as tmp:
+            pdf = Path(tmp) / "scan.pdf"
+            pdf.write_bytes(scan["pdf"])
+            if scan["read_at"] is None:
+                reading = ocr.read_pdf(pdf, app.settings, keep_going)
+                if reading is None:  # asked to stop, or the lease was lost
+                    if lost:
+                        outcome["status"] = "lost"
+                        return outcome
+                    with app.store.transaction() as conn:
+                        row = store.release(conn, job["id"], worker, attempt, {})
+                    outcome["status"] = "released" if row else "lost"
+                    return outcome
+                text, starts = reading.text_and_starts
+                if not text.strip():  # nothing read on any page: no text, not blank lines
+                    text, starts = "", [0] * len(starts)
+                with app.store.transaction() as conn:
+                    ocr_store.save_reading(conn, sha, reading.engine, text, starts,
+                                           [p.as_dict() for p in reading.pages])  # fmt: skip
+                    scan = ocr_store.get_scan(conn, sha)
+            items = apply(app, sha, pdf)
+        report = {**_summary(scan, app.settings), "items": items}
+        with app.store.transaction() as conn:
+            row = store.complete(conn, job["id"], worker, attempt, report)
+        outcome.update(status="done" if row else "lost", report=report)
+        return outcome
+    except Exception as exc:  # the store or the ingest failed: retried with backoff, then failed
+        if isinstance(exc, AppError):
+            error = str(exc)
+        else:
+            logger.exception("ocr job %s: failed", job["id"])
+            error = f"internal error in OCR ({type(exc).__name__})"
+        with app.store.transaction() as conn:
+            row = store.retry_or_fail(conn, job["id"], worker, attempt, error, {},
+                                      _backoff(attempt))  # fmt: skip
+        outcome.update(status=row["status"] if row else "lost", error=error)
+        return outcome
+
+
+def run(app: App, *, worker: str | None = None,
+        should_stop: Callable[[], bool] | None = None) -> dict:  # fmt: skip
+    """Drain the ready OCR jobs in this process: {"jobs": [...], "read": files read, "pages",
+    "items": [{"corpus", "doc_id", "searchable"}], "low_confidence": [{"corpus", "doc_id",
+    "pages"}], "pending": [...], "failed": [...], "waiting_for"}."""
+    engine = app.acting_as(agent(ACTOR))
+    worker = worker or worker_id()
+    reason = ocr.problem(app.settings)
+    with engine.store.transaction() as conn:
+        abandoned = store.fail_abandoned(conn, kind=KIND)
+        again = [j["id"] for j in store.waiting_jobs(conn, kind=KIND)
+                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
+        if again:
+            store.requeue(conn, again)
+    outcomes = []
+    while not (should_stop and should_stop()):
+        with engine.store.transaction() as conn:
+            job = store.claim(conn, worker, app.settings.job_lease_s, kind=KIND)
+        if job is None:
+            break
+        outcomes.append(process(engine, job, worker=worker, should_stop=should_stop))
+    done = [o for o in outcomes if o["status"] == "done" and "items" in (o["report"] or {})]
+    items = [i for o in done for i in o["report"]["items"]]
+    low = [{"corpus": i["corpus"], "doc_id": i["doc_id"],
+            "pages": o["report"]["low_confidence_pages"]}
+           for o in done if o["report"]["low_confidence_pages"] for i in o["report"]["items"]]  # fmt: skip
+    with engine.store.connection() as conn:
+        pending = store.open_jobs(conn, kind=KIND)
+    return {
+        "jobs": outcomes,
+        "read": len(done),
+        "pages": sum(o["report"]["pages"] for o in done),
+        "items": items,
+        "low_confidence": low,
+        "pending": [_pending(j) for j in pending],
+        "failed": [{"job_id": o["id"], "file_sha256": o["file_sha256"], "error": o["error"]}
+                   for o in outcomes if o["status"] == "failed"]
+        + [{"job_id": j["id"], "file_sha256": j["key"].split(":", 1)[1], "error": j["error"]}
+           for j in abandoned],
+        "waiting_for": reason,
+    }  # fmt: skip
+
+
+def _pending(job: dict) -> dict:
+    if job["status"] == "waiting":
+        reason = f"waiting for the machine: {job['waiting_for']}"
+    elif job["error"]:
+        reason = f"retry {job['attempts'] + 1} of {job['max_attempts']}; last error: {job['error']}"
+    else:
+        reason = "queued: run `legal-ai ocr run` or start `legal-ai worker`"
+    return {"job_id": job["id"], "file_sha256": job["key"].split(":", 1)[1],
+            "status": job["status"], "reason": reason}  # fmt: skip
+
+
+def status(app: App) -> dict:
+    """The OCR queue and what it read (`legal-ai ocr list`, `legal-ai health`'s `ocr`):
+    {"queued", "waiting", "failed", "waiting_for", "min_confidence", "jobs": [open jobs with
+    their reason], "low_confidence": [items with pages below the floor, or read empty]}."""
+    with app.store.connection() as conn:
+        return health(conn, app.settings)
+
+
+def health(conn, settings: Settings) -> dict:
+    jobs = store.list_jobs(conn, kind=KIND)
+    open_jobs = [j for j in jobs if j["status"] in ("queued", "running", "waiting")]
+    waiting = [j for j in jobs if j["status"] == "waiting"]
+    return {
+        "queued": sum(j["status"] in ("queued", "running") for j in jobs),
+        "waiting": len(waiting),
+        "failed": sum(j["status"] == "failed" for j in jobs),
+        "waiting_for": waiting[0]["waiting_for"] if waiting else None,
+        "min_confidence": settings.ocr_min_confidence,
+        "jobs": [_pending(j) for j in open_jobs],
+        "low_confidence": [jsonable(r) for r in ocr_store.read_items(conn, low_only=True)],
+    }
+
+
+def job_line(job: dict) -> str:
+    """One line of `legal-ai worker` / `legal-ai ocr run` for a settled OCR job."""
+    report = job["report"] or {}
+    if "items" in report:
+        names = ", ".join(f"{i['corpus']}/{i['doc_id']}" for i in report["items"]) or "no item"
+        low = report["low_confidence_pages"]
+        detail = (f"{report['pages']} page(s), {report['chars']} chars → {names}"
+                  + (f"; low confidence on page(s) {', '.join(map(str, low))}" if low else ""))  # fmt: skip
+    else:
+        detail = next(iter(report.values()), "") if report else ""
+    tail = job["waiting_for"] or job["error"] or ""
+    return (f"ocr job {job['id']} {job['file_sha256'][:12]}: {job['status']} ({detail})"
+            + (f" — {tail}" if tail else ""))  # fmt: skip

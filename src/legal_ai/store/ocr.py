@@ -1,0 +1,84 @@
+"""SQL for scanned files (migration 0024): the scans kept for OCR, what OCR read from them, and
+the items they became. Tables come from the corpus registry (identifiers); values are parameters."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from ..retrieval.corpora import CORPORA, Corpus
+
+_RESULT = "file_sha256, bytes, created_at, engine, content, page_starts, page_confidence, read_at"
+
+
+def keep_scan(conn: psycopg.Connection, sha: str, pdf: bytes) -> bool:
+    """Keep a scan's bytes for OCR (once per file). False when it was already kept."""
+    return (
+        conn.execute(
+            "INSERT INTO scanned_files (file_sha256, pdf) VALUES (%s, %s)"
+            " ON CONFLICT (file_sha256) DO NOTHING",
+            (sha, pdf),
+        ).rowcount
+        == 1
+    )
+
+
+def get_scan(conn: psycopg.Connection, sha: str, *, with_pdf: bool = False) -> dict | None:
+    columns = _RESULT + (", pdf" if with_pdf else "")
+    query = sql.SQL("SELECT {} FROM scanned_files WHERE file_sha256 = %s").format(sql.SQL(columns))
+    return conn.execute(query, (sha,)).fetchone()
+
+
+def save_reading(
+    conn: psycopg.Connection, sha: str, engine: str, content: str, page_starts: list[int],
+    pages: list[dict],
+) -> None:  # fmt: skip
+    conn.execute(
+        "UPDATE scanned_files SET engine = %s, content = %s, page_starts = %s,"
+        " page_confidence = %s, read_at = now() WHERE file_sha256 = %s",
+        (engine, content, page_starts, Jsonb(pages), sha),
+    )
+
+
+def items_waiting(conn: psycopg.Connection, sha: str) -> list[tuple[Corpus, dict]]:
+    """The items stored from the scan `sha` whose text is still empty (waiting for OCR)."""
+    out = []
+    for corpus in CORPORA.values():
+        query = sql.SQL(
+            "SELECT * FROM {t} i WHERE i.file_sha256 = %(sha)s AND i.content = ''"
+            " AND i.extraction_issue IS NOT NULL AND {scope} ORDER BY i.id"
+        ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+        out += [(corpus, row) for row in conn.execute(query, {"sha": sha, **corpus.scope_params()})]
+    return out
+
+
+def read_items(
+    conn: psycopg.Connection, *, doc_id: str | None = None, corpus_key: str | None = None,
+    low_only: bool = False, limit: int = 1000,
+) -> list[dict]:  # fmt: skip
+    """Items whose text OCR read (metadata ocr_engine), with their confidences: all, those named
+    `doc_id` (in `corpus_key`), or only those with low-confidence pages."""
+    out = []
+    for corpus in CORPORA.values():
+        if corpus_key is not None and corpus.key != corpus_key:
+            continue
+        where = [sql.SQL("i.metadata ? 'ocr_engine'"), corpus.scope("i")]
+        params: dict = {**corpus.scope_params(), "limit": limit}
+        if doc_id is not None:
+            where.append(sql.SQL("i.doc_id = %(doc_id)s"))
+            params["doc_id"] = doc_id
+        if low_only:
+            where.append(sql.SQL(
+                "(jsonb_array_length(coalesce(i.metadata -> 'ocr_low_confidence_pages', '[]'))"
+                " > 0 OR i.extraction_issue IS NOT NULL)"
+            ))  # fmt: skip
+        query = sql.SQL(
+            "SELECT i.doc_id, i.searchable, i.extraction_issue, i.metadata ->> 'ocr_engine' AS"
+            " engine, (i.metadata ->> 'ocr_confidence')::float AS confidence,"
+            " i.metadata -> 'ocr_page_confidence' AS page_confidence,"
+            " i.metadata -> 'ocr_low_confidence_pages' AS low_confidence_pages"
+            " FROM {t} i WHERE {where} ORDER BY i.doc_id LIMIT %(limit)s"
+        ).format(t=sql.Identifier(corpus.item_table), where=sql.SQL(" AND ").join(where))
+        out += [{"corpus": corpus.key, **row} for row in conn.execute(query, params)]
+    return out

@@ -1,0 +1,239 @@
+"""Scanned PDFs -> text with pages, by OCR: pages rendered with poppler (`pdftoppm`), read by
+Tesseract with its Hebrew model (Debian's tesseract-ocr and tesseract-ocr-heb, installed by
+`make install`).
+
+Every page is two processes of its own (render, then read), each under the same kind of limits
+as pdftotext (`extract.run_bounded`: wall-clock seconds LEGAL_AI_OCR_PAGE_SECONDS, output capped,
+address space capped), so one bad page is left empty and flagged instead of stopping the file.
+Tesseract runs with one thread (OMP_THREAD_LIMIT=1): the pages of a file are read one after
+another, in the background, and the machine's cores stay free for searches.
+
+Tesseract writes Hebrew in logical order (the order it is typed), words of a line right to left
+in its TSV; numbers and Latin words inside a Hebrew line come as words of their own, in their
+place. Each page's text passes through `clean_text` (no bidi controls, NUL or zero-width
+characters), like every stored text. A page's confidence is the mean of Tesseract's word
+confidences (0-100) over the words it read; a page with no word has none (None).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ..config import Settings
+from ..errors import UnsupportedFile
+from .extract import _Overflow, join_pages, run_bounded
+from .hebrew import clean_text
+
+MEMORY_BYTES = 2 * 2**30  # each page's renderer and reader: address space (RLIMIT_AS)
+TSV_BYTES = 16 * 2**20  # one page's TSV from Tesseract
+INFO_SECONDS = 60.0  # pdfinfo counting the pages (it reads the page tree, not the pages)
+INSTALL = "apt-get install tesseract-ocr tesseract-ocr-heb (or `make install`)"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page as read: its text, mean word confidence (None: no word read), words read, and
+    why it could not be read (None: it was)."""
+
+    page: int
+    text: str
+    confidence: float | None
+    words: int
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"page": self.page, "confidence": self.confidence, "words": self.words,
+                "error": self.error}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Result:
+    engine: str
+    pages: list[Page] = field(default_factory=list)
+
+    @property
+    def text_and_starts(self) -> tuple[str, list[int]]:
+        return join_pages([p.text for p in self.pages])
+
+    @property
+    def confidence(self) -> float | None:
+        """Mean word confidence over the file (each page weighted by its words)."""
+        words = sum(p.words for p in self.pages if p.confidence is not None)
+        if not words:
+            return None
+        total = sum(p.confidence * p.words for p in self.pages if p.confidence is not None)
+        return round(total / words, 1)
+
+
+def _binary(settings: Settings) -> str | None:
+    return shutil.which(settings.tesseract)
+
+
+@lru_cache(maxsize=8)
+def _probe(binary: str) -> tuple[str, frozenset[str]]:
+    """(version line, installed languages) of a Tesseract binary."""
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+                             check=False)  # fmt: skip
+    first = (version.stdout or version.stderr).strip().splitlines()
+    langs = subprocess.run([binary, "--list-langs"], capture_output=True, text=True, timeout=30,
+                           check=False)  # fmt: skip
+    lines = (langs.stdout + "\n" + langs.stderr).splitlines()
+    installed = frozenset(
+        line.strip() for line in lines if line.strip() and not line.startswith("List of")
+    )
+    return (first[0].strip() if first else "tesseract"), installed
+
+
+def problem(settings: Settings) -> str | None:
+    """What to install or set before scanned files can be read (None: nothing)."""
+    binary = _binary(settings)
+    if binary is None:
+        return (f"OCR needs Tesseract: {settings.tesseract!r} (LEGAL_AI_TESSERACT) was not found; "
+                f"{INSTALL}")  # fmt: skip
+    for tool in ("pdftoppm", "pdfinfo"):
+        if shutil.which(tool) is None:
+            return f"OCR renders pages with poppler's {tool}: apt-get install poppler-utils"
+    try:
+        _, installed = _probe(binary)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"OCR: {binary} does not run ({type(exc).__name__}); {INSTALL}"
+    absent = [lang for lang in settings.ocr_languages.split("+") if lang not in installed]
+    if absent:
+        packages = " ".join(f"tesseract-ocr-{lang}" for lang in absent)
+        return (f"OCR: Tesseract's model for {'+'.join(absent)} is not installed "
+                f"(LEGAL_AI_OCR_LANGUAGES={settings.ocr_languages}); apt-get install {packages}")  # fmt: skip
+    return None
+
+
+def engine(settings: Settings) -> str:
+    """e.g. `tesseract 5.3.0 (heb)`: what read a file, kept with its text."""
+    binary = _binary(settings)
+    version = _probe(binary)[0] if binary else "tesseract"
+    return f"{version} ({settings.ocr_languages})"
+
+
+def page_count(pdf: Path, settings: Settings) -> int:
+    """The PDF's number of pages (poppler's pdfinfo)."""
+    try:
+        code, out, _ = run_bounded(["pdfinfo", str(pdf.absolute())], INFO_SECONDS, 2**20,
+                                   MEMORY_BYTES)  # fmt: skip
+    except (subprocess.TimeoutExpired, _Overflow):
+        code, out = 1, b""
+    found = re.search(rb"^Pages:\s+(\d+)", out, re.MULTILINE)
+    if code != 0 or not found:
+        raise UnsupportedFile(f"{pdf.name}: poppler cannot count the scan's pages (a damaged PDF)")
+    return int(found.group(1))
+
+
+def parse_tsv(tsv: str) -> tuple[str, float | None, int]:
+    """Tesseract's TSV -> (text, mean word confidence, words). Lines of a paragraph are joined
+    by a newline, paragraphs by a blank line; each line's words in Tesseract's order (logical)."""
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    confidences: list[float] = []
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) < 12 or cells[0] != "5":
+            continue
+        word = clean_text(cells[11]).strip()
+        try:
+            confidence = float(cells[10])
+        except ValueError:
+            continue
+        if not word or confidence < 0:
+            continue
+        block, paragraph, line = int(cells[2]), int(cells[3]), int(cells[4])
+        lines.setdefault((block, paragraph, line), []).append(word)
+        confidences.append(confidence)
+    parts: list[str] = []
+    previous: tuple[int, int] | None = None
+    for (block, paragraph, _), words in lines.items():
+        if previous is not None:
+            parts.append("\n" if previous == (block, paragraph) else "\n\n")
+        parts.append(" ".join(words))
+        previous = (block, paragraph)
+    mean = round(statistics.fmean(confidences), 1) if confidences else None
+    return "".join(parts), mean, len(confidences)
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["OMP_THREAD_LIMIT"] = "1"
+    return env
+
+
+def read_page(pdf: Path, number: int, settings: Settings, workdir: Path) -> Page:
+    """Render page `number` of `pdf` and read it; a page that cannot be read is empty, with
+    why."""
+    seconds = settings.ocr_page_seconds
+    image = workdir / f"page-{number}"
+    render = ["pdftoppm", "-r", str(settings.ocr_dpi), "-gray", "-png", "-f", str(number),
+              "-l", str(number), "-singlefile", str(pdf.absolute()), str(image)]  # fmt: skip
+    try:
+        code, _, err = run_bounded(render, seconds, 2**20, MEMORY_BYTES)
+        if code != 0 or not image.with_suffix(".png").is_file():
+            detail = err.decode("utf-8", "replace").strip().splitlines()
+            return Page(number, "", None, 0, "poppler could not render the page"
+                        + (f" ({clean_text(detail[-1])[:120]})" if detail else ""))  # fmt: skip
+        read = [_binary(settings) or settings.tesseract, str(image.with_suffix(".png")), "stdout",
+                "-l", settings.ocr_languages, "--psm", "3", "tsv"]  # fmt: skip
+        code, out, err = run_bounded(read, seconds, TSV_BYTES, MEMORY_BYTES, env=_environment())
+    except subprocess.TimeoutExpired:
+        return Page(number, "", None, 0, f"reading the page took over {seconds:g} s and was "
+                    "stopped (LEGAL_AI_OCR_PAGE_SECONDS)")  # fmt: skip
+    except _Overflow:
+        return Page(number, "", None, 0, "the page's OCR output was over its limit")
+    finally:
+        image.with_suffix(".png").unlink(missing_ok=True)
+    if code != 0:
+        detail = err.decode("utf-8", "replace").strip().splitlines()
+        reason = clean_text(detail[-1])[:120] if detail else f"exit status {code}"
+        return Page(number, "", None, 0, f"Tesseract failed on the page ({reason})")
+    text, confidence, words = parse_tsv(out.decode("utf-8", "replace"))
+    return Page(number, text, confidence, words)
+
+
+def read_pdf(
+    pdf: Path, settings: Settings, keep_going: Callable[[int, int], bool] | None = None
+) -> Result | None:
+    """Read every page of `pdf`, one after another. `keep_going(page, pages)` is asked before
+    each page (a worker renews its lease there); False stops the read (None is returned)."""
+    pages = page_count(pdf, settings)
+    result = Result(engine(settings))
+    with tempfile.TemporaryDirectory(prefix="legal-ai-ocr-") as tmp:
+        for number in range(1, pages + 1):
+            if keep_going is not None and not keep_going(number, pages):
+                return None
+            result.pages.append(read_page(pdf, number, settings, Path(tmp)))
+    return result
+
+
+def character_accuracy(reference: str, read: str) -> float:
+    """1 - CER: one minus the character edit distance (Levenshtein: insertions, deletions and
+    substitutions) between `read` and `reference`, over the reference's length; whitespace runs
+    count as one space on both sides (line breaks are layout, not text). Floored at 0."""
+    import numpy as np
+
+    ref = " ".join(reference.split())
+    got = " ".join(read.split())
+    if not ref:
+        return 1.0 if not got else 0.0
+    a = np.frombuffer(ref.encode("utf-32-le"), dtype=np.uint32)
+    b = np.frombuffer(got.encode("utf-32-le"), dtype=np.uint32)
+    columns = np.arange(len(b) + 1)
+    row = columns.copy()
+    for char in a:
+        # substitution or match from the previous row, deletion from above ...
+        best = np.minimum(row[1:] + 1, row[:-1] + (b != char))
+        row = np.concatenate(([row[0] + 1], best))
+        # ... then insertions along the row: a running minimum of (cost - column) + column.
+        row = np.minimum.accumulate(row - columns) + columns
+    return max(0.0, 1.0 - float(row[-1]) / len(a))
