@@ -1,0 +1,107 @@
+"""`legal-ai enrich ...`: the headnote, summary and tags a model proposes for each internal
+decision ingested (issue 15 item 3; README "Upkeep on arrival"): `run` drains the queue
+(LEGAL_AI_ENRICHER), `list` and `show` the proposals, `review` is the chair's (approve writes the
+fields into the decision, reject writes nothing)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .cli_common import JsonFlag, _app, _print_json
+
+enrich_app = typer.Typer(help="Headnote, summary and tags of internal decisions, proposed by a "
+                         "model and approved by the chair.", no_args_is_help=True)  # fmt: skip
+
+
+def _line(e: dict) -> str:
+    stale = " — the decision's text changed since" if e["text_changed"] else ""
+    tags = f" [{', '.join(e['tags'])}]" if e["tags"] else ""
+    return (f"#{e['id']} [{e['status']}] {e['doc_id']} ({e['case_number'] or '-'}): "
+            f"{e['headnote']}{tags}{stale}")  # fmt: skip
+
+
+@enrich_app.command("list")
+def list_(
+    status: Annotated[
+        str | None, typer.Option(help="pending_review | approved | rejected | superseded")
+    ] = None,  # fmt: skip
+    as_json: JsonFlag = False,
+) -> None:
+    """The proposals, oldest first."""
+    from .learning import enrichment
+
+    with _app() as legal:
+        result = enrichment.list_enrichments(legal, status)
+    if as_json:
+        _print_json(result)
+        return
+    for e in result["enrichments"]:
+        typer.echo(_line(e))
+    if not result["enrichments"]:
+        typer.echo("no enrichments")
+
+
+@enrich_app.command("show")
+def show(enrichment_id: int, as_json: JsonFlag = False) -> None:
+    """One proposal: the headnote, each summary sentence with the decision's words it rests on,
+    the tags, and what the decision holds now."""
+    from .learning import enrichment
+
+    with _app() as legal:
+        e = enrichment.show(legal, enrichment_id)
+    if as_json:
+        _print_json(e)
+        return
+    typer.echo(_line(e))
+    for s in e["sentences"]:
+        typer.echo(f"- {s['text']}")
+        typer.echo(f'    "{s["quote"]}" [{s["char_start"]}-{s["char_end"]}]')
+    typer.echo(f"model {e['model']}, job {e['job_id']}, written by {e['written_by']}")
+
+
+@enrich_app.command("review")
+def review(
+    enrichment_id: int,
+    decision: Annotated[str, typer.Argument(help="approve | reject")],
+    reason: Annotated[str | None, typer.Option(help="Why (kept in the audit).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """The chair approves a proposal (its fields are written into the decision) or rejects it
+    (LEGAL_AI_CHAIR_TOKEN)."""
+    from .learning import enrichment
+
+    with _app() as legal:
+        e = enrichment.review(legal, enrichment_id, decision, reason)
+    _print_json(e) if as_json else typer.echo(_line(e))
+
+
+@enrich_app.command("run")
+def run(as_json: JsonFlag = False) -> None:
+    """Enrich the internal decisions queued (LEGAL_AI_ENRICHER); without a model they wait and
+    this says what to set."""
+    from .learning import enrichment
+
+    with _app() as legal:
+        report = enrichment.run(legal)
+    if as_json:
+        _print_json(report)
+        return
+    for p in report["proposed"]:
+        typer.echo(f"proposed: #{p['enrichment_id']} {p['doc_id']} (pending the chair's review)")
+    for r in report["refused"]:
+        typer.echo(f"refused: {r['doc_id']}: {r['reason']} (job {r['status']})")
+    for f in report["failed"]:
+        typer.echo(f"failed: {f['doc_id'] or 'job ' + str(f['job_id'])}: {f['error']}")
+    waiting = [p for p in report["pending"] if p["status"] == "waiting"]
+    if waiting:
+        typer.echo(f"{len(waiting)} decision(s) waiting: {report['waiting_for']}")
+    elif report["pending"]:
+        typer.echo(f"{len(report['pending'])} decision(s) still queued")
+    if not (report["jobs"] or report["pending"]):
+        typer.echo("nothing to enrich")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(enrich_app, name="enrich")

@@ -1,0 +1,335 @@
+"""Internal decisions enriched on arrival (issue 15 item 3), the model a scripted OpenAI-compatible
+server on 127.0.0.1: ingesting a decision queues its enrichment; without LEGAL_AI_ENRICHER it
+waits (and health lists it), with one a proposal is written — every summary sentence resting on a
+verbatim quote of the decision, no number or citation the decision does not have — and nothing
+reaches the decision until the chair approves (services, CLI, HTTP and the database refuse anyone
+else); a failing model is retried and then failed; on approval the fields are written without a
+new text version."""
+
+import json
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import write
+from legal_ai.auth import CHAIR, agent
+from legal_ai.errors import Forbidden, InvalidInput, NotFound
+from legal_ai.learning import enrichment, jobs
+from legal_ai.web.app import create_app
+from llm_servers import Reply, prompt_text, schema_name, scripted_openai
+from test_cli import run
+
+pytestmark = pytest.mark.db
+
+CASE = "ערר (מרכז) 1042/23"
+DECISION = """ערר (מרכז) 1042/23 כהן נ' הוועדה המקומית לתכנון ובנייה רעננה
+החלטה
+העוררים מבקשים הקלה של 6% בקווי הבניין לצורך הרחבת דירתם בקומת הקרקע.
+הוועדה המקומית דחתה את הבקשה בשל פגיעה בפרטיות השכנים ממערב.
+לאחר שעיינו בכתבי הטענות ושמענו את הצדדים, הגענו למסקנה כי דין הערר להתקבל.
+ההקלה המבוקשת אינה סטייה ניכרת לפי סעיף 151 לחוק, כפי שנקבע בעע"מ 1234/05 פלוני נ' הוועדה המחוזית.
+הפגיעה בפרטיות תמנע בחלונות עמומים בקיר הצדדי.
+הערר מתקבל. אין צו להוצאות."""
+
+GROUNDED = {
+    "headnote": "הקלה של 6% בקווי בניין אינה סטייה ניכרת; הערר התקבל בתנאי חלונות עמומים.",
+    "summary": [
+        {"text": "העוררים ביקשו הקלה של 6% בקווי הבניין להרחבת דירתם.",
+         "quote": "העוררים מבקשים הקלה של 6% בקווי הבניין"},
+        {"text": "הוועדה קבעה, בהסתמך על עע\"מ 1234/05, שההקלה אינה סטייה ניכרת.",
+         "quote": "ההקלה המבוקשת אינה סטייה ניכרת לפי סעיף 151 לחוק, כפי שנקבע בעע\"מ 1234/05"},
+        {"text": "הערר התקבל והפגיעה בפרטיות תימנע בחלונות עמומים.",
+         "quote": "הפגיעה בפרטיות תמנע בחלונות עמומים בקיר הצדדי"},
+    ],
+    "tags": ["הקלה", "קווי בניין", "פרטיות", "הקלה"],
+}  # fmt: skip
+
+
+class Enricher:
+    """The scripted enricher: answers `answer`, or `fail` (an HTTP error)."""
+
+    def __init__(self) -> None:
+        self.answer: dict = GROUNDED
+        self.fail: Reply | None = None
+        self.prompts: list[str] = []
+
+    def __call__(self, request: dict, path: str) -> Reply:
+        if self.fail is not None:
+            return self.fail
+        if schema_name(request) != "Enrichment":
+            return Reply(status=400)
+        self.prompts.append(prompt_text(request))
+        return Reply(json=self.answer)
+
+
+@pytest.fixture
+def model(app, monkeypatch):
+    script = Enricher()
+    with scripted_openai(script) as server:
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
+            "enricher": f"openai:enricher@{server.url}", "model_retries": 0}))  # fmt: skip
+        yield script, server
+
+
+def ingest_decision(app, tmp_path, text: str = DECISION, **meta) -> dict:
+    path = write(tmp_path / "decision.txt", text)
+    report = app.ingest([path], "internal", doc_id="d-1042", meta={
+        "case_number": CASE, "title": "כהן נ' הוועדה המקומית רעננה", "practice_area": "planning",
+        "decided_on": "2023-11-02", **meta})  # fmt: skip
+    assert report.failed == [] and report.ingested + report.updated == 1
+    return report.resolved
+
+
+def item(app) -> dict:
+    with app.store.connection() as conn:
+        return conn.execute(
+            "SELECT id, headnote, summary, tags, version, searchable, missing, updated_at,"
+            " (SELECT count(*) FROM item_versions v WHERE v.item_table = 'case_law'"
+            "  AND v.item_id = c.id) AS versions FROM case_law c WHERE doc_id = 'd-1042'"
+        ).fetchone()
+
+
+def job(app) -> dict:
+    with app.store.connection() as conn:
+        return conn.execute("SELECT * FROM jobs WHERE kind = 'enrichment'").fetchone()
+
+
+def awaiting(app) -> dict:
+    with app.store.connection() as conn:
+        return enrichment.awaiting(conn)
+
+
+def due_now(app) -> None:
+    """The retry's backoff elapsed (instead of waiting 30 s)."""
+    with app.store.transaction() as conn:
+        conn.execute("UPDATE jobs SET run_after = now() WHERE kind = 'enrichment'")
+
+
+def test_waits_without_a_model_then_runs_with_one(app, tmp_path, cli_env, monkeypatch):
+    assert ingest_decision(app, tmp_path)["enrichment_queued"] == 1
+    report = enrichment.run(app)
+    assert report["proposed"] == [] and "LEGAL_AI_ENRICHER" in report["waiting_for"]
+    assert job(app)["status"] == "waiting"
+    listed = app.health()["awaiting_enrichment"]
+    assert listed["count"] == 1 and listed["items"][0]["doc_id"] == "d-1042"
+    assert listed["items"][0]["state"].startswith(
+        "waiting for configuration: set LEGAL_AI_ENRICHER"
+    )
+    out = run(cli_env, "enrich", "run").stdout
+    assert "1 decision(s) waiting: set LEGAL_AI_ENRICHER" in out
+    assert "internal decisions awaiting enrichment" in run(cli_env, "health").stdout
+    # A key the provider needs and that is absent is named.
+    env = {**cli_env, "LEGAL_AI_ENRICHER": "openai:gpt-4.1-mini"}
+    waiting = json.loads(run(env, "enrich", "run", "--json").stdout)["waiting_for"]
+    assert waiting.startswith("set OPENAI_API_KEY for LEGAL_AI_ENRICHER")
+    assert item(app)["headnote"] is None
+
+    # The model configured: the waiting job is queued again and runs.
+    script = Enricher()
+    with scripted_openai(script) as server:
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
+            "enricher": f"openai:enricher@{server.url}", "model_retries": 0}))  # fmt: skip
+        report = enrichment.run(app)
+    [proposed] = report["proposed"]
+    assert proposed["doc_id"] == "d-1042" and report["waiting_for"] is None
+    assert "<<<DECISION" in script.prompts[0] and "1042/23" in script.prompts[0]
+    assert job(app)["status"] == "done"
+    listed = awaiting(app)  # still waiting: for the chair now
+    assert listed["count"] == 1 and "pending the chair's review" in listed["items"][0]["state"]
+    assert item(app)["headnote"] is None  # a proposal, not written into the decision
+
+
+def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, model):
+    ingest_decision(app, tmp_path)
+    before = item(app)
+    [proposed] = enrichment.run(app)["proposed"]
+    shown = enrichment.show(app, proposed["enrichment_id"])
+    assert shown["status"] == "pending_review" and shown["model"] == "openai:enricher"
+    assert shown["tags"] == ["הקלה", "קווי בניין", "פרטיות"]  # deduplicated
+    assert shown["written_by"] == "agent:enricher" and shown["text_changed"] is False
+    with app.store.connection() as conn:
+        content = conn.execute("SELECT content FROM case_law WHERE id = %s",
+                               (before["id"],)).fetchone()["content"]  # fmt: skip
+        calls = conn.execute("SELECT stage, case_number, job_id, outcome FROM model_calls"
+                             ).fetchall()  # fmt: skip
+    for sentence in shown["sentences"]:  # every sentence points at the decision's words
+        assert content[sentence["char_start"] : sentence["char_end"]] == sentence["quote"]
+    assert [dict(c) for c in calls] == [
+        {"stage": "enrichment", "case_number": CASE, "job_id": shown["job_id"], "outcome": "ok"}
+    ]
+
+    with pytest.raises(Forbidden, match="chair"):
+        enrichment.review(app.acting_as(agent("writer")), shown["id"], "approve")
+    with pytest.raises(Forbidden):
+        enrichment.review(app, shown["id"], "approve")  # the operator is not the chair either
+    approved = enrichment.review(app.acting_as(CHAIR), shown["id"], "approve", reason="מדויק")
+    assert approved["status"] == "approved" and approved["reviewed_by"] == "chair"
+    assert approved["previous"] == {"headnote": None, "summary": None, "tags": []}
+    after = item(app)
+    assert after["headnote"] == GROUNDED["headnote"]
+    assert after["summary"] == " ".join(s["text"] for s in GROUNDED["summary"])
+    assert after["tags"] == ["הקלה", "קווי בניין", "פרטיות"]
+    # Metadata only: the same text version, no new item_versions row; still searchable.
+    assert (after["version"], after["versions"]) == (before["version"], before["versions"])
+    assert (
+        after["searchable"]
+        and after["missing"] == []
+        and after["updated_at"] > before["updated_at"]
+    )
+    assert awaiting(app)["count"] == 0
+    assert enrichment.review(app.acting_as(CHAIR), shown["id"], "approve")["status"] == "approved"
+    with pytest.raises(InvalidInput, match="only a proposal pending review"):
+        enrichment.review(app.acting_as(CHAIR), shown["id"], "reject")
+    with app.store.connection() as conn:
+        moves = conn.execute("SELECT actor, from_status, to_status FROM learning_audit"
+                             " WHERE action = 'enrichment' ORDER BY id").fetchall()  # fmt: skip
+    assert [tuple(m.values()) for m in moves] == [
+        ("agent:enricher", None, "pending_review"),
+        ("chair", "pending_review", "approved"),
+    ]
+
+    # A changed text queues a new job; its proposal supersedes nothing approved, and a proposal
+    # whose decision changed since it was written is not approved.
+    ingest_decision(app, tmp_path, DECISION + "\nניתנה היום.")
+    [second] = enrichment.run(app)["proposed"]
+    ingest_decision(app, tmp_path, DECISION + "\nניתנה היום, בהעדר הצדדים.")
+    with pytest.raises(InvalidInput, match="changed after enrichment"):
+        enrichment.review(app.acting_as(CHAIR), second["enrichment_id"], "approve")
+    assert enrichment.show(app, second["enrichment_id"])["text_changed"] is True
+    rejected = enrichment.review(app.acting_as(CHAIR), second["enrichment_id"], "reject")
+    assert rejected["status"] == "rejected" and item(app)["headnote"] == GROUNDED["headnote"]
+
+
+def test_a_failing_model_is_retried_then_failed(app, tmp_path, model):
+    script, _ = model
+    ingest_decision(app, tmp_path)
+    script.fail = Reply(status=500)
+    first = enrichment.run(app)
+    assert first["proposed"] == [] and first["failed"] == []
+    row = job(app)
+    assert (row["status"], row["attempts"]) == ("queued", 1) and "500" in row["error"]
+    assert "retry 2 of 3" in awaiting(app)["items"][0]["state"]
+    due_now(app)
+    enrichment.run(app)
+    due_now(app)
+    last = enrichment.run(app)
+    assert [f["doc_id"] for f in last["failed"]] == ["d-1042"]
+    assert (job(app)["status"], job(app)["attempts"]) == ("failed", 3)
+    assert awaiting(app)["items"][0]["state"].startswith("failed after 3 attempt(s)")
+    with app.store.connection() as conn:
+        outcomes = [r["outcome"] for r in conn.execute("SELECT outcome FROM model_calls")]
+        proposals = conn.execute("SELECT count(*) AS n FROM case_law_enrichments").fetchone()
+    assert len(outcomes) == 3 and "ok" not in outcomes and proposals["n"] == 0
+    # A model that recovers on a retry still writes the proposal.
+    ingest_decision(app, tmp_path, DECISION + "\nניתנה היום.")
+    script.fail = Reply(status=500)
+    enrichment.run(app)
+    script.fail = None
+    due_now(app)
+    assert [p["doc_id"] for p in enrichment.run(app)["proposed"]] == ["d-1042"]
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda a: a["summary"].append({"text": "הוועדה הזכירה את גובה הבניין.",
+                                        "quote": "גובה הבניין המותר הוא ארבע קומות"}),
+         "rests on a quote that is not in the decision"),
+        (lambda a: a["summary"].__setitem__(0, {"text": "העוררים ביקשו הקלה של 9%.",
+                                                "quote": "העוררים מבקשים הקלה של 6%"}),
+         "has the number 9"),
+        (lambda a: a.__setitem__("headnote", "הערר התקבל כפי שנקבע בבג\"ץ 4444/10."),
+         "the headnote has the citation"),
+        (lambda a: a.__setitem__("tags", ["תמ\"א 38"]), "the tag"),
+        (lambda a: a.__setitem__("summary", []), "the summary has no sentences"),
+    ],
+)  # fmt: skip
+def test_an_ungrounded_answer_is_refused_and_nothing_is_stored(app, tmp_path, model, change,
+                                                               reason):  # fmt: skip
+    script, _ = model
+    ingest_decision(app, tmp_path)
+    answer = json.loads(json.dumps(GROUNDED))
+    change(answer)
+    script.answer = answer
+    report = enrichment.run(app)
+    [refused] = report["refused"]
+    assert reason in refused["reason"] and refused["doc_id"] == "d-1042"
+    assert report["proposed"] == [] and refused["status"] == "queued"
+    row = job(app)
+    assert row["error"].startswith("refused:") and row["result"] == {"refused": refused["reason"]}
+    assert enrichment.list_enrichments(app)["enrichments"] == []
+    assert item(app)["headnote"] is None
+
+
+def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, model):
+    # A decision ingested with its headnote and summary queues nothing.
+    given = ingest_decision(app, tmp_path, headnote="נתון", summary="נתון גם הוא")
+    assert given["enrichment_queued"] == 0 and job(app) is None and awaiting(app)["count"] == 0
+    with app.store.transaction() as conn:  # as if stored before enrichment existed
+        conn.execute("UPDATE case_law SET headnote = NULL, summary = NULL")
+    assert awaiting(app)["items"][0]["state"].startswith("not queued")
+    from legal_ai.learning import arrival
+
+    assert arrival.resolve_all(app)["enrichment_queued"] == 1
+    assert arrival.resolve_all(app)["enrichment_queued"] == 0  # once
+    lines: list[str] = []
+    jobs.work(app, once=True, echo=lines.append)
+    assert any("enrichment job" in line and "pending the chair's review" in line
+               for line in lines)  # fmt: skip
+    assert (
+        enrichment.list_enrichments(app, "pending_review")["enrichments"][0]["doc_id"] == "d-1042"
+    )
+
+
+def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
+    app, settings, tmp_path, model, cli_env, agent_db_url
+):
+    _, server = model
+    ingest_decision(app, tmp_path)
+    env = {**cli_env, "LEGAL_AI_ENRICHER": f"openai:enricher@{server.url}"}
+    assert "proposed: #1 d-1042" in run(env, "enrich", "run").stdout
+    listed = json.loads(run(cli_env, "enrich", "list", "--status", "pending_review",
+                            "--json").stdout)["enrichments"]  # fmt: skip
+    assert [e["id"] for e in listed] == [1]
+    shown = run(cli_env, "enrich", "show", "1").stdout
+    assert "[pending_review] d-1042" in shown and '"העוררים מבקשים הקלה של 6%' in shown
+    denied = run(cli_env, "enrich", "review", "1", "approve", check=False)
+    assert denied.returncode == 7 and "chair" in denied.stderr
+    # The database refuses an agent's approval, and any rewrite of the proposal.
+    with psycopg.connect(agent_db_url, autocommit=True) as conn:
+        for statement in (
+            "UPDATE case_law_enrichments SET status = 'approved', reviewed_by = 'chair'",
+            "UPDATE case_law_enrichments SET headnote = 'אחר'",
+            "INSERT INTO case_law_enrichments (case_law_id, doc_id, content_hash, status,"
+            " headnote, summary, sentences, model, written_by) SELECT case_law_id, doc_id,"
+            " content_hash, 'approved', 'x', 'y', '[]', 'm', 'chair' FROM case_law_enrichments",
+        ):
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute(statement)
+
+    configured = settings.model_copy(update={"chair_token": "chair-secret",
+                                             "agent_token": "agent-secret"})  # fmt: skip
+    client = TestClient(create_app(configured, legal=app))
+    chair_h = {"Authorization": "Bearer chair-secret"}
+    agent_h = {"Authorization": "Bearer agent-secret"}
+    assert client.get("/api/enrichments/1", headers=agent_h).json()["sentences"]
+    assert client.get("/api/enrichments/9", headers=agent_h).status_code == 404
+    refused = client.post(
+        "/api/enrichments/1/review", headers=agent_h, json={"decision": "approve"}
+    )
+    assert refused.status_code == 403 and item(app)["headnote"] is None
+    bad = client.post("/api/enrichments/1/review", headers=chair_h, json={"decision": "maybe"})
+    assert bad.status_code == 400
+    ok = client.post("/api/enrichments/1/review", headers=chair_h, json={"decision": "approve"})
+    assert ok.status_code == 200 and ok.json()["status"] == "approved"
+    assert item(app)["headnote"] == GROUNDED["headnote"]
+    approved = client.get("/api/enrichments", headers=agent_h, params={"status": "approved"})
+    assert [e["id"] for e in approved.json()["enrichments"]] == [1]
+    as_chair = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "chair-secret"}
+    out = run(as_chair, "enrich", "review", "1", "approve").stdout
+    assert out.startswith("#1 [approved] d-1042")
+    with pytest.raises(NotFound):
+        enrichment.show(app, 99)
+    with pytest.raises(InvalidInput, match="unknown status"):
+        enrichment.list_enrichments(app, "done")
