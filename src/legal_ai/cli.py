@@ -252,7 +252,8 @@ def search(
         raise InvalidInput(f"{' '.join(unused)} does not apply to --corpus {corpus}")
     arguments = {k: v for k, v in given.items() if k in accepted and v is not None}
     with _app() as legal:
-        result = legal.tool(tool, query=query, limit=limit, mode=mode, **arguments)
+        result = legal.on_surface("cli").tool(tool, query=query, limit=limit, mode=mode,
+                                              **arguments)  # fmt: skip
     _print_result(result, as_json)
 
 
@@ -266,7 +267,7 @@ def similar(
 ) -> None:
     """Cases like a given case (by its documents) or a text: one hit per case."""
     with _app() as legal:
-        result = legal.tool(
+        result = legal.on_surface("cli").tool(
             "find_similar_cases", case_number=case_number, text=text,
             practice_area=practice_area, limit=limit,
         )  # fmt: skip
@@ -460,11 +461,13 @@ def user_set_password(
 
 from .cli_learning import register  # noqa: E402
 from .cli_principles import register as register_principles  # noqa: E402
+from .cli_telemetry import register as register_telemetry  # noqa: E402
 from .cli_voice import register as register_voice  # noqa: E402
 from .cli_writer import register as register_writer  # noqa: E402
 
 register(app)
 register_principles(app)
+register_telemetry(app)
 register_voice(app)
 register_writer(app)
 

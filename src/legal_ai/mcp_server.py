@@ -63,7 +63,7 @@ def build_server(settings: Settings | None = None):
                 from .services import App
 
                 config = settings or Settings()
-                state["app"] = App(config, principal=mcp_principal(config))
+                state["app"] = App(config, principal=mcp_principal(config), surface="mcp")
             return function(state["app"], **arguments)
         except AppError as exc:
             raise ToolError(str(exc)) from exc

@@ -3,7 +3,9 @@ store -> cached embedder -> ingest / search / health / reindex. Interfaces stay 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +27,15 @@ from .store.cache import EmbeddingCache, set_active_embedder
 from .store.db import Store, open_store
 from .text.hebrew import get_analyzer, normalize, normalize_case_number
 
+# The tool call in progress (App.tool): its name goes into the search's telemetry row, and the
+# row's id comes back in the tool's answer (`search_id`).
+_TOOL_CALL: ContextVar[dict | None] = ContextVar("legal_ai_tool_call", default=None)
+
 
 class App:
     """A configured legal-ai: one store, one (cached) embedder."""
+
+    surface: str | None = None  # where its searches come from (telemetry.py); None: not logged
 
     def __init__(
         self,
@@ -37,8 +45,12 @@ class App:
         embedder: Embedder | None = None,
         cache_store: Store | None = None,
         principal: Principal = OPERATOR,
+        surface: str | None = None,
     ) -> None:
         self.settings = settings
+        # Where its searches come from (cli | mcp | api | desk): they are logged (telemetry.py);
+        # None (the evaluation harness, benchmarks, internal callers): not logged.
+        self.surface = surface
         base = store or open_store(settings)
         self._owns_store = store is None
         self._inner_embedder = embedder
@@ -48,15 +60,24 @@ class App:
         self.principal = principal
         self.store = base.as_role(principal.db_role) if principal.db_role else base
 
-    def acting_as(self, principal: Principal) -> App:
+    def acting_as(self, principal: Principal, *, surface: str | None = None) -> App:
         """This App (same pool, embedder and caches) acting for `principal`: its transactions run
-        under the principal's database role, and the services check its rights."""
+        under the principal's database role, and the services check its rights. `surface`, when
+        given, is where its searches are logged as coming from."""
         view = object.__new__(App)
         view.__dict__.update(self.__dict__)
         view.principal = principal
+        if surface is not None:
+            view.surface = surface
         view.store = self.store.as_role(principal.db_role)
         view._owns_store = False
         view._root = getattr(self, "_root", None) or self  # one model for every view
+        return view
+
+    def on_surface(self, surface: str | None) -> App:
+        """This App, same principal, its searches logged as coming from `surface`."""
+        view = self.acting_as(self.principal)
+        view.surface = surface
         return view
 
     @property
@@ -125,17 +146,40 @@ class App:
         mode: str = "hybrid",
         **options: Any,
     ) -> SearchResult:
-        """Search one corpus (used by the tools; `options`: vector, group_by, cap)."""
-        return search(
+        """Search one corpus (used by the tools; `options`: vector, group_by, cap). Every search
+        passes here: an App with a surface logs it (telemetry.log_search; never fails it)."""
+        started = time.perf_counter()
+        result = search(
             self.store, self.embedder, self.settings, corpus, query,
             filters=filters, limit=limit, mode=mode, image_embedder=self.images, **options,
         )  # fmt: skip
+        if self.surface is not None and self.settings.telemetry:
+            from .telemetry import log_search
+
+            call = _TOOL_CALL.get()
+            search_id = log_search(
+                self, corpus=corpus, query=query, filters=filters, mode=mode, limit=limit,
+                result=result, latency_ms=(time.perf_counter() - started) * 1000,
+                tool=call["tool"] if call else None, by_example=options.get("vector") is not None,
+            )  # fmt: skip
+            if call is not None and search_id is not None:
+                call["search_id"] = search_id
+        return result
 
     def tool(self, name: str, **arguments: Any) -> dict:
-        """Call a search tool by name (the MCP server and `legal-ai search` go through here)."""
+        """Call a search tool by name (the MCP server and `legal-ai search` go through here).
+        A logged search's answer carries its telemetry row's id (`search_id`)."""
         if name not in TOOLS:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
-        return TOOLS[name](self, **arguments)
+        call: dict[str, Any] = {"tool": name}
+        token = _TOOL_CALL.set(call)
+        try:
+            answer = TOOLS[name](self, **arguments)
+        finally:
+            _TOOL_CALL.reset(token)
+        if "search_id" in call:
+            answer["search_id"] = call["search_id"]
+        return answer
 
     def case_profile(self, case_number: str) -> tuple[str, Any]:
         with self.store.connection() as conn:

@@ -160,12 +160,12 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return auth.authenticate(settings, token if scheme.lower() == "bearer" else None)
 
     def acting(who: Annotated[auth.Principal, Depends(principal)]) -> Any:
-        return legal.acting_as(who)
+        return legal.acting_as(who, surface="api")  # its searches are logged (telemetry.py)
 
     def chair(what: str) -> Callable[..., Any]:
         def acting_chair(who: Annotated[auth.Principal, Depends(principal)]) -> Any:
             auth.require_chair(who, what)
-            return legal.acting_as(who)
+            return legal.acting_as(who, surface="api")
 
         return acting_chair
 

@@ -1,6 +1,11 @@
 """/search: one box, a corpus switch, the filters that corpus supports, hits with what found them;
 /source/{corpus}/{doc_id}: the stored text with a hit's span highlighted and scrolled to.
 
+Every search here is logged (telemetry.py, surface `desk`); each hit carries a "useful" (שימושי)
+button (POST /search/useful, with the session's CSRF token) and its source link carries the
+search's id and the hit's rank, so opening it records a click. Coming back from a mark shows the
+same search again (`sid`) without logging it twice.
+
 Each corpus searches through its own tool (retrieval/tools.py), so the desk applies exactly the
 rules the CLI and the agents do: a required filter (her finals need a practice area, a case's
 documents the case number) is asked for, and a filter the corpus cannot apply is never offered
@@ -9,12 +14,14 @@ documents the case number) is asked for, and a filter the corpus cannot apply is
 import re
 from dataclasses import dataclass
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
+from ... import telemetry
 from ...errors import InvalidInput, NotFound
 from ...retrieval.corpora import SEARCHABLE
 from ...store import desk as desk_store
@@ -106,33 +113,65 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         hits: list[dict] = []
         message = None
         searched = False
+        search_id = None
         if query:
             missing = [FILTER_LABELS[n] for n in form.required if not values[n]]
             if missing:
                 message = f"במאגר «{form.label}» החיפוש מחייב: {', '.join(missing)}"
             else:
                 args = {k: v for k, v in values.items() if v}
+                shown = await run_in_threadpool(
+                    _same_search, desk.view, _number(params.get("sid")), form.key, query, args
+                )
+                # The same search shown again (back from a mark) is not logged again.
+                view = desk.view if shown else desk.view.on_surface("desk")
                 try:
-                    result = await run_in_threadpool(desk.view.tool, form.tool, query=query,
-                                                     **args)  # fmt: skip
+                    result = await run_in_threadpool(view.tool, form.tool, query=query, **args)
                 except InvalidInput as exc:
                     message = str(exc)
                 else:
                     searched = True
-                    hits = [_shown(desk.view.analyzer, hit, query) for hit in result["hits"]]
+                    search_id = shown["id"] if shown else result.get("search_id")
+                    useful = {m["rank"] for m in shown["marks"] if m["kind"] == "useful"} \
+                        if shown else set()  # fmt: skip
+                    hits = [_shown(desk.view.analyzer, hit, query, search_id, rank, rank in useful)
+                            for rank, hit in enumerate(result["hits"], start=1)]  # fmt: skip
         return core.render(
             request, "search.html", desk=desk, forms=CORPUS_FORMS, form=form, query=query,
             values=values, hits=hits, searched=searched, message=message,
-            labels=FILTER_LABELS, practice_areas=PRACTICE_AREAS,
+            labels=FILTER_LABELS, practice_areas=PRACTICE_AREAS, search_id=search_id,
         )  # fmt: skip
+
+    @api.post("/search/useful", include_in_schema=False)
+    async def mark_useful(request: Request, desk: Chair) -> Response:
+        """The chair marks a hit of a desk search useful (useful=0 takes the mark back); back
+        to the same search, at that hit."""
+        posted = await core.form_of(request, desk)
+        sid, rank = _number(posted.get("sid")), _number(posted.get("rank"))
+        if sid is None or rank is None:
+            raise InvalidInput("הסימון חסר את מספר החיפוש או את מקום התוצאה; טעני את הדף מחדש")
+
+        def run() -> dict:
+            row = telemetry.search_row(desk.view, sid)
+            if row is None or row["surface"] != "desk":
+                raise NotFound(f"אין חיפוש מספר {sid} בדסק")
+            telemetry.mark(desk.view, sid, rank, "useful", on=posted.get("useful") != "0")
+            return row
+
+        row = await run_in_threadpool(run)
+        query = {"corpus": row["corpus"], "q": row["query"], **row["filters"], "sid": row["id"]}
+        return RedirectResponse(f"/search?{urlencode(query)}#hit-{rank}", status_code=303)
 
     @api.get("/source/{corpus}/{doc_id:path}", include_in_schema=False)
     async def source_page(request: Request, corpus: str, doc_id: str, desk: Chair,
                           start: int | None = None, end: int | None = None,
-                          page: int | None = None) -> Response:  # fmt: skip
+                          page: int | None = None, sid: int | None = None,
+                          rank: int | None = None) -> Response:  # fmt: skip
         target = SEARCHABLE.get(corpus)
         if target is None or target.item_table is None:
             raise NotFound(f"אין מאגר מסמכים בשם {corpus!r}")
+        if sid is not None and rank is not None:  # opened from a search: a click (never fails)
+            await run_in_threadpool(telemetry.record_click, desk.view, sid, rank, doc_id)
 
         def read() -> tuple[dict | None, list[int]]:
             with desk.view.store.connection() as conn:
@@ -207,16 +246,41 @@ def segments(content: str, pages: Pages, start: int | None, end: int | None
     return out
 
 
-def _shown(analyzer: Any, hit: dict, query: str) -> dict:
+def _number(value: Any) -> int | None:
+    """A positive whole number from a form or query string, else None."""
+    text = str(value or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) < 19 else None
+
+
+def _same_search(view: Any, sid: int | None, corpus: str, query: str, args: dict) -> dict | None:
+    """The logged desk search `sid` when it is this very search by this chair (shown again after
+    a mark), with its marks; else None (the search is new and is logged)."""
+    if sid is None:
+        return None
+    row = telemetry.search_row(view, sid)
+    same = row is not None and row["surface"] == "desk" and (
+        (row["actor"], row["corpus"], row["query"], row["filters"])
+        == (view.principal.actor, corpus, telemetry.bounded_text(query, telemetry.MAX_QUERY_CHARS),
+            telemetry.clean_filters(args)))  # fmt: skip
+    return row if same else None
+
+
+def _shown(analyzer: Any, hit: dict, query: str, search_id: int | None = None, rank: int = 0,
+           useful: bool = False) -> dict:  # fmt: skip
     legs = [LEG_LABELS.get(leg, leg) + f" #{v['rank']}" for leg, v in hit["explain"].items()]
     link = None
     if hit.get("kind") != "precedent" and hit.get("doc_id"):
         link = f"/source/{hit['corpus']}/{core.env.filters['q'](hit['doc_id'])}"
+        params: dict[str, Any] = {}
         if hit.get("char_start") is not None and hit.get("char_end") is not None:
-            link += f"?start={hit['char_start']}&end={hit['char_end']}"
-        link += "#span"
+            params.update(start=hit["char_start"], end=hit["char_end"])
+        if search_id is not None:  # opening it records the click against the search
+            params.update(sid=search_id, rank=rank)
+        link += (f"?{urlencode(params)}" if params else "") + "#span"
     return {
         **hit,
+        "rank": rank,
+        "useful": useful,
         "snippet_html": highlight(analyzer, hit.get("snippet") or "", query),
         "legs": legs,
         "link": link,
