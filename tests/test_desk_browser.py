@@ -2,7 +2,7 @@
 a source at its span, decide a lesson and undo it with the keyboard, a bulk action with its
 count, upload a draft and a final and see the pair advance, the dashboard's plot with one point
 per final, a methodology edit refused at its field then saved, diffed and restored, a principle
-approved from its queue. Each page is saved as docs/desk/NAME.png (embedded in docs/desk.md and
+approved from its queue, a voice document approved beside her marked words. Each page is saved as docs/desk/NAME.png (embedded in docs/desk.md and
 README)."""
 
 import pytest
@@ -18,6 +18,7 @@ from desk_browser import (  # noqa: F401 - the fixtures register under their nam
 )
 from legal_ai.learning import lessons
 from test_principles import panel  # noqa: F401 - the scripted three-model panel
+from test_voice import model  # noqa: F401 - the scripted voice writer
 
 pytestmark = pytest.mark.db
 RULING = (
@@ -245,3 +246,30 @@ def test_principles_queue_approve(page, desk, tmp_path, panel):  # noqa: F811
     assert pending["rule_text"] in page.inner_text("#approved")
     hits = desk.legal.search("external", pending["rule_text"]).hits
     assert pending["id"] in {h["principle_id"] for h in hits}
+
+
+def test_voice_document_claims_beside_spans_approve(page, desk, tmp_path, model):  # noqa: F811
+    """A written voice document, block by block with each claim beside her marked words, and
+    approved with one click (screenshot voice.png)."""
+    from legal_ai.auth import CHAIR
+    from legal_ai.knowledge import voice
+    from test_voice import blocks_of, claims, upload
+
+    script, _ = model
+    rec = upload(desk.legal, tmp_path, 0)
+    marked = voice.mark(desk.legal.acting_as(CHAIR), rec["case_number"], note="מבנה לדוגמה")
+    script.document = claims(blocks_of(desk.legal, rec["final_text"]))
+    assert [d["id"] for d in voice.run(desk.legal)["written"]] == [marked["id"]]
+    sign_in(page, desk, next_path="/training/voice")
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
+    card = page.locator(f"#voice-{marked['id']}")
+    assert "פתח דבר" in card.inner_text() and "סוף דבר" in card.inner_text()
+    first = card.locator("mark.span").first
+    assert first.is_visible() and first.inner_text().strip() in rec["final_text"]
+    screenshot(page, "voice")
+    with page.expect_navigation():
+        card.locator("button.approve").click()
+    assert "אושר; הוא נכנס לתדריך הכותב" in page.inner_text("[role=status]")
+    assert rec["case_number"] in page.inner_text("#approved")
+    assert voice.show(desk.legal, marked["id"])["status"] == "approved"

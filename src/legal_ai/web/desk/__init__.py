@@ -5,7 +5,8 @@ pages, the stylesheet and script under /desk-static, and HTML answers to errors 
 
 Modules: core (templates, session, CSRF), session (/login, /logout), search (/search,
 /source), training (/training, /audit), principles (/training/principles: the chair's gate
-for legal principles), pages (/health, /cases), learning (/learning),
+for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
+documents), pages (/health, /cases), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore)."""
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from . import core
 
 
 def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
-    from . import learning, methodology, pages, principles, search, session, training
+    from . import learning, methodology, pages, principles, search, session, training, voice
 
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
     signed_in = core.signed_in(legal)
@@ -33,6 +34,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     search.routes(api, signed_in)
     training.routes(api, signed_in)
     principles.routes(api, signed_in)
+    voice.routes(api, signed_in)
     pages.routes(api, signed_in, settings)
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)

@@ -30,6 +30,7 @@ NAV = (
     ("/search", "חיפוש"),
     ("/training", "שולחן ההדרכה"),
     ("/training/principles", "עקרונות משפטיים"),
+    ("/training/voice", "מסמכי קול"),
     ("/audit", "יומן החלטות"),
     ("/cases", "תיקים"),
     ("/learning", "למידה"),

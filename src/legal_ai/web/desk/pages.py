@@ -3,13 +3,17 @@ the database enforces the roles (App.health). /cases: the draft/final pairs with
 the upload of our draft and of her signed final (the same services as the API, streamed by
 web/uploads.py; the response's findings shown), the missing-precedents list, promote (an
 analyzed pair's style lessons and phrases folded into the methodology: lessons.promote) and a
-precedent attached to a case (App.attach_precedent)."""
+precedent attached to a case (App.attach_precedent). Each pair shows the copy-policy report of its
+draft (knowledge/copy_policy.py, stored with the draft): passages per kind and citations per
+status, and the details: each flagged passage with its source case and a link to the source at
+its span, each citation with its status."""
 
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
+from psycopg import sql
 from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
@@ -17,6 +21,7 @@ from ...errors import AppError, InvalidInput
 from ...learning import finals, lessons, precedents
 from ...learning import vocabulary as vocab
 from ...retrieval import terms
+from ...retrieval.corpora import SEARCHABLE
 from .. import uploads
 from ..app import DRAFT_FIELDS, FINAL_FIELDS
 from . import core
@@ -26,6 +31,51 @@ PAIR_STATUS = {
     "analyzed": "נותח", "lessons_folded": "הלקחים שולבו",
 }  # fmt: skip
 LESSON_STATUS = {"proposed": "מוצע", "approved": "אושר", "rejected": "נדחה", "vetoed": "נפסל"}
+# The copy policy's kinds (most serious first) and citation statuses, in Hebrew.
+COPY_KINDS = {"substance": "מהות — אסור להעתיק", "analysis": "ניתוח — יש להכליל ולהתאים",
+              "template": "תבנית — מותר להעתיק"}  # fmt: skip
+CITATION_STATUS = {"quote_not_found": "הציטוט אינו בטקסט המקור",
+                   "not_in_library": "אינו בספרייה", "found": "נמצא בספרייה"}  # fmt: skip
+
+
+def located(conn: Any, doc_ids: set[str], corpora: tuple[str, ...]) -> dict[str, str]:
+    """The corpus of each doc_id (the first of `corpora` that holds it), for the reader's link."""
+    out: dict[str, str] = {}
+    for key in corpora:
+        wanted = sorted(doc_ids - set(out))
+        if not wanted:
+            break
+        corpus = SEARCHABLE[key]
+        query = sql.SQL("SELECT DISTINCT i.doc_id FROM {t} i WHERE i.doc_id = ANY(%(ids)s)"
+                        " AND {scope}").format(t=sql.Identifier(corpus.item_table),
+                                               scope=corpus.scope("i"))  # fmt: skip
+        for row in conn.execute(query, {"ids": wanted, **corpus.scope_params()}):
+            out.setdefault(row["doc_id"], key)
+    return out
+
+
+def copy_details(conn: Any, pairs: list[dict]) -> dict[str, dict]:
+    """Per case with a checked draft: its passages (substance first), each with its source's
+    corpus for the link (a final in the style corpus, or an internal decision), and its
+    citations (those not verified first), each with the corpus of the ruling found."""
+    reports = {p["case_number"]: p["copy_report"] for p in pairs if p.get("copy_report")}
+    sources = {x["source"]["doc_id"] for r in reports.values() for x in r.get("passages", [])
+               if x.get("source", {}).get("doc_id")}  # fmt: skip
+    cited = {c["doc_id"] for r in reports.values() for c in r.get("citations", []) if c["doc_id"]}
+    where = located(conn, sources, ("style", "internal")) if sources else {}
+    ruling = located(conn, cited, ("external", "internal")) if cited else {}
+    rank = {k: n for n, k in enumerate(COPY_KINDS)}
+    order = {k: n for n, k in enumerate(CITATION_STATUS)}
+    out = {}
+    for case, report in reports.items():
+        passages = sorted(report.get("passages", []), key=lambda x: rank.get(x["kind"], 9))
+        citations = sorted(report.get("citations", []), key=lambda c: order.get(c["status"], 9))
+        out[case] = {
+            "passages": [{**x, "corpus": where.get(x["source"].get("doc_id"))}
+                         for x in passages],
+            "citations": [{**c, "corpus": ruling.get(c["doc_id"])} for c in citations],
+        }  # fmt: skip
+    return out
 
 
 def _ids(raw: Any) -> list[int]:
@@ -73,7 +123,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
 
     async def cases_page(request: Request, desk: core.Desk, status: int = 200,
                          **context: Any) -> Response:  # fmt: skip
-        def load() -> tuple[list[dict], list[dict], dict[str, list[dict]]]:
+        def load() -> tuple[list[dict], list[dict], dict[str, list[dict]], dict[str, dict]]:
             rows = finals.missing_precedents(desk.view)["missing_precedents"]
             prefilled = [{**m, "court": terms.court_of_case_number(m["ref"])} for m in rows]
             pairs = finals.pairs(desk.view)["pairs"]
@@ -85,12 +135,15 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
                 ]
                 for p in pairs if p["status"] == "analyzed"
             }  # fmt: skip
-            return pairs, prefilled, candidates
+            with desk.view.store.connection() as conn:
+                copies = copy_details(conn, pairs)
+            return pairs, prefilled, candidates, copies
 
-        pairs, missing, candidates = await run_in_threadpool(load)
+        pairs, missing, candidates, copies = await run_in_threadpool(load)
         return core.render(
             request, "cases.html", status=status, desk=desk, pairs=pairs, missing=missing,
-            candidates=candidates, lesson_statuses=LESSON_STATUS,
+            candidates=candidates, lesson_statuses=LESSON_STATUS, copies=copies,
+            copy_kinds=COPY_KINDS, citation_statuses=CITATION_STATUS,
             statuses=PAIR_STATUS, appeal_types=vocab.APPEAL_TYPES, outcomes=vocab.OUTCOMES,
             areas=vocab.PRACTICE_AREAS, max_mb=settings.max_file_mb, **context,
         )  # fmt: skip

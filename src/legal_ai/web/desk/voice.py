@@ -1,0 +1,231 @@
+"""/training/voice: deep-read voice documents on the desk (issue 14 item 4, channel C), linked
+from the training page and the navigation.
+
+Over the same services as the CLI and the API (knowledge/voice.py):
+- the chair marks a case whose final is exemplary (voice.mark), from a picker of the cases whose
+  final is in the style corpus and that have no open voice document;
+- the queue: marked cases waiting for a model, with what to set when LEGAL_AI_VOICE_WRITER (or
+  its key) is missing (voice.writer, as `voice run` says it), and the model's last refusal;
+  a queued case can be dropped (reject);
+- documents pending her review, block by block (the block's Hebrew name), each claim beside the
+  verbatim span of her final it points at, quoted with its surroundings and the span marked, and
+  a link to the final at that span; approve or reject, with a reason;
+- approved documents (the ones the writer's brief gathers), each can be withdrawn (reject), and
+  the rejected ones.
+
+Every form is a POST with the session's CSRF token (core.form_of) and runs as the signed-in
+chair (`desk.view`); the services' require_chair and the database's gate apply. A decision
+carries the status the page showed: when another tab decided meanwhile, nothing changes and the
+page answers 409. Refusals are Hebrew messages on the page, never a trace.
+"""
+
+import re
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from ...errors import AppError, InvalidInput, NotFound
+from ...knowledge import voice as voice_service
+from ...store import voice as voice_store
+from ...text.blocks import BLOCK_LABELS
+from .. import errors as web_errors
+from . import core
+
+PATH = "/training/voice"
+MAX_SHOWN = 100  # documents per list
+MAX_NOTE = 2000
+MAX_REASON = 2000
+CONTEXT = 140  # characters of her final shown on each side of a claim's span
+STATUS_LABELS = {"queued": "בתור לכתיבה", "pending_review": "ממתין להכרעתך",
+                 "approved": "אושר (מגיע לכותב)", "rejected": "נדחה"}  # fmt: skip
+DONE = {
+    "mark": "סומן כמופתי ונכנס לתור הכתיבה",
+    "approve": "אושר; הוא נכנס לתדריך הכותב",
+    "reject": "נדחה; הוא אינו מגיע לכותב",
+}
+
+
+class Stale(InvalidInput):
+    """The document is no longer where the page showed it (another tab decided it): 409."""
+
+
+def _text(form: dict, name: str, limit: int, what: str) -> str | None:
+    value = str(form.get(name) or "").strip()
+    if not value:
+        return None
+    if len(value) > limit:
+        raise InvalidInput(f"{what} ארוך מדי: עד {limit:,} תווים (נשלחו {len(value):,})")
+    return value
+
+
+def _id(raw: Any) -> int:
+    try:
+        return int(str(raw))
+    except (TypeError, ValueError):
+        raise InvalidInput("חסר מזהה מסמך הקול או שאינו מספר; טעני את הדף מחדש") from None
+
+
+def hebrew(exc: AppError) -> str:
+    """The services' refusals in Hebrew (their own text kept after it, for the record)."""
+    text = str(exc)
+    patterns = (
+        (r"is already marked", "התיק כבר מסומן: יש לו מסמך קול פתוח (בתור, ממתין או מאושר)"),
+        (r"^no final of", "אין לתיק החלטה סופית במאגר ההחלטות שלי; העלי אותה קודם בדף התיקים"),
+        (r"malformed case number", "מספר התיק אינו תקין"),
+        (r"only a written document pending review is approved",
+         "רק מסמך שנכתב וממתין להכרעתך ניתן לאישור"),
+        (r"changed after voice document", "ההחלטה הסופית השתנתה אחרי שהמסמך נכתב; דחי אותו "
+         "וסמני את התיק מחדש"),
+        (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
+    )  # fmt: skip
+    for pattern, said in patterns:
+        if re.search(pattern, text):
+            return f"{said} ({text})"
+    if isinstance(exc, NotFound):
+        return f"הפריט לא נמצא (אולי נמחק בינתיים): {text}"
+    return text
+
+
+def model_state(view: Any) -> dict:
+    """Whether a model writes the documents, and in Hebrew what to set when none does
+    (voice.writer: LEGAL_AI_VOICE_WRITER unset, its provider's key absent, or malformed)."""
+    variable = voice_service.VARIABLE
+    try:
+        model, missing = voice_service.writer(view)
+    except InvalidInput as exc:
+        return {"ready": False, "variable": variable, "missing": str(exc),
+                "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}"}  # fmt: skip
+    if model is not None:
+        return {"ready": True, "variable": variable, "model": model.spec.name, "missing": None}
+    key = re.match(r"set (\S+) for ", missing or "")
+    if key and key.group(1) != variable:
+        said = (f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
+                f"יש להגדיר את {key.group(1)} בסביבת השרת")  # fmt: skip
+    else:
+        said = (f"לא הוגדר מודל שכותב את מסמכי הקול: יש להגדיר את המשתנה {variable} "
+                "(ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת")  # fmt: skip
+    return {"ready": False, "variable": variable, "missing": missing, "said": said}
+
+
+def quoted(content: str | None, start: int | None, end: int | None, span: str) -> dict:
+    """A claim's span in its final, with up to CONTEXT characters on each side (cut at a word);
+    just the span when the final no longer holds it at those offsets."""
+    if content is None or start is None or end is None or content[start:end] != span:
+        return {"before": "", "span": span, "after": "", "in_final": False}
+    before = content[max(0, start - CONTEXT) : start]
+    after = content[end : end + CONTEXT]
+    if start > CONTEXT and " " in before:
+        before = "…" + before[before.index(" ") + 1 :]
+    if end + CONTEXT < len(content) and " " in after:
+        after = after[: after.rindex(" ")] + "…"
+    return {"before": before, "span": span, "after": after, "in_final": True}
+
+
+def _document(view: Any, conn: Any, row: dict) -> dict:
+    """A document with its blocks' Hebrew names and each claim's span quoted in her final."""
+    doc = voice_service.show(view, row["id"])
+    final = voice_store.final_for(conn, doc["case_number"])
+    content = final["content"] if final and final["doc_id"] == doc["doc_id"] else None
+    blocks = []
+    for block in doc["blocks"]:
+        claims = [{**c, "quote": quoted(content, c.get("char_start"), c.get("char_end"),
+                                        c["span"])} for c in block["claims"]]  # fmt: skip
+        blocks.append({"block": block["block"], "claims": claims,
+                       "label": BLOCK_LABELS.get(block["block"], block["block"])})  # fmt: skip
+    return {**doc, "blocks": blocks}
+
+
+def markable(conn: Any) -> list[dict]:
+    """Cases whose final is in the style corpus (newest first) and that have no open voice
+    document: the ones the chair may mark."""
+    return [dict(r) for r in conn.execute(
+        "SELECT d.case_number, max(d.decided_on) AS decided_on, max(c.appeal_type) AS"
+        " appeal_type FROM documents d LEFT JOIN cases c ON c.case_number = d.case_number"
+        " WHERE d.corpus = 'style' AND d.extraction_issue IS NULL AND d.case_number IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM voice_documents v WHERE v.case_number = d.case_number"
+        " AND v.status IN ('queued', 'pending_review', 'approved'))"
+        " GROUP BY d.case_number ORDER BY max(d.id) DESC"
+    ).fetchall()]  # fmt: skip
+
+
+def _load(view: Any) -> dict:
+    rows = voice_service.list_documents(view)["voice_documents"]
+    by_status: dict[str, list[dict]] = {s: [] for s in voice_service.STATUSES}
+    for row in reversed(rows):  # newest first
+        by_status[row["status"]].append(row)
+    with view.store.connection() as conn:
+        pending = [_document(view, conn, r) for r in by_status["pending_review"][:MAX_SHOWN]]
+        approved = [_document(view, conn, r) for r in by_status["approved"][:MAX_SHOWN]]
+        choices = markable(conn)
+    return {"queued": list(reversed(by_status["queued"])), "pending": pending,
+            "approved": approved, "rejected": by_status["rejected"][:MAX_SHOWN],
+            "totals": {s: len(v) for s, v in by_status.items()}, "markable": choices,
+            "model": model_state(view)}  # fmt: skip
+
+
+def routes(api: FastAPI, signed_in: Any) -> None:
+    Chair = Annotated[core.Desk, Depends(signed_in)]
+
+    async def page(request: Request, desk: core.Desk, *, status: int = 200,
+                   message: str | None = None, notice: str | None = None) -> Response:  # fmt: skip
+        data = await run_in_threadpool(_load, desk.view)
+        return core.render(request, "voice.html", status=status, desk=desk, message=message,
+                           notice=notice, statuses=STATUS_LABELS, max_note=MAX_NOTE,
+                           **data)  # fmt: skip
+
+    async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
+        status = 409 if isinstance(exc, Stale) else web_errors.status_of(exc)
+        return await page(request, desk, status=status,
+                          message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
+
+    @api.get(PATH, include_in_schema=False)
+    async def voice_page(request: Request, desk: Chair, done: str | None = None,
+                         document: int | None = None, case: str | None = None) -> Response:  # fmt: skip
+        notice = None
+        if document is not None and done in DONE:
+            notice = f"מסמך קול {document}" + (f" ({case})" if case else "") + f": {DONE[done]}"
+        return await page(request, desk, notice=notice)
+
+    @api.post(PATH + "/mark", include_in_schema=False)
+    async def mark(request: Request, desk: Chair) -> Response:
+        """The chair marks a case as exemplary: it joins the queue (voice.mark)."""
+        form = await core.form_of(request, desk)
+        try:
+            case = str(form.get("case_number") or "").strip()
+            if not case:
+                raise InvalidInput("לא נבחר תיק; בחרי תיק שיש לו החלטה סופית")
+            note = _text(form, "note", MAX_NOTE, "ההערה")
+            marked = await run_in_threadpool(voice_service.mark, desk.view, case, note)
+        except (InvalidInput, NotFound) as exc:
+            return await refused(request, desk, exc)
+        url = (f"{PATH}?done=mark&document={marked['id']}"
+               f"&case={core.env.filters['q'](marked['case_number'])}#queued")  # fmt: skip
+        return RedirectResponse(url, 303)
+
+    @api.post(PATH + "/decide", include_in_schema=False)
+    async def decide(request: Request, desk: Chair) -> Response:
+        """Approve or reject a document pending review, withdraw an approved one or drop a
+        queued case (reject); the status the page showed is checked first."""
+        form = await core.form_of(request, desk)
+        try:
+            decision = str(form.get("decision") or "")
+            if decision not in voice_service.DECISIONS:
+                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
+            item_id = _id(form.get("id"))
+            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            expected = str(form.get("expected_status") or "") or None
+
+            def act() -> dict:
+                now = voice_service.show(desk.view, item_id)
+                if expected and now["status"] != expected:
+                    by = f" (בידי {now['reviewed_by']})" if now["reviewed_by"] else ""
+                    shown = STATUS_LABELS.get(now["status"], now["status"])
+                    raise Stale(f'מסמך קול {item_id} כבר במצב "{shown}"{by}')
+                return voice_service.review(desk.view, item_id, decision, reason)
+
+            await run_in_threadpool(act)
+        except (InvalidInput, NotFound) as exc:
+            return await refused(request, desk, exc)
+        return RedirectResponse(f"{PATH}?done={decision}&document={item_id}", 303)

@@ -1,0 +1,263 @@
+"""Issue 14 on the chair's desk, through FastAPI's TestClient against the real database:
+/training/voice (deep-read voice documents: she marks a case whose final is exemplary from a
+picker, the queue says in Hebrew what to set while no model is configured, a written document
+is shown block by block with each claim beside the verbatim span of her final, approve / reject
+with a reason, a stale decision answered 409, approved ones listed and withdrawn), and the
+copy-policy report of each draft on /cases (counts per kind and per citation status, each
+flagged passage with its source case and a link to its span). A form without the CSRF token or
+with an agent's token changes nothing. The writer model is a scripted server
+(tests/test_voice.py); the copied paragraph is the planted draft of tests/test_copy_policy.py."""
+
+import html as html_lib
+import re
+
+import pytest
+
+import factories
+from conftest import write
+from legal_ai.auth import CHAIR
+from legal_ai.knowledge import brief, voice
+from legal_ai.learning import finals
+from test_copy_policy import CASE as COPY_CASE
+from test_copy_policy import other_finals, planted_draft
+from test_desk import AGENT, chair, client, csrf_of, desk_app  # noqa: F401 - the desk's fixtures
+from test_voice import blocks_of, claims, model, upload  # noqa: F401 - the scripted writer
+
+pytestmark = pytest.mark.db
+PAGE = "/training/voice"
+
+
+def text_of(html: str) -> str:
+    return html_lib.unescape(html)
+
+
+def section(html: str, name: str) -> str:
+    return html.split(f'<section id="{name}"')[1].split("</section>")[0]
+
+
+def picker(html: str) -> list[str]:
+    form = section(html, "mark")
+    return [text_of(v) for v in re.findall(r'<option value="([^"]+)"', form)]
+
+
+def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path):  # noqa: F811
+    rec = upload(desk_app, tmp_path, 1, draft=False)
+    case = rec["case_number"]
+    page = chair.get(PAGE)
+    assert page.status_code == 200
+    html = text_of(page.text)
+    assert '<html lang="he" dir="rtl">' in html
+    assert '<a href="/training/voice" aria-current="page">מסמכי קול</a>' in html
+    assert picker(page.text) == [case]
+    assert "אין תיקים בתור." in section(html, "queued")
+    # Linked from the training page.
+    assert 'href="/training/voice" class="voice-link"' in chair.get("/training").text
+
+    token = csrf_of(page.text)
+    form = {"case_number": case, "note": "פתיחה ומבנה לדוגמה"}
+    assert chair.post(f"{PAGE}/mark", data=form).status_code == 403  # no CSRF token
+    client.cookies.clear()
+    as_agent = client.post(f"{PAGE}/mark", data={**form, "csrf": token},
+                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
+    assert voice.list_documents(desk_app)["voice_documents"] == []
+
+    from test_desk import sign_in
+
+    assert sign_in(client).status_code == 303
+    token = csrf_of(client.get(PAGE).text)
+    done = client.post(f"{PAGE}/mark", data={**form, "csrf": token}, follow_redirects=False)
+    assert done.status_code == 303
+    [row] = voice.list_documents(desk_app)["voice_documents"]
+    assert (row["case_number"], row["status"], row["marked_by"]) == (case, "queued", "chair")
+    assert row["note"] == "פתיחה ומבנה לדוגמה"
+    shown = client.get(done.headers["location"])
+    html = text_of(shown.text)
+    assert f"מסמך קול {row['id']} ({case}): סומן כמופתי ונכנס לתור הכתיבה" in html
+    queue = section(html, "queued")
+    assert case in queue and "פתיחה ומבנה לדוגמה" in queue
+    # No model: what to set, in Hebrew, with the variable's name.
+    assert "לא הוגדר מודל שכותב את מסמכי הקול" in queue and "LEGAL_AI_VOICE_WRITER" in queue
+    assert picker(shown.text) == []  # marked: no longer offered
+
+    # Marked again (a stale picker), or approved while still queued: refused in Hebrew.
+    again = client.post(f"{PAGE}/mark", data={**form, "csrf": token})
+    assert again.status_code == 400 and "התיק כבר מסומן" in text_of(again.text)
+    assert "Traceback" not in again.text
+    early = client.post(f"{PAGE}/decide", data={"csrf": token, "id": row["id"],
+                                                "decision": "approve",
+                                                "expected_status": "queued"})  # fmt: skip
+    assert early.status_code == 400 and "רק מסמך שנכתב וממתין להכרעתך" in text_of(early.text)
+    unknown = client.post(f"{PAGE}/mark", data={"csrf": token, "case_number": "ערר 9999/25"})
+    assert unknown.status_code == 404 and "אין לתיק החלטה סופית" in text_of(unknown.text)
+    # She drops the case from the queue, with a reason: offered again in the picker.
+    dropped = client.post(f"{PAGE}/decide", data={"csrf": token, "id": row["id"],
+                                                  "decision": "reject", "reason": "לא מופתי",
+                                                  "expected_status": "queued"})  # fmt: skip
+    assert dropped.status_code == 200 and "נדחה; הוא אינו מגיע לכותב" in text_of(dropped.text)
+    assert voice.show(desk_app, row["id"])["status"] == "rejected"
+    rejected = text_of(section(dropped.text, "rejected"))
+    assert "לא מופתי" in rejected and "(הוסר מהתור)" in rejected
+    assert picker(dropped.text) == [case]
+
+
+def test_claims_beside_their_spans_approved_withdrawn(chair, client, desk_app, tmp_path, model):  # noqa: F811
+    script, _ = model
+    rec = upload(desk_app, tmp_path, 0)
+    case = rec["case_number"]
+    token = csrf_of(chair.get(PAGE).text)
+    chair.post(f"{PAGE}/mark", data={"csrf": token, "case_number": case})
+    [row] = voice.list_documents(desk_app)["voice_documents"]
+    queued = text_of(section(chair.get(PAGE).text, "queued"))
+    assert "openai:voice" in queued and "legal-ai voice run" in queued  # a model is set
+    blocks = blocks_of(desk_app, rec["final_text"])
+    script.document = claims(blocks)
+    assert [d["id"] for d in voice.run(desk_app)["written"]] == [row["id"]]
+    doc = voice.show(desk_app, row["id"])
+
+    page = chair.get(PAGE)
+    pending = text_of(section(page.text, "pending"))
+    assert f'id="voice-{row["id"]}"' in pending and case in pending
+    # Block by block under her Hebrew names, each claim beside her words in the final.
+    for label in ("פתח דבר", "הדיון בפנינו", "דיון והכרעה", "סוף דבר"):
+        assert f"<h4>{label}</h4>" in pending, label
+    opening = pending.split("<h4>פתח דבר</h4>")[1].split("</div>")[0]
+    [first] = doc["blocks"][0]["claims"]
+    assert first["claim"] in opening
+    assert f'<mark class="span">{first["span"]}</mark>' in opening
+    link = f"?start={first['char_start']}&end={first['char_end']}#span"
+    assert link in opening and "/source/style/" in opening
+    assert "נפסלו 1 שאינן מצביעות על ההחלטה" in pending and "נפסלו 1 שנשאו מהות" in pending
+    assert "3 קומות" not in pending  # the claim carrying substance was dropped
+    # The link opens her final with that span marked.
+    href = html_lib.unescape(re.search(r'href="(/source/style/[^"]+)"', opening).group(1))
+    source = chair.get(href)
+    assert source.status_code == 200 and first["span"] in text_of(source.text)
+
+    token = csrf_of(page.text)
+    form = {"csrf": token, "id": row["id"], "expected_status": "pending_review"}
+    approved = chair.post(f"{PAGE}/decide", data={**form, "decision": "approve",
+                                                  "reason": "מבנה מופתי"},
+                          follow_redirects=False)  # fmt: skip
+    assert approved.status_code == 303
+    shown = chair.get(approved.headers["location"])
+    assert f"מסמך קול {row['id']}: אושר; הוא נכנס לתדריך הכותב" in text_of(shown.text)
+    listed = text_of(section(shown.text, "approved"))
+    assert case in listed and "מבנה מופתי" in listed and "אושר בידי: chair" in listed
+    assert first["claim"] in listed
+    published = brief.writing_brief(desk_app, rec["appeal_type"], rec["outcome"])
+    assert [d["id"] for d in published["voice_documents"]] == [row["id"]]
+
+    # The page showed it pending; it was approved meanwhile: nothing changes (409).
+    stale = chair.post(f"{PAGE}/decide", data={**form, "decision": "reject"})
+    assert stale.status_code == 409
+    assert f'מסמך קול {row["id"]} כבר במצב "אושר (מגיע לכותב)" (בידי chair)' in text_of(stale.text)
+    assert voice.show(desk_app, row["id"])["status"] == "approved"
+    # An agent's token and a missing token change nothing.
+    client.cookies.clear()
+    withdraw = {"csrf": token, "id": row["id"], "decision": "reject", "expected_status": "approved"}
+    as_agent = client.post(f"{PAGE}/decide", data=withdraw,
+                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    assert as_agent.status_code == 403
+    assert voice.show(desk_app, row["id"])["status"] == "approved"
+    # Withdrawn from the writer, with her reason.
+    from test_desk import sign_in
+
+    sign_in(client)
+    token = csrf_of(client.get(PAGE).text)
+    out = client.post(f"{PAGE}/decide", data={**withdraw, "csrf": token, "reason": "די"})
+    assert out.status_code == 200 and voice.show(desk_app, row["id"])["status"] == "rejected"
+    assert "די" in text_of(section(out.text, "rejected"))
+    assert brief.writing_brief(desk_app, rec["appeal_type"])["voice_documents"] == []
+
+
+def test_decide_refuses_without_csrf_and_bad_input(chair, desk_app, tmp_path):  # noqa: F811
+    rec = upload(desk_app, tmp_path, 1, draft=False)
+    marked = voice.mark(desk_app.acting_as(CHAIR), rec["case_number"])
+    form = {"id": marked["id"], "decision": "reject", "expected_status": "queued"}
+    missing = chair.post(f"{PAGE}/decide", data=form)
+    assert missing.status_code == 403 and "CSRF" in missing.text
+    wrong = chair.post(f"{PAGE}/decide", data={**form, "csrf": "not-the-token"})
+    assert wrong.status_code == 403
+    assert voice.show(desk_app, marked["id"])["status"] == "queued"
+    token = csrf_of(chair.get(PAGE).text)
+    maybe = chair.post(f"{PAGE}/decide", data={**form, "csrf": token, "decision": "maybe"})
+    assert maybe.status_code == 400 and "החלטה לא מוכרת" in maybe.text
+    nobody = chair.post(f"{PAGE}/decide", data={**form, "csrf": token, "id": "x"})
+    assert nobody.status_code == 400 and "חסר מזהה מסמך הקול" in nobody.text
+    gone = chair.post(f"{PAGE}/decide", data={**form, "csrf": token, "id": 999})
+    assert gone.status_code == 404 and "הפריט לא נמצא" in gone.text
+    blank = chair.post(f"{PAGE}/mark", data={"csrf": token, "case_number": " "})
+    assert blank.status_code == 400 and "לא נבחר תיק" in blank.text
+    long_note = chair.post(f"{PAGE}/mark", data={"csrf": token, "case_number": rec["case_number"],
+                                                 "note": "א" * 2001})  # fmt: skip
+    assert long_note.status_code == 400 and "ההערה ארוך מדי" in long_note.text
+    assert voice.show(desk_app, marked["id"])["status"] == "queued"
+
+
+def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path):  # noqa: F811
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(desk_app, "settings", desk_app.settings.model_copy(
+        update={"voice_writer": "openai:gpt-4.1-mini"}))  # fmt: skip
+    queue = text_of(section(chair.get(PAGE).text, "queued"))
+    assert "צריך את המפתח OPENAI_API_KEY" in queue and "LEGAL_AI_VOICE_WRITER" in queue
+
+
+def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path):  # noqa: F811
+    records = other_finals(desk_app, tmp_path)
+    record = factories.records()[0]
+    draft = write(tmp_path / "draft.txt", planted_draft())
+    added = finals.add_draft(desk_app, COPY_CASE, draft, appeal_type=record["appeal_type"],
+                             outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    report = added["copy_check"]
+    kinds = {k: sum(1 for p in report["passages"] if p["kind"] == k)
+             for k in ("template", "analysis", "substance")}  # fmt: skip
+    statuses = {s: sum(1 for c in report["citations"] if c["status"] == s)
+                for s in ("found", "not_in_library", "quote_not_found")}  # fmt: skip
+    assert kinds["substance"] >= 1 and statuses["quote_not_found"] == 1
+
+    page = chair.get("/cases")
+    assert page.status_code == 200
+    html = text_of(page.text)
+    assert '<html lang="he" dir="rtl">' in html
+    row = html.split(f'<td class="case">{COPY_CASE}</td>')[1].split("</tr>")[0]
+    assert (
+        f'<span class="copy-count substance" data-kind="substance">מהות {kinds["substance"]}' in row
+    )
+    assert f"ניתוח {kinds['analysis']}" in row and f"תבנית {kinds['template']}" in row
+    assert f"ציטוטים: {statuses['found']} נמצאו" in row
+    assert f"{statuses['not_in_library']} אינם בספרייה" in row
+    assert f"{statuses['quote_not_found']} ציטוט לא נמצא" in row
+    # Pairs without a draft of ours (the other cases' finals) have no report.
+    other = html.split('<td class="case">ערר 8815/25</td>')[1].split("</tr>")[0]
+    assert 'class="copy-summary">—' in other
+
+    anchor = re.search(r'<a href="#(copy-\d+)">פירוט</a>', row).group(1)
+    details = html.split(f'id="{anchor}"')[1].split("</details>")[0]
+    assert " open" in details.split(">")[0]  # substance: opened
+    # The copied holding: substance (the warning colour), with its source case and span.
+    items = re.findall(r'<li class="passage (\w+)" data-kind="\w+">(.*?)</li>', details, re.S)
+    [holding] = [body for kind, body in items if kind == "substance" and "1998" in body]
+    assert "מהות — אסור להעתיק" in holding and "ערר 8815/25" in holding
+    source = next(p["source"] for p in report["passages"] if "1998" in p["text"])
+    link = (f'/source/style/{re.escape("%D7%A2%D7%A8%D7%A8%208815%2F25")}'
+            f"\\?start={source['char_start']}&end={source['char_end']}#span")  # fmt: skip
+    assert re.search(link, holding), holding
+    copied = records["ערר 8815/25"]["final_text"][source["char_start"] : source["char_end"]]
+    opened = chair.get(re.search(r'href="(/source/style/[^"]+)"', holding).group(1).replace(
+        "&amp;", "&"))  # fmt: skip
+    marked = text_of(opened.text).split('id="span"')[1].split("</mark>")[0]
+    assert opened.status_code == 200 and "שהיתרו ניתן בשנת 1998" in marked
+    assert "שהיתרו ניתן בשנת 1998" in copied
+    assert [k for k, _ in items] == sorted(
+        (k for k, _ in items), key=["substance", "analysis", "template"].index
+    )  # the most serious first
+    analysis = [b for k, b in items if k == "analysis" and "המחסור בגני ילדים" in b]
+    assert analysis and "ערר (מרכז) 7014/25" in analysis[0]
+    # Citations: each with its status in Hebrew; the ruling found links to the library.
+    citations = details.split('<ul class="citations">')[1]
+    assert 'data-citation="quote_not_found"><span class="badge substance">הציטוט אינו בטקסט' in (
+        citations
+    )
+    assert 'עע"מ 9999/24' in citations and "אינו בספרייה" in citations
+    assert 'href="/source/external/r-9555">פסק הדין בספרייה' in citations
