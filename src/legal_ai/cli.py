@@ -185,6 +185,11 @@ def ingest(
             typer.echo(
                 f"  not searchable: {entry['doc_id']}: missing {', '.join(entry['missing'])}"
             )
+        settled = result["resolved"]
+        if settled["missing_precedents"] or settled["digests"] or settled["enrichment_queued"]:
+            typer.echo(f"  on arrival: {settled['missing_precedents']} missing precedent(s) "
+                       f"resolved, {settled['digests']} digest(s) linked to their ruling, "
+                       f"{settled['enrichment_queued']} decision(s) queued for enrichment")  # fmt: skip
         for entry in result["failed"]:
             typer.echo(f"  failed: {entry['error']}", err=True)
     if result["failed"] and not (result["ingested"] or result["unchanged"] or result["updated"]):
@@ -308,6 +313,13 @@ def health(as_json: JsonFlag = False) -> None:
     )
     for entry in report["unsearchable_items"]:
         typer.echo(f"  {entry['corpus']}/{entry['doc_id']}: missing {', '.join(entry['missing'])}")
+    for key, label in (("unresolved_digests", "digests whose ruling is not in the library"),
+                       ("missing_precedents", "open missing precedents"),
+                       ("awaiting_enrichment", "internal decisions awaiting enrichment")):  # fmt: skip
+        typer.echo(f"{key}: {report[key]['count']} ({label})")
+        for entry in report[key]["items"]:
+            what = entry.get("doc_id") or entry.get("ref")
+            typer.echo(f"  {what}: {entry.get('reason') or entry.get('state') or ''}".rstrip(": "))
 
 
 @app.command()
@@ -459,6 +471,7 @@ def user_set_password(
     typer.echo(f"password of {name} set; every earlier session of {name} ended")
 
 
+from .cli_arrival import register as register_arrival  # noqa: E402
 from .cli_learning import register  # noqa: E402
 from .cli_principles import register as register_principles  # noqa: E402
 from .cli_telemetry import register as register_telemetry  # noqa: E402
@@ -470,6 +483,7 @@ register_principles(app)
 register_telemetry(app)
 register_voice(app)
 register_writer(app)
+register_arrival(app)
 
 
 def main() -> None:

@@ -241,6 +241,14 @@ class Settings(BaseSettings):
         "pointing at a verbatim span of the final (`legal-ai voice run`). Unset: marked cases "
         "wait in the queue and `voice run` says what to set.",
     )
+    enricher: str | None = Field(
+        default=None,
+        description="Language model (one spec, as LEGAL_AI_DISTILLER) that writes the headnote, "
+        "summary and tags of each internal decision ingested (`legal-ai worker`, `legal-ai enrich "
+        "run`): every summary sentence rests on a verbatim quote of the decision, and nothing is "
+        "written into the decision until the chair approves it (`legal-ai enrich review`). Unset: "
+        "the decisions wait in the queue and `legal-ai health` lists them.",
+    )
     halacha_canonical_synth_drift_floor: float | None = Field(
         default=None,
         ge=0,

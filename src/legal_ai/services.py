@@ -291,6 +291,8 @@ class App:
         """What cannot be searched and why, stale or missing embeddings and stale analysis (of
         chunks, and under `units` of principles, attached precedents, canonical statements and
         page images; the totals count all of them), the isolation audit and the roles."""
+        from .learning import arrival
+
         images = self.images
         image = (images.id, images.dim) if images else (None, None)
         with self.store.connection() as conn:
@@ -299,6 +301,7 @@ class App:
             unsearchable = maintenance.unsearchable_items(conn)
             items = maintenance.searchable_counts(conn)
             config = conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
+            upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
         total = {
             key: sum(c.get(key) or 0 for c in every)
@@ -321,6 +324,9 @@ class App:
             "corpora": {key: {**items[key], **counts[key]} for key in CORPORA},
             "units": units,
             "unsearchable_items": unsearchable,
+            # Upkeep on arrival (learning/arrival.py): `unresolved_digests`, `missing_precedents`
+            # (open) and `awaiting_enrichment` (internal decisions), each {"count", "items"}.
+            **upkeep,
         }
 
     def isolation_audit(self, probe: str = "ערר על החלטת הוועדה המקומית") -> dict:

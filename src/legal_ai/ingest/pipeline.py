@@ -44,6 +44,10 @@ class IngestReport:
     unsearchable: list[dict] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)
     doc_ids: list[str] = field(default_factory=list)
+    # What the items' arrival settled (learning/arrival.py): missing precedents resolved and
+    # digests linked to their rulings, internal decisions queued for enrichment.
+    resolved: dict = field(default_factory=lambda: {"missing_precedents": 0, "digests": 0,
+                                                    "enrichment_queued": 0})  # fmt: skip
 
     def as_dict(self) -> dict:
         return {
@@ -52,6 +56,7 @@ class IngestReport:
             "updated": self.updated,
             "unsearchable": self.unsearchable,
             "failed": self.failed,
+            "resolved": self.resolved,
         }
 
 
@@ -81,6 +86,17 @@ def _comparable(value: Any) -> Any:
     if isinstance(value, dt.date):
         return value.isoformat()
     return value
+
+
+def _arrived(
+    conn: psycopg.Connection, corpus: Corpus, item_id: int, values: dict, *, text_changed: bool
+) -> dict:
+    """Upkeep on arrival, in the item's transaction (learning/arrival.py): a ruling resolves the
+    missing precedents citing it and the digests pointing at it, a digest is linked to its ruling,
+    an internal decision's enrichment is queued. Returned under the key `arrival`."""
+    from ..learning import arrival
+
+    return {"arrival": arrival.on_arrival(conn, corpus, item_id, values, text_changed=text_changed)}
 
 
 class Ingestor:
@@ -219,6 +235,9 @@ class Ingestor:
             ) from exc
         setattr(report, outcome, getattr(report, outcome) + 1)
         report.doc_ids.append(item.doc_id)
+        arrival = (status or {}).get("arrival") or {}
+        for key in ("missing_precedents", "digests", "enrichment_queued"):
+            report.resolved[key] += int(arrival.get(key) or 0)
         if status and not status["searchable"]:
             missing = list(status["missing"]) or ["an embedded chunk (run `legal-ai reindex`)"]
             report.unsearchable.append({"doc_id": item.doc_id, "missing": missing})
@@ -292,7 +311,8 @@ class Ingestor:
                 if k not in ("content", "content_hash", "page_starts", "doc_id")
             }
             sql_items.update_fields(conn, corpus, existing["id"], changed)
-            return "updated", sql_items.item_status(conn, corpus, existing["id"])
+            found = _arrived(conn, corpus, existing["id"], values, text_changed=False)
+            return "updated", {**sql_items.item_status(conn, corpus, existing["id"]), **found}
         if staged.chunks is None:
             raise TextMovedOn(
                 f"{item.source_path}: the stored text changed while this was written; run it again"
@@ -313,7 +333,8 @@ class Ingestor:
                 from ..knowledge import templates
 
                 templates.recompute(conn)
-        return "ingested", sql_items.item_status(conn, corpus, item_id)
+        found = _arrived(conn, corpus, item_id, values, text_changed=True)
+        return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found}
 
     def _prepare(
         self, conn: psycopg.Connection, item: IngestItem, corpus: Corpus, values: dict

@@ -322,7 +322,7 @@ def work(
     """The worker loop (`legal-ai worker`): a pass over the ready jobs, then a pause of `poll`
     seconds, until `should_stop()` (SIGTERM/SIGINT: the job in hand is settled first) or, with
     `once`, after one pass. Returns how many jobs it settled."""
-    from . import principle_jobs
+    from . import enrichment, principle_jobs
 
     worker = worker_id()
     echo(f"worker {worker}: started")
@@ -338,6 +338,9 @@ def work(
         for job in extracted["jobs"]:
             settled += 1
             echo(principle_jobs.job_line(job))
+        # The headnote, summary and tags of internal decisions that arrived (learning/enrichment).
+        settled += enrichment.work_pass(app, worker=worker, should_stop=should_stop,
+                                        environ=environ, echo=echo)  # fmt: skip
         settled += _synthesize(app, echo)
         settled += _voice(app, echo)
         if once or should_stop():

@@ -7,7 +7,7 @@ The services run on `legal.acting_as(principal)`: its transactions run under the
 database role, and the actor the audit records is the principal's, never a name from the body.
 Chair-only routes (lesson review, promote, methodology edit and restore, final upload, a
 principle's or canonical principle's review, a canonical statement's edit and revert, marking a
-case as exemplary and a voice document's review) refuse an
+case as exemplary, a voice document's and an enrichment's review) refuse an
 agent with 403 before anything is read or written. Without any credential configured the app is
 not built.
 
@@ -34,6 +34,7 @@ from ..errors import InvalidInput
 from ..knowledge import brief, voice
 from ..learning import (
     canonical,
+    enrichment,
     feedback,
     finals,
     jsonable,
@@ -356,6 +357,22 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         view: Annotated[Any, Depends(chair("reviewing a voice document"))],
     ) -> dict:  # fmt: skip
         return voice.review(view, document_id, body.decision, body.reason)
+
+    # -- enrichment of internal decisions (issue 15 item 3; README "Upkeep on arrival") --------
+    @api.get("/api/enrichments")
+    def list_enrichments(view: Acting, status: str | None = None) -> dict:
+        return enrichment.list_enrichments(view, status)
+
+    @api.get("/api/enrichments/{enrichment_id}")
+    def show_enrichment(enrichment_id: int, view: Acting) -> dict:
+        return enrichment.show(view, enrichment_id)
+
+    @api.post("/api/enrichments/{enrichment_id}/review")
+    def review_enrichment(
+        enrichment_id: int, body: ReviewBody,
+        view: Annotated[Any, Depends(chair("reviewing an enrichment"))],
+    ) -> dict:  # fmt: skip
+        return enrichment.review(view, enrichment_id, body.decision, body.reason)
 
     # -- block exemplars and templates (issue 14 items 1-2; README "What the writer reads") --
     @api.get("/api/exemplars/{block}")
