@@ -28,6 +28,7 @@ from ..retrieval.corpora import Corpus
 from ..store import items as sql_items
 from ..store.db import Store
 from ..text.chunking import chunk_text
+from ..text.extract import IMAGE_ONLY
 from ..text.hebrew import get_analyzer
 from .sources import IngestItem, SourceError, iter_paths, read_source
 
@@ -63,13 +64,15 @@ class IngestReport:
 @dataclass
 class Staged:
     """An item ready to write: its column values and (when its text must be (re)indexed) its
-    embedded chunks and page images; `chunks` None means the stored text is expected to match."""
+    embedded chunks and page images; `chunks` None means the stored text is expected to match.
+    `scan`: the bytes of a PDF without a text layer, to keep and queue for OCR."""
 
     item: IngestItem
     corpus: Corpus
     values: dict[str, Any]
     chunks: list[sql_items.ChunkRow] | None
     pages: list[tuple[int, str, Any]] | None
+    scan: bytes | None = None
 
 
 class TextMovedOn(StoreError):
@@ -268,11 +271,24 @@ class Ingestor:
                 return False
         return existing.get("metadata") == values["metadata"].obj
 
+    def _scanned(self, item: IngestItem) -> tuple[IngestItem, bytes | None]:
+        """A PDF without a text layer takes the text OCR read from it, or waits for OCR
+        (ingest/ocr_jobs.py)."""
+        if item.issue != IMAGE_ONLY:
+            return item, None
+        from . import ocr_jobs
+
+        with self.store.connection() as conn:
+            return ocr_jobs.scanned(conn, item, self.settings)
+
     def stage(self, item: IngestItem, corpus: Corpus) -> Staged:
         """Everything an item needs before its transaction: values, chunks and embeddings
         (through the cache; no transaction is held while the model runs)."""
+        return self._stage(*self._scanned(item), corpus)
+
+    def _stage(self, item: IngestItem, scan: bytes | None, corpus: Corpus) -> Staged:
         staged = Staged(item, corpus, self._values(item, corpus), self._chunks(item),
-                        self._page_images(item))  # fmt: skip
+                        self._page_images(item), scan)  # fmt: skip
         if corpus.key == "style" and staged.chunks:
             from ..knowledge import exemplars  # her paragraphs, embedded before the transaction
 
@@ -281,12 +297,13 @@ class Ingestor:
 
     def _stage_if_changed(self, item: IngestItem, corpus: Corpus) -> Staged:
         """Stage `item`, skipping chunks and embeddings when the stored text is the same."""
+        item, scan = self._scanned(item)
         values = self._values(item, corpus)
         with self.store.connection() as conn:
             existing = sql_items.find_item(conn, corpus, item.doc_id)
         if existing and existing["content_hash"] == values["content_hash"]:
-            return Staged(item, corpus, values, None, None)  # nothing to embed
-        return self.stage(item, corpus)
+            return Staged(item, corpus, values, None, None, scan)  # nothing to embed
+        return self._stage(item, scan, corpus)
 
     def write_staged(self, conn: psycopg.Connection, staged: Staged) -> tuple[str, dict]:
         """Write a staged item inside the caller's transaction: `unchanged`, `updated` (same
@@ -302,6 +319,10 @@ class Ingestor:
                 "--reassign to move the item (its earlier versions are kept)"
             )
         self._prepare(conn, item, corpus, values)
+        if staged.scan is not None and item.file_sha256:
+            from . import ocr_jobs  # a scan: kept and queued for OCR with the item
+
+            ocr_jobs.enqueue(conn, item.file_sha256, staged.scan)
         if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
                 return "unchanged", sql_items.item_status(conn, corpus, existing["id"])
