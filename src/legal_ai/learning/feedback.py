@@ -40,12 +40,13 @@ def list_feedback(app: App, *, case: str | None = None, category: str | None = N
     return {"feedback": [jsonable(r) for r in rows]}
 
 
-def weekly_summary(app: App, *, days: int = 7) -> dict:
-    """The last `days` days of feedback, grouped by category and block (most frequent first)."""
-    until = dt.datetime.now(dt.UTC)
+def weekly_summary(app: App, *, days: int = 7, now: dt.datetime | None = None) -> dict:
+    """The last `days` days of feedback (up to `now`, default the clock), grouped by category
+    and block (most frequent first)."""
+    until = now or dt.datetime.now(dt.UTC)
     since = until - dt.timedelta(days=days)
     with app.store.connection() as conn:
-        groups = store.feedback_summary(conn, since)
+        groups = store.feedback_summary(conn, since, until if now else None)
     by_category: dict[str, int] = {}
     by_block: dict[str, int] = {}
     for g in groups:
@@ -57,7 +58,7 @@ def weekly_summary(app: App, *, days: int = 7) -> dict:
         "total": sum(g["n"] for g in groups),
         "by_category": by_category, "by_block": by_block,
         "groups": [{"category": g["category"], "block": g["block"] or None, "count": g["n"],
-                    "examples": g["texts"][:3]} for g in groups],
+                    "examples": g["texts"][:3], "feedback_ids": g["ids"]} for g in groups],
     }  # fmt: skip
 
 

@@ -450,12 +450,14 @@ def list_feedback(
     ).fetchall()
 
 
-def feedback_summary(conn: psycopg.Connection, since: Any) -> list[dict]:
+def feedback_summary(conn: psycopg.Connection, since: Any, until: Any = None) -> list[dict]:
     return conn.execute(
         "SELECT category, coalesce(block, '') AS block, count(*) AS n,"
-        " array_agg(text ORDER BY id DESC) AS texts FROM chair_feedback WHERE created_at >= %s"
+        " array_agg(text ORDER BY id DESC) AS texts, array_agg(id ORDER BY id) AS ids"
+        " FROM chair_feedback WHERE created_at >= %s"
+        " AND (%s::timestamptz IS NULL OR created_at <= %s)"
         " GROUP BY category, block ORDER BY count(*) DESC, category, block",
-        (since,),
+        (since, until, until),
     ).fetchall()
 
 

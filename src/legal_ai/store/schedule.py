@@ -1,0 +1,184 @@
+"""SQL of the scheduler (migration 0021): the schedules, their append-only runs, the cases'
+reconciled status and the standing evaluation's history. Every function takes the caller's
+connection; the scheduler (legal_ai/schedule.py) holds a job's row for the whole of its run."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+# -- schedules ----------------------------------------------------------------------------------
+
+
+def ensure(conn: psycopg.Connection, name: str, cron: str, timezone: str, next_run_at: Any) -> None:
+    """Create the job's row when it has none (never waits on a row another process holds)."""
+    conn.execute(
+        "INSERT INTO schedules (name, cron, timezone, next_run_at) VALUES (%s, %s, %s, %s)"
+        " ON CONFLICT (name) DO NOTHING",
+        (name, cron, timezone, next_run_at),
+    )
+
+
+def lock(conn: psycopg.Connection, name: str) -> dict | None:
+    """The job's row, locked for this transaction; None when another transaction holds it (or
+    it does not exist)."""
+    return conn.execute(
+        "SELECT * FROM schedules WHERE name = %s FOR UPDATE SKIP LOCKED", (name,)
+    ).fetchone()
+
+
+def exists(conn: psycopg.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM schedules WHERE name = %s", (name,)).fetchone() is not None
+
+
+def reschedule(conn: psycopg.Connection, name: str, cron: str, timezone: str,
+               next_run_at: Any) -> dict:  # fmt: skip
+    """A definition whose cron or time zone changed: its next run from the new schedule."""
+    return conn.execute(
+        "UPDATE schedules SET cron = %s, timezone = %s, next_run_at = %s, updated_at = now()"
+        " WHERE name = %s RETURNING *",
+        (cron, timezone, next_run_at, name),
+    ).fetchone()
+
+
+def all_schedules(conn: psycopg.Connection) -> dict[str, dict]:
+    return {r["name"]: r for r in conn.execute("SELECT * FROM schedules ORDER BY name")}
+
+
+def finish(conn: psycopg.Connection, name: str, *, started_at: Any, finished_at: Any,
+           outcome: str, result: Any, error: str | None, failures: int,
+           next_run_at: Any) -> dict:  # fmt: skip
+    return conn.execute(
+        "UPDATE schedules SET last_started_at = %s, last_finished_at = %s, last_outcome = %s,"
+        " last_result = %s, last_error = %s, failures = %s, next_run_at = %s, updated_at = now()"
+        " WHERE name = %s RETURNING *",
+        (started_at, finished_at, outcome, Jsonb(result), error, failures, next_run_at, name),
+    ).fetchone()
+
+
+def record_run(conn: psycopg.Connection, run: dict[str, Any]) -> dict:
+    """Append one run (the table refuses UPDATE and DELETE)."""
+    return conn.execute(
+        "INSERT INTO schedule_runs (name, trigger, scheduled_for, missed, started_at, finished_at,"
+        " outcome, result, error, worker, requested_by) VALUES (%(name)s, %(trigger)s,"
+        " %(scheduled_for)s, %(missed)s, %(started_at)s, %(finished_at)s, %(outcome)s,"
+        " %(result)s, %(error)s, %(worker)s, %(requested_by)s) RETURNING *",
+        {**run, "result": Jsonb(run.get("result"))},
+    ).fetchone()
+
+
+def runs(conn: psycopg.Connection, name: str | None = None, limit: int = 50) -> list[dict]:
+    return conn.execute(
+        "SELECT * FROM schedule_runs WHERE (%(name)s::text IS NULL OR name = %(name)s)"
+        " ORDER BY id DESC LIMIT %(limit)s",
+        {"name": name, "limit": limit},
+    ).fetchall()
+
+
+# -- stale cases --------------------------------------------------------------------------------
+
+
+def idle_cases(conn: psycopg.Connection, before: Any) -> list[dict]:
+    """Cases whose ledger has not moved since `before`: no pair (our draft not written) or a pair
+    short of lessons_folded, whose last movement (the case's creation, its pair's last status
+    change, its latest draft) is older. Longest idle first."""
+    return conn.execute(
+        "WITH moved AS ("
+        " SELECT c.case_number, c.title, c.appeal_type, coalesce(p.status, 'open') AS status,"
+        " greatest(c.created_at, p.status_changed_at,"
+        " (SELECT max(d.created_at) FROM drafts d WHERE d.case_number = c.case_number))"
+        " AS last_moved_at"
+        " FROM cases c LEFT JOIN draft_final_pairs p ON p.case_number = c.case_number"
+        " WHERE p.status IS DISTINCT FROM 'lessons_folded')"
+        " SELECT * FROM moved WHERE last_moved_at < %s ORDER BY last_moved_at, case_number",
+        (before,),
+    ).fetchall()
+
+
+# -- case status ----------------------------------------------------------------------------------
+
+
+def ledger_statuses(conn: psycopg.Connection) -> list[dict]:
+    """Every case with the status its ledger gives it now and the status recorded last."""
+    return conn.execute(
+        "SELECT c.case_number, coalesce(p.status, 'open') AS ledger, s.status AS recorded"
+        " FROM cases c LEFT JOIN draft_final_pairs p ON p.case_number = c.case_number"
+        " LEFT JOIN case_status s ON s.case_number = c.case_number ORDER BY c.case_number"
+    ).fetchall()
+
+
+def set_status(conn: psycopg.Connection, case_number: str, status: str, at: Any) -> None:
+    conn.execute(
+        "INSERT INTO case_status (case_number, status, previous, changed_at)"
+        " VALUES (%s, %s, NULL, %s) ON CONFLICT (case_number) DO UPDATE"
+        " SET previous = case_status.status, status = EXCLUDED.status,"
+        " changed_at = EXCLUDED.changed_at WHERE case_status.status <> EXCLUDED.status",
+        (case_number, status, at),
+    )
+
+
+def unpushed(conn: psycopg.Connection) -> list[dict]:
+    """The reconciled statuses the tracker has not been told (never pushed, or changed since)."""
+    return conn.execute(
+        "SELECT case_number, status, previous, pushed_status, changed_at FROM case_status"
+        " WHERE pushed_status IS DISTINCT FROM status ORDER BY changed_at, case_number"
+    ).fetchall()
+
+
+def mark_pushed(conn: psycopg.Connection, pushed: list[dict], at: Any) -> int:
+    """Record what the tracker accepted (a status that changed again meanwhile stays unpushed)."""
+    done = 0
+    for row in pushed:
+        done += conn.execute(
+            "UPDATE case_status SET pushed_status = %s, pushed_at = %s"
+            " WHERE case_number = %s AND status = %s",
+            (row["status"], at, row["case_number"], row["status"]),
+        ).rowcount
+    return done
+
+
+# -- the standing evaluation --------------------------------------------------------------------
+
+
+def record_eval(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
+    """One gold set's figures for one day (a second run that day replaces the first)."""
+    return conn.execute(
+        "INSERT INTO eval_history (dataset, day, fingerprint, ndcg_at_10, recall_at_100,"
+        " n_queries, n_docs, config, recorded_at) VALUES (%(dataset)s, %(day)s, %(fingerprint)s,"
+        " %(ndcg_at_10)s, %(recall_at_100)s, %(n_queries)s, %(n_docs)s, %(config)s,"
+        " %(recorded_at)s) ON CONFLICT (dataset, day) DO UPDATE SET"
+        " fingerprint = EXCLUDED.fingerprint, ndcg_at_10 = EXCLUDED.ndcg_at_10,"
+        " recall_at_100 = EXCLUDED.recall_at_100, n_queries = EXCLUDED.n_queries,"
+        " n_docs = EXCLUDED.n_docs, config = EXCLUDED.config, recorded_at = EXCLUDED.recorded_at"
+        " RETURNING *",
+        {**row, "config": Jsonb(row.get("config") or {})},
+    ).fetchone()
+
+
+def eval_drops(conn: psycopg.Connection, tolerance: float, window_days: int) -> list[dict]:
+    """Per gold set, its latest day against the best of the `window_days` days before it on the
+    same data (fingerprint): the sets whose latest nDCG@10 fell more than `tolerance` below."""
+    return conn.execute(
+        "WITH latest AS (SELECT DISTINCT ON (dataset) * FROM eval_history"
+        " ORDER BY dataset, day DESC)"
+        " SELECT l.dataset, l.day, l.ndcg_at_10, r.best AS reference, r.best_day AS reference_day,"
+        " r.best - l.ndcg_at_10 AS drop"
+        " FROM latest l CROSS JOIN LATERAL ("
+        "  SELECT max(h.ndcg_at_10) AS best,"
+        "  (array_agg(h.day ORDER BY h.ndcg_at_10 DESC, h.day DESC))[1] AS best_day"
+        "  FROM eval_history h WHERE h.dataset = l.dataset AND h.fingerprint = l.fingerprint"
+        "  AND h.day < l.day AND h.day >= l.day - %s::integer) r"
+        " WHERE r.best - l.ndcg_at_10 > %s ORDER BY l.dataset",
+        (window_days, tolerance),
+    ).fetchall()
+
+
+def eval_history(conn: psycopg.Connection, since: dt.date | None = None) -> list[dict]:
+    return conn.execute(
+        "SELECT * FROM eval_history WHERE (%(since)s::date IS NULL OR day >= %(since)s)"
+        " ORDER BY dataset, day",
+        {"since": since},
+    ).fetchall()
