@@ -98,18 +98,24 @@ def _resolve_key(conn: psycopg.Connection, key: str) -> tuple[int, int]:
     """Link the unlinked ruling authorities and the unresolved digests with `key` to the item
     they name; resolve the missing precedents so linked. Returns (precedents resolved, digests
     linked)."""
+    pattern = _pattern(key)
+    candidates = [r["id"] for r in conn.execute(
+        "SELECT a.id FROM authorities a WHERE a.kind = 'ruling' AND a.case_law_id IS NULL"
+        " AND a.ref ~ %s ORDER BY a.id", (pattern,))]  # fmt: skip
+    waiting = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM digests WHERE case_law_id IS NULL AND points_to_key = %s)",
+        (key,),
+    ).fetchone()["exists"]
+    if not candidates and not waiting:
+        return 0, 0  # nothing names it: the library is not searched
     target = _target(conn, key)
     if target is None:
         return 0, 0
-    pattern = _pattern(key)
-    authorities = [r["id"] for r in conn.execute(
-        "SELECT a.id FROM authorities a WHERE a.kind = 'ruling' AND a.case_law_id IS NULL"
-        " AND a.ref ~ %s"
-        # never the citing decision itself (finals.link_library's `exclude`)
-        " AND NOT EXISTS (SELECT 1 FROM decision_citations dc WHERE dc.authority_id = a.id"
-        "                 AND dc.citing_case_law_id = %s) ORDER BY a.id",
-        (pattern, target),
-    )]  # fmt: skip
+    # never linked to the citing decision itself (finals.link_library's `exclude`)
+    citing = {r["authority_id"] for r in conn.execute(
+        "SELECT authority_id FROM decision_citations WHERE citing_case_law_id = %s"
+        " AND authority_id = ANY(%s)", (target, candidates))}  # fmt: skip
+    authorities = [a for a in candidates if a not in citing]
     for authority in authorities:
         store.link_authority(conn, authority, target)
     resolved = _resolve_linked(conn, authorities)
