@@ -7,7 +7,8 @@ Modules: core (templates, session, CSRF), session (/login, /logout), search (/se
 /source), training (/training, /audit), principles (/training/principles: the chair's gate
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
 documents), pages (/health, /cases), learning (/learning),
-methodology (/methodology: the profiles' editor, versions, diff, restore)."""
+methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
+stale cases and the scheduled jobs)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from . import core
 
 def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     from . import learning, methodology, pages, principles, search, session, training, voice
+    from .reminders import routes as reminders
 
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
     signed_in = core.signed_in(legal)
@@ -38,6 +40,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     pages.routes(api, signed_in, settings)
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)
+    reminders(api, signed_in)  # /reminders: stale cases and the scheduled jobs
     _html_errors(api)
 
 

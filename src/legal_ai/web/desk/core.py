@@ -24,7 +24,7 @@ COOKIE = "legal_ai_desk"
 LOGIN_COOKIE = "legal_ai_desk_login"  # the sign-in form's own CSRF token (no session yet)
 # The first path segment of every desk page (anything else is the API's).
 ROOTS = frozenset({"", "login", "logout", "search", "source", "training", "audit", "health",
-                   "cases", "methodology", "learning", "desk-static"})  # fmt: skip
+                   "cases", "methodology", "learning", "reminders", "desk-static"})  # fmt: skip
 
 NAV = (
     ("/search", "חיפוש"),
@@ -35,6 +35,7 @@ NAV = (
     ("/cases", "תיקים"),
     ("/learning", "למידה"),
     ("/methodology", "מתודולוגיה"),
+    ("/reminders", "תזכורות"),
     ("/health", "תקינות"),
 )
 
