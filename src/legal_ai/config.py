@@ -168,6 +168,41 @@ class Settings(BaseSettings):
         description="HTTP API: serve the OpenAPI schema at /openapi.json to callers with a valid "
         "token. /docs and /redoc are never served.",
     )
+    schedule_timezone: str = Field(
+        default="Asia/Jerusalem",
+        description="Time zone of the scheduled jobs' cron expressions (`legal-ai jobs list`; "
+        "README: Scheduled jobs).",
+    )
+    stale_case_days: int = Field(
+        default=30,
+        ge=1,
+        le=3650,
+        description="stale-case-reminder: a case whose ledger has not moved for this many days "
+        "(no draft, or a pair short of lessons_folded) is on the reminder list.",
+    )
+    reminder_webhook: str | None = Field(
+        default=None,
+        description="stale-case-reminder: an http(s) URL that receives the reminder list as a "
+        "JSON POST each morning when the list is not empty. Unset: the list is kept for the CLI, "
+        "the API and the desk only.",
+    )
+    tracker_url: str | None = Field(
+        default=None,
+        description="sync-case-status: an http(s) URL of the office's case tracker; each case "
+        "status that changed since the last push is POSTed to it as JSON. Unset: statuses are "
+        "reconciled and kept here only.",
+    )
+    tracker_token: str | None = Field(
+        default=None,
+        description="sync-case-status: the bearer token sent to LEGAL_AI_TRACKER_URL "
+        "(`Authorization: Bearer ...`).",
+    )
+    standing_eval: Path | None = Field(
+        default=None,
+        description="nightly-upkeep: a JSON manifest of the gold sets the standing evaluation "
+        "runs (eval/standing.json names the CI gate's sets); hybrid nDCG@10 is recorded per day "
+        "and a drop beyond 0.01 is reported by `legal-ai health`. Unset: no standing evaluation.",
+    )
     telemetry: bool = Field(
         default=True,
         description="Search telemetry: every search from the CLI, MCP, the HTTP API and the desk "
