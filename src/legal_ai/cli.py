@@ -308,6 +308,13 @@ def health(as_json: JsonFlag = False) -> None:
         return
     for key in ("unsearchable", "stale_embeddings", "missing_embeddings", "dimension_mismatches"):
         typer.echo(f"{key}: {report[key]}")
+    for job in report["scheduler"]["failed_jobs"]:  # schedule.py: the last run failed
+        typer.echo(f"scheduled job {job['name']} failed at {job['last_finished_at']} "
+                   f"({job['failures']} in a row; retry {job['next_run_at']}): {job['last_error']}")  # fmt: skip
+    for drop in report["scheduler"]["eval_drops"]:
+        typer.echo(f"standing eval {drop['dataset']}: nDCG@10 {drop['ndcg_at_10']:.4f} on "
+                   f"{drop['day']}, {drop['drop']:.4f} below {drop['reference']:.4f} of "
+                   f"{drop['reference_day']} (tolerance {drop['tolerance']})")  # fmt: skip
     typer.echo(
         f"isolation: {report['isolation']['checked']} checked, {report['isolation']['leaks']} leaks"
     )
@@ -474,12 +481,14 @@ def user_set_password(
 from .cli_arrival import register as register_arrival  # noqa: E402
 from .cli_learning import register  # noqa: E402
 from .cli_principles import register as register_principles  # noqa: E402
+from .cli_scheduler import register as register_scheduler  # noqa: E402
 from .cli_telemetry import register as register_telemetry  # noqa: E402
 from .cli_voice import register as register_voice  # noqa: E402
 from .cli_writer import register as register_writer  # noqa: E402
 
 register(app)
 register_principles(app)
+register_scheduler(app)
 register_telemetry(app)
 register_voice(app)
 register_writer(app)

@@ -318,6 +318,9 @@ class App:
             # Whether the database itself tells the chair's decisions from an agent's (roles
             # legal_ai_chair / legal_ai_agent exist); docs/security.md.
             "roles_enforced": self.store.roles_enforced,
+            # The scheduled jobs whose last run failed, and the standing evaluation's drops
+            # beyond its tolerance (schedule.py; README "Scheduled jobs").
+            "scheduler": self.scheduler_health(),
             "embedder": dict(config) if config else None,
             # The image leg's embedder (None: MULTIMODAL_ENABLED is off; page images unchecked).
             "image_embedder": {"embedder": images.id, "dim": images.dim} if images else None,
@@ -328,6 +331,13 @@ class App:
             # (open) and `awaiting_enrichment` (internal decisions), each {"count", "items"}.
             **upkeep,
         }
+
+    def scheduler_health(self) -> dict:
+        """{"failed_jobs": [...], "eval_drops": [...]} (schedule.health)."""
+        from . import schedule
+
+        with self.store.connection() as conn:
+            return schedule.health(conn)
 
     def isolation_audit(self, probe: str = "ערר על החלטת הוועדה המקומית") -> dict:
         """INV-RET1, checked two ways: every chunk a corpus's partition holds belongs to an item

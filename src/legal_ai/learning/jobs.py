@@ -343,6 +343,8 @@ def work(
                                         environ=environ, echo=echo)  # fmt: skip
         settled += _synthesize(app, echo)
         settled += _voice(app, echo)
+        # Then the scheduled jobs that are due (schedule.py: each once, one process at a time).
+        settled += _scheduled(app, worker, echo)
         if once or should_stop():
             break
         deadline = time.monotonic() + poll
@@ -398,6 +400,14 @@ def _voice(app: App, echo: Callable[[str], None]) -> int:
          f"failed {len(report['failed'])}"
          + (f" — {report['missing']}" if report["missing"] else ""))  # fmt: skip
     return len(report["written"]) + len(report["refused"])
+
+
+def _scheduled(app: App, worker: str, echo: Callable[[str], None]) -> int:
+    """The scheduled jobs due now (schedule.py), run one after another; a failing job is
+    recorded and retried later and never stops the worker."""
+    from .. import schedule
+
+    return schedule.worker_pass(app, worker=worker, echo=echo)
 
 
 def _job_line(job: dict) -> str:

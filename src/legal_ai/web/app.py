@@ -411,6 +411,33 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     def lessons_for_outcome(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
         return brief.lessons_for_outcome(view, appeal_type, outcome)
 
+    # -- scheduled jobs (issue 15 item 1; README "Scheduled jobs") ---------------------------
+    # Jobs are operations: they propose, reconcile and re-index, and run as the agent
+    # `scheduler` whoever asks; none decides what the chair gates, so an agent may run them.
+    @api.get("/api/jobs")
+    def list_jobs(view: Acting) -> dict:
+        from .. import schedule
+
+        return schedule.list_jobs(view)
+
+    @api.post("/api/jobs/{name}/run")
+    def run_job(name: str, view: Acting) -> dict:
+        from .. import schedule
+
+        return schedule.run_now(view, name)
+
+    @api.get("/api/jobs/runs")
+    def job_runs(view: Acting, name: str | None = None, limit: int = 20) -> dict:
+        from .. import schedule
+
+        return schedule.runs(view, name, limit)
+
+    @api.get("/api/reminders")
+    def reminders(view: Acting) -> dict:
+        from ..scheduled_jobs import reminders as listed
+
+        return listed(view)
+
     from . import desk  # the chair's pages (web/desk): sign-in, search, training, ...
 
     desk.mount(api, legal, settings)
