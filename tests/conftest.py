@@ -45,8 +45,8 @@ ITEM_TABLES = (
     " style_distance_history, panel_verdicts, jobs, model_calls, desk_users, desk_sessions,"
     " desk_login_failures, canonical_principles, synthesis_attempts,"
     " canonical_statement_versions, voice_documents, block_exemplars, block_templates,"
-    " template_state, search_log, search_marks, case_law_enrichments, schedules, schedule_runs,"
-    " case_status, eval_history"
+    " template_state, search_log, search_marks, scanned_files,"
+    " case_law_enrichments, schedules, schedule_runs, case_status, eval_history"
 )
 # Methodology profiles go back to their seed (version 1) between tests.
 RESET_PROFILES = (

@@ -137,6 +137,12 @@ def item_history(
                    f"  {v['chars']} chars  sha256 {v['content_hash'][:12]}  by {v['recorded_by']}")  # fmt: skip
         if text:
             typer.echo(v["content"] + "\n")
+    for o in result.get("ocr", []):
+        pages = ", ".join(f"{n}: {c if c is not None else '-'}"
+                          for n, c in enumerate(o["page_confidence"] or [], start=1))  # fmt: skip
+        low = ", ".join(map(str, o["low_confidence_pages"] or [])) or "none"
+        typer.echo(f"{o['corpus']}/{o['doc_id']}: read by OCR ({o['engine']}), confidence "
+                   f"{o['confidence']} (pages {pages}); low-confidence pages: {low}")  # fmt: skip
 
 
 # -- ingest -------------------------------------------------------------------------------------
@@ -320,6 +326,14 @@ def health(as_json: JsonFlag = False) -> None:
     )
     for entry in report["unsearchable_items"]:
         typer.echo(f"  {entry['corpus']}/{entry['doc_id']}: missing {', '.join(entry['missing'])}")
+    ocr = report["ocr"]
+    typer.echo(f"ocr: {ocr['queued']} queued, {ocr['waiting']} waiting, {ocr['failed']} failed, "
+               f"{len(ocr['low_confidence'])} with low-confidence pages"
+               + (f" — {ocr['waiting_for']}" if ocr["waiting_for"] else ""))  # fmt: skip
+    for item in ocr["low_confidence"]:
+        typer.echo(f"  {item['corpus']}/{item['doc_id']}: low-confidence page(s) "
+                   f"{', '.join(map(str, item['low_confidence_pages'] or [])) or '-'}"
+                   f" (below {ocr['min_confidence']:g})")  # fmt: skip
     for key, label in (("unresolved_digests", "digests whose ruling is not in the library"),
                        ("missing_precedents", "open missing precedents"),
                        ("awaiting_enrichment", "internal decisions awaiting enrichment")):  # fmt: skip
@@ -480,6 +494,7 @@ def user_set_password(
 
 from .cli_arrival import register as register_arrival  # noqa: E402
 from .cli_learning import register  # noqa: E402
+from .cli_ocr import register as register_ocr  # noqa: E402
 from .cli_principles import register as register_principles  # noqa: E402
 from .cli_scheduler import register as register_scheduler  # noqa: E402
 from .cli_telemetry import register as register_telemetry  # noqa: E402
@@ -492,6 +507,7 @@ register_scheduler(app)
 register_telemetry(app)
 register_voice(app)
 register_writer(app)
+register_ocr(app)
 register_arrival(app)
 
 

@@ -314,6 +314,37 @@ class Settings(BaseSettings):
         "after its lease ends.",
     )
 
+    tesseract: str = Field(
+        default="tesseract",
+        description="The Tesseract OCR program (a name on PATH or a path) that reads scanned, "
+        "image-only PDFs in the background (`legal-ai worker`, `legal-ai ocr run`); Debian's "
+        "tesseract-ocr and tesseract-ocr-heb, installed by `make install`. Missing: scanned "
+        "files wait in the queue with what to install.",
+    )
+    ocr_languages: str = Field(
+        default="heb",
+        pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$",
+        description="Tesseract's language models, joined by + (e.g. heb+eng); each must be "
+        "installed (`tesseract --list-langs`).",
+    )
+    ocr_min_confidence: float = Field(
+        default=60.0,
+        ge=0,
+        le=100,
+        description="A scanned page whose mean word confidence (Tesseract's, 0-100) is below "
+        "this is flagged as low-confidence in the item's record and in `legal-ai health`.",
+    )
+    ocr_dpi: int = Field(
+        default=300, ge=72, le=600, description="Resolution pages are rendered at for OCR."
+    )
+    ocr_page_seconds: float = Field(
+        default=120.0,
+        gt=0,
+        description="Wall-clock seconds rendering or reading one scanned page may take (each "
+        "runs in its own process, also limited in memory); a page over it is left empty and "
+        "flagged.",
+    )
+
     @field_validator("analyzer")
     @classmethod
     def _known_analyzer(cls, value: str) -> str:

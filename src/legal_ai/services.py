@@ -258,11 +258,16 @@ class App:
         """Every version of an item's text, oldest first (`legal-ai item history`)."""
         if corpus is not None:
             get_corpus(corpus)
+        from .store import ocr as ocr_store
+
         with self.store.connection() as conn:
             rows = sql_items.item_history(conn, doc_id, corpus)
+            # An item read from a scan: its OCR engine and confidences (ingest/ocr_jobs.py).
+            scanned = ocr_store.read_items(conn, doc_id=doc_id, corpus_key=corpus)
         if not rows:
             raise NotFound(f"no item with doc_id {doc_id!r}" + (f" in {corpus}" if corpus else ""))
-        return {"doc_id": doc_id, "versions": [dict(r) for r in rows]}
+        return {"doc_id": doc_id, "versions": [dict(r) for r in rows],
+                "ocr": [dict(r) for r in scanned]}  # fmt: skip
 
     # -- cases ----------------------------------------------------------------------------------
     def attach_precedent(self, case_number: str, citation: str, note: str | None = None) -> dict:
@@ -291,6 +296,7 @@ class App:
         """What cannot be searched and why, stale or missing embeddings and stale analysis (of
         chunks, and under `units` of principles, attached precedents, canonical statements and
         page images; the totals count all of them), the isolation audit and the roles."""
+        from .ingest import ocr_jobs
         from .learning import arrival
 
         images = self.images
@@ -301,6 +307,7 @@ class App:
             unsearchable = maintenance.unsearchable_items(conn)
             items = maintenance.searchable_counts(conn)
             config = conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
+            ocr = ocr_jobs.health(conn, self.settings)  # scans: the queue, low-confidence pages
             upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
         total = {
@@ -327,6 +334,7 @@ class App:
             "corpora": {key: {**items[key], **counts[key]} for key in CORPORA},
             "units": units,
             "unsearchable_items": unsearchable,
+            "ocr": ocr,
             # Upkeep on arrival (learning/arrival.py): `unresolved_digests`, `missing_precedents`
             # (open) and `awaiting_enrichment` (internal decisions), each {"count", "items"}.
             **upkeep,

@@ -322,6 +322,7 @@ def work(
     """The worker loop (`legal-ai worker`): a pass over the ready jobs, then a pause of `poll`
     seconds, until `should_stop()` (SIGTERM/SIGINT: the job in hand is settled first) or, with
     `once`, after one pass. Returns how many jobs it settled."""
+    from ..ingest import ocr_jobs
     from . import enrichment, principle_jobs
 
     worker = worker_id()
@@ -332,6 +333,12 @@ def work(
         for job in report["jobs"]:
             settled += 1
             echo(_job_line(job))
+        # Then the scans that arrived, read by OCR (ingest/ocr_jobs): a ruling read this way
+        # queues its principles, extracted just below.
+        scanned = ocr_jobs.run(app, worker=worker, should_stop=should_stop)
+        for job in scanned["jobs"]:
+            settled += 1
+            echo(ocr_jobs.job_line(job))
         # Then the principles of rulings and decisions that arrived (learning/principle_jobs).
         extracted = principle_jobs.run(app, worker=worker, should_stop=should_stop,
                                        environ=environ)  # fmt: skip
@@ -352,7 +359,8 @@ def work(
             time.sleep(min(0.2, poll))
         if should_stop():
             break
-    waiting = [p for p in report["pending"] + extracted["pending"] if p["status"] == "waiting"]
+    waiting = [p for p in report["pending"] + extracted["pending"] + scanned["pending"]
+               if p["status"] == "waiting"]  # fmt: skip
     if waiting:
         echo(f"{len(waiting)} job(s) waiting: {waiting[0]['reason']}")
     echo(f"worker {worker}: stopped after {settled} job(s)")
