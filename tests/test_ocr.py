@@ -18,10 +18,10 @@ from legal_ai.learning import jobs
 from legal_ai.text import ocr
 from test_cli import run
 
-pytestmark = [
-    pytest.mark.db,
-    pytest.mark.skipif(shutil.which("tesseract") is None, reason="needs tesseract (make install)"),
-]
+needs_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None,
+    reason="needs tesseract-ocr and tesseract-ocr-heb (make install)",
+)
 
 PAGE_1 = (
     "ועדת הערר לתכנון ובנייה מחוז מרכז\n"
@@ -51,6 +51,8 @@ def ocr_jobs_rows(app):
         return conn.execute("SELECT * FROM jobs WHERE kind = 'ocr' ORDER BY id").fetchall()
 
 
+@needs_tesseract
+@pytest.mark.db
 def test_a_scan_becomes_searchable_with_page_numbers(app, tmp_path):
     scan = factories.scanned_pdf(tmp_path / "protocol-scan.pdf", [PAGE_1, PAGE_2])
     report = app.ingest([scan], "case", meta=CASE)
@@ -96,6 +98,8 @@ def test_a_scan_becomes_searchable_with_page_numbers(app, tmp_path):
     assert len(ocr_jobs_rows(app)) == 1
 
 
+@needs_tesseract
+@pytest.mark.db
 def test_one_reading_for_a_scan_in_two_corpora_and_the_worker_drains_it(app, tmp_path):
     scan = factories.scanned_pdf(tmp_path / "ruling-scan.pdf", [PAGE_2])
     app.ingest([scan], "case", meta=CASE)
@@ -116,6 +120,8 @@ def test_one_reading_for_a_scan_in_two_corpora_and_the_worker_drains_it(app, tmp
     assert kinds == ["ocr", "principles"]
 
 
+@needs_tesseract
+@pytest.mark.db
 def test_a_blurred_page_is_flagged_in_the_record_and_in_health(app, tmp_path, cli_env):
     scan = factories.scanned_pdf(tmp_path / "bad-copy.pdf", [PAGE_1, PAGE_3, PAGE_2],
                                  degrade=(2,))  # fmt: skip
@@ -152,6 +158,8 @@ def scanned_file(app):
         return dict(conn.execute("SELECT * FROM scanned_files").fetchone())
 
 
+@needs_tesseract
+@pytest.mark.db
 def test_without_tesseract_the_job_waits_saying_what_to_install(app, tmp_path, monkeypatch):
     monkeypatch.setattr(app.settings, "tesseract", "/nonexistent/tesseract")
     scan = factories.scanned_pdf(tmp_path / "scan.pdf", [PAGE_3])
@@ -181,6 +189,8 @@ def test_without_tesseract_the_job_waits_saying_what_to_install(app, tmp_path, m
     assert ocr_jobs_rows(app)[0]["status"] == "done"
 
 
+@needs_tesseract
+@pytest.mark.db
 def test_a_scan_with_no_text_stays_unsearchable_flagged_without_a_crash(app, tmp_path):
     blank = factories.scanned_pdf(tmp_path / "blank.pdf", ["", ""])
     bars = factories.image_only_pdf(tmp_path / "bars.pdf")
@@ -206,6 +216,8 @@ def test_a_scan_with_no_text_stays_unsearchable_flagged_without_a_crash(app, tmp
     assert bars_item["metadata"]["ocr_low_confidence_pages"] == [1]
 
 
+@needs_tesseract
+@pytest.mark.db
 def test_a_page_that_cannot_be_read_is_empty_and_flagged(app, tmp_path, monkeypatch):
     """A page over its time limit is stopped and left empty with why; the others are read."""
     scan = factories.scanned_pdf(tmp_path / "scan.pdf", [PAGE_1])
