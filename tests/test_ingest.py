@@ -46,6 +46,8 @@ def test_ingest_is_searchable_and_idempotent(app, tmp_path):
         "updated": 0,
         "unsearchable": [],
         "failed": [],
+        # a style final resolves nothing and queues no enrichment (issue 15, upkeep on arrival)
+        "resolved": {"missing_precedents": 0, "digests": 0, "enrichment_queued": 0},
     }
     before = snapshot(app)
     calls = app.embedder.calls
