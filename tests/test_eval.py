@@ -82,7 +82,12 @@ def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path
     assert report["modes"]["lexical"]["ndcg@10"] == 1.0  # exact case numbers and words
     assert set(report["peers"]) == {"bm25s", "dense_exact", "bm25s+dense_rrf"}
     assert report["hybrid_minus_best_single"]["best_single"] in ("semantic", "lexical")
-    assert report["latency_ms"]["hybrid"]["p50"] > 0
+    # Latency per mode at k = 10 (what users ask for, as the bench) and k = 100 (the run the
+    # metrics read), each figure carrying its k.
+    for mode in ("hybrid", "semantic", "lexical"):
+        figures = report["latency_ms"][mode]
+        assert [figures[key]["k"] for key in ("k10", "k100")] == [10, 100]
+        assert all(0 < figures[key]["p50"] <= figures[key]["p95"] for key in ("k10", "k100"))
     baseline = tmp_path / "baseline.json"
     baseline.write_text(json.dumps(report), encoding="utf-8")
     assert check(report, baseline)[0]

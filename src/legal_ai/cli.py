@@ -249,19 +249,15 @@ def search(
     as_json: JsonFlag = False,
 ) -> None:
     """Search one corpus through its tool; every hit carries its provenance."""
-    from .retrieval.corpora import get_corpus
-    from .retrieval.tools import TOOL_OF_CORPUS, TOOLS
+    from .retrieval.tools import corpus_tool
 
-    tool = TOOL_OF_CORPUS[get_corpus(corpus, searchable=True).key]
     given = {
         "practice_area": practice_area, "case_number": case_number, "court": court,
         "date_from": date_from, "date_to": date_to,
     }  # fmt: skip
-    accepted = _tool_parameters(TOOLS[tool])
-    unused = [f"--{k.replace('_', '-')}" for k, v in given.items() if v and k not in accepted]
-    if unused:
-        raise InvalidInput(f"{' '.join(unused)} does not apply to --corpus {corpus}")
-    arguments = {k: v for k, v in given.items() if k in accepted and v is not None}
+    # The same rules as GET /api/search: the corpus's tool, the filters it takes (one it does
+    # not take is refused), a filter it requires passed on so the tool says it is missing.
+    tool, arguments = corpus_tool(corpus, given, lambda name: f"--{name.replace('_', '-')}")
     with _app() as legal:
         result = legal.on_surface("cli").tool(tool, query=query, limit=limit, mode=mode,
                                               **arguments)  # fmt: skip
@@ -283,12 +279,6 @@ def similar(
             practice_area=practice_area, limit=limit,
         )  # fmt: skip
     _print_result(result, as_json)
-
-
-def _tool_parameters(function) -> set[str]:
-    import inspect
-
-    return set(inspect.signature(function).parameters) - {"app"}
 
 
 def _print_result(result: dict, as_json: bool) -> None:
@@ -442,6 +432,10 @@ def evaluate(
         typer.echo(
             f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})"
         )
+        for mode, figures in report["latency_ms"].items():
+            typer.echo(f"  latency {mode:>8}: " + "  ".join(
+                f"k={f['k']} p50 {f['p50']:.1f} ms p95 {f['p95']:.1f} ms"
+                for f in figures.values()))  # fmt: skip
         if verdict:
             typer.echo(verdict)
     if baseline is not None and not report["baseline"]["passed"]:

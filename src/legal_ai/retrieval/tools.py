@@ -150,3 +150,32 @@ TOOL_OF_CORPUS = {
     "case_precedents": "precedent_search_library",
     "digests": "search_digests",
 }
+
+# The filters `legal-ai search` and GET /api/search take beside the query (each corpus's tool
+# accepts some of them).
+CORPUS_FILTERS = ("practice_area", "case_number", "court", "date_from", "date_to")
+
+
+def corpus_tool(
+    corpus: str, given: dict[str, str | None], spell=lambda name: name
+) -> tuple[str, dict]:
+    """The tool that searches `corpus` and the filters of `given` it takes. A filter given a
+    value the tool does not take is refused (InvalidInput naming it as `spell(name)` spells it:
+    `--practice-area` for the CLI, `practice_area` for HTTP), never dropped."""
+    import inspect
+
+    from .corpora import get_corpus
+
+    tool = TOOL_OF_CORPUS[get_corpus(corpus, searchable=True).key]
+    parameters = inspect.signature(TOOLS[tool]).parameters
+    accepted = set(parameters) - {"app"}
+    unused = [spell(k) for k, v in given.items() if v and k not in accepted]
+    if unused:
+        raise InvalidInput(f"{' '.join(unused)} does not apply to {spell('corpus')} {corpus}")
+    # A filter the tool requires goes in even when missing: the tool says what it needs.
+    required = {
+        k for k in given if k in parameters and parameters[k].default is parameters[k].empty
+    }
+    return tool, {
+        k: v for k, v in given.items() if k in accepted and (v is not None or k in required)
+    }
