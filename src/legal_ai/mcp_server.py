@@ -48,8 +48,9 @@ def mcp_principal(settings: Settings):
     return agent(names[0] if names else "mcp")
 
 
-def build_server(settings: Settings | None = None):
-    """An MCPServer with the seven tools, bound to a lazily opened App."""
+def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
+    """An MCPServer with the seven tools, bound to a lazily opened App — or, served over HTTP
+    (web/remote.py), to `app_for_call()`: the web app's App acting for the caller."""
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -59,6 +60,8 @@ def build_server(settings: Settings | None = None):
     def run(function: Any, **arguments: Any) -> dict:
         """`function(app, **arguments)` on the lazily opened App; AppError → tool error."""
         try:
+            if app_for_call is not None:
+                return function(app_for_call(), **arguments)
             if "app" not in state:
                 from .services import App
 

@@ -16,6 +16,9 @@ Uploads stream to a private folder under HOME/uploads (web/uploads.py) and the b
 requests. `/docs`, `/redoc` and `/openapi.json` are off; LEGAL_AI_API_SCHEMA=true serves
 `/openapi.json` to authenticated callers.
 
+`GET /api/search` takes `legal-ai search`'s parameters and answers its `--json`; `/mcp` serves
+the MCP tools over streamable HTTP with the same tokens (web/remote.py).
+
 Case numbers contain `/` (`ערר (מרכז) 1042/23`), so case routes take the rest of the path
 (`/api/cases/ערר (מרכז) 1042/23/final/upload`, URL-encoded by the client).
 
@@ -151,7 +154,11 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     uploads.sweep(upload_root)
 
     schema = "/openapi.json" if settings.api_schema else None
-    api = FastAPI(title="legal-ai", docs_url=None, redoc_url=None, openapi_url=None)
+    from .remote import McpOverHttp
+
+    mcp_http = McpOverHttp(settings, legal)  # the MCP tools at /mcp (web/remote.py)
+    api = FastAPI(title="legal-ai", docs_url=None, redoc_url=None, openapi_url=None,
+                  lifespan=mcp_http.lifespan)  # fmt: skip
     errors.install(api, settings)
     max_file = settings.max_file_mb * 2**20
     api.add_middleware(errors.Edge, max_file=max_file)
@@ -437,6 +444,23 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         from ..scheduled_jobs import reminders as listed
 
         return listed(view)
+
+    # -- search over HTTP (issue 15 item 6; README "Agents over the network") ----------------
+    @api.get("/api/search")
+    def search(view: Acting, query: str, corpus: str, practice_area: str | None = None,
+               case_number: str | None = None, court: str | None = None,
+               date_from: str | None = None, date_to: str | None = None, limit: int = 10,
+               mode: str = "hybrid") -> dict:  # fmt: skip
+        """`legal-ai search --json`: the corpus's tool, its filters, the same JSON."""
+        from ..retrieval.tools import corpus_tool
+
+        tool, filters = corpus_tool(corpus, {
+            "practice_area": practice_area, "case_number": case_number, "court": court,
+            "date_from": date_from, "date_to": date_to,
+        })  # fmt: skip
+        return view.tool(tool, query=query, limit=limit, mode=mode, **filters)
+
+    mcp_http.mount(api)
 
     from . import desk  # the chair's pages (web/desk): sign-in, search, training, ...
 
