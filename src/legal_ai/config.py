@@ -133,6 +133,14 @@ class Settings(BaseSettings):
         ge=1000,
         description="Bound on pgvector's iterative HNSW scan for filtered searches.",
     )
+    hnsw_ef_search: int = Field(
+        default=100,
+        ge=10,
+        le=1000,
+        description="pgvector's hnsw.ef_search for the semantic leg: candidates kept per scan. "
+        "At or above the leg's window (50) one scan fills it; 100 held recall@10 where "
+        "pgvector's default 40 lost a fifth of it (docs/benchmarks.md).",
+    )
     committee_chair: str | None = Field(
         default=None,
         description="Chair of internal committee decisions that name none (and whose case names "

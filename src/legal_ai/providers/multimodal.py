@@ -15,7 +15,7 @@ import numpy as np
 
 from ..config import Settings
 from ..errors import ProviderError, UnsupportedFile
-from .embedders import voyage_batches
+from .embedders import QueryCache, voyage_batches
 
 
 class VoyageMultimodal:
@@ -30,6 +30,7 @@ class VoyageMultimodal:
             raise ProviderError("MULTIMODAL_ENABLED needs the voyageai package") from exc
         self._client = voyageai.Client(api_key=api_key, max_retries=2, base_url=base_url)
         self._model = model
+        self.queries = QueryCache()  # a repeated query's image-leg vector without a network call
 
     def _embed(self, inputs: list[list], input_type: str) -> np.ndarray:
         def call(batch: list) -> object:
@@ -44,7 +45,7 @@ class VoyageMultimodal:
         return self._embed(images, "document") if images else np.zeros((0, self.dim), np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([[text]], "query")[0]
+        return self.queries.get(self.id, text, lambda t: self._embed([[t]], "query")[0])
 
 
 def make_multimodal(settings: Settings) -> VoyageMultimodal | None:

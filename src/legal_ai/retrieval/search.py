@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Hashable
+import time
+from collections.abc import Callable, Hashable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,8 +40,13 @@ SNIPPET_CHARS = 400
 
 @dataclass
 class SearchResult:
+    """The hits and how many the diversity cap passed over. `timings`: milliseconds per phase
+    (embedding — the model's own time, embedding_wait — how long the search waited for it after
+    its lexical work, lexical, reference, semantic, image, hydrate, total); not part of the JSON."""
+
     hits: list[dict] = field(default_factory=list)
     dropped_by_cap: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
@@ -164,54 +172,155 @@ def search(
     rows: dict[tuple[str, int], dict] = {}
     image_source = corpus.image_source if settings.multimodal_enabled and image_embedder else None
     use_image = image_source is not None and mode in ("hybrid", "semantic")
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+    # The query's embedding runs in a thread while the lexical and reference legs run in the
+    # database (the model releases the GIL; a cached query returns at once). Alone (semantic
+    # mode, or a given vector) there is nothing to overlap, so it runs inline.
+    embedding: Future | None = None
+    if use_semantic and vector is None and use_lexical:
+        embedding = _submit(_timed_embedding, embedder, text)
+    image_vector: Future | None = _submit(image_embedder.embed_query, text) if use_image else None
+    found: dict[str, list[int]] = {}  # leg name -> unit ids, best first
     with store.connection() as conn:
-        qvec = (
-            (vector if vector is not None else embedder.embed_query(text)) if use_semantic else None
-        )
-        terms: list[str] = []
-        lookups: list[legs.Reference] = []
+        # The HNSW scan's settings once for the search's transaction (the connection is not in
+        # autocommit: the pool's connections never are), while the model is still at work.
+        configured = (use_semantic or use_image) and not conn.autocommit
+        if configured:
+            legs.configure_hnsw(conn, max_scan_tuples=settings.hnsw_max_scan_tuples,
+                                ef_search=settings.hnsw_ef_search)  # fmt: skip
         if use_lexical:
             lexical_text = expand_query(text) if settings.lexical_synonyms else text
             terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
             lookups = legs.references(text, settings.reference_lookups_per_query)
+            for source in corpus.sources:
+                with _timer(timings, "lexical"):
+                    found[_leg_name(source.kind, "lexical")] = legs.lexical(
+                        conn, corpus, source, filters, terms, embedder=embedder.id,
+                        window=window, budget=settings.lexical_candidate_budget,
+                    )  # fmt: skip
+                with _timer(timings, "reference"):
+                    found[_leg_name(source.kind, "reference")] = legs.reference(
+                        conn, corpus, source, filters, lookups, embedder=embedder.id,
+                        window=window,
+                    )  # fmt: skip
+        if embedding is not None and not embedding.done():
+            # While the model is still at work: the provenance of what the lexical legs found
+            # (most of it is needed; it is read in time the search would spend waiting).
+            with _timer(timings, "hydrate"):
+                for source in corpus.sources:
+                    wanted = sorted({i for name, ids in found.items() for i in ids
+                                     if _leg_kind(name, source.kind)})  # fmt: skip
+                    for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
+                        rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
+        if use_semantic:
+            if vector is not None:
+                qvec = vector
+            elif embedding is not None:
+                with _timer(timings, "embedding_wait"):
+                    qvec, seconds = embedding.result()
+                timings["embedding"] = seconds * 1000
+            else:
+                with _timer(timings, "embedding"):
+                    qvec = embedder.embed_query(text)
+            with _timer(timings, "semantic"):
+                if configured:  # every source's statement in one round trip
+                    with conn.pipeline():
+                        cursors = [conn.execute(*legs.semantic_statement(
+                            corpus, source, filters, qvec, embedder=embedder.id,
+                            dim=embedder.dim, window=window)) for source in corpus.sources]  # fmt: skip
+                    for source, cursor in zip(corpus.sources, cursors, strict=True):
+                        ids = [r["id"] for r in cursor.fetchall()]
+                        found[_leg_name(source.kind, "semantic")] = ids
+                for source in () if configured else corpus.sources:
+                    found[_leg_name(source.kind, "semantic")] = legs.semantic(
+                        conn, corpus, source, filters, qvec, embedder=embedder.id,
+                        dim=embedder.dim, window=window,
+                        max_scan_tuples=settings.hnsw_max_scan_tuples,
+                        ef_search=settings.hnsw_ef_search,
+                    )  # fmt: skip
+        if image_vector is not None:
+            with _timer(timings, "image"):
+                found["image"] = legs.semantic(
+                    conn, corpus, image_source, filters, image_vector.result(),
+                    embedder=image_embedder.id, dim=image_embedder.dim, window=window,
+                    max_scan_tuples=settings.hnsw_max_scan_tuples,
+                    ef_search=settings.hnsw_ef_search, configured=configured,
+                )  # fmt: skip
+        # The legs in their fixed order (each source: semantic, lexical, reference; then image);
+        # a reference leg that matched nothing is no leg.
         for source in corpus.sources:
-            if use_semantic:
-                ids = legs.semantic(
-                    conn, corpus, source, filters, qvec, embedder=embedder.id, dim=embedder.dim,
-                    window=window, max_scan_tuples=settings.hnsw_max_scan_tuples,
-                )  # fmt: skip
-                rankings[_leg_name(source.kind, "semantic")] = [(source.kind, i) for i in ids]
-            if use_lexical:
-                ids = legs.lexical(
-                    conn, corpus, source, filters, terms, embedder=embedder.id, window=window,
-                    budget=settings.lexical_candidate_budget,
-                )  # fmt: skip
-                rankings[_leg_name(source.kind, "lexical")] = [(source.kind, i) for i in ids]
-                ids = legs.reference(
-                    conn, corpus, source, filters, lookups, embedder=embedder.id, window=window
-                )
-                if ids:
-                    rankings[_leg_name(source.kind, "reference")] = [(source.kind, i) for i in ids]
-        if use_image:
-            ids = legs.semantic(
-                conn, corpus, image_source, filters, image_embedder.embed_query(text),
-                embedder=image_embedder.id, dim=image_embedder.dim, window=window,
-                max_scan_tuples=settings.hnsw_max_scan_tuples,
-            )  # fmt: skip
-            rankings["image"] = [("page", i) for i in ids]
+            for leg in ("semantic", "lexical", "reference"):
+                ids = found.get(_leg_name(source.kind, leg))
+                if ids is not None and (ids or leg != "reference"):
+                    rankings[_leg_name(source.kind, leg)] = [(source.kind, i) for i in ids]
+        if "image" in found:
+            rankings["image"] = [("page", i) for i in found["image"]]
         fused = rrf(rankings, k=settings.rrf_k, weights={"image": settings.image_weight})
-        for source in (*corpus.sources, *([image_source] if use_image else [])):
-            wanted = [f.key[1] for f in fused if f.key[0] == source.kind]
-            for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
-                rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
-    # A tie of fused scores between principles goes to the one whose ruling more decisions
-    # cite (corroboration); everything else keeps the RRF order (the sort is stable).
-    fused = sorted(fused, key=lambda f: (-f.score, -((rows.get(f.key) or {}).get("corroboration")
-                                                     or 0)))  # fmt: skip
-    grouping = group_by or (lambda row: row["item_id"])
-    group_of = {key: grouping(row) for key, row in rows.items()}
-    kept, dropped = cap_per_item(fused, group_of, limit, cap)
-    return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped)
+        # Provenance for as much of the fused list as the cap needs: a prefix of it, grown
+        # until `limit` hits are kept. A prefix never splits a tie of scores, so the tie-break
+        # below orders it as it would order the whole list.
+        grouping = group_by or (lambda row: row["item_id"])
+        by_kind = {s.kind: s for s in (*corpus.sources, *([image_source] if use_image else []))}
+        upto = 0
+        asked = set(rows)
+        while True:
+            upto = _prefix_end(fused, upto + limit * cap)
+            missing = [f.key for f in fused[:upto] if f.key not in asked]
+            asked.update(missing)
+            if missing:
+                with _timer(timings, "hydrate"):
+                    for kind, source in by_kind.items():
+                        wanted = [key[1] for key in missing if key[0] == kind]
+                        for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
+                            rows[(kind, unit_id)] = {**row, "kind": kind}
+            # A tie of fused scores between principles goes to the one whose ruling more
+            # decisions cite (corroboration); everything else keeps the RRF order (stable).
+            ordered = sorted(fused[:upto], key=lambda f: (
+                -f.score, -((rows.get(f.key) or {}).get("corroboration") or 0)))  # fmt: skip
+            group_of = {f.key: grouping(rows[f.key]) for f in ordered if f.key in rows}
+            kept, dropped = cap_per_item(ordered, group_of, limit, cap)
+            if len(kept) == limit or upto >= len(fused):
+                break
+    timings["total"] = (time.perf_counter() - clock) * 1000
+    return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped, timings)
+
+
+# Query embeddings run here while a search's SQL runs (one task per search that needs both).
+_EMBEDDING_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="legal-ai-query")
+
+
+def _submit(function: Callable, *args: object) -> Future:
+    return _EMBEDDING_THREADS.submit(function, *args)
+
+
+def _timed_embedding(embedder: Embedder, text: str) -> tuple[np.ndarray, float]:
+    started = time.perf_counter()
+    vector = embedder.embed_query(text)
+    return vector, time.perf_counter() - started
+
+
+@contextmanager
+def _timer(timings: dict[str, float], name: str) -> Iterator[None]:
+    """Add the milliseconds spent in the block to timings[name]."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - started) * 1000
+
+
+def _prefix_end(fused: list[Fused], end: int) -> int:
+    """`end`, moved past any entries tied in score with the one before it (at most len)."""
+    end = min(end, len(fused))
+    while 0 < end < len(fused) and fused[end].score == fused[end - 1].score:
+        end += 1
+    return end
+
+
+def _leg_kind(leg: str, kind: str) -> bool:
+    """Whether the leg named `leg` ranks units of source kind `kind`."""
+    return leg in (_leg_name(kind, "lexical"), _leg_name(kind, "reference"))
 
 
 def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
