@@ -209,7 +209,8 @@ def chunk_vectors(store: Store, corpus: str) -> tuple[np.ndarray, np.ndarray, np
         " WHERE u.{} = %s ORDER BY u.id"
     ).format(*map(sql.Identifier, (table, item, parent, scope_col)))
     with store.pool.connection() as conn:
-        rows = conn.execute(statement, (scope,)).fetchall()
+        # Binary: the vectors arrive as floats, not as text to parse (400k rows at 1M chunks).
+        rows = conn.cursor(binary=True).execute(statement, (scope,)).fetchall()
     ids = np.array([r["id"] for r in rows])
     matrix = np.stack([np.asarray(r["embedding"].to_numpy(), dtype=np.float32) for r in rows])
     areas = np.array([r["practice_area"] for r in rows])
@@ -235,7 +236,7 @@ def main() -> None:
         "--reuse", action="store_true",
         help="with --home: search the database an earlier run built when it has --chunks chunks",
     )  # fmt: skip
-    parser.add_argument("--ef-search", default="40,100,200", help="hnsw.ef_search values")
+    parser.add_argument("--ef-search", default="40,100,200,400", help="hnsw.ef_search values")
     args = parser.parse_args()
     pool = sentences()
     random.Random(3).shuffle(pool)
@@ -433,9 +434,12 @@ def measure_recall(app: App, inner: E5Local, queries: list[str], ext_ids: np.nda
             source = corpus.sources[0]
             for ef in efs:
                 conn.execute(f"SET hnsw.ef_search = {int(ef)}")
-                found, times = [], []
+                found, close, times = [], [], []
+                position = {int(i): n for n, i in enumerate(ids)}
                 for vec in vectors:
-                    exact = set(ids[np.argsort(-(matrix @ vec))[:10]].tolist())
+                    similarity = matrix @ vec
+                    best = np.argsort(-similarity)[:10]
+                    exact = set(ids[best].tolist())
                     t0 = time.perf_counter()
                     got = legs.semantic(
                         conn, corpus, source, filters, vec, embedder=inner.id, dim=inner.dim,
@@ -443,9 +447,17 @@ def measure_recall(app: App, inner: E5Local, queries: list[str], ext_ids: np.nda
                     )  # fmt: skip
                     times.append(time.perf_counter() - t0)
                     found.append(len(exact & set(got[:10])) / 10)
+                    # The synthetic chunks come in clusters of near-duplicates of one sentence
+                    # (cosine distances apart in the 4th decimal), among which the exact top 10
+                    # is a coin toss: also count a hit as found when its distance is within 1 %
+                    # of the exact 10th's.
+                    bound = (1 - similarity[best[-1]]) * 1.01
+                    close.append(sum(1 - similarity[position[i]] <= bound for i in got[:10]) / 10)
                 out.setdefault(name, {})[f"ef_search={ef}"] = {
                     "recall_at_10": round(statistics.mean(found), 4),
                     "min": min(found),
+                    "recall_at_10_within_1pct": round(statistics.mean(close), 4),
+                    "min_within_1pct": min(close),
                     "semantic_leg": percentiles(times),
                 }
         conn.execute("RESET hnsw.ef_search")
