@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..auth import agent
-from ..errors import AppError, StoreError
+from ..errors import StoreError
 from ..learning import jsonable
-from ..learning.jobs import _backoff, worker_id
+from ..learning.jobs import drain, retry_later, worker_id
 from ..store import engine as store
 from ..store import ocr as ocr_store
 from ..text import extract, ocr
@@ -212,15 +212,8 @@ def process(app: App, job: dict, *, worker: str,
         outcome.update(status="done" if row else "lost", report=report)
         return outcome
     except Exception as exc:  # the store or the ingest failed: retried with backoff, then failed
-        if isinstance(exc, AppError):
-            error = str(exc)
-        else:
-            logger.exception("ocr job %s: failed", job["id"])
-            error = f"internal error in OCR ({type(exc).__name__})"
-        with app.store.transaction() as conn:
-            row = store.retry_or_fail(conn, job["id"], worker, attempt, error, {},
-                                      _backoff(attempt))  # fmt: skip
-        outcome.update(status=row["status"] if row else "lost", error=error)
+        status, error = retry_later(app, job, worker, exc, "OCR")
+        outcome.update(status=status, error=error)
         return outcome
 
 
@@ -232,26 +225,16 @@ def run(app: App, *, worker: str | None = None,
     engine = app.acting_as(agent(ACTOR))
     worker = worker or worker_id()
     reason = ocr.problem(app.settings)
-    with engine.store.transaction() as conn:
-        abandoned = store.fail_abandoned(conn, kind=KIND)
-        again = [j["id"] for j in store.waiting_jobs(conn, kind=KIND)
-                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
-        if again:
-            store.requeue(conn, again)
-    outcomes = []
-    while not (should_stop and should_stop()):
-        with engine.store.transaction() as conn:
-            job = store.claim(conn, worker, app.settings.job_lease_s, kind=KIND)
-        if job is None:
-            break
-        outcomes.append(process(engine, job, worker=worker, should_stop=should_stop))
+    outcomes, abandoned, pending = drain(
+        engine, KIND, reason,
+        lambda job: process(engine, job, worker=worker, should_stop=should_stop),
+        worker=worker, should_stop=should_stop,
+    )  # fmt: skip
     done = [o for o in outcomes if o["status"] == "done" and "items" in (o["report"] or {})]
     items = [i for o in done for i in o["report"]["items"]]
     low = [{"corpus": i["corpus"], "doc_id": i["doc_id"],
             "pages": o["report"]["low_confidence_pages"]}
            for o in done if o["report"]["low_confidence_pages"] for i in o["report"]["items"]]  # fmt: skip
-    with engine.store.connection() as conn:
-        pending = store.open_jobs(conn, kind=KIND)
     return {
         "jobs": outcomes,
         "read": len(done),

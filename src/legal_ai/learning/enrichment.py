@@ -49,7 +49,7 @@ from . import jsonable
 from . import vocabulary as vocab
 from .distill import find_span
 from .engine import Lease, _spec_text, key_missing, recorder
-from .jobs import _backoff, worker_id
+from .jobs import drain, retry_later, worker_id
 from .synthesis import NUMBER, Sentence, ungrounded
 
 if TYPE_CHECKING:
@@ -276,16 +276,9 @@ def process(app: App, job: dict, *, worker: str,
         outcome["status"] = "lost"
         return outcome
     except Exception as exc:  # a model, a refusal or the store: retried with backoff, then failed
-        if isinstance(exc, AppError):
-            error = str(exc)
-        else:
-            logger.exception("enrichment job %s: failed", job["id"])
-            error = f"internal error in the enrichment ({type(exc).__name__})"
-        with app.store.transaction() as conn:
-            row = queue.retry_or_fail(conn, job["id"], worker, attempt, error,
-                                      {"refused": outcome["refused"]} if outcome["refused"]
-                                      else {}, _backoff(attempt))  # fmt: skip
-        outcome.update(status=row["status"] if row else "lost", error=error)
+        status, error = retry_later(app, job, worker, exc, "the enrichment",
+                                    {"refused": outcome["refused"]} if outcome["refused"] else None)  # fmt: skip
+        outcome.update(status=status, error=error)
         return outcome
 
 
@@ -297,21 +290,10 @@ def run(app: App, *, worker: str | None = None, should_stop: Callable[[], bool] 
     engine = app.acting_as(agent(ACTOR))
     worker = worker or worker_id()
     _, reason = enricher(engine, environ=environ)
-    with engine.store.transaction() as conn:
-        abandoned = queue.fail_abandoned(conn, kind=KIND)
-        again = [j["id"] for j in queue.waiting_jobs(conn, kind=KIND)
-                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
-        if again:
-            queue.requeue(conn, again)
-    outcomes = []
-    while not (should_stop and should_stop()):
-        with engine.store.transaction() as conn:
-            job = queue.claim(conn, worker, app.settings.job_lease_s, kind=KIND)
-        if job is None:
-            break
-        outcomes.append(process(engine, job, worker=worker, environ=environ))
-    with engine.store.connection() as conn:
-        pending = queue.open_jobs(conn, kind=KIND)
+    outcomes, abandoned, pending = drain(
+        engine, KIND, reason, lambda job: process(engine, job, worker=worker, environ=environ),
+        worker=worker, should_stop=should_stop,
+    )  # fmt: skip
     return {
         "jobs": outcomes,
         "proposed": [{"job_id": o["id"], "enrichment_id": o["enrichment_id"],

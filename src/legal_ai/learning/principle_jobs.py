@@ -23,13 +23,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..auth import agent
-from ..errors import AppError, InvalidInput
+from ..errors import InvalidInput
 from ..retrieval.corpora import get_corpus
 from ..store import engine as store
 from ..store import items as sql_items
 from . import jsonable
 from .engine import principle_panel
-from .jobs import _backoff, worker_id
+from .jobs import drain, retry_later, worker_id
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -101,15 +101,8 @@ def process(app: App, job: dict, *, worker: str,
         outcome.update(status="done" if row else "lost", report=report)
         return outcome
     except Exception as exc:  # a model or the store failed: retried with backoff, then failed
-        if isinstance(exc, AppError):
-            error = str(exc)
-        else:
-            logger.exception("principles job %s: failed", job["id"])
-            error = f"internal error in the principle panel ({type(exc).__name__})"
-        with app.store.transaction() as conn:
-            row = store.retry_or_fail(conn, job["id"], worker, attempt, error, {},
-                                      _backoff(attempt))  # fmt: skip
-        outcome.update(status=row["status"] if row else "lost", error=error)
+        status, error = retry_later(app, job, worker, exc, "the principle panel")
+        outcome.update(status=status, error=error)
         return outcome
 
 
@@ -121,25 +114,14 @@ def run(app: App, *, worker: str | None = None, should_stop: Callable[[], bool] 
     engine = app.acting_as(agent(ACTOR))
     worker = worker or worker_id()
     reason = panel_reason(engine, environ)
-    with engine.store.transaction() as conn:
-        abandoned = store.fail_abandoned(conn, kind=KIND)
-        again = [j["id"] for j in store.waiting_jobs(conn, kind=KIND)
-                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
-        if again:
-            store.requeue(conn, again)
-    outcomes = []
-    while not (should_stop and should_stop()):
-        with engine.store.transaction() as conn:
-            job = store.claim(conn, worker, app.settings.job_lease_s, kind=KIND)
-        if job is None:
-            break
-        outcomes.append(process(engine, job, worker=worker, environ=environ))
+    outcomes, abandoned, pending = drain(
+        engine, KIND, reason, lambda job: process(engine, job, worker=worker, environ=environ),
+        worker=worker, should_stop=should_stop,
+    )  # fmt: skip
     totals = dict.fromkeys(COUNTS, 0)
     for o in outcomes:
         for key in COUNTS:
             totals[key] += int((o["report"] or {}).get(key) or 0)
-    with engine.store.connection() as conn:
-        pending = store.open_jobs(conn, kind=KIND)
     return {
         "jobs": outcomes,
         "extracted": sum(1 for o in outcomes if o["status"] == "done" and o["doc_id"]),
