@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import logging
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -41,7 +40,6 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..services import App
 
-logger = logging.getLogger(__name__)
 
 KIND = "ocr"
 ACTOR = "ocr"

@@ -18,7 +18,6 @@ case_law_principles.job_id).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
 
     from ..services import App
 
-logger = logging.getLogger(__name__)
 
 KIND = "principles"
 ACTOR = "principle-panel"
