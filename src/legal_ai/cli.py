@@ -296,7 +296,8 @@ def _print_result(result: dict, as_json: bool) -> None:
 # -- health, reindex, cases ---------------------------------------------------------------------
 @app.command()
 def health(as_json: JsonFlag = False) -> None:
-    """Unsearchable items and why, stale/missing embeddings, dimension mismatches, isolation."""
+    """Unsearchable items and why, stale/missing embeddings of every unit, isolation, jobs, OCR,
+    unresolved digests, missing precedents, decisions awaiting enrichment."""
     with _app() as legal:
         report = legal.health()
     if as_json:
@@ -335,7 +336,8 @@ def health(as_json: JsonFlag = False) -> None:
 
 @app.command()
 def reindex(as_json: JsonFlag = False) -> None:
-    """Re-embed chunks whose text or embedder changed; re-analyze outdated chunks."""
+    """Re-embed what its text or embedder outdated (chunks, principles, precedents, exemplars,
+    canonical statements, page images); re-analyze what an older analyzer indexed."""
     with _app() as legal:
         result = legal.reindex()
     if as_json:

@@ -471,7 +471,8 @@ def worker(once: Annotated[bool, typer.Option("--once", help="One pass over the 
            "then exit.")] = False,
            poll: Annotated[float, typer.Option(help="Seconds between passes.", min=0.1)] = 5.0
            ) -> None:  # fmt: skip
-    """Drain the learning queue until stopped (SIGTERM/SIGINT settle the job in hand first)."""
+    """Drain the queues until stopped (SIGTERM/SIGINT settle the job in hand first): learning,
+    OCR, principle extraction, enrichment, scheduled jobs, canonical synthesis, voice documents."""
     import signal
 
     from .learning.jobs import work
