@@ -39,3 +39,5 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
     assert summary["principles"]["extracted"] == 0 and summary["principles"]["waiting"] >= 3
     assert "LEGAL_AI_PRINCIPLE_PANEL" in summary["principles"]["waiting_for"]
     assert "legal principles (עקרונות משפטיים)" in text
+    # What the writer reads: the demo finals' shared formulas (header, opening, hearing, ...).
+    assert summary["writer"]["templates"] >= 3 and "what the writer reads" in text

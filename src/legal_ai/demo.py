@@ -106,6 +106,27 @@ def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[s
             "missing": report["missing"]}  # fmt: skip
 
 
+def _writer(legal: App, echo: Callable[[str], None]) -> dict:
+    """What the writer reads (channel B) from the chair's finals loaded above: her recurring
+    formulas and her own paragraphs of a block, never of the case being written."""
+    from .knowledge.exemplars import get_block_exemplars
+    from .knowledge.templates import get_templates
+
+    found = get_templates(legal)["templates"]
+    echo(f"\nwhat the writer reads: {len(found)} template(s) she repeats across her finals")
+    for template in found[:2]:
+        echo(f"  [{template['block']}, {template['support']} finals] {template['text'][:110]}")
+    answer = get_block_exemplars(legal, "conclusion", "permit", case="ערר (מרכז) 7001/25",
+                                 query="הערר נדחה ואין צו להוצאות", limit=2)  # fmt: skip
+    exemplars = answer["exemplars"]
+    if answer.get("note"):
+        echo(f"  exemplars of her conclusions for a permit appeal: {answer['note']}")
+    for hit in exemplars:
+        echo(f"  her conclusion in {hit['case_number']} (chars {hit['char_start']}-"
+             f"{hit['char_end']}): {hit['text'][:110]}")  # fmt: skip
+    return {"templates": len(found), "exemplars": len(exemplars)}
+
+
 def _principles(legal: App, echo: Callable[[str], None]) -> dict:
     """The principles the rulings and decisions queued on arrival: extracted by the configured
     panel (real models), or the queue waiting and what to set."""
@@ -171,6 +192,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
             summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
         summary["learning"] = _learning(legal, root, echo)
         summary["principles"] = _principles(legal, echo)
+        summary["writer"] = _writer(legal, echo)
         from . import accounts
 
         accounts.set_password(legal, "chair", DEMO_DESK_PASSWORD)
