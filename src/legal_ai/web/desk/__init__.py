@@ -6,7 +6,8 @@ pages, the stylesheet and script under /desk-static, and HTML answers to errors 
 Modules: core (templates, session, CSRF), session (/login, /logout), search (/search,
 /source), training (/training, /audit), principles (/training/principles: the chair's gate
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
-documents), pages (/health, /cases), learning (/learning),
+documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
+internal decisions), pages (/health, /cases), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs)."""
 
@@ -28,6 +29,7 @@ from . import core
 
 def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     from . import learning, methodology, pages, principles, search, session, training, voice
+    from .enrichment import routes as enrichment
     from .reminders import routes as reminders
 
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
@@ -37,6 +39,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     training.routes(api, signed_in)
     principles.routes(api, signed_in)
     voice.routes(api, signed_in)
+    enrichment(api, signed_in)  # /training/enrichment: proposals for internal decisions
     pages.routes(api, signed_in, settings)
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)

@@ -31,6 +31,7 @@ NAV = (
     ("/training", "שולחן ההדרכה"),
     ("/training/principles", "עקרונות משפטיים"),
     ("/training/voice", "מסמכי קול"),
+    ("/training/enrichment", "העשרת החלטות"),
     ("/audit", "יומן החלטות"),
     ("/cases", "תיקים"),
     ("/learning", "למידה"),

@@ -111,6 +111,37 @@ def promote_refusal(case: str, pair: dict | None, rows: list[dict], ids: list[in
     return None
 
 
+def health_notes(report: dict) -> dict:
+    """/health's Hebrew for what the upkeep reports in English: why a digest is unresolved (per
+    doc_id), why an OCR job waits, and where a decision awaiting enrichment stands (per
+    case_law_id). The service's own text is shown beside it, left to right."""
+    digests = {}
+    for d in report["unresolved_digests"]["items"]:
+        if not (d["points_to"] or "").strip():
+            digests[d["doc_id"]] = "אין ליומון הפניה (points_to) לפסק הדין שהוא מסכם"
+        elif d["key"] is None:
+            digests[d["doc_id"]] = "ההפניה של היומון אינה נושאת מספר תיק"
+        else:
+            digests[d["doc_id"]] = (f"פסק הדין {d['key']} אינו בספרייה: העלי אותו (מאגר הפסיקה) "
+                                    "והיומון יקושר אליו")  # fmt: skip
+    enrich = {}
+    for e in report["awaiting_enrichment"]["items"]:
+        state = e["state"] or ""
+        enrich[e["case_law_id"]] = (
+            "ממתינה להכרעתך" if state.startswith("pending the chair's review")
+            else "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)" if state.startswith("waiting")
+            else "נכשלה" if state.startswith("failed")
+            else "בניסיון חוזר" if state.startswith("retry")
+            else "נכתבת כעת" if state == "running"
+            else "בתור לכתיבה" if state.startswith("queued")
+            else "טרם נכנסה לתור (התחזוקה הלילית תכניס אותה)"
+        )  # fmt: skip
+    ocr = {j["job_id"]: {"waiting": "ממתינה למחשב: חסרה תוכנת OCR או שפה שלה",
+                         "running": "נקראת כעת", "queued": "בתור לקריאה"}.get(j["status"], "")
+           for j in report["ocr"]["jobs"]}  # fmt: skip
+    return {"digests": digests, "enrichment": enrich, "ocr": ocr}
+
+
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
     upload_root = settings.home / "uploads"
@@ -118,8 +149,16 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
 
     @api.get("/health", include_in_schema=False)
     async def health(request: Request, desk: Chair) -> Response:
-        report = await run_in_threadpool(desk.view.health)
-        return core.render(request, "health.html", desk=desk, h=report)
+        """App.health() and, beside it, each scheduled job's last outcome (schedule.list_jobs);
+        the upkeep's reasons in Hebrew (health_notes)."""
+        from ... import schedule
+
+        def load() -> tuple[dict, dict]:
+            return desk.view.health(), schedule.list_jobs(desk.view)
+
+        report, jobs = await run_in_threadpool(load)
+        return core.render(request, "health.html", desk=desk, h=report, jobs=jobs,
+                           notes=health_notes(report))  # fmt: skip
 
     async def cases_page(request: Request, desk: core.Desk, status: int = 200,
                          **context: Any) -> Response:  # fmt: skip

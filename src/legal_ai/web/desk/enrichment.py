@@ -1,0 +1,188 @@
+"""/training/enrichment: the enrichment proposals of internal decisions on the desk (issue 15
+item 3; README "Upkeep on arrival"), linked from the training page's navigation.
+
+Over the same services as the CLI and the API (learning/enrichment.py):
+- proposals pending her review (list_enrichments "pending_review", each shown in full): the
+  decision (case number, doc_id, a link to its text on /source), the proposed headnote, each
+  summary sentence beside the decision's words it rests on (quoted with its surroundings, linked
+  to that span), the tags, and what the decision holds now; approve or reject, with a reason.
+  Approving writes the headnote, summary and tags into the decision (enrichment.review);
+- the queue: decisions still waiting for a model, with what to set when LEGAL_AI_ENRICHER (or
+  its provider's key) is missing (enrichment.enricher, as `enrich run` says it);
+- the decided proposals (approved, rejected, superseded), newest first.
+
+Every form is a POST with the session's CSRF token (core.form_of) and runs as the signed-in
+chair (`desk.view`); the service's require_chair and the database's gate apply. A decision
+carries the status the page showed: when another tab decided meanwhile, nothing changes and the
+page answers 409. Refusals are Hebrew messages on the page, never a trace.
+"""
+
+import re
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from ...errors import AppError, InvalidInput, NotFound
+from ...learning import enrichment as service
+from ...store import enrichment as enrichment_store
+from .. import errors as web_errors
+from . import core
+from .voice import quoted
+
+PATH = "/training/enrichment"
+MAX_SHOWN = 100  # proposals per list
+MAX_REASON = 2000
+STATUS_LABELS = {"pending_review": "ממתינה להכרעתך", "approved": "אושרה (נכתבה בהחלטה)",
+                 "rejected": "נדחתה", "superseded": "הוחלפה (טקסט ההחלטה השתנה)"}  # fmt: skip
+DONE = {
+    "approve": "אושרה; תקציר, סיכום ותגיות נכתבו בהחלטה",
+    "reject": "נדחתה; דבר לא נכתב בהחלטה",
+}
+
+
+class Stale(InvalidInput):
+    """The proposal is no longer where the page showed it (another tab decided it): 409."""
+
+
+def _id(raw: Any) -> int:
+    try:
+        return int(str(raw))
+    except (TypeError, ValueError):
+        raise InvalidInput("חסר מזהה ההצעה או שאינו מספר; טעני את הדף מחדש") from None
+
+
+def hebrew(exc: AppError) -> str:
+    """The service's refusals in Hebrew (its own text kept after it, for the record)."""
+    text = str(exc)
+    patterns = (
+        (r"only a proposal pending review", "רק הצעה שממתינה להכרעתך ניתנת לאישור או לדחייה"),
+        (r"changed after enrichment", "טקסט ההחלטה השתנה אחרי שההצעה נכתבה; דחי אותה (לטקסט "
+         "החדש תיכתב הצעה משלו)"),
+        (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
+        (r"is the chair's decision", 'ההכרעה שמורה ליו"ר'),
+    )  # fmt: skip
+    for pattern, said in patterns:
+        if re.search(pattern, text):
+            return f"{said} ({text})"
+    if isinstance(exc, NotFound):
+        return f"ההצעה לא נמצאה (אולי נמחקה בינתיים): {text}"
+    return text
+
+
+def model_state(view: Any) -> dict:
+    """Whether a model writes the proposals, and in Hebrew what to set when none does
+    (enrichment.enricher: LEGAL_AI_ENRICHER unset, its provider's key absent, or malformed)."""
+    variable = service.VARIABLE
+    try:
+        model, missing = service.enricher(view)
+    except InvalidInput as exc:
+        return {"ready": False, "variable": variable, "missing": str(exc),
+                "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}"}  # fmt: skip
+    if model is not None:
+        return {"ready": True, "variable": variable, "model": model.spec.name, "missing": None}
+    key = re.match(r"set (\S+) for ", missing or "")
+    if key and key.group(1) != variable:
+        said = (f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
+                f"יש להגדיר את {key.group(1)} בסביבת השרת")  # fmt: skip
+    else:
+        said = (f"לא הוגדר מודל שכותב תקציר, סיכום ותגיות להחלטות הוועדה: יש להגדיר את המשתנה "
+                f"{variable} (ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת")  # fmt: skip
+    return {"ready": False, "variable": variable, "missing": missing, "said": said}
+
+
+def queue_state(row: dict) -> str:
+    """Where a decision waiting for enrichment stands, in Hebrew (enrichment._state's cases)."""
+    status = row["job_status"]
+    if status == "waiting":
+        return "ממתינה להגדרת מודל"
+    if status == "failed":
+        return f"נכשלה אחרי {row['attempts']} ניסיונות: {row['error']}"
+    if status == "running":
+        return "נכתבת כעת"
+    if status == "queued" and row["error"]:
+        attempt = (row["attempts"] or 0) + 1
+        return f"ניסיון {attempt} מתוך {row['max_attempts']}; השגיאה האחרונה: {row['error']}"
+    if status == "queued":
+        return "בתור: תיכתב בהרצת legal-ai worker (או legal-ai enrich run)"
+    return "טרם נכנסה לתור (נשמרה לפני ההעשרה בקליטה; התחזוקה הלילית תכניס אותה)"
+
+
+def _proposal(conn: Any, view: Any, enrichment_id: int) -> dict:
+    """A proposal in full, each summary sentence with its quote in the decision's text."""
+    shown = service.show(view, enrichment_id)
+    item = enrichment_store.item(conn, shown["case_law_id"])
+    content = item["content"] if item and not shown["text_changed"] else None
+    sentences = [{**s, "quoted": quoted(content, s.get("char_start"), s.get("char_end"),
+                                        s["quote"])} for s in shown["sentences"] or []]  # fmt: skip
+    return {**shown, "sentences": sentences}
+
+
+def _load(view: Any) -> dict:
+    rows = service.list_enrichments(view)["enrichments"]
+    by_status: dict[str, list[dict]] = {s: [] for s in service.STATUSES}
+    for row in reversed(rows):  # newest first
+        by_status[row["status"]].append(row)
+    with view.store.connection() as conn:
+        pending = [_proposal(conn, view, r["id"]) for r in by_status["pending_review"][:MAX_SHOWN]]
+        _, waiting = enrichment_store.awaiting(conn, MAX_SHOWN)
+    queue = [{**dict(r), "state": queue_state(r)} for r in waiting
+             if r["enrichment_status"] != "pending_review"]  # fmt: skip
+    decided = sorted(by_status["approved"] + by_status["rejected"] + by_status["superseded"],
+                     key=lambda r: r["id"], reverse=True)  # fmt: skip
+    return {"pending": pending, "queue": queue, "decided": decided[:MAX_SHOWN],
+            "totals": {s: len(v) for s, v in by_status.items()}, "model": model_state(view)}  # fmt: skip
+
+
+def routes(api: FastAPI, signed_in: Any) -> None:
+    Chair = Annotated[core.Desk, Depends(signed_in)]
+
+    async def page(request: Request, desk: core.Desk, *, status: int = 200,
+                   message: str | None = None, notice: str | None = None) -> Response:  # fmt: skip
+        data = await run_in_threadpool(_load, desk.view)
+        return core.render(request, "enrichment.html", status=status, desk=desk, message=message,
+                           notice=notice, statuses=STATUS_LABELS, max_reason=MAX_REASON,
+                           **data)  # fmt: skip
+
+    async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
+        status = 409 if isinstance(exc, Stale) else web_errors.status_of(exc)
+        return await page(request, desk, status=status,
+                          message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
+
+    @api.get(PATH, include_in_schema=False)
+    async def enrichment_page(request: Request, desk: Chair, done: str | None = None,
+                              proposal: int | None = None) -> Response:  # fmt: skip
+        notice = None
+        if proposal is not None and done in DONE:
+            notice = f"הצעה {proposal}: {DONE[done]}"
+        return await page(request, desk, notice=notice)
+
+    @api.post(PATH + "/decide", include_in_schema=False)
+    async def decide(request: Request, desk: Chair) -> Response:
+        """Approve or reject a proposal pending review; the status the page showed is checked
+        first."""
+        form = await core.form_of(request, desk)
+        try:
+            decision = str(form.get("decision") or "")
+            if decision not in service.DECISIONS:
+                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
+            item_id = _id(form.get("id"))
+            reason = str(form.get("reason") or "").strip() or None
+            if reason and len(reason) > MAX_REASON:
+                raise InvalidInput(f"הנימוק ארוך מדי: עד {MAX_REASON:,} תווים "
+                                   f"(נשלחו {len(reason):,})")  # fmt: skip
+            expected = str(form.get("expected_status") or "") or None
+
+            def act() -> dict:
+                now = service.show(desk.view, item_id)
+                if expected and now["status"] != expected:
+                    by = f" (בידי {now['reviewed_by']})" if now["reviewed_by"] else ""
+                    shown = STATUS_LABELS.get(now["status"], now["status"])
+                    raise Stale(f'הצעה {item_id} כבר במצב "{shown}"{by}')
+                return service.review(desk.view, item_id, decision, reason)
+
+            await run_in_threadpool(act)
+        except (InvalidInput, NotFound) as exc:
+            return await refused(request, desk, exc)
+        return RedirectResponse(f"{PATH}?done={decision}&proposal={item_id}", 303)

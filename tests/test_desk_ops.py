@@ -1,0 +1,168 @@
+"""The service features of issue 15 on the chair's desk, through FastAPI's TestClient against the
+real database: /training/enrichment (the headnote, summary and tags a model proposes for an
+internal decision: what to set while no LEGAL_AI_ENRICHER is configured, each summary sentence
+beside the decision's words it rests on, what the decision holds now, approve / reject with a
+reason, a stale decision answered 409; a form without the CSRF token or with an agent's token
+changes nothing) and /health in Hebrew (a scheduled job that failed last, the OCR queue waiting
+with what to install and a low-confidence page, an unresolved digest, decisions awaiting
+enrichment). The enricher is the scripted server of tests/test_enrichment.py; the failing job
+runs on the controlled clock of tests/test_schedule.py; the digest points nowhere as in
+tests/test_arrival.py."""
+
+import html as html_lib
+import json
+
+import pytest
+
+from legal_ai import schedule
+from legal_ai.ingest import ocr_jobs
+from legal_ai.learning import enrichment
+from legal_ai.schedule import Job
+from test_arrival import digest
+from test_desk import AGENT, chair, client, csrf_of, desk_app, sign_in  # noqa: F401 - fixtures
+from test_enrichment import CASE, GROUNDED, ingest_decision, item, model  # noqa: F401 - fixtures
+from test_schedule import local
+
+pytestmark = pytest.mark.db
+PAGE = "/training/enrichment"
+
+
+def text_of(html: str) -> str:
+    return html_lib.unescape(html)
+
+
+def section(html: str, name: str) -> str:
+    return html.split(f'<section id="{name}"')[1].split("</section>")[0]
+
+
+def card(html: str, enrichment_id: int) -> str:
+    return html.split(f'id="enrichment-{enrichment_id}"')[1].split("</article>")[0]
+
+
+def test_without_a_model_the_page_says_what_to_set(chair, desk_app, tmp_path):  # noqa: F811
+    ingest_decision(desk_app, tmp_path)
+    assert "LEGAL_AI_ENRICHER" in enrichment.run(desk_app)["waiting_for"]
+    page = chair.get(PAGE)
+    assert page.status_code == 200
+    html = text_of(page.text)
+    assert '<html lang="he" dir="rtl">' in html
+    assert '<a href="/training/enrichment" aria-current="page">העשרת החלטות</a>' in html
+    queued = section(html, "queued")
+    assert "לא הוגדר מודל שכותב תקציר, סיכום ותגיות" in queued and "LEGAL_AI_ENRICHER" in queued
+    assert CASE in queued and "d-1042" in queued and "ממתינה להגדרת מודל" in queued
+    assert "אין הצעות הממתינות להכרעתך." in section(html, "pending")
+
+
+def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
+    chair, client, desk_app, tmp_path, model,  # noqa: F811
+):  # fmt: skip
+    ingest_decision(desk_app, tmp_path)
+    [proposed] = enrichment.run(desk_app)["proposed"]
+    eid = proposed["enrichment_id"]
+    page = chair.get(PAGE)
+    html = text_of(page.text)
+    assert "model-ready" in section(html, "queued") and "אין החלטות בתור." in section(
+        html, "queued"
+    )
+    shown = card(html, eid)
+    assert CASE in shown and 'href="/source/internal/d-1042"' in shown
+    assert GROUNDED["headnote"] in shown
+    for sentence in GROUNDED["summary"]:
+        assert sentence["text"] in shown
+        assert f'<mark class="span">{sentence["quote"]}</mark>' in shown
+    start = enrichment.show(desk_app, eid)["sentences"][0]["char_start"]
+    assert f"/source/internal/d-1042?start={start}&end=" in shown
+    assert shown.count('<span class="badge tag">') == 3  # the duplicate tag dropped
+    assert "מה ההחלטה מחזיקה עכשיו" in shown and "<dd>אין</dd>" in shown
+
+    form = {"id": eid, "decision": "approve", "expected_status": "pending_review",
+            "reason": "מדויק ונאמן להחלטה"}  # fmt: skip
+    refused = chair.post(f"{PAGE}/decide", data=form)
+    assert refused.status_code == 403 and "CSRF" in text_of(refused.text)
+    token = csrf_of(page.text)
+    client.cookies.clear()
+    as_agent = client.post(f"{PAGE}/decide", data={**form, "csrf": token},
+                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
+    assert enrichment.show(desk_app, eid)["status"] == "pending_review"
+    assert item(desk_app)["headnote"] is None
+
+    assert sign_in(client).status_code == 303
+    token = csrf_of(client.get(PAGE).text)
+    done = client.post(f"{PAGE}/decide", data={**form, "csrf": token}, follow_redirects=False)
+    assert done.status_code == 303
+    decided = enrichment.show(desk_app, eid)
+    assert (decided["status"], decided["reviewed_by"]) == ("approved", "chair")
+    assert decided["review_reason"] == "מדויק ונאמן להחלטה"
+    written = item(desk_app)
+    assert written["headnote"] == GROUNDED["headnote"] and written["versions"] == 1
+    after = text_of(client.get(done.headers["location"]).text)
+    assert f"הצעה {eid}: אושרה; תקציר, סיכום ותגיות נכתבו בהחלטה" in after
+    assert "אושרה (נכתבה בהחלטה)" in section(after, "decided")
+
+    # Another tab still showing it pending: nothing changes, 409 with the current state.
+    stale = client.post(f"{PAGE}/decide", data={**form, "decision": "reject", "csrf": token})
+    assert stale.status_code == 409
+    assert 'כבר במצב "אושרה (נכתבה בהחלטה)" (בידי chair)' in text_of(stale.text)
+    assert enrichment.show(desk_app, eid)["status"] == "approved"
+
+
+def test_reject_writes_nothing(chair, desk_app, tmp_path, model):  # noqa: F811
+    ingest_decision(desk_app, tmp_path)
+    [proposed] = enrichment.run(desk_app)["proposed"]
+    eid = proposed["enrichment_id"]
+    token = csrf_of(chair.get(PAGE).text)
+    done = chair.post(f"{PAGE}/decide", data={"id": eid, "decision": "reject", "csrf": token,
+                                              "expected_status": "pending_review",
+                                              "reason": "התקציר אינו מדויק"},
+                      follow_redirects=False)  # fmt: skip
+    assert done.status_code == 303
+    assert enrichment.show(desk_app, eid)["status"] == "rejected"
+    assert item(desk_app)["headnote"] is None
+    html = text_of(chair.get(done.headers["location"]).text)
+    assert f"הצעה {eid}: נדחתה; דבר לא נכתב בהחלטה" in html
+    assert "התקציר אינו מדויק" in section(html, "decided")
+    unknown = chair.post(f"{PAGE}/decide", data={"id": eid, "decision": "maybe", "csrf": token})
+    assert unknown.status_code == 400 and "החלטה לא מוכרת" in text_of(unknown.text)
+
+
+def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
+    chair, desk_app, tmp_path, monkeypatch,  # noqa: F811
+):  # fmt: skip
+    jobs = (Job("sync-case-status", "*/15 * * * *", "broken here",
+                lambda a, now: {"error": "the tracker refused the token", "summary": "x"}),)  # fmt: skip
+    schedule.run_now(desk_app, "sync-case-status", now=local(2026, 5, 4, 10), jobs=jobs)
+    # A scan waiting for Tesseract, and an item read with a low-confidence page 2.
+    with desk_app.store.transaction() as conn:
+        ocr_jobs.enqueue(conn, "ab" * 32, b"%PDF-1.4 a scan")
+    monkeypatch.setattr(desk_app.settings, "tesseract", "/nonexistent/tesseract")
+    assert "tesseract-ocr" in ocr_jobs.run(desk_app)["waiting_for"]
+    ingest_decision(desk_app, tmp_path)
+    enrichment.run(desk_app)  # its enrichment waits: no model
+    reading = {"ocr_engine": "tesseract 5 (heb)", "ocr_confidence": 71.5,
+               "ocr_page_confidence": [88, 42], "ocr_low_confidence_pages": [2]}  # fmt: skip
+    with desk_app.store.transaction() as conn:
+        conn.execute("UPDATE case_law SET metadata = metadata || %s::jsonb WHERE doc_id = 'd-1042'",
+                     (json.dumps(reading),))  # fmt: skip
+    digest(desk_app, tmp_path, "yomon-9", "עע\"מ 1/99 אין כזה נ' אין כזו")
+
+    page = chair.get("/health")
+    assert page.status_code == 200
+    html = text_of(page.text)
+    assert '<html lang="he" dir="rtl">' in html and "תקינות המערכת" in html
+    assert 'המשימה <bdi dir="ltr">sync-case-status</bdi> נכשלה בריצתה האחרונה' in html
+    assert "the tracker refused the token" in html and "1 פעמים ברציפות" in html
+    jobs_table = html.split('<table class="jobs">')[1].split("</table>")[0]
+    assert '<b class="field-error">נכשלה</b>' in jobs_table and "טרם רצה" in jobs_table
+
+    ocr = html.split('<h2 id="ocr">')[1].split('<h2 id="digests">')[0]
+    assert "<tr><th>ממתינות למחשב</th><td>1</td></tr>" in ocr
+    assert "יש להתקין" in ocr and "apt-get install tesseract-ocr" in ocr
+    assert "ממתינה למחשב" in ocr
+    assert '<a href="/source/internal/d-1042?page=2#page-2">עמוד 2</a>' in ocr
+
+    digests = html.split('<h2 id="digests">')[1].split('<h2 id="missing">')[0]
+    assert "(1)" in digests and "yomon-9" in digests
+    assert "פסק הדין 1/99 אינו בספרייה" in digests
+    awaiting = html.split('<h2 id="enrichment">')[1].split("</table>")[0]
+    assert CASE in awaiting and "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)" in awaiting
