@@ -143,7 +143,7 @@ def test_claims_beside_their_spans_approved_withdrawn(chair, client, desk_app, t
     shown = chair.get(approved.headers["location"])
     assert f"מסמך קול {row['id']}: אושר; הוא נכנס לתדריך הכותב" in text_of(shown.text)
     listed = text_of(section(shown.text, "approved"))
-    assert case in listed and "מבנה מופתי" in listed and "אושר בידי: chair" in listed
+    assert case in listed and "מבנה מופתי" in listed and 'אושר בידי: היו"ר' in listed
     assert first["claim"] in listed
     published = brief.writing_brief(desk_app, rec["appeal_type"], rec["outcome"])
     assert [d["id"] for d in published["voice_documents"]] == [row["id"]]

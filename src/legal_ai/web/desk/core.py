@@ -48,6 +48,12 @@ env = Environment(
 )
 env.filters["q"] = lambda value: quote(str(value), safe="")
 env.filters["dash"] = lambda value: "—" if value is None else value  # no value yet, not "None"
+# Who decided or wrote something, as the chair reads it (the audit keeps the actor's own name).
+ACTORS = {"chair": 'היו"ר', "panel": "פאנל המודלים", "source": "הנוסח המקורי",
+          "canonical-synthesizer": "מסנתז הנוסח", "principle-panel": "פאנל המודלים",
+          "voice-writer": "כותב מסמכי הקול", "enricher": "מודל ההעשרה",
+          "scheduler": "המשימות המתוזמנות"}  # fmt: skip
+env.filters["who"] = lambda actor: "—" if actor is None else ACTORS.get(actor, actor)
 # What the pages call the system's own keys (corpora, feedback categories, health columns).
 CORPUS_LABELS = {"case": "מסמכי תיק", "style": "ההחלטות שלי", "external": "פסיקה",
                  "internal": "החלטות ועדות", "digests": "יומונים",
