@@ -369,8 +369,7 @@ _UNIT_FIELDS = {
     " u.rule_text AS snippet, u.supporting_quote, NULL::text AS section,"
     # How many decisions cite the ruling (authorities.corroboration), and the canonical
     # statement once the chair approved it.
-    " (SELECT coalesce(sum(a.corroboration), 0) FROM authorities a"
-    "  WHERE a.case_law_id = u.case_law_id)::integer AS corroboration,"
+    " ruling_corroboration(u.case_law_id) AS corroboration,"
     " (SELECT coalesce(k.canonical_statement, k.rule_text) FROM canonical_principles k"
     "  WHERE k.id = u.canonical_id AND k.status = 'approved') AS canonical_statement",
 }

@@ -338,8 +338,7 @@ def list_principles(conn: psycopg.Connection, status: str | None = None) -> list
         " p.models, p.review_status, p.reviewed_by, p.canonical_id, c.doc_id, c.case_number,"
         " c.court, c.is_binding, CASE WHEN p.canonical_id IS NULL THEN 1 ELSE"
         " (SELECT count(*) FROM case_law_principles o WHERE o.canonical_id = p.canonical_id)"
-        " END AS occurrences, (SELECT coalesce(sum(a.corroboration), 0) FROM authorities a"
-        " WHERE a.case_law_id = p.case_law_id)::integer AS corroboration"
+        " END AS occurrences, ruling_corroboration(p.case_law_id) AS corroboration"
         " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
         " WHERE %(status)s::text IS NULL OR p.review_status = %(status)s ORDER BY p.id",
         {"status": status},
