@@ -60,10 +60,8 @@ def insert(conn: psycopg.Connection, values: dict) -> int:
 
 
 def get(conn: psycopg.Connection, enrichment_id: int, *, lock: bool = False) -> dict | None:
-    if lock:
-        conn.execute("SELECT 1 FROM case_law_enrichments WHERE id = %s FOR UPDATE",
-                     (enrichment_id,))  # fmt: skip
-    row = conn.execute(_ROW + " WHERE e.id = %s", (enrichment_id,)).fetchone()
+    lock_clause = " FOR UPDATE OF e" if lock else ""
+    row = conn.execute(_ROW + " WHERE e.id = %s" + lock_clause, (enrichment_id,)).fetchone()
     return dict(row) if row else None
 
 

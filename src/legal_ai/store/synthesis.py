@@ -80,9 +80,8 @@ def list_canonicals(conn: psycopg.Connection, status: str | None = None) -> list
 def get_canonical(
     conn: psycopg.Connection, canonical_id: int, *, lock: bool = False
 ) -> dict | None:
-    if lock:
-        conn.execute("SELECT 1 FROM canonical_principles WHERE id = %s FOR UPDATE", (canonical_id,))
-    row = conn.execute(_CANONICAL + " WHERE k.id = %s", (canonical_id,)).fetchone()
+    lock_clause = " FOR UPDATE OF k" if lock else ""
+    row = conn.execute(_CANONICAL + " WHERE k.id = %s" + lock_clause, (canonical_id,)).fetchone()
     return dict(row) if row else None
 
 

@@ -53,9 +53,8 @@ def mark(conn: psycopg.Connection, case_number: str, actor: str, note: str | Non
 
 
 def get(conn: psycopg.Connection, document_id: int, *, lock: bool = False) -> dict | None:
-    if lock:
-        conn.execute("SELECT 1 FROM voice_documents WHERE id = %s FOR UPDATE", (document_id,))
-    row = conn.execute(_ROW + " WHERE v.id = %s", (document_id,)).fetchone()
+    lock_clause = " FOR UPDATE OF v" if lock else ""
+    row = conn.execute(_ROW + " WHERE v.id = %s" + lock_clause, (document_id,)).fetchone()
     return dict(row) if row else None
 
 
