@@ -27,7 +27,6 @@ case waits in the queue and `run` says what to set.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Literal
 
 import psycopg
@@ -38,9 +37,8 @@ from ..errors import AppError, InvalidInput, NotFound
 from ..learning import jsonable, purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
-from ..learning.engine import _spec_text, key_missing, recorder
+from ..learning.engine import single_model
 from ..learning.finals import segment
-from ..providers.models import make_model, parse_spec
 from ..store import voice as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 
@@ -102,15 +100,8 @@ class VoiceDocument(BaseModel):
 def writer(app: App, case: str | None = None) -> tuple[ChatModel | None, str | None]:
     """The model of LEGAL_AI_VOICE_WRITER recording its calls for `case` (None, and what to
     set, when it is unset or its key is absent). A malformed spec is InvalidInput."""
-    value = (app.settings.voice_writer or "").strip()
-    if not value:
-        return None, (f"set {VARIABLE} (PROVIDER:MODEL[@BASE_URL], e.g. openai:gpt-4.1-mini) to "
-                      "write the voice documents of the cases the chair marked as exemplary")  # fmt: skip
-    spec = parse_spec(value, VARIABLE)
-    key = key_missing(spec, os.environ)
-    if key:
-        return None, f"set {key} for {VARIABLE}={_spec_text([spec])}"
-    return make_model(spec, app.settings, recorder(app, case=case)), None
+    return single_model(app, VARIABLE, app.settings.voice_writer, "write the voice documents of "
+                        "the cases the chair marked as exemplary", case=case)  # fmt: skip
 
 
 def _bounded(text: str) -> str:

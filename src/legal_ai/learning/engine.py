@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import AppError
@@ -160,6 +160,25 @@ def configured(
 
 
 PRINCIPLE_PANEL = "LEGAL_AI_PRINCIPLE_PANEL"
+
+
+def single_model(
+    app: App, variable: str, value: str | None, purpose: str, *,
+    environ: Mapping[str, str] | None = None, **record: Any,
+) -> tuple[ChatModel | None, str | None]:  # fmt: skip
+    """The one model a setting names (`value` of `variable`), recording its calls with `record`
+    (case, job_id, lease): (model, None), or (None, what to set) when it is unset or its
+    provider's key is absent. A malformed spec is InvalidInput naming the variable."""
+    environ = os.environ if environ is None else environ
+    value = (value or "").strip()
+    if not value:
+        return None, (f"set {variable} (PROVIDER:MODEL[@BASE_URL], e.g. openai:gpt-4.1-mini) to "
+                      f"{purpose}")  # fmt: skip
+    spec = parse_spec(value, variable)
+    key = key_missing(spec, environ)
+    if key:
+        return None, f"set {key} for {variable}={_spec_text([spec])}"
+    return make_model(spec, app.settings, recorder(app, **record)), None
 
 
 def principle_panel(

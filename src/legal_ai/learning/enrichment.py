@@ -29,7 +29,6 @@ proposal whose decision's text changed since it was written is not approved.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -38,7 +37,6 @@ from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
 from ..errors import AppError, InvalidInput, NotFound
-from ..providers.models import make_model, parse_spec
 from ..retrieval.corpora import get_corpus
 from ..store import engine as queue
 from ..store import enrichment as store
@@ -48,7 +46,7 @@ from ..text.hebrew import clean_value, normalize
 from . import jsonable
 from . import vocabulary as vocab
 from .distill import find_span
-from .engine import Lease, _spec_text, key_missing, recorder
+from .engine import Lease, single_model
 from .jobs import drain, retry_later, worker_id
 from .synthesis import NUMBER, Sentence, ungrounded
 
@@ -141,17 +139,9 @@ def enricher(
     """The model of LEGAL_AI_ENRICHER recording its calls (case, job, the lease renewed); None and
     what to set when it is unset or its provider's key is absent. A malformed spec is
     InvalidInput naming the variable."""
-    environ = os.environ if environ is None else environ
-    value = (app.settings.enricher or "").strip()
-    if not value:
-        return None, (f"set {VARIABLE} (PROVIDER:MODEL[@BASE_URL], e.g. openai:gpt-4.1-mini) to "
-                      "write the headnote, summary and tags of internal decisions")  # fmt: skip
-    spec = parse_spec(value, VARIABLE)
-    key = key_missing(spec, environ)
-    if key:
-        return None, f"set {key} for {VARIABLE}={_spec_text([spec])}"
-    return make_model(spec, app.settings, recorder(app, case=case, job_id=job_id,
-                                                    lease=lease)), None  # fmt: skip
+    return single_model(app, VARIABLE, app.settings.enricher, "write the headnote, summary and "
+                        "tags of internal decisions", environ=environ, case=case, job_id=job_id,
+                        lease=lease)  # fmt: skip
 
 
 def user_prompt(item: dict) -> str:

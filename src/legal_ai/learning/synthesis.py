@@ -33,12 +33,11 @@ from pydantic import BaseModel, Field
 
 from ..auth import agent
 from ..errors import InvalidInput
-from ..providers.models import make_model, parse_spec
 from ..store import synthesis as store
 from ..text.citations import extract as citations
 from ..text.hebrew import normalize
 from .distill import find_span
-from .engine import _spec_text, key_missing, recorder
+from .engine import single_model
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
@@ -84,17 +83,11 @@ class CanonicalStatement(BaseModel):
 def synthesizer(app: App) -> ChatModel:
     """The model of LEGAL_AI_SYNTHESIZER, recording its calls in model_calls; unset (or its key
     absent) is InvalidInput naming what to set."""
-    import os
-
-    value = (app.settings.synthesizer or "").strip()
-    if not value:
-        raise InvalidInput(f"set {VARIABLE} (PROVIDER:MODEL[@BASE_URL], e.g. openai:gpt-4.1-mini)"
-                           " to synthesize canonical statements")  # fmt: skip
-    spec = parse_spec(value, VARIABLE)
-    key = key_missing(spec, os.environ)
-    if key:
-        raise InvalidInput(f"set {key} for {VARIABLE}={_spec_text([spec])}")
-    return make_model(spec, app.settings, recorder(app))
+    model, missing = single_model(app, VARIABLE, app.settings.synthesizer,
+                                  "synthesize canonical statements")  # fmt: skip
+    if missing:
+        raise InvalidInput(missing)
+    return model
 
 
 def drift_floor(app: App) -> float:
