@@ -94,15 +94,7 @@ def stale_chunks(
         "  OR c.embedded_hash IS DISTINCT FROM c.text_hash OR c.analyzer <> %(analyzer)s)"
         " AND c.id > %(after)s ORDER BY c.id LIMIT %(batch)s"
     ).format(src=_chunk_from(corpus))
-    after = 0
-    while True:
-        rows = conn.execute(
-            query, {**corpus.scope_params(), "analyzer": analyzer, "after": after, "batch": batch}
-        ).fetchall()
-        if not rows:
-            return
-        yield rows
-        after = rows[-1]["id"]
+    yield from _pages(conn, query, {**corpus.scope_params(), "analyzer": analyzer}, batch)
 
 
 def update_chunks(
@@ -117,17 +109,24 @@ def update_chunks(
     partitioned root, pinned to the corpus's partition, so the root's statement triggers (the
     lexicon, the items' searchability) run once per batch. Each row: `id`, `text_hash` (the text
     that was embedded), `embedding` (None: keep) and `analyzed` (None: keep)."""
+    _update_embedded(conn, corpus.chunk_root, corpus, rows, embedder=embedder, analyzer=analyzer)
+
+
+def _update_embedded(conn: psycopg.Connection, root: str, corpus: Corpus, rows: list[dict], *,
+                     embedder: str, analyzer: str) -> None:  # fmt: skip
+    """One UPDATE of `root` (a chunk or unit table, pinned to `corpus`) writing a batch's new
+    embeddings and analyses; rows as for `update_chunks`."""
     query = sql.SQL(
-        "UPDATE {chunks} c SET"
-        " embedding = CASE WHEN v.embedding IS NULL THEN c.embedding ELSE v.embedding END,"
-        " embedder = CASE WHEN v.embedding IS NULL THEN c.embedder ELSE %(embedder)s END,"
-        " embedded_hash = CASE WHEN v.embedding IS NULL THEN c.embedded_hash ELSE v.text_hash END,"
-        " analyzed = coalesce(v.analyzed, c.analyzed),"
-        " analyzer = CASE WHEN v.analyzed IS NULL THEN c.analyzer ELSE %(analyzer)s END"
+        "UPDATE {root} u SET"
+        " embedding = CASE WHEN v.embedding IS NULL THEN u.embedding ELSE v.embedding END,"
+        " embedder = CASE WHEN v.embedding IS NULL THEN u.embedder ELSE %(embedder)s END,"
+        " embedded_hash = CASE WHEN v.embedding IS NULL THEN u.embedded_hash ELSE v.text_hash END,"
+        " analyzed = coalesce(v.analyzed, u.analyzed),"
+        " analyzer = CASE WHEN v.analyzed IS NULL THEN u.analyzer ELSE %(analyzer)s END"
         " FROM unnest(%(ids)s::bigint[], %(hashes)s::text[], %(embeddings)s::vector[],"
         " %(analyzed)s::text[]) AS v(id, text_hash, embedding, analyzed)"
-        " WHERE c.id = v.id AND {scope}"
-    ).format(chunks=sql.Identifier(corpus.chunk_root), scope=corpus.scope("c"))
+        " WHERE u.id = v.id AND {scope}"
+    ).format(root=sql.Identifier(root), scope=corpus.scope("u"))
     conn.execute(
         query,
         {
@@ -287,29 +286,7 @@ def update_units(
     """Store a batch of re-embedded and/or re-analyzed principles or precedents (rows as for
     `update_chunks`) in one UPDATE through the root, pinned to the corpus. Only the embedding
     and analysis columns change: a decided principle's rule and quote stay frozen (0010)."""
-    query = sql.SQL(
-        "UPDATE {root} u SET"
-        " embedding = CASE WHEN v.embedding IS NULL THEN u.embedding ELSE v.embedding END,"
-        " embedder = CASE WHEN v.embedding IS NULL THEN u.embedder ELSE %(embedder)s END,"
-        " embedded_hash = CASE WHEN v.embedding IS NULL THEN u.embedded_hash ELSE v.text_hash END,"
-        " analyzed = coalesce(v.analyzed, u.analyzed),"
-        " analyzer = CASE WHEN v.analyzed IS NULL THEN u.analyzer ELSE %(analyzer)s END"
-        " FROM unnest(%(ids)s::bigint[], %(hashes)s::text[], %(embeddings)s::vector[],"
-        " %(analyzed)s::text[]) AS v(id, text_hash, embedding, analyzed)"
-        " WHERE u.id = v.id AND {scope}"
-    ).format(root=sql.Identifier(units.root), scope=units.corpus.scope("u"))
-    conn.execute(
-        query,
-        {
-            "embedder": embedder,
-            "analyzer": analyzer,
-            "ids": [r["id"] for r in rows],
-            "hashes": [r["text_hash"] for r in rows],
-            "embeddings": [r["embedding"] for r in rows],
-            "analyzed": [r["analyzed"] for r in rows],
-            **units.corpus.scope_params(),
-        },
-    )
+    _update_embedded(conn, units.root, units.corpus, rows, embedder=embedder, analyzer=analyzer)
 
 
 def stale_canonicals(conn: psycopg.Connection, corpus: Corpus, batch: int) -> Iterator[list[dict]]:
