@@ -313,13 +313,7 @@ class _Run:
 def _template_spans(conn) -> dict[int, list[tuple[int, int]]]:
     """Where the measured templates (knowledge/templates.py, table block_templates) lie in the
     finals: {style document id: [(char_start, char_end)]}; empty before they are measured."""
-    present = conn.execute(
-        "SELECT count(*) AS n FROM information_schema.columns WHERE table_schema ="
-        " current_schema() AND table_name = 'block_templates' AND column_name = 'sources'"
-    ).fetchone()["n"]
     spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    if not present:
-        return spans
     for row in conn.execute("SELECT sources FROM block_templates").fetchall():
         for where in row["sources"] if isinstance(row["sources"], list) else []:
             try:
