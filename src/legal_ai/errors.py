@@ -14,6 +14,9 @@ AppError
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class AppError(Exception):
     """Base of every error legal-ai raises on purpose. `str(e)` is one line: what and what to do."""
@@ -60,3 +63,16 @@ class StoreError(AppError):
 
 class ProviderError(AppError):
     exit_code = 5
+
+
+@contextmanager
+def refused_by_gate() -> Iterator[None]:
+    """A database gate's refusal inside the block (a trigger's check violation: only the chair
+    decides, a decided row is frozen, ...) as InvalidInput saying what the gate said."""
+    import psycopg
+
+    try:
+        yield
+    except psycopg.errors.CheckViolation as exc:
+        message = (exc.diag.message_primary or str(exc)).strip()
+        raise InvalidInput(f"refused by the gate: {message}") from None

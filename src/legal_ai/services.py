@@ -9,11 +9,9 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
 from .auth import OPERATOR, Principal, require_chair
 from .config import Settings
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound, refused_by_gate
 from .ingest import Ingestor, IngestReport
 from .learning.vocabulary import free_text
 from .providers.embedders import CachedEmbedder, Embedder, make_embedder, text_hash
@@ -240,7 +238,7 @@ class App:
                 f"unknown decision {decision!r}; choose approve, reject, revert or reopen"
             )
         require_chair(self.principal, f"{decision} of principle {principle_id}")
-        try:
+        with refused_by_gate():
             with self.store.transaction() as conn:
                 row = sql_items.get_principle(conn, principle_id, lock=True)
                 if row is None:
@@ -250,8 +248,6 @@ class App:
                 saved = sql_items.set_principle_review(
                     conn, principle_id, status, self.principal.actor, reason
                 )
-        except psycopg.errors.CheckViolation as exc:
-            raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
         return dict(saved)
 
     def item_history(self, doc_id: str, corpus: str | None = None) -> dict:

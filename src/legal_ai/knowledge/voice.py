@@ -33,7 +33,7 @@ import psycopg
 from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
-from ..errors import AppError, InvalidInput, NotFound
+from ..errors import AppError, InvalidInput, NotFound, refused_by_gate
 from ..learning import jsonable, purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
@@ -237,7 +237,7 @@ def mark(app: App, case: str, note: str | None = None) -> dict:
     require_chair(app.principal, f"marking {case} as exemplary")
     note = vocab.free_text(note, "note", max_chars=2000) if note else None
     try:
-        with app.store.transaction() as conn:
+        with refused_by_gate(), app.store.transaction() as conn:
             _segmented(conn, case)  # a final we can read block by block
             existing = store.open_document(conn, case)
             if existing is not None:
@@ -249,8 +249,6 @@ def mark(app: App, case: str, note: str | None = None) -> dict:
             document_id = store.mark(conn, case, app.principal.actor, note)
     except psycopg.errors.UniqueViolation:
         raise InvalidInput(f"{case} is already marked") from None
-    except psycopg.errors.CheckViolation as exc:
-        raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
     return show(app, document_id)
 
 
@@ -278,7 +276,7 @@ def review(app: App, document_id: int, decision: str, reason: str | None = None)
         raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
     require_chair(app.principal, f"{decision} of voice document {document_id}")
     reason = vocab.free_text(reason, "reason", max_chars=2000) if reason else None
-    try:
+    with refused_by_gate():
         with app.store.transaction() as conn:
             row = store.get(conn, document_id, lock=True)
             if row is None:
@@ -303,8 +301,6 @@ def review(app: App, document_id: int, decision: str, reason: str | None = None)
                            final["content_hash"] if final else "no final")  # fmt: skip
             else:
                 store.decide(conn, document_id, status, app.principal.actor, reason)
-    except psycopg.errors.CheckViolation as exc:
-        raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
     return show(app, document_id)
 
 

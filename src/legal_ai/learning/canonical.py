@@ -17,10 +17,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import psycopg
 
 from ..auth import require_chair
-from ..errors import InvalidInput, NotFound
+from ..errors import InvalidInput, NotFound, refused_by_gate
 from ..retrieval.terms import principle_term
 from ..store import synthesis as store
 from . import jsonable
@@ -80,14 +79,12 @@ def show(app: App, canonical_id: int) -> dict:
 
 def _gated(app: App, canonical_id: int, what: str, change) -> dict:
     require_chair(app.principal, what)
-    try:
+    with refused_by_gate():
         with app.store.transaction() as conn:
             row = store.get_canonical(conn, canonical_id, lock=True)
             if row is None:
                 raise NotFound(f"no canonical principle {canonical_id}")
             change(conn, row)
-    except psycopg.errors.CheckViolation as exc:
-        raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
     return show(app, canonical_id)
 
 

@@ -32,11 +32,10 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import psycopg
 from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
-from ..errors import AppError, InvalidInput, NotFound
+from ..errors import AppError, InvalidInput, NotFound, refused_by_gate
 from ..retrieval.corpora import get_corpus
 from ..store import engine as queue
 from ..store import enrichment as store
@@ -373,7 +372,7 @@ def review(app: App, enrichment_id: int, decision: str, reason: str | None = Non
     require_chair(app.principal, f"{decision} of enrichment {enrichment_id}")
     reason = vocab.free_text(reason, "reason", max_chars=2000) if reason else None
     corpus = get_corpus("internal")
-    try:
+    with refused_by_gate():
         with app.store.transaction() as conn:
             row = store.get(conn, enrichment_id, lock=True)
             if row is None:
@@ -400,8 +399,6 @@ def review(app: App, enrichment_id: int, decision: str, reason: str | None = Non
                     "headnote": row["headnote"], "summary": row["summary"],
                     "tags": list(row["tags"] or []),
                 })  # fmt: skip
-    except psycopg.errors.CheckViolation as exc:
-        raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
     return show(app, enrichment_id)
 
 

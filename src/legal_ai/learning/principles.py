@@ -31,11 +31,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import psycopg
 from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
-from ..errors import InvalidInput, NotFound, ProviderError
+from ..errors import InvalidInput, NotFound, ProviderError, refused_by_gate
 from ..providers.embedders import text_hash
 from ..retrieval.corpora import get_corpus
 from ..retrieval.terms import principle_term
@@ -310,13 +309,11 @@ def cull(app: App, *, apply: bool = False) -> dict:
     require_chair(app.principal, "culling principles (it withdraws what the panel approved)")
     status_for = {("remove", "approved"): "vetoed", ("remove", "pending_review"): "rejected",
                   ("reopen", "approved"): "proposed"}  # fmt: skip
-    try:
+    with refused_by_gate():
         with app.store.transaction() as conn:
             for p in plan:
                 sql_items.set_principle_review(conn, p["id"], status_for[p["action"], p["status"]],
                                                app.principal.actor, f"cull: {p['reason']}")  # fmt: skip
-    except psycopg.errors.CheckViolation as exc:
-        raise InvalidInput(f"refused by the gate: {exc.diag.message_primary}") from None
     report["applied"] = True
     return report
 
