@@ -7,6 +7,7 @@ A desk page needs a signed-in chair: no cookie, or one whose session expired, is
 the chair's, agents keep the API. Every action runs on `legal.acting_as(session.principal)`."""
 
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from ...errors import AppError, Forbidden
+from ...errors import AppError, Forbidden, InvalidInput
 
 HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
@@ -177,3 +178,43 @@ async def form_of(request: Request, desk: Desk) -> dict[str, Any]:
 
 def message_of(exc: AppError) -> str:
     return str(exc)
+
+
+# -- what the desk's decision pages (principles, voice, enrichment) share -----------------------
+
+
+class Stale(InvalidInput):
+    """The item is no longer where the page showed it (another tab decided it): 409."""
+
+
+def form_text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:
+    """A text field of a posted form, stripped (None when empty, unless `required`), at most
+    `limit` characters; the refusal names `what` in Hebrew."""
+    value = str(form.get(name) or "").strip()
+    if not value:
+        if required:
+            raise InvalidInput(f"{what} ריק; כתבי אותו ונסי שוב")
+        return None
+    if len(value) > limit:
+        raise InvalidInput(f"{what} ארוך מדי: עד {limit:,} תווים (נשלחו {len(value):,})")
+    return value
+
+
+def model_state(variable: str, probe: Any, unset_said: str) -> dict:
+    """Whether the model a setting names is ready, and in Hebrew what to set when it is not:
+    `probe()` returns (model, what to set) like learning.engine.single_model; `unset_said` is
+    the sentence for an unset `variable`."""
+    try:
+        model, missing = probe()
+    except InvalidInput as exc:
+        return {"ready": False, "variable": variable, "missing": str(exc),
+                "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}"}  # fmt: skip
+    if model is not None:
+        return {"ready": True, "variable": variable, "model": model.spec.name, "missing": None}
+    key = re.match(r"set (\S+) for ", missing or "")
+    if key and key.group(1) != variable:
+        said = (f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
+                f"יש להגדיר את {key.group(1)} בסביבת השרת")  # fmt: skip
+    else:
+        said = unset_said
+    return {"ready": False, "variable": variable, "missing": missing, "said": said}

@@ -42,10 +42,6 @@ DONE = {
 }
 
 
-class Stale(InvalidInput):
-    """The proposal is no longer where the page showed it (another tab decided it): 409."""
-
-
 def _id(raw: Any) -> int:
     try:
         return int(str(raw))
@@ -72,24 +68,13 @@ def hebrew(exc: AppError) -> str:
 
 
 def model_state(view: Any) -> dict:
-    """Whether a model writes the proposals, and in Hebrew what to set when none does
-    (enrichment.enricher: LEGAL_AI_ENRICHER unset, its provider's key absent, or malformed)."""
-    variable = service.VARIABLE
-    try:
-        model, missing = service.enricher(view)
-    except InvalidInput as exc:
-        return {"ready": False, "variable": variable, "missing": str(exc),
-                "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}"}  # fmt: skip
-    if model is not None:
-        return {"ready": True, "variable": variable, "model": model.spec.name, "missing": None}
-    key = re.match(r"set (\S+) for ", missing or "")
-    if key and key.group(1) != variable:
-        said = (f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
-                f"יש להגדיר את {key.group(1)} בסביבת השרת")  # fmt: skip
-    else:
-        said = (f"לא הוגדר מודל שכותב תקציר, סיכום ותגיות להחלטות הוועדה: יש להגדיר את המשתנה "
-                f"{variable} (ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת")  # fmt: skip
-    return {"ready": False, "variable": variable, "missing": missing, "said": said}
+    """Whether a model writes the proposals, and in Hebrew what to set when none does."""
+    return core.model_state(
+        service.VARIABLE,
+        lambda: service.enricher(view),
+        "לא הוגדר מודל שכותב תקציר, סיכום ותגיות להחלטות הוועדה: יש להגדיר את המשתנה "
+        f"{service.VARIABLE} (ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת",
+    )
 
 
 def queue_state(row: dict) -> str:
@@ -146,7 +131,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                            **data)  # fmt: skip
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = 409 if isinstance(exc, Stale) else web_errors.status_of(exc)
+        status = 409 if isinstance(exc, core.Stale) else web_errors.status_of(exc)
         return await page(request, desk, status=status,
                           message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
 
@@ -168,10 +153,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             if decision not in service.DECISIONS:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
             item_id = _id(form.get("id"))
-            reason = str(form.get("reason") or "").strip() or None
-            if reason and len(reason) > MAX_REASON:
-                raise InvalidInput(f"הנימוק ארוך מדי: עד {MAX_REASON:,} תווים "
-                                   f"(נשלחו {len(reason):,})")  # fmt: skip
+            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
             def act() -> dict:
@@ -179,7 +161,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 if expected and now["status"] != expected:
                     by = f" (בידי {now['reviewed_by']})" if now["reviewed_by"] else ""
                     shown = STATUS_LABELS.get(now["status"], now["status"])
-                    raise Stale(f'הצעה {item_id} כבר במצב "{shown}"{by}')
+                    raise core.Stale(f'הצעה {item_id} כבר במצב "{shown}"{by}')
                 return service.review(desk.view, item_id, decision, reason)
 
             await run_in_threadpool(act)

@@ -48,23 +48,8 @@ DONE = {
 CANONICAL_DONE = {"approve": "הנוסח אושר", "reject": "הנוסח נדחה"}
 
 
-class Stale(InvalidInput):
-    """The item is no longer where the page showed it (another tab decided it): 409."""
-
-
 def _status(raw: str | None) -> str | None:
     return "pending_review" if raw == "proposed" else raw
-
-
-def _text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:
-    value = str(form.get(name) or "").strip()
-    if not value:
-        if required:
-            raise InvalidInput(f"{what} ריק; כתבי אותו ונסי שוב")
-        return None
-    if len(value) > limit:
-        raise InvalidInput(f"{what} ארוך מדי: עד {limit:,} תווים (נשלחו {len(value):,})")
-    return value
 
 
 def _id(raw: Any, what: str) -> int:
@@ -112,7 +97,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         )  # fmt: skip
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = 409 if isinstance(exc, Stale) else web_errors.status_of(exc)
+        status = 409 if isinstance(exc, core.Stale) else web_errors.status_of(exc)
         return await page(request, desk, status=status,
                           message=f"לא בוצע דבר: {_hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
 
@@ -140,7 +125,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             if decision not in DONE:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור, דחייה או משיכה")
             item_id = _id(form.get("id"), "העיקרון")
-            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
             def act() -> dict:
@@ -151,7 +136,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 now = _status(row["review_status"])
                 if expected and now != expected:
                     by = f" (בידי {row['reviewed_by']})" if row["reviewed_by"] else ""
-                    raise Stale(f"עיקרון {item_id} כבר {STATUS_LABELS.get(now, now)}{by}")
+                    raise core.Stale(f"עיקרון {item_id} כבר {STATUS_LABELS.get(now, now)}{by}")
                 return desk.view.review_principle(item_id, decision, reason)
 
             await run_in_threadpool(act)
@@ -167,19 +152,19 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             if decision not in CANONICAL_DONE:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
             item_id = _id(form.get("id"), "העיקרון הקנוני")
-            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
             def act() -> dict:
                 now = canon.show(desk.view, item_id)["status"]
                 if now == "pending_synthesis" and decision == "approve":
-                    raise Stale(
+                    raise core.Stale(
                         f"עיקרון קנוני {item_id} עדיין ממתין לסינתזה, ואין לו נוסח לאישור. "
                         "הריצי `legal-ai principles synthesize`, או כתבי את הנוסח בעצמך בטופס "
                         "העריכה — ואז אשרי"
                     )
                 if expected and now != expected:
-                    raise Stale(f"עיקרון קנוני {item_id} כבר {STATUS_LABELS.get(now, now)}")
+                    raise core.Stale(f"עיקרון קנוני {item_id} כבר {STATUS_LABELS.get(now, now)}")
                 return canon.review(desk.view, item_id, decision, reason)
 
             await run_in_threadpool(act)
@@ -193,8 +178,10 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         form = await core.form_of(request, desk)
         try:
             item_id = _id(form.get("id"), "העיקרון הקנוני")
-            statement = _text(form, "statement", MAX_STATEMENT, "נוסח העיקרון", required=True)
-            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            statement = core.form_text(
+                form, "statement", MAX_STATEMENT, "נוסח העיקרון", required=True
+            )
+            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             shown = await run_in_threadpool(canon.edit, desk.view, item_id, statement, reason)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
@@ -208,7 +195,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         try:
             item_id = _id(form.get("id"), "העיקרון הקנוני")
             version = _id(form.get("version"), "הגרסה")
-            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
 
             def act() -> dict:
                 versions = [v["version"] for v in canon.history(desk.view, item_id)["versions"]]

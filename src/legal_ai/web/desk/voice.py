@@ -47,19 +47,6 @@ DONE = {
 }
 
 
-class Stale(InvalidInput):
-    """The document is no longer where the page showed it (another tab decided it): 409."""
-
-
-def _text(form: dict, name: str, limit: int, what: str) -> str | None:
-    value = str(form.get(name) or "").strip()
-    if not value:
-        return None
-    if len(value) > limit:
-        raise InvalidInput(f"{what} ארוך מדי: עד {limit:,} תווים (נשלחו {len(value):,})")
-    return value
-
-
 def _id(raw: Any) -> int:
     try:
         return int(str(raw))
@@ -89,24 +76,13 @@ def hebrew(exc: AppError) -> str:
 
 
 def model_state(view: Any) -> dict:
-    """Whether a model writes the documents, and in Hebrew what to set when none does
-    (voice.writer: LEGAL_AI_VOICE_WRITER unset, its provider's key absent, or malformed)."""
-    variable = voice_service.VARIABLE
-    try:
-        model, missing = voice_service.writer(view)
-    except InvalidInput as exc:
-        return {"ready": False, "variable": variable, "missing": str(exc),
-                "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}"}  # fmt: skip
-    if model is not None:
-        return {"ready": True, "variable": variable, "model": model.spec.name, "missing": None}
-    key = re.match(r"set (\S+) for ", missing or "")
-    if key and key.group(1) != variable:
-        said = (f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
-                f"יש להגדיר את {key.group(1)} בסביבת השרת")  # fmt: skip
-    else:
-        said = (f"לא הוגדר מודל שכותב את מסמכי הקול: יש להגדיר את המשתנה {variable} "
-                "(ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת")  # fmt: skip
-    return {"ready": False, "variable": variable, "missing": missing, "said": said}
+    """Whether a model writes the documents, and in Hebrew what to set when none does."""
+    return core.model_state(
+        voice_service.VARIABLE,
+        lambda: voice_service.writer(view),
+        f"לא הוגדר מודל שכותב את מסמכי הקול: יש להגדיר את המשתנה {voice_service.VARIABLE} "
+        "(ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת",
+    )
 
 
 def quoted(content: str | None, start: int | None, end: int | None, span: str) -> dict:
@@ -176,7 +152,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                            **data)  # fmt: skip
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = 409 if isinstance(exc, Stale) else web_errors.status_of(exc)
+        status = 409 if isinstance(exc, core.Stale) else web_errors.status_of(exc)
         return await page(request, desk, status=status,
                           message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
 
@@ -196,7 +172,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             case = str(form.get("case_number") or "").strip()
             if not case:
                 raise InvalidInput("לא נבחר תיק; בחרי תיק שיש לו החלטה סופית")
-            note = _text(form, "note", MAX_NOTE, "ההערה")
+            note = core.form_text(form, "note", MAX_NOTE, "ההערה")
             marked = await run_in_threadpool(voice_service.mark, desk.view, case, note)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
@@ -214,7 +190,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             if decision not in voice_service.DECISIONS:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
             item_id = _id(form.get("id"))
-            reason = _text(form, "reason", MAX_REASON, "הנימוק")
+            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
             def act() -> dict:
@@ -222,7 +198,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 if expected and now["status"] != expected:
                     by = f" (בידי {now['reviewed_by']})" if now["reviewed_by"] else ""
                     shown = STATUS_LABELS.get(now["status"], now["status"])
-                    raise Stale(f'מסמך קול {item_id} כבר במצב "{shown}"{by}')
+                    raise core.Stale(f'מסמך קול {item_id} כבר במצב "{shown}"{by}')
                 return voice_service.review(desk.view, item_id, decision, reason)
 
             await run_in_threadpool(act)
