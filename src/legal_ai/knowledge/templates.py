@@ -403,13 +403,23 @@ def recompute(conn) -> Measured:
 
 
 def refresh(app: App) -> dict:
-    """Recompute the templates when the finals changed since they were measured."""
+    """Recompute the templates when the finals changed since they were measured. The usual
+    answer (nothing changed) is read without a write transaction; a change is re-checked and
+    measured inside one."""
+    with app.store.connection() as conn:
+        if _current(conn):
+            return {"recomputed": False, "templates": _count(conn)}
     with app.store.transaction() as conn:
-        state = conn.execute("SELECT * FROM template_state").fetchone()
-        if state and state["fingerprint"] == fingerprint(conn):
+        if _current(conn):
             return {"recomputed": False, "templates": _count(conn)}
         recompute(conn)
         return {"recomputed": True, "templates": _count(conn)}
+
+
+def _current(conn) -> bool:
+    """Whether the templates were measured on the finals as they are now."""
+    state = conn.execute("SELECT fingerprint FROM template_state").fetchone()
+    return bool(state) and state["fingerprint"] == fingerprint(conn)
 
 
 def _count(conn) -> int:
