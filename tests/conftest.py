@@ -4,6 +4,7 @@ The embedder is the real local model (retrieval quality is what we sell)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import threading
@@ -91,6 +92,16 @@ def pytest_terminal_summary(terminalreporter, config):
             f"{count} larger runs on shared data (marked shared) deselected: no {SHARED}"
             " (LEGAL_AI_SHARED_DATA); every feature was tested on the project's own fixtures"
         )
+
+
+@pytest.fixture(autouse=True)
+def collect_what_the_test_left():
+    """A collection after every test, so that a resource a test leaves to the garbage collector
+    (an unclosed socket, say: `filterwarnings = error` turns its ResourceWarning into an error)
+    is reported at the test that left it, every run, instead of at whichever later test the
+    collector happens to run in."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

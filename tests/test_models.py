@@ -132,6 +132,30 @@ def test_valid_answer_is_validated_and_recorded(provider):
     assert KEY not in repr({k: v for k, v in requests[0].items() if k != "headers"})
 
 
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize("how", ["close", "drop"])
+def test_an_adapter_closed_or_dropped_leaves_no_socket_open(provider, how):
+    """Its SDK client's pooled connection is closed by `close()` (twice is harmless) or when the
+    adapter is collected, even from a reference cycle (where the collector would otherwise
+    finalize the socket before the SDK's wrapper closes it: a ResourceWarning)."""
+    import gc
+    import warnings
+
+    # A timed-out first attempt: the abandoned connection is the one the pool keeps open.
+    with SERVERS[provider](Sequence(Reply(json=GOOD, delay=0.6), Reply(json=GOOD))) as server:
+        model = adapter(provider, server.url, [], timeout=0.3)
+        assert model.ask("system", "user", Verdict, stage="panel") == Verdict(**GOOD)
+        model.itself = model  # a cycle, as a traceback or a run's objects can make
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ResourceWarning)
+            if how == "close":
+                model.close()
+                model.close()
+            del model
+            gc.collect()
+    assert [str(w.message) for w in caught if w.category is ResourceWarning] == []
+
+
 def test_openai_request_carries_the_strict_json_schema():
     _, _, requests = run("openai", Sequence(Reply(json=GOOD)))
     request = requests[0]

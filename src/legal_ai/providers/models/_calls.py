@@ -12,6 +12,10 @@ to read that SDK's exceptions (`_failure`, returning a `Failure`); `Adapter.ask`
 
 The API key is never recorded, logged or put in a message (an error text that contains it has
 it masked), and neither is the request body.
+
+Each adapter owns its SDK client and that client's pooled connections: `close()` closes them,
+and so does the adapter's collection (a `weakref.finalize`), so that a run that drops its models
+leaves no socket open for the garbage collector to find later.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import hashlib
 import os
 import random
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -197,10 +202,16 @@ class Adapter:
         self._key = api_key(spec)
         self._base_url = safe_url(spec.base_url)
         self._connect()
+        self._closer = weakref.finalize(self, self._client.close)
+
+    def close(self) -> None:
+        """Close the SDK client's connections (once; the adapter is not used after)."""
+        self._closer()
 
     # -- what each provider supplies ------------------------------------------------------
     def _connect(self) -> None:
-        """Import the SDK and make its client (SDK retries off: every attempt is ours)."""
+        """Import the SDK and make its client, `self._client` (with a `close()`; SDK retries off:
+        every attempt is ours)."""
         raise NotImplementedError
 
     def _send(self, system: str, user: str, schema: type[BaseModel]) -> Answer:
