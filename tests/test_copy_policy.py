@@ -225,6 +225,32 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
         copy_policy.check(app, CASE, write(tmp_path / "empty.txt", "  \n"))
 
 
+def test_a_writing_agent_checks_its_draft_over_mcp(app, tmp_path):
+    """MCP `check_draft`: the draft as text (a remote agent has no file here), the same report
+    as `legal-ai draft check` on the file, nothing stored; bad input is a tool error naming it."""
+    import asyncio
+
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from legal_ai.auth import agent
+    from legal_ai.mcp_server import build_server
+
+    other_finals(app, tmp_path)
+    text = planted_draft()
+    server = build_server(app.settings, app_for_call=lambda: app.acting_as(agent("drafter")))
+    result = asyncio.run(server.call_tool("check_draft", {"case_number": CASE, "text": text}))
+    over_mcp = result.structured_content or json.loads(result.content[0].text)
+    assert over_mcp == copy_policy.check(app, CASE, write(tmp_path / "draft.txt", text))
+    assert {p["kind"] for p in over_mcp["passages"]} == {"template", "analysis", "substance"}
+    with app.store.pool.connection() as conn:
+        assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
+    for arguments, said in (({"case_number": CASE, "text": " \n "}, "draft text is empty"),
+                            ({"case_number": "7001", "text": text}, "malformed case number"),
+                            ({"case_number": CASE, "text": "א" * 200_001}, "200000")):  # fmt: skip
+        with pytest.raises(ToolError, match=said):
+            asyncio.run(server.call_tool("check_draft", arguments))
+
+
 def test_a_draft_without_copies_or_citations_reports_nothing(app, tmp_path):
     text = "פתח דבר\n\nטקסט מקורי לגמרי.\n\nרקע עובדתי\n\nעוד טקסט.\n\nדיון והכרעה\n\nהכרעה."
     report = copy_policy.check(app, "ערר 5/25", write(tmp_path / "d.txt", text))

@@ -103,7 +103,7 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
     # Another tab still showing it pending: nothing changes, 409 with the current state.
     stale = client.post(f"{PAGE}/decide", data={**form, "decision": "reject", "csrf": token})
     assert stale.status_code == 409
-    assert 'כבר במצב "אושרה (נכתבה בהחלטה)" (בידי chair)' in text_of(stale.text)
+    assert 'כבר במצב "אושרה (נכתבה בהחלטה)" (בידי היו"ר)' in text_of(stale.text)
     assert enrichment.show(desk_app, eid)["status"] == "approved"
 
 

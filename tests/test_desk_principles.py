@@ -99,7 +99,9 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):  # noqa: F
         "csrf": token, "id": pending["id"], "decision": "reject",
         "expected_status": "pending_review"})  # fmt: skip
     assert stale.status_code == 409
-    assert "לא בוצע דבר" in stale.text and f"עיקרון {pending['id']} כבר אושר" in stale.text
+    assert "לא בוצע דבר" in stale.text and f'עיקרון {pending["id"]} כבר במצב "אושר"' in text_of(
+        stale.text
+    )
     assert "Traceback" not in stale.text
 
     withdrawn = chair.post(f"{PAGE}/decide", data={
@@ -223,7 +225,7 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
     assert f'id="canonical-{kid}"' not in after.text  # no longer awaiting her
     again = chair.post(f"{PAGE}/canonical/decide", data={
         "csrf": token, "id": kid, "decision": "reject", "expected_status": "pending_review"})  # fmt: skip
-    assert again.status_code == 409 and "כבר אושר" in again.text
+    assert again.status_code == 409 and 'כבר במצב "אושר"' in text_of(again.text)
     assert canonical.show(desk_app, kid)["status"] == "approved"
     # The services refuse an agent.
     with pytest.raises(Forbidden):

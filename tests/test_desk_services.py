@@ -148,3 +148,61 @@ def test_restore_does_not_bring_back_a_vetoed_lesson(app):
     assert restored["dropped_lessons"] == [lesson_id]
     assert restored["profile"]["lessons"] == []
     assert methodology.history(app, "universal")["versions"][0]["reason"] == "חזרה לגרסה 2"
+
+
+def test_a_principle_decided_while_another_waits_on_its_lock(app, tmp_path):
+    """The status the page showed is checked under the row lock, after whoever holds it commits:
+    a second decision that started while the first was still open sees the first's outcome and
+    changes nothing (a check read before the lock would have let it through)."""
+    import threading
+    import time
+
+    from legal_ai.errors import Stale
+    from legal_ai.store import items as sql_items
+
+    path = tmp_path / "ruling.txt"
+    path.write_text("נקבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה.", encoding="utf-8")
+    meta = {"title": "פסק דין", "case_number": 'עע"מ 7/20', "court": "בית המשפט העליון",
+            "is_binding": True, "practice_area": "planning"}  # fmt: skip
+    assert app.ingest([path], "external", meta=meta, doc_id="ruling-7").ingested == 1
+    principle = app.add_principle("external", "ruling-7", "סטייה ניכרת אינה הקלה",
+                                  "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    chair = app.acting_as(CHAIR)
+    locked, outcome = threading.Event(), {}
+
+    def first_tab() -> None:
+        with chair.store.transaction() as conn:
+            sql_items.get_principle(conn, principle, lock=True)
+            sql_items.set_principle_review(conn, principle, "rejected", "chair", "לא עיקרון")
+            locked.set()
+            time.sleep(0.8)  # the second tab's decision is waiting on the row meanwhile
+
+    def second_tab() -> None:
+        locked.wait(10)
+        try:
+            outcome["row"] = chair.review_principle(principle, "approve", None, "pending_review")
+        except Stale as exc:
+            outcome["stale"] = exc
+
+    threads = [threading.Thread(target=first_tab), threading.Thread(target=second_tab)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    stale = outcome.get("stale")
+    assert stale is not None, outcome
+    assert (stale.kind, stale.item_id, stale.status, stale.by) == (
+        "principle", principle, "rejected", "chair")  # fmt: skip
+    assert str(stale).startswith(f"principle {principle} was already rejected (by chair)")
+    with app.store.connection() as conn:
+        row = sql_items.get_principle(conn, principle)
+    assert (row["review_status"], row["review_reason"]) == ("rejected", "לא עיקרון")
+    # The name the lists show for "proposed" is accepted, and an unknown one is refused.
+    with pytest.raises(InvalidInput, match="unknown expected status 'done'"):
+        chair.review_principle(principle, "reopen", None, "done")
+    assert chair.review_principle(principle, "reopen", None, "rejected")["review_status"] == (
+        "proposed"
+    )
+    assert chair.review_principle(principle, "approve", None, "proposed")["review_status"] == (
+        "approved"
+    )

@@ -87,7 +87,7 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
     early = client.post(f"{PAGE}/decide", data={"csrf": token, "id": row["id"],
                                                 "decision": "approve",
                                                 "expected_status": "queued"})  # fmt: skip
-    assert early.status_code == 400 and "רק מסמך שנכתב וממתין להכרעתך" in text_of(early.text)
+    assert early.status_code == 409 and "רק מסמך שנכתב וממתין להכרעתך" in text_of(early.text)
     unknown = client.post(f"{PAGE}/mark", data={"csrf": token, "case_number": "ערר 9999/25"})
     assert unknown.status_code == 404 and "אין לתיק החלטה סופית" in text_of(unknown.text)
     # She drops the case from the queue, with a reason: offered again in the picker.
@@ -151,7 +151,7 @@ def test_claims_beside_their_spans_approved_withdrawn(chair, client, desk_app, t
     # The page showed it pending; it was approved meanwhile: nothing changes (409).
     stale = chair.post(f"{PAGE}/decide", data={**form, "decision": "reject"})
     assert stale.status_code == 409
-    assert f'מסמך קול {row["id"]} כבר במצב "אושר (מגיע לכותב)" (בידי chair)' in text_of(stale.text)
+    assert f'מסמך קול {row["id"]} כבר במצב "אושר (מגיע לכותב)" (בידי היו"ר)' in text_of(stale.text)
     assert voice.show(desk_app, row["id"])["status"] == "approved"
     # An agent's token and a missing token change nothing.
     client.cookies.clear()

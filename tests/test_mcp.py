@@ -75,6 +75,7 @@ def test_every_tool_over_stdio(app, tmp_path, cli_env):
         "search_precedent_library", "search_internal_decisions", "precedent_search_library",
         "search_digests", "get_content_checklist", "get_lessons_for_outcome",
         "get_writing_brief", "get_block_exemplars", "get_templates", "get_contrastive_examples",
+        "check_draft",
         "record_chair_feedback", "list_chair_feedback",
         "record_curator_findings", "get_curator_stats", "list_principles",
         "list_canonical_principles", "get_canonical_principle", "canonical_synthesize_pending",

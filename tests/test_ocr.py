@@ -244,3 +244,50 @@ def test_tesseract_tsv_into_lines_and_paragraphs():
     assert text == "ועדת הערר\n152\n\nסוף"
     assert words == 4 and confidence == round((96.5 + 90.5 + 80 + 41) / 4, 1)
     assert ocr.parse_tsv(header) == ("", None, 0)
+
+
+@pytest.mark.db
+def test_scans_stored_before_the_queue_are_queued_by_the_nightly_upkeep(app, tmp_path):
+    """Image-only items stored before the OCR queue existed (no kept scan, no job, their issue
+    still "run OCR and upload again"): the nightly upkeep reads the file again and queues it
+    (once), and with Tesseract it becomes searchable; an item whose file is gone, changed or was
+    an upload is listed with what to do."""
+    import datetime as dt
+
+    from legal_ai.scheduled_jobs import nightly_upkeep
+    from legal_ai.text import extract
+
+    kept = factories.scanned_pdf(tmp_path / "old-scan.pdf", [PAGE_2])
+    gone = factories.scanned_pdf(tmp_path / "gone-scan.pdf", [PAGE_3])
+    changed = factories.scanned_pdf(tmp_path / "changed-scan.pdf", [PAGE_1])
+    report = app.ingest([kept, gone, changed], "case", meta=CASE)
+    assert report.ingested == 3
+    with app.store.pool.connection() as conn:  # as such items were stored before migration 0024
+        conn.execute("DELETE FROM jobs WHERE kind = 'ocr'")
+        conn.execute("DELETE FROM scanned_files")
+        conn.execute("UPDATE documents SET extraction_issue = %s", (extract.IMAGE_ONLY,))
+    gone.unlink()
+    factories.scanned_pdf(changed, [PAGE_3])
+
+    upkeep = nightly_upkeep(app, dt.datetime(2026, 5, 3, 2, 30, tzinfo=dt.UTC))
+    scans = upkeep["steps"]["scans"]
+    assert scans["queued"] == [{"corpus": "case", "doc_id": report.doc_ids[0]}]
+    assert scans["not_found"] == 2
+    assert [(i["doc_id"], i["source_path"], i["why"]) for i in scans["not_found_items"]] == [
+        (report.doc_ids[1], str(gone), "the file is gone or unreadable: ingest it again"),
+        (report.doc_ids[2], str(changed), "the file changed since it was ingested: ingest it again"),
+    ]  # fmt: skip
+    assert "1 stored scan(s) queued for OCR" in upkeep["summary"]
+    assert "2 stored scan(s) without their file" in upkeep["summary"]
+    [job] = ocr_jobs_rows(app)
+    assert job["status"] == "queued"
+    waiting, lost, _ = items(app)
+    assert "queued for OCR" in waiting["extraction_issue"]
+    assert lost["extraction_issue"] == extract.IMAGE_ONLY
+    # Queued once: the next night finds nothing new to queue.
+    assert ocr_jobs.queue_stored(app)["queued"] == []
+
+    if shutil.which("tesseract") or os.environ.get("CI") == "true":
+        assert ocr_jobs.run(app)["read"] == 1
+        hits = app.search("case", "מסמיך את ועדת הערר לדון בהשגה", limit=3).hits
+        assert hits[0]["doc_id"] == report.doc_ids[0] and hits[0]["page"] == 1

@@ -265,6 +265,17 @@ def test_http_routes_chair_only_where_she_decides(app, settings, tmp_path, panel
     out = client.post(f"/api/principles/{p['id']}/review", json={"decision": "revert"},
                       headers=as_chair)  # fmt: skip
     assert out.status_code == 200 and out.json()["review_status"] == "vetoed"
+    # A decision carrying the status its caller saw, when another already changed it: 409.
+    stale = client.post(f"/api/principles/{p['id']}/review", headers=as_chair,
+                        json={"decision": "approve", "expected_status": "approved"})  # fmt: skip
+    assert stale.status_code == 409
+    assert stale.json()["error"].startswith(f"principle {p['id']} was already vetoed (by chair)")
+    stale = client.post(f"/api/canonical-principles/{k['id']}/review", headers=as_chair,
+                        json={"decision": "reject", "expected_status": "pending_synthesis"})  # fmt: skip
+    assert stale.status_code == 409 and "was already" in stale.json()["error"]
+    unknown = client.post(f"/api/principles/{p['id']}/review", headers=as_chair,
+                          json={"decision": "approve", "expected_status": "done"})  # fmt: skip
+    assert unknown.status_code == 400 and "unknown expected status" in unknown.json()["error"]
 
 
 def test_cli_cull_and_canonical_commands(app, tmp_path, panel, cli_env):

@@ -2,7 +2,9 @@
 
 AppError
  ├── InvalidInput        the caller can fix it (bad file, unknown corpus, missing field)
- │    └── UnsupportedFile  a file we cannot read as given (encoding, corrupt, image-only, size)
+ │    ├── UnsupportedFile  a file we cannot read as given (encoding, corrupt, image-only, size)
+ │    └── Conflict         the item's state refuses the change (HTTP 409)
+ │         └── Stale         no longer in the status the caller saw: decided meanwhile
  ├── NotFound            a case, document or ruling that does not exist
  ├── Unauthorized        no credential, or one we do not know (HTTP 401)
  ├── Forbidden           a known credential asking for what its role may not do (HTTP 403)
@@ -26,6 +28,38 @@ class AppError(Exception):
 
 class InvalidInput(AppError):
     exit_code = 2
+
+
+class Conflict(InvalidInput):
+    """The item's current state refuses the change (a canonical principle with no statement yet
+    cannot be approved, say): nothing was changed. HTTP 409."""
+
+
+class Stale(Conflict):
+    """The item is no longer in the status the caller saw (another tab, a process or the panel
+    decided it meanwhile): nothing was changed. HTTP 409, on the API and the desk. `kind`,
+    `item_id`, `status` and `by` let a page say it in its own words."""
+
+    def __init__(self, kind: str, item_id: int, status: str, by: str | None = None,
+                 then: str = "nothing was changed: reload to see it") -> None:  # fmt: skip
+        self.kind, self.item_id, self.status, self.by = kind, item_id, status, by
+        who = f" (by {by})" if by else ""
+        super().__init__(f"{kind} {item_id} was already {status}{who}; {then}")
+
+
+def as_shown(kind: str, item_id: int, status: str, expected: str | None,
+             statuses: tuple[str, ...], by: str | None = None,
+             then: str = "nothing was changed: reload to see it") -> None:  # fmt: skip
+    """Refuse (Stale) when the item, read under its row lock, is no longer in `expected`, the
+    status the caller saw (None or empty: no check). An `expected` outside `statuses` is
+    InvalidInput."""
+    if not expected:
+        return
+    if expected not in statuses:
+        raise InvalidInput(f"unknown expected status {expected!r}; choose one of: "
+                           f"{', '.join(statuses)}")  # fmt: skip
+    if status != expected:
+        raise Stale(kind, item_id, status, by, then)
 
 
 class UnsupportedFile(InvalidInput):

@@ -241,6 +241,24 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         return run(contrastive.get_contrastive_examples, block=block, appeal_type=appeal_type, k=k)
 
     @server.tool(
+        description="The copy policy on a draft before it goes to the chair: every passage "
+        "copied from another case's decision, as template (formulaic: allowed), analysis "
+        "(generalize and adapt it) or substance (a holding, facts, parties, numbers or "
+        "citations not in this case's file: never copy it), each with its source case and span; "
+        "and every citation checked against the library (found, not_in_library = a missing "
+        "precedent, quote_not_found = a quotation its text does not hold). Nothing is stored."
+    )
+    def check_draft(
+        case_number: Annotated[str, Field(description="The case the draft is for, e.g. ערר "
+                               "(מרכז) 1042/23.")],
+        text: Annotated[str, Field(max_length=200_000, description="The draft's full text "
+                        "(blocks separated by blank lines, as in the file).")],
+    ) -> dict:  # fmt: skip
+        from .knowledge import copy_policy
+
+        return run(copy_policy.check_draft_text, case=case_number, text=text)
+
+    @server.tool(
         description="Record the chair's feedback on a draft (one category, optional block)."
     )
     def record_chair_feedback(

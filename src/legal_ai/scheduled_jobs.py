@@ -255,6 +255,12 @@ def _synthesize(app: App) -> dict:
     return synthesis.synthesize(app)
 
 
+def _queue_stored_scans(app: App) -> dict:
+    from .ingest import ocr_jobs
+
+    return ocr_jobs.queue_stored(app)
+
+
 def _prune_telemetry(app: App, now: dt.datetime) -> dict:
     """Searches logged longer ago than LEGAL_AI_TELEMETRY_RETENTION_DAYS (telemetry.prune)."""
     try:
@@ -333,6 +339,7 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
     errors = []
     for name, step in (("reindex", lambda: app.reindex()), ("resolve", lambda: _resolve(app)),
                        ("synthesis", lambda: _synthesize(app)),
+                       ("scans", lambda: _queue_stored_scans(app)),
                        ("telemetry", lambda: _prune_telemetry(app, now)),
                        ("standing_eval", lambda: standing_eval(app, now))):  # fmt: skip
         try:
@@ -350,6 +357,11 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
     resolved = steps["resolve"]
     if "error" not in resolved:
         parts.append(f"{resolved.get('precedents_resolved', 0)} precedent(s) resolved")
+    scans = steps["scans"]
+    if scans.get("queued"):
+        parts.append(f"{len(scans['queued'])} stored scan(s) queued for OCR")
+    if scans.get("not_found"):
+        parts.append(f"{scans['not_found']} stored scan(s) without their file (ingest again)")
     if steps["telemetry"].get("deleted"):
         parts.append(f"{steps['telemetry']['deleted']} logged search(es) past retention deleted")
     synthesized = steps["synthesis"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from .auth import OPERATOR, Principal, require_chair
 from .config import Settings
-from .errors import InvalidInput, NotFound, refused_by_gate
+from .errors import InvalidInput, NotFound, as_shown, refused_by_gate
 from .ingest import Ingestor, IngestReport
 from .learning.vocabulary import free_text
 from .providers.embedders import CachedEmbedder, Embedder, make_embedder, text_hash
@@ -24,6 +24,9 @@ from .store import maintenance
 from .store.cache import EmbeddingCache, set_active_embedder
 from .store.db import Store, open_store
 from .text.hebrew import get_analyzer, normalize, normalize_case_number
+
+# A principle's statuses as the lists, the API and the pages name them (stored `proposed`).
+PRINCIPLE_STATUSES = ("pending_review", "approved", "rejected", "vetoed")
 
 # The tool call in progress (App.tool): its name goes into the search's telemetry row, and the
 # row's id comes back in the tool's answer (`search_id`).
@@ -228,9 +231,12 @@ class App:
                 None if review_status == "proposed" else self.principal.actor,
             )  # fmt: skip
 
-    def review_principle(self, principle_id: int, decision: str, reason: str | None = None) -> dict:
+    def review_principle(self, principle_id: int, decision: str, reason: str | None = None,
+                         expected_status: str | None = None) -> dict:  # fmt: skip
         """The chair's decision on a principle: approve, reject, revert (withdraw an approved one
-        from search at once; also called veto) or reopen (back to her queue)."""
+        from search at once; also called veto) or reopen (back to her queue).
+        `expected_status`: the status she saw (pending_review, approved, ...): when the principle
+        is no longer in it, read under its row lock, nothing changes (errors.Stale)."""
         status = {"approve": "approved", "reject": "rejected", "revert": "vetoed",
                   "veto": "vetoed", "reopen": "proposed"}.get(decision)  # fmt: skip
         if status is None:
@@ -238,12 +244,17 @@ class App:
                 f"unknown decision {decision!r}; choose approve, reject, revert or reopen"
             )
         require_chair(self.principal, f"{decision} of principle {principle_id}")
+        shown = {"proposed": "pending_review"}  # the name the lists and pages show
+        expected = shown.get(expected_status or "", expected_status)
         with refused_by_gate():
             with self.store.transaction() as conn:
                 row = sql_items.get_principle(conn, principle_id, lock=True)
                 if row is None:
                     raise NotFound(f"no principle {principle_id}")
-                if row["review_status"] == status:
+                now = row["review_status"]
+                as_shown("principle", principle_id, shown.get(now, now), expected,
+                         PRINCIPLE_STATUSES, row["reviewed_by"])  # fmt: skip
+                if now == status:
                     return {k: row[k] for k in ("id", "review_status", "reviewed_by")}
                 saved = sql_items.set_principle_review(
                     conn, principle_id, status, self.principal.actor, reason

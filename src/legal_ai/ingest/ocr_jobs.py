@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..auth import agent
-from ..errors import StoreError
+from ..errors import AppError, StoreError
 from ..learning import jsonable
 from ..learning.jobs import drain, retry_later, worker_id
 from ..store import engine as store
@@ -105,6 +105,48 @@ def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem
                  "check the scan, or upload a PDF with a text layer")  # fmt: skip
     return dataclasses.replace(item, text=scan["content"], page_starts=scan["page_starts"],
                                issue=issue, metadata=metadata)  # fmt: skip
+
+
+MAX_LISTED = 50  # items named in a report; the count says how many in all
+
+
+def queue_stored(app: App) -> dict:
+    """Scans stored before the OCR queue existed (their bytes never kept, their issue still
+    "run OCR and upload again"): each file is read again from the path it was ingested from and,
+    when it is there with the same bytes, kept and queued like a new scan (its items then say
+    they wait for OCR), one transaction per item; otherwise the item is listed with what to do.
+    The nightly upkeep runs it. {"queued": [{"corpus", "doc_id"}], "not_found": N,
+    "not_found_items": [{"corpus", "doc_id", "source_path", "why"}] (the first MAX_LISTED)}."""
+    with app.store.connection() as conn:
+        candidates = ocr_store.unqueued_scans(conn, extract.IMAGE_ONLY)
+    limit = app.settings.max_file_mb * 2**20
+    queued, not_found = [], []
+    for corpus, row in candidates:
+        named = {"corpus": corpus.key, "doc_id": row["doc_id"]}
+        source = row["source_path"] or ""
+        why = None
+        if source.startswith("upload:") or not source:
+            why = "uploaded, not read from a file here: upload it again"
+        else:
+            try:
+                extract.check_size(Path(source), limit)
+                data = Path(source).read_bytes()
+            except (OSError, AppError):
+                why = "the file is gone or unreadable: ingest it again"
+            else:
+                if hashlib.sha256(data).hexdigest() != row["file_sha256"]:
+                    why = "the file changed since it was ingested: ingest it again"
+        if why is not None:
+            not_found.append({**named, "source_path": source, "why": why})
+            continue
+        with app.store.transaction() as conn:
+            # Only while it still waits as it did: an ingest meanwhile may have given it text.
+            if ocr_store.set_issue(conn, corpus, row["id"], WAITING, was=extract.IMAGE_ONLY,
+                                   sha=row["file_sha256"]):  # fmt: skip
+                enqueue(conn, row["file_sha256"], data)  # None: another item's file kept it
+                queued.append(named)
+    return {"queued": queued, "not_found": len(not_found),
+            "not_found_items": not_found[:MAX_LISTED]}  # fmt: skip
 
 
 # -- the worker side ----------------------------------------------------------------------------

@@ -509,6 +509,18 @@ def check_citations(conn, case: str, text: str) -> list[dict]:
 # -- services ---------------------------------------------------------------------------------------
 
 
+MAX_DRAFT_CHARS = 200_000  # a draft given as text (a decision runs 20-80k characters)
+
+
+def check_draft_text(app: App, case: str, text: str) -> dict:
+    """The same report for a draft given as text (MCP `check_draft`: a writing agent over the
+    network has no file on this machine), cleaned like any text it sends; nothing is stored."""
+    case = vocab.case_number(case)
+    text = vocab.free_text(text, "draft text", max_chars=MAX_DRAFT_CHARS)
+    with app.store.connection() as conn:
+        return check_text(conn, case, text)
+
+
 def check(app: App, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
     """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored)."""
     from ..learning.finals import read_decision

@@ -33,7 +33,7 @@ import psycopg
 from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
-from ..errors import AppError, InvalidInput, NotFound, refused_by_gate
+from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..learning import jsonable, purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
@@ -268,9 +268,12 @@ def show(app: App, document_id: int) -> dict:
     return _shape(row, full=True)
 
 
-def review(app: App, document_id: int, decision: str, reason: str | None = None) -> dict:
+def review(app: App, document_id: int, decision: str, reason: str | None = None,
+           expected_status: str | None = None) -> dict:  # fmt: skip
     """The chair approves (it reaches the writer) or rejects a voice document; she may also
-    reject an approved one (withdrawn from the writer) or a queued case (dropped)."""
+    reject an approved one (withdrawn from the writer) or a queued case (dropped).
+    `expected_status`: the status she saw; when it is no longer that, read under the row lock,
+    nothing changes (Stale)."""
     status = DECISIONS.get(decision)
     if status is None:
         raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
@@ -281,17 +284,19 @@ def review(app: App, document_id: int, decision: str, reason: str | None = None)
             row = store.get(conn, document_id, lock=True)
             if row is None:
                 raise NotFound(f"no voice document {document_id}")
+            as_shown("voice document", document_id, row["status"], expected_status, STATUSES,
+                     row["reviewed_by"])  # fmt: skip
             if row["status"] == status:
                 return _shape(row, full=True)
             if status == "approved" and row["status"] != "pending_review":
-                raise InvalidInput(
+                raise Conflict(
                     f"voice document {document_id} is {row['status']}: only a written document "
                     "pending review is approved"
                     + ("; run `legal-ai voice run` (needs LEGAL_AI_VOICE_WRITER)"
                        if row["status"] == "queued" else "")
                 )  # fmt: skip
             if status == "approved" and row["final_changed"]:
-                raise InvalidInput(
+                raise Conflict(
                     f"the final of {row['case_number']} changed after voice document "
                     f"{document_id} was written; reject it and mark the case again"
                 )

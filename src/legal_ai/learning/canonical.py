@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..auth import require_chair
-from ..errors import InvalidInput, NotFound, refused_by_gate
+from ..errors import Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..retrieval.terms import principle_term
 from ..store import synthesis as store
 from . import jsonable
@@ -88,16 +88,20 @@ def _gated(app: App, canonical_id: int, what: str, change) -> dict:
     return show(app, canonical_id)
 
 
-def review(app: App, canonical_id: int, decision: str, reason: str | None = None) -> dict:
-    """The chair approves or rejects a canonical principle's statement."""
+def review(app: App, canonical_id: int, decision: str, reason: str | None = None,
+           expected_status: str | None = None) -> dict:  # fmt: skip
+    """The chair approves or rejects a canonical principle's statement. `expected_status`: the
+    status she saw; when it is no longer that, read under the row lock, nothing changes (Stale)."""
     status = DECISIONS.get(decision)
     if status is None:
         raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
     reason = free_text(reason, "reason", max_chars=2000) if reason else None
 
     def change(conn, row: dict) -> None:
+        as_shown("canonical principle", canonical_id, row["status"], expected_status, STATUSES,
+                 row.get("reviewed_by"))  # fmt: skip
         if row["status"] == "pending_synthesis" and status == "approved":
-            raise InvalidInput(
+            raise Conflict(
                 f"canonical principle {canonical_id} is still pending synthesis; run "
                 "`legal-ai principles synthesize`, or write its statement yourself "
                 "(`legal-ai principles canonical edit`)"

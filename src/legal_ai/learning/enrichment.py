@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
-from ..errors import AppError, InvalidInput, NotFound, refused_by_gate
+from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..retrieval.corpora import get_corpus
 from ..store import engine as queue
 from ..store import enrichment as store
@@ -363,9 +363,11 @@ def show(app: App, enrichment_id: int) -> dict:
     return _shape(row, full=True)
 
 
-def review(app: App, enrichment_id: int, decision: str, reason: str | None = None) -> dict:
+def review(app: App, enrichment_id: int, decision: str, reason: str | None = None,
+           expected_status: str | None = None) -> dict:  # fmt: skip
     """The chair approves a proposal (its headnote, summary and tags are written into the
-    decision) or rejects it (nothing is written)."""
+    decision) or rejects it (nothing is written). `expected_status`: the status she saw; when it
+    is no longer that, read under the row lock, nothing changes (Stale)."""
     status = DECISIONS.get(decision)
     if status is None:
         raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
@@ -377,10 +379,12 @@ def review(app: App, enrichment_id: int, decision: str, reason: str | None = Non
             row = store.get(conn, enrichment_id, lock=True)
             if row is None:
                 raise NotFound(f"no enrichment {enrichment_id}")
+            as_shown("enrichment", enrichment_id, row["status"], expected_status, STATUSES,
+                     row["reviewed_by"])  # fmt: skip
             if row["status"] == status:
                 return _shape(row, full=True)
             if row["status"] != "pending_review":
-                raise InvalidInput(f"enrichment {enrichment_id} is {row['status']}: only a "
+                raise Conflict(f"enrichment {enrichment_id} is {row['status']}: only a "
                                    "proposal pending review is approved or rejected")  # fmt: skip
             if status == "rejected":
                 store.decide(conn, enrichment_id, status, app.principal.actor, reason, None)
@@ -388,7 +392,7 @@ def review(app: App, enrichment_id: int, decision: str, reason: str | None = Non
                 sql_items.lock_item(conn, corpus, row["doc_id"])  # no ingest writes it meanwhile
                 item = store.item(conn, row["case_law_id"])
                 if item is None or item["content_hash"] != row["content_hash"]:
-                    raise InvalidInput(
+                    raise Conflict(
                         f"the text of {row['doc_id']} changed after enrichment {enrichment_id} "
                         "was written; reject it (the new text has its own job)"
                     )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import psycopg
 
 from ..auth import require_chair
-from ..errors import Forbidden, InvalidInput, NotFound
+from ..errors import Forbidden, InvalidInput, NotFound, as_shown
 from ..store import engine_lessons as engine_store
 from ..store import items as sql_items
 from ..store import learning as store
@@ -53,11 +53,8 @@ def _locked(conn, lesson_id: int) -> dict:
 def _as_shown(lesson: dict, expected_status: str | None, then: str) -> None:
     """Refuse when the lesson is no longer in the status the page showed (another tab, or a
     stale page, decided it meanwhile)."""
-    if expected_status is not None and lesson["review_status"] != expected_status:
-        who = lesson["reviewed_by"] or lesson["proposed_by"] or "unknown"
-        raise InvalidInput(
-            f"lesson {lesson['id']} was already {lesson['review_status']} (by {who}); {then}"
-        )
+    who = lesson["reviewed_by"] or lesson["proposed_by"] or "unknown"
+    as_shown("lesson", lesson["id"], lesson["review_status"], expected_status, STATUSES, who, then)
 
 
 def _gate_error(exc: psycopg.Error) -> InvalidInput:

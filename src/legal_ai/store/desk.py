@@ -54,13 +54,6 @@ def pending_principles(conn: psycopg.Connection, limit: int = 200) -> list[dict]
     ).fetchall()
 
 
-def principle_status(conn: psycopg.Connection, principle_id: int) -> dict | None:
-    return conn.execute(
-        "SELECT id, review_status, reviewed_by FROM case_law_principles WHERE id = %s",
-        (principle_id,),
-    ).fetchone()
-
-
 def audit_page(conn: psycopg.Connection, limit: int, offset: int) -> tuple[list[dict], int]:
     """One page of learning_audit, newest first, and how many rows there are in all."""
     rows = conn.execute(

@@ -53,6 +53,33 @@ def items_waiting(conn: psycopg.Connection, sha: str) -> list[tuple[Corpus, dict
     return out
 
 
+def unqueued_scans(conn: psycopg.Connection, issue: str) -> list[tuple[Corpus, dict]]:
+    """Items stored from a scan whose bytes were never kept, so no OCR job exists for them (items
+    stored before the OCR queue: their text is empty and their issue still `issue`)."""
+    out = []
+    for corpus in CORPORA.values():
+        query = sql.SQL(
+            "SELECT i.id, i.doc_id, i.source_path, i.file_sha256 FROM {t} i"
+            " WHERE i.content = '' AND i.extraction_issue = %(issue)s"
+            " AND i.file_sha256 IS NOT NULL AND {scope} AND NOT EXISTS"
+            " (SELECT 1 FROM scanned_files s WHERE s.file_sha256 = i.file_sha256) ORDER BY i.id"
+        ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+        params = {"issue": issue, **corpus.scope_params()}
+        out += [(corpus, row) for row in conn.execute(query, params)]
+    return out
+
+
+def set_issue(conn: psycopg.Connection, corpus: Corpus, item_id: int, issue: str, *, was: str,
+              sha: str) -> bool:  # fmt: skip
+    """Say why an item stored from the scan `sha` waits, while its text is still empty and its
+    issue still `was`; False when it is no longer so."""
+    query = sql.SQL(
+        "UPDATE {t} SET extraction_issue = %s WHERE id = %s AND content = ''"
+        " AND extraction_issue = %s AND file_sha256 = %s"
+    ).format(t=sql.Identifier(corpus.item_table))
+    return conn.execute(query, (issue, item_id, was, sha)).rowcount == 1
+
+
 def read_items(
     conn: psycopg.Connection, *, doc_id: str | None = None, corpus_key: str | None = None,
     low_only: bool = False, limit: int = 1000,

@@ -82,6 +82,8 @@ def _has_nul(value: Any) -> bool:
 class ReviewBody(Body):
     decision: str = Field(max_length=20)
     reason: str | None = Field(default=None, max_length=2000)
+    # The status the caller saw: when the item is no longer in it, nothing changes (409).
+    expected_status: str | None = Field(default=None, max_length=20)
 
 
 class PromoteBody(Body):
@@ -242,7 +244,8 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     @api.post("/api/lessons/{lesson_id}/review")
     def review(lesson_id: int, body: ReviewBody,
                view: Annotated[Any, Depends(chair("reviewing a lesson"))]) -> dict:  # fmt: skip
-        return lessons.review(view, lesson_id, body.decision, reason=body.reason)
+        return lessons.review(view, lesson_id, body.decision, reason=body.reason,
+                              expected_status=body.expected_status)  # fmt: skip
 
     @api.post("/api/lessons/{lesson_id}/panel-verdict")
     def panel(lesson_id: int, body: PanelBody, view: Acting) -> dict:
@@ -296,7 +299,8 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     @api.post("/api/principles/{principle_id}/review")
     def review_principle(principle_id: int, body: ReviewBody,
                          view: Annotated[Any, Depends(chair("reviewing a principle"))]) -> dict:  # fmt: skip
-        return jsonable(view.review_principle(principle_id, body.decision, body.reason))
+        return jsonable(view.review_principle(principle_id, body.decision, body.reason,
+                                              body.expected_status))  # fmt: skip
 
     @api.post("/api/principles/extract")
     def extract_principles(body: ExtractBody, view: Acting) -> dict:
@@ -323,7 +327,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         canonical_id: int, body: ReviewBody,
         view: Annotated[Any, Depends(chair("reviewing a canonical principle"))],
     ) -> dict:  # fmt: skip
-        return canonical.review(view, canonical_id, body.decision, body.reason)
+        return canonical.review(
+            view, canonical_id, body.decision, body.reason, body.expected_status
+        )
 
     @api.post("/api/canonical-principles/{canonical_id}/statement")
     def edit_canonical(
@@ -363,7 +369,7 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         document_id: int, body: ReviewBody,
         view: Annotated[Any, Depends(chair("reviewing a voice document"))],
     ) -> dict:  # fmt: skip
-        return voice.review(view, document_id, body.decision, body.reason)
+        return voice.review(view, document_id, body.decision, body.reason, body.expected_status)
 
     # -- enrichment of internal decisions (issue 15 item 3; README "Upkeep on arrival") --------
     @api.get("/api/enrichments")
@@ -379,7 +385,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         enrichment_id: int, body: ReviewBody,
         view: Annotated[Any, Depends(chair("reviewing an enrichment"))],
     ) -> dict:  # fmt: skip
-        return enrichment.review(view, enrichment_id, body.decision, body.reason)
+        return enrichment.review(
+            view, enrichment_id, body.decision, body.reason, body.expected_status
+        )
 
     # -- block exemplars and templates (issue 14 items 1-2; README "What the writer reads") --
     @api.get("/api/exemplars/{block}")

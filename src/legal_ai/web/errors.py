@@ -1,7 +1,8 @@
 """Every failure of the HTTP API is one JSON body `{"error": "..."}` with a status mapped here,
 once: the AppError tree (400 bad input, 401 no or unknown token, 403 the chair's decision,
-429 too many failed sign-ins, 404, 413 over a size limit, 415 a file type we do not take,
-502 provider, 503 database),
+429 too many failed sign-ins, 404, 409 an item whose state refuses the change or is no longer
+what the caller saw, 413 over a size limit, 415 a file type we do not take, 502 provider,
+503 database),
 FastAPI's validation errors (400, naming the field), unknown routes and methods (404, 405),
 database errors (503; 403 when the database refuses a role; 400 for a value it cannot store) and
 anything unexpected (500, logged here with an incident id; the body says only that).
@@ -29,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..config import Settings
 from ..errors import (
     AppError,
+    Conflict,
     Forbidden,
     InvalidInput,
     NotFound,
@@ -53,6 +55,7 @@ STATUS: tuple[tuple[type[AppError], int], ...] = (
     (RateLimited, 429),  # a Forbidden: before it
     (Forbidden, 403),
     (NotFound, 404),
+    (Conflict, 409),  # an InvalidInput: before it
     (InvalidInput, 400),
     (StoreError, 503),
     (ProviderError, 502),

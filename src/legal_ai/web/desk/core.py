@@ -18,7 +18,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from ...errors import AppError, Forbidden, InvalidInput
+from ...errors import AppError, Forbidden, InvalidInput, Stale
 
 HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
@@ -183,8 +183,17 @@ def message_of(exc: AppError) -> str:
 # -- what the desk's decision pages (principles, voice, enrichment) share -----------------------
 
 
-class Stale(InvalidInput):
-    """The item is no longer where the page showed it (another tab decided it): 409."""
+# What the services' Stale refusals name (errors.Stale.kind), as the chair reads it.
+KINDS = {"lesson": "לקח", "principle": "עיקרון", "canonical principle": "עיקרון קנוני",
+         "voice document": "מסמך קול", "enrichment": "הצעה"}  # fmt: skip
+
+
+def stale_text(exc: Stale, labels: dict[str, str]) -> str:
+    """A decision refused because another tab or process decided the item first (the service
+    read it under its row lock): what it is now, and who decided, in Hebrew."""
+    by = f" (בידי {ACTORS.get(exc.by, exc.by)})" if exc.by else ""
+    now = labels.get(exc.status, exc.status)
+    return f'{KINDS.get(exc.kind, exc.kind)} {exc.item_id} כבר במצב "{now}"{by}'
 
 
 def form_text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:

@@ -24,7 +24,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...errors import AppError, InvalidInput, NotFound
+from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import enrichment as service
 from ...store import enrichment as enrichment_store
 from .. import errors as web_errors
@@ -51,6 +51,8 @@ def _id(raw: Any) -> int:
 
 def hebrew(exc: AppError) -> str:
     """The service's refusals in Hebrew (its own text kept after it, for the record)."""
+    if isinstance(exc, Stale):
+        return core.stale_text(exc, STATUS_LABELS)
     text = str(exc)
     patterns = (
         (r"only a proposal pending review", "רק הצעה שממתינה להכרעתך ניתנת לאישור או לדחייה"),
@@ -131,7 +133,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                            **data)  # fmt: skip
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = 409 if isinstance(exc, core.Stale) else web_errors.status_of(exc)
+        status = web_errors.status_of(exc)
         return await page(request, desk, status=status,
                           message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
 
@@ -156,15 +158,8 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
-            def act() -> dict:
-                now = service.show(desk.view, item_id)
-                if expected and now["status"] != expected:
-                    by = f" (בידי {now['reviewed_by']})" if now["reviewed_by"] else ""
-                    shown = STATUS_LABELS.get(now["status"], now["status"])
-                    raise core.Stale(f'הצעה {item_id} כבר במצב "{shown}"{by}')
-                return service.review(desk.view, item_id, decision, reason)
-
-            await run_in_threadpool(act)
+            await run_in_threadpool(service.review, desk.view, item_id, decision, reason,
+                                    expected)  # fmt: skip
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         return RedirectResponse(f"{PATH}?done={decision}&proposal={item_id}", 303)

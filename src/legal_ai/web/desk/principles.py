@@ -25,10 +25,9 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...errors import AppError, InvalidInput, NotFound
+from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import canonical as canon
 from ...learning import principles as principle_service
-from ...store import desk as desk_store
 from .. import errors as web_errors
 from . import core
 
@@ -48,10 +47,6 @@ DONE = {
 CANONICAL_DONE = {"approve": "הנוסח אושר", "reject": "הנוסח נדחה"}
 
 
-def _status(raw: str | None) -> str | None:
-    return "pending_review" if raw == "proposed" else raw
-
-
 def _id(raw: Any, what: str) -> int:
     try:
         return int(str(raw))
@@ -61,9 +56,16 @@ def _id(raw: Any, what: str) -> int:
 
 def _hebrew(exc: AppError) -> str:
     """The services' refusals in Hebrew (their own text kept after it, for the record)."""
+    if isinstance(exc, Stale):
+        return core.stale_text(exc, STATUS_LABELS)
     text = str(exc)
     if "refused by the gate" in text:
         return f"מסד הנתונים סירב לשינוי (שער ההרשאות): {text}"
+    if "still pending synthesis" in text:
+        return (
+            "העיקרון הקנוני עדיין ממתין לסינתזה, ואין לו נוסח לאישור. הריצי `legal-ai "
+            "principles synthesize`, או כתבי את הנוסח בעצמך בטופס העריכה — ואז אשרי"
+        )
     if isinstance(exc, NotFound):
         return f"הפריט לא נמצא (אולי נמחק בינתיים): {text}"
     return text
@@ -97,7 +99,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         )  # fmt: skip
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = 409 if isinstance(exc, core.Stale) else web_errors.status_of(exc)
+        status = web_errors.status_of(exc)
         return await page(request, desk, status=status,
                           message=f"לא בוצע דבר: {_hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
 
@@ -128,18 +130,8 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
-            def act() -> dict:
-                with desk.view.store.connection() as conn:
-                    row = desk_store.principle_status(conn, item_id)
-                if row is None:
-                    raise NotFound(f"אין עיקרון {item_id}")
-                now = _status(row["review_status"])
-                if expected and now != expected:
-                    by = f" (בידי {row['reviewed_by']})" if row["reviewed_by"] else ""
-                    raise core.Stale(f"עיקרון {item_id} כבר {STATUS_LABELS.get(now, now)}{by}")
-                return desk.view.review_principle(item_id, decision, reason)
-
-            await run_in_threadpool(act)
+            await run_in_threadpool(desk.view.review_principle, item_id, decision, reason,
+                                    expected)  # fmt: skip
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         return RedirectResponse(f"{PATH}?done={decision}&principle={item_id}", 303)
@@ -155,19 +147,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
-            def act() -> dict:
-                now = canon.show(desk.view, item_id)["status"]
-                if now == "pending_synthesis" and decision == "approve":
-                    raise core.Stale(
-                        f"עיקרון קנוני {item_id} עדיין ממתין לסינתזה, ואין לו נוסח לאישור. "
-                        "הריצי `legal-ai principles synthesize`, או כתבי את הנוסח בעצמך בטופס "
-                        "העריכה — ואז אשרי"
-                    )
-                if expected and now != expected:
-                    raise core.Stale(f"עיקרון קנוני {item_id} כבר {STATUS_LABELS.get(now, now)}")
-                return canon.review(desk.view, item_id, decision, reason)
-
-            await run_in_threadpool(act)
+            await run_in_threadpool(canon.review, desk.view, item_id, decision, reason, expected)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         return RedirectResponse(f"{PATH}?done={decision}&canonical={item_id}", 303)

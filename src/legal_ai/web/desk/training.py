@@ -20,15 +20,17 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...errors import AppError, InvalidInput, NotFound
+from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import lessons
 from ...learning import vocabulary as vocab
 from ...store import desk as desk_store
 from ...store import learning as learning_store
+from .. import errors as web_errors
 from . import core
 
 DECISION_LABELS = {"approve": "אישור", "reject": "דחייה", "veto": "וטו", "reopen": "ביטול"}
-STATUS_LABELS = {"proposed": "מוצע", "approved": "אושר", "rejected": "נדחה", "vetoed": "נפסל"}
+STATUS_LABELS = {"proposed": "מוצע", "pending_review": "ממתין להכרעה", "approved": "אושר",
+                 "rejected": "נדחה", "vetoed": "נפסל"}  # fmt: skip
 KIND_LABELS = {"style": "סגנון", "substance": "מהות"}
 KEYS = {"approve": "a", "reject": "r", "veto": "v"}
 AUDIT_PAGE = 50
@@ -67,15 +69,7 @@ def _principles(view: Any) -> list[dict]:
 
 def _decide_principle(view: Any, item_id: int, decision: str, expected: str | None,
                       reason: str | None) -> dict:  # fmt: skip
-    with view.store.connection() as conn:
-        row = desk_store.principle_status(conn, item_id)
-    if row is None:
-        raise NotFound(f"no principle {item_id}")
-    if expected and row["review_status"] != expected:
-        raise InvalidInput(
-            f"principle {item_id} was already {row['review_status']} (by {row['reviewed_by']})"
-        )
-    return view.review_principle(item_id, decision, reason)
+    return view.review_principle(item_id, decision, reason, expected)
 
 
 QUEUES: dict[str, Queue] = {
@@ -211,9 +205,10 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             row = await run_in_threadpool(queue.decide, desk.view, item_id, decision, expected,
                                           reason)  # fmt: skip
         except (InvalidInput, NotFound) as exc:
+            said = core.stale_text(exc, STATUS_LABELS) if isinstance(exc, Stale) else str(exc)
             return await page(
-                request, desk, queue, item_id=None, status=409,
-                message=f"לא בוצע דבר: {exc}. הדף עודכן למצב הנוכחי.",
+                request, desk, queue, item_id=None, status=web_errors.status_of(exc),
+                message=f"לא בוצע דבר: {said}. הדף עודכן למצב הנוכחי.",
             )  # fmt: skip
         status = row.get("review_status", "")
         url = f"/training?queue={queue.key}&last={item_id}&was={status}&done={decision}"
