@@ -47,7 +47,8 @@ ITEM_TABLES = (
     " desk_login_failures, canonical_principles, synthesis_attempts,"
     " canonical_statement_versions, voice_documents, block_exemplars, block_templates,"
     " template_state, search_log, search_marks, scanned_files,"
-    " case_law_enrichments, schedules, schedule_runs, case_status, eval_history"
+    " case_law_enrichments, schedules, schedule_runs, case_status, eval_history,"
+    " copy_fingerprints"
 )
 # Methodology profiles go back to their seed (version 1) between tests.
 RESET_PROFILES = (
@@ -99,9 +100,11 @@ def collect_what_the_test_left():
     """A collection after every test, so that a resource a test leaves to the garbage collector
     (an unclosed socket, say: `filterwarnings = error` turns its ResourceWarning into an error)
     is reported at the test that left it, every run, instead of at whichever later test the
-    collector happens to run in."""
+    collector happens to run in. What survives is frozen (moved out of the collector's sight),
+    so each collection looks only at what the next test makes: ~1 ms instead of ~50."""
     yield
     gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

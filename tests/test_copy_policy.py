@@ -225,6 +225,49 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
         copy_policy.check(app, CASE, write(tmp_path / "empty.txt", "  \n"))
 
 
+def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path):
+    """What the check keeps of the compared texts (migration 0026): each final and internal
+    decision is cut into fingerprints once per content (again when its text changes, or for
+    another method); a check reads no text but those a passage is attributed to, and reports the
+    same as before."""
+    other_finals(app, tmp_path)
+    unrelated = write(tmp_path / "unrelated.txt", "החלטה בדויה אחרת לגמרי על גדר בין שכנים "
+                      "במושב, שאין בה דבר מן הטיוטה הנבדקת כאן בשום צורה שהיא.")  # fmt: skip
+    meta = {"case_number": "ערר 9001/25", "decided_on": "2025-01-01", "practice_area": "planning"}
+    assert app.ingest([unrelated], "internal", meta=meta, doc_id="unrelated").ingested == 1
+    draft = planted_draft()
+    with app.store.transaction() as conn:
+        assert copy_policy.refresh_fingerprints(conn) == 7  # three finals, their copies, one more
+        assert copy_policy.refresh_fingerprints(conn) == 0  # taken once
+        sources = copy_policy._matched_sources(conn, CASE, copy_policy.keyed_words(draft))
+        stored = conn.execute(
+            "SELECT f.method, cardinality(f.shingles) AS n, c.content"
+            " FROM copy_fingerprints f JOIN case_law c ON c.id = f.case_law_id"
+            " WHERE c.doc_id = 'unrelated'"
+        ).fetchone()
+    assert stored["method"] == copy_policy.METHOD
+    assert stored["n"] == len(copy_policy.keyed_words(stored["content"])) - 7
+    # One per text (a final's internal copy is the same text), none of the draft's own case, the
+    # unrelated decision shares nothing; no text was read to find them.
+    assert sorted(s.case_number for s in sources) == ["ערר (מרכז) 7014/25", "ערר (מרכז) 7022/25",
+                                                      "ערר 8815/25"]  # fmt: skip
+    assert {s.corpus for s in sources} == {"style"}
+    assert all(s.content is None for s in sources)
+    report = copy_policy.check(app, CASE, write(tmp_path / "draft.txt", draft))
+    assert {p["kind"] for p in report["passages"]} == {"template", "analysis", "substance"}
+    # A text that changes is cut again, for its new content.
+    assert app.ingest([write(unrelated, "טקסט חדש של ההחלטה הבדויה, שונה מן הקודם במילותיו.")],
+                      "internal", meta=meta, doc_id="unrelated").ingested == 1  # fmt: skip
+    with app.store.transaction() as conn:
+        assert copy_policy.refresh_fingerprints(conn) == 1
+        # Rows of another method are stale too (a changed tokenizer takes them all again).
+        conn.execute("UPDATE copy_fingerprints SET method = 'older'")
+        assert copy_policy.refresh_fingerprints(conn) == 7
+    # Stable across processes (they are stored): a fixed hash, not Python's salted one.
+    words = copy_policy.keyed_words("אחת שתיים שלוש ארבע חמש שש שבע שמונה תשע")
+    assert copy_policy.fingerprints(words) == [-6013696983056091135, -475565524906865355]
+
+
 def test_a_writing_agent_checks_its_draft_over_mcp(app, tmp_path):
     """MCP `check_draft`: the draft as text (a remote agent has no file here), the same report
     as `legal-ai draft check` on the file, nothing stored; bad input is a tool error naming it."""

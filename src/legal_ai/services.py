@@ -75,11 +75,9 @@ class App:
         view._root = getattr(self, "_root", None) or self  # one model for every view
         return view
 
-    def on_surface(self, surface: str | None) -> App:
+    def on_surface(self, surface: str) -> App:
         """This App, same principal, its searches logged as coming from `surface`."""
-        view = self.acting_as(self.principal)
-        view.surface = surface
-        return view
+        return self.acting_as(self.principal, surface=surface)
 
     @property
     def embedder(self) -> CachedEmbedder:

@@ -112,9 +112,6 @@ class Ingestor:
         self.images = images  # the multimodal embedder (MULTIMODAL_ENABLED) or None
         self.settings = settings
         self.analyzer = get_analyzer(settings.analyzer)
-        # A style final written alone (`final upload`) re-measures the chair's templates in its
-        # transaction; a batch (`ingest --corpus style`) once, after its last item.
-        self.measure_templates = True
 
     # -- entry points ---------------------------------------------------------------------------
     def ingest_paths(
@@ -168,7 +165,6 @@ class Ingestor:
         again in full)."""
         report = IngestReport()
         pending: tuple[IngestItem | SourceError, str, Future | None] | None = None
-        self.measure_templates = False
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="legal-ai-stage") as worker:
             for entry, where in entries:
                 staging = (
@@ -181,8 +177,7 @@ class Ingestor:
                 pending = (entry, where, staging)
             if pending:
                 self._finish(*pending, report, progress)
-        self.measure_templates = True
-        if corpus.key == "style" and report.ingested:
+        if corpus.key == "style" and report.ingested:  # the chair's templates, once per batch
             from ..knowledge import templates
 
             with self.store.transaction() as conn:
@@ -210,12 +205,13 @@ class Ingestor:
             staged = staging.result()
             try:
                 with self.store.transaction() as conn:
-                    outcome, status = self.write_staged(conn, staged)
+                    outcome, status = self.write_staged(conn, staged, measure_templates=False)
             except TextMovedOn:
                 # staged as unchanged, but an earlier item of this run (same doc_id) has since
                 # stored another text: stage it in full and write it once more
                 with self.store.transaction() as conn:
-                    outcome, status = self.write_staged(conn, self.stage(item, staged.corpus))
+                    outcome, status = self.write_staged(conn, self.stage(item, staged.corpus),
+                                                        measure_templates=False)  # fmt: skip
         except (
             AppError,
             psycopg.errors.DataError,
@@ -305,9 +301,12 @@ class Ingestor:
             return Staged(item, corpus, values, None, None, scan)  # nothing to embed
         return self._stage(item, scan, corpus)
 
-    def write_staged(self, conn: psycopg.Connection, staged: Staged) -> tuple[str, dict]:
+    def write_staged(self, conn: psycopg.Connection, staged: Staged, *,
+                     measure_templates: bool = True) -> tuple[str, dict]:  # fmt: skip
         """Write a staged item inside the caller's transaction: `unchanged`, `updated` (same
-        text, other fields) or `ingested` (new or changed text: chunks replaced)."""
+        text, other fields) or `ingested` (new or changed text: chunks replaced). A style final
+        written alone (`final upload`) re-measures the chair's templates in this transaction;
+        a batch passes `measure_templates=False` and measures once, after its last item."""
         item, corpus, values = staged.item, staged.corpus, staged.values
         sql_items.lock_item(conn, corpus, item.doc_id)
         existing = sql_items.find_item(conn, corpus, item.doc_id)
@@ -350,7 +349,7 @@ class Ingestor:
             from ..knowledge import exemplars  # cut into blocks and paragraphs (migration 0018)
 
             exemplars.index_document(conn, item_id, self.analyzer, self.embedder)
-            if self.measure_templates:
+            if measure_templates:
                 from ..knowledge import templates
 
                 templates.recompute(conn)

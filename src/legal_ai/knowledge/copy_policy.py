@@ -30,9 +30,11 @@ text.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,13 +44,13 @@ from psycopg.types.json import Jsonb
 from ..errors import InvalidInput
 from ..learning import purity
 from ..learning import vocabulary as vocab
+from ..store import fingerprints as fingerprint_store
 from ..text import blocks as text_blocks
 from ..text import citations as text_citations
 from ..text.hebrew import (
+    comparison_key,
     fold_quotes,
-    fold_spelling,
     normalize_case_number,
-    prefix_variants,
     tokens,
 )
 
@@ -85,17 +87,12 @@ class Word:
 
 @functools.lru_cache(maxsize=65536)
 def word_key(token: str) -> str:
-    """A word's comparison key: no quotes or brackets, lower case, spelling folded, and without
-    prefix letters while four letters remain (learning/alignment.py's `word_keys`)."""
+    """A word's comparison key: no quotes or brackets, lower case, then text/hebrew's
+    `comparison_key` (as the alignment of a draft with its final compares words)."""
     token = token.replace('"', "").replace("'", "").lower()
     if "(" in token:
         token = re.sub(r"[()]", "", token)
-    token = fold_spelling(token)
-    if "/" not in token:
-        variants = prefix_variants(token, min_stem=4)
-        if variants:
-            return variants[-1]
-    return token
+    return comparison_key(token)
 
 
 def keyed_words(text: str, base: int = 0) -> list[Word]:
@@ -157,12 +154,19 @@ class Source:
     item_id: int  # documents.id (style) or case_law.id (internal)
     doc_id: str
     case_number: str | None
-    content: str
-    words: list[Word]
+    content: str | None  # None until `load()`: a text is read only when a passage is its
+    words: list[Word] | None
     # draft word index -> source word index, for every draft word in a shared shingle
     cover: dict[int, int]
+    reader: Callable[[], str] | None = None
     _spans: dict[str, tuple[int, int]] | None = None
     _names: set[str] | None = None
+
+    def load(self) -> None:
+        """Read the text and cut it into words (the cut its fingerprints were taken from)."""
+        if self.content is None and self.reader is not None:
+            self.content = self.reader()
+            self.words = keyed_words(self.content)
 
     def segmentation(self, spec: dict) -> dict[str, tuple[int, int]]:
         if self._spans is None:
@@ -180,49 +184,61 @@ class Source:
         return self._names or set()
 
 
-def _shingles(words: list[Word]) -> list[int]:
+# The method the stored fingerprints were taken by: another tokenizer or shingle size must
+# take them again (store/fingerprints.py keeps the name with each row).
+METHOD = f"keyed-words-v1:{SHINGLE}"
+
+
+def fingerprints(words: list[Word]) -> list[int]:
+    """The word 8-grams of `words` in order (item i opens at word i) as stable signed 64-bit
+    fingerprints of their comparison keys: the same in every process (they are stored)."""
     keys = [w.key for w in words]
-    return [hash(tuple(keys[i : i + SHINGLE])) for i in range(len(keys) - SHINGLE + 1)]
+    return [
+        int.from_bytes(
+            hashlib.blake2b("\x1f".join(keys[i : i + SHINGLE]).encode(), digest_size=8).digest(),
+            "big", signed=True,
+        )
+        for i in range(len(keys) - SHINGLE + 1)
+    ]  # fmt: skip
 
 
-def _candidates(conn, case: str) -> list[dict]:
-    """The chair's finals and the committee's internal decisions of other cases (one per text:
-    a final is in both corpora; the style copy is kept)."""
-    rows = conn.execute(
-        "SELECT 'style' AS corpus, id, doc_id, case_number, content FROM documents"
-        " WHERE corpus = 'style' AND extraction_issue IS NULL AND content <> ''"
-        " UNION ALL SELECT 'internal', id, doc_id, case_number, content FROM case_law"
-        " WHERE source_kind = 'internal_committee' AND extraction_issue IS NULL AND content <> ''"
-        " ORDER BY 1 DESC, 2"
-    ).fetchall()
-    seen: set[str] = set()
-    out = []
-    for row in rows:
-        number = normalize_case_number(row["case_number"]) if row["case_number"] else None
-        if number == case or row["doc_id"] == case or row["content"] in seen:
-            continue
-        seen.add(row["content"])
-        out.append({**row, "case_number": number or row["case_number"]})
-    return out
+def refresh_fingerprints(conn) -> int:
+    """Take the fingerprints of every compared text that has none of its current content (new
+    finals and decisions, changed texts; all of them once after the upgrade). Returns how many."""
+    taken = 0
+    for corpus, row in fingerprint_store.stale(conn, METHOD):
+        shingles = fingerprints(keyed_words(row["content"]))
+        fingerprint_store.save(conn, corpus, row["id"], row["content_hash"], METHOD, shingles)
+        taken += 1
+    return taken
 
 
 def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
+    """The finals and internal decisions of other cases sharing a word 8-gram with the draft,
+    each with the draft words it covers; found from their stored fingerprints (taken first for
+    the texts that have none), so no text is read here. One per text: a final is in both corpora
+    (the style copy is kept)."""
     wanted: dict[int, list[int]] = defaultdict(list)
-    for position, shingle in enumerate(_shingles(draft)):
+    for position, shingle in enumerate(fingerprints(draft)):
         wanted[shingle].append(position)
     if not wanted:
         return []
-    found = []
-    for row in _candidates(conn, case):
-        words = keyed_words(row["content"])
+    refresh_fingerprints(conn)
+    found, seen = [], set()
+    for row in fingerprint_store.compared(conn, METHOD):
+        number = normalize_case_number(row["case_number"]) if row["case_number"] else None
+        if number == case or row["doc_id"] == case or row["content_hash"] in seen:
+            continue
+        seen.add(row["content_hash"])
         cover: dict[int, int] = {}
-        for q, shingle in enumerate(_shingles(words)):
+        for q, shingle in enumerate(row["shingles"]):
             for p in wanted.get(shingle, ()):
                 for t in range(SHINGLE):
                     cover.setdefault(p + t, q + t)
         if cover:
-            found.append(Source(row["corpus"], row["id"], row["doc_id"], row["case_number"],
-                                row["content"], words, cover))  # fmt: skip
+            reader = functools.partial(fingerprint_store.content, conn, row["corpus"], row["id"])
+            found.append(Source(row["corpus"], row["id"], row["doc_id"],
+                                number or row["case_number"], None, None, cover, reader))  # fmt: skip
     return found
 
 
@@ -241,9 +257,9 @@ def _sentences(text: str, words: list[Word]) -> list[tuple[int, int]]:
     return out
 
 
-def _source_span(source: Source, indices: list[int]) -> tuple[int, int]:
+def _source_words(source: Source, indices: list[int]) -> tuple[int, int]:
     """The source words a sentence's covered words map to: the largest cluster (gaps of at most
-    a shingle), as a character span of the source."""
+    a shingle), as (first, last) word indices of the source."""
     mapped = sorted(source.cover[i] for i in indices)
     best: list[int] = []
     cluster = [mapped[0]]
@@ -253,7 +269,7 @@ def _source_span(source: Source, indices: list[int]) -> tuple[int, int]:
             cluster = []
         cluster.append(j)
     best = max(best, cluster, key=len)
-    return source.words[best[0]].start, source.words[best[-1]].end
+    return best[0], best[-1]
 
 
 @dataclass
@@ -380,15 +396,17 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
         for source in sources:
             covered = [i for i in range(start, end) if i in source.cover]
             if len(covered) >= need:
-                copied.append((source, len(covered), _source_span(source, covered)))
+                copied.append((source, len(covered), _source_words(source, covered)))
         if not copied:
             joinable = False
             continue
         copied.sort(key=lambda c: (-c[1], c[0].corpus != "style"))
         finals = [c for c in copied if c[0].corpus == "style"]
         recurrent = len({c[0].case_number for c in finals}) >= 2
-        source, _, span = finals[0] if recurrent else copied[0]
-        span = (span[0], through_punctuation(source.content, span[1]))
+        source, _, (first, last) = finals[0] if recurrent else copied[0]
+        source.load()
+        span = (source.words[first].start,
+                through_punctuation(source.content, source.words[last].end))  # fmt: skip
         char_start, char_end = words[start].start, through_punctuation(text, words[end - 1].end)
         last = runs[-1] if runs else None
         if (
@@ -517,7 +535,7 @@ def check_draft_text(app: App, case: str, text: str) -> dict:
     network has no file on this machine), cleaned like any text it sends; nothing is stored."""
     case = vocab.case_number(case)
     text = vocab.free_text(text, "draft text", max_chars=MAX_DRAFT_CHARS)
-    with app.store.connection() as conn:
+    with app.store.transaction() as conn:  # a check also takes fingerprints it lacks
         return check_text(conn, case, text)
 
 
@@ -527,7 +545,7 @@ def check(app: App, case: str, path: Path | str, *, source_name: str | None = No
 
     case = vocab.case_number(case)
     extracted = read_decision(app, path, source_name)
-    with app.store.connection() as conn:
+    with app.store.transaction() as conn:  # a check also takes fingerprints it lacks
         return check_text(conn, case, extracted.text)
 
 

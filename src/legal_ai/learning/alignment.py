@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.blocks import BLOCKS
-from ..text.hebrew import PREFIX_CLASS, fold_spelling, normalize, prefix_variants, tokens
+from ..text.hebrew import PREFIX_CLASS, comparison_key, fold_spelling, normalize, tokens
 
 BODY_BLOCKS = BLOCKS[1:-1]  # opening .. conclusion: what block-length ratios are measured on
 
@@ -18,12 +18,7 @@ BODY_BLOCKS = BLOCKS[1:-1]  # opening .. conclusion: what block-length ratios ar
 def word_keys(text: str) -> list[str]:
     """Comparison keys of a text's words: normalized (niqqud, quotes), spelling folded
     (וו→ו, יי→י) and without prefix letters while four letters remain (והוועדה = הוועדה)."""
-    keys = []
-    for token in tokens(text):
-        token = fold_spelling(token)
-        variants = prefix_variants(token, min_stem=4) if "/" not in token else []
-        keys.append(variants[-1] if variants else token)
-    return keys
+    return [comparison_key(token) for token in tokens(text)]
 
 
 def edit_distance(a: list[str], b: list[str]) -> int:

@@ -148,6 +148,17 @@ def prefix_variants(token: str, min_stem: int = 3) -> list[str]:
     return variants
 
 
+def comparison_key(token: str) -> str:
+    """A normalized token as texts are compared word by word (a draft against the final, a draft
+    against other decisions): spelling folded (וו→ו, יי→י) and without prefix letters while four
+    letters remain (והוועדה = הוועדה); a case or section reference (with "/") is kept whole."""
+    token = fold_spelling(token)
+    if "/" in token:
+        return token
+    variants = prefix_variants(token, min_stem=4)
+    return variants[-1] if variants else token
+
+
 @dataclass(frozen=True)
 class Analyzer:
     """One way of turning text into index terms; index and query use the same one. Chunks record

@@ -1,0 +1,166 @@
+"""Benchmark (issue 14 item 5): the copy check of a draft against a committee's decisions, with
+the fingerprints kept per text (migration 0026) against its peer, the former method run in the
+same process on the same database: read every final and internal decision and cut it into words
+and 8-grams on every check.
+
+The compared texts are the fictional finals (tests/factories.py, and ../shared/data/
+synthetic-decisions when present) repeated into `--decisions` internal decisions: each a final
+with its paragraphs in another order and its numbers changed, so every one shares the chair's
+formulas with the draft as a real committee's decisions do. They are written straight into
+`case_law` (no chunks: the copy check does not search). The draft is the first pair's draft.
+
+    .venv/bin/python bench/copy_check.py [--decisions 300] [--repeat 5] [--server-url URL]
+
+Prints one JSON object: the median seconds of the check with kept fingerprints, of the peer's
+comparison (reading and cutting every text), their ratio, the first check after the texts
+arrived (it takes their fingerprints), and the reports' equality.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import factories  # noqa: E402  (tests/factories.py: the project's own fictional pairs)
+from legal_ai.knowledge import copy_policy  # noqa: E402
+from legal_ai.store import (  # noqa: E402
+    Store,
+    drop_database,
+    ensure_database,
+    start_embedded,
+    stop_embedded,
+)
+from legal_ai.text.hebrew import normalize_case_number  # noqa: E402
+
+DB = "legal_ai_bench_copy"
+SHARED = ROOT.parent / "shared" / "data" / "synthetic-decisions" / "txt"
+
+
+def finals_and_draft() -> tuple[list[str], str, str]:
+    records = factories.records()
+    texts = [r["final_text"] for r in records[1:]]
+    if SHARED.is_dir():
+        texts += [p.read_text(encoding="utf-8") for p in sorted(SHARED.glob("*.final.txt"))]
+    return texts, records[0]["draft_text"], records[0]["case_number"]
+
+
+def variant(text: str, seed: int) -> str:
+    """The final with its paragraphs after the first three in another order and its numbers
+    changed: another decision, the same formulas."""
+    rng = random.Random(seed)
+    paragraphs = text.split("\n\n")
+    head, body = paragraphs[:3], paragraphs[3:]
+    rng.shuffle(body)
+    return re.sub(r"\d", lambda m: str(rng.randrange(10)), "\n\n".join(head + body))
+
+
+def load(store: Store, texts: list[str], count: int) -> None:
+    with store.transaction() as conn:
+        for i in range(count):
+            text = variant(texts[i % len(texts)], i)
+            conn.execute(
+                "INSERT INTO case_law (source_kind, doc_type, doc_id, case_number, title,"
+                " chair_name, practice_area, content, content_hash)"
+                " VALUES ('internal_committee', 'decision', %s, %s, %s, %s, 'planning', %s, %s)",
+                (f"bench-{i}", f"ערר {5000 + i}/24", f"החלטה {i}", 'עו"ד בדיקה', text,
+                 f"bench-hash-{i}"),
+            )  # fmt: skip
+
+
+def peer_sources(conn, case: str, draft: list) -> int:
+    """The former method: every compared text read and cut on every check; how many share an
+    8-gram with the draft."""
+    wanted: dict[int, list[int]] = defaultdict(list)
+    for position, shingle in enumerate(copy_policy.fingerprints(draft)):
+        wanted[shingle].append(position)
+    rows = conn.execute(
+        "SELECT 'style' AS corpus, id, doc_id, case_number, content FROM documents"
+        " WHERE corpus = 'style' AND extraction_issue IS NULL AND content <> ''"
+        " UNION ALL SELECT 'internal', id, doc_id, case_number, content FROM case_law"
+        " WHERE source_kind = 'internal_committee' AND extraction_issue IS NULL AND content <> ''"
+        " ORDER BY 1 DESC, 2"
+    ).fetchall()
+    found, seen = 0, set()
+    for row in rows:
+        number = normalize_case_number(row["case_number"]) if row["case_number"] else None
+        if number == case or row["content"] in seen:
+            continue
+        seen.add(row["content"])
+        cover: dict[int, int] = {}
+        for q, shingle in enumerate(
+            copy_policy.fingerprints(copy_policy.keyed_words(row["content"]))
+        ):
+            for p in wanted.get(shingle, ()):
+                cover.setdefault(p, q)
+        found += bool(cover)
+    return found
+
+
+def timed(function, repeat: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--decisions", type=int, default=300)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--server-url", help="A PostgreSQL server (pgvector) to make the "
+                        "bench's database on; default: an embedded one in a temp folder.")  # fmt: skip
+    args = parser.parse_args()
+    texts, draft, case = finals_and_draft()
+    draft_words = copy_policy.keyed_words(draft)
+    with tempfile.TemporaryDirectory(prefix="legal-ai-copy-bench-") as tmp:
+        pgdata = Path(tmp) / "pgdata"
+        server = args.server_url or start_embedded(pgdata)
+        try:
+            drop_database(server, DB)
+            store = Store(ensure_database(server, DB), max_size=2)
+            load(store, texts, args.decisions)
+            chars = sum(len(variant(texts[i % len(texts)], i)) for i in range(args.decisions))
+            with store.transaction() as conn:
+                started = time.perf_counter()
+                first = copy_policy.check_text(conn, case, draft)
+                cold = time.perf_counter() - started
+            with store.transaction() as conn:
+                kept, report = timed(lambda: copy_policy.check_text(conn, case, draft),
+                                     args.repeat)  # fmt: skip
+                matched, sources = timed(
+                    lambda: len(copy_policy._matched_sources(conn, case, draft_words)), args.repeat
+                )
+                peer, peer_found = timed(lambda: peer_sources(conn, case, draft_words), args.repeat)
+            store.close()
+        finally:
+            if not args.server_url:
+                stop_embedded(pgdata)
+    print(json.dumps({
+        "command": f"python bench/copy_check.py --decisions {args.decisions} --repeat {args.repeat}",
+        "decisions": args.decisions, "chars": chars,
+        "texts_sharing_an_8gram_with_the_draft": sources, "peer_found": peer_found,
+        "check_with_kept_fingerprints_s": round(kept, 3),
+        "finding_the_sources_kept_s": round(matched, 3),
+        "finding_the_sources_peer_s": round(peer, 3),
+        "kept_over_peer": round(matched / peer, 3),
+        "first_check_taking_fingerprints_s": round(cold, 3),
+        "reports_equal": first == report,
+        "passages": len(report["passages"]),
+    }, ensure_ascii=False, indent=1))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""SQL for what the copy check keeps of the texts a draft is compared with (migration 0026): the
+chair's finals (style corpus) and the committee's internal decisions, with the word 8-gram
+fingerprints of their current content."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+from psycopg import sql
+
+# (corpus, item table, fingerprint column, which items): the two kinds of text compared.
+_SOURCES = (
+    ("style", "documents", "document_id", "t.corpus = 'style'"),
+    ("internal", "case_law", "case_law_id", "t.source_kind = 'internal_committee'"),
+)
+_COMPARED = "t.extraction_issue IS NULL AND t.content <> ''"
+
+
+def stale(conn: psycopg.Connection, method: str, batch: int = 50) -> Iterator[tuple[str, dict]]:
+    """The compared texts without fingerprints of their current content by `method`:
+    (corpus, {id, content_hash, content}), read `batch` at a time."""
+    for corpus, table, column, which in _SOURCES:
+        ids = [r["id"] for r in conn.execute(sql.SQL(
+            "SELECT t.id FROM {t} t WHERE {which} AND {compared} AND NOT EXISTS"
+            " (SELECT 1 FROM copy_fingerprints f WHERE f.{c} = t.id"
+            " AND f.content_hash = t.content_hash AND f.method = %s) ORDER BY t.id"
+        ).format(t=sql.Identifier(table), c=sql.Identifier(column), which=sql.SQL(which),
+                 compared=sql.SQL(_COMPARED)), (method,))]  # fmt: skip
+        query = sql.SQL(
+            "SELECT id, content_hash, content FROM {t} WHERE id = ANY(%s) ORDER BY id"
+        ).format(t=sql.Identifier(table))
+        for at in range(0, len(ids), batch):
+            for row in conn.execute(query, (ids[at : at + batch],)):
+                yield corpus, row
+
+
+def save(conn: psycopg.Connection, corpus: str, item_id: int, content_hash: str, method: str,
+         shingles: list[int]) -> None:  # fmt: skip
+    column = sql.Identifier("document_id" if corpus == "style" else "case_law_id")
+    conn.execute(
+        sql.SQL(
+            "INSERT INTO copy_fingerprints ({c}, content_hash, method, shingles)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT ({c}) DO UPDATE SET"
+            " content_hash = EXCLUDED.content_hash, method = EXCLUDED.method,"
+            " shingles = EXCLUDED.shingles, taken_at = now()"
+        ).format(c=column),
+        (item_id, content_hash, method, shingles),
+    )
+
+
+def compared(conn: psycopg.Connection, method: str) -> list[dict]:
+    """Every compared text with fingerprints of its current content by `method`, the finals
+    first: {corpus, id, doc_id, case_number, content_hash, shingles} (no text)."""
+    rows = []
+    for corpus, table, column, which in _SOURCES:
+        rows += conn.execute(sql.SQL(
+            "SELECT %s::text AS corpus, t.id, t.doc_id, t.case_number, t.content_hash, f.shingles"
+            " FROM {t} t JOIN copy_fingerprints f ON f.{c} = t.id"
+            " AND f.content_hash = t.content_hash AND f.method = %s"
+            " WHERE {which} AND {compared} ORDER BY t.id"
+        ).format(t=sql.Identifier(table), c=sql.Identifier(column), which=sql.SQL(which),
+                 compared=sql.SQL(_COMPARED)), (corpus, method)).fetchall()  # fmt: skip
+    return rows
+
+
+def content(conn: psycopg.Connection, corpus: str, item_id: int) -> str:
+    table = sql.Identifier("documents" if corpus == "style" else "case_law")
+    query = sql.SQL("SELECT content FROM {t} WHERE id = %s").format(t=table)
+    return conn.execute(query, (item_id,)).fetchone()["content"]
