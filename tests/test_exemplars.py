@@ -249,7 +249,8 @@ def test_command_line(app, tmp_path, cli_env):
 def test_style_ingest_refresh_and_delete(app, tmp_path):
     """Finals ingested into the style corpus (not uploaded) are cut too, the templates measured
     once after each batch; `refresh` cuts finals stored before migration 0018 (simulated: their
-    paragraphs deleted) but not a style document that is no decision; a deleted final takes its
+    paragraphs deleted; the nightly upkeep runs it) but not a style document that is no
+    decision; a deleted final takes its
     paragraphs, and the next read measures the templates again."""
     recs = factories.records()[1:3]
     for record in recs:
@@ -268,7 +269,14 @@ def test_style_ingest_refresh_and_delete(app, tmp_path):
         assert [r["appeal_type"] for r in types] == ["betterment_levy", "change_of_use"]
         written = conn.execute("SELECT count(*) AS n FROM block_exemplars").fetchone()["n"]
         conn.execute("DELETE FROM block_exemplars")
-    result = exemplars.refresh(app)
+    # The nightly upkeep cuts them (as `legal-ai exemplars --refresh` does).
+    import datetime as dt
+
+    from legal_ai.scheduled_jobs import nightly_upkeep
+
+    upkeep = nightly_upkeep(app, dt.datetime(2026, 5, 3, 2, 30, tzinfo=dt.UTC))
+    result = upkeep["steps"]["exemplars"]
+    assert "2 final(s) cut into block exemplars" in upkeep["summary"]
     assert result["finals_cut"] == 2 and result["paragraphs"] == written
     assert [d.rsplit("/", 1)[-1] for d in result["not_decisions"]] == ["note.txt"]
     with app.store.connection() as conn:

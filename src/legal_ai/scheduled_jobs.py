@@ -255,6 +255,15 @@ def _synthesize(app: App) -> dict:
     return synthesis.synthesize(app)
 
 
+def _cut_finals(app: App) -> dict:
+    """The chair's finals not yet cut into block exemplars (stored before migration 0018, or
+    their text or the analyzer changed), cut and embedded; the templates measured again when
+    the finals changed (knowledge/exemplars.refresh, as `legal-ai exemplars --refresh`)."""
+    from .knowledge import exemplars
+
+    return exemplars.refresh(app)
+
+
 def _queue_stored_scans(app: App) -> dict:
     from .ingest import ocr_jobs
 
@@ -340,6 +349,7 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
     for name, step in (("reindex", lambda: app.reindex()), ("resolve", lambda: _resolve(app)),
                        ("synthesis", lambda: _synthesize(app)),
                        ("scans", lambda: _queue_stored_scans(app)),
+                       ("exemplars", lambda: _cut_finals(app)),
                        ("telemetry", lambda: _prune_telemetry(app, now)),
                        ("standing_eval", lambda: standing_eval(app, now))):  # fmt: skip
         try:
@@ -357,6 +367,9 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
     resolved = steps["resolve"]
     if "error" not in resolved:
         parts.append(f"{resolved.get('precedents_resolved', 0)} precedent(s) resolved")
+    cut = steps["exemplars"]
+    if cut.get("finals_cut"):
+        parts.append(f"{cut['finals_cut']} final(s) cut into block exemplars")
     scans = steps["scans"]
     if scans.get("queued"):
         parts.append(f"{len(scans['queued'])} stored scan(s) queued for OCR")
