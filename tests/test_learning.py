@@ -326,7 +326,7 @@ def test_bad_input_is_refused_and_changes_nothing(app, tmp_path):
          "no decision blocks"),
         ("ערר 5/25", write(tmp_path / "empty.txt", ""), "empty"),
         ("ערר 5/25", corrupt, "corrupt|cannot read|damaged"),
-        ("ערר 5/25", scan, "OCR"),
+        ("ערר 5/25", scan, "a scan .*upload the decision as it was written.*OCR"),
         ("ערר 5/25", tmp_path / "nope.txt", "no such file"),
     ]  # fmt: skip
     for case, path, message in cases:

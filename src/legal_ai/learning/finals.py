@@ -44,6 +44,12 @@ def read_decision(app: App, path: Path | str, name: str | None = None) -> extrac
     name = name or str(path)
     extract.check_size(path, app.settings.max_file_mb * 2**20)
     extracted = extract.extract(path)
+    if extracted.issue == extract.IMAGE_ONLY:
+        raise InvalidInput(
+            f"{name}: a scan (a PDF without a text layer): upload the decision as it was written "
+            "(DOCX, or a PDF saved from the word processor). Text read from a scan by OCR "
+            "carries recognition errors that the comparison with the draft would take for edits"
+        )
     if extracted.issue:
         raise InvalidInput(f"{name}: {extracted.issue}")
     if not extracted.text.strip():
