@@ -323,6 +323,22 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
     forged = chair.post("/cases/draft/upload", data={"csrf": "forged", "case_number": "ערר 9/25"},
                         files={"file": ("d.txt", "טיוטה".encode(), "text/plain")})  # fmt: skip
     assert forged.status_code == 403 and "CSRF" in forged.text
+    # What the services refuse is said in Hebrew, their own words kept after it.
+    import tempfile
+    from pathlib import Path as _Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scan = factories.image_only_pdf(_Path(tmp) / "scan.pdf").read_bytes()
+    for name, body, kind, number, said in (
+        ("scan.pdf", scan, "application/pdf", "ערר 9/25", "הקובץ הוא סריקה (PDF ללא שכבת טקסט)"),
+        ("note.txt", "מכתב קצר בלי כותרות.".encode(), "text/plain", "ערר 9/25",
+         "לא נמצאו בקובץ כותרות של החלטה"),
+        ("d.txt", record["draft_text"].encode(), "text/plain", "9/25", "מספר התיק אינו תקין"),
+    ):  # fmt: skip
+        refused = chair.post("/cases/draft/upload", data={"csrf": token, "case_number": number},
+                             files={"file": (name, body, kind)})  # fmt: skip
+        shown = html.unescape(refused.text)
+        assert refused.status_code == 400 and f"ההעלאה לא בוצעה: {said}" in shown, name
     listed = chair.get("/cases").text
     assert "ערר 9/25" not in listed and listed.count('data-status="') == 1
 

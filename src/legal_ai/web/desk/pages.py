@@ -8,6 +8,7 @@ draft (knowledge/copy_policy.py, stored with the draft): passages per kind and c
 status, and the details: each flagged passage with its source case and a link to the source at
 its span, each citation with its status."""
 
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -142,6 +143,42 @@ def health_notes(report: dict) -> dict:
     return {"digests": digests, "enrichment": enrich, "ocr": ocr}
 
 
+# Why a draft or a final was refused, as the chair reads it (the service's words kept after it,
+# for the record): the first pattern that matches the refusal's text.
+UPLOAD_REFUSALS = (
+    (r"a scan \(a PDF without a text layer\)",
+     "הקובץ הוא סריקה (PDF ללא שכבת טקסט). העלי את ההחלטה כפי שנכתבה (DOCX, או PDF שנשמר "
+     "ממעבד התמלילים): טקסט שזוהה מסריקה נושא שגיאות זיהוי, וההשוואה לטיוטה תפרש אותן כעריכות "
+     "שלך"),
+    (r"no decision blocks found",
+     "לא נמצאו בקובץ כותרות של החלטה ('פתח דבר', 'רקע עובדתי', 'דיון והכרעה', 'סוף דבר') "
+     "בשורות משלהן; ייתכן שזה אינו קובץ ההחלטה"),
+    (r"malformed case number",
+     "מספר התיק אינו תקין: כתבי את המספר המלא עם סוגו, למשל 'ערר (מרכז) 1042/23'"),
+    (r"has already arrived", "ההחלטה הסופית בתיק זה כבר התקבלה; טיוטה שתתווסף עכשיו לא "
+                             "תושווה בהגינות, ולכן לא נקלטה"),
+    (r"cannot tell the practice area", "לא ניתן לקבוע את תחום ההחלטה: בחרי תחום בטופס"),
+    (r"no decision date found", "לא נמצא בקובץ תאריך ההחלטה: מלאי אותו בטופס"),
+    (r"no chair is recorded", 'לא רשום יו"ר הוועדה: יש להגדיר אותו בהגדרות השרת '
+                              "(LEGAL_AI_COMMITTEE_CHAIR); פני למי שמתחזק את השרת"),
+    (r"the file is empty|no text in the file", "הקובץ ריק או שאין בו טקסט: ייצאי את ההחלטה שוב"),
+    (r"not a readable (PDF|DOCX)|damaged|zip bomb",
+     "הקובץ פגום או שאינו ניתן לקריאה: פתחי אותו ושמרי אותו מחדש (ב-Word, או הדפסה ל-PDF)"),
+    (r"not UTF-8", "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8"),
+    (r"unsupported file type", "סוג הקובץ אינו נתמך: העלי DOCX, PDF או קובץ טקסט"),
+    (r"over .* limit|too large|split the", "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות"),
+)  # fmt: skip
+
+
+def upload_refusal(exc: AppError) -> str:
+    """A refused draft or final in Hebrew, the service's own text kept after it."""
+    text = str(exc)
+    for pattern, said in UPLOAD_REFUSALS:
+        if re.search(pattern, text):
+            return f"{said} ({text})"
+    return text
+
+
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
     upload_root = settings.home / "uploads"
@@ -212,7 +249,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             from .. import errors as web_errors
 
             return await cases_page(request, desk, status=web_errors.status_of(exc),
-                                    message=f"{failed}: {exc}")  # fmt: skip
+                                    message=f"{failed}: {upload_refusal(exc)}")  # fmt: skip
 
     async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
         fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number"}
