@@ -258,8 +258,20 @@ def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path
     # A text that changes is cut again, for its new content.
     assert app.ingest([write(unrelated, "טקסט חדש של ההחלטה הבדויה, שונה מן הקודם במילותיו.")],
                       "internal", meta=meta, doc_id="unrelated").ingested == 1  # fmt: skip
+    import datetime as dt
+
+    from legal_ai.scheduled_jobs import nightly_upkeep
+
+    upkeep = nightly_upkeep(app, dt.datetime(2026, 5, 3, 2, 30, tzinfo=dt.UTC))
+    assert upkeep["steps"]["fingerprints"] == {"taken": 1}  # the nightly upkeep takes it
+    assert "1 text(s) cut for the copy check" in upkeep["summary"]
+    # A text that changed after its fingerprints were read is not read as the old one.
+    changed = copy_policy.Source("internal", 1, "unrelated", "ערר 9001/25", None, None, {0: 0},
+                                 lambda: None)  # fmt: skip
+    with pytest.raises(InvalidInput, match="changed while the draft was being checked"):
+        changed.load()
     with app.store.transaction() as conn:
-        assert copy_policy.refresh_fingerprints(conn) == 1
+        assert copy_policy.refresh_fingerprints(conn) == 0
         # Rows of another method are stale too (a changed tokenizer takes them all again).
         conn.execute("UPDATE copy_fingerprints SET method = 'older'")
         assert copy_policy.refresh_fingerprints(conn) == 7

@@ -173,7 +173,8 @@ def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
     assert len(recorded) == 1 and recorded[0]["requested_by"] == "agent:scheduler"
     assert recorded[0]["finished_at"] >= recorded[0]["started_at"]
     assert set(recorded[0]["result"]["steps"]) == {"reindex", "resolve", "synthesis", "scans",
-                                                   "exemplars", "telemetry", "standing_eval"}  # fmt: skip
+                                                   "exemplars", "fingerprints", "telemetry",
+                                                   "standing_eval"}  # fmt: skip
 
 
 def test_each_of_the_four_jobs_runs_on_demand(app):

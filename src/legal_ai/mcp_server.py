@@ -246,7 +246,7 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         "(generalize and adapt it) or substance (a holding, facts, parties, numbers or "
         "citations not in this case's file: never copy it), each with its source case and span; "
         "and every citation checked against the library (found, not_in_library = a missing "
-        "precedent, quote_not_found = a quotation its text does not hold). Nothing is stored."
+        "precedent, quote_not_found = a quotation its text does not hold). The draft is not stored."
     )
     def check_draft(
         case_number: Annotated[str, Field(description="The case the draft is for, e.g. ערר "

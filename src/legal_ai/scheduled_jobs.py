@@ -264,6 +264,15 @@ def _cut_finals(app: App) -> dict:
     return exemplars.refresh(app)
 
 
+def _take_fingerprints(app: App) -> dict:
+    """The copy check's fingerprints of the finals and decisions that lack them (after the
+    upgrade: all), taken here rather than inside the next draft's transaction."""
+    from .knowledge import copy_policy
+
+    with app.store.transaction() as conn:
+        return {"taken": copy_policy.refresh_fingerprints(conn)}
+
+
 def _queue_stored_scans(app: App) -> dict:
     from .ingest import ocr_jobs
 
@@ -350,6 +359,7 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
                        ("synthesis", lambda: _synthesize(app)),
                        ("scans", lambda: _queue_stored_scans(app)),
                        ("exemplars", lambda: _cut_finals(app)),
+                       ("fingerprints", lambda: _take_fingerprints(app)),
                        ("telemetry", lambda: _prune_telemetry(app, now)),
                        ("standing_eval", lambda: standing_eval(app, now))):  # fmt: skip
         try:
@@ -370,6 +380,8 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
     cut = steps["exemplars"]
     if cut.get("finals_cut"):
         parts.append(f"{cut['finals_cut']} final(s) cut into block exemplars")
+    if steps["fingerprints"].get("taken"):
+        parts.append(f"{steps['fingerprints']['taken']} text(s) cut for the copy check")
     scans = steps["scans"]
     if scans.get("queued"):
         parts.append(f"{len(scans['queued'])} stored scan(s) queued for OCR")

@@ -165,8 +165,12 @@ class Source:
     def load(self) -> None:
         """Read the text and cut it into words (the cut its fingerprints were taken from)."""
         if self.content is None and self.reader is not None:
-            self.content = self.reader()
-            self.words = keyed_words(self.content)
+            content = self.reader()
+            if content is None:  # its text changed (or it went) after its fingerprints were read
+                raise InvalidInput(
+                    f"{self.doc_id} changed while the draft was being checked; check it again"
+                )
+            self.content, self.words = content, keyed_words(content)
 
     def segmentation(self, spec: dict) -> dict[str, tuple[int, int]]:
         if self._spans is None:
@@ -236,7 +240,8 @@ def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
                 for t in range(SHINGLE):
                     cover.setdefault(p + t, q + t)
         if cover:
-            reader = functools.partial(fingerprint_store.content, conn, row["corpus"], row["id"])
+            reader = functools.partial(fingerprint_store.content, conn, row["corpus"], row["id"],
+                                       row["content_hash"])  # fmt: skip
             found.append(Source(row["corpus"], row["id"], row["doc_id"],
                                 number or row["case_number"], None, None, cover, reader))  # fmt: skip
     return found

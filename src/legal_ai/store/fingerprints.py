@@ -49,22 +49,28 @@ def save(conn: psycopg.Connection, corpus: str, item_id: int, content_hash: str,
     )
 
 
-def compared(conn: psycopg.Connection, method: str) -> list[dict]:
+def compared(conn: psycopg.Connection, method: str, batch: int = 200) -> Iterator[dict]:
     """Every compared text with fingerprints of its current content by `method`, the finals
-    first: {corpus, id, doc_id, case_number, content_hash, shingles} (no text)."""
-    rows = []
+    first: {corpus, id, doc_id, case_number, content_hash, shingles} (no text), streamed through
+    a server-side cursor `batch` rows at a time (the caller's transaction), so a check holds a
+    few hundred fingerprint arrays at once, not every one."""
     for corpus, table, column, which in _SOURCES:
-        rows += conn.execute(sql.SQL(
+        query = sql.SQL(
             "SELECT %s::text AS corpus, t.id, t.doc_id, t.case_number, t.content_hash, f.shingles"
             " FROM {t} t JOIN copy_fingerprints f ON f.{c} = t.id"
             " AND f.content_hash = t.content_hash AND f.method = %s"
             " WHERE {which} AND {compared} ORDER BY t.id"
         ).format(t=sql.Identifier(table), c=sql.Identifier(column), which=sql.SQL(which),
-                 compared=sql.SQL(_COMPARED)), (corpus, method)).fetchall()  # fmt: skip
-    return rows
+                 compared=sql.SQL(_COMPARED))  # fmt: skip
+        with conn.cursor(name=f"copy_fingerprints_{corpus}") as cursor:
+            cursor.itersize = batch
+            cursor.execute(query, (corpus, method))
+            yield from cursor
 
 
-def content(conn: psycopg.Connection, corpus: str, item_id: int) -> str:
+def content(conn: psycopg.Connection, corpus: str, item_id: int, content_hash: str) -> str | None:
+    """The text the fingerprints were taken from: None when it changed or went meanwhile."""
     table = sql.Identifier("documents" if corpus == "style" else "case_law")
-    query = sql.SQL("SELECT content FROM {t} WHERE id = %s").format(t=table)
-    return conn.execute(query, (item_id,)).fetchone()["content"]
+    query = sql.SQL("SELECT content FROM {t} WHERE id = %s AND content_hash = %s").format(t=table)
+    row = conn.execute(query, (item_id, content_hash)).fetchone()
+    return row["content"] if row else None

@@ -161,12 +161,19 @@ UPLOAD_REFUSALS = (
     (r"no decision date found", "לא נמצא בקובץ תאריך ההחלטה: מלאי אותו בטופס"),
     (r"no chair is recorded", 'לא רשום יו"ר הוועדה: יש להגדיר אותו בהגדרות השרת '
                               "(LEGAL_AI_COMMITTEE_CHAIR); פני למי שמתחזק את השרת"),
-    (r"the file is empty|no text in the file", "הקובץ ריק או שאין בו טקסט: ייצאי את ההחלטה שוב"),
-    (r"not a readable (PDF|DOCX)|damaged|zip bomb",
+    (r": the file is empty|: no text in the file",
+     "הקובץ ריק או שאין בו טקסט: ייצאי את ההחלטה שוב"),
+    (r": not a readable (PDF|DOCX)|: the DOCX holds \d+ parts|looks like a zip bomb",
      "הקובץ פגום או שאינו ניתן לקריאה: פתחי אותו ושמרי אותו מחדש (ב-Word, או הדפסה ל-PDF)"),
-    (r"not UTF-8", "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8"),
-    (r"unsupported file type", "סוג הקובץ אינו נתמך: העלי DOCX, PDF או קובץ טקסט"),
-    (r"over .* limit|too large|split the", "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות"),
+    (r": not a (PDF|DOCX) \(", "תוכן הקובץ אינו תואם את סוגו: שמרי אותו מחדש בסוג הנכון"),
+    (r": not UTF-8 and not Hebrew windows-1255 text",
+     "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8"),
+    (r"^file type .* is not accepted|: declared content type",
+     "סוג הקובץ אינו נתמך: העלי DOCX, PDF או קובץ טקסט"),
+    (r": reading the PDF's text took over",
+     "קריאת הקובץ ארכה יותר מדי ונעצרה: פצלי אותו או ייצאי אותו מחדש (הדפסה ל-PDF)"),
+    (r"MB upload limit|: the PDF's text is over|: the DOCX unpacks to",
+     "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות"),
 )  # fmt: skip
 
 
