@@ -18,7 +18,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from ...errors import AppError, Forbidden, InvalidInput, Stale
+from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
 
 HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
@@ -194,6 +194,30 @@ def stale_text(exc: Stale, labels: dict[str, str]) -> str:
     by = f" (בידי {ACTORS.get(exc.by, exc.by)})" if exc.by else ""
     now = labels.get(exc.status, exc.status)
     return f'{KINDS.get(exc.kind, exc.kind)} {exc.item_id} כבר במצב "{now}"{by}'
+
+
+def item_id(raw: Any, what: str) -> int:
+    """A posted item id; a missing or non-numeric one is refused naming `what` in Hebrew."""
+    try:
+        return int(str(raw))
+    except (TypeError, ValueError):
+        raise InvalidInput(f"חסר מזהה {what} או שאינו מספר; טעני את הדף מחדש") from None
+
+
+def in_hebrew(exc: AppError, patterns: tuple[tuple[str, str], ...], *,
+              labels: dict[str, str] | None = None, missing: str | None = None) -> str:  # fmt: skip
+    """A service's refusal as the chair reads it: a Stale one through `stale_text(labels)`, else
+    the Hebrew of the first of `patterns` (regular expression, Hebrew) its text matches, else
+    `missing` for a NotFound — the service's own text kept after it, for the record."""
+    if labels is not None and isinstance(exc, Stale):
+        return stale_text(exc, labels)
+    text = str(exc)
+    for pattern, said in patterns:
+        if re.search(pattern, text):
+            return f"{said} ({text})"
+    if missing is not None and isinstance(exc, NotFound):
+        return f"{missing}: {text}"
+    return text
 
 
 def form_text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:

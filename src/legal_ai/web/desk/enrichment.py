@@ -17,14 +17,13 @@ carries the status the page showed: when another tab decided meanwhile, nothing 
 page answers 409. Refusals are Hebrew messages on the page, never a trace.
 """
 
-import re
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...errors import AppError, InvalidInput, NotFound, Stale
+from ...errors import AppError, InvalidInput, NotFound
 from ...learning import enrichment as service
 from ...store import enrichment as enrichment_store
 from .. import errors as web_errors
@@ -42,31 +41,21 @@ DONE = {
 }
 
 
-def _id(raw: Any) -> int:
-    try:
-        return int(str(raw))
-    except (TypeError, ValueError):
-        raise InvalidInput("חסר מזהה ההצעה או שאינו מספר; טעני את הדף מחדש") from None
+# The service's refusals, as the chair reads them (core.in_hebrew).
+REFUSALS = (
+    (r"only a proposal pending review", "רק הצעה שממתינה להכרעתך ניתנת לאישור או לדחייה"),
+    (r"changed after enrichment", "טקסט ההחלטה השתנה אחרי שההצעה נכתבה; דחי אותה (לטקסט "
+     "החדש תיכתב הצעה משלו)"),
+    (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
+    (r"is the chair's decision", 'ההכרעה שמורה ליו"ר'),
+)  # fmt: skip
 
 
 def hebrew(exc: AppError) -> str:
     """The service's refusals in Hebrew (its own text kept after it, for the record)."""
-    if isinstance(exc, Stale):
-        return core.stale_text(exc, STATUS_LABELS)
-    text = str(exc)
-    patterns = (
-        (r"only a proposal pending review", "רק הצעה שממתינה להכרעתך ניתנת לאישור או לדחייה"),
-        (r"changed after enrichment", "טקסט ההחלטה השתנה אחרי שההצעה נכתבה; דחי אותה (לטקסט "
-         "החדש תיכתב הצעה משלו)"),
-        (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
-        (r"is the chair's decision", 'ההכרעה שמורה ליו"ר'),
-    )  # fmt: skip
-    for pattern, said in patterns:
-        if re.search(pattern, text):
-            return f"{said} ({text})"
-    if isinstance(exc, NotFound):
-        return f"ההצעה לא נמצאה (אולי נמחקה בינתיים): {text}"
-    return text
+    return core.in_hebrew(
+        exc, REFUSALS, labels=STATUS_LABELS, missing="ההצעה לא נמצאה (אולי נמחקה בינתיים)"
+    )
 
 
 def model_state(view: Any) -> dict:
@@ -154,7 +143,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             decision = str(form.get("decision") or "")
             if decision not in service.DECISIONS:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
-            item_id = _id(form.get("id"))
+            item_id = core.item_id(form.get("id"), "ההצעה")
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 

@@ -8,7 +8,6 @@ draft (knowledge/copy_policy.py, stored with the draft): passages per kind and c
 status, and the details: each flagged passage with its source case and a link to the source at
 its span, each citation with its status."""
 
-import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -179,11 +178,7 @@ UPLOAD_REFUSALS = (
 
 def upload_refusal(exc: AppError) -> str:
     """A refused draft or final in Hebrew, the service's own text kept after it."""
-    text = str(exc)
-    for pattern, said in UPLOAD_REFUSALS:
-        if re.search(pattern, text):
-            return f"{said} ({text})"
-    return text
+    return core.in_hebrew(exc, UPLOAD_REFUSALS)
 
 
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:

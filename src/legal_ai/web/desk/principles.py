@@ -47,13 +47,6 @@ DONE = {
 CANONICAL_DONE = {"approve": "הנוסח אושר", "reject": "הנוסח נדחה"}
 
 
-def _id(raw: Any, what: str) -> int:
-    try:
-        return int(str(raw))
-    except (TypeError, ValueError):
-        raise InvalidInput(f"חסר מזהה {what} או שאינו מספר") from None
-
-
 def _hebrew(exc: AppError) -> str:
     """The services' refusals in Hebrew (their own text kept after it, for the record)."""
     if isinstance(exc, Stale):
@@ -126,7 +119,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             decision = str(form.get("decision") or "")
             if decision not in DONE:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור, דחייה או משיכה")
-            item_id = _id(form.get("id"), "העיקרון")
+            item_id = core.item_id(form.get("id"), "העיקרון")
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
@@ -143,7 +136,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             decision = str(form.get("decision") or "")
             if decision not in CANONICAL_DONE:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
-            item_id = _id(form.get("id"), "העיקרון הקנוני")
+            item_id = core.item_id(form.get("id"), "העיקרון הקנוני")
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
@@ -157,7 +150,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         """Her own wording of a canonical statement: a new version (canonical.edit)."""
         form = await core.form_of(request, desk)
         try:
-            item_id = _id(form.get("id"), "העיקרון הקנוני")
+            item_id = core.item_id(form.get("id"), "העיקרון הקנוני")
             statement = core.form_text(
                 form, "statement", MAX_STATEMENT, "נוסח העיקרון", required=True
             )
@@ -173,8 +166,8 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         """Back to an earlier version of the statement, saved as a new version."""
         form = await core.form_of(request, desk)
         try:
-            item_id = _id(form.get("id"), "העיקרון הקנוני")
-            version = _id(form.get("version"), "הגרסה")
+            item_id = core.item_id(form.get("id"), "העיקרון הקנוני")
+            version = core.item_id(form.get("version"), "הגרסה")
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
 
             def act() -> dict:

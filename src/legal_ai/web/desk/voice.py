@@ -19,14 +19,13 @@ carries the status the page showed: when another tab decided meanwhile, nothing 
 page answers 409. Refusals are Hebrew messages on the page, never a trace.
 """
 
-import re
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...errors import AppError, InvalidInput, NotFound, Stale
+from ...errors import AppError, InvalidInput, NotFound
 from ...knowledge import voice as voice_service
 from ...store import voice as voice_store
 from ...text.blocks import BLOCK_LABELS
@@ -47,34 +46,24 @@ DONE = {
 }
 
 
-def _id(raw: Any) -> int:
-    try:
-        return int(str(raw))
-    except (TypeError, ValueError):
-        raise InvalidInput("חסר מזהה מסמך הקול או שאינו מספר; טעני את הדף מחדש") from None
+# The service's refusals, as the chair reads them (core.in_hebrew).
+REFUSALS = (
+    (r"is already marked", "התיק כבר מסומן: יש לו מסמך קול פתוח (בתור, ממתין או מאושר)"),
+    (r"^no final of", "אין לתיק החלטה סופית במאגר ההחלטות שלי; העלי אותה קודם בדף התיקים"),
+    (r"malformed case number", "מספר התיק אינו תקין"),
+    (r"only a written document pending review is approved",
+     "רק מסמך שנכתב וממתין להכרעתך ניתן לאישור"),
+    (r"changed after voice document", "ההחלטה הסופית השתנתה אחרי שהמסמך נכתב; דחי אותו "
+     "וסמני את התיק מחדש"),
+    (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
+)  # fmt: skip
 
 
 def hebrew(exc: AppError) -> str:
     """The services' refusals in Hebrew (their own text kept after it, for the record)."""
-    if isinstance(exc, Stale):
-        return core.stale_text(exc, STATUS_LABELS)
-    text = str(exc)
-    patterns = (
-        (r"is already marked", "התיק כבר מסומן: יש לו מסמך קול פתוח (בתור, ממתין או מאושר)"),
-        (r"^no final of", "אין לתיק החלטה סופית במאגר ההחלטות שלי; העלי אותה קודם בדף התיקים"),
-        (r"malformed case number", "מספר התיק אינו תקין"),
-        (r"only a written document pending review is approved",
-         "רק מסמך שנכתב וממתין להכרעתך ניתן לאישור"),
-        (r"changed after voice document", "ההחלטה הסופית השתנתה אחרי שהמסמך נכתב; דחי אותו "
-         "וסמני את התיק מחדש"),
-        (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
-    )  # fmt: skip
-    for pattern, said in patterns:
-        if re.search(pattern, text):
-            return f"{said} ({text})"
-    if isinstance(exc, NotFound):
-        return f"הפריט לא נמצא (אולי נמחק בינתיים): {text}"
-    return text
+    return core.in_hebrew(
+        exc, REFUSALS, labels=STATUS_LABELS, missing="הפריט לא נמצא (אולי נמחק בינתיים)"
+    )
 
 
 def model_state(view: Any) -> dict:
@@ -191,7 +180,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             decision = str(form.get("decision") or "")
             if decision not in voice_service.DECISIONS:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
-            item_id = _id(form.get("id"))
+            item_id = core.item_id(form.get("id"), "מסמך הקול")
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
