@@ -55,6 +55,10 @@ ACTORS = {"chair": 'היו"ר', "panel": "פאנל המודלים", "source": "�
           "voice-writer": "כותב מסמכי הקול", "enricher": "מודל ההעשרה",
           "scheduler": "המשימות המתוזמנות"}  # fmt: skip
 env.filters["who"] = lambda actor: "—" if actor is None else ACTORS.get(actor, actor)
+# The scheduled jobs (schedule.py) as the chair reads them; their names stay beside, for the log.
+JOBS = {"weekly-feedback-analysis": "ניתוח המשוב השבועי", "stale-case-reminder": "תזכורת לתיקים שלא זזו",
+        "sync-case-status": "סנכרון מצב התיקים", "nightly-upkeep": "התחזוקה הלילית"}  # fmt: skip
+env.filters["job"] = lambda name: JOBS.get(name, name)
 # What the pages call the system's own keys (corpora, feedback categories, health columns).
 CORPUS_LABELS = {"case": "מסמכי תיק", "style": "ההחלטות שלי", "external": "פסיקה",
                  "internal": "החלטות ועדות", "digests": "יומונים",
