@@ -150,7 +150,10 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
     assert page.status_code == 200
     html = text_of(page.text)
     assert '<html lang="he" dir="rtl">' in html and "תקינות המערכת" in html
-    assert 'המשימה סנכרון מצב התיקים (<bdi dir="ltr">sync-case-status</bdi>) נכשלה בריצתה האחרונה' in html
+    assert (
+        'המשימה סנכרון מצב התיקים (<bdi dir="ltr">sync-case-status</bdi>) נכשלה בריצתה האחרונה'
+        in html
+    )
     assert "the tracker refused the token" in html and "1 פעמים ברציפות" in html
     jobs_table = html.split('<table class="jobs">')[1].split("</table>")[0]
     assert '<b class="field-error">נכשלה</b>' in jobs_table and "טרם רצה" in jobs_table
