@@ -1,15 +1,28 @@
-"""The MCP server as the agents see it: a subprocess over stdio, driven by the official client.
-Every tool is called; errors arrive as MCP tool errors; nothing crosses corpora."""
+"""The MCP server as the agents see it: a subprocess over stdio, driven by the official client,
+with an agent-only database login (`legal_ai_agent_test` on the embedded test server, the second
+server's `legal_ai_agent_login` in CI: docs/deployment.md). Every tool is called; errors arrive
+as MCP tool errors; nothing crosses corpora; the store is opened without migrating."""
 
 import asyncio
 import json
 import sys
 
+import psycopg
 import pytest
 
 from conftest import write
+from legal_ai.errors import StoreError
+from legal_ai.store import drop_database, ensure_database, migrations
+from legal_ai.store.db import Store, with_database
 
 pytestmark = pytest.mark.db
+
+
+@pytest.fixture
+def mcp_env(cli_env, agent_db_url) -> dict[str, str]:
+    """`legal-ai mcp`'s environment: the test database through the agent-only login."""
+    return {**cli_env, "LEGAL_AI_DATABASE_URL": agent_db_url}
+
 
 TEXT = "הקלה בקו בניין צדדי פוגעת בפרטיות השכנים ובאור."
 
@@ -56,7 +69,7 @@ def payload(result):
     return json.loads(result.content[0].text)
 
 
-def test_every_tool_over_stdio(app, tmp_path, cli_env):
+def test_every_tool_over_stdio(app, tmp_path, mcp_env):
     seed(app, tmp_path)
     calls = [
         ("search_decisions", {"query": "הקלה", "practice_area": "planning"}),
@@ -69,7 +82,7 @@ def test_every_tool_over_stdio(app, tmp_path, cli_env):
         ("search_decisions", {"query": "הקלה", "practice_area": ""}),
         ("search_precedent_library", {"query": "'; DROP TABLE case_law; --\x00"}),
     ]
-    names, tools, results = asyncio.run(_session(cli_env, calls))
+    names, tools, results = asyncio.run(_session(mcp_env, calls))
     assert names == [
         "search_decisions", "search_case_documents", "find_similar_cases",
         "search_precedent_library", "search_internal_decisions", "precedent_search_library",
@@ -119,7 +132,7 @@ def test_every_tool_over_stdio(app, tmp_path, cli_env):
     assert all(h["citable"] is False for h in digests["hits"])
 
 
-def test_writer_and_feedback_tools_over_stdio(app, tmp_path, cli_env):
+def test_writer_and_feedback_tools_over_stdio(app, tmp_path, mcp_env):
     seed(app, tmp_path)
     findings = ["[סגנון] משפטים קצרים", "[מבנה] מסגרת נורמטיבית נפרדת", "[טבלאי] טבלת מועדים"]
     calls = [
@@ -133,7 +146,7 @@ def test_writer_and_feedback_tools_over_stdio(app, tmp_path, cli_env):
         ("record_chair_feedback", {"category": "rude", "text": "x"}),
         ("get_content_checklist", {"appeal_type": "divorce"}),
     ]  # fmt: skip
-    _, tools, results = asyncio.run(_session(cli_env, calls))
+    _, tools, results = asyncio.run(_session(mcp_env, calls))
     assert set(tools["record_curator_findings"].input_schema["required"]) == {
         "case_number", "findings"
     }  # fmt: skip
@@ -148,11 +161,11 @@ def test_writer_and_feedback_tools_over_stdio(app, tmp_path, cli_env):
     assert by_call[7].is_error and "unknown appeal type" in by_call[7].content[0].text
 
 
-def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_path, cli_env):
+def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_path, mcp_env):
     """Even with the chair's token in the server's environment, an MCP caller is an agent: its
     findings are proposals in its own name, and no tool decides, promotes or edits."""
     seed(app, tmp_path)
-    env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "her", "LEGAL_AI_AGENT_TOKEN": "drafter=t"}
+    env = {**mcp_env, "LEGAL_AI_CHAIR_TOKEN": "her", "LEGAL_AI_AGENT_TOKEN": "drafter=t"}
     findings = ["[סגנון] משפטים קצרים", "[מבנה] מסגרת נורמטיבית נפרדת", "[טבלאי] טבלת מועדים"]
     names, _, results = asyncio.run(_session(env, [
         ("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings})]))  # fmt: skip
@@ -168,3 +181,78 @@ def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_pa
     assert [dict(r) for r in rows] == [
         {"proposed_by": "agent:drafter", "review_status": "proposed", "db_role": "legal_ai_agent"}
     ]
+
+
+def test_the_mcp_server_runs_with_an_agent_only_login(app, tmp_path, mcp_env, agent_db_url):
+    """issue 19 item 8: `legal-ai mcp` with the agent-only login opens the migrated store without
+    writing, searches, records feedback (as the agent role) — and that login cannot become the
+    chair, not even the process itself."""
+    seed(app, tmp_path)
+    calls = [
+        ("search_precedent_library", {"query": "הקלה בקו בניין"}),
+        ("search_case_documents", {"query": "פרטיות", "case_number": "ערר 20/25"}),
+        ("record_chair_feedback", {"category": "style", "text": "משפטים ארוכים מדי",
+                                   "case_number": "ערר 20/25"}),
+        ("list_chair_feedback", {"case_number": "ערר 20/25"}),
+    ]  # fmt: skip
+    _, _, results = asyncio.run(_session(mcp_env, calls))
+    precedents, case_docs, recorded, listed = (payload(r) for r in results.values())
+    assert not any(r.is_error for r in results.values()), [r.content for r in results.values()]
+    assert {h["doc_id"] for h in precedents["hits"]} == {"external-doc"}
+    assert {h["doc_id"] for h in case_docs["hits"]} == {"case-doc"}
+    assert recorded["category"] == "style"
+    assert [f["text"] for f in listed["feedback"]] == ["משפטים ארוכים מדי"]
+    with psycopg.connect(agent_db_url, autocommit=True) as conn:
+        assert conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"
+                            ).fetchone() == (False,)  # fmt: skip
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SET ROLE legal_ai_chair")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("CREATE TABLE IF NOT EXISTS mcp_probe (x int)")
+
+
+def test_a_store_opened_without_migrating_reports_what_is_pending_and_applies_nothing(
+    app, db_url, agent_db_url, cli_env
+):
+    """Store(url, migrate=False) reads schema_migrations only: a migration missing from it is
+    named with what to run, and is not applied (the row stays absent); the migrated database
+    opens (the agent-only login reads the store). `legal-ai mcp` opens it that way even with
+    the application's login, which could migrate: its tool answers the same one line."""
+    with Store(agent_db_url, max_size=1, migrate=False) as store:
+        with store.connection() as conn:
+            assert conn.execute("SELECT count(*) AS n FROM schema_migrations").fetchone()["n"] > 0
+    last = migrations.available()[-1]
+    name = f"{last.version:04d}_{last.name}"
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (last.version,))
+    try:
+        with pytest.raises(StoreError) as refused:
+            Store(agent_db_url, max_size=1, migrate=False)
+        message = str(refused.value)
+        assert f"needs 1 migration(s) ({name})" in message and "legal-ai db migrate" in message
+        assert "\n" not in message and "password" not in message
+        assert migrations.pending(agent_db_url) == [name]  # still pending: nothing applied
+        _, _, results = asyncio.run(_session(cli_env, [("search_digests", {"query": "הקלה"})]))
+        [answer] = results.values()
+        assert answer.is_error and "legal-ai db migrate" in answer.content[0].text
+        assert name in answer.content[0].text
+        assert migrations.pending(db_url) == [name]  # the MCP server migrated nothing
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)"
+                         " ON CONFLICT DO NOTHING", (last.version, last.name))  # fmt: skip
+    assert migrations.pending(agent_db_url) == []
+
+
+def test_an_empty_database_is_refused_not_migrated(db_url, agent_db_url):
+    """A database nobody migrated: the check names every migration and creates nothing (not
+    even schema_migrations)."""
+    name = f"{psycopg.conninfo.conninfo_to_dict(db_url)['dbname']}_unmigrated"
+    empty = ensure_database(db_url, name)
+    try:
+        with pytest.raises(StoreError, match=r"needs \d+ migration\(s\) \(0001_init, .* more\)"):
+            Store(with_database(agent_db_url, name), max_size=1, migrate=False)
+        with psycopg.connect(empty, autocommit=True) as conn:
+            assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
+    finally:
+        drop_database(db_url, name)

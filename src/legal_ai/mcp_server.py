@@ -3,7 +3,9 @@ the writer's brief (approved knowledge only) and the chair-feedback / curator to
 
 Thin: typed, described parameters; each tool calls `App.tool(...)`; an `AppError` becomes an MCP
 tool error with its one-line message. The App (database, model) is opened on the first call, so
-the server answers `initialize` and `tools/list` at once.
+the server answers `initialize` and `tools/list` at once. It opens the store without migrating
+(`App(..., migrate=False)`): it may run with an agent-only database login (docs/deployment.md),
+and a database with migrations pending is refused with what to run, never migrated.
 """
 
 from __future__ import annotations
@@ -66,7 +68,10 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
                 from .services import App
 
                 config = settings or Settings()
-                state["app"] = App(config, principal=mcp_principal(config), surface="mcp")
+                # An agent-only login may not migrate: the store is checked, never written on
+                # opening (pending migrations: a one-line error naming `legal-ai db migrate`).
+                state["app"] = App(config, principal=mcp_principal(config), surface="mcp",
+                                   migrate=False)  # fmt: skip
             return function(state["app"], **arguments)
         except AppError as exc:
             raise ToolError(str(exc)) from exc

@@ -47,12 +47,15 @@ class App:
         cache_store: Store | None = None,
         principal: Principal = OPERATOR,
         surface: str | None = None,
+        migrate: bool = True,
     ) -> None:
         self.settings = settings
         # Where its searches come from (cli | mcp | api | desk): they are logged (telemetry.py);
         # None (the evaluation harness, benchmarks, internal callers): not logged.
         self.surface = surface
-        base = store or open_store(settings)
+        # migrate=False: the store is opened without writing (an agent-only login, the MCP
+        # server): pending migrations are refused in one line, never applied (store/db.Store).
+        base = store or open_store(settings, migrate=migrate)
         self._owns_store = store is None
         self._inner_embedder = embedder
         self._cache_store = cache_store or base

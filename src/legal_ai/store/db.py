@@ -3,7 +3,9 @@ writes SQL.
 
 `open_store(settings)` resolves the URL (LEGAL_AI_DATABASE_URL, else the embedded server), creates
 the `legal_ai` database if needed, migrates it, and returns a Store with pgvector registered on
-every pooled connection.
+every pooled connection. `open_store(settings, migrate=False)` (the MCP server: an agent-only
+login may not migrate) writes nothing on opening: it creates no database and applies no
+migration, and refuses in one line a database with migrations pending (store/migrations.check).
 """
 
 from __future__ import annotations
@@ -61,21 +63,33 @@ def drop_database(url: str, dbname: str) -> None:
         )
 
 
-def database_url(settings: Settings) -> str:
-    """The URL of the application database (embedded: database `legal_ai` on the server)."""
+def database_url(settings: Settings, *, create: bool = True) -> str:
+    """The URL of the application database (embedded: database `legal_ai` on the server,
+    created when missing unless `create` is false)."""
     url = server_url(settings)
     if settings.database_url:
         return url
-    return ensure_database(url, DEFAULT_DATABASE)
+    if create:
+        return ensure_database(url, DEFAULT_DATABASE)
+    return with_database(url, DEFAULT_DATABASE)
 
 
 class Store:
-    """A migrated database and its connection pool."""
+    """A migrated database and its connection pool.
 
-    def __init__(self, url: str, *, max_size: int = 4, timeout: float = 30.0) -> None:
+    `migrate=True` (the CLI, `legal-ai serve`, the worker: the application's login) applies the
+    pending migrations on opening; `migrate=False` (the MCP server, any agent-only login) only
+    checks them, read-only, and refuses a database with migrations pending (StoreError naming
+    `legal-ai db migrate`)."""
+
+    def __init__(self, url: str, *, max_size: int = 4, timeout: float = 30.0,
+                 migrate: bool = True) -> None:  # fmt: skip
         self.url = url
         try:
-            migrations.migrate(url)
+            if migrate:
+                migrations.migrate(url)
+            else:
+                migrations.check(url)
         except psycopg.OperationalError as exc:
             raise StoreError(f"cannot reach PostgreSQL at {_redact(url)}: {exc}") from exc
         self.pool = ConnectionPool(
@@ -151,10 +165,12 @@ class Store:
         self.close()
 
 
-def open_store(settings: Settings) -> Store:
+def open_store(settings: Settings, *, migrate: bool = True) -> Store:
+    """The application database's Store; `migrate=False`: checked, never written (Store)."""
     return Store(
-        database_url(settings), max_size=settings.pool_max_size, timeout=settings.pool_timeout_s
-    )
+        database_url(settings, create=migrate), max_size=settings.pool_max_size,
+        timeout=settings.pool_timeout_s, migrate=migrate,
+    )  # fmt: skip
 
 
 def _redact(url: str) -> str:

@@ -1,6 +1,10 @@
 """Plain, numbered SQL migrations (`migrations/NNNN_name.sql`), applied in order, each in its own
 transaction, recorded in `schema_migrations`. A merged migration is never edited: change the
 schema with a new file. Concurrent migrators serialise on an advisory lock.
+
+A process that may not migrate (the MCP server, which runs with an agent-only login) calls
+`check` instead: it only reads `schema_migrations` and refuses, in one line naming what to run,
+a database with migrations pending.
 """
 
 from __future__ import annotations
@@ -48,6 +52,38 @@ def applied(conn: psycopg.Connection) -> set[int]:
             " applied_at timestamptz NOT NULL DEFAULT now())"
         )
     return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+
+
+def pending(url: str) -> list[str]:
+    """The shipped migrations the database at `url` has not applied, read without writing
+    anything (no table created, no lock taken): names like `0027_worker_role`. A database
+    without `schema_migrations` has every migration pending."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
+            have: set[int] = set()
+        else:
+            have = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    return [f"{m.version:04d}_{m.name}" for m in available() if m.version not in have]
+
+
+def check(url: str) -> None:
+    """Refuse (StoreError, one line) a database with migrations pending; apply nothing."""
+    try:
+        missing = pending(url)
+    except psycopg.errors.InsufficientPrivilege:
+        raise StoreError(
+            "this login may not read the database's schema_migrations: grant it a legal-ai "
+            "role (legal_ai_agent), or run `legal-ai db migrate` with the application's login "
+            "to grant the roles their privileges"
+        ) from None
+    if missing:
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
+                                          else "")  # fmt: skip
+        raise StoreError(
+            f"the database needs {len(missing)} migration(s) ({shown}), which this process does "
+            "not apply: run `legal-ai db migrate` with the application's login (legal_ai_app), "
+            "then start it again"
+        )
 
 
 def migrate(url: str) -> list[str]:
