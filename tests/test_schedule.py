@@ -24,11 +24,13 @@ from psycopg import sql
 import factories
 from conftest import ScriptedHandler, local_server, write
 from legal_ai import schedule
-from legal_ai.errors import InvalidInput, NotFound
+from legal_ai.auth import agent
+from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.learning import feedback, finals, lessons
 from legal_ai.schedule import JOBS, Job
 from legal_ai.scheduled_jobs import reminders
 from legal_ai.services import App
+from legal_ai.store import schedule as schedule_store
 from legal_ai.web.app import create_app
 
 TZ = ZoneInfo("Asia/Jerusalem")
@@ -298,12 +300,15 @@ def test_two_workers_at_once_one_runs(app):
 
 def test_a_second_process_finds_the_job_running_and_starts_nothing(app, cli_env):
     schedule.run_due(app, now=local(2026, 5, 3, 9))  # the rows exist
-    with psycopg.connect(app.settings.database_url) as holder:  # "another worker" holds it
-        holder.execute("SELECT 1 FROM schedules WHERE name = 'sync-case-status' FOR UPDATE")
+    holder = schedule_store.take_lease(app.settings.database_url, "sync-case-status")
+    assert holder is not None  # "another worker" holds the run's lease
+    try:
+        assert schedule_store.take_lease(app.settings.database_url, "sync-case-status") is None
         result = subprocess.run([sys.executable, "-m", "legal_ai.cli", "jobs", "run",
                                  "sync-case-status"], env=cli_env, capture_output=True, text=True,
                                 timeout=300)  # fmt: skip
-        holder.rollback()
+    finally:
+        holder.release()
     assert result.returncode == 1, result.stderr
     assert "sync-case-status is running in another process; nothing was started" in result.stdout
     assert runs_of(app, "sync-case-status") == []
@@ -609,7 +614,10 @@ def test_cli_jobs_list_run_and_runs(app, cli_env):
     assert unknown.returncode == 3 and "no scheduled job 'weekly'" in unknown.stderr
 
 
-def test_http_jobs_list_and_run_for_agents_and_the_chair(app):
+def test_http_jobs_listed_for_agents_and_run_by_the_chair_only(app):
+    """issue 19 item 6: an agent lists the jobs but may not run one (403); the chair's request
+    runs nothing in the request (202, queued): the worker's next pass runs it, recorded as a
+    manual run in her name; asked twice, it runs once."""
     settings = app.settings.model_copy(update={"agent_token": f"writer={AGENT}",
                                                "chair_token": CHAIR})  # fmt: skip
     with TestClient(create_app(settings, legal=app)) as client:
@@ -620,14 +628,33 @@ def test_http_jobs_list_and_run_for_agents_and_the_chair(app):
         assert client.get("/api/jobs").status_code == 401
         listed = client.get("/api/jobs", headers=auth()).json()
         assert [j["name"] for j in listed["jobs"]] == NAMES
-        ran = client.post("/api/jobs/sync-case-status/run", headers=auth())
-        assert ran.status_code == 200 and ran.json()["outcome"] == "ok"
+        refused = client.post("/api/jobs/sync-case-status/run", headers=auth())
+        assert refused.status_code == 403
+        assert "running a scheduled job is the chair's decision" in refused.json()["error"]
         by_chair = client.post("/api/jobs/stale-case-reminder/run", headers=auth(CHAIR))
-        assert by_chair.status_code == 200 and by_chair.json()["trigger"] == "manual"
-        assert client.post("/api/jobs/nope/run", headers=auth()).status_code == 404
+        assert by_chair.status_code == 202, by_chair.text
+        assert by_chair.json()["outcome"] == "queued" and by_chair.json()["requested_by"] == "chair"
+        again = client.post("/api/jobs/stale-case-reminder/run", headers=auth(CHAIR)).json()
+        assert again["requested_at"] == by_chair.json()["requested_at"]  # one request
+        assert client.get("/api/jobs/runs", headers=auth()).json()["runs"] == []  # not run yet
+        listed = {j["name"]: j for j in client.get("/api/jobs", headers=auth()).json()["jobs"]}
+        assert listed["stale-case-reminder"]["requested"]["by"] == "chair"
+        assert client.post("/api/jobs/nope/run", headers=auth(CHAIR)).status_code == 404
+        ran = schedule.run_due(app, worker="worker-a")  # the worker's next pass
+        assert [(r["name"], r["trigger"], r["outcome"]) for r in ran] == [
+            ("stale-case-reminder", "manual", "ok")]  # fmt: skip
+        assert schedule.run_due(app, worker="worker-a") == []  # asked once, run once
         recorded = client.get("/api/jobs/runs", headers=auth()).json()["runs"]
-        assert [(r["name"], r["requested_by"]) for r in recorded] == [
-            ("stale-case-reminder", "chair"), ("sync-case-status", "agent:writer")]  # fmt: skip
+        assert [(r["name"], r["requested_by"], r["worker"]) for r in recorded] == [
+            ("stale-case-reminder", "chair", "worker-a")]  # fmt: skip
+        holder = schedule_store.take_lease(app.settings.database_url, "sync-case-status")
+        try:  # running in another process: said at once (409), nothing started
+            busy = client.post("/api/jobs/sync-case-status/run", headers=auth(CHAIR))
+        finally:
+            holder.release()
+        assert busy.status_code == 409 and "running in another process" in busy.json()["error"]
+    with pytest.raises(Forbidden, match="is the chair's or the operator's"):
+        schedule.run_now(app.acting_as(agent("writer")), "sync-case-status")
 
 
 def test_health_reports_a_job_that_failed_last(app, cli_env):

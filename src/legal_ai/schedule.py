@@ -10,16 +10,24 @@ daylight-saving changes included. Its state is in PostgreSQL (migration 0021): `
   then its next run is the first slot after now. A worker that was down for three days runs a
   daily job once on its return, not three times (the run records the slots it caught up, as
   `missed`).
-- A job runs only while its process holds the job's row (`SELECT … FOR UPDATE SKIP LOCKED`,
-  for the whole run): two workers never run one job at once; the other sees it busy and moves
-  on. A process that dies mid-run releases the row with its connection; the job is due again.
+- A job runs only while its process holds the job's run lease (store/schedule.take_lease: a
+  session advisory lock on a connection of its own, never a pooled one, never a transaction
+  held open): two workers never run one job at once; the other sees it busy and moves on. The
+  bookkeeping around a run (claiming its row, recording the run) is two short transactions, and
+  the job's own work takes pooled connections only as it needs them, so four jobs at once
+  starve no one. A process that dies mid-run releases the lease with its connection; the job
+  is due again.
 - A job that fails is recorded (outcome `failed`, the error), retried after a backoff (5
   minutes, doubling, at most an hour, never later than its next slot) and never blocks the
   others: each job runs on its own, and an error in one is caught and recorded.
-- `run_now` runs one job on demand (`legal-ai jobs run NAME`, `POST /api/jobs/{name}/run`), under
-  the same lock; it leaves the schedule as it was (a success clears a pending retry).
+- `run_now` runs one job on demand and waits for it (`legal-ai jobs run NAME`, the operator's).
+  `request_run` (`POST /api/jobs/{name}/run`, the chair's) runs nothing in the request: it
+  marks the job's row as asked for (`last_result.run_requested`: by whom, when) and the worker
+  runs it at its next pass, as a manual run recorded in her name. Both leave the schedule as it
+  was (a success clears a pending retry). Running a job on demand is the chair's or the
+  operator's: an agent is refused (Forbidden).
 - Jobs run as the agent `scheduler`, whoever asked: they propose, reconcile and re-index; none
-  of them decides what the chair gates, so an agent may run them (docs/security.md roles).
+  of them decides what the chair gates.
 - Every function takes `now` (an aware datetime; default: the clock), so tests drive the
   schedule with a controlled clock and never sleep.
 """
@@ -36,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .auth import agent
-from .errors import AppError, InvalidInput, NotFound
+from .errors import AppError, Forbidden, InvalidInput, NotFound
 from .learning import jsonable
 from .store import schedule as store
 
@@ -166,8 +174,9 @@ def find(name: str, jobs: Sequence[Job] | None = None) -> Job:
 
 
 def _claim(conn, job: Job, tz: str, now: dt.datetime) -> dict | None:
-    """The job's row, locked for this transaction (created on first sight, due at its first
-    slot after now); None when another process holds it (it is running there)."""
+    """The job's row, locked for this short transaction (created on first sight, due at its
+    first slot after now); None when another transaction holds it. Called under the run's
+    lease."""
     row = store.lock(conn, job.name)
     if row is None:
         store.ensure(conn, job.name, job.cron, tz, next_after(job.cron, tz, now))
@@ -207,40 +216,57 @@ def jsonable_deep(value: Any) -> Any:
     return value
 
 
+def _busy(job: Job) -> dict:
+    return {"name": job.name, "outcome": "busy", "ran": False,
+            "note": f"{job.name} is running in another process; nothing was started"}  # fmt: skip
+
+
 def _run(app: App, job: Job, now: dt.datetime, *, manual: bool, worker: str | None,
          requested_by: str) -> dict | None:  # fmt: skip
-    """Claim, run and record one job. None: a scheduled job not yet due."""
+    """Claim, run and record one job under its lease (released at the end either way). None:
+    a scheduled job not yet due (and not asked for)."""
     runner = _runner(app)
     tz = timezone_of(app)
-    with runner.store.transaction() as conn:
-        row = _claim(conn, job, tz, now)
+    lease = store.take_lease(runner.store.url, job.name)
+    if lease is None:
+        return _busy(job)
+    try:
+        with runner.store.transaction() as conn:  # short: the row is read, then committed
+            row = _claim(conn, job, tz, now)
         if row is None:
-            return {"name": job.name, "outcome": "busy", "ran": False,
-                    "note": f"{job.name} is running in another process; nothing was started"}  # fmt: skip
+            return _busy(job)
+        asked = requested(row)
         if not manual and row["next_run_at"] > now:
-            return None
+            if asked is None:
+                return None
+            manual, requested_by = True, asked["by"]  # the chair's request, run here
         scheduled_for = None if manual else row["next_run_at"]
         missed = 0 if manual else slots_between(job.cron, tz, scheduled_for, now) - 1
         started = time.monotonic()
-        outcome, result, error = _execute(job, runner, now)
+        outcome, result, error = _execute(job, runner, now)  # no transaction held meanwhile
         finished_at = now + dt.timedelta(seconds=time.monotonic() - started)
-        failures = row["failures"] + 1 if outcome == "failed" else 0
-        following = next_after(job.cron, tz, now)
-        if manual:  # the schedule stays; a success stands for a slot due or a retry pending
-            settled = outcome != "failed" and (row["failures"] or row["next_run_at"] <= now)
-            next_run = following if settled else row["next_run_at"]
-        elif outcome == "failed":
-            next_run = min(following, now + _backoff(failures))
-        else:
-            next_run = following
-        run = store.record_run(conn, {
-            "name": job.name, "trigger": "manual" if manual else "schedule",
-            "scheduled_for": scheduled_for, "missed": missed, "started_at": now,
-            "finished_at": finished_at, "outcome": outcome, "result": result, "error": error,
-            "worker": worker, "requested_by": requested_by,
-        })  # fmt: skip
-        store.finish(conn, job.name, started_at=now, finished_at=finished_at, outcome=outcome,
-                     result=result, error=error, failures=failures, next_run_at=next_run)  # fmt: skip
+        with runner.store.transaction() as conn:  # short: the run recorded
+            row = store.lock(conn, job.name) or row
+            failures = row["failures"] + 1 if outcome == "failed" else 0
+            following = next_after(job.cron, tz, now)
+            if manual:  # the schedule stays; a success stands for a slot due or a retry pending
+                settled = outcome != "failed" and (row["failures"] or row["next_run_at"] <= now)
+                next_run = following if settled else row["next_run_at"]
+            elif outcome == "failed":
+                next_run = min(following, now + _backoff(failures))
+            else:
+                next_run = following
+            run = store.record_run(conn, {
+                "name": job.name, "trigger": "manual" if manual else "schedule",
+                "scheduled_for": scheduled_for, "missed": missed, "started_at": now,
+                "finished_at": finished_at, "outcome": outcome, "result": result,
+                "error": error, "worker": worker, "requested_by": requested_by,
+            })  # fmt: skip
+            store.finish(conn, job.name, started_at=now, finished_at=finished_at,
+                         outcome=outcome, result=result, error=error, failures=failures,
+                         next_run_at=next_run)  # fmt: skip
+    finally:
+        lease.release()
     return {"name": job.name, "ran": True, "run_id": run["id"], "outcome": outcome,
             "trigger": run["trigger"], "scheduled_for": scheduled_for, "missed": missed,
             "started_at": now, "finished_at": finished_at, "result": result, "error": error,
@@ -266,26 +292,69 @@ def run_due(app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | N
     return reports
 
 
+def _may_run(app: App, name: str) -> None:
+    """Running a job on demand is the chair's or the operator's (an agent's work is queued by
+    the system, never started by the agent)."""
+    if app.principal.kind not in ("chair", "operator"):
+        raise Forbidden(
+            f"running the scheduled job {name} is the chair's or the operator's; "
+            f"{app.principal.actor} may not start it (it runs on schedule in `legal-ai worker`)"
+        )
+
+
 def run_now(app: App, name: str, *, now: dt.datetime | None = None,
             jobs: Sequence[Job] | None = None, worker: str | None = None) -> dict:  # fmt: skip
-    """Run job `name` now, on demand (recorded with trigger `manual` and who asked)."""
+    """Run job `name` now, on demand, and wait for it (recorded with trigger `manual` and who
+    asked): the operator's `legal-ai jobs run`, or the chair."""
     job = find(name, jobs)
+    _may_run(app, job.name)
     report = _run(app, job, _now(now), manual=True, worker=worker,
                   requested_by=app.principal.actor)  # fmt: skip
     return jsonable_deep(report)
 
 
+REQUEST_KEY = "run_requested"  # in schedules.last_result until the worker runs the job
+
+
+def requested(row: dict | None) -> dict | None:
+    """The request to run this job that waits for the worker ({"by", "at"}), if any."""
+    result = (row or {}).get("last_result")
+    asked = result.get(REQUEST_KEY) if isinstance(result, dict) else None
+    return asked if isinstance(asked, dict) and asked.get("by") else None
+
+
+def request_run(app: App, name: str, *, now: dt.datetime | None = None,
+                jobs: Sequence[Job] | None = None) -> dict:  # fmt: skip
+    """Ask the worker to run job `name` at its next pass (the chair over HTTP): nothing runs in
+    the caller's process, and the run is recorded as manual, in the caller's name. A job running
+    now is refused (`busy`); asking twice before the worker ran it asks once. Returns {"name",
+    "outcome": "queued" | "busy", "ran": false, "requested_by", "note"}."""
+    job = find(name, jobs)
+    _may_run(app, job.name)
+    at = _now(now)
+    tz = timezone_of(app)
+    with app.store.transaction() as conn:
+        if job.name in store.leased(conn):
+            return _busy(job)
+        store.ensure(conn, job.name, job.cron, tz, next_after(job.cron, tz, at))
+        asked = store.request_run(conn, job.name, REQUEST_KEY,
+                                  {"by": app.principal.actor, "at": at.isoformat()})  # fmt: skip
+    return {"name": job.name, "outcome": "queued", "ran": False, "trigger": "manual",
+            "requested_by": asked["by"], "requested_at": asked["at"],
+            "note": f"{job.name} is queued for the worker: `legal-ai worker` runs it at its next "
+                    f"pass, recorded as a manual run by {asked['by']} (GET /api/jobs/runs?"
+                    f"name={job.name})"}  # fmt: skip
+
+
 def list_jobs(app: App, *, now: dt.datetime | None = None,
               jobs: Sequence[Job] | None = None) -> dict:  # fmt: skip
-    """Every job with its schedule, next run and last outcome (`running`: another process holds
-    it now). A job never run yet shows its first slot after now."""
+    """Every job with its schedule, next run and last outcome (`running`: a process holds its
+    run lease now). A job never run yet shows its first slot after now."""
     now = _now(now)
     tz = timezone_of(app)
-    runner = _runner(app)
-    with runner.store.transaction() as conn:
+    with app.store.connection() as conn:  # a read, as the caller (no job runs here)
         rows = store.all_schedules(conn)
-        free = {r["name"] for r in conn.execute(
-            "SELECT name FROM schedules FOR KEY SHARE SKIP LOCKED")}  # fmt: skip
+        running = store.leased(conn)
     out = []
     for job in jobs or JOBS:
         row = rows.get(job.name)
@@ -294,7 +363,8 @@ def list_jobs(app: App, *, now: dt.datetime | None = None,
         out.append({
             "name": job.name, "cron": job.cron, "timezone": tz, "about": job.about,
             "next_run_at": row["next_run_at"] if same else next_after(job.cron, tz, now),
-            "running": row is not None and job.name not in free,
+            "running": job.name in running,
+            "requested": requested(row),
             "last_started_at": (row or {}).get("last_started_at"),
             "last_finished_at": (row or {}).get("last_finished_at"),
             "last_outcome": (row or {}).get("last_outcome"),

@@ -46,7 +46,19 @@ COUNTS = ("candidates", "approved", "pending_review", "rejected", "linked", "cap
 def enqueue(conn, case_law_id: int, content_hash: str) -> dict | None:
     """Queue the extraction of one item's principles for its current text, in the caller's
     transaction (the ingest's). None when this text already has its job."""
-    return store.enqueue(conn, KIND, None, f"{KIND}:{case_law_id}:{content_hash}")
+    return store.enqueue(conn, KIND, None, key_of(case_law_id, content_hash))
+
+
+def key_of(case_law_id: int, content_hash: str) -> str:
+    """The job's key: one extraction per item and text (learning/extraction_requests too)."""
+    return f"{KIND}:{case_law_id}:{content_hash}"
+
+
+def _kept(job: dict) -> dict:
+    """What a job's result keeps while it is open: who asked for it over HTTP
+    (learning/extraction_requests counts an agent's open requests by it)."""
+    asked = (job.get("result") or {}).get("requested_by")
+    return {"requested_by": asked} if asked else {}
 
 
 def _target(job: dict) -> tuple[int, str]:
@@ -88,7 +100,7 @@ def process(app: App, job: dict, *, worker: str,
             models = principle_panel(app, job_id=job["id"], environ=environ)
         except InvalidInput as exc:
             with app.store.transaction() as conn:
-                row = store.wait(conn, job["id"], worker, attempt, str(exc), {})
+                row = store.wait(conn, job["id"], worker, attempt, str(exc), _kept(job))
             outcome.update(status="waiting" if row else "lost", waiting_for=str(exc))
             return outcome
         report = dict.fromkeys(COUNTS, 0)
@@ -99,7 +111,8 @@ def process(app: App, job: dict, *, worker: str,
         outcome.update(status="done" if row else "lost", report=report)
         return outcome
     except Exception as exc:  # a model or the store failed: retried with backoff, then failed
-        status, error = retry_later(app, job, worker, exc, "the principle panel")
+        status, error = retry_later(app, job, worker, exc, "the principle panel",
+                                    result=_kept(job))  # fmt: skip
         outcome.update(status=status, error=error)
         return outcome
 

@@ -1,14 +1,74 @@
 """SQL of the scheduler (migration 0021): the schedules, their append-only runs, the cases'
-reconciled status and the standing evaluation's history. Every function takes the caller's
-connection; the scheduler (legal_ai/schedule.py) holds a job's row for the whole of its run."""
+reconciled status and the standing evaluation's history. Every function but `take_lease` takes
+the caller's connection.
+
+A run's lease (`take_lease`) is a session advisory lock on a connection of its own: never one of
+the pool's, autocommit, so it is idle (never idle in a transaction) while the job runs, and the
+job's own statements take pooled connections only as they need them. A process that dies
+releases the lease with its connection; the job is then due again."""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
+
+logger = logging.getLogger(__name__)
+
+# The advisory-lock namespace of scheduled-job runs (the second key: hashtext(job name)).
+LEASE_CLASS = 0x5C4ED
+
+# -- a run's lease ------------------------------------------------------------------------------
+
+
+class RunLease:
+    """One job's run lease, held until `release()` (or until its process ends)."""
+
+    def __init__(self, conn: psycopg.Connection, name: str) -> None:
+        self.conn, self.name = conn, name
+
+    def release(self) -> None:
+        try:
+            self.conn.execute(
+                "SELECT pg_advisory_unlock(%s, hashtext(%s))", (LEASE_CLASS, self.name)
+            )
+        except psycopg.Error:  # the connection went away: the server released the lock with it
+            logger.warning("scheduled job %s: its lease's connection was lost", self.name)
+        finally:
+            self.conn.close()
+
+
+def take_lease(url: str, name: str) -> RunLease | None:
+    """The run lease of job `name` on the database at `url`, or None when another process
+    holds it (the job is running there). Never waits."""
+    conn = psycopg.connect(url, autocommit=True, application_name=f"legal-ai job {name}"[:63])
+    try:
+        got = conn.execute(
+            "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (LEASE_CLASS, name)
+        ).fetchone()[0]
+    except BaseException:
+        conn.close()
+        raise
+    if not got:
+        conn.close()
+        return None
+    return RunLease(conn, name)
+
+
+def leased(conn: psycopg.Connection) -> set[str]:
+    """The jobs whose run lease some process holds now (running), in this database."""
+    return {r["name"] for r in conn.execute(
+        "SELECT s.name FROM schedules s WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
+        " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+        " AND l.database = (SELECT oid FROM pg_catalog.pg_database"
+        "                   WHERE datname = pg_catalog.current_database())"
+        " AND l.classid = %s::oid AND l.objid = pg_catalog.hashtext(s.name)::oid)",
+        (LEASE_CLASS,),
+    )}  # fmt: skip
+
 
 # -- schedules ----------------------------------------------------------------------------------
 
@@ -23,11 +83,23 @@ def ensure(conn: psycopg.Connection, name: str, cron: str, timezone: str, next_r
 
 
 def lock(conn: psycopg.Connection, name: str) -> dict | None:
-    """The job's row, locked for this transaction; None when another transaction holds it (or
-    it does not exist)."""
+    """The job's row, locked for this (short) transaction; None when another transaction holds
+    it (or it does not exist). The run itself is guarded by its lease (`take_lease`)."""
     return conn.execute(
         "SELECT * FROM schedules WHERE name = %s FOR UPDATE SKIP LOCKED", (name,)
     ).fetchone()
+
+
+def request_run(conn: psycopg.Connection, name: str, key: str, request: dict) -> dict:
+    """Mark the job's row as asked to run (`last_result[key]`, the other keys kept); a request
+    already waiting stays as it was. Returns the request in force. The run's `finish` replaces
+    last_result, which clears it."""
+    return conn.execute(
+        "UPDATE schedules SET last_result = coalesce(last_result, '{}'::jsonb)"
+        " || jsonb_build_object(%(key)s::text, coalesce(last_result -> %(key)s::text, %(req)s)),"
+        " updated_at = now() WHERE name = %(name)s RETURNING last_result -> %(key)s::text AS asked",
+        {"key": key, "req": Jsonb(request), "name": name},
+    ).fetchone()["asked"]
 
 
 def exists(conn: psycopg.Connection, name: str) -> bool:

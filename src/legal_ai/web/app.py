@@ -33,11 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .. import auth
 from ..config import Settings
-from ..errors import InvalidInput
+from ..errors import Conflict, InvalidInput
 from ..knowledge import brief, voice
 from ..learning import (
     canonical,
     enrichment,
+    extraction_requests,
     feedback,
     finals,
     jsonable,
@@ -302,9 +303,12 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return jsonable(view.review_principle(principle_id, body.decision, body.reason,
                                               body.expected_status))  # fmt: skip
 
-    @api.post("/api/principles/extract")
+    # Queued, never run in the request (learning/extraction_requests): an agent queues one
+    # named item (idempotent); a corpus or `all` is the chair's (403 for an agent).
+    @api.post("/api/principles/extract", status_code=202)
     def extract_principles(body: ExtractBody, view: Acting) -> dict:
-        return principles.extract(view, corpus=body.corpus, doc_id=body.doc_id, all=body.all)
+        return extraction_requests.request(view, corpus=body.corpus, doc_id=body.doc_id,
+                                           all=body.all)  # fmt: skip
 
     @api.post("/api/principles/cull")
     def cull_principles(body: CullBody, view: Acting) -> dict:
@@ -428,18 +432,23 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     # -- scheduled jobs (issue 15 item 1; README "Scheduled jobs") ---------------------------
     # Jobs are operations: they propose, reconcile and re-index, and run as the agent
-    # `scheduler` whoever asks; none decides what the chair gates, so an agent may run them.
+    # `scheduler` whoever asks. Running one on demand is the chair's (403 for an agent), and it
+    # is handed to the worker (schedule.request_run): nothing runs in the request.
     @api.get("/api/jobs")
     def list_jobs(view: Acting) -> dict:
         from .. import schedule
 
         return schedule.list_jobs(view)
 
-    @api.post("/api/jobs/{name}/run")
-    def run_job(name: str, view: Acting) -> dict:
+    @api.post("/api/jobs/{name}/run", status_code=202)
+    def run_job(name: str,
+                view: Annotated[Any, Depends(chair("running a scheduled job"))]) -> dict:  # fmt: skip
         from .. import schedule
 
-        return schedule.run_now(view, name)
+        report = schedule.request_run(view, name)
+        if report["outcome"] == "busy":
+            raise Conflict(report["note"])
+        return report
 
     @api.get("/api/jobs/runs")
     def job_runs(view: Acting, name: str | None = None, limit: int = 20) -> dict:
