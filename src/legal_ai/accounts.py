@@ -3,7 +3,12 @@ stored as an argon2id hash (argon2-cffi's PasswordHasher, RFC 9106 parameters), 
 
 - `sign_in` checks the password in constant work (an unknown name is checked against a dummy
   hash), refuses with `RateLimited` after MAX_FAILURES failures of that name from that client in
-  WINDOW_S seconds (the message says how long to wait), and on success opens a session.
+  WINDOW_S seconds, or ACCOUNT_MAX_FAILURES failures of that name from any client (a run of
+  wrong passwords from rotating addresses; issue 19 item 7), the message saying how long to
+  wait, and on success opens a session. The client is the connection's address, a proxy's
+  X-Forwarded-For only from LEGAL_AI_TRUSTED_PROXIES (web/clients.py). The account's lock is a
+  lock-out anyone can cause for WINDOW_S seconds; a session already open is not ended by it,
+  and `legal-ai user set-password chair` lifts it at once.
 - A session's token is 32 random bytes (URL-safe text) handed to the browser once; the database
   keeps only its SHA-256, so a copy of the table signs no one in. Each session has its own CSRF
   token, which the desk's forms carry (web/desk/core.py checks it). It ends after
@@ -37,7 +42,8 @@ if TYPE_CHECKING:
 NAMES = {"chair": CHAIR}  # who signs in to the desk, and as whom she acts
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 takes any length; a bound keeps one request's work bounded
-MAX_FAILURES = 5
+MAX_FAILURES = 5  # of one name from one client
+ACCOUNT_MAX_FAILURES = 10  # of one name from every client together
 WINDOW_S = 15 * 60
 ABSOLUTE_S = 24 * 60 * 60
 
@@ -98,6 +104,7 @@ def set_password(app: App, name: str, password: str) -> None:
     with _owner(app).transaction() as conn:
         store.set_password_hash(conn, name, hashed)
         store.end_sessions_of(conn, name)
+        store.forget_failures_of(conn, name)  # a new password lifts the account's lock
 
 
 def _verify(hashed: str, password: str) -> bool:
@@ -111,20 +118,37 @@ def _client(client: str | None) -> str:
     return (client or "unknown").strip()[:200] or "unknown"
 
 
+def _wait_message(wait: float, account: bool) -> str:
+    minutes = max(1, math.ceil(wait / 60))
+    whose = "of this account, from every address together" if account else ""
+    return (
+        f"too many failed sign-ins{' ' + whose if whose else ''}: wait {minutes} "
+        f"minute{'s' if minutes > 1 else ''} and try again (the chair's password is set with "
+        "`legal-ai user set-password chair`)"
+    )
+
+
 def sign_in(app: App, name: str, password: str, client: str | None) -> DeskSession:
     """Open a desk session for `name` when `password` is hers. Unauthorized on a wrong name or
     password (one message for both); RateLimited after MAX_FAILURES failures of that name from
-    that client within WINDOW_S seconds, until the oldest of them is WINDOW_S old."""
+    that client, or ACCOUNT_MAX_FAILURES of that name from any client, within WINDOW_S seconds,
+    until enough of them are WINDOW_S old (`account` on the exception: which limit)."""
     key = (name or "").strip().lower()[:100]
     client = _client(client)
     password = password if isinstance(password, str) else ""
-    wait = 0.0
+    limited: RateLimited | None = None
     opened = None
     with _owner(app).transaction() as conn:
-        store.lock_sign_in(conn, key, client)
+        store.lock_sign_in(conn, key)  # one name's sign-ins one at a time: the counts are exact
         failures, wait = store.recent_failures(conn, key, client, WINDOW_S)
-        if failures < MAX_FAILURES:
-            wait = 0.0
+        if failures >= MAX_FAILURES:
+            limited = RateLimited(_wait_message(wait, False), retry_after=math.ceil(wait))
+        else:
+            failures, wait = store.recent_failures(conn, key, None, WINDOW_S)
+            if failures >= ACCOUNT_MAX_FAILURES:
+                limited = RateLimited(_wait_message(wait, True), retry_after=math.ceil(wait),
+                                      account=True)  # fmt: skip
+        if limited is None:
             user = store.get_user(conn, key) if key in NAMES else None
             hashed = user["password_hash"] if user else _dummy()
             ok = _verify(hashed, password[:MAX_PASSWORD]) and user is not None
@@ -137,13 +161,8 @@ def sign_in(app: App, name: str, password: str, client: str | None) -> DeskSessi
                 token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
                 row = store.insert_session(conn, _token_hash(token), key, csrf, ABSOLUTE_S)
                 opened = DeskSession(token, NAMES[key], csrf, row["expires_at"])
-    if wait:
-        minutes = max(1, math.ceil(wait / 60))
-        raise RateLimited(
-            f"too many failed sign-ins: wait {minutes} minute{'s' if minutes > 1 else ''} "
-            "and try again (the chair's password is set with `legal-ai user set-password chair`)",
-            retry_after=math.ceil(wait),
-        )
+    if limited is not None:
+        raise limited
     if opened is None:
         raise Unauthorized("wrong name or password; try again")
     return opened

@@ -461,10 +461,14 @@ def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1"
     import uvicorn
 
     from .web.app import create_app
+    from .web.clients import uvicorn_options
 
     settings = _settings()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    # Proxy headers follow LEGAL_AI_TRUSTED_PROXIES (off when empty; uvicorn's own default
+    # would believe X-Forwarded-For from 127.0.0.1): web/clients.py.
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
+                **uvicorn_options(settings))  # fmt: skip
 
 
 def worker(once: Annotated[bool, typer.Option("--once", help="One pass over the ready jobs, "

@@ -172,6 +172,14 @@ class Settings(BaseSettings):
         description="The chair's desk: minutes a signed-in session may sit unused before it ends "
         "(she signs in again); every session ends 24 hours after sign-in regardless.",
     )
+    trusted_proxies: str = Field(
+        default="",
+        description="HTTP API and desk: the reverse proxies (comma-separated IP addresses or "
+        "networks, e.g. `127.0.0.1` or `10.0.0.0/24,::1`) whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed; the client's address (the sign-in throttle's key) is "
+        "then the last one in X-Forwarded-For that is not one of them. Empty (the default): no "
+        "proxy header is believed, from anyone, and `legal-ai serve` turns uvicorn's off.",
+    )
     api_schema: bool = Field(
         default=False,
         description="HTTP API: serve the OpenAPI schema at /openapi.json to callers with a valid "
@@ -353,6 +361,22 @@ class Settings(BaseSettings):
         "runs in its own process, also limited in memory); a page over it is left empty and "
         "flagged.",
     )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: str) -> str:
+        import ipaddress
+
+        entries = [e.strip() for e in (value or "").split(",") if e.strip()]
+        for entry in entries:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{entry!r} is not an IP address or network (e.g. 127.0.0.1, 10.0.0.0/24); "
+                    "name the proxies themselves (`*` is not taken)"
+                ) from None
+        return ",".join(entries)
 
     @field_validator("analyzer")
     @classmethod

@@ -16,8 +16,15 @@ AppError
 
 from __future__ import annotations
 
+import re
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import Settings
 
 
 class AppError(Exception):
@@ -80,11 +87,13 @@ class Forbidden(AppError):
 
 class RateLimited(Forbidden):
     """Refused for now, not for good: too many failures; the message says how long to wait
-    (`retry_after`, in seconds, for an HTTP Retry-After header)."""
+    (`retry_after`, in seconds, for an HTTP Retry-After header). `account`: the limit of one
+    account from every client together (not of one client)."""
 
-    def __init__(self, message: str, retry_after: int = 60) -> None:
+    def __init__(self, message: str, retry_after: int = 60, *, account: bool = False) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.account = account
 
 
 class TooLarge(InvalidInput):
@@ -110,3 +119,70 @@ def refused_by_gate() -> Iterator[None]:
     except psycopg.errors.CheckViolation as exc:
         message = (exc.diag.message_primary or str(exc)).strip()
         raise InvalidInput(f"refused by the gate: {message}") from None
+
+
+# -- scrubbing what a caller is told ------------------------------------------------------------
+
+# Where a machine keeps its files: an absolute path starting so is internal, wherever it is.
+_FS_ROOTS = ("home", "work", "tmp", "var", "usr", "opt", "srv", "root", "mnt", "media", "data",
+             "private", "Users", "Volumes", "etc", "run", "proc", "dev", "lib", "lib64", "nix",
+             "app", "workspace", "build", "scratch")  # fmt: skip
+_PATH_TAIL = r"[^\s:'\"()<>,;]*"
+_SCRUBS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # connection URLs (postgres:// and postgresql+driver://), and any URL carrying credentials
+    (re.compile(r"\bpostgres(?:ql)?(?:\+\w+)?://[^\s'\"<>]*", re.I), "<database>"),
+    (re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/@'\"<>]*@[^\s'\"<>]*", re.I), "<url>"),
+    # libpq keyword strings: host=... user=... password=... dbname=...
+    (
+        re.compile(
+            r"\b(host|hostaddr|port|user|password|dbname|passfile|sslkey|sslcert|sslrootcert)"
+            r"=(?:'[^']*'|\S+)",
+            re.I,
+        ),
+        r"\1=<hidden>",
+    ),
+    # the server's words naming a login, role, database or address
+    (
+        re.compile(r"\b(user|role|database|server at|socket)(\s+)\"[^\"]*\"", re.I),
+        r'\1\2"<hidden>"',
+    ),
+    (re.compile(r'(<hidden>"), port \d+'), r"\1"),
+    # filesystem paths (not an API route such as /api/jobs/x/run)
+    (re.compile(rf"(?<![\w.:/~-])/(?:{'|'.join(_FS_ROOTS)})(?:/{_PATH_TAIL})?(?![\w-])"), "<file>"),
+)
+
+
+class Scrubber:
+    """What a message may say to a caller (an HTTP body, an MCP answer, a job's stored error):
+    no path under the data directory, the temp folder or a filesystem root (/work, /home,
+    /tmp, ...), no connection string or URL with credentials, no database login, role, database
+    name or server address. The one scrubber: the HTTP API's errors (web/errors.py) and the jobs'
+    errors (schedule.py, learning/jobs.py) use it. `Scrubber.of(settings)` knows the data
+    directory; `Scrubber()` still takes out every absolute path under a filesystem root."""
+
+    def __init__(self, *roots: str | Path) -> None:
+        found = {str(r) for r in roots if str(r) not in ("", ".", "/")}
+        found.add(tempfile.gettempdir())
+        alternatives = "|".join(re.escape(r) for r in sorted(found, key=len, reverse=True))
+        self._roots = re.compile(rf"(?:{alternatives}){_PATH_TAIL}")
+
+    @classmethod
+    def of(cls, settings: Settings) -> Scrubber:
+        home = Path(settings.home)
+        return cls(home, home.expanduser().resolve())
+
+    def __call__(self, message: str) -> str:
+        text = self._roots.sub("<file>", str(message))
+        for pattern, replacement in _SCRUBS:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def deep(self, value):
+        """Every string in a JSON value (dicts, lists) scrubbed; other values as they are."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {k: self.deep(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.deep(v) for v in value]
+        return value

@@ -279,8 +279,11 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         case_number: CaseNumber = None,
         category: Annotated[str | None, Field(description="Only this category.")] = None,
         limit: Annotated[int, Field(ge=1, le=500, description="At most this many.")] = 50,
+        offset: Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the "
+                                     "answer's page.next_offset).")] = 0,
     ) -> dict:  # fmt: skip
-        return run(feedback.list_feedback, case=case_number, category=category, limit=limit)
+        return run(feedback.list_feedback, case=case_number, category=category, limit=limit,
+                   offset=offset)  # fmt: skip
 
     @server.tool(
         description="Store 3-5 curator findings for a case, each starting with its tag: [סגנון], "
@@ -313,10 +316,15 @@ def _knowledge_tools(server: Any, run: Any) -> None:
                 description="pending_review | approved | rejected | vetoed; default every status"
             ),
         ] = None,  # fmt: skip
-    ) -> dict:
+        limit: Annotated[int, Field(ge=1, le=500, description="At most this many (a page; "
+                                    "default 100).")] = 100,
+        offset: Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the "
+                                     "answer's page.next_offset).")] = 0,
+    ) -> dict:  # fmt: skip
         from .learning import principles
+        from .paging import Page
 
-        return run(principles.list_principles, status=status)
+        return run(principles.list_principles, status=status, page=Page(limit, offset))
 
     @server.tool(
         description="Canonical principles (one per principle across rulings of one corpus): "
@@ -327,10 +335,15 @@ def _knowledge_tools(server: Any, run: Any) -> None:
             str | None,
             Field(description="pending_synthesis | pending_review | approved | rejected"),
         ] = None,  # fmt: skip
-    ) -> dict:
+        limit: Annotated[int, Field(ge=1, le=500, description="At most this many (a page; "
+                                    "default 100).")] = 100,
+        offset: Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the "
+                                     "answer's page.next_offset).")] = 0,
+    ) -> dict:  # fmt: skip
         from .learning import canonical
+        from .paging import Page
 
-        return run(canonical.list_canonicals, status=status)
+        return run(canonical.list_canonicals, status=status, page=Page(limit, offset))
 
     @server.tool(
         description="One canonical principle: its occurrences (term, quote, page, votes) and "

@@ -44,8 +44,9 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .auth import agent
-from .errors import AppError, Forbidden, InvalidInput, NotFound
+from .errors import AppError, Forbidden, InvalidInput, NotFound, Scrubber
 from .learning import jsonable
+from .paging import Page
 from .store import schedule as store
 
 if TYPE_CHECKING:
@@ -189,15 +190,18 @@ def _claim(conn, job: Job, tz: str, now: dt.datetime) -> dict | None:
 
 
 def _execute(job: Job, app: App, now: dt.datetime) -> tuple[str, dict | None, str | None]:
-    """(outcome, result, error) of one run; never raises."""
+    """(outcome, result, error) of one run; never raises. The error, and every string of the
+    result, scrubbed as the API's errors are (errors.Scrubber: no path, connection string or
+    database login), since both are stored and shown to whoever lists the runs."""
+    scrub = Scrubber.of(app.settings)
     try:
         result = job.run(app, now)
     except AppError as exc:
-        return "failed", None, str(exc) or type(exc).__name__
+        return "failed", None, scrub(str(exc) or type(exc).__name__)
     except Exception as exc:  # a bug or an outage: recorded, retried, the other jobs go on
-        logger.exception("scheduled job %s failed", job.name)
-        return "failed", None, f"internal error in {job.name} ({type(exc).__name__}: {exc})"
-    result = jsonable_deep(result or {})
+        logger.exception("scheduled job %s failed", job.name)  # the log keeps the details
+        return "failed", None, scrub(f"internal error in {job.name} ({type(exc).__name__}: {exc})")
+    result = scrub.deep(jsonable_deep(result or {}))
     if result.get("error"):
         return "failed", result, str(result["error"])
     if result.get("skipped"):
@@ -286,7 +290,8 @@ def run_due(app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | N
         except Exception as exc:  # the bookkeeping itself failed (the database went away)
             logger.exception("scheduler: %s could not be run", job.name)
             report = {"name": job.name, "ran": False, "outcome": "failed",
-                      "error": f"the scheduler could not run it: {exc}"}  # fmt: skip
+                      "error": Scrubber.of(app.settings)(
+                          f"the scheduler could not run it: {exc}")}  # fmt: skip
         if report is not None:
             reports.append(jsonable_deep(report))
     return reports
@@ -352,6 +357,7 @@ def list_jobs(app: App, *, now: dt.datetime | None = None,
     run lease now). A job never run yet shows its first slot after now."""
     now = _now(now)
     tz = timezone_of(app)
+    scrub = Scrubber.of(app.settings)
     with app.store.connection() as conn:  # a read, as the caller (no job runs here)
         rows = store.all_schedules(conn)
         running = store.leased(conn)
@@ -369,7 +375,7 @@ def list_jobs(app: App, *, now: dt.datetime | None = None,
             "last_finished_at": (row or {}).get("last_finished_at"),
             "last_outcome": (row or {}).get("last_outcome"),
             "last_summary": result.get("summary") if isinstance(result, dict) else None,
-            "last_error": (row or {}).get("last_error"),
+            "last_error": scrub((row or {}).get("last_error") or "") or None,
             "failures": (row or {}).get("failures", 0),
         })  # fmt: skip
     zone = ZoneInfo(tz)
@@ -379,15 +385,17 @@ def list_jobs(app: App, *, now: dt.datetime | None = None,
             "jobs": [jsonable_deep(j) for j in local]}  # fmt: skip
 
 
-def runs(app: App, name: str | None = None, limit: int = 20) -> dict:
-    """The recorded runs, newest first (all jobs, or `name`'s)."""
+def runs(app: App, name: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    """The recorded runs, newest first (all jobs, or `name`'s), a page of `limit` (1..500)
+    after `offset` (paging.py: the answer's `page` says where the next starts). Errors and
+    results are scrubbed again as they are read (a run recorded before scrubbing began)."""
     if name is not None:
         find(name)
-    if not 1 <= limit <= 500:
-        raise InvalidInput("limit must be from 1 to 500")
+    page = Page(limit, offset)
+    scrub = Scrubber.of(app.settings)
     with app.store.connection() as conn:
-        rows = store.runs(conn, name, limit)
-    return {"runs": [jsonable_deep(jsonable(r)) for r in rows]}
+        rows, info = page.cut(store.runs(conn, name, page.fetch, page.offset))
+    return {"runs": [scrub.deep(jsonable_deep(jsonable(r))) for r in rows], "page": info}
 
 
 def health(conn, jobs: Sequence[Job] | None = None) -> dict:

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from .errors import AppError, InvalidInput, ProviderError
+from .errors import AppError, InvalidInput, ProviderError, Scrubber
+from .paging import Page, cut
 from .store import schedule as store
 
 if TYPE_CHECKING:
@@ -63,25 +64,54 @@ def _tz(app: App) -> ZoneInfo:
 # -- posting JSON -------------------------------------------------------------------------------
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: a 3xx stays the answer (urllib then raises it as an HTTPError), so
+    the body and the bearer token never go to an address the operator did not set."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def _origin(url: str) -> str:
+    """scheme://host[:port] of `url` (no credentials, path or query), for a message."""
+    parts = urlsplit(url or "")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{parts.scheme}://{parts.hostname or '?'}" + (f":{port}" if port else "")
+
+
 def post_json(url: str, payload: Any, *, what: str, token: str | None = None,
               timeout: float = POST_TIMEOUT_S) -> int:  # fmt: skip
     """POST `payload` as JSON to `url` (http or https only); the HTTP status when 2xx, else
-    ProviderError saying what answered how (the URL's query and credentials left out)."""
+    ProviderError saying what answered how (the URL's query and credentials left out).
+    Redirects are never followed (a 3xx is a failure naming the host, the status and where it
+    pointed), so the token goes to `url`'s host and nowhere else."""
     parts = urlsplit(url or "")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidInput(f"{what} must be an http(s) URL")
-    shown = f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    shown = _origin(url)
     body = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
     request = urllib.request.Request(url, data=body, method="POST", headers={
         "Content-Type": "application/json; charset=utf-8", "User-Agent": "legal-ai"})  # fmt: skip
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(
-            request, timeout=timeout
-        ) as response:  # http(s) only: checked above
+        with _OPENER.open(request, timeout=timeout) as response:  # http(s) only: checked above
             return response.status
     except urllib.error.HTTPError as exc:
+        exc.close()
+        if 300 <= exc.code < 400:
+            location = exc.headers.get("Location") if exc.headers else None
+            to = f" to {_origin(location)}" if location and urlsplit(location).hostname else ""
+            raise ProviderError(
+                f"{what} ({shown}) answered HTTP {exc.code}, a redirect{to}: redirects are not "
+                f"followed (nothing was sent there); set {what} to the final address"
+            ) from None
         raise ProviderError(f"{what} ({shown}) answered HTTP {exc.code}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
@@ -139,9 +169,10 @@ def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
 # -- stale-case-reminder ------------------------------------------------------------------------
 
 
-def reminders(app: App, now: dt.datetime | None = None) -> dict:
+def reminders(app: App, now: dt.datetime | None = None, page: Page | None = None) -> dict:
     """The cases whose ledger has not moved for LEGAL_AI_STALE_CASE_DAYS days as of `now`
-    (longest idle first), with when the reminder job last ran."""
+    (longest idle first), with when the reminder job last ran. `page`: one page of the cases
+    with its `page` object (paging.py); `count` stays the number of every idle case."""
     now = now or dt.datetime.now(dt.UTC)
     days = app.settings.stale_case_days
     with app.store.connection() as conn:
@@ -154,12 +185,15 @@ def reminders(app: App, now: dt.datetime | None = None) -> dict:
               "appeal_type": r["appeal_type"], "status": r["status"],
               "status_he": STATUS_HE[r["status"]], "last_moved_at": r["last_moved_at"].isoformat(),
               "idle_days": (now - r["last_moved_at"]).days} for r in rows]  # fmt: skip
+    count = len(cases)
+    cases, info = cut(page, cases)
     return {
-        "as_of": now.isoformat(), "idle_days": days, "count": len(cases), "cases": cases,
+        "as_of": now.isoformat(), "idle_days": days, "count": count, "cases": cases, **info,
         "last_run": {"finished_at": last["last_finished_at"].isoformat()
                      if last and last["last_finished_at"] else None,
                      "outcome": last["last_outcome"] if last else None,
-                     "error": last["last_error"] if last else None},
+                     "error": Scrubber.of(app.settings)(last["last_error"])
+                     if last and last["last_error"] else None},
     }  # fmt: skip
 
 

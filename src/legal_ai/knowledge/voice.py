@@ -39,6 +39,7 @@ from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
 from ..learning.engine import single_model
 from ..learning.finals import segment
+from ..paging import Page, listed, window
 from ..store import voice as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 
@@ -252,12 +253,14 @@ def mark(app: App, case: str, note: str | None = None) -> dict:
     return show(app, document_id)
 
 
-def list_documents(app: App, status: str | None = None) -> dict:
+def list_documents(app: App, status: str | None = None, page: Page | None = None) -> dict:
+    """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
+    limit, offset = window(page)
     with app.store.connection() as conn:
-        rows = store.list_documents(conn, status)
-    return {"voice_documents": [_shape(r) for r in rows]}
+        rows = store.list_documents(conn, status, limit=limit, offset=offset)
+    return listed("voice_documents", rows, page, _shape)
 
 
 def show(app: App, document_id: int) -> dict:

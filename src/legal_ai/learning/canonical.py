@@ -20,6 +20,7 @@ import numpy as np
 
 from ..auth import require_chair
 from ..errors import Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
+from ..paging import Page, listed, window
 from ..retrieval.terms import principle_term
 from ..store import synthesis as store
 from . import jsonable
@@ -44,14 +45,16 @@ def _shape(row: dict) -> dict:
     })  # fmt: skip
 
 
-def list_canonicals(app: App, status: str | None = None) -> dict:
+def list_canonicals(app: App, status: str | None = None, page: Page | None = None) -> dict:
     """Every canonical principle (or those of one status), with its statement, how many
-    occurrences it has and how often the rulings it comes from are cited."""
+    occurrences it has and how often the rulings it comes from are cited; one `page` of them
+    by id with its `page` object (paging.py), or all when `page` is None."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
+    limit, offset = window(page)
     with app.store.connection() as conn:
-        rows = store.list_canonicals(conn, status)
-    return {"canonical_principles": [_shape(r) for r in rows]}
+        rows = store.list_canonicals(conn, status, limit=limit, offset=offset)
+    return listed("canonical_principles", rows, page, _shape)
 
 
 def show(app: App, canonical_id: int) -> dict:

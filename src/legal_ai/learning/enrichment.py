@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
 from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
+from ..paging import Page, listed, window
 from ..retrieval.corpora import get_corpus
 from ..store import engine as queue
 from ..store import enrichment as store
@@ -347,12 +348,14 @@ def _shape(row: dict, *, full: bool = False) -> dict:
     return jsonable({k: row[k] for k in keys})
 
 
-def list_enrichments(app: App, status: str | None = None) -> dict:
+def list_enrichments(app: App, status: str | None = None, page: Page | None = None) -> dict:
+    """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
+    limit, offset = window(page)
     with app.store.connection() as conn:
-        rows = store.list_all(conn, status)
-    return {"enrichments": [_shape(r) for r in rows]}
+        rows = store.list_all(conn, status, limit=limit, offset=offset)
+    return listed("enrichments", rows, page, _shape)
 
 
 def show(app: App, enrichment_id: int) -> dict:

@@ -8,6 +8,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput, NotFound
+from ..paging import Page, listed
 from ..store import items as sql_items
 from ..store import learning as store
 from . import jsonable
@@ -31,13 +32,15 @@ def record(app: App, category: str, text: str, *, case: str | None = None,
 
 
 def list_feedback(app: App, *, case: str | None = None, category: str | None = None,
-                  limit: int = 50) -> dict:  # fmt: skip
+                  limit: int = 50, offset: int = 0) -> dict:  # fmt: skip
+    """Newest first, `limit` (1..500) after `offset`, with the answer's `page` object
+    (paging.py: where the next page starts)."""
     vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category")
-    if not 1 <= limit <= 500:
-        raise InvalidInput("limit must be from 1 to 500")
+    page = Page(limit, offset)
     with app.store.connection() as conn:
-        rows = store.list_feedback(conn, vocab.case_number(case) if case else None, category, limit)
-    return {"feedback": [jsonable(r) for r in rows]}
+        rows = store.list_feedback(conn, vocab.case_number(case) if case else None, category,
+                                   page.fetch, page.offset)  # fmt: skip
+    return listed("feedback", rows, page, jsonable)
 
 
 def weekly_summary(app: App, *, days: int = 7, now: dt.datetime | None = None) -> dict:

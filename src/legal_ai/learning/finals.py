@@ -19,6 +19,7 @@ from ..errors import InvalidInput
 from ..ingest.pipeline import content_hash
 from ..ingest.sources import IngestItem
 from ..knowledge import copy_policy
+from ..paging import Page, listed, window
 from ..retrieval import legs
 from ..retrieval.corpora import get_corpus
 from ..store import items as sql_items
@@ -391,18 +392,27 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
     return analysis, history
 
 
-def history(app: App) -> dict:
+def history(app: App, page: Page | None = None) -> dict:
+    """The style-distance rows by id; one `page` with its `page` object (paging.py), or all
+    when `page` is None."""
+    limit, offset = window(page)
     with app.store.connection() as conn:
-        return {"rows": [jsonable(r) for r in store.history(conn)]}
+        return listed("rows", store.history(conn, limit=limit, offset=offset), page, jsonable)
 
 
-def pairs(app: App) -> dict:
+def pairs(app: App, page: Page | None = None) -> dict:
     """Every draft/final pair and its status, with the copy-policy report of its draft
-    (`copy_report`, and `copy_summary`: passages per kind, citations per status)."""
+    (`copy_report`, and `copy_summary`: passages per kind, citations per status); one `page`
+    of them by id with its `page` object (paging.py), or all when `page` is None."""
+    limit, offset = window(page)
     with app.store.connection() as conn:
-        rows = [jsonable(r) for r in store.list_pairs(conn)]
-    return {"pairs": [{**r, "copy_summary": copy_policy.summary(r.get("copy_report"))}
-                      for r in rows]}  # fmt: skip
+        rows = store.list_pairs(conn, limit=limit, offset=offset)
+
+    def shape(row: dict) -> dict:
+        shown = jsonable(row)
+        return {**shown, "copy_summary": copy_policy.summary(shown.get("copy_report"))}
+
+    return listed("pairs", rows, page, shape)
 
 
 def missing_precedents(app: App) -> dict:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..auth import agent
-from ..errors import AppError
+from ..errors import AppError, Scrubber
 from ..store import engine as store
 from ..store import learning as learning_store
 from . import jsonable
@@ -164,7 +164,7 @@ def retry_later(app: App, job: dict, worker: str, exc: Exception, what: str,
     as said to the user — an AppError's message, else "internal error in `what`" with the
     traceback in the log)."""
     if isinstance(exc, AppError):
-        error = str(exc)
+        error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error and shown: scrubbed
     else:
         logger.error("%s job %s failed", what, job["id"], exc_info=exc)
         error = f"internal error in {what} ({type(exc).__name__})"
@@ -223,7 +223,7 @@ def process(
                 return settle("released", row)
     except Exception as exc:  # a stage failed: retried with backoff, or failed at the last
         if isinstance(exc, AppError):
-            error = str(exc)
+            error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error: scrubbed
         else:
             logger.exception("job %s (%s): stage failed", job["id"], case)
             error = f"internal error in the learning stage ({type(exc).__name__})"

@@ -21,6 +21,7 @@ import psycopg
 
 from ..auth import require_chair
 from ..errors import Forbidden, InvalidInput, NotFound, as_shown
+from ..paging import Page, listed, window
 from ..store import engine_lessons as engine_store
 from ..store import items as sql_items
 from ..store import learning as store
@@ -303,12 +304,17 @@ def record_curator_findings(app: App, case: str, findings: list[str]) -> dict:
     }
 
 
-def list_lessons(app: App, status: str | None = None, case: str | None = None) -> dict:
+def list_lessons(app: App, status: str | None = None, case: str | None = None,
+                 page: Page | None = None) -> dict:  # fmt: skip
+    """The lessons by id (of one status, of one case); one `page` of them with its `page`
+    object (paging.py), or all when `page` is None."""
     vocab.choice(status, ("proposed", "approved", "rejected", "vetoed"), "status")
+    limit, offset = window(page)
     with app.store.connection() as conn:
         rows = store.list_lessons(conn, status=status,
-                                  case_number=vocab.case_number(case) if case else None)  # fmt: skip
-    return {"lessons": [jsonable(r) for r in rows]}
+                                  case_number=vocab.case_number(case) if case else None,
+                                  limit=limit, offset=offset)  # fmt: skip
+    return listed("lessons", rows, page, jsonable)
 
 
 def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | None = None) -> dict:

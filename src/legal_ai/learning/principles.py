@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from ..auth import agent, require_chair
 from ..errors import InvalidInput, NotFound, ProviderError, refused_by_gate
+from ..paging import Page, cut, window
 from ..providers.embedders import text_hash
 from ..retrieval.corpora import get_corpus
 from ..retrieval.terms import principle_term
@@ -318,16 +319,19 @@ def cull(app: App, *, apply: bool = False) -> dict:
     return report
 
 
-def list_principles(app: App, status: str | None = None) -> dict:
+def list_principles(app: App, status: str | None = None, page: Page | None = None) -> dict:
     """Every principle (or those of one status) with its term (הלכה / כלל פרשני / עיקרון, from
-    its source), the panel's votes and score, and its canonical's occurrences."""
+    its source), the panel's votes and score, and its canonical's occurrences; one `page` of
+    them by id with its `page` object (paging.py), or all when `page` is None."""
     statuses = {"proposed", "pending_review", "approved", "rejected", "vetoed"}
     if status is not None and status not in statuses:
         raise InvalidInput(f"unknown status {status!r}; choose {', '.join(sorted(statuses))}")
     if status == "pending_review":
         status = "proposed"
+    limit, offset = window(page)
     with app.store.connection() as conn:
-        rows = sql_items.list_principles(conn, status)
+        rows, info = cut(page, sql_items.list_principles(conn, status, limit=limit,
+                                                          offset=offset))  # fmt: skip
     return {"principles": [{
         "id": r["id"],
         "term": principle_term(r["source_kind"], r["court"], r["is_binding"]),
@@ -337,4 +341,4 @@ def list_principles(app: App, status: str | None = None) -> dict:
         "reviewed_by": r["reviewed_by"], "doc_id": r["doc_id"], "case_number": r["case_number"],
         "models": r["models"], "canonical_id": r["canonical_id"],
         "occurrences": r["occurrences"], "corroboration": r["corroboration"],
-    } for r in rows]}  # fmt: skip
+    } for r in rows], **info}  # fmt: skip

@@ -7,20 +7,22 @@ from __future__ import annotations
 import psycopg
 
 
-def lock_sign_in(conn: psycopg.Connection, name: str, client: str) -> None:
-    """Serialise sign-ins of one name from one client (the rate limit counts exactly)."""
-    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 14))", (f"{name}\x1f{client}",))
+def lock_sign_in(conn: psycopg.Connection, name: str) -> None:
+    """Serialise the sign-ins of one name (from every client: both rate limits count exactly)."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 14))", (name,))
 
 
 def recent_failures(
-    conn: psycopg.Connection, name: str, client: str, window_s: int
+    conn: psycopg.Connection, name: str, client: str | None, window_s: int
 ) -> tuple[int, float]:
-    """How many sign-ins of `name` from `client` failed in the last `window_s` seconds, and in
-    how many seconds the oldest of them leaves the window (0 when none)."""
+    """How many sign-ins of `name` from `client` (None: from every client) failed in the last
+    `window_s` seconds, and in how many seconds the oldest of them leaves the window (0 when
+    none)."""
     row = conn.execute(
         "SELECT count(*) AS n, coalesce(extract(epoch FROM min(at) + make_interval(secs => %(w)s)"
         " - now()), 0) AS wait FROM desk_login_failures WHERE name = %(name)s"
-        " AND client = %(client)s AND at > now() - make_interval(secs => %(w)s)",
+        " AND (%(client)s::text IS NULL OR client = %(client)s)"
+        " AND at > now() - make_interval(secs => %(w)s)",
         {"name": name, "client": client, "w": window_s},
     ).fetchone()
     return int(row["n"]), float(row["wait"])
@@ -38,6 +40,11 @@ def clear_failures(conn: psycopg.Connection, name: str, client: str, window_s: i
         " OR at < now() - make_interval(secs => %s)",
         (name, client, window_s),
     )
+
+
+def forget_failures_of(conn: psycopg.Connection, name: str) -> None:
+    """Every failed sign-in of `name`, from every client (a new password was set)."""
+    conn.execute("DELETE FROM desk_login_failures WHERE name = %s", (name,))
 
 
 def get_user(conn: psycopg.Connection, name: str) -> dict | None:

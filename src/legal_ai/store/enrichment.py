@@ -65,9 +65,13 @@ def get(conn: psycopg.Connection, enrichment_id: int, *, lock: bool = False) -> 
     return dict(row) if row else None
 
 
-def list_all(conn: psycopg.Connection, status: str | None = None) -> list[dict]:
+def list_all(conn: psycopg.Connection, status: str | None = None, *, limit: int | None = None,
+             offset: int = 0) -> list[dict]:  # fmt: skip
+    """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
-        _ROW + " WHERE (%(s)s::text IS NULL OR e.status = %(s)s) ORDER BY e.id", {"s": status}
+        _ROW + " WHERE (%(s)s::text IS NULL OR e.status = %(s)s) ORDER BY e.id"
+        " LIMIT %(limit)s OFFSET %(offset)s",
+        {"s": status, "limit": limit, "offset": offset},
     ).fetchall()
 
 

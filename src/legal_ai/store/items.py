@@ -330,9 +330,10 @@ def set_principle_canonical(conn: psycopg.Connection, principle_id: int, canonic
     )
 
 
-def list_principles(conn: psycopg.Connection, status: str | None = None) -> list[dict]:
+def list_principles(conn: psycopg.Connection, status: str | None = None, *,
+                    limit: int | None = None, offset: int = 0) -> list[dict]:  # fmt: skip
     """Principles with their source (for the term), the panel's record and how many
-    occurrences their canonical has."""
+    occurrences their canonical has; by id, `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT p.id, p.source_kind, p.rule_text, p.supporting_quote, p.page, p.votes, p.score,"
         " p.models, p.review_status, p.reviewed_by, p.canonical_id, c.doc_id, c.case_number,"
@@ -340,8 +341,9 @@ def list_principles(conn: psycopg.Connection, status: str | None = None) -> list
         " (SELECT count(*) FROM case_law_principles o WHERE o.canonical_id = p.canonical_id)"
         " END AS occurrences, ruling_corroboration(p.case_law_id) AS corroboration"
         " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
-        " WHERE %(status)s::text IS NULL OR p.review_status = %(status)s ORDER BY p.id",
-        {"status": status},
+        " WHERE (%(status)s::text IS NULL OR p.review_status = %(status)s) ORDER BY p.id"
+        " LIMIT %(limit)s OFFSET %(offset)s",
+        {"status": status, "limit": limit, "offset": offset},
     ).fetchall()
 
 

@@ -100,12 +100,15 @@ def update_pair(conn: psycopg.Connection, pair_id: int, **fields: Any) -> dict:
     return conn.execute(statement, (*values, pair_id)).fetchone()
 
 
-def list_pairs(conn: psycopg.Connection) -> list[dict]:
+def list_pairs(conn: psycopg.Connection, *, limit: int | None = None,
+               offset: int = 0) -> list[dict]:  # fmt: skip
+    """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT p.case_number, p.status, p.final_version, p.status_changed_at, d.version AS"
         " draft_version, d.copy_report, d.copy_checked_at"
         " FROM draft_final_pairs p LEFT JOIN drafts d ON d.id = p.draft_id"
-        " ORDER BY p.id"
+        " ORDER BY p.id LIMIT %s OFFSET %s",
+        (limit, offset),
     ).fetchall()
 
 
@@ -250,8 +253,10 @@ def insert_verdicts(conn: psycopg.Connection, lesson_id: int, verdicts: list[dic
 
 
 def list_lessons(
-    conn: psycopg.Connection, *, status: str | None = None, case_number: str | None = None
-) -> list[dict]:
+    conn: psycopg.Connection, *, status: str | None = None, case_number: str | None = None,
+    limit: int | None = None, offset: int = 0,
+) -> list[dict]:  # fmt: skip
+    """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT l.id, l.case_number, l.category, c.kind, l.text, l.block, l.appeal_type,"
         " l.outcome, l.source, l.review_status, l.reviewed_by, l.reviewed_at, l.review_reason,"
@@ -259,8 +264,9 @@ def list_lessons(
         " l.corroboration, l.routed_reason, l.job_id FROM decision_lessons l"
         " JOIN lesson_categories c USING (category)"
         " WHERE (%(status)s::text IS NULL OR l.review_status = %(status)s)"
-        " AND (%(case)s::text IS NULL OR l.case_number = %(case)s) ORDER BY l.id",
-        {"status": status, "case": case_number},
+        " AND (%(case)s::text IS NULL OR l.case_number = %(case)s) ORDER BY l.id"
+        " LIMIT %(limit)s OFFSET %(offset)s",
+        {"status": status, "case": case_number, "limit": limit, "offset": offset},
     ).fetchall()
 
 
@@ -315,8 +321,12 @@ def append_history(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
     return conn.execute(statement, {**row, "metrics": Jsonb(row["metrics"])}).fetchone()
 
 
-def history(conn: psycopg.Connection) -> list[dict]:
-    return conn.execute("SELECT * FROM style_distance_history ORDER BY id").fetchall()
+def history(conn: psycopg.Connection, *, limit: int | None = None,
+            offset: int = 0) -> list[dict]:  # fmt: skip
+    """By id; `limit` rows after `offset` (None: all)."""
+    return conn.execute(
+        "SELECT * FROM style_distance_history ORDER BY id LIMIT %s OFFSET %s", (limit, offset)
+    ).fetchall()
 
 
 # -- citations ----------------------------------------------------------------------------------
@@ -441,12 +451,14 @@ def insert_feedback(conn: psycopg.Connection, values: dict[str, Any]) -> dict:
 
 
 def list_feedback(
-    conn: psycopg.Connection, case_number: str | None, category: str | None, limit: int
-) -> list[dict]:
+    conn: psycopg.Connection, case_number: str | None, category: str | None, limit: int,
+    offset: int = 0,
+) -> list[dict]:  # fmt: skip
     return conn.execute(
         "SELECT * FROM chair_feedback WHERE (%(case)s::text IS NULL OR case_number = %(case)s)"
-        " AND (%(cat)s::text IS NULL OR category = %(cat)s) ORDER BY id DESC LIMIT %(limit)s",
-        {"case": case_number, "cat": category, "limit": limit},
+        " AND (%(cat)s::text IS NULL OR category = %(cat)s) ORDER BY id DESC LIMIT %(limit)s"
+        " OFFSET %(offset)s",
+        {"case": case_number, "cat": category, "limit": limit, "offset": offset},
     ).fetchall()
 
 

@@ -142,11 +142,12 @@ def record_run(conn: psycopg.Connection, run: dict[str, Any]) -> dict:
     ).fetchone()
 
 
-def runs(conn: psycopg.Connection, name: str | None = None, limit: int = 50) -> list[dict]:
+def runs(conn: psycopg.Connection, name: str | None = None, limit: int | None = 50,
+         offset: int = 0) -> list[dict]:  # fmt: skip
     return conn.execute(
         "SELECT * FROM schedule_runs WHERE (%(name)s::text IS NULL OR name = %(name)s)"
-        " ORDER BY id DESC LIMIT %(limit)s",
-        {"name": name, "limit": limit},
+        " ORDER BY id DESC LIMIT %(limit)s OFFSET %(offset)s",
+        {"name": name, "limit": limit, "offset": offset},
     ).fetchall()
 
 

@@ -70,10 +70,12 @@ _CANONICAL = (
 )
 
 
-def list_canonicals(conn: psycopg.Connection, status: str | None = None) -> list[dict]:
+def list_canonicals(conn: psycopg.Connection, status: str | None = None, *,
+                    limit: int | None = None, offset: int = 0) -> list[dict]:  # fmt: skip
+    """By id; `limit` rows after `offset` (None: all)."""
     return [dict(r) for r in conn.execute(
-        _CANONICAL + " WHERE (%s::text IS NULL OR k.status = %s) ORDER BY k.id",
-        (status, status),
+        _CANONICAL + " WHERE (%s::text IS NULL OR k.status = %s) ORDER BY k.id LIMIT %s OFFSET %s",
+        (status, status, limit, offset),
     ).fetchall()]  # fmt: skip
 
 

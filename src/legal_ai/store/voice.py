@@ -58,9 +58,12 @@ def get(conn: psycopg.Connection, document_id: int, *, lock: bool = False) -> di
     return dict(row) if row else None
 
 
-def list_documents(conn: psycopg.Connection, status: str | None = None) -> list[dict]:
+def list_documents(conn: psycopg.Connection, status: str | None = None, *,
+                   limit: int | None = None, offset: int = 0) -> list[dict]:  # fmt: skip
+    """By id; `limit` rows after `offset` (None: all)."""
     return [dict(r) for r in conn.execute(
-        _ROW + " WHERE (%s::text IS NULL OR v.status = %s) ORDER BY v.id", (status, status)
+        _ROW + " WHERE (%s::text IS NULL OR v.status = %s) ORDER BY v.id LIMIT %s OFFSET %s",
+        (status, status, limit, offset),
     ).fetchall()]  # fmt: skip
 
 

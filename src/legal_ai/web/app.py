@@ -28,7 +28,7 @@ dependencies they name live in `create_app`'s scope."""
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, Request
+from fastapi import Depends, FastAPI, Header, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .. import auth
@@ -49,6 +49,7 @@ from ..learning import (
 )
 from ..learning import curator as curator_figures
 from ..learning import panel_stats as panel_figures
+from ..paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, Page
 from . import errors, uploads
 
 DRAFT_FIELDS = frozenset({"appeal_type", "outcome", "practice_area"})
@@ -182,6 +183,15 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     Acting = Annotated[Any, Depends(acting)]
 
+    def page(limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+             offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> Page:  # fmt: skip
+        """`?limit=&offset=` of a list route (paging.py): outside 1..500 or below 0, 400."""
+        return Page(limit, offset)
+
+    Paged = Annotated[Page, Depends(page)]
+    Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
+    Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET)]
+
     @api.get("/healthz")
     def healthz() -> dict:
         return {"ok": True}
@@ -223,12 +233,12 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return lessons.record_curator_findings(view, case, body.findings)
 
     @api.get("/api/learning/style-distance-history")
-    def style_history(view: Acting) -> dict:
-        return finals.history(view)
+    def style_history(view: Acting, paged: Paged) -> dict:
+        return finals.history(view, paged)
 
     @api.get("/api/learning/pairs")
-    def pairs(view: Acting) -> dict:
-        return finals.pairs(view)
+    def pairs(view: Acting, paged: Paged) -> dict:
+        return finals.pairs(view, paged)
 
     @api.get("/api/learning/curator-stats")
     def curator_stats(view: Acting) -> dict:
@@ -239,8 +249,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return panel_figures.stats(view)
 
     @api.get("/api/lessons")
-    def list_lessons(view: Acting, status: str | None = None, case: str | None = None) -> dict:
-        return lessons.list_lessons(view, status, case)
+    def list_lessons(view: Acting, paged: Paged, status: str | None = None,
+                     case: str | None = None) -> dict:  # fmt: skip
+        return lessons.list_lessons(view, status, case, paged)
 
     @api.post("/api/lessons/{lesson_id}/review")
     def review(lesson_id: int, body: ReviewBody,
@@ -285,8 +296,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     @api.get("/api/chair-feedback")
     def list_feedback(view: Acting, case: str | None = None, category: str | None = None,
-                      limit: int = 50) -> dict:  # fmt: skip
-        return feedback.list_feedback(view, case=case, category=category, limit=limit)
+                      limit: Limit = 50, offset: Offset = 0) -> dict:  # fmt: skip
+        return feedback.list_feedback(view, case=case, category=category, limit=limit,
+                                      offset=offset)  # fmt: skip
 
     @api.get("/api/chair-feedback/weekly-summary")
     def weekly_summary(view: Acting) -> dict:
@@ -294,8 +306,8 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     # -- legal principles (issue 13; README "Legal principles") -----------------------------
     @api.get("/api/principles")
-    def list_principles(view: Acting, status: str | None = None) -> dict:
-        return principles.list_principles(view, status)
+    def list_principles(view: Acting, paged: Paged, status: str | None = None) -> dict:
+        return principles.list_principles(view, status, paged)
 
     @api.post("/api/principles/{principle_id}/review")
     def review_principle(principle_id: int, body: ReviewBody,
@@ -315,8 +327,8 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return principles.cull(view, apply=body.apply)  # applying it is the chair's (403)
 
     @api.get("/api/canonical-principles")
-    def list_canonicals(view: Acting, status: str | None = None) -> dict:
-        return canonical.list_canonicals(view, status)
+    def list_canonicals(view: Acting, paged: Paged, status: str | None = None) -> dict:
+        return canonical.list_canonicals(view, status, paged)
 
     @api.post("/api/canonical-principles/synthesize")
     def synthesize_canonicals(view: Acting) -> dict:
@@ -357,8 +369,8 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return voice.mark(view, case, body.note)
 
     @api.get("/api/voice-documents")
-    def list_voice_documents(view: Acting, status: str | None = None) -> dict:
-        return voice.list_documents(view, status)
+    def list_voice_documents(view: Acting, paged: Paged, status: str | None = None) -> dict:
+        return voice.list_documents(view, status, paged)
 
     @api.post("/api/voice-documents/run")
     def run_voice_documents(view: Acting) -> dict:
@@ -377,8 +389,8 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     # -- enrichment of internal decisions (issue 15 item 3; README "Upkeep on arrival") --------
     @api.get("/api/enrichments")
-    def list_enrichments(view: Acting, status: str | None = None) -> dict:
-        return enrichment.list_enrichments(view, status)
+    def list_enrichments(view: Acting, paged: Paged, status: str | None = None) -> dict:
+        return enrichment.list_enrichments(view, status, paged)
 
     @api.get("/api/enrichments/{enrichment_id}")
     def show_enrichment(enrichment_id: int, view: Acting) -> dict:
@@ -451,16 +463,17 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return report
 
     @api.get("/api/jobs/runs")
-    def job_runs(view: Acting, name: str | None = None, limit: int = 20) -> dict:
+    def job_runs(view: Acting, name: str | None = None, limit: Limit = 20,
+                 offset: Offset = 0) -> dict:  # fmt: skip
         from .. import schedule
 
-        return schedule.runs(view, name, limit)
+        return schedule.runs(view, name, limit, offset)
 
     @api.get("/api/reminders")
-    def reminders(view: Acting) -> dict:
+    def reminders(view: Acting, paged: Paged) -> dict:
         from ..scheduled_jobs import reminders as listed
 
-        return listed(view)
+        return listed(view, page=paged)
 
     # -- search over HTTP (issue 15 item 6; README "Agents over the network") ----------------
     @api.get("/api/search")

@@ -8,15 +8,14 @@ database errors (503; 403 when the database refuses a role; 400 for a value it c
 anything unexpected (500, logged here with an incident id; the body says only that).
 
 No body ever carries a traceback, a path under the data directory or the temp folder, a
-connection string or a database user: database messages are replaced, not passed on.
+connection string or a database user: database messages are replaced, not passed on, and every
+other message goes through errors.Scrubber (the one scrubber, which the jobs' errors use too).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import secrets
-import tempfile
 
 import psycopg
 import psycopg_pool
@@ -36,6 +35,7 @@ from ..errors import (
     NotFound,
     ProviderError,
     RateLimited,
+    Scrubber,
     StoreError,
     TooLarge,
     Unauthorized,
@@ -70,19 +70,6 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
-class Scrubber:
-    """Takes paths under the data directory and the temp folder out of a message."""
-
-    def __init__(self, settings: Settings) -> None:
-        roots = {str(settings.home), str(settings.home.expanduser().resolve())}
-        roots |= {tempfile.gettempdir()}
-        alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True) if r)
-        self._pattern = re.compile(rf"(?:{alternatives})[^\s:'\"]*")
-
-    def __call__(self, message: str) -> str:
-        return self._pattern.sub("<file>", message)
-
-
 def too_large(max_file: int, upload: bool) -> str:
     if upload:
         return (
@@ -94,7 +81,7 @@ def too_large(max_file: int, upload: bool) -> str:
 
 def install(api: FastAPI, settings: Settings) -> None:
     """Register the handlers and the edge middleware on `api`."""
-    scrub = Scrubber(settings)
+    scrub = Scrubber.of(settings)  # the one scrubber (errors.py), as the jobs' errors use
 
     @api.exception_handler(AppError)
     async def app_error(request: Request, exc: AppError) -> JSONResponse:

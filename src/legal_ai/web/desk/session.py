@@ -1,5 +1,7 @@
 """Sign-in and sign-out. /login takes a name and a password (accounts.sign_in: argon2, failures
-rate-limited per name and client); the session's token goes into the `legal_ai_desk` cookie
+rate-limited per name and client and per name from every client, the client's address read by
+web/clients.py: proxy headers only from LEGAL_AI_TRUSTED_PROXIES); 429 with Retry-After when
+limited; the session's token goes into the `legal_ai_desk` cookie
 (HttpOnly, SameSite=Strict, Secure over https). The sign-in form carries its own CSRF token
 (cookie `legal_ai_desk_login` and a hidden field); every later form carries the session's."""
 
@@ -11,7 +13,8 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
-from ...errors import Forbidden, Unauthorized
+from ...errors import Forbidden, RateLimited, Unauthorized
+from .. import clients
 from . import core
 
 LOGIN_TTL_S = 3600
@@ -55,19 +58,25 @@ def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
         if not core.same(form.get("csrf"), request.cookies.get(core.LOGIN_COOKIE)):
             return _login_page(request, 403, "פג תוקף טופס הכניסה; הטופס נטען מחדש — נסי שוב",
                                name, target)  # fmt: skip
-        client = request.client.host if request.client else "unknown"
+        client = clients.client_address(request.scope, settings)  # proxies: only trusted ones
         try:
             session = await run_in_threadpool(
                 accounts.sign_in, legal, name, str(form.get("password") or ""), client
             )
         except Unauthorized:
             return _login_page(request, 401, "שם המשתמש או הסיסמה שגויים", name, target)
-        except Forbidden as exc:  # accounts.RateLimited: too many failures, wait
-            status = 429 if type(exc).__name__ == "RateLimited" else 403
-            return _login_page(
-                request, status, f"יותר מדי ניסיונות כניסה שגויים; המתיני ונסי שוב ({exc})",
-                name, target,
-            )  # fmt: skip
+        except RateLimited as exc:  # too many failures, from this address or at this account
+            minutes = max(1, -(-exc.retry_after // 60))
+            when = "דקה" if minutes == 1 else f"{minutes} דקות"
+            lead = ("יותר מדי ניסיונות כניסה שגויים לחשבון הזה, מכל הכתובות יחד"
+                    if exc.account else "יותר מדי ניסיונות כניסה שגויים")  # fmt: skip
+            page = _login_page(
+                request, 429, f"{lead}; המתיני {when} ונסי שוב ({exc})", name, target
+            )
+            page.headers["Retry-After"] = str(exc.retry_after)
+            return page
+        except Forbidden as exc:
+            return _login_page(request, 403, str(exc), name, target)
         response = RedirectResponse(_safe_next(target), 303)
         ttl = int((session.expires_at - datetime.now(UTC)).total_seconds())
         core.set_cookie(response, request, core.COOKIE, session.token, max(ttl, 60))
