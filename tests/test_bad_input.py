@@ -24,6 +24,7 @@ from legal_ai.retrieval.search import search
 from legal_ai.text import akn, citations
 from legal_ai.text.extract import Limits, extract
 from legal_ai.text.hebrew import clean_text, normalize, normalize_case_number, query_terms
+from system_panel import engine
 
 AKN_NS = "http://docs.oasis-open.org/legaldocml/ns/akn/3.0"
 TEXT = "לפנינו ערר על החלטת הוועדה המקומית לאשר הקלה בקו בניין צדדי במגרש."
@@ -601,8 +602,9 @@ def test_free_text_of_the_loop_is_cleaned_and_bounded(app, tmp_path):
     with pytest.raises(InvalidInput, match="keep it to"):
         feedback.record(app, "style", "א" * 20_001)
     with pytest.raises(InvalidInput, match="model name"):
-        lessons.record_panel_verdict(app, lesson["id"], [{"model": "\x00", "vote": "approve"},
-                                                         {"model": "b", "vote": "approve"}])  # fmt: skip
+        lessons.decide_by_panel(engine(app), lesson["id"], [
+            {"model": "\x00", "vote": "approve", "model_call_id": 1},
+            {"model": "b", "vote": "approve", "model_call_id": 2}])  # fmt: skip
     saved = app.attach_precedent(case, 'עע"מ\x00 1234/05', note="\u202eהערה")
     assert saved["citation"] == 'עע"מ 1234/05' and saved["note"] == "הערה"
 

@@ -14,6 +14,7 @@ from legal_ai import accounts
 from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
 from legal_ai.learning import lessons
 from legal_ai.web.app import create_app
+from system_panel import distilled, engine, system_call
 
 pytestmark = pytest.mark.db
 PASSWORD = "סיסמה-ארוכה-1042/23"
@@ -265,10 +266,12 @@ def test_bulk_shows_the_count_before_acting(chair, desk_app):
 
 
 def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
-    split = lessons.propose(desk_app, None, "phrase", "אשר על כן")
-    lessons.record_panel_verdict(desk_app, split["id"], [
-        {"model": "a", "vote": "approve", "reason": "טבעי"},
-        {"model": "b", "vote": "reject", "reason": "חוזר על עצמו"}])  # fmt: skip
+    split = distilled(desk_app, None, "phrase", "אשר על כן")
+    calls = {m: system_call(desk_app, "panel", m) for m in ("openai:a", "openai:b")}
+    lessons.decide_by_panel(engine(desk_app), split["id"], [
+        {"model": "openai:a", "vote": "approve", "reason": "טבעי", "model_call_id": calls["openai:a"]},
+        {"model": "openai:b", "vote": "reject", "reason": "חוזר על עצמו",
+         "model_call_id": calls["openai:b"]}])  # fmt: skip
     page = chair.get("/training?queue=escalations")
     assert "אשר על כן" in page.text and "חוזר על עצמו" in page.text
     ingest_ruling(desk_app, tmp_path)

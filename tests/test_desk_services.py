@@ -7,6 +7,7 @@ import pytest
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.learning import lessons, methodology
+from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
 
@@ -49,9 +50,8 @@ def test_two_tabs_approving_the_same_lesson(app):
 
 
 def test_a_stale_page_after_the_panel_decided(app):
-    (lesson_id,) = _propose(app, STYLE[:1])
-    lessons.record_panel_verdict(app.acting_as(agent("engine")), lesson_id, [
-        {"model": "a", "vote": "approve"}, {"model": "b", "vote": "approve"}])  # fmt: skip
+    lesson_id = distilled(app, None, "style", STYLE[0])["id"]
+    panel_decides(app, lesson_id, {"openai:a": "approve", "openai:b": "approve"})
     with pytest.raises(
         InvalidInput, match=rf"lesson {lesson_id} was already approved \(by panel\)"
     ):

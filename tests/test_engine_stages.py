@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 import factories
 from conftest import write
-from legal_ai.auth import CHAIR, agent
+from legal_ai.auth import CHAIR, system_principal
 from legal_ai.errors import InvalidInput, NotFound, ProviderError
 from legal_ai.knowledge import brief
 from legal_ai.learning import (
@@ -29,9 +29,11 @@ from legal_ai.learning import (
     panel_stats,
     purity,
 )
+from legal_ai.learning.engine import recorder as engine_recorder
 from legal_ai.providers.models import make_model, parse_spec
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai
+from system_panel import panel_decides
 from test_cli import run
 from test_mcp import _session, payload
 
@@ -97,23 +99,30 @@ class Script:
 
 
 @pytest.fixture
-def models(settings):
+def models(settings, app):
     """(script, server, make(name) -> ChatModel, calls): models of the scripted server that fail
-    at once (no retries) so that failure tests stay fast."""
+    at once (no retries) so that failure tests stay fast; each call is kept in `calls` and
+    recorded in model_calls as the learning engine's (a panel verdict rests on its row)."""
     script = Script()
     calls = []
     quick = settings.model_copy(update={"model_retries": 0, "model_timeout_s": 10})
+    record = engine_recorder(engine_of(app))
+
+    def keep(call):
+        calls.append(call)
+        return record(call)
+
     with scripted_openai(script) as server:
 
         def make(name: str):
             spec = parse_spec(f"openai:{name}@{server.url}", "LEGAL_AI_DISTILLER")
-            return make_model(spec, quick, calls.append)
+            return make_model(spec, quick, keep)
 
         yield script, server, make, calls
 
 
 def engine_of(app):
-    return app.acting_as(agent("learning-engine"))
+    return app.acting_as(system_principal("learning-engine"))
 
 
 def lesson_rows(app, case=None) -> list[dict]:
@@ -219,8 +228,9 @@ def test_distill_purity_panel_brief_and_veto_end_to_end(app, tmp_path, models):
     assert len(lesson_rows(app, case)) == 6 and again["routed_to_chair"] == 2
     assert panel.vote(engine, report["proposed"], pair_models)["skipped"] == 4
     with pytest.raises(InvalidInput, match="waits for the chair"):  # a split stays the chair's
-        lessons.record_panel_verdict(engine, rows[FILLERS]["id"], [
-            {"model": "x", "vote": "approve"}, {"model": "y", "vote": "approve"}])  # fmt: skip
+        lessons.decide_by_panel(engine, rows[FILLERS]["id"], [
+            {"model": "openai:x", "vote": "approve", "model_call_id": 1},
+            {"model": "openai:y", "vote": "approve", "model_call_id": 2}])  # fmt: skip
 
     # The brief shows only approved lessons; promote refuses substance; a veto reverts.
     def in_brief() -> set[str]:
@@ -556,9 +566,7 @@ def test_panel_stats_against_the_chair(app, tmp_path, cli_env):
             ("unaudited", "yes", None), ("waiting", "split", None)]  # fmt: skip
     for name, said, decision in plan:
         row = lessons.propose(engine, case, "style", f"שיעור {name}")
-        lessons.record_panel_verdict(engine, row["id"], [
-            {"model": "openai:a", "vote": votes[said][0]},
-            {"model": "openai:b", "vote": votes[said][1]}])  # fmt: skip
+        panel_decides(app, row["id"], {"openai:a": votes[said][0], "openai:b": votes[said][1]})
         if decision:
             lessons.review(chair, row["id"], decision)
     figures = panel_stats.stats(app)

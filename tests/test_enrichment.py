@@ -147,7 +147,7 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, mod
     shown = enrichment.show(app, proposed["enrichment_id"])
     assert shown["status"] == "pending_review" and shown["model"] == "openai:enricher"
     assert shown["tags"] == ["הקלה", "קווי בניין", "פרטיות"]  # deduplicated
-    assert shown["written_by"] == "agent:enricher" and shown["text_changed"] is False
+    assert shown["written_by"] == "system:enricher" and shown["text_changed"] is False
     with app.store.connection() as conn:
         content = conn.execute("SELECT content FROM case_law WHERE id = %s",
                                (before["id"],)).fetchone()["content"]  # fmt: skip
@@ -185,7 +185,7 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, mod
         moves = conn.execute("SELECT actor, from_status, to_status FROM learning_audit"
                              " WHERE action = 'enrichment' ORDER BY id").fetchall()  # fmt: skip
     assert [tuple(m.values()) for m in moves] == [
-        ("agent:enricher", None, "pending_review"),
+        ("system:enricher", None, "pending_review"),
         ("chair", "pending_review", "approved"),
     ]
 
@@ -296,7 +296,7 @@ def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
     assert "[pending_review] d-1042" in shown and '"העוררים מבקשים הקלה של 6%' in shown
     denied = run(cli_env, "enrich", "review", "1", "approve", check=False)
     assert denied.returncode == 7 and "chair" in denied.stderr
-    # The database refuses an agent's approval, and any rewrite of the proposal.
+    # The database refuses an agent's approval and any rewrite (its role may not write them at all).
     with psycopg.connect(agent_db_url, autocommit=True) as conn:
         for statement in (
             "UPDATE case_law_enrichments SET status = 'approved', reviewed_by = 'chair'",
@@ -305,7 +305,9 @@ def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
             " headnote, summary, sentences, model, written_by) SELECT case_law_id, doc_id,"
             " content_hash, 'approved', 'x', 'y', '[]', 'm', 'chair' FROM case_law_enrichments",
         ):
-            with pytest.raises(psycopg.errors.CheckViolation):
+            with pytest.raises(
+                (psycopg.errors.CheckViolation, psycopg.errors.InsufficientPrivilege)
+            ):
                 conn.execute(statement)
 
     configured = settings.model_copy(update={"chair_token": "chair-secret",

@@ -112,9 +112,9 @@ def double_stages(fail: str | None = None) -> jobs.Stages:
         counts = {"auto_approved": 0, "needs_chair": 0, "rejected": 0}
         for lesson_id in lesson_ids:
             votes = [{"model": m.spec.name,
-                      "vote": m.ask("vote", str(lesson_id), Vote, stage="panel").vote}
-                     for m in panel]  # fmt: skip
-            row = lessons.record_panel_verdict(app, lesson_id, votes)
+                      "vote": m.ask("vote", str(lesson_id), Vote, stage="panel").vote,
+                      "model_call_id": m.last_call} for m in panel]  # fmt: skip
+            row = lessons.decide_by_panel(app, lesson_id, votes)
             key = {"approved": "auto_approved", "rejected": "rejected"}.get(
                 row["review_status"], "needs_chair")  # fmt: skip
             counts[key] += 1
@@ -329,7 +329,7 @@ def test_waiting_job_runs_once_configured_and_records_its_calls(legal, tmp_path)
         [approved] = conn.execute("SELECT * FROM decision_lessons WHERE source = 'distillation'"
                                   ).fetchall()  # fmt: skip
     assert approved["review_status"] == "approved" and approved["reviewed_by"] == "panel"
-    assert approved["proposed_by"] == "agent:learning-engine"
+    assert approved["proposed_by"] == "system:learning-engine"
 
 
 def test_failed_stage_keeps_its_calls_and_is_retried_then_failed(legal, tmp_path):
@@ -540,7 +540,7 @@ def test_done_when_learning_run_end_to_end_through_the_cli(legal, tmp_path, cli_
         for side, blocks in (("draft", draft), ("final", final)):
             span = evidence[side]
             assert blocks[block][span["start"] : span["end"]] == span["text"]
-        assert lesson["job_id"] == job["id"] and lesson["proposed_by"] == "agent:learning-engine"
+        assert lesson["job_id"] == job["id"] and lesson["proposed_by"] == "system:learning-engine"
     approved = [r for r in style if r["review_status"] == "approved"]
     assert [r["text"] for r in approved] == [APPROVED_TEXT]
     assert approved[0]["reviewed_by"] == "panel"

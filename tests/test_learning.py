@@ -17,6 +17,7 @@ from legal_ai.knowledge import brief
 from legal_ai.learning import feedback, finals, lessons, methodology
 from legal_ai.store import learning as store
 from legal_ai.text.blocks import BLOCKS
+from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
 
@@ -175,13 +176,12 @@ def test_history_is_append_only(app, tmp_path):
 def test_the_gate(app, tmp_path):
     record, _ = first_pair(app, tmp_path)
     case = record["case_number"]
-    fact = lessons.propose(app, case, "fact", "המועד הנכון הוא 5.7.2023")
-    style = lessons.propose(app, case, "style", "משפטים קצרים בפתח הדבר")
+    fact = distilled(app, case, "fact", "המועד הנכון הוא 5.7.2023")
+    style = distilled(app, case, "style", "משפטים קצרים בפתח הדבר")
     assert fact["review_status"] == style["review_status"] == "proposed"
     # Substance: never by a panel, never by anyone but the chair — not even writing SQL directly.
     with pytest.raises(InvalidInput, match="only the chair decides"):
-        lessons.record_panel_verdict(app, fact["id"], [{"model": "a", "vote": "approve"},
-                                                       {"model": "b", "vote": "approve"}])  # fmt: skip
+        panel_decides(app, fact["id"], {"openai:a": "approve", "openai:b": "approve"})
     with pytest.raises(Forbidden, match="chair's decision"):
         lessons.review(app.acting_as(agent("curator")), fact["id"], "approve")
     with pytest.raises(Forbidden, match="chair's decision"):
@@ -192,11 +192,10 @@ def test_the_gate(app, tmp_path):
     chair = app.acting_as(CHAIR)
     assert lessons.review(chair, fact["id"], "approve")["review_status"] == "approved"
     # Style: a 2/2 panel approves; a veto reverts it and the writer no longer sees it.
-    split = lessons.propose(app, case, "phrase", "אשר על כן")
-    assert lessons.record_panel_verdict(app, split["id"], [{"model": "a", "vote": "approve"},
-        {"model": "b", "vote": "reject"}])["needs_chair"] is True  # fmt: skip
-    approved = lessons.record_panel_verdict(app, style["id"], [{"model": "a", "vote": "approve"},
-                                                               {"model": "b", "vote": "approve"}])  # fmt: skip
+    split = distilled(app, case, "phrase", "אשר על כן")
+    assert panel_decides(app, split["id"], {"openai:a": "approve",
+                                            "openai:b": "reject"})["needs_chair"] is True  # fmt: skip
+    approved = panel_decides(app, style["id"], {"openai:a": "approve", "openai:b": "approve"})
     assert approved["review_status"] == "approved" and approved["reviewed_by"] == "panel"
     seen = brief.lessons_for_outcome(app, record["appeal_type"], record["outcome"])["lessons"]
     assert {lesson["id"] for lesson in seen} == {fact["id"], style["id"]}

@@ -91,7 +91,7 @@ def test_every_tool_over_stdio(app, tmp_path, mcp_env):
         "check_draft",
         "record_chair_feedback", "list_chair_feedback",
         "record_curator_findings", "get_curator_stats", "list_principles",
-        "list_canonical_principles", "get_canonical_principle", "canonical_synthesize_pending",
+        "list_canonical_principles", "get_canonical_principle",
     ]  # fmt: skip
     schema = tools["search_decisions"].input_schema
     assert set(schema["required"]) == {"query", "practice_area"}

@@ -9,10 +9,11 @@ import json
 import psycopg
 import pytest
 
-from legal_ai.auth import agent
+from legal_ai.auth import system_principal
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import principles
 from llm_servers import Reply, schema_name, scripted_openai
+from system_panel import system_call
 from test_cli import run
 
 pytestmark = pytest.mark.db
@@ -95,7 +96,7 @@ def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel
     }
     report = principles.extract(app, doc_id="ruling-1")
     assert report == {"failed": [], "candidates": 4, "approved": 2, "pending_review": 1, "rejected": 1,
-                      "linked": 0, "capped": 0, "dropped_quotes": 1}  # fmt: skip
+                      "linked": 0, "capped": 0, "dropped_quotes": 1, "ungrounded": 0}  # fmt: skip
     rows = listed(app)
     assert {r["votes"] for r in rows.values()} == {3, 2, 1}
     three = next(r for r in rows.values() if r["votes"] == 3)
@@ -167,22 +168,56 @@ def test_cap_and_linking_and_isolation(app, tmp_path, panel):
                          (external, inner_row["id"]))  # fmt: skip
 
 
-def test_the_database_refuses_a_panel_decision_that_breaks_the_rule(app, tmp_path, panel):
+def test_the_database_decides_by_the_recorded_votes_never_the_row(app, tmp_path, panel):
+    """The panel's rule holds in the database on the votes it counts from principle_votes, each
+    tied to an extraction call the worker made; the row's own votes and score are ignored."""
     ingest(app, tmp_path, "ruling-1", RULING)
-    engine = app.acting_as(agent("principle-panel"))
+    engine = app.acting_as(system_principal("principle-panel"))
     with app.store.connection() as conn:
         ruling = conn.execute("SELECT id FROM case_law WHERE doc_id = 'ruling-1'").fetchone()["id"]
     insert = ("INSERT INTO case_law_principles (source_kind, case_law_id, rule_text,"
               " supporting_quote, review_status, reviewed_by, votes, score, text_hash, analyzed,"
-              " analyzer) VALUES ('external_upload', %s, 'כלל', %s, %s, 'panel', %s, %s, 'h',"
-              " 'a', 'simple')")  # fmt: skip
-    for status, votes, score in (("approved", 2, 0.5), ("approved", 1, 1.0),
-                                 ("rejected", 3, 0.9), ("proposed", 2, 0.9)):  # fmt: skip
+              " analyzer) VALUES ('external_upload', %s, 'כלל', %s, %s, %s, %s, %s, 'h',"
+              " 'a', 'simple') RETURNING id, votes, score")  # fmt: skip
+    for status in ("approved", "rejected", "proposed"):  # the panel never inserts a decision
         with pytest.raises(psycopg.errors.CheckViolation, match="panel"):
             with engine.store.transaction() as conn:
-                conn.execute(insert, (ruling, Q1, status, votes, score))
-    with engine.store.transaction() as conn:  # the rule kept: accepted
-        conn.execute(insert, (ruling, Q1, "approved", 2, 0.85))
+                conn.execute(insert, (ruling, Q1, status, "panel", 3, 1.0))
+    calls = {m: system_call(app, "principle_panel", f"openai:{m}") for m in "abc"}
+    other = system_call(app, "panel", "openai:a")  # a call of another stage
+
+    def proposed(votes: dict[str, float | None]) -> int:
+        with engine.store.transaction() as conn:
+            row = conn.execute(insert, (ruling, Q1, "proposed", None, 3, 1.0)).fetchone()
+            assert (row["votes"], row["score"]) == (None, None)  # never the writer's claim
+            for model, score in votes.items():
+                conn.execute("INSERT INTO principle_votes (principle_id, source_kind, model,"
+                             " model_call_id, voted, score) VALUES (%s, 'external_upload', %s,"
+                             " %s, %s, %s)", (row["id"], f"openai:{model}", calls[model],
+                                              score is not None, score))  # fmt: skip
+        return row["id"]
+
+    def decide(principle_id: int, status: str):
+        with engine.store.transaction() as conn:
+            return conn.execute("UPDATE case_law_principles SET review_status = %s, reviewed_by"
+                                " = 'panel', votes = 3, score = 1 WHERE id = %s RETURNING votes,"
+                                " score", (status, principle_id)).fetchone()  # fmt: skip
+
+    low = proposed({"a": 0.9, "b": 0.1, "c": None})  # 2 votes, mean 0.5
+    with pytest.raises(psycopg.errors.CheckViolation, match="rule gives proposed"):
+        decide(low, "approved")
+    two = proposed({"a": 0.85, "b": 0.85, "c": None})
+    with pytest.raises(psycopg.errors.CheckViolation, match="rule gives approved"):
+        decide(two, "rejected")
+    assert decide(two, "approved") == {"votes": 2, "score": 0.85}  # counted, not the row's 3/1
+    one = proposed({"a": 0.99, "b": None})  # two of the three models only
+    with pytest.raises(psycopg.errors.CheckViolation, match="three models"):
+        decide(one, "rejected")
+    with pytest.raises(psycopg.errors.CheckViolation, match="extraction call"):
+        with engine.store.transaction() as conn:  # a vote on a call of another stage
+            conn.execute("INSERT INTO principle_votes (principle_id, source_kind, model,"
+                         " model_call_id, voted, score) VALUES (%s, 'external_upload',"
+                         " 'openai:c', %s, true, 1)", (one, other))  # fmt: skip
 
 
 def test_fewer_than_three_models_refused(app, tmp_path, panel, monkeypatch):
@@ -205,7 +240,7 @@ def test_cli_extract_and_list_json(app, tmp_path, panel, cli_env):
     out = run(env, "principles", "extract", "--doc-id", "ruling-1", "--json")
     assert json.loads(out.stdout) == {"failed": [], "candidates": 1, "approved": 1, "pending_review": 0,
                                       "rejected": 0, "linked": 0, "capped": 0,
-                                      "dropped_quotes": 0}  # fmt: skip
+                                      "dropped_quotes": 0, "ungrounded": 0}  # fmt: skip
     shown = json.loads(run(env, "principles", "list", "--status", "approved", "--json").stdout)
     [row] = shown["principles"]
     assert {k: row[k] for k in ("term", "rule_text", "supporting_quote", "votes", "score",

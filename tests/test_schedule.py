@@ -172,7 +172,7 @@ def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
     assert after["weekly-feedback-analysis"]["last_summary"] == "no chair feedback this week"
     assert after["stale-case-reminder"]["last_summary"] == "0 case(s) idle 30+ days"
     recorded = runs_of(app, "nightly-upkeep")
-    assert len(recorded) == 1 and recorded[0]["requested_by"] == "agent:scheduler"
+    assert len(recorded) == 1 and recorded[0]["requested_by"] == "system:scheduler"
     assert recorded[0]["finished_at"] >= recorded[0]["started_at"]
     assert set(recorded[0]["result"]["steps"]) == {"reindex", "resolve", "synthesis", "scans",
                                                    "exemplars", "fingerprints", "telemetry",
@@ -355,7 +355,7 @@ def test_weekly_feedback_analysis_proposes_recurring_feedback_and_skips_an_empty
     with app.store.connection() as conn:
         lesson = conn.execute("SELECT * FROM decision_lessons").fetchall()
     assert [(x["id"], x["category"], x["block"], x["source"], x["proposed_by"]) for x in lesson] == [
-        (proposed["lesson_id"], "lessons_document", "hearing", "curator", "agent:scheduler")]  # fmt: skip
+        (proposed["lesson_id"], "lessons_document", "hearing", "curator", "system:scheduler")]  # fmt: skip
     text = lesson[0]["text"]
     assert "2 פעמים" in text and "תוכן חסר" in text and "הדיון בפנינו" in text
     assert "«לא תואר מה נראה בסיור»" in text and "«חסרה התייחסות לסיור במקרקעין»" in text
@@ -581,7 +581,7 @@ def test_the_worker_runs_due_jobs_each_pass(app):
                for line in lines), lines  # fmt: skip
     [run] = runs_of(app, "sync-case-status")
     assert (
-        run["trigger"] == "schedule" and run["worker"] and run["requested_by"] == "agent:scheduler"
+        run["trigger"] == "schedule" and run["worker"] and run["requested_by"] == "system:scheduler"
     )
     assert all(not line.startswith("scheduled job nightly") for line in lines)
 

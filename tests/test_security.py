@@ -12,10 +12,12 @@ import sys
 import pytest
 
 from conftest import write
-from legal_ai.auth import CHAIR, Principal, agent, authenticate, cli_principal
+from legal_ai.auth import CHAIR, Principal, agent, authenticate, cli_principal, system_principal
 from legal_ai.config import Settings
 from legal_ai.errors import Forbidden, InvalidInput, Unauthorized
 from legal_ai.learning import lessons, methodology
+from legal_ai.store import learning as store
+from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
 
@@ -27,7 +29,7 @@ def _case_with_lessons(app, tmp_path) -> tuple[dict, dict]:
     path = write(tmp_path / "protocol.txt", DECISION)
     app.ingest([path], "case", meta={"case_number": CASE, "practice_area": "planning"})
     fact = lessons.propose(app, CASE, "fact", "המועד הקובע הוא 5.7.2023")
-    style = lessons.propose(app, CASE, "style", "משפטים קצרים בפתח הדבר")
+    style = distilled(app, CASE, "style", "משפטים קצרים בפתח הדבר")
     return fact, style
 
 
@@ -65,8 +67,16 @@ def test_an_agent_cannot_change_what_the_chair_gates(app, tmp_path):
     found = lessons.record_curator_findings(drafter, CASE, [
         "[סגנון] בלי 'יש לציין כי'", "[מבנה] המסגרת הנורמטיבית לפני הדיון",
         "[טבלאי] טבלת ההקלות בנשוא הערר"])  # fmt: skip
-    panel = lessons.record_panel_verdict(drafter, style["id"], [
-        {"model": "a", "vote": "approve"}, {"model": "b", "vote": "approve"}])  # fmt: skip
+    # An agent is never the panel: neither its own verdict nor the system's stage is open to it.
+    with pytest.raises(Forbidden, match="system's own"):
+        lessons.decide_by_panel(drafter, style["id"], [
+            {"model": "openai:a", "vote": "approve", "model_call_id": 1},
+            {"model": "openai:b", "vote": "approve", "model_call_id": 2}])  # fmt: skip
+    with pytest.raises(Forbidden, match="system's own stage"):
+        drafter.acting_as(system_principal("learning-engine"))
+    with app.store.connection() as conn:
+        assert store.get_lesson(conn, style["id"])["review_status"] == "proposed"
+    panel = panel_decides(app, style["id"], {"openai:a": "approve", "openai:b": "approve"})
     assert panel["review_status"] == "approved" and panel["reviewed_by"] == "panel"
     with app.store.pool.connection() as conn:
         audit = conn.execute(
@@ -74,8 +84,10 @@ def test_an_agent_cannot_change_what_the_chair_gates(app, tmp_path):
             " ORDER BY id", ([r["id"] for r in found["lessons"]] + [style["id"]],)
         ).fetchall()  # fmt: skip
     assert {a["actor"] for a in audit if a["action"] == "insert_lesson"} >= {"agent:drafter"}
-    assert all(a["db_role"] == "legal_ai_agent" for a in audit if a["action"] != "insert_lesson"
-               or a["actor"] == "agent:drafter")  # fmt: skip
+    assert all(a["db_role"] == "legal_ai_agent" for a in audit if a["actor"] == "agent:drafter")
+    # The panel's decision is the system's: written under the worker's role, in its name.
+    decided = [a for a in audit if a["action"] == "update_lesson"]
+    assert decided == [{"actor": "panel", "action": "update_lesson", "db_role": "legal_ai_worker"}]
     # The chair decides, and the audit says it was her, running as her role.
     assert lessons.review(chair, fact["id"], "approve")["reviewed_by"] == "chair"
     with app.store.pool.connection() as conn:
@@ -95,7 +107,9 @@ def test_principles_are_approved_by_the_chair_only(app, tmp_path):
     with pytest.raises(Forbidden):
         app.acting_as(agent("x")).add_principle("external", "r1", "כלל", quote,
                                                 review_status="approved")  # fmt: skip
-    pid = app.acting_as(agent("x")).add_principle("external", "r1", "הקלה טעונה הצדקה", quote)
+    with pytest.raises(Forbidden, match="does not add principles"):
+        app.acting_as(agent("x")).add_principle("external", "r1", "הקלה טעונה הצדקה", quote)
+    pid = app.add_principle("external", "r1", "הקלה טעונה הצדקה", quote)  # the operator's
     with pytest.raises(Forbidden):
         app.acting_as(agent("x")).review_principle(pid, "approve")
     saved = app.acting_as(CHAIR).review_principle(pid, "approve", "מבוסס")
@@ -106,7 +120,7 @@ def test_principles_are_approved_by_the_chair_only(app, tmp_path):
         logged = conn.execute("SELECT actor, to_status FROM learning_audit WHERE principle_id = %s"
                               " ORDER BY id", (pid,)).fetchall()  # fmt: skip
     assert [(r["actor"], r["to_status"]) for r in logged] == [
-        ("proposer", "proposed"), ("chair", "approved")]  # fmt: skip
+        ("operator", "proposed"), ("chair", "approved")]  # fmt: skip
 
 
 def _cli(cli_env, *args, **env) -> subprocess.CompletedProcess:
@@ -208,7 +222,7 @@ def test_a_changed_final_keeps_its_earlier_text(app, tmp_path):
 
 def test_roles_exist_on_the_test_server_and_health_says_so(app):
     assert app.store.roles_enforced is True
-    assert set(app.store.roles) == {"legal_ai_agent", "legal_ai_chair"}
+    assert set(app.store.roles) == {"legal_ai_agent", "legal_ai_chair", "legal_ai_worker"}
     view = app.acting_as(Principal("agent", "x"))
     with view.store.transaction() as conn:
         assert conn.execute("SELECT current_user AS u").fetchone()["u"] == "legal_ai_agent"

@@ -11,7 +11,7 @@ import json
 import psycopg
 import pytest
 
-from legal_ai.auth import agent
+from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import principles, synthesis
 from legal_ai.learning.synthesis import Sentence, ungrounded
@@ -68,10 +68,16 @@ def attempts(app):
     return [dict(r) for r in rows]
 
 
-def extracted(app, tmp_path, script, rules):
+def extracted(app, tmp_path, script, rules, *, confirm=True):
+    """The panel approves `rules`; the chair confirms them (only then do they reach a canonical
+    statement: what the writer reads)."""
     ingest(app, tmp_path, "ruling-1", RULING)
     script.panel = [cand(rule, quote, 0.9) for rule, quote in rules]
     assert principles.extract(app, doc_id="ruling-1")["approved"] == len(rules)
+    if confirm:
+        chair = app.acting_as(CHAIR)
+        for row in principles.list_principles(app, "approved")["principles"]:
+            chair.review_principle(row["id"], "confirm")
 
 
 def test_accepted_moves_to_review_with_statement_embedding_and_csv(app, tmp_path, models):
@@ -165,12 +171,16 @@ def test_never_approves_and_the_log_is_append_only(app, tmp_path, models):
     synthesis.synthesize(app)
     [row] = canonicals(app)
     assert row["status"] == "pending_review"
-    engine = app.acting_as(agent("canonical-synthesizer"))
+    engine = app.acting_as(system_principal("canonical-synthesizer"))
     with pytest.raises(psycopg.errors.CheckViolation, match="only the chair"):
         with engine.store.transaction() as conn:
             conn.execute("UPDATE canonical_principles SET status = 'approved' WHERE id = %s",
                          (row["id"],))  # fmt: skip
-    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):  # an agent writes no canonical
+        with app.acting_as(agent("x")).store.transaction() as conn:
+            conn.execute("UPDATE canonical_principles SET status = 'approved' WHERE id = %s",
+                         (row["id"],))  # fmt: skip
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only|permission"):
         with engine.store.transaction() as conn:
             conn.execute("DELETE FROM synthesis_attempts")
     assert canonicals(app)[0]["status"] == "pending_review" and len(attempts(app)) == 1
@@ -195,7 +205,7 @@ def test_no_synthesizer_configured(app, tmp_path, models, cli_env, monkeypatch):
     assert shown == {"attempted": 1, "accepted": 1, "abstained": 0, "drift_rejected": 0}
 
 
-def test_the_worker_extracts_then_synthesizes_without_a_person(app, tmp_path, models):
+def test_the_worker_extracts_then_synthesizes_once_the_chair_confirms(app, tmp_path, models):
     from legal_ai.learning import jobs
 
     script, _, _ = models
@@ -207,6 +217,13 @@ def test_the_worker_extracts_then_synthesizes_without_a_person(app, tmp_path, mo
     jobs.work(app, once=True, echo=lines.append)
     text = "\n".join(lines)
     assert "principles job" in text and "approved 1" in text
-    assert "canonical synthesis: attempted 1, accepted 1" in text
+    # Approved by the panel, searchable, but not in what the writer reads until she confirms.
+    assert "canonical synthesis: attempted 1" not in text
+    [approved] = principles.list_principles(app, "approved")["principles"]
+    assert approved["approved_by"] == "panel 3/3" and approved["confirmed"] is False
+    app.acting_as(CHAIR).review_principle(approved["id"], "confirm")
+    lines.clear()
+    jobs.work(app, once=True, echo=lines.append)
+    assert "canonical synthesis: attempted 1, accepted 1" in "\n".join(lines)
     [row] = canonicals(app)
     assert row["status"] == "pending_review" and row["canonical_statement"] == statement

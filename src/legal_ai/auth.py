@@ -7,7 +7,10 @@ credential presented — never from a request body.
 
 A `Principal` carries its database role: the store runs every transaction of a chair request as
 `legal_ai_chair` and of an agent request as `legal_ai_agent`, and the database's gate refuses
-chair decisions made under any other role (docs/security.md).
+chair decisions made under any other role (docs/security.md). The system's own model stages (the
+worker's panel, synthesis, voice, enrichment) act as a `worker` principal, database role
+`legal_ai_worker`: never a credential's, only the worker process's or the operator's own
+commands (App.acting_as refuses it for a chair's or an agent's request).
 """
 
 from __future__ import annotations
@@ -17,21 +20,22 @@ from dataclasses import dataclass
 
 from .config import Settings
 from .errors import InvalidInput, Unauthorized
-
-CHAIR_ROLE = "legal_ai_chair"
-AGENT_ROLE = "legal_ai_agent"
+from .store.db import AGENT_ROLE, CHAIR_ROLE, WORKER_ROLE
 
 
 @dataclass(frozen=True)
 class Principal:
-    """An authenticated actor. `kind`: chair | agent | operator (local scripts, no token)."""
+    """An authenticated actor. `kind`: chair | agent | operator (local scripts, no token) |
+    worker (one of the system's own stages, named: `learning-engine`, `principle-panel`...)."""
 
     kind: str
     name: str
 
     @property
     def actor(self) -> str:
-        """What the audit records: `chair`, `agent:<name>` or `operator`."""
+        """What the audit records: `chair`, `agent:<name>`, `system:<name>` or `operator`."""
+        if self.kind == "worker":
+            return f"system:{self.name}"
         return {"chair": "chair", "operator": "operator"}.get(self.kind, f"agent:{self.name}")
 
     @property
@@ -41,7 +45,12 @@ class Principal:
     @property
     def db_role(self) -> str | None:
         """The database role its transactions run as (None: the login's own)."""
-        return {"chair": CHAIR_ROLE, "agent": AGENT_ROLE}.get(self.kind)
+        return {"chair": CHAIR_ROLE, "agent": AGENT_ROLE, "worker": WORKER_ROLE}.get(self.kind)
+
+    @property
+    def is_request(self) -> bool:
+        """Whether it came from a credential (the chair or an agent): a request."""
+        return self.kind in ("chair", "agent")
 
 
 CHAIR = Principal("chair", "chair")
@@ -50,6 +59,11 @@ OPERATOR = Principal("operator", "operator")
 
 def agent(name: str = "agent") -> Principal:
     return Principal("agent", name)
+
+
+def system_principal(name: str) -> Principal:
+    """One of the system's own stages (the model panel, synthesis, voice, enrichment, jobs)."""
+    return Principal("worker", name)
 
 
 def agent_tokens(settings: Settings) -> dict[str, str]:

@@ -356,16 +356,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
 
         return run(canonical.show, canonical_id=canonical_id)
 
-    @server.tool(
-        description="Synthesize the canonical statement of every canonical principle pending "
-        "synthesis (LEGAL_AI_SYNTHESIZER): grounded in the occurrences' quotes or abstained, "
-        "rejected if it drifts; it never approves (pending_review, the chair decides)."
-    )
-    def canonical_synthesize_pending() -> dict:
-        from .learning import synthesis
-
-        return run(synthesis.synthesize)
-
 
 def serve(settings: Settings | None = None) -> None:
     """Serve the tools over stdio until the client disconnects."""

@@ -43,7 +43,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .auth import agent
+from .auth import system_principal
 from .errors import AppError, Forbidden, InvalidInput, NotFound, Scrubber
 from .learning import jsonable
 from .paging import Page
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-RUNNER = agent("scheduler")
+RUNNER = system_principal("scheduler")
 RETRY_S = 300.0  # a failed job is retried after 5 minutes, then 10, 20, ... (capped)
 MAX_RETRY_S = 3600.0
 MISSED_CAP = 10_000  # slots counted when catching up (a 15-minute job idle for 100 days)

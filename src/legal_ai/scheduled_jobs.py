@@ -129,9 +129,22 @@ def _lesson_text(group: dict, since: dt.datetime, until: dt.datetime) -> str:
         f"«{e if len(e) <= MAX_EXAMPLE_CHARS else e[:MAX_EXAMPLE_CHARS] + '…'}»"
         for e in group["examples"]
     )  # fmt: skip
-    return (f'משוב חוזר של היו"ר ({group["count"]} פעמים בשבוע {since:%d.%m}–{until:%d.%m.%Y}): '
+    return (f"{_feedback_source(group)} ({group['count']} פעמים בשבוע "
+            f"{since:%d.%m}–{until:%d.%m.%Y}): "
             f"{FEEDBACK_HE.get(group['category'], group['category'])}{where}. "
             f"דוגמאות: {examples}")  # fmt: skip
+
+
+def _feedback_source(group: dict) -> str:
+    """Whose recurring feedback it is: the chair's own, relayed by agents, or both (an agent's
+    entry is never presented as hers)."""
+    agents = ", ".join(a.removeprefix("agent:") for a in group.get("relayed_by") or [])
+    own = group.get("from_chair", group["count"])
+    if own == group["count"]:
+        return 'משוב חוזר של היו"ר'
+    if own == 0:
+        return f'משוב חוזר שהעבירו סוכנים ({agents}), לא נכתב בידי היו"ר'
+    return f'משוב חוזר: {own} מהיו"ר, {group["count"] - own} שהעבירו סוכנים ({agents})'
 
 
 def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:

@@ -11,7 +11,7 @@ from typing import Any
 
 from .auth import OPERATOR, Principal, require_chair
 from .config import Settings
-from .errors import InvalidInput, NotFound, as_shown, refused_by_gate
+from .errors import Forbidden, InvalidInput, NotFound, as_shown, refused_by_gate
 from .ingest import Ingestor, IngestReport
 from .learning.vocabulary import free_text
 from .providers.embedders import CachedEmbedder, Embedder, make_embedder, text_hash
@@ -67,7 +67,16 @@ class App:
     def acting_as(self, principal: Principal, *, surface: str | None = None) -> App:
         """This App (same pool, embedder and caches) acting for `principal`: its transactions run
         under the principal's database role, and the services check its rights. `surface`, when
-        given, is where its searches are logged as coming from."""
+        given, is where its searches are logged as coming from.
+
+        The system's own stages (a `worker` principal, role legal_ai_worker) are never assumed
+        by a request: an App acting for the chair or an agent may not become one (Forbidden) —
+        model work asked for over HTTP or MCP is queued for `legal-ai worker`."""
+        if principal.kind == "worker" and self.principal.is_request:
+            raise Forbidden(
+                f"{principal.name} is the system's own stage: it runs in the worker "
+                f"(legal-ai worker), never for a request of {self.principal.actor}"
+            )
         view = object.__new__(App)
         view.__dict__.update(self.__dict__)
         view.principal = principal
@@ -203,6 +212,11 @@ class App:
         """Attach a principle to a ruling, grounded in a verbatim quote of its text (refused
         when the quote is not there). A principle is substance: only the chair may add one as
         anything but `proposed` (the database refuses it too)."""
+        if self.principal.kind == "agent":
+            raise Forbidden(
+                "an agent does not add principles: the system's panel draws them from a ruling "
+                "(queue its extraction), or the chair adds one"
+            )
         if review_status != "proposed":
             require_chair(self.principal, f"a principle added as {review_status}")
         target = get_corpus(corpus)
@@ -234,15 +248,17 @@ class App:
 
     def review_principle(self, principle_id: int, decision: str, reason: str | None = None,
                          expected_status: str | None = None) -> dict:  # fmt: skip
-        """The chair's decision on a principle: approve, reject, revert (withdraw an approved one
-        from search at once; also called veto) or reopen (back to her queue).
-        `expected_status`: the status she saw (pending_review, approved, ...): when the principle
-        is no longer in it, read under its row lock, nothing changes (errors.Stale)."""
-        status = {"approve": "approved", "reject": "rejected", "revert": "vetoed",
-                  "veto": "vetoed", "reopen": "proposed"}.get(decision)  # fmt: skip
+        """The chair's decision on a principle: approve, reject, confirm (what the panel
+        approved: it then reaches what the writer reads; `approve` of such a principle is the
+        same), revert (withdraw an approved one from search at once; also called veto) or reopen
+        (back to her queue). `expected_status`: the status she saw (pending_review, approved,
+        ...): when the principle is no longer in it, read under its row lock, nothing changes
+        (errors.Stale)."""
+        status = {"approve": "approved", "confirm": "approved", "reject": "rejected",
+                  "revert": "vetoed", "veto": "vetoed", "reopen": "proposed"}.get(decision)  # fmt: skip
         if status is None:
             raise InvalidInput(
-                f"unknown decision {decision!r}; choose approve, reject, revert or reopen"
+                f"unknown decision {decision!r}; choose approve, confirm, reject, revert or reopen"
             )
         require_chair(self.principal, f"{decision} of principle {principle_id}")
         shown = {"proposed": "pending_review"}  # the name the lists and pages show
@@ -255,8 +271,18 @@ class App:
                 now = row["review_status"]
                 as_shown("principle", principle_id, shown.get(now, now), expected,
                          PRINCIPLE_STATUSES, row["reviewed_by"])  # fmt: skip
+                by_panel = now == "approved" and row["reviewed_by"] == "panel"
+                if decision == "confirm" and not by_panel:
+                    raise InvalidInput(
+                        f"principle {principle_id} is {shown.get(now, now)}"
+                        f"{' by the chair' if now == 'approved' else ''}: only what the panel "
+                        "approved is confirmed"
+                    )
+                if by_panel and status == "approved" and row["confirmed_by"] is None:
+                    return dict(sql_items.confirm_principle(conn, principle_id))
                 if now == status:
-                    return {k: row[k] for k in ("id", "review_status", "reviewed_by")}
+                    return {k: row[k] for k in ("id", "review_status", "reviewed_by",
+                                                "confirmed_by")}  # fmt: skip
                 saved = sql_items.set_principle_review(
                     conn, principle_id, status, self.principal.actor, reason
                 )

@@ -22,6 +22,7 @@ import factories
 from conftest import write
 from legal_ai.auth import CHAIR
 from legal_ai.learning import finals, lessons
+from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
 
@@ -68,9 +69,8 @@ def world(app, tmp_path):
                      outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
     finals.upload_final(app, record["case_number"], write(tmp_path / "final.txt",
                                                           record["final_text"]))  # fmt: skip
-    voted = lessons.propose(app, record["case_number"], "phrase", "אשר על כן")
-    lessons.record_panel_verdict(app, voted["id"], [{"model": "a", "vote": "approve"},
-                                                    {"model": "b", "vote": "reject"}])  # fmt: skip
+    voted = distilled(app, record["case_number"], "phrase", "אשר על כן")
+    panel_decides(app, voted["id"], {"openai:a": "approve", "openai:b": "reject"})
     chair = app.acting_as(CHAIR)
     lessons.promote(chair, record["case_number"], [], ["לסיכום"])  # a methodology version
     fact = lessons.propose(app, CASE, "fact", "המועד הקובע הוא 1.1.2024")

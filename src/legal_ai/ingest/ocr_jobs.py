@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..auth import agent
+from ..auth import system_principal
 from ..errors import AppError, StoreError
 from ..learning import jsonable
 from ..learning.jobs import drain, retry_later, worker_id
@@ -262,7 +262,7 @@ def run(app: App, *, worker: str | None = None,
     """Drain the ready OCR jobs in this process: {"jobs": [...], "read": files read, "pages",
     "items": [{"corpus", "doc_id", "searchable"}], "low_confidence": [{"corpus", "doc_id",
     "pages"}], "pending": [...], "failed": [...], "waiting_for"}."""
-    engine = app.acting_as(agent(ACTOR))
+    engine = app.acting_as(system_principal(ACTOR))
     worker = worker or worker_id()
     reason = ocr.problem(app.settings)
     outcomes, abandoned, pending = drain(

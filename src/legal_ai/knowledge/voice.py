@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 import psycopg
 from pydantic import BaseModel, Field
 
-from ..auth import agent, require_chair
+from ..auth import require_chair, system_principal
 from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..learning import jsonable, purity
 from ..learning import vocabulary as vocab
@@ -342,11 +342,23 @@ def _write_one(app: App, row: dict, report: dict) -> None:
         report["written"].append({"id": row["id"], "case_number": case, **counts})
 
 
+def request(app: App) -> dict:
+    """A request's ask for the voice documents (the chair's, over HTTP): never run in the
+    request (the writer is the system's own stage); `legal-ai worker` writes every queued case
+    at each pass. Returns {"queued", "runs_in", "waiting_for": what to set, or None}."""
+    require_chair(app.principal, "asking for voice documents")
+    with app.store.connection() as conn:
+        queued = len(store.queued(conn))
+    waiting = None if (app.settings.voice_writer or "").strip() else (
+        f"set {VARIABLE} (PROVIDER:MODEL[@BASE_URL]) for the worker to write them")  # fmt: skip
+    return {"queued": queued, "runs_in": "legal-ai worker", "waiting_for": waiting}
+
+
 def run(app: App) -> dict:
     """Write the document of every queued case (as the agent `voice-writer`). Returns
     {written, refused, failed, waiting, missing}: without a model nothing is written, the cases
     wait and `missing` says what to set; a model that fails leaves its case queued."""
-    engine = app.acting_as(agent(ACTOR))
+    engine = app.acting_as(system_principal(ACTOR))
     report: dict = {"written": [], "refused": [], "failed": [], "waiting": [], "missing": None}
     with engine.store.connection() as conn:
         todo = store.queued(conn)

@@ -82,9 +82,10 @@ def public_url(url: str | None) -> str | None:
 def recorder(app: App, *, case: str | None = None, job_id: int | None = None,
              lease: Lease | None = None) -> Recorder:  # fmt: skip
     """A Recorder that writes each call to `model_calls` (case and job attached) in its own
-    transaction, and renews `lease` with it."""
+    transaction, and renews `lease` with it. Returns the call's `model_calls` id (a panel's
+    verdict names the call it rests on)."""
 
-    def record(call: CallRecord) -> None:
+    def record(call: CallRecord) -> int:
         row = {
             "stage": call.stage, "provider": call.provider, "model": call.model,
             "base_url": public_url(call.base_url), "case_number": case, "job_id": job_id,
@@ -94,10 +95,11 @@ def recorder(app: App, *, case: str | None = None, job_id: int | None = None,
             "error": (call.error or None) and " ".join(str(call.error).split())[:MAX_ERROR_CHARS],
         }  # fmt: skip
         with app.store.transaction() as conn:
-            store.insert_call(conn, row)
+            call_id = store.insert_call(conn, row)
             if lease is not None and not lease.lost:
                 mine = store.renew(conn, lease.job_id, lease.worker, lease.attempt, lease.seconds)
                 lease.lost = not mine
+        return call_id
 
     return record
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from ..auth import agent, require_chair
+from ..auth import require_chair, system_principal
 from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..paging import Page, listed, window
 from ..retrieval.corpora import get_corpus
@@ -47,8 +47,9 @@ from . import jsonable
 from . import vocabulary as vocab
 from .distill import find_span
 from .engine import Lease, single_model
+from .grounding import NUMBER
 from .jobs import drain, retry_later, worker_id
-from .synthesis import NUMBER, Sentence, ungrounded
+from .synthesis import Sentence, ungrounded
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -277,7 +278,7 @@ def run(app: App, *, worker: str | None = None, should_stop: Callable[[], bool] 
     """Drain the ready enrichment jobs in this process, as the agent `enricher`: {"jobs",
     "proposed", "refused", "failed", "pending", "waiting_for"}. Without a model every job waits
     and `waiting_for` says what to set."""
-    engine = app.acting_as(agent(ACTOR))
+    engine = app.acting_as(system_principal(ACTOR))
     worker = worker or worker_id()
     _, reason = enricher(engine, environ=environ)
     outcomes, abandoned, pending = drain(

@@ -1,6 +1,9 @@
 """The chair's feedback on our drafts: one category (missing_content, wrong_tone,
 wrong_structure, factual_error, style, other), optionally the block it is about, and a weekly
-summary grouped by category and block."""
+summary grouped by category and block. Each entry records who wrote it (`actor`: `chair`, an
+agent relaying it as `agent:NAME`, or `operator`; and `db_role`, the database role it was
+written under: the database refuses the chair's name from any role but hers), so an agent's
+entry is shown as relayed by that agent, never as hers."""
 
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ def record(app: App, category: str, text: str, *, case: str | None = None,
         if case and sql_items.get_case(conn, case) is None:
             raise NotFound(f"unknown case {case}; feedback is about a case we drafted")
         row = store.insert_feedback(conn, {"case_number": case, "block": vocab.block(block),
-                                           "category": category, "text": text})  # fmt: skip
+                                           "category": category, "text": text,
+                                           "actor": app.principal.actor})  # fmt: skip
     return jsonable(row)
 
 
@@ -60,7 +64,9 @@ def weekly_summary(app: App, *, days: int = 7, now: dt.datetime | None = None) -
         "since": since.isoformat(), "until": until.isoformat(),
         "total": sum(g["n"] for g in groups),
         "by_category": by_category, "by_block": by_block,
+        "from_chair": sum(g["from_chair"] for g in groups),
         "groups": [{"category": g["category"], "block": g["block"] or None, "count": g["n"],
+                    "from_chair": g["from_chair"], "relayed_by": list(g["relayed_by"]),
                     "examples": g["texts"][:3], "feedback_ids": g["ids"]} for g in groups],
     }  # fmt: skip
 

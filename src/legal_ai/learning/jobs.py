@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..auth import agent
+from ..auth import system_principal
 from ..errors import AppError, Scrubber
 from ..store import engine as store
 from ..store import learning as learning_store
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 KIND = "learning"
-ENGINE = agent("learning-engine")
+ENGINE = system_principal("learning-engine")
 STAGE_ORDER = ("distill", "panel", "curator")
 MODEL_OF = {"distill": "distiller", "panel": "style_panel", "curator": "curator"}
 BACKOFF_S = 30.0  # first retry after 30 s, then 60, 120, ... (capped)

@@ -2,8 +2,9 @@
 
 - Substance (halacha, precedent, fact, changes to the skill or lessons documents) is approved by
   the chair only; the database trigger refuses anything else, whoever writes.
-- Style is approved by the chair or by a 2/2 panel consensus (`record_panel_verdict`); a split
-  goes to the chair. A veto reverts an approved lesson and takes it out of what the writer reads
+- Style is approved by the chair or by the system's 2/2 panel consensus (`decide_by_panel`, the
+  worker's own stage; verdicts tied to its model calls); a split goes to the chair, and so do
+  curator findings and agents' proposals. A veto reverts an approved lesson and takes it out of what the writer reads
   (and out of the methodology profile it was folded into).
 - Promote folds the lessons and phrases the chair chose from an analyzed pair into the
   methodology profile, in one transaction that locks the profile row, and moves the pair to
@@ -25,6 +26,7 @@ from ..paging import Page, listed, window
 from ..store import engine_lessons as engine_store
 from ..store import items as sql_items
 from ..store import learning as store
+from ..store.db import WORKER_ROLE
 from ..text.hebrew import normalize
 from . import jsonable
 from . import vocabulary as vocab
@@ -116,7 +118,7 @@ def review(
     expected_status: str | None = None,
 ) -> dict:  # fmt: skip
     """The chair's decision on a lesson: approve, reject or veto. Only the chair decides here
-    (a panel decides through `record_panel_verdict`); the database refuses a decision in her
+    (the system's panel decides through `decide_by_panel`); the database refuses a decision in her
     name that does not run as her role. `expected_status`: the status the chair saw (the desk
     sends it); when the lesson is no longer in it (another tab, or the panel, decided it
     meanwhile) nothing changes and InvalidInput says who decided what."""
@@ -228,14 +230,22 @@ def panel_models(models) -> str:
     return "panel:" + "+".join(models)
 
 
-def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict:
-    """Two models' votes on a proposed style lesson: 2/2 approve → approved by the panel
-    (reversible by the chair's veto); 2/2 reject → rejected; a split → the chair decides."""
+def decide_by_panel(app: App, lesson_id: int, verdicts: list[dict]) -> dict:
+    """The system's panel on a proposed style lesson it distilled: two verdicts [{model, vote,
+    reason, model_call_id}], each naming the `model_calls` row of the call this worker made.
+    2/2 approve → approved by the panel (reversible by the chair's veto); 2/2 reject → rejected;
+    a split → the chair decides. Only the worker's own stage calls this (a request never acts as
+    the system: App.acting_as refuses it); the database checks the same — the role, the calls,
+    the count — and computes the outcome and `panel_models` from the verdict rows."""
+    if app.principal.kind != "worker":
+        raise Forbidden("a panel verdict is the system's own: only the worker's panel records one")
     if not isinstance(verdicts, list) or len(verdicts) != 2:
         raise InvalidInput("a panel verdict has exactly two votes: [{model, vote}, {model, vote}]")
     for verdict in verdicts:
         if not isinstance(verdict, dict) or verdict.get("vote") not in ("approve", "reject"):
             raise InvalidInput("each vote needs a model name and vote 'approve' or 'reject'")
+        if not isinstance(verdict.get("model_call_id"), int):
+            raise InvalidInput("each vote names the model call it rests on (model_call_id)")
         verdict["model"] = vocab.free_text(verdict.get("model"), "model name", max_chars=200)
         verdict["reason"] = vocab.free_text(verdict.get("reason"), "vote's reason",
                                             required=False, max_chars=4000)  # fmt: skip
@@ -254,14 +264,11 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
                     f"lesson {lesson_id} is already {lesson['review_status']}; the panel "
                     "decides proposed lessons only"
                 )
-            if lesson["needs_chair"] or engine_store.has_verdicts(conn, lesson_id):
-                # One panel per lesson: a split (or a failed panel) is the chair's, and a second
-                # verdict may not turn it into an approval.
-                raise InvalidInput(
-                    f"lesson {lesson_id} already went to the panel and waits for the chair"
-                )
+            if not panel_may_vote(lesson) or engine_store.has_verdicts(conn, lesson_id):
+                # One panel per lesson, on what the system distilled: a split (or a failed
+                # panel), a curator finding or an agent's proposal is the chair's.
+                raise InvalidInput(f"lesson {lesson_id} waits for the chair, not for the panel")
             store.insert_verdicts(conn, lesson_id, verdicts)
-            store.set_panel_models(conn, lesson_id, panel_models(v["model"] for v in verdicts))
             votes = {v["vote"] for v in verdicts}
             if votes == {"approve"}:
                 row = store.set_review(conn, lesson_id, "approved", "panel", "2/2 panel consensus")
@@ -275,6 +282,15 @@ def record_panel_verdict(app: App, lesson_id: int, verdicts: list[dict]) -> dict
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
     return jsonable(row)
+
+
+def panel_may_vote(lesson: dict) -> bool:
+    """Whether the system's panel may decide `lesson`: a proposed style lesson the system's own
+    distillation proposed (under the worker's role) and not already sent to the chair. Curator
+    findings and whatever an agent proposes wait for her (the database holds the same rule)."""
+    return (lesson["kind"] == "style" and lesson["review_status"] == "proposed"
+            and lesson["source"] == "distillation" and not lesson["needs_chair"]
+            and lesson.get("proposed_role") == WORKER_ROLE)  # fmt: skip
 
 
 _TAG_RE = re.compile(r"^\s*\[(?P<tag>[^\]]+)\]\s*(?P<text>.+)$", re.S)

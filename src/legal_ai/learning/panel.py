@@ -1,13 +1,15 @@
 """The style panel (issue 11, item 4): two models vote approve/reject, with a reason, on each
-proposed STYLE lesson. The votes are recorded through `lessons.record_panel_verdict`, which
-decides: 2/2 approve → approved by `panel` (reversible: the chair's veto reverts it and takes it
+proposed STYLE lesson the system distilled. The votes are recorded through
+`lessons.decide_by_panel`, each naming the `model_calls` row of the call that gave it (the
+database refuses a verdict without one, or from any role but the worker's), which decides: 2/2 approve → approved by `panel` (reversible: the chair's veto reverts it and takes it
 out of the brief and of any profile it was folded into); a split → the chair decides; 0/2 →
 rejected. The lesson records the models that voted in `panel_models` (`panel:MODEL_A+MODEL_B`);
 its `source` stays where it came from (distillation, curator).
 
-Substance is never put to the panel (the database refuses a panel decision on it anyway). A
-lesson already voted on, already flagged for the chair, or no longer proposed is skipped, so a
-retried job votes once. A model that fails (ProviderError, after its retries) leaves the lesson
+Substance is never put to the panel (the database refuses a panel decision on it anyway), nor
+are curator findings or what an agent proposed: they wait for the chair. A lesson already voted
+on, already flagged for the chair, or no longer proposed is skipped, so a retried job votes
+once. A model that fails (ProviderError, after its retries) leaves the lesson
 proposed and flagged for the chair, and is counted.
 """
 
@@ -21,7 +23,7 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidInput, ProviderError
 from ..store import engine_lessons as engine_store
 from ..store import learning as store
-from . import lessons
+from . import lessons, panel_audit
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
@@ -83,8 +85,7 @@ def vote(app: App, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
         with app.store.connection() as conn:
             lesson = store.get_lesson(conn, lesson_id)
             voted = lesson is not None and engine_store.has_verdicts(conn, lesson_id)
-        if (lesson is None or lesson["kind"] != "style" or lesson["review_status"] != "proposed"
-                or lesson["needs_chair"] or voted):  # fmt: skip
+        if lesson is None or voted or not lessons.panel_may_vote(lesson):
             report["skipped"] += 1
             report["lessons"].append({"id": lesson_id, "outcome": "skipped"})
             continue
@@ -106,11 +107,13 @@ def _vote_one(app: App, lesson: dict, panel: list[ChatModel]) -> str:
             reason = f"panel model {model.spec.name} failed ({exc}); the chair decides"
             return "model_failure" if _escalate(app, lesson, reason[:2000]) else "skipped"
         votes.append({"model": model.spec.name, "vote": answer.vote,
-                      "reason": answer.reason.strip()[:4000] or None})  # fmt: skip
+                      "reason": answer.reason.strip()[:4000] or None,
+                      "model_call_id": model.last_call})  # fmt: skip
     try:
-        row = lessons.record_panel_verdict(app, lesson["id"], votes)
+        row = lessons.decide_by_panel(app, lesson["id"], votes)
     except InvalidInput:
         return "skipped"  # decided meanwhile (the chair, or another worker's panel)
+    panel_audit.style_decision(app, lesson["id"])
     if row["review_status"] in ("approved", "rejected"):
         return row["review_status"]
     return "needs_chair"

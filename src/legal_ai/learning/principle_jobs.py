@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..auth import agent
+from ..auth import system_principal
 from ..errors import InvalidInput
 from ..retrieval.corpora import get_corpus
 from ..store import engine as store
@@ -40,7 +40,7 @@ KIND = "principles"
 ACTOR = "principle-panel"
 CORPUS_OF = {"external_upload": "external", "internal_committee": "internal"}
 COUNTS = ("candidates", "approved", "pending_review", "rejected", "linked", "capped",
-          "dropped_quotes")  # fmt: skip
+          "dropped_quotes", "ungrounded")  # fmt: skip
 
 
 def enqueue(conn, case_law_id: int, content_hash: str) -> dict | None:
@@ -122,7 +122,7 @@ def run(app: App, *, worker: str | None = None, should_stop: Callable[[], bool] 
     """Drain the ready extraction jobs in this process: {"jobs": [...], "extracted": n, counts
     summed over the jobs, "pending": [{"job_id", "doc_id", "status", "reason"}], "failed",
     "waiting_for"}."""
-    engine = app.acting_as(agent(ACTOR))
+    engine = app.acting_as(system_principal(ACTOR))
     worker = worker or worker_id()
     reason = panel_reason(engine, environ)
     outcomes, abandoned, pending = drain(

@@ -371,7 +371,10 @@ _UNIT_FIELDS = {
     # statement once the chair approved it.
     " ruling_corroboration(u.case_law_id) AS corroboration,"
     " (SELECT coalesce(k.canonical_statement, k.rule_text) FROM canonical_principles k"
-    "  WHERE k.id = u.canonical_id AND k.status = 'approved') AS canonical_statement",
+    "  WHERE k.id = u.canonical_id AND k.status = 'approved') AS canonical_statement,"
+    # Who approved it (the chair, or the panel with its votes), and whether she confirmed it.
+    " u.review_status, u.reviewed_by, u.votes, u.score,"
+    " principle_for_writer(u.review_status, u.reviewed_by, u.confirmed_by) AS confirmed",
 }
 _UNIT_FIELDS["page"] = (
     "u.id AS unit_id, u.{parent} AS item_id, u.page, i.page_starts[u.page] AS char_start,"

@@ -28,7 +28,7 @@ from ..text.synonyms import expand_query
 from . import legs
 from .corpora import Corpus, get_corpus
 from .fusion import Fused, rrf
-from .terms import principle_term
+from .terms import approved_by, principle_term
 
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
 MAX_QUERY_CHARS = 2000
@@ -356,7 +356,10 @@ def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
     )
     if row["kind"] == "principle":
         hit.update(corroboration=row.get("corroboration") or 0,
-                   canonical_statement=row.get("canonical_statement"))  # fmt: skip
+                   canonical_statement=row.get("canonical_statement"),
+                   approved_by=approved_by(row.get("review_status"), row.get("reviewed_by"),
+                                           row.get("votes"), row.get("score")),
+                   confirmed=bool(row.get("confirmed")))  # fmt: skip
     if row["kind"] == "precedent":
         hit.update(citation=row["citation"], note=row.get("note"), precedent_id=row["unit_id"])
     return hit

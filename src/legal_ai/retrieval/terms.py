@@ -49,3 +49,17 @@ def principle_term(source_kind: str | None, court: str | None, is_binding: bool 
     if is_binding and higher:
         return HALACHA
     return PRINCIPLE
+
+
+def approved_by(status: str | None, reviewed_by: str | None, votes: int | None,
+                score: float | None) -> str | None:  # fmt: skip
+    """Who approved a principle, as every hit, list and card shows it: `chair`, `panel 3/3`,
+    `panel 2/3 · 0.91`; None for one not approved."""
+    if status != "approved":
+        return None
+    if reviewed_by != "panel":
+        return reviewed_by
+    if votes is None:
+        return "panel"
+    shown = f"panel {votes}/3"
+    return shown if votes >= 3 or score is None else f"{shown} · {score:.2f}"

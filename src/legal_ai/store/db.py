@@ -28,6 +28,11 @@ from .server import start_embedded
 logger = logging.getLogger(__name__)
 
 DEFAULT_DATABASE = "legal_ai"
+# The database roles a transaction runs as (migrations 0010, 0027; docs/security.md).
+AGENT_ROLE = "legal_ai_agent"
+CHAIR_ROLE = "legal_ai_chair"
+WORKER_ROLE = "legal_ai_worker"
+ROLES = (AGENT_ROLE, CHAIR_ROLE, WORKER_ROLE)
 
 
 def server_url(settings: Settings) -> str:
@@ -141,19 +146,20 @@ class Store:
 
     @property
     def roles(self) -> frozenset[str]:
-        """The legal-ai roles this server has (`legal_ai_agent`, `legal_ai_chair`)."""
+        """The legal-ai roles this server has (`legal_ai_agent`, `legal_ai_chair`,
+        `legal_ai_worker`)."""
         if "_roles" not in self.__dict__:
             with self.pool.connection() as conn:
                 rows = conn.execute(
-                    "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s)",
-                    (["legal_ai_agent", "legal_ai_chair"],),
+                    "SELECT rolname FROM pg_catalog.pg_roles WHERE rolname = ANY(%s)",
+                    (list(ROLES),),
                 ).fetchall()
             self.__dict__["_roles"] = frozenset(r["rolname"] for r in rows)
         return self.__dict__["_roles"]
 
     @property
     def roles_enforced(self) -> bool:
-        return len(self.roles) == 2
+        return len(self.roles) == len(ROLES)
 
     def close(self) -> None:
         self.pool.close()

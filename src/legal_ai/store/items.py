@@ -331,19 +331,23 @@ def set_principle_canonical(conn: psycopg.Connection, principle_id: int, canonic
 
 
 def list_principles(conn: psycopg.Connection, status: str | None = None, *,
-                    limit: int | None = None, offset: int = 0) -> list[dict]:  # fmt: skip
+                    limit: int | None = None, offset: int = 0,
+                    unconfirmed: bool = False) -> list[dict]:  # fmt: skip
     """Principles with their source (for the term), the panel's record and how many
     occurrences their canonical has; by id, `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT p.id, p.source_kind, p.rule_text, p.supporting_quote, p.page, p.votes, p.score,"
-        " p.models, p.review_status, p.reviewed_by, p.canonical_id, c.doc_id, c.case_number,"
+        " p.models, p.review_status, p.reviewed_by, p.confirmed_by, p.review_reason,"
+        " p.canonical_id, c.doc_id, c.case_number,"
         " c.court, c.is_binding, CASE WHEN p.canonical_id IS NULL THEN 1 ELSE"
         " (SELECT count(*) FROM case_law_principles o WHERE o.canonical_id = p.canonical_id)"
         " END AS occurrences, ruling_corroboration(p.case_law_id) AS corroboration"
         " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
-        " WHERE (%(status)s::text IS NULL OR p.review_status = %(status)s) ORDER BY p.id"
+        " WHERE (%(status)s::text IS NULL OR p.review_status = %(status)s)"
+        " AND (NOT %(unconfirmed)s OR (p.review_status = 'approved' AND p.reviewed_by = 'panel'"
+        " AND p.confirmed_by IS NULL)) ORDER BY p.id"
         " LIMIT %(limit)s OFFSET %(offset)s",
-        {"status": status, "limit": limit, "offset": offset},
+        {"status": status, "limit": limit, "offset": offset, "unconfirmed": unconfirmed},
     ).fetchall()
 
 
@@ -356,6 +360,49 @@ def get_principle(
 
 _PRINCIPLE = "SELECT * FROM case_law_principles WHERE id = %s"
 _PRINCIPLE_LOCKED = _PRINCIPLE + " FOR UPDATE"
+
+
+def insert_principle_votes(conn: psycopg.Connection, principle_id: int, source_kind: str,
+                           votes: list[dict]) -> None:  # fmt: skip
+    """The panel's votes on one principle: each model of the panel, whether it proposed it,
+    its score, and the extraction call it rests on (the database checks the call)."""
+    for vote in votes:
+        conn.execute(
+            "INSERT INTO principle_votes (principle_id, source_kind, model, model_call_id, voted,"
+            " score) VALUES (%s, %s, %s, %s, %s, %s)",
+            (principle_id, source_kind, vote["model"], vote["model_call_id"], vote["voted"],
+             vote["score"]),
+        )  # fmt: skip
+
+
+def tally_principle(conn: psycopg.Connection, principle_id: int) -> dict:
+    """Have the database count a principle's votes (its gate computes votes, score and models
+    from principle_votes on every update): the row as counted."""
+    return conn.execute(
+        "UPDATE case_law_principles SET votes = NULL WHERE id = %s"
+        " RETURNING id, votes, score, models, review_status",
+        (principle_id,),
+    ).fetchone()
+
+
+def set_principle_reason(conn: psycopg.Connection, principle_id: int, reason: str) -> None:
+    """Why a proposed principle waits for the chair (an ungrounded rule, say)."""
+    conn.execute(
+        "UPDATE case_law_principles SET review_reason = %s WHERE id = %s AND"
+        " review_status = 'proposed'",
+        (reason, principle_id),
+    )
+
+
+def confirm_principle(conn: psycopg.Connection, principle_id: int) -> dict:
+    """The chair's confirmation of what the panel approved (the gate: her role, once; the
+    audit trigger records it)."""
+    return conn.execute(
+        "UPDATE case_law_principles SET confirmed_by = 'chair' WHERE id = %s RETURNING id,"
+        " source_kind, case_law_id, rule_text, supporting_quote, page, review_status,"
+        " reviewed_by, reviewed_at, review_reason, confirmed_by, confirmed_at",
+        (principle_id,),
+    ).fetchone()
 
 
 def set_principle_review(

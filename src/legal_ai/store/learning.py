@@ -237,19 +237,16 @@ def flag_for_chair(conn: psycopg.Connection, lesson_id: int, reason: str) -> Non
     )
 
 
-def set_panel_models(conn: psycopg.Connection, lesson_id: int, panel_models: str) -> None:
-    """Which models voted on a lesson (`panel:MODEL_A+MODEL_B`)."""
-    conn.execute(
-        "UPDATE decision_lessons SET panel_models = %s WHERE id = %s", (panel_models, lesson_id)
-    )
-
-
 def insert_verdicts(conn: psycopg.Connection, lesson_id: int, verdicts: list[dict]) -> None:
+    """The panel's verdicts, each naming the model call it rests on (the database checks the
+    call, and computes the lesson's `panel_models` from these rows when the panel decides)."""
     for verdict in verdicts:
         conn.execute(
-            "INSERT INTO panel_verdicts (lesson_id, model, vote, reason) VALUES (%s, %s, %s, %s)",
-            (lesson_id, verdict["model"], verdict["vote"], verdict.get("reason")),
-        )
+            "INSERT INTO panel_verdicts (lesson_id, model, vote, reason, model_call_id)"
+            " VALUES (%s, %s, %s, %s, %s)",
+            (lesson_id, verdict["model"], verdict["vote"], verdict.get("reason"),
+             verdict["model_call_id"]),
+        )  # fmt: skip
 
 
 def list_lessons(
@@ -444,8 +441,8 @@ def missing_precedents(conn: psycopg.Connection, status: str | None = "open") ->
 
 def insert_feedback(conn: psycopg.Connection, values: dict[str, Any]) -> dict:
     return conn.execute(
-        "INSERT INTO chair_feedback (case_number, block, category, text)"
-        " VALUES (%(case_number)s, %(block)s, %(category)s, %(text)s) RETURNING *",
+        "INSERT INTO chair_feedback (case_number, block, category, text, actor)"
+        " VALUES (%(case_number)s, %(block)s, %(category)s, %(text)s, %(actor)s) RETURNING *",
         values,
     ).fetchone()
 
@@ -465,6 +462,9 @@ def list_feedback(
 def feedback_summary(conn: psycopg.Connection, since: Any, until: Any = None) -> list[dict]:
     return conn.execute(
         "SELECT category, coalesce(block, '') AS block, count(*) AS n,"
+        " count(*) FILTER (WHERE actor = 'chair') AS from_chair,"
+        " coalesce(array_agg(DISTINCT actor ORDER BY actor) FILTER (WHERE actor <> 'chair'), '{}')"
+        " AS relayed_by,"
         " array_agg(text ORDER BY id DESC) AS texts, array_agg(id ORDER BY id) AS ids"
         " FROM chair_feedback WHERE created_at >= %s"
         " AND (%s::timestamptz IS NULL OR created_at <= %s)"

@@ -7,19 +7,24 @@ import psycopg
 
 
 def pending(conn: psycopg.Connection) -> list[dict]:
-    """Canonical principles awaiting synthesis that have occurrences, oldest first."""
+    """Canonical principles awaiting synthesis that have an occurrence the writer may read (the
+    chair approved it, or confirmed the panel's approval), oldest first."""
     return [dict(r) for r in conn.execute(
         "SELECT k.id, k.source_kind, k.rule_text, k.canonical_statement FROM canonical_principles k"
         " WHERE k.status = 'pending_synthesis' AND EXISTS (SELECT 1 FROM case_law_principles p"
-        " WHERE p.canonical_id = k.id) ORDER BY k.id"
+        " WHERE p.canonical_id = k.id"
+        " AND principle_for_writer(p.review_status, p.reviewed_by, p.confirmed_by)) ORDER BY k.id"
     ).fetchall()]  # fmt: skip
 
 
 def occurrences(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
-    """The principles that are occurrences of one canonical principle, first occurrence first."""
+    """The occurrences of one canonical principle that the writer may read (approved by the
+    chair, or the panel's approval confirmed by her), first occurrence first: a statement is
+    synthesized from their quotes only."""
     return [dict(r) for r in conn.execute(
         "SELECT id, rule_text, supporting_quote FROM case_law_principles WHERE canonical_id = %s"
-        " ORDER BY id", (canonical_id,)
+        " AND principle_for_writer(review_status, reviewed_by, confirmed_by) ORDER BY id",
+        (canonical_id,),
     ).fetchall()]  # fmt: skip
 
 

@@ -97,10 +97,6 @@ class CuratorBody(Body):
     findings: list[str] = Field(max_length=20)
 
 
-class PanelBody(Body):
-    verdicts: list[dict[str, Any]] = Field(max_length=10)
-
-
 class MethodologyBody(Body):
     changes: dict[str, Any]
     reason: str = Field(default="edit", max_length=2000)
@@ -259,10 +255,6 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         return lessons.review(view, lesson_id, body.decision, reason=body.reason,
                               expected_status=body.expected_status)  # fmt: skip
 
-    @api.post("/api/lessons/{lesson_id}/panel-verdict")
-    def panel(lesson_id: int, body: PanelBody, view: Acting) -> dict:
-        return lessons.record_panel_verdict(view, lesson_id, body.verdicts)
-
     @api.get("/api/methodology/{appeal_type}")
     def show_methodology(appeal_type: str, view: Acting) -> dict:
         return methodology.show(view, appeal_type)
@@ -330,9 +322,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     def list_canonicals(view: Acting, paged: Paged, status: str | None = None) -> dict:
         return canonical.list_canonicals(view, status, paged)
 
-    @api.post("/api/canonical-principles/synthesize")
+    @api.post("/api/canonical-principles/synthesize", status_code=202)
     def synthesize_canonicals(view: Acting) -> dict:
-        return synthesis.synthesize(view)
+        return synthesis.request(view)  # the worker synthesizes; a request never runs a model
 
     @api.get("/api/canonical-principles/{canonical_id}")
     def show_canonical(canonical_id: int, view: Acting) -> dict:
@@ -372,9 +364,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     def list_voice_documents(view: Acting, paged: Paged, status: str | None = None) -> dict:
         return voice.list_documents(view, status, paged)
 
-    @api.post("/api/voice-documents/run")
+    @api.post("/api/voice-documents/run", status_code=202)
     def run_voice_documents(view: Acting) -> dict:
-        return voice.run(view)
+        return voice.request(view)  # the worker writes them; a request never runs a model
 
     @api.get("/api/voice-documents/{document_id}")
     def show_voice_document(document_id: int, view: Acting) -> dict:

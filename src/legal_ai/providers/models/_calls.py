@@ -201,6 +201,7 @@ class Adapter:
         self._key_variable = KEY_VARIABLES[spec.provider]
         self._key = api_key(spec)
         self._base_url = safe_url(spec.base_url)
+        self.last_call: int | None = None
         self._connect()
         self._closer = weakref.finalize(self, self._client.close)
 
@@ -224,6 +225,7 @@ class Adapter:
     # -- the shared loop ------------------------------------------------------------------
     def ask(self, system: str, user: str, schema: type[T], *, stage: str) -> T:
         digest = prompt_hash(system, user, schema)
+        self.last_call = None
         attempt = retried = invalid = 0
         while True:
             attempt += 1
@@ -259,7 +261,7 @@ class Adapter:
                     f"{self.spec.name} gave no valid {schema.__name__} at {stage} "
                     f"({invalid + 1} answers): {problem}"
                 ) from None
-            self._note(stage, digest, attempt, started, "ok", answer)
+            self.last_call = self._note(stage, digest, attempt, started, "ok", answer)
             return value
 
     @staticmethod
@@ -288,8 +290,8 @@ class Adapter:
         answer: Answer | None = None,
         *,
         error: str | None = None,
-    ) -> None:
-        self._record(
+    ) -> int | None:
+        return self._record(
             CallRecord(
                 stage=stage,
                 provider=self.spec.provider,

@@ -71,14 +71,18 @@ class CallRecord:
     error: str | None = None
 
 
-Recorder = Callable[[CallRecord], None]
+# Records one attempt; returns the record's id where it keeps one (model_calls.id), else None.
+Recorder = Callable[[CallRecord], "int | None"]
 
 
 class ChatModel(Protocol):
     """A configured model. `ask` returns a validated instance of `schema` or raises
-    ProviderError (after the retries; every attempt was given to the recorder)."""
+    ProviderError (after the retries; every attempt was given to the recorder). `last_call` is
+    the recorder's id of the attempt that gave the last answer (None before any, or when the
+    recorder keeps no ids): what a panel's verdict rests on."""
 
     spec: ModelSpec
+    last_call: int | None
 
     def ask(self, system: str, user: str, schema: type[T], *, stage: str) -> T: ...
 

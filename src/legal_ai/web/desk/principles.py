@@ -6,8 +6,11 @@ Three parts, over the same services as the CLI and the API:
   term (הלכה / כלל פרשני / עיקרון), the rule, the verbatim quote at its page and its source, the
   panel's votes and score, the canonical's occurrences and how often the ruling is cited;
   approve or reject (App.review_principle). Approving makes it searchable at once.
-- approved principles, each with a withdrawal (App.review_principle "revert"): it leaves search
-  at once.
+- what the panel approved and she has not confirmed (list_principles "to_confirm"): searchable,
+  marked as the panel's, kept out of what the writer reads until she confirms (App.review_principle
+  "confirm") or withdraws it ("revert").
+- approved principles, each with who approved it and a withdrawal (App.review_principle
+  "revert"): it leaves search at once.
 - canonical principles awaiting her review (learning.canonical, "pending_review"): the
   statement, the source wording, the occurrences and every version; approve or reject, her own
   wording of the statement (a new version) and a revert to an earlier version. Canonicals still
@@ -41,6 +44,7 @@ STATUS_LABELS = {"pending_review": "ממתין להכרעה", "approved": "או�
                  "vetoed": "נמשך מהחיפוש", "pending_synthesis": "ממתין לסינתזה"}  # fmt: skip
 DONE = {
     "approve": "אושר; הוא נכנס לחיפוש עכשיו",
+    "confirm": "אישרת את אישור הפאנל; הוא נכנס למה שהכותב קורא",
     "reject": "נדחה",
     "revert": "נמשך מהחיפוש; הוא אינו מופיע עוד בתוצאות",
 }
@@ -67,11 +71,13 @@ def _hebrew(exc: AppError) -> str:
 def _load(view: Any) -> dict:
     pending = principle_service.list_principles(view, "pending_review")["principles"]
     approved = principle_service.list_principles(view, "approved")["principles"]
+    to_confirm = principle_service.list_principles(view, "to_confirm")["principles"]
     review = canon.list_canonicals(view, "pending_review")["canonical_principles"]
     waiting = [c for c in canon.list_canonicals(view, "pending_synthesis")["canonical_principles"]
                if c["occurrences"]]  # fmt: skip
     cards = [canon.show(view, c["id"]) for c in review[:MAX_CANONICALS]]
-    return {"pending": pending, "approved": approved, "canonicals": cards,
+    return {"pending": pending, "approved": approved, "to_confirm": to_confirm,
+            "canonicals": cards,
             "canonical_total": len(review), "waiting": waiting[:MAX_CANONICALS],
             "waiting_total": len(waiting)}  # fmt: skip
 
@@ -86,6 +92,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             request, "principles.html", status=status, desk=desk, message=message, notice=notice,
             pending=data["pending"][:MAX_SHOWN], pending_total=len(data["pending"]),
             approved=data["approved"][:MAX_SHOWN], approved_total=len(data["approved"]),
+            to_confirm=data["to_confirm"][:MAX_SHOWN], confirm_total=len(data["to_confirm"]),
             canonicals=data["canonicals"], canonical_total=data["canonical_total"],
             waiting=data["waiting"], waiting_total=data["waiting_total"],
             statuses=STATUS_LABELS, panel_size=PANEL_SIZE, max_statement=MAX_STATEMENT,

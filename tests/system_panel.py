@@ -1,0 +1,42 @@
+"""The system's panel in tests that need a lesson or principle it decided as their setting (the
+panel itself, through the real SDKs against scripted local servers, is tested in
+test_engine_stages.py, test_jobs.py and test_principles.py): lessons proposed by the system's
+distillation, and panel verdicts resting on model calls the worker recorded, as the worker's own
+stage would record them."""
+
+from __future__ import annotations
+
+from legal_ai.auth import system_principal
+from legal_ai.learning import lessons
+from legal_ai.learning.engine import recorder
+from legal_ai.providers.models import CallRecord
+
+ENGINE = system_principal("learning-engine")
+
+
+def engine(app):
+    """`app` as the learning engine (the worker's role)."""
+    return app if app.principal == ENGINE else app.acting_as(ENGINE)
+
+
+def distilled(app, case, category, text, **kw) -> dict:
+    """A lesson the system's distillation proposed (the only kind the panel may decide)."""
+    return lessons.propose(engine(app), case, category, text, source="distillation", **kw)
+
+
+def system_call(app, stage: str, model: str) -> int:
+    """A model call the worker made (an ok answer of `model`, `provider:name`), as its
+    recorder writes it: its model_calls id."""
+    provider, _, name = model.partition(":")
+    return recorder(engine(app))(CallRecord(
+        stage=stage, provider=provider, model=name, base_url=None, prompt_hash="0" * 64,
+        attempt=1, latency_ms=1, outcome="ok",
+    ))  # fmt: skip
+
+
+def panel_decides(app, lesson_id: int, votes: dict[str, str]) -> dict:
+    """The system's style panel on a lesson: {model: vote}, each vote resting on a call the
+    worker recorded."""
+    verdicts = [{"model": model, "vote": vote, "model_call_id": system_call(app, "panel", model)}
+                for model, vote in votes.items()]  # fmt: skip
+    return lessons.decide_by_panel(engine(app), lesson_id, verdicts)
