@@ -45,24 +45,39 @@ BEGIN
     END;
 END $roles$;
 
--- Who is acting. False (never NULL) when the role does not exist: a gate then refuses.
+-- Who is acting. False (never NULL) when the role does not exist: a gate then refuses. (Their
+-- search_path is pinned with every other function, below: pin_search_paths.)
 CREATE OR REPLACE FUNCTION acting_as_chair() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE sql STABLE AS $$
     SELECT current_user = 'legal_ai_chair'
            AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'legal_ai_chair')
 $$;
 
 CREATE FUNCTION acting_as_worker() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE sql STABLE AS $$
     SELECT current_user = 'legal_ai_worker'
            AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'legal_ai_worker')
 $$;
 
--- A request role (what an authenticated caller's transactions run as), as opposed to the
--- login's own role (the operator, the schema owner).
+-- An agent: the agent's role, or a login that is an agent's only (a member of legal_ai_agent
+-- that can become neither the chair nor the worker: an agent's own database credentials). The
+-- application's login is a member of all three roles, and a superuser of every role: neither is
+-- an agent.
+CREATE FUNCTION acting_as_agent() RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    SELECT current_user = 'legal_ai_agent'
+        OR (EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'legal_ai_agent')
+            AND pg_catalog.pg_has_role(current_user, 'legal_ai_agent', 'MEMBER')
+            AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r
+                            WHERE r.rolname IN ('legal_ai_chair', 'legal_ai_worker')
+                              AND pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')))
+$$;
+
+-- A request role (what an authenticated caller's transactions run as, or an agent's own
+-- login), as opposed to the login's own role (the operator, the schema owner).
 CREATE FUNCTION acting_as_request() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-    SELECT current_user IN ('legal_ai_agent', 'legal_ai_chair', 'legal_ai_worker')
+LANGUAGE sql STABLE AS $$
+    SELECT current_user IN ('legal_ai_chair', 'legal_ai_worker') OR acting_as_agent()
 $$;
 
 -- ---------------------------------------------------------------------------------------------
@@ -395,7 +410,7 @@ BEGIN
                                 details)
     VALUES (CASE WHEN NEW.reviewed_by IN ('chair', 'panel') THEN NEW.reviewed_by
                  WHEN current_user = 'legal_ai_worker' THEN 'system:principle-panel'
-                 WHEN current_user = 'legal_ai_agent' THEN 'agent:unnamed'
+                 WHEN acting_as_agent() THEN 'agent:unnamed'
                  ELSE 'operator' END,
             lower(TG_OP) || '_principle', NEW.id,
             CASE WHEN TG_OP = 'UPDATE' THEN OLD.review_status END, NEW.review_status,
@@ -473,7 +488,7 @@ END $$;
 CREATE FUNCTION case_law_enrichment_columns() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    IF current_user IN ('legal_ai_agent', 'legal_ai_worker')
+    IF (acting_as_agent() OR acting_as_worker())
        AND (TG_OP = 'INSERT' AND (coalesce(NEW.headnote, ''), coalesce(NEW.summary, ''),
                                   coalesce(NEW.tags, '{}')) <> ('', '', '{}')
             OR TG_OP = 'UPDATE' AND (NEW.headnote, NEW.summary, NEW.tags)
@@ -505,7 +520,7 @@ BEGIN
             'in no other name (running as %, actor %)', current_user, NEW.actor
             USING ERRCODE = 'check_violation';
     END IF;
-    IF current_user = 'legal_ai_agent' AND NEW.actor NOT LIKE 'agent:%' THEN
+    IF acting_as_agent() AND NEW.actor NOT LIKE 'agent:%' THEN
         RAISE EXCEPTION 'an agent''s feedback carries the agent''s name (agent:NAME), not %',
             NEW.actor USING ERRCODE = 'check_violation';
     END IF;
@@ -522,7 +537,7 @@ LANGUAGE plpgsql AS $$
 BEGIN
     NEW.db_role := current_user;
     NEW.at := now();
-    IF current_user = 'legal_ai_agent' AND pg_catalog.pg_trigger_depth() < 2 THEN
+    IF acting_as_agent() AND pg_catalog.pg_trigger_depth() < 2 THEN
         RAISE EXCEPTION 'the audit is written by the database, not by an agent''s statement'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
@@ -538,7 +553,7 @@ BEGIN
         RAISE EXCEPTION 'an audit row in the operator''s name is not written by a request '
             '(running as %)', current_user USING ERRCODE = 'check_violation';
     END IF;
-    IF current_user = 'legal_ai_agent' AND NEW.actor NOT LIKE 'agent:%' THEN
+    IF acting_as_agent() AND NEW.actor NOT LIKE 'agent:%' THEN
         NEW.actor := 'agent:' || NEW.actor;  -- what an agent's action wrote is the agent's
     END IF;
     RETURN NEW;
@@ -645,6 +660,7 @@ BEGIN
         EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I FROM legal_ai_agent', t);
     END LOOP;
     REVOKE UPDATE ON decision_lessons FROM legal_ai_agent;
+    REVOKE UPDATE, DELETE, TRUNCATE ON chair_feedback FROM legal_ai_agent, legal_ai_worker;
     REVOKE INSERT ON model_calls, panel_verdicts, principle_votes FROM legal_ai_chair;
     -- Append-only for every request role.
     FOREACH t IN ARRAY ARRAY['learning_audit', 'style_distance_history', 'item_versions',
