@@ -11,7 +11,7 @@ import pytest
 
 import factories
 from conftest import local_server, write
-from legal_ai.auth import CHAIR
+from legal_ai.auth import CHAIR, system_principal
 from legal_ai.services import App
 from test_image_leg import ScriptedMultimodal
 
@@ -91,12 +91,14 @@ def library(app, tmp_path) -> dict:
         ).fetchone()["id"]  # fmt: skip
         conn.execute("UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
                      (synthesized, approved))  # fmt: skip
-        # as the synthesizer writes it: pending_synthesis -> pending_review with its embedding
+    # as the synthesizer (the worker's stage) writes it: pending_synthesis -> pending_review
+    with app.acting_as(system_principal("canonical-synthesizer")).store.transaction() as conn:
         conn.execute(
             "UPDATE canonical_principles SET status = 'pending_review', canonical_statement = %s,"
             " grounded = true, embedding = %s, embedder = %s WHERE id = %s",
             (STATEMENT, vector, app.embedder.id, synthesized),
         )
+    with app.store.transaction() as conn:
         source_only = conn.execute(
             "INSERT INTO canonical_principles (source_kind, rule_text) VALUES"
             " ('internal_committee', %s) RETURNING id", (INTERNAL_RULE,)

@@ -220,6 +220,21 @@ def learning_panel_stats(as_json: JsonFlag = False) -> None:
                f"{_share(result['reversal_rate'])}")  # fmt: skip
 
 
+@learning_app.command("panel-audit")
+def learning_panel_audit(as_json: JsonFlag = False) -> None:
+    """Write the panels' decisions again from the database: $LEGAL_AI_HOME/audit/style-panel.csv
+    and principle-panel.csv (each decision with its votes and the model calls it rests on)."""
+    from .learning.panel_audit import rebuild
+
+    with _app() as legal:
+        result = rebuild(legal)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"wrote {result['style']} style-panel and {result['principle']} principle-panel "
+               f"decision(s) to {result['folder']}")  # fmt: skip
+
+
 @learning_app.command("fingerprint")
 def learning_fingerprint(as_json: JsonFlag = False) -> None:
     """Ask the distiller to describe the chair's prose from her finals; write a dated proposal

@@ -157,8 +157,9 @@ class Settings(BaseSettings):
     agent_token: str | None = Field(
         default=None,
         description="Tokens of the AI writing agents: one token, or a comma-separated list of "
-        "`name=token`. Agents search, read the brief, record feedback, curator findings and panel "
-        "verdicts, and upload drafts; they never decide what the chair gates.",
+        "`name=token`. Agents search, read the brief, relay feedback (kept as theirs), propose "
+        "curator findings, queue one ruling's extraction and upload drafts; they never decide what "
+        "the chair gates, nor act as the system's panel.",
     )
     api_token: str | None = Field(
         default=None,
