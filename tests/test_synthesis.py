@@ -227,3 +227,24 @@ def test_the_worker_extracts_then_synthesizes_once_the_chair_confirms(app, tmp_p
     assert "canonical synthesis: attempted 1, accepted 1" in "\n".join(lines)
     [row] = canonicals(app)
     assert row["status"] == "pending_review" and row["canonical_statement"] == statement
+
+
+def test_a_request_for_synthesis_is_left_to_the_worker(app, tmp_path, models):
+    """Over HTTP the chair's ask runs no model (202, what waits); an agent's is refused."""
+    from fastapi.testclient import TestClient
+
+    from legal_ai.web.app import create_app
+
+    script, _, _ = models
+    extracted(app, tmp_path, script, [(R1[0], Q1)])
+    configured = app.settings.model_copy(update={"chair_token": "c-t", "agent_token": "a-t"})
+    client = TestClient(create_app(configured, legal=app))
+    asked = client.post("/api/canonical-principles/synthesize",
+                        headers={"Authorization": "Bearer c-t"})  # fmt: skip
+    assert asked.status_code == 202
+    assert asked.json() == {"queued": 1, "runs_in": "legal-ai worker", "waiting_for": None}
+    assert attempts(app) == [] and canonicals(app)[0]["status"] == "pending_synthesis"
+    voice = client.post("/api/voice-documents/run", headers={"Authorization": "Bearer c-t"})
+    assert voice.status_code == 202 and "LEGAL_AI_VOICE_WRITER" in voice.json()["waiting_for"]
+    for path in ("/api/canonical-principles/synthesize", "/api/voice-documents/run"):
+        assert client.post(path, headers={"Authorization": "Bearer a-t"}).status_code == 403

@@ -50,6 +50,13 @@ def mcp_principal(settings: Settings):
     return agent(names[0] if names else "mcp")
 
 
+# The paging of the list tools (paging.py): at most 500 rows a call.
+PageLimit = Annotated[int, Field(ge=1, le=500, description="At most this many (a page; default "
+                                 "100).")]  # fmt: skip
+PageOffset = Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the answer's "
+                                  "page.next_offset).")]  # fmt: skip
+
+
 def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
     """An MCPServer with the seven tools, bound to a lazily opened App — or, served over HTTP
     (web/remote.py), to `app_for_call()`: the web app's App acting for the caller."""
@@ -307,19 +314,20 @@ def _knowledge_tools(server: Any, run: Any) -> None:
     @server.tool(
         description="Legal principles (עקרונות משפטיים) with their term (הלכה / כלל פרשני / "
         "עיקרון), rule, verbatim supporting quote and page, the panel's votes and score, "
-        "occurrences and corroboration. Only `approved` ones may be relied on."
+        "occurrences and corroboration, and who approved it (`approved_by`: chair, panel 3/3, "
+        "panel 2/3 · 0.91). Only `approved` ones may be relied on, and a panel's approval only "
+        "once the chair confirmed it (`confirmed`)."
     )
     def list_principles(
         status: Annotated[
             str | None,
             Field(
-                description="pending_review | approved | rejected | vetoed; default every status"
+                description="pending_review | approved | to_confirm (the panel's approvals the "
+                "chair has not confirmed) | rejected | vetoed; default every status"
             ),
         ] = None,  # fmt: skip
-        limit: Annotated[int, Field(ge=1, le=500, description="At most this many (a page; "
-                                    "default 100).")] = 100,
-        offset: Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the "
-                                     "answer's page.next_offset).")] = 0,
+        limit: PageLimit = 100,
+        offset: PageOffset = 0,
     ) -> dict:  # fmt: skip
         from .learning import principles
         from .paging import Page
@@ -335,10 +343,8 @@ def _knowledge_tools(server: Any, run: Any) -> None:
             str | None,
             Field(description="pending_synthesis | pending_review | approved | rejected"),
         ] = None,  # fmt: skip
-        limit: Annotated[int, Field(ge=1, le=500, description="At most this many (a page; "
-                                    "default 100).")] = 100,
-        offset: Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the "
-                                     "answer's page.next_offset).")] = 0,
+        limit: PageLimit = 100,
+        offset: PageOffset = 0,
     ) -> dict:  # fmt: skip
         from .learning import canonical
         from .paging import Page

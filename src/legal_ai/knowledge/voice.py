@@ -37,7 +37,7 @@ from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refus
 from ..learning import jsonable, purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
-from ..learning.engine import single_model
+from ..learning.engine import left_to_the_worker, single_model
 from ..learning.finals import segment
 from ..paging import Page, listed, window
 from ..store import voice as store
@@ -349,9 +349,7 @@ def request(app: App) -> dict:
     require_chair(app.principal, "asking for voice documents")
     with app.store.connection() as conn:
         queued = len(store.queued(conn))
-    waiting = None if (app.settings.voice_writer or "").strip() else (
-        f"set {VARIABLE} (PROVIDER:MODEL[@BASE_URL]) for the worker to write them")  # fmt: skip
-    return {"queued": queued, "runs_in": "legal-ai worker", "waiting_for": waiting}
+    return left_to_the_worker(queued, VARIABLE, app.settings.voice_writer, "write them")
 
 
 def run(app: App) -> dict:

@@ -161,6 +161,15 @@ def configured(
     )
 
 
+def left_to_the_worker(queued: int, variable: str, value: str | None, does: str) -> dict:
+    """What a request that asks for model work answers (a request never runs the system's
+    stages; `legal-ai worker` does at each pass): {"queued": how many wait, "runs_in",
+    "waiting_for": what to set when the stage's model `variable` is unset, else None}."""
+    waiting = None if (value or "").strip() else (
+        f"set {variable} (PROVIDER:MODEL[@BASE_URL]) for the worker to {does}")  # fmt: skip
+    return {"queued": queued, "runs_in": "legal-ai worker", "waiting_for": waiting}
+
+
 PRINCIPLE_PANEL = "LEGAL_AI_PRINCIPLE_PANEL"
 
 

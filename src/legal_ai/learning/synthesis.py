@@ -34,7 +34,7 @@ from ..auth import require_chair, system_principal
 from ..errors import InvalidInput
 from ..store import synthesis as store
 from .distill import find_span
-from .engine import single_model
+from .engine import left_to_the_worker, single_model
 from .grounding import claim_problem, delimited
 
 if TYPE_CHECKING:
@@ -166,9 +166,7 @@ def request(app: App) -> dict:
     require_chair(app.principal, "asking for canonical synthesis")
     with app.store.connection() as conn:
         queued = len(store.pending(conn))
-    waiting = None if (app.settings.synthesizer or "").strip() else (
-        f"set {VARIABLE} (PROVIDER:MODEL[@BASE_URL]) for the worker to synthesize them")  # fmt: skip
-    return {"queued": queued, "runs_in": "legal-ai worker", "waiting_for": waiting}
+    return left_to_the_worker(queued, VARIABLE, app.settings.synthesizer, "synthesize them")
 
 
 def synthesize(app: App) -> dict:
