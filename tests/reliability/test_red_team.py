@@ -474,3 +474,23 @@ def test_the_panel_still_works_and_every_approval_traces_to_its_calls(app, world
     assert hit["approved_by"] == "panel 3/3" and hit["confirmed"] is False
     rebuilt = panel_audit.rebuild(app)
     assert rebuilt["style"] >= 1 and rebuilt["principle"] >= 2
+
+
+def test_a_verdict_rests_on_a_call_of_the_items_own_job(app, world):
+    """A verdict on a lesson distilled in a job names a call made in that job: a call of the
+    system's from elsewhere (another job, or none) does not back it."""
+    stage = engine(app)
+    with app.store.pool.connection() as conn:
+        job = conn.execute("INSERT INTO jobs (kind, key) VALUES ('learning', 'red-team')"
+                           " RETURNING id").fetchone()["id"]  # fmt: skip
+    with stage.store.transaction() as conn:
+        lesson = conn.execute(
+            "INSERT INTO decision_lessons (category, text, source, dedupe_key, job_id) VALUES"
+            " ('style', 'פסקאות קצרות', 'distillation', 'red-team-job', %s) RETURNING id", (job,)
+        ).fetchone()["id"]  # fmt: skip
+    elsewhere = system_call(app, "panel", "openai:a")  # the worker's, but in no job
+    tried("SQL as the worker: a verdict resting on a call of another job")
+    with pytest.raises(psycopg.errors.CheckViolation, match="in its job"):
+        with stage.store.transaction() as conn:
+            conn.execute("INSERT INTO panel_verdicts (lesson_id, model, vote, model_call_id)"
+                         " VALUES (%s, 'openai:a', 'approve', %s)", (lesson, elsewhere))  # fmt: skip

@@ -7,7 +7,8 @@
 --   request); an agent's own login is not a member of it.
 -- * A panel decision rests on verdict rows, each tied to the `model_calls` row of the call the
 --   system made (outcome ok, the panel's stage, written by the worker's role, the verdict's
---   model): `panel_verdicts.model_call_id` for style lessons, `principle_votes` for principles.
+--   model, in the item's own job when it has one): `panel_verdicts.model_call_id` for style
+--   lessons, `principle_votes` for principles.
 --   The database counts the votes and the score from those rows; the row's own `votes`,
 --   `score`, `models` and `panel_models` are computed, never taken from the writer.
 -- * The panel votes only on style lessons the system distilled (`source = distillation`,
@@ -113,16 +114,19 @@ CREATE FUNCTION panel_verdict_gate() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
     lesson record;
+    call record;
 BEGIN
     IF NOT acting_as_worker() THEN
         RAISE EXCEPTION 'a panel verdict is the system''s own: only the worker''s panel writes '
             'one (running as %)', current_user USING ERRCODE = 'check_violation';
     END IF;
-    SELECT id, created_at INTO lesson FROM decision_lessons WHERE id = NEW.lesson_id;
+    SELECT id, created_at, job_id INTO lesson FROM decision_lessons WHERE id = NEW.lesson_id;
+    SELECT at, job_id INTO call FROM model_calls WHERE id = NEW.model_call_id;
     IF NEW.model_call_id IS NULL OR NOT system_call(NEW.model_call_id, 'panel', NEW.model)
-       OR (SELECT at FROM model_calls WHERE id = NEW.model_call_id) < lesson.created_at THEN
-        RAISE EXCEPTION 'a panel verdict names the call the system made to % for this lesson',
-            NEW.model USING ERRCODE = 'check_violation';
+       OR call.at < lesson.created_at
+       OR (lesson.job_id IS NOT NULL AND call.job_id IS DISTINCT FROM lesson.job_id) THEN
+        RAISE EXCEPTION 'a panel verdict names the call the system made to % for this lesson '
+            '(in its job)', NEW.model USING ERRCODE = 'check_violation';
     END IF;
     NEW.created_at := now();
     RETURN NEW;
@@ -256,16 +260,20 @@ CREATE TRIGGER principle_votes_no_truncate BEFORE TRUNCATE ON principle_votes
 CREATE FUNCTION principle_vote_gate() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
-    made timestamptz;
+    principle record;
+    call record;
 BEGIN
     IF NOT acting_as_worker() THEN
         RAISE EXCEPTION 'a principle vote is the system''s own: only the worker''s panel writes '
             'one (running as %)', current_user USING ERRCODE = 'check_violation';
     END IF;
-    SELECT created_at INTO made FROM case_law_principles
+    SELECT created_at, job_id INTO principle FROM case_law_principles
     WHERE id = NEW.principle_id AND source_kind = NEW.source_kind;
-    IF made IS NULL OR NOT system_call(NEW.model_call_id, 'principle_panel', NEW.model)
-       OR (SELECT at FROM model_calls WHERE id = NEW.model_call_id) > made THEN
+    SELECT at, job_id INTO call FROM model_calls WHERE id = NEW.model_call_id;
+    IF principle.created_at IS NULL
+       OR NOT system_call(NEW.model_call_id, 'principle_panel', NEW.model)
+       OR call.at > principle.created_at
+       OR (principle.job_id IS NOT NULL AND call.job_id IS DISTINCT FROM principle.job_id) THEN
         RAISE EXCEPTION 'a principle vote names the extraction call the system made to % for '
             'that principle''s ruling', NEW.model USING ERRCODE = 'check_violation';
     END IF;
