@@ -16,10 +16,10 @@ from .base import (
     ChatModel,
     ModelSpec,
     Recorder,
-    make_model,
     parse_spec,
     parse_specs,
 )
+from .registry import make_model
 
 __all__ = [
     "PROVIDERS",

@@ -8,7 +8,6 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from ...config import Settings
 from ...errors import InvalidInput
 
 PROVIDERS = ("anthropic", "openai", "gemini")
@@ -85,18 +84,3 @@ class ChatModel(Protocol):
     last_call: int | None
 
     def ask(self, system: str, user: str, schema: type[T], *, stage: str) -> T: ...
-
-
-def make_model(spec: ModelSpec, settings: Settings, recorder: Recorder) -> ChatModel:
-    """The adapter for `spec` (its SDK imported now, not before)."""
-    if spec.provider == "openai":
-        from .openai_compat import OpenAICompatible
-
-        return OpenAICompatible(spec, settings, recorder)
-    if spec.provider == "anthropic":
-        from .anthropic_model import AnthropicModel
-
-        return AnthropicModel(spec, settings, recorder)
-    from .gemini_model import GeminiModel
-
-    return GeminiModel(spec, settings, recorder)
