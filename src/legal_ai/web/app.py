@@ -50,10 +50,7 @@ from ..learning import (
 from ..learning import curator as curator_figures
 from ..learning import panel_stats as panel_figures
 from ..paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, Page
-from . import errors, uploads
-
-DRAFT_FIELDS = frozenset({"appeal_type", "outcome", "practice_area"})
-FINAL_FIELDS = frozenset({"practice_area", "decided_on", "appeal_type", "outcome"})
+from . import desk, errors, uploads
 
 
 class Body(BaseModel):
@@ -212,12 +209,12 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     @api.post("/api/cases/{case:path}/draft/upload")
     async def draft_upload(case: str, request: Request, view: Acting) -> dict:
-        return await uploaded(request, view, DRAFT_FIELDS, finals.add_draft, case)
+        return await uploaded(request, view, uploads.DRAFT_FIELDS, finals.add_draft, case)
 
     @api.post("/api/cases/{case:path}/final/upload")
     async def final_upload(case: str, request: Request,
                            view: Annotated[Any, Depends(chair_final)]) -> dict:  # fmt: skip
-        return await uploaded(request, view, FINAL_FIELDS, finals.upload_final, case)
+        return await uploaded(request, view, uploads.FINAL_FIELDS, finals.upload_final, case)
 
     @api.post("/api/cases/{case:path}/promote")
     def promote(case: str, body: PromoteBody,
@@ -484,7 +481,5 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
 
     mcp_http.mount(api)
 
-    from . import desk  # the chair's pages (web/desk): sign-in, search, training, ...
-
-    desk.mount(api, legal, settings)
+    desk.mount(api, legal, settings)  # the chair's pages (web/desk): sign-in, search, training
     return api

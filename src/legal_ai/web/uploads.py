@@ -33,6 +33,9 @@ from starlette.requests import Request
 from ..errors import AppError, InvalidInput, TooLarge, UnsupportedFile
 
 logger = logging.getLogger(__name__)
+# The form fields an upload takes beside its file (the API's and the desk's forms alike).
+DRAFT_FIELDS = frozenset({"appeal_type", "outcome", "practice_area"})
+FINAL_FIELDS = frozenset({"practice_area", "decided_on", "appeal_type", "outcome"})
 
 # extension -> (kind shown to the user, content types a client may declare for it)
 ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {

@@ -23,7 +23,7 @@ from ...learning import vocabulary as vocab
 from ...retrieval import terms
 from ...retrieval.corpora import SEARCHABLE
 from .. import uploads
-from ..app import DRAFT_FIELDS, FINAL_FIELDS
+from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
 from . import core
 
 PAIR_STATUS = {
