@@ -92,6 +92,14 @@ class App:
         return self.acting_as(self.principal, surface=surface)
 
     @property
+    def derived_store(self) -> Store:
+        """The login's own store, for what is derived here from stored texts and nothing a
+        caller sends — the embedding cache, the templates measured from her finals: a request's
+        role may not write those tables (an agent would plant their content), so a request's
+        read that finds them stale refreshes them through this store."""
+        return self._cache_store
+
+    @property
     def embedder(self) -> CachedEmbedder:
         """Created on first use: commands that do not embed never load the model."""
         root = self.__dict__.get("_root")

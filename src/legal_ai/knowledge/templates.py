@@ -50,6 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import psycopg
 from psycopg.types.json import Jsonb
 
 from ..learning import vocabulary as vocab
@@ -405,15 +406,21 @@ def recompute(conn) -> Measured:
 def refresh(app: App) -> dict:
     """Recompute the templates when the finals changed since they were measured. The usual
     answer (nothing changed) is read without a write transaction; a change is re-checked and
-    measured inside one."""
+    measured inside one, through the login's own store (App.derived_store: the templates are
+    measured here from her finals, and no request's role writes them). A login that may not
+    write them (an agent-only MCP server) serves what was measured last (`stale`)."""
     with app.store.connection() as conn:
         if _current(conn):
             return {"recomputed": False, "templates": _count(conn)}
-    with app.store.transaction() as conn:
-        if _current(conn):
-            return {"recomputed": False, "templates": _count(conn)}
-        recompute(conn)
-        return {"recomputed": True, "templates": _count(conn)}
+    try:
+        with app.derived_store.transaction() as conn:
+            if _current(conn):
+                return {"recomputed": False, "templates": _count(conn)}
+            recompute(conn)
+            return {"recomputed": True, "templates": _count(conn)}
+    except psycopg.errors.InsufficientPrivilege:
+        with app.store.connection() as conn:
+            return {"recomputed": False, "stale": True, "templates": _count(conn)}
 
 
 def _current(conn) -> bool:

@@ -106,6 +106,9 @@ def _vote_one(app: App, lesson: dict, panel: list[ChatModel]) -> str:
         except ProviderError as exc:
             reason = f"panel model {model.spec.name} failed ({exc}); the chair decides"
             return "model_failure" if _escalate(app, lesson, reason[:2000]) else "skipped"
+        if model.last_call is None:  # a verdict rests on a recorded call: none, the chair's
+            reason = f"panel model {model.spec.name}: its call was not recorded; the chair decides"
+            return "model_failure" if _escalate(app, lesson, reason) else "skipped"
         votes.append({"model": model.spec.name, "vote": answer.vote,
                       "reason": answer.reason.strip()[:4000] or None,
                       "model_call_id": model.last_call})  # fmt: skip

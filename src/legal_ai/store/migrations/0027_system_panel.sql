@@ -146,6 +146,9 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         NEW.proposed_role := current_user;
         NEW.panel_models := NULL;
+        IF NEW.review_status = 'proposed' THEN
+            NEW.reviewed_by := NULL;  -- a proposal names no decider
+        END IF;
     ELSIF NEW.proposed_role IS DISTINCT FROM OLD.proposed_role THEN
         RAISE EXCEPTION 'lesson %: who proposed it is kept', OLD.id USING ERRCODE = 'check_violation';
     END IF;
@@ -203,7 +206,8 @@ BEGIN
                 USING ERRCODE = 'check_violation';
         END IF;
         IF NEW.source IS DISTINCT FROM 'distillation'
-           OR NEW.proposed_role IS DISTINCT FROM 'legal_ai_worker' OR OLD.needs_chair THEN
+           OR NEW.proposed_role IS DISTINCT FROM 'legal_ai_worker' OR OLD.needs_chair
+           OR OLD.reviewed_by IS NOT NULL THEN
             RAISE EXCEPTION 'lesson %: the panel votes only on style lessons the system distilled; '
                 'curator findings and proposals wait for the chair', NEW.id
                 USING ERRCODE = 'check_violation';
@@ -344,9 +348,9 @@ BEGIN
             RAISE EXCEPTION 'only the system''s panel decides a principle as the panel (running '
                 'as %)', current_user USING ERRCODE = 'check_violation';
         END IF;
-        IF TG_OP = 'INSERT' OR before <> 'proposed' THEN
-            RAISE EXCEPTION 'the panel decides a proposed principle, on its recorded votes'
-                USING ERRCODE = 'check_violation';
+        IF TG_OP = 'INSERT' OR before <> 'proposed' OR OLD.reviewed_by IS NOT NULL THEN
+            RAISE EXCEPTION 'the panel decides a proposed principle nobody decided before, on '
+                'its recorded votes' USING ERRCODE = 'check_violation';
         END IF;
         IF tally.n < 3 THEN
             RAISE EXCEPTION 'principle %: a panel decision rests on the votes of the three models '
@@ -417,6 +421,7 @@ BEGIN
     INSERT INTO learning_audit (actor, action, principle_id, from_status, to_status, reason,
                                 details)
     VALUES (CASE WHEN NEW.reviewed_by IN ('chair', 'panel') THEN NEW.reviewed_by
+                 WHEN acting_as_chair() THEN 'chair'
                  WHEN current_user = 'legal_ai_worker' THEN 'system:principle-panel'
                  WHEN acting_as_agent() THEN 'agent:unnamed'
                  ELSE 'operator' END,
@@ -495,12 +500,19 @@ END $$;
 -- login's own role (ingest by the operator) writes them.
 CREATE FUNCTION case_law_enrichment_columns() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+    stored record;
 BEGIN
+    IF TG_OP = 'INSERT' THEN  -- an upsert of a stored ruling (OCR) carries its fields again
+        SELECT headnote, summary, tags INTO stored FROM case_law
+        WHERE doc_id = NEW.doc_id AND source_kind = NEW.source_kind;
+    ELSE
+        stored := OLD;
+    END IF;
     IF (acting_as_agent() OR acting_as_worker())
-       AND (TG_OP = 'INSERT' AND (coalesce(NEW.headnote, ''), coalesce(NEW.summary, ''),
-                                  coalesce(NEW.tags, '{}')) <> ('', '', '{}')
-            OR TG_OP = 'UPDATE' AND (NEW.headnote, NEW.summary, NEW.tags)
-                                    IS DISTINCT FROM (OLD.headnote, OLD.summary, OLD.tags)) THEN
+       AND (NULLIF(NEW.headnote, ''), NULLIF(NEW.summary, ''), coalesce(NEW.tags, '{}'))
+           IS DISTINCT FROM (NULLIF(stored.headnote, ''), NULLIF(stored.summary, ''),
+                             coalesce(stored.tags, '{}')) THEN
         RAISE EXCEPTION 'a decision''s headnote, summary and tags reach the library only through '
             'the chair''s approval of an enrichment (running as %)', current_user
             USING ERRCODE = 'check_violation';
@@ -509,6 +521,50 @@ BEGIN
 END $$;
 CREATE TRIGGER case_law_enrichment_columns BEFORE INSERT OR UPDATE ON case_law
     FOR EACH ROW EXECUTE FUNCTION case_law_enrichment_columns();
+
+-- ---------------------------------------------------------------------------------------------
+-- Her style corpus (her signed finals, what the writer's exemplars and templates are cut from)
+-- is written by her upload, the operator's ingest or the system's stages, never by an agent.
+CREATE FUNCTION style_documents_gate() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF acting_as_agent()
+       AND ((TG_OP <> 'DELETE' AND NEW.corpus = 'style')
+            OR (TG_OP <> 'INSERT' AND OLD.corpus = 'style')) THEN
+        RAISE EXCEPTION 'the chair''s finals (the style corpus) are not an agent''s to write'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+END $$;
+CREATE TRIGGER documents_style_gate BEFORE INSERT OR UPDATE OR DELETE ON documents
+    FOR EACH ROW EXECUTE FUNCTION style_documents_gate();
+
+-- ---------------------------------------------------------------------------------------------
+-- Jobs an agent may queue (item 6, held in SQL too): the extraction of one stored ruling's
+-- current text, queued, in an agent's name, and no more than 100 agents' requests open at once.
+-- Running, re-aiming or cancelling a job is not an agent's (no UPDATE or DELETE, below).
+CREATE FUNCTION jobs_gate() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT acting_as_agent() THEN
+        RETURN NEW;
+    END IF;
+    IF NEW.kind <> 'principles' OR NEW.status <> 'queued' OR NEW.attempts <> 0
+       OR coalesce(NEW.result ->> 'requested_by', '') NOT LIKE 'agent:%'
+       OR NOT EXISTS (SELECT 1 FROM case_law c
+                      WHERE 'principles:' || c.id || ':' || c.content_hash = NEW.key) THEN
+        RAISE EXCEPTION 'an agent queues only the extraction of one stored ruling''s current '
+            'text, in its own name' USING ERRCODE = 'check_violation';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM jobs WHERE key = NEW.key)
+       AND (SELECT count(*) FROM jobs WHERE status IN ('queued', 'running', 'waiting')
+              AND result ->> 'requested_by' LIKE 'agent:%') >= 100 THEN
+        RAISE EXCEPTION 'agents have 100 requests open: ask again when the worker has run them'
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER jobs_gate BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION jobs_gate();
 
 -- ---------------------------------------------------------------------------------------------
 -- Chair feedback: who wrote it (item 3).
@@ -626,6 +682,56 @@ BEGIN
     EXCEPTION WHEN insufficient_privilege THEN
         NULL;
     END;
+    -- What nobody's request role writes: the vocabularies (and the worker neither).
+    FOREACH t IN ARRAY ARRAY['lesson_categories', 'corpus_requirements', 'decision_blocks']
+    LOOP
+        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I '
+                       'FROM legal_ai_agent, legal_ai_chair', t);
+    END LOOP;
+    -- What only the system's stages (the worker) or the chair write: never an agent's role.
+    FOR t IN
+        SELECT c.relname FROM pg_catalog.pg_class c
+        WHERE c.relnamespace = schema_name::regnamespace
+          AND (c.relname = ANY (ARRAY['model_calls', 'panel_verdicts', 'principle_votes',
+                                      'canonical_principles', 'synthesis_attempts',
+                                      'case_law_enrichments', 'voice_documents',
+                                      'case_law_principles'])
+               OR c.oid IN (SELECT i.inhrelid FROM pg_catalog.pg_inherits i
+                            WHERE i.inhparent = 'case_law_principles'::regclass))
+    LOOP
+        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I FROM legal_ai_agent', t);
+    END LOOP;
+    REVOKE UPDATE ON decision_lessons FROM legal_ai_agent;
+    REVOKE UPDATE, DELETE, TRUNCATE ON chair_feedback FROM legal_ai_agent;
+    REVOKE INSERT ON model_calls, panel_verdicts, principle_votes FROM legal_ai_chair;
+    -- The library, her style corpus and what the writer reads of it, and the scheduler: the
+    -- agent's role writes none of it (an agent uploads drafts of the case corpus, proposes,
+    -- relays feedback and queues one item's extraction: jobs INSERT, checked by jobs_gate).
+    FOR t IN
+        SELECT c.relname FROM pg_catalog.pg_class c
+        WHERE c.relnamespace = schema_name::regnamespace AND c.relkind IN ('r', 'p')
+          AND (c.relname = ANY (ARRAY['case_law', 'case_law_chunks', 'case_law_page_images',
+                                      'digests', 'digest_chunks', 'block_exemplars',
+                                      'block_templates', 'template_state', 'schedules',
+                                      'schedule_runs', 'document_chunks_style',
+                                      'document_page_images_style', 'methodology_profiles'])
+               OR c.oid IN (SELECT i.inhrelid FROM pg_catalog.pg_inherits i
+                            WHERE i.inhparent IN ('case_law_chunks'::regclass,
+                                                  'case_law_page_images'::regclass)))
+    LOOP
+        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I FROM legal_ai_agent', t);
+    END LOOP;
+    REVOKE UPDATE, DELETE, TRUNCATE ON jobs FROM legal_ai_agent;
+    -- Append-only for every request role.
+    FOREACH t IN ARRAY ARRAY['learning_audit', 'style_distance_history', 'item_versions',
+                             'panel_verdicts', 'model_calls', 'principle_votes',
+                             'canonical_statement_versions', 'synthesis_attempts']
+    LOOP
+        IF to_regclass(t) IS NOT NULL THEN
+            EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON %I '
+                           'FROM legal_ai_agent, legal_ai_chair', t);
+        END IF;
+    END LOOP;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'legal_ai_worker') THEN
         RETURN false;
     END IF;
@@ -654,38 +760,19 @@ BEGIN
       AND column_name = ANY (ARRAY['review_status', 'reviewed_by', 'reviewed_at', 'review_reason',
                                    'needs_chair', 'panel_models', 'corroboration']);
     EXECUTE format('GRANT UPDATE (%s) ON decision_lessons TO legal_ai_worker', columns);
-    -- What nobody's request role writes: the vocabularies (and the worker neither).
     FOREACH t IN ARRAY ARRAY['lesson_categories', 'corpus_requirements', 'decision_blocks']
     LOOP
-        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I '
-                       'FROM legal_ai_agent, legal_ai_chair, legal_ai_worker', t);
+        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I FROM legal_ai_worker', t);
     END LOOP;
-    -- What only the system's stages (the worker) or the chair write: never an agent's role.
-    FOR t IN
-        SELECT c.relname FROM pg_catalog.pg_class c
-        WHERE c.relnamespace = schema_name::regnamespace
-          AND (c.relname = ANY (ARRAY['model_calls', 'panel_verdicts', 'principle_votes',
-                                      'canonical_principles', 'synthesis_attempts',
-                                      'case_law_enrichments', 'voice_documents',
-                                      'case_law_principles'])
-               OR c.oid IN (SELECT i.inhrelid FROM pg_catalog.pg_inherits i
-                            WHERE i.inhparent = 'case_law_principles'::regclass))
-    LOOP
-        EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON %I FROM legal_ai_agent', t);
-    END LOOP;
-    REVOKE UPDATE ON decision_lessons FROM legal_ai_agent;
-    REVOKE UPDATE, DELETE, TRUNCATE ON chair_feedback FROM legal_ai_agent, legal_ai_worker;
-    REVOKE INSERT ON model_calls, panel_verdicts, principle_votes FROM legal_ai_chair;
-    -- Append-only for every request role.
     FOREACH t IN ARRAY ARRAY['learning_audit', 'style_distance_history', 'item_versions',
                              'panel_verdicts', 'model_calls', 'principle_votes',
                              'canonical_statement_versions', 'synthesis_attempts']
     LOOP
         IF to_regclass(t) IS NOT NULL THEN
-            EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON %I '
-                           'FROM legal_ai_agent, legal_ai_chair, legal_ai_worker', t);
+            EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON %I FROM legal_ai_worker', t);
         END IF;
     END LOOP;
+    REVOKE UPDATE, DELETE, TRUNCATE ON chair_feedback FROM legal_ai_worker;
     REVOKE DELETE ON decision_lessons, case_law_principles FROM legal_ai_worker;
     RETURN true;
 END $grants$;
