@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from legal_ai.config import Settings
+from legal_ai.corpora import get_corpus
 from legal_ai.ingest import Ingestor
 from legal_ai.ingest.sources import IngestItem
 from legal_ai.providers.embedders import CachedEmbedder, E5Local
-from legal_ai.retrieval.corpora import get_corpus
 from legal_ai.services import App
 from legal_ai.store import Store, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache

@@ -39,10 +39,10 @@ from pathlib import Path
 import numpy as np
 
 from legal_ai.config import Settings
+from legal_ai.corpora import get_corpus
 from legal_ai.providers.embedders import CachedEmbedder, E5Local
 from legal_ai.retrieval import legs
 from legal_ai.retrieval import search as search_module
-from legal_ai.retrieval.corpora import get_corpus
 from legal_ai.retrieval.fusion import rrf
 from legal_ai.retrieval.legs import Filters
 from legal_ai.services import App

@@ -613,8 +613,8 @@ def test_a_metadata_field_name_with_control_characters_gives_a_one_line_error(tm
     """Found by the fuzzer: a key '\\r' reached the message as a line break."""
     import json as _json
 
+    from legal_ai.corpora import get_corpus
     from legal_ai.ingest.sources import SourceError, read_source
-    from legal_ai.retrieval.corpora import get_corpus
 
     path = tmp_path / "r.jsonl"
     records = [{"doc_id": "1", "text": "היתר", "metadata": {"\r": float("inf")}},

@@ -265,9 +265,9 @@ def test_statute_sections_as_items(app):
 
 
 def ingest_sections(app, law, wanted: set[str] | None = None):
+    from legal_ai.corpora import get_corpus
     from legal_ai.ingest import Ingestor
     from legal_ai.ingest.sources import IngestItem
-    from legal_ai.retrieval.corpora import get_corpus
     from legal_ai.text.akn import parse_law
 
     items = [
@@ -377,9 +377,9 @@ def test_one_batch_naming_a_document_twice_ends_with_its_last_version(app):
     """Items are staged one ahead of the write (ingest/pipeline.py): the second and third
     versions of `A` are staged before the first is written, and the write still decides by
     what is stored — a changed text replaces the chunks, the same text again is unchanged."""
+    from legal_ai.corpora import get_corpus
     from legal_ai.ingest import Ingestor
     from legal_ai.ingest.sources import IngestItem
-    from legal_ai.retrieval.corpora import get_corpus
 
     changed = DECISION.replace("להידחות", "להתקבל")
 

@@ -9,9 +9,9 @@ from psycopg import sql
 
 from conftest import write
 from legal_ai.auth import CHAIR
+from legal_ai.corpora import SEARCHABLE, get_corpus
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval import legs
-from legal_ai.retrieval.corpora import SEARCHABLE, get_corpus
 from legal_ai.retrieval.fusion import rrf
 from legal_ai.store.audit import foreign_units
 from legal_ai.text.hebrew import query_terms

@@ -11,12 +11,12 @@ from typing import Any
 
 from .auth import OPERATOR, Principal, require_chair
 from .config import Settings
+from .corpora import CORPORA, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound, as_shown, refused_by_gate
 from .ingest import Ingestor, IngestReport
 from .learning.vocabulary import free_text
 from .providers.embedders import CachedEmbedder, Embedder, make_embedder, text_hash
 from .retrieval import legs
-from .retrieval.corpora import CORPORA, get_corpus
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import TOOLS
 from .store import items as sql_items
@@ -393,7 +393,7 @@ class App:
         """INV-RET1, checked two ways: every chunk a corpus's partition holds belongs to an item
         of that corpus; and, per corpus and per leg, every unit the leg returns for a probe
         query belongs to that corpus (judged from the root tables, not the leg's own SQL)."""
-        from .retrieval.corpora import SEARCHABLE
+        from .corpora import SEARCHABLE
         from .store.audit import audit_isolation, foreign_units
 
         embedder = self.embedder

@@ -218,7 +218,7 @@ def export(
 
 
 def _write_corpus(app: Any, path: Path, entries: list[dict]) -> tuple[int, list[str]]:
-    from .retrieval.corpora import SEARCHABLE
+    from .corpora import SEARCHABLE
     from .store import desk as desk_store
 
     wanted: dict[str, str] = {}

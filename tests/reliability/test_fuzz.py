@@ -37,9 +37,9 @@ from hypothesis import strategies as st
 from psycopg import sql
 
 from conftest import write
+from legal_ai.corpora import SEARCHABLE, get_corpus
 from legal_ai.errors import AppError, InvalidInput, UnsupportedFile
 from legal_ai.ingest.sources import IngestItem, SourceError, read_source
-from legal_ai.retrieval.corpora import SEARCHABLE, get_corpus
 from legal_ai.retrieval.legs import SUPPORTED_FILTERS, Filters
 from legal_ai.retrieval.tools import TOOL_OF_CORPUS, TOOLS
 from legal_ai.text import akn

@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 
 from ..config import Settings
+from ..corpora import get_corpus
 from ..ingest import Ingestor
 from ..ingest.sources import IngestItem
-from ..retrieval.corpora import get_corpus
 from ..services import App
 from ..store.db import Store, database_url, drop_database, ensure_database, server_url
 from . import metrics

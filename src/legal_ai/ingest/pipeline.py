@@ -22,9 +22,9 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from ..config import Settings
+from ..corpora import Corpus
 from ..errors import AppError, InvalidInput, StoreError
 from ..providers.embedders import Embedder, text_hash
-from ..retrieval.corpora import Corpus
 from ..store import items as sql_items
 from ..store.db import Store
 from ..text.chunking import chunk_text

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..corpora import Corpus
 from ..errors import InvalidInput, UnsupportedFile
-from ..retrieval.corpora import Corpus
 from ..text import akn, extract
 from ..text.hebrew import clean_text, clean_value, normalize_case_number
 

@@ -33,7 +33,7 @@ from . import jsonable
 if TYPE_CHECKING:
     import psycopg
 
-    from ..retrieval.corpora import Corpus
+    from ..corpora import Corpus
     from ..services import App
 
 # number/year at the end of a case number (after `normalize_case_number`: no leading zeros).

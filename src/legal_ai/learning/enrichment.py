@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
+from ..corpora import get_corpus
 from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..paging import Page, listed, window
-from ..retrieval.corpora import get_corpus
 from ..store import engine as queue
 from ..store import enrichment as store
 from ..store import items as sql_items

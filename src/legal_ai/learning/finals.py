@@ -15,13 +15,13 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..corpora import get_corpus
 from ..errors import InvalidInput
 from ..ingest.pipeline import content_hash
 from ..ingest.sources import IngestItem
 from ..knowledge import copy_policy
 from ..paging import Page, listed, window
 from ..retrieval import legs
-from ..retrieval.corpora import get_corpus
 from ..store import items as sql_items
 from ..store import learning as store
 from ..text import blocks as text_blocks

@@ -10,9 +10,9 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..corpora import get_corpus
 from ..errors import InvalidInput, NotFound
 from ..ingest.sources import IngestItem, SourceError, read_source
-from ..retrieval.corpora import get_corpus
 from ..retrieval.terms import court_of_case_number
 from ..store import learning as store
 from . import finals, jsonable

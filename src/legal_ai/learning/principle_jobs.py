@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..auth import system_principal
+from ..corpora import get_corpus
 from ..errors import InvalidInput
-from ..retrieval.corpora import get_corpus
 from ..store import engine as store
 from ..store import items as sql_items
 from . import jsonable

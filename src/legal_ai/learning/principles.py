@@ -34,10 +34,10 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
+from ..corpora import get_corpus
 from ..errors import InvalidInput, NotFound, ProviderError, refused_by_gate
 from ..paging import Page, cut, window
 from ..providers.embedders import text_hash
-from ..retrieval.corpora import get_corpus
 from ..retrieval.terms import approved_by, principle_term
 from ..store import engine as engine_store
 from ..store import items as sql_items

@@ -23,9 +23,9 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
+from ..corpora import Corpus, Source
 from ..errors import InvalidInput
 from ..text import citations
-from .corpora import Corpus, Source
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..config import Settings
+from ..corpora import Corpus, get_corpus
 from ..errors import InvalidInput
 from ..providers.embedders import Embedder
 from ..store.db import Store
 from ..text.hebrew import clean_text, clean_value, get_analyzer, normalize_case_number
 from ..text.synonyms import expand_query
 from . import legs
-from .corpora import Corpus, get_corpus
 from .fusion import Fused, rrf
 from .terms import approved_by, principle_term
 

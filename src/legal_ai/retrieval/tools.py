@@ -164,7 +164,7 @@ def corpus_tool(
     `--practice-area` for the CLI, `practice_area` for HTTP), never dropped."""
     import inspect
 
-    from .corpora import get_corpus
+    from ..corpora import get_corpus
 
     tool = TOOL_OF_CORPUS[get_corpus(corpus, searchable=True).key]
     parameters = inspect.signature(TOOLS[tool]).parameters

@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
-from ..retrieval.corpora import CORPORA, Corpus, Source
+from ..corpora import CORPORA, Corpus, Source
 
 
 def audit_isolation(conn: psycopg.Connection) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
-from ..retrieval.corpora import Corpus
+from ..corpora import Corpus
 
 
 def item_text(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | None:

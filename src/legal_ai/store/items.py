@@ -11,7 +11,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from ..retrieval.corpora import Corpus
+from ..corpora import Corpus
 
 
 def as_array(value) -> np.ndarray:

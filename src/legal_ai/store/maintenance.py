@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from ..retrieval.corpora import CORPORA, SEARCHABLE, Corpus
+from ..corpora import CORPORA, SEARCHABLE, Corpus
 
 
 def _chunk_from(corpus: Corpus) -> sql.Composable:

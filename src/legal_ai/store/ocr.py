@@ -7,7 +7,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from ..retrieval.corpora import CORPORA, Corpus
+from ..corpora import CORPORA, Corpus
 
 _RESULT = "file_sha256, bytes, created_at, engine, content, page_starts, page_confidence, read_at"
 

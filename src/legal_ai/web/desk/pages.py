@@ -17,11 +17,11 @@ from psycopg import sql
 from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
+from ...corpora import SEARCHABLE
 from ...errors import AppError, InvalidInput
 from ...learning import finals, lessons, precedents
 from ...learning import vocabulary as vocab
 from ...retrieval import terms
-from ...retrieval.corpora import SEARCHABLE
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
 from . import core

@@ -22,8 +22,8 @@ from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
 from ... import telemetry
+from ...corpora import SEARCHABLE
 from ...errors import InvalidInput, NotFound
-from ...retrieval.corpora import SEARCHABLE
 from ...store import desk as desk_store
 from . import core
 

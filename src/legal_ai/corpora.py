@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
-from ..errors import InvalidInput
+from .errors import InvalidInput
 
 
 @dataclass(frozen=True)
