@@ -1,0 +1,203 @@
+"""The command-line contract (DESIGN §10, issue 20): every command and sub-command of `legal-ai`,
+found by walking the Typer app itself, prints the `--help` recorded in tests/data/cli_help.json,
+and the JSON keys §10 promises are still the ones it names. Pure: no database, no server; the
+help is rendered in-process, at a fixed width, without colour.
+
+The snapshot is the contract, not a cache: regenerate it only for a deliberate CLI change, and
+say so in the commit and in DESIGN §10 / the README (a refactor must leave it byte-identical):
+
+    .venv/bin/python tests/test_cli_contract.py --write
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+SNAPSHOT = Path(__file__).parent / "data" / "cli_help.json"
+PROG = "legal-ai"
+WIDTH = 100
+DESIGN = Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"  # ../shared beside the clone
+
+# DESIGN §10's `--json` keys, command by command (the row whose first cell names the command).
+# Extend, never rename: a key dropped from DESIGN, or a row renamed, fails below.
+# fmt: off
+JSON_KEYS: dict[str, list[str]] = {
+    "ingest": ["ingested", "unchanged", "unsearchable", "doc_id", "missing", "failed", "path",
+               "error"],
+    "search": ["hits", "dropped_by_cap"],
+    "health": ["unsearchable", "stale_embeddings", "missing_embeddings", "isolation", "checked",
+               "leaks"],
+    "reindex": ["reembedded"],
+    "draft add": ["case_number", "pair_status", "blocks"],
+    "final upload": ["case_number", "pair_status", "case_law_id", "citations", "linked", "missing",
+                     "history_row"],
+    "learning history": ["rows", "case_number", "captured_at", "anti_pattern_total",
+                         "ratio_deviation", "change_percent", "lesson_pool_size"],
+    "learning run": ["cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending",
+                     "case_number", "reason", "model_calls"],
+    "learning panel-stats": ["items", "agreement", "kappa", "ac1", "coverage", "reversal_rate"],
+    "principles extract": ["candidates", "approved", "pending_review", "rejected", "linked",
+                           "capped", "dropped_quotes"],
+    "principles list": ["principles", "id", "term", "rule_text", "supporting_quote", "page",
+                        "votes", "score", "review_status", "occurrences"],
+    "principles synthesize": ["attempted", "accepted", "abstained", "drift_rejected"],
+    "jobs list": ["jobs", "name", "schedule", "next_run", "last_run", "last_outcome"],
+}
+# fmt: on
+
+
+def _root_command():
+    """The click command behind the public Typer app `legal_ai.cli.app` (what `main()` runs)."""
+    import typer
+
+    from legal_ai.cli import app
+
+    return app, typer.main.get_command(app)
+
+
+def command_paths() -> list[tuple[str, ...]]:
+    """Every command path, sub-commands recursively, read from the app itself (never listed by
+    hand): () for `legal-ai`, ("db", "url") for `legal-ai db url`, hidden ones included."""
+    import typer
+
+    _, root = _root_command()
+    found: list[tuple[str, ...]] = []
+
+    def walk(command, path: tuple[str, ...], ctx) -> None:
+        found.append(path)
+        if not hasattr(command, "list_commands"):  # a leaf command, not a group
+            return
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            walk(sub, (*path, name), typer.Context(sub, info_name=name, parent=ctx))
+
+    walk(root, (), typer.Context(root, info_name=PROG))
+    return found
+
+
+@contextmanager
+def _plain_fixed_width() -> Iterator[None]:
+    """Typer's rich help at WIDTH columns and without ANSI codes, whatever the environment
+    (TERMINAL_WIDTH, FORCE_COLOR and GITHUB_ACTIONS are read once, when typer is imported)."""
+    try:
+        from typer import rich_utils
+    except ImportError:  # typer without rich: plain click help, COLUMNS is enough
+        yield
+        return
+    pinned = {"MAX_WIDTH": WIDTH, "FORCE_TERMINAL": False, "COLOR_SYSTEM": None}
+    saved = {name: getattr(rich_utils, name) for name in pinned if hasattr(rich_utils, name)}
+    try:
+        for name in saved:
+            setattr(rich_utils, name, pinned[name])
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(rich_utils, name, value)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def help_texts() -> dict[str, str]:
+    """`legal-ai ... --help` of every command path, keyed by the command as typed."""
+    from typer.testing import CliRunner
+
+    app, _ = _root_command()
+    env = {"COLUMNS": str(WIDTH), "LINES": "50", "NO_COLOR": "1", "TERM": "dumb"}
+    texts: dict[str, str] = {}
+    with _plain_fixed_width():
+        for path in command_paths():
+            result = CliRunner().invoke(app, [*path, "--help"], prog_name=PROG, env=env)
+            key = " ".join((PROG, *path))
+            if result.exit_code != 0:
+                raise AssertionError(f"`{key} --help` exited {result.exit_code}:\n{result.output}")
+            texts[key] = _ANSI.sub("", result.output)
+    return texts
+
+
+def _load_snapshot() -> dict[str, str]:
+    return json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+
+
+def test_every_command_path_is_the_recorded_one():
+    current = {" ".join((PROG, *path)) for path in command_paths()}
+    recorded = set(_load_snapshot())
+    assert current == recorded, (
+        f"commands added: {sorted(current - recorded)}; gone: {sorted(recorded - current)}"
+        " (a deliberate change: regenerate with `python tests/test_cli_contract.py --write`)"
+    )
+
+
+def test_every_help_text_is_the_recorded_one():
+    current, recorded = help_texts(), _load_snapshot()
+    for key in sorted(set(current) & set(recorded)):
+        if current[key] != recorded[key]:
+            diff = "".join(difflib.unified_diff(
+                recorded[key].splitlines(keepends=True), current[key].splitlines(keepends=True),
+                fromfile=f"{key} --help (recorded)", tofile=f"{key} --help (now)",
+            ))  # fmt: skip
+            changed = [k for k in sorted(set(current) & set(recorded)) if current[k] != recorded[k]]
+            pytest.fail(
+                f"`{key} --help` changed ({len(changed)} command(s) differ: {changed}):\n{diff}"
+                "(a deliberate change: regenerate with `python tests/test_cli_contract.py --write`)",
+                pytrace=False,
+            )
+
+
+def test_the_json_commands_exist_and_take_json():
+    recorded = _load_snapshot()
+    for command in JSON_KEYS:
+        key = f"{PROG} {command}"
+        assert key in recorded, f"DESIGN §10's `{key}` is no command"
+        assert "--json" in recorded[key], f"`{key}` has no --json option"
+
+
+def _section_10_rows() -> list[list[str]]:
+    """The cells of each row of DESIGN §10's table (a `\\|` inside a cell is not a border)."""
+    if not DESIGN.is_file():
+        message = f"DESIGN.md not present: {DESIGN} (../shared beside the clone)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI: {message}", pytrace=False)
+        pytest.skip(message)
+    text = DESIGN.read_text(encoding="utf-8")
+    start = text.index("## 10. Command-line contract")
+    end = text.find("\n## ", start + 1)
+    lines = text[start : end if end > 0 else None].splitlines()
+    return [
+        [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+        for line in lines
+        if line.startswith("|")
+    ]
+
+
+def test_design_still_names_the_json_keys():
+    rows = _section_10_rows()
+    for command, keys in JSON_KEYS.items():
+        cells = next((c for c in rows if c[0].startswith(f"`legal-ai {command}")), None)
+        assert cells is not None, f"DESIGN §10 has no row for `legal-ai {command}`"
+        json_cell = cells[-1]
+        missing = [k for k in keys if f'"{k}"' not in json_cell]
+        assert not missing, f"DESIGN §10's `legal-ai {command}` no longer names {missing}"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit(f"usage: {sys.argv[0]} --write   (records the CLI help of the imported legal_ai)")
+    import legal_ai
+
+    texts = help_texts()
+    SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+    SNAPSHOT.write_text(
+        json.dumps(dict(sorted(texts.items())), ensure_ascii=False, indent=2) + "\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {len(texts)} commands of {legal_ai.__file__} to {SNAPSHOT}")
