@@ -37,7 +37,7 @@ from .errors import Forbidden, InvalidInput, RateLimited, Unauthorized
 from .store import accounts as store
 
 if TYPE_CHECKING:
-    from .services import App
+    from .context import Context
 
 NAMES = {"chair": CHAIR}  # who signs in to the desk, and as whom she acts
 MIN_PASSWORD = 10
@@ -81,12 +81,12 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _owner(app: App):
+def _owner(app: Context):
     """The store on the application's own login (the request roles may not touch these tables)."""
     return app.store.as_role(None)
 
 
-def set_password(app: App, name: str, password: str) -> None:
+def set_password(app: Context, name: str, password: str) -> None:
     """Set (or change) a desk user's password; every session of that user ends."""
     if app.principal.kind == "agent":
         raise Forbidden(
@@ -128,7 +128,7 @@ def _wait_message(wait: float, account: bool) -> str:
     )
 
 
-def sign_in(app: App, name: str, password: str, client: str | None) -> DeskSession:
+def sign_in(app: Context, name: str, password: str, client: str | None) -> DeskSession:
     """Open a desk session for `name` when `password` is hers. Unauthorized on a wrong name or
     password (one message for both); RateLimited after MAX_FAILURES failures of that name from
     that client, or ACCOUNT_MAX_FAILURES of that name from any client, within WINDOW_S seconds,
@@ -168,7 +168,7 @@ def sign_in(app: App, name: str, password: str, client: str | None) -> DeskSessi
     return opened
 
 
-def session(app: App, token: str | None) -> DeskSession | None:
+def session(app: Context, token: str | None) -> DeskSession | None:
     """The live session a cookie's token stands for (its last use moved to now); None when the
     token is unknown, ended, unused for longer than desk_session_idle_minutes, or over 24 h old."""
     if not token or not isinstance(token, str) or len(token) > 200:
@@ -181,7 +181,7 @@ def session(app: App, token: str | None) -> DeskSession | None:
     return DeskSession(token, NAMES[row["name"]], row["csrf"], row["expires_at"])
 
 
-def sign_out(app: App, token: str | None) -> None:
+def sign_out(app: Context, token: str | None) -> None:
     """End the session of this token now (nothing happens for an unknown token)."""
     if not token or not isinstance(token, str) or len(token) > 200:
         return

@@ -1,6 +1,6 @@
 """Search telemetry (issue 15 item 2; 03-retrieval §3 `log_search`): every search made through
 an interface — `legal-ai search` / `similar`, the MCP tools, the HTTP API, the desk — is one row
-of `search_log` (migration 0022), written by `App.search`, the one place every search passes.
+of `search_log` (migration 0022), written by `App.search` (app.py), the one place every search passes.
 
 - What a row holds: corpus, tool, query (cleaned like every stored text: no NUL, zero-width or
   bidi characters; at most 2000 characters), filters (cleaned, each at most 200 characters),
@@ -85,7 +85,7 @@ def log_search(
     latency_ms: float, tool: str | None = None, by_example: bool = False,
 ) -> int | None:  # fmt: skip
     """Record one search made by `app` (its principal, its surface); the row's id, or None when
-    telemetry is off, the App has no surface, or logging failed (a warning, never an error)."""
+    telemetry is off, the Context has no surface, or logging failed (a warning, never an error)."""
     if not enabled(app):
         return None
     try:

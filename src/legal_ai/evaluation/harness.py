@@ -16,7 +16,8 @@ from ..config import Settings
 from ..corpora import get_corpus
 from ..ingest import Ingestor
 from ..ingest.sources import IngestItem
-from ..services import App
+from ..context import Context
+from ..retrieval.search import search
 from ..store.db import Store, database_url, drop_database, ensure_database, server_url
 from . import metrics
 from .datasets import Dataset
@@ -89,7 +90,7 @@ def evaluate(
     store = Store(ensure_database(server, dbname), max_size=2)
     try:
         eval_settings = settings.model_copy(update={"database_url": store.url})
-        app = App(eval_settings, store=store, cache_store=cache_store)
+        app = Context(eval_settings, store=store, cache_store=cache_store)
         started = time.perf_counter()
         report = Ingestor(store, app.embedder, eval_settings).ingest_items(
             _items(dataset), get_corpus("external")
@@ -104,9 +105,9 @@ def evaluate(
                 for k in LATENCY_KS:  # k = DEPTH's hits are the run the metrics read
                     app.embedder.forget_queries()  # every timing includes embedding the query
                     t0 = time.perf_counter()
-                    hits = app.search(
-                        "external", text, limit=k, mode=mode,
-                        group_by=lambda row: row["doc_id"], cap=1,
+                    hits = search(
+                        store, app.embedder, eval_settings, "external", text, limit=k, mode=mode,
+                        group_by=lambda row: row["doc_id"], cap=1, image_embedder=app.images,
                     ).hits  # fmt: skip
                     timings[k].append(time.perf_counter() - t0)
                     if k == DEPTH:

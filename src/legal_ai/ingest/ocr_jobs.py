@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..auth import system_principal
 from ..errors import AppError, StoreError
-from ..learning import jsonable
-from ..learning.jobs import drain, retry_later, worker_id
+from ..store import jsonable
+from ..jobqueue import drain, retry_later, worker_id
 from ..store import engine as store
 from ..store import ocr as ocr_store
 from ..text import extract, ocr
@@ -38,7 +38,7 @@ from .sources import IngestItem
 
 if TYPE_CHECKING:
     from ..config import Settings
-    from ..services import App
+    from ..context import Context
 
 
 KIND = "ocr"
@@ -110,7 +110,7 @@ def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem
 MAX_LISTED = 50  # items named in a report; the count says how many in all
 
 
-def queue_stored(app: App) -> dict:
+def queue_stored(app: Context) -> dict:
     """Scans stored before the OCR queue existed (their bytes never kept, their issue still
     "run OCR and upload again"): each file is read again from the path it was ingested from and,
     when it is there with the same bytes, kept and queued like a new scan (its items then say
@@ -162,7 +162,7 @@ def _item_of(corpus, row: dict, pdf: Path) -> IngestItem:
     )  # fmt: skip
 
 
-def apply(app: App, sha: str, pdf: Path) -> list[dict]:
+def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
     """Write the scan's reading into every item waiting for it, through the ingest path.
     Returns [{"corpus", "doc_id", "searchable"}]."""
     with app.store.connection() as conn:
@@ -194,7 +194,7 @@ def _summary(scan: dict, settings: Settings) -> dict:
     }  # fmt: skip
 
 
-def process(app: App, job: dict, *, worker: str,
+def process(app: Context, job: dict, *, worker: str,
             should_stop: Callable[[], bool] | None = None) -> dict:  # fmt: skip
     """Run one claimed job and settle it. Returns {"id", "file_sha256", "status", "report",
     "error", "waiting_for"}."""
@@ -257,7 +257,7 @@ def process(app: App, job: dict, *, worker: str,
         return outcome
 
 
-def run(app: App, *, worker: str | None = None,
+def run(app: Context, *, worker: str | None = None,
         should_stop: Callable[[], bool] | None = None) -> dict:  # fmt: skip
     """Drain the ready OCR jobs in this process: {"jobs": [...], "read": files read, "pages",
     "items": [{"corpus", "doc_id", "searchable"}], "low_confidence": [{"corpus", "doc_id",
@@ -301,7 +301,7 @@ def _pending(job: dict) -> dict:
             "status": job["status"], "reason": reason}  # fmt: skip
 
 
-def status(app: App) -> dict:
+def status(app: Context) -> dict:
     """The OCR queue and what it read (`legal-ai ocr list`, `legal-ai health`'s `ocr`):
     {"queued", "waiting", "failed", "waiting_for", "min_confidence", "jobs": [open jobs with
     their reason], "low_confidence": [items with pages below the floor, or read empty]}."""

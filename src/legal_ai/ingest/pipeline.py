@@ -22,14 +22,17 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from ..config import Settings
+from ..context import NO_HOOKS, ArrivalHooks, Context
 from ..corpora import Corpus
 from ..errors import AppError, InvalidInput, StoreError
 from ..providers.embedders import Embedder, text_hash
+from ..providers.multimodal import render_pages
 from ..store import items as sql_items
 from ..store.db import Store
 from ..text.chunking import chunk_text
 from ..text.extract import IMAGE_ONLY
 from ..text.hebrew import get_analyzer
+from . import ocr_jobs
 from .sources import IngestItem, SourceError, iter_paths, read_source
 
 logger = logging.getLogger(__name__)
@@ -91,27 +94,38 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-def _arrived(
-    conn: psycopg.Connection, corpus: Corpus, item_id: int, values: dict, *, text_changed: bool
-) -> dict:
-    """Upkeep on arrival, in the item's transaction (learning/arrival.py): a ruling resolves the
-    missing precedents citing it and the digests pointing at it, a digest is linked to its ruling,
-    an internal decision's enrichment is queued. Returned under the key `arrival`."""
-    from ..learning import arrival
-
-    return {"arrival": arrival.on_arrival(conn, corpus, item_id, values, text_changed=text_changed)}
-
-
 class Ingestor:
+    """Writes items into a corpus. `hooks`: the upkeep an item's arrival starts in its
+    transaction (context.ArrivalHooks; the composition root passes learning/'s and knowledge/'s,
+    which this package may not import); without them an item is written and nothing else."""
+
     def __init__(
-        self, store: Store, embedder: Embedder, settings: Settings, images: Any = None
-    ) -> None:
+        self, store: Store, embedder: Embedder, settings: Settings, images: Any = None,
+        hooks: ArrivalHooks = NO_HOOKS,
+    ) -> None:  # fmt: skip
         self.reassign = False  # ingest_paths(reassign=True) lets an item move to another case
+        self.hooks = hooks
         self.store = store
         self.embedder = embedder
         self.images = images  # the multimodal embedder (MULTIMODAL_ENABLED) or None
         self.settings = settings
         self.analyzer = get_analyzer(settings.analyzer)
+
+    @classmethod
+    def of(cls, context: Context) -> Ingestor:
+        """The ingestor of a context: its store (its principal's role), embedder, image
+        embedder and arrival hooks."""
+        return cls(context.store, context.embedder, context.settings, images=context.images,
+                   hooks=context.hooks)  # fmt: skip
+
+    def _arrived(self, conn: psycopg.Connection, corpus: Corpus, item_id: int, values: dict, *,
+                 text_changed: bool) -> dict:  # fmt: skip
+        """Upkeep on arrival, in the item's transaction (learning/arrival.py, through the hook):
+        a ruling resolves the missing precedents citing it and the digests pointing at it, a
+        digest is linked to its ruling, an internal decision's enrichment is queued. Returned
+        under the key `arrival`."""
+        found = self.hooks.arrived(conn, corpus, item_id, values, text_changed=text_changed)
+        return {"arrival": found} if found is not None else {}
 
     # -- entry points ---------------------------------------------------------------------------
     def ingest_paths(
@@ -178,10 +192,8 @@ class Ingestor:
             if pending:
                 self._finish(*pending, report, progress)
         if corpus.key == "style" and report.ingested:  # the chair's templates, once per batch
-            from ..knowledge import templates
-
             with self.store.transaction() as conn:
-                templates.recompute(conn)
+                self.hooks.finals_changed(conn)
         return report
 
     # -- one item -------------------------------------------------------------------------------
@@ -272,8 +284,6 @@ class Ingestor:
         (ingest/ocr_jobs.py)."""
         if item.issue != IMAGE_ONLY:
             return item, None
-        from . import ocr_jobs
-
         with self.store.connection() as conn:
             return ocr_jobs.scanned(conn, item, self.settings)
 
@@ -285,10 +295,8 @@ class Ingestor:
     def _stage(self, item: IngestItem, scan: bytes | None, corpus: Corpus) -> Staged:
         staged = Staged(item, corpus, self._values(item, corpus), self._chunks(item),
                         self._page_images(item), scan)  # fmt: skip
-        if corpus.key == "style" and staged.chunks:
-            from ..knowledge import exemplars  # her paragraphs, embedded before the transaction
-
-            exemplars.warm(self.store, self.embedder, item.text)
+        if corpus.key == "style" and staged.chunks:  # her paragraphs, embedded before it is written
+            self.hooks.final_warm(self.store, self.embedder, item.text)
         return staged
 
     def _stage_if_changed(self, item: IngestItem, corpus: Corpus) -> Staged:
@@ -319,9 +327,7 @@ class Ingestor:
             )
         self._prepare(conn, item, corpus, values)
         if staged.scan is not None and item.file_sha256:
-            from . import ocr_jobs  # a scan: kept and queued for OCR with the item
-
-            ocr_jobs.enqueue(conn, item.file_sha256, staged.scan)
+            ocr_jobs.enqueue(conn, item.file_sha256, staged.scan)  # a scan: kept, queued for OCR
         if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
                 return "unchanged", sql_items.item_status(conn, corpus, existing["id"])
@@ -331,7 +337,7 @@ class Ingestor:
                 if k not in ("content", "content_hash", "page_starts", "doc_id")
             }
             sql_items.update_fields(conn, corpus, existing["id"], changed)
-            found = _arrived(conn, corpus, existing["id"], values, text_changed=False)
+            found = self._arrived(conn, corpus, existing["id"], values, text_changed=False)
             return "updated", {**sql_items.item_status(conn, corpus, existing["id"]), **found}
         if staged.chunks is None:
             raise TextMovedOn(
@@ -342,18 +348,12 @@ class Ingestor:
         if self.images is not None:
             sql_items.replace_page_images(conn, corpus, item_id, staged.pages or [], self.images.id)
         if corpus.principle_table and values["doc_type"] in ("ruling", "decision") and item.text:
-            from ..learning import principle_jobs  # its principles are extracted on arrival
-
-            principle_jobs.enqueue(conn, item_id, values["content_hash"])
-        if corpus.key == "style":
-            from ..knowledge import exemplars  # cut into blocks and paragraphs (migration 0018)
-
-            exemplars.index_document(conn, item_id, self.analyzer, self.embedder)
+            self.hooks.ruling_arrived(conn, item_id, values["content_hash"])  # its principles
+        if corpus.key == "style":  # cut into blocks and paragraphs (migration 0018), measured
+            self.hooks.final_arrived(conn, item_id, self.analyzer, self.embedder)
             if measure_templates:
-                from ..knowledge import templates
-
-                templates.recompute(conn)
-        found = _arrived(conn, corpus, item_id, values, text_changed=True)
+                self.hooks.finals_changed(conn)
+        found = self._arrived(conn, corpus, item_id, values, text_changed=True)
         return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found}
 
     def _prepare(
@@ -383,8 +383,6 @@ class Ingestor:
         """Rendered and embedded pages of a PDF for the image leg (cached by image hash)."""
         if self.images is None or item.source_format != "pdf" or item.issue:
             return []
-        from ..providers.multimodal import render_pages
-
         rendered = render_pages(Path(item.file_path or item.source_path))
         cache = getattr(self.embedder, "cache", None)
         found = cache.get_many(self.images.id, [sha for _, _, sha in rendered]) if cache else {}

@@ -31,7 +31,7 @@ from ..learning.methodology import merged_profile
 from ..store import learning as store
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 BRIEF_MAX_CHARS = 40_000
 MIN_BRIEF_CHARS = 2_000
@@ -66,7 +66,7 @@ def _checklist(profile: dict, outcome: str | None) -> list[str]:
     return items
 
 
-def content_checklist(app: App, appeal_type: str, outcome: str | None = None) -> dict:
+def content_checklist(app: Context, appeal_type: str, outcome: str | None = None) -> dict:
     appeal_type, outcome = _args(appeal_type, outcome)
     with app.store.connection() as conn:
         profile = merged_profile(conn, appeal_type)
@@ -74,7 +74,7 @@ def content_checklist(app: App, appeal_type: str, outcome: str | None = None) ->
             "checklist": _checklist(profile, outcome)}  # fmt: skip
 
 
-def lessons_for_outcome(app: App, appeal_type: str, outcome: str | None = None) -> dict:
+def lessons_for_outcome(app: Context, appeal_type: str, outcome: str | None = None) -> dict:
     appeal_type, outcome = _args(appeal_type, outcome)
     with app.store.connection() as conn:
         rows = store.approved_lessons(conn, appeal_type, outcome)
@@ -120,7 +120,7 @@ def _round_robin(ranked: list[list[dict]]) -> list[dict]:
     return out
 
 
-def _exemplars(app: App, appeal_type: str, outcome: str | None, case: str | None,
+def _exemplars(app: Context, appeal_type: str, outcome: str | None, case: str | None,
                notes: list[str]) -> list[dict]:  # fmt: skip
     module = _module("exemplars", notes)
     if module is None:
@@ -147,7 +147,7 @@ def _exemplars(app: App, appeal_type: str, outcome: str | None, case: str | None
     return _round_robin(ranked)
 
 
-def _templates(app: App, appeal_type: str, notes: list[str]) -> list[dict]:
+def _templates(app: Context, appeal_type: str, notes: list[str]) -> list[dict]:
     module = _module("templates", notes)
     if module is None:
         return []
@@ -166,7 +166,7 @@ def _templates(app: App, appeal_type: str, notes: list[str]) -> list[dict]:
     return sorted(out, key=lambda t: -(t.get("support") or 0))
 
 
-def _contrastive(app: App, appeal_type: str, case: str | None, notes: list[str]) -> list[dict]:
+def _contrastive(app: Context, appeal_type: str, case: str | None, notes: list[str]) -> list[dict]:
     module = _module("contrastive", notes)
     if module is None:
         return []
@@ -236,7 +236,7 @@ def _max_chars(value: int | None) -> int:
 # -- the brief ----------------------------------------------------------------------------------
 
 
-def writing_brief(app: App, appeal_type: str, outcome: str | None = None,
+def writing_brief(app: Context, appeal_type: str, outcome: str | None = None,
                   case: str | None = None, max_chars: int | None = None) -> dict:  # fmt: skip
     """Everything the writer should follow for this decision, all of it approved: channels A, B
     and C and the approved lessons, each part with its provenance, within `max_chars`. `case`:

@@ -36,7 +36,7 @@ from ..text.blocks import BLOCKS
 from .copy_policy import Word, block_spans, fold, keyed_words, through_punctuation, word_key
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 INSTRUCTION = "write like the right side, not the left"
 INSTRUCTION_HE = 'כתבו כמו הצד הימני (נוסח היו"ר), לא כמו השמאלי (הטיוטה שלנו)'
@@ -248,7 +248,7 @@ def _ranked(examples: list[dict], k: int) -> list[dict]:
 
 
 def get_contrastive_examples(
-    app: App, block: str, appeal_type: str | None = None, k: int = 5
+    app: Context, block: str, appeal_type: str | None = None, k: int = 5
 ) -> dict:
     """The chair's rewrites of our drafts in `block` (optionally of one appeal type), at most
     `k`, style only, each with its provenance and the instruction."""

@@ -55,7 +55,7 @@ from ..text.hebrew import (
 )
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 SHINGLE = 8  # words per shingle
 COPY_SHARE = 0.6  # share of a sentence's words that must lie in shared shingles
@@ -535,7 +535,7 @@ def check_citations(conn, case: str, text: str) -> list[dict]:
 MAX_DRAFT_CHARS = 200_000  # a draft given as text (a decision runs 20-80k characters)
 
 
-def check_draft_text(app: App, case: str, text: str) -> dict:
+def check_draft_text(app: Context, case: str, text: str) -> dict:
     """The same report for a draft given as text (MCP `check_draft`: a writing agent over the
     network has no file on this machine), cleaned like any text it sends; nothing is stored."""
     case = vocab.case_number(case)
@@ -544,7 +544,7 @@ def check_draft_text(app: App, case: str, text: str) -> dict:
         return check_text(conn, case, text)
 
 
-def check(app: App, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
+def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
     """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored)."""
     from ..learning.finals import read_decision
 

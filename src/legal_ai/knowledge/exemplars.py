@@ -10,7 +10,7 @@ before that transaction (`warm`: the embedder's cache), so the transaction only 
 
 `get_block_exemplars` (CLI `legal-ai exemplars`, MCP get_block_exemplars, GET /api/exemplars):
 hybrid retrieval over the paragraphs of that block only — a dense leg (cosine to the query's
-embedding) and a Hebrew lexical leg (the App's analyzer, ts_rank over the analyzed text), fused
+embedding) and a Hebrew lexical leg (the Context's analyzer, ts_rank over the analyzed text), fused
 by RRF (retrieval/fusion.rrf, RRF_K) — within the requested appeal type and outcome, at most
 `per_final` paragraphs (1 or 2) per final, each with its provenance (case number, doc_id, exact
 span in the final). A paragraph of the case being written (`case`) is never returned.
@@ -47,7 +47,7 @@ from . import paragraphs as cutter
 from . import templates
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 MAX_LIMIT = 50
 MAX_TERMS = 200  # analyzed query terms the lexical leg matches at most (a case's text is long)
@@ -128,7 +128,7 @@ _STALE = (
 )
 
 
-def refresh(app: App, batch: int = 64) -> dict:
+def refresh(app: Context, batch: int = 64) -> dict:
     """Cut every style final not cut yet (stored before migration 0018, or its text or the
     analyzer changed since), embed every paragraph missing an embedding from the active
     embedder, and measure the templates again when the finals changed (`legal-ai exemplars
@@ -261,7 +261,7 @@ def _limit(value: Any, what: str, low: int, high: int) -> int:
 
 
 def get_block_exemplars(
-    app: App,
+    app: Context,
     block: str,
     appeal_type: str,
     outcome: str | None = None,

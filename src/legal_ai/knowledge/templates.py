@@ -59,7 +59,7 @@ from ..text.blocks import BLOCKS
 from ..text.hebrew import fold_quotes
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 SHINGLE = 3  # words per shingle
 MIN_WORDS = 3  # words (besides slots) a template has at least
@@ -403,10 +403,10 @@ def recompute(conn) -> Measured:
     return measured
 
 
-def refresh(app: App) -> dict:
+def refresh(app: Context) -> dict:
     """Recompute the templates when the finals changed since they were measured. The usual
     answer (nothing changed) is read without a write transaction; a change is re-checked and
-    measured inside one, through the login's own store (App.derived_store: the templates are
+    measured inside one, through the login's own store (Context.derived_store: the templates are
     measured here from her finals, and no request's role writes them). A login that may not
     write them (an agent-only MCP server) serves what was measured last (`stale`)."""
     with app.store.connection() as conn:
@@ -433,7 +433,7 @@ def _count(conn) -> int:
     return conn.execute("SELECT count(*) AS n FROM block_templates").fetchone()["n"]
 
 
-def get_templates(app: App, block: str | None = None, appeal_type: str | None = None) -> dict:
+def get_templates(app: Context, block: str | None = None, appeal_type: str | None = None) -> dict:
     """The chair's templates, per block and appeal type, with support and examples
     (`legal-ai templates`, MCP get_templates, GET /api/templates)."""
     block = vocab.block(block)

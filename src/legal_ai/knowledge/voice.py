@@ -34,7 +34,8 @@ from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
 from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
-from ..learning import jsonable, purity
+from ..learning import purity
+from ..store import jsonable
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
 from ..learning.engine import left_to_the_worker, single_model
@@ -45,7 +46,7 @@ from ..text.blocks import BLOCK_LABELS, BLOCKS
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 VARIABLE = "LEGAL_AI_VOICE_WRITER"
 ACTOR = "voice-writer"
@@ -98,7 +99,7 @@ class VoiceDocument(BaseModel):
 # -- the model ----------------------------------------------------------------------------------
 
 
-def writer(app: App, case: str | None = None) -> tuple[ChatModel | None, str | None]:
+def writer(app: Context, case: str | None = None) -> tuple[ChatModel | None, str | None]:
     """The model of LEGAL_AI_VOICE_WRITER recording its calls for `case` (None, and what to
     set, when it is unset or its key is absent). A malformed spec is InvalidInput."""
     return single_model(app, VARIABLE, app.settings.voice_writer, "write the voice documents of "
@@ -232,7 +233,7 @@ def _segmented(conn, case: str) -> tuple[dict, dict[str, str]]:
     return final, segment(conn, final["content"]).blocks
 
 
-def mark(app: App, case: str, note: str | None = None) -> dict:
+def mark(app: Context, case: str, note: str | None = None) -> dict:
     """The chair marks `case` as exemplary: it joins the queue of voice documents."""
     case = vocab.case_number(case)
     require_chair(app.principal, f"marking {case} as exemplary")
@@ -253,7 +254,7 @@ def mark(app: App, case: str, note: str | None = None) -> dict:
     return show(app, document_id)
 
 
-def list_documents(app: App, status: str | None = None, page: Page | None = None) -> dict:
+def list_documents(app: Context, status: str | None = None, page: Page | None = None) -> dict:
     """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
@@ -263,7 +264,7 @@ def list_documents(app: App, status: str | None = None, page: Page | None = None
     return listed("voice_documents", rows, page, _shape)
 
 
-def show(app: App, document_id: int) -> dict:
+def show(app: Context, document_id: int) -> dict:
     with app.store.connection() as conn:
         row = store.get(conn, document_id)
     if row is None:
@@ -271,7 +272,7 @@ def show(app: App, document_id: int) -> dict:
     return _shape(row, full=True)
 
 
-def review(app: App, document_id: int, decision: str, reason: str | None = None,
+def review(app: Context, document_id: int, decision: str, reason: str | None = None,
            expected_status: str | None = None) -> dict:  # fmt: skip
     """The chair approves (it reaches the writer) or rejects a voice document; she may also
     reject an approved one (withdrawn from the writer) or a queued case (dropped).
@@ -312,7 +313,7 @@ def review(app: App, document_id: int, decision: str, reason: str | None = None,
     return show(app, document_id)
 
 
-def _write_one(app: App, row: dict, report: dict) -> None:
+def _write_one(app: Context, row: dict, report: dict) -> None:
     case = row["case_number"]
     model, _ = writer(app, case)
     with app.store.connection() as conn:
@@ -342,7 +343,7 @@ def _write_one(app: App, row: dict, report: dict) -> None:
         report["written"].append({"id": row["id"], "case_number": case, **counts})
 
 
-def request(app: App) -> dict:
+def request(app: Context) -> dict:
     """A request's ask for the voice documents (the chair's, over HTTP): never run in the
     request (the writer is the system's own stage); `legal-ai worker` writes every queued case
     at each pass. Returns {"queued", "runs_in", "waiting_for": what to set, or None}."""
@@ -352,7 +353,7 @@ def request(app: App) -> dict:
     return left_to_the_worker(queued, VARIABLE, app.settings.voice_writer, "write them")
 
 
-def run(app: App) -> dict:
+def run(app: Context) -> dict:
     """Write the document of every queued case (as the agent `voice-writer`). Returns
     {written, refused, failed, waiting, missing}: without a model nothing is written, the cases
     wait and `missing` says what to set; a model that fails leaves its case queued."""

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 from ..store import learning as store
 from ..text import citations as text_citations
 from ..text.hebrew import normalize_case_number
-from . import jsonable
+from ..store import jsonable
 
 if TYPE_CHECKING:
     import psycopg
 
     from ..corpora import Corpus
-    from ..services import App
+    from ..context import Context
 
 # number/year at the end of a case number (after `normalize_case_number`: no leading zeros).
 _TAIL = re.compile(r"(?<![\d/])(\d{1,6})/(\d{2}(?:\d{2})?)$")
@@ -150,7 +150,7 @@ def _link_digest(conn: psycopg.Connection, digest_id: int, points_to: str | None
 # -- everything again ---------------------------------------------------------------------------
 
 
-def resolve_all(app: App) -> dict:
+def resolve_all(app: Context) -> dict:
     """Run the matching over everything (idempotent; the nightly upkeep's step): link every
     unlinked authority to the library and resolve its missing precedent (finals.link_library),
     reopen a resolved precedent whose ruling is gone, key every digest's pointer and link the

@@ -23,11 +23,11 @@ from ..errors import Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..paging import Page, listed, window
 from ..retrieval.terms import principle_term
 from ..store import synthesis as store
-from . import jsonable
+from ..store import jsonable
 from .vocabulary import free_text
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 STATUSES = ("pending_synthesis", "pending_review", "approved", "rejected")
 DECISIONS = {"approve": "approved", "reject": "rejected"}
@@ -45,7 +45,7 @@ def _shape(row: dict) -> dict:
     })  # fmt: skip
 
 
-def list_canonicals(app: App, status: str | None = None, page: Page | None = None) -> dict:
+def list_canonicals(app: Context, status: str | None = None, page: Page | None = None) -> dict:
     """Every canonical principle (or those of one status), with its statement, how many
     occurrences it has and how often the rulings it comes from are cited; one `page` of them
     by id with its `page` object (paging.py), or all when `page` is None."""
@@ -57,7 +57,7 @@ def list_canonicals(app: App, status: str | None = None, page: Page | None = Non
     return listed("canonical_principles", rows, page, _shape)
 
 
-def show(app: App, canonical_id: int) -> dict:
+def show(app: Context, canonical_id: int) -> dict:
     """One canonical principle with its occurrences (term, quote, page, the panel's votes) and
     every version of its statement."""
     with app.store.connection() as conn:
@@ -80,7 +80,7 @@ def show(app: App, canonical_id: int) -> dict:
     }  # fmt: skip
 
 
-def _gated(app: App, canonical_id: int, what: str, change) -> dict:
+def _gated(app: Context, canonical_id: int, what: str, change) -> dict:
     require_chair(app.principal, what)
     with refused_by_gate():
         with app.store.transaction() as conn:
@@ -91,7 +91,7 @@ def _gated(app: App, canonical_id: int, what: str, change) -> dict:
     return show(app, canonical_id)
 
 
-def review(app: App, canonical_id: int, decision: str, reason: str | None = None,
+def review(app: Context, canonical_id: int, decision: str, reason: str | None = None,
            expected_status: str | None = None) -> dict:  # fmt: skip
     """The chair approves or rejects a canonical principle's statement. `expected_status`: the
     status she saw; when it is no longer that, read under the row lock, nothing changes (Stale)."""
@@ -115,12 +115,12 @@ def review(app: App, canonical_id: int, decision: str, reason: str | None = None
     return _gated(app, canonical_id, f"{decision} of canonical principle {canonical_id}", change)
 
 
-def _embedded(app: App, text: str) -> tuple[np.ndarray, str]:
+def _embedded(app: Context, text: str) -> tuple[np.ndarray, str]:
     vector = np.asarray(app.embedder.embed_passages([text])[0], dtype=np.float32)
     return vector, app.embedder.id
 
 
-def edit(app: App, canonical_id: int, statement: str, reason: str | None = None) -> dict:
+def edit(app: Context, canonical_id: int, statement: str, reason: str | None = None) -> dict:
     """The chair's own wording of the statement: stored with its embedding in one transaction,
     recorded as a new version. A pending canonical moves to pending_review (she wrote it; she
     still approves it explicitly); an approved one stays approved."""
@@ -141,7 +141,7 @@ def edit(app: App, canonical_id: int, statement: str, reason: str | None = None)
     return _gated(app, canonical_id, f"editing canonical principle {canonical_id}", change)
 
 
-def revert(app: App, canonical_id: int, version: int | None = None,
+def revert(app: Context, canonical_id: int, version: int | None = None,
            reason: str | None = None) -> dict:  # fmt: skip
     """Restore an earlier statement (`version`; default: the one before the current), as a new
     version. Version 1 is the source wording."""
@@ -170,7 +170,7 @@ def revert(app: App, canonical_id: int, version: int | None = None,
     return _gated(app, canonical_id, f"reverting canonical principle {canonical_id}", change)
 
 
-def history(app: App, canonical_id: int) -> dict:
+def history(app: Context, canonical_id: int) -> dict:
     with app.store.connection() as conn:
         rows = store.versions(conn, canonical_id)
     if not rows:

@@ -28,7 +28,7 @@ from .methodology import merged_profile
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 MAX_FINAL_CHARS = 12_000
 MAX_BRIEF_CHARS = 6_000
@@ -60,7 +60,7 @@ class CuratorFindings(BaseModel):
     findings: list[CuratorFinding]
 
 
-def _brief_for(app: App, appeal_type: str | None, outcome: str | None) -> dict:
+def _brief_for(app: Context, appeal_type: str | None, outcome: str | None) -> dict:
     """What the writer reads for this case: the writing brief of its appeal type, or (a case
     without one) the universal methodology and the lessons that apply to any case."""
     if appeal_type:
@@ -97,7 +97,7 @@ def user_prompt(final_text: str, brief: dict) -> str:
     return f"<<<BRIEF\n{shown}\nBRIEF>>>\n\n<<<FINAL\n{final_text}\nFINAL>>>"
 
 
-def curate(app: App, case: str, model: ChatModel) -> dict:
+def curate(app: Context, case: str, model: ChatModel) -> dict:
     """Ask `model` for 3–5 tagged findings on the final of `case` and record the clean ones.
     Returns record_curator_findings' report plus `dropped_substance` (and `note` when nothing
     was recorded). A model failure (ProviderError) records nothing."""
@@ -149,7 +149,7 @@ def _tally(rows: list[dict]) -> dict:
             "acceptance_rate": _rate(approved, len(by_chair))}  # fmt: skip
 
 
-def stats(app: App) -> dict:
+def stats(app: Context) -> dict:
     """The curator's findings: how many per tag, the chair's acceptance rate (findings she
     approved / findings she decided: approved, rejected or vetoed), overall, per tag and per
     final. Read-only."""

@@ -18,7 +18,7 @@ from ..store import learning as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 SERIES = ("change_percent", "anti_pattern_total", "ratio_deviation", "stylometric_delta")
 LABELS = {
@@ -31,7 +31,7 @@ LABELS = {
 }
 
 
-def figures(app: App) -> dict:
+def figures(app: Context) -> dict:
     """Per analyzed final (in the order captured): when, which case, the four distances, the
     lesson pool's size then, and each block's percent changed; per block, its series."""
     with app.store.connection() as conn:
@@ -63,7 +63,7 @@ def figures(app: App) -> dict:
     return {"finals": finals, "blocks": blocks}
 
 
-def plot_svg(app: App) -> str:
+def plot_svg(app: Context) -> str:
     """The dashboard's plot as an SVG document (one point per history row in every series)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -36,7 +36,7 @@ from .lessons import _dedupe_key
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 STYLE_CATEGORIES = ("style", "structure", "legal_lexicon", "tabular", "phrase", "anti_pattern")
 # What the model is shown: the blocks that changed most (never the header, whose lines are the
@@ -236,7 +236,7 @@ class _Candidate:
     same_as: int | None = None  # index of an earlier candidate of this answer it repeats
 
 
-def distill(app: App, case: str, model: ChatModel, *, job_id: int | None = None) -> dict:
+def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = None) -> dict:
     """Ask `model` for the style lessons of the analyzed pair of `case`; keep those whose
     evidence is found; route substance to the chair; corroborate near-duplicates; store the rest
     as proposed. Returns {"proposed": [ids of proposed style lessons], "routed_to_chair",
@@ -285,7 +285,7 @@ def distill(app: App, case: str, model: ChatModel, *, job_id: int | None = None)
     return _write(app, case, pair, candidates, model.spec.name, job_id, report)
 
 
-def _find_duplicates(app: App, case: str, style: list[_Candidate]) -> None:
+def _find_duplicates(app: Context, case: str, style: list[_Candidate]) -> None:
     """Mark each style candidate that repeats an existing lesson of another case, or an earlier
     candidate of the same answer."""
     if not style:
@@ -309,7 +309,7 @@ def _find_duplicates(app: App, case: str, style: list[_Candidate]) -> None:
             candidate.same_as = match[0]["index"] if match else None
 
 
-def _write(app: App, case: str, pair: dict, candidates: list[_Candidate], model_name: str,
+def _write(app: Context, case: str, pair: dict, candidates: list[_Candidate], model_name: str,
            job_id: int | None, report: dict) -> dict:  # fmt: skip
     actor = app.principal.actor
     with app.store.transaction() as conn:

@@ -32,7 +32,7 @@ from ..providers.models.base import KEY_VARIABLES
 from ..store import engine as store
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 # stage -> (its variable, how many models, what it does: for the message)
 STAGES = {
@@ -79,7 +79,7 @@ def public_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def recorder(app: App, *, case: str | None = None, job_id: int | None = None,
+def recorder(app: Context, *, case: str | None = None, job_id: int | None = None,
              lease: Lease | None = None) -> Recorder:  # fmt: skip
     """A Recorder that writes each call to `model_calls` (case and job attached) in its own
     transaction, and renews `lease` with it. Returns the call's `model_calls` id (a panel's
@@ -119,7 +119,7 @@ def _spec_text(specs: list[ModelSpec]) -> str:
 
 
 def configured(
-    app: App, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None,
+    app: Context, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Models:  # fmt: skip
     """The configured models, each recording its calls for `case` / `job_id`. A malformed spec
@@ -174,7 +174,7 @@ PRINCIPLE_PANEL = "LEGAL_AI_PRINCIPLE_PANEL"
 
 
 def single_model(
-    app: App, variable: str, value: str | None, purpose: str, *,
+    app: Context, variable: str, value: str | None, purpose: str, *,
     environ: Mapping[str, str] | None = None, **record: Any,
 ) -> tuple[ChatModel | None, str | None]:  # fmt: skip
     """The one model a setting names (`value` of `variable`), recording its calls with `record`
@@ -193,7 +193,7 @@ def single_model(
 
 
 def principle_panel(
-    app: App, *, job_id: int | None = None, environ: Mapping[str, str] | None = None
+    app: Context, *, job_id: int | None = None, environ: Mapping[str, str] | None = None
 ) -> list[ChatModel]:
     """The three models of the principle panel (LEGAL_AI_PRINCIPLE_PANEL), recording their calls
     like the other stages. Fewer than three configured (or a key absent) is InvalidInput naming

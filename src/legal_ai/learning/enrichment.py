@@ -43,19 +43,19 @@ from ..store import enrichment as store
 from ..store import items as sql_items
 from ..text.citations import extract as citations
 from ..text.hebrew import clean_value, normalize
-from . import jsonable
+from ..store import jsonable
 from . import vocabulary as vocab
 from .distill import find_span
 from .engine import Lease, single_model
 from .grounding import NUMBER
-from .jobs import drain, retry_later, worker_id
+from ..jobqueue import drain, retry_later, worker_id
 from .synthesis import Sentence, ungrounded
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ def _target(job: dict) -> tuple[int, str]:
 
 
 def enricher(
-    app: App, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None,
+    app: Context, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> tuple[ChatModel | None, str | None]:  # fmt: skip
     """The model of LEGAL_AI_ENRICHER recording its calls (case, job, the lease renewed); None and
@@ -212,7 +212,7 @@ class _Lost(Exception):
     """The job is no longer this worker's: what it wrote is rolled back."""
 
 
-def process(app: App, job: dict, *, worker: str,
+def process(app: Context, job: dict, *, worker: str,
             environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
     """Run one claimed job and settle it. Returns {"id", "doc_id", "case_number", "status",
     "enrichment_id", "refused", "error", "waiting_for"}."""
@@ -273,7 +273,7 @@ def process(app: App, job: dict, *, worker: str,
         return outcome
 
 
-def run(app: App, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None,
+def run(app: Context, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None,
         environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
     """Drain the ready enrichment jobs in this process, as the agent `enricher`: {"jobs",
     "proposed", "refused", "failed", "pending", "waiting_for"}. Without a model every job waits
@@ -322,7 +322,7 @@ def _state(status: str | None, waiting_for: str | None, error: str | None, attem
     return "not queued: stored before enrichment on arrival (the nightly upkeep queues it)"
 
 
-def work_pass(app: App, *, worker: str, should_stop: Callable[[], bool] | None = None,
+def work_pass(app: Context, *, worker: str, should_stop: Callable[[], bool] | None = None,
               environ: Mapping[str, str] | None = None,
               echo: Callable[[str], None] = print) -> int:  # fmt: skip
     """One pass of `legal-ai worker` over the enrichment queue: a line per settled job. Returns
@@ -349,7 +349,7 @@ def _shape(row: dict, *, full: bool = False) -> dict:
     return jsonable({k: row[k] for k in keys})
 
 
-def list_enrichments(app: App, status: str | None = None, page: Page | None = None) -> dict:
+def list_enrichments(app: Context, status: str | None = None, page: Page | None = None) -> dict:
     """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
@@ -359,7 +359,7 @@ def list_enrichments(app: App, status: str | None = None, page: Page | None = No
     return listed("enrichments", rows, page, _shape)
 
 
-def show(app: App, enrichment_id: int) -> dict:
+def show(app: Context, enrichment_id: int) -> dict:
     with app.store.connection() as conn:
         row = store.get(conn, enrichment_id)
     if row is None:
@@ -367,7 +367,7 @@ def show(app: App, enrichment_id: int) -> dict:
     return _shape(row, full=True)
 
 
-def review(app: App, enrichment_id: int, decision: str, reason: str | None = None,
+def review(app: Context, enrichment_id: int, decision: str, reason: str | None = None,
            expected_status: str | None = None) -> dict:  # fmt: skip
     """The chair approves a proposal (its headnote, summary and tags are written into the
     decision) or rejects it (nothing is written). `expected_status`: the status she saw; when it

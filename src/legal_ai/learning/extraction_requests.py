@@ -23,14 +23,14 @@ from ..store import work_requests
 from .principle_jobs import CORPUS_OF, KIND, key_of
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 KIND_OF = {corpus: kind for kind, corpus in CORPUS_OF.items()}  # corpus -> case_law.source_kind
 MAX_OPEN_PER_AGENT = 20  # an agent's extraction requests not yet run, at most
 RETRY_AFTER_S = 300
 
 
-def request(app: App, *, corpus: str | None = None, doc_id: str | None = None,
+def request(app: Context, *, corpus: str | None = None, doc_id: str | None = None,
             all: bool = False) -> dict:  # fmt: skip
     """Queue the extraction of one named item (`doc_id`, in `corpus` or either), of a whole
     `corpus`, or of `all` (those two: the chair's or the operator's), one job per item and

@@ -14,14 +14,14 @@ from ..errors import InvalidInput, NotFound
 from ..paging import Page, listed
 from ..store import items as sql_items
 from ..store import learning as store
-from . import jsonable
+from ..store import jsonable
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 
-def record(app: App, category: str, text: str, *, case: str | None = None,
+def record(app: Context, category: str, text: str, *, case: str | None = None,
            block: str | None = None) -> dict:  # fmt: skip
     category = vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category", required=True)
     text = vocab.free_text(text, "feedback text")
@@ -35,7 +35,7 @@ def record(app: App, category: str, text: str, *, case: str | None = None,
     return jsonable(row)
 
 
-def list_feedback(app: App, *, case: str | None = None, category: str | None = None,
+def list_feedback(app: Context, *, case: str | None = None, category: str | None = None,
                   limit: int = 50, offset: int = 0) -> dict:  # fmt: skip
     """Newest first, `limit` (1..500) after `offset`, with the answer's `page` object
     (paging.py: where the next page starts)."""
@@ -47,7 +47,7 @@ def list_feedback(app: App, *, case: str | None = None, category: str | None = N
     return listed("feedback", rows, page, jsonable)
 
 
-def weekly_summary(app: App, *, days: int = 7, now: dt.datetime | None = None) -> dict:
+def weekly_summary(app: Context, *, days: int = 7, now: dt.datetime | None = None) -> dict:
     """The last `days` days of feedback (up to `now`, default the clock), grouped by category
     and block (most frequent first)."""
     until = now or dt.datetime.now(dt.UTC)
@@ -74,7 +74,7 @@ def weekly_summary(app: App, *, days: int = 7, now: dt.datetime | None = None) -
 MAX_WEEKS = 104
 
 
-def by_week(app: App, weeks: int = 12) -> dict:
+def by_week(app: Context, weeks: int = 12) -> dict:
     """Feedback by category per week over the last `weeks` weeks (ISO weeks, Monday to Sunday,
     in UTC; this week included): every week is listed, oldest first, with a count for every
     category (zero when none), so the series has no holes."""

@@ -28,17 +28,17 @@ from ..text import blocks as text_blocks
 from ..text import citations as text_citations
 from ..text import extract
 from . import jobs as learning_jobs
-from . import jsonable
+from ..store import jsonable
 from . import vocabulary as vocab
 from .alignment import align, block_shares, count_phrases, ratio_deviation
 from .methodology import merged_profile
 from .stylometry import burrows_delta, measure_corpus_ratios
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 
-def read_decision(app: App, path: Path | str, name: str | None = None) -> extract.Extracted:
+def read_decision(app: Context, path: Path | str, name: str | None = None) -> extract.Extracted:
     """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big).
     `name` is what messages call the file (an upload's own name, not its temp path)."""
     path = Path(path)
@@ -63,7 +63,7 @@ def segment(conn, text: str) -> text_blocks.Segmentation:
 
 
 def add_draft(
-    app: App,
+    app: Context,
     case: str,
     path: Path | str,
     *,
@@ -145,7 +145,7 @@ def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict, na
 
 
 def upload_final(
-    app: App,
+    app: Context,
     case: str,
     path: Path | str,
     *,
@@ -263,7 +263,7 @@ def upload_final(
     }
 
 
-def _unchanged(app: App, case: str, pair: dict) -> dict:
+def _unchanged(app: Context, case: str, pair: dict) -> dict:
     with app.store.connection() as conn:
         cites = store.citations_of(conn, pair["case_law_id"])
         searchable = all(
@@ -392,7 +392,7 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
     return analysis, history
 
 
-def history(app: App, page: Page | None = None) -> dict:
+def history(app: Context, page: Page | None = None) -> dict:
     """The style-distance rows by id; one `page` with its `page` object (paging.py), or all
     when `page` is None."""
     limit, offset = window(page)
@@ -400,7 +400,7 @@ def history(app: App, page: Page | None = None) -> dict:
         return listed("rows", store.history(conn, limit=limit, offset=offset), page, jsonable)
 
 
-def pairs(app: App, page: Page | None = None) -> dict:
+def pairs(app: Context, page: Page | None = None) -> dict:
     """Every draft/final pair and its status, with the copy-policy report of its draft
     (`copy_report`, and `copy_summary`: passages per kind, citations per status); one `page`
     of them by id with its `page` object (paging.py), or all when `page` is None."""
@@ -415,7 +415,7 @@ def pairs(app: App, page: Page | None = None) -> dict:
     return listed("pairs", rows, page, shape)
 
 
-def missing_precedents(app: App) -> dict:
+def missing_precedents(app: Context) -> dict:
     """Rulings our finals cite that the library does not hold (open)."""
     with app.store.connection() as conn:
         return {"missing_precedents": [jsonable(r) for r in store.missing_precedents(conn)]}

@@ -26,7 +26,7 @@ from .methodology import merged_profile
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 MAX_FINALS = 8  # the most recent finals in the sample
 MAX_CHARS_PER_FINAL = 3_500
@@ -113,7 +113,7 @@ def _free_path(folder: Path, stem: str) -> Path:
     return folder / candidate
 
 
-def propose(app: App, model: ChatModel) -> dict:
+def propose(app: Context, model: ChatModel) -> dict:
     """Ask `model` to describe the chair's prose from her finals; write the dated proposal
     (JSON + Markdown) under $LEGAL_AI_HOME/proposals/ and return it with the files' paths. The
     methodology is not touched."""

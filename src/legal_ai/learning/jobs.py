@@ -33,16 +33,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..auth import system_principal
 from ..errors import AppError, Scrubber
+from ..jobqueue import backoff, worker_id
 from ..store import engine as store
 from ..store import learning as learning_store
-from . import jsonable
+from ..store import jsonable
 from . import vocabulary as vocab
 from .engine import Lease, Models, configured
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..services import App
+    from ..context import Context
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +51,6 @@ KIND = "learning"
 ENGINE = system_principal("learning-engine")
 STAGE_ORDER = ("distill", "panel", "curator")
 MODEL_OF = {"distill": "distiller", "panel": "style_panel", "curator": "curator"}
-BACKOFF_S = 30.0  # first retry after 30 s, then 60, 120, ... (capped)
-MAX_BACKOFF_S = 3600.0
 NO_VOTES = {"auto_approved": 0, "needs_chair": 0, "rejected": 0}
 
 
@@ -81,11 +80,7 @@ def enqueue(conn, case: str, final_hash: str) -> dict | None:
     return store.enqueue(conn, KIND, case, job_key(case, final_hash))
 
 
-def worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-def _engine(app: App) -> App:
+def _engine(app: Context) -> Context:
     return app if app.principal == ENGINE else app.acting_as(ENGINE)
 
 
@@ -94,7 +89,7 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _distillable(app: App, case: str) -> bool:
+def _distillable(app: Context, case: str) -> bool:
     """Whether the case's pair has the block alignment of our draft and her final (a final
     without our draft has nothing to distill from)."""
     with app.store.connection() as conn:
@@ -116,7 +111,7 @@ def _blocked(stages: dict, distillable: bool, models: Models) -> list[str]:
     return reasons
 
 
-def _call(stages: Stages, stage: str, app: App, case: str, models: Models, ids: list[int],
+def _call(stages: Stages, stage: str, app: Context, case: str, models: Models, ids: list[int],
           job: dict) -> dict:  # fmt: skip
     if stage == "distill":
         return stages.distill(app, case, models.distiller, job_id=job["id"])
@@ -125,57 +120,8 @@ def _call(stages: Stages, stage: str, app: App, case: str, models: Models, ids: 
     return stages.curate(app, case, models.curator)
 
 
-def _backoff(attempt: int) -> float:
-    return min(BACKOFF_S * 2 ** max(0, attempt - 1), MAX_BACKOFF_S)
-
-
-# -- what every job kind's drain shares (principles, enrichment, ocr) ----------------------------
-
-
-def drain(engine: App, kind: str, reason: str | None,
-          process_one: Callable[[dict], dict], *, worker: str,
-          should_stop: Callable[[], bool] | None = None) -> tuple[list[dict], list[dict], list[dict]]:  # fmt: skip
-    """One pass over the ready jobs of `kind`: fail those abandoned on their last attempt,
-    queue again the waiting ones whose `reason` (what to configure; None: nothing) changed, then
-    claim and `process_one` each ready job until none is left or `should_stop()`. Returns
-    (outcomes, abandoned jobs, jobs still open)."""
-    with engine.store.transaction() as conn:
-        abandoned = store.fail_abandoned(conn, kind=kind)
-        again = [j["id"] for j in store.waiting_jobs(conn, kind=kind)
-                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
-        if again:
-            store.requeue(conn, again)
-    outcomes = []
-    while not (should_stop and should_stop()):
-        with engine.store.transaction() as conn:
-            job = store.claim(conn, worker, engine.settings.job_lease_s, kind=kind)
-        if job is None:
-            break
-        outcomes.append(process_one(job))
-    with engine.store.connection() as conn:
-        pending = store.open_jobs(conn, kind=kind)
-    return outcomes, abandoned, pending
-
-
-def retry_later(app: App, job: dict, worker: str, exc: Exception, what: str,
-                result: dict | None = None) -> tuple[str, str]:  # fmt: skip
-    """A claimed job's attempt failed with `exc`: queued again with backoff while attempts
-    remain, else failed. Returns (its status, or "lost" when another worker has it; the error
-    as said to the user — an AppError's message, else "internal error in `what`" with the
-    traceback in the log)."""
-    if isinstance(exc, AppError):
-        error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error and shown: scrubbed
-    else:
-        logger.error("%s job %s failed", what, job["id"], exc_info=exc)
-        error = f"internal error in {what} ({type(exc).__name__})"
-    with app.store.transaction() as conn:
-        row = store.retry_or_fail(conn, job["id"], worker, job["attempts"], error, result or {},
-                                  _backoff(job["attempts"]))  # fmt: skip
-    return (row["status"] if row else "lost"), error
-
-
 def process(
-    app: App, job: dict, *, worker: str, stages: Stages | None = None,
+    app: Context, job: dict, *, worker: str, stages: Stages | None = None,
     should_stop: Callable[[], bool] | None = None, environ: Mapping[str, str] | None = None,
 ) -> dict:  # fmt: skip
     """Run the stages of a claimed job and settle it (done, waiting, retried or failed).
@@ -230,7 +176,7 @@ def process(
         outcome["error"] = error
         with engine.store.transaction() as conn:
             row = store.retry_or_fail(conn, job["id"], worker, attempt, error, {"stages": done},
-                                      _backoff(attempt))  # fmt: skip
+                                      backoff(attempt))  # fmt: skip
         return settle(row["status"] if row else "lost", row)
 
     reasons = _blocked(done, distillable, models)
@@ -272,7 +218,7 @@ def _reason(job: dict) -> str:
 
 
 def run(
-    app: App, case: str | None = None, *, stages: Stages | None = None, worker: str | None = None,
+    app: Context, case: str | None = None, *, stages: Stages | None = None, worker: str | None = None,
     should_stop: Callable[[], bool] | None = None, environ: Mapping[str, str] | None = None,
 ) -> dict:  # fmt: skip
     """Drain the ready learning jobs (all, or `case`'s) in this process and report:
@@ -297,7 +243,7 @@ def run(
     return _report(engine, case, probe, outcomes, abandoned, since)
 
 
-def _report(app: App, case: str | None, probe: Models, outcomes: list[dict],
+def _report(app: Context, case: str | None, probe: Models, outcomes: list[dict],
             abandoned: list[dict], since) -> dict:  # fmt: skip
     def total(stage: str, key: str) -> int:
         return sum(int((o["ran"].get(stage) or {}).get(key) or 0) for o in outcomes)
@@ -351,7 +297,7 @@ def _report(app: App, case: str | None, probe: Models, outcomes: list[dict],
     }
 
 
-def jobs(app: App, case: str | None = None) -> dict:
+def jobs(app: Context, case: str | None = None) -> dict:
     """Every learning job (all, or `case`'s), oldest first."""
     case = vocab.case_number(case) if case else None
     with app.store.connection() as conn:
@@ -359,111 +305,7 @@ def jobs(app: App, case: str | None = None) -> dict:
     return {"jobs": [jsonable(r) for r in rows]}
 
 
-def work(
-    app: App, *, once: bool = False, poll: float = 5.0, echo: Callable[[str], None] = print,
-    should_stop: Callable[[], bool] = lambda: False, stages: Stages | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> int:  # fmt: skip
-    """The worker loop (`legal-ai worker`): a pass over the ready jobs, then a pause of `poll`
-    seconds, until `should_stop()` (SIGTERM/SIGINT: the job in hand is settled first) or, with
-    `once`, after one pass. Returns how many jobs it settled."""
-    from ..ingest import ocr_jobs
-    from . import enrichment, principle_jobs
-
-    worker = worker_id()
-    echo(f"worker {worker}: started")
-    settled = 0
-    while True:
-        report = run(app, stages=stages, worker=worker, should_stop=should_stop, environ=environ)
-        for job in report["jobs"]:
-            settled += 1
-            echo(_job_line(job))
-        # Then the scans that arrived, read by OCR (ingest/ocr_jobs): a ruling read this way
-        # queues its principles, extracted just below.
-        scanned = ocr_jobs.run(app, worker=worker, should_stop=should_stop)
-        for job in scanned["jobs"]:
-            settled += 1
-            echo(ocr_jobs.job_line(job))
-        # Then the principles of rulings and decisions that arrived (learning/principle_jobs).
-        extracted = principle_jobs.run(app, worker=worker, should_stop=should_stop,
-                                       environ=environ)  # fmt: skip
-        for job in extracted["jobs"]:
-            settled += 1
-            echo(principle_jobs.job_line(job))
-        # The headnote, summary and tags of internal decisions that arrived (learning/enrichment).
-        settled += enrichment.work_pass(app, worker=worker, should_stop=should_stop,
-                                        environ=environ, echo=echo)  # fmt: skip
-        settled += _synthesize(app, echo)
-        settled += _voice(app, echo)
-        # Then the scheduled jobs that are due (schedule.py: each once, one process at a time).
-        settled += _scheduled(app, worker, echo)
-        if once or should_stop():
-            break
-        deadline = time.monotonic() + poll
-        while time.monotonic() < deadline and not should_stop():
-            time.sleep(min(0.2, poll))
-        if should_stop():
-            break
-    waiting = [p for p in report["pending"] + extracted["pending"] + scanned["pending"]
-               if p["status"] == "waiting"]  # fmt: skip
-    if waiting:
-        echo(f"{len(waiting)} job(s) waiting: {waiting[0]['reason']}")
-    echo(f"worker {worker}: stopped after {settled} job(s)")
-    return settled
-
-
-def _synthesize(app: App, echo: Callable[[str], None]) -> int:
-    """The canonical statements pending synthesis, when LEGAL_AI_SYNTHESIZER is set (the worker
-    keeps them from waiting for a person); a failure is reported and left for the next pass."""
-    from ..store import synthesis as synthesis_store
-    from . import synthesis
-
-    if not (app.settings.synthesizer or "").strip():
-        return 0
-    with app.store.connection() as conn:
-        if not synthesis_store.pending(conn):
-            return 0
-    try:
-        report = synthesis.synthesize(app)
-    except AppError as exc:
-        echo(f"canonical synthesis: {exc}")
-        return 0
-    echo(f"canonical synthesis: attempted {report['attempted']}, accepted {report['accepted']}, "
-         f"abstained {report['abstained']}, drift rejected {report['drift_rejected']}")  # fmt: skip
-    return report["attempted"]
-
-
-def _voice(app: App, echo: Callable[[str], None]) -> int:
-    """The voice documents of the cases the chair marked exemplary, when LEGAL_AI_VOICE_WRITER
-    is set (knowledge/voice.py); a model that fails leaves its case queued for the next pass."""
-    from ..knowledge import voice
-    from ..store import voice as voice_store
-
-    if not (app.settings.voice_writer or "").strip():
-        return 0
-    with app.store.connection() as conn:
-        if not voice_store.queued(conn):
-            return 0
-    try:
-        report = voice.run(app)
-    except AppError as exc:
-        echo(f"voice documents: {exc}")
-        return 0
-    echo(f"voice documents: written {len(report['written'])}, refused {len(report['refused'])}, "
-         f"failed {len(report['failed'])}"
-         + (f" — {report['missing']}" if report["missing"] else ""))  # fmt: skip
-    return len(report["written"]) + len(report["refused"])
-
-
-def _scheduled(app: App, worker: str, echo: Callable[[str], None]) -> int:
-    """The scheduled jobs due now (schedule.py), run one after another; a failing job is
-    recorded and retried later and never stops the worker."""
-    from .. import schedule
-
-    return schedule.worker_pass(app, worker=worker, echo=echo)
-
-
-def _job_line(job: dict) -> str:
+def job_line(job: dict) -> str:
     ran = job["ran"]
     parts = []
     if "distill" in ran:

@@ -28,11 +28,11 @@ from ..store import items as sql_items
 from ..store import learning as store
 from ..store.db import WORKER_ROLE
 from ..text.hebrew import normalize
-from . import jsonable
+from ..store import jsonable
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 SOURCES = ("distillation", "curator", "chair", "panel")
 DECISIONS = {"approve": "approved", "reject": "rejected", "veto": "vetoed",
@@ -66,7 +66,7 @@ def _gate_error(exc: psycopg.Error) -> InvalidInput:
 
 
 def propose(
-    app: App, case: str | None, category: str, text: str, *, source: str = "distillation",
+    app: Context, case: str | None, category: str, text: str, *, source: str = "distillation",
     block: str | None = None, appeal_type: str | None = None, outcome: str | None = None,
 ) -> dict:  # fmt: skip
     """Record a proposed lesson (retry-safe: the same lesson twice is one row). A lesson the
@@ -86,7 +86,7 @@ def propose(
         raise _gate_error(exc) from None
 
 
-def _insert(app: App, case: str | None, category: str, text: str, source: str,
+def _insert(app: Context, case: str | None, category: str, text: str, source: str,
             block: str | None, appeal_type: str | None, outcome: str | None,
             decided: dict) -> dict:  # fmt: skip
     with app.store.transaction() as conn:
@@ -114,7 +114,7 @@ BULK_MAX = 500
 
 
 def review(
-    app: App, lesson_id: int, decision: str, *, reason: str | None = None,
+    app: Context, lesson_id: int, decision: str, *, reason: str | None = None,
     expected_status: str | None = None,
 ) -> dict:  # fmt: skip
     """The chair's decision on a lesson: approve, reject or veto. Only the chair decides here
@@ -147,7 +147,7 @@ def review(
 
 
 def edit(
-    app: App, lesson_id: int, *, text: str | None = None, category: str | None = None,
+    app: Context, lesson_id: int, *, text: str | None = None, category: str | None = None,
     expected_status: str | None = "proposed",
 ) -> dict:  # fmt: skip
     """The chair's edit of a lesson's text and/or category before she decides it (approve with
@@ -184,7 +184,7 @@ def edit(
     return jsonable(row)
 
 
-def bulk_review(app: App, ids: list[int], decision: str, *, reason: str | None = None) -> dict:
+def bulk_review(app: Context, ids: list[int], decision: str, *, reason: str | None = None) -> dict:
     """The chair's decision on many lessons at once: approve or reject proposed lessons, or veto
     approved ones. Each lesson is its own transaction (one refusal does not undo the others);
     a lesson no longer in the status the page showed (decided meanwhile), unknown, or refused by
@@ -230,12 +230,12 @@ def panel_models(models) -> str:
     return "panel:" + "+".join(models)
 
 
-def decide_by_panel(app: App, lesson_id: int, verdicts: list[dict]) -> dict:
+def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
     """The system's panel on a proposed style lesson it distilled: two verdicts [{model, vote,
     reason, model_call_id}], each naming the `model_calls` row of the call this worker made.
     2/2 approve → approved by the panel (reversible by the chair's veto); 2/2 reject → rejected;
     a split → the chair decides. Only the worker's own stage calls this (a request never acts as
-    the system: App.acting_as refuses it); the database checks the same — the role, the calls,
+    the system: Context.acting_as refuses it); the database checks the same — the role, the calls,
     the count — and computes the outcome and `panel_models` from the verdict rows."""
     if app.principal.kind != "worker":
         raise Forbidden("a panel verdict is the system's own: only the worker's panel records one")
@@ -296,7 +296,7 @@ def panel_may_vote(lesson: dict) -> bool:
 _TAG_RE = re.compile(r"^\s*\[(?P<tag>[^\]]+)\]\s*(?P<text>.+)$", re.S)
 
 
-def record_curator_findings(app: App, case: str, findings: list[str]) -> dict:
+def record_curator_findings(app: Context, case: str, findings: list[str]) -> dict:
     """3–5 tagged findings ([סגנון], [מבנה], [לקסיקון משפטי], [טבלאי]) as proposed lessons
     with source `curator`; recording the same findings again adds nothing."""
     if not isinstance(findings, list) or not 3 <= len(findings) <= 5:
@@ -320,7 +320,7 @@ def record_curator_findings(app: App, case: str, findings: list[str]) -> dict:
     }
 
 
-def list_lessons(app: App, status: str | None = None, case: str | None = None,
+def list_lessons(app: Context, status: str | None = None, case: str | None = None,
                  page: Page | None = None) -> dict:  # fmt: skip
     """The lessons by id (of one status, of one case); one `page` of them with its `page`
     object (paging.py), or all when `page` is None."""
@@ -333,7 +333,7 @@ def list_lessons(app: App, status: str | None = None, case: str | None = None,
     return listed("lessons", rows, page, jsonable)
 
 
-def promote(app: App, case: str, lesson_ids: list[int], phrases: list[str] | None = None) -> dict:
+def promote(app: Context, case: str, lesson_ids: list[int], phrases: list[str] | None = None) -> dict:
     """Fold the lessons and phrases the chair chose from an analyzed pair into the methodology
     profile (the case's appeal type, else universal) and move the pair to `lessons_folded`.
     Choosing a proposed lesson here is the chair approving it."""

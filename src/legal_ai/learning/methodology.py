@@ -19,7 +19,7 @@ from ..text.hebrew import clean_text
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 PROFILE_KEYS = ("blocks", "golden_ratios", "discussion_rules", "content_checklists",
                 "transition_phrases", "anti_patterns", "voice_invariants", "lessons")  # fmt: skip
@@ -145,7 +145,7 @@ def merged_profile(conn, appeal_type: str | None) -> dict:
     return profile
 
 
-def show(app: App, appeal_type: str = "universal") -> dict:
+def show(app: Context, appeal_type: str = "universal") -> dict:
     appeal_type = _profile_key(appeal_type)
     with app.store.connection() as conn:
         row = store.get_profile(conn, appeal_type)
@@ -161,7 +161,7 @@ def _profile_key(appeal_type: str) -> str:
     return vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type", required=True)
 
 
-def edit(app: App, appeal_type: str, changes: dict, *, reason: str = "edit") -> dict:
+def edit(app: Context, appeal_type: str, changes: dict, *, reason: str = "edit") -> dict:
     """Replace the given top-level keys of a profile (the chair's edit), as a new version."""
     require_chair(app.principal, "editing the methodology")
     actor = app.principal.actor
@@ -179,7 +179,7 @@ def edit(app: App, appeal_type: str, changes: dict, *, reason: str = "edit") -> 
 
 
 # -- versions: history, diff, restore ------------------------------------------------------------
-def history(app: App, appeal_type: str) -> dict:
+def history(app: Context, appeal_type: str) -> dict:
     """Every saved version of a profile, newest first: version, who saved it, why, when."""
     appeal_type = _profile_key(appeal_type)
     with app.store.connection() as conn:
@@ -207,7 +207,7 @@ def _version(conn, appeal_type: str, number: Any) -> dict:
     return row
 
 
-def diff(app: App, appeal_type: str, a: int, b: int) -> dict:
+def diff(app: Context, appeal_type: str, a: int, b: int) -> dict:
     """What changed from version `a` to version `b` of a profile: one entry per top-level key
     whose value differs, with its whole value before and after (None where the key is absent);
     keys in the profile's order, then any others alphabetically."""
@@ -225,7 +225,7 @@ def diff(app: App, appeal_type: str, a: int, b: int) -> dict:
     return {"appeal_type": appeal_type, "a": a, "b": b, "changes": changes}
 
 
-def restore(app: App, appeal_type: str, version: int, reason: str | None = None) -> dict:
+def restore(app: Context, appeal_type: str, version: int, reason: str | None = None) -> dict:
     """The chair's one-click restore: a NEW version whose profile is that of `version` (history
     is never rewritten). A folded lesson that is no longer approved (vetoed since) is not
     brought back; the answer lists it under `dropped_lessons`."""

@@ -27,7 +27,7 @@ from . import lessons, panel_audit
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 SYSTEM = """You are one of two independent reviewers of a proposed lesson for the writing brief \
 of a Hebrew-speaking appeals-committee chair. The brief teaches a writer her voice: how she \
@@ -61,7 +61,7 @@ def prompt(lesson: dict) -> str:
     return "<<<LESSON\n" + json.dumps(shown, ensure_ascii=False, indent=1) + "\nLESSON>>>"
 
 
-def _escalate(app: App, lesson: dict, reason: str) -> bool:
+def _escalate(app: Context, lesson: dict, reason: str) -> bool:
     """Flag a still-proposed lesson for the chair after a panel failure (audited)."""
     with app.store.transaction() as conn:
         current = store.get_lesson(conn, lesson["id"], lock=True)
@@ -73,7 +73,7 @@ def _escalate(app: App, lesson: dict, reason: str) -> bool:
     return True
 
 
-def vote(app: App, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
+def vote(app: Context, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
     """Put each proposed style lesson of `lesson_ids` to the two models of `panel`. Returns
     {"auto_approved", "needs_chair", "rejected", "skipped", "model_failures", "lessons":
     [{id, outcome}]}; `needs_chair` counts splits and model failures."""
@@ -98,7 +98,7 @@ def vote(app: App, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
     return report
 
 
-def _vote_one(app: App, lesson: dict, panel: list[ChatModel]) -> str:
+def _vote_one(app: Context, lesson: dict, panel: list[ChatModel]) -> str:
     votes = []
     for model in panel:
         try:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..store import panel_audit as store
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 STYLE_FIELDS = ("at", "lesson_id", "case_number", "category", "outcome", "votes",
                 "model_calls", "text")  # fmt: skip
@@ -27,7 +27,7 @@ FILES = {"style": ("style-panel.csv", STYLE_FIELDS),
          "principle": ("principle-panel.csv", PRINCIPLE_FIELDS)}  # fmt: skip
 
 
-def folder(app: App) -> Path:
+def folder(app: Context) -> Path:
     return app.settings.home / "audit"
 
 
@@ -38,7 +38,7 @@ def _row(fields: tuple[str, ...], row: dict) -> dict:
     return out
 
 
-def _append(app: App, kind: str, rows: list[dict]) -> None:
+def _append(app: Context, kind: str, rows: list[dict]) -> None:
     if not rows:
         return
     name, fields = FILES[kind]
@@ -52,19 +52,19 @@ def _append(app: App, kind: str, rows: list[dict]) -> None:
         writer.writerows(_row(fields, r) for r in rows)
 
 
-def style_decision(app: App, lesson_id: int) -> None:
+def style_decision(app: Context, lesson_id: int) -> None:
     """Append the style panel's decision on one lesson."""
     with app.store.connection() as conn:
         _append(app, "style", store.style_decisions(conn, lesson_id))
 
 
-def principle_decision(app: App, principle_id: int) -> None:
+def principle_decision(app: Context, principle_id: int) -> None:
     """Append the principle panel's decision on one principle it just voted on."""
     with app.store.connection() as conn:
         _append(app, "principle", store.principle_decisions(conn, principle_id))
 
 
-def rebuild(app: App) -> dict:
+def rebuild(app: Context) -> dict:
     """Write both files again from the database (each replaced whole, atomically): {"style":
     n, "principle": n, "folder"}."""
     with app.store.connection() as conn:

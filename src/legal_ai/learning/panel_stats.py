@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from ..store import engine_lessons as engine_store
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 CATEGORIES = ("approve", "reject")
 
@@ -102,7 +102,7 @@ def _chair_decision(row: dict) -> str | None:
     return decision
 
 
-def stats(app: App) -> dict:
+def stats(app: Context) -> dict:
     """{"items", "agreement", "kappa", "ac1", "coverage", "reversal_rate"} (and `sent`,
     `panel_decided`, `escalated`, `by_model`): the panel against the chair. Read-only."""
     with app.store.connection() as conn:

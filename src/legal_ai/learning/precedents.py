@@ -15,16 +15,17 @@ from ..errors import InvalidInput, NotFound
 from ..ingest.sources import IngestItem, SourceError, read_source
 from ..retrieval.terms import court_of_case_number
 from ..store import learning as store
-from . import finals, jsonable
+from ..store import jsonable
+from . import finals
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
-    from ..services import App
+    from ..context import Context
 
 FIELDS = ("title", "court", "case_number", "decided_on", "practice_area")
 
 
-def missing(app: App, authority_id: int) -> dict:
+def missing(app: Context, authority_id: int) -> dict:
     """One missing precedent with what its citation says: the case number (its ref) and the
     court the proceeding type is heard in — what the upload form is prefilled with."""
     with app.store.connection() as conn:
@@ -35,7 +36,7 @@ def missing(app: App, authority_id: int) -> dict:
 
 
 def upload_ruling(
-    app: App, authority_id: int, path: Path, *, source_name: str, **meta: Any
+    app: Context, authority_id: int, path: Path, *, source_name: str, **meta: Any
 ) -> dict:  # fmt: skip
     """Ingest `path` (PDF, DOCX, TXT, MD) as the ruling of missing precedent `authority_id`
     with `meta` (title, court, case_number, decided_on, practice_area; the case number defaults

@@ -26,14 +26,14 @@ from ..corpora import get_corpus
 from ..errors import InvalidInput
 from ..store import engine as store
 from ..store import items as sql_items
-from . import jsonable
+from ..store import jsonable
 from .engine import principle_panel
-from .jobs import drain, retry_later, worker_id
+from ..jobqueue import drain, retry_later, worker_id
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..services import App
+    from ..context import Context
 
 
 KIND = "principles"
@@ -66,7 +66,7 @@ def _target(job: dict) -> tuple[int, str]:
     return int(item_id), content_hash
 
 
-def panel_reason(app: App, environ: Mapping[str, str] | None = None) -> str | None:
+def panel_reason(app: Context, environ: Mapping[str, str] | None = None) -> str | None:
     """What to set before the panel can run (None: it can)."""
     try:
         principle_panel(app, environ=environ)
@@ -75,7 +75,7 @@ def panel_reason(app: App, environ: Mapping[str, str] | None = None) -> str | No
     return None
 
 
-def process(app: App, job: dict, *, worker: str,
+def process(app: Context, job: dict, *, worker: str,
             environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
     """Run one claimed job and settle it. Returns {"id", "doc_id", "status", "report", "error",
     "waiting_for"}."""
@@ -117,7 +117,7 @@ def process(app: App, job: dict, *, worker: str,
         return outcome
 
 
-def run(app: App, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None,
+def run(app: Context, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None,
         environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
     """Drain the ready extraction jobs in this process: {"jobs": [...], "extracted": n, counts
     summed over the jobs, "pending": [{"job_id", "doc_id", "status", "reason"}], "failed",
@@ -156,7 +156,7 @@ def _pending(job: dict) -> dict:
     return {"job_id": job["id"], "item_id": item_id, "status": job["status"], "reason": reason}
 
 
-def list_jobs(app: App) -> dict:
+def list_jobs(app: Context) -> dict:
     with app.store.connection() as conn:
         rows = store.list_jobs(conn, kind=KIND)
     return {"jobs": [jsonable(r) for r in rows]}

@@ -48,7 +48,7 @@ from .grounding import claim_problem, delimited
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 MATCH_COSINE = 0.93
 ACTOR = "principle-panel"
@@ -87,7 +87,7 @@ def outcome(votes: int, score: float, approve_score: float) -> str:
     return "rejected"
 
 
-def _unit_vectors(app: App, texts: list[str]) -> np.ndarray:
+def _unit_vectors(app: Context, texts: list[str]) -> np.ndarray:
     if not texts:
         return np.zeros((0, 1))
     vectors = np.asarray(app.embedder.embed_passages(texts), dtype=float)
@@ -128,7 +128,7 @@ def _merge(found: list[dict], vectors: np.ndarray) -> list[dict]:
     return clusters
 
 
-def _existing(app: App, kind: str) -> tuple[list[dict], np.ndarray]:
+def _existing(app: Context, kind: str) -> tuple[list[dict], np.ndarray]:
     with app.store.connection() as conn:
         rows = [dict(r) for r in sql_items.corpus_principles(conn, kind)]
     rows = [r for r in rows if r["embedder"] == app.embedder.id and r["embedding"] is not None]
@@ -150,7 +150,7 @@ def _ask_all(models: list[ChatModel], item: dict) -> tuple[list[tuple[str, Candi
     return out, calls
 
 
-def _extract_item(app: App, models: list[ChatModel], corpus, item: dict, report: dict,
+def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, report: dict,
                   job_id: int | None = None) -> None:  # fmt: skip
     kind = corpus.scope_value
     found = []
@@ -218,7 +218,7 @@ def _extract_item(app: App, models: list[ChatModel], corpus, item: dict, report:
         panel_audit.principle_decision(app, cluster["id"])
 
 
-def _insert(app: App, conn, corpus, item: dict, cluster: dict, canonical: int | None,
+def _insert(app: Context, conn, corpus, item: dict, cluster: dict, canonical: int | None,
             job_id: int | None, calls: dict) -> int:  # fmt: skip
     """The principle, proposed; then each panel model's vote, tied to its extraction call; then
     the panel's decision, which the database checks against those votes (and computes them)."""
@@ -251,7 +251,7 @@ def _insert(app: App, conn, corpus, item: dict, cluster: dict, canonical: int | 
     return principle_id
 
 
-def extract(app: App, *, corpus: str | None = None, doc_id: str | None = None,
+def extract(app: Context, *, corpus: str | None = None, doc_id: str | None = None,
             all: bool = False) -> dict:  # fmt: skip
     """Run the panel over one item (`doc_id`), or every ruling and decision of a corpus (or of
     both, `all`). Returns the counts of `legal-ai principles extract`."""
@@ -287,7 +287,7 @@ def extract(app: App, *, corpus: str | None = None, doc_id: str | None = None,
     return report
 
 
-def _cull_plan(app: App) -> tuple[int, list[dict]]:
+def _cull_plan(app: Context) -> tuple[int, list[dict]]:
     """What the rule, applied today, says of each principle the panel decided: [{id, doc_id,
     rule_text, status, action: remove | reopen, reason}]."""
     approve_score = app.settings.halacha_panel_approve_score
@@ -328,7 +328,7 @@ def _cull_plan(app: App) -> tuple[int, list[dict]]:
     return len(rows), sorted(plan.values(), key=lambda p: p["id"])
 
 
-def cull(app: App, *, apply: bool = False) -> dict:
+def cull(app: Context, *, apply: bool = False) -> dict:
     """Re-apply the panel's rule (today's HALACHA_PANEL_APPROVE_SCORE and HALACHA_PANEL_MAX_NEW)
     to the principles the panel decided or left pending — never to those the chair decided — and
     report what it would remove (an approved one is withdrawn from search, a pending one
@@ -351,7 +351,7 @@ def cull(app: App, *, apply: bool = False) -> dict:
     return report
 
 
-def list_principles(app: App, status: str | None = None, page: Page | None = None) -> dict:
+def list_principles(app: Context, status: str | None = None, page: Page | None = None) -> dict:
     """Every principle (or those of one status; `to_confirm`: what the panel approved and the
     chair has not confirmed yet) with its term (הלכה / כלל פרשני / עיקרון, from its source),
     who approved it (`approved_by`: chair, panel 3/3, panel 2/3 · 0.91), whether it reaches

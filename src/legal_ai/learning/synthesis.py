@@ -39,7 +39,7 @@ from .grounding import claim_problem, delimited
 
 if TYPE_CHECKING:
     from ..providers.models import ChatModel
-    from ..services import App
+    from ..context import Context
 
 ACTOR = "canonical-synthesizer"
 STAGE = "canonical_synthesis"
@@ -75,7 +75,7 @@ class CanonicalStatement(BaseModel):
     sentences: list[Sentence] = Field(default_factory=list, max_length=6)
 
 
-def synthesizer(app: App) -> ChatModel:
+def synthesizer(app: Context) -> ChatModel:
     """The model of LEGAL_AI_SYNTHESIZER, recording its calls in model_calls; unset (or its key
     absent) is InvalidInput naming what to set."""
     model, missing = single_model(app, VARIABLE, app.settings.synthesizer,
@@ -85,7 +85,7 @@ def synthesizer(app: App) -> ChatModel:
     return model
 
 
-def drift_floor(app: App) -> float:
+def drift_floor(app: Context) -> float:
     """HALACHA_CANONICAL_SYNTH_DRIFT_FLOOR, or the index embedder's measured floor."""
     floor = app.settings.halacha_canonical_synth_drift_floor
     return floor if floor is not None else DRIFT_FLOORS.get(app.embedder.id, DEFAULT_DRIFT_FLOOR)
@@ -104,12 +104,12 @@ def ungrounded(sentences: list[Sentence], quotes: list[str]) -> str | None:
     return None
 
 
-def _unit(app: App, texts: list[str]) -> np.ndarray:
+def _unit(app: Context, texts: list[str]) -> np.ndarray:
     vectors = np.asarray(app.embedder.embed_passages(texts), dtype=float)
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
-def _csv(app: App, row: dict, source_kind: str) -> None:
+def _csv(app: Context, row: dict, source_kind: str) -> None:
     folder = app.settings.home / "audit"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"synthesis-{row['at']:%Y%m%d}.csv"
@@ -122,7 +122,7 @@ def _csv(app: App, row: dict, source_kind: str) -> None:
                          "at": row["at"].isoformat()})  # fmt: skip
 
 
-def _attempt(app: App, model: ChatModel, canonical: dict, report: dict) -> None:
+def _attempt(app: Context, model: ChatModel, canonical: dict, report: dict) -> None:
     with app.store.connection() as conn:
         occurrences = store.occurrences(conn, canonical["id"])
     quotes = [o["supporting_quote"] for o in occurrences]
@@ -158,9 +158,9 @@ def _attempt(app: App, model: ChatModel, canonical: dict, report: dict) -> None:
     _csv(app, row, canonical["source_kind"])
 
 
-def request(app: App) -> dict:
+def request(app: Context) -> dict:
     """A request's ask for synthesis (the chair's, over HTTP): a request never runs the
-    system's model stages (App.acting_as refuses it); `legal-ai worker` synthesizes every
+    system's model stages (Context.acting_as refuses it); `legal-ai worker` synthesizes every
     pending canonical at each pass. Returns {"queued": how many wait, "runs_in", "waiting_for":
     what to set when LEGAL_AI_SYNTHESIZER is unset, else None}."""
     require_chair(app.principal, "asking for canonical synthesis")
@@ -169,7 +169,7 @@ def request(app: App) -> dict:
     return left_to_the_worker(queued, VARIABLE, app.settings.synthesizer, "synthesize them")
 
 
-def synthesize(app: App) -> dict:
+def synthesize(app: Context) -> dict:
     """Synthesize the statement of every canonical principle pending synthesis (as the agent
     `canonical-synthesizer`). Returns {attempted, accepted, abstained, drift_rejected}; an
     attempt that kept the source wording is counted in `attempted` only. A canonical without

@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from .display import format_hit
-from .errors import AppError, InvalidInput
+from ..display import format_hit
+from ..errors import AppError, InvalidInput
 
 app = typer.Typer(
     help="legal-ai: research aid for a planning-and-building appeals committee.",
@@ -27,7 +27,7 @@ app.add_typer(item_app, name="item")
 user_app = typer.Typer(help="Who signs in to the chair's desk.", no_args_is_help=True)
 app.add_typer(user_app, name="user")
 
-from .cli_common import JsonFlag, _app, _print_json, _settings  # noqa: E402
+from .common import JsonFlag, _app, _print_json, _settings  # noqa: E402
 
 
 def _parse_meta(pairs: list[str]) -> dict[str, str]:
@@ -44,7 +44,7 @@ def _parse_meta(pairs: list[str]) -> dict[str, str]:
 @db_app.command("url")
 def db_url() -> None:
     """Print the connection URL in use (starts the embedded server if needed)."""
-    from .store import database_url
+    from ..store import database_url
 
     typer.echo(database_url(_settings()))
 
@@ -52,8 +52,8 @@ def db_url() -> None:
 @db_app.command("migrate")
 def db_migrate() -> None:
     """Apply pending schema migrations (also done automatically on first use)."""
-    from .store import database_url
-    from .store.migrations import apply_role_grants, migrate
+    from ..store import database_url
+    from ..store.migrations import apply_role_grants, migrate
 
     url = database_url(_settings())
     applied = migrate(url)
@@ -67,7 +67,7 @@ def db_migrate() -> None:
 @db_app.command("stop")
 def db_stop() -> None:
     """Stop the embedded PostgreSQL server."""
-    from .store import stop_embedded
+    from ..store import stop_embedded
 
     settings = _settings()
     if settings.database_url:
@@ -84,8 +84,8 @@ def db_backup(
     json_out: JsonFlag = False,
 ) -> None:
     """Back up the whole database (every item, embedding, lesson, audit and history row)."""
-    from .store import database_url
-    from .store.backup import backup
+    from ..store import database_url
+    from ..store.backup import backup
 
     result = backup(database_url(_settings()), file, overwrite=force)
     if json_out:
@@ -103,8 +103,8 @@ def db_restore(
     json_out: JsonFlag = False,
 ) -> None:
     """Restore a backup into the database: all of it or, on any error, nothing."""
-    from .store import database_url
-    from .store.backup import restore
+    from ..store import database_url
+    from ..store.backup import restore
 
     result = restore(database_url(_settings()), file, force=force)
     if json_out:
@@ -249,7 +249,7 @@ def search(
     as_json: JsonFlag = False,
 ) -> None:
     """Search one corpus through its tool; every hit carries its provenance."""
-    from .retrieval.tools import corpus_tool
+    from ..retrieval.tools import corpus_tool
 
     given = {
         "practice_area": practice_area, "case_number": case_number, "court": court,
@@ -397,11 +397,11 @@ def evaluate(
     as_json: JsonFlag = False,
 ) -> None:
     """Evaluate retrieval on a labeled dataset in an isolated database (INV-RET4)."""
-    from .evaluation import evaluate as run_eval
-    from .evaluation import load_dataset
-    from .evaluation.baseline import check
-    from .evaluation.harness import sample_corpus
-    from .evaluation.harness import sample_queries as sample_q
+    from ..evaluation import evaluate as run_eval
+    from ..evaluation import load_dataset
+    from ..evaluation.baseline import check
+    from ..evaluation.harness import sample_corpus
+    from ..evaluation.harness import sample_queries as sample_q
 
     wanted = tuple(f.strip() for f in fields.split(",") if f.strip()) if fields else None
     dataset = load_dataset(corpus, queries, qrels, fields=wanted, name=name)
@@ -449,7 +449,7 @@ def mcp() -> None:
     """Serve the search tools over MCP (stdio) for the writing agents."""
     import logging
 
-    from .mcp_server import serve
+    from ..mcp_server import serve
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     serve(_settings())
@@ -458,7 +458,7 @@ def mcp() -> None:
 @app.command()
 def demo() -> None:
     """Start the embedded database, load the demo corpus into every corpus, show searches."""
-    from .demo import run_demo
+    from ..demo import run_demo
 
     run_demo(_settings(), echo=typer.echo)
 
@@ -475,7 +475,7 @@ def user_set_password(
     session of NAME ends."""
     from getpass import getpass
 
-    from .accounts import set_password
+    from ..accounts import set_password
 
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
@@ -488,14 +488,14 @@ def user_set_password(
     typer.echo(f"password of {name} set; every earlier session of {name} ended")
 
 
-from .cli_arrival import register as register_arrival  # noqa: E402
-from .cli_learning import register  # noqa: E402
-from .cli_ocr import register as register_ocr  # noqa: E402
-from .cli_principles import register as register_principles  # noqa: E402
-from .cli_scheduler import register as register_scheduler  # noqa: E402
-from .cli_telemetry import register as register_telemetry  # noqa: E402
-from .cli_voice import register as register_voice  # noqa: E402
-from .cli_writer import register as register_writer  # noqa: E402
+from .enrich import register as register_arrival  # noqa: E402
+from .learning import register  # noqa: E402
+from .ocr import register as register_ocr  # noqa: E402
+from .principles import register as register_principles  # noqa: E402
+from .scheduler import register as register_scheduler  # noqa: E402
+from .telemetry import register as register_telemetry  # noqa: E402
+from .voice import register as register_voice  # noqa: E402
+from .writer import register as register_writer  # noqa: E402
 
 register(app)
 register_principles(app)

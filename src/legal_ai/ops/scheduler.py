@@ -43,14 +43,14 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .auth import system_principal
-from .errors import AppError, Forbidden, InvalidInput, NotFound, Scrubber
-from .learning import jsonable
-from .paging import Page
-from .store import schedule as store
+from ..auth import system_principal
+from ..errors import AppError, Forbidden, InvalidInput, NotFound, Scrubber
+from ..store import jsonable
+from ..paging import Page
+from ..store import schedule as store
 
 if TYPE_CHECKING:
-    from .services import App
+    from ..app import App
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def _lazy(name: str) -> Callable[[App, dt.datetime], dict]:
     """A job function of scheduled_jobs.py, imported when the job runs (the CLI stays light)."""
 
     def run(app: App, now: dt.datetime) -> dict:
-        from . import scheduled_jobs
+        from . import tasks as scheduled_jobs
 
         return getattr(scheduled_jobs, name)(app, now)
 
@@ -401,7 +401,7 @@ def runs(app: App, name: str | None = None, limit: int = 20, offset: int = 0) ->
 def health(conn, jobs: Sequence[Job] | None = None) -> dict:
     """What `legal-ai health` reports of the scheduler: the jobs whose last run failed, and the
     gold sets whose standing-evaluation nDCG@10 dropped beyond the tolerance."""
-    from .scheduled_jobs import EVAL_TOLERANCE, EVAL_WINDOW_DAYS
+    from .tasks import EVAL_TOLERANCE, EVAL_WINDOW_DAYS
 
     names = [j.name for j in jobs or JOBS]
     failed = conn.execute(

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from .cli_common import JsonFlag, _app, _print_json
-from .errors import InvalidInput
+from .common import JsonFlag, _app, _print_json
+from ..errors import InvalidInput
 
 
 def exemplars(
@@ -48,7 +48,7 @@ def exemplars(
 ) -> None:
     """The chair's own paragraphs of BLOCK for a decision of --appeal-type, from her other
     finals, with their provenance."""
-    from .knowledge import exemplars as service
+    from ..knowledge import exemplars as service
 
     if refresh:
         with _app() as legal:
@@ -90,7 +90,7 @@ def templates(
 ) -> None:
     """Passages the chair repeats nearly verbatim across her finals, with their slots
     ({date}, {case_number}, {number}, {name}, {text}), support and examples."""
-    from .knowledge import templates as service
+    from ..knowledge import templates as service
 
     with _app() as legal:
         result = service.get_templates(legal, block=block, appeal_type=appeal_type)

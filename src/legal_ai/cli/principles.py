@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .cli_common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json
 
 principles_app = typer.Typer(help="Legal principles of the case law and the chair's gate.",
                              no_args_is_help=True)  # fmt: skip
@@ -32,7 +32,7 @@ def extract(
 ) -> None:
     """Principles of rulings and decisions by the three-model panel (LEGAL_AI_PRINCIPLE_PANEL),
     now (the retroactive path; new items are queued on arrival: `principles run`)."""
-    from .learning import principles
+    from ..learning import principles
 
     with _app() as legal:
         report = principles.extract(legal, corpus=corpus, doc_id=doc_id, all=all_items)
@@ -45,7 +45,7 @@ def extract(
 def run(as_json: JsonFlag = False) -> None:
     """Drain the extraction queue (rulings and decisions ingested since): what `legal-ai worker`
     does too. Without a complete panel the jobs wait, saying what to set."""
-    from .learning import principle_jobs
+    from ..learning import principle_jobs
 
     with _app() as legal:
         report = principle_jobs.run(legal)
@@ -71,7 +71,7 @@ def list_(
 ) -> None:
     """Principles with their term (הלכה / כלל פרשני / עיקרון), votes, score, occurrences and
     corroboration (how many decisions cite the ruling)."""
-    from .learning import principles
+    from ..learning import principles
 
     with _app() as legal:
         result = principles.list_principles(legal, status)
@@ -114,7 +114,7 @@ def cull(
 ) -> None:
     """Re-apply the panel's rule (today's HALACHA_PANEL_APPROVE_SCORE, HALACHA_PANEL_MAX_NEW) to
     what the panel decided; report what would be removed or reopened, and do it with --apply."""
-    from .learning import principles
+    from ..learning import principles
 
     with _app() as legal:
         report = principles.cull(legal, apply=apply)
@@ -135,7 +135,7 @@ def cull(
 def synthesize(as_json: JsonFlag = False) -> None:
     """Canonical statements of the canonical principles pending synthesis (LEGAL_AI_SYNTHESIZER):
     grounded in the quotes or abstained, drift-gated; never approves (-> pending_review)."""
-    from .learning import synthesis
+    from ..learning import synthesis
 
     with _app() as legal:
         report = synthesis.synthesize(legal)
@@ -150,7 +150,7 @@ def canonical_list(
     as_json: JsonFlag = False,
 ) -> None:
     """Canonical principles: statement, status, occurrences, corroboration."""
-    from .learning import canonical
+    from ..learning import canonical
 
     with _app() as legal:
         result = canonical.list_canonicals(legal, status)
@@ -166,7 +166,7 @@ def canonical_list(
 @canonical_app.command("show")
 def canonical_show(canonical_id: int, as_json: JsonFlag = False) -> None:
     """One canonical principle: its occurrences (quote, page, votes) and statement versions."""
-    from .learning import canonical
+    from ..learning import canonical
 
     with _app() as legal:
         k = canonical.show(legal, canonical_id)
@@ -189,7 +189,7 @@ def canonical_review(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair approves or rejects a canonical principle (LEGAL_AI_CHAIR_TOKEN)."""
-    from .learning import canonical
+    from ..learning import canonical
 
     with _app() as legal:
         k = canonical.review(legal, canonical_id, decision, reason)
@@ -204,7 +204,7 @@ def canonical_edit(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair writes the statement herself (a new version; LEGAL_AI_CHAIR_TOKEN)."""
-    from .learning import canonical
+    from ..learning import canonical
 
     with _app() as legal:
         k = canonical.edit(legal, canonical_id, statement, reason)
@@ -227,7 +227,7 @@ def canonical_revert(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair restores an earlier statement (as a new version; LEGAL_AI_CHAIR_TOKEN)."""
-    from .learning import canonical
+    from ..learning import canonical
 
     with _app() as legal:
         k = canonical.revert(legal, canonical_id, version, reason)

@@ -1,5 +1,7 @@
-"""The service layer every interface calls (CLI, MCP, web). It owns the wiring: settings ->
-store -> cached embedder -> ingest / search / health / reindex. Interfaces stay thin."""
+"""The composition root every interface calls (CLI, MCP, web, the worker). It owns the wiring:
+settings -> store -> cached embedder -> the use cases (ingest / search / health / reindex), and
+hands the ingestor the upkeep of arrival from learning/ and knowledge/. Interfaces stay thin;
+nothing below them imports this module (scripts/check_imports.py)."""
 
 from __future__ import annotations
 
@@ -33,103 +35,16 @@ PRINCIPLE_STATUSES = ("pending_review", "approved", "rejected", "vetoed")
 _TOOL_CALL: ContextVar[dict | None] = ContextVar("legal_ai_tool_call", default=None)
 
 
-class App:
-    """A configured legal-ai: one store, one (cached) embedder."""
+class App(Context):
+    """The composition root (DESIGN.md §2): a `Context` built from the settings — store,
+    embedder, analyzer, models — with the ingestor's arrival hooks from learning/ and knowledge/,
+    and the services every interface calls (ingest, search, tools, principles, health,
+    re-index). Only the interfaces (cli/, web/, mcp_server.py, ops/, demo.py) import it; the use
+    cases receive it as the `Context` they are given."""
 
-    surface: str | None = None  # where its searches come from (telemetry.py); None: not logged
-
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        store: Store | None = None,
-        embedder: Embedder | None = None,
-        cache_store: Store | None = None,
-        principal: Principal = OPERATOR,
-        surface: str | None = None,
-        migrate: bool = True,
-    ) -> None:
-        self.settings = settings
-        # Where its searches come from (cli | mcp | api | desk): they are logged (telemetry.py);
-        # None (the evaluation harness, benchmarks, internal callers): not logged.
-        self.surface = surface
-        # migrate=False: the store is opened without writing (an agent-only login, the MCP
-        # server): pending migrations are refused in one line, never applied (store/db.Store).
-        base = store or open_store(settings, migrate=migrate)
-        self._owns_store = store is None
-        self._inner_embedder = embedder
-        self._cache_store = cache_store or base
-        self._embedder: CachedEmbedder | None = None
-        self.analyzer = get_analyzer(settings.analyzer)
-        self.principal = principal
-        self.store = base.as_role(principal.db_role) if principal.db_role else base
-
-    def acting_as(self, principal: Principal, *, surface: str | None = None) -> App:
-        """This App (same pool, embedder and caches) acting for `principal`: its transactions run
-        under the principal's database role, and the services check its rights. `surface`, when
-        given, is where its searches are logged as coming from.
-
-        The system's own stages (a `worker` principal, role legal_ai_worker) are never assumed
-        by a request: an App acting for the chair or an agent may not become one (Forbidden) —
-        model work asked for over HTTP or MCP is queued for `legal-ai worker`."""
-        if principal.kind == "worker" and self.principal.is_request:
-            raise Forbidden(
-                f"{principal.name} is the system's own stage: it runs in the worker "
-                f"(legal-ai worker), never for a request of {self.principal.actor}"
-            )
-        view = object.__new__(App)
-        view.__dict__.update(self.__dict__)
-        view.principal = principal
-        if surface is not None:
-            view.surface = surface
-        view.store = self.store.as_role(principal.db_role)
-        view._owns_store = False
-        view._root = getattr(self, "_root", None) or self  # one model for every view
-        return view
-
-    def on_surface(self, surface: str) -> App:
-        """This App, same principal, its searches logged as coming from `surface`."""
-        return self.acting_as(self.principal, surface=surface)
-
-    @property
-    def derived_store(self) -> Store:
-        """The login's own store, for what is derived here from stored texts and nothing a
-        caller sends — the embedding cache, the templates measured from her finals: a request's
-        role may not write those tables (an agent would plant their content), so a request's
-        read that finds them stale refreshes them through this store."""
-        return self._cache_store
-
-    @property
-    def embedder(self) -> CachedEmbedder:
-        """Created on first use: commands that do not embed never load the model."""
-        root = self.__dict__.get("_root")
-        if root is not None:
-            return root.embedder
-        if self._embedder is None:
-            inner = self._inner_embedder or make_embedder(self.settings)
-            self._embedder = CachedEmbedder(inner, EmbeddingCache(self._cache_store))
-            with self.store.transaction() as conn:
-                set_active_embedder(conn, inner.id, inner.dim)
-        return self._embedder
-
-    @property
-    def images(self):
-        """The multimodal embedder of the image leg (None unless MULTIMODAL_ENABLED)."""
-        if not hasattr(self, "_images"):
-            from .providers.multimodal import make_multimodal
-
-            self._images = make_multimodal(self.settings)
-        return self._images
-
-    def close(self) -> None:
-        if self._owns_store:
-            self.store.close()
-
-    def __enter__(self) -> App:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __init__(self, settings: Settings, **options: Any) -> None:
+        options.setdefault("hooks", arrival_hooks())
+        super().__init__(settings, **options)
 
     # -- ingestion ------------------------------------------------------------------------------
     def ingestor(self) -> Ingestor:

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from .cli_common import JsonFlag, _app, _print_json
-from .errors import InvalidInput
+from .common import JsonFlag, _app, _print_json
+from ..errors import InvalidInput
 
 telemetry_app = typer.Typer(
     help="Search telemetry: what was searched, what the chair found useful.", no_args_is_help=True
@@ -48,7 +48,7 @@ def export(
     as_json: JsonFlag = False,
 ) -> None:
     """Turn the searches the chair marked useful into a BEIR gold set `legal-ai eval` reads."""
-    from .telemetry import export as run_export
+    from ..telemetry import export as run_export
 
     queries = queries or qrels.with_name("queries.jsonl")
     if queries == qrels or (corpus is not None and corpus in (qrels, queries)):
@@ -78,7 +78,7 @@ def export(
 @telemetry_app.command("stats")
 def stats(since: Since = None, as_json: JsonFlag = False) -> None:
     """Searches per surface and corpus, the zero-hit rate, p50 latency, the chair's marks."""
-    from .telemetry import stats as figures
+    from ..telemetry import stats as figures
 
     with _app() as legal:
         report = figures(legal, since=_day(since))
@@ -116,7 +116,7 @@ def prune(
     as_json: JsonFlag = False,
 ) -> None:
     """Delete the searches (and their marks) older than the retention."""
-    from .telemetry import prune as run_prune
+    from ..telemetry import prune as run_prune
 
     with _app() as legal:
         result = run_prune(legal, days=days)

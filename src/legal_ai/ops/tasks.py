@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from .errors import AppError, InvalidInput, ProviderError, Scrubber
-from .paging import Page, cut
-from .store import schedule as store
+from ..errors import AppError, InvalidInput, ProviderError, Scrubber
+from ..paging import Page, cut
+from ..store import schedule as store
 
 if TYPE_CHECKING:
-    from .services import App
+    from ..app import App
 
 POST_TIMEOUT_S = 10.0
 EVAL_TOLERANCE = 0.01  # as the CI gate's (evaluation/baseline.py)
@@ -122,7 +122,7 @@ def post_json(url: str, payload: Any, *, what: str, token: str | None = None,
 
 
 def _lesson_text(group: dict, since: dt.datetime, until: dt.datetime) -> str:
-    from .text.blocks import BLOCK_LABELS
+    from ..text.blocks import BLOCK_LABELS
 
     where = f' בבלוק "{BLOCK_LABELS.get(group["block"], group["block"])}"' if group["block"] else ""
     examples = "; ".join(
@@ -148,7 +148,7 @@ def _feedback_source(group: dict) -> str:
 
 
 def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
-    from .learning import feedback, lessons
+    from ..learning import feedback, lessons
 
     summary = feedback.weekly_summary(app, days=7, now=now)
     if not summary["total"]:
@@ -274,13 +274,13 @@ def _resolve(app: App) -> dict:
     """Missing precedents and digest pointers: arrival's resolver (issue 15 item 3) when this
     build has it, else the citation graph's relink."""
     try:
-        from .learning.arrival import resolve_all
+        from ..learning.arrival import resolve_all
     except ImportError:
         resolve_all = None
     if resolve_all is not None:
         return resolve_all(app)
-    from .learning import finals
-    from .store import learning as learning_store
+    from ..learning import finals
+    from ..store import learning as learning_store
 
     with app.store.transaction() as conn:
         learning_store.lock_citations(conn)
@@ -291,8 +291,8 @@ def _resolve(app: App) -> dict:
 
 
 def _synthesize(app: App) -> dict:
-    from .learning import synthesis
-    from .store import synthesis as synthesis_store
+    from ..learning import synthesis
+    from ..store import synthesis as synthesis_store
 
     if not (app.settings.synthesizer or "").strip():
         return {"skipped": "LEGAL_AI_SYNTHESIZER is not set"}
@@ -306,7 +306,7 @@ def _cut_finals(app: App) -> dict:
     """The chair's finals not yet cut into block exemplars (stored before migration 0018, or
     their text or the analyzer changed), cut and embedded; the templates measured again when
     the finals changed (knowledge/exemplars.refresh, as `legal-ai exemplars --refresh`)."""
-    from .knowledge import exemplars
+    from ..knowledge import exemplars
 
     return exemplars.refresh(app)
 
@@ -314,14 +314,14 @@ def _cut_finals(app: App) -> dict:
 def _take_fingerprints(app: App) -> dict:
     """The copy check's fingerprints of the finals and decisions that lack them (after the
     upgrade: all), taken here rather than inside the next draft's transaction."""
-    from .knowledge import copy_policy
+    from ..knowledge import copy_policy
 
     with app.store.transaction() as conn:
         return {"taken": copy_policy.refresh_fingerprints(conn)}
 
 
 def _queue_stored_scans(app: App) -> dict:
-    from .ingest import ocr_jobs
+    from ..ingest import ocr_jobs
 
     return ocr_jobs.queue_stored(app)
 
@@ -329,7 +329,7 @@ def _queue_stored_scans(app: App) -> dict:
 def _prune_telemetry(app: App, now: dt.datetime) -> dict:
     """Searches logged longer ago than LEGAL_AI_TELEMETRY_RETENTION_DAYS (telemetry.prune)."""
     try:
-        from .telemetry import prune
+        from ..telemetry import prune
     except ImportError:
         return {"skipped": "this build logs no searches"}
     return prune(app, now)
@@ -363,8 +363,8 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
     """Run the manifest's gold sets (hybrid mode, the CI gate's slices) and record each set's
     nDCG@10 for today (in the schedule's time zone); sets whose files are absent are skipped
     and said. Returns the day, each set's figures and the drops beyond the tolerance."""
-    from .evaluation.datasets import load_dataset
-    from .evaluation.harness import evaluate, sample_corpus, sample_queries
+    from ..evaluation.datasets import load_dataset
+    from ..evaluation.harness import evaluate, sample_corpus, sample_queries
 
     if app.settings.standing_eval is None:
         return {"skipped": "LEGAL_AI_STANDING_EVAL is not set (e.g. eval/standing.json)"}

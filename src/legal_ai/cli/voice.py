@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .cli_common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json
 
 voice_app = typer.Typer(help="Deep-read voice documents of exemplary finals (channel C).",
                         no_args_is_help=True)  # fmt: skip
@@ -32,7 +32,7 @@ def mark(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair marks a case as exemplary (LEGAL_AI_CHAIR_TOKEN): it joins the queue."""
-    from .knowledge import voice
+    from ..knowledge import voice
 
     with _app() as legal:
         d = voice.mark(legal, case, note)
@@ -47,7 +47,7 @@ def list_(
     as_json: JsonFlag = False,
 ) -> None:
     """The voice documents and the cases waiting for one."""
-    from .knowledge import voice
+    from ..knowledge import voice
 
     with _app() as legal:
         result = voice.list_documents(legal, status)
@@ -63,7 +63,7 @@ def list_(
 @voice_app.command("show")
 def show(document_id: int, as_json: JsonFlag = False) -> None:
     """One voice document, block by block: each claim with her words it points at."""
-    from .knowledge import voice
+    from ..knowledge import voice
 
     with _app() as legal:
         d = voice.show(legal, document_id)
@@ -87,7 +87,7 @@ def review(
 ) -> None:
     """The chair approves (it reaches the writer) or rejects a voice document
     (LEGAL_AI_CHAIR_TOKEN)."""
-    from .knowledge import voice
+    from ..knowledge import voice
 
     with _app() as legal:
         d = voice.review(legal, document_id, decision, reason)
@@ -98,7 +98,7 @@ def review(
 def run(as_json: JsonFlag = False) -> None:
     """Write the documents of the marked cases (LEGAL_AI_VOICE_WRITER); without a model they
     wait in the queue and this says what to set."""
-    from .knowledge import voice
+    from ..knowledge import voice
 
     with _app() as legal:
         report = voice.run(legal)

@@ -1,0 +1,5 @@
+"""`python -m legal_ai.cli` runs the `legal-ai` command."""
+
+from . import main
+
+main()

@@ -1,0 +1,74 @@
+"""The job queue every job kind uses (learning, principles, enrichment, ocr, voice, synthesis):
+a worker's name, one drain pass over a kind's ready jobs, and a failed attempt's retry with
+backoff. The queue's SQL is store/engine.py; each kind's `process_one` lives with its use case
+(learning/jobs.py, learning/principle_jobs.py, learning/enrichment.py, ingest/ocr_jobs.py); the
+worker loop that drains them all is ops/worker.py."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Callable
+
+from .context import Context
+from .errors import AppError, Scrubber
+from .store import engine as store
+
+logger = logging.getLogger(__name__)
+
+BACKOFF_S = 30.0  # first retry after 30 s, then 60, 120, ... (capped)
+MAX_BACKOFF_S = 3600.0
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def backoff(attempt: int) -> float:
+    return min(BACKOFF_S * 2 ** max(0, attempt - 1), MAX_BACKOFF_S)
+
+
+def drain(engine: Context, kind: str, reason: str | None,
+          process_one: Callable[[dict], dict], *, worker: str,
+          should_stop: Callable[[], bool] | None = None) -> tuple[list[dict], list[dict], list[dict]]:  # fmt: skip
+    """One pass over the ready jobs of `kind`: fail those abandoned on their last attempt,
+    queue again the waiting ones whose `reason` (what to configure; None: nothing) changed, then
+    claim and `process_one` each ready job until none is left or `should_stop()`. Returns
+    (outcomes, abandoned jobs, jobs still open)."""
+    with engine.store.transaction() as conn:
+        abandoned = store.fail_abandoned(conn, kind=kind)
+        again = [j["id"] for j in store.waiting_jobs(conn, kind=kind)
+                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
+        if again:
+            store.requeue(conn, again)
+    outcomes = []
+    while not (should_stop and should_stop()):
+        with engine.store.transaction() as conn:
+            job = store.claim(conn, worker, engine.settings.job_lease_s, kind=kind)
+        if job is None:
+            break
+        outcomes.append(process_one(job))
+    with engine.store.connection() as conn:
+        pending = store.open_jobs(conn, kind=kind)
+    return outcomes, abandoned, pending
+
+
+def retry_later(app: Context, job: dict, worker: str, exc: Exception, what: str,
+                result: dict | None = None) -> tuple[str, str]:  # fmt: skip
+    """A claimed job's attempt failed with `exc`: queued again with backoff while attempts
+    remain, else failed. Returns (its status, or "lost" when another worker has it; the error
+    as said to the user — an AppError's message, else "internal error in `what`" with the
+    traceback in the log)."""
+    if isinstance(exc, AppError):
+        error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error and shown: scrubbed
+    else:
+        logger.error("%s job %s failed", what, job["id"], exc_info=exc)
+        error = f"internal error in {what} ({type(exc).__name__})"
+    with app.store.transaction() as conn:
+        row = store.retry_or_fail(conn, job["id"], worker, job["attempts"], error, result or {},
+                                  backoff(job["attempts"]))  # fmt: skip
+    return (row["status"] if row else "lost"), error
+
+
