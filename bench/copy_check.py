@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import factories  # noqa: E402  (tests/factories.py: the project's own fictional pairs)
-from legal_ai.knowledge import copy_policy  # noqa: E402
+from legal_ai.learning import copy_policy  # noqa: E402
 from legal_ai.store import (  # noqa: E402
     Store,
     drop_database,

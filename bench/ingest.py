@@ -17,12 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.corpora import get_corpus
 from legal_ai.ingest import Ingestor
 from legal_ai.ingest.sources import IngestItem
 from legal_ai.providers.embedders import CachedEmbedder, E5Local
-from legal_ai.services import App
 from legal_ai.store import Store, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache
 from legal_ai.text.akn import parse_law

@@ -46,9 +46,9 @@ from harness import (
     seed_load_world,
 )
 
+from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.providers.embedders import E5Local
-from legal_ai.services import App
 from legal_ai.store import ensure_database, start_embedded, stop_embedded
 from legal_ai.store.migrations import migrate
 

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.corpora import get_corpus
 from legal_ai.providers.embedders import CachedEmbedder, E5Local
@@ -45,7 +46,6 @@ from legal_ai.retrieval import legs
 from legal_ai.retrieval import search as search_module
 from legal_ai.retrieval.fusion import rrf
 from legal_ai.retrieval.legs import Filters
-from legal_ai.services import App
 from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache, set_active_embedder
 from legal_ai.text.akn import parse_law

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from legal_ai import telemetry
+from legal_ai.app import App
 from legal_ai.config import Settings
-from legal_ai.services import App
 from legal_ai.store import Store, drop_database, ensure_database
 from legal_ai.store.db import server_url
 

@@ -45,12 +45,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import factories  # noqa: E402  (tests/factories.py: the project's own fictional pairs)
+from legal_ai.app import App  # noqa: E402
 from legal_ai.config import Settings  # noqa: E402
 from legal_ai.knowledge import exemplars, paragraphs, templates  # noqa: E402
 from legal_ai.learning import finals  # noqa: E402
 from legal_ai.learning.methodology import merged_profile  # noqa: E402
 from legal_ai.learning.stylometry import FUNCTION_WORDS  # noqa: E402
-from legal_ai.services import App  # noqa: E402
 from legal_ai.store import (  # noqa: E402
     Store,
     drop_database,

@@ -17,9 +17,9 @@ import psycopg
 import pytest
 from psycopg import conninfo
 
+from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.providers.embedders import E5Local
-from legal_ai.services import App
 from legal_ai.store import drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import set_active_embedder
 from legal_ai.store.db import with_database

@@ -15,10 +15,10 @@ import pytest
 from psycopg import sql
 
 from conftest import TEST_DB, TEST_HOME, write
+from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
 from legal_ai.learning import finals, lessons
-from legal_ai.services import App
 from legal_ai.store import drop_database, ensure_database
 
 pytestmark = pytest.mark.db

@@ -13,8 +13,7 @@ import pytest
 import factories
 from conftest import write
 from legal_ai.errors import InvalidInput
-from legal_ai.knowledge import copy_policy
-from legal_ai.learning import finals
+from legal_ai.learning import copy_policy, finals
 
 pytestmark = pytest.mark.db
 
@@ -260,7 +259,7 @@ def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path
                       "internal", meta=meta, doc_id="unrelated").ingested == 1  # fmt: skip
     import datetime as dt
 
-    from legal_ai.scheduled_jobs import nightly_upkeep
+    from legal_ai.ops.tasks import nightly_upkeep
 
     upkeep = nightly_upkeep(app, dt.datetime(2026, 5, 3, 2, 30, tzinfo=dt.UTC))
     assert upkeep["steps"]["fingerprints"] == {"taken": 1}  # the nightly upkeep takes it

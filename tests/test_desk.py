@@ -373,9 +373,9 @@ def test_learning_dashboard_and_feedback(chair, desk_app):
 
 
 def test_the_demo_prints_how_to_open_the_desk_and_its_password_signs_in(server_url, settings):
+    from legal_ai.app import App
     from legal_ai.config import Settings
     from legal_ai.demo import DEMO_AGENT_TOKEN, DEMO_DESK_PASSWORD, run_demo
-    from legal_ai.services import App
 
     lines: list[str] = []
     run_demo(Settings(home=settings.home), echo=lines.append)

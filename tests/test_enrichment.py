@@ -15,7 +15,8 @@ from fastapi.testclient import TestClient
 from conftest import write
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
-from legal_ai.learning import enrichment, jobs
+from legal_ai.learning import enrichment
+from legal_ai.ops import worker
 from legal_ai.web.app import create_app
 from llm_servers import Reply, prompt_text, schema_name, scripted_openai
 from test_cli import run
@@ -274,7 +275,7 @@ def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, mode
     assert arrival.resolve_all(app)["enrichment_queued"] == 1
     assert arrival.resolve_all(app)["enrichment_queued"] == 0  # once
     lines: list[str] = []
-    jobs.work(app, once=True, echo=lines.append)
+    worker.work(app, once=True, echo=lines.append)
     assert any("enrichment job" in line and "pending the chair's review" in line
                for line in lines)  # fmt: skip
     assert (

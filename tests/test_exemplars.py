@@ -272,7 +272,7 @@ def test_style_ingest_refresh_and_delete(app, tmp_path):
     # The nightly upkeep cuts them (as `legal-ai exemplars --refresh` does).
     import datetime as dt
 
-    from legal_ai.scheduled_jobs import nightly_upkeep
+    from legal_ai.ops.tasks import nightly_upkeep
 
     upkeep = nightly_upkeep(app, dt.datetime(2026, 5, 3, 2, 30, tzinfo=dt.UTC))
     result = upkeep["steps"]["exemplars"]

@@ -9,9 +9,9 @@ import pytest
 
 import factories
 from conftest import ScriptedHandler, local_server
+from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.providers.multimodal import make_multimodal
-from legal_ai.services import App
 
 pytestmark = pytest.mark.db
 

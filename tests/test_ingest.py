@@ -10,9 +10,9 @@ from psycopg import sql
 
 import factories
 from conftest import FIXTURES, TEST_CHAIR, shared, write
+from legal_ai.app import App
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval.legs import Filters
-from legal_ai.services import App
 
 pytestmark = pytest.mark.db
 

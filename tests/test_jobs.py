@@ -21,10 +21,11 @@ from pydantic import BaseModel
 
 import factories
 from conftest import write
+from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.knowledge.brief import writing_brief
 from legal_ai.learning import engine, finals, jobs, lessons
-from legal_ai.services import App
+from legal_ai.ops.worker import STAGES
 from legal_ai.store import engine as store
 from llm_servers import Reply, schema_name, scripted_openai
 
@@ -225,7 +226,7 @@ def test_a_job_whose_worker_died_on_its_last_attempt_fails(legal):
             job = store.claim(conn, f"w{attempt}", 60)
         assert job["attempts"] == attempt
         sql(legal, "UPDATE jobs SET lease_until = now() - interval '1 second'")
-    report = jobs.run(legal)
+    report = jobs.run(legal, stages=STAGES)
     [row] = all_jobs(legal)
     assert row["status"] == "failed" and "stopped without finishing it 3 times" in row["error"]
     assert report["failed"][0]["job_id"] == row["id"] and report["pending"] == []
@@ -604,11 +605,11 @@ def test_worker_killed_mid_job_runs_again_after_its_lease_and_completes_once(
             curator=f"openai:curator@{server.url}",
         )  # fmt: skip
         if time.monotonic() - killed_at < 8:  # still leased: the job is not taken again
-            early = jobs.run(models, case, environ={})
+            early = jobs.run(models, case, stages=STAGES, environ={})
             assert early["jobs"] == [] and early["pending"][0]["status"] == "running"
             assert early["pending"][0]["reason"].startswith("running on worker")
         _wait_for(lambda: _lease_ended(legal), 30, "the dead worker's lease to end")
-        report = jobs.run(models, case, environ={})
+        report = jobs.run(models, case, stages=STAGES, environ={})
     [outcome] = report["jobs"]
     assert outcome["status"] == "done" and outcome["attempt"] == 2
     [job] = all_jobs(legal)

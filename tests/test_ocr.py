@@ -15,7 +15,7 @@ import pytest
 import factories
 from legal_ai.ingest import ocr_jobs
 from legal_ai.ingest.sources import IngestItem
-from legal_ai.learning import jobs
+from legal_ai.ops import worker
 from legal_ai.text import ocr
 from test_cli import run
 
@@ -111,7 +111,7 @@ def test_one_reading_for_a_scan_in_two_corpora_and_the_worker_drains_it(app, tmp
     app.ingest([scan], "external", meta=ruling)
     assert len(ocr_jobs_rows(app)) == 1  # one file, one job
     lines = []
-    settled = jobs.work(app, once=True, echo=lines.append)
+    settled = worker.work(app, once=True, echo=lines.append)
     assert settled >= 1
     assert any(line.startswith("ocr job") and ": done" in line for line in lines), lines
     for corpus in ("case", "external"):
@@ -177,7 +177,7 @@ def test_without_tesseract_the_job_waits_saying_what_to_install(app, tmp_path, m
     health = app.health()["ocr"]
     assert health["waiting"] == 1 and "tesseract-ocr" in health["waiting_for"]
     lines = []
-    jobs.work(app, once=True, echo=lines.append)
+    worker.work(app, once=True, echo=lines.append)
     assert any("waiting" in line and "tesseract-ocr" in line for line in lines), lines
     assert not items(app)[0]["searchable"]
     # A missing language model is named too.
@@ -254,7 +254,7 @@ def test_scans_stored_before_the_queue_are_queued_by_the_nightly_upkeep(app, tmp
     an upload is listed with what to do."""
     import datetime as dt
 
-    from legal_ai.scheduled_jobs import nightly_upkeep
+    from legal_ai.ops.tasks import nightly_upkeep
     from legal_ai.text import extract
 
     kept = factories.scanned_pdf(tmp_path / "old-scan.pdf", [PAGE_2])

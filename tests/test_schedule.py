@@ -19,17 +19,18 @@ from zoneinfo import ZoneInfo
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from legal_ai.schedule import JOBS, Job
 from psycopg import sql
 
 import factories
 from conftest import ScriptedHandler, local_server, write
-from legal_ai import schedule
+from legal_ai.app import App
 from legal_ai.auth import agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.learning import feedback, finals, lessons
-from legal_ai.schedule import JOBS, Job
-from legal_ai.scheduled_jobs import reminders
-from legal_ai.services import App
+from legal_ai.ops import scheduler as schedule
+from legal_ai.ops.health import report as health_report
+from legal_ai.ops.tasks import reminders
 from legal_ai.store import schedule as schedule_store
 from legal_ai.web.app import create_app
 
@@ -543,10 +544,10 @@ def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp
             " 11), ('tiny', '2026-05-01', 'other data', 0.99, 9, 11)",
             (row["fingerprint"], row["fingerprint"]),
         )  # fmt: skip
-    assert app.health()["scheduler"]["eval_drops"] == []  # 0.005: within the tolerance
+    assert health_report(app)["scheduler"]["eval_drops"] == []  # 0.005: within the tolerance
     with app.store.transaction() as conn:
         conn.execute("UPDATE eval_history SET ndcg_at_10 = 0.85 WHERE day = '2026-05-03'")
-    [drop] = app.health()["scheduler"]["eval_drops"]
+    [drop] = health_report(app)["scheduler"]["eval_drops"]
     assert (drop["dataset"], drop["day"], drop["reference_day"]) == (
         "tiny", "2026-05-05", "2026-05-03")  # fmt: skip
     assert drop["drop"] == pytest.approx(0.05) and drop["tolerance"] == 0.01
@@ -560,7 +561,7 @@ def test_nightly_upkeep_runs_every_step_when_one_fails(app, tmp_path):
     assert report["error"].startswith("standing_eval: LEGAL_AI_STANDING_EVAL: cannot read")
     steps = report["result"]["steps"]
     assert "reembedded" in steps["reindex"] and "precedents_resolved" in steps["resolve"]
-    [failed] = app.health()["scheduler"]["failed_jobs"]
+    [failed] = health_report(app)["scheduler"]["failed_jobs"]
     assert failed["name"] == "nightly-upkeep" and "standing_eval" in failed["last_error"]
 
 
@@ -661,7 +662,7 @@ def test_health_reports_a_job_that_failed_last(app, cli_env):
     jobs = (Job("sync-case-status", "*/15 * * * *", "broken here",
                 lambda a, now: {"error": "the tracker refused the token", "summary": "x"}),)  # fmt: skip
     schedule.run_now(app, "sync-case-status", now=local(2026, 5, 4, 10), jobs=jobs)
-    [failed] = app.health()["scheduler"]["failed_jobs"]
+    [failed] = health_report(app)["scheduler"]["failed_jobs"]
     assert failed["name"] == "sync-case-status" and failed["failures"] == 1
     assert failed["last_error"] == "the tracker refused the token"
     result = subprocess.run([sys.executable, "-m", "legal_ai.cli", "health"], env=cli_env,

@@ -15,6 +15,7 @@ from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import principles, synthesis
 from legal_ai.learning.synthesis import Sentence, ungrounded
+from legal_ai.ops import worker
 from llm_servers import Reply, schema_name, scripted_openai
 from test_cli import run
 from test_principles import Q1, Q2, R1, R2, RULING, cand, ingest
@@ -206,7 +207,6 @@ def test_no_synthesizer_configured(app, tmp_path, models, cli_env, monkeypatch):
 
 
 def test_the_worker_extracts_then_synthesizes_once_the_chair_confirms(app, tmp_path, models):
-    from legal_ai.learning import jobs
 
     script, _, _ = models
     script.panel = [cand(R1[0], Q1, 0.9)]
@@ -214,7 +214,7 @@ def test_the_worker_extracts_then_synthesizes_once_the_chair_confirms(app, tmp_p
     script.statement = lambda user: [{"text": statement, "quote": Q1}]
     ingest(app, tmp_path, "ruling-1", RULING)  # queues its extraction
     lines: list[str] = []
-    jobs.work(app, once=True, echo=lines.append)
+    worker.work(app, once=True, echo=lines.append)
     text = "\n".join(lines)
     assert "principles job" in text and "approved 1" in text
     # Approved by the panel, searchable, but not in what the writer reads until she confirms.
@@ -223,7 +223,7 @@ def test_the_worker_extracts_then_synthesizes_once_the_chair_confirms(app, tmp_p
     assert approved["approved_by"] == "panel 3/3" and approved["confirmed"] is False
     app.acting_as(CHAIR).review_principle(approved["id"], "confirm")
     lines.clear()
-    jobs.work(app, once=True, echo=lines.append)
+    worker.work(app, once=True, echo=lines.append)
     assert "canonical synthesis: attempted 1, accepted 1" in "\n".join(lines)
     [row] = canonicals(app)
     assert row["status"] == "pending_review" and row["canonical_statement"] == statement

@@ -11,8 +11,8 @@ import pytest
 
 import factories
 from conftest import local_server, write
+from legal_ai.app import App
 from legal_ai.auth import CHAIR, system_principal
-from legal_ai.services import App
 from test_image_leg import ScriptedMultimodal
 
 pytestmark = pytest.mark.db

@@ -18,6 +18,7 @@ from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief, voice
 from legal_ai.learning import finals
+from legal_ai.ops import worker
 from legal_ai.web.app import create_app
 from llm_servers import Reply, prompt_text, schema_name, scripted_openai
 from test_cli import run
@@ -317,13 +318,12 @@ def test_cli_and_http_are_the_chairs_where_she_decides(app, settings, tmp_path, 
 
 
 def test_the_worker_writes_what_the_chair_marked(app, tmp_path, model):
-    from legal_ai.learning import jobs
 
     script, _ = model
     rec = upload(app, tmp_path, 0)
     marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
     script.document = claims(blocks_of(app, rec["final_text"]))
     lines: list[str] = []
-    jobs.work(app, once=True, echo=lines.append)
+    worker.work(app, once=True, echo=lines.append)
     assert "voice documents: written 1, refused 0, failed 0" in "\n".join(lines)
     assert voice.show(app, marked["id"])["status"] == "pending_review"

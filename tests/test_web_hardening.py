@@ -24,15 +24,16 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
+from legal_ai.schedule import Job
 from pydantic import ValidationError
 
-from legal_ai import accounts, paging, schedule
+from legal_ai import accounts, paging
+from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError, RateLimited, Scrubber, Unauthorized
 from legal_ai.learning import feedback, jobs, lessons
-from legal_ai.schedule import Job
-from legal_ai.scheduled_jobs import post_json
-from legal_ai.services import App
+from legal_ai.ops import scheduler as schedule
+from legal_ai.ops.tasks import post_json
 from legal_ai.web import clients
 from legal_ai.web.app import create_app
 
@@ -141,7 +142,7 @@ def test_the_app_reads_a_forwarded_address_only_from_a_named_proxy():
 
 
 def test_serve_passes_uvicorn_proxy_options_that_follow_the_setting(monkeypatch):
-    from legal_ai import cli_learning
+    from legal_ai.cli import learning as cli_learning
     from legal_ai.web import app as web_app
 
     seen: list[dict] = []

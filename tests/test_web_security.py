@@ -24,9 +24,9 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
+from legal_ai.app import App
 from legal_ai.errors import StoreError
 from legal_ai.learning import vocabulary as vocab
-from legal_ai.services import App
 from legal_ai.web import uploads
 from legal_ai.web.app import create_app
 

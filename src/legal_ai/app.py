@@ -11,21 +11,27 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from .auth import OPERATOR, Principal, require_chair
+from .auth import require_chair
 from .config import Settings
-from .corpora import CORPORA, get_corpus
+from .context import ArrivalHooks, Context
+from .corpora import CORPORA, SEARCHABLE, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound, as_shown, refused_by_gate
-from .ingest import Ingestor, IngestReport
+from .ingest import Ingestor, IngestReport, ocr_jobs
+from .knowledge import exemplars, templates
+from .learning import arrival, principle_jobs
 from .learning.vocabulary import free_text
-from .providers.embedders import CachedEmbedder, Embedder, make_embedder, text_hash
+from .providers.embedders import text_hash
+from .providers.multimodal import render_pages
 from .retrieval import legs
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import TOOLS
 from .store import items as sql_items
 from .store import maintenance
-from .store.cache import EmbeddingCache, set_active_embedder
-from .store.db import Store, open_store
-from .text.hebrew import get_analyzer, normalize, normalize_case_number
+from .store import ocr as ocr_store
+from .store.audit import audit_isolation, foreign_units
+from .store.cache import active_embedder
+from .telemetry import log_search
+from .text.hebrew import normalize, normalize_case_number
 
 # A principle's statuses as the lists, the API and the pages name them (stored `proposed`).
 PRINCIPLE_STATUSES = ("pending_review", "approved", "rejected", "vetoed")
@@ -33,6 +39,19 @@ PRINCIPLE_STATUSES = ("pending_review", "approved", "rejected", "vetoed")
 # The tool call in progress (App.tool): its name goes into the search's telemetry row, and the
 # row's id comes back in the tool's answer (`search_id`).
 _TOOL_CALL: ContextVar[dict | None] = ContextVar("legal_ai_tool_call", default=None)
+
+
+def arrival_hooks() -> ArrivalHooks:
+    """The upkeep of an item's arrival that ingest/ hands to learning/ and knowledge/ (in the
+    item's transaction): links and resolutions, principles queued, a final cut into block
+    exemplars, the chair's templates measured again."""
+    return ArrivalHooks(
+        arrived=arrival.on_arrival,
+        ruling_arrived=principle_jobs.enqueue,
+        final_warm=exemplars.warm,
+        final_arrived=exemplars.index_document,
+        finals_changed=templates.recompute,
+    )
 
 
 class App(Context):
@@ -48,7 +67,7 @@ class App(Context):
 
     # -- ingestion ------------------------------------------------------------------------------
     def ingestor(self) -> Ingestor:
-        return Ingestor(self.store, self.embedder, self.settings, images=self.images)
+        return Ingestor.of(self)
 
     def ingest(
         self,
@@ -88,8 +107,6 @@ class App(Context):
             filters=filters, limit=limit, mode=mode, image_embedder=self.images, **options,
         )  # fmt: skip
         if self.surface is not None and self.settings.telemetry:
-            from .telemetry import log_search
-
             call = _TOOL_CALL.get()
             search_id = log_search(
                 self, corpus=corpus, query=query, filters=filters, mode=mode, limit=limit,
@@ -215,7 +232,6 @@ class App(Context):
         """Every version of an item's text, oldest first (`legal-ai item history`)."""
         if corpus is not None:
             get_corpus(corpus)
-        from .store import ocr as ocr_store
 
         with self.store.connection() as conn:
             rows = sql_items.item_history(conn, doc_id, corpus)
@@ -253,9 +269,6 @@ class App(Context):
         """What cannot be searched and why, stale or missing embeddings and stale analysis (of
         chunks, and under `units` of principles, attached precedents, canonical statements and
         page images; the totals count all of them), the isolation audit and the roles."""
-        from .ingest import ocr_jobs
-        from .learning import arrival
-
         images = self.images
         image = (images.id, images.dim) if images else (None, None)
         with self.store.connection() as conn:
@@ -263,7 +276,7 @@ class App(Context):
             units = maintenance.unit_counts(conn, self.analyzer.id, *image)
             unsearchable = maintenance.unsearchable_items(conn)
             items = maintenance.searchable_counts(conn)
-            config = conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
+            config = active_embedder(conn)
             ocr = ocr_jobs.health(conn, self.settings)  # scans: the queue, low-confidence pages
             upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
@@ -282,9 +295,6 @@ class App(Context):
             # Whether the database itself tells the chair's decisions from an agent's (roles
             # legal_ai_chair / legal_ai_agent exist); docs/security.md.
             "roles_enforced": self.store.roles_enforced,
-            # The scheduled jobs whose last run failed, and the standing evaluation's drops
-            # beyond its tolerance (schedule.py; README "Scheduled jobs").
-            "scheduler": self.scheduler_health(),
             "embedder": dict(config) if config else None,
             # The image leg's embedder (None: MULTIMODAL_ENABLED is off; page images unchecked).
             "image_embedder": {"embedder": images.id, "dim": images.dim} if images else None,
@@ -297,20 +307,10 @@ class App(Context):
             **upkeep,
         }
 
-    def scheduler_health(self) -> dict:
-        """{"failed_jobs": [...], "eval_drops": [...]} (schedule.health)."""
-        from . import schedule
-
-        with self.store.connection() as conn:
-            return schedule.health(conn)
-
     def isolation_audit(self, probe: str = "ערר על החלטת הוועדה המקומית") -> dict:
         """INV-RET1, checked two ways: every chunk a corpus's partition holds belongs to an item
         of that corpus; and, per corpus and per leg, every unit the leg returns for a probe
         query belongs to that corpus (judged from the root tables, not the leg's own SQL)."""
-        from .corpora import SEARCHABLE
-        from .store.audit import audit_isolation, foreign_units
-
         embedder = self.embedder
         vector = embedder.embed_query(probe)
         window = self.settings.leg_window
@@ -443,7 +443,6 @@ class App(Context):
                     " counted, not re-embedded"
                 )
             return out
-        from .providers.multimodal import render_pages
 
         cache = getattr(self.embedder, "cache", None)
         unreadable: set[str] = set()

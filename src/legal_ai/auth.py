@@ -19,7 +19,7 @@ import hmac
 from dataclasses import dataclass
 
 from .config import Settings
-from .errors import InvalidInput, Unauthorized
+from .errors import Forbidden, InvalidInput, Unauthorized
 from .store.db import AGENT_ROLE, CHAIR_ROLE, WORKER_ROLE
 
 
@@ -121,8 +121,6 @@ def cli_principal(settings: Settings) -> Principal:
 
 def require_chair(principal: Principal, what: str) -> None:
     """Refuse `what` unless the chair is acting (Forbidden names what to set)."""
-    from .errors import Forbidden
-
     if not principal.is_chair:
         raise Forbidden(
             f"{what} is the chair's decision; {principal.actor} may not make it "

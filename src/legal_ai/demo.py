@@ -13,10 +13,17 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+from . import accounts
+from .app import App
 from .auth import CHAIR
 from .config import Settings
 from .display import format_hit
-from .services import App
+from .knowledge.brief import writing_brief
+from .knowledge.exemplars import get_block_exemplars
+from .knowledge.templates import get_templates
+from .learning import finals, jobs, lessons, principle_jobs
+from .ops.health import report as health_report
+from .ops.worker import STAGES
 from .store.db import Store, database_url, drop_database, ensure_database, server_url
 
 DEMO_DATABASE = "legal_ai_demo"
@@ -34,9 +41,6 @@ def _manifest() -> tuple[Path, dict]:
 def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
     """The learning loop on one fictional pair: our draft, the chair's final, the held-out
     style distance, citations, a curator finding the chair approves and promotes."""
-    from .knowledge.brief import writing_brief
-    from .learning import finals, lessons
-
     case = "ערר (מרכז) 7001/25"
     echo("\nlearning loop: our draft and the chair's signed final of " + case)
     draft = finals.add_draft(legal, case, root / "learning-draft-7001.txt", appeal_type="permit",
@@ -81,9 +85,7 @@ def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[s
                     ) -> dict:  # fmt: skip
     """The model-driven learning stage the upload queued: run it when models are configured;
     without them, show the pending queue and what to set."""
-    from .learning import jobs
-
-    report = jobs.run(legal, case)
+    report = jobs.run(legal, case, stages=STAGES)
     echo(f"  learning stage (distill -> style panel -> curator): job {job_id} queued by the upload")
     if report["cases"]:
         echo(f"    ran with the configured models: proposed {report['proposed']}, auto-approved "
@@ -109,9 +111,6 @@ def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[s
 def _writer(legal: App, echo: Callable[[str], None]) -> dict:
     """What the writer reads (channel B) from the chair's finals loaded above: her recurring
     formulas and her own paragraphs of a block, never of the case being written."""
-    from .knowledge.exemplars import get_block_exemplars
-    from .knowledge.templates import get_templates
-
     found = get_templates(legal)["templates"]
     echo(f"\nwhat the writer reads: {len(found)} template(s) she repeats across her finals")
     for template in found[:2]:
@@ -130,8 +129,6 @@ def _writer(legal: App, echo: Callable[[str], None]) -> dict:
 def _principles(legal: App, echo: Callable[[str], None]) -> dict:
     """The principles the rulings and decisions queued on arrival: extracted by the configured
     panel (real models), or the queue waiting and what to set."""
-    from .learning import principle_jobs
-
     report = principle_jobs.run(legal)
     echo("\nlegal principles (עקרונות משפטיים): every ruling and decision ingested above queued "
          "its extraction by the three-model panel")  # fmt: skip
@@ -193,10 +190,9 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
         summary["learning"] = _learning(legal, root, echo)
         summary["principles"] = _principles(legal, echo)
         summary["writer"] = _writer(legal, echo)
-        from . import accounts
 
         accounts.set_password(legal, "chair", DEMO_DESK_PASSWORD)
-        health = legal.health()
+        health = health_report(legal)
     cache_store.close()
     echo(
         f"\nhealth: {health['unsearchable']} unsearchable (reported, never searched), "

@@ -70,5 +70,3 @@ def retry_later(app: Context, job: dict, worker: str, exc: Exception, what: str,
         row = store.retry_or_fail(conn, job["id"], worker, job["attempts"], error, result or {},
                                   backoff(job["attempts"]))  # fmt: skip
     return (row["status"] if row else "lost"), error
-
-

@@ -14,8 +14,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from .app import App
+from .auth import agent, agent_tokens
 from .config import Settings
 from .errors import AppError
+from .knowledge import brief, contrastive, curator, exemplars, templates
+from .learning import canonical, copy_policy, feedback, lessons, principles
+from .paging import Page
 
 Query = Annotated[
     str, Field(description="What to look for, in Hebrew or English (at most 2000 characters).")
@@ -44,8 +49,6 @@ def mcp_principal(settings: Settings):
     """Whoever calls over MCP is a writing agent, never the chair: the agent named by the first
     LEGAL_AI_AGENT_TOKEN entry in the server's environment, else `mcp`. The chair's token, even
     when present, gives an MCP caller nothing more."""
-    from .auth import agent, agent_tokens
-
     names = list(agent_tokens(settings).values())
     return agent(names[0] if names else "mcp")
 
@@ -72,8 +75,6 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
             if app_for_call is not None:
                 return function(app_for_call(), **arguments)
             if "app" not in state:
-                from .services import App
-
                 config = settings or Settings()
                 # An agent-only login may not migrate: the store is checked, never written on
                 # opening (pending migrations: a one-line error naming `legal-ai db migrate`).
@@ -174,9 +175,6 @@ CaseNumber = Annotated[
 
 
 def _knowledge_tools(server: Any, run: Any) -> None:
-    from .knowledge import brief
-    from .learning import feedback, lessons
-
     @server.tool(
         description="The content checklist for a decision of this appeal type and outcome."
     )
@@ -218,8 +216,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         query: Annotated[str | None, Field(description="What the paragraph should be about.")] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="How many paragraphs.")] = 5,
     ) -> dict:  # fmt: skip
-        from .knowledge import exemplars
-
         return run(exemplars.get_block_exemplars, block=block, appeal_type=appeal_type,
                    outcome=outcome, case=case_number, query=query, limit=limit)  # fmt: skip
 
@@ -233,7 +229,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         appeal_type: Annotated[str | None, Field(description="Only templates of her finals of "
                                "this appeal type.")] = None,
     ) -> dict:  # fmt: skip
-        from .knowledge import templates
 
         return run(templates.get_templates, block=block, appeal_type=appeal_type)
 
@@ -248,7 +243,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         appeal_type: Annotated[str | None, Field(description="Only pairs of this appeal type.")] = None,
         k: Annotated[int, Field(ge=1, le=50, description="How many examples.")] = 5,
     ) -> dict:  # fmt: skip
-        from .knowledge import contrastive
 
         return run(contrastive.get_contrastive_examples, block=block, appeal_type=appeal_type, k=k)
 
@@ -266,7 +260,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         text: Annotated[str, Field(max_length=200_000, description="The draft's full text "
                         "(blocks separated by blank lines, as in the file).")],
     ) -> dict:  # fmt: skip
-        from .knowledge import copy_policy
 
         return run(copy_policy.check_draft_text, case=case_number, text=text)
 
@@ -307,8 +300,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         "[טבלאי]) and per final, and the chair's acceptance rate (approved / decided by her)."
     )
     def get_curator_stats() -> dict:
-        from .learning import curator
-
         return run(curator.stats)
 
     @server.tool(
@@ -329,9 +320,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         limit: PageLimit = 100,
         offset: PageOffset = 0,
     ) -> dict:  # fmt: skip
-        from .learning import principles
-        from .paging import Page
-
         return run(principles.list_principles, status=status, page=Page(limit, offset))
 
     @server.tool(
@@ -346,9 +334,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         limit: PageLimit = 100,
         offset: PageOffset = 0,
     ) -> dict:  # fmt: skip
-        from .learning import canonical
-        from .paging import Page
-
         return run(canonical.list_canonicals, status=status, page=Page(limit, offset))
 
     @server.tool(
@@ -358,8 +343,6 @@ def _knowledge_tools(server: Any, run: Any) -> None:
     def get_canonical_principle(
         canonical_id: Annotated[int, Field(ge=1, description="The canonical principle's id.")],
     ) -> dict:
-        from .learning import canonical
-
         return run(canonical.show, canonical_id=canonical_id)
 
 

@@ -28,7 +28,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from .corpora import SEARCHABLE
 from .errors import InvalidInput, NotFound
+from .store import desk as desk_store
 from .store import search_log as sql_log
 from .text.hebrew import clean_text, clean_value
 
@@ -218,9 +220,6 @@ def export(
 
 
 def _write_corpus(app: Any, path: Path, entries: list[dict]) -> tuple[int, list[str]]:
-    from .corpora import SEARCHABLE
-    from .store import desk as desk_store
-
     wanted: dict[str, str] = {}
     for e in entries:
         for doc_id in e["judged"]:

@@ -55,11 +55,11 @@ from harness import (
 from psycopg import sql
 
 from conftest import ScriptedHandler, local_server
+from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.errors import StoreError
 from legal_ai.ingest.pipeline import content_hash
 from legal_ai.providers.embedders import text_hash
-from legal_ai.services import App
 from legal_ai.store import migrations, start_embedded, stop_embedded
 from legal_ai.store.db import with_database
 from legal_ai.text.extract import extract

@@ -22,11 +22,11 @@ from psycopg import sql
 
 from conftest import ScriptedHandler, local_server
 from factories import hebrew_pdf
+from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
 from legal_ai.corpora import SEARCHABLE
 from legal_ai.retrieval import legs
-from legal_ai.services import App
 from legal_ai.store.audit import foreign_units
 
 pytestmark = [pytest.mark.db, pytest.mark.slow]

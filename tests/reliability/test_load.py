@@ -34,8 +34,8 @@ from harness import (
     wait_for,
 )
 
+from legal_ai.app import App
 from legal_ai.config import Settings
-from legal_ai.services import App
 
 pytestmark = [pytest.mark.db, pytest.mark.slow]
 

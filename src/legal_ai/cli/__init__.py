@@ -1,5 +1,8 @@
-"""The `legal-ai` command. Thin: parse, call `services.App`, print; errors are mapped once in
-`main()` to one stderr line and the error's exit code."""
+"""The `legal-ai` command (the entry point `legal_ai.cli:main`). Thin: parse, call the
+composition root (`app.App`), print; errors are mapped once in `main()` to one stderr line and
+the error's exit code. The library's commands (ingest, search, health, eval, ...) are here; each
+other command group has its module in this package (db, learning, principles, scheduler,
+telemetry, voice, writer, ocr, enrich), registered below in the order `--help` lists them."""
 
 from __future__ import annotations
 
@@ -10,8 +13,30 @@ from typing import Annotated
 
 import typer
 
+from ..accounts import set_password
+from ..demo import run_demo
 from ..display import format_hit
 from ..errors import AppError, InvalidInput
+from ..evaluation import evaluate as run_eval
+from ..evaluation import load_dataset
+from ..evaluation.baseline import check
+from ..evaluation.harness import sample_corpus
+from ..evaluation.harness import sample_queries as sample_q
+from ..mcp_server import serve
+from ..ops.health import report as health_report
+from ..retrieval.tools import corpus_tool
+from ..store import database_url, stop_embedded
+from ..store.backup import backup, restore
+from ..store.migrations import apply_role_grants, migrate
+from .common import JsonFlag, _app, _print_json, _settings
+from .enrich import register as register_arrival
+from .learning import register
+from .ocr import register as register_ocr
+from .principles import register as register_principles
+from .scheduler import register as register_scheduler
+from .telemetry import register as register_telemetry
+from .voice import register as register_voice
+from .writer import register as register_writer
 
 app = typer.Typer(
     help="legal-ai: research aid for a planning-and-building appeals committee.",
@@ -26,8 +51,6 @@ item_app = typer.Typer(help="Stored items and their versions.", no_args_is_help=
 app.add_typer(item_app, name="item")
 user_app = typer.Typer(help="Who signs in to the chair's desk.", no_args_is_help=True)
 app.add_typer(user_app, name="user")
-
-from .common import JsonFlag, _app, _print_json, _settings  # noqa: E402
 
 
 def _parse_meta(pairs: list[str]) -> dict[str, str]:
@@ -44,17 +67,12 @@ def _parse_meta(pairs: list[str]) -> dict[str, str]:
 @db_app.command("url")
 def db_url() -> None:
     """Print the connection URL in use (starts the embedded server if needed)."""
-    from ..store import database_url
-
     typer.echo(database_url(_settings()))
 
 
 @db_app.command("migrate")
 def db_migrate() -> None:
     """Apply pending schema migrations (also done automatically on first use)."""
-    from ..store import database_url
-    from ..store.migrations import apply_role_grants, migrate
-
     url = database_url(_settings())
     applied = migrate(url)
     typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
@@ -67,8 +85,6 @@ def db_migrate() -> None:
 @db_app.command("stop")
 def db_stop() -> None:
     """Stop the embedded PostgreSQL server."""
-    from ..store import stop_embedded
-
     settings = _settings()
     if settings.database_url:
         typer.echo("LEGAL_AI_DATABASE_URL is set: that server is not ours to stop")
@@ -84,9 +100,6 @@ def db_backup(
     json_out: JsonFlag = False,
 ) -> None:
     """Back up the whole database (every item, embedding, lesson, audit and history row)."""
-    from ..store import database_url
-    from ..store.backup import backup
-
     result = backup(database_url(_settings()), file, overwrite=force)
     if json_out:
         _print_json(result)
@@ -103,9 +116,6 @@ def db_restore(
     json_out: JsonFlag = False,
 ) -> None:
     """Restore a backup into the database: all of it or, on any error, nothing."""
-    from ..store import database_url
-    from ..store.backup import restore
-
     result = restore(database_url(_settings()), file, force=force)
     if json_out:
         _print_json(result)
@@ -249,8 +259,6 @@ def search(
     as_json: JsonFlag = False,
 ) -> None:
     """Search one corpus through its tool; every hit carries its provenance."""
-    from ..retrieval.tools import corpus_tool
-
     given = {
         "practice_area": practice_area, "case_number": case_number, "court": court,
         "date_from": date_from, "date_to": date_to,
@@ -299,7 +307,7 @@ def health(as_json: JsonFlag = False) -> None:
     """Unsearchable items and why, stale/missing embeddings of every unit, isolation, jobs, OCR,
     unresolved digests, missing precedents, decisions awaiting enrichment."""
     with _app() as legal:
-        report = legal.health()
+        report = health_report(legal)
     if as_json:
         _print_json(report)
         return
@@ -397,12 +405,6 @@ def evaluate(
     as_json: JsonFlag = False,
 ) -> None:
     """Evaluate retrieval on a labeled dataset in an isolated database (INV-RET4)."""
-    from ..evaluation import evaluate as run_eval
-    from ..evaluation import load_dataset
-    from ..evaluation.baseline import check
-    from ..evaluation.harness import sample_corpus
-    from ..evaluation.harness import sample_queries as sample_q
-
     wanted = tuple(f.strip() for f in fields.split(",") if f.strip()) if fields else None
     dataset = load_dataset(corpus, queries, qrels, fields=wanted, name=name)
     if sample_queries is not None:
@@ -449,8 +451,6 @@ def mcp() -> None:
     """Serve the search tools over MCP (stdio) for the writing agents."""
     import logging
 
-    from ..mcp_server import serve
-
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     serve(_settings())
 
@@ -458,8 +458,6 @@ def mcp() -> None:
 @app.command()
 def demo() -> None:
     """Start the embedded database, load the demo corpus into every corpus, show searches."""
-    from ..demo import run_demo
-
     run_demo(_settings(), echo=typer.echo)
 
 
@@ -475,8 +473,6 @@ def user_set_password(
     session of NAME ends."""
     from getpass import getpass
 
-    from ..accounts import set_password
-
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
@@ -487,15 +483,6 @@ def user_set_password(
         set_password(legal, name, password)
     typer.echo(f"password of {name} set; every earlier session of {name} ended")
 
-
-from .enrich import register as register_arrival  # noqa: E402
-from .learning import register  # noqa: E402
-from .ocr import register as register_ocr  # noqa: E402
-from .principles import register as register_principles  # noqa: E402
-from .scheduler import register as register_scheduler  # noqa: E402
-from .telemetry import register as register_telemetry  # noqa: E402
-from .voice import register as register_voice  # noqa: E402
-from .writer import register as register_writer  # noqa: E402
 
 register(app)
 register_principles(app)

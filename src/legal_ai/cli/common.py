@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from ..app import App
+from ..auth import cli_principal
 from ..config import Settings
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -19,9 +21,6 @@ def _settings() -> Settings:
 def _app():
     """The App acting for whoever runs the command: the chair when LEGAL_AI_CHAIR_TOKEN is in
     the environment, an agent when an agent token is, else the operator (never the chair)."""
-    from ..auth import cli_principal
-    from ..app import App
-
     settings = _settings()
     return App(settings, principal=cli_principal(settings))
 

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ..learning import enrichment
 from .common import JsonFlag, _app, _print_json
 
 enrich_app = typer.Typer(help="Headnote, summary and tags of internal decisions, proposed by a "
@@ -30,8 +31,6 @@ def list_(
     as_json: JsonFlag = False,
 ) -> None:
     """The proposals, oldest first."""
-    from ..learning import enrichment
-
     with _app() as legal:
         result = enrichment.list_enrichments(legal, status)
     if as_json:
@@ -47,8 +46,6 @@ def list_(
 def show(enrichment_id: int, as_json: JsonFlag = False) -> None:
     """One proposal: the headnote, each summary sentence with the decision's words it rests on,
     the tags, and what the decision holds now."""
-    from ..learning import enrichment
-
     with _app() as legal:
         e = enrichment.show(legal, enrichment_id)
     if as_json:
@@ -70,8 +67,6 @@ def review(
 ) -> None:
     """The chair approves a proposal (its fields are written into the decision) or rejects it
     (LEGAL_AI_CHAIR_TOKEN)."""
-    from ..learning import enrichment
-
     with _app() as legal:
         e = enrichment.review(legal, enrichment_id, decision, reason)
     _print_json(e) if as_json else typer.echo(_line(e))
@@ -81,8 +76,6 @@ def review(
 def run(as_json: JsonFlag = False) -> None:
     """Enrich the internal decisions queued (LEGAL_AI_ENRICHER); without a model they wait and
     this says what to set."""
-    from ..learning import enrichment
-
     with _app() as legal:
         report = enrichment.run(legal)
     if as_json:

@@ -10,8 +10,24 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonFlag, _app, _print_json, _settings
 from ..errors import InvalidInput
+from ..knowledge import curator
+from ..knowledge.brief import writing_brief
+from ..knowledge.contrastive import get_contrastive_examples
+from ..learning import finals, fingerprint, lessons, methodology, panel_stats
+from ..learning.copy_policy import check, summary
+from ..learning.engine import configured
+from ..learning.feedback import list_feedback, record, weekly_summary
+from ..learning.finals import add_draft, pairs, upload_final
+from ..learning.finals import missing_precedents as missing
+from ..learning.jobs import run
+from ..learning.lessons import list_lessons, promote, review
+from ..learning.methodology import diff, edit, restore, show
+from ..learning.panel_audit import rebuild
+from ..ops.worker import STAGES, work
+from ..web.app import create_app
+from ..web.clients import uvicorn_options
+from .common import JsonFlag, _app, _print_json, _settings
 
 draft_app = typer.Typer(help="Our drafts of the chair's decisions.", no_args_is_help=True)
 final_app = typer.Typer(help="The chair's signed finals.", no_args_is_help=True)
@@ -34,8 +50,6 @@ PracticeArea = Annotated[str | None, typer.Option(
 def draft_add(case: Case, file: File, appeal_type: AppealType = None, outcome: Outcome = None,
               practice_area: PracticeArea = None, as_json: JsonFlag = False) -> None:  # fmt: skip
     """Register our draft for a case (pair status draft_done); creates the case if new."""
-    from ..learning.finals import add_draft
-
     with _app() as legal:
         result = add_draft(legal, case, file, appeal_type=appeal_type, outcome=outcome,
                            practice_area=practice_area)  # fmt: skip
@@ -47,7 +61,6 @@ def draft_add(case: Case, file: File, appeal_type: AppealType = None, outcome: O
                f"pair {result['pair_status']}")  # fmt: skip
     if result["missing_blocks"]:
         typer.echo("  blocks not found: " + ", ".join(result["missing_blocks"]))
-    from ..knowledge.copy_policy import summary
 
     counts = summary(result["copy_check"])
     typer.echo("  copy check: " + ", ".join(f"{n} {k}" for k, n in counts["passages"].items())
@@ -59,8 +72,6 @@ def draft_add(case: Case, file: File, appeal_type: AppealType = None, outcome: O
 def draft_check(case: Case, file: File, as_json: JsonFlag = False) -> None:
     """The copy policy on a draft: passages copied from other cases (template / analysis /
     substance, with their source) and every citation checked against the library."""
-    from ..knowledge.copy_policy import check
-
     with _app() as legal:
         result = check(legal, case, file)
     if as_json:
@@ -87,8 +98,6 @@ def final_upload(
 ) -> None:  # fmt: skip
     """Upload the chair's signed final: style corpus, internal decisions, citations, held-out
     style distance, pair analyzed."""
-    from ..learning.finals import upload_final
-
     with _app() as legal:
         result = upload_final(legal, case, file, practice_area=practice_area,
                               decided_on=decided_on, appeal_type=appeal_type, outcome=outcome)  # fmt: skip
@@ -111,10 +120,8 @@ def final_upload(
 @learning_app.command("history")
 def learning_history(as_json: JsonFlag = False) -> None:
     """The held-out style-distance history (append-only), oldest first."""
-    from ..learning.finals import history
-
     with _app() as legal:
-        result = history(legal)
+        result = finals.history(legal)
     if as_json:
         _print_json(result)
         return
@@ -137,8 +144,6 @@ def _emit(result: dict, key: str, line, as_json: bool) -> None:
 @learning_app.command("pairs")
 def learning_pairs(as_json: JsonFlag = False) -> None:
     """Every draft/final pair and its status."""
-    from ..learning.finals import pairs
-
     with _app() as legal:
         result = pairs(legal)
     _emit(result, "pairs", lambda r: f"{r['case_number']}: {r['status']}", as_json)
@@ -147,8 +152,6 @@ def learning_pairs(as_json: JsonFlag = False) -> None:
 @learning_app.command("missing-precedents")
 def missing_precedents(as_json: JsonFlag = False) -> None:
     """Rulings our finals cite that the library does not hold (open)."""
-    from ..learning.finals import missing_precedents as missing
-
     with _app() as legal:
         result = missing(legal)
     _emit(result, "missing_precedents", lambda r: f"{r['ref']}  (cited by {r['corroboration']}; "
@@ -160,10 +163,8 @@ def learning_run(case: Annotated[str | None, typer.Argument(
                  help="Only this case's jobs (default: every ready job).")] = None,
                  as_json: JsonFlag = False) -> None:  # fmt: skip
     """Run the queued learning stage (distill -> style panel -> curator) in this process."""
-    from ..learning.jobs import run
-
     with _app() as legal:
-        result = run(legal, case)
+        result = run(legal, case, stages=STAGES)
     if as_json:
         _print_json(result)
         return
@@ -185,10 +186,8 @@ def learning_run(case: Annotated[str | None, typer.Argument(
 @learning_app.command("curator-stats")
 def learning_curator_stats(as_json: JsonFlag = False) -> None:
     """The curator's findings per tag and per final, and the chair's acceptance rate."""
-    from ..learning.curator import stats
-
     with _app() as legal:
-        result = stats(legal)
+        result = curator.stats(legal)
     if as_json:
         _print_json(result)
         return
@@ -207,10 +206,8 @@ def _share(value: float | None) -> str:
 def learning_panel_stats(as_json: JsonFlag = False) -> None:
     """The style panel against the chair: agreement, Cohen's kappa, Gwet's AC1, coverage,
     reversal rate."""
-    from ..learning.panel_stats import stats
-
     with _app() as legal:
-        result = stats(legal)
+        result = panel_stats.stats(legal)
     if as_json:
         _print_json(result)
         return
@@ -224,8 +221,6 @@ def learning_panel_stats(as_json: JsonFlag = False) -> None:
 def learning_panel_audit(as_json: JsonFlag = False) -> None:
     """Write the panels' decisions again from the database: $LEGAL_AI_HOME/audit/style-panel.csv
     and principle-panel.csv (each decision with its votes and the model calls it rests on)."""
-    from ..learning.panel_audit import rebuild
-
     with _app() as legal:
         result = rebuild(legal)
     if as_json:
@@ -239,15 +234,12 @@ def learning_panel_audit(as_json: JsonFlag = False) -> None:
 def learning_fingerprint(as_json: JsonFlag = False) -> None:
     """Ask the distiller to describe the chair's prose from her finals; write a dated proposal
     under $LEGAL_AI_HOME/proposals/ (the methodology is never changed)."""
-    from ..learning.engine import configured
-    from ..learning.fingerprint import propose
-
     with _app() as legal:
         models = configured(legal)
         if models.distiller is None:
             raise InvalidInput("learning fingerprint needs a model: "
                                + models.reasons.get("distiller", "set LEGAL_AI_DISTILLER"))  # fmt: skip
-        result = propose(legal, models.distiller)
+        result = fingerprint.propose(legal, models.distiller)
     if as_json:
         _print_json(result)
         return
@@ -261,8 +253,6 @@ def lessons_list(status: Annotated[str | None, typer.Option(help="proposed | app
                  "rejected | vetoed")] = None, case: Annotated[str | None, typer.Option()] = None,
                  as_json: JsonFlag = False) -> None:  # fmt: skip
     """Lessons, optionally by status or case."""
-    from ..learning.lessons import list_lessons
-
     with _app() as legal:
         result = list_lessons(legal, status, case)
     _emit(result, "lessons", lambda r: f"#{r['id']} [{r['review_status']}] {r['category']} "
@@ -274,10 +264,8 @@ def lessons_add(case: Case, category: str, text: str,
                 block: Annotated[str | None, typer.Option()] = None,
                 as_json: JsonFlag = False) -> None:  # fmt: skip
     """Add a lesson by hand (source: chair): approved when the chair adds it, else proposed."""
-    from ..learning.lessons import propose
-
     with _app() as legal:
-        row = propose(legal, case, category, text, source="chair", block=block)
+        row = lessons.propose(legal, case, category, text, source="chair", block=block)
     _print_json(row) if as_json else typer.echo(f"lesson #{row['id']} {row['review_status']}")
 
 
@@ -287,8 +275,6 @@ def lessons_review(lesson_id: int, decision: Annotated[str, typer.Argument(
                    reason: Annotated[str | None, typer.Option()] = None,
                    as_json: JsonFlag = False) -> None:  # fmt: skip
     """The chair's decision on a lesson."""
-    from ..learning.lessons import review
-
     with _app() as legal:
         row = review(legal, lesson_id, decision, reason=reason)
     _print_json(row) if as_json else typer.echo(f"lesson #{row['id']}: {row['review_status']}")
@@ -301,8 +287,6 @@ def learning_promote(case: Case, lesson: Annotated[list[int], typer.Option(
                      help="A phrase to add to the transition phrases (repeat).")] = None,
                      as_json: JsonFlag = False) -> None:  # fmt: skip
     """Fold the chosen lessons and phrases of an analyzed pair into the methodology."""
-    from ..learning.lessons import promote
-
     if not lesson and not phrase:
         raise InvalidInput("choose at least one --lesson or --phrase to promote")
     with _app() as legal:
@@ -318,8 +302,6 @@ def learning_promote(case: Case, lesson: Annotated[list[int], typer.Option(
 @methodology_app.command("show")
 def methodology_show(appeal_type: Annotated[str, typer.Argument()] = "universal") -> None:
     """Print a methodology profile (JSON)."""
-    from ..learning.methodology import show
-
     with _app() as legal:
         _print_json(show(legal, appeal_type))
 
@@ -329,8 +311,6 @@ def methodology_edit(appeal_type: str, changes: Annotated[Path, typer.Argument(
                      help="A JSON file of the top-level keys to replace.")],
                      reason: Annotated[str, typer.Option()] = "edit") -> None:  # fmt: skip
     """Replace keys of a methodology profile (a new version)."""
-    from ..learning.methodology import edit
-
     try:
         data = json.loads(changes.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -345,10 +325,8 @@ def methodology_edit(appeal_type: str, changes: Annotated[Path, typer.Argument(
 @methodology_app.command("history")
 def methodology_history(appeal_type: str, as_json: JsonFlag = False) -> None:
     """List a profile's versions, newest first: version, who saved it, when, why."""
-    from ..learning.methodology import history
-
     with _app() as legal:
-        result = history(legal, appeal_type)
+        result = methodology.history(legal, appeal_type)
     if as_json:
         _print_json(result)
         return
@@ -360,8 +338,6 @@ def methodology_history(appeal_type: str, as_json: JsonFlag = False) -> None:
 @methodology_app.command("diff")
 def methodology_diff(appeal_type: str, a: int, b: int, as_json: JsonFlag = False) -> None:
     """What changed from version A to version B: each top-level key, before and after."""
-    from ..learning.methodology import diff
-
     with _app() as legal:
         result = diff(legal, appeal_type, a, b)
     if as_json:
@@ -379,8 +355,6 @@ def methodology_diff(appeal_type: str, a: int, b: int, as_json: JsonFlag = False
 def methodology_restore(appeal_type: str, version: int,
                         reason: Annotated[str | None, typer.Option()] = None) -> None:  # fmt: skip
     """Restore an earlier version as a NEW version (the chair only: LEGAL_AI_CHAIR_TOKEN)."""
-    from ..learning.methodology import restore
-
     with _app() as legal:
         result = restore(legal, appeal_type, version, reason=reason)
     dropped = result["dropped_lessons"]
@@ -396,8 +370,6 @@ def feedback_add(category: Annotated[str, typer.Argument(
                  block: Annotated[str | None, typer.Option()] = None,
                  as_json: JsonFlag = False) -> None:  # fmt: skip
     """Record the chair's feedback on a draft."""
-    from ..learning.feedback import record
-
     with _app() as legal:
         row = record(legal, category, text, case=case, block=block)
     _print_json(row) if as_json else typer.echo(f"feedback #{row['id']} recorded")
@@ -408,8 +380,6 @@ def feedback_list(case: Annotated[str | None, typer.Option()] = None,
                   category: Annotated[str | None, typer.Option()] = None,
                   limit: int = 50, as_json: JsonFlag = False) -> None:  # fmt: skip
     """The chair's feedback, newest first."""
-    from ..learning.feedback import list_feedback
-
     with _app() as legal:
         result = list_feedback(legal, case=case, category=category, limit=limit)
     _emit(result, "feedback", lambda r: f"#{r['id']} {r['category']} {r['block'] or ''} "
@@ -419,8 +389,6 @@ def feedback_list(case: Annotated[str | None, typer.Option()] = None,
 @feedback_app.command("summary")
 def feedback_summary(days: int = 7, as_json: JsonFlag = False) -> None:
     """The last week's feedback grouped by category and block."""
-    from ..learning.feedback import weekly_summary
-
     with _app() as legal:
         result = weekly_summary(legal, days=days)
     if as_json:
@@ -439,8 +407,6 @@ def brief(appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
                                "(default 40000).")] = None) -> None:  # fmt: skip
     """The writer's brief (channels A, B, C and approved lessons, with provenance and a size
     budget) for an appeal type and outcome."""
-    from ..knowledge.brief import writing_brief
-
     with _app() as legal:
         _print_json(writing_brief(legal, appeal_type, outcome, case=case, max_chars=max_chars))
 
@@ -451,8 +417,6 @@ def contrastive(block: Annotated[str, typer.Argument(help="One of the 12 blocks,
                 as_json: JsonFlag = False) -> None:  # fmt: skip
     """Contrastive pairs: where the chair rewrote our drafts in BLOCK (our wording -> hers, style
     only): write like the right side, not the left."""
-    from ..knowledge.contrastive import get_contrastive_examples
-
     with _app() as legal:
         result = get_contrastive_examples(legal, block, appeal_type, limit)
     if as_json:
@@ -475,9 +439,6 @@ def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1"
 
     import uvicorn
 
-    from ..web.app import create_app
-    from ..web.clients import uvicorn_options
-
     settings = _settings()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     # Proxy headers follow LEGAL_AI_TRUSTED_PROXIES (off when empty; uvicorn's own default
@@ -493,8 +454,6 @@ def worker(once: Annotated[bool, typer.Option("--once", help="One pass over the 
     """Drain the queues until stopped (SIGTERM/SIGINT settle the job in hand first): learning,
     OCR, principle extraction, enrichment, scheduled jobs, canonical synthesis, voice documents."""
     import signal
-
-    from ..learning.jobs import work
 
     stop: list[int] = []
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from ..ingest import ocr_jobs
 from .common import JsonFlag, _app, _print_json
 
 ocr_app = typer.Typer(
@@ -17,8 +18,6 @@ def run(as_json: JsonFlag = False) -> None:
     """Read the queued scans now (what `legal-ai worker` does too): each page rendered and read,
     the text written into the scan's items with page numbers. Without Tesseract and its Hebrew
     model the jobs wait, saying what to install."""
-    from ..ingest import ocr_jobs
-
     with _app() as legal:
         report = ocr_jobs.run(legal)
     if as_json:
@@ -41,8 +40,6 @@ def run(as_json: JsonFlag = False) -> None:
 def list_(as_json: JsonFlag = False) -> None:
     """The OCR queue (with why a job waits) and the items read with low-confidence pages
     (below LEGAL_AI_OCR_MIN_CONFIDENCE) or with no text."""
-    from ..ingest import ocr_jobs
-
     with _app() as legal:
         result = ocr_jobs.status(legal)
     if as_json:

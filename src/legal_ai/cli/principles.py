@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..learning import canonical, principle_jobs, principles, synthesis
 from .common import JsonFlag, _app, _print_json
 
 principles_app = typer.Typer(help="Legal principles of the case law and the chair's gate.",
@@ -32,8 +33,6 @@ def extract(
 ) -> None:
     """Principles of rulings and decisions by the three-model panel (LEGAL_AI_PRINCIPLE_PANEL),
     now (the retroactive path; new items are queued on arrival: `principles run`)."""
-    from ..learning import principles
-
     with _app() as legal:
         report = principles.extract(legal, corpus=corpus, doc_id=doc_id, all=all_items)
     _print_json(report) if as_json else typer.echo(_counts(report))
@@ -45,8 +44,6 @@ def extract(
 def run(as_json: JsonFlag = False) -> None:
     """Drain the extraction queue (rulings and decisions ingested since): what `legal-ai worker`
     does too. Without a complete panel the jobs wait, saying what to set."""
-    from ..learning import principle_jobs
-
     with _app() as legal:
         report = principle_jobs.run(legal)
     if as_json:
@@ -71,8 +68,6 @@ def list_(
 ) -> None:
     """Principles with their term (הלכה / כלל פרשני / עיקרון), votes, score, occurrences and
     corroboration (how many decisions cite the ruling)."""
-    from ..learning import principles
-
     with _app() as legal:
         result = principles.list_principles(legal, status)
     if as_json:
@@ -114,8 +109,6 @@ def cull(
 ) -> None:
     """Re-apply the panel's rule (today's HALACHA_PANEL_APPROVE_SCORE, HALACHA_PANEL_MAX_NEW) to
     what the panel decided; report what would be removed or reopened, and do it with --apply."""
-    from ..learning import principles
-
     with _app() as legal:
         report = principles.cull(legal, apply=apply)
     if as_json:
@@ -135,8 +128,6 @@ def cull(
 def synthesize(as_json: JsonFlag = False) -> None:
     """Canonical statements of the canonical principles pending synthesis (LEGAL_AI_SYNTHESIZER):
     grounded in the quotes or abstained, drift-gated; never approves (-> pending_review)."""
-    from ..learning import synthesis
-
     with _app() as legal:
         report = synthesis.synthesize(legal)
     _print_json(report) if as_json else typer.echo(_counts(report))
@@ -150,8 +141,6 @@ def canonical_list(
     as_json: JsonFlag = False,
 ) -> None:
     """Canonical principles: statement, status, occurrences, corroboration."""
-    from ..learning import canonical
-
     with _app() as legal:
         result = canonical.list_canonicals(legal, status)
     if as_json:
@@ -166,8 +155,6 @@ def canonical_list(
 @canonical_app.command("show")
 def canonical_show(canonical_id: int, as_json: JsonFlag = False) -> None:
     """One canonical principle: its occurrences (quote, page, votes) and statement versions."""
-    from ..learning import canonical
-
     with _app() as legal:
         k = canonical.show(legal, canonical_id)
     if as_json:
@@ -189,8 +176,6 @@ def canonical_review(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair approves or rejects a canonical principle (LEGAL_AI_CHAIR_TOKEN)."""
-    from ..learning import canonical
-
     with _app() as legal:
         k = canonical.review(legal, canonical_id, decision, reason)
     _print_json(k) if as_json else typer.echo(f"canonical principle #{k['id']}: {k['status']}")
@@ -204,8 +189,6 @@ def canonical_edit(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair writes the statement herself (a new version; LEGAL_AI_CHAIR_TOKEN)."""
-    from ..learning import canonical
-
     with _app() as legal:
         k = canonical.edit(legal, canonical_id, statement, reason)
     _print_json(k) if as_json else typer.echo(
@@ -227,8 +210,6 @@ def canonical_revert(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair restores an earlier statement (as a new version; LEGAL_AI_CHAIR_TOKEN)."""
-    from ..learning import canonical
-
     with _app() as legal:
         k = canonical.revert(legal, canonical_id, version, reason)
     _print_json(k) if as_json else typer.echo(

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from ..ops import scheduler as schedule
+from ..ops.tasks import reminders as listed
 from .common import JsonFlag, _app, _print_json
 
 jobs_app = typer.Typer(help="The scheduled jobs: list, run on demand, runs, reminders.",
@@ -21,8 +23,6 @@ def _when(value: str | None) -> str:
 @jobs_app.command("list")
 def list_(as_json: JsonFlag = False) -> None:
     """Each job with its schedule (cron, in Asia/Jerusalem), next run and last outcome."""
-    from ..ops import scheduler as schedule
-
     with _app() as legal:
         result = schedule.list_jobs(legal)
     if as_json:
@@ -44,8 +44,6 @@ def run(name: Annotated[str, typer.Argument(help="The job, as `jobs list` names 
         as_json: JsonFlag = False) -> None:  # fmt: skip
     """Run one job now, on demand (recorded as a manual run); exits 1 when it failed or another
     process is running it."""
-    from ..ops import scheduler as schedule
-
     with _app() as legal:
         report = schedule.run_now(legal, name)
     if as_json:
@@ -61,8 +59,6 @@ def runs(name: Annotated[str | None, typer.Argument(help="One job (default: all)
          limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
          as_json: JsonFlag = False) -> None:  # fmt: skip
     """The recorded runs, newest first: trigger, slot, start, end, outcome, what it did."""
-    from ..ops import scheduler as schedule
-
     with _app() as legal:
         result = schedule.runs(legal, name, limit)
     if as_json:
@@ -83,8 +79,6 @@ def runs(name: Annotated[str | None, typer.Argument(help="One job (default: all)
 def reminders(as_json: JsonFlag = False) -> None:
     """The stale-case reminder list: cases whose ledger has not moved for
     LEGAL_AI_STALE_CASE_DAYS (30) days, longest idle first."""
-    from ..ops.tasks import reminders as listed
-
     with _app() as legal:
         result = listed(legal)
     if as_json:

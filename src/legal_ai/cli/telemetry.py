@@ -9,8 +9,11 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonFlag, _app, _print_json
 from ..errors import InvalidInput
+from ..telemetry import export as run_export
+from ..telemetry import prune as run_prune
+from ..telemetry import stats as figures
+from .common import JsonFlag, _app, _print_json
 
 telemetry_app = typer.Typer(
     help="Search telemetry: what was searched, what the chair found useful.", no_args_is_help=True
@@ -48,8 +51,6 @@ def export(
     as_json: JsonFlag = False,
 ) -> None:
     """Turn the searches the chair marked useful into a BEIR gold set `legal-ai eval` reads."""
-    from ..telemetry import export as run_export
-
     queries = queries or qrels.with_name("queries.jsonl")
     if queries == qrels or (corpus is not None and corpus in (qrels, queries)):
         raise InvalidInput("--qrels, --queries and --corpus must be different files")
@@ -78,8 +79,6 @@ def export(
 @telemetry_app.command("stats")
 def stats(since: Since = None, as_json: JsonFlag = False) -> None:
     """Searches per surface and corpus, the zero-hit rate, p50 latency, the chair's marks."""
-    from ..telemetry import stats as figures
-
     with _app() as legal:
         report = figures(legal, since=_day(since))
     if as_json:
@@ -116,8 +115,6 @@ def prune(
     as_json: JsonFlag = False,
 ) -> None:
     """Delete the searches (and their marks) older than the retention."""
-    from ..telemetry import prune as run_prune
-
     with _app() as legal:
         result = run_prune(legal, days=days)
     if as_json:

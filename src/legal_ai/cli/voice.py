@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..knowledge import voice
 from .common import JsonFlag, _app, _print_json
 
 voice_app = typer.Typer(help="Deep-read voice documents of exemplary finals (channel C).",
@@ -32,8 +33,6 @@ def mark(
     as_json: JsonFlag = False,
 ) -> None:
     """The chair marks a case as exemplary (LEGAL_AI_CHAIR_TOKEN): it joins the queue."""
-    from ..knowledge import voice
-
     with _app() as legal:
         d = voice.mark(legal, case, note)
     _print_json(d) if as_json else typer.echo(_line(d))
@@ -47,8 +46,6 @@ def list_(
     as_json: JsonFlag = False,
 ) -> None:
     """The voice documents and the cases waiting for one."""
-    from ..knowledge import voice
-
     with _app() as legal:
         result = voice.list_documents(legal, status)
     if as_json:
@@ -63,8 +60,6 @@ def list_(
 @voice_app.command("show")
 def show(document_id: int, as_json: JsonFlag = False) -> None:
     """One voice document, block by block: each claim with her words it points at."""
-    from ..knowledge import voice
-
     with _app() as legal:
         d = voice.show(legal, document_id)
     if as_json:
@@ -87,8 +82,6 @@ def review(
 ) -> None:
     """The chair approves (it reaches the writer) or rejects a voice document
     (LEGAL_AI_CHAIR_TOKEN)."""
-    from ..knowledge import voice
-
     with _app() as legal:
         d = voice.review(legal, document_id, decision, reason)
     _print_json(d) if as_json else typer.echo(_line(d))
@@ -98,8 +91,6 @@ def review(
 def run(as_json: JsonFlag = False) -> None:
     """Write the documents of the marked cases (LEGAL_AI_VOICE_WRITER); without a model they
     wait in the queue and this says what to set."""
-    from ..knowledge import voice
-
     with _app() as legal:
         report = voice.run(legal)
     if as_json:

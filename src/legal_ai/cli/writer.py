@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonFlag, _app, _print_json
 from ..errors import InvalidInput
+from ..knowledge import exemplars as exemplar_service
+from ..knowledge import templates as template_service
+from .common import JsonFlag, _app, _print_json
 
 
 def exemplars(
@@ -48,11 +50,9 @@ def exemplars(
 ) -> None:
     """The chair's own paragraphs of BLOCK for a decision of --appeal-type, from her other
     finals, with their provenance."""
-    from ..knowledge import exemplars as service
-
     if refresh:
         with _app() as legal:
-            report = service.refresh(legal)
+            report = exemplar_service.refresh(legal)
         if as_json:
             _print_json(report)
             return
@@ -66,7 +66,7 @@ def exemplars(
     if block is None or appeal_type is None:
         raise InvalidInput("give a BLOCK and --appeal-type (or --refresh)")
     with _app() as legal:
-        result = service.get_block_exemplars(
+        result = exemplar_service.get_block_exemplars(
             legal, block, appeal_type, outcome=outcome, case=case, query=query, limit=limit,
             per_final=per_final,
         )  # fmt: skip
@@ -90,10 +90,8 @@ def templates(
 ) -> None:
     """Passages the chair repeats nearly verbatim across her finals, with their slots
     ({date}, {case_number}, {number}, {name}, {text}), support and examples."""
-    from ..knowledge import templates as service
-
     with _app() as legal:
-        result = service.get_templates(legal, block=block, appeal_type=appeal_type)
+        result = template_service.get_templates(legal, block=block, appeal_type=appeal_type)
     if as_json:
         _print_json(result)
         return

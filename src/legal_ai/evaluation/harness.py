@@ -13,14 +13,15 @@ import time
 from collections.abc import Callable
 
 from ..config import Settings
+from ..context import Context
 from ..corpora import get_corpus
 from ..ingest import Ingestor
 from ..ingest.sources import IngestItem
-from ..context import Context
 from ..retrieval.search import search
 from ..store.db import Store, database_url, drop_database, ensure_database, server_url
 from . import metrics
 from .datasets import Dataset
+from .peers import run_peers
 
 MODES = ("hybrid", "semantic", "lexical")
 DEPTH = 100  # documents retrieved per query (Recall@100)
@@ -145,8 +146,6 @@ def evaluate(
             "lexical_candidate_budget": settings.lexical_candidate_budget,
         }  # fmt: skip
         if peers:
-            from .peers import run_peers
-
             peer_runs = run_peers(store, app.embedder, dataset, k=settings.rrf_k, depth=DEPTH)
             result["peers"] = {
                 name: metrics.aggregate(metrics.per_query(run, dataset.qrels))

@@ -29,6 +29,7 @@ from ..learning import vocabulary as vocab
 from ..learning.finals import chair_ratios
 from ..learning.methodology import merged_profile
 from ..store import learning as store
+from .voice import for_brief
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -241,8 +242,6 @@ def writing_brief(app: Context, appeal_type: str, outcome: str | None = None,
     """Everything the writer should follow for this decision, all of it approved: channels A, B
     and C and the approved lessons, each part with its provenance, within `max_chars`. `case`:
     the case being written (its own paragraphs, pairs and voice document are never served)."""
-    from .voice import for_brief
-
     appeal_type, outcome = _args(appeal_type, outcome)
     case = vocab.case_number(case) if case else None
     limit = _max_chars(max_chars)

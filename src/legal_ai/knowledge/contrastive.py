@@ -31,9 +31,16 @@ from typing import TYPE_CHECKING
 from ..errors import InvalidInput
 from ..learning import purity
 from ..learning import vocabulary as vocab
+from ..learning.copy_policy import (
+    Word,
+    block_spans,
+    fold,
+    keyed_words,
+    through_punctuation,
+    word_key,
+)
 from ..text import citations
 from ..text.blocks import BLOCKS
-from .copy_policy import Word, block_spans, fold, keyed_words, through_punctuation, word_key
 
 if TYPE_CHECKING:
     from ..context import Context

@@ -35,18 +35,18 @@ from pydantic import BaseModel, Field
 from ..auth import require_chair, system_principal
 from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..learning import purity
-from ..store import jsonable
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
 from ..learning.engine import left_to_the_worker, single_model
 from ..learning.finals import segment
 from ..paging import Page, listed, window
+from ..store import jsonable
 from ..store import voice as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 
 if TYPE_CHECKING:
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 VARIABLE = "LEGAL_AI_VOICE_WRITER"
 ACTOR = "voice-writer"

@@ -25,16 +25,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..store import jsonable
 from ..store import learning as store
 from ..text import citations as text_citations
 from ..text.hebrew import normalize_case_number
-from ..store import jsonable
+from . import enrichment, finals
 
 if TYPE_CHECKING:
     import psycopg
 
-    from ..corpora import Corpus
     from ..context import Context
+    from ..corpora import Corpus
 
 # number/year at the end of a case number (after `normalize_case_number`: no leading zeros).
 _TAIL = re.compile(r"(?<![\d/])(\d{1,6})/(\d{2}(?:\d{2})?)$")
@@ -84,8 +85,6 @@ def on_arrival(
             resolved, linked = _resolve_key(conn, key)
             found.update(missing_precedents=resolved, digests=linked)
         if corpus.key == "internal" and text_changed:
-            from . import enrichment
-
             found["enrichment_queued"] = enrichment.enqueue_on_arrival(conn, item_id, values)
     elif corpus.item_table == "digests":
         store.lock_citations(conn)
@@ -156,8 +155,6 @@ def resolve_all(app: Context) -> dict:
     reopen a resolved precedent whose ruling is gone, key every digest's pointer and link the
     unresolved ones, and queue the enrichment of internal decisions that never had one. Returns
     what this run changed and what stays open."""
-    from . import enrichment, finals
-
     with app.store.transaction() as conn:
         store.lock_citations(conn)
         before = _open_ids(conn)
@@ -243,8 +240,6 @@ def open_precedents(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
 def upkeep(conn: psycopg.Connection) -> dict:
     """What `legal-ai health` lists of the upkeep on arrival: unresolved digests, open missing
     precedents, internal decisions still waiting for enrichment."""
-    from . import enrichment
-
     return {
         "unresolved_digests": unresolved_digests(conn),
         "missing_precedents": open_precedents(conn),

@@ -22,8 +22,8 @@ from ..auth import require_chair
 from ..errors import Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
 from ..paging import Page, listed, window
 from ..retrieval.terms import principle_term
-from ..store import synthesis as store
 from ..store import jsonable
+from ..store import synthesis as store
 from .vocabulary import free_text
 
 if TYPE_CHECKING:

@@ -35,8 +35,8 @@ from . import vocabulary as vocab
 from .lessons import _dedupe_key
 
 if TYPE_CHECKING:
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 STYLE_CATEGORIES = ("style", "structure", "legal_lexicon", "tabular", "phrase", "anti_pattern")
 # What the model is shown: the blocks that changed most (never the header, whose lines are the

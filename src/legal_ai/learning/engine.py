@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import AppError
+from ..errors import AppError, InvalidInput
 from ..providers.models import (
     CallRecord,
     ChatModel,
@@ -198,8 +198,6 @@ def principle_panel(
     """The three models of the principle panel (LEGAL_AI_PRINCIPLE_PANEL), recording their calls
     like the other stages. Fewer than three configured (or a key absent) is InvalidInput naming
     the variable."""
-    from ..errors import InvalidInput
-
     environ = os.environ if environ is None else environ
     value = (app.settings.principle_panel or "").strip()
     if not value:

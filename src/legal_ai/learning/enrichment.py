@@ -37,25 +37,25 @@ from pydantic import BaseModel, Field
 from ..auth import require_chair, system_principal
 from ..corpora import get_corpus
 from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
+from ..jobqueue import drain, retry_later, worker_id
 from ..paging import Page, listed, window
 from ..store import engine as queue
 from ..store import enrichment as store
 from ..store import items as sql_items
+from ..store import jsonable
 from ..text.citations import extract as citations
 from ..text.hebrew import clean_value, normalize
-from ..store import jsonable
 from . import vocabulary as vocab
 from .distill import find_span
 from .engine import Lease, single_model
 from .grounding import NUMBER
-from ..jobqueue import drain, retry_later, worker_id
 from .synthesis import Sentence, ungrounded
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 logger = logging.getLogger(__name__)
 

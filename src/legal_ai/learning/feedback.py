@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from ..errors import InvalidInput, NotFound
 from ..paging import Page, listed
 from ..store import items as sql_items
-from ..store import learning as store
 from ..store import jsonable
+from ..store import learning as store
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:

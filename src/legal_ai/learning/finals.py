@@ -19,47 +19,23 @@ from ..corpora import get_corpus
 from ..errors import InvalidInput
 from ..ingest.pipeline import content_hash
 from ..ingest.sources import IngestItem
-from ..knowledge import copy_policy
 from ..paging import Page, listed, window
-from ..retrieval import legs
 from ..store import items as sql_items
+from ..store import jsonable
 from ..store import learning as store
 from ..text import blocks as text_blocks
 from ..text import citations as text_citations
 from ..text import extract
+from . import copy_policy
 from . import jobs as learning_jobs
-from ..store import jsonable
 from . import vocabulary as vocab
 from .alignment import align, block_shares, count_phrases, ratio_deviation
+from .decisions import library_match, read_decision, segment
 from .methodology import merged_profile
 from .stylometry import burrows_delta, measure_corpus_ratios
 
 if TYPE_CHECKING:
     from ..context import Context
-
-
-def read_decision(app: Context, path: Path | str, name: str | None = None) -> extract.Extracted:
-    """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big).
-    `name` is what messages call the file (an upload's own name, not its temp path)."""
-    path = Path(path)
-    name = name or str(path)
-    extract.check_size(path, app.settings.max_file_mb * 2**20)
-    extracted = extract.extract(path)
-    if extracted.issue == extract.IMAGE_ONLY:
-        raise InvalidInput(
-            f"{name}: a scan (a PDF without a text layer): upload the decision as it was written "
-            "(DOCX, or a PDF saved from the word processor). Text read from a scan by OCR "
-            "carries recognition errors that the comparison with the draft would take for edits"
-        )
-    if extracted.issue:
-        raise InvalidInput(f"{name}: {extracted.issue}")
-    if not extracted.text.strip():
-        raise InvalidInput(f"{name}: no text in the file; export the decision again")
-    return extracted
-
-
-def segment(conn, text: str) -> text_blocks.Segmentation:
-    return text_blocks.segment(text, merged_profile(conn, None).get("blocks", {}))
 
 
 def add_draft(
@@ -311,19 +287,10 @@ def link_library(conn, exclude: int | None = None) -> None:
         # One of its citations as written, parsed again: the ref alone loses law and schedule.
         written = text_citations.extract(authority["text"] or "")  # None: no citation left
         cited = [c for c in written if c.ref == authority["ref"]]
-        target = _library_match(conn, cited[0]) if cited else None
+        target = library_match(conn, cited[0]) if cited else None
         if target is not None and target != exclude:
             store.link_authority(conn, authority["id"], target)
     store.refresh_missing_and_corroboration(conn)
-
-
-def _library_match(conn, citation: text_citations.Citation) -> int | None:
-    """The library item a citation names: a ruling or decision by its case number, a statute
-    section by its Akoma Ntoso eId and law."""
-    lookup = legs.reference_for(citation)
-    if lookup.column == "case_number":
-        return store.find_ruling_by_number(conn, lookup.pattern)
-    return store.find_section(conn, lookup.pattern, lookup.law_pattern)
 
 
 def chair_ratios(conn, profile: dict, finals: list[dict] | None = None

@@ -25,8 +25,8 @@ from . import purity
 from .methodology import merged_profile
 
 if TYPE_CHECKING:
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 MAX_FINALS = 8  # the most recent finals in the sample
 MAX_CHARS_PER_FINAL = 3_500

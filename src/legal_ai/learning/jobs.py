@@ -23,10 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import secrets
-import socket
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,8 +31,8 @@ from ..auth import system_principal
 from ..errors import AppError, Scrubber
 from ..jobqueue import backoff, worker_id
 from ..store import engine as store
-from ..store import learning as learning_store
 from ..store import jsonable
+from ..store import learning as learning_store
 from . import vocabulary as vocab
 from .engine import Lease, Models, configured
 
@@ -56,17 +52,13 @@ NO_VOTES = {"auto_approved": 0, "needs_chair": 0, "rejected": 0}
 
 @dataclass(frozen=True)
 class Stages:
-    """The stage functions a job calls (the real ones: `real_stages()`)."""
+    """The stage functions a job calls. The real ones (ops/worker.py `STAGES`: distillation,
+    the style panel, the curator of the brief in knowledge/) are passed in by the interface
+    that runs the jobs; this module imports none of them."""
 
     distill: Callable[..., dict]  # (app, case, model, *, job_id) -> {"proposed": [ids], ...}
     vote: Callable[..., dict]  # (app, lesson_ids, panel) -> {"auto_approved", "needs_chair", ...}
     curate: Callable[..., dict]  # (app, case, model) -> {...}
-
-
-def real_stages() -> Stages:
-    from . import curator, distill, panel
-
-    return Stages(distill=distill.distill, vote=panel.vote, curate=curator.curate)
 
 
 def job_key(case: str, final_hash: str) -> str:
@@ -121,7 +113,7 @@ def _call(stages: Stages, stage: str, app: Context, case: str, models: Models, i
 
 
 def process(
-    app: Context, job: dict, *, worker: str, stages: Stages | None = None,
+    app: Context, job: dict, *, worker: str, stages: Stages,
     should_stop: Callable[[], bool] | None = None, environ: Mapping[str, str] | None = None,
 ) -> dict:  # fmt: skip
     """Run the stages of a claimed job and settle it (done, waiting, retried or failed).
@@ -156,7 +148,7 @@ def process(
             elif MODEL_OF[stage] in models.reasons:
                 continue  # its model is missing: the job will wait for it
             else:
-                result = _call(stages or real_stages(), stage, engine, case, models, ids, job)
+                result = _call(stages, stage, engine, case, models, ids, job)
             done[stage] = ran[stage] = _plain(result)
             with engine.store.transaction() as conn:
                 mine = store.save_progress(conn, job["id"], worker, attempt, {"stages": done},
@@ -218,7 +210,7 @@ def _reason(job: dict) -> str:
 
 
 def run(
-    app: Context, case: str | None = None, *, stages: Stages | None = None, worker: str | None = None,
+    app: Context, case: str | None = None, *, stages: Stages, worker: str | None = None,
     should_stop: Callable[[], bool] | None = None, environ: Mapping[str, str] | None = None,
 ) -> dict:  # fmt: skip
     """Drain the ready learning jobs (all, or `case`'s) in this process and report:

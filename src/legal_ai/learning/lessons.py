@@ -25,10 +25,10 @@ from ..errors import Forbidden, InvalidInput, NotFound, as_shown
 from ..paging import Page, listed, window
 from ..store import engine_lessons as engine_store
 from ..store import items as sql_items
+from ..store import jsonable
 from ..store import learning as store
 from ..store.db import WORKER_ROLE
 from ..text.hebrew import normalize
-from ..store import jsonable
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
@@ -333,7 +333,9 @@ def list_lessons(app: Context, status: str | None = None, case: str | None = Non
     return listed("lessons", rows, page, jsonable)
 
 
-def promote(app: Context, case: str, lesson_ids: list[int], phrases: list[str] | None = None) -> dict:
+def promote(
+    app: Context, case: str, lesson_ids: list[int], phrases: list[str] | None = None
+) -> dict:
     """Fold the lessons and phrases the chair chose from an analyzed pair into the methodology
     profile (the case's appeal type, else universal) and move the pair to `lessons_folded`.
     Choosing a proposed lesson here is the chair approving it."""

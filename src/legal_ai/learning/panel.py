@@ -26,8 +26,8 @@ from ..store import learning as store
 from . import lessons, panel_audit
 
 if TYPE_CHECKING:
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 SYSTEM = """You are one of two independent reviewers of a proposed lesson for the writing brief \
 of a Hebrew-speaking appeals-committee chair. The brief teaches a writer her voice: how she \

@@ -14,8 +14,8 @@ from ..corpora import get_corpus
 from ..errors import InvalidInput, NotFound
 from ..ingest.sources import IngestItem, SourceError, read_source
 from ..retrieval.terms import court_of_case_number
-from ..store import learning as store
 from ..store import jsonable
+from ..store import learning as store
 from . import finals
 from . import vocabulary as vocab
 

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING
 from ..auth import system_principal
 from ..corpora import get_corpus
 from ..errors import InvalidInput
+from ..jobqueue import drain, retry_later, worker_id
 from ..store import engine as store
 from ..store import items as sql_items
 from ..store import jsonable
 from .engine import principle_panel
-from ..jobqueue import drain, retry_later, worker_id
+from .principles import _extract_item
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -79,8 +80,6 @@ def process(app: Context, job: dict, *, worker: str,
             environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
     """Run one claimed job and settle it. Returns {"id", "doc_id", "status", "report", "error",
     "waiting_for"}."""
-    from .principles import _extract_item
-
     item_id, content_hash = _target(job)
     attempt = job["attempts"]
     outcome = {"id": job["id"], "doc_id": None, "status": None, "report": None, "error": None,

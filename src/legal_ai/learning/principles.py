@@ -47,8 +47,8 @@ from .engine import principle_panel
 from .grounding import claim_problem, delimited
 
 if TYPE_CHECKING:
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 MATCH_COSINE = 0.93
 ACTOR = "principle-panel"

@@ -38,8 +38,8 @@ from .engine import left_to_the_worker, single_model
 from .grounding import claim_problem, delimited
 
 if TYPE_CHECKING:
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 ACTOR = "canonical-synthesizer"
 STAGE = "canonical_synthesis"

@@ -45,9 +45,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..auth import system_principal
 from ..errors import AppError, Forbidden, InvalidInput, NotFound, Scrubber
-from ..store import jsonable
 from ..paging import Page
+from ..store import jsonable
 from ..store import schedule as store
+from . import tasks
+from .tasks import EVAL_TOLERANCE, EVAL_WINDOW_DAYS
 
 if TYPE_CHECKING:
     from ..app import App
@@ -75,12 +77,10 @@ class Job:
 
 
 def _lazy(name: str) -> Callable[[App, dt.datetime], dict]:
-    """A job function of scheduled_jobs.py, imported when the job runs (the CLI stays light)."""
+    """A job function of tasks.py, imported when the job runs (the CLI stays light)."""
 
     def run(app: App, now: dt.datetime) -> dict:
-        from . import tasks as scheduled_jobs
-
-        return getattr(scheduled_jobs, name)(app, now)
+        return getattr(tasks, name)(app, now)
 
     run.__name__ = name
     return run
@@ -401,14 +401,7 @@ def runs(app: App, name: str | None = None, limit: int = 20, offset: int = 0) ->
 def health(conn, jobs: Sequence[Job] | None = None) -> dict:
     """What `legal-ai health` reports of the scheduler: the jobs whose last run failed, and the
     gold sets whose standing-evaluation nDCG@10 dropped beyond the tolerance."""
-    from .tasks import EVAL_TOLERANCE, EVAL_WINDOW_DAYS
-
-    names = [j.name for j in jobs or JOBS]
-    failed = conn.execute(
-        "SELECT name, last_finished_at, last_error, failures, next_run_at FROM schedules"
-        " WHERE last_outcome = 'failed' AND name = ANY(%s) ORDER BY name",
-        (names,),
-    ).fetchall()
+    failed = store.failed_jobs(conn, [j.name for j in jobs or JOBS])
     drops = store.eval_drops(conn, EVAL_TOLERANCE, EVAL_WINDOW_DAYS)
     return {
         "failed_jobs": [jsonable(r) for r in failed],

@@ -33,8 +33,17 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from ..errors import AppError, InvalidInput, ProviderError, Scrubber
+from ..evaluation.datasets import load_dataset
+from ..evaluation.harness import evaluate, sample_corpus, sample_queries
+from ..ingest import ocr_jobs
+from ..knowledge import exemplars
+from ..learning import copy_policy, feedback, lessons, synthesis
+from ..learning.arrival import resolve_all
 from ..paging import Page, cut
 from ..store import schedule as store
+from ..store import synthesis as synthesis_store
+from ..telemetry import prune
+from ..text.blocks import BLOCK_LABELS
 
 if TYPE_CHECKING:
     from ..app import App
@@ -122,8 +131,6 @@ def post_json(url: str, payload: Any, *, what: str, token: str | None = None,
 
 
 def _lesson_text(group: dict, since: dt.datetime, until: dt.datetime) -> str:
-    from ..text.blocks import BLOCK_LABELS
-
     where = f' בבלוק "{BLOCK_LABELS.get(group["block"], group["block"])}"' if group["block"] else ""
     examples = "; ".join(
         f"«{e if len(e) <= MAX_EXAMPLE_CHARS else e[:MAX_EXAMPLE_CHARS] + '…'}»"
@@ -148,8 +155,6 @@ def _feedback_source(group: dict) -> str:
 
 
 def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
-    from ..learning import feedback, lessons
-
     summary = feedback.weekly_summary(app, days=7, now=now)
     if not summary["total"]:
         return {"skipped": "no chair feedback this week", "total": 0,
@@ -271,29 +276,11 @@ def sync_case_status(app: App, now: dt.datetime) -> dict:
 
 
 def _resolve(app: App) -> dict:
-    """Missing precedents and digest pointers: arrival's resolver (issue 15 item 3) when this
-    build has it, else the citation graph's relink."""
-    try:
-        from ..learning.arrival import resolve_all
-    except ImportError:
-        resolve_all = None
-    if resolve_all is not None:
-        return resolve_all(app)
-    from ..learning import finals
-    from ..store import learning as learning_store
-
-    with app.store.transaction() as conn:
-        learning_store.lock_citations(conn)
-        before = len(learning_store.missing_precedents(conn))
-        finals.link_library(conn)
-        after = len(learning_store.missing_precedents(conn))
-    return {"precedents_resolved": before - after, "missing_precedents_open": after}
+    """Missing precedents and digest pointers: arrival's resolver (issue 15 item 3)."""
+    return resolve_all(app)
 
 
 def _synthesize(app: App) -> dict:
-    from ..learning import synthesis
-    from ..store import synthesis as synthesis_store
-
     if not (app.settings.synthesizer or "").strip():
         return {"skipped": "LEGAL_AI_SYNTHESIZER is not set"}
     with app.store.connection() as conn:
@@ -306,32 +293,22 @@ def _cut_finals(app: App) -> dict:
     """The chair's finals not yet cut into block exemplars (stored before migration 0018, or
     their text or the analyzer changed), cut and embedded; the templates measured again when
     the finals changed (knowledge/exemplars.refresh, as `legal-ai exemplars --refresh`)."""
-    from ..knowledge import exemplars
-
     return exemplars.refresh(app)
 
 
 def _take_fingerprints(app: App) -> dict:
     """The copy check's fingerprints of the finals and decisions that lack them (after the
     upgrade: all), taken here rather than inside the next draft's transaction."""
-    from ..knowledge import copy_policy
-
     with app.store.transaction() as conn:
         return {"taken": copy_policy.refresh_fingerprints(conn)}
 
 
 def _queue_stored_scans(app: App) -> dict:
-    from ..ingest import ocr_jobs
-
     return ocr_jobs.queue_stored(app)
 
 
 def _prune_telemetry(app: App, now: dt.datetime) -> dict:
     """Searches logged longer ago than LEGAL_AI_TELEMETRY_RETENTION_DAYS (telemetry.prune)."""
-    try:
-        from ..telemetry import prune
-    except ImportError:
-        return {"skipped": "this build logs no searches"}
     return prune(app, now)
 
 
@@ -363,9 +340,6 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
     """Run the manifest's gold sets (hybrid mode, the CI gate's slices) and record each set's
     nDCG@10 for today (in the schedule's time zone); sets whose files are absent are skipped
     and said. Returns the day, each set's figures and the drops beyond the tolerance."""
-    from ..evaluation.datasets import load_dataset
-    from ..evaluation.harness import evaluate, sample_corpus, sample_queries
-
     if app.settings.standing_eval is None:
         return {"skipped": "LEGAL_AI_STANDING_EVAL is not set (e.g. eval/standing.json)"}
     day = now.astimezone(_tz(app)).date()

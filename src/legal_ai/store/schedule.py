@@ -231,6 +231,15 @@ def record_eval(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
     ).fetchone()
 
 
+def failed_jobs(conn: psycopg.Connection, names: list[str]) -> list[dict]:
+    """The jobs among `names` whose last run failed, by name."""
+    return conn.execute(
+        "SELECT name, last_finished_at, last_error, failures, next_run_at FROM schedules"
+        " WHERE last_outcome = 'failed' AND name = ANY(%s) ORDER BY name",
+        (names,),
+    ).fetchall()
+
+
 def eval_drops(conn: psycopg.Connection, tolerance: float, window_days: int) -> list[dict]:
     """Per gold set, its latest day against the best of the `window_days` days before it on the
     same data (fingerprint): the sets whose latest nDCG@10 fell more than `tolerance` below."""

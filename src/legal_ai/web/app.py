@@ -32,25 +32,30 @@ from fastapi import Depends, FastAPI, Header, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .. import auth
+from ..app import App
 from ..config import Settings
 from ..errors import Conflict, InvalidInput
-from ..knowledge import brief, voice
+from ..knowledge import brief, contrastive, exemplars, templates, voice
+from ..knowledge import curator as curator_figures
 from ..learning import (
     canonical,
     enrichment,
     extraction_requests,
     feedback,
     finals,
-    jsonable,
     lessons,
     methodology,
     principles,
     synthesis,
 )
-from ..learning import curator as curator_figures
 from ..learning import panel_stats as panel_figures
+from ..ops import scheduler as schedule
+from ..ops.tasks import reminders as listed
 from ..paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, Page
+from ..retrieval.tools import corpus_tool
+from ..store import jsonable
 from . import desk, errors, uploads
+from .remote import McpOverHttp
 
 
 class Body(BaseModel):
@@ -144,14 +149,11 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
             "without a credential"
         )
     if legal is None:
-        from ..services import App
-
         legal = App(settings)
     upload_root = settings.home / "uploads"
     uploads.sweep(upload_root)
 
     schema = "/openapi.json" if settings.api_schema else None
-    from .remote import McpOverHttp
 
     mcp_http = McpOverHttp(settings, legal)  # the MCP tools at /mcp (web/remote.py)
     api = FastAPI(title="legal-ai", docs_url=None, redoc_url=None, openapi_url=None,
@@ -399,22 +401,18 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     def block_exemplars(block: str, view: Acting, appeal_type: str, outcome: str | None = None,
                         case: str | None = None, query: str | None = None, limit: int = 5,
                         per_final: int = 1) -> dict:  # fmt: skip
-        from ..knowledge import exemplars
-
         return exemplars.get_block_exemplars(view, block, appeal_type, outcome=outcome, case=case,
                                              query=query, limit=limit, per_final=per_final)  # fmt: skip
 
     @api.get("/api/templates")
     def block_templates(view: Acting, block: str | None = None,
                         appeal_type: str | None = None) -> dict:  # fmt: skip
-        from ..knowledge import templates
 
         return templates.get_templates(view, block=block, appeal_type=appeal_type)
 
     @api.get("/api/contrastive/{block}")
     def contrastive_examples(block: str, view: Acting, appeal_type: str | None = None,
                              k: int = 5) -> dict:  # fmt: skip
-        from ..knowledge import contrastive
 
         return contrastive.get_contrastive_examples(view, block, appeal_type, k)
 
@@ -437,14 +435,11 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     # is handed to the worker (schedule.request_run): nothing runs in the request.
     @api.get("/api/jobs")
     def list_jobs(view: Acting) -> dict:
-        from .. import schedule
-
         return schedule.list_jobs(view)
 
     @api.post("/api/jobs/{name}/run", status_code=202)
     def run_job(name: str,
                 view: Annotated[Any, Depends(chair("running a scheduled job"))]) -> dict:  # fmt: skip
-        from .. import schedule
 
         report = schedule.request_run(view, name)
         if report["outcome"] == "busy":
@@ -454,14 +449,11 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     @api.get("/api/jobs/runs")
     def job_runs(view: Acting, name: str | None = None, limit: Limit = 20,
                  offset: Offset = 0) -> dict:  # fmt: skip
-        from .. import schedule
 
         return schedule.runs(view, name, limit, offset)
 
     @api.get("/api/reminders")
     def reminders(view: Acting, paged: Paged) -> dict:
-        from ..scheduled_jobs import reminders as listed
-
         return listed(view, page=paged)
 
     # -- search over HTTP (issue 15 item 6; README "Agents over the network") ----------------
@@ -471,8 +463,6 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
                date_from: str | None = None, date_to: str | None = None, limit: int = 10,
                mode: str = "hybrid") -> dict:  # fmt: skip
         """`legal-ai search --json`: the corpus's tool, its filters, the same JSON."""
-        from ..retrieval.tools import corpus_tool
-
         tool, filters = corpus_tool(corpus, {
             "practice_area": practice_area, "case_number": case_number, "court": court,
             "date_from": date_from, "date_to": date_to,

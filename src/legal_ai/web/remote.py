@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import auth
 from ..config import Settings
 from ..errors import Unauthorized
+from ..mcp_server import build_server
 from .errors import error
 
 MCP_PATH = "/mcp"
@@ -75,8 +76,6 @@ class McpOverHttp:
     def __init__(self, settings: Settings, legal: Any) -> None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
         from mcp.server.transport_security import TransportSecuritySettings
-
-        from ..mcp_server import build_server
 
         self.settings = settings
         self.legal = legal

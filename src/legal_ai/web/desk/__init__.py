@@ -24,14 +24,12 @@ from starlette.exceptions import HTTPException
 from ...config import Settings
 from ...errors import AppError, StoreError
 from .. import errors as web_errors
-from . import core
+from . import core, learning, methodology, pages, principles, search, session, training, voice
+from .enrichment import routes as enrichment
+from .reminders import routes as reminders
 
 
 def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
-    from . import learning, methodology, pages, principles, search, session, training, voice
-    from .enrichment import routes as enrichment
-    from .reminders import routes as reminders
-
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
     signed_in = core.signed_in(legal)
     session.routes(api, legal, settings)

@@ -18,6 +18,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from ... import accounts
 from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
 
 HERE = Path(__file__).parent
@@ -150,8 +151,6 @@ def signed_in(legal: Any):
     """The dependency of every desk page: the chair's session, or SignInNeeded / Forbidden."""
 
     def dependency(request: Request) -> Desk:
-        from ... import accounts
-
         token = request.cookies.get(COOKIE)
         session = accounts.session(legal, token) if token else None
         if session is None:

@@ -21,7 +21,10 @@ from ...corpora import SEARCHABLE
 from ...errors import AppError, InvalidInput
 from ...learning import finals, lessons, precedents
 from ...learning import vocabulary as vocab
+from ...ops import scheduler as schedule
+from ...ops.health import report as health_report
 from ...retrieval import terms
+from .. import errors as web_errors
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
 from . import core
@@ -190,10 +193,9 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     async def health(request: Request, desk: Chair) -> Response:
         """App.health() and, beside it, each scheduled job's last outcome (schedule.list_jobs);
         the upkeep's reasons in Hebrew (health_notes)."""
-        from ... import schedule
 
         def load() -> tuple[dict, dict]:
-            return desk.view.health(), schedule.list_jobs(desk.view)
+            return health_report(desk.view), schedule.list_jobs(desk.view)
 
         report, jobs = await run_in_threadpool(load)
         return core.render(request, "health.html", desk=desk, h=report, jobs=jobs,
@@ -248,8 +250,6 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         except core.CsrfRefused:
             raise
         except AppError as exc:
-            from .. import errors as web_errors
-
             return await cases_page(request, desk, status=web_errors.status_of(exc),
                                     message=f"{failed}: {upload_refusal(exc)}")  # fmt: skip
 
@@ -301,8 +301,6 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         try:
             result = await run_in_threadpool(run)
         except AppError as exc:
-            from .. import errors as web_errors
-
             return await cases_page(request, desk, status=web_errors.status_of(exc),
                                     message=f"הקידום לא בוצע, דבר לא השתנה: {exc}")  # fmt: skip
         if isinstance(result, str):
@@ -327,8 +325,6 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         try:
             saved = await run_in_threadpool(desk.view.attach_precedent, case, citation, note)
         except AppError as exc:
-            from .. import errors as web_errors
-
             return await cases_page(request, desk, status=web_errors.status_of(exc),
                                     message=f"התקדים לא צורף: {exc}")  # fmt: skip
         linked = ("מקושר לפסק הדין בספרייה" if saved["case_law_id"]

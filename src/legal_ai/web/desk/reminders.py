@@ -9,8 +9,8 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from ... import schedule
-from ...scheduled_jobs import reminders
+from ...ops import scheduler as schedule
+from ...ops.tasks import reminders
 from . import core
 
 

@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from ... import accounts
 from ...config import Settings
 from ...errors import Forbidden, RateLimited, Unauthorized
 from .. import clients
@@ -40,8 +41,6 @@ def _login_page(request: Request, status: int = 200, message: str | None = None,
 
 
 def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
-    from ... import accounts
-
     @api.get("/", include_in_schema=False)
     def home() -> RedirectResponse:
         return RedirectResponse("/search", 303)

@@ -256,8 +256,6 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 )
             )  # fmt: skip
         except AppError as exc:
-            from .. import errors as web_errors
-
             return await page(
                 request, desk, queue_of(None), item_id=None, status=web_errors.status_of(exc),
                 message=f"הלקח לא נשמר: {exc}", written=written,

@@ -42,8 +42,6 @@ from typing import TYPE_CHECKING
 from psycopg.types.json import Jsonb
 
 from ..errors import InvalidInput
-from ..learning import purity
-from ..learning import vocabulary as vocab
 from ..store import fingerprints as fingerprint_store
 from ..text import blocks as text_blocks
 from ..text import citations as text_citations
@@ -53,6 +51,10 @@ from ..text.hebrew import (
     normalize_case_number,
     tokens,
 )
+from . import purity
+from . import vocabulary as vocab
+from .decisions import library_match, read_decision, segment
+from .methodology import merged_profile
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -428,8 +430,6 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
 
 def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None = None) -> dict:
     """The copy-policy report of a draft of `case` (its text, and its blocks when known)."""
-    from ..learning.finals import segment
-
     case = vocab.case_number(case)
     if draft_blocks is None:
         try:
@@ -456,8 +456,6 @@ def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None =
 
 
 def _block_spec(conn) -> dict:
-    from ..learning.methodology import merged_profile
-
     return merged_profile(conn, None).get("blocks", {})
 
 
@@ -508,14 +506,12 @@ def quote_in(quote: str, content: str) -> bool:
 def check_citations(conn, case: str, text: str) -> list[dict]:
     """Every citation of the draft against the library: found / not_in_library /
     quote_not_found (a quotation attributed to it that its text does not hold)."""
-    from ..learning.finals import _library_match
-
     cites = [c for c in text_citations.extract(text) if c.ref != case]
     quotes = [q for q in _quotes(text) if len(fold(q[2]).split()) >= MIN_QUOTE_WORDS]
     quotes = [q for q in quotes if not any(q[0] <= c.start < q[1] for c in cites)]
     out = []
     for index, citation in enumerate(cites):
-        target = _library_match(conn, citation)
+        target = library_match(conn, citation)
         row = None
         if target is not None:
             row = conn.execute(
@@ -546,8 +542,6 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
 
 def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
     """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored)."""
-    from ..learning.finals import read_decision
-
     case = vocab.case_number(case)
     extracted = read_decision(app, path, source_name)
     with app.store.transaction() as conn:  # a check also takes fingerprints it lacks

@@ -19,16 +19,16 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel
 
 from ..errors import InvalidInput, NotFound
-from ..knowledge import brief as knowledge_brief
+from ..learning import lessons, purity
+from ..learning import vocabulary as vocab
+from ..learning.methodology import merged_profile
 from ..store import engine_lessons as engine_store
 from ..store import learning as store
-from . import lessons, purity
-from . import vocabulary as vocab
-from .methodology import merged_profile
+from . import brief as knowledge_brief
 
 if TYPE_CHECKING:
-    from ..providers.models import ChatModel
     from ..context import Context
+    from ..providers.models import ChatModel
 
 MAX_FINAL_CHARS = 12_000
 MAX_BRIEF_CHARS = 6_000

@@ -1,0 +1,52 @@
+"""A decision as the learning loop reads it: its file's text (or a clear error), its blocks as
+the chair's methodology names them, and the library item one of its citations names. Shared by
+the draft/final upload (finals.py), the copy policy (copy_policy.py) and the voice documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidInput
+from ..retrieval import legs
+from ..store import learning as store
+from ..text import blocks as text_blocks
+from ..text import citations as text_citations
+from ..text import extract
+from .methodology import merged_profile
+
+if TYPE_CHECKING:
+    from ..context import Context
+
+
+def read_decision(app: Context, path: Path | str, name: str | None = None) -> extract.Extracted:
+    """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big).
+    `name` is what messages call the file (an upload's own name, not its temp path)."""
+    path = Path(path)
+    name = name or str(path)
+    extract.check_size(path, app.settings.max_file_mb * 2**20)
+    extracted = extract.extract(path)
+    if extracted.issue == extract.IMAGE_ONLY:
+        raise InvalidInput(
+            f"{name}: a scan (a PDF without a text layer): upload the decision as it was written "
+            "(DOCX, or a PDF saved from the word processor). Text read from a scan by OCR "
+            "carries recognition errors that the comparison with the draft would take for edits"
+        )
+    if extracted.issue:
+        raise InvalidInput(f"{name}: {extracted.issue}")
+    if not extracted.text.strip():
+        raise InvalidInput(f"{name}: no text in the file; export the decision again")
+    return extracted
+
+
+def segment(conn, text: str) -> text_blocks.Segmentation:
+    return text_blocks.segment(text, merged_profile(conn, None).get("blocks", {}))
+
+
+def library_match(conn, citation: text_citations.Citation) -> int | None:
+    """The library item a citation names: a ruling or decision by its case number, a statute
+    section by its Akoma Ntoso eId and law."""
+    lookup = legs.reference_for(citation)
+    if lookup.column == "case_number":
+        return store.find_ruling_by_number(conn, lookup.pattern)
+    return store.find_section(conn, lookup.pattern, lookup.law_pattern)
