@@ -4,6 +4,7 @@ GitHub-style slug is the anchor; every docs page is listed in docs/README.md; an
 section is written twice (the same heading with the same body). Pure text, no database."""
 
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -42,8 +43,6 @@ def slug(heading: str) -> str:
 
 
 def _is_mark(ch: str) -> bool:
-    import unicodedata
-
     return unicodedata.category(ch).startswith("M")  # niqqud and other combining marks
 
 
@@ -109,7 +108,9 @@ def test_every_docs_page_is_in_the_index():
         for _, target in links(index)
         if not SCHEME.match(target) and target.partition("#")[0]
     }
-    missing = [p.name for p in sorted(DOCS.glob("*.md")) if p != index and p.resolve() not in listed]
+    missing = [
+        p.name for p in sorted(DOCS.glob("*.md")) if p != index and p.resolve() not in listed
+    ]
     assert missing == []
 
 
