@@ -34,7 +34,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from psycopg import sql
 
 from ..errors import InvalidInput
 from ..learning import vocabulary as vocab
@@ -42,6 +41,7 @@ from ..learning.methodology import merged_profile
 from ..providers.embedders import text_hash
 from ..retrieval.fusion import rrf
 from ..retrieval.search import cap_per_item, clean_query
+from ..store import exemplars as exemplar_store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 from . import paragraphs as cutter
 from . import templates
@@ -85,12 +85,8 @@ def index_document(conn, document_id: int, analyzer, embedder=None) -> int:
     """Cut one style document into its paragraphs again, inside the caller's transaction (its
     ingest): the old rows go, the new ones carry the vectors the cache holds (NULL otherwise,
     filled by `refresh`). Returns the paragraphs written."""
-    doc = conn.execute(
-        "SELECT id, content, content_hash, extraction_issue FROM documents"
-        " WHERE id = %s AND corpus = 'style'",
-        (document_id,),
-    ).fetchone()
-    conn.execute("DELETE FROM block_exemplars WHERE document_id = %s", (document_id,))
+    doc = exemplar_store.style_document(conn, document_id)
+    exemplar_store.delete_paragraphs(conn, document_id)
     if doc is None or doc["extraction_issue"] or not doc["content"].strip():
         return 0
     pieces = cut(conn, doc["content"])
@@ -105,27 +101,8 @@ def index_document(conn, document_id: int, analyzer, embedder=None) -> int:
             embedder.id if vector is not None else None, digest if vector is not None else None,
         ))  # fmt: skip
     if rows:
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO block_exemplars (document_id, block, ordinal, char_start, char_end,"
-                " text, source_hash, text_hash, analyzed, analyzer, embedding, embedder,"
-                " embedded_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                rows,
-            )
+        exemplar_store.insert_paragraphs(conn, rows)
     return len(rows)
-
-
-_UNCUT = (
-    "SELECT d.id, d.doc_id, d.content FROM documents d WHERE d.corpus = 'style'"
-    " AND d.extraction_issue IS NULL AND btrim(d.content) <> '' AND (NOT EXISTS"
-    " (SELECT 1 FROM block_exemplars e WHERE e.document_id = d.id) OR EXISTS"
-    " (SELECT 1 FROM block_exemplars e WHERE e.document_id = d.id"
-    "  AND (e.source_hash <> d.content_hash OR e.analyzer <> %s))) ORDER BY d.id"
-)
-_STALE = (
-    "SELECT id, text, text_hash FROM block_exemplars WHERE (embedding IS NULL"
-    " OR embedder IS DISTINCT FROM active_embedder() OR stale) AND id > %s ORDER BY id LIMIT %s"
-)
 
 
 def refresh(app: Context, batch: int = 64) -> dict:
@@ -135,12 +112,12 @@ def refresh(app: Context, batch: int = 64) -> dict:
     --refresh`)."""
     embedder, analyzer = app.embedder, app.analyzer
     with app.store.connection() as conn:
-        todo = conn.execute(_UNCUT, (analyzer.id,)).fetchall()
+        todo = exemplar_store.uncut_finals(conn, analyzer.id)
     cut_finals, paragraphs, unreadable = 0, 0, []
     for doc in todo:
         warm(app.store, embedder, doc["content"])
         with app.store.transaction() as conn:
-            conn.execute("SELECT id FROM documents WHERE id = %s FOR UPDATE", (doc["id"],))
+            exemplar_store.lock_document(conn, doc["id"])
             written = index_document(conn, doc["id"], analyzer, embedder)
         if written:
             cut_finals += 1
@@ -150,20 +127,19 @@ def refresh(app: Context, batch: int = 64) -> dict:
     reembedded, after = 0, 0
     while True:
         with app.store.connection() as conn:
-            rows = conn.execute(_STALE, (after, batch)).fetchall()
+            rows = exemplar_store.unembedded(conn, after, batch)
         if not rows:
             break
         after = rows[-1]["id"]
         vectors = embedder.embed_passages([r["text"] for r in rows])
         with app.store.transaction() as conn:
-            reembedded += conn.execute(
-                "UPDATE block_exemplars e SET embedding = v.embedding, embedder = %s,"
-                " embedded_hash = v.text_hash FROM unnest(%s::bigint[], %s::text[],"
-                " %s::vector[]) AS v(id, text_hash, embedding)"
-                " WHERE e.id = v.id AND e.text_hash = v.text_hash",
-                (embedder.id, [r["id"] for r in rows], [r["text_hash"] for r in rows],
-                 list(vectors)),
-            ).rowcount  # fmt: skip
+            reembedded += exemplar_store.set_embeddings(
+                conn,
+                embedder.id,
+                [r["id"] for r in rows],
+                [r["text_hash"] for r in rows],
+                list(vectors),
+            )
     return {
         "finals_cut": cut_finals,
         "paragraphs": paragraphs,
@@ -174,84 +150,22 @@ def refresh(app: Context, batch: int = 64) -> dict:
 
 
 # -- reading them ---------------------------------------------------------------------------------
-def _where(block: str, appeal_type: str | None, outcome: str | None, exclude: str | None
-           ) -> tuple[sql.Composable, dict]:  # fmt: skip
-    parts = [sql.SQL("e.block = %(block)s"), sql.SQL("e.source_hash = d.content_hash")]
-    params: dict[str, Any] = {"block": block}
-    for name, value in (("appeal_type", appeal_type), ("outcome", outcome)):
-        if value is not None:
-            parts.append(sql.SQL("e.{} = {}").format(sql.Identifier(name), sql.Placeholder(name)))
-            params[name] = value
-    if exclude is not None:
-        parts.append(sql.SQL("e.case_number IS DISTINCT FROM %(exclude)s"))
-        params["exclude"] = exclude
-    return sql.SQL(" AND ").join(parts), params
+def _filter(block: str, filters: dict, case: str | None) -> exemplar_store.Filter:
+    return exemplar_store.Filter(block, filters["appeal_type"], filters["outcome"], case)
 
 
-_FROM = sql.SQL("block_exemplars e JOIN documents d ON d.id = e.document_id AND d.corpus = 'style'")
-
-
-def _count(conn, *args) -> int:
-    where, params = _where(*args)
-    query = sql.SQL("SELECT count(*) AS n FROM {} WHERE {}").format(_FROM, where)
-    return conn.execute(query, params).fetchone()["n"]
-
-
-def _finals_of_type(conn, appeal_type: str, exclude: str | None) -> int:
-    return conn.execute(
-        "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e JOIN documents d"
-        " ON d.id = e.document_id AND d.corpus = 'style' WHERE e.source_hash = d.content_hash"
-        " AND e.appeal_type = %s AND e.case_number IS DISTINCT FROM %s",
-        (appeal_type, exclude),
-    ).fetchone()["n"]
-
-
-def _dense(conn, where, params, vector, embedder: str, dim: int) -> list[int]:
-    vt = sql.SQL("vector({})").format(sql.SQL(str(int(dim))))
-    query = sql.SQL(
-        "SELECT e.id FROM {src} WHERE {where} AND e.embedding IS NOT NULL"
-        " AND e.embedder = %(embedder)s AND NOT e.stale"
-        " ORDER BY (e.embedding::{vt}) <=> %(qvec)s::{vt}, e.id LIMIT %(window)s"
-    ).format(src=_FROM, where=where, vt=vt)
-    rows = conn.execute(
-        query, {**params, "embedder": embedder, "qvec": vector, "window": WINDOW}
-    ).fetchall()
-    return [r["id"] for r in rows]
-
-
-def _centroid(conn, where, params, embedder: str, dim: int) -> np.ndarray | None:
-    vt = sql.SQL("vector({})").format(sql.SQL(str(int(dim))))
-    query = sql.SQL(
-        "SELECT avg(e.embedding::{vt}) AS c FROM {src} WHERE {where}"
-        " AND e.embedding IS NOT NULL AND e.embedder = %(embedder)s AND NOT e.stale"
-    ).format(vt=vt, src=_FROM, where=where)
-    row = conn.execute(query, {**params, "embedder": embedder}).fetchone()
-    if row["c"] is None:
+def _centroid(conn, chosen: exemplar_store.Filter, embedder: str, dim: int) -> np.ndarray | None:
+    mean = exemplar_store.centroid(conn, chosen, embedder, dim)
+    if mean is None:
         return None
-    vector = np.asarray(row["c"].to_numpy(), dtype=np.float32)
+    vector = np.asarray(mean.to_numpy(), dtype=np.float32)
     return vector / (np.linalg.norm(vector) or 1.0)
 
 
-def _lexical(conn, where, params, terms: list[str]) -> list[int]:
+def _lexical(conn, chosen: exemplar_store.Filter, terms: list[str]) -> list[int]:
     if not terms:
         return []
-    query = sql.SQL(
-        "SELECT e.id FROM {src}, websearch_to_tsquery('simple', %(websearch)s) q"
-        " WHERE {where} AND e.tsv @@ q ORDER BY ts_rank(e.tsv, q, 1) DESC, e.id"
-        " LIMIT %(window)s"
-    ).format(src=_FROM, where=where)
-    rows = conn.execute(
-        query, {**params, "websearch": " or ".join(terms), "window": WINDOW}
-    ).fetchall()
-    return [r["id"] for r in rows]
-
-
-def _recent(conn, where, params) -> list[int]:
-    query = sql.SQL(
-        "SELECT e.id FROM {src} WHERE {where}"
-        " ORDER BY e.decided_on DESC NULLS LAST, e.document_id DESC, e.ordinal LIMIT %(window)s"
-    ).format(src=_FROM, where=where)
-    return [r["id"] for r in conn.execute(query, {**params, "window": WINDOW}).fetchall()]
+    return exemplar_store.lexical(conn, chosen, " or ".join(terms), WINDOW)
 
 
 def _limit(value: Any, what: str, low: int, high: int) -> int:
@@ -286,14 +200,14 @@ def get_block_exemplars(
     }  # fmt: skip
     notes: list[str] = []
     with app.store.connection() as conn:
-        if not _finals_of_type(conn, appeal_type, case):
+        if not exemplar_store.finals_of_type(conn, appeal_type, case):
             other = f" other than {case}" if case else ""
             out["note"] = (f"no final of appeal type {appeal_type}{other} is in the style corpus "
                            "yet: there is nothing of hers to show for it")  # fmt: skip
             return out
         filters = {"appeal_type": appeal_type, "outcome": outcome}
         for name in ("outcome", "appeal_type"):
-            if filters[name] is None or _count(conn, block, *filters.values(), case):
+            if filters[name] is None or exemplar_store.count(conn, _filter(block, filters, case)):
                 continue
             notes.append(
                 f"no paragraph of block {block} in her finals of {name.replace('_', ' ')} "
@@ -301,10 +215,10 @@ def get_block_exemplars(
             )
             out["relaxed"].append(name)
             filters[name] = None
-        if not _count(conn, block, *filters.values(), case):
+        chosen = _filter(block, filters, case)
+        if not exemplar_store.count(conn, chosen):
             out["note"] = f"no final in the style corpus has a {block} block"
             return out
-        where, params = _where(block, *filters.values(), case)
         embedder = app.embedder
         vector = None
         if text is not None:
@@ -318,26 +232,21 @@ def get_block_exemplars(
         legs: dict[str, list[int]] = {}
         if text is None:
             out["query_from"] = "block"
-            vector = _centroid(conn, where, params, embedder.id, embedder.dim)
+            vector = _centroid(conn, chosen, embedder.id, embedder.dim)
         if vector is not None:
-            legs["semantic"] = _dense(conn, where, params, vector, embedder.id, embedder.dim)
+            legs["semantic"] = exemplar_store.nearest(
+                conn, chosen, vector, embedder.id, embedder.dim, WINDOW
+            )
         if text is not None:
             terms = list(dict.fromkeys(app.analyzer.query_terms(text)))[:MAX_TERMS]
-            legs["lexical"] = _lexical(conn, where, params, terms)
+            legs["lexical"] = _lexical(conn, chosen, terms)
         if not any(legs.values()):
-            legs = {"recent": _recent(conn, where, params)}
+            legs = {"recent": exemplar_store.recent(conn, chosen, WINDOW)}
             notes.append("no paragraph matched the query or is embedded yet (run `legal-ai "
                          "exemplars --refresh`): her most recent paragraphs are given")  # fmt: skip
         fused = rrf(legs, k=app.settings.rrf_k)
         ids = [f.key for f in fused]
-        rows = {
-            r["id"]: r
-            for r in conn.execute(
-                "SELECT e.*, d.doc_id FROM block_exemplars e JOIN documents d"
-                " ON d.id = e.document_id AND d.corpus = 'style' WHERE e.id = ANY(%s)",
-                (ids,),
-            ).fetchall()
-        }
+        rows = {r["id"]: r for r in exemplar_store.paragraphs(conn, ids)}
     kept, _ = cap_per_item(fused, {k: rows[k]["document_id"] for k in rows}, limit, per_final)
     out["exemplars"] = [_exemplar(rows[f.key], f) for f in kept if f.key in rows]
     if notes:

@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import psycopg
-from psycopg.types.json import Jsonb
 
 from ..learning import vocabulary as vocab
+from ..store import templates as template_store
 from ..text import citations
 from ..text.blocks import BLOCKS
 from ..text.hebrew import fold_quotes
@@ -68,7 +68,6 @@ MIN_SUPPORT = 2  # distinct finals a template recurs in at least
 # case's substance (facts, the decision under appeal, claims) or analysis (the discussion).
 FORMULAIC_BLOCKS = ("header", "opening", "hearing", "legal_framework", "conclusion", "signature")
 SLOTS = ("{case_number}", "{date}", "{name}", "{number}", "{text}")
-_LOCK = 0x7E3A1A7E  # advisory lock: one recomputation at a time
 
 _MONTHS = "ינואר|פברואר|מרץ|מרס|אפריל|מאי|יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר"
 _DATE_RE = re.compile(
@@ -346,26 +345,10 @@ def _template(block: str, run: tuple[str, ...], places: list[tuple[int, int]],
 
 
 # -- the stored templates ------------------------------------------------------------------------
-_PARAGRAPHS = (
-    "SELECT e.document_id, e.case_number, e.block, e.ordinal, e.char_start, e.char_end, e.text,"
-    " e.appeal_type, e.decided_on, d.doc_id"
-    " FROM block_exemplars e JOIN documents d ON d.id = e.document_id AND d.corpus = 'style'"
-    " WHERE e.source_hash = d.content_hash ORDER BY e.decided_on NULLS LAST, e.document_id,"
-    " e.block, e.ordinal"
-)
-_FINGERPRINT = (
-    "SELECT count(DISTINCT e.document_id) AS finals, coalesce(md5(string_agg(e.document_id::text"
-    " || ':' || e.source_hash || ':' || coalesce(e.case_number, '') || ':'"
-    " || coalesce(e.appeal_type, ''), ',' ORDER BY e.document_id, e.block, e.ordinal)), '') AS"
-    " fingerprint FROM block_exemplars e JOIN documents d ON d.id = e.document_id"
-    " AND d.corpus = 'style' WHERE e.source_hash = d.content_hash AND e.ordinal = 0"
-)
-
-
 def fingerprint(conn) -> str:
     """What the templates were measured on: every final's paragraphs (their text's hash) with
     its case number and appeal type."""
-    return conn.execute(_FINGERPRINT).fetchone()["fingerprint"]
+    return template_store.fingerprint(conn)
 
 
 def _sources(conn) -> list[Source]:
@@ -375,31 +358,30 @@ def _sources(conn) -> list[Source]:
                document_id=r["document_id"], char_start=r["char_start"],
                appeal_type=r["appeal_type"],
                decided_on=r["decided_on"].isoformat() if r["decided_on"] else None)
-        for r in conn.execute(_PARAGRAPHS).fetchall()
+        for r in template_store.paragraphs(conn)
     ]  # fmt: skip
 
 
 def recompute(conn) -> Measured:
     """Measure the templates again and store them (inside the caller's transaction; one
     recomputation at a time)."""
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+    template_store.lock_recompute(conn)
     print_ = fingerprint(conn)
     measured = detect(_sources(conn))
-    conn.execute("DELETE FROM block_templates")
+    template_store.delete_templates(conn)
     for t in measured.templates:
-        conn.execute(
-            "INSERT INTO block_templates (block, text, slots, support, examples, sources,"
-            " appeal_types, words) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-            (t.block, t.text, t.slots, t.support, Jsonb(t.examples), Jsonb(t.sources),
-             Jsonb(t.appeal_types), t.words),
-        )  # fmt: skip
-    conn.execute(
-        "INSERT INTO template_state (singleton, fingerprint, finals, shares, computed_at)"
-        " VALUES (true, %s, %s, %s, now()) ON CONFLICT (singleton) DO UPDATE SET"
-        " fingerprint = EXCLUDED.fingerprint, finals = EXCLUDED.finals,"
-        " shares = EXCLUDED.shares, computed_at = EXCLUDED.computed_at",
-        (print_, measured.finals, Jsonb(measured.shares)),
-    )
+        template_store.insert_template(
+            conn,
+            t.block,
+            t.text,
+            t.slots,
+            t.support,
+            t.examples,
+            t.sources,
+            t.appeal_types,
+            t.words,
+        )
+    template_store.save_state(conn, print_, measured.finals, measured.shares)
     return measured
 
 
@@ -425,12 +407,12 @@ def refresh(app: Context) -> dict:
 
 def _current(conn) -> bool:
     """Whether the templates were measured on the finals as they are now."""
-    state = conn.execute("SELECT fingerprint FROM template_state").fetchone()
+    state = template_store.measured_fingerprint(conn)
     return bool(state) and state["fingerprint"] == fingerprint(conn)
 
 
 def _count(conn) -> int:
-    return conn.execute("SELECT count(*) AS n FROM block_templates").fetchone()["n"]
+    return template_store.count(conn)
 
 
 def get_templates(app: Context, block: str | None = None, appeal_type: str | None = None) -> dict:
@@ -440,20 +422,11 @@ def get_templates(app: Context, block: str | None = None, appeal_type: str | Non
     appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
     refresh(app)
     with app.store.connection() as conn:
-        state = conn.execute("SELECT * FROM template_state").fetchone() or {}
-        rows = conn.execute(
-            "SELECT * FROM block_templates WHERE (%(block)s::text IS NULL OR block = %(block)s)"
-            " AND (%(type)s::text IS NULL OR appeal_types ? %(type)s)",
-            {"block": block, "type": appeal_type},
-        ).fetchall()
+        state = template_store.state(conn) or {}
+        rows = template_store.templates(conn, block, appeal_type)
         typed = None
         if appeal_type is not None:
-            typed = conn.execute(
-                "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e"
-                " JOIN documents d ON d.id = e.document_id AND d.corpus = 'style'"
-                " WHERE e.source_hash = d.content_hash AND e.appeal_type = %s",
-                (appeal_type,),
-            ).fetchone()["n"]
+            typed = template_store.finals_of_type(conn, appeal_type)
     order = {b: i for i, b in enumerate(BLOCKS)}
     rows = sorted(rows, key=lambda r: (order[r["block"]], -(r["appeal_types"].get(appeal_type, 0)
                                        if appeal_type else 0), -r["support"] * r["words"],

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..store import arrival as arrival_store
 from ..store import jsonable
 from ..store import learning as store
 from ..text import citations as text_citations
@@ -98,51 +99,34 @@ def _resolve_key(conn: psycopg.Connection, key: str) -> tuple[int, int]:
     they name; resolve the missing precedents so linked. Returns (precedents resolved, digests
     linked)."""
     pattern = _pattern(key)
-    candidates = [r["id"] for r in conn.execute(
-        "SELECT a.id FROM authorities a WHERE a.kind = 'ruling' AND a.case_law_id IS NULL"
-        " AND a.ref ~ %s ORDER BY a.id", (pattern,))]  # fmt: skip
-    waiting = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM digests WHERE case_law_id IS NULL AND points_to_key = %s)",
-        (key,),
-    ).fetchone()["exists"]
+    candidates = arrival_store.unlinked_ruling_authorities(conn, pattern)
+    waiting = arrival_store.digests_waiting(conn, key)
     if not candidates and not waiting:
         return 0, 0  # nothing names it: the library is not searched
     target = _target(conn, key)
     if target is None:
         return 0, 0
     # never linked to the citing decision itself (finals.link_library's `exclude`)
-    citing = {r["authority_id"] for r in conn.execute(
-        "SELECT authority_id FROM decision_citations WHERE citing_case_law_id = %s"
-        " AND authority_id = ANY(%s)", (target, candidates))}  # fmt: skip
+    citing = arrival_store.cited_by(conn, target, candidates)
     authorities = [a for a in candidates if a not in citing]
     for authority in authorities:
         store.link_authority(conn, authority, target)
     resolved = _resolve_linked(conn, authorities)
-    linked = conn.execute(
-        "UPDATE digests SET case_law_id = %s WHERE case_law_id IS NULL AND points_to_key = %s",
-        (target, key),
-    ).rowcount
+    linked = arrival_store.link_digests(conn, target, key)
     return resolved, linked
 
 
 def _resolve_linked(conn: psycopg.Connection, authority_ids: list[int]) -> int:
     if not authority_ids:
         return 0
-    return conn.execute(
-        "UPDATE missing_precedents SET status = 'resolved', resolved_at = now()"
-        " WHERE authority_id = ANY(%s) AND status = 'open'",
-        (authority_ids,),
-    ).rowcount
+    return arrival_store.resolve_precedents(conn, authority_ids)
 
 
 def _link_digest(conn: psycopg.Connection, digest_id: int, points_to: str | None) -> bool:
     """Key the digest's pointer and link it to the ruling when the library holds it."""
     key = ruling_key(points_to)
     target = _target(conn, key) if key else None
-    conn.execute(
-        "UPDATE digests SET points_to_key = %s, case_law_id = %s WHERE id = %s",
-        (key, target, digest_id),
-    )
+    arrival_store.set_digest_link(conn, digest_id, key, target)
     return target is not None
 
 
@@ -159,25 +143,16 @@ def resolve_all(app: Context) -> dict:
         store.lock_citations(conn)
         before = _open_ids(conn)
         finals.link_library(conn)
-        reopened = conn.execute(
-            "UPDATE missing_precedents m SET status = 'open', resolved_at = NULL"
-            " FROM authorities a WHERE a.id = m.authority_id AND m.status = 'resolved'"
-            " AND a.case_law_id IS NULL"
-        ).rowcount
+        reopened = arrival_store.reopen_precedents(conn)
         after = _open_ids(conn)
         keyed = linked = 0
-        for row in conn.execute(
-            "SELECT id, points_to, points_to_key, case_law_id FROM digests ORDER BY id"
-        ).fetchall():  # fmt: skip
+        for row in arrival_store.digest_pointers(conn):
             key = ruling_key(row["points_to"])
             target = row["case_law_id"]
             if target is None and key is not None:
                 target = _target(conn, key)
             if (key, target) != (row["points_to_key"], row["case_law_id"]):
-                conn.execute(
-                    "UPDATE digests SET points_to_key = %s, case_law_id = %s WHERE id = %s",
-                    (key, target, row["id"]),
-                )
+                arrival_store.set_digest_link(conn, row["id"], key, target)
                 keyed += key != row["points_to_key"]
                 linked += target is not None and row["case_law_id"] is None
         queued = enrichment.enqueue_missing(conn)
@@ -194,8 +169,7 @@ def resolve_all(app: Context) -> dict:
 
 
 def _open_ids(conn: psycopg.Connection) -> set[int]:
-    return {r["authority_id"] for r in conn.execute(
-        "SELECT authority_id FROM missing_precedents WHERE status = 'open'")}  # fmt: skip
+    return arrival_store.open_precedent_ids(conn)
 
 
 # -- health -------------------------------------------------------------------------------------
@@ -204,13 +178,8 @@ def _open_ids(conn: psycopg.Connection) -> set[int]:
 def unresolved_digests(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
     """Digests whose ruling is not in the library: {"count", "items": [{doc_id, title, points_to,
     key, reason}]}."""
-    count = conn.execute("SELECT count(*) AS n FROM digests WHERE case_law_id IS NULL"
-                         ).fetchone()["n"]  # fmt: skip
-    rows = conn.execute(
-        "SELECT doc_id, title, points_to, points_to_key FROM digests WHERE case_law_id IS NULL"
-        " ORDER BY id LIMIT %s",
-        (limit,),
-    ).fetchall()
+    count = arrival_store.count_unresolved_digests(conn)
+    rows = arrival_store.unresolved_digests(conn, limit)
     items = []
     for r in rows:
         key = r["points_to_key"] or ruling_key(r["points_to"])

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from psycopg.types.json import Jsonb
-
 from ..errors import InvalidInput
 from ..store import fingerprints as fingerprint_store
+from ..store import learning as learning_store
+from ..store import templates as template_store
 from ..text import blocks as text_blocks
 from ..text import citations as text_citations
 from ..text.hebrew import (
@@ -289,9 +289,7 @@ class _Own:
 
 
 def _own_file(conn, case: str, draft_blocks: dict[str, str]) -> _Own:
-    rows = conn.execute(
-        "SELECT content FROM documents WHERE corpus = 'case' AND case_number = %s", (case,)
-    ).fetchall()
+    rows = learning_store.case_document_contents(conn, case)
     header = draft_blocks.get("header", "")
     signature = draft_blocks.get("signature", "")
     text = "\n".join([*(r["content"] for r in rows), header, signature])
@@ -337,7 +335,7 @@ def _template_spans(conn) -> dict[int, list[tuple[int, int]]]:
     """Where the measured templates (knowledge/templates.py, table block_templates) lie in the
     finals: {style document id: [(char_start, char_end)]}; empty before they are measured."""
     spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for row in conn.execute("SELECT sources FROM block_templates").fetchall():
+    for row in template_store.template_sources(conn):
         for where in row["sources"] if isinstance(row["sources"], list) else []:
             try:
                 spans[int(where["document_id"])].append(
@@ -514,9 +512,7 @@ def check_citations(conn, case: str, text: str) -> list[dict]:
         target = library_match(conn, citation)
         row = None
         if target is not None:
-            row = conn.execute(
-                "SELECT doc_id, content FROM case_law WHERE id = %s", (target,)
-            ).fetchone()
+            row = learning_store.case_law_text(conn, target)
         status = "found" if row else "not_in_library"
         if row and any(not quote_in(q, row["content"]) for q in _attributed(quotes, cites, index)):
             status = "quote_not_found"
@@ -550,10 +546,7 @@ def check(app: Context, case: str, path: Path | str, *, source_name: str | None 
 
 def store_report(conn, draft_id: int, report: dict) -> None:
     """Keep the report with the draft it checked (migration 0019)."""
-    conn.execute(
-        "UPDATE drafts SET copy_report = %s, copy_checked_at = now() WHERE id = %s",
-        (Jsonb(report), draft_id),
-    )
+    learning_store.set_copy_report(conn, draft_id, report)
 
 
 def summary(report: dict | None) -> dict | None:
