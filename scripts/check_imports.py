@@ -55,10 +55,10 @@ def layer_of(module: str) -> str:
     raise SystemExit(f"{module}: no layer — add it to LAYERS in scripts/check_imports.py")
 
 
-def modules() -> dict[str, Path]:
+def modules(root: Path = ROOT) -> dict[str, Path]:
     found = {}
-    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
         found[".".join(parts)] = path
@@ -168,15 +168,16 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def findings() -> tuple[list[str], dict[str, set[str]]]:
-    known = modules()
+def findings(root: Path = ROOT) -> tuple[list[str], dict[str, set[str]]]:
+    """Every finding (one line each) and the import graph of the package under `root`."""
+    known = modules(root)
     graph: dict[str, set[str]] = defaultdict(set)
     problems = []
     for module, path in known.items():
         graph[module]
         visitor = Imports(module, path.name == "__init__.py", known)
         visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-        where = path.relative_to(ROOT.parent)
+        where = path.relative_to(root.parent)
         for target, line, inside in visitor.edges:
             graph[module].add(target)
             if inside:

@@ -13,11 +13,11 @@ import html as html_lib
 import json
 
 import pytest
-from legal_ai.schedule import Job
 
 from legal_ai.ingest import ocr_jobs
 from legal_ai.learning import enrichment
 from legal_ai.ops import scheduler as schedule
+from legal_ai.ops.scheduler import Job
 from test_arrival import digest
 from test_desk import AGENT, chair, client, csrf_of, desk_app, sign_in  # noqa: F401 - fixtures
 from test_enrichment import CASE, GROUNDED, ingest_decision, item, model  # noqa: F401 - fixtures

@@ -277,9 +277,7 @@ def ingest_sections(app, law, wanted: set[str] | None = None):
                    metadata=s["metadata"])
         for s in parse_law(law) if wanted is None or s["eid"] in wanted
     ]  # fmt: skip
-    return Ingestor(app.store, app.embedder, app.settings).ingest_items(
-        items, get_corpus("external")
-    )
+    return Ingestor.of(app).ingest_items(items, get_corpus("external"))
 
 
 @pytest.mark.shared
@@ -389,9 +387,7 @@ def test_one_batch_naming_a_document_twice_ends_with_its_last_version(app):
                           metadata={})  # fmt: skip
 
     batch = [item("A", DECISION), item("B", DECISION), item("A", changed), item("A", changed)]
-    report = Ingestor(app.store, app.embedder, app.settings).ingest_items(
-        batch, get_corpus("external")
-    )
+    report = Ingestor.of(app).ingest_items(batch, get_corpus("external"))
     assert (report.ingested, report.unchanged, report.failed) == (3, 1, [])
     with app.store.pool.connection() as conn:
         stored = conn.execute(
@@ -407,7 +403,7 @@ def test_one_batch_naming_a_document_twice_ends_with_its_last_version(app):
     # it may see its own text still stored and skip the chunks; the write then finds the text
     # moved on and stages it in full instead of failing.
     for _ in range(3):
-        again = Ingestor(app.store, app.embedder, app.settings).ingest_items(
+        again = Ingestor.of(app).ingest_items(
             [item("A", DECISION), item("A", changed)], get_corpus("external")
         )
         assert (again.ingested, again.failed) == (2, [])

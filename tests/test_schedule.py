@@ -19,7 +19,6 @@ from zoneinfo import ZoneInfo
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
-from legal_ai.schedule import JOBS, Job
 from psycopg import sql
 
 import factories
@@ -30,6 +29,7 @@ from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.learning import feedback, finals, lessons
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.health import report as health_report
+from legal_ai.ops.scheduler import JOBS, Job
 from legal_ai.ops.tasks import reminders
 from legal_ai.store import schedule as schedule_store
 from legal_ai.web.app import create_app
@@ -569,7 +569,7 @@ def test_nightly_upkeep_runs_every_step_when_one_fails(app, tmp_path):
 
 
 def test_the_worker_runs_due_jobs_each_pass(app):
-    from legal_ai.learning import jobs as worker_loop
+    from legal_ai.ops import worker as worker_loop
 
     schedule.run_due(app)  # the rows, each due at its next slot
     with app.store.transaction() as conn:

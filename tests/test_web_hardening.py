@@ -24,7 +24,6 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
-from legal_ai.schedule import Job
 from pydantic import ValidationError
 
 from legal_ai import accounts, paging
@@ -33,6 +32,7 @@ from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError, RateLimited, Scrubber, Unauthorized
 from legal_ai.learning import feedback, jobs, lessons
 from legal_ai.ops import scheduler as schedule
+from legal_ai.ops.scheduler import Job
 from legal_ai.ops.tasks import post_json
 from legal_ai.web import clients
 from legal_ai.web.app import create_app

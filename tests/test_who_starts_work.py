@@ -19,12 +19,12 @@ import time
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from legal_ai.schedule import JOBS, Job
 
 from conftest import write
 from legal_ai.app import App
 from legal_ai.learning import extraction_requests, principle_jobs
 from legal_ai.ops import scheduler as schedule
+from legal_ai.ops.scheduler import JOBS, Job
 from legal_ai.web.app import create_app
 from llm_servers import Reply, scripted_openai
 from test_remote_mcp import payload, remote_session, serving

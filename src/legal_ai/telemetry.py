@@ -107,9 +107,6 @@ def log_search(
             "latency_ms": max(0.0, round(float(latency_ms), 3)),
         }
         with app.store.transaction() as conn:
-            # The search does not wait for the row to reach the disk (a crash may lose the last
-            # rows logged, never a committed decision): 8 ms of WAL flush became ~0.5 ms.
-            conn.execute("SET LOCAL synchronous_commit = off")
             return sql_log.insert(conn, row)
     except Exception:  # telemetry never fails a search
         log.warning("search telemetry: the search was not logged", exc_info=True)

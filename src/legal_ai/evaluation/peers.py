@@ -8,7 +8,7 @@ import numpy as np
 
 from ..retrieval.fusion import rrf
 from ..store.db import Store
-from ..store.items import as_array
+from ..store.items import as_array, external_chunk_embeddings
 from .datasets import Dataset
 
 
@@ -20,10 +20,7 @@ def run_peers(store: Store, embedder, dataset: Dataset, *, k: int, depth: int) -
     retriever = bm25s.BM25()
     retriever.index([t.split() for t in texts], show_progress=False)
     with store.connection() as conn:
-        rows = conn.execute(
-            "SELECT i.doc_id, c.embedding FROM case_law_chunks_external c"
-            " JOIN case_law i ON i.id = c.case_law_id WHERE c.embedding IS NOT NULL ORDER BY c.id"
-        ).fetchall()
+        rows = external_chunk_embeddings(conn)
     chunk_docs = [r["doc_id"] for r in rows]
     matrix = (
         np.stack([as_array(r["embedding"]) for r in rows]) if rows else np.zeros((0, embedder.dim))

@@ -39,6 +39,7 @@ from ..learning.copy_policy import (
     through_punctuation,
     word_key,
 )
+from ..store import learning as learning_store
 from ..text import citations
 from ..text.blocks import BLOCKS
 
@@ -66,21 +67,6 @@ MIN_WORDS = 4  # words on each side of an example
 # Words the two sides share, at least this share of the shorter side: below it she did not
 # reword our paragraph but wrote another one (content, not wording).
 MIN_SHARED = 0.4
-
-
-def _analyzed_pairs(conn, appeal_type: str | None) -> list[dict]:
-    return conn.execute(
-        "SELECT p.case_number, p.final_blocks, d.id AS draft_id, d.version AS draft_version,"
-        " d.content AS draft_content, d.blocks AS draft_blocks, s.doc_id AS final_doc_id,"
-        " s.content AS final_content, coalesce(c.appeal_type, d.appeal_type) AS appeal_type"
-        " FROM draft_final_pairs p JOIN drafts d ON d.id = p.draft_id"
-        " JOIN documents s ON s.id = p.style_document_id"
-        " LEFT JOIN cases c ON c.case_number = p.case_number"
-        " WHERE p.status IN ('analyzed', 'lessons_folded') AND p.final_blocks IS NOT NULL"
-        " AND (%(type)s::text IS NULL OR coalesce(c.appeal_type, d.appeal_type) = %(type)s)"
-        " ORDER BY p.id",
-        {"type": appeal_type},
-    ).fetchall()
 
 
 def _paragraph_starts(text: str, words: list[Word], base: int) -> list[int]:
@@ -265,7 +251,7 @@ def get_contrastive_examples(
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
         raise InvalidInput(f"k must be a whole number from 1 to {MAX_K}")
     with app.store.connection() as conn:
-        rows = _analyzed_pairs(conn, appeal_type)
+        rows = learning_store.analyzed_pairs(conn, appeal_type)
     found, dropped = [], 0
     for row in rows:
         examples, gone = pair_examples(row, block)

@@ -135,8 +135,7 @@ def edit(app: Context, canonical_id: int, statement: str, reason: str | None = N
                             reason=reason or "the chair's wording", embedding=vector,
                             embedder=embedder)  # fmt: skip
         if row["status"] == "pending_synthesis":
-            conn.execute("UPDATE canonical_principles SET status = 'pending_review' WHERE id = %s",
-                         (canonical_id,))  # fmt: skip
+            store.to_review(conn, canonical_id)
 
     return _gated(app, canonical_id, f"editing canonical principle {canonical_id}", change)
 

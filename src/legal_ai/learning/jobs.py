@@ -221,7 +221,7 @@ def run(
     worker = worker or worker_id()
     probe = configured(engine, environ=environ)  # what is missing, and a malformed spec refused
     with engine.store.transaction() as conn:
-        since = conn.execute("SELECT clock_timestamp() AS t").fetchone()["t"]
+        since = store.clock(conn)
         abandoned = store.fail_abandoned(conn, case)
         _recheck_waiting(conn, probe, case)
     outcomes: list[dict] = []

@@ -195,10 +195,7 @@ def reminders(app: App, now: dt.datetime | None = None, page: Page | None = None
     days = app.settings.stale_case_days
     with app.store.connection() as conn:
         rows = store.idle_cases(conn, now - dt.timedelta(days=days))
-        last = conn.execute(
-            "SELECT last_finished_at, last_outcome, last_error FROM schedules"
-            " WHERE name = 'stale-case-reminder'"
-        ).fetchone()
+        last = store.last_run(conn, "stale-case-reminder")
     cases = [{"case_number": r["case_number"], "title": r["title"],
               "appeal_type": r["appeal_type"], "status": r["status"],
               "status_he": STATUS_HE[r["status"]], "last_moved_at": r["last_moved_at"].isoformat(),

@@ -154,6 +154,20 @@ def semantic(
     return [r["id"] for r in rows]
 
 
+def semantic_pipelined(
+    conn: psycopg.Connection, corpus: Corpus, filters: Filters, vector: np.ndarray, *,
+    embedder: str, dim: int, window: int,
+) -> dict[str, list[int]]:  # fmt: skip
+    """The semantic leg of every source of `corpus` in one round trip (a pipeline; the
+    connection's HNSW settings are the caller's): source kind -> unit ids, nearest first."""
+    with conn.pipeline():
+        cursors = [conn.execute(*semantic_statement(
+            corpus, source, filters, vector, embedder=embedder, dim=dim, window=window))
+            for source in corpus.sources]  # fmt: skip
+    return {source.kind: [r["id"] for r in cursor.fetchall()]
+            for source, cursor in zip(corpus.sources, cursors, strict=True)}  # fmt: skip
+
+
 def semantic_statement(
     corpus: Corpus, source: Source, filters: Filters, vector: np.ndarray, *, embedder: str,
     dim: int, window: int,

@@ -225,13 +225,11 @@ def search(
                     qvec = embedder.embed_query(text)
             with _timer(timings, "semantic"):
                 if configured:  # every source's statement in one round trip
-                    with conn.pipeline():
-                        cursors = [conn.execute(*legs.semantic_statement(
-                            corpus, source, filters, qvec, embedder=embedder.id,
-                            dim=embedder.dim, window=window)) for source in corpus.sources]  # fmt: skip
-                    for source, cursor in zip(corpus.sources, cursors, strict=True):
-                        ids = [r["id"] for r in cursor.fetchall()]
-                        found[_leg_name(source.kind, "semantic")] = ids
+                    for source, ids in legs.semantic_pipelined(
+                        conn, corpus, filters, qvec, embedder=embedder.id, dim=embedder.dim,
+                        window=window,
+                    ).items():  # fmt: skip
+                        found[_leg_name(source, "semantic")] = ids
                 for source in () if configured else corpus.sources:
                     found[_leg_name(source.kind, "semantic")] = legs.semantic(
                         conn, corpus, source, filters, qvec, embedder=embedder.id,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
-from ..corpora import Corpus
+from ..corpora import SEARCHABLE, Corpus
 
 
 def item_text(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | None:
@@ -63,3 +63,21 @@ def audit_page(conn: psycopg.Connection, limit: int, offset: int) -> tuple[list[
     ).fetchall()
     total = conn.execute("SELECT count(*) AS n FROM learning_audit").fetchone()["n"]
     return rows, total
+
+
+def located(
+    conn: psycopg.Connection, doc_ids: set[str], corpora: tuple[str, ...]
+) -> dict[str, str]:
+    """The corpus of each doc_id (the first of `corpora` that holds it), for the reader's link."""
+    out: dict[str, str] = {}
+    for key in corpora:
+        wanted = sorted(doc_ids - set(out))
+        if not wanted:
+            break
+        corpus = SEARCHABLE[key]
+        query = sql.SQL("SELECT DISTINCT i.doc_id FROM {t} i WHERE i.doc_id = ANY(%(ids)s)"
+                        " AND {scope}").format(t=sql.Identifier(corpus.item_table),
+                                               scope=corpus.scope("i"))  # fmt: skip
+        for row in conn.execute(query, {"ids": wanted, **corpus.scope_params()}):
+            out.setdefault(row["doc_id"], key)
+    return out

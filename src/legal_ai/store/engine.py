@@ -262,3 +262,8 @@ def list_jobs(
     return conn.execute(
         sql.SQL("SELECT * FROM jobs WHERE kind = %s{} ORDER BY id").format(where), params
     ).fetchall()
+
+
+def clock(conn: psycopg.Connection):
+    """The database's clock now (clock_timestamp(): not the transaction's start)."""
+    return conn.execute("SELECT clock_timestamp() AS t").fetchone()["t"]

@@ -453,3 +453,12 @@ def replace_page_images(
             [(item_id, corpus.scope_value, page, sha, vector, embedder, sha)
              for page, sha, vector in pages],
         )  # fmt: skip
+
+
+def external_chunk_embeddings(conn: psycopg.Connection) -> list[dict]:
+    """Every embedded chunk of the external case law with its ruling's doc_id, by chunk id
+    (the exact-search peer of the evaluation, evaluation/peers.py)."""
+    return conn.execute(
+        "SELECT i.doc_id, c.embedding FROM case_law_chunks_external c"
+        " JOIN case_law i ON i.id = c.case_law_id WHERE c.embedding IS NOT NULL ORDER BY c.id"
+    ).fetchall()

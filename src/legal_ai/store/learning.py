@@ -483,6 +483,22 @@ def feedback_by_week(conn: psycopg.Connection, since: Any) -> list[dict]:
     ).fetchall()
 
 
+def analyzed_pairs(conn: psycopg.Connection, appeal_type: str | None) -> list[dict]:
+    """The analyzed pairs (of `appeal_type`, or all) with both texts and blocks, by pair id."""
+    return conn.execute(
+        "SELECT p.case_number, p.final_blocks, d.id AS draft_id, d.version AS draft_version,"
+        " d.content AS draft_content, d.blocks AS draft_blocks, s.doc_id AS final_doc_id,"
+        " s.content AS final_content, coalesce(c.appeal_type, d.appeal_type) AS appeal_type"
+        " FROM draft_final_pairs p JOIN drafts d ON d.id = p.draft_id"
+        " JOIN documents s ON s.id = p.style_document_id"
+        " LEFT JOIN cases c ON c.case_number = p.case_number"
+        " WHERE p.status IN ('analyzed', 'lessons_folded') AND p.final_blocks IS NOT NULL"
+        " AND (%(type)s::text IS NULL OR coalesce(c.appeal_type, d.appeal_type) = %(type)s)"
+        " ORDER BY p.id",
+        {"type": appeal_type},
+    ).fetchall()
+
+
 # -- the copy check -----------------------------------------------------------------------------
 
 

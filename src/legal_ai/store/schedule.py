@@ -264,3 +264,11 @@ def eval_history(conn: psycopg.Connection, since: dt.date | None = None) -> list
         " ORDER BY dataset, day",
         {"since": since},
     ).fetchall()
+
+
+def last_run(conn: psycopg.Connection, name: str) -> dict | None:
+    """When the job `name` last finished, how, and its error."""
+    return conn.execute(
+        "SELECT last_finished_at, last_outcome, last_error FROM schedules WHERE name = %s",
+        (name,),
+    ).fetchone()

@@ -12,7 +12,10 @@ from psycopg.types.json import Jsonb
 
 
 def insert(conn: psycopg.Connection, row: dict[str, Any]) -> int:
-    """One search; returns its id (one INSERT)."""
+    """One search; returns its id (one INSERT). The search does not wait for the row to reach
+    the disk (a crash may lose the last rows logged, never a committed decision): 8 ms of WAL
+    flush became ~0.5 ms. Called in a transaction of its own (the setting is LOCAL to it)."""
+    conn.execute("SET LOCAL synchronous_commit = off")
     return conn.execute(
         "INSERT INTO search_log (surface, actor, actor_kind, corpus, tool, query, by_example,"
         " filters, mode, k, hits, n_hits, latency_ms)"

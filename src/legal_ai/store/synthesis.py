@@ -127,3 +127,10 @@ def occurrence_rows(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
         " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
         " WHERE p.canonical_id = %s ORDER BY p.id", (canonical_id,)
     ).fetchall()]  # fmt: skip
+
+
+def to_review(conn: psycopg.Connection, canonical_id: int) -> None:
+    """A canonical statement pending synthesis that the chair wrote herself: to her review."""
+    conn.execute(
+        "UPDATE canonical_principles SET status = 'pending_review' WHERE id = %s", (canonical_id,)
+    )

@@ -126,3 +126,16 @@ def approved(conn: psycopg.Connection, appeal_type: str, exclude_case: str | Non
         " AND v.case_number IS DISTINCT FROM %s ORDER BY v.reviewed_at DESC, v.id DESC",
         (appeal_type, exclude_case),
     ).fetchall()]  # fmt: skip
+
+
+def markable(conn: psycopg.Connection) -> list[dict]:
+    """Cases whose final is in the style corpus (newest first) and that have no open voice
+    document: the ones the chair may mark."""
+    return [dict(r) for r in conn.execute(
+        "SELECT d.case_number, max(d.decided_on) AS decided_on, max(c.appeal_type) AS"
+        " appeal_type FROM documents d LEFT JOIN cases c ON c.case_number = d.case_number"
+        " WHERE d.corpus = 'style' AND d.extraction_issue IS NULL AND d.case_number IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM voice_documents v WHERE v.case_number = d.case_number"
+        " AND v.status IN ('queued', 'pending_review', 'approved'))"
+        " GROUP BY d.case_number ORDER BY max(d.id) DESC"
+    ).fetchall()]  # fmt: skip

@@ -13,17 +13,16 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
-from psycopg import sql
 from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
-from ...corpora import SEARCHABLE
 from ...errors import AppError, InvalidInput
 from ...learning import finals, lessons, precedents
 from ...learning import vocabulary as vocab
 from ...ops import scheduler as schedule
 from ...ops.health import report as health_report
 from ...retrieval import terms
+from ...store import desk as desk_store
 from .. import errors as web_errors
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
@@ -41,22 +40,6 @@ CITATION_STATUS = {"quote_not_found": "הציטוט אינו בטקסט המקו
                    "not_in_library": "אינו בספרייה", "found": "נמצא בספרייה"}  # fmt: skip
 
 
-def located(conn: Any, doc_ids: set[str], corpora: tuple[str, ...]) -> dict[str, str]:
-    """The corpus of each doc_id (the first of `corpora` that holds it), for the reader's link."""
-    out: dict[str, str] = {}
-    for key in corpora:
-        wanted = sorted(doc_ids - set(out))
-        if not wanted:
-            break
-        corpus = SEARCHABLE[key]
-        query = sql.SQL("SELECT DISTINCT i.doc_id FROM {t} i WHERE i.doc_id = ANY(%(ids)s)"
-                        " AND {scope}").format(t=sql.Identifier(corpus.item_table),
-                                               scope=corpus.scope("i"))  # fmt: skip
-        for row in conn.execute(query, {"ids": wanted, **corpus.scope_params()}):
-            out.setdefault(row["doc_id"], key)
-    return out
-
-
 def copy_details(conn: Any, pairs: list[dict]) -> dict[str, dict]:
     """Per case with a checked draft: its passages (substance first), each with its source's
     corpus for the link (a final in the style corpus, or an internal decision), and its
@@ -65,8 +48,8 @@ def copy_details(conn: Any, pairs: list[dict]) -> dict[str, dict]:
     sources = {x["source"]["doc_id"] for r in reports.values() for x in r.get("passages", [])
                if x.get("source", {}).get("doc_id")}  # fmt: skip
     cited = {c["doc_id"] for r in reports.values() for c in r.get("citations", []) if c["doc_id"]}
-    where = located(conn, sources, ("style", "internal")) if sources else {}
-    ruling = located(conn, cited, ("external", "internal")) if cited else {}
+    where = desk_store.located(conn, sources, ("style", "internal")) if sources else {}
+    ruling = desk_store.located(conn, cited, ("external", "internal")) if cited else {}
     rank = {k: n for n, k in enumerate(COPY_KINDS)}
     order = {k: n for n, k in enumerate(CITATION_STATUS)}
     out = {}

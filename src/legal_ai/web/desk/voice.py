@@ -104,19 +104,6 @@ def _document(view: Any, conn: Any, row: dict) -> dict:
     return {**doc, "blocks": blocks}
 
 
-def markable(conn: Any) -> list[dict]:
-    """Cases whose final is in the style corpus (newest first) and that have no open voice
-    document: the ones the chair may mark."""
-    return [dict(r) for r in conn.execute(
-        "SELECT d.case_number, max(d.decided_on) AS decided_on, max(c.appeal_type) AS"
-        " appeal_type FROM documents d LEFT JOIN cases c ON c.case_number = d.case_number"
-        " WHERE d.corpus = 'style' AND d.extraction_issue IS NULL AND d.case_number IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM voice_documents v WHERE v.case_number = d.case_number"
-        " AND v.status IN ('queued', 'pending_review', 'approved'))"
-        " GROUP BY d.case_number ORDER BY max(d.id) DESC"
-    ).fetchall()]  # fmt: skip
-
-
 def _load(view: Any) -> dict:
     rows = voice_service.list_documents(view)["voice_documents"]
     by_status: dict[str, list[dict]] = {s: [] for s in voice_service.STATUSES}
@@ -125,7 +112,7 @@ def _load(view: Any) -> dict:
     with view.store.connection() as conn:
         pending = [_document(view, conn, r) for r in by_status["pending_review"][:MAX_SHOWN]]
         approved = [_document(view, conn, r) for r in by_status["approved"][:MAX_SHOWN]]
-        choices = markable(conn)
+        choices = voice_store.markable(conn)
     return {"queued": list(reversed(by_status["queued"])), "pending": pending,
             "approved": approved, "rejected": by_status["rejected"][:MAX_SHOWN],
             "totals": {s: len(v) for s, v in by_status.items()}, "markable": choices,

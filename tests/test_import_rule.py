@@ -1,0 +1,57 @@
+"""The import rule of DESIGN.md §2 is a check (scripts/check_imports.py, run by scripts/check):
+the package passes it, and the check finds each kind of breach in a package made to break it."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location(
+    "check_imports", ROOT / "scripts" / "check_imports.py"
+)
+check_imports = importlib.util.module_from_spec(_spec)
+sys.modules["check_imports"] = check_imports
+_spec.loader.exec_module(check_imports)
+
+
+def test_the_package_keeps_the_rule():
+    problems, graph = check_imports.findings()
+    assert problems == []
+    assert "legal_ai.app" in graph and "legal_ai.context" in graph
+    below = [m for m in graph if check_imports.layer_of(m) not in ("interfaces", "composition")]
+    assert not [m for m in below if "legal_ai.app" in graph[m]]  # nothing below imports the root
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / "legal_ai" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_each_breach_is_found(tmp_path):
+    write(tmp_path, {
+        "__init__.py": "",
+        "config.py": "from .store import db\n",  # ground importing an adapter: up
+        "store/__init__.py": "",
+        "store/db.py": "def run(conn):\n    return conn.execute('SELECT 1')\n",
+        "learning/__init__.py": "",
+        "learning/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                         "    from ..app import App\n",  # a use case importing the root
+        "knowledge/__init__.py": "",
+        "knowledge/b.py": "def f():\n    from ..learning import a\n    return a\n",
+        "retrieval/__init__.py": "",
+        "retrieval/c.py": "from . import d\n",
+        "retrieval/d.py": "from . import c\n\n\ndef q(conn):\n    conn.execute('SELECT 2')\n",
+        "app.py": "from . import config\n",
+    })  # fmt: skip
+    problems, _ = check_imports.findings(tmp_path)
+    text = "\n".join(problems)
+    assert "config.py:1: ground imports legal_ai.store.db (adapters)" in text
+    assert "learning/a.py:3: learning imports legal_ai.app (composition)" in text
+    assert "knowledge/b.py:2: imports legal_ai.learning.a inside a function" in text
+    assert "retrieval/d.py:5: runs SQL outside store/" in text
+    assert "circle of 2 modules: legal_ai.retrieval.c legal_ai.retrieval.d" in text
+    assert "store/db.py" not in text  # SQL in store/ is where it belongs
+    assert len(problems) == 5, problems
