@@ -26,11 +26,11 @@ import uvicorn
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from legal_ai import accounts, paging
+from legal_ai import accounts, jobqueue, paging
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError, RateLimited, Scrubber, Unauthorized
-from legal_ai.learning import feedback, jobs, lessons
+from legal_ai.learning import feedback, lessons
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.scheduler import Job
 from legal_ai.ops.tasks import post_json
@@ -410,7 +410,7 @@ def test_a_queued_job_stores_its_error_scrubbed(app):
             " lease_until) VALUES ('learning', 'hardening-1', NULL, 'running', 'w', 1, 1,"
             " now() + interval '1 minute') RETURNING *"
         ).fetchone()
-    status, error = jobs.retry_later(app, job, "w", ProviderError(LEAKY), "the test stage")
+    status, error = jobqueue.retry_later(app, job, "w", ProviderError(LEAKY), "the test stage")
     assert status == "failed"
     with app.store.connection() as conn:
         stored = conn.execute("SELECT error FROM jobs WHERE id = %s", (job["id"],)).fetchone()

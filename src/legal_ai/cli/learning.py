@@ -25,7 +25,7 @@ from ..learning.lessons import list_lessons, promote, review
 from ..learning.methodology import diff, edit, restore, show
 from ..learning.panel_audit import rebuild
 from ..ops.worker import STAGES, work
-from ..web.app import create_app
+from ..web import app as web_app
 from ..web.clients import uvicorn_options
 from .common import JsonFlag, _app, _print_json, _settings
 
@@ -443,7 +443,7 @@ def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1"
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     # Proxy headers follow LEGAL_AI_TRUSTED_PROXIES (off when empty; uvicorn's own default
     # would believe X-Forwarded-For from 127.0.0.1): web/clients.py.
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info",
+    uvicorn.run(web_app.create_app(settings), host=host, port=port, log_level="info",
                 **uvicorn_options(settings))  # fmt: skip
 
 
