@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from ..errors import InvalidInput
 from ..learning import purity
 from ..learning import vocabulary as vocab
-from ..learning.copy_policy import (
+from ..learning.shingles import (
     Word,
     block_spans,
     fold,
@@ -144,14 +144,14 @@ def _substance(left: str, right: str, changed: list[str], names: set[str]) -> st
     return None
 
 
-def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
-    """The contrastive examples of one analyzed pair in `block`, and how many were dropped as
-    substance."""
+def _block_words(row: dict, block: str) -> tuple | None:
+    """Our draft's and her final's words of `block` (left, right), the texts their offsets point
+    into, and her block with its offset; None when either side has no words there."""
     draft_text, final_text = row["draft_content"], row["final_content"]
     left_block = (row["draft_blocks"] or {}).get(block) or ""
     right_block = (row["final_blocks"] or {}).get(block) or ""
     if not left_block.strip() or not right_block.strip():
-        return [], 0
+        return None
     left_at = block_spans(draft_text, row["draft_blocks"]).get(block)
     right_at = block_spans(final_text, row["final_blocks"]).get(block)
     # Offsets into the whole texts when the block is found there, else into the block itself.
@@ -162,7 +162,49 @@ def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
     left = keyed_words(left_block, left_base)
     right = keyed_words(right_block, right_base)
     if not left or not right:
+        return None
+    return left, right, left_src, right_src, right_block, right_base
+
+
+def _rewording(left_src: str, right_src: str, ours: list[Word], hers: list[Word],
+               local: list) -> tuple[str, str, int, int, list[dict], list[str]]:  # fmt: skip
+    """Our words and hers as texts (with their ends), the diff between them and the pieces
+    that changed."""
+    ours_end, hers_end = _end(left_src, ours), _end(right_src, hers)
+    ours_text = left_src[ours[0].start : ours_end]
+    hers_text = right_src[hers[0].start : hers_end]
+    diff, changed = [], []
+    for op, i1, i2, j1, j2 in local:
+        was, now = _piece(left_src, ours, i1, i2), _piece(right_src, hers, j1, j2)
+        diff.append({"op": op, "left": was, "right": now})
+        if op != "equal":
+            changed += [t for t in (was, now) if t]
+    return ours_text, hers_text, ours_end, hers_end, diff, changed
+
+
+def _example(row: dict, block: str, ours: list[Word], hers: list[Word], ours_text: str,
+             hers_text: str, ours_end: int, hers_end: int, diff: list[dict],
+             matcher: difflib.SequenceMatcher) -> dict:  # fmt: skip
+    return {
+        "case_number": row["case_number"], "block": block, "appeal_type": row["appeal_type"],
+        "left": ours_text, "right": hers_text, "diff": diff, "diff_text": _diff_text(diff),
+        "share_changed": round(1 - matcher.ratio(), 4),
+        "spans": {
+            "draft": {"draft_id": row["draft_id"], "draft_version": row["draft_version"],
+                      "char_start": ours[0].start, "char_end": ours_end},
+            "final": {"doc_id": row["final_doc_id"], "char_start": hers[0].start,
+                      "char_end": hers_end},
+        },
+    }  # fmt: skip
+
+
+def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
+    """The contrastive examples of one analyzed pair in `block`, and how many were dropped as
+    substance."""
+    words = _block_words(row, block)
+    if words is None:
         return [], 0
+    left, right, left_src, right_src, right_block, right_base = words
     opcodes = difflib.SequenceMatcher(
         None, [w.key for w in left], [w.key for w in right], autojunk=False
     ).get_opcodes()
@@ -187,29 +229,14 @@ def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
         shared = sum(i2 - i1 for op, i1, i2, _, _ in local if op == "equal")
         if shared == max(len(ours), len(hers)) or shared < MIN_SHARED * min(len(ours), len(hers)):
             continue  # the same words, or not a rewording of ours
-        ours_end, hers_end = _end(left_src, ours), _end(right_src, hers)
-        ours_text = left_src[ours[0].start : ours_end]
-        hers_text = right_src[hers[0].start : hers_end]
-        diff, changed = [], []
-        for op, i1, i2, j1, j2 in local:
-            was, now = _piece(left_src, ours, i1, i2), _piece(right_src, hers, j1, j2)
-            diff.append({"op": op, "left": was, "right": now})
-            if op != "equal":
-                changed += [t for t in (was, now) if t]
+        ours_text, hers_text, ours_end, hers_end, diff, changed = _rewording(
+            left_src, right_src, ours, hers, local
+        )
         if _substance(ours_text, hers_text, changed, names):
             dropped += 1
             continue
-        examples.append({
-            "case_number": row["case_number"], "block": block, "appeal_type": row["appeal_type"],
-            "left": ours_text, "right": hers_text, "diff": diff, "diff_text": _diff_text(diff),
-            "share_changed": round(1 - matcher.ratio(), 4),
-            "spans": {
-                "draft": {"draft_id": row["draft_id"], "draft_version": row["draft_version"],
-                          "char_start": ours[0].start, "char_end": ours_end},
-                "final": {"doc_id": row["final_doc_id"], "char_start": hers[0].start,
-                          "char_end": hers_end},
-            },
-        })  # fmt: skip
+        examples.append(_example(row, block, ours, hers, ours_text, hers_text, ours_end, hers_end,
+                                 diff, matcher))  # fmt: skip
     return examples, dropped
 
 

@@ -25,12 +25,14 @@ The same check verifies every citation of the draft against the library (learnin
 citations the same way): `found`, `not_in_library` (a missing precedent, or an invented one), or
 `quote_not_found` when a quotation set right before or after the citation is not in the cited
 text.
+
+The words, the block spans and the fingerprints are in learning/shingles.py, the citations'
+check in learning/citation_check.py.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import re
 from collections import defaultdict
@@ -45,102 +47,38 @@ from ..store import learning as learning_store
 from ..store import templates as template_store
 from ..text import blocks as text_blocks
 from ..text import citations as text_citations
-from ..text.hebrew import (
-    comparison_key,
-    fold_quotes,
-    normalize_case_number,
-    tokens,
-)
+from ..text.hebrew import normalize_case_number, tokens
 from . import purity
 from . import vocabulary as vocab
-from .decisions import library_match, read_decision, segment
+from .citation_check import check_citations
+from .citation_check import quote_in as quote_in
+from .decisions import read_decision, segment
 from .methodology import merged_profile
+from .shingles import (
+    METHOD,
+    SHINGLE,
+    Word,
+    block_at,
+    block_spans,
+    fingerprints,
+    fold,
+    keyed_words,
+    refresh_fingerprints,
+    through_punctuation,
+)
 
 if TYPE_CHECKING:
     from ..context import Context
 
-SHINGLE = 8  # words per shingle
 COPY_SHARE = 0.6  # share of a sentence's words that must lie in shared shingles
 MIN_SENTENCE_WORDS = 3  # shorter sentences are never a passage on their own
-MIN_QUOTE_WORDS = 2  # a one-word "quotation" is a term, not a quotation to verify
-QUOTE_GAP = 40  # characters between a quotation and the citation it is attributed to
 FORMULAIC_BLOCKS = ("header", "opening", "hearing", "signature")
 SUBSTANCE_BLOCKS = ("background", "subject", "decision_under_appeal", "conclusion")
 # Findings of learning/purity.py that are not substance here: a statute section is the law every
 # case may cite, and holding words are judged by the block they come from.
 _NOT_SUBSTANCE = frozenset({"statute_citation", "holding"})
 
-# A word: a case number, a section reference, an acronym, a word with a geresh, a letter/digit run
-# (text/hebrew.py's tokens, here with their offsets in the original text).
-_WORD = re.compile(r"\d+/\d+|\d+[א-ת]?(?:\([א-ת0-9]{1,3}\))+|[א-ת]+\"[א-ת]+|[^\W_]+'?", re.UNICODE)
 _SENTENCE_GAP = re.compile(r"[.!?;](?:\s|$)|\n")
-# A quotation: an opening quote mark after a space, a bracket or punctuation (or at the start), a
-# closing one not followed by a letter (the gershayim of an acronym, עע"מ, is neither).
-_QUOTE = re.compile(r'(?:^|(?<=[\s(\[:;,\-–]))"(?=\S)(.{1,2000}?)(?<=\S)"(?![\w"])')
-_ELLIPSIS = re.compile(r"\.\.\.|…|\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)")
-
-
-@dataclass(frozen=True)
-class Word:
-    key: str
-    start: int
-    end: int
-
-
-@functools.lru_cache(maxsize=65536)
-def word_key(token: str) -> str:
-    """A word's comparison key: no quotes or brackets, lower case, then text/hebrew's
-    `comparison_key` (as the alignment of a draft with its final compares words)."""
-    token = token.replace('"', "").replace("'", "").lower()
-    if "(" in token:
-        token = re.sub(r"[()]", "", token)
-    return comparison_key(token)
-
-
-def keyed_words(text: str, base: int = 0) -> list[Word]:
-    """The words of `text` with their keys and offsets (plus `base`), without paragraph numbers
-    ("12." or "3)" opening a line)."""
-    folded = fold_quotes(text)
-    out = []
-    for m in _WORD.finditer(folded):
-        token = m.group(0)
-        if token.isdigit() and len(token) <= 3:
-            line_start = folded.rfind("\n", 0, m.start()) + 1
-            after = folded[m.end() : m.end() + 1]
-            if not folded[line_start : m.start()].strip() and after in (".", ")"):
-                continue
-        out.append(Word(word_key(token), base + m.start(), base + m.end()))
-    return out
-
-
-def block_spans(text: str, blocks: dict[str, str]) -> dict[str, tuple[int, int]]:
-    """Where each found block (its stripped text, as text/blocks.py's `segment` returns it) lies
-    in `text`: {block: (char_start, char_end)}."""
-    spans: dict[str, tuple[int, int]] = {}
-    cursor = 0
-    for block in text_blocks.BLOCKS:
-        body = blocks.get(block) or ""
-        if not body:
-            continue
-        at = text.find(body, cursor)
-        if at < 0:
-            at = text.find(body)
-        if at >= 0:
-            spans[block] = (at, at + len(body))
-            cursor = at + len(body)
-    return spans
-
-
-def block_at(spans: dict[str, tuple[int, int]], offset: int) -> str | None:
-    for block, (start, end) in spans.items():
-        if start <= offset < end:
-            return block
-    return None
-
-
-def fold(text: str) -> str:
-    """A text as space-separated comparison keys (for containment checks)."""
-    return " ".join(w.key for w in keyed_words(text))
 
 
 def _contains(haystack: str, needle: str) -> bool:
@@ -188,35 +126,6 @@ class Source:
     def names(self, spec: dict) -> set[str]:
         self.segmentation(spec)
         return self._names or set()
-
-
-# The method the stored fingerprints were taken by: another tokenizer or shingle size must
-# take them again (store/fingerprints.py keeps the name with each row).
-METHOD = f"keyed-words-v1:{SHINGLE}"
-
-
-def fingerprints(words: list[Word]) -> list[int]:
-    """The word 8-grams of `words` in order (item i opens at word i) as stable signed 64-bit
-    fingerprints of their comparison keys: the same in every process (they are stored)."""
-    keys = [w.key for w in words]
-    return [
-        int.from_bytes(
-            hashlib.blake2b("\x1f".join(keys[i : i + SHINGLE]).encode(), digest_size=8).digest(),
-            "big", signed=True,
-        )
-        for i in range(len(keys) - SHINGLE + 1)
-    ]  # fmt: skip
-
-
-def refresh_fingerprints(conn) -> int:
-    """Take the fingerprints of every compared text that has none of its current content (new
-    finals and decisions, changed texts; all of them once after the upgrade). Returns how many."""
-    taken = 0
-    for corpus, row in fingerprint_store.stale(conn, METHOD):
-        shingles = fingerprints(keyed_words(row["content"]))
-        fingerprint_store.save(conn, corpus, row["id"], row["content_hash"], METHOD, shingles)
-        taken += 1
-    return taken
 
 
 def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
@@ -379,16 +288,6 @@ def _classify(
     return "analysis"
 
 
-_TRAILING = ").,;:!?\"'”’״׳"
-
-
-def through_punctuation(text: str, end: int) -> int:
-    """`end` moved past the closing punctuation right after it (a sentence's `).`)."""
-    while end < len(text) and text[end] in _TRAILING:
-        end += 1
-    return end
-
-
 def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
     runs: list[_Run] = []
     joinable = False  # whether the next copied sentence may extend the last run
@@ -455,70 +354,6 @@ def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None =
 
 def _block_spec(conn) -> dict:
     return merged_profile(conn, None).get("blocks", {})
-
-
-# -- citations ------------------------------------------------------------------------------------
-
-
-def _quotes(text: str) -> list[tuple[int, int, str]]:
-    folded = fold_quotes(text)
-    return [(m.start(), m.end(), m.group(1)) for m in _QUOTE.finditer(folded)]
-
-
-def _attributed(quotes: list[tuple[int, int, str]], cites: list, index: int) -> list[str]:
-    """The quotations set right before or right after citation `index` (each quotation goes to
-    the nearer citation; the text between holds no sentence end)."""
-    out = []
-    for q_start, q_end, quote in quotes:
-        best, best_gap = None, QUOTE_GAP + 1
-        for i, c in enumerate(cites):
-            if q_end <= c.start:
-                gap = c.start - q_end
-            elif c.end <= q_start:
-                gap = q_start - c.end
-            else:
-                continue  # overlapping: the citation is inside the quotation
-            if gap < best_gap:
-                best, best_gap = i, gap
-        if best == index and best_gap <= QUOTE_GAP:
-            out.append(quote)
-    return out
-
-
-def quote_in(quote: str, content: str) -> bool:
-    """Whether a quotation is in a text: compared as comparison keys, each part between
-    ellipses in order."""
-    haystack = f" {fold(content)} "
-    position = 0
-    for part in _ELLIPSIS.split(quote):
-        needle = fold(part)
-        if not needle:
-            continue
-        at = haystack.find(f" {needle} ", position)
-        if at < 0:
-            return False
-        position = at + len(needle)
-    return True
-
-
-def check_citations(conn, case: str, text: str) -> list[dict]:
-    """Every citation of the draft against the library: found / not_in_library /
-    quote_not_found (a quotation attributed to it that its text does not hold)."""
-    cites = [c for c in text_citations.extract(text) if c.ref != case]
-    quotes = [q for q in _quotes(text) if len(fold(q[2]).split()) >= MIN_QUOTE_WORDS]
-    quotes = [q for q in quotes if not any(q[0] <= c.start < q[1] for c in cites)]
-    out = []
-    for index, citation in enumerate(cites):
-        target = library_match(conn, citation)
-        row = None
-        if target is not None:
-            row = learning_store.case_law_text(conn, target)
-        status = "found" if row else "not_in_library"
-        if row and any(not quote_in(q, row["content"]) for q in _attributed(quotes, cites, index)):
-            status = "quote_not_found"
-        out.append({"text": citation.text, "ref": citation.ref, "status": status,
-                    "doc_id": row["doc_id"] if row else None})  # fmt: skip
-    return out
 
 
 # -- services ---------------------------------------------------------------------------------------
