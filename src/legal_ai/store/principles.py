@@ -119,8 +119,6 @@ def get_principle(
 
 
 _PRINCIPLE = "SELECT * FROM case_law_principles WHERE id = %s"
-
-
 _PRINCIPLE_LOCKED = _PRINCIPLE + " FOR UPDATE"
 
 
