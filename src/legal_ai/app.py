@@ -15,10 +15,10 @@ from .auth import require_chair
 from .config import Settings
 from .context import ArrivalHooks, Context
 from .corpora import CORPORA, SEARCHABLE, get_corpus
-from .errors import Forbidden, InvalidInput, NotFound, as_shown, refused_by_gate
+from .errors import Forbidden, InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport, ocr_jobs
 from .knowledge import exemplars, templates
-from .learning import arrival, principle_jobs
+from .learning import arrival, principle_jobs, principles
 from .learning.vocabulary import free_text
 from .providers.embedders import text_hash
 from .providers.multimodal import render_pages
@@ -32,9 +32,6 @@ from .store.audit import audit_isolation, foreign_units
 from .store.cache import active_embedder
 from .telemetry import log_search
 from .text.hebrew import normalize, normalize_case_number
-
-# A principle's statuses as the lists, the API and the pages name them (stored `proposed`).
-PRINCIPLE_STATUSES = ("pending_review", "approved", "rejected", "vetoed")
 
 # The tool call in progress (App.tool): its name goes into the search's telemetry row, and the
 # row's id comes back in the tool's answer (`search_id`).
@@ -187,46 +184,9 @@ class App(Context):
             )  # fmt: skip
 
     def review_principle(self, principle_id: int, decision: str, reason: str | None = None,
-                         expected_status: str | None = None) -> dict:  # fmt: skip
-        """The chair's decision on a principle: approve, reject, confirm (what the panel
-        approved: it then reaches what the writer reads; `approve` of such a principle is the
-        same), revert (withdraw an approved one from search at once; also called veto) or reopen
-        (back to her queue). `expected_status`: the status she saw (pending_review, approved,
-        ...): when the principle is no longer in it, read under its row lock, nothing changes
-        (errors.Stale)."""
-        status = {"approve": "approved", "confirm": "approved", "reject": "rejected",
-                  "revert": "vetoed", "veto": "vetoed", "reopen": "proposed"}.get(decision)  # fmt: skip
-        if status is None:
-            raise InvalidInput(
-                f"unknown decision {decision!r}; choose approve, confirm, reject, revert or reopen"
-            )
-        require_chair(self.principal, f"{decision} of principle {principle_id}")
-        shown = {"proposed": "pending_review"}  # the name the lists and pages show
-        expected = shown.get(expected_status or "", expected_status)
-        with refused_by_gate():
-            with self.store.transaction() as conn:
-                row = sql_items.get_principle(conn, principle_id, lock=True)
-                if row is None:
-                    raise NotFound(f"no principle {principle_id}")
-                now = row["review_status"]
-                as_shown("principle", principle_id, shown.get(now, now), expected,
-                         PRINCIPLE_STATUSES, row["reviewed_by"])  # fmt: skip
-                by_panel = now == "approved" and row["reviewed_by"] == "panel"
-                if decision == "confirm" and not by_panel:
-                    raise InvalidInput(
-                        f"principle {principle_id} is {shown.get(now, now)}"
-                        f"{' by the chair' if now == 'approved' else ''}: only what the panel "
-                        "approved is confirmed"
-                    )
-                if by_panel and status == "approved" and row["confirmed_by"] is None:
-                    return dict(sql_items.confirm_principle(conn, principle_id))
-                if now == status:
-                    return {k: row[k] for k in ("id", "review_status", "reviewed_by",
-                                                "confirmed_by")}  # fmt: skip
-                saved = sql_items.set_principle_review(
-                    conn, principle_id, status, self.principal.actor, reason
-                )
-        return dict(saved)
+                         expected_status: str | None = None) -> dict:
+        """The chair's decision on a principle (learning/principles.review)."""
+        return principles.review(self, principle_id, decision, reason, expected_status)
 
     def item_history(self, doc_id: str, corpus: str | None = None) -> dict:
         """Every version of an item's text, oldest first (`legal-ai item history`)."""

@@ -33,13 +33,14 @@ import psycopg
 from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
-from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
+from ..errors import AppError, Conflict, InvalidInput, NotFound, refused_by_gate
 from ..learning import purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
 from ..learning.engine import left_to_the_worker, single_model
 from ..learning.finals import segment
-from ..paging import Page, listed, window
+from ..learning.gate import Gated
+from ..paging import Page
 from ..store import jsonable
 from ..store import voice as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
@@ -254,63 +255,53 @@ def mark(app: Context, case: str, note: str | None = None) -> dict:
     return show(app, document_id)
 
 
+VOICE = Gated(
+    noun="voice document", key="voice_documents", statuses=STATUSES, decisions=DECISIONS,
+    rows=store.list_documents, get=store.get, shape=_shape,
+    detail=lambda conn, row: _shape(row, full=True),
+)
+
+
 def list_documents(app: Context, status: str | None = None, page: Page | None = None) -> dict:
     """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
-    if status is not None and status not in STATUSES:
-        raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
-    limit, offset = window(page)
-    with app.store.connection() as conn:
-        rows = store.list_documents(conn, status, limit=limit, offset=offset)
-    return listed("voice_documents", rows, page, _shape)
+    return VOICE.list(app, status, page)
 
 
 def show(app: Context, document_id: int) -> dict:
-    with app.store.connection() as conn:
-        row = store.get(conn, document_id)
-    if row is None:
-        raise NotFound(f"no voice document {document_id}")
-    return _shape(row, full=True)
+    return VOICE.show(app, document_id)
 
 
 def review(app: Context, document_id: int, decision: str, reason: str | None = None,
-           expected_status: str | None = None) -> dict:  # fmt: skip
+           expected_status: str | None = None) -> dict:
     """The chair approves (it reaches the writer) or rejects a voice document; she may also
     reject an approved one (withdrawn from the writer) or a queued case (dropped).
     `expected_status`: the status she saw; when it is no longer that, read under the row lock,
     nothing changes (Stale)."""
-    status = DECISIONS.get(decision)
-    if status is None:
-        raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
-    require_chair(app.principal, f"{decision} of voice document {document_id}")
-    reason = vocab.free_text(reason, "reason", max_chars=2000) if reason else None
-    with refused_by_gate():
-        with app.store.transaction() as conn:
-            row = store.get(conn, document_id, lock=True)
-            if row is None:
-                raise NotFound(f"no voice document {document_id}")
-            as_shown("voice document", document_id, row["status"], expected_status, STATUSES,
-                     row["reviewed_by"])  # fmt: skip
-            if row["status"] == status:
-                return _shape(row, full=True)
-            if status == "approved" and row["status"] != "pending_review":
-                raise Conflict(
-                    f"voice document {document_id} is {row['status']}: only a written document "
-                    "pending review is approved"
-                    + ("; run `legal-ai voice run` (needs LEGAL_AI_VOICE_WRITER)"
-                       if row["status"] == "queued" else "")
-                )  # fmt: skip
-            if status == "approved" and row["final_changed"]:
-                raise Conflict(
-                    f"the final of {row['case_number']} changed after voice document "
-                    f"{document_id} was written; reject it and mark the case again"
-                )
-            if row["status"] == "queued":  # dropped from the queue, nothing written
-                final = store.final_for(conn, row["case_number"])
-                store.drop(conn, document_id, app.principal.actor, reason,
-                           final["content_hash"] if final else "no final")  # fmt: skip
-            else:
-                store.decide(conn, document_id, status, app.principal.actor, reason)
-    return show(app, document_id)
+
+    def decide(conn, row: dict, status: str, reason: str | None) -> dict | None:
+        if row["status"] == status:
+            return _shape(row, full=True)
+        if status == "approved" and row["status"] != "pending_review":
+            queued = row["status"] == "queued"
+            raise Conflict(
+                f"voice document {document_id} is {row['status']}: only a written document "
+                "pending review is approved"
+                + ("; run `legal-ai voice run` (needs LEGAL_AI_VOICE_WRITER)" if queued else "")
+            )
+        if status == "approved" and row["final_changed"]:
+            raise Conflict(
+                f"the final of {row['case_number']} changed after voice document "
+                f"{document_id} was written; reject it and mark the case again"
+            )
+        if row["status"] == "queued":  # dropped from the queue, nothing written
+            final = store.final_for(conn, row["case_number"])
+            store.drop(conn, document_id, app.principal.actor, reason,
+                       final["content_hash"] if final else "no final")
+        else:
+            store.decide(conn, document_id, status, app.principal.actor, reason)
+        return None
+
+    return VOICE.review(app, document_id, decision, reason, expected_status, decide)
 
 
 def _write_one(app: Context, row: dict, report: dict) -> None:

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..auth import require_chair
-from ..errors import Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
-from ..paging import Page, listed, window
+from ..errors import Conflict, InvalidInput, NotFound, refused_by_gate
+from ..paging import Page
 from ..retrieval.terms import principle_term
 from ..store import jsonable
 from ..store import synthesis as store
+from .gate import Gated
 from .vocabulary import free_text
 
 if TYPE_CHECKING:
@@ -45,27 +46,11 @@ def _shape(row: dict) -> dict:
     })  # fmt: skip
 
 
-def list_canonicals(app: Context, status: str | None = None, page: Page | None = None) -> dict:
-    """Every canonical principle (or those of one status), with its statement, how many
-    occurrences it has and how often the rulings it comes from are cited; one `page` of them
-    by id with its `page` object (paging.py), or all when `page` is None."""
-    if status is not None and status not in STATUSES:
-        raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
-    limit, offset = window(page)
-    with app.store.connection() as conn:
-        rows = store.list_canonicals(conn, status, limit=limit, offset=offset)
-    return listed("canonical_principles", rows, page, _shape)
-
-
-def show(app: Context, canonical_id: int) -> dict:
-    """One canonical principle with its occurrences (term, quote, page, the panel's votes) and
+def _detail(conn, row: dict) -> dict:
+    """A canonical principle with its occurrences (term, quote, page, the panel's votes) and
     every version of its statement."""
-    with app.store.connection() as conn:
-        row = store.get_canonical(conn, canonical_id)
-        if row is None:
-            raise NotFound(f"no canonical principle {canonical_id}")
-        occurrences = store.occurrence_rows(conn, canonical_id)
-        versions = store.versions(conn, canonical_id)
+    occurrences = store.occurrence_rows(conn, row["id"])
+    versions = store.versions(conn, row["id"])
     return {
         **_shape(row),
         "occurrences": [jsonable({
@@ -80,29 +65,40 @@ def show(app: Context, canonical_id: int) -> dict:
     }  # fmt: skip
 
 
+CANONICAL = Gated(
+    noun="canonical principle", key="canonical_principles", statuses=STATUSES,
+    decisions=DECISIONS, rows=store.list_canonicals, get=store.get_canonical, shape=_shape,
+    detail=_detail,
+)
+
+
+def list_canonicals(app: Context, status: str | None = None, page: Page | None = None) -> dict:
+    """Every canonical principle (or those of one status), with its statement, how many
+    occurrences it has and how often the rulings it comes from are cited; one `page` of them
+    by id with its `page` object (paging.py), or all when `page` is None."""
+    return CANONICAL.list(app, status, page)
+
+
+def show(app: Context, canonical_id: int) -> dict:
+    """One canonical principle with its occurrences and every version of its statement."""
+    return CANONICAL.show(app, canonical_id)
+
+
 def _gated(app: Context, canonical_id: int, what: str, change) -> dict:
+    """The chair's change of a canonical principle's statement, under its row lock."""
     require_chair(app.principal, what)
     with refused_by_gate():
         with app.store.transaction() as conn:
-            row = store.get_canonical(conn, canonical_id, lock=True)
-            if row is None:
-                raise NotFound(f"no canonical principle {canonical_id}")
-            change(conn, row)
+            change(conn, CANONICAL.locked(conn, canonical_id))
     return show(app, canonical_id)
 
 
 def review(app: Context, canonical_id: int, decision: str, reason: str | None = None,
-           expected_status: str | None = None) -> dict:  # fmt: skip
+           expected_status: str | None = None) -> dict:
     """The chair approves or rejects a canonical principle's statement. `expected_status`: the
     status she saw; when it is no longer that, read under the row lock, nothing changes (Stale)."""
-    status = DECISIONS.get(decision)
-    if status is None:
-        raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
-    reason = free_text(reason, "reason", max_chars=2000) if reason else None
 
-    def change(conn, row: dict) -> None:
-        as_shown("canonical principle", canonical_id, row["status"], expected_status, STATUSES,
-                 row.get("reviewed_by"))  # fmt: skip
+    def decide(conn, row: dict, status: str, reason: str | None) -> None:
         if row["status"] == "pending_synthesis" and status == "approved":
             raise Conflict(
                 f"canonical principle {canonical_id} is still pending synthesis; run "
@@ -112,7 +108,7 @@ def review(app: Context, canonical_id: int, decision: str, reason: str | None = 
         if row["status"] != status:
             store.decide(conn, canonical_id, status, app.principal.actor, reason)
 
-    return _gated(app, canonical_id, f"{decision} of canonical principle {canonical_id}", change)
+    return CANONICAL.review(app, canonical_id, decision, reason, expected_status, decide)
 
 
 def _embedded(app: Context, text: str) -> tuple[np.ndarray, str]:

@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from ..auth import require_chair, system_principal
+from ..auth import system_principal
 from ..corpora import get_corpus
-from ..errors import AppError, Conflict, InvalidInput, NotFound, as_shown, refused_by_gate
+from ..errors import AppError, Conflict
 from ..jobqueue import drain, retry_later, worker_id
-from ..paging import Page, listed, window
+from ..paging import Page
 from ..store import engine as queue
 from ..store import enrichment as store
 from ..store import items as sql_items
@@ -48,6 +48,7 @@ from ..text.hebrew import clean_value, normalize
 from . import vocabulary as vocab
 from .distill import find_span
 from .engine import Lease, single_model
+from .gate import Gated
 from .grounding import NUMBER
 from .synthesis import Sentence, ungrounded
 
@@ -349,65 +350,56 @@ def _shape(row: dict, *, full: bool = False) -> dict:
     return jsonable({k: row[k] for k in keys})
 
 
+ENRICHMENT = Gated(
+    noun="enrichment", key="enrichments", statuses=STATUSES, decisions=DECISIONS,
+    rows=store.list_all, get=store.get, shape=_shape,
+    detail=lambda conn, row: _shape(row, full=True),
+    where="; list them with `legal-ai enrich list`",
+)
+
+
 def list_enrichments(app: Context, status: str | None = None, page: Page | None = None) -> dict:
     """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
-    if status is not None and status not in STATUSES:
-        raise InvalidInput(f"unknown status {status!r}; choose {', '.join(STATUSES)}")
-    limit, offset = window(page)
-    with app.store.connection() as conn:
-        rows = store.list_all(conn, status, limit=limit, offset=offset)
-    return listed("enrichments", rows, page, _shape)
+    return ENRICHMENT.list(app, status, page)
 
 
 def show(app: Context, enrichment_id: int) -> dict:
-    with app.store.connection() as conn:
-        row = store.get(conn, enrichment_id)
-    if row is None:
-        raise NotFound(f"no enrichment {enrichment_id}; list them with `legal-ai enrich list`")
-    return _shape(row, full=True)
+    return ENRICHMENT.show(app, enrichment_id)
 
 
 def review(app: Context, enrichment_id: int, decision: str, reason: str | None = None,
-           expected_status: str | None = None) -> dict:  # fmt: skip
+           expected_status: str | None = None) -> dict:
     """The chair approves a proposal (its headnote, summary and tags are written into the
     decision) or rejects it (nothing is written). `expected_status`: the status she saw; when it
     is no longer that, read under the row lock, nothing changes (Stale)."""
-    status = DECISIONS.get(decision)
-    if status is None:
-        raise InvalidInput(f"unknown decision {decision!r}; choose approve or reject")
-    require_chair(app.principal, f"{decision} of enrichment {enrichment_id}")
-    reason = vocab.free_text(reason, "reason", max_chars=2000) if reason else None
     corpus = get_corpus("internal")
-    with refused_by_gate():
-        with app.store.transaction() as conn:
-            row = store.get(conn, enrichment_id, lock=True)
-            if row is None:
-                raise NotFound(f"no enrichment {enrichment_id}")
-            as_shown("enrichment", enrichment_id, row["status"], expected_status, STATUSES,
-                     row["reviewed_by"])  # fmt: skip
-            if row["status"] == status:
-                return _shape(row, full=True)
-            if row["status"] != "pending_review":
-                raise Conflict(f"enrichment {enrichment_id} is {row['status']}: only a "
-                                   "proposal pending review is approved or rejected")  # fmt: skip
-            if status == "rejected":
-                store.decide(conn, enrichment_id, status, app.principal.actor, reason, None)
-            else:
-                sql_items.lock_item(conn, corpus, row["doc_id"])  # no ingest writes it meanwhile
-                item = store.item(conn, row["case_law_id"])
-                if item is None or item["content_hash"] != row["content_hash"]:
-                    raise Conflict(
-                        f"the text of {row['doc_id']} changed after enrichment {enrichment_id} "
-                        "was written; reject it (the new text has its own job)"
-                    )
-                previous = {"headnote": item["headnote"], "summary": item["summary"],
-                            "tags": list(item["tags"] or [])}  # fmt: skip
-                store.decide(conn, enrichment_id, status, app.principal.actor, reason, previous)
-                sql_items.update_fields(conn, corpus, item["id"], {
-                    "headnote": row["headnote"], "summary": row["summary"],
-                    "tags": list(row["tags"] or []),
-                })  # fmt: skip
-    return show(app, enrichment_id)
+
+    def decide(conn, row: dict, status: str, reason: str | None) -> dict | None:
+        if row["status"] == status:
+            return _shape(row, full=True)
+        if row["status"] != "pending_review":
+            raise Conflict(f"enrichment {enrichment_id} is {row['status']}: only a "
+                           "proposal pending review is approved or rejected")
+        if status == "rejected":
+            store.decide(conn, enrichment_id, status, app.principal.actor, reason, None)
+            return None
+        sql_items.lock_item(conn, corpus, row["doc_id"])  # no ingest writes it meanwhile
+        item = store.item(conn, row["case_law_id"])
+        if item is None or item["content_hash"] != row["content_hash"]:
+            raise Conflict(
+                f"the text of {row['doc_id']} changed after enrichment {enrichment_id} "
+                "was written; reject it (the new text has its own job)"
+            )
+        previous = {"headnote": item["headnote"], "summary": item["summary"],
+                    "tags": list(item["tags"] or [])}
+        store.decide(conn, enrichment_id, status, app.principal.actor, reason, previous)
+        sql_items.update_fields(conn, corpus, item["id"], {
+            "headnote": row["headnote"], "summary": row["summary"],
+            "tags": list(row["tags"] or []),
+        })
+        return None
+
+    return ENRICHMENT.review(app, enrichment_id, decision, reason, expected_status, decide)
 
 
 # -- health -------------------------------------------------------------------------------------

@@ -70,12 +70,14 @@ class Gated:
                 f"unknown status {status!r}; choose one of: {', '.join(self.statuses + also)}"
             )
 
-    def list(self, app: Context, status: str | None = None, page: Page | None = None) -> dict:
-        """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
+    def list(self, app: Context, status: str | None = None, page: Page | None = None,
+             **filters: Any) -> dict:
+        """By id (of one status, and the kind's own `filters`); one `page` with its `page`
+        object (paging.py), or all when `page` is None."""
         self.check_status(status)
         limit, offset = window(page)
         with app.store.connection() as conn:
-            rows = self.rows(conn, status, limit=limit, offset=offset)
+            rows = self.rows(conn, status, limit=limit, offset=offset, **filters)
         return listed(self.key, rows, page, self.shape)
 
     def locked(self, conn: psycopg.Connection, item_id: int) -> dict:

@@ -22,7 +22,7 @@ import psycopg
 
 from ..auth import require_chair
 from ..errors import Forbidden, InvalidInput, NotFound, as_shown
-from ..paging import Page, listed, window
+from ..paging import Page
 from ..store import engine_lessons as engine_store
 from ..store import items as sql_items
 from ..store import jsonable
@@ -30,6 +30,7 @@ from ..store import learning as store
 from ..store.db import WORKER_ROLE
 from ..text.hebrew import normalize
 from . import vocabulary as vocab
+from .gate import Gated
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -44,13 +45,6 @@ def _dedupe_key(source: str, case: str | None, category: str, text: str) -> str:
     return hashlib.sha256(
         f"{source}\x1f{case or ''}\x1f{category}\x1f{folded}".encode()
     ).hexdigest()
-
-
-def _locked(conn, lesson_id: int) -> dict:
-    lesson = store.get_lesson(conn, lesson_id, lock=True)
-    if lesson is None:
-        raise NotFound(f"no lesson {lesson_id}")
-    return lesson
 
 
 def _as_shown(lesson: dict, expected_status: str | None, then: str) -> None:
@@ -109,6 +103,17 @@ def _insert(app: Context, case: str | None, category: str, text: str, source: st
 
 
 STATUSES = ("proposed", "approved", "rejected", "vetoed")
+
+
+def _rows(conn, status: str | None, **options) -> list[dict]:
+    return store.list_lessons(conn, status=status, **options)
+
+
+LESSONS = Gated(
+    noun="lesson", key="lessons", statuses=STATUSES, decisions=DECISIONS, rows=_rows,
+    get=store.get_lesson, shown_status=lambda lesson: lesson["review_status"],
+    decided_by=lambda lesson: lesson["reviewed_by"] or lesson["proposed_by"] or "unknown",
+)
 BULK_FROM = {"approve": "proposed", "reject": "proposed", "veto": "approved"}
 BULK_MAX = 500
 
@@ -122,28 +127,20 @@ def review(
     name that does not run as her role. `expected_status`: the status the chair saw (the desk
     sends it); when the lesson is no longer in it (another tab, or the panel, decided it
     meanwhile) nothing changes and InvalidInput says who decided what."""
-    status = DECISIONS.get(decision)
-    if status is None:
-        raise InvalidInput(f"unknown decision {decision!r}; choose one of: {', '.join(DECISIONS)}")
-    vocab.choice(expected_status, STATUSES, "expected status")
-    require_chair(app.principal, f"{decision} of lesson {lesson_id}")
     actor = app.principal.actor
-    reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
-    try:
-        with app.store.transaction() as conn:
-            lesson = _locked(conn, lesson_id)
-            _as_shown(lesson, expected_status, "nothing was changed: reload to see it")
-            if lesson["review_status"] == status:
-                if lesson["reviewed_by"] == "panel":  # her audit of the panel's decision
-                    engine_store.audit_lesson(conn, actor, "chair_confirm", lesson_id,
-                                              lesson["case_number"], {"status": status}, reason)  # fmt: skip
-                return jsonable(lesson)
-            row = store.set_review(conn, lesson_id, status, actor, reason)
-            if status == "vetoed":  # out of every profile that holds it (promoted or edited in)
-                _unfold(conn, lesson, actor)
-    except psycopg.errors.CheckViolation as exc:
-        raise _gate_error(exc) from None
-    return jsonable(row)
+
+    def decide(conn, lesson: dict, status: str, reason: str | None) -> dict:
+        if lesson["review_status"] == status:
+            if lesson["reviewed_by"] == "panel":  # her audit of the panel's decision
+                engine_store.audit_lesson(conn, actor, "chair_confirm", lesson_id,
+                                          lesson["case_number"], {"status": status}, reason)
+            return jsonable(lesson)
+        row = store.set_review(conn, lesson_id, status, actor, reason)
+        if status == "vetoed":  # out of every profile that holds it (promoted or edited in)
+            _unfold(conn, lesson, actor)
+        return jsonable(row)
+
+    return LESSONS.review(app, lesson_id, decision, reason, expected_status, decide)
 
 
 def edit(
@@ -163,7 +160,7 @@ def edit(
     actor = app.principal.actor
     try:
         with app.store.transaction() as conn:
-            lesson = _locked(conn, lesson_id)
+            lesson = LESSONS.locked(conn, lesson_id)
             _as_shown(lesson, expected_status, "a decided lesson's text is frozen: reopen it first")
             if category:
                 vocab.choice(category, tuple(store.category_kinds(conn)), "lesson category")
@@ -253,7 +250,7 @@ def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
         raise InvalidInput("the two votes must come from two different models")
     try:
         with app.store.transaction() as conn:
-            lesson = _locked(conn, lesson_id)
+            lesson = LESSONS.locked(conn, lesson_id)
             if lesson["kind"] != "style":
                 raise InvalidInput(
                     f"lesson {lesson_id} is substance ({lesson['category']}): only the chair "
@@ -324,13 +321,8 @@ def list_lessons(app: Context, status: str | None = None, case: str | None = Non
                  page: Page | None = None) -> dict:  # fmt: skip
     """The lessons by id (of one status, of one case); one `page` of them with its `page`
     object (paging.py), or all when `page` is None."""
-    vocab.choice(status, ("proposed", "approved", "rejected", "vetoed"), "status")
-    limit, offset = window(page)
-    with app.store.connection() as conn:
-        rows = store.list_lessons(conn, status=status,
-                                  case_number=vocab.case_number(case) if case else None,
-                                  limit=limit, offset=offset)  # fmt: skip
-    return listed("lessons", rows, page, jsonable)
+    case_number = vocab.case_number(case) if case else None
+    return LESSONS.list(app, status, page, case_number=case_number)
 
 
 def promote(

@@ -44,6 +44,7 @@ from ..store import items as sql_items
 from . import panel_audit
 from .distill import find_span
 from .engine import principle_panel
+from .gate import Gated
 from .grounding import claim_problem, delimited
 
 if TYPE_CHECKING:
@@ -385,3 +386,45 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
         "models": r["models"], "canonical_id": r["canonical_id"],
         "occurrences": r["occurrences"], "corroboration": r["corroboration"],
     } for r in rows], **info}  # fmt: skip
+
+
+# -- the chair's decision ---------------------------------------------------------------------------
+
+# A principle's statuses as the lists, the API and the pages name them (stored `proposed`).
+SHOWN = {"proposed": "pending_review"}
+STATUSES = ("pending_review", "approved", "rejected", "vetoed")
+DECISIONS = {"approve": "approved", "confirm": "approved", "reject": "rejected",
+             "revert": "vetoed", "veto": "vetoed", "reopen": "proposed"}  # fmt: skip
+PRINCIPLES = Gated(
+    noun="principle", key="principles", statuses=STATUSES, decisions=DECISIONS,
+    rows=sql_items.list_principles, get=sql_items.get_principle,
+    shown_status=lambda row: SHOWN.get(row["review_status"], row["review_status"]),
+)
+
+
+def review(app: Context, principle_id: int, decision: str, reason: str | None = None,
+           expected_status: str | None = None) -> dict:
+    """The chair's decision on a principle: approve, reject, confirm (what the panel approved:
+    it then reaches what the writer reads; `approve` of such a principle is the same), revert
+    (withdraw an approved one from search at once; also called veto) or reopen (back to her
+    queue). `expected_status`: the status she saw (pending_review, approved, ...): when the
+    principle is no longer in it, read under its row lock, nothing changes (errors.Stale)."""
+
+    def decide(conn, row: dict, status: str, reason: str | None) -> dict:
+        now = row["review_status"]
+        by_panel = now == "approved" and row["reviewed_by"] == "panel"
+        if decision == "confirm" and not by_panel:
+            raise InvalidInput(
+                f"principle {principle_id} is {SHOWN.get(now, now)}"
+                f"{' by the chair' if now == 'approved' else ''}: only what the panel "
+                "approved is confirmed"
+            )
+        if by_panel and status == "approved" and row["confirmed_by"] is None:
+            return dict(sql_items.confirm_principle(conn, principle_id))
+        if now == status:
+            return {k: row[k] for k in ("id", "review_status", "reviewed_by", "confirmed_by")}
+        return dict(sql_items.set_principle_review(conn, principle_id, status,
+                                                   app.principal.actor, reason))
+
+    expected = SHOWN.get(expected_status or "", expected_status)
+    return PRINCIPLES.review(app, principle_id, decision, reason, expected, decide)
