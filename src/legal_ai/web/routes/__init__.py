@@ -1,0 +1,72 @@
+"""The /api route tables, one APIRouter per concern; each handler parses, calls the same service
+as the CLI on the App acting for who authenticated (web/deps.py), and returns its answer.
+
+- health: /healthz, and /openapi.json (included only with LEGAL_AI_API_SCHEMA=true)
+- learning: a case's draft and final upload, promote, curator findings, the figures, lessons
+- methodology: the profiles, their versions, diff, edit and restore
+- feedback: the chair's feedback and its weekly summary
+- principles: legal principles and canonical principles
+- voice: exemplary cases and their voice documents
+- enrichment: proposals for internal decisions
+- knowledge: what the writer reads (exemplars, templates, contrastive, brief, checklist)
+- jobs: the scheduled jobs and the reminders
+- search: `legal-ai search --json` over HTTP
+
+`API` is the order `create_app` adds them in (the order the routes are matched in), each with
+`include`."""
+
+from fastapi import APIRouter, FastAPI
+from fastapi.routing import APIRoute
+
+from . import (
+    enrichment,
+    feedback,
+    health,
+    jobs,
+    knowledge,
+    learning,
+    methodology,
+    principles,
+    search,
+    voice,
+)
+
+API = (
+    learning.router,
+    methodology.router,
+    feedback.router,
+    principles.router,
+    voice.router,
+    enrichment.router,
+    knowledge.router,
+    jobs.router,
+    search.router,
+)
+
+__all__ = ["API", "health", "include"]
+
+
+def include(api: FastAPI, router: APIRouter) -> None:
+    """Add `router`'s routes to `api` one by one, as `@api.get(...)` would have: each app gets
+    its own routes, listed in `api.routes` (FastAPI's `include_router` keeps a router as one
+    entry there in its newer releases, and whatever walks `api.routes` would miss them)."""
+    for route in router.routes:
+        if not isinstance(route, APIRoute):
+            raise TypeError(f"{route!r}: the route tables hold API routes only")
+        api.add_api_route(
+            route.path,
+            route.endpoint,
+            response_model=route.response_model,
+            status_code=route.status_code,
+            tags=route.tags,
+            dependencies=route.dependencies,
+            summary=route.summary,
+            description=route.description,
+            responses=route.responses,
+            deprecated=route.deprecated,
+            methods=route.methods,
+            operation_id=route.operation_id,
+            include_in_schema=route.include_in_schema,
+            name=route.name,
+            openapi_extra=route.openapi_extra,
+        )

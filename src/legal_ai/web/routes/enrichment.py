@@ -1,0 +1,31 @@
+"""Enrichment of internal decisions (issue 15 item 3; docs/ingest.md "Upkeep on arrival"): the
+proposed headnotes, summaries and tags, and their review (the chair's)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+
+from ...learning import enrichment
+from ..deps import Acting, Paged, chair
+from .bodies import ReviewBody
+
+router = APIRouter()
+
+
+@router.get("/api/enrichments")
+def list_enrichments(view: Acting, paged: Paged, status: str | None = None) -> dict:
+    return enrichment.list_enrichments(view, status, paged)
+
+
+@router.get("/api/enrichments/{enrichment_id}")
+def show_enrichment(enrichment_id: int, view: Acting) -> dict:
+    return enrichment.show(view, enrichment_id)
+
+
+@router.post("/api/enrichments/{enrichment_id}/review")
+def review_enrichment(
+    enrichment_id: int,
+    body: ReviewBody,
+    view: Annotated[Any, Depends(chair("reviewing an enrichment"))],
+) -> dict:
+    return enrichment.review(view, enrichment_id, body.decision, body.reason, body.expected_status)

@@ -1,0 +1,66 @@
+"""What the writer reads (issue 14 items 1-2; docs/learning.md): block
+exemplars and templates, contrastive examples, the writing brief, the content checklist and
+the lessons for an outcome."""
+
+from fastapi import APIRouter
+
+from ...knowledge import brief, contrastive, exemplars, templates
+from ..deps import Acting
+
+router = APIRouter()
+
+
+@router.get("/api/exemplars/{block}")
+def block_exemplars(
+    block: str,
+    view: Acting,
+    appeal_type: str,
+    outcome: str | None = None,
+    case: str | None = None,
+    query: str | None = None,
+    limit: int = 5,
+    per_final: int = 1,
+) -> dict:
+    return exemplars.get_block_exemplars(
+        view,
+        block,
+        appeal_type,
+        outcome=outcome,
+        case=case,
+        query=query,
+        limit=limit,
+        per_final=per_final,
+    )
+
+
+@router.get("/api/templates")
+def block_templates(view: Acting, block: str | None = None, appeal_type: str | None = None) -> dict:
+    return templates.get_templates(view, block=block, appeal_type=appeal_type)
+
+
+@router.get("/api/contrastive/{block}")
+def contrastive_examples(
+    block: str, view: Acting, appeal_type: str | None = None, k: int = 5
+) -> dict:
+    return contrastive.get_contrastive_examples(view, block, appeal_type, k)
+
+
+@router.get("/api/brief")
+def writing_brief(
+    view: Acting,
+    appeal_type: str,
+    outcome: str | None = None,
+    case: str | None = None,
+    max_chars: int | None = None,
+) -> dict:
+    return brief.writing_brief(view, appeal_type, outcome, case=case, max_chars=max_chars)
+
+
+@router.get("/api/content-checklist")
+def content_checklist(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
+    return brief.content_checklist(view, appeal_type, outcome)
+
+
+@router.get("/api/lessons-for-outcome")
+def lessons_for_outcome(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
+    return brief.lessons_for_outcome(view, appeal_type, outcome)

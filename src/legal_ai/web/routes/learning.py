@@ -1,0 +1,107 @@
+"""The learning loop of a case over HTTP: its draft's and final's upload, lessons promoted and
+the curator's findings, the figures (style distance, pairs, curator and panel stats), the
+lessons and their review (the chair's)."""
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import Field
+
+from ...knowledge import curator as curator_figures
+from ...learning import finals, lessons
+from ...learning import panel_stats as panel_figures
+from .. import uploads
+from ..deps import Acting, Paged, chair
+from .bodies import Body, ReviewBody
+
+router = APIRouter()
+
+
+class PromoteBody(Body):
+    lesson_ids: list[int] = Field(default_factory=list, max_length=200)
+    phrases: list[str] = Field(default_factory=list, max_length=200)
+
+
+class CuratorBody(Body):
+    findings: list[str] = Field(max_length=20)
+
+
+async def uploaded(
+    request: Request, view: Any, fields: frozenset[str], service: Callable[..., dict], case: str
+) -> dict:
+    """Stream the upload into its private folder, run `service` on it in a worker thread;
+    the folder goes when the request ends, and errors name the file's safe name only."""
+    state = request.app.state
+    return await uploads.handled(
+        request,
+        state.upload_root,
+        fields=fields,
+        max_bytes=state.max_file,
+        work=lambda upload: service(
+            view, case, upload.path, source_name=f"upload:{upload.name}", **upload.fields
+        ),
+    )
+
+
+chair_final = chair("uploading a final decision (it becomes a record in the chair's name)")
+
+
+@router.post("/api/cases/{case:path}/draft/upload")
+async def draft_upload(case: str, request: Request, view: Acting) -> dict:
+    return await uploaded(request, view, uploads.DRAFT_FIELDS, finals.add_draft, case)
+
+
+@router.post("/api/cases/{case:path}/final/upload")
+async def final_upload(
+    case: str, request: Request, view: Annotated[Any, Depends(chair_final)]
+) -> dict:
+    return await uploaded(request, view, uploads.FINAL_FIELDS, finals.upload_final, case)
+
+
+@router.post("/api/cases/{case:path}/promote")
+def promote(
+    case: str, body: PromoteBody, view: Annotated[Any, Depends(chair("promoting lessons"))]
+) -> dict:
+    return lessons.promote(view, case, body.lesson_ids, body.phrases)
+
+
+@router.post("/api/cases/{case:path}/curator-findings")
+def curator(case: str, body: CuratorBody, view: Acting) -> dict:
+    return lessons.record_curator_findings(view, case, body.findings)
+
+
+@router.get("/api/learning/style-distance-history")
+def style_history(view: Acting, paged: Paged) -> dict:
+    return finals.history(view, paged)
+
+
+@router.get("/api/learning/pairs")
+def pairs(view: Acting, paged: Paged) -> dict:
+    return finals.pairs(view, paged)
+
+
+@router.get("/api/learning/curator-stats")
+def curator_stats(view: Acting) -> dict:
+    return curator_figures.stats(view)
+
+
+@router.get("/api/learning/panel-stats")
+def panel_stats(view: Acting) -> dict:
+    return panel_figures.stats(view)
+
+
+@router.get("/api/lessons")
+def list_lessons(
+    view: Acting, paged: Paged, status: str | None = None, case: str | None = None
+) -> dict:
+    return lessons.list_lessons(view, status, case, paged)
+
+
+@router.post("/api/lessons/{lesson_id}/review")
+def review(
+    lesson_id: int, body: ReviewBody, view: Annotated[Any, Depends(chair("reviewing a lesson"))]
+) -> dict:
+    return lessons.review(
+        view, lesson_id, body.decision, reason=body.reason, expected_status=body.expected_status
+    )

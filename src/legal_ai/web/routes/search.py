@@ -1,0 +1,34 @@
+"""Search over HTTP (issue 15 item 6; docs/api.md): `GET /api/search` takes `legal-ai search`'s
+parameters and answers its `--json`."""
+
+from fastapi import APIRouter
+
+from ...retrieval.tools import corpus_tool
+from ..deps import Acting
+
+router = APIRouter()
+
+
+@router.get("/api/search")
+def search(
+    view: Acting,
+    query: str,
+    corpus: str,
+    practice_area: str | None = None,
+    case_number: str | None = None,
+    court: str | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+) -> dict:
+    """`legal-ai search --json`: the corpus's tool, its filters, the same JSON."""
+    given = {
+        "practice_area": practice_area,
+        "case_number": case_number,
+        "court": court,
+        "date_from": date_from,
+        "date_to": date_to,
+    }
+    tool, filters = corpus_tool(corpus, given)
+    return view.tool(tool, query=query, limit=limit, mode=mode, **filters)
