@@ -36,44 +36,26 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
-from ..auth import system_principal
-from ..errors import AppError, Forbidden, InvalidInput, NotFound, Scrubber
+from ..errors import Forbidden, InvalidInput, NotFound, Scrubber
 from ..paging import Page
 from ..store import jsonable
 from ..store import schedule as store
 from . import tasks
-from .tasks import EVAL_TOLERANCE, EVAL_WINDOW_DAYS
+from .cron import next_after, timezone_of
+from .cron import slots_between as slots_between
+from .job_runs import REQUEST_KEY, RUNNER, Job, busy, jsonable_deep, requested, run_job
+from .upkeep import EVAL_TOLERANCE, EVAL_WINDOW_DAYS
 
 if TYPE_CHECKING:
     from ..app import App
 
 logger = logging.getLogger(__name__)
 
-RUNNER = system_principal("scheduler")
-RETRY_S = 300.0  # a failed job is retried after 5 minutes, then 10, 20, ... (capped)
-MAX_RETRY_S = 3600.0
-MISSED_CAP = 10_000  # slots counted when catching up (a 15-minute job idle for 100 days)
 OUTCOMES = ("ok", "failed", "skipped")
-
-
-@dataclass(frozen=True)
-class Job:
-    """One scheduled job: `run(app, now) -> dict` does its work as the scheduler agent and
-    returns what it did (JSON values, with a one-line `summary`); a `skipped` key (why) makes
-    the outcome skipped, an `error` key (what failed; the rest of the result is kept) or an
-    exception makes it failed."""
-
-    name: str
-    cron: str
-    about: str
-    run: Callable[[App, dt.datetime], dict]
 
 
 def _lazy(name: str) -> Callable[[App, dt.datetime], dict]:
@@ -112,41 +94,6 @@ JOBS: tuple[Job, ...] = (
 # -- time ---------------------------------------------------------------------------------------
 
 
-def timezone_of(app: App) -> str:
-    name = app.settings.schedule_timezone
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise InvalidInput(
-            f"LEGAL_AI_SCHEDULE_TIMEZONE={name!r} is not a time zone; e.g. Asia/Jerusalem"
-        ) from None
-    return name
-
-
-@cache
-def _trigger(cron: str, tz: str):
-    from apscheduler.triggers.cron import CronTrigger
-
-    try:
-        return CronTrigger.from_crontab(cron, timezone=ZoneInfo(tz))
-    except ValueError as exc:
-        raise InvalidInput(f"cron expression {cron!r}: {exc}") from None
-
-
-def next_after(cron: str, tz: str, after: dt.datetime) -> dt.datetime:
-    """The first slot of `cron` (in `tz`) strictly after `after`."""
-    return _trigger(cron, tz).get_next_fire_time(None, after + dt.timedelta(microseconds=1))
-
-
-def slots_between(cron: str, tz: str, first: dt.datetime, now: dt.datetime) -> int:
-    """How many slots fall in [first, now] (`first` is a slot); at most MISSED_CAP."""
-    count, slot = 0, first
-    while slot <= now and count < MISSED_CAP:
-        count += 1
-        slot = next_after(cron, tz, slot)
-    return count
-
-
 def _now(now: dt.datetime | None) -> dt.datetime:
     if now is None:
         return dt.datetime.now(dt.UTC)
@@ -155,15 +102,7 @@ def _now(now: dt.datetime | None) -> dt.datetime:
     return now
 
 
-def _backoff(failures: int) -> dt.timedelta:
-    return dt.timedelta(seconds=min(RETRY_S * 2 ** max(0, failures - 1), MAX_RETRY_S))
-
-
 # -- running ------------------------------------------------------------------------------------
-
-
-def _runner(app: App) -> App:
-    return app if app.principal == RUNNER else app.acting_as(RUNNER)
 
 
 def find(name: str, jobs: Sequence[Job] | None = None) -> Job:
@@ -172,109 +111,6 @@ def find(name: str, jobs: Sequence[Job] | None = None) -> Job:
             return job
     known = ", ".join(j.name for j in jobs or JOBS)
     raise NotFound(f"no scheduled job {name!r}; the jobs: {known}")
-
-
-def _claim(conn, job: Job, tz: str, now: dt.datetime) -> dict | None:
-    """The job's row, locked for this short transaction (created on first sight, due at its
-    first slot after now); None when another transaction holds it. Called under the run's
-    lease."""
-    row = store.lock(conn, job.name)
-    if row is None:
-        store.ensure(conn, job.name, job.cron, tz, next_after(job.cron, tz, now))
-        row = store.lock(conn, job.name)
-        if row is None:
-            return None
-    if (row["cron"], row["timezone"]) != (job.cron, tz):  # its definition changed
-        row = store.reschedule(conn, job.name, job.cron, tz, next_after(job.cron, tz, now))
-    return row
-
-
-def _execute(job: Job, app: App, now: dt.datetime) -> tuple[str, dict | None, str | None]:
-    """(outcome, result, error) of one run; never raises. The error, and every string of the
-    result, scrubbed as the API's errors are (errors.Scrubber: no path, connection string or
-    database login), since both are stored and shown to whoever lists the runs."""
-    scrub = Scrubber.of(app.settings)
-    try:
-        result = job.run(app, now)
-    except AppError as exc:
-        return "failed", None, scrub(str(exc) or type(exc).__name__)
-    except Exception as exc:  # a bug or an outage: recorded, retried, the other jobs go on
-        logger.exception("scheduled job %s failed", job.name)  # the log keeps the details
-        return "failed", None, scrub(f"internal error in {job.name} ({type(exc).__name__}: {exc})")
-    result = scrub.deep(jsonable_deep(result or {}))
-    if result.get("error"):
-        return "failed", result, str(result["error"])
-    if result.get("skipped"):
-        return "skipped", result, None
-    return "ok", result, None
-
-
-def jsonable_deep(value: Any) -> Any:
-    """Plain JSON values (dates and times as ISO strings), at any depth."""
-    if isinstance(value, dict):
-        return {str(k): jsonable_deep(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable_deep(v) for v in value]
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    return value
-
-
-def _busy(job: Job) -> dict:
-    return {"name": job.name, "outcome": "busy", "ran": False,
-            "note": f"{job.name} is running in another process; nothing was started"}  # fmt: skip
-
-
-def _run(app: App, job: Job, now: dt.datetime, *, manual: bool, worker: str | None,
-         requested_by: str) -> dict | None:  # fmt: skip
-    """Claim, run and record one job under its lease (released at the end either way). None:
-    a scheduled job not yet due (and not asked for)."""
-    runner = _runner(app)
-    tz = timezone_of(app)
-    lease = store.take_lease(runner.store.url, job.name)
-    if lease is None:
-        return _busy(job)
-    try:
-        with runner.store.transaction() as conn:  # short: the row is read, then committed
-            row = _claim(conn, job, tz, now)
-        if row is None:
-            return _busy(job)
-        asked = requested(row)
-        if not manual and row["next_run_at"] > now:
-            if asked is None:
-                return None
-            manual, requested_by = True, asked["by"]  # the chair's request, run here
-        scheduled_for = None if manual else row["next_run_at"]
-        missed = 0 if manual else slots_between(job.cron, tz, scheduled_for, now) - 1
-        started = time.monotonic()
-        outcome, result, error = _execute(job, runner, now)  # no transaction held meanwhile
-        finished_at = now + dt.timedelta(seconds=time.monotonic() - started)
-        with runner.store.transaction() as conn:  # short: the run recorded
-            row = store.lock(conn, job.name) or row
-            failures = row["failures"] + 1 if outcome == "failed" else 0
-            following = next_after(job.cron, tz, now)
-            if manual:  # the schedule stays; a success stands for a slot due or a retry pending
-                settled = outcome != "failed" and (row["failures"] or row["next_run_at"] <= now)
-                next_run = following if settled else row["next_run_at"]
-            elif outcome == "failed":
-                next_run = min(following, now + _backoff(failures))
-            else:
-                next_run = following
-            run = store.record_run(conn, {
-                "name": job.name, "trigger": "manual" if manual else "schedule",
-                "scheduled_for": scheduled_for, "missed": missed, "started_at": now,
-                "finished_at": finished_at, "outcome": outcome, "result": result,
-                "error": error, "worker": worker, "requested_by": requested_by,
-            })  # fmt: skip
-            store.finish(conn, job.name, started_at=now, finished_at=finished_at,
-                         outcome=outcome, result=result, error=error, failures=failures,
-                         next_run_at=next_run)  # fmt: skip
-    finally:
-        lease.release()
-    return {"name": job.name, "ran": True, "run_id": run["id"], "outcome": outcome,
-            "trigger": run["trigger"], "scheduled_for": scheduled_for, "missed": missed,
-            "started_at": now, "finished_at": finished_at, "result": result, "error": error,
-            "failures": failures, "next_run_at": next_run}  # fmt: skip
 
 
 def run_due(app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None,
@@ -286,7 +122,7 @@ def run_due(app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | N
     reports = []
     for job in jobs or JOBS:
         try:
-            report = _run(app, job, now, manual=False, worker=worker, requested_by=RUNNER.actor)
+            report = run_job(app, job, now, manual=False, worker=worker, requested_by=RUNNER.actor)
         except Exception as exc:  # the bookkeeping itself failed (the database went away)
             logger.exception("scheduler: %s could not be run", job.name)
             report = {"name": job.name, "ran": False, "outcome": "failed",
@@ -313,19 +149,9 @@ def run_now(app: App, name: str, *, now: dt.datetime | None = None,
     asked): the operator's `legal-ai jobs run`, or the chair."""
     job = find(name, jobs)
     _may_run(app, job.name)
-    report = _run(app, job, _now(now), manual=True, worker=worker,
+    report = run_job(app, job, _now(now), manual=True, worker=worker,
                   requested_by=app.principal.actor)  # fmt: skip
     return jsonable_deep(report)
-
-
-REQUEST_KEY = "run_requested"  # in schedules.last_result until the worker runs the job
-
-
-def requested(row: dict | None) -> dict | None:
-    """The request to run this job that waits for the worker ({"by", "at"}), if any."""
-    result = (row or {}).get("last_result")
-    asked = result.get(REQUEST_KEY) if isinstance(result, dict) else None
-    return asked if isinstance(asked, dict) and asked.get("by") else None
 
 
 def request_run(app: App, name: str, *, now: dt.datetime | None = None,
@@ -340,7 +166,7 @@ def request_run(app: App, name: str, *, now: dt.datetime | None = None,
     tz = timezone_of(app)
     with app.store.transaction() as conn:
         if job.name in store.leased(conn):
-            return _busy(job)
+            return busy(job)
         store.ensure(conn, job.name, job.cron, tz, next_after(job.cron, tz, at))
         asked = store.request_run(conn, job.name, REQUEST_KEY,
                                   {"by": app.principal.actor, "at": at.isoformat()})  # fmt: skip
