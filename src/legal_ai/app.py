@@ -14,21 +14,19 @@ from typing import Any
 from .auth import require_chair
 from .config import Settings
 from .context import ArrivalHooks, Context
-from .corpora import CORPORA, SEARCHABLE, get_corpus
+from .corpora import CORPORA, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound
-from .ingest import Ingestor, IngestReport, ocr_jobs
+from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
 from .knowledge import exemplars, templates
 from .learning import arrival, principle_jobs, principles
 from .learning.vocabulary import free_text
 from .providers.embedders import text_hash
-from .providers.multimodal import render_pages
-from .retrieval import legs
+from .retrieval import audit, legs
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import TOOLS
 from .store import items as sql_items
 from .store import maintenance
 from .store import ocr as ocr_store
-from .store.audit import audit_isolation, foreign_units
 from .store.cache import active_embedder
 from .telemetry import log_search
 from .text.hebrew import normalize, normalize_case_number
@@ -183,8 +181,13 @@ class App(Context):
                 None if review_status == "proposed" else self.principal.actor,
             )  # fmt: skip
 
-    def review_principle(self, principle_id: int, decision: str, reason: str | None = None,
-                         expected_status: str | None = None) -> dict:
+    def review_principle(
+        self,
+        principle_id: int,
+        decision: str,
+        reason: str | None = None,
+        expected_status: str | None = None,
+    ) -> dict:
         """The chair's decision on a principle (learning/principles.review)."""
         return principles.review(self, principle_id, decision, reason, expected_status)
 
@@ -267,181 +270,10 @@ class App(Context):
             **upkeep,
         }
 
-    def isolation_audit(self, probe: str = "ערר על החלטת הוועדה המקומית") -> dict:
-        """INV-RET1, checked two ways: every chunk a corpus's partition holds belongs to an item
-        of that corpus; and, per corpus and per leg, every unit the leg returns for a probe
-        query belongs to that corpus (judged from the root tables, not the leg's own SQL)."""
-        embedder = self.embedder
-        vector = embedder.embed_query(probe)
-        window = self.settings.leg_window
-        with self.store.connection() as conn:
-            report = audit_isolation(conn)
-            report["legs"] = {}
-            for corpus in SEARCHABLE.values():
-                for source in corpus.sources:
-                    semantic = legs.semantic(
-                        conn, corpus, source, legs.Filters(), vector, embedder=embedder.id,
-                        dim=embedder.dim, window=window,
-                        max_scan_tuples=self.settings.hnsw_max_scan_tuples,
-                    )  # fmt: skip
-                    lexical = legs.lexical(
-                        conn, corpus, source, legs.Filters(), self.analyzer.query_terms(probe),
-                        embedder=embedder.id, window=window,
-                    )  # fmt: skip
-                    # Every item with a section or case number: the widest reference lookup.
-                    reference = legs.reference(
-                        conn, corpus, source, legs.Filters(),
-                        [legs.Reference("eid", "."), legs.Reference("case_number", ".")],
-                        embedder=embedder.id, window=window,
-                    )  # fmt: skip
-                    for leg, ids in (
-                        ("semantic", semantic),
-                        ("lexical", lexical),
-                        ("reference", reference),
-                    ):
-                        self._audit_leg(report, conn, corpus, source, leg, ids, foreign_units)
-                if self.images is not None and corpus.image_source is not None:
-                    images = legs.semantic(
-                        conn, corpus, corpus.image_source, legs.Filters(),
-                        self.images.embed_query(probe), embedder=self.images.id,
-                        dim=self.images.dim, window=window,
-                        max_scan_tuples=self.settings.hnsw_max_scan_tuples,
-                    )  # fmt: skip
-                    self._audit_leg(
-                        report, conn, corpus, corpus.image_source, "image", images, foreign_units
-                    )
-        return report
-
-    @staticmethod
-    def _audit_leg(report, conn, corpus, source, leg, ids, foreign_units) -> None:
-        leaks = foreign_units(conn, corpus, source, ids)
-        report["legs"][f"{corpus.key}/{source.kind}/{leg}"] = {"checked": len(ids), "leaks": leaks}
-        report["checked"] += len(ids)
-        report["leaks"] += leaks
+    def isolation_audit(self, probe: str = audit.PROBE) -> dict:
+        """INV-RET1, checked two ways (retrieval/audit.py)."""
+        return audit.isolation(self, probe)
 
     def reindex(self, batch: int = 64) -> dict:
-        """Re-embed chunks, principles, attached precedents and canonical statements whose text
-        or embedder changed, re-analyze outdated chunks, principles and precedents, and re-embed
-        page images with the image embedder (counted as skipped without one). Each text is sent
-        to the model at most once (the embedder's cache); `reembedded` and `reanalyzed` are the
-        totals, with the counts of each kind beside them."""
-        embedder = self.embedder
-        analyzer = self.analyzer
-
-        def mend(rows: list[dict]) -> tuple[list[dict], int, int]:
-            texts = [r["text"] for r in rows if r["needs_embedding"]]
-            vectors = iter(embedder.embed_passages(texts)) if texts else iter(())
-            updates = [
-                {
-                    "id": row["id"],
-                    "text_hash": row["text_hash"] or text_hash(row["text"]),
-                    "embedding": next(vectors) if row["needs_embedding"] else None,
-                    "analyzed": analyzer.analyze(row["text"]) if row["needs_analysis"] else None,
-                }
-                for row in rows
-            ]
-            return updates, len(texts), sum(row["needs_analysis"] for row in rows)
-
-        done = {kind: {"reembedded": 0, "reanalyzed": 0}
-                for kind in ("chunks", "principles", "precedents", "exemplars")}  # fmt: skip
-        for corpus in CORPORA.values():
-            with self.store.connection() as read_conn:
-                batches = list(maintenance.stale_chunks(read_conn, corpus, analyzer.id, batch))
-            for rows in batches:
-                updates, embedded, analyzed = mend(rows)
-                with self.store.transaction() as conn:
-                    maintenance.update_chunks(
-                        conn, corpus, updates, embedder=embedder.id, analyzer=analyzer.id
-                    )
-                done["chunks"]["reembedded"] += embedded
-                done["chunks"]["reanalyzed"] += analyzed
-        for units in maintenance.text_units():
-            with self.store.connection() as read_conn:
-                batches = list(maintenance.stale_units(read_conn, units, analyzer.id, batch))
-            for rows in batches:
-                updates, embedded, analyzed = mend(rows)
-                with self.store.transaction() as conn:
-                    maintenance.update_units(
-                        conn, units, updates, embedder=embedder.id, analyzer=analyzer.id
-                    )
-                done[units.kind]["reembedded"] += embedded
-                done[units.kind]["reanalyzed"] += analyzed
-        done["canonical_statements"] = {"reembedded": 0}
-        for corpus in maintenance.canonical_corpora():
-            with self.store.connection() as read_conn:
-                batches = list(maintenance.stale_canonicals(read_conn, corpus, batch))
-            for rows in batches:
-                vectors = embedder.embed_passages([r["text"] for r in rows])
-                updates = [{**r, "embedding": v} for r, v in zip(rows, vectors, strict=True)]
-                with self.store.transaction() as conn:
-                    done["canonical_statements"]["reembedded"] += maintenance.update_canonicals(
-                        conn, corpus, updates, embedder=embedder.id
-                    )
-        done["page_images"] = self._reindex_page_images(batch)
-        return {
-            "reembedded": sum(d["reembedded"] for d in done.values()),
-            "reanalyzed": sum(d.get("reanalyzed", 0) for d in done.values()),
-            **done,
-        }
-
-    def _reindex_page_images(self, batch: int) -> dict:
-        """Re-embed stale page images with the image embedder: from the embedding cache (keyed
-        by the image's hash) or, when it lacks one, by rendering the item's PDF again. Without
-        an image embedder nothing is re-embedded and every page image is counted as skipped; a
-        page whose file can no longer be read (or renders differently) is skipped too."""
-        images = self.images
-        out: dict = {"reembedded": 0, "skipped": 0, "reason": None}
-        if images is None:
-            with self.store.connection() as conn:
-                counts = maintenance.unit_counts(conn, self.analyzer.id, None, None)
-            out["skipped"] = sum(
-                kinds["page_images"]["units"] for kinds in counts.values() if "page_images" in kinds
-            )
-            if out["skipped"]:
-                out["reason"] = (
-                    "no image embedder is configured (MULTIMODAL_ENABLED is off): page images are"
-                    " counted, not re-embedded"
-                )
-            return out
-
-        cache = getattr(self.embedder, "cache", None)
-        unreadable: set[str] = set()
-        for corpus in maintenance.image_corpora():
-            with self.store.connection() as read_conn:
-                batches = list(maintenance.stale_page_images(read_conn, corpus, images.id, batch))
-            for rows in batches:
-                hashes = sorted({r["text_hash"] for r in rows})
-                found = cache.get_many(images.id, hashes) if cache else {}
-                todo: dict[str, bytes] = {}
-                for item_id in sorted({r["item_id"] for r in rows if r["text_hash"] not in found}):
-                    wanted = {r["text_hash"] for r in rows
-                              if r["item_id"] == item_id and r["text_hash"] not in found}  # fmt: skip
-                    first = next(r for r in rows if r["item_id"] == item_id)
-                    path = Path(first["source_path"] or "")
-                    if first["source_format"] != "pdf" or not path.is_file():
-                        unreadable.add(first["source_path"] or str(item_id))
-                        continue
-                    pngs = {sha: png for _, png, sha in render_pages(path) if sha in wanted}
-                    todo.update(pngs)
-                    if wanted - pngs.keys():
-                        unreadable.add(first["source_path"])
-                if todo:
-                    vectors = images.embed_images(list(todo.values()))
-                    fresh = dict(zip(todo, vectors, strict=True))
-                    if cache:
-                        cache.put_many(images.id, fresh)
-                    found.update(fresh)
-                updates = [{**r, "embedding": found[r["text_hash"]]}
-                           for r in rows if r["text_hash"] in found]  # fmt: skip
-                out["skipped"] += len(rows) - len(updates)
-                if updates:
-                    with self.store.transaction() as conn:
-                        out["reembedded"] += maintenance.update_page_images(
-                            conn, corpus, updates, embedder=images.id
-                        )
-        if out["skipped"]:
-            out["reason"] = (
-                "the file of these items can no longer be read as it was (re-ingest it to embed"
-                f" its page images): {', '.join(sorted(unreadable))}"
-            )
-        return out
+        """What changed re-embedded and re-analyzed (ingest/reindex.py)."""
+        return reindex.reindex(self, batch)

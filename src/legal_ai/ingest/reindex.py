@@ -1,0 +1,164 @@
+"""`legal-ai reindex`: re-embed what changed or what the active embedder has not embedded —
+chunks, principles, attached precedents, block exemplars, canonical statements, page images —
+and re-analyze what an older analyzer analyzed. Each text reaches the model at most once (the
+embedder's cache); a batch is written in one transaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..context import Context
+from ..corpora import CORPORA
+from ..providers.embedders import text_hash
+from ..providers.multimodal import render_pages
+from ..store import maintenance
+
+
+def _mend(ctx: Context, rows: list[dict]) -> tuple[list[dict], int, int]:
+    """The updates of stale rows (new embeddings, new analysis), and how many of each."""
+    texts = [r["text"] for r in rows if r["needs_embedding"]]
+    vectors = iter(ctx.embedder.embed_passages(texts)) if texts else iter(())
+    updates = [
+        {
+            "id": row["id"],
+            "text_hash": row["text_hash"] or text_hash(row["text"]),
+            "embedding": next(vectors) if row["needs_embedding"] else None,
+            "analyzed": ctx.analyzer.analyze(row["text"]) if row["needs_analysis"] else None,
+        }
+        for row in rows
+    ]
+    return updates, len(texts), sum(row["needs_analysis"] for row in rows)
+
+
+def _chunks(ctx: Context, batch: int, done: dict) -> None:
+    embedder, analyzer = ctx.embedder, ctx.analyzer
+    for corpus in CORPORA.values():
+        with ctx.store.connection() as read_conn:
+            batches = list(maintenance.stale_chunks(read_conn, corpus, analyzer.id, batch))
+        for rows in batches:
+            updates, embedded, analyzed = _mend(ctx, rows)
+            with ctx.store.transaction() as conn:
+                maintenance.update_chunks(
+                    conn, corpus, updates, embedder=embedder.id, analyzer=analyzer.id
+                )
+            done["reembedded"] += embedded
+            done["reanalyzed"] += analyzed
+
+
+def _units(ctx: Context, batch: int, done: dict) -> None:
+    """Principles, attached precedents and block exemplars (maintenance.text_units)."""
+    embedder, analyzer = ctx.embedder, ctx.analyzer
+    for units in maintenance.text_units():
+        with ctx.store.connection() as read_conn:
+            batches = list(maintenance.stale_units(read_conn, units, analyzer.id, batch))
+        for rows in batches:
+            updates, embedded, analyzed = _mend(ctx, rows)
+            with ctx.store.transaction() as conn:
+                maintenance.update_units(
+                    conn, units, updates, embedder=embedder.id, analyzer=analyzer.id
+                )
+            done[units.kind]["reembedded"] += embedded
+            done[units.kind]["reanalyzed"] += analyzed
+
+
+def _canonicals(ctx: Context, batch: int) -> dict:
+    done = {"reembedded": 0}
+    for corpus in maintenance.canonical_corpora():
+        with ctx.store.connection() as read_conn:
+            batches = list(maintenance.stale_canonicals(read_conn, corpus, batch))
+        for rows in batches:
+            vectors = ctx.embedder.embed_passages([r["text"] for r in rows])
+            updates = [{**r, "embedding": v} for r, v in zip(rows, vectors, strict=True)]
+            with ctx.store.transaction() as conn:
+                done["reembedded"] += maintenance.update_canonicals(
+                    conn, corpus, updates, embedder=ctx.embedder.id
+                )
+    return done
+
+
+def reindex(ctx: Context, batch: int = 64) -> dict:
+    """Re-embed chunks, principles, attached precedents and canonical statements whose text
+    or embedder changed, re-analyze outdated chunks, principles and precedents, and re-embed
+    page images with the image embedder (counted as skipped without one). Each text is sent
+    to the model at most once (the embedder's cache); `reembedded` and `reanalyzed` are the
+    totals, with the counts of each kind beside them."""
+    done = {kind: {"reembedded": 0, "reanalyzed": 0}
+            for kind in ("chunks", "principles", "precedents", "exemplars")}  # fmt: skip
+    _chunks(ctx, batch, done["chunks"])
+    _units(ctx, batch, done)
+    done["canonical_statements"] = _canonicals(ctx, batch)
+    done["page_images"] = _page_images(ctx, batch)
+    return {
+        "reembedded": sum(d["reembedded"] for d in done.values()),
+        "reanalyzed": sum(d.get("reanalyzed", 0) for d in done.values()),
+        **done,
+    }
+
+
+def _page_images(ctx: Context, batch: int) -> dict:
+    """Re-embed stale page images with the image embedder: from the embedding cache (keyed
+    by the image's hash) or, when it lacks one, by rendering the item's PDF again. Without
+    an image embedder nothing is re-embedded and every page image is counted as skipped; a
+    page whose file can no longer be read (or renders differently) is skipped too."""
+    images = ctx.images
+    out: dict = {"reembedded": 0, "skipped": 0, "reason": None}
+    if images is None:
+        with ctx.store.connection() as conn:
+            counts = maintenance.unit_counts(conn, ctx.analyzer.id, None, None)
+        out["skipped"] = sum(
+            kinds["page_images"]["units"] for kinds in counts.values() if "page_images" in kinds
+        )
+        if out["skipped"]:
+            out["reason"] = (
+                "no image embedder is configured (MULTIMODAL_ENABLED is off): page images are"
+                " counted, not re-embedded"
+            )
+        return out
+    cache = getattr(ctx.embedder, "cache", None)
+    unreadable: set[str] = set()
+    for corpus in maintenance.image_corpora():
+        with ctx.store.connection() as read_conn:
+            batches = list(maintenance.stale_page_images(read_conn, corpus, images.id, batch))
+        for rows in batches:
+            hashes = sorted({r["text_hash"] for r in rows})
+            found = cache.get_many(images.id, hashes) if cache else {}
+            todo = _rendered(rows, found, unreadable)
+            if todo:
+                vectors = images.embed_images(list(todo.values()))
+                fresh = dict(zip(todo, vectors, strict=True))
+                if cache:
+                    cache.put_many(images.id, fresh)
+                found.update(fresh)
+            updates = [{**r, "embedding": found[r["text_hash"]]}
+                       for r in rows if r["text_hash"] in found]  # fmt: skip
+            out["skipped"] += len(rows) - len(updates)
+            if updates:
+                with ctx.store.transaction() as conn:
+                    out["reembedded"] += maintenance.update_page_images(
+                        conn, corpus, updates, embedder=images.id
+                    )
+    if out["skipped"]:
+        out["reason"] = (
+            "the file of these items can no longer be read as it was (re-ingest it to embed"
+            f" its page images): {', '.join(sorted(unreadable))}"
+        )
+    return out
+
+
+def _rendered(rows: list[dict], found: dict, unreadable: set[str]) -> dict[str, bytes]:
+    """The page images of `rows` the cache lacks, rendered again from each item's PDF (by
+    image hash); an item whose file is gone or renders otherwise is added to `unreadable`."""
+    todo: dict[str, bytes] = {}
+    for item_id in sorted({r["item_id"] for r in rows if r["text_hash"] not in found}):
+        wanted = {r["text_hash"] for r in rows
+                  if r["item_id"] == item_id and r["text_hash"] not in found}  # fmt: skip
+        first = next(r for r in rows if r["item_id"] == item_id)
+        path = Path(first["source_path"] or "")
+        if first["source_format"] != "pdf" or not path.is_file():
+            unreadable.add(first["source_path"] or str(item_id))
+            continue
+        pngs = {sha: png for _, png, sha in render_pages(path) if sha in wanted}
+        todo.update(pngs)
+        if wanted - pngs.keys():
+            unreadable.add(first["source_path"])
+    return todo
