@@ -194,6 +194,17 @@ def _summary(scan: dict, settings: Settings) -> dict:
     }  # fmt: skip
 
 
+def _save_reading(app: Context, sha: str, reading) -> dict:
+    """Keep what OCR read with the scan (in its own transaction); the scan as now stored."""
+    text, starts = reading.text_and_starts
+    if not text.strip():  # nothing read on any page: no text, not blank lines
+        text, starts = "", [0] * len(starts)
+    with app.store.transaction() as conn:
+        ocr_store.save_reading(conn, sha, reading.engine, text, starts,
+                               [p.as_dict() for p in reading.pages])  # fmt: skip
+        return ocr_store.get_scan(conn, sha)
+
+
 def process(app: Context, job: dict, *, worker: str,
             should_stop: Callable[[], bool] | None = None) -> dict:  # fmt: skip
     """Run one claimed job and settle it. Returns {"id", "file_sha256", "status", "report",
@@ -238,13 +249,7 @@ def process(app: Context, job: dict, *, worker: str,
                         row = store.release(conn, job["id"], worker, attempt, {})
                     outcome["status"] = "released" if row else "lost"
                     return outcome
-                text, starts = reading.text_and_starts
-                if not text.strip():  # nothing read on any page: no text, not blank lines
-                    text, starts = "", [0] * len(starts)
-                with app.store.transaction() as conn:
-                    ocr_store.save_reading(conn, sha, reading.engine, text, starts,
-                                           [p.as_dict() for p in reading.pages])  # fmt: skip
-                    scan = ocr_store.get_scan(conn, sha)
+                scan = _save_reading(app, sha, reading)
             items = apply(app, sha, pdf)
         report = {**_summary(scan, app.settings), "items": items}
         with app.store.transaction() as conn:

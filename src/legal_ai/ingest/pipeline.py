@@ -5,12 +5,12 @@ the text is chunked and embedded (through the cache) *outside* the transaction, 
 transaction locks the (corpus, doc_id), re-checks, writes the item and replaces its chunks.
 A failure rolls back that item only; the rest of the batch still loads. Whether the item is
 searchable is decided by the database (see migrations/0001_init.sql) and reported back.
+Staging (values, chunks, embeddings, page images, OCR's text) is ingest/staging.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,21 +19,19 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg.types.json import Jsonb
 
 from ..config import Settings
 from ..context import NO_HOOKS, ArrivalHooks, Context
 from ..corpora import Corpus
 from ..errors import AppError, InvalidInput, StoreError
-from ..providers.embedders import Embedder, text_hash
-from ..providers.multimodal import render_pages
+from ..providers.embedders import Embedder
 from ..store import items as sql_items
 from ..store.db import Store
-from ..text.chunking import chunk_text
-from ..text.extract import IMAGE_ONLY
 from ..text.hebrew import get_analyzer
 from . import ocr_jobs
 from .sources import IngestItem, SourceError, iter_paths, read_source
+from .staging import Staged, Stager
+from .staging import content_hash as content_hash
 
 logger = logging.getLogger(__name__)
 
@@ -64,28 +62,8 @@ class IngestReport:
         }
 
 
-@dataclass
-class Staged:
-    """An item ready to write: its column values and (when its text must be (re)indexed) its
-    embedded chunks and page images; `chunks` None means the stored text is expected to match.
-    `scan`: the bytes of a PDF without a text layer, to keep and queue for OCR."""
-
-    item: IngestItem
-    corpus: Corpus
-    values: dict[str, Any]
-    chunks: list[sql_items.ChunkRow] | None
-    pages: list[tuple[int, str, Any]] | None
-    scan: bytes | None = None
-
-
 class TextMovedOn(StoreError):
     """An item staged without chunks (its text was stored) finds another text stored."""
-
-
-def content_hash(item: IngestItem) -> str:
-    digest = hashlib.sha256(item.text.encode("utf-8"))
-    digest.update(repr(item.page_starts).encode())
-    return digest.hexdigest()
 
 
 def _comparable(value: Any) -> Any:
@@ -94,7 +72,7 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-class Ingestor:
+class Ingestor(Stager):
     """Writes items into a corpus. `hooks`: the upkeep an item's arrival starts in its
     transaction (context.ArrivalHooks; the composition root passes learning/'s and knowledge/'s,
     which this package may not import); without them an item is written and nothing else."""
@@ -253,24 +231,6 @@ class Ingestor:
             missing = list(status["missing"]) or ["an embedded chunk (run `legal-ai reindex`)"]
             report.unsearchable.append({"doc_id": item.doc_id, "missing": missing})
 
-    def _values(self, item: IngestItem, corpus: Corpus) -> dict[str, Any]:
-        values: dict[str, Any] = dict(item.fields)
-        if corpus.key == "internal":
-            values.setdefault("chair_name", None)
-        values.update(
-            doc_id=item.doc_id,
-            doc_type=item.doc_type,
-            source_path=item.source_path,
-            source_format=item.source_format,
-            content=item.text,
-            page_starts=item.page_starts,
-            content_hash=content_hash(item),
-            file_sha256=item.file_sha256,
-            extraction_issue=item.issue,
-            metadata=Jsonb(item.metadata),
-        )
-        return values
-
     def _same_fields(self, existing: dict, values: dict) -> bool:
         for key, value in values.items():
             if key in ("content", "metadata"):
@@ -278,36 +238,6 @@ class Ingestor:
             if _comparable(existing.get(key)) != _comparable(value):
                 return False
         return existing.get("metadata") == values["metadata"].obj
-
-    def _scanned(self, item: IngestItem) -> tuple[IngestItem, bytes | None]:
-        """A PDF without a text layer takes the text OCR read from it, or waits for OCR
-        (ingest/ocr_jobs.py)."""
-        if item.issue != IMAGE_ONLY:
-            return item, None
-        with self.store.connection() as conn:
-            return ocr_jobs.scanned(conn, item, self.settings)
-
-    def stage(self, item: IngestItem, corpus: Corpus) -> Staged:
-        """Everything an item needs before its transaction: values, chunks and embeddings
-        (through the cache; no transaction is held while the model runs)."""
-        return self._stage(*self._scanned(item), corpus)
-
-    def _stage(self, item: IngestItem, scan: bytes | None, corpus: Corpus) -> Staged:
-        staged = Staged(item, corpus, self._values(item, corpus), self._chunks(item),
-                        self._page_images(item), scan)  # fmt: skip
-        if corpus.key == "style" and staged.chunks:  # her paragraphs, embedded before it is written
-            self.hooks.final_warm(self.store, self.embedder, item.text)
-        return staged
-
-    def _stage_if_changed(self, item: IngestItem, corpus: Corpus) -> Staged:
-        """Stage `item`, skipping chunks and embeddings when the stored text is the same."""
-        item, scan = self._scanned(item)
-        values = self._values(item, corpus)
-        with self.store.connection() as conn:
-            existing = sql_items.find_item(conn, corpus, item.doc_id)
-        if existing and existing["content_hash"] == values["content_hash"]:
-            return Staged(item, corpus, values, None, None, scan)  # nothing to embed
-        return self._stage(item, scan, corpus)
 
     def write_staged(self, conn: psycopg.Connection, staged: Staged, *,
                      measure_templates: bool = True) -> tuple[str, dict]:  # fmt: skip
@@ -378,48 +308,3 @@ class Ingestor:
                     f"{item.doc_id}: a committee decision needs its chair; pass --meta "
                     "chair_name=..., or set LEGAL_AI_COMMITTEE_CHAIR to the committee's chair"
                 )
-
-    def _page_images(self, item: IngestItem) -> list[tuple[int, str, Any]]:
-        """Rendered and embedded pages of a PDF for the image leg (cached by image hash)."""
-        if self.images is None or item.source_format != "pdf" or item.issue:
-            return []
-        rendered = render_pages(Path(item.file_path or item.source_path))
-        cache = getattr(self.embedder, "cache", None)
-        found = cache.get_many(self.images.id, [sha for _, _, sha in rendered]) if cache else {}
-        todo = [(png, sha) for _, png, sha in rendered if sha not in found]
-        if todo:
-            vectors = self.images.embed_images([png for png, _ in todo])
-            fresh = {sha: vector for (_, sha), vector in zip(todo, vectors, strict=True)}
-            if cache:
-                cache.put_many(self.images.id, fresh)
-            found.update(fresh)
-        return [(page, sha, found[sha]) for page, _, sha in rendered]
-
-    def _chunks(self, item: IngestItem) -> list[sql_items.ChunkRow]:
-        if item.issue or not item.text.strip():
-            return []
-        pieces = chunk_text(
-            item.text,
-            self.embedder.count_tokens,
-            page_starts=item.page_starts,
-            target_tokens=self.settings.chunk_tokens,
-            overlap_tokens=self.settings.chunk_overlap_tokens,
-        )
-        vectors = self.embedder.embed_passages([p.text for p in pieces])
-        section = item.fields.get("eid")
-        return [
-            sql_items.ChunkRow(
-                ordinal=p.ordinal,
-                page=p.page,
-                char_start=p.char_start,
-                char_end=p.char_end,
-                section=section,
-                text=p.text,
-                text_hash=text_hash(p.text),
-                analyzed=self.analyzer.analyze(p.text),
-                analyzer=self.analyzer.id,
-                embedding=vector,
-                embedder=self.embedder.id,
-            )
-            for p, vector in zip(pieces, vectors, strict=True)
-        ]
