@@ -2,15 +2,14 @@
 or attached precedents) a semantic and a lexical leg; Reciprocal Rank Fusion of all legs; the
 diversity cap; and provenance on every hit (DESIGN §4).
 
-Every argument is checked before the database is touched: the query and each filter value are
-text, cleaned like stored text (no NUL, zero-width or bidi characters), and bounded in length;
-case numbers take their canonical spelling; dates are YYYY-MM-DD; a filter the corpus cannot
-apply is refused (InvalidInput naming the corpus's filters), never ignored."""
+Every argument is checked before the database is touched (retrieval/arguments.py): the query and
+each filter value are text, cleaned like stored text (no NUL, zero-width or bidi characters),
+and bounded in length; case numbers take their canonical spelling; dates are YYYY-MM-DD; a
+filter the corpus cannot apply is refused (InvalidInput naming the corpus's filters), never
+ignored."""
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 import time
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,21 +19,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..config import Settings
-from ..corpora import Corpus, get_corpus
-from ..errors import InvalidInput
+from ..corpora import Corpus
 from ..providers.embedders import Embedder
 from ..store.db import Store
-from ..text.hebrew import clean_text, clean_value, get_analyzer, normalize_case_number
+from ..text.hebrew import get_analyzer
 from ..text.synonyms import expand_query
 from . import legs
+from .arguments import MAX_FILTER_CHARS as MAX_FILTER_CHARS
+from .arguments import MAX_LIMIT as MAX_LIMIT
+from .arguments import MAX_QUERY_CHARS as MAX_QUERY_CHARS
+from .arguments import MODES as MODES
+from .arguments import checked
+from .arguments import clean_query as clean_query
+from .arguments import filter_value as filter_value
+from .arguments import normalized_filters as normalized_filters
 from .fusion import Fused, rrf
 from .terms import approved_by, principle_term
 
-MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
-MAX_QUERY_CHARS = 2000
-MAX_FILTER_CHARS = 200
-MAX_LIMIT = 100
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 SNIPPET_CHARS = 400
 
 
@@ -50,66 +51,6 @@ class SearchResult:
 
     def as_dict(self) -> dict:
         return {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
-
-
-def clean_query(query: str) -> str:
-    if not isinstance(query, str):
-        raise InvalidInput("the query must be text")
-    if len(query) > 4 * MAX_QUERY_CHARS:  # refused before any work is spent on it
-        raise InvalidInput(
-            f"the query is {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}"
-        )
-    text = clean_text(query).strip()
-    if not text:
-        raise InvalidInput("the query is empty; type what to search for")
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidInput(
-            f"the query is {len(text)} characters; shorten it to at most {MAX_QUERY_CHARS}"
-        )
-    return text
-
-
-def filter_value(name: str, value: object) -> str | None:
-    """One filter value as the database compares it (None: no filter; a blank value is none).
-    Raises InvalidInput for a value that is not text, too long, or not a date."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInput(f"filter {name} must be text, not {type(value).__name__}")
-    if len(value) > 4 * MAX_FILTER_CHARS:
-        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
-    text = clean_value(value)
-    if not text:
-        return None
-    if len(text) > MAX_FILTER_CHARS:
-        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
-    if name in ("case_number", "exclude_case_number"):
-        return normalize_case_number(text)
-    if name in ("date_from", "date_to"):
-        try:
-            if not _DATE_RE.fullmatch(text):
-                raise ValueError
-            return dt.date.fromisoformat(text).isoformat()
-        except ValueError:
-            raise InvalidInput(f"{name} {text!r} is not a date; write it as YYYY-MM-DD") from None
-    return text
-
-
-def normalized_filters(corpus: Corpus, filters: legs.Filters | None) -> legs.Filters:
-    """`filters` with every value cleaned and checked, refused when the corpus cannot apply one
-    of them."""
-    filters = filters or legs.Filters()
-    if not isinstance(filters, legs.Filters):
-        raise InvalidInput("filters must be a Filters object")
-    cleaned = legs.Filters(
-        **{name: filter_value(name, value) for name, value in filters.__dict__.items()}
-    )
-    legs.check_filters(corpus, cleaned)
-    if cleaned.date_from and cleaned.date_to and cleaned.date_from > cleaned.date_to:
-        raise InvalidInput(
-            f"date_from {cleaned.date_from} is after date_to {cleaned.date_to}; swap them"
-        )
-    return cleaned
 
 
 def cap_per_item(
@@ -157,18 +98,11 @@ def search(
     """Search one corpus. `vector` replaces the query's embedding (find_similar_cases);
     `group_by`/`cap` change what the diversity cap counts (default: per ruling/document);
     `image_embedder` adds the weighted image leg when MULTIMODAL_ENABLED."""
-    corpus = get_corpus(corpus_key, searchable=True)
-    if not isinstance(mode, str) or mode not in MODES:
-        raise InvalidInput(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
-    text = clean_query(query)
-    filters = normalized_filters(corpus, filters)
+    corpus, text, filters = checked(corpus_key, mode, limit, query, filters)
     cap = cap or settings.max_per_case_law
     use_semantic = mode in ("hybrid", "semantic")
     use_lexical = mode == "lexical" or (mode == "hybrid" and settings.bm25_hybrid_enabled)
     window = max(settings.leg_window, limit * cap)
-    rankings: dict[str, list[tuple[str, int]]] = {}
     rows: dict[tuple[str, int], dict] = {}
     image_source = corpus.image_source if settings.multimodal_enabled and image_embedder else None
     use_image = image_source is not None and mode in ("hybrid", "semantic")
@@ -185,103 +119,158 @@ def search(
     with store.connection() as conn:
         # The HNSW scan's settings once for the search's transaction (the connection is not in
         # autocommit: the pool's connections never are), while the model is still at work.
-        configured = (use_semantic or use_image) and not conn.autocommit
-        if configured:
-            legs.configure_hnsw(conn, max_scan_tuples=settings.hnsw_max_scan_tuples,
-                                ef_search=settings.hnsw_ef_search)  # fmt: skip
+        configured = _configured(conn, settings, use_semantic or use_image)
         if use_lexical:
-            lexical_text = expand_query(text) if settings.lexical_synonyms else text
-            terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
-            lookups = legs.references(text, settings.reference_lookups_per_query)
-            for source in corpus.sources:
-                with _timer(timings, "lexical"):
-                    found[_leg_name(source.kind, "lexical")] = legs.lexical(
-                        conn, corpus, source, filters, terms, embedder=embedder.id,
-                        window=window, budget=settings.lexical_candidate_budget,
-                    )  # fmt: skip
-                with _timer(timings, "reference"):
-                    found[_leg_name(source.kind, "reference")] = legs.reference(
-                        conn, corpus, source, filters, lookups, embedder=embedder.id,
-                        window=window,
-                    )  # fmt: skip
+            _lexical_legs(conn, corpus, filters, text, settings, embedder, window, found, timings)
         if embedding is not None and not embedding.done():
             # While the model is still at work: the provenance of what the lexical legs found
             # (most of it is needed; it is read in time the search would spend waiting).
-            with _timer(timings, "hydrate"):
-                for source in corpus.sources:
-                    wanted = sorted({i for name, ids in found.items() for i in ids
-                                     if _leg_kind(name, source.kind)})  # fmt: skip
-                    for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
-                        rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
+            _hydrate_found(conn, corpus, found, rows, timings)
         if use_semantic:
-            if vector is not None:
-                qvec = vector
-            elif embedding is not None:
-                with _timer(timings, "embedding_wait"):
-                    qvec, seconds = embedding.result()
-                timings["embedding"] = seconds * 1000
-            else:
-                with _timer(timings, "embedding"):
-                    qvec = embedder.embed_query(text)
-            with _timer(timings, "semantic"):
-                if configured:  # every source's statement in one round trip
-                    for source, ids in legs.semantic_pipelined(
-                        conn, corpus, filters, qvec, embedder=embedder.id, dim=embedder.dim,
-                        window=window,
-                    ).items():  # fmt: skip
-                        found[_leg_name(source, "semantic")] = ids
-                for source in () if configured else corpus.sources:
-                    found[_leg_name(source.kind, "semantic")] = legs.semantic(
-                        conn, corpus, source, filters, qvec, embedder=embedder.id,
-                        dim=embedder.dim, window=window,
-                        max_scan_tuples=settings.hnsw_max_scan_tuples,
-                        ef_search=settings.hnsw_ef_search,
-                    )  # fmt: skip
+            qvec = _query_vector(vector, embedding, embedder, text, timings)
+            _semantic_legs(conn, corpus, filters, qvec, settings, embedder, window, configured,
+                           found, timings)  # fmt: skip
         if image_vector is not None:
             with _timer(timings, "image"):
-                found["image"] = legs.semantic(
-                    conn, corpus, image_source, filters, image_vector.result(),
-                    embedder=image_embedder.id, dim=image_embedder.dim, window=window,
-                    max_scan_tuples=settings.hnsw_max_scan_tuples,
-                    ef_search=settings.hnsw_ef_search, configured=configured,
-                )  # fmt: skip
-        # The legs in their fixed order (each source: semantic, lexical, reference; then image);
-        # a reference leg that matched nothing is no leg.
-        for source in corpus.sources:
-            for leg in ("semantic", "lexical", "reference"):
-                ids = found.get(_leg_name(source.kind, leg))
-                if ids is not None and (ids or leg != "reference"):
-                    rankings[_leg_name(source.kind, leg)] = [(source.kind, i) for i in ids]
-        if "image" in found:
-            rankings["image"] = [("page", i) for i in found["image"]]
-        fused = rrf(rankings, k=settings.rrf_k, weights={"image": settings.image_weight})
-        # Provenance for as much of the fused list as the cap needs: a prefix of it, grown
-        # until `limit` hits are kept. A prefix never splits a tie of scores, so the tie-break
-        # below orders it as it would order the whole list.
-        grouping = group_by or (lambda row: row["item_id"])
-        by_kind = {s.kind: s for s in (*corpus.sources, *([image_source] if use_image else []))}
-        upto = 0
-        asked = set(rows)
-        while True:
-            upto = _prefix_end(fused, upto + limit * cap)
-            missing = [f.key for f in fused[:upto] if f.key not in asked]
-            asked.update(missing)
-            if missing:
-                with _timer(timings, "hydrate"):
-                    for kind, source in by_kind.items():
-                        wanted = [key[1] for key in missing if key[0] == kind]
-                        for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
-                            rows[(kind, unit_id)] = {**row, "kind": kind}
-            # A tie of fused scores between principles goes to the one whose ruling more
-            # decisions cite (corroboration); everything else keeps the RRF order (stable).
-            ordered = sorted(fused[:upto], key=lambda f: (
-                -f.score, -((rows.get(f.key) or {}).get("corroboration") or 0)))  # fmt: skip
-            group_of = {f.key: grouping(rows[f.key]) for f in ordered if f.key in rows}
-            kept, dropped = cap_per_item(ordered, group_of, limit, cap)
-            if len(kept) == limit or upto >= len(fused):
-                break
+                found["image"] = _image_leg(conn, corpus, image_source, filters, image_vector,
+                                            image_embedder, settings, window, configured)  # fmt: skip
+        fused = rrf(_rankings(corpus, found), k=settings.rrf_k,
+                    weights={"image": settings.image_weight})  # fmt: skip
+        sources = (*corpus.sources, *([image_source] if use_image else []))
+        kept, dropped = _capped(conn, corpus, sources, fused, rows, group_by, limit, cap, timings)
     timings["total"] = (time.perf_counter() - clock) * 1000
     return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped, timings)
+
+
+def _configured(conn, settings: Settings, needed: bool) -> bool:
+    """Whether the HNSW scan's settings were set for the search's transaction (once, when a
+    semantic or image leg runs and the connection is not in autocommit)."""
+    configured = needed and not conn.autocommit
+    if configured:
+        legs.configure_hnsw(conn, max_scan_tuples=settings.hnsw_max_scan_tuples,
+                            ef_search=settings.hnsw_ef_search)  # fmt: skip
+    return configured
+
+
+def _image_leg(conn, corpus: Corpus, image_source, filters: legs.Filters, image_vector: Future,
+               image_embedder: Embedder, settings: Settings, window: int,
+               configured: bool) -> list[int]:  # fmt: skip
+    return legs.semantic(
+        conn, corpus, image_source, filters, image_vector.result(),
+        embedder=image_embedder.id, dim=image_embedder.dim, window=window,
+        max_scan_tuples=settings.hnsw_max_scan_tuples,
+        ef_search=settings.hnsw_ef_search, configured=configured,
+    )  # fmt: skip
+
+
+def _lexical_legs(conn, corpus: Corpus, filters: legs.Filters, text: str, settings: Settings,
+                  embedder: Embedder, window: int, found: dict[str, list[int]],
+                  timings: dict[str, float]) -> None:  # fmt: skip
+    """The lexical and reference legs of every source of the corpus, into `found`."""
+    lexical_text = expand_query(text) if settings.lexical_synonyms else text
+    terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
+    lookups = legs.references(text, settings.reference_lookups_per_query)
+    for source in corpus.sources:
+        with _timer(timings, "lexical"):
+            found[_leg_name(source.kind, "lexical")] = legs.lexical(
+                conn, corpus, source, filters, terms, embedder=embedder.id,
+                window=window, budget=settings.lexical_candidate_budget,
+            )  # fmt: skip
+        with _timer(timings, "reference"):
+            found[_leg_name(source.kind, "reference")] = legs.reference(
+                conn, corpus, source, filters, lookups, embedder=embedder.id,
+                window=window,
+            )  # fmt: skip
+
+
+def _hydrate_found(conn, corpus: Corpus, found: dict[str, list[int]],
+                   rows: dict[tuple[str, int], dict], timings: dict[str, float]) -> None:  # fmt: skip
+    """The provenance of the units the lexical and reference legs found, into `rows`."""
+    with _timer(timings, "hydrate"):
+        for source in corpus.sources:
+            wanted = sorted({i for name, ids in found.items() for i in ids
+                             if _leg_kind(name, source.kind)})  # fmt: skip
+            for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
+                rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
+
+
+def _query_vector(vector: np.ndarray | None, embedding: Future | None, embedder: Embedder,
+                  text: str, timings: dict[str, float]) -> np.ndarray:  # fmt: skip
+    """The query's vector: the one given, the thread's, or embedded here."""
+    if vector is not None:
+        qvec = vector
+    elif embedding is not None:
+        with _timer(timings, "embedding_wait"):
+            qvec, seconds = embedding.result()
+        timings["embedding"] = seconds * 1000
+    else:
+        with _timer(timings, "embedding"):
+            qvec = embedder.embed_query(text)
+    return qvec
+
+
+def _semantic_legs(conn, corpus: Corpus, filters: legs.Filters, qvec: np.ndarray,
+                   settings: Settings, embedder: Embedder, window: int, configured: bool,
+                   found: dict[str, list[int]], timings: dict[str, float]) -> None:  # fmt: skip
+    """The semantic leg of every source of the corpus, into `found`."""
+    with _timer(timings, "semantic"):
+        if configured:  # every source's statement in one round trip
+            for source, ids in legs.semantic_pipelined(
+                conn, corpus, filters, qvec, embedder=embedder.id, dim=embedder.dim,
+                window=window,
+            ).items():  # fmt: skip
+                found[_leg_name(source, "semantic")] = ids
+        for source in () if configured else corpus.sources:
+            found[_leg_name(source.kind, "semantic")] = legs.semantic(
+                conn, corpus, source, filters, qvec, embedder=embedder.id,
+                dim=embedder.dim, window=window,
+                max_scan_tuples=settings.hnsw_max_scan_tuples,
+                ef_search=settings.hnsw_ef_search,
+            )  # fmt: skip
+
+
+def _rankings(corpus: Corpus, found: dict[str, list[int]]) -> dict[str, list[tuple[str, int]]]:
+    """The legs in their fixed order (each source: semantic, lexical, reference; then image);
+    a reference leg that matched nothing is no leg."""
+    rankings: dict[str, list[tuple[str, int]]] = {}
+    for source in corpus.sources:
+        for leg in ("semantic", "lexical", "reference"):
+            ids = found.get(_leg_name(source.kind, leg))
+            if ids is not None and (ids or leg != "reference"):
+                rankings[_leg_name(source.kind, leg)] = [(source.kind, i) for i in ids]
+    if "image" in found:
+        rankings["image"] = [("page", i) for i in found["image"]]
+    return rankings
+
+
+def _capped(conn, corpus: Corpus, sources: tuple, fused: list[Fused],
+            rows: dict[tuple[str, int], dict], group_by: Callable[[dict], Hashable] | None,
+            limit: int, cap: int, timings: dict[str, float]) -> tuple[list[Fused], int]:  # fmt: skip
+    """Provenance for as much of the fused list as the cap needs: a prefix of it, grown until
+    `limit` hits are kept. A prefix never splits a tie of scores, so the tie-break below orders
+    it as it would order the whole list. Returns the kept hits and how many the cap dropped."""
+    grouping = group_by or (lambda row: row["item_id"])
+    by_kind = {s.kind: s for s in sources}
+    upto = 0
+    asked = set(rows)
+    while True:
+        upto = _prefix_end(fused, upto + limit * cap)
+        missing = [f.key for f in fused[:upto] if f.key not in asked]
+        asked.update(missing)
+        if missing:
+            with _timer(timings, "hydrate"):
+                for kind, source in by_kind.items():
+                    wanted = [key[1] for key in missing if key[0] == kind]
+                    for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
+                        rows[(kind, unit_id)] = {**row, "kind": kind}
+        # A tie of fused scores between principles goes to the one whose ruling more
+        # decisions cite (corroboration); everything else keeps the RRF order (stable).
+        ordered = sorted(fused[:upto], key=lambda f: (
+            -f.score, -((rows.get(f.key) or {}).get("corroboration") or 0)))  # fmt: skip
+        group_of = {f.key: grouping(rows[f.key]) for f in ordered if f.key in rows}
+        kept, dropped = cap_per_item(ordered, group_of, limit, cap)
+        if len(kept) == limit or upto >= len(fused):
+            return kept, dropped
 
 
 # Query embeddings run here while a search's SQL runs (one task per search that needs both).

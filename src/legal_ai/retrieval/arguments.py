@@ -1,0 +1,94 @@
+"""The arguments of a search (retrieval/search.py), checked before the database is touched: the
+query and each filter value are text, cleaned like stored text (no NUL, zero-width or bidi
+characters), and bounded in length; case numbers take their canonical spelling; dates are
+YYYY-MM-DD; a filter the corpus cannot apply is refused (InvalidInput naming the corpus's
+filters), never ignored; the mode is one of MODES and the limit 1..MAX_LIMIT."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from ..corpora import Corpus, get_corpus
+from ..errors import InvalidInput
+from ..text.hebrew import clean_text, clean_value, normalize_case_number
+from .filters import Filters, check_filters
+
+MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
+MAX_QUERY_CHARS = 2000
+MAX_FILTER_CHARS = 200
+MAX_LIMIT = 100
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def clean_query(query: str) -> str:
+    if not isinstance(query, str):
+        raise InvalidInput("the query must be text")
+    if len(query) > 4 * MAX_QUERY_CHARS:  # refused before any work is spent on it
+        raise InvalidInput(
+            f"the query is {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}"
+        )
+    text = clean_text(query).strip()
+    if not text:
+        raise InvalidInput("the query is empty; type what to search for")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(
+            f"the query is {len(text)} characters; shorten it to at most {MAX_QUERY_CHARS}"
+        )
+    return text
+
+
+def filter_value(name: str, value: object) -> str | None:
+    """One filter value as the database compares it (None: no filter; a blank value is none).
+    Raises InvalidInput for a value that is not text, too long, or not a date."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"filter {name} must be text, not {type(value).__name__}")
+    if len(value) > 4 * MAX_FILTER_CHARS:
+        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
+    text = clean_value(value)
+    if not text:
+        return None
+    if len(text) > MAX_FILTER_CHARS:
+        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
+    if name in ("case_number", "exclude_case_number"):
+        return normalize_case_number(text)
+    if name in ("date_from", "date_to"):
+        try:
+            if not _DATE_RE.fullmatch(text):
+                raise ValueError
+            return dt.date.fromisoformat(text).isoformat()
+        except ValueError:
+            raise InvalidInput(f"{name} {text!r} is not a date; write it as YYYY-MM-DD") from None
+    return text
+
+
+def normalized_filters(corpus: Corpus, filters: Filters | None) -> Filters:
+    """`filters` with every value cleaned and checked, refused when the corpus cannot apply one
+    of them."""
+    filters = filters or Filters()
+    if not isinstance(filters, Filters):
+        raise InvalidInput("filters must be a Filters object")
+    cleaned = Filters(
+        **{name: filter_value(name, value) for name, value in filters.__dict__.items()}
+    )
+    check_filters(corpus, cleaned)
+    if cleaned.date_from and cleaned.date_to and cleaned.date_from > cleaned.date_to:
+        raise InvalidInput(
+            f"date_from {cleaned.date_from} is after date_to {cleaned.date_to}; swap them"
+        )
+    return cleaned
+
+
+def checked(corpus_key: str, mode: str, limit: int, query: str,
+             filters: Filters | None) -> tuple[Corpus, str, Filters]:  # fmt: skip
+    """The searchable corpus, the cleaned query and the checked filters (InvalidInput first)."""
+    corpus = get_corpus(corpus_key, searchable=True)
+    if not isinstance(mode, str) or mode not in MODES:
+        raise InvalidInput(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    text = clean_query(query)
+    filters = normalized_filters(corpus, filters)
+    return corpus, text, filters
