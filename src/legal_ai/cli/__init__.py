@@ -1,8 +1,9 @@
 """The `legal-ai` command (the entry point `legal_ai.cli:main`). Thin: parse, call the
 composition root (`app.App`), print; errors are mapped once in `main()` to one stderr line and
 the error's exit code. The library's commands (ingest, search, health, eval, ...) are here; each
-other command group has its module in this package (db, learning, principles, scheduler,
-telemetry, voice, writer, ocr, enrich), registered below in the order `--help` lists them."""
+other command group has its module in this package (db, cases, items, users, learning,
+principles, scheduler, telemetry, voice, writer, ocr, enrich), registered below in the order
+`--help` lists them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from typing import Annotated
 
 import typer
 
-from ..accounts import set_password
 from ..demo import run_demo
 from ..display import format_hit
 from ..errors import AppError, InvalidInput
@@ -25,16 +25,17 @@ from ..evaluation.harness import sample_queries as sample_q
 from ..mcp_server import serve
 from ..ops.health import report as health_report
 from ..retrieval.tools import corpus_tool
-from ..store import database_url, stop_embedded
-from ..store.backup import backup, restore
-from ..store.migrations import apply_role_grants, migrate
+from .cases import register as register_cases
 from .common import JsonFlag, _app, _print_json, _settings
+from .db import register as register_db
 from .enrich import register as register_arrival
+from .items import register as register_items
 from .learning import register
 from .ocr import register as register_ocr
 from .principles import register as register_principles
 from .scheduler import register as register_scheduler
 from .telemetry import register as register_telemetry
+from .users import register as register_users
 from .voice import register as register_voice
 from .writer import register as register_writer
 
@@ -43,14 +44,10 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
-case_app = typer.Typer(help="The chair's cases.", no_args_is_help=True)
-app.add_typer(db_app, name="db")
-app.add_typer(case_app, name="case")
-item_app = typer.Typer(help="Stored items and their versions.", no_args_is_help=True)
-app.add_typer(item_app, name="item")
-user_app = typer.Typer(help="Who signs in to the chair's desk.", no_args_is_help=True)
-app.add_typer(user_app, name="user")
+register_db(app)
+register_cases(app)
+register_items(app)
+register_users(app)
 
 
 def _parse_meta(pairs: list[str]) -> dict[str, str]:
@@ -61,98 +58,6 @@ def _parse_meta(pairs: list[str]) -> dict[str, str]:
             raise InvalidInput(f"--meta {pair!r}: write it as key=value")
         meta[key.strip()] = value
     return meta
-
-
-# -- db -----------------------------------------------------------------------------------------
-@db_app.command("url")
-def db_url() -> None:
-    """Print the connection URL in use (starts the embedded server if needed)."""
-    typer.echo(database_url(_settings()))
-
-
-@db_app.command("migrate")
-def db_migrate() -> None:
-    """Apply pending schema migrations (also done automatically on first use)."""
-    url = database_url(_settings())
-    applied = migrate(url)
-    typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
-    enforced = apply_role_grants(url)
-    typer.echo("roles legal_ai_chair / legal_ai_agent: " + (
-        "granted" if enforced else "missing (the gate cannot tell the chair's role; "
-        "docs/security.md)"))  # fmt: skip
-
-
-@db_app.command("stop")
-def db_stop() -> None:
-    """Stop the embedded PostgreSQL server."""
-    settings = _settings()
-    if settings.database_url:
-        typer.echo("LEGAL_AI_DATABASE_URL is set: that server is not ours to stop")
-        return
-    stopped = stop_embedded(settings.pgdata)
-    typer.echo("stopped" if stopped else "not running")
-
-
-@db_app.command("backup")
-def db_backup(
-    file: Annotated[Path, typer.Argument(help="The backup file to write (pg_dump custom format).")],
-    force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
-    json_out: JsonFlag = False,
-) -> None:
-    """Back up the whole database (every item, embedding, lesson, audit and history row)."""
-    result = backup(database_url(_settings()), file, overwrite=force)
-    if json_out:
-        _print_json(result)
-    else:
-        typer.echo(f"backed up {result['tables']} tables to {file} ({result['bytes']} bytes)")
-
-
-@db_app.command("restore")
-def db_restore(
-    file: Annotated[Path, typer.Argument(help="A file made by `legal-ai db backup`.")],
-    force: Annotated[
-        bool, typer.Option("--force", help="Replace a database that already holds data.")
-    ] = False,
-    json_out: JsonFlag = False,
-) -> None:
-    """Restore a backup into the database: all of it or, on any error, nothing."""
-    result = restore(database_url(_settings()), file, force=force)
-    if json_out:
-        _print_json(result)
-    else:
-        typer.echo(f"restored {result['tables']} tables into database {result['database']}")
-        for note in result["notes"]:
-            typer.echo(f"note: {note}")
-
-
-# -- items and principles -----------------------------------------------------------------------
-@item_app.command("history")
-def item_history(
-    doc_id: Annotated[str, typer.Argument(help="The item's doc_id.")],
-    corpus: Annotated[str | None, typer.Option(help="Only this corpus.")] = None,
-    text: Annotated[bool, typer.Option("--text", help="Print each version's text too.")] = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Every version of an item's text, oldest first (nothing stored is ever overwritten)."""
-    with _app() as legal:
-        result = legal.item_history(doc_id, corpus)
-    if not text:
-        for version in result["versions"]:
-            version.pop("content")
-    if as_json:
-        _print_json(result)
-        return
-    for v in result["versions"]:
-        typer.echo(f"{v['corpus']}/{v['doc_id']} v{v['version']}  {v['recorded_at']:%Y-%m-%d %H:%M}"
-                   f"  {v['chars']} chars  sha256 {v['content_hash'][:12]}  by {v['recorded_by']}")  # fmt: skip
-        if text:
-            typer.echo(v["content"] + "\n")
-    for o in result.get("ocr", []):
-        pages = ", ".join(f"{n}: {c if c is not None else '-'}"
-                          for n, c in enumerate(o["page_confidence"] or [], start=1))  # fmt: skip
-        low = ", ".join(map(str, o["low_confidence_pages"] or [])) or "none"
-        typer.echo(f"{o['corpus']}/{o['doc_id']}: read by OCR ({o['engine']}), confidence "
-                   f"{o['confidence']} (pages {pages}); low-confidence pages: {low}")  # fmt: skip
 
 
 # -- ingest -------------------------------------------------------------------------------------
@@ -301,7 +206,7 @@ def _print_result(result: dict, as_json: bool) -> None:
         typer.echo(f"({result['dropped_by_cap']} more from the same sources left out by the cap)")
 
 
-# -- health, reindex, cases ---------------------------------------------------------------------
+# -- health, reindex, eval ----------------------------------------------------------------------
 @app.command()
 def health(as_json: JsonFlag = False) -> None:
     """Unsearchable items and why, stale/missing embeddings of every unit, isolation, jobs, OCR,
@@ -352,27 +257,6 @@ def reindex(as_json: JsonFlag = False) -> None:
         _print_json(result)
     else:
         typer.echo(f"re-embedded {result['reembedded']}, re-analyzed {result['reanalyzed']}")
-
-
-@case_app.command("attach-precedent")
-def attach_precedent(
-    case: Annotated[str, typer.Argument(help="The chair's case number, in full.")],
-    citation: Annotated[str, typer.Argument(help='e.g. עע"מ 1234/05')],
-    note: Annotated[str | None, typer.Option(help="Why it matters.")] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """Attach a citation to one of the chair's cases (case_precedents)."""
-    with _app() as legal:
-        saved = legal.attach_precedent(case, citation, note)
-    if as_json:
-        _print_json(saved)
-    else:
-        linked = (
-            f"linked to case_law {saved['case_law_id']}"
-            if saved["case_law_id"]
-            else "not in the library yet"
-        )
-        typer.echo(f"attached {saved['citation']} to {saved['case_number']} ({linked})")
 
 
 @app.command("eval")
@@ -427,23 +311,27 @@ def evaluate(
     if as_json:
         _print_json(report)
     else:
-        typer.echo(f"{report['dataset']}: {report['n_queries']} queries, {report['n_docs']} docs")
-        for mode, values in report["modes"].items():
-            typer.echo(f"  {mode:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
-        for peer, values in report.get("peers", {}).items():
-            typer.echo(f"  {peer:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
-        diff = report["hybrid_minus_best_single"]
-        typer.echo(
-            f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})"
-        )
-        for mode, figures in report["latency_ms"].items():
-            typer.echo(f"  latency {mode:>8}: " + "  ".join(
-                f"k={f['k']} p50 {f['p50']:.1f} ms p95 {f['p95']:.1f} ms"
-                for f in figures.values()))  # fmt: skip
-        if verdict:
-            typer.echo(verdict)
+        _echo_eval(report, verdict)
     if baseline is not None and not report["baseline"]["passed"]:
         raise typer.Exit(1)
+
+
+def _echo_eval(report: dict, verdict: str | None) -> None:
+    """The evaluation report as text: each mode's and peer's figures, hybrid against the best
+    single mode, the latencies, and the baseline's verdict."""
+    typer.echo(f"{report['dataset']}: {report['n_queries']} queries, {report['n_docs']} docs")
+    for mode, values in report["modes"].items():
+        typer.echo(f"  {mode:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
+    for peer, values in report.get("peers", {}).items():
+        typer.echo(f"  {peer:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
+    diff = report["hybrid_minus_best_single"]
+    typer.echo(f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})")
+    for mode, figures in report["latency_ms"].items():
+        typer.echo(f"  latency {mode:>8}: " + "  ".join(
+            f"k={f['k']} p50 {f['p50']:.1f} ms p95 {f['p95']:.1f} ms"
+            for f in figures.values()))  # fmt: skip
+    if verdict:
+        typer.echo(verdict)
 
 
 @app.command()
@@ -459,29 +347,6 @@ def mcp() -> None:
 def demo() -> None:
     """Start the embedded database, load the demo corpus into every corpus, show searches."""
     run_demo(_settings(), echo=typer.echo)
-
-
-# -- user ---------------------------------------------------------------------------------------
-@user_app.command("set-password")
-def user_set_password(
-    name: Annotated[str, typer.Argument(help="The desk user: chair.")],
-    password_stdin: Annotated[
-        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
-    ] = False,
-) -> None:
-    """Set the desk password of NAME (asked twice, not echoed; or one line on stdin). Every
-    session of NAME ends."""
-    from getpass import getpass
-
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = getpass(f"new desk password for {name}: ")
-        if getpass("the same again: ") != password:
-            raise InvalidInput("the two passwords differ; nothing was changed")
-    with _app() as legal:
-        set_password(legal, name, password)
-    typer.echo(f"password of {name} set; every earlier session of {name} ended")
 
 
 register(app)

@@ -1,11 +1,10 @@
 """`legal-ai` commands of the learning loop: draft add/check, final upload, learning
-history/pairs/run, lessons, promote, methodology, feedback, brief, contrastive, serve, worker
-(DESIGN §10)."""
+history/pairs/run, promote, brief, contrastive (DESIGN §10); lessons, methodology and feedback
+are cli/methodology.py, serve and worker cli/serve.py, registered from here in the order
+`--help` lists them."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,36 +13,25 @@ from ..errors import InvalidInput
 from ..knowledge import curator
 from ..knowledge.brief import writing_brief
 from ..knowledge.contrastive import get_contrastive_examples
-from ..learning import finals, fingerprint, lessons, methodology, panel_stats
+from ..learning import finals, fingerprint, panel_stats
 from ..learning.copy_policy import check, summary
 from ..learning.engine import configured
-from ..learning.feedback import list_feedback, record, weekly_summary
 from ..learning.finals import add_draft, pairs, upload_final
 from ..learning.finals import missing_precedents as missing
 from ..learning.jobs import run
-from ..learning.lessons import list_lessons, promote, review
-from ..learning.methodology import diff, edit, restore, show
+from ..learning.lessons import promote
 from ..learning.panel_audit import rebuild
-from ..ops.worker import STAGES, work
-from ..web import app as web_app
-from ..web.clients import uvicorn_options
-from .common import JsonFlag, _app, _print_json, _settings
+from ..ops.worker import STAGES
+from .args import AppealType, Case, File, Outcome, PracticeArea, emit
+from .common import JsonFlag, _app, _print_json
+from .methodology import register as register_methodology
+from .serve import register as register_serve
+from .serve import serve as serve
+from .serve import worker as worker
 
 draft_app = typer.Typer(help="Our drafts of the chair's decisions.", no_args_is_help=True)
 final_app = typer.Typer(help="The chair's signed finals.", no_args_is_help=True)
 learning_app = typer.Typer(help="The learning loop's ledger and history.", no_args_is_help=True)
-lessons_app = typer.Typer(help="Lessons and the chair's gate.", no_args_is_help=True)
-methodology_app = typer.Typer(help="The chair's methodology profiles.", no_args_is_help=True)
-feedback_app = typer.Typer(help="The chair's feedback on our drafts.", no_args_is_help=True)
-
-Case = Annotated[str, typer.Argument(help="The full case number, e.g. 'ערר (מרכז) 1042/23'.")]
-File = Annotated[Path, typer.Argument(help="The decision: PDF, DOCX, TXT or MD.")]
-AppealType = Annotated[str | None, typer.Option(help="permit | change_of_use | plan | "
-                       "betterment_levy | compensation_197 | procedural")]  # fmt: skip
-Outcome = Annotated[str | None, typer.Option(
-    help="accepted | rejected | partially_accepted | remanded")]  # fmt: skip
-PracticeArea = Annotated[str | None, typer.Option(
-    help="planning | betterment_levy | compensation")]  # fmt: skip
 
 
 @draft_app.command("add")
@@ -132,21 +120,12 @@ def learning_history(as_json: JsonFlag = False) -> None:
                    f"pool {row['lesson_pool_size']}")  # fmt: skip
 
 
-def _emit(result: dict, key: str, line, as_json: bool) -> None:
-    """Print a listing: the JSON object, or one line per row of `result[key]`."""
-    if as_json:
-        _print_json(result)
-        return
-    for row in result[key]:
-        typer.echo(line(row))
-
-
 @learning_app.command("pairs")
 def learning_pairs(as_json: JsonFlag = False) -> None:
     """Every draft/final pair and its status."""
     with _app() as legal:
         result = pairs(legal)
-    _emit(result, "pairs", lambda r: f"{r['case_number']}: {r['status']}", as_json)
+    emit(result, "pairs", lambda r: f"{r['case_number']}: {r['status']}", as_json)
 
 
 @learning_app.command("missing-precedents")
@@ -154,7 +133,7 @@ def missing_precedents(as_json: JsonFlag = False) -> None:
     """Rulings our finals cite that the library does not hold (open)."""
     with _app() as legal:
         result = missing(legal)
-    _emit(result, "missing_precedents", lambda r: f"{r['ref']}  (cited by {r['corroboration']}; "
+    emit(result, "missing_precedents", lambda r: f"{r['ref']}  (cited by {r['corroboration']}; "
           f"first in {r['first_cited_in']})", as_json)  # fmt: skip
 
 
@@ -248,38 +227,6 @@ def learning_fingerprint(as_json: JsonFlag = False) -> None:
                "`legal-ai methodology edit`")  # fmt: skip
 
 
-@lessons_app.command("list")
-def lessons_list(status: Annotated[str | None, typer.Option(help="proposed | approved | "
-                 "rejected | vetoed")] = None, case: Annotated[str | None, typer.Option()] = None,
-                 as_json: JsonFlag = False) -> None:  # fmt: skip
-    """Lessons, optionally by status or case."""
-    with _app() as legal:
-        result = list_lessons(legal, status, case)
-    _emit(result, "lessons", lambda r: f"#{r['id']} [{r['review_status']}] {r['category']} "
-          f"({r['kind']}): {r['text']}", as_json)  # fmt: skip
-
-
-@lessons_app.command("add")
-def lessons_add(case: Case, category: str, text: str,
-                block: Annotated[str | None, typer.Option()] = None,
-                as_json: JsonFlag = False) -> None:  # fmt: skip
-    """Add a lesson by hand (source: chair): approved when the chair adds it, else proposed."""
-    with _app() as legal:
-        row = lessons.propose(legal, case, category, text, source="chair", block=block)
-    _print_json(row) if as_json else typer.echo(f"lesson #{row['id']} {row['review_status']}")
-
-
-@lessons_app.command("review")
-def lessons_review(lesson_id: int, decision: Annotated[str, typer.Argument(
-                   help="approve | reject | veto")],
-                   reason: Annotated[str | None, typer.Option()] = None,
-                   as_json: JsonFlag = False) -> None:  # fmt: skip
-    """The chair's decision on a lesson."""
-    with _app() as legal:
-        row = review(legal, lesson_id, decision, reason=reason)
-    _print_json(row) if as_json else typer.echo(f"lesson #{row['id']}: {row['review_status']}")
-
-
 @learning_app.command("promote")
 def learning_promote(case: Case, lesson: Annotated[list[int], typer.Option(
                      help="A lesson id to fold (repeat).")] = None,
@@ -297,106 +244,6 @@ def learning_promote(case: Case, lesson: Annotated[list[int], typer.Option(
     typer.echo(f"{result['case_number']}: folded {len(result['folded_lessons'])} lessons and "
                f"{len(result['phrases'])} phrases into {result['appeal_type']} "
                f"v{result['methodology_version']}; pair {result['pair_status']}")  # fmt: skip
-
-
-@methodology_app.command("show")
-def methodology_show(appeal_type: Annotated[str, typer.Argument()] = "universal") -> None:
-    """Print a methodology profile (JSON)."""
-    with _app() as legal:
-        _print_json(show(legal, appeal_type))
-
-
-@methodology_app.command("edit")
-def methodology_edit(appeal_type: str, changes: Annotated[Path, typer.Argument(
-                     help="A JSON file of the top-level keys to replace.")],
-                     reason: Annotated[str, typer.Option()] = "edit") -> None:  # fmt: skip
-    """Replace keys of a methodology profile (a new version)."""
-    try:
-        data = json.loads(changes.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"{changes}: not a readable JSON object ({exc})") from None
-    if not isinstance(data, dict):
-        raise InvalidInput(f"{changes}: expected a JSON object of profile keys")
-    with _app() as legal:
-        result = edit(legal, appeal_type, data, reason=reason)
-    typer.echo(f"{result['appeal_type']}: version {result['version']}")
-
-
-@methodology_app.command("history")
-def methodology_history(appeal_type: str, as_json: JsonFlag = False) -> None:
-    """List a profile's versions, newest first: version, who saved it, when, why."""
-    with _app() as legal:
-        result = methodology.history(legal, appeal_type)
-    if as_json:
-        _print_json(result)
-        return
-    for v in result["versions"]:
-        typer.echo(f"v{v['version']}  {v['created_at'][:19]}  {v['updated_by']}: "
-                   f"{v['reason'] or '-'}")  # fmt: skip
-
-
-@methodology_app.command("diff")
-def methodology_diff(appeal_type: str, a: int, b: int, as_json: JsonFlag = False) -> None:
-    """What changed from version A to version B: each top-level key, before and after."""
-    with _app() as legal:
-        result = diff(legal, appeal_type, a, b)
-    if as_json:
-        _print_json(result)
-        return
-    if not result["changes"]:
-        typer.echo(f"{result['appeal_type']}: versions {a} and {b} are the same")
-    for change in result["changes"]:
-        typer.echo(f"{change['key']}:")
-        for label, value in (("-", change["before"]), ("+", change["after"])):
-            typer.echo(f"  {label} {json.dumps(value, ensure_ascii=False)}")
-
-
-@methodology_app.command("restore")
-def methodology_restore(appeal_type: str, version: int,
-                        reason: Annotated[str | None, typer.Option()] = None) -> None:  # fmt: skip
-    """Restore an earlier version as a NEW version (the chair only: LEGAL_AI_CHAIR_TOKEN)."""
-    with _app() as legal:
-        result = restore(legal, appeal_type, version, reason=reason)
-    dropped = result["dropped_lessons"]
-    typer.echo(f"{result['appeal_type']}: version {result['version']} restores version "
-               f"{version}" + (f"; lessons no longer approved left out: {dropped}"
-                               if dropped else ""))  # fmt: skip
-
-
-@feedback_app.command("add")
-def feedback_add(category: Annotated[str, typer.Argument(
-                 help="missing_content | wrong_tone | wrong_structure | factual_error | style | "
-                 "other")], text: str, case: Annotated[str | None, typer.Option()] = None,
-                 block: Annotated[str | None, typer.Option()] = None,
-                 as_json: JsonFlag = False) -> None:  # fmt: skip
-    """Record the chair's feedback on a draft."""
-    with _app() as legal:
-        row = record(legal, category, text, case=case, block=block)
-    _print_json(row) if as_json else typer.echo(f"feedback #{row['id']} recorded")
-
-
-@feedback_app.command("list")
-def feedback_list(case: Annotated[str | None, typer.Option()] = None,
-                  category: Annotated[str | None, typer.Option()] = None,
-                  limit: int = 50, as_json: JsonFlag = False) -> None:  # fmt: skip
-    """The chair's feedback, newest first."""
-    with _app() as legal:
-        result = list_feedback(legal, case=case, category=category, limit=limit)
-    _emit(result, "feedback", lambda r: f"#{r['id']} {r['category']} {r['block'] or ''} "
-          f"{r['case_number'] or ''}: {r['text']}", as_json)  # fmt: skip
-
-
-@feedback_app.command("summary")
-def feedback_summary(days: int = 7, as_json: JsonFlag = False) -> None:
-    """The last week's feedback grouped by category and block."""
-    with _app() as legal:
-        result = weekly_summary(legal, days=days)
-    if as_json:
-        _print_json(result)
-        return
-    typer.echo(f"{result['total']} items since {result['since'][:10]}")
-    for group in result["groups"]:
-        typer.echo(f"  {group['category']} / {group['block'] or '-'}: {group['count']}")
 
 
 def brief(appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
@@ -432,51 +279,11 @@ def contrastive(block: Annotated[str, typer.Argument(help="One of the 12 blocks,
         typer.echo(f"  note: {result['note']}")
 
 
-def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
-          port: int = 8765) -> None:  # fmt: skip
-    """Serve the HTTP API (LEGAL_AI_CHAIR_TOKEN and/or LEGAL_AI_AGENT_TOKEN; README: HTTP API)."""
-    import logging
-
-    import uvicorn
-
-    settings = _settings()
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    # Proxy headers follow LEGAL_AI_TRUSTED_PROXIES (off when empty; uvicorn's own default
-    # would believe X-Forwarded-For from 127.0.0.1): web/clients.py.
-    uvicorn.run(web_app.create_app(settings), host=host, port=port, log_level="info",
-                **uvicorn_options(settings))  # fmt: skip
-
-
-def worker(once: Annotated[bool, typer.Option("--once", help="One pass over the ready jobs, "
-           "then exit.")] = False,
-           poll: Annotated[float, typer.Option(help="Seconds between passes.", min=0.1)] = 5.0
-           ) -> None:  # fmt: skip
-    """Drain the queues until stopped (SIGTERM/SIGINT settle the job in hand first): learning,
-    OCR, principle extraction, enrichment, scheduled jobs, canonical synthesis, voice documents."""
-    import signal
-
-    stop: list[int] = []
-
-    def request_stop(signum, frame) -> None:
-        if stop:  # a second signal: stop now (the job's lease makes it claimable again)
-            raise SystemExit(128 + signum)
-        stop.append(signum)
-        typer.echo("stopping after the job in hand (signal again to stop now)", err=True)
-
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, request_stop)
-    with _app() as legal:
-        work(legal, once=once, poll=poll, echo=typer.echo, should_stop=lambda: bool(stop))
-
-
 def register(app: typer.Typer) -> None:
     app.add_typer(draft_app, name="draft")
     app.add_typer(final_app, name="final")
     app.add_typer(learning_app, name="learning")
-    app.add_typer(lessons_app, name="lessons")
-    app.add_typer(methodology_app, name="methodology")
-    app.add_typer(feedback_app, name="feedback")
+    register_methodology(app)  # lessons, methodology, feedback
     app.command("brief")(brief)
     app.command("contrastive")(contrastive)
-    app.command("serve")(serve)
-    app.command("worker")(worker)
+    register_serve(app)  # serve, worker

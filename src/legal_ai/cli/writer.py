@@ -13,6 +13,22 @@ from ..knowledge import templates as template_service
 from .common import JsonFlag, _app, _print_json
 
 
+def _refresh(as_json: bool) -> None:
+    """`legal-ai exemplars --refresh`: cut and embed the finals not cut yet, measure the
+    templates again, and say what was done."""
+    with _app() as legal:
+        report = exemplar_service.refresh(legal)
+    if as_json:
+        _print_json(report)
+        return
+    typer.echo(f"cut {report['finals_cut']} final(s) into {report['paragraphs']} paragraphs; "
+               f"embedded {report['reembedded']}; templates "
+               f"{'measured again' if report['templates']['recomputed'] else 'unchanged'} "
+               f"({report['templates']['templates']})")  # fmt: skip
+    for doc_id in report["not_decisions"]:
+        typer.echo(f"  not a decision the block headings can read: {doc_id}")
+
+
 def exemplars(
     block: Annotated[
         str | None,
@@ -51,17 +67,7 @@ def exemplars(
     """The chair's own paragraphs of BLOCK for a decision of --appeal-type, from her other
     finals, with their provenance."""
     if refresh:
-        with _app() as legal:
-            report = exemplar_service.refresh(legal)
-        if as_json:
-            _print_json(report)
-            return
-        typer.echo(f"cut {report['finals_cut']} final(s) into {report['paragraphs']} paragraphs; "
-                   f"embedded {report['reembedded']}; templates "
-                   f"{'measured again' if report['templates']['recomputed'] else 'unchanged'} "
-                   f"({report['templates']['templates']})")  # fmt: skip
-        for doc_id in report["not_decisions"]:
-            typer.echo(f"  not a decision the block headings can read: {doc_id}")
+        _refresh(as_json)
         return
     if block is None or appeal_type is None:
         raise InvalidInput("give a BLOCK and --appeal-type (or --refresh)")

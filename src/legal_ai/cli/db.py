@@ -1,0 +1,81 @@
+"""`legal-ai db`: the PostgreSQL database (its URL, migrations, the embedded server, backup and
+restore)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..store import database_url, stop_embedded
+from ..store.backup import backup, restore
+from ..store.migrations import apply_role_grants, migrate
+from .common import JsonFlag, _print_json, _settings
+
+db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
+
+
+@db_app.command("url")
+def db_url() -> None:
+    """Print the connection URL in use (starts the embedded server if needed)."""
+    typer.echo(database_url(_settings()))
+
+
+@db_app.command("migrate")
+def db_migrate() -> None:
+    """Apply pending schema migrations (also done automatically on first use)."""
+    url = database_url(_settings())
+    applied = migrate(url)
+    typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
+    enforced = apply_role_grants(url)
+    typer.echo("roles legal_ai_chair / legal_ai_agent: " + (
+        "granted" if enforced else "missing (the gate cannot tell the chair's role; "
+        "docs/security.md)"))  # fmt: skip
+
+
+@db_app.command("stop")
+def db_stop() -> None:
+    """Stop the embedded PostgreSQL server."""
+    settings = _settings()
+    if settings.database_url:
+        typer.echo("LEGAL_AI_DATABASE_URL is set: that server is not ours to stop")
+        return
+    stopped = stop_embedded(settings.pgdata)
+    typer.echo("stopped" if stopped else "not running")
+
+
+@db_app.command("backup")
+def db_backup(
+    file: Annotated[Path, typer.Argument(help="The backup file to write (pg_dump custom format).")],
+    force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Back up the whole database (every item, embedding, lesson, audit and history row)."""
+    result = backup(database_url(_settings()), file, overwrite=force)
+    if json_out:
+        _print_json(result)
+    else:
+        typer.echo(f"backed up {result['tables']} tables to {file} ({result['bytes']} bytes)")
+
+
+@db_app.command("restore")
+def db_restore(
+    file: Annotated[Path, typer.Argument(help="A file made by `legal-ai db backup`.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a database that already holds data.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Restore a backup into the database: all of it or, on any error, nothing."""
+    result = restore(database_url(_settings()), file, force=force)
+    if json_out:
+        _print_json(result)
+    else:
+        typer.echo(f"restored {result['tables']} tables into database {result['database']}")
+        for note in result["notes"]:
+            typer.echo(f"note: {note}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(db_app, name="db")

@@ -1,0 +1,54 @@
+"""`legal-ai serve` and `legal-ai worker`: the HTTP API and the worker that drains the queues."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..ops.worker import work
+from ..web import app as web_app
+from ..web.clients import uvicorn_options
+from .common import _app, _settings
+
+
+def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
+          port: int = 8765) -> None:  # fmt: skip
+    """Serve the HTTP API (LEGAL_AI_CHAIR_TOKEN and/or LEGAL_AI_AGENT_TOKEN; README: HTTP API)."""
+    import logging
+
+    import uvicorn
+
+    settings = _settings()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # Proxy headers follow LEGAL_AI_TRUSTED_PROXIES (off when empty; uvicorn's own default
+    # would believe X-Forwarded-For from 127.0.0.1): web/clients.py.
+    uvicorn.run(web_app.create_app(settings), host=host, port=port, log_level="info",
+                **uvicorn_options(settings))  # fmt: skip
+
+
+def worker(once: Annotated[bool, typer.Option("--once", help="One pass over the ready jobs, "
+           "then exit.")] = False,
+           poll: Annotated[float, typer.Option(help="Seconds between passes.", min=0.1)] = 5.0
+           ) -> None:  # fmt: skip
+    """Drain the queues until stopped (SIGTERM/SIGINT settle the job in hand first): learning,
+    OCR, principle extraction, enrichment, scheduled jobs, canonical synthesis, voice documents."""
+    import signal
+
+    stop: list[int] = []
+
+    def request_stop(signum, frame) -> None:
+        if stop:  # a second signal: stop now (the job's lease makes it claimable again)
+            raise SystemExit(128 + signum)
+        stop.append(signum)
+        typer.echo("stopping after the job in hand (signal again to stop now)", err=True)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, request_stop)
+    with _app() as legal:
+        work(legal, once=once, poll=poll, echo=typer.echo, should_stop=lambda: bool(stop))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+    app.command("worker")(worker)
