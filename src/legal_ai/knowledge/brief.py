@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AppError, InvalidInput
 from ..learning import vocabulary as vocab
-from ..learning.finals import chair_ratios
+from ..learning.held_out import chair_ratios
 from ..learning.methodology import merged_profile
 from ..store import learning as store
 from .voice import for_brief

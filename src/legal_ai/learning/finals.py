@@ -6,7 +6,8 @@ style corpus under the full case number; open or advance the pair to `final_rece
 it into `case_law` as `internal_committee` (chair from the case, else the committee default);
 extract citations, link those in the library and flag missing precedents; rebuild
 corroboration; then, when our draft exists, align the two, append the held-out style-distance
-row (before any lesson of the case is folded) and advance the pair to `analyzed`.
+row (before any lesson of the case is folded; learning/held_out.py) and advance the pair to
+`analyzed`.
 """
 
 from __future__ import annotations
@@ -29,10 +30,8 @@ from ..text import extract
 from . import copy_policy
 from . import jobs as learning_jobs
 from . import vocabulary as vocab
-from .alignment import align, block_shares, count_phrases, ratio_deviation
 from .decisions import library_match, read_decision, segment
-from .methodology import merged_profile
-from .stylometry import burrows_delta, measure_corpus_ratios
+from .held_out import analyze
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -67,15 +66,12 @@ def add_draft(
             )
         store.upsert_case(conn, case, appeal_type=appeal_type, outcome=outcome,
                           practice_area=practice_area)  # fmt: skip
-        draft = store.find_draft(conn, case, digest)
-        created = draft is None
-        if created:
-            draft = store.insert_draft(conn, {
-                "case_number": case, "content": extracted.text, "content_hash": digest,
-                "blocks": seg.blocks, "missing_blocks": seg.missing, "appeal_type": appeal_type,
-                "outcome": outcome, "practice_area": practice_area,
-                "source_path": source_name or str(path),
-            })  # fmt: skip
+        draft, created = _stored_draft(conn, {
+            "case_number": case, "content": extracted.text, "content_hash": digest,
+            "blocks": seg.blocks, "missing_blocks": seg.missing, "appeal_type": appeal_type,
+            "outcome": outcome, "practice_area": practice_area,
+            "source_path": source_name or str(path),
+        })  # fmt: skip
         if pair is None:
             pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
         elif pair["draft_id"] != draft["id"]:
@@ -88,17 +84,32 @@ def add_draft(
         "pair_status": pair["status"],
         "draft_version": draft["version"],
         "created": created,
-        "blocks": [
-            {
-                "block": b,
-                "words": len(seg.blocks.get(b, "").split()),
-                "heading": seg.headings.get(b),
-            }
-            for b in text_blocks.BLOCKS
-        ],
+        "blocks": _block_words(seg),
         "missing_blocks": seg.missing,
         "copy_check": report,
     }
+
+
+def _stored_draft(conn, values: dict[str, Any]) -> tuple[dict, bool]:
+    """The draft of this text (found by its hash, else inserted as the case's next version) and
+    whether it was inserted."""
+    draft = store.find_draft(conn, values["case_number"], values["content_hash"])
+    created = draft is None
+    if created:
+        draft = store.insert_draft(conn, values)
+    return draft, created
+
+
+def _block_words(seg) -> list[dict]:
+    """Each of the 12 blocks with its word count and the heading it was found under."""
+    return [
+        {
+            "block": b,
+            "words": len(seg.blocks.get(b, "").split()),
+            "heading": seg.headings.get(b),
+        }
+        for b in text_blocks.BLOCKS
+    ]
 
 
 def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict, name: str
@@ -120,6 +131,107 @@ def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict, na
     return style, internal
 
 
+def _read_case(app: Context, case: str, text: str) -> tuple:
+    """The final's blocks and what is stored of its case: the case row, its pair, our draft."""
+    with app.store.connection() as conn:
+        seg = segment(conn, text)
+        known = sql_items.get_case(conn, case) or {}
+        pair = store.get_pair(conn, case)
+        draft = store.get_draft(conn, pair["draft_id"]) if pair and pair["draft_id"] else None
+    return seg, known, pair, draft
+
+
+def _final_fields(app: Context, case: str, name: str, seg, known: dict, draft: dict | None,
+                  practice_area: str | None, decided_on: str | None) -> dict:  # fmt: skip
+    """The final's practice area, decision date and chair (given, stored, or read from it);
+    InvalidInput when one cannot be told."""
+    fields = {
+        "practice_area": practice_area or known.get("practice_area")
+        or (draft or {}).get("practice_area")
+        or vocab.practice_area_from(seg.blocks["header"], seg.blocks.get("subject", "")),
+        "decided_on": vocab.iso_date(decided_on, "decided_on")
+        or vocab.decision_date(seg.blocks.get("signature", ""), seg.blocks["header"]),
+        "chair_name": known.get("chair_name") or app.settings.committee_chair,
+    }  # fmt: skip
+    if fields["practice_area"] is None:
+        raise InvalidInput(f"{name}: cannot tell the practice area; pass --practice-area")
+    if fields["decided_on"] is None:
+        raise InvalidInput(f"{name}: no decision date found; pass --decided-on YYYY-MM-DD")
+    if not fields["chair_name"]:
+        raise InvalidInput(
+            f"{case}: no chair is recorded for this case; set LEGAL_AI_COMMITTEE_CHAIR to the "
+            "committee chair's name (a decision is never attributed to a default)"
+        )
+    return fields
+
+
+def _already_stored(app: Context, case: str, pair: dict | None, final_hash: str) -> bool:
+    """Whether this very final is stored already (and its pair past our draft)."""
+    with app.store.connection() as conn:
+        stored = sql_items.find_item(conn, get_corpus("internal"), case)
+    return bool(
+        stored and pair and stored["content_hash"] == final_hash and pair["status"] != "draft_done"
+    )
+
+
+def _write_final(conn, ingestor, case: str, fields: dict, appeal_type: str | None,
+                 outcome: str | None, staged_style, staged_internal) -> tuple:  # fmt: skip
+    """The case row and both copies of the final written (the caller's transaction, the case
+    locked); its pair, locked; the copies' statuses; and whether nothing changed."""
+    store.lock_case(conn, case)
+    store.upsert_case(conn, case, practice_area=fields["practice_area"],
+                      appeal_type=appeal_type, outcome=outcome,
+                      chair_name=fields["chair_name"])  # fmt: skip
+    style_outcome, style_status = ingestor.write_staged(conn, staged_style)
+    internal_outcome, internal_status = ingestor.write_staged(conn, staged_internal)
+    pair = store.get_pair(conn, case, lock=True)
+    unchanged = bool(
+        {style_outcome, internal_outcome} == {"unchanged"}
+        and pair
+        and pair["status"] != "draft_done"
+    )
+    return pair, style_status, internal_status, unchanged
+
+
+def _advance_pair(conn, case: str, pair: dict | None, blocks: dict, notes: list[str]
+                  ) -> tuple[dict, dict, dict]:  # fmt: skip
+    """The pair opened or moved to `final_received` with the final's two stored copies (a
+    changed final of a pair past that keeps its status); the pair and the copies' rows."""
+    style_row = sql_items.find_item(conn, get_corpus("style"), case)
+    internal_row = sql_items.find_item(conn, get_corpus("internal"), case)
+    version = internal_row["version"]
+    rows = {"style_document_id": style_row["id"], "case_law_id": internal_row["id"],
+            "final_version": version, "final_blocks": blocks}  # fmt: skip
+    if pair is None:
+        pair = store.insert_pair(conn, case, "final_received", **rows)
+    elif pair["status"] == "draft_done":
+        pair = store.update_pair(conn, pair["id"], status="final_received", **rows)
+    else:
+        notes.append(f"a changed final: stored as version {version}")
+        pair = store.update_pair(conn, pair["id"], **rows)
+    return pair, style_row, internal_row
+
+
+def _held_out(conn, pair: dict, blocks: dict, text: str, notes: list[str]
+              ) -> tuple[dict, dict | None]:  # fmt: skip
+    """With our draft: the analysis and the held-out history row, the pair `analyzed`."""
+    history_row = None
+    draft = store.get_draft(conn, pair["draft_id"]) if pair["draft_id"] else None
+    if draft is None:
+        notes.append(
+            "no draft was registered for this case, so no held-out snapshot was possible; "
+            "the final still joined the style corpus and the internal decisions"
+        )
+    else:
+        analysis, history = analyze(conn, pair, draft, blocks, text)
+        history_row = jsonable(store.append_history(conn, history))
+        changes = {"analysis": analysis}
+        if pair["status"] == "final_received":
+            changes["status"] = "analyzed"
+        pair = store.update_pair(conn, pair["id"], **changes)
+    return pair, history_row
+
+
 def upload_final(
     app: Context,
     case: str,
@@ -138,38 +250,13 @@ def upload_final(
     outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
     extracted = read_decision(app, path, source_name)
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
-    with app.store.connection() as conn:
-        seg = segment(conn, extracted.text)
-        known = sql_items.get_case(conn, case) or {}
-        pair = store.get_pair(conn, case)
-        draft = store.get_draft(conn, pair["draft_id"]) if pair and pair["draft_id"] else None
-    fields = {
-        "practice_area": practice_area or known.get("practice_area")
-        or (draft or {}).get("practice_area")
-        or vocab.practice_area_from(seg.blocks["header"], seg.blocks.get("subject", "")),
-        "decided_on": vocab.iso_date(decided_on, "decided_on")
-        or vocab.decision_date(seg.blocks.get("signature", ""), seg.blocks["header"]),
-        "chair_name": known.get("chair_name") or app.settings.committee_chair,
-    }  # fmt: skip
-    if fields["practice_area"] is None:
-        raise InvalidInput(
-            f"{source_name or path.name}: cannot tell the practice area; pass --practice-area"
-        )
-    if fields["decided_on"] is None:
-        raise InvalidInput(
-            f"{source_name or path.name}: no decision date found; pass --decided-on YYYY-MM-DD"
-        )
-    if not fields["chair_name"]:
-        raise InvalidInput(
-            f"{case}: no chair is recorded for this case; set LEGAL_AI_COMMITTEE_CHAIR to the "
-            "committee chair's name (a decision is never attributed to a default)"
-        )
+    seg, known, pair, draft = _read_case(app, case, extracted.text)
+    fields = _final_fields(app, case, source_name or path.name, seg, known, draft,
+                           practice_area, decided_on)  # fmt: skip
     style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
 
     final_hash = content_hash(internal_item)
-    with app.store.connection() as conn:
-        stored = sql_items.find_item(conn, internal_corpus, case)
-    if stored and pair and stored["content_hash"] == final_hash and pair["status"] != "draft_done":
+    if _already_stored(app, case, pair, final_hash):
         return _unchanged(app, case, pair)
 
     ingestor = app.ingestor()
@@ -177,46 +264,14 @@ def upload_final(
     staged_internal = ingestor.stage(internal_item, internal_corpus)  # same texts: cache hits
     notes: list[str] = []
     with app.store.transaction() as conn:
-        store.lock_case(conn, case)
-        store.upsert_case(conn, case, practice_area=fields["practice_area"],
-                          appeal_type=appeal_type, outcome=outcome,
-                          chair_name=fields["chair_name"])  # fmt: skip
-        style_outcome, style_status = ingestor.write_staged(conn, staged_style)
-        internal_outcome, internal_status = ingestor.write_staged(conn, staged_internal)
-        pair = store.get_pair(conn, case, lock=True)
-        if (
-            {style_outcome, internal_outcome} == {"unchanged"}
-            and pair
-            and pair["status"] != "draft_done"
-        ):
+        pair, style_status, internal_status, unchanged = _write_final(
+            conn, ingestor, case, fields, appeal_type, outcome, staged_style, staged_internal
+        )
+        if unchanged:
             return _unchanged(app, case, pair)  # another upload of this file won the race
-        style_row = sql_items.find_item(conn, style_corpus, case)
-        internal_row = sql_items.find_item(conn, internal_corpus, case)
-        version = internal_row["version"]
-        rows = {"style_document_id": style_row["id"], "case_law_id": internal_row["id"],
-                "final_version": version, "final_blocks": seg.blocks}  # fmt: skip
-        if pair is None:
-            pair = store.insert_pair(conn, case, "final_received", **rows)
-        elif pair["status"] == "draft_done":
-            pair = store.update_pair(conn, pair["id"], status="final_received", **rows)
-        else:
-            notes.append(f"a changed final: stored as version {version}")
-            pair = store.update_pair(conn, pair["id"], **rows)
+        pair, style_row, internal_row = _advance_pair(conn, case, pair, seg.blocks, notes)
         linked, missing = _citations(conn, case, internal_row["id"], extracted.text)
-        history_row = None
-        draft = store.get_draft(conn, pair["draft_id"]) if pair["draft_id"] else None
-        if draft is None:
-            notes.append(
-                "no draft was registered for this case, so no held-out snapshot was possible; "
-                "the final still joined the style corpus and the internal decisions"
-            )
-        else:
-            analysis, history = analyze(conn, pair, draft, seg.blocks, extracted.text)
-            history_row = jsonable(store.append_history(conn, history))
-            changes = {"analysis": analysis}
-            if pair["status"] == "final_received":
-                changes["status"] = "analyzed"
-            pair = store.update_pair(conn, pair["id"], **changes)
+        pair, history_row = _held_out(conn, pair, seg.blocks, extracted.text, notes)
         # The learning stage (distill, panel, curator) of this final, queued with the upload:
         # one job per case and final text (the same final again queues nothing).
         job = learning_jobs.enqueue(conn, case, final_hash)
@@ -228,7 +283,7 @@ def upload_final(
         "pair_status": pair["status"],
         "case_law_id": internal_row["id"],
         "style_document_id": style_row["id"],
-        "version": version,
+        "version": internal_row["version"],
         "changed": True,
         "searchable": bool(internal_status["searchable"] and style_status["searchable"]),
         "blocks_missing": seg.missing,
@@ -291,72 +346,6 @@ def link_library(conn, exclude: int | None = None) -> None:
         if target is not None and target != exclude:
             store.link_authority(conn, authority["id"], target)
     store.refresh_missing_and_corroboration(conn)
-
-
-def chair_ratios(conn, profile: dict, finals: list[dict] | None = None
-                 ) -> tuple[dict[str, float], list[dict]]:  # fmt: skip
-    """The chair's block-length ratios measured over her finals in the style corpus (the
-    profile's golden ratios when none can be read), and the finals' blocks."""
-    finals = store.style_finals(conn) if finals is None else finals
-    found = []
-    for row in finals:
-        try:
-            found.append(text_blocks.segment(row["content"], profile.get("blocks", {})).blocks)
-        except InvalidInput:
-            continue
-    return measure_corpus_ratios(found) or profile.get("golden_ratios") or {}, found
-
-
-def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
-            ) -> tuple[dict, dict]:  # fmt: skip
-    """Block alignment and the held-out style distance of our draft to the chair's final."""
-    profile = merged_profile(conn, draft["appeal_type"])
-    diffs = align(draft["blocks"], final_blocks)
-    edits = sum(d.edit_distance for d in diffs)
-    draft_words = sum(d.draft_words for d in diffs)
-    final_words = sum(d.final_words for d in diffs)
-    anti = profile.get("anti_patterns", [])
-    draft_anti = count_phrases(draft["content"], anti)
-    final_anti = count_phrases(final_text, anti)
-    past = store.style_finals(conn, exclude_case=pair["case_number"])
-    past_texts = [r["content"] for r in past]
-    ratios, past_blocks = chair_ratios(conn, profile, past)
-    draft_shares = block_shares(draft["blocks"])
-    final_shares = block_shares(final_blocks)
-    metrics: dict[str, Any] = {
-        "blocks": {d.block: d.as_dict() for d in diffs},
-        "unchanged_blocks": [d.block for d in diffs if d.unchanged],
-        "draft_anti_patterns": draft_anti,
-        "final_anti_patterns": final_anti,
-        "draft_block_shares": draft_shares,
-        "final_block_shares": final_shares,
-        "profile_block_shares": ratios,
-        "final_ratio_deviation": ratio_deviation(final_shares, ratios),
-        "final_stylometric_delta": burrows_delta(final_text, past_texts),
-        "draft_words": draft_words,
-        "final_words": final_words,
-        "draft_version": draft["version"],
-    }  # fmt: skip
-    history = {
-        "pair_id": pair["id"],
-        "case_number": pair["case_number"],
-        "final_version": pair["final_version"],
-        "appeal_type": draft["appeal_type"],
-        "outcome": draft["outcome"],
-        "anti_pattern_total": sum(draft_anti.values()),
-        "final_anti_pattern_total": sum(final_anti.values()),
-        "ratio_deviation": ratio_deviation(draft_shares, ratios),
-        "change_percent": round(100 * edits / max(draft_words, final_words, 1), 2),
-        "word_edit_distance": edits,
-        "stylometric_delta": burrows_delta(draft["content"], past_texts),
-        "profile_finals": len(past_blocks),
-        "lesson_pool_size": store.lesson_pool_size(conn),
-        "held_out": pair["status"] in ("final_received", "analyzed"),
-        "metrics": metrics,
-    }
-    analysis = {"blocks": metrics["blocks"], "unchanged_blocks": metrics["unchanged_blocks"],
-                "change_percent": history["change_percent"]}  # fmt: skip
-    return analysis, history
 
 
 def history(app: Context, page: Page | None = None) -> dict:

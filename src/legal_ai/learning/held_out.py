@@ -1,0 +1,81 @@
+"""The held-out measure of a final (learning/finals.py, on upload; DESIGN §7): our draft
+aligned with the chair's final block by block, and the style distance between them, taken
+before any lesson of the case is folded: edits, anti-patterns, block-length ratios against
+hers (measured over her other finals), stylometric delta."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidInput
+from ..store import learning as store
+from ..text import blocks as text_blocks
+from .alignment import align, block_shares, count_phrases, ratio_deviation
+from .methodology import merged_profile
+from .stylometry import burrows_delta, measure_corpus_ratios
+
+
+def chair_ratios(conn, profile: dict, finals: list[dict] | None = None
+                 ) -> tuple[dict[str, float], list[dict]]:  # fmt: skip
+    """The chair's block-length ratios measured over her finals in the style corpus (the
+    profile's golden ratios when none can be read), and the finals' blocks."""
+    finals = store.style_finals(conn) if finals is None else finals
+    found = []
+    for row in finals:
+        try:
+            found.append(text_blocks.segment(row["content"], profile.get("blocks", {})).blocks)
+        except InvalidInput:
+            continue
+    return measure_corpus_ratios(found) or profile.get("golden_ratios") or {}, found
+
+
+def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
+            ) -> tuple[dict, dict]:  # fmt: skip
+    """Block alignment and the held-out style distance of our draft to the chair's final."""
+    profile = merged_profile(conn, draft["appeal_type"])
+    diffs = align(draft["blocks"], final_blocks)
+    edits = sum(d.edit_distance for d in diffs)
+    draft_words = sum(d.draft_words for d in diffs)
+    final_words = sum(d.final_words for d in diffs)
+    anti = profile.get("anti_patterns", [])
+    draft_anti = count_phrases(draft["content"], anti)
+    final_anti = count_phrases(final_text, anti)
+    past = store.style_finals(conn, exclude_case=pair["case_number"])
+    past_texts = [r["content"] for r in past]
+    ratios, past_blocks = chair_ratios(conn, profile, past)
+    draft_shares = block_shares(draft["blocks"])
+    final_shares = block_shares(final_blocks)
+    metrics: dict[str, Any] = {
+        "blocks": {d.block: d.as_dict() for d in diffs},
+        "unchanged_blocks": [d.block for d in diffs if d.unchanged],
+        "draft_anti_patterns": draft_anti,
+        "final_anti_patterns": final_anti,
+        "draft_block_shares": draft_shares,
+        "final_block_shares": final_shares,
+        "profile_block_shares": ratios,
+        "final_ratio_deviation": ratio_deviation(final_shares, ratios),
+        "final_stylometric_delta": burrows_delta(final_text, past_texts),
+        "draft_words": draft_words,
+        "final_words": final_words,
+        "draft_version": draft["version"],
+    }  # fmt: skip
+    history = {
+        "pair_id": pair["id"],
+        "case_number": pair["case_number"],
+        "final_version": pair["final_version"],
+        "appeal_type": draft["appeal_type"],
+        "outcome": draft["outcome"],
+        "anti_pattern_total": sum(draft_anti.values()),
+        "final_anti_pattern_total": sum(final_anti.values()),
+        "ratio_deviation": ratio_deviation(draft_shares, ratios),
+        "change_percent": round(100 * edits / max(draft_words, final_words, 1), 2),
+        "word_edit_distance": edits,
+        "stylometric_delta": burrows_delta(draft["content"], past_texts),
+        "profile_finals": len(past_blocks),
+        "lesson_pool_size": store.lesson_pool_size(conn),
+        "held_out": pair["status"] in ("final_received", "analyzed"),
+        "metrics": metrics,
+    }
+    analysis = {"blocks": metrics["blocks"], "unchanged_blocks": metrics["unchanged_blocks"],
+                "change_percent": history["change_percent"]}  # fmt: skip
+    return analysis, history
