@@ -1,6 +1,6 @@
 """`legal-ai` commands of the learning loop: draft add/check, final upload, learning
 history/pairs/run, promote, brief, contrastive (DESIGN §10); lessons, methodology and feedback
-are cli/methodology.py, serve and worker cli/serve.py, registered from here in the order
+are cli/methodology.py, serve and worker cli/services.py, registered from here in the order
 `--help` lists them."""
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from ..ops.worker import STAGES
 from .args import AppealType, Case, File, Outcome, PracticeArea, emit
 from .common import JsonFlag, _app, _print_json
 from .methodology import register as register_methodology
-from .serve import register as register_serve
-from .serve import serve as serve
-from .serve import worker as worker
+from .services import register as register_serve
+from .services import serve as serve
+from .services import worker as worker
 
 draft_app = typer.Typer(help="Our drafts of the chair's decisions.", no_args_is_help=True)
 final_app = typer.Typer(help="The chair's signed finals.", no_args_is_help=True)
