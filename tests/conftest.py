@@ -1,45 +1,54 @@
 """Test worlds: one real embedded PostgreSQL (pgvector) per session, started here and stopped at
 the end; a fresh database per session; every table but the embedding cache emptied per test.
-The embedder is the real local model (retrieval quality is what we sell)."""
+The embedder is the real local model (retrieval quality is what we sell).
+
+Every fixture that tests in more than one folder use is here (pytest offers a conftest.py's
+fixtures to every test below it; a module that needs other settings defines its own under the
+same name): the database and App (`app`, `settings`, `cli_env`, `agent_db_url`), the desk
+(`desk_app`, `client`, `chair`) and the scripted models (`panel`, `voice_writer`, `enricher`,
+`multimodal_url`). Nothing is imported from here: the functions and constants tests share are in
+helpers.py and scenarios.py."""
 
 from __future__ import annotations
 
 import gc
-import json
 import os
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 
 import psycopg
 import pytest
+from fastapi.testclient import TestClient
 from psycopg import conninfo
 
+from helpers import (
+    AGENT,
+    CHAIR_TOKEN,
+    PASSWORD,
+    SHARED,
+    TEST_CHAIR,
+    TEST_DB,
+    TEST_HOME,
+    local_server,
+    sign_in,
+)
+from legal_ai import accounts
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.providers.embedders import E5Local
 from legal_ai.store import drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import set_active_embedder
 from legal_ai.store.db import with_database
+from legal_ai.web.app import create_app
+from llm_servers import scripted_openai
+from scenarios import Enricher, PanelScript, ScriptedMultimodal, Writer
 
-ROOT = Path(__file__).resolve().parents[1]
-# The larger data beside the clone (../shared/data); LEGAL_AI_SHARED_DATA points elsewhere
-# (LEGAL_AI_SHARED_DATA=/nonexistent runs the suite as a clone without it would).
-SHARED = Path(os.environ.get("LEGAL_AI_SHARED_DATA") or ROOT.parent / "shared" / "data")
-TEST_HOME = ROOT / ".legal-ai-test"
-# Several test sessions may share the one test server (parallel work on one machine): each names
-# its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
-TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test")
+# A session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the test server up for the next (several
+# sessions may share it, each in its own database: LEGAL_AI_TEST_DB, helpers.TEST_DB).
 KEEP_SERVER = os.environ.get("LEGAL_AI_TEST_KEEP_SERVER") == "1"
 # Another server instead of the embedded one (CI's second PostgreSQL, scripts/second-postgres):
 # a URL of the non-superuser application login, and of a login that is only an agent.
 EXTERNAL_URL = os.environ.get("LEGAL_AI_TEST_DATABASE_URL")
 EXTERNAL_AGENT_URL = os.environ.get("LEGAL_AI_TEST_AGENT_DATABASE_URL")
 IN_CI = os.environ.get("CI") == "true"
-FIXTURES = Path(__file__).parent / "fixtures"
-TEST_CHAIR = 'עו"ד נועה בדיקה'  # fictional chair of the tests' committee decisions
 
 ITEM_TABLES = (
     "documents, case_law, digests, cases, case_precedents, learning_audit, item_versions,"
@@ -56,19 +65,6 @@ RESET_PROFILES = (
     " FROM methodology_profile_versions v WHERE v.appeal_type = p.appeal_type AND v.version = 1;"
     " DELETE FROM methodology_profile_versions WHERE version > 1"
 )
-
-
-def shared(*parts: str) -> Path:
-    """A path under the shared data, for the larger end-to-end runs (marked `shared`; every
-    feature also has a test on the project's own fixtures, tests/factories.py). Absent, the test
-    is skipped, except in CI (CI=true), where shared/ is laid beside the clone: there it fails."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        message = f"shared data not present: {path} (set LEGAL_AI_SHARED_DATA to its data folder)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI: {message}", pytrace=False)
-        pytest.skip(message)
-    return path
 
 
 _SHARED_DESELECTED = pytest.StashKey[int]()
@@ -205,36 +201,76 @@ def cli_env(settings) -> dict[str, str]:
     return env
 
 
-class ScriptedHandler(BaseHTTPRequestHandler):
-    """Base of the scripted local HTTP servers that stand in for external APIs in adapter tests."""
-
-    def read_json(self) -> dict:
-        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-
-    def send_json(self, payload: dict, status: int = 200) -> None:
-        raw = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def log_message(self, *args) -> None:
-        pass
+# --- Fixtures tests of more than one part use ------------------------------------------------
 
 
-@contextmanager
-def local_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """Serve `handler` on 127.0.0.1 (a free port) in a thread; yield its /v1 base URL."""
-    server = HTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+@pytest.fixture
+def desk_app(app):
+    """The test App with the desk's tables emptied and the chair's password (PASSWORD) set."""
+    with app.store.transaction() as conn:
+        conn.execute("TRUNCATE desk_sessions, desk_login_failures, desk_users")
+    accounts.set_password(app, "chair", PASSWORD)
+    return app
 
 
-def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    path.write_bytes(text.encode(encoding))
-    return path
+@pytest.fixture
+def client(desk_app):
+    """The web app (the desk's pages and the API) under FastAPI's TestClient, an agent's token
+    (writer=AGENT) and the chair's (CHAIR_TOKEN) set, uploads capped at 1 MB. A module whose
+    tests need other settings defines its own `client`."""
+    settings = desk_app.settings.model_copy(update={
+        "agent_token": f"writer={AGENT}", "chair_token": CHAIR_TOKEN, "max_file_mb": 1,
+    })  # fmt: skip
+    with TestClient(create_app(settings, legal=desk_app)) as c:
+        yield c
+
+
+@pytest.fixture
+def chair(client):
+    """`client` signed in to the desk as the chair."""
+    response = sign_in(client)
+    assert response.status_code == 303 and response.headers["location"] == "/training"
+    return client
+
+
+@pytest.fixture
+def panel(app, monkeypatch):
+    """The principle panel: three scripted models (a, b, c) on one local server
+    (scenarios.PanelScript); yields the script and the LEGAL_AI_PRINCIPLE_PANEL value."""
+    script = PanelScript()
+    with scripted_openai(script) as server:
+        value = ",".join(f"openai:{m}@{server.url}" for m in "abc")
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(
+            update={"principle_panel": value, "model_retries": 0}))  # fmt: skip
+        yield script, value
+
+
+@pytest.fixture
+def voice_writer(app, monkeypatch):
+    """The scripted voice writer (scenarios.Writer) as LEGAL_AI_VOICE_WRITER; yields the script
+    and its server."""
+    script = Writer()
+    with scripted_openai(script) as server:
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
+            "voice_writer": f"openai:voice@{server.url}", "model_retries": 0}))  # fmt: skip
+        yield script, server
+
+
+@pytest.fixture
+def enricher(app, monkeypatch):
+    """The scripted enricher (scenarios.Enricher) as LEGAL_AI_ENRICHER; yields the script and its
+    server."""
+    script = Enricher()
+    with scripted_openai(script) as server:
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
+            "enricher": f"openai:enricher@{server.url}", "model_retries": 0}))  # fmt: skip
+        yield script, server
+
+
+@pytest.fixture
+def multimodal_url():
+    """The scripted multimodal embedder (scenarios.ScriptedMultimodal), emptied; its /v1 URL."""
+    ScriptedMultimodal.images = {}
+    ScriptedMultimodal.requests = []
+    with local_server(ScriptedMultimodal) as url:
+        yield url

@@ -6,12 +6,15 @@
   right-to-left by HarfBuzz, so that poppler reads the Hebrew back in logical order.
 - `image_only_pdf()` (a "scan" with no text layer), `scanned_pdf()` (a scan of known Hebrew
   text, for OCR), `truncated_pdf()`, `docx()`.
+- `tiny_pdf()`, `tiny_docx()`, `akn_xml()`: small files written by hand (bytes), for the readers'
+  bad-input and fuzz tests.
 
 Every name, case number and ruling in them is invented; statute section numbers are real.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -179,3 +182,60 @@ def docx(path: Path, text: str, table: list[list[str]] | None = None) -> Path:
                 cell.text = value
     document.save(str(path))
     return path
+
+
+# Small files written by hand, for the readers' bad-input and fuzz tests
+# (test_bad_input.py, reliability/test_fuzz.py).
+AKN_NS = "http://docs.oasis-open.org/legaldocml/ns/akn/3.0"
+TINY_TEXT = "לפנינו ערר על החלטת הוועדה המקומית לאשר הקלה בקו בניין צדדי במגרש."
+
+
+def tiny_pdf(text: str = "Hello committee") -> bytes:
+    """A one-page PDF with a real text layer (Helvetica, Latin), written by hand: five objects,
+    a cross-reference table with their true offsets, and a trailer."""
+    content = f"BT /F1 18 Tf 20 80 Td ({text}) Tj ET".encode("latin-1")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def tiny_docx(text: str = TINY_TEXT) -> bytes:
+    """A python-docx document, one paragraph a line."""
+    import docx
+
+    document = docx.Document()
+    for line in text.split("\n"):
+        document.add_paragraph(line)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def akn_xml(body: str = "", doctype: str = "") -> bytes:
+    """A one-section Akoma Ntoso act (`body` its text), a DOCTYPE before it if given."""
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n{doctype}'
+        f'<akomaNtoso xmlns="{AKN_NS}"><act><meta><identification><FRBRWork>'
+        '<FRBRuri value="/akn/il/act/2000/1"/><FRBRdate date="2000-01-01"/></FRBRWork>'
+        "</identification></meta><body><title>חוק הבדיקה</title>"
+        f'<point eId="point_1"><num>1.</num><content><p>{body or "סעיף ראשון."}</p></content>'
+        "</point></body></act></akomaNtoso>"
+    ).encode()

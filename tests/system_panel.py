@@ -1,6 +1,6 @@
 """The system's panel in tests that need a lesson or principle it decided as their setting (the
 panel itself, through the real SDKs against scripted local servers, is tested in
-test_engine_stages.py, test_jobs.py and test_principles.py): lessons proposed by the system's
+learning/test_engine_stages.py, test_jobs.py and test_principles.py): lessons proposed by the system's
 distillation, and panel verdicts resting on model calls the worker recorded, as the worker's own
 stage would record them."""
 

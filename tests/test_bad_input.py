@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from psycopg import sql
 
-from conftest import write
+from factories import TINY_TEXT as TEXT  # what tiny_docx() writes
+from factories import akn_xml, tiny_docx, tiny_pdf
+from helpers import write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput, UnsupportedFile
 from legal_ai.learning import finals, methodology
@@ -25,59 +27,6 @@ from legal_ai.text import akn, citations
 from legal_ai.text.extract import Limits, extract
 from legal_ai.text.hebrew import clean_text, normalize, normalize_case_number, query_terms
 from system_panel import engine
-
-AKN_NS = "http://docs.oasis-open.org/legaldocml/ns/akn/3.0"
-TEXT = "לפנינו ערר על החלטת הוועדה המקומית לאשר הקלה בקו בניין צדדי במגרש."
-
-
-# -- files made at test time -------------------------------------------------------------------
-def tiny_pdf(text: str = "Hello committee") -> bytes:
-    """A one-page PDF with a real text layer (Helvetica, Latin), written by hand: five objects,
-    a cross-reference table with their true offsets, and a trailer."""
-    content = f"BT /F1 18 Tf 20 80 Td ({text}) Tj ET".encode("latin-1")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
-def tiny_docx(text: str = TEXT) -> bytes:
-    import docx
-
-    document = docx.Document()
-    for line in text.split("\n"):
-        document.add_paragraph(line)
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
-
-
-def akn_xml(body: str = "", doctype: str = "") -> bytes:
-    return (
-        f'<?xml version="1.0" encoding="UTF-8"?>\n{doctype}'
-        f'<akomaNtoso xmlns="{AKN_NS}"><act><meta><identification><FRBRWork>'
-        '<FRBRuri value="/akn/il/act/2000/1"/><FRBRdate date="2000-01-01"/></FRBRWork>'
-        "</identification></meta><body><title>חוק הבדיקה</title>"
-        f'<point eId="point_1"><num>1.</num><content><p>{body or "סעיף ראשון."}</p></content>'
-        "</point></body></act></akomaNtoso>"
-    ).encode()
 
 
 def rows(app, table: str) -> int:

@@ -5,12 +5,11 @@ as MCP tool errors; nothing crosses corpora; the store is opened without migrati
 
 import asyncio
 import json
-import sys
 
 import psycopg
 import pytest
 
-from conftest import write
+from helpers import mcp_session, payload, write
 from legal_ai.errors import StoreError
 from legal_ai.store import drop_database, ensure_database, migrations
 from legal_ai.store.db import Store, with_database
@@ -46,29 +45,6 @@ def seed(app, tmp_path):
     app.attach_precedent("ערר 20/25", 'עע"מ 22/20', "הקלה ופרטיות")
 
 
-async def _session(env, calls):
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
-
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "legal_ai.cli", "mcp"], env=env
-    )
-    async with Client(params) as client:
-        listed = await client.list_tools()
-        results = {}
-        for name, arguments in calls:
-            results[(name, json.dumps(arguments, ensure_ascii=False))] = await client.call_tool(
-                name, arguments
-            )
-        return [t.name for t in listed.tools], {t.name: t for t in listed.tools}, results
-
-
-def payload(result):
-    if result.structured_content is not None:
-        return result.structured_content
-    return json.loads(result.content[0].text)
-
-
 def test_every_tool_over_stdio(app, tmp_path, mcp_env):
     seed(app, tmp_path)
     calls = [
@@ -82,7 +58,7 @@ def test_every_tool_over_stdio(app, tmp_path, mcp_env):
         ("search_decisions", {"query": "הקלה", "practice_area": ""}),
         ("search_precedent_library", {"query": "'; DROP TABLE case_law; --\x00"}),
     ]
-    names, tools, results = asyncio.run(_session(mcp_env, calls))
+    names, tools, results = asyncio.run(mcp_session(mcp_env, calls))
     assert names == [
         "search_decisions", "search_case_documents", "find_similar_cases",
         "search_precedent_library", "search_internal_decisions", "precedent_search_library",
@@ -146,7 +122,7 @@ def test_writer_and_feedback_tools_over_stdio(app, tmp_path, mcp_env):
         ("record_chair_feedback", {"category": "rude", "text": "x"}),
         ("get_content_checklist", {"appeal_type": "divorce"}),
     ]  # fmt: skip
-    _, tools, results = asyncio.run(_session(mcp_env, calls))
+    _, tools, results = asyncio.run(mcp_session(mcp_env, calls))
     assert set(tools["record_curator_findings"].input_schema["required"]) == {
         "case_number", "findings"
     }  # fmt: skip
@@ -167,7 +143,7 @@ def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_pa
     seed(app, tmp_path)
     env = {**mcp_env, "LEGAL_AI_CHAIR_TOKEN": "her", "LEGAL_AI_AGENT_TOKEN": "drafter=t"}
     findings = ["[סגנון] משפטים קצרים", "[מבנה] מסגרת נורמטיבית נפרדת", "[טבלאי] טבלת מועדים"]
-    names, _, results = asyncio.run(_session(env, [
+    names, _, results = asyncio.run(mcp_session(env, [
         ("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings})]))  # fmt: skip
     gated = ("review", "approve", "veto", "promote", "methodology", "principle", "reject")
     # Reading principles is an agent's; deciding them is not (read tools are list_/get_).
@@ -195,7 +171,7 @@ def test_the_mcp_server_runs_with_an_agent_only_login(app, tmp_path, mcp_env, ag
                                    "case_number": "ערר 20/25"}),
         ("list_chair_feedback", {"case_number": "ערר 20/25"}),
     ]  # fmt: skip
-    _, _, results = asyncio.run(_session(mcp_env, calls))
+    _, _, results = asyncio.run(mcp_session(mcp_env, calls))
     precedents, case_docs, recorded, listed = (payload(r) for r in results.values())
     assert not any(r.is_error for r in results.values()), [r.content for r in results.values()]
     assert {h["doc_id"] for h in precedents["hits"]} == {"external-doc"}
@@ -232,7 +208,7 @@ def test_a_store_opened_without_migrating_reports_what_is_pending_and_applies_no
         assert f"needs 1 migration(s) ({name})" in message and "legal-ai db migrate" in message
         assert "\n" not in message and "password" not in message
         assert migrations.pending(agent_db_url) == [name]  # still pending: nothing applied
-        _, _, results = asyncio.run(_session(cli_env, [("search_digests", {"query": "הקלה"})]))
+        _, _, results = asyncio.run(mcp_session(cli_env, [("search_digests", {"query": "הקלה"})]))
         [answer] = results.values()
         assert answer.is_error and "legal-ai db migrate" in answer.content[0].text
         assert name in answer.content[0].text

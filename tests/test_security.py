@@ -1,6 +1,6 @@
 """Roles and nothing overwritten (issue 10): an agent cannot change what the chair gates — through
 the services, the CLI or MCP — and no text an item ever had is lost (same-named files of two
-cases both survive; every earlier version stays readable). HTTP is in test_web_security.py; the
+cases both survive; every earlier version stays readable). HTTP is in web/test_web_security.py; the
 same invariants tried in SQL are in reliability/test_sql_attacks.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import write
+from helpers import write
 from legal_ai.auth import CHAIR, Principal, agent, authenticate, cli_principal, system_principal
 from legal_ai.config import Settings
 from legal_ai.errors import Forbidden, InvalidInput, Unauthorized

@@ -1,25 +1,13 @@
 """The command-line contract of DESIGN §10: names, JSON keys, exit codes and one-line errors."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import factories
-from conftest import write
+from helpers import run, write
 
 pytestmark = pytest.mark.db
-
-
-def run(env, *args, check=True):
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", *args], env=env, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result
 
 
 def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):

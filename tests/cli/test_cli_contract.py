@@ -1,12 +1,12 @@
 """The command-line contract (DESIGN §10, issue 20): every command and sub-command of `legal-ai`,
-found by walking the Typer app itself, prints the `--help` recorded in tests/data/cli_help.json,
+found by walking the Typer app itself, prints the `--help` recorded in tests/cli/data/cli_help.json,
 and the JSON keys §10 promises are still the ones it names. Pure: no database, no server; the
 help is rendered in-process, at a fixed width, without colour.
 
 The snapshot is the contract, not a cache: regenerate it only for a deliberate CLI change, and
 say so in the commit and in DESIGN §10 / the README (a refactor must leave it byte-identical):
 
-    .venv/bin/python tests/test_cli_contract.py --write
+    .venv/bin/python tests/cli/test_cli_contract.py --write
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pytest
 SNAPSHOT = Path(__file__).parent / "data" / "cli_help.json"
 PROG = "legal-ai"
 WIDTH = 100
-DESIGN = Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"  # ../shared beside the clone
+DESIGN = Path(__file__).resolve().parents[3] / "shared" / "DESIGN.md"  # ../shared beside the clone
 
 # DESIGN §10's `--json` keys, command by command (the row whose first cell names the command).
 # Extend, never rename: a key dropped from DESIGN, or a row renamed, fails below.
@@ -133,7 +133,7 @@ def test_every_command_path_is_the_recorded_one():
     recorded = set(_load_snapshot())
     assert current == recorded, (
         f"commands added: {sorted(current - recorded)}; gone: {sorted(recorded - current)}"
-        " (a deliberate change: regenerate with `python tests/test_cli_contract.py --write`)"
+        " (a deliberate change: regenerate with `python tests/cli/test_cli_contract.py --write`)"
     )
 
 
@@ -148,7 +148,7 @@ def test_every_help_text_is_the_recorded_one():
             changed = [k for k in sorted(set(current) & set(recorded)) if current[k] != recorded[k]]
             pytest.fail(
                 f"`{key} --help` changed ({len(changed)} command(s) differ: {changed}):\n{diff}"
-                "(a deliberate change: regenerate with `python tests/test_cli_contract.py --write`)",
+                "(a deliberate change: regenerate with `python tests/cli/test_cli_contract.py --write`)",
                 pytrace=False,
             )
 

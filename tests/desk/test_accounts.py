@@ -1,5 +1,7 @@
 """The chair's desk sign-in (issue 12): argon2 passwords, sessions by the hash of their token,
-idle and absolute ends, sign-out, the rate limit, and the request roles kept out of the tables."""
+idle and absolute ends, sign-out, the rate limit, and the request roles kept out of the tables.
+conftest.py's `desk_app` sets the chair's password (helpers.PASSWORD: Hebrew, a slash and
+digits — any characters are allowed)."""
 
 import hashlib
 import subprocess
@@ -9,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
+from helpers import PASSWORD
 from legal_ai import accounts
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, RateLimited, Unauthorized
@@ -17,17 +20,7 @@ from legal_ai.web.errors import status_of
 
 pytestmark = pytest.mark.db
 
-PASSWORD = "סיסמה-ארוכה-1042/23"  # Hebrew, a slash and digits: any characters are allowed
 DESK_TABLES = ("desk_users", "desk_sessions", "desk_login_failures")
-
-
-@pytest.fixture
-def desk_app(app):
-    """The test App with the desk's tables emptied and the chair's password set."""
-    with app.store.transaction() as conn:
-        conn.execute("TRUNCATE desk_sessions, desk_login_failures, desk_users")
-    accounts.set_password(app, "chair", PASSWORD)
-    return app
 
 
 def rows(app, query, params=()):

@@ -1,18 +1,12 @@
-"""The browser-test infrastructure itself (tests/desk_browser.py): Debian's chromium, driven by
-Playwright, opens a Hebrew right-to-left page served by the desk's server, lays it out right to
-left, draws its letters with a real Hebrew font (not boxes), and a screenshot is saved."""
+"""The browser-test infrastructure itself (tests/desk/conftest.py, tests/desk_browser.py):
+Debian's chromium, driven by Playwright, opens a Hebrew right-to-left page served by the desk's
+server, lays it out right to left, draws its letters with a real Hebrew font (not boxes), and a
+screenshot is saved."""
 
 import pytest
 from fastapi.responses import HTMLResponse
 
-from desk_browser import (  # noqa: F401 - the fixtures register under their names
-    chromium_fixture,
-    desk_fixture,
-    desk_server_fixture,
-    page_fixture,
-    screenshot,
-    sign_in,
-)
+from desk_browser import screenshot, sign_in
 
 pytestmark = pytest.mark.db
 

@@ -1,7 +1,9 @@
 """The chair's desk (web/desk) through FastAPI's TestClient against the real database: sign-in,
 sessions and CSRF, search and the reader view, the training desk and its audit trail, health,
 and each bad input of issue 12 (a clear message on the page, nothing changed that should not
-be). The same pages in a real browser: tests/test_desk_browser.py."""
+be). The fixtures (`desk_app`, `client`, `chair`) are conftest.py's. More of the training desk:
+test_desk_training.py; of /cases: test_desk_cases.py; of search and the reader:
+test_desk_search.py. The same pages in a real browser: test_desk_browser.py."""
 
 import html
 import re
@@ -10,57 +12,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from legal_ai import accounts
+from helpers import AGENT, CHAIR_TOKEN, PASSWORD, csrf_of, sign_in
 from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
 from legal_ai.learning import lessons
 from legal_ai.web.app import create_app
+from scenarios import ingest_ruling
 from system_panel import distilled, engine, system_call
 
 pytestmark = pytest.mark.db
-PASSWORD = "סיסמה-ארוכה-1042/23"
-AGENT = "s3cret-agent-token"
-CHAIR_TOKEN = "s3cret-chair-token"
-RULING = (
-    "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12. הוועדה המקומית דחתה את הבקשה להקלה.\n"
-    "בית המשפט קבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה, ולכן הערר נדחה.\n"
-    "<script>alert(1)</script> הוא טקסט ולא קוד."
-)
-
-
-@pytest.fixture
-def desk_app(app):
-    with app.store.transaction() as conn:
-        conn.execute("TRUNCATE desk_sessions, desk_login_failures, desk_users")
-    accounts.set_password(app, "chair", PASSWORD)
-    return app
-
-
-@pytest.fixture
-def client(desk_app):
-    settings = desk_app.settings.model_copy(update={
-        "agent_token": f"writer={AGENT}", "chair_token": CHAIR_TOKEN, "max_file_mb": 1,
-    })  # fmt: skip
-    with TestClient(create_app(settings, legal=desk_app)) as c:
-        yield c
-
-
-def csrf_of(html: str) -> str:
-    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
-
-
-def sign_in(client, password: str = PASSWORD, name: str = "chair"):
-    form = client.get("/login")
-    assert form.status_code == 200
-    return client.post("/login", data={"name": name, "password": password,
-                                       "csrf": csrf_of(form.text), "next": "/training"},
-                       follow_redirects=False)  # fmt: skip
-
-
-@pytest.fixture
-def chair(client):
-    response = sign_in(client)
-    assert response.status_code == 303 and response.headers["location"] == "/training"
-    return client
 
 
 def test_sign_in_cookie_pages_and_sign_out(client):
@@ -146,14 +105,6 @@ def test_missing_csrf_changes_nothing(chair, desk_app):
             "expected_status": "proposed"})  # fmt: skip
         assert response.status_code == 403 and "CSRF" in response.text
     assert lessons.list_lessons(desk_app, "proposed")["lessons"][0]["id"] == lesson["id"]
-
-
-def ingest_ruling(app, tmp_path: Path) -> None:
-    path = tmp_path / "ruling.txt"
-    path.write_text(RULING, encoding="utf-8")
-    meta = {"title": "הקלה בקו בניין", "case_number": 'עע"מ 1234/05', "court": "בית המשפט העליון",
-            "decided_on": "2005-03-01", "practice_area": "planning"}  # fmt: skip
-    assert app.ingest([path], "external", meta=meta, doc_id="ruling-1").ingested == 1
 
 
 def test_search_hits_highlight_and_open_the_source_at_its_span(chair, desk_app, tmp_path):

@@ -1,24 +1,16 @@
-"""The chair's desk in a real headless Chromium (tests/desk_browser.py): sign in, search and open
-a source at its span, decide a lesson and undo it with the keyboard, a bulk action with its
-count, upload a draft and a final and see the pair advance, the dashboard's plot with one point
-per final, a methodology edit refused at its field then saved, diffed and restored, a principle
-approved from its queue, a voice document approved beside her marked words. Each page is saved as docs/desk/NAME.png (embedded in docs/desk.md and
-README)."""
+"""The chair's desk in a real headless Chromium (the fixtures in tests/desk/conftest.py, the
+helpers in tests/desk_browser.py): sign in, search and open a source at its span, decide a
+lesson and undo it with the keyboard, a bulk action with its count, upload a draft and a final
+and see the pair advance, the dashboard's plot with one point per final, a methodology edit
+refused at its field then saved, diffed and restored, a principle approved from its queue, a
+voice document approved beside her marked words. Each page is saved as docs/desk/NAME.png
+(embedded in docs/desk.md and README)."""
 
 import pytest
 
 import factories
-from desk_browser import (  # noqa: F401 - the fixtures register under their names
-    chromium_fixture,
-    desk_fixture,
-    desk_server_fixture,
-    page_fixture,
-    screenshot,
-    sign_in,
-)
+from desk_browser import screenshot, sign_in
 from legal_ai.learning import lessons
-from test_principles import panel  # noqa: F401 - the scripted three-model panel
-from test_voice import model  # noqa: F401 - the scripted voice writer
 
 pytestmark = pytest.mark.db
 RULING = (
@@ -223,10 +215,10 @@ def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, des
     assert restored["version"] == 3 and restored["profile"] == seed["profile"]
 
 
-def test_principles_queue_approve(page, desk, tmp_path, panel):  # noqa: F811
+def test_principles_queue_approve(page, desk, tmp_path, panel):
     from legal_ai.auth import CHAIR
     from legal_ai.learning import canonical
-    from test_desk_principles import extracted
+    from scenarios import extracted
 
     script, _ = panel
     rows = extracted(desk.legal, tmp_path, script)
@@ -248,14 +240,14 @@ def test_principles_queue_approve(page, desk, tmp_path, panel):  # noqa: F811
     assert pending["id"] in {h["principle_id"] for h in hits}
 
 
-def test_voice_document_claims_beside_spans_approve(page, desk, tmp_path, model):  # noqa: F811
+def test_voice_document_claims_beside_spans_approve(page, desk, tmp_path, voice_writer):
     """A written voice document, block by block with each claim beside her marked words, and
     approved with one click (screenshot voice.png)."""
     from legal_ai.auth import CHAIR
     from legal_ai.knowledge import voice
-    from test_voice import blocks_of, claims, upload
+    from scenarios import blocks_of, claims, upload
 
-    script, _ = model
+    script, _ = voice_writer
     rec = upload(desk.legal, tmp_path, 0)
     marked = voice.mark(desk.legal.acting_as(CHAIR), rec["case_number"], note="מבנה לדוגמה")
     script.document = claims(blocks_of(desk.legal, rec["final_text"]))

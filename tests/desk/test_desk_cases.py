@@ -1,17 +1,18 @@
-"""The CLI's remaining chair actions on the desk (issue 12, "every action the chair takes has its
-place"): promote an analyzed pair's style lessons and phrases into the methodology from /cases,
-a lesson the chair writes herself on /training, and a precedent attached to a case from /cases.
-Against the real database, through FastAPI's TestClient (fixtures of tests/test_desk.py)."""
+"""The chair's actions on /cases (issue 12, "every action the chair takes has its place"):
+promote an analyzed pair's style lessons and phrases into the methodology, attach a precedent
+to a case, and upload the ruling of a missing precedent, which resolves it. Against the real
+database, through FastAPI's TestClient (conftest.py's `chair`); uploading a draft and a final
+from /cases is in test_desk.py."""
 
 import html
 
 import pytest
 
 import factories
+from helpers import csrf_of
 from legal_ai.auth import CHAIR
 from legal_ai.learning import finals, lessons, methodology
-from test_desk import chair, client, csrf_of, desk_app  # noqa: F401 - the desk's fixtures
-from test_desk_gaps import analyzed_final
+from scenarios import analyzed_final
 
 pytestmark = pytest.mark.db
 
@@ -24,7 +25,7 @@ def versions(app, appeal_type: str) -> int:
     return len(methodology.history(app, appeal_type)["versions"])
 
 
-def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):  # noqa: F811
+def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):
     record = factories.records()[0]
     case, appeal_type = record["case_number"], record["appeal_type"]
     # Before the final: a pair not analyzed is refused in Hebrew, nothing changed.
@@ -90,7 +91,7 @@ def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):  # noq
     assert versions(desk_app, appeal_type) == before + 1
 
 
-def test_attach_a_precedent_to_a_case_from_cases(chair, desk_app):  # noqa: F811
+def test_attach_a_precedent_to_a_case_from_cases(chair, desk_app):
     record = factories.records()[0]
     case = record["case_number"]
     analyzed_final(desk_app, record)
@@ -119,40 +120,43 @@ def test_attach_a_precedent_to_a_case_from_cases(chair, desk_app):  # noqa: F811
     assert row == {"case_number": case, "citation": citation, "note": "סטייה ניכרת"}
 
 
-def test_a_lesson_the_chair_writes_on_training(chair, desk_app):  # noqa: F811
+def test_missing_precedent_ruling_uploaded_from_cases_resolves_it(chair, desk_app):
+    import factories
+    from legal_ai.learning import finals
+
     record = factories.records()[0]
-    case = record["case_number"]
     analyzed_final(desk_app, record)
-    page = chair.get("/training")
-    form = page.text.split('action="/training/lesson"')[1].split("</form>")[0]
-    assert '<option value="structure">' in form and '<option value="halacha">' in form
+    missing = finals.missing_precedents(desk_app)["missing_precedents"]
+    ruling = next(m for m in missing if m["ref"].startswith(('עע"מ', 'בר"מ', 'בג"ץ', 'ע"א')))
+    page = chair.get("/cases")
+    action = f'action="/cases/missing/{ruling["authority_id"]}/upload"'
+    assert action in page.text
+    shown = page.text.replace("&#34;", '"')
+    assert f'name="case_number" value="{ruling["ref"]}"' in shown
+    assert 'name="court" value="בית המשפט העליון"' in shown  # from the proceeding type
     token = csrf_of(page.text)
-    data = {"csrf": token, "category": "structure", "text": "כותרת משנה לכל סוגיה בדיון",
-            "case_number": case, "block": "discussion", "appeal_type": record["appeal_type"],
-            "outcome": record["outcome"]}  # fmt: skip
-    forged = chair.post("/training/lesson", data={**data, "csrf": "forged"})
+    url = f"/cases/missing/{ruling['authority_id']}/upload"
+    form = {"csrf": token, "title": "פסק הדין המצוטט", "court": "בית המשפט העליון",
+            "case_number": ruling["ref"], "decided_on": "2021-05-02",
+            "practice_area": record["practice_area"]}  # fmt: skip
+    wrong = chair.post(url, data=form, files={"file": ("r.exe", b"MZ\x90", "application/x-msdos")})
+    assert wrong.status_code == 415 and "פסק הדין לא נקלט" in wrong.text
+    forged = chair.post(url, data={**form, "csrf": "forged"},
+                        files={"file": ("r.txt", "פסק דין".encode(), "text/plain")})  # fmt: skip
     assert forged.status_code == 403
-    bad = chair.post("/training/lesson", data={**data, "category": "nonsense"})
-    assert bad.status_code == 400 and "הלקח לא נשמר" in bad.text
-    assert "כותרת משנה לכל סוגיה בדיון" in bad.text  # what she typed is kept
-    assert lessons.list_lessons(desk_app)["lessons"] == []
-    done = chair.post("/training/lesson", data=data, follow_redirects=False)
-    assert done.status_code == 303
-    shown = chair.get(done.headers["location"])
-    (row,) = lessons.list_lessons(desk_app)["lessons"]
-    assert f"לקח {row['id']} נשמר" in shown.text and "אושר" in shown.text
-    assert row["review_status"] == "approved" and row["source"] == "chair"
-    assert (row["case_number"], row["block"], row["appeal_type"], row["outcome"]) == (
-        case,
-        "discussion",
-        record["appeal_type"],
-        record["outcome"],
-    )
-    # A substance lesson of her own, with no case: approved too (she alone approves substance).
-    general = chair.post("/training/lesson", data={"csrf": token, "category": "halacha",
-                                                   "text": "סטייה ניכרת אינה הקלה"},
-                         follow_redirects=False)  # fmt: skip
-    assert general.status_code == 303
-    rows = {r["text"]: r for r in lessons.list_lessons(desk_app, "approved")["lessons"]}
-    assert rows["סטייה ניכרת אינה הקלה"]["case_number"] is None
-    assert rows["סטייה ניכרת אינה הקלה"]["kind"] == "substance"
+    still = {m["ref"] for m in finals.missing_precedents(desk_app)["missing_precedents"]}
+    assert ruling["ref"] in still
+    text = f"{ruling['ref']}\nבית המשפט קבע כי הקלה אינה סטייה ניכרת מתוכנית.".encode()
+    done = chair.post(url, data=form, files={"file": ("ruling.txt", text, "text/plain")})
+    assert done.status_code == 200, done.text
+    assert "התקדים החסר נפתר" in done.text
+    after = {m["ref"] for m in finals.missing_precedents(desk_app)["missing_precedents"]}
+    assert after == still - {ruling["ref"]}
+    with desk_app.store.connection() as conn:
+        row = conn.execute(
+            "SELECT source_path, court, title, decided_on::text FROM case_law"
+            " WHERE source_kind = 'external_upload' AND doc_type = 'ruling'"
+        ).fetchone()
+    assert row["source_path"] == "upload:ruling.txt" and row["court"] == "בית המשפט העליון"
+    assert row["title"] == "פסק הדין המצוטט" and row["decided_on"] == "2021-05-02"
+    assert ruling["ref"] not in done.text.split('id="missing"')[1]

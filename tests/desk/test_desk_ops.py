@@ -5,41 +5,32 @@ beside the decision's words it rests on, what the decision holds now, approve / 
 reason, a stale decision answered 409; a form without the CSRF token or with an agent's token
 changes nothing) and /health in Hebrew (a scheduled job that failed last, the OCR queue waiting
 with what to install and a low-confidence page, an unresolved digest, decisions awaiting
-enrichment). The enricher is the scripted server of tests/test_enrichment.py; the failing job
-runs on the controlled clock of tests/test_schedule.py; the digest points nowhere as in
-tests/test_arrival.py."""
+enrichment). The enricher is conftest.py's `enricher` (scenarios.Enricher, as in
+learning/test_enrichment.py); the failing job runs on a controlled clock (as in
+ops/test_schedule.py); the digest points nowhere (scenarios.digest, as in
+learning/test_arrival.py)."""
 
-import html as html_lib
 import json
 
 import pytest
 
+from helpers import AGENT, csrf_of, section, sign_in, text_of
 from legal_ai.ingest import ocr_jobs
 from legal_ai.learning import enrichment
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.scheduler import Job
-from test_arrival import digest
-from test_desk import AGENT, chair, client, csrf_of, desk_app, sign_in  # noqa: F401 - fixtures
-from test_enrichment import CASE, GROUNDED, ingest_decision, item, model  # noqa: F401 - fixtures
-from test_schedule import local
+from scenarios import ENRICHED_CASE as CASE
+from scenarios import GROUNDED, digest, ingest_decision, item, local
 
 pytestmark = pytest.mark.db
 PAGE = "/training/enrichment"
-
-
-def text_of(html: str) -> str:
-    return html_lib.unescape(html)
-
-
-def section(html: str, name: str) -> str:
-    return html.split(f'<section id="{name}"')[1].split("</section>")[0]
 
 
 def card(html: str, enrichment_id: int) -> str:
     return html.split(f'id="enrichment-{enrichment_id}"')[1].split("</article>")[0]
 
 
-def test_without_a_model_the_page_says_what_to_set(chair, desk_app, tmp_path):  # noqa: F811
+def test_without_a_model_the_page_says_what_to_set(chair, desk_app, tmp_path):
     ingest_decision(desk_app, tmp_path)
     assert "LEGAL_AI_ENRICHER" in enrichment.run(desk_app)["waiting_for"]
     page = chair.get(PAGE)
@@ -54,7 +45,7 @@ def test_without_a_model_the_page_says_what_to_set(chair, desk_app, tmp_path):  
 
 
 def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
-    chair, client, desk_app, tmp_path, model,  # noqa: F811
+    chair, client, desk_app, tmp_path, enricher,
 ):  # fmt: skip
     ingest_decision(desk_app, tmp_path)
     [proposed] = enrichment.run(desk_app)["proposed"]
@@ -107,7 +98,7 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
     assert enrichment.show(desk_app, eid)["status"] == "approved"
 
 
-def test_reject_writes_nothing(chair, desk_app, tmp_path, model):  # noqa: F811
+def test_reject_writes_nothing(chair, desk_app, tmp_path, enricher):
     ingest_decision(desk_app, tmp_path)
     [proposed] = enrichment.run(desk_app)["proposed"]
     eid = proposed["enrichment_id"]
@@ -127,7 +118,7 @@ def test_reject_writes_nothing(chair, desk_app, tmp_path, model):  # noqa: F811
 
 
 def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
-    chair, desk_app, tmp_path, monkeypatch,  # noqa: F811
+    chair, desk_app, tmp_path, monkeypatch,
 ):  # fmt: skip
     jobs = (Job("sync-case-status", "*/15 * * * *", "broken here",
                 lambda a, now: {"error": "the tracker refused the token", "summary": "x"}),)  # fmt: skip

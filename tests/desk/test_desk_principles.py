@@ -4,44 +4,21 @@ panel's votes and score, occurrences and corroboration; approving one makes it a
 once and withdrawing it (revert) takes it out at once; canonical principles are approved,
 rejected, reworded (a new version) and reverted to an earlier version. Refusals are Hebrew
 messages on the page; a form without the CSRF token, an agent's token and no session change
-nothing. Principles come from the three-model panel (scripted servers, tests/test_principles.py)
-over a three-page PDF; through FastAPI's TestClient against the real database."""
+nothing. Principles come from the three-model panel (conftest.py's `panel`, scripted servers)
+over a three-page PDF (scenarios.extracted); through FastAPI's TestClient against the real
+database."""
 
 import pytest
 
-import factories
+from helpers import AGENT, csrf_of, section, text_of
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden
 from legal_ai.learning import canonical, principles
-from test_desk import AGENT, chair, client, csrf_of, desk_app  # noqa: F401 - the desk's fixtures
-from test_principles import Q1, Q2, R1, R2, cand, panel  # noqa: F401 - the panel fixture
+from scenarios import PDF_RULING_CASE as CASE
+from scenarios import Q1, Q2, R1, R2, extracted
 
 pytestmark = pytest.mark.db
 PAGE = "/training/principles"
-CASE = 'עע"מ 1234/05'
-
-
-def ruling_pdf(app, tmp_path) -> None:
-    """A binding Supreme Court ruling of three pages: Q1 on page 2, Q2 on page 3."""
-    pages = ["עמוד ראשון: רקע עובדתי של הערר.", f"{Q1}.", f"{Q2}. הערר נדחה."]
-    pdf = factories.hebrew_pdf(tmp_path / "ruling.pdf", pages)
-    meta = {"title": "פסק דין", "case_number": CASE, "court": "בית המשפט העליון",
-            "is_binding": True, "practice_area": "planning", "decided_on": "2005-03-01"}  # fmt: skip
-    assert app.ingest([pdf], "external", meta=meta, doc_id="ruling-1").ingested == 1
-
-
-def extracted(app, tmp_path, script) -> dict[str, dict]:
-    """R1: three votes (approved by the panel); R2: two votes, score 0.7 (to the chair)."""
-    ruling_pdf(app, tmp_path)
-    script.answers = {
-        "a": [cand(R1[0], Q1, 0.9), cand(R2[0], Q2, 0.7)],
-        "b": [cand(R1[1], Q1, 0.8), cand(R2[1], Q2, 0.7)],
-        "c": [cand(R1[0], Q1, 0.7)],
-    }
-    report = principles.extract(app, doc_id="ruling-1")
-    assert (report["approved"], report["pending_review"]) == (1, 1), report
-    rows = principles.list_principles(app)["principles"]
-    return {("R1" if r["votes"] == 3 else "R2"): r for r in rows}
 
 
 def principle_hits(app, query: str) -> dict[int, dict]:
@@ -50,15 +27,7 @@ def principle_hits(app, query: str) -> dict[int, dict]:
     return {h["principle_id"]: h for h in hits if h["kind"] == "principle"}
 
 
-def text_of(html: str) -> str:
-    return html.replace("&#34;", '"').replace("&#39;", "'")
-
-
-def section(html: str, name: str) -> str:
-    return html.split(f'<section id="{name}"')[1].split("</section>")[0]
-
-
-def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):  # noqa: F811
+def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     """Approving from the page makes the principle a search hit; revert withdraws it at once."""
     script, _ = panel
     rows = extracted(desk_app, tmp_path, script)
@@ -122,7 +91,7 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):  # noqa: F
     assert unknown.status_code == 400 and "החלטה לא מוכרת" in unknown.text
 
 
-def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_path):  # noqa: F811
+def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_path):
     path = tmp_path / "ruling.txt"
     path.write_text("נקבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה. הערר נדחה.",
                     encoding="utf-8")  # fmt: skip
@@ -158,7 +127,7 @@ def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_p
     assert principle_hits(desk_app, "סטייה ניכרת הקלה") == {}
 
 
-def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, panel):  # noqa: F811
+def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, panel):
     script, _ = panel
     rows = extracted(desk_app, tmp_path, script)
     kid = rows["R1"]["canonical_id"]

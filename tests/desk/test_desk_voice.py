@@ -5,34 +5,23 @@ is shown block by block with each claim beside the verbatim span of her final, a
 with a reason, a stale decision answered 409, approved ones listed and withdrawn), and the
 copy-policy report of each draft on /cases (counts per kind and per citation status, each
 flagged passage with its source case and a link to its span). A form without the CSRF token or
-with an agent's token changes nothing. The writer model is a scripted server
-(tests/test_voice.py); the copied paragraph is the planted draft of tests/test_copy_policy.py."""
+with an agent's token changes nothing. The writer model is a scripted server (conftest.py's
+`voice_writer`, as in knowledge/test_voice.py); the copied paragraph is the planted draft of
+learning/test_copy_policy.py (scenarios.planted_draft)."""
 
-import html as html_lib
 import re
 
 import pytest
 
 import factories
-from conftest import write
+from helpers import AGENT, csrf_of, section, sign_in, text_of, write
 from legal_ai.auth import CHAIR
 from legal_ai.knowledge import brief, voice
 from legal_ai.learning import finals
-from test_copy_policy import CASE as COPY_CASE
-from test_copy_policy import other_finals, planted_draft
-from test_desk import AGENT, chair, client, csrf_of, desk_app  # noqa: F401 - the desk's fixtures
-from test_voice import blocks_of, claims, model, upload  # noqa: F401 - the scripted writer
+from scenarios import COPY_CASE, blocks_of, claims, other_finals, planted_draft, upload
 
 pytestmark = pytest.mark.db
 PAGE = "/training/voice"
-
-
-def text_of(html: str) -> str:
-    return html_lib.unescape(html)
-
-
-def section(html: str, name: str) -> str:
-    return html.split(f'<section id="{name}"')[1].split("</section>")[0]
 
 
 def picker(html: str) -> list[str]:
@@ -40,7 +29,7 @@ def picker(html: str) -> list[str]:
     return [text_of(v) for v in re.findall(r'<option value="([^"]+)"', form)]
 
 
-def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path):  # noqa: F811
+def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path):
     rec = upload(desk_app, tmp_path, 1, draft=False)
     case = rec["case_number"]
     page = chair.get(PAGE)
@@ -61,8 +50,6 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
                            headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
     assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
     assert voice.list_documents(desk_app)["voice_documents"] == []
-
-    from test_desk import sign_in
 
     assert sign_in(client).status_code == 303
     token = csrf_of(client.get(PAGE).text)
@@ -101,8 +88,10 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
     assert picker(dropped.text) == [case]
 
 
-def test_claims_beside_their_spans_approved_withdrawn(chair, client, desk_app, tmp_path, model):  # noqa: F811
-    script, _ = model
+def test_claims_beside_their_spans_approved_withdrawn(
+    chair, client, desk_app, tmp_path, voice_writer
+):
+    script, _ = voice_writer
     rec = upload(desk_app, tmp_path, 0)
     case = rec["case_number"]
     token = csrf_of(chair.get(PAGE).text)
@@ -130,7 +119,7 @@ def test_claims_beside_their_spans_approved_withdrawn(chair, client, desk_app, t
     assert "נפסלו 1 שאינן מצביעות על ההחלטה" in pending and "נפסלו 1 שנשאו מהות" in pending
     assert "3 קומות" not in pending  # the claim carrying substance was dropped
     # The link opens her final with that span marked.
-    href = html_lib.unescape(re.search(r'href="(/source/style/[^"]+)"', opening).group(1))
+    href = text_of(re.search(r'href="(/source/style/[^"]+)"', opening).group(1))
     source = chair.get(href)
     assert source.status_code == 200 and first["span"] in text_of(source.text)
 
@@ -161,8 +150,6 @@ def test_claims_beside_their_spans_approved_withdrawn(chair, client, desk_app, t
     assert as_agent.status_code == 403
     assert voice.show(desk_app, row["id"])["status"] == "approved"
     # Withdrawn from the writer, with her reason.
-    from test_desk import sign_in
-
     sign_in(client)
     token = csrf_of(client.get(PAGE).text)
     out = client.post(f"{PAGE}/decide", data={**withdraw, "csrf": token, "reason": "די"})
@@ -171,7 +158,7 @@ def test_claims_beside_their_spans_approved_withdrawn(chair, client, desk_app, t
     assert brief.writing_brief(desk_app, rec["appeal_type"])["voice_documents"] == []
 
 
-def test_decide_refuses_without_csrf_and_bad_input(chair, desk_app, tmp_path):  # noqa: F811
+def test_decide_refuses_without_csrf_and_bad_input(chair, desk_app, tmp_path):
     rec = upload(desk_app, tmp_path, 1, draft=False)
     marked = voice.mark(desk_app.acting_as(CHAIR), rec["case_number"])
     form = {"id": marked["id"], "decision": "reject", "expected_status": "queued"}
@@ -195,7 +182,7 @@ def test_decide_refuses_without_csrf_and_bad_input(chair, desk_app, tmp_path):  
     assert voice.show(desk_app, marked["id"])["status"] == "queued"
 
 
-def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path):  # noqa: F811
+def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setattr(desk_app, "settings", desk_app.settings.model_copy(
         update={"voice_writer": "openai:gpt-4.1-mini"}))  # fmt: skip
@@ -203,7 +190,7 @@ def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path)
     assert "צריך את המפתח OPENAI_API_KEY" in queue and "LEGAL_AI_VOICE_WRITER" in queue
 
 
-def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path):  # noqa: F811
+def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path):
     records = other_finals(desk_app, tmp_path)
     record = factories.records()[0]
     draft = write(tmp_path / "draft.txt", planted_draft())

@@ -4,15 +4,16 @@ deliberate regression (the lexical leg switched off)."""
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
+from helpers import ROOT
 from legal_ai.config import Settings
 from legal_ai.evaluation import metrics
 from legal_ai.evaluation.baseline import check
 from legal_ai.evaluation.datasets import load_dataset
 from legal_ai.evaluation.harness import evaluate
+from scenarios import write_dataset
 
 
 def test_metrics_match_hand_computation():
@@ -35,41 +36,6 @@ def test_bootstrap_of_a_constant_difference_is_that_constant():
     assert metrics.paired_bootstrap(a, b) == (0.25, 0.25, 0.25)
     mean, low, high = metrics.paired_bootstrap({"q1": 1.0, "q2": 0.0}, {"q1": 0.0, "q2": 0.0})
     assert mean == 0.5 and low <= mean <= high
-
-
-def write_dataset(tmp_path):
-    corpus = [
-        {"doc_id": "d1", "title": "היטל השבחה", "text": "ערר 8046/24 עוסק בהיטל השבחה על תכנית רחביה."},
-        {"doc_id": "d2", "title": "הקלה", "text": "הקלה בקו בניין צדדי מחייבת פרסום לשכנים."},
-        {"doc_id": "d3", "title": "שימוש חורג", "text": "שימוש חורג לגן ילדים בדירת מגורים לתקופה קצובה."},
-        {"doc_id": "d4", "title": "פיצויים", "text": "תביעת פיצויים לפי סעיף 197 בשל פגיעה מתכנית."},
-        {"doc_id": "d5", "title": "ערר 5130/23", "text": "ערר 5130/23 נדחה משום שהוגש באיחור של חודשיים."},
-    ]  # fmt: skip
-    # Long decisions on one topic that differ in one invented plan name: a query naming the plan
-    # is a lexical lookup; the embeddings of the long texts hardly see the name.
-    body = ("הוועדה דנה בערר על שומת היטל השבחה שנערכה בעקבות אישור תכנית מפורטת שהגדילה את זכויות"
-            " הבנייה במגרש. השמאי המכריע קבע את שווי המקרקעין במצב הקודם ובמצב החדש, והעוררים טענו"
-            " כי לא הובאו בחשבון זכויות שמומשו קודם לכן ועסקאות השוואה רלוונטיות. ")  # fmt: skip
-    names = ["זרזירית", "קורנמון", "שלדגית", "פטלונה", "חוחובה", "דרדרית"]
-    for i, name in enumerate(names):
-        corpus.append(
-            {"doc_id": f"p{i}", "title": "החלטה", "text": body + f"שם התכנית: {name} {i}."}
-        )
-    queries = [{"query_id": "q1", "text": "8046/24"}, {"query_id": "q2", "text": "5130/23"},
-               {"query_id": "q3", "text": "פרסום הקלה לשכנים"}]  # fmt: skip
-    queries += [{"query_id": f"n{i}", "text": f"תכנית {name}"} for i, name in enumerate(names)]
-    qrels = "query_id\tdoc_id\trelevance\nq1\td1\t1\nq2\td5\t1\nq3\td2\t2\n"
-    qrels += "".join(f"n{i}\tp{i}\t1\n" for i in range(len(names)))
-    (tmp_path / "corpus.jsonl").write_text(
-        "\n".join(json.dumps(r, ensure_ascii=False) for r in corpus), encoding="utf-8"
-    )
-    (tmp_path / "queries.jsonl").write_text(
-        "\n".join(json.dumps(r, ensure_ascii=False) for r in queries), encoding="utf-8"
-    )
-    (tmp_path / "qrels.tsv").write_text(qrels, encoding="utf-8")
-    return load_dataset(
-        tmp_path / "corpus.jsonl", tmp_path / "queries.jsonl", tmp_path / "qrels.tsv", name="tiny"
-    )
 
 
 @pytest.mark.db
@@ -111,7 +77,7 @@ def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(server_url):
     the project's own data: test_harness_end_to_end_and_the_gate_catches_a_regression).
     It runs on the test server's main database, as scripts/eval-gate does, so the gate that
     .ci/run starts next finds these embeddings in the cache."""
-    from conftest import TEST_HOME, shared
+    from helpers import TEST_HOME, shared
     from legal_ai.evaluation.harness import sample_corpus
 
     settings = Settings(home=TEST_HOME)
@@ -121,7 +87,7 @@ def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(server_url):
                                          root / "pbl-questions" / "queries.jsonl",
                                          root / "pbl-questions" / "qrels.tsv", fields=("text",),
                                          name="pbl-questions"), 60)  # fmt: skip
-    baseline = Path(__file__).resolve().parents[1] / "eval" / "baselines" / "pbl-questions.json"
+    baseline = ROOT / "eval" / "baselines" / "pbl-questions.json"
     report = evaluate(settings, dataset)
     assert check(report, baseline)[0], "the committed baseline must pass as it is"
     regressed = evaluate(settings.model_copy(update={"bm25_hybrid_enabled": False}), dataset)

@@ -9,7 +9,7 @@ import pytest
 from psycopg import sql
 
 import factories
-from conftest import FIXTURES, TEST_CHAIR, shared, write
+from helpers import FIXTURES, TEST_CHAIR, shared, write
 from legal_ai.app import App
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval.legs import Filters
@@ -221,7 +221,7 @@ def test_image_only_pdf_is_stored_as_needing_ocr(app, tmp_path):
     assert report.unsearchable[0]["missing"] == [
         "text: image-only PDF (no text layer): queued for OCR; `legal-ai worker` or "
         "`legal-ai ocr run` reads it"
-    ]  # tests/test_ocr.py: the queue reads it
+    ]  # ingest/test_ocr.py: the queue reads it
 
 
 def test_pdf_chunks_carry_pages_that_resolve(app, tmp_path):

@@ -13,11 +13,11 @@ import shutil
 import pytest
 
 import factories
+from helpers import run
 from legal_ai.ingest import ocr_jobs
 from legal_ai.ingest.sources import IngestItem
 from legal_ai.ops import worker
 from legal_ai.text import ocr
-from test_cli import run
 
 # `make install` installs Tesseract; a machine without it skips these, except in CI (CI=true),
 # where its absence is a failure like any missing dependency.

@@ -15,15 +15,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from conftest import write
+from helpers import ROOT, mcp_session, payload, run, write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import brief, voice
 from legal_ai.learning import finals, lessons
 from legal_ai.web.app import create_app
-from test_cli import run
-from test_mcp import _session, payload
-from test_voice import Writer, blocks_of, claims
+from scenarios import blocks_of, claims
 
 pytestmark = pytest.mark.db
 
@@ -47,25 +45,20 @@ def world(app, tmp_path) -> None:
 
 
 @pytest.fixture
-def approved_voice(app, monkeypatch):
-    """A voice document of EXEMPLAR_OF written by the scripted writer and approved by the chair
-    (call it once the world is uploaded)."""
-    from llm_servers import scripted_openai
+def approved_voice(app, voice_writer):
+    """A voice document of EXEMPLAR_OF written by the scripted writer (conftest.py's
+    `voice_writer`) and approved by the chair (call it once the world is uploaded)."""
+    script, _ = voice_writer
 
-    script = Writer()
-    with scripted_openai(script) as server:
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
-            "voice_writer": f"openai:voice@{server.url}", "model_retries": 0}))  # fmt: skip
+    def make() -> dict:
+        chair = app.acting_as(CHAIR)
+        marked = voice.mark(chair, EXEMPLAR_OF)
+        text = next(r for r in factories.records() if r["case_number"] == EXEMPLAR_OF)
+        script.document = claims(blocks_of(app, text["final_text"]))
+        assert voice.run(app)["written"]
+        return voice.review(chair, marked["id"], "approve")
 
-        def make() -> dict:
-            chair = app.acting_as(CHAIR)
-            marked = voice.mark(chair, EXEMPLAR_OF)
-            text = next(r for r in factories.records() if r["case_number"] == EXEMPLAR_OF)
-            script.document = claims(blocks_of(app, text["final_text"]))
-            assert voice.run(app)["written"]
-            return voice.review(chair, marked["id"], "approve")
-
-        yield make
+    return make
 
 
 def style_content(app, case: str) -> str:
@@ -213,7 +206,7 @@ def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, 
 
     calls = [("get_writing_brief", {"appeal_type": "permit", "case_number": CASE,
                                     "max_chars": 30000})]  # fmt: skip
-    _, tools, results = asyncio.run(_session(cli_env, calls))
+    _, tools, results = asyncio.run(mcp_session(cli_env, calls))
     schema = tools["get_writing_brief"].input_schema["properties"]
     assert {"case_number", "max_chars"} <= set(schema)
     [result] = results.values()
@@ -226,8 +219,6 @@ def test_the_bench_measures_template_coverage_slot_for_slot():
     """bench/writer_materials.py's measure: a final's formulaic words are covered where a known
     template occurs, slots matching whatever fills them."""
     import importlib.util
-
-    from conftest import ROOT
 
     spec = importlib.util.spec_from_file_location("writer_materials",
                                                   ROOT / "bench" / "writer_materials.py")  # fmt: skip

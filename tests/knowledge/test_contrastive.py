@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from conftest import write
+from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import contrastive
 from legal_ai.knowledge.contrastive import INSTRUCTION, get_contrastive_examples
@@ -169,9 +169,9 @@ def test_cli_http_and_mcp(app, tmp_path, cli_env):
         assert client.get("/api/contrastive/verdict", headers=headers).status_code == 400
         assert client.get("/api/contrastive/opening").status_code == 401
 
-    from test_mcp import _session, payload
+    from helpers import mcp_session, payload
 
-    _, tools, results = asyncio.run(_session(cli_env, [
+    _, tools, results = asyncio.run(mcp_session(cli_env, [
         ("get_contrastive_examples", {"block": "opening", "appeal_type": "change_of_use", "k": 1}),
         ("get_contrastive_examples", {"block": "verdict"}),
     ]))  # fmt: skip

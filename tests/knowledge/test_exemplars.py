@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from conftest import write
+from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import exemplars, paragraphs, templates
 from legal_ai.learning import finals

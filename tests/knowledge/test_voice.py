@@ -4,7 +4,8 @@ waits without a model (and `voice run` says what to set), a document is written 
 pointing at a verbatim span of the final (a claim that does not is dropped and counted, one that
 carries substance too), a document whose claims do not point at the final is refused (the case
 stays queued), only the chair approves — the services, the HTTP routes, the CLI and the database
-refuse anyone else — and only an approved document reaches the writer's brief."""
+refuse anyone else — and only an approved document reaches the writer's brief. The writer is
+conftest.py's `voice_writer` (scenarios.Writer)."""
 
 import json
 
@@ -13,93 +14,20 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from conftest import write
+from helpers import run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief, voice
-from legal_ai.learning import finals
 from legal_ai.ops import worker
 from legal_ai.web.app import create_app
-from llm_servers import Reply, prompt_text, schema_name, scripted_openai
-from test_cli import run
+from llm_servers import Reply
+from scenarios import blocks_of, claims, span, upload
 
 pytestmark = pytest.mark.db
 
-NOT_THERE = "משפט שאינו מופיע בהחלטה הזאת כלל ועיקר"
 
-
-def upload(app, tmp_path, index: int, *, draft: bool = True) -> dict:
-    rec = factories.records()[index]
-    slug = factories.slug(rec["case_number"])
-    if draft:
-        path = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
-        finals.add_draft(app, rec["case_number"], path, appeal_type=rec["appeal_type"],
-                         outcome=rec["outcome"], practice_area=rec["practice_area"])  # fmt: skip
-    final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-    finals.upload_final(app, rec["case_number"], final, appeal_type=rec["appeal_type"],
-                        outcome=rec["outcome"])  # fmt: skip
-    return rec
-
-
-def blocks_of(app, text: str) -> dict[str, str]:
-    with app.store.connection() as conn:
-        return finals.segment(conn, text).blocks
-
-
-def span(blocks: dict, block: str, words: int = 6) -> str:
-    return " ".join(blocks[block].split()[:words])
-
-
-def claims(blocks: dict) -> list[dict]:
-    """Four grounded claims without substance, one carrying a number, one pointing nowhere."""
-    return [
-        {"block": "opening", "claims": [
-            {"claim": "היא פותחת בשורה שמציגה את נושא הערר, ומיד אחריה מקדימה את התוצאה.",
-             "span": span(blocks, "opening")},
-        ]},
-        {"block": "hearing", "claims": [
-            {"claim": "הדיון והסיור מתוארים בגוף ראשון רבים, בקצרה.", "span": span(blocks, "hearing")},
-        ]},
-        {"block": "discussion", "claims": [
-            {"claim": "הדיון נפתח במסקנה ונבנה ממנה צעד אחר צעד.", "span": span(blocks, "discussion")},
-            {"claim": "היא מתירה כאן 3 קומות.", "span": span(blocks, "discussion", 4)},
-            {"claim": "היא מצטטת פסיקה בסוגריים.", "span": NOT_THERE},
-        ]},
-        {"block": "conclusion", "claims": [
-            {"claim": "סוף הדבר קצר וסוגר את ההכרעה בלי לחזור על הנימוקים.",
-             "span": span(blocks, "conclusion")},
-        ]},
-    ]  # fmt: skip
-
-
-class Writer:
-    """The scripted writer: answers `document` (a list of blocks), or `fail` (an HTTP error)."""
-
-    def __init__(self) -> None:
-        self.document: list[dict] = []
-        self.fail: Reply | None = None
-        self.prompts: list[str] = []
-
-    def __call__(self, request: dict, path: str) -> Reply:
-        if self.fail is not None:
-            return self.fail
-        if schema_name(request) != "VoiceDocument":
-            return Reply(status=400)
-        self.prompts.append(prompt_text(request))
-        return Reply(json={"blocks": self.document})
-
-
-@pytest.fixture
-def model(app, monkeypatch):
-    script = Writer()
-    with scripted_openai(script) as server:
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
-            "voice_writer": f"openai:voice@{server.url}", "model_retries": 0}))  # fmt: skip
-        yield script, server
-
-
-def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, model):
-    script, _ = model
+def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_writer):
+    script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
     case = rec["case_number"]
     chair = app.acting_as(CHAIR)
@@ -162,8 +90,8 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, model)
     ]  # fmt: skip
 
 
-def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_path, model):
-    script, _ = model
+def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_path, voice_writer):
+    script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
     other = blocks_of(app, factories.records()[1]["final_text"])  # another decision's final
     marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
@@ -206,8 +134,8 @@ def test_without_a_model_the_case_waits_and_run_says_what_to_set(app, tmp_path, 
     assert voice.show(app, marked["id"])["status"] == "queued"
 
 
-def test_a_failing_model_leaves_the_case_queued(app, tmp_path, model):
-    script, _ = model
+def test_a_failing_model_leaves_the_case_queued(app, tmp_path, voice_writer):
+    script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
     marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
     script.fail = Reply(status=500)
@@ -244,8 +172,8 @@ def test_bad_input(app, tmp_path):
     assert statuses == [(first["id"], "rejected"), (again["id"], "queued")]
 
 
-def test_the_database_holds_the_gate(app, tmp_path, model, agent_db_url):
-    script, _ = model
+def test_the_database_holds_the_gate(app, tmp_path, voice_writer, agent_db_url):
+    script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
     blocks = blocks_of(app, rec["final_text"])
     marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
@@ -277,8 +205,10 @@ def test_the_database_holds_the_gate(app, tmp_path, model, agent_db_url):
     assert row["status"] == "pending_review" and row["claims"] == 4
 
 
-def test_cli_and_http_are_the_chairs_where_she_decides(app, settings, tmp_path, model, cli_env):
-    script, server = model
+def test_cli_and_http_are_the_chairs_where_she_decides(
+    app, settings, tmp_path, voice_writer, cli_env
+):
+    script, server = voice_writer
     rec = upload(app, tmp_path, 0)
     case = rec["case_number"]
     denied = run(cli_env, "voice", "mark", case, check=False)
@@ -317,9 +247,9 @@ def test_cli_and_http_are_the_chairs_where_she_decides(app, settings, tmp_path, 
     assert again.status_code == 400 and "already marked" in again.json()["error"]
 
 
-def test_the_worker_writes_what_the_chair_marked(app, tmp_path, model):
+def test_the_worker_writes_what_the_chair_marked(app, tmp_path, voice_writer):
 
-    script, _ = model
+    script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
     marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
     script.document = claims(blocks_of(app, rec["final_text"]))

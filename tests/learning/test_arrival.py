@@ -9,15 +9,14 @@ import json
 import pytest
 
 import factories
-from conftest import write
+from helpers import run, write
 from legal_ai.auth import agent
 from legal_ai.learning import arrival, finals
 from legal_ai.store import learning as store
-from test_cli import run
+from scenarios import ARRIVAL_RULING as RULING
+from scenarios import digest
 
 pytestmark = pytest.mark.db
-
-RULING = "פסק דין בערעור מנהלי. בית המשפט קבע כי הקלה בקווי בניין אינה סטייה ניכרת מתכנית."
 
 
 def final_citing(app, tmp_path) -> dict:
@@ -37,14 +36,6 @@ def ruling(tmp_path, name: str = "ruling.txt", text: str = RULING):
 def external_meta(case_number: str) -> dict:
     return {"case_number": case_number, "title": f"פסק הדין ב{case_number}",
             "court": "בית המשפט העליון", "decided_on": "2021-03-04"}  # fmt: skip
-
-
-def digest(app, tmp_path, doc_id: str, points_to: str):
-    path = write(tmp_path / f"{doc_id}.txt", f"תקציר ({doc_id}): {RULING}")
-    report = app.ingest([path], "digests", doc_id=doc_id,
-                        meta={"title": f"יומון {doc_id}", "points_to": points_to})  # fmt: skip
-    assert report.failed == []
-    return report
 
 
 def digest_row(app, doc_id: str) -> dict:

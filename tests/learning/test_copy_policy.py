@@ -1,71 +1,23 @@
 """The copy policy on drafts (issue 14 item 5): passages of a draft copied from other cases'
 decisions, classified template / analysis / substance with their source, and every citation of
 the draft checked against the library (found / not_in_library / quote_not_found); the report
-stored with the draft on `draft add` and shown with its pair."""
+stored with the draft on `draft add` and shown with its pair. The planted draft and the other
+cases' finals are scenarios.py's."""
 
 import json
-import re
 import subprocess
 import sys
 
 import pytest
 
 import factories
-from conftest import write
+from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import copy_policy, finals
+from scenarios import COPY_CASE as CASE
+from scenarios import LIBRARY, other_finals, planted_draft
 
 pytestmark = pytest.mark.db
-
-CASE = "ערר (מרכז) 7001/25"  # the draft being checked: the demo's pair
-# Planted in the draft's discussion: a holding of ערר 8815/25 (its facts, year and citation), a
-# generic analysis sentence of ערר (מרכז) 7014/25, a misquoted ruling, a correctly quoted one and
-# an invented one.
-HOLDING = (
-    "השמאי המכריע חישב את המצב הקודם כאילו המגרש ריק. אלא שבמגרש עומד בית בן שתי קומות שהיתרו "
-    "ניתן בשנת 1998. זכויות אלה מומשו לפני התכנית ואינן חלק מההשבחה (עע\"מ 9388/23 פלונית נ' "
-    "הוועדה המקומית גבעות השרון)."
-)
-ANALYSIS = "המחסור בגני ילדים אמיתי, אך אין לפתור אותו על חשבון דיירי בניין משותף."
-DISCUSSION = f"""אין חולק כי ההקלה פורסמה כדין. כפי שנקבע בעע"מ 9101/20 פלוני נ' הוועדה המקומית שרון הדרום: „על הוועדה להעדיף תמיד את טובת המבקש".
-
-{ANALYSIS}
-
-{HOLDING}
-
-וכבר נפסק כי "התערבות בשומה נעשית רק כשנפלה טעות משפטית" (בר"מ 9555/21 אלמוני נ' הוועדה המקומית).
-
-ראו גם עע"מ 9999/24 פלמוני נ' הוועדה המקומית חוף הים."""
-LIBRARY = [
-    {"doc_id": "r-9101", "doc_type": "ruling", "title": "פלוני", "court": "העליון",
-     "decided_on": "2021-01-10", "case_number": 'עע"מ 9101/20',
-     "text": "פסק דין בדוי. על הוועדה המקומית לשקול את הפגיעה בשכנים ולאזן בינה לבין הצורך "
-             "הציבורי."},
-    {"doc_id": "r-9555", "doc_type": "ruling", "title": "אלמוני", "court": "העליון",
-     "decided_on": "2022-02-01", "case_number": 'בר"מ 9555/21',
-     "text": "פסק דין בדוי. התערבות בשומה נעשית רק כשנפלה טעות משפטית או טעות מהותית."},
-]  # fmt: skip
-
-
-def planted_draft() -> str:
-    """The demo's draft of 7001 with the planted discussion (its own signature stays: the
-    chair's closing formula, in every final)."""
-    text = factories.records()[0]["draft_text"]
-    body = re.search(r"דיון והכרעה\n\n(.*?)\n\nסוף דבר", text, re.S)
-    return text[: body.start(1)] + DISCUSSION + text[body.end(1) :]
-
-
-def other_finals(app, tmp_path) -> dict[str, dict]:
-    """The finals of the three other fictional cases (style corpus and internal decisions) and
-    two rulings in the library."""
-    records = {r["case_number"]: r for r in factories.records()[1:]}
-    for case, record in records.items():
-        path = write(tmp_path / f"{factories.slug(case)}.final.txt", record["final_text"])
-        finals.upload_final(app, case, path)
-    library = write(tmp_path / "library.jsonl",
-                    "\n".join(json.dumps(x, ensure_ascii=False) for x in LIBRARY))  # fmt: skip
-    assert app.ingest([library], "external").ingested == 2
-    return records
 
 
 def kinds(report: dict) -> dict[str, list[dict]]:

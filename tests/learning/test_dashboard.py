@@ -1,5 +1,7 @@
-"""The learning dashboard (issue 12): figures per analyzed final and per block, and the SVG plot
-with one marker per history row in each series, its Hebrew left as text for the browser."""
+"""The learning dashboard (issue 12): figures per analyzed final and per block, the SVG plot with
+one marker per history row in each series, its Hebrew left as text for the browser, and the
+chair's feedback counted by week, as a series and as the table of the desk's /learning page
+(conftest.py's `chair`)."""
 
 import re
 import xml.etree.ElementTree as ET
@@ -7,7 +9,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import factories
-from conftest import write
+from helpers import write
+from legal_ai.errors import InvalidInput
 from legal_ai.learning import dashboard, finals
 
 pytestmark = pytest.mark.db
@@ -74,3 +77,34 @@ def test_one_point_per_history_row(app, tmp_path):
     numbers = [t for text, t in labels.items() if text and text.replace(".", "").isdigit()]
     assert numbers and all(t.get("direction") is None for t in numbers)  # numbers untouched
     assert not re.search(r"<dc:date>", svg)  # no timestamp: the same history, the same SVG
+
+
+def test_feedback_by_week_series_and_the_dashboard_table(chair, desk_app):
+    import datetime as dt
+
+    from legal_ai.learning import feedback
+
+    ids = [feedback.record(desk_app, cat, "הערה")["id"]
+           for cat in ("style", "style", "wrong_tone", "missing_content")]  # fmt: skip
+    with desk_app.store.transaction() as conn:  # one three weeks back, one long before
+        conn.execute("UPDATE chair_feedback SET created_at = now() - interval '21 days'"
+                     " WHERE id = %s", (ids[2],))  # fmt: skip
+        conn.execute("UPDATE chair_feedback SET created_at = now() - interval '200 days'"
+                     " WHERE id = %s", (ids[3],))  # fmt: skip
+    result = feedback.by_week(desk_app, weeks=12)
+    weeks = result["weeks"]
+    today = dt.datetime.now(dt.UTC).date()
+    monday = today - dt.timedelta(days=today.weekday())
+    assert len(weeks) == 12 and weeks[-1]["week"] == monday.isoformat()
+    assert weeks[0]["week"] == (monday - dt.timedelta(weeks=11)).isoformat()
+    assert weeks[-1]["by_category"]["style"] == 2 and weeks[-1]["total"] == 2
+    assert weeks[-4]["by_category"] == {**dict.fromkeys(result["categories"], 0), "wrong_tone": 1}
+    assert result["total"] == 3  # the one of 200 days ago is outside the 12 weeks
+    assert sum(w["total"] for w in feedback.by_week(desk_app, weeks=52)["weeks"]) == 4
+    with pytest.raises(InvalidInput, match="weeks"):
+        feedback.by_week(desk_app, weeks=0)
+    page = chair.get("/learning")
+    assert 'data-weeks="12"' in page.text
+    row = page.text.split(f'<tr data-week="{monday.isoformat()}">')[1].split("</tr>")[0]
+    assert row.endswith("<td>2</td>") and "<td>2</td>" in row
+    assert page.text.index(monday.isoformat()) < page.text.index(weeks[-4]["week"])  # newest first

@@ -14,12 +14,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from conftest import write
+from helpers import mcp_session, payload, run, write
 from legal_ai.auth import CHAIR, system_principal
 from legal_ai.errors import InvalidInput, NotFound, ProviderError
-from legal_ai.knowledge import brief
+from legal_ai.knowledge import brief, curator
 from legal_ai.learning import (
-    curator,
     distill,
     finals,
     fingerprint,
@@ -34,8 +33,6 @@ from legal_ai.providers.models import make_model, parse_spec
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai
 from system_panel import panel_decides
-from test_cli import run
-from test_mcp import _session, payload
 
 pytestmark = pytest.mark.db
 
@@ -483,7 +480,7 @@ def test_curator_records_tagged_findings_and_reports_its_figures(app, tmp_path, 
                           headers={"Authorization": f"Bearer {token}"}).json()["items"] == 0  # fmt: skip
     cli = json.loads(run(cli_env, "learning", "curator-stats", "--json").stdout)
     assert cli["acceptance_rate"] == 0.6667 and len(cli["by_tag"]) == 4
-    _, _, results = asyncio.run(_session(cli_env, [("get_curator_stats", {})]))
+    _, _, results = asyncio.run(mcp_session(cli_env, [("get_curator_stats", {})]))
     assert payload(next(iter(results.values())))["findings"] == 3
 
 

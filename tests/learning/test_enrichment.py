@@ -4,7 +4,7 @@ waits (and health lists it), with one a proposal is written — every summary se
 verbatim quote of the decision, no number or citation the decision does not have — and nothing
 reaches the decision until the chair approves (services, CLI, HTTP and the database refuse anyone
 else); a failing model is retried and then failed; on approval the fields are written without a
-new text version."""
+new text version. The enricher is conftest.py's `enricher` (scenarios.Enricher)."""
 
 import json
 
@@ -12,83 +12,17 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import write
+from helpers import run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.learning import enrichment
 from legal_ai.ops import worker
 from legal_ai.web.app import create_app
-from llm_servers import Reply, prompt_text, schema_name, scripted_openai
-from test_cli import run
+from llm_servers import Reply, scripted_openai
+from scenarios import DECISION, GROUNDED, Enricher, ingest_decision, item
+from scenarios import ENRICHED_CASE as CASE
 
 pytestmark = pytest.mark.db
-
-CASE = "ערר (מרכז) 1042/23"
-DECISION = """ערר (מרכז) 1042/23 כהן נ' הוועדה המקומית לתכנון ובנייה רעננה
-החלטה
-העוררים מבקשים הקלה של 6% בקווי הבניין לצורך הרחבת דירתם בקומת הקרקע.
-הוועדה המקומית דחתה את הבקשה בשל פגיעה בפרטיות השכנים ממערב.
-לאחר שעיינו בכתבי הטענות ושמענו את הצדדים, הגענו למסקנה כי דין הערר להתקבל.
-ההקלה המבוקשת אינה סטייה ניכרת לפי סעיף 151 לחוק, כפי שנקבע בעע"מ 1234/05 פלוני נ' הוועדה המחוזית.
-הפגיעה בפרטיות תמנע בחלונות עמומים בקיר הצדדי.
-הערר מתקבל. אין צו להוצאות."""
-
-GROUNDED = {
-    "headnote": "הקלה של 6% בקווי בניין אינה סטייה ניכרת; הערר התקבל בתנאי חלונות עמומים.",
-    "summary": [
-        {"text": "העוררים ביקשו הקלה של 6% בקווי הבניין להרחבת דירתם.",
-         "quote": "העוררים מבקשים הקלה של 6% בקווי הבניין"},
-        {"text": "הוועדה קבעה, בהסתמך על עע\"מ 1234/05, שההקלה אינה סטייה ניכרת.",
-         "quote": "ההקלה המבוקשת אינה סטייה ניכרת לפי סעיף 151 לחוק, כפי שנקבע בעע\"מ 1234/05"},
-        {"text": "הערר התקבל והפגיעה בפרטיות תימנע בחלונות עמומים.",
-         "quote": "הפגיעה בפרטיות תמנע בחלונות עמומים בקיר הצדדי"},
-    ],
-    "tags": ["הקלה", "קווי בניין", "פרטיות", "הקלה"],
-}  # fmt: skip
-
-
-class Enricher:
-    """The scripted enricher: answers `answer`, or `fail` (an HTTP error)."""
-
-    def __init__(self) -> None:
-        self.answer: dict = GROUNDED
-        self.fail: Reply | None = None
-        self.prompts: list[str] = []
-
-    def __call__(self, request: dict, path: str) -> Reply:
-        if self.fail is not None:
-            return self.fail
-        if schema_name(request) != "Enrichment":
-            return Reply(status=400)
-        self.prompts.append(prompt_text(request))
-        return Reply(json=self.answer)
-
-
-@pytest.fixture
-def model(app, monkeypatch):
-    script = Enricher()
-    with scripted_openai(script) as server:
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
-            "enricher": f"openai:enricher@{server.url}", "model_retries": 0}))  # fmt: skip
-        yield script, server
-
-
-def ingest_decision(app, tmp_path, text: str = DECISION, **meta) -> dict:
-    path = write(tmp_path / "decision.txt", text)
-    report = app.ingest([path], "internal", doc_id="d-1042", meta={
-        "case_number": CASE, "title": "כהן נ' הוועדה המקומית רעננה", "practice_area": "planning",
-        "decided_on": "2023-11-02", **meta})  # fmt: skip
-    assert report.failed == [] and report.ingested + report.updated == 1
-    return report.resolved
-
-
-def item(app) -> dict:
-    with app.store.connection() as conn:
-        return conn.execute(
-            "SELECT id, headnote, summary, tags, version, searchable, missing, updated_at,"
-            " (SELECT count(*) FROM item_versions v WHERE v.item_table = 'case_law'"
-            "  AND v.item_id = c.id) AS versions FROM case_law c WHERE doc_id = 'd-1042'"
-        ).fetchone()
 
 
 def job(app) -> dict:
@@ -141,7 +75,7 @@ def test_waits_without_a_model_then_runs_with_one(app, tmp_path, cli_env, monkey
     assert item(app)["headnote"] is None  # a proposal, not written into the decision
 
 
-def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, model):
+def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, enricher):
     ingest_decision(app, tmp_path)
     before = item(app)
     [proposed] = enrichment.run(app)["proposed"]
@@ -202,8 +136,8 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, mod
     assert rejected["status"] == "rejected" and item(app)["headnote"] == GROUNDED["headnote"]
 
 
-def test_a_failing_model_is_retried_then_failed(app, tmp_path, model):
-    script, _ = model
+def test_a_failing_model_is_retried_then_failed(app, tmp_path, enricher):
+    script, _ = enricher
     ingest_decision(app, tmp_path)
     script.fail = Reply(status=500)
     first = enrichment.run(app)
@@ -246,9 +180,9 @@ def test_a_failing_model_is_retried_then_failed(app, tmp_path, model):
         (lambda a: a.__setitem__("summary", []), "the summary has no sentences"),
     ],
 )  # fmt: skip
-def test_an_ungrounded_answer_is_refused_and_nothing_is_stored(app, tmp_path, model, change,
+def test_an_ungrounded_answer_is_refused_and_nothing_is_stored(app, tmp_path, enricher, change,
                                                                reason):  # fmt: skip
-    script, _ = model
+    script, _ = enricher
     ingest_decision(app, tmp_path)
     answer = json.loads(json.dumps(GROUNDED))
     change(answer)
@@ -263,7 +197,7 @@ def test_an_ungrounded_answer_is_refused_and_nothing_is_stored(app, tmp_path, mo
     assert item(app)["headnote"] is None
 
 
-def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, model):
+def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, enricher):
     # A decision ingested with its headnote and summary queues nothing.
     given = ingest_decision(app, tmp_path, headnote="נתון", summary="נתון גם הוא")
     assert given["enrichment_queued"] == 0 and job(app) is None and awaiting(app)["count"] == 0
@@ -284,9 +218,9 @@ def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, mode
 
 
 def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
-    app, settings, tmp_path, model, cli_env, agent_db_url
+    app, settings, tmp_path, enricher, cli_env, agent_db_url
 ):
-    _, server = model
+    _, server = enricher
     ingest_decision(app, tmp_path)
     env = {**cli_env, "LEGAL_AI_ENRICHER": f"openai:enricher@{server.url}"}
     assert "proposed: #1 d-1042" in run(env, "enrich", "run").stdout

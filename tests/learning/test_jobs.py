@@ -20,7 +20,7 @@ import pytest
 from pydantic import BaseModel
 
 import factories
-from conftest import write
+from helpers import write
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.knowledge.brief import writing_brief

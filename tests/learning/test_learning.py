@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 import factories
-from conftest import TEST_CHAIR, shared, write
+from helpers import TEST_CHAIR, shared, write
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief

@@ -4,7 +4,7 @@ principle and model call; a model failing mid-extraction writes nothing and is r
 reports before it removes and is the chair's; canonical principles are approved, edited and
 reverted by the chair only (services, HTTP and SQL as the agent's role); a reverted principle
 leaves search at once; corroboration counts the decisions citing the ruling. The models are
-scripted OpenAI-compatible servers on 127.0.0.1 (tests/llm_servers.py)."""
+scripted OpenAI-compatible servers on 127.0.0.1 (conftest.py's `panel`, tests/llm_servers.py)."""
 
 import json
 
@@ -12,26 +12,15 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+from helpers import run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
 from legal_ai.learning import canonical, principle_jobs, principles
 from legal_ai.web.app import create_app
-from llm_servers import scripted_openai
-from test_cli import run
-from test_principles import Q1, Q2, R1, R2, RULING, Script, cand, ingest
+from scenarios import PANEL_RULING as RULING
+from scenarios import Q1, Q2, R1, R2, cand, ingest
 
 pytestmark = pytest.mark.db
-
-
-@pytest.fixture
-def panel(app, monkeypatch):
-    """The three scripted models (test_principles.Script, which can also fail a model)."""
-    script = Script()
-    with scripted_openai(script) as server:
-        value = ",".join(f"openai:{m}@{server.url}" for m in "abc")
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(
-            update={"principle_panel": value, "model_retries": 0}))  # fmt: skip
-        yield script, value
 
 
 def jobs_of(app):

@@ -2,84 +2,23 @@
 rule, quotes not in the source dropped, the cap, linking to an existing principle, extraction
 twice, fewer than three models, the database refusing a panel approval that breaks the rule,
 corpus isolation of canonical principles, the CLI's JSON and search hits with their term. Each
-model is a scripted OpenAI-compatible server on 127.0.0.1 told apart by the request's model."""
+model is a scripted OpenAI-compatible server on 127.0.0.1 told apart by the request's model
+(conftest.py's `panel`; the rules, quotes and ruling are scenarios.py's)."""
 
 import json
 
 import psycopg
 import pytest
 
+from helpers import run
 from legal_ai.auth import system_principal
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import principles
-from llm_servers import Reply, schema_name, scripted_openai
+from scenarios import PANEL_RULING as RULING
+from scenarios import Q1, Q2, Q3, Q4, R1, R2, R3, R4, cand, ingest
 from system_panel import system_call
-from test_cli import run
 
 pytestmark = pytest.mark.db
-
-R1 = ("סטייה ניכרת מתכנית אינה ניתנת לאישור בדרך של הקלה",
-      "אין לאשר בהקלה סטייה ניכרת מהתכנית")  # fmt: skip
-R2 = ("על הוועדה המקומית לנמק את החלטתה בכתב", "חובה על הוועדה המקומית לנמק בכתב את החלטותיה")
-R3 = ("זכות הטיעון של המתנגד היא זכות יסוד בהליך התכנוני",
-      "למתנגד עומדת זכות טיעון בסיסית בהליכי התכנון")  # fmt: skip
-R4 = "היטל השבחה מחושב לפי ההפרש בשווי המקרקעין"
-Q1 = "סטייה ניכרת מתכנית אינה יכולה להינתן כהקלה"
-Q2 = "הוועדה חייבת לנמק את החלטתה בכתב"
-Q3 = "זכות הטיעון של המתנגד היא מזכויות היסוד"
-Q4 = "ההיטל מחושב לפי ההפרש בשווי"
-RULING = ". ".join([Q1, Q2, Q3, Q4, "הערר נדחה"]) + "."
-
-
-def cand(rule, quote, score):
-    return {"rule_text": rule, "supporting_quote": quote, "score": score}
-
-
-class Script:
-    """Each model's answer; a model named in `failing` answers 500 (after the adapter's
-    retries, a ProviderError)."""
-
-    def __init__(self) -> None:
-        self.answers: dict[str, list[dict]] = {"a": [], "b": [], "c": []}
-        self.failing: set[str] = set()
-
-    def __call__(self, request: dict, path: str) -> Reply:
-        if schema_name(request) != "ProposedPrinciples":
-            return Reply(status=400)
-        if request["model"] in self.failing:
-            return Reply(status=500)
-        return Reply(json={"principles": self.answers[request["model"]]})
-
-
-@pytest.fixture
-def panel(app, monkeypatch):
-    script = Script()
-    with scripted_openai(script) as server:
-        value = ",".join(f"openai:{m}@{server.url}" for m in "abc")
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(
-            update={"principle_panel": value, "model_retries": 0}))  # fmt: skip
-        yield script, value
-
-
-def ingest(app, tmp_path, doc_id, text, corpus="external", expect="ingested"):
-    path = tmp_path / f"{doc_id}.txt"
-    path.write_text(text, encoding="utf-8")
-    meta = {
-        "title": "פסק דין",
-        "case_number": 'עע"מ 1234/05',
-        "court": "בית המשפט העליון",
-        "is_binding": True,
-        "practice_area": "planning",
-        "decided_on": "2005-03-01",
-    }
-    if corpus == "internal":
-        meta = {
-            "title": "החלטה",
-            "case_number": "ערר (מרכז) 1042/23",
-            "practice_area": "planning",
-            "decided_on": "2024-03-01",
-        }
-    assert getattr(app.ingest([path], corpus, meta=meta, doc_id=doc_id), expect) == 1
 
 
 def listed(app):

@@ -11,14 +11,15 @@ import json
 import psycopg
 import pytest
 
+from helpers import run
 from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import principles, synthesis
 from legal_ai.learning.synthesis import Sentence, ungrounded
 from legal_ai.ops import worker
 from llm_servers import Reply, schema_name, scripted_openai
-from test_cli import run
-from test_principles import Q1, Q2, R1, R2, RULING, cand, ingest
+from scenarios import PANEL_RULING as RULING
+from scenarios import Q1, Q2, R1, R2, cand, ingest
 
 pytestmark = pytest.mark.db
 

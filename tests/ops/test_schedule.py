@@ -14,7 +14,6 @@ import json
 import subprocess
 import sys
 import threading
-from zoneinfo import ZoneInfo
 
 import psycopg
 import pytest
@@ -22,7 +21,7 @@ from fastapi.testclient import TestClient
 from psycopg import sql
 
 import factories
-from conftest import ScriptedHandler, local_server, write
+from helpers import ScriptedHandler, local_server, write
 from legal_ai.app import App
 from legal_ai.auth import agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
@@ -33,16 +32,12 @@ from legal_ai.ops.scheduler import JOBS, Job
 from legal_ai.ops.tasks import reminders
 from legal_ai.store import schedule as schedule_store
 from legal_ai.web.app import create_app
+from scenarios import local
 
-TZ = ZoneInfo("Asia/Jerusalem")
 J = "Asia/Jerusalem"
 NAMES = ["weekly-feedback-analysis", "stale-case-reminder", "sync-case-status", "nightly-upkeep"]
 AGENT = "s3cret-agent-token"
 CHAIR = "s3cret-chair-token"
-
-
-def local(*parts: int) -> dt.datetime:
-    return dt.datetime(*parts, tzinfo=TZ)
 
 
 def utc(value: dt.datetime | str) -> dt.datetime:
@@ -423,8 +418,8 @@ def backdate(app: App, days: int) -> None:
 
 
 def test_the_reminder_list_is_read_by_the_cli_the_api_and_the_desk(app, cli_env):
+    from helpers import PASSWORD, sign_in
     from legal_ai import accounts
-    from test_desk import PASSWORD, sign_in
 
     drafted = draft(app, 1)
     backdate(app, 45)
@@ -494,7 +489,7 @@ def test_sync_case_status_reconciles_with_the_ledger_and_pushes_only_changes(app
 
 
 def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp_path):
-    from test_eval import write_dataset
+    from scenarios import write_dataset
 
     write_dataset(tmp_path)
     ruling = write(tmp_path / "ruling.txt", "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12.")

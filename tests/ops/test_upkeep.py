@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import factories
-from conftest import local_server, write
+from helpers import write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR, system_principal
-from test_image_leg import ScriptedMultimodal
+from scenarios import ScriptedMultimodal
 
 pytestmark = pytest.mark.db
 
@@ -231,14 +231,6 @@ def test_an_analyzer_change_reanalyzes_principles_and_precedents(app, tmp_path, 
     assert lexical_principles() == [ids["approved"]]
 
 
-@pytest.fixture
-def multimodal_url():
-    ScriptedMultimodal.images = {}
-    ScriptedMultimodal.requests = []
-    with local_server(ScriptedMultimodal) as url:
-        yield url
-
-
 def images_sent() -> int:
     return sum(
         1
@@ -320,9 +312,9 @@ def test_page_images_follow_the_image_embedder(app, settings, multimodal_url, tm
 def test_the_desk_health_page_shows_the_units(app, tmp_path):
     from fastapi.testclient import TestClient
 
+    from helpers import PASSWORD, sign_in
     from legal_ai import accounts
     from legal_ai.web.app import create_app
-    from test_desk import PASSWORD, sign_in
 
     library(app, tmp_path)
     with app.store.transaction() as conn:  # as if an earlier embedder had embedded them

@@ -4,7 +4,7 @@ persistent cache (nothing is embedded twice)."""
 import numpy as np
 import pytest
 
-from conftest import ScriptedHandler, local_server
+from helpers import ScriptedHandler, local_server
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError
 from legal_ai.providers.embedders import CachedEmbedder, make_embedder

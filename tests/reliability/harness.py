@@ -2,8 +2,8 @@
 start and kill by their own id, databases of our own on the test server, and read-only checks of
 what a killed writer left behind.
 
-Not a conftest.py on purpose: a second conftest module would shadow tests/conftest.py for every
-`from conftest import ...` in the suite.
+A module, not a conftest.py: bench/reliability.py imports it as well as the suite (importable
+as `harness`: pyproject.toml puts tests/reliability on pytest's path; bench inserts it itself).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ from harness import (
 )
 from psycopg import sql
 
-from conftest import ScriptedHandler, local_server
+from helpers import ScriptedHandler, local_server
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.errors import StoreError

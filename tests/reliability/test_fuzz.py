@@ -36,7 +36,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
-from conftest import write
+from factories import akn_xml, tiny_docx, tiny_pdf
+from helpers import write
 from legal_ai.corpora import SEARCHABLE, get_corpus
 from legal_ai.errors import AppError, InvalidInput, UnsupportedFile
 from legal_ai.ingest.sources import IngestItem, SourceError, read_source
@@ -45,7 +46,6 @@ from legal_ai.retrieval.tools import TOOL_OF_CORPUS, TOOLS
 from legal_ai.text import akn
 from legal_ai.text.extract import Limits, extract
 from legal_ai.text.hebrew import clean_text, clean_value, normalize_case_number
-from test_bad_input import akn_xml, tiny_docx, tiny_pdf
 
 TRIED: Counter[str] = Counter()  # cases tried per target
 OUTCOMES: Counter[str] = Counter()  # what became of them (stored/refused, answered/refused)

@@ -7,7 +7,7 @@ mode, and every hit is checked through the root tables by its ids (store/audit.p
 must find the corpus's own bait are checked to have found it, so no check passes empty.
 
 One ingest for the module. The image leg runs against a scripted local Voyage multimodal server
-(as in tests/test_image_leg.py): every page image and every text query embed to the same vector,
+(as in tests/retrieval/test_image_leg.py): every page image and every text query embed to the same vector,
 so each corpus's page images are all equally near and only the corpus scope can keep them apart.
 """
 
@@ -20,8 +20,8 @@ import pytest
 from harness import CHAIR_NAME, own_database
 from psycopg import sql
 
-from conftest import ScriptedHandler, local_server
 from factories import hebrew_pdf
+from helpers import ScriptedHandler, local_server
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings

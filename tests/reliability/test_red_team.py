@@ -22,7 +22,7 @@ from psycopg import conninfo
 from psycopg.rows import dict_row
 
 import factories
-from conftest import write
+from helpers import write
 from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.knowledge import brief
 from legal_ai.learning import feedback, finals, lessons, panel, panel_audit, principles

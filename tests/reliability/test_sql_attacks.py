@@ -19,7 +19,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 import factories
-from conftest import write
+from helpers import write
 from legal_ai.auth import CHAIR
 from legal_ai.learning import finals, lessons
 from system_panel import distilled, panel_decides

@@ -1,53 +1,17 @@
 """The optional image leg (MULTIMODAL_ENABLED), against a real local HTTP server that answers
 like Voyage's multimodal endpoint: page images are ingested, searched as a weighted RRF channel,
-kept inside their corpus, and off by default."""
+kept inside their corpus, and off by default. The server is conftest.py's `multimodal_url`
+(scenarios.ScriptedMultimodal)."""
 
-import hashlib
-
-import numpy as np
 import pytest
 
 import factories
-from conftest import ScriptedHandler, local_server
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.providers.multimodal import make_multimodal
+from scenarios import ScriptedMultimodal
 
 pytestmark = pytest.mark.db
-
-
-class ScriptedMultimodal(ScriptedHandler):
-    """Image number i (in order of first arrival) embeds as basis vector i; a query text that
-    names a number n ('page 3') embeds as basis vector n - 1."""
-
-    images: dict[str, int] = {}
-    requests: list = []
-
-    def do_POST(self):
-        body = self.read_json()
-        type(self).requests.append(body)
-        data = []
-        for index, item in enumerate(body["inputs"]):
-            part = item["content"][0]
-            vector = np.zeros(1024)
-            if part["type"] == "text":
-                digits = "".join(ch for ch in part["text"] if ch.isdigit())
-                vector[int(digits or 1) - 1] = 1.0
-            else:
-                key = hashlib.sha256(part["image_base64"].encode()).hexdigest()
-                slot = type(self).images.setdefault(key, len(type(self).images))
-                vector[slot] = 1.0
-            data.append({"object": "embedding", "index": index, "embedding": vector.tolist()})
-        usage = {"text_tokens": 1, "image_pixels": 1, "video_pixels": 0, "total_tokens": 1}
-        self.send_json({"object": "list", "data": data, "model": body["model"], "usage": usage})
-
-
-@pytest.fixture
-def multimodal_url():
-    ScriptedMultimodal.images = {}
-    ScriptedMultimodal.requests = []
-    with local_server(ScriptedMultimodal) as url:
-        yield url
 
 
 def test_off_by_default_and_needs_a_key(settings):

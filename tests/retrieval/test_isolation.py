@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
-from conftest import write
+from helpers import write
 from legal_ai.auth import CHAIR
 from legal_ai.corpora import SEARCHABLE, get_corpus
 from legal_ai.errors import InvalidInput

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import write
+from helpers import write
 from legal_ai.providers.embedders import CachedEmbedder, QueryCache
 from legal_ai.retrieval import legs
 from legal_ai.retrieval import search as search_module

@@ -8,41 +8,20 @@ import datetime as dt
 import json
 import logging
 import re
-import subprocess
-import sys
 
 import pytest
 
-from conftest import write
+from helpers import AGENT, CHAIR_TOKEN, csrf_of, mcp_session, payload, run, write
 from legal_ai import telemetry
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import InvalidInput, NotFound
 from legal_ai.store import search_log as sql_log
-from test_desk import (  # noqa: F401
-    AGENT,
-    CHAIR_TOKEN,
-    chair,
-    client,
-    csrf_of,
-    desk_app,
-    ingest_ruling,
-)
-from test_mcp import _session, payload
+from scenarios import ingest_ruling
 
 pytestmark = pytest.mark.db
 
 LEVY = "היטל השבחה על תכנית רחביה נקבע לפי שומת השמאי המכריע."
 SHED = "הקלה בקו בניין צדדי למחסן בחצר נדחתה בשל פגיעה בפרטיות השכנים."
-
-
-def run(env, *args, check=True):
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", *args], env=env, capture_output=True, text=True,
-        timeout=180,
-    )  # fmt: skip
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result
 
 
 def rows(app) -> list[dict]:
@@ -186,7 +165,7 @@ def test_mcp_calls_are_logged_as_the_agent(app, tmp_path, cli_env):
     env = {**cli_env, "LEGAL_AI_AGENT_TOKEN": "drafter=t", "LEGAL_AI_CHAIR_TOKEN": "her"}
     calls = [("search_precedent_library", {"query": "הקלה בקו בניין", "limit": 4}),
              ("find_similar_cases", {"case_number": "ערר 20/25"})]  # fmt: skip
-    _, _, results = asyncio.run(_session(env, calls))
+    _, _, results = asyncio.run(mcp_session(env, calls))
     answers = [payload(r) for r in results.values()]
     search, similar = rows(app)
     assert [a["search_id"] for a in answers] == [search["id"], similar["id"]]
@@ -199,7 +178,7 @@ def test_mcp_calls_are_logged_as_the_agent(app, tmp_path, cli_env):
     assert similar["hits"][0]["rank"] == 1 and len(similar["query"]) <= 2000
 
 
-def test_api_searches_are_logged_as_who_authenticated(client, desk_app, tmp_path):  # noqa: F811
+def test_api_searches_are_logged_as_who_authenticated(client, desk_app, tmp_path):
     seed(desk_app, tmp_path)
     params = {"query": "היטל השבחה", "corpus": "external", "limit": 3, "actor": "chair"}
     for token in (AGENT, CHAIR_TOKEN):
@@ -219,7 +198,7 @@ def test_api_searches_are_logged_as_who_authenticated(client, desk_app, tmp_path
     assert len(rows(desk_app)) == 2
 
 
-def test_desk_search_clicks_and_useful_marks(chair, desk_app, tmp_path):  # noqa: F811
+def test_desk_search_clicks_and_useful_marks(chair, desk_app, tmp_path):
     ingest_ruling(desk_app, tmp_path)
     page = chair.get("/search", params={"corpus": "external", "q": "הקלה בקו בניין"})
     [row] = rows(desk_app)

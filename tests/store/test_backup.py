@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from conftest import TEST_DB, TEST_HOME, write
+from helpers import TEST_DB, TEST_HOME, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings

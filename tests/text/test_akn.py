@@ -1,6 +1,6 @@
 import pytest
 
-from conftest import FIXTURES, shared
+from helpers import FIXTURES, shared
 from legal_ai.text.akn import parse_law
 
 

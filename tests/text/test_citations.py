@@ -7,7 +7,7 @@ import re
 import pytest
 
 import factories
-from conftest import FIXTURES, shared, write
+from helpers import FIXTURES, shared, write
 from legal_ai.retrieval import legs
 from legal_ai.text.citations import PBL, extract, section_refs
 

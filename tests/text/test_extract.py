@@ -6,7 +6,7 @@ import os
 import pytest
 
 import factories
-from conftest import shared, write
+from helpers import shared, write
 from legal_ai.errors import UnsupportedFile
 from legal_ai.text.extract import check_size, decode_text, extract, pdf_page_text
 

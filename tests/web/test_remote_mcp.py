@@ -5,20 +5,14 @@ CLI's parameters and its --json."""
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
-from conftest import write
+from helpers import payload, remote_session, serving, write
 from legal_ai.mcp_server import build_server
 from legal_ai.web.app import create_app
 
@@ -49,58 +43,10 @@ def remote_settings(app):
     })  # fmt: skip
 
 
-@contextmanager
-def serving(api) -> Iterator[str]:
-    """`api` under uvicorn on 127.0.0.1 (a free port) in a thread, with its lifespan (which runs
-    the MCP transport), as `legal-ai serve` runs it; yields the base URL."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(api, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-
-
 @pytest.fixture
 def served(app):
-    with serving(create_app(remote_settings(app), legal=app)) as url:
+    with serving(create_app(remote_settings(app), legal=app), lifespan="on") as url:
         yield url
-
-
-async def remote_session(url: str, token: str | None, calls: list[tuple[str, dict]],
-                         statuses: list[int] | None = None):  # fmt: skip
-    """The SDK's streamable HTTP client, with `Authorization: Bearer <token>`: tools/list, then
-    each call in turn. `statuses` collects the HTTP status of every answer."""
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    async def seen(response) -> None:
-        if statuses is not None:
-            statuses.append(response.status_code)
-
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    hooks = {"response": [seen]}
-    async with httpx2.AsyncClient(headers=headers, timeout=60, event_hooks=hooks) as http:
-        async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
-            listed = await client.list_tools()
-            results = [await client.call_tool(name, arguments) for name, arguments in calls]
-    return [t.name for t in listed.tools], results
-
-
-def payload(result) -> dict:
-    if result.structured_content is not None:
-        return result.structured_content
-    return json.loads(result.content[0].text)
 
 
 def test_a_remote_agent_lists_and_calls_the_tools_over_http(app, tmp_path, served):

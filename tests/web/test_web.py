@@ -1,6 +1,6 @@
 """The HTTP API (FastAPI) against the real database: a token guards every /api route (the chair's
 or an agent's), uploads go through the same services as the CLI, errors come back as one clear
-message. Roles, limits and hostile input at the edge: tests/test_web_security.py."""
+message. Roles, limits and hostile input at the edge: tests/web/test_web_security.py."""
 
 from urllib.parse import quote
 

@@ -11,14 +11,10 @@ import asyncio
 import datetime as dt
 import json
 import re
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
 import pytest
@@ -26,6 +22,7 @@ import uvicorn
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
+from helpers import PASSWORD, local_server, serving
 from legal_ai import accounts, jobqueue, paging
 from legal_ai.app import App
 from legal_ai.config import Settings
@@ -39,7 +36,6 @@ from legal_ai.web.app import create_app
 
 pytestmark = pytest.mark.db
 
-PASSWORD = "סיסמה-ארוכה-1042/23"
 AGENT, CHAIR = "hardening-agent-token", "hardening-chair-token"
 LEAKY = (
     "could not open /work/x/.legal-ai/pgdata/postmaster.pid; tried "
@@ -51,12 +47,6 @@ LEAKS = ("/work/x", ".legal-ai", "postgresql://", "s3cret", "db.internal", "lega
 
 def auth(token: str = AGENT) -> dict:
     return {"Authorization": f"Bearer {token}"}
-
-
-@pytest.fixture
-def desk_app(app):
-    accounts.set_password(app, "chair", PASSWORD)
-    return app
 
 
 def web_settings(app: App, **update) -> Settings:
@@ -169,25 +159,6 @@ def test_serve_passes_uvicorn_proxy_options_that_follow_the_setting(monkeypatch)
         assert isinstance(config.loaded_app, ProxyHeadersMiddleware) is wrapped
 
 
-@contextmanager
-def serving(api, **options) -> Iterator[str]:
-    """`api` under a real uvicorn on 127.0.0.1 (a free port) with these options."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(api, log_level="warning", lifespan="off", **options))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-
-
 def twenty_wrong_passwords(base: str) -> list[httpx.Response]:
     """20 wrong passwords for the chair, each claiming another X-Forwarded-For."""
     answers = []
@@ -271,22 +242,11 @@ class Sink(BaseHTTPRequestHandler):
         pass
 
 
-@contextmanager
-def local(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture
 def redirected() -> Iterator[tuple[str, str]]:
     """(a server that answers every POST 302 to the sink, the sink's address)."""
     Sink.received = []
-    with local(Sink) as sink:
+    with local_server(Sink, path="") as sink:
 
         class Redirector(BaseHTTPRequestHandler):
             hits: list[str] = []
@@ -303,7 +263,7 @@ def redirected() -> Iterator[tuple[str, str]]:
             def log_message(self, *args) -> None:
                 pass
 
-        with local(Redirector) as redirector:
+        with local_server(Redirector, path="") as redirector:
             yield redirector, sink, Redirector
         assert Redirector.hits  # the redirect was reached (and answered 302)
 

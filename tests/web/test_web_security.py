@@ -13,17 +13,16 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 import psycopg
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
+from helpers import serving
 from legal_ai.app import App
 from legal_ai.errors import StoreError
 from legal_ai.learning import vocabulary as vocab
@@ -379,26 +378,7 @@ def test_leftover_folders_of_a_killed_process_are_swept_at_start(app, web_settin
     assert upload_dirs(web_settings) == []
 
 
-# -- through a real server ---------------------------------------------------------------------------
-@contextmanager
-def serving(api) -> Iterator[int]:
-    """Run `api` under uvicorn on 127.0.0.1 (a free port) in a thread; yield the port."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(api, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield sock.getsockname()[1]
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
-
-
+# -- through a real server (helpers.serving) ---------------------------------------------------
 def read_response(conn: socket.socket, timeout: float = 10) -> tuple[int, dict]:
     conn.settimeout(timeout)
     data = b""
@@ -421,8 +401,8 @@ def read_response(conn: socket.socket, timeout: float = 10) -> tuple[int, dict]:
 
 def test_an_oversized_upload_is_stopped_while_it_streams(app, web_settings):
     with (
-        serving(create_app(web_settings, legal=app)) as port,
-        socket.create_connection(("127.0.0.1", port)) as conn,
+        serving(create_app(web_settings, legal=app)) as base,
+        socket.create_connection(("127.0.0.1", urlsplit(base).port)) as conn,
     ):
         head = (f"POST /api/cases/{CASE_URL}/draft/upload HTTP/1.1\r\nHost: x\r\n"
                 f"Authorization: Bearer {AGENT}\r\nTransfer-Encoding: chunked\r\n"
@@ -449,7 +429,8 @@ def test_an_oversized_upload_is_stopped_while_it_streams(app, web_settings):
 
 
 def test_a_huge_declared_length_is_refused_before_the_body(app, web_settings):
-    with serving(create_app(web_settings, legal=app)) as port:
+    with serving(create_app(web_settings, legal=app)) as base:
+        port = urlsplit(base).port
         with socket.create_connection(("127.0.0.1", port)) as conn:
             started = time.monotonic()
             conn.sendall((f"POST /api/cases/{CASE_URL}/draft/upload HTTP/1.1\r\nHost: x\r\n"
@@ -471,7 +452,7 @@ def test_a_blocked_upload_does_not_stall_other_requests(app, web_settings):
     database lock (held here), health and a cheap /api read are answered at once."""
     case = vocab.case_number(CASE)
     with ExitStack() as stack:
-        port = stack.enter_context(serving(create_app(web_settings, legal=app)))
+        port = urlsplit(stack.enter_context(serving(create_app(web_settings, legal=app)))).port
         holder = stack.enter_context(psycopg.connect(web_settings.database_url))
         base = f"http://127.0.0.1:{port}"
         holder.execute("SELECT pg_advisory_xact_lock(hashtext('learning:' || %s))", (case,))

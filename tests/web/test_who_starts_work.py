@@ -20,14 +20,13 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import write
+from helpers import payload, remote_session, serving, write
 from legal_ai.app import App
 from legal_ai.learning import extraction_requests, principle_jobs
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.scheduler import JOBS, Job
 from legal_ai.web.app import create_app
 from llm_servers import Reply, scripted_openai
-from test_remote_mcp import payload, remote_session, serving
 
 pytestmark = pytest.mark.db
 
@@ -184,7 +183,7 @@ def test_four_jobs_at_once_starve_no_search_over_http_or_mcp(app, tmp_path, monk
     legal = App(settings, embedder=app._inner_embedder)  # its own pool, as `legal-ai serve`
     reports: list[dict] = []
     try:
-        with serving(create_app(settings, legal=legal)) as url:
+        with serving(create_app(settings, legal=legal), lifespan="on") as url:
             with httpx.Client(base_url=url, timeout=60) as http:
                 for job in JOBS:
                     asked = http.post(f"/api/jobs/{job.name}/run", headers=auth(CHAIR))

@@ -1,0 +1,215 @@
+"""What tests of every part share (imported by name: `from helpers import write, serving`); the
+fixtures are in conftest.py, the documents the suite makes in factories.py, the scripted model
+servers in llm_servers.py, the scripts and small worlds tests of more than one part set up in
+scenarios.py.
+
+- Paths: `ROOT` (the clone), `TEST_HOME` and `TEST_DB` (the suite's embedded server and
+  database), `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
+- Files: `write(path, text)`.
+- Local servers on 127.0.0.1: `local_server(handler)` (an http.server in a thread, for a
+  `ScriptedHandler` that stands in for an external API) and `serving(api)` (the web app under a
+  real uvicorn in a thread, as `legal-ai serve` runs it).
+- The CLI and MCP: `run(env, *args)` (`legal-ai` in a subprocess), `mcp_session(env, calls)`
+  (`legal-ai mcp` over stdio, the official client), `remote_session(url, token, calls)` (/mcp
+  over streamable HTTP) and `payload(result)` (a tool result's JSON).
+- The desk: its credentials (`PASSWORD`, `AGENT`, `CHAIR_TOKEN`: those of conftest's
+  `desk_app` and `client`), `sign_in(client)`, `csrf_of(html)`, `text_of(html)` (entities
+  decoded) and `section(html, id)`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+ROOT = Path(__file__).resolve().parents[1]
+# The larger data beside the clone (../shared/data); LEGAL_AI_SHARED_DATA points elsewhere
+# (LEGAL_AI_SHARED_DATA=/nonexistent runs the suite as a clone without it would).
+SHARED = Path(os.environ.get("LEGAL_AI_SHARED_DATA") or ROOT.parent / "shared" / "data")
+TEST_HOME = ROOT / ".legal-ai-test"
+# Several test sessions may share the one test server (parallel work on one machine): each names
+# its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
+TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test")
+FIXTURES = ROOT / "tests" / "fixtures"
+TEST_CHAIR = 'עו"ד נועה בדיקה'  # fictional chair of the tests' committee decisions
+
+
+def shared(*parts: str) -> Path:
+    """A path under the shared data, for the larger end-to-end runs (marked `shared`; every
+    feature also has a test on the project's own fixtures, tests/factories.py). Absent, the test
+    is skipped, except in CI (CI=true), where shared/ is laid beside the clone: there it fails."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        message = f"shared data not present: {path} (set LEGAL_AI_SHARED_DATA to its data folder)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI: {message}", pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+# --- Local servers --------------------------------------------------------------------------
+
+
+class ScriptedHandler(BaseHTTPRequestHandler):
+    """Base of the scripted local HTTP servers that stand in for external APIs in adapter tests."""
+
+    def read_json(self) -> dict:
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
+    def send_json(self, payload: dict, status: int = 200) -> None:
+        raw = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextmanager
+def local_server(handler: type[BaseHTTPRequestHandler], path: str = "/v1") -> Iterator[str]:
+    """Serve `handler` on 127.0.0.1 (a free port) in a thread; yield its base URL (`path`
+    appended: /v1, as the adapters' APIs)."""
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}{path}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def serving(api, *, lifespan: str = "off", **options) -> Iterator[str]:
+    """`api` under a real uvicorn on 127.0.0.1 (a free port) in a thread, with uvicorn's
+    `options`; `lifespan="on"` runs the app's lifespan (the MCP transport), as `legal-ai serve`
+    does. Yields the base URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(api, log_level="warning", lifespan=lifespan, **options)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.started, "uvicorn did not start"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+# --- The CLI and MCP ------------------------------------------------------------------------
+
+
+def run(env, *args, check=True):
+    """`legal-ai ARGS` in a subprocess with `env`; by default its exit code must be 0."""
+    result = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", *args], env=env, capture_output=True, text=True,
+        timeout=180,
+    )  # fmt: skip
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+async def mcp_session(env, calls):
+    """`legal-ai mcp` over stdio with `env`, driven by the official client: tools/list, then each
+    (name, arguments) call. Returns the tool names, the tools by name and the results by
+    (name, arguments as JSON)."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "legal_ai.cli", "mcp"], env=env
+    )
+    async with Client(params) as client:
+        listed = await client.list_tools()
+        results = {}
+        for name, arguments in calls:
+            results[(name, json.dumps(arguments, ensure_ascii=False))] = await client.call_tool(
+                name, arguments
+            )
+        return [t.name for t in listed.tools], {t.name: t for t in listed.tools}, results
+
+
+async def remote_session(url: str, token: str | None, calls: list[tuple[str, dict]],
+                         statuses: list[int] | None = None):  # fmt: skip
+    """The SDK's streamable HTTP client, with `Authorization: Bearer <token>`: tools/list, then
+    each call in turn. `statuses` collects the HTTP status of every answer."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def seen(response) -> None:
+        if statuses is not None:
+            statuses.append(response.status_code)
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    hooks = {"response": [seen]}
+    async with httpx2.AsyncClient(headers=headers, timeout=60, event_hooks=hooks) as http:
+        async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
+            listed = await client.list_tools()
+            results = [await client.call_tool(name, arguments) for name, arguments in calls]
+    return [t.name for t in listed.tools], results
+
+
+def payload(result) -> dict:
+    """An MCP tool result's JSON (structured content, or the JSON text of its first part)."""
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(result.content[0].text)
+
+
+# --- The desk -------------------------------------------------------------------------------
+
+PASSWORD = "סיסמה-ארוכה-1042/23"  # the chair's desk password (Hebrew, a slash and digits)
+AGENT = "s3cret-agent-token"
+CHAIR_TOKEN = "s3cret-chair-token"
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def sign_in(client, password: str = PASSWORD, name: str = "chair"):
+    """The chair signs in through /login (its form first, for the CSRF token); the answer."""
+    form = client.get("/login")
+    assert form.status_code == 200
+    return client.post("/login", data={"name": name, "password": password,
+                                       "csrf": csrf_of(form.text), "next": "/training"},
+                       follow_redirects=False)  # fmt: skip
+
+
+def text_of(page: str) -> str:
+    """A page's HTML with its character references decoded (`&#34;` -> `"`)."""
+    return html.unescape(page)
+
+
+def section(page: str, name: str) -> str:
+    """The `<section id="NAME">` of a page."""
+    return page.split(f'<section id="{name}"')[1].split("</section>")[0]
