@@ -75,6 +75,47 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered) * 1000, 2), "p95": round(p95 * 1000, 2)}
 
 
+def _run_modes(store: Store, app: Context, eval_settings: Settings, dataset: Dataset,
+               modes: tuple[str, ...], progress: Callable[[str], None] | None
+               ) -> tuple[dict[str, metrics.Run], dict[str, dict[str, dict[str, float]]]]:  # fmt: skip
+    """Every query in every mode, timed at each k of LATENCY_KS: the runs the metrics read (the
+    documents of k = DEPTH) and the latency percentiles per mode and k."""
+    runs: dict[str, metrics.Run] = {}
+    latency: dict[str, dict[str, dict[str, float]]] = {}
+    for mode in modes:
+        runs[mode] = {}
+        timings: dict[int, list[float]] = {k: [] for k in LATENCY_KS}
+        for qid, text in dataset.queries.items():
+            for k in LATENCY_KS:  # k = DEPTH's hits are the run the metrics read
+                app.embedder.forget_queries()  # every timing includes embedding the query
+                t0 = time.perf_counter()
+                hits = search(
+                    store, app.embedder, eval_settings, "external", text, limit=k, mode=mode,
+                    group_by=lambda row: row["doc_id"], cap=1, image_embedder=app.images,
+                ).hits  # fmt: skip
+                timings[k].append(time.perf_counter() - t0)
+                if k == DEPTH:
+                    runs[mode][qid] = [h["doc_id"] for h in hits]
+        latency[mode] = {f"k{k}": {"k": k, **_percentiles(timings[k])} for k in LATENCY_KS}
+        if progress:
+            progress(f"{dataset.name}: {mode} done")
+    return runs, latency
+
+
+def _hybrid_minus_best_single(result: dict, per_query: dict) -> None:
+    """Hybrid's nDCG@10 against the better single mode: the paired bootstrap's mean and 95%
+    interval, into `result` (when hybrid and a single mode ran)."""
+    singles = [m for m in ("semantic", "lexical") if m in per_query]
+    if "hybrid" in per_query and singles:
+        best = max(singles, key=lambda m: result["modes"][m]["ndcg@10"])
+        mean, low, high = metrics.paired_bootstrap(
+            per_query["hybrid"]["ndcg@10"], per_query[best]["ndcg@10"]
+        )
+        result["hybrid_minus_best_single"] = {
+            "best_single": best, "ndcg@10": mean, "ci95": [low, high],
+        }  # fmt: skip
+
+
 def evaluate(
     settings: Settings,
     dataset: Dataset,
@@ -97,25 +138,7 @@ def evaluate(
             _items(dataset), get_corpus("external")
         )
         load_seconds = time.perf_counter() - started
-        runs: dict[str, metrics.Run] = {}
-        latency: dict[str, dict[str, dict[str, float]]] = {}
-        for mode in modes:
-            runs[mode] = {}
-            timings: dict[int, list[float]] = {k: [] for k in LATENCY_KS}
-            for qid, text in dataset.queries.items():
-                for k in LATENCY_KS:  # k = DEPTH's hits are the run the metrics read
-                    app.embedder.forget_queries()  # every timing includes embedding the query
-                    t0 = time.perf_counter()
-                    hits = search(
-                        store, app.embedder, eval_settings, "external", text, limit=k, mode=mode,
-                        group_by=lambda row: row["doc_id"], cap=1, image_embedder=app.images,
-                    ).hits  # fmt: skip
-                    timings[k].append(time.perf_counter() - t0)
-                    if k == DEPTH:
-                        runs[mode][qid] = [h["doc_id"] for h in hits]
-            latency[mode] = {f"k{k}": {"k": k, **_percentiles(timings[k])} for k in LATENCY_KS}
-            if progress:
-                progress(f"{dataset.name}: {mode} done")
+        runs, latency = _run_modes(store, app, eval_settings, dataset, modes, progress)
         per_query = {mode: metrics.per_query(run, dataset.qrels) for mode, run in runs.items()}
         result = {
             "dataset": dataset.name,
@@ -124,15 +147,7 @@ def evaluate(
             "fields": list(dataset.fields),
             "modes": {mode: metrics.aggregate(values) for mode, values in per_query.items()},
         }
-        singles = [m for m in ("semantic", "lexical") if m in per_query]
-        if "hybrid" in per_query and singles:
-            best = max(singles, key=lambda m: result["modes"][m]["ndcg@10"])
-            mean, low, high = metrics.paired_bootstrap(
-                per_query["hybrid"]["ndcg@10"], per_query[best]["ndcg@10"]
-            )
-            result["hybrid_minus_best_single"] = {
-                "best_single": best, "ndcg@10": mean, "ci95": [low, high],
-            }  # fmt: skip
+        _hybrid_minus_best_single(result, per_query)
         result["latency_ms"] = latency
         result["ingest"] = {
             "ingested": report.ingested, "unsearchable": len(report.unsearchable),

@@ -237,6 +237,59 @@ def _max_chars(value: int | None) -> int:
 # -- the brief ----------------------------------------------------------------------------------
 
 
+def _lessons(approved: list[dict]) -> list[dict]:
+    """The approved lessons as the writer reads them, each with its provenance."""
+    return [
+        {
+            **{k: r[k] for k in ("id", "category", "kind", "text", "block")},
+            "provenance": {
+                "channel": "lessons",
+                "source": f"decision_lessons #{r['id']}",
+                "from": r["source"],
+                "approved_by": r["reviewed_by"],
+            },
+        }
+        for r in approved
+    ]  # fmt: skip
+
+
+def _provenance(methodology: str, ratios_from: str) -> dict:
+    """Where each part of the brief comes from (its channel and source)."""
+    return {
+        "block_order": {"channel": "A", "source": methodology},
+        "golden_ratios": {"channel": "A", "source": ratios_from},
+        "discussion_rules": {"channel": "A", "source": methodology},
+        "content_checklist": {"channel": "A", "source": methodology},
+        "voice": {
+            "channel": "A",
+            "source": methodology,
+            "keys": ["voice_invariants", "transition_phrases", "anti_patterns"],
+            "note": "the voice fingerprint as the chair adopted it into the methodology "
+            "(a fingerprint proposal reaches the writer only through her edit)",
+        },
+        "folded_lessons": {"channel": "A", "source": methodology},
+        "lessons": {
+            "channel": "lessons",
+            "source": "decision_lessons approved by the chair or a 2/2 panel",
+        },
+        "exemplars": {
+            "channel": "B",
+            "source": "knowledge/exemplars.py: her block "
+            "paragraphs in the style corpus (each item's provenance)",
+        },
+        "templates": {
+            "channel": "B",
+            "source": "knowledge/templates.py: passages recurring "
+            "nearly verbatim across her finals",
+        },
+        "contrastive_examples": {
+            "channel": "B",
+            "source": "knowledge/contrastive.py: our draft against her final, style only",
+        },
+        "voice_documents": {"channel": "C", "source": "voice documents the chair approved"},
+    }  # fmt: skip
+
+
 def writing_brief(app: Context, appeal_type: str, outcome: str | None = None,
                   case: str | None = None, max_chars: int | None = None) -> dict:  # fmt: skip
     """Everything the writer should follow for this decision, all of it approved: channels A, B
@@ -276,56 +329,13 @@ def writing_brief(app: Context, appeal_type: str, outcome: str | None = None,
         "voice_invariants": profile.get("voice_invariants", []),
         "content_checklist": _checklist(profile, outcome),
         "folded_lessons": folded,
-        "lessons": [
-            {
-                **{k: r[k] for k in ("id", "category", "kind", "text", "block")},
-                "provenance": {
-                    "channel": "lessons",
-                    "source": f"decision_lessons #{r['id']}",
-                    "from": r["source"],
-                    "approved_by": r["reviewed_by"],
-                },
-            }
-            for r in approved
-        ],  # fmt: skip
+        "lessons": _lessons(approved),
         "exemplars": _exemplars(app, appeal_type, outcome, case, notes),
         "templates": _templates(app, appeal_type, notes),
         "contrastive_examples": _contrastive(app, appeal_type, case, notes),
         "voice_documents": voice_documents,
         "channels": CHANNELS,
-        "provenance": {
-            "block_order": {"channel": "A", "source": methodology},
-            "golden_ratios": {"channel": "A", "source": ratios_from},
-            "discussion_rules": {"channel": "A", "source": methodology},
-            "content_checklist": {"channel": "A", "source": methodology},
-            "voice": {
-                "channel": "A",
-                "source": methodology,
-                "keys": ["voice_invariants", "transition_phrases", "anti_patterns"],
-                "note": "the voice fingerprint as the chair adopted it into the methodology "
-                "(a fingerprint proposal reaches the writer only through her edit)",
-            },
-            "folded_lessons": {"channel": "A", "source": methodology},
-            "lessons": {
-                "channel": "lessons",
-                "source": "decision_lessons approved by the chair or a 2/2 panel",
-            },
-            "exemplars": {
-                "channel": "B",
-                "source": "knowledge/exemplars.py: her block "
-                "paragraphs in the style corpus (each item's provenance)",
-            },
-            "templates": {
-                "channel": "B",
-                "source": "knowledge/templates.py: passages recurring "
-                "nearly verbatim across her finals",
-            },
-            "contrastive_examples": {
-                "channel": "B",
-                "source": "knowledge/contrastive.py: our draft against her final, style only",
-            },
-            "voice_documents": {"channel": "C", "source": "voice documents the chair approved"},
-        },  # fmt: skip
+        "provenance": _provenance(methodology, ratios_from),
         "notes": list(dict.fromkeys(notes)),
     }
     brief["budget"] = fit(brief, limit)

@@ -174,6 +174,63 @@ def _limit(value: Any, what: str, low: int, high: int) -> int:
     return value
 
 
+def _relaxed(conn, block: str, appeal_type: str, outcome: str | None, case: str | None,
+             out: dict, notes: list[str]) -> exemplar_store.Filter:  # fmt: skip
+    """The paragraphs' filter: the outcome, then the appeal type, relaxed (and said) when no
+    paragraph of the block has it."""
+    filters = {"appeal_type": appeal_type, "outcome": outcome}
+    for name in ("outcome", "appeal_type"):
+        if filters[name] is None or exemplar_store.count(conn, _filter(block, filters, case)):
+            continue
+        notes.append(
+            f"no paragraph of block {block} in her finals of {name.replace('_', ' ')} "
+            f"{filters[name]}; that filter was relaxed"
+        )
+        out["relaxed"].append(name)
+        filters[name] = None
+    return _filter(block, filters, case)
+
+
+def _query(app: Context, text: str | None, case: str | None, out: dict
+           ) -> tuple[str | None, np.ndarray | None]:  # fmt: skip
+    """What the paragraphs are matched against: the query, else the case's documents (their
+    text and mean embedding), embedded when no vector came with it."""
+    embedder = app.embedder
+    vector = None
+    if text is not None:
+        out["query_from"] = "query"
+    elif case is not None:
+        profile_text, vector = app.case_profile(case)
+        if profile_text.strip():
+            text, out["query_from"] = profile_text, "case"
+    if text is not None and vector is None:
+        vector = embedder.embed_query(text)
+    return text, vector
+
+
+def _legs(app: Context, conn, chosen: exemplar_store.Filter, text: str | None,
+          vector: np.ndarray | None, out: dict, notes: list[str]) -> dict[str, list[int]]:  # fmt: skip
+    """The semantic and lexical legs over the chosen paragraphs (the block's centroid without a
+    query); her most recent paragraphs when neither finds one."""
+    embedder = app.embedder
+    legs: dict[str, list[int]] = {}
+    if text is None:
+        out["query_from"] = "block"
+        vector = _centroid(conn, chosen, embedder.id, embedder.dim)
+    if vector is not None:
+        legs["semantic"] = exemplar_store.nearest(
+            conn, chosen, vector, embedder.id, embedder.dim, WINDOW
+        )
+    if text is not None:
+        terms = list(dict.fromkeys(app.analyzer.query_terms(text)))[:MAX_TERMS]
+        legs["lexical"] = _lexical(conn, chosen, terms)
+    if not any(legs.values()):
+        legs = {"recent": exemplar_store.recent(conn, chosen, WINDOW)}
+        notes.append("no paragraph matched the query or is embedded yet (run `legal-ai "
+                     "exemplars --refresh`): her most recent paragraphs are given")  # fmt: skip
+    return legs
+
+
 def get_block_exemplars(
     app: Context,
     block: str,
@@ -205,45 +262,12 @@ def get_block_exemplars(
             out["note"] = (f"no final of appeal type {appeal_type}{other} is in the style corpus "
                            "yet: there is nothing of hers to show for it")  # fmt: skip
             return out
-        filters = {"appeal_type": appeal_type, "outcome": outcome}
-        for name in ("outcome", "appeal_type"):
-            if filters[name] is None or exemplar_store.count(conn, _filter(block, filters, case)):
-                continue
-            notes.append(
-                f"no paragraph of block {block} in her finals of {name.replace('_', ' ')} "
-                f"{filters[name]}; that filter was relaxed"
-            )
-            out["relaxed"].append(name)
-            filters[name] = None
-        chosen = _filter(block, filters, case)
+        chosen = _relaxed(conn, block, appeal_type, outcome, case, out, notes)
         if not exemplar_store.count(conn, chosen):
             out["note"] = f"no final in the style corpus has a {block} block"
             return out
-        embedder = app.embedder
-        vector = None
-        if text is not None:
-            out["query_from"] = "query"
-        elif case is not None:
-            profile_text, vector = app.case_profile(case)
-            if profile_text.strip():
-                text, out["query_from"] = profile_text, "case"
-        if text is not None and vector is None:
-            vector = embedder.embed_query(text)
-        legs: dict[str, list[int]] = {}
-        if text is None:
-            out["query_from"] = "block"
-            vector = _centroid(conn, chosen, embedder.id, embedder.dim)
-        if vector is not None:
-            legs["semantic"] = exemplar_store.nearest(
-                conn, chosen, vector, embedder.id, embedder.dim, WINDOW
-            )
-        if text is not None:
-            terms = list(dict.fromkeys(app.analyzer.query_terms(text)))[:MAX_TERMS]
-            legs["lexical"] = _lexical(conn, chosen, terms)
-        if not any(legs.values()):
-            legs = {"recent": exemplar_store.recent(conn, chosen, WINDOW)}
-            notes.append("no paragraph matched the query or is embedded yet (run `legal-ai "
-                         "exemplars --refresh`): her most recent paragraphs are given")  # fmt: skip
+        text, vector = _query(app, text, case, out)
+        legs = _legs(app, conn, chosen, text, vector, out, notes)
         fused = rrf(legs, k=app.settings.rrf_k)
         ids = [f.key for f in fused]
         rows = {r["id"]: r for r in exemplar_store.paragraphs(conn, ids)}
