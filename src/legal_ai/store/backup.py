@@ -249,16 +249,8 @@ def restore(url: str, file: Path, *, force: bool = False) -> dict:
     return {"database": target, "tables": tables, "replaced": bool(exists), "notes": notes}
 
 
-def _restore_into(
-    url: str,
-    dbname: str,
-    file: Path,
-    entries: list[tuple[str, str, str]],
-    extensions: list[str],
-    env: dict[str, str],
-    roles: set[str],
-    notes: list[str],
-) -> None:
+def _create_extensions(url: str, dbname: str, extensions: list[str]) -> None:
+    """The backup's extensions, made in the new database first (refused: a superuser's)."""
     with _connect(url, dbname) as conn:
         for name in extensions:
             try:
@@ -270,6 +262,48 @@ def _restore_into(
                     f"the server gives new databases no extension {name} and this login may not "
                     f"create it: a superuser must run CREATE EXTENSION {name} in template1"
                 ) from None
+
+
+def _write_listing(listing, entries: list[tuple[str, str, str]], skip: set[str],
+                   login: str) -> bool:  # fmt: skip
+    """The pg_restore list of what to restore, written and flushed; whether default privileges
+    of another login were left out."""
+    foreign_defaults = False
+    for line, desc, rest in entries:
+        if desc in skip and (desc != "COMMENT" or rest.split()[1] == "EXTENSION"):
+            continue
+        if desc == "DEFAULT ACL" and rest.split()[-1] != login:
+            foreign_defaults = True
+            continue
+        listing.write(line + "\n")
+    listing.flush()
+    return foreign_defaults
+
+
+def _regrant(url: str, dbname: str, notes: list[str]) -> None:
+    """The roles' grants applied again for this login (the backup's default privileges were
+    another's)."""
+    with _connect(url, dbname) as conn:
+        regrant = conn.execute("SELECT to_regproc('apply_role_grants')").fetchone()[0]
+        if regrant is not None:
+            conn.execute("SELECT apply_role_grants()")
+    notes.append(
+        "the backup was made by another login: its default privileges were replaced by "
+        "this login's" + ("" if regrant is not None else " (none: run `legal-ai db migrate`)")
+    )
+
+
+def _restore_into(
+    url: str,
+    dbname: str,
+    file: Path,
+    entries: list[tuple[str, str, str]],
+    extensions: list[str],
+    env: dict[str, str],
+    roles: set[str],
+    notes: list[str],
+) -> None:
+    _create_extensions(url, dbname, extensions)
     # Everything but the extensions themselves (made above) and their comments (owner only).
     skip = {"EXTENSION", "COMMENT"}
     keep_acl = roles == {"legal_ai_agent", "legal_ai_chair"}
@@ -284,16 +318,8 @@ def _restore_into(
     # Default privileges belong to the login that set them (ALTER DEFAULT PRIVILEGES FOR ROLE
     # x): another login may not set them for x. Those of the login that made the backup are
     # left out when another login restores, and the roles' grants are applied again for this one.
-    foreign_defaults = False
     with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:
-        for line, desc, rest in entries:
-            if desc in skip and (desc != "COMMENT" or rest.split()[1] == "EXTENSION"):
-                continue
-            if desc == "DEFAULT ACL" and rest.split()[-1] != login:
-                foreign_defaults = True
-                continue
-            listing.write(line + "\n")
-        listing.flush()
+        foreign_defaults = _write_listing(listing, entries, skip, login)
         dsn, _ = _split(url)
         params = conninfo.conninfo_to_dict(dsn)
         params["dbname"] = dbname
@@ -314,11 +340,4 @@ def _restore_into(
     if done.returncode != 0:
         raise StoreError(f"restore failed, nothing changed: {_one_line(done.stderr)}")
     if foreign_defaults:
-        with _connect(url, dbname) as conn:
-            regrant = conn.execute("SELECT to_regproc('apply_role_grants')").fetchone()[0]
-            if regrant is not None:
-                conn.execute("SELECT apply_role_grants()")
-        notes.append(
-            "the backup was made by another login: its default privileges were replaced by "
-            "this login's" + ("" if regrant is not None else " (none: run `legal-ai db migrate`)")
-        )
+        _regrant(url, dbname, notes)
