@@ -17,7 +17,7 @@ def _default_home() -> Path:
     return Path(platformdirs.user_data_dir("legal-ai", appauthor=False))
 
 
-# The Hebrew analyzers text/hebrew.py defines (the same ids: tests/test_hebrew.py checks it),
+# The Hebrew analyzers text/hebrew.py defines (the same ids: tests/text/test_hebrew.py checks it),
 # named here so that the settings validate one without importing the text layer.
 ANALYZER_IDS = ("he-plain-v1", "he-prefix-v1", "he-prefix4-v1", "he-fold-prefix-v1",
                 "he-fold-prefix4-v1", "he-fold-prefix4-hspell-v1")  # fmt: skip
@@ -195,7 +195,7 @@ class Settings(BaseSettings):
     schedule_timezone: str = Field(
         default="Asia/Jerusalem",
         description="Time zone of the scheduled jobs' cron expressions (`legal-ai jobs list`; "
-        "README: Scheduled jobs).",
+        "docs/deployment.md: Scheduled jobs).",
     )
     stale_case_days: int = Field(
         default=30,

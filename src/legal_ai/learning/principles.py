@@ -23,7 +23,7 @@ synthesized by learning/synthesis.py and gated by learning/canonical.py.
 
 MATCH_COSINE: measured with e5-local (multilingual-e5-small, "passage:" prefix) on Hebrew
 planning-law rules: four paraphrase pairs scored 0.956-0.980, five pairs of different rules on
-near topics 0.878-0.904; 0.93 sits between them (docs in README "Legal principles").
+near topics 0.878-0.904; 0.93 sits between them (docs/principles.md).
 """
 
 from __future__ import annotations
@@ -151,22 +151,11 @@ def _ask_all(models: list[ChatModel], item: dict) -> tuple[list[tuple[str, Candi
     return out, calls
 
 
-def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, report: dict,
-                  job_id: int | None = None) -> None:  # fmt: skip
-    kind = corpus.scope_value
-    found = []
-    answers, calls = _ask_all(models, item)
-    for model_name, cand in answers:
-        span = find_span(item["content"], cand.supporting_quote)
-        if span is None:
-            report["dropped_quotes"] += 1
-            continue
-        found.append({"model": model_name, "rule_text": cand.rule_text.strip(),
-                      "score": cand.score, "span": span})  # fmt: skip
-    vectors = _unit_vectors(app, [c["rule_text"] for c in found])
-    clusters = _merge(found, vectors)
-    report["candidates"] += len(clusters)
-    existing, known = _existing(app, kind)
+def _judged(app: Context, item: dict, clusters: list[dict], existing: list[dict], known,
+            report: dict) -> tuple[list[dict], list[tuple[dict, dict]]]:  # fmt: skip
+    """Each cluster's status from the panel's votes and score (an approved rule its quote does
+    not ground goes to the chair), matched against the corpus's principles: new ones, and links
+    of a cluster to the principle it restates (one drawn from this item again is dropped)."""
     approve_score = app.settings.halacha_panel_approve_score
     fresh, links = [], []
     for cluster in clusters:
@@ -190,7 +179,12 @@ def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, rep
             links.append((cluster, match))
         else:
             fresh.append(cluster)
-    fresh.sort(key=lambda c: -c["score"])
+    return fresh, links
+
+
+def _within_cap(app: Context, fresh: list[dict], report: dict) -> list[dict]:
+    """The new principles kept: at most LEGAL_AI_HALACHA_PANEL_MAX_NEW not rejected (the rest
+    counted as capped); the rejected are all kept, to be recorded."""
     kept, new_count = [], 0
     for cluster in fresh:
         if cluster["status"] != "rejected":
@@ -199,6 +193,28 @@ def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, rep
                 continue
             new_count += 1
         kept.append(cluster)
+    return kept
+
+
+def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, report: dict,
+                  job_id: int | None = None) -> None:  # fmt: skip
+    kind = corpus.scope_value
+    found = []
+    answers, calls = _ask_all(models, item)
+    for model_name, cand in answers:
+        span = find_span(item["content"], cand.supporting_quote)
+        if span is None:
+            report["dropped_quotes"] += 1
+            continue
+        found.append({"model": model_name, "rule_text": cand.rule_text.strip(),
+                      "score": cand.score, "span": span})  # fmt: skip
+    vectors = _unit_vectors(app, [c["rule_text"] for c in found])
+    clusters = _merge(found, vectors)
+    report["candidates"] += len(clusters)
+    existing, known = _existing(app, kind)
+    fresh, links = _judged(app, item, clusters, existing, known, report)
+    fresh.sort(key=lambda c: -c["score"])
+    kept = _within_cap(app, fresh, report)
     with app.store.transaction() as conn:
         for cluster in kept:
             canonical = None

@@ -107,7 +107,7 @@ def install(api: FastAPI, settings: Settings) -> None:
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         status, headers = exc.status_code, dict(exc.headers or {})
         if status == 404 and exc.detail == "Not Found":
-            message = f"no route {request.method} {request.url.path}; see README.md, HTTP API"
+            message = f"no route {request.method} {request.url.path}; see docs/api.md"
         elif status == 405:
             message = f"{request.method} is not allowed on {request.url.path}"
         elif status == 400 and exc.detail == "There was an error parsing the body":

@@ -1,4 +1,4 @@
-"""Agents over the network (README "Agents over the network"): the MCP tools of `legal-ai mcp`
+"""Agents over the network (docs/search.md "Agents over the network"): the MCP tools of `legal-ai mcp`
 served by `legal-ai serve` at `/mcp` over the MCP SDK's streamable HTTP transport.
 
 - Stateless, JSON answers: every POST is answered on its own and no session lives in the

@@ -1,5 +1,5 @@
 """/training/enrichment: the enrichment proposals of internal decisions on the desk (issue 15
-item 3; README "Upkeep on arrival"), linked from the training page's navigation.
+item 3; docs/ingest.md "Upkeep on arrival"), linked from the training page's navigation.
 
 Over the same services as the CLI and the API (learning/enrichment.py):
 - proposals pending her review (list_enrichments "pending_review", each shown in full): the
