@@ -146,6 +146,33 @@ def _principles(legal: App, echo: Callable[[str], None]) -> dict:
             "waiting_for": report["waiting_for"]}  # fmt: skip
 
 
+def _load(legal: App, root: Path, manifest: dict, summary: dict, echo: Callable[[str], None]
+          ) -> None:  # fmt: skip
+    """Every item of the manifest ingested into its corpus, each one's state said."""
+    for entry in manifest["items"]:
+        report = legal.ingest(
+            [root / entry["file"]], entry["corpus"], meta=entry["meta"], doc_id=entry["doc_id"]
+        )
+        state = "searchable"
+        if report.unsearchable:
+            state = "NOT searchable, missing: " + ", ".join(report.unsearchable[0]["missing"])
+        if report.failed:
+            state = "FAILED: " + report.failed[0]["error"]
+        summary["ingest"][entry["doc_id"]] = state
+        echo(f"  [{entry['corpus']:>8}] {entry['doc_id']}: {state}")
+
+
+def _searches(legal: App, manifest: dict, summary: dict, echo: Callable[[str], None]) -> None:
+    """The manifest's searches, each with its hits shown."""
+    for spec in manifest["searches"]:
+        result = legal.tool(spec["tool"], limit=3, **spec["args"])
+        shown = spec["args"].get("query") or spec["args"].get("case_number")
+        echo(f"\n{spec['tool']}: {shown}")
+        for number, hit in enumerate(result["hits"], start=1):
+            echo(format_hit(number, hit, indent="  ", snippet_chars=160))
+        summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
+
+
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     started = time.perf_counter()
     if not settings.committee_chair:  # the demo's committee has a fictional chair of its own
@@ -160,17 +187,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     summary: dict = {"ingest": {}, "searches": []}
     with App(settings, store=demo_store, cache_store=cache_store) as legal:
         echo("loading the fictional demo corpus ...")
-        for entry in manifest["items"]:
-            report = legal.ingest(
-                [root / entry["file"]], entry["corpus"], meta=entry["meta"], doc_id=entry["doc_id"]
-            )
-            state = "searchable"
-            if report.unsearchable:
-                state = "NOT searchable, missing: " + ", ".join(report.unsearchable[0]["missing"])
-            if report.failed:
-                state = "FAILED: " + report.failed[0]["error"]
-            summary["ingest"][entry["doc_id"]] = state
-            echo(f"  [{entry['corpus']:>8}] {entry['doc_id']}: {state}")
+        _load(legal, root, manifest, summary, echo)
         saved = legal.attach_precedent("ערר (מרכז) 7001/25", 'עע"מ 9101/20', "הקלה ופרטיות")
         echo(
             f"  attached precedent {saved['citation']} to {saved['case_number']}"
@@ -180,13 +197,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
             # Demo only: the chair's gate (issue 5) is what approves substance in real use.
             legal.acting_as(CHAIR).add_principle(**principle, review_status="approved")
         echo("  added one approved principle, grounded in a verbatim quote")
-        for spec in manifest["searches"]:
-            result = legal.tool(spec["tool"], limit=3, **spec["args"])
-            shown = spec["args"].get("query") or spec["args"].get("case_number")
-            echo(f"\n{spec['tool']}: {shown}")
-            for number, hit in enumerate(result["hits"], start=1):
-                echo(format_hit(number, hit, indent="  ", snippet_chars=160))
-            summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
+        _searches(legal, manifest, summary, echo)
         summary["learning"] = _learning(legal, root, echo)
         summary["principles"] = _principles(legal, echo)
         summary["writer"] = _writer(legal, echo)
