@@ -112,6 +112,40 @@ def _call(stages: Stages, stage: str, app: Context, case: str, models: Models, i
     return stages.curate(app, case, models.curator)
 
 
+_NOT_RUN = object()  # a stage that does not run now (done, or waiting for its model or input)
+
+
+def _stage_result(stage: str, done: dict, distillable: bool, stages: Stages, engine: Context,
+                  case: str, models: Models, job: dict) -> Any:  # fmt: skip
+    """What one stage of the job returns, run now; _NOT_RUN when it is not to run."""
+    if stage in done or (stage != "curator" and not distillable):
+        return _NOT_RUN
+    if stage == "panel" and "distill" not in done:
+        return _NOT_RUN  # nothing distilled yet (its model is missing): the job will wait
+    ids = list(done["distill"].get("proposed") or []) if stage == "panel" else []
+    if stage == "panel" and not ids:
+        return dict(NO_VOTES)  # nothing proposed: no vote, no model needed
+    if MODEL_OF[stage] in models.reasons:
+        return _NOT_RUN  # its model is missing: the job will wait for it
+    return _call(stages, stage, engine, case, models, ids, job)
+
+
+def _retry_or_fail(app: Context, engine: Context, job: dict, worker: str, exc: Exception,
+                   done: dict, outcome: dict) -> dict | None:  # fmt: skip
+    """A stage failed (called in the handler): the error scrubbed into `outcome` and the job
+    retried with backoff, or failed at its last attempt; its row (None: taken over)."""
+    attempt = job["attempts"]
+    if isinstance(exc, AppError):
+        error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error: scrubbed
+    else:
+        logger.exception("job %s (%s): stage failed", job["id"], job["case_number"])
+        error = f"internal error in the learning stage ({type(exc).__name__})"
+    outcome["error"] = error
+    with engine.store.transaction() as conn:
+        return store.retry_or_fail(conn, job["id"], worker, attempt, error, {"stages": done},
+                                   backoff(attempt))  # fmt: skip
+
+
 def process(
     app: Context, job: dict, *, worker: str, stages: Stages,
     should_stop: Callable[[], bool] | None = None, environ: Mapping[str, str] | None = None,
@@ -138,17 +172,9 @@ def process(
     try:
         distillable = _distillable(engine, case)
         for stage in STAGE_ORDER:
-            if stage in done or (stage != "curator" and not distillable):
+            result = _stage_result(stage, done, distillable, stages, engine, case, models, job)
+            if result is _NOT_RUN:
                 continue
-            if stage == "panel" and "distill" not in done:
-                continue  # nothing distilled yet (its model is missing): the job will wait
-            ids = list(done["distill"].get("proposed") or []) if stage == "panel" else []
-            if stage == "panel" and not ids:
-                result = dict(NO_VOTES)  # nothing proposed: no vote, no model needed
-            elif MODEL_OF[stage] in models.reasons:
-                continue  # its model is missing: the job will wait for it
-            else:
-                result = _call(stages, stage, engine, case, models, ids, job)
             done[stage] = ran[stage] = _plain(result)
             with engine.store.transaction() as conn:
                 mine = store.save_progress(conn, job["id"], worker, attempt, {"stages": done},
@@ -160,15 +186,7 @@ def process(
                     row = store.release(conn, job["id"], worker, attempt, {"stages": done})
                 return settle("released", row)
     except Exception as exc:  # a stage failed: retried with backoff, or failed at the last
-        if isinstance(exc, AppError):
-            error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error: scrubbed
-        else:
-            logger.exception("job %s (%s): stage failed", job["id"], case)
-            error = f"internal error in the learning stage ({type(exc).__name__})"
-        outcome["error"] = error
-        with engine.store.transaction() as conn:
-            row = store.retry_or_fail(conn, job["id"], worker, attempt, error, {"stages": done},
-                                      backoff(attempt))  # fmt: skip
+        row = _retry_or_fail(app, engine, job, worker, exc, done, outcome)
         return settle(row["status"] if row else "lost", row)
 
     reasons = _blocked(done, distillable, models)
