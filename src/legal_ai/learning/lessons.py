@@ -31,6 +31,7 @@ from ..store.db import WORKER_ROLE
 from ..text.hebrew import normalize
 from . import vocabulary as vocab
 from .gate import Gated
+from .promotion import chosen_lessons, fold_into_profile
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -345,39 +346,8 @@ def promote(
                 raise InvalidInput(
                     f"the pair of {case} is {pair['status']}; promote needs an analyzed pair"
                 )
-            chosen = []
-            for lesson_id in lesson_ids:
-                lesson = store.get_lesson(conn, lesson_id, lock=True)
-                if lesson is None or lesson["case_number"] != case:
-                    raise InvalidInput(f"lesson {lesson_id} is not a lesson of {case}")
-                if lesson["kind"] == "substance":
-                    substance = sorted(c for c, k in store.category_kinds(conn).items()
-                                       if k == "substance")  # fmt: skip
-                    raise InvalidInput(
-                        f"lesson {lesson_id} is substance ({lesson['category']}): promote folds "
-                        "only style lessons into the methodology (the voice never holds "
-                        f"substance); refused categories: {', '.join(substance)}"
-                    )
-                if lesson["review_status"] in ("rejected", "vetoed"):
-                    raise InvalidInput(f"lesson {lesson_id} is {lesson['review_status']}")
-                if lesson["review_status"] == "proposed":
-                    lesson = {**lesson, **store.set_review(conn, lesson_id, "approved", actor,
-                                                           "chosen for promotion")}  # fmt: skip
-                chosen.append(lesson)
-            key = (sql_items.get_case(conn, case) or {}).get("appeal_type") or "universal"
-            row = store.get_profile(conn, key, lock=True)  # SELECT … FOR UPDATE
-            profile = dict(row["profile"])
-            folded = list(profile.get("lessons", []))
-            known = {item.get("id") for item in folded}
-            folded += [
-                {"id": lesson["id"], "category": lesson["category"], "text": lesson["text"],
-                 "block": lesson["block"], "outcome": lesson["outcome"], "case_number": case}
-                for lesson in chosen if lesson["id"] not in known
-            ]  # fmt: skip
-            profile["lessons"] = folded
-            current = list(profile.get("transition_phrases", []))
-            profile["transition_phrases"] = current + [p for p in phrases if p not in current]
-            saved = store.save_profile(conn, key, profile, actor, f"promote {case}")
+            chosen = chosen_lessons(conn, case, lesson_ids, actor)
+            key, saved = fold_into_profile(conn, case, chosen, phrases, actor)
             store.mark_folded(conn, [lesson["id"] for lesson in chosen], saved["version"])
             pair = store.update_pair(conn, pair["id"], status="lessons_folded")
             store.audit(conn, actor, "promote", case,
