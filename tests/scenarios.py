@@ -30,7 +30,7 @@ import factories
 from helpers import ScriptedHandler, write
 from legal_ai.auth import CHAIR
 from legal_ai.evaluation.datasets import load_dataset
-from legal_ai.learning import finals, principles
+from legal_ai.learning import finals, principle_review, principles
 from llm_servers import Reply, prompt_text, schema_name
 
 # --- The principle panel ----------------------------------------------------------------------
@@ -109,7 +109,7 @@ def extracted(app, tmp_path, script) -> dict[str, dict]:
     }
     report = principles.extract(app, doc_id="ruling-1")
     assert (report["approved"], report["pending_review"]) == (1, 1), report
-    rows = principles.list_principles(app)["principles"]
+    rows = principle_review.list_principles(app)["principles"]
     return {("R1" if r["votes"] == 3 else "R2"): r for r in rows}
 
 

@@ -18,7 +18,7 @@ from .corpora import CORPORA, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
 from .knowledge import exemplars, templates
-from .learning import arrival, principle_jobs, principles
+from .learning import arrival, principle_jobs, principle_review
 from .learning.vocabulary import free_text
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
@@ -188,8 +188,8 @@ class App(Context):
         reason: str | None = None,
         expected_status: str | None = None,
     ) -> dict:
-        """The chair's decision on a principle (learning/principles.review)."""
-        return principles.review(self, principle_id, decision, reason, expected_status)
+        """The chair's decision on a principle (learning/principle_review.review)."""
+        return principle_review.review(self, principle_id, decision, reason, expected_status)
 
     def item_history(self, doc_id: str, corpus: str | None = None) -> dict:
         """Every version of an item's text, oldest first (`legal-ai item history`)."""

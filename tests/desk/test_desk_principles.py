@@ -13,7 +13,7 @@ import pytest
 from helpers import AGENT, csrf_of, section, text_of
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden
-from legal_ai.learning import canonical, principles
+from legal_ai.learning import canonical, principle_review
 from scenarios import PDF_RULING_CASE as CASE
 from scenarios import Q1, Q2, R1, R2, extracted
 
@@ -80,7 +80,7 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     assert "נמשך מהחיפוש" in withdrawn.text
     assert pending["id"] not in principle_hits(desk_app, R2[0])
     assert pending["rule_text"] not in section(withdrawn.text, "approved")
-    [row] = [r for r in principles.list_principles(desk_app, "vetoed")["principles"]]
+    [row] = [r for r in principle_review.list_principles(desk_app, "vetoed")["principles"]]
     assert row["id"] == pending["id"] and row["reviewed_by"] == "chair"
     # The panel's own approval can be withdrawn too.
     chair.post(f"{PAGE}/decide", data={"csrf": token, "id": approved["id"],
@@ -122,7 +122,7 @@ def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_p
     # The service refuses an agent whatever the page does.
     with pytest.raises(Forbidden):
         desk_app.acting_as(agent("writer")).review_principle(added, "approve")
-    [row] = principles.list_principles(desk_app)["principles"]
+    [row] = principle_review.list_principles(desk_app)["principles"]
     assert row["review_status"] == "pending_review" and row["reviewed_by"] is None
     assert principle_hits(desk_app, "סטייה ניכרת הקלה") == {}
 

@@ -25,7 +25,15 @@ import factories
 from helpers import write
 from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.knowledge import brief
-from legal_ai.learning import feedback, finals, lessons, panel, panel_audit, principles
+from legal_ai.learning import (
+    feedback,
+    finals,
+    lessons,
+    panel,
+    panel_audit,
+    principle_review,
+    principles,
+)
 from legal_ai.learning.engine import recorder
 from legal_ai.mcp_server import build_server
 from legal_ai.providers.models import make_model, parse_spec
@@ -484,7 +492,7 @@ def test_the_panel_still_works_and_every_approval_traces_to_its_calls(app, world
                    for p in extraction)  # fmt: skip
         assert report["ungrounded"] == 1 and report["pending_review"] == 1
         assert report["approved"] + report["linked"] == 1
-    listed = {p["rule_text"]: p for p in principles.list_principles(app)["principles"]
+    listed = {p["rule_text"]: p for p in principle_review.list_principles(app)["principles"]
               if p["doc_id"] == "r2"}  # fmt: skip
     ungrounded = listed["הקלה של 30% תאושר תמיד"]
     assert ungrounded["review_status"] == "pending_review" and "ungrounded" in (

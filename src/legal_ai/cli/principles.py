@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..learning import canonical, principle_jobs, principles, synthesis
+from ..learning import canonical, principle_jobs, principle_review, principles, synthesis
 from .common import JsonFlag, _app, _print_json
 
 principles_app = typer.Typer(help="Legal principles of the case law and the chair's gate.",
@@ -69,7 +69,7 @@ def list_(
     """Principles with their term (הלכה / כלל פרשני / עיקרון), votes, score, occurrences and
     corroboration (how many decisions cite the ruling)."""
     with _app() as legal:
-        result = principles.list_principles(legal, status)
+        result = principle_review.list_principles(legal, status)
     if as_json:
         _print_json(result)
         return

@@ -2,7 +2,7 @@
 the training page and the navigation.
 
 Three parts, over the same services as the CLI and the API:
-- principles pending her review (learning.principles.list_principles "pending_review"): the
+- principles pending her review (learning.principle_review.list_principles "pending_review"): the
   term (הלכה / כלל פרשני / עיקרון), the rule, the verbatim quote at its page and its source, the
   panel's votes and score, the canonical's occurrences and how often the ruling is cited;
   approve or reject (App.review_principle). Approving makes it searchable at once.

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import Field
 
-from ...learning import canonical, extraction_requests, principles, synthesis
+from ...learning import canonical, extraction_requests, principle_review, principles, synthesis
 from ...store import jsonable
 from ..deps import Acting, Paged, chair
 from .bodies import Body, ReviewBody
@@ -37,7 +37,7 @@ class RevertBody(Body):
 
 @router.get("/api/principles")
 def list_principles(view: Acting, paged: Paged, status: str | None = None) -> dict:
-    return principles.list_principles(view, status, paged)
+    return principle_review.list_principles(view, status, paged)
 
 
 @router.post("/api/principles/{principle_id}/review")
