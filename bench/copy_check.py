@@ -73,9 +73,15 @@ def load(store: Store, texts: list[str], count: int) -> None:
                 "INSERT INTO case_law (source_kind, doc_type, doc_id, case_number, title,"
                 " chair_name, practice_area, content, content_hash)"
                 " VALUES ('internal_committee', 'decision', %s, %s, %s, %s, 'planning', %s, %s)",
-                (f"bench-{i}", f"ערר {5000 + i}/24", f"החלטה {i}", 'עו"ד בדיקה', text,
-                 f"bench-hash-{i}"),
-            )  # fmt: skip
+                (
+                    f"bench-{i}",
+                    f"ערר {5000 + i}/24",
+                    f"החלטה {i}",
+                    'עו"ד בדיקה',
+                    text,
+                    f"bench-hash-{i}",
+                ),
+            )
 
 
 def peer_sources(conn, case: str, draft: list) -> int:
@@ -120,8 +126,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--decisions", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--server-url", help="A PostgreSQL server (pgvector) to make the "
-                        "bench's database on; default: an embedded one in a temp folder.")  # fmt: skip
+    parser.add_argument(
+        "--server-url",
+        help="A PostgreSQL server (pgvector) to make the "
+        "bench's database on; default: an embedded one in a temp folder.",
+    )
     args = parser.parse_args()
     texts, draft, case = finals_and_draft()
     draft_words = copy_policy.keyed_words(draft)
@@ -138,8 +147,7 @@ def main() -> None:
                 first = copy_policy.check_text(conn, case, draft)
                 cold = time.perf_counter() - started
             with store.transaction() as conn:
-                kept, report = timed(lambda: copy_policy.check_text(conn, case, draft),
-                                     args.repeat)  # fmt: skip
+                kept, report = timed(lambda: copy_policy.check_text(conn, case, draft), args.repeat)
                 matched, sources = timed(
                     lambda: len(copy_policy._matched_sources(conn, case, draft_words)), args.repeat
                 )
@@ -148,18 +156,26 @@ def main() -> None:
         finally:
             if not args.server_url:
                 stop_embedded(pgdata)
-    print(json.dumps({
-        "command": f"python bench/copy_check.py --decisions {args.decisions} --repeat {args.repeat}",
-        "decisions": args.decisions, "chars": chars,
-        "texts_sharing_an_8gram_with_the_draft": sources, "peer_found": peer_found,
-        "check_with_kept_fingerprints_s": round(kept, 3),
-        "finding_the_sources_kept_s": round(matched, 3),
-        "finding_the_sources_peer_s": round(peer, 3),
-        "kept_over_peer": round(matched / peer, 3),
-        "first_check_taking_fingerprints_s": round(cold, 3),
-        "reports_equal": first == report,
-        "passages": len(report["passages"]),
-    }, ensure_ascii=False, indent=1))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "command": f"python bench/copy_check.py --decisions {args.decisions} --repeat {args.repeat}",
+                "decisions": args.decisions,
+                "chars": chars,
+                "texts_sharing_an_8gram_with_the_draft": sources,
+                "peer_found": peer_found,
+                "check_with_kept_fingerprints_s": round(kept, 3),
+                "finding_the_sources_kept_s": round(matched, 3),
+                "finding_the_sources_peer_s": round(peer, 3),
+                "kept_over_peer": round(matched / peer, 3),
+                "first_check_taking_fingerprints_s": round(cold, 3),
+                "reports_equal": first == report,
+                "passages": len(report["passages"]),
+            },
+            ensure_ascii=False,
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

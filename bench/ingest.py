@@ -81,13 +81,16 @@ def main() -> None:
         sections = sections[: args.sections]
     items = [
         IngestItem(
-            doc_id=s["doc_id"], text=s["text"], source_path=f"{args.law}#{s['eid']}",
-            source_format="akn", doc_type="legislation",
+            doc_id=s["doc_id"],
+            text=s["text"],
+            source_path=f"{args.law}#{s['eid']}",
+            source_format="akn",
+            doc_type="legislation",
             fields={k: s[k] for k in ("title", "law_title", "section_num", "eid")},
             metadata=s["metadata"],
         )
         for s in sections
-    ]  # fmt: skip
+    ]
     inner = E5Local()
     with tempfile.TemporaryDirectory(prefix="legal-ai-bench-") as home:
         pgdata = Path(home) / "pgdata"

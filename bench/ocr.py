@@ -59,22 +59,26 @@ def measure(condition: str, settings: Settings, tmp: Path) -> dict:
     for number, record in enumerate(factories.records()):
         pages = pages_of(record["final_text"])
         degrade = tuple(range(1, len(pages) + 1)) if condition == "blurred" else ()
-        scan = factories.scanned_pdf(tmp / f"{condition}-{number}.pdf", pages, dpi=dpi,
-                                     degrade=degrade)  # fmt: skip
+        scan = factories.scanned_pdf(
+            tmp / f"{condition}-{number}.pdf", pages, dpi=dpi, degrade=degrade
+        )
         started = time.perf_counter()
         reading = ocr.read_pdf(scan, settings)
         seconds = time.perf_counter() - started
         assert reading is not None and len(reading.pages) == len(pages)
         for reference, page in zip(pages, reading.pages, strict=True):
-            rows.append({
-                "case_number": record["case_number"], "page": page.page,
-                "chars": len(" ".join(reference.split())),
-                "accuracy": round(ocr.character_accuracy(reference, page.text), 4),
-                "confidence": page.confidence,
-                "flagged": page.confidence is None
-                or page.confidence < settings.ocr_min_confidence,
-                "seconds": round(seconds / len(pages), 2),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "case_number": record["case_number"],
+                    "page": page.page,
+                    "chars": len(" ".join(reference.split())),
+                    "accuracy": round(ocr.character_accuracy(reference, page.text), 4),
+                    "confidence": page.confidence,
+                    "flagged": page.confidence is None
+                    or page.confidence < settings.ocr_min_confidence,
+                    "seconds": round(seconds / len(pages), 2),
+                }
+            )
     accuracy = [r["accuracy"] for r in rows]
     weighted = sum(r["accuracy"] * r["chars"] for r in rows) / sum(r["chars"] for r in rows)
     return {
@@ -102,13 +106,19 @@ def main() -> None:
         sys.exit(problem)
     with tempfile.TemporaryDirectory(prefix="bench-ocr-") as tmp:
         results = [measure(c, settings, Path(tmp)) for c in args.conditions.split(",")]
-    print(json.dumps({
-        "engine": ocr.engine(settings),
-        "ocr_dpi": settings.ocr_dpi,
-        "min_confidence": settings.ocr_min_confidence,
-        "font": factories.hebrew_font().name,
-        "results": results,
-    }, ensure_ascii=False, indent=2))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "engine": ocr.engine(settings),
+                "ocr_dpi": settings.ocr_dpi,
+                "min_confidence": settings.ocr_min_confidence,
+                "font": factories.hebrew_font().name,
+                "results": results,
+            },
+            ensure_ascii=False,
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

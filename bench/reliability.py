@@ -57,8 +57,14 @@ def crash_rounds(url: str, work: Path, e5: E5Local, rounds: int, files: int, see
     """Kill `legal-ai ingest` at random moments; check, re-run, check again."""
     rng = random.Random(seed)
     settings = Settings(database_url=url, home=work / "home", committee_chair=CHAIR_NAME, **CHUNKS)
-    out = {"rounds": rounds, "killed_mid_run": 0, "finished_first": 0, "items_checked": 0,
-           "reembedded_after_kill": 0, "reused_from_killed_run": 0}  # fmt: skip
+    out = {
+        "rounds": rounds,
+        "killed_mid_run": 0,
+        "finished_first": 0,
+        "items_checked": 0,
+        "reembedded_after_kill": 0,
+        "reused_from_killed_run": 0,
+    }
     for round_ in range(rounds):
         folder = work / f"crash{round_}"
         folder.mkdir(parents=True)
@@ -66,8 +72,23 @@ def crash_rounds(url: str, work: Path, e5: E5Local, rounds: int, files: int, see
         for n in range(files):
             (folder / f"d{n}.txt").write_text(item_text(10_000 * (round_ + 1) + n), "utf-8")
         env = environment(url, work / "home", work / f"tmp{round_}", **CHUNKS)
-        cli = Spawned([*CLI, "ingest", str(folder), "--corpus", "case", "--case-number", case,
-                       "--practice-area", "planning", "--json"], env, work, f"crash{round_}")  # fmt: skip
+        cli = Spawned(
+            [
+                *CLI,
+                "ingest",
+                str(folder),
+                "--corpus",
+                "case",
+                "--case-number",
+                case,
+                "--practice-area",
+                "planning",
+                "--json",
+            ],
+            env,
+            work,
+            f"crash{round_}",
+        )
         time.sleep(rng.uniform(0.5, 2.0 + 0.3 * files))
         if cli.alive():
             cli.kill9()
@@ -78,15 +99,18 @@ def crash_rounds(url: str, work: Path, e5: E5Local, rounds: int, files: int, see
         check_items(url, count_tokens=e5.count_tokens, **CHUNKS)
         before = cached_hashes(url, "e5-local")
         with App(settings, embedder=e5) as app:
-            report = app.ingest([folder], "case",
-                                meta={"case_number": case, "practice_area": "planning"})  # fmt: skip
+            report = app.ingest(
+                [folder], "case", meta={"case_number": case, "practice_area": "planning"}
+            )
             calls = app.embedder.calls
         after = cached_hashes(url, "e5-local")
         assert not report.failed and calls == len(after - before), (report.as_dict(), calls)
         chunk_hashes = scalar(
-            url, "SELECT array_agg(c.text_hash) FROM document_chunks c JOIN documents d"
-            " ON d.id = c.document_id WHERE d.case_number = %s", (case,),
-        )  # fmt: skip
+            url,
+            "SELECT array_agg(c.text_hash) FROM document_chunks c JOIN documents d"
+            " ON d.id = c.document_id WHERE d.case_number = %s",
+            (case,),
+        )
         out["reembedded_after_kill"] += calls
         out["reused_from_killed_run"] += len(set(chunk_hashes) & before)
         out["items_checked"] += check_items(url, count_tokens=e5.count_tokens, **CHUNKS)["items"]
@@ -117,14 +141,22 @@ def main() -> None:
         server = start_embedded(pgdata)
         try:
             load_url = ensure_database(server, "legal_ai_rel_bench_load")
-            settings = Settings(database_url=load_url, home=work / "home",
-                                committee_chair=CHAIR_NAME, **CHUNKS)  # fmt: skip
+            settings = Settings(
+                database_url=load_url, home=work / "home", committee_chair=CHAIR_NAME, **CHUNKS
+            )
             with App(settings, embedder=e5) as app:
                 seed_load_world(app, work / "seed")
-            load = run_load(load_url, work / "load", clients=args.clients,
-                            mcp_servers=args.mcp_servers, seconds=args.seconds,
-                            final_pairs=args.final_pairs, ingest_files=args.ingest_files,
-                            think=args.think, timeout=max(600.0, 4 * args.seconds))  # fmt: skip
+            load = run_load(
+                load_url,
+                work / "load",
+                clients=args.clients,
+                mcp_servers=args.mcp_servers,
+                seconds=args.seconds,
+                final_pairs=args.final_pairs,
+                ingest_files=args.ingest_files,
+                think=args.think,
+                timeout=max(600.0, 4 * args.seconds),
+            )
             load["finals_checked"] = check_finals(load_url)["finals"]
             load.pop("cases")
             figures["load"] = load
@@ -140,8 +172,9 @@ def main() -> None:
             }
             crash_url = ensure_database(server, "legal_ai_rel_bench_crash")
             migrate(crash_url)
-            figures["crashes"] = crash_rounds(crash_url, work / "crash", e5, args.crash_rounds,
-                                              args.crash_files, args.seed)  # fmt: skip
+            figures["crashes"] = crash_rounds(
+                crash_url, work / "crash", e5, args.crash_rounds, args.crash_files, args.seed
+            )
         finally:
             stop_embedded(pgdata)
     print(json.dumps(figures, ensure_ascii=False, indent=2))

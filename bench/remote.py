@@ -46,8 +46,11 @@ def percentiles(samples: list[float]) -> dict:
         return {"n": 0}
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return {"n": len(ordered), "p50_ms": round(statistics.median(ordered) * 1000, 1),
-            "p95_ms": round(p95 * 1000, 1)}  # fmt: skip
+    return {
+        "n": len(ordered),
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p95_ms": round(p95 * 1000, 1),
+    }
 
 
 def free_port() -> int:
@@ -68,8 +71,14 @@ class Run:
         return f"{self.queries[self.counter % len(self.queries)]} {self.counter}"
 
     def record(self, surface: str, started: float, error: str | None) -> None:
-        self.samples.append({"surface": surface, "seconds": time.perf_counter() - started,
-                             "error": error, "during_upload": self.uploading})  # fmt: skip
+        self.samples.append(
+            {
+                "surface": surface,
+                "seconds": time.perf_counter() - started,
+                "error": error,
+                "during_upload": self.uploading,
+            }
+        )
 
     async def api_client(self, deadline: float) -> None:
         headers = {"Authorization": f"Bearer {AGENT}"}
@@ -77,8 +86,10 @@ class Run:
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
                 try:
-                    response = await http.get("/api/search", params={
-                        "query": self.query(), "corpus": "external", "limit": 10})  # fmt: skip
+                    response = await http.get(
+                        "/api/search",
+                        params={"query": self.query(), "corpus": "external", "limit": 10},
+                    )
                     error = None if response.status_code == 200 else str(response.status_code)
                     if error is None and "hits" not in response.json():
                         error = "no hits field"
@@ -120,29 +131,40 @@ class Run:
         final_text = "\n".join(f"{line} {mark}" if len(line) > 60 else line for line in lines)
         async with httpx.AsyncClient(base_url=self.base, timeout=300) as http:
             draft = await http.post(
-                f"/api/cases/{case}/draft/upload", headers={"Authorization": f"Bearer {AGENT}"},
+                f"/api/cases/{case}/draft/upload",
+                headers={"Authorization": f"Bearer {AGENT}"},
                 files={"file": ("draft.txt", (root / "learning-draft-7001.txt").read_bytes())},
-                data={"appeal_type": "permit", "outcome": "partially_accepted",
-                      "practice_area": "planning"},
-            )  # fmt: skip
+                data={
+                    "appeal_type": "permit",
+                    "outcome": "partially_accepted",
+                    "practice_area": "planning",
+                },
+            )
             self.uploading = True
             started = time.perf_counter()
             final = await http.post(
-                f"/api/cases/{case}/final/upload", headers={"Authorization": f"Bearer {CHAIR}"},
+                f"/api/cases/{case}/final/upload",
+                headers={"Authorization": f"Bearer {CHAIR}"},
                 files={"file": ("final.txt", final_text.encode())},
-            )  # fmt: skip
+            )
             seconds = time.perf_counter() - started
             self.uploading = False
         body = final.json()
-        return {"draft_status": draft.status_code, "draft_error": draft.json().get("error"),
-                "final_status": final.status_code,
-                "final_seconds": round(seconds, 2), "pair_status": body.get("pair_status"),
-                "error": body.get("error")}  # fmt: skip
+        return {
+            "draft_status": draft.status_code,
+            "draft_error": draft.json().get("error"),
+            "final_status": final.status_code,
+            "final_seconds": round(seconds, 2),
+            "pair_status": body.get("pair_status"),
+            "error": body.get("error"),
+        }
 
     async def main(self, clients: int, upload_after: float) -> dict:
         deadline = time.perf_counter() + self.seconds
-        workers = [self.mcp_client(deadline) if i % 2 else self.api_client(deadline)
-                   for i in range(clients)]  # fmt: skip
+        workers = [
+            self.mcp_client(deadline) if i % 2 else self.api_client(deadline)
+            for i in range(clients)
+        ]
         *_, upload = await asyncio.gather(*workers, self.upload(upload_after))
         return upload
 
@@ -154,20 +176,31 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--upload-after", type=float, default=5.0)
     args = parser.parse_args()
-    queries = [json.loads(x)["text"] for x in
-               (SHARED / "pbl-questions" / "queries.jsonl").read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    queries = [
+        json.loads(x)["text"]
+        for x in (SHARED / "pbl-questions" / "queries.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
     pgdata = args.home / "pgdata"
     server = start_embedded(pgdata)
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="legal-ai-remote-") as home:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
-        env.update(LEGAL_AI_HOME=home, LEGAL_AI_DATABASE_URL=with_database(server, "bench_search"),
-                   LEGAL_AI_AGENT_TOKEN=f"load={AGENT}", LEGAL_AI_CHAIR_TOKEN=CHAIR,
-                   LEGAL_AI_COMMITTEE_CHAIR='עו"ד רותם לוי')  # fmt: skip
+        env.update(
+            LEGAL_AI_HOME=home,
+            LEGAL_AI_DATABASE_URL=with_database(server, "bench_search"),
+            LEGAL_AI_AGENT_TOKEN=f"load={AGENT}",
+            LEGAL_AI_CHAIR_TOKEN=CHAIR,
+            LEGAL_AI_COMMITTEE_CHAIR='עו"ד רותם לוי',
+        )
         serve = subprocess.Popen(
             [sys.executable, "-m", "legal_ai.cli", "serve", "--port", str(port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         base = f"http://127.0.0.1:{port}"
         try:
             for _ in range(600):
@@ -176,8 +209,12 @@ def main() -> None:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.1)
-            warm = httpx.get(f"{base}/api/search", headers={"Authorization": f"Bearer {AGENT}"},
-                             params={"query": queries[0], "corpus": "external"}, timeout=120)  # fmt: skip
+            warm = httpx.get(
+                f"{base}/api/search",
+                headers={"Authorization": f"Bearer {AGENT}"},
+                params={"query": queries[0], "corpus": "external"},
+                timeout=120,
+            )
             assert warm.status_code == 200, warm.text
             run = Run(base, queries, args.seconds)
             started = time.perf_counter()
@@ -190,8 +227,13 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 serve.kill()
             stop_embedded(pgdata)
-    report: dict = {"benchmark": "remote", "clients": args.clients, "seconds": round(wall, 1),
-                    "upload": upload, "surfaces": {}}  # fmt: skip
+    report: dict = {
+        "benchmark": "remote",
+        "clients": args.clients,
+        "seconds": round(wall, 1),
+        "upload": upload,
+        "surfaces": {},
+    }
     for surface in ("mcp", "api"):
         mine = [s for s in run.samples if s["surface"] == surface]
         ok = [s["seconds"] for s in mine if s["error"] is None]

@@ -58,8 +58,22 @@ COLUMNS = (
     "{parent}, {scope}, ordinal, char_start, char_end, text, text_hash, analyzed, analyzer,"
     " embedding, embedder, embedded_hash, term_freqs, token_count"
 )
-TYPES = ["bigint", "text", "integer", "integer", "integer", "text", "text", "text", "text",
-         "vector", "text", "text", "jsonb", "integer"]  # fmt: skip
+TYPES = [
+    "bigint",
+    "text",
+    "integer",
+    "integer",
+    "integer",
+    "text",
+    "text",
+    "text",
+    "text",
+    "vector",
+    "text",
+    "text",
+    "jsonb",
+    "integer",
+]
 
 
 def sentences() -> list[str]:
@@ -130,10 +144,28 @@ def load(store: Store, texts: list[str], vectors: np.ndarray, total: int, seed: 
                 ) as copy:
                     for i in range(items):
                         area = "betterment_levy" if i % 20 == 0 else "planning"
-                        copy.write_row((kind, doc_type, f"{corpus}-{i}", f"ערר {i}/24", f"{corpus} {i}",
-                                        "העליון", "2024-01-01", "יו\"ר", area, "", "h", True))  # fmt: skip
-                ids = [r["id"] for r in conn.execute(
-                    "SELECT id FROM case_law WHERE source_kind = %s ORDER BY id", (kind,))]  # fmt: skip
+                        copy.write_row(
+                            (
+                                kind,
+                                doc_type,
+                                f"{corpus}-{i}",
+                                f"ערר {i}/24",
+                                f"{corpus} {i}",
+                                "העליון",
+                                "2024-01-01",
+                                'יו"ר',
+                                area,
+                                "",
+                                "h",
+                                True,
+                            )
+                        )
+                ids = [
+                    r["id"]
+                    for r in conn.execute(
+                        "SELECT id FROM case_law WHERE source_kind = %s ORDER BY id", (kind,)
+                    )
+                ]
                 table, parent, scope, scope_col = (
                     "case_law_chunks",
                     "case_law_id",
@@ -151,10 +183,24 @@ def load(store: Store, texts: list[str], vectors: np.ndarray, total: int, seed: 
                 ) as copy:
                     for i in range(items):
                         area = "betterment_levy" if i % 20 == 0 else "planning"
-                        copy.write_row((corpus, f"{corpus}-{i}", f"bench-{corpus}", area,
-                                        f"{corpus} {i}", "", "h", True))  # fmt: skip
-                ids = [r["id"] for r in conn.execute(
-                    "SELECT id FROM documents WHERE corpus = %s ORDER BY id", (corpus,))]  # fmt: skip
+                        copy.write_row(
+                            (
+                                corpus,
+                                f"{corpus}-{i}",
+                                f"bench-{corpus}",
+                                area,
+                                f"{corpus} {i}",
+                                "",
+                                "h",
+                                True,
+                            )
+                        )
+                ids = [
+                    r["id"]
+                    for r in conn.execute(
+                        "SELECT id FROM documents WHERE corpus = %s ORDER BY id", (corpus,)
+                    )
+                ]
                 table, parent, scope, scope_col = "document_chunks", "document_id", corpus, "corpus"
             statement = f"COPY {table} ({COLUMNS}) FROM STDIN (FORMAT BINARY)".format(
                 parent=parent, scope=scope_col
@@ -170,9 +216,24 @@ def load(store: Store, texts: list[str], vectors: np.ndarray, total: int, seed: 
                         words, freqs = analyzed[a] + " " + analyzed[b], stats[a] + stats[b]
                     vec = vectors[a] + rng.normal(0, 0.01, vectors.shape[1]).astype(np.float32)
                     vec /= np.linalg.norm(vec)
-                    copy.write_row((ids[n // 10], scope, n % 10, 0, len(text), text, "t", words,
-                                    analyzer.id, vec, "e5-local", "t", Jsonb(freqs),
-                                    sum(freqs.values())))  # fmt: skip
+                    copy.write_row(
+                        (
+                            ids[n // 10],
+                            scope,
+                            n % 10,
+                            0,
+                            len(text),
+                            text,
+                            "t",
+                            words,
+                            analyzer.id,
+                            vec,
+                            "e5-local",
+                            "t",
+                            Jsonb(freqs),
+                            sum(freqs.values()),
+                        )
+                    )
     steps["copy"] = time.perf_counter() - started
     import psycopg
 
@@ -199,9 +260,15 @@ def percentiles(samples: list[float]) -> dict:
 def chunk_vectors(store: Store, corpus: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
     """ids, embeddings (as a matrix), practice areas and texts of one corpus's chunks."""
     table, parent, item, scope_col, scope = {
-        "external": ("case_law_chunks", "case_law_id", "case_law", "source_kind", "external_upload"),
+        "external": (
+            "case_law_chunks",
+            "case_law_id",
+            "case_law",
+            "source_kind",
+            "external_upload",
+        ),
         "style": ("document_chunks", "document_id", "documents", "corpus", "style"),
-    }[corpus]  # fmt: skip
+    }[corpus]
     from psycopg import sql
 
     statement = sql.SQL(
@@ -233,9 +300,10 @@ def main() -> None:
     )
     parser.add_argument("--home", type=Path, help="keep the server and embedding cache here")
     parser.add_argument(
-        "--reuse", action="store_true",
+        "--reuse",
+        action="store_true",
         help="with --home: search the database an earlier run built when it has --chunks chunks",
-    )  # fmt: skip
+    )
     parser.add_argument("--ef-search", default="40,100,200,400", help="hnsw.ef_search values")
     args = parser.parse_args()
     pool = sentences()
@@ -290,8 +358,15 @@ def count_chunks(store: Store) -> int:
         ).fetchone()["n"]
 
 
-def run(server: str, inner: E5Local, base: list[str], queries: list[str], chunks: int,
-        reuse: bool, efs: list[int]) -> dict:  # fmt: skip
+def run(
+    server: str,
+    inner: E5Local,
+    base: list[str],
+    queries: list[str],
+    chunks: int,
+    reuse: bool,
+    efs: list[int],
+) -> dict:
     cache = Store(ensure_database(server, "bench_cache"), max_size=2)
     embedder = CachedEmbedder(inner, EmbeddingCache(cache))
     started = time.perf_counter()
@@ -349,16 +424,20 @@ def run(server: str, inner: E5Local, base: list[str], queries: list[str], chunks
         qvec = inner.embed_query(query)
         t1 = time.perf_counter()
         dense = ext_ids[np.argsort(-(ext_matrix @ qvec))[:50]].tolist()
-        docs, _ = retriever.retrieve(bm25s.tokenize([query], stopwords=None, show_progress=False),
-                                     k=50, show_progress=False)  # fmt: skip
+        docs, _ = retriever.retrieve(
+            bm25s.tokenize([query], stopwords=None, show_progress=False), k=50, show_progress=False
+        )
         rrf({"semantic": dense, "lexical": ext_ids[docs[0]].tolist()})[:10]
         peer.append(time.perf_counter() - t0)
         peer_beyond.append(time.perf_counter() - t1)  # the peer's own work, after embedding
 
     timings: dict[str, list[float]] = {}
     full_k = {"checked": 0, "short": 0}
-    for corpus, tool_filters in (("external", Filters()), ("internal", Filters()),
-                                 ("style", Filters(practice_area="betterment_levy"))):  # fmt: skip
+    for corpus, tool_filters in (
+        ("external", Filters()),
+        ("internal", Filters()),
+        ("style", Filters(practice_area="betterment_levy")),
+    ):
         for mode in ("hybrid", "semantic", "lexical"):
             key = f"{corpus}_{mode}{'' if corpus != 'style' else '_filtered5pct'}"
             for query in queries:
@@ -413,8 +492,15 @@ def run(server: str, inner: E5Local, base: list[str], queries: list[str], chunks
     }
 
 
-def measure_recall(app: App, inner: E5Local, queries: list[str], ext_ids: np.ndarray,
-                   ext_matrix: np.ndarray, efs: list[int], settings: Settings) -> dict:  # fmt: skip
+def measure_recall(
+    app: App,
+    inner: E5Local,
+    queries: list[str],
+    ext_ids: np.ndarray,
+    ext_matrix: np.ndarray,
+    efs: list[int],
+    settings: Settings,
+) -> dict:
     """Recall@10 of the semantic leg (window 50, as search runs it) against exact cosine search,
     per hnsw.ef_search: on the external corpus, and on the style corpus under the 5 % filter
     (the iterative scan fills the window)."""
@@ -424,9 +510,13 @@ def measure_recall(app: App, inner: E5Local, queries: list[str], ext_ids: np.nda
     vectors = [inner.embed_query(q) for q in queries]
     cases = (
         ("external", Filters(), ext_ids, ext_matrix),
-        ("style_filtered5pct", Filters(practice_area="betterment_levy"), filtered_ids,
-         filtered_matrix),
-    )  # fmt: skip
+        (
+            "style_filtered5pct",
+            Filters(practice_area="betterment_levy"),
+            filtered_ids,
+            filtered_matrix,
+        ),
+    )
     out: dict[str, dict] = {}
     with app.store.pool.connection() as conn:
         for name, filters, ids, matrix in cases:
@@ -442,9 +532,16 @@ def measure_recall(app: App, inner: E5Local, queries: list[str], ext_ids: np.nda
                     exact = set(ids[best].tolist())
                     t0 = time.perf_counter()
                     got = legs.semantic(
-                        conn, corpus, source, filters, vec, embedder=inner.id, dim=inner.dim,
-                        window=settings.leg_window, max_scan_tuples=settings.hnsw_max_scan_tuples,
-                    )  # fmt: skip
+                        conn,
+                        corpus,
+                        source,
+                        filters,
+                        vec,
+                        embedder=inner.id,
+                        dim=inner.dim,
+                        window=settings.leg_window,
+                        max_scan_tuples=settings.hnsw_max_scan_tuples,
+                    )
                     times.append(time.perf_counter() - t0)
                     found.append(len(exact & set(got[:10])) / 10)
                     # The synthetic chunks come in clusters of near-duplicates of one sentence
@@ -487,10 +584,11 @@ def measure_sizes(store: Store) -> dict:
             "rows": row["rows"],
             "table_bytes_per_row": round(row["table_bytes"] / n),
             "index_bytes_per_row": {
-                name: round(size / n) for name, size in (row["index_bytes"] or {}).items()
+                name: round(size / n)
+                for name, size in (row["index_bytes"] or {}).items()
                 if size > 8192  # the empty voyage index of a partition is one page
             },
-        }  # fmt: skip
+        }
     return out
 
 

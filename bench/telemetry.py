@@ -87,14 +87,24 @@ def main() -> None:
         for i in range(args.searches):
             t0 = time.perf_counter()
             telemetry.log_search(
-                logged, corpus="external", query=queries[i % len(queries)], filters=None,
-                mode=args.mode, limit=10, result=result, latency_ms=1.0,
-            )  # fmt: skip
+                logged,
+                corpus="external",
+                query=queries[i % len(queries)],
+                filters=None,
+                mode=args.mode,
+                limit=10,
+                result=result,
+                latency_ms=1.0,
+            )
             alone.append(time.perf_counter() - t0)
         on, off = percentiles(with_log), percentiles(without)
         report = {
-            "searches": args.searches, "mode": args.mode, "k": 10, "hits": len(result.hits),
-            "with_logging": on, "without_logging": off,
+            "searches": args.searches,
+            "mode": args.mode,
+            "k": 10,
+            "hits": len(result.hits),
+            "with_logging": on,
+            "without_logging": off,
             "overhead_p50_ms": round(on["p50"] - off["p50"], 3),
             "overhead_p50_share": round((on["p50"] - off["p50"]) / off["p50"], 4),
             # the median of each pair's difference (same query, back to back): steadier
@@ -102,7 +112,7 @@ def main() -> None:
                 statistics.median(a - b for a, b in zip(with_log, without, strict=True)) * 1000, 3
             ),
             "log_search_alone": percentiles(alone),
-        }  # fmt: skip
+        }
         print(json.dumps(report, indent=2))
     finally:
         store.close()

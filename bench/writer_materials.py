@@ -129,8 +129,9 @@ def covered_positions(parts: list[tuple[str, int, list]], known: list[dict]) -> 
     return out
 
 
-def formulaic_positions(parts: list[tuple[str, int, list]], spans: list[tuple[str, int, int]]
-                        ) -> set[tuple]:  # fmt: skip
+def formulaic_positions(
+    parts: list[tuple[str, int, list]], spans: list[tuple[str, int, int]]
+) -> set[tuple]:
     """Positions of a final's tokens inside its hindsight formulaic passages ((block, start,
     end) character spans in the final)."""
     out: set[tuple] = set()
@@ -147,11 +148,18 @@ def hindsight(records: list[dict], spec: dict) -> dict[str, list[tuple[str, int,
     sources = []
     for r in records:
         for p in paragraphs.split(r["final_text"], spec):
-            sources.append(templates.Source(
-                final=r["case_number"], block=p.block, text=p.text, case_number=r["case_number"],
-                doc_id=r["case_number"], char_start=p.char_start, appeal_type=r["appeal_type"],
-                decided_on=r["decided_on"],
-            ))  # fmt: skip
+            sources.append(
+                templates.Source(
+                    final=r["case_number"],
+                    block=p.block,
+                    text=p.text,
+                    case_number=r["case_number"],
+                    doc_id=r["case_number"],
+                    char_start=p.char_start,
+                    appeal_type=r["appeal_type"],
+                    decided_on=r["decided_on"],
+                )
+            )
     measured = templates.detect(sources)
     spans: dict[str, list[tuple[str, int, int]]] = {r["case_number"]: [] for r in records}
     for t in measured.templates:
@@ -193,25 +201,36 @@ def _mean(values: list[float | None]) -> float | None:
     return round(statistics.fmean(kept), 4) if kept else None
 
 
-def measure_exemplars(app: App, rec: dict, final_blocks: dict, draft_blocks: dict,
-                      known: list[tuple[str, str, str]], k: int
-                      ) -> list[dict]:  # fmt: skip
+def measure_exemplars(
+    app: App,
+    rec: dict,
+    final_blocks: dict,
+    draft_blocks: dict,
+    known: list[tuple[str, str, str]],
+    k: int,
+) -> list[dict]:
     """Per writing block: the exemplars' Delta to the final's block against random paragraphs
     of hers known then (`known`: (case, block, text) of the earlier finals)."""
     if len({case for case, _, _ in known}) < 2:
         return []  # a z-score needs her paragraphs from at least two finals
     delta = Delta([text for _, _, text in known])
-    query = next((draft_blocks.get(b) for b in QUERY_BLOCKS if (draft_blocks.get(b) or "").strip()),
-                 None)  # fmt: skip
+    query = next(
+        (draft_blocks.get(b) for b in QUERY_BLOCKS if (draft_blocks.get(b) or "").strip()), None
+    )
     rows = []
     for block in BLOCKS:
         target = (final_blocks.get(block) or "").strip()
         if not target:
             continue
         served = exemplars.get_block_exemplars(
-            app, block, rec["appeal_type"], outcome=rec["outcome"], case=rec["case_number"],
-            query=query[:MAX_QUERY] if query else None, limit=k,
-        )["exemplars"]  # fmt: skip
+            app,
+            block,
+            rec["appeal_type"],
+            outcome=rec["outcome"],
+            case=rec["case_number"],
+            query=query[:MAX_QUERY] if query else None,
+            limit=k,
+        )["exemplars"]
         if not served:
             continue
         same_block = [text for _, b, text in known if b == block] or [t for _, _, t in known]
@@ -250,27 +269,40 @@ def replay(app: App, records: list[dict], k: int, tmp: Path) -> dict:
             final_blocks = finals.segment(conn, rec["final_text"]).blocks
             draft_blocks = finals.segment(conn, rec["draft_text"]).blocks
         row = {
-            "case_number": case, "decided_on": rec["decided_on"],
-            "appeal_type": rec["appeal_type"], "outcome": rec["outcome"], "finals_before": n,
-            "templates_known": len(every), "templates_known_of_type": len(typed),
+            "case_number": case,
+            "decided_on": rec["decided_on"],
+            "appeal_type": rec["appeal_type"],
+            "outcome": rec["outcome"],
+            "finals_before": n,
+            "templates_known": len(every),
+            "templates_known_of_type": len(typed),
             "formulaic_words": len(wanted),
             "template_coverage": round(len(covered_all) / len(wanted), 4) if wanted else None,
             "template_coverage_of_type": round(len(covered_typed) / len(wanted), 4)
-            if wanted else None,
-            "exemplars": measure_exemplars(app, rec, final_blocks, draft_blocks,
-                                           known_paragraphs, k),
-        }  # fmt: skip
+            if wanted
+            else None,
+            "exemplars": measure_exemplars(
+                app, rec, final_blocks, draft_blocks, known_paragraphs, k
+            ),
+        }
         rows.append(row)
         slug = factories.slug(case)
         draft = tmp / f"{slug}.draft.txt"
         final = tmp / f"{slug}.final.txt"
         draft.write_text(rec["draft_text"], encoding="utf-8")
         final.write_text(rec["final_text"], encoding="utf-8")
-        finals.add_draft(app, case, draft, appeal_type=rec["appeal_type"],
-                         outcome=rec["outcome"], practice_area=rec["practice_area"])  # fmt: skip
+        finals.add_draft(
+            app,
+            case,
+            draft,
+            appeal_type=rec["appeal_type"],
+            outcome=rec["outcome"],
+            practice_area=rec["practice_area"],
+        )
         finals.upload_final(app, case, final, decided_on=rec["decided_on"])
-        known_paragraphs += [(case, p.block, p.text)
-                             for p in paragraphs.split(rec["final_text"], spec)]  # fmt: skip
+        known_paragraphs += [
+            (case, p.block, p.text) for p in paragraphs.split(rec["final_text"], spec)
+        ]
     return {"finals": rows, "summary": summarize(rows)}
 
 
@@ -278,44 +310,59 @@ def summarize(rows: list[dict]) -> dict:
     later = [r for r in rows if r["finals_before"] > 0 and r["template_coverage"] is not None]
     blocks = [b for r in rows for b in r["exemplars"]]
     closer = [b for b in blocks if None not in (b["exemplar_delta"], b["random_delta"])]
-    closer_block = [b for b in blocks
-                    if None not in (b["exemplar_delta"], b["random_same_block_delta"])]  # fmt: skip
+    closer_block = [
+        b for b in blocks if None not in (b["exemplar_delta"], b["random_same_block_delta"])
+    ]
     by_block = {}
     for name in BLOCKS:
         mine = [b for b in blocks if b["block"] == name]
         if mine:
             by_block[name] = {
-                "n": len(mine), "exemplar_delta": _mean([b["exemplar_delta"] for b in mine]),
+                "n": len(mine),
+                "exemplar_delta": _mean([b["exemplar_delta"] for b in mine]),
                 "random_delta": _mean([b["random_delta"] for b in mine]),
                 "random_same_block_delta": _mean([b["random_same_block_delta"] for b in mine]),
-            }  # fmt: skip
+            }
     return {
         "finals": len(rows),
         "template_coverage_mean": _mean([r["template_coverage"] for r in later]),
         "template_coverage_of_type_mean": _mean([r["template_coverage_of_type"] for r in later]),
         "template_coverage_finals": len(later),
         "template_coverage_last_half_mean": _mean(
-            [r["template_coverage"] for r in later[len(later) // 2 :]]),  # fmt: skip
+            [r["template_coverage"] for r in later[len(later) // 2 :]]
+        ),
         "exemplar_blocks": len(blocks),
         "exemplar_delta_mean": _mean([b["exemplar_delta"] for b in blocks]),
         "random_delta_mean": _mean([b["random_delta"] for b in blocks]),
         "random_same_block_delta_mean": _mean([b["random_same_block_delta"] for b in blocks]),
         "exemplar_closer_than_random": round(
-            sum(b["exemplar_delta"] < b["random_delta"] for b in closer) / len(closer), 4)
-        if closer else None,
+            sum(b["exemplar_delta"] < b["random_delta"] for b in closer) / len(closer), 4
+        )
+        if closer
+        else None,
         "exemplar_closer_than_random_same_block": round(
             sum(b["exemplar_delta"] < b["random_same_block_delta"] for b in closer_block)
-            / len(closer_block), 4) if closer_block else None,
+            / len(closer_block),
+            4,
+        )
+        if closer_block
+        else None,
         "by_block": by_block,
-    }  # fmt: skip
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--no-shared", action="store_true",
-                        help="Only the project's own pairs (tests/fixtures/decisions).")  # fmt: skip
-    parser.add_argument("--server-url", help="A PostgreSQL server (pgvector) to make the "
-                        "bench's databases on; default: an embedded one in a temp folder.")  # fmt: skip
+    parser.add_argument(
+        "--no-shared",
+        action="store_true",
+        help="Only the project's own pairs (tests/fixtures/decisions).",
+    )
+    parser.add_argument(
+        "--server-url",
+        help="A PostgreSQL server (pgvector) to make the "
+        "bench's databases on; default: an embedded one in a temp folder.",
+    )
     parser.add_argument("--k", type=int, default=3, help="Exemplars per block.")
     args = parser.parse_args()
     records, sources = pairs(not args.no_shared)
@@ -328,8 +375,7 @@ def main() -> None:
             drop_database(server, DB)
             store = Store(ensure_database(server, DB), max_size=2)
             cache = Store(ensure_database(server, CACHE_DB), max_size=2)
-            settings = Settings(database_url=store.url, home=work / "home",
-                                committee_chair=CHAIR)  # fmt: skip
+            settings = Settings(database_url=store.url, home=work / "home", committee_chair=CHAIR)
             app = App(settings, store=store, cache_store=cache)
             assert app.embedder.id  # loads the model and records the active embedder
             (work / "files").mkdir()
@@ -339,12 +385,22 @@ def main() -> None:
         finally:
             if not args.server_url:
                 stop_embedded(pgdata)
-    print(json.dumps({
-        "command": "python bench/writer_materials.py" + (" --no-shared" if args.no_shared else "")
-        + f" --k {args.k}",
-        "pairs": len(records), "sources": sources, "k": args.k,
-        "seconds": round(time.perf_counter() - started, 1), **result,
-    }, ensure_ascii=False, indent=2))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "command": "python bench/writer_materials.py"
+                + (" --no-shared" if args.no_shared else "")
+                + f" --k {args.k}",
+                "pairs": len(records),
+                "sources": sources,
+                "k": args.k,
+                "seconds": round(time.perf_counter() - started, 1),
+                **result,
+            },
+            ensure_ascii=False,
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

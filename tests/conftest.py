@@ -111,9 +111,16 @@ def clean_environ(monkeypatch):
         if key.startswith("LEGAL_AI_TEST_"):
             continue
         if key.startswith("LEGAL_AI_") or key in (
-            "VOYAGE_API_KEY", "RRF_K", "MAX_PER_CASE_LAW", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-            "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
-        ):  # fmt: skip
+            "VOYAGE_API_KEY",
+            "RRF_K",
+            "MAX_PER_CASE_LAW",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GEMINI_API_KEY",
+            "GOOGLE_API_KEY",
+            "OPENAI_BASE_URL",
+            "ANTHROPIC_BASE_URL",
+        ):
             monkeypatch.delenv(key, raising=False)
 
 
@@ -218,9 +225,13 @@ def client(desk_app):
     """The web app (the desk's pages and the API) under FastAPI's TestClient, an agent's token
     (writer=AGENT) and the chair's (CHAIR_TOKEN) set, uploads capped at 1 MB. A module whose
     tests need other settings defines its own `client`."""
-    settings = desk_app.settings.model_copy(update={
-        "agent_token": f"writer={AGENT}", "chair_token": CHAIR_TOKEN, "max_file_mb": 1,
-    })  # fmt: skip
+    settings = desk_app.settings.model_copy(
+        update={
+            "agent_token": f"writer={AGENT}",
+            "chair_token": CHAIR_TOKEN,
+            "max_file_mb": 1,
+        }
+    )
     with TestClient(create_app(settings, legal=desk_app)) as c:
         yield c
 
@@ -240,8 +251,11 @@ def panel(app, monkeypatch):
     script = PanelScript()
     with scripted_openai(script) as server:
         value = ",".join(f"openai:{m}@{server.url}" for m in "abc")
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(
-            update={"principle_panel": value, "model_retries": 0}))  # fmt: skip
+        monkeypatch.setattr(
+            app,
+            "settings",
+            app.settings.model_copy(update={"principle_panel": value, "model_retries": 0}),
+        )
         yield script, value
 
 
@@ -251,8 +265,13 @@ def voice_writer(app, monkeypatch):
     and its server."""
     script = Writer()
     with scripted_openai(script) as server:
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
-            "voice_writer": f"openai:voice@{server.url}", "model_retries": 0}))  # fmt: skip
+        monkeypatch.setattr(
+            app,
+            "settings",
+            app.settings.model_copy(
+                update={"voice_writer": f"openai:voice@{server.url}", "model_retries": 0}
+            ),
+        )
         yield script, server
 
 
@@ -262,8 +281,13 @@ def enricher(app, monkeypatch):
     server."""
     script = Enricher()
     with scripted_openai(script) as server:
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
-            "enricher": f"openai:enricher@{server.url}", "model_retries": 0}))  # fmt: skip
+        monkeypatch.setattr(
+            app,
+            "settings",
+            app.settings.model_copy(
+                update={"enricher": f"openai:enricher@{server.url}", "model_retries": 0}
+            ),
+        )
         yield script, server
 
 

@@ -63,8 +63,12 @@ def hebrew_font() -> Path:
     fontconfig offers for Hebrew."""
     found = [Path(p) for p in FONT_PATHS if Path(p).is_file()]
     if not found and shutil.which("fc-match"):
-        answer = subprocess.run(["fc-match", "-f", "%{file}", "DejaVu Sans:lang=he"],
-                                capture_output=True, text=True, check=False)  # fmt: skip
+        answer = subprocess.run(
+            ["fc-match", "-f", "%{file}", "DejaVu Sans:lang=he"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if answer.stdout and Path(answer.stdout).is_file():
             found.append(Path(answer.stdout))
     for path in found:
@@ -145,8 +149,11 @@ def scanned_pdf(
 
     with tempfile.TemporaryDirectory(prefix="scan-") as tmp:
         text = hebrew_pdf(Path(tmp) / "text.pdf", [p or " " for p in pages])
-        subprocess.run(["pdftoppm", "-r", str(dpi), "-gray", "-png", str(text), f"{tmp}/p"],
-                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(
+            ["pdftoppm", "-r", str(dpi), "-gray", "-png", str(text), f"{tmp}/p"],
+            check=True,
+            capture_output=True,
+        )
         pictures = sorted(Path(tmp).glob("p-*.png"), key=lambda f: int(f.stem.split("-")[1]))
         pdf = FPDF(format="A4")
         for number, picture in enumerate(pictures, start=1):

@@ -129,9 +129,12 @@ def serving(api, *, lifespan: str = "off", **options) -> Iterator[str]:
 def run(env, *args, check=True):
     """`legal-ai ARGS` in a subprocess with `env`; by default its exit code must be 0."""
     result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", *args], env=env, capture_output=True, text=True,
+        [sys.executable, "-m", "legal_ai.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=180,
-    )  # fmt: skip
+    )
     if check:
         assert result.returncode == 0, result.stderr
     return result
@@ -157,8 +160,9 @@ async def mcp_session(env, calls):
         return [t.name for t in listed.tools], {t.name: t for t in listed.tools}, results
 
 
-async def remote_session(url: str, token: str | None, calls: list[tuple[str, dict]],
-                         statuses: list[int] | None = None):  # fmt: skip
+async def remote_session(
+    url: str, token: str | None, calls: list[tuple[str, dict]], statuses: list[int] | None = None
+):
     """The SDK's streamable HTTP client, with `Authorization: Bearer <token>`: tools/list, then
     each call in turn. `statuses` collects the HTTP status of every answer."""
     import httpx2
@@ -200,9 +204,11 @@ def sign_in(client, password: str = PASSWORD, name: str = "chair"):
     """The chair signs in through /login (its form first, for the CSRF token); the answer."""
     form = client.get("/login")
     assert form.status_code == 200
-    return client.post("/login", data={"name": name, "password": password,
-                                       "csrf": csrf_of(form.text), "next": "/training"},
-                       follow_redirects=False)  # fmt: skip
+    return client.post(
+        "/login",
+        data={"name": name, "password": password, "csrf": csrf_of(form.text), "next": "/training"},
+        follow_redirects=False,
+    )
 
 
 def text_of(page: str) -> str:

@@ -78,13 +78,25 @@ def prompt_text(request: dict) -> str:
             for item in value:
                 collect(item)
         elif isinstance(value, dict):
-            for key in ("content", "text", "parts", "system", "systemInstruction", "contents",
-                        "messages"):  # fmt: skip
+            for key in (
+                "content",
+                "text",
+                "parts",
+                "system",
+                "systemInstruction",
+                "contents",
+                "messages",
+            ):
                 if key in value:
                     collect(value[key])
 
-    collect({k: request[k] for k in ("system", "messages", "systemInstruction", "contents")
-             if k in request})  # fmt: skip
+    collect(
+        {
+            k: request[k]
+            for k in ("system", "messages", "systemInstruction", "contents")
+            if k in request
+        }
+    )
     return "\n".join(parts)
 
 
@@ -94,11 +106,19 @@ def _openai_body(reply: Reply, request: dict) -> dict:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.get("model", "scripted"),
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": reply.content}}],
-        "usage": {"prompt_tokens": reply.tokens_in, "completion_tokens": reply.tokens_out,
-                  "total_tokens": reply.tokens_in + reply.tokens_out},
-    }  # fmt: skip
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": reply.content},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.tokens_in,
+            "completion_tokens": reply.tokens_out,
+            "total_tokens": reply.tokens_in + reply.tokens_out,
+        },
+    }
 
 
 def _error_body(reply: Reply) -> dict:
@@ -116,39 +136,66 @@ def _anthropic_body(reply: Reply, request: dict) -> dict:
         tool = (request.get("tool_choice") or {}).get("name", "answer")
         content = [{"type": "tool_use", "id": "toolu_scripted", "name": tool, "input": reply.json}]
         stop = "tool_use"
-    return {"id": "msg_scripted", "type": "message", "role": "assistant",
-            "model": request.get("model", "scripted"), "content": content, "stop_reason": stop,
-            "stop_sequence": None, "usage": {"input_tokens": reply.tokens_in,
-                                             "output_tokens": reply.tokens_out}}  # fmt: skip
+    return {
+        "id": "msg_scripted",
+        "type": "message",
+        "role": "assistant",
+        "model": request.get("model", "scripted"),
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": reply.tokens_in, "output_tokens": reply.tokens_out},
+    }
 
 
 def _anthropic_error(reply: Reply) -> dict:
-    kind = {429: "rate_limit_error", 401: "authentication_error", 403: "permission_error",
-            529: "overloaded_error"}.get(reply.status, "api_error")  # fmt: skip
+    kind = {
+        429: "rate_limit_error",
+        401: "authentication_error",
+        403: "permission_error",
+        529: "overloaded_error",
+    }.get(reply.status, "api_error")
     return {"type": "error", "error": {"type": kind, "message": f"scripted {reply.status}"}}
 
 
 def _gemini_body(reply: Reply, request: dict) -> dict:
     """A generateContent answer: candidates[0].content.parts[0].text is the JSON (or `text`)."""
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": reply.content}]},
-                            "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": reply.tokens_in,
-                              "candidatesTokenCount": reply.tokens_out,
-                              "totalTokenCount": reply.tokens_in + reply.tokens_out},
-            "modelVersion": "scripted"}  # fmt: skip
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": reply.content}]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {
+            "promptTokenCount": reply.tokens_in,
+            "candidatesTokenCount": reply.tokens_out,
+            "totalTokenCount": reply.tokens_in + reply.tokens_out,
+        },
+        "modelVersion": "scripted",
+    }
 
 
 def _gemini_error(reply: Reply) -> dict:
-    status = {429: "RESOURCE_EXHAUSTED", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-              503: "UNAVAILABLE"}.get(reply.status, "INTERNAL")  # fmt: skip
-    return {"error": {"code": reply.status, "message": f"scripted {reply.status}",
-                      "status": status}}  # fmt: skip
+    status = {
+        429: "RESOURCE_EXHAUSTED",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        503: "UNAVAILABLE",
+    }.get(reply.status, "INTERNAL")
+    return {
+        "error": {"code": reply.status, "message": f"scripted {reply.status}", "status": status}
+    }
 
 
 @contextmanager
-def scripted_server(script: Script, body: Callable[[Reply, dict], dict], prefix: str,
-                    error: Callable[[Reply], dict] = _error_body
-                    ) -> Iterator[ScriptedServer]:  # fmt: skip
+def scripted_server(
+    script: Script,
+    body: Callable[[Reply, dict], dict],
+    prefix: str,
+    error: Callable[[Reply], dict] = _error_body,
+) -> Iterator[ScriptedServer]:
     """Serve `script` on 127.0.0.1 (a free port), answering successes with `body(reply, request)`
     and errors with `error(reply)` (or the reply's own `json`); yield the server with its base
     URL (`http://127.0.0.1:PORT` + `prefix`)."""

@@ -35,11 +35,12 @@ from llm_servers import Reply, prompt_text, schema_name
 
 # --- The principle panel ----------------------------------------------------------------------
 
-R1 = ("סטייה ניכרת מתכנית אינה ניתנת לאישור בדרך של הקלה",
-      "אין לאשר בהקלה סטייה ניכרת מהתכנית")  # fmt: skip
+R1 = ("סטייה ניכרת מתכנית אינה ניתנת לאישור בדרך של הקלה", "אין לאשר בהקלה סטייה ניכרת מהתכנית")
 R2 = ("על הוועדה המקומית לנמק את החלטתה בכתב", "חובה על הוועדה המקומית לנמק בכתב את החלטותיה")
-R3 = ("זכות הטיעון של המתנגד היא זכות יסוד בהליך התכנוני",
-      "למתנגד עומדת זכות טיעון בסיסית בהליכי התכנון")  # fmt: skip
+R3 = (
+    "זכות הטיעון של המתנגד היא זכות יסוד בהליך התכנוני",
+    "למתנגד עומדת זכות טיעון בסיסית בהליכי התכנון",
+)
 R4 = "היטל השבחה מחושב לפי ההפרש בשווי המקרקעין"
 Q1 = "סטייה ניכרת מתכנית אינה יכולה להינתן כהקלה"
 Q2 = "הוועדה חייבת לנמק את החלטתה בכתב"
@@ -94,8 +95,14 @@ def ruling_pdf(app, tmp_path) -> None:
     """A binding Supreme Court ruling of three pages: Q1 on page 2, Q2 on page 3."""
     pages = ["עמוד ראשון: רקע עובדתי של הערר.", f"{Q1}.", f"{Q2}. הערר נדחה."]
     pdf = factories.hebrew_pdf(tmp_path / "ruling.pdf", pages)
-    meta = {"title": "פסק דין", "case_number": PDF_RULING_CASE, "court": "בית המשפט העליון",
-            "is_binding": True, "practice_area": "planning", "decided_on": "2005-03-01"}  # fmt: skip
+    meta = {
+        "title": "פסק דין",
+        "case_number": PDF_RULING_CASE,
+        "court": "בית המשפט העליון",
+        "is_binding": True,
+        "practice_area": "planning",
+        "decided_on": "2005-03-01",
+    }
     assert app.ingest([pdf], "external", meta=meta, doc_id="ruling-1").ingested == 1
 
 
@@ -125,11 +132,18 @@ def upload(app, tmp_path, index: int, *, draft: bool = True) -> dict:
     slug = factories.slug(rec["case_number"])
     if draft:
         path = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
-        finals.add_draft(app, rec["case_number"], path, appeal_type=rec["appeal_type"],
-                         outcome=rec["outcome"], practice_area=rec["practice_area"])  # fmt: skip
+        finals.add_draft(
+            app,
+            rec["case_number"],
+            path,
+            appeal_type=rec["appeal_type"],
+            outcome=rec["outcome"],
+            practice_area=rec["practice_area"],
+        )
     final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-    finals.upload_final(app, rec["case_number"], final, appeal_type=rec["appeal_type"],
-                        outcome=rec["outcome"])  # fmt: skip
+    finals.upload_final(
+        app, rec["case_number"], final, appeal_type=rec["appeal_type"], outcome=rec["outcome"]
+    )
     return rec
 
 
@@ -145,23 +159,45 @@ def span(blocks: dict, block: str, words: int = 6) -> str:
 def claims(blocks: dict) -> list[dict]:
     """Four grounded claims without substance, one carrying a number, one pointing nowhere."""
     return [
-        {"block": "opening", "claims": [
-            {"claim": "היא פותחת בשורה שמציגה את נושא הערר, ומיד אחריה מקדימה את התוצאה.",
-             "span": span(blocks, "opening")},
-        ]},
-        {"block": "hearing", "claims": [
-            {"claim": "הדיון והסיור מתוארים בגוף ראשון רבים, בקצרה.", "span": span(blocks, "hearing")},
-        ]},
-        {"block": "discussion", "claims": [
-            {"claim": "הדיון נפתח במסקנה ונבנה ממנה צעד אחר צעד.", "span": span(blocks, "discussion")},
-            {"claim": "היא מתירה כאן 3 קומות.", "span": span(blocks, "discussion", 4)},
-            {"claim": "היא מצטטת פסיקה בסוגריים.", "span": NOT_THERE},
-        ]},
-        {"block": "conclusion", "claims": [
-            {"claim": "סוף הדבר קצר וסוגר את ההכרעה בלי לחזור על הנימוקים.",
-             "span": span(blocks, "conclusion")},
-        ]},
-    ]  # fmt: skip
+        {
+            "block": "opening",
+            "claims": [
+                {
+                    "claim": "היא פותחת בשורה שמציגה את נושא הערר, ומיד אחריה מקדימה את התוצאה.",
+                    "span": span(blocks, "opening"),
+                },
+            ],
+        },
+        {
+            "block": "hearing",
+            "claims": [
+                {
+                    "claim": "הדיון והסיור מתוארים בגוף ראשון רבים, בקצרה.",
+                    "span": span(blocks, "hearing"),
+                },
+            ],
+        },
+        {
+            "block": "discussion",
+            "claims": [
+                {
+                    "claim": "הדיון נפתח במסקנה ונבנה ממנה צעד אחר צעד.",
+                    "span": span(blocks, "discussion"),
+                },
+                {"claim": "היא מתירה כאן 3 קומות.", "span": span(blocks, "discussion", 4)},
+                {"claim": "היא מצטטת פסיקה בסוגריים.", "span": NOT_THERE},
+            ],
+        },
+        {
+            "block": "conclusion",
+            "claims": [
+                {
+                    "claim": "סוף הדבר קצר וסוגר את ההכרעה בלי לחזור על הנימוקים.",
+                    "span": span(blocks, "conclusion"),
+                },
+            ],
+        },
+    ]
 
 
 class Writer:
@@ -195,15 +231,21 @@ DECISION = """ערר (מרכז) 1042/23 כהן נ' הוועדה המקומית �
 GROUNDED = {
     "headnote": "הקלה של 6% בקווי בניין אינה סטייה ניכרת; הערר התקבל בתנאי חלונות עמומים.",
     "summary": [
-        {"text": "העוררים ביקשו הקלה של 6% בקווי הבניין להרחבת דירתם.",
-         "quote": "העוררים מבקשים הקלה של 6% בקווי הבניין"},
-        {"text": "הוועדה קבעה, בהסתמך על עע\"מ 1234/05, שההקלה אינה סטייה ניכרת.",
-         "quote": "ההקלה המבוקשת אינה סטייה ניכרת לפי סעיף 151 לחוק, כפי שנקבע בעע\"מ 1234/05"},
-        {"text": "הערר התקבל והפגיעה בפרטיות תימנע בחלונות עמומים.",
-         "quote": "הפגיעה בפרטיות תמנע בחלונות עמומים בקיר הצדדי"},
+        {
+            "text": "העוררים ביקשו הקלה של 6% בקווי הבניין להרחבת דירתם.",
+            "quote": "העוררים מבקשים הקלה של 6% בקווי הבניין",
+        },
+        {
+            "text": 'הוועדה קבעה, בהסתמך על עע"מ 1234/05, שההקלה אינה סטייה ניכרת.',
+            "quote": 'ההקלה המבוקשת אינה סטייה ניכרת לפי סעיף 151 לחוק, כפי שנקבע בעע"מ 1234/05',
+        },
+        {
+            "text": "הערר התקבל והפגיעה בפרטיות תימנע בחלונות עמומים.",
+            "quote": "הפגיעה בפרטיות תמנע בחלונות עמומים בקיר הצדדי",
+        },
     ],
     "tags": ["הקלה", "קווי בניין", "פרטיות", "הקלה"],
-}  # fmt: skip
+}
 
 
 class Enricher:
@@ -225,9 +267,18 @@ class Enricher:
 
 def ingest_decision(app, tmp_path, text: str = DECISION, **meta) -> dict:
     path = write(tmp_path / "decision.txt", text)
-    report = app.ingest([path], "internal", doc_id="d-1042", meta={
-        "case_number": ENRICHED_CASE, "title": "כהן נ' הוועדה המקומית רעננה",
-        "practice_area": "planning", "decided_on": "2023-11-02", **meta})  # fmt: skip
+    report = app.ingest(
+        [path],
+        "internal",
+        doc_id="d-1042",
+        meta={
+            "case_number": ENRICHED_CASE,
+            "title": "כהן נ' הוועדה המקומית רעננה",
+            "practice_area": "planning",
+            "decided_on": "2023-11-02",
+            **meta,
+        },
+    )
     assert report.failed == [] and report.ingested + report.updated == 1
     return report.resolved
 
@@ -264,14 +315,26 @@ DISCUSSION = f"""אין חולק כי ההקלה פורסמה כדין. כפי �
 
 ראו גם עע"מ 9999/24 פלמוני נ' הוועדה המקומית חוף הים."""
 LIBRARY = [
-    {"doc_id": "r-9101", "doc_type": "ruling", "title": "פלוני", "court": "העליון",
-     "decided_on": "2021-01-10", "case_number": 'עע"מ 9101/20',
-     "text": "פסק דין בדוי. על הוועדה המקומית לשקול את הפגיעה בשכנים ולאזן בינה לבין הצורך "
-             "הציבורי."},
-    {"doc_id": "r-9555", "doc_type": "ruling", "title": "אלמוני", "court": "העליון",
-     "decided_on": "2022-02-01", "case_number": 'בר"מ 9555/21',
-     "text": "פסק דין בדוי. התערבות בשומה נעשית רק כשנפלה טעות משפטית או טעות מהותית."},
-]  # fmt: skip
+    {
+        "doc_id": "r-9101",
+        "doc_type": "ruling",
+        "title": "פלוני",
+        "court": "העליון",
+        "decided_on": "2021-01-10",
+        "case_number": 'עע"מ 9101/20',
+        "text": "פסק דין בדוי. על הוועדה המקומית לשקול את הפגיעה בשכנים ולאזן בינה לבין הצורך "
+        "הציבורי.",
+    },
+    {
+        "doc_id": "r-9555",
+        "doc_type": "ruling",
+        "title": "אלמוני",
+        "court": "העליון",
+        "decided_on": "2022-02-01",
+        "case_number": 'בר"מ 9555/21',
+        "text": "פסק דין בדוי. התערבות בשומה נעשית רק כשנפלה טעות משפטית או טעות מהותית.",
+    },
+]
 
 
 def planted_draft() -> str:
@@ -289,8 +352,9 @@ def other_finals(app, tmp_path) -> dict[str, dict]:
     for case, record in records.items():
         path = write(tmp_path / f"{factories.slug(case)}.final.txt", record["final_text"])
         finals.upload_final(app, case, path)
-    library = write(tmp_path / "library.jsonl",
-                    "\n".join(json.dumps(x, ensure_ascii=False) for x in LIBRARY))  # fmt: skip
+    library = write(
+        tmp_path / "library.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in LIBRARY)
+    )
     assert app.ingest([library], "external").ingested == 2
     return records
 
@@ -303,8 +367,14 @@ def analyzed_final(app, record) -> None:
     written under the App's home and removed)."""
     path = Path(app.settings.home) / "analyzed-decision.txt"
     path.write_text(record["draft_text"], encoding="utf-8")
-    finals.add_draft(app, record["case_number"], path, appeal_type=record["appeal_type"],
-                     outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    finals.add_draft(
+        app,
+        record["case_number"],
+        path,
+        appeal_type=record["appeal_type"],
+        outcome=record["outcome"],
+        practice_area=record["practice_area"],
+    )
     path.write_text(record["final_text"], encoding="utf-8")
     finals.upload_final(app.acting_as(CHAIR), record["case_number"], path)
     path.unlink()
@@ -323,16 +393,22 @@ def ingest_ruling(app, tmp_path: Path) -> None:
     """DESK_RULING as external ruling-1 (עע"מ 1234/05), a markup-laden line included."""
     path = tmp_path / "ruling.txt"
     path.write_text(DESK_RULING, encoding="utf-8")
-    meta = {"title": "הקלה בקו בניין", "case_number": 'עע"מ 1234/05', "court": "בית המשפט העליון",
-            "decided_on": "2005-03-01", "practice_area": "planning"}  # fmt: skip
+    meta = {
+        "title": "הקלה בקו בניין",
+        "case_number": 'עע"מ 1234/05',
+        "court": "בית המשפט העליון",
+        "decided_on": "2005-03-01",
+        "practice_area": "planning",
+    }
     assert app.ingest([path], "external", meta=meta, doc_id="ruling-1").ingested == 1
 
 
 def digest(app, tmp_path, doc_id: str, points_to: str):
     """A digest `doc_id` of ARRIVAL_RULING pointing at `points_to`."""
     path = write(tmp_path / f"{doc_id}.txt", f"תקציר ({doc_id}): {ARRIVAL_RULING}")
-    report = app.ingest([path], "digests", doc_id=doc_id,
-                        meta={"title": f"יומון {doc_id}", "points_to": points_to})  # fmt: skip
+    report = app.ingest(
+        [path], "digests", doc_id=doc_id, meta={"title": f"יומון {doc_id}", "points_to": points_to}
+    )
     assert report.failed == []
     return report
 
@@ -345,24 +421,45 @@ def local(*parts: int) -> dt.datetime:
 def write_dataset(tmp_path):
     """A tiny evaluation dataset (corpus, queries, qrels) in tmp_path, loaded."""
     corpus = [
-        {"doc_id": "d1", "title": "היטל השבחה", "text": "ערר 8046/24 עוסק בהיטל השבחה על תכנית רחביה."},
+        {
+            "doc_id": "d1",
+            "title": "היטל השבחה",
+            "text": "ערר 8046/24 עוסק בהיטל השבחה על תכנית רחביה.",
+        },
         {"doc_id": "d2", "title": "הקלה", "text": "הקלה בקו בניין צדדי מחייבת פרסום לשכנים."},
-        {"doc_id": "d3", "title": "שימוש חורג", "text": "שימוש חורג לגן ילדים בדירת מגורים לתקופה קצובה."},
-        {"doc_id": "d4", "title": "פיצויים", "text": "תביעת פיצויים לפי סעיף 197 בשל פגיעה מתכנית."},
-        {"doc_id": "d5", "title": "ערר 5130/23", "text": "ערר 5130/23 נדחה משום שהוגש באיחור של חודשיים."},
-    ]  # fmt: skip
+        {
+            "doc_id": "d3",
+            "title": "שימוש חורג",
+            "text": "שימוש חורג לגן ילדים בדירת מגורים לתקופה קצובה.",
+        },
+        {
+            "doc_id": "d4",
+            "title": "פיצויים",
+            "text": "תביעת פיצויים לפי סעיף 197 בשל פגיעה מתכנית.",
+        },
+        {
+            "doc_id": "d5",
+            "title": "ערר 5130/23",
+            "text": "ערר 5130/23 נדחה משום שהוגש באיחור של חודשיים.",
+        },
+    ]
     # Long decisions on one topic that differ in one invented plan name: a query naming the plan
     # is a lexical lookup; the embeddings of the long texts hardly see the name.
-    body = ("הוועדה דנה בערר על שומת היטל השבחה שנערכה בעקבות אישור תכנית מפורטת שהגדילה את זכויות"
-            " הבנייה במגרש. השמאי המכריע קבע את שווי המקרקעין במצב הקודם ובמצב החדש, והעוררים טענו"
-            " כי לא הובאו בחשבון זכויות שמומשו קודם לכן ועסקאות השוואה רלוונטיות. ")  # fmt: skip
+    body = (
+        "הוועדה דנה בערר על שומת היטל השבחה שנערכה בעקבות אישור תכנית מפורטת שהגדילה את זכויות"
+        " הבנייה במגרש. השמאי המכריע קבע את שווי המקרקעין במצב הקודם ובמצב החדש, והעוררים טענו"
+        " כי לא הובאו בחשבון זכויות שמומשו קודם לכן ועסקאות השוואה רלוונטיות. "
+    )
     names = ["זרזירית", "קורנמון", "שלדגית", "פטלונה", "חוחובה", "דרדרית"]
     for i, name in enumerate(names):
         corpus.append(
             {"doc_id": f"p{i}", "title": "החלטה", "text": body + f"שם התכנית: {name} {i}."}
         )
-    queries = [{"query_id": "q1", "text": "8046/24"}, {"query_id": "q2", "text": "5130/23"},
-               {"query_id": "q3", "text": "פרסום הקלה לשכנים"}]  # fmt: skip
+    queries = [
+        {"query_id": "q1", "text": "8046/24"},
+        {"query_id": "q2", "text": "5130/23"},
+        {"query_id": "q3", "text": "פרסום הקלה לשכנים"},
+    ]
     queries += [{"query_id": f"n{i}", "text": f"תכנית {name}"} for i, name in enumerate(names)]
     qrels = "query_id\tdoc_id\trelevance\nq1\td1\t1\nq2\td5\t1\nq3\td2\t2\n"
     qrels += "".join(f"n{i}\tp{i}\t1\n" for i in range(len(names)))

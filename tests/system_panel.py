@@ -28,15 +28,25 @@ def system_call(app, stage: str, model: str) -> int:
     """A model call the worker made (an ok answer of `model`, `provider:name`), as its
     recorder writes it: its model_calls id."""
     provider, _, name = model.partition(":")
-    return recorder(engine(app))(CallRecord(
-        stage=stage, provider=provider, model=name, base_url=None, prompt_hash="0" * 64,
-        attempt=1, latency_ms=1, outcome="ok",
-    ))  # fmt: skip
+    return recorder(engine(app))(
+        CallRecord(
+            stage=stage,
+            provider=provider,
+            model=name,
+            base_url=None,
+            prompt_hash="0" * 64,
+            attempt=1,
+            latency_ms=1,
+            outcome="ok",
+        )
+    )
 
 
 def panel_decides(app, lesson_id: int, votes: dict[str, str]) -> dict:
     """The system's style panel on a lesson: {model: vote}, each vote resting on a call the
     worker recorded."""
-    verdicts = [{"model": model, "vote": vote, "model_call_id": system_call(app, "panel", model)}
-                for model, vote in votes.items()]  # fmt: skip
+    verdicts = [
+        {"model": model, "vote": vote, "model_call_id": system_call(app, "panel", model)}
+        for model, vote in votes.items()
+    ]
     return lessons.decide_by_panel(engine(app), lesson_id, verdicts)

@@ -234,11 +234,18 @@ BAD_RECORDS = [
 
 def test_each_bad_jsonl_record_is_reported_by_line_and_the_rest_ingest(app, tmp_path):
     good = [
-        {"doc_id": "good-1", "title": "פס\u00adק ד\u200bין", "text": "ה\x00לכה " + TEXT,
-         "court": "העליון\u200f", "decided_on": "2020-05-05T10:00:00", "doc_type": "ruling",
-         "case_number": 'עע״מ 1234-05', "metadata": {"source\x00": "נ\u200bבו", "labels": ["a", 1]}},
+        {
+            "doc_id": "good-1",
+            "title": "פס\u00adק ד\u200bין",
+            "text": "ה\x00לכה " + TEXT,
+            "court": "העליון\u200f",
+            "decided_on": "2020-05-05T10:00:00",
+            "doc_type": "ruling",
+            "case_number": "עע״מ 1234-05",
+            "metadata": {"source\x00": "נ\u200bבו", "labels": ["a", 1]},
+        },
         {"doc_id": 42, "title": "מאמר", "text": "מאמר על שימוש חורג", "doc_type": "reference"},
-    ]  # fmt: skip
+    ]
     lines = [json.dumps(good[0], ensure_ascii=False)]
     for record, _ in BAD_RECORDS:
         lines.append(record if isinstance(record, str) else json.dumps(record, ensure_ascii=False))
@@ -312,12 +319,16 @@ def test_the_chairs_finals_are_searched_within_a_date_range(app, tmp_path):
     for case, day in (("ערר 31/24", "2024-03-01"), ("ערר 32/25", "2025-06-01")):
         path = tmp_path / f"{day}.txt"
         path.write_text("החלטה בערר על היתר בנייה והקלה בקו בניין " + case, encoding="utf-8")
-        app.ingest([path], "style", meta={"case_number": case, "practice_area": "planning",
-                                          "decided_on": day})  # fmt: skip
+        app.ingest(
+            [path],
+            "style",
+            meta={"case_number": case, "practice_area": "planning", "decided_on": day},
+        )
 
     def found(**dates):
-        hits = app.tool("search_decisions", query="היתר בנייה", practice_area="planning",
-                        **dates)["hits"]  # fmt: skip
+        hits = app.tool("search_decisions", query="היתר בנייה", practice_area="planning", **dates)[
+            "hits"
+        ]
         return sorted(h["case_number"] for h in hits)
 
     assert found() == ["ערר 31/24", "ערר 32/25"]
@@ -367,12 +378,24 @@ def test_search_arguments_are_checked_before_the_database(app, kwargs, message):
 
 def test_nul_and_invisible_characters_in_queries_and_filters_match_the_clean_text(app, tmp_path):
     lines = [
-        {"doc_id": "r1", "title": "הקלה", "text": "הק\u00adלה בקו בניין צדדי וה\ufb2aיקול התכנוני",
-         "court": "העליון", "case_number": 'בג"צ 1234/05', "doc_type": "ruling",
-         "decided_on": "2020-01-01"},
-        {"doc_id": "r2", "title": "היטל", "text": "היטל השבחה בשל תכנית משביחה",
-         "court": "המחוזי", "doc_type": "ruling", "decided_on": "2021-01-01"},
-    ]  # fmt: skip
+        {
+            "doc_id": "r1",
+            "title": "הקלה",
+            "text": "הק\u00adלה בקו בניין צדדי וה\ufb2aיקול התכנוני",
+            "court": "העליון",
+            "case_number": 'בג"צ 1234/05',
+            "doc_type": "ruling",
+            "decided_on": "2020-01-01",
+        },
+        {
+            "doc_id": "r2",
+            "title": "היטל",
+            "text": "היטל השבחה בשל תכנית משביחה",
+            "court": "המחוזי",
+            "doc_type": "ruling",
+            "decided_on": "2021-01-01",
+        },
+    ]
     path = write(tmp_path / "r.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines))
     assert app.ingest([path], "external").ingested == 2
     clean = app.search("external", "הקלה בקו בניין", filters=Filters(court="העליון"))
@@ -405,8 +428,9 @@ def test_one_case_key_across_ingest_draft_final_and_search(app, tmp_path):
         'ניתנה היום, 1 במרץ 2025.\nרותם לוי, עו"ד'
     )
     draft = write(tmp_path / "draft.txt", decision.replace("הערר נדחה", "דין הערר להידחות"))
-    finals.add_draft(app, spelled[1], draft, appeal_type="permit", outcome="rejected",
-                     practice_area="planning")  # fmt: skip
+    finals.add_draft(
+        app, spelled[1], draft, appeal_type="permit", outcome="rejected", practice_area="planning"
+    )
     result = finals.upload_final(app, spelled[2], write(tmp_path / "final.txt", decision))
     assert result["case_number"] == "ערר (מרכז) 3001/25"
     with app.store.pool.connection() as conn:
@@ -426,11 +450,17 @@ def test_citation_lookups_per_query_are_capped(app, settings, tmp_path):
     assert len(legs.references(many)) == 300
     assert len(legs.references(many, settings.reference_lookups_per_query)) == 8
     lines = [
-        {"doc_id": f"r{n}", "title": f"פס\"ד {n}", "text": f"פסק דין בעניין תכנית {n}",
-         "case_number": f'עע"מ {n}/11', "doc_type": "ruling", "court": "העליון",
-         "decided_on": "2011-01-01"}
+        {
+            "doc_id": f"r{n}",
+            "title": f'פס"ד {n}',
+            "text": f"פסק דין בעניין תכנית {n}",
+            "case_number": f'עע"מ {n}/11',
+            "doc_type": "ruling",
+            "court": "העליון",
+            "decided_on": "2011-01-01",
+        }
         for n in (1111, 2222)
-    ]  # fmt: skip
+    ]
     path = write(tmp_path / "r.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines))
     assert app.ingest([path], "external").ingested == 2
     query = 'עע"מ 1111/11 ועע"מ 2222/11'
@@ -460,22 +490,37 @@ def _blocks(app, **headings) -> dict:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        (lambda app: {"blocks": _blocks(app, opening="(a+)+$")},
-         r"methodology blocks.headings.opening: the pattern '\(a\+\)\+\$' backtracks"),
-        (lambda app: {"blocks": {**_blocks(app), "signature_start": "(x|xx)+y"}},
-         "methodology blocks.signature_start: the pattern .* backtracks without bound"),
-        (lambda app: {"blocks": _blocks(app, discussion="(דיון")},
-         "methodology blocks.headings.discussion: not a valid regular expression"),
-        (lambda app: {"blocks": {**_blocks(app), "colour": "red"}},
-         "methodology blocks.colour: not a known key"),
+        (
+            lambda app: {"blocks": _blocks(app, opening="(a+)+$")},
+            r"methodology blocks.headings.opening: the pattern '\(a\+\)\+\$' backtracks",
+        ),
+        (
+            lambda app: {"blocks": {**_blocks(app), "signature_start": "(x|xx)+y"}},
+            "methodology blocks.signature_start: the pattern .* backtracks without bound",
+        ),
+        (
+            lambda app: {"blocks": _blocks(app, discussion="(דיון")},
+            "methodology blocks.headings.discussion: not a valid regular expression",
+        ),
+        (
+            lambda app: {"blocks": {**_blocks(app), "colour": "red"}},
+            "methodology blocks.colour: not a known key",
+        ),
         (lambda app: {"blocks": _blocks(app, header="x")}, "methodology blocks.headings.header"),
-        (lambda app: {"blocks": {**_blocks(app), "order": ["header", "signature"]}},
-         "blocks.order: .*each of the 12 blocks once"),
-        (lambda app: {"golden_ratios": {"discussion": 1.5}},
-         "methodology golden_ratios.discussion: Input should be less than or equal to 1"),
+        (
+            lambda app: {"blocks": {**_blocks(app), "order": ["header", "signature"]}},
+            "blocks.order: .*each of the 12 blocks once",
+        ),
+        (
+            lambda app: {"golden_ratios": {"discussion": 1.5}},
+            "methodology golden_ratios.discussion: Input should be less than or equal to 1",
+        ),
         (lambda app: {"golden_ratios": {"discussion": "0.5"}}, "golden_ratios.discussion"),
         (lambda app: {"golden_ratios": {"discussion": 0.7, "background": 0.7}}, "sum to at most 1"),
-        (lambda app: {"anti_patterns": "כידוע"}, "methodology anti_patterns: Input should be a valid list"),
+        (
+            lambda app: {"anti_patterns": "כידוע"},
+            "methodology anti_patterns: Input should be a valid list",
+        ),
         (lambda app: {"transition_phrases": ["אשר על כן", 3]}, "transition_phrases.1"),
         (lambda app: {"voice_invariants": ["\u200b\x00"]}, "voice_invariants.0: is empty"),
         (lambda app: {"content_checklists": {"won": ["x"]}}, "content_checklists.won"),
@@ -483,7 +528,7 @@ def _blocks(app, **headings) -> dict:
         (lambda app: {"tone": "dry"}, r"methodology keys \['tone'\] are not editable"),
         (lambda app: ["anti_patterns"], "a methodology edit is a JSON object"),
     ],
-)  # fmt: skip
+)
 def test_a_bad_methodology_edit_is_refused_naming_the_key_and_saves_nothing(app, changes, message):
     chair = app.acting_as(CHAIR)
     before = _profile(app)
@@ -498,9 +543,13 @@ def test_a_bad_methodology_edit_is_refused_naming_the_key_and_saves_nothing(app,
 def test_a_good_edit_is_saved_cleaned(app):
     chair = app.acting_as(CHAIR)
     saved = methodology.edit(
-        chair, "universal",
-        {"anti_patterns": ["כי\u200bדוע", " אין חולק כי\x00 "], "golden_ratios": {"discussion": 0.4}},
-    )  # fmt: skip
+        chair,
+        "universal",
+        {
+            "anti_patterns": ["כי\u200bדוע", " אין חולק כי\x00 "],
+            "golden_ratios": {"discussion": 0.4},
+        },
+    )
     assert saved["version"] == 2
     assert saved["profile"]["anti_patterns"] == ["כידוע", "אין חולק כי"]
     assert saved["profile"]["golden_ratios"] == {"discussion": 0.4}
@@ -551,9 +600,14 @@ def test_free_text_of_the_loop_is_cleaned_and_bounded(app, tmp_path):
     with pytest.raises(InvalidInput, match="keep it to"):
         feedback.record(app, "style", "א" * 20_001)
     with pytest.raises(InvalidInput, match="model name"):
-        lessons.decide_by_panel(engine(app), lesson["id"], [
-            {"model": "\x00", "vote": "approve", "model_call_id": 1},
-            {"model": "b", "vote": "approve", "model_call_id": 2}])  # fmt: skip
+        lessons.decide_by_panel(
+            engine(app),
+            lesson["id"],
+            [
+                {"model": "\x00", "vote": "approve", "model_call_id": 1},
+                {"model": "b", "vote": "approve", "model_call_id": 2},
+            ],
+        )
     saved = app.attach_precedent(case, 'עע"מ\x00 1234/05', note="\u202eהערה")
     assert saved["citation"] == 'עע"מ 1234/05' and saved["note"] == "הערה"
 
@@ -566,8 +620,10 @@ def test_a_metadata_field_name_with_control_characters_gives_a_one_line_error(tm
     from legal_ai.ingest.sources import SourceError, read_source
 
     path = tmp_path / "r.jsonl"
-    records = [{"doc_id": "1", "text": "היתר", "metadata": {"\r": float("inf")}},
-               {"doc_id": "2", "text": "היתר", "\r\n": "x"}]  # fmt: skip
+    records = [
+        {"doc_id": "1", "text": "היתר", "metadata": {"\r": float("inf")}},
+        {"doc_id": "2", "text": "היתר", "\r\n": "x"},
+    ]
     path.write_text("\n".join(_json.dumps(r) for r in records), encoding="utf-8")
     entries = list(read_source(path, get_corpus("case"), {}, doc_id=None, max_bytes=2**20))
     errors = [e.error for e in entries if isinstance(e, SourceError)]

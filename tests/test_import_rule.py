@@ -31,21 +31,24 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_each_breach_is_found(tmp_path):
-    write(tmp_path, {
-        "__init__.py": "",
-        "config.py": "from .store import db\n",  # ground importing an adapter: up
-        "store/__init__.py": "",
-        "store/db.py": "def run(conn):\n    return conn.execute('SELECT 1')\n",
-        "learning/__init__.py": "",
-        "learning/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                         "    from ..app import App\n",  # a use case importing the root
-        "knowledge/__init__.py": "",
-        "knowledge/b.py": "def f():\n    from ..learning import a\n    return a\n",
-        "retrieval/__init__.py": "",
-        "retrieval/c.py": "from . import d\n",
-        "retrieval/d.py": "from . import c\n\n\ndef q(conn):\n    conn.execute('SELECT 2')\n",
-        "app.py": "from . import config\n",
-    })  # fmt: skip
+    write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "config.py": "from .store import db\n",  # ground importing an adapter: up
+            "store/__init__.py": "",
+            "store/db.py": "def run(conn):\n    return conn.execute('SELECT 1')\n",
+            "learning/__init__.py": "",
+            "learning/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from ..app import App\n",  # a use case importing the root
+            "knowledge/__init__.py": "",
+            "knowledge/b.py": "def f():\n    from ..learning import a\n    return a\n",
+            "retrieval/__init__.py": "",
+            "retrieval/c.py": "from . import d\n",
+            "retrieval/d.py": "from . import c\n\n\ndef q(conn):\n    conn.execute('SELECT 2')\n",
+            "app.py": "from . import config\n",
+        },
+    )
     problems, _ = check_imports.findings(tmp_path)
     text = "\n".join(problems)
     assert "config.py:1: ground imports legal_ai.store.db (adapters)" in text

@@ -31,9 +31,12 @@ def seed(app, tmp_path):
         ("case", {"case_number": "ערר 20/25", "practice_area": "planning"}),
         ("style", {"case_number": "ערר 21/25", "practice_area": "planning"}),
         ("external", {"case_number": 'עע"מ 22/20', "court": "העליון", "decided_on": "2020-02-02"}),
-        ("internal", {"case_number": "ערר 23/24", "decided_on": "2024-03-03", "practice_area": "planning"}),
+        (
+            "internal",
+            {"case_number": "ערר 23/24", "decided_on": "2024-03-03", "practice_area": "planning"},
+        ),
         ("digests", {"points_to": 'עע"מ 22/20'}),
-    ]:  # fmt: skip
+    ]:
         path = write(tmp_path / f"{corpus}.txt", f"{TEXT} ({corpus})")
         assert app.ingest([path], corpus, meta=meta, doc_id=f"{corpus}-doc").ingested == 1
     write(tmp_path / "case2.txt", f"{TEXT} תיק נוסף")
@@ -60,23 +63,38 @@ def test_every_tool_over_stdio(app, tmp_path, mcp_env):
     ]
     names, tools, results = asyncio.run(mcp_session(mcp_env, calls))
     assert names == [
-        "search_decisions", "search_case_documents", "find_similar_cases",
-        "search_precedent_library", "search_internal_decisions", "precedent_search_library",
-        "search_digests", "get_content_checklist", "get_lessons_for_outcome",
-        "get_writing_brief", "get_block_exemplars", "get_templates", "get_contrastive_examples",
+        "search_decisions",
+        "search_case_documents",
+        "find_similar_cases",
+        "search_precedent_library",
+        "search_internal_decisions",
+        "precedent_search_library",
+        "search_digests",
+        "get_content_checklist",
+        "get_lessons_for_outcome",
+        "get_writing_brief",
+        "get_block_exemplars",
+        "get_templates",
+        "get_contrastive_examples",
         "check_draft",
-        "record_chair_feedback", "list_chair_feedback",
-        "record_curator_findings", "get_curator_stats", "list_principles",
-        "list_canonical_principles", "get_canonical_principle",
-    ]  # fmt: skip
+        "record_chair_feedback",
+        "list_chair_feedback",
+        "record_curator_findings",
+        "get_curator_stats",
+        "list_principles",
+        "list_canonical_principles",
+        "get_canonical_principle",
+    ]
     schema = tools["search_decisions"].input_schema
     assert set(schema["required"]) == {"query", "practice_area"}
     assert schema["properties"]["practice_area"]["description"]
     expected_doc = {
-        "search_decisions": "style-doc", "search_case_documents": "case-doc",
-        "search_precedent_library": "external-doc", "search_internal_decisions": "internal-doc",
+        "search_decisions": "style-doc",
+        "search_case_documents": "case-doc",
+        "search_precedent_library": "external-doc",
+        "search_internal_decisions": "internal-doc",
         "search_digests": "digests-doc",
-    }  # fmt: skip
+    }
     for (name, args), result in results.items():
         arguments = json.loads(args)
         if arguments.get("practice_area") == "":
@@ -115,17 +133,25 @@ def test_writer_and_feedback_tools_over_stdio(app, tmp_path, mcp_env):
         ("get_writing_brief", {"appeal_type": "permit", "outcome": "rejected"}),
         ("get_content_checklist", {"appeal_type": "betterment_levy"}),
         ("get_lessons_for_outcome", {"appeal_type": "permit", "outcome": "accepted"}),
-        ("record_chair_feedback", {"category": "wrong_tone", "text": "רטורי מדי",
-                                   "case_number": "ערר 20/25", "block": "discussion"}),
+        (
+            "record_chair_feedback",
+            {
+                "category": "wrong_tone",
+                "text": "רטורי מדי",
+                "case_number": "ערר 20/25",
+                "block": "discussion",
+            },
+        ),
         ("list_chair_feedback", {"case_number": "ערר 20/25"}),
         ("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings}),
         ("record_chair_feedback", {"category": "rude", "text": "x"}),
         ("get_content_checklist", {"appeal_type": "divorce"}),
-    ]  # fmt: skip
+    ]
     _, tools, results = asyncio.run(mcp_session(mcp_env, calls))
     assert set(tools["record_curator_findings"].input_schema["required"]) == {
-        "case_number", "findings"
-    }  # fmt: skip
+        "case_number",
+        "findings",
+    }
     by_call = list(results.values())
     assert "יש לציין כי" in payload(by_call[0])["anti_patterns"]
     assert any("התוספת השלישית" in i for i in payload(by_call[1])["checklist"])
@@ -143,17 +169,22 @@ def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_pa
     seed(app, tmp_path)
     env = {**mcp_env, "LEGAL_AI_CHAIR_TOKEN": "her", "LEGAL_AI_AGENT_TOKEN": "drafter=t"}
     findings = ["[סגנון] משפטים קצרים", "[מבנה] מסגרת נורמטיבית נפרדת", "[טבלאי] טבלת מועדים"]
-    names, _, results = asyncio.run(mcp_session(env, [
-        ("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings})]))  # fmt: skip
+    names, _, results = asyncio.run(
+        mcp_session(
+            env, [("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings})]
+        )
+    )
     gated = ("review", "approve", "veto", "promote", "methodology", "principle", "reject")
     # Reading principles is an agent's; deciding them is not (read tools are list_/get_).
-    assert not [n for n in names if any(word in n for word in gated)
-                and not n.startswith(("list_", "get_"))]  # fmt: skip
+    assert not [
+        n for n in names if any(word in n for word in gated) and not n.startswith(("list_", "get_"))
+    ]
     assert payload(next(iter(results.values())))["recorded"] == 3
     with app.store.pool.connection() as conn:
-        rows = conn.execute("SELECT DISTINCT l.proposed_by, l.review_status, a.db_role"
-                            " FROM decision_lessons l JOIN learning_audit a ON a.lesson_id = l.id"
-                            ).fetchall()  # fmt: skip
+        rows = conn.execute(
+            "SELECT DISTINCT l.proposed_by, l.review_status, a.db_role"
+            " FROM decision_lessons l JOIN learning_audit a ON a.lesson_id = l.id"
+        ).fetchall()
     assert [dict(r) for r in rows] == [
         {"proposed_by": "agent:drafter", "review_status": "proposed", "db_role": "legal_ai_agent"}
     ]
@@ -167,10 +198,12 @@ def test_the_mcp_server_runs_with_an_agent_only_login(app, tmp_path, mcp_env, ag
     calls = [
         ("search_precedent_library", {"query": "הקלה בקו בניין"}),
         ("search_case_documents", {"query": "פרטיות", "case_number": "ערר 20/25"}),
-        ("record_chair_feedback", {"category": "style", "text": "משפטים ארוכים מדי",
-                                   "case_number": "ערר 20/25"}),
+        (
+            "record_chair_feedback",
+            {"category": "style", "text": "משפטים ארוכים מדי", "case_number": "ערר 20/25"},
+        ),
         ("list_chair_feedback", {"case_number": "ערר 20/25"}),
-    ]  # fmt: skip
+    ]
     _, _, results = asyncio.run(mcp_session(mcp_env, calls))
     precedents, case_docs, recorded, listed = (payload(r) for r in results.values())
     assert not any(r.is_error for r in results.values()), [r.content for r in results.values()]
@@ -179,8 +212,9 @@ def test_the_mcp_server_runs_with_an_agent_only_login(app, tmp_path, mcp_env, ag
     assert recorded["category"] == "style"
     assert [f["text"] for f in listed["feedback"]] == ["משפטים ארוכים מדי"]
     with psycopg.connect(agent_db_url, autocommit=True) as conn:
-        assert conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"
-                            ).fetchone() == (False,)  # fmt: skip
+        assert conn.execute(
+            "SELECT rolsuper FROM pg_roles WHERE rolname = current_user"
+        ).fetchone() == (False,)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("SET ROLE legal_ai_chair")
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -215,8 +249,11 @@ def test_a_store_opened_without_migrating_reports_what_is_pending_and_applies_no
         assert migrations.pending(db_url) == [name]  # the MCP server migrated nothing
     finally:
         with psycopg.connect(db_url, autocommit=True) as conn:
-            conn.execute("INSERT INTO schema_migrations (version, name) VALUES (%s, %s)"
-                         " ON CONFLICT DO NOTHING", (last.version, last.name))  # fmt: skip
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (last.version, last.name),
+            )
     assert migrations.pending(agent_db_url) == []
 
 

@@ -34,8 +34,9 @@ def _case_with_lessons(app, tmp_path) -> tuple[dict, dict]:
 
 
 def test_tokens_name_the_principal_and_never_the_body():
-    settings = Settings(chair_token="c-secret", agent_token="drafter=a1, curator=a2",
-                        api_token="old")  # fmt: skip
+    settings = Settings(
+        chair_token="c-secret", agent_token="drafter=a1, curator=a2", api_token="old"
+    )
     assert authenticate(settings, "c-secret") == CHAIR
     assert authenticate(settings, "a1") == agent("drafter")
     assert authenticate(settings, "a2").actor == "agent:curator"
@@ -64,14 +65,25 @@ def test_an_agent_cannot_change_what_the_chair_gates(app, tmp_path):
     with pytest.raises(Forbidden):
         drafter.review_principle(1, "approve")
     # What an agent may do, it does under its own name.
-    found = lessons.record_curator_findings(drafter, CASE, [
-        "[סגנון] בלי 'יש לציין כי'", "[מבנה] המסגרת הנורמטיבית לפני הדיון",
-        "[טבלאי] טבלת ההקלות בנשוא הערר"])  # fmt: skip
+    found = lessons.record_curator_findings(
+        drafter,
+        CASE,
+        [
+            "[סגנון] בלי 'יש לציין כי'",
+            "[מבנה] המסגרת הנורמטיבית לפני הדיון",
+            "[טבלאי] טבלת ההקלות בנשוא הערר",
+        ],
+    )
     # An agent is never the panel: neither its own verdict nor the system's stage is open to it.
     with pytest.raises(Forbidden, match="system's own"):
-        lessons.decide_by_panel(drafter, style["id"], [
-            {"model": "openai:a", "vote": "approve", "model_call_id": 1},
-            {"model": "openai:b", "vote": "approve", "model_call_id": 2}])  # fmt: skip
+        lessons.decide_by_panel(
+            drafter,
+            style["id"],
+            [
+                {"model": "openai:a", "vote": "approve", "model_call_id": 1},
+                {"model": "openai:b", "vote": "approve", "model_call_id": 2},
+            ],
+        )
     with pytest.raises(Forbidden, match="system's own stage"):
         drafter.acting_as(system_principal("learning-engine"))
     with app.store.connection() as conn:
@@ -81,8 +93,9 @@ def test_an_agent_cannot_change_what_the_chair_gates(app, tmp_path):
     with app.store.pool.connection() as conn:
         audit = conn.execute(
             "SELECT actor, action, db_role FROM learning_audit WHERE lesson_id = ANY(%s)"
-            " ORDER BY id", ([r["id"] for r in found["lessons"]] + [style["id"]],)
-        ).fetchall()  # fmt: skip
+            " ORDER BY id",
+            ([r["id"] for r in found["lessons"]] + [style["id"]],),
+        ).fetchall()
     assert {a["actor"] for a in audit if a["action"] == "insert_lesson"} >= {"agent:drafter"}
     assert all(a["db_role"] == "legal_ai_agent" for a in audit if a["actor"] == "agent:drafter")
     # The panel's decision is the system's: written under the worker's role, in its name.
@@ -93,20 +106,30 @@ def test_an_agent_cannot_change_what_the_chair_gates(app, tmp_path):
     with app.store.pool.connection() as conn:
         row = conn.execute(
             "SELECT actor, db_role FROM learning_audit WHERE lesson_id = %s AND to_status ="
-            " 'approved'", (fact["id"],)
-        ).fetchone()  # fmt: skip
+            " 'approved'",
+            (fact["id"],),
+        ).fetchone()
     assert row == {"actor": "chair", "db_role": "legal_ai_chair"}
 
 
 def test_principles_are_approved_by_the_chair_only(app, tmp_path):
     path = write(tmp_path / "ruling.txt", "בית המשפט קבע כי הקלה בקו בניין מחייבת הצדקה תכנונית.")
-    app.ingest([path], "external", doc_id="r1", meta={
-        "title": "פסק דין", "court": "העליון", "case_number": 'עע"מ 77/20',
-        "decided_on": "2020-01-01"})  # fmt: skip
+    app.ingest(
+        [path],
+        "external",
+        doc_id="r1",
+        meta={
+            "title": "פסק דין",
+            "court": "העליון",
+            "case_number": 'עע"מ 77/20',
+            "decided_on": "2020-01-01",
+        },
+    )
     quote = "הקלה בקו בניין מחייבת הצדקה תכנונית"
     with pytest.raises(Forbidden):
-        app.acting_as(agent("x")).add_principle("external", "r1", "כלל", quote,
-                                                review_status="approved")  # fmt: skip
+        app.acting_as(agent("x")).add_principle(
+            "external", "r1", "כלל", quote, review_status="approved"
+        )
     with pytest.raises(Forbidden, match="does not add principles"):
         app.acting_as(agent("x")).add_principle("external", "r1", "הקלה טעונה הצדקה", quote)
     pid = app.add_principle("external", "r1", "הקלה טעונה הצדקה", quote)  # the operator's
@@ -117,15 +140,24 @@ def test_principles_are_approved_by_the_chair_only(app, tmp_path):
     hits = app.search("external", "הצדקה תכנונית להקלה", limit=5).hits
     assert any(h["kind"] == "principle" and h["principle_id"] == pid for h in hits)
     with app.store.pool.connection() as conn:
-        logged = conn.execute("SELECT actor, to_status FROM learning_audit WHERE principle_id = %s"
-                              " ORDER BY id", (pid,)).fetchall()  # fmt: skip
+        logged = conn.execute(
+            "SELECT actor, to_status FROM learning_audit WHERE principle_id = %s ORDER BY id",
+            (pid,),
+        ).fetchall()
     assert [(r["actor"], r["to_status"]) for r in logged] == [
-        ("operator", "proposed"), ("chair", "approved")]  # fmt: skip
+        ("operator", "proposed"),
+        ("chair", "approved"),
+    ]
 
 
 def _cli(cli_env, *args, **env) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "legal_ai.cli", *args], env={**cli_env, **env},
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", *args],
+        env={**cli_env, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_cli_acts_as_the_chair_only_with_her_token(app, tmp_path, cli_env):
@@ -135,11 +167,17 @@ def test_the_cli_acts_as_the_chair_only_with_her_token(app, tmp_path, cli_env):
         assert done.returncode == Forbidden.exit_code, done.stderr
         assert "chair's decision" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     changes = write(tmp_path / "changes.json", json.dumps({"anti_patterns": ["כידוע"]}))
-    done = _cli(cli_env, "methodology", "edit", "permit", str(changes),
-                LEGAL_AI_AGENT_TOKEN="t1")  # fmt: skip
+    done = _cli(cli_env, "methodology", "edit", "permit", str(changes), LEGAL_AI_AGENT_TOKEN="t1")
     assert done.returncode == Forbidden.exit_code
-    done = _cli(cli_env, "lessons", "review", str(fact["id"]), "approve", "--json",
-                LEGAL_AI_CHAIR_TOKEN="her-token")  # fmt: skip
+    done = _cli(
+        cli_env,
+        "lessons",
+        "review",
+        str(fact["id"]),
+        "approve",
+        "--json",
+        LEGAL_AI_CHAIR_TOKEN="her-token",
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["reviewed_by"] == "chair"
 
@@ -157,10 +195,16 @@ def test_same_named_files_of_two_cases_both_survive(app, tmp_path):
     one.mkdir(), two.mkdir()
     write(one / "protocol.txt", "פרוטוקול הדיון בערר הראשון: הוועדה שמעה את העוררים.")
     write(two / "protocol.txt", "פרוטוקול הדיון בערר השני: הוועדה ביקרה במקום.")
-    first = app.ingest([one / "protocol.txt"], "case",
-                       meta={"case_number": "ערר 11/25", "practice_area": "planning"})  # fmt: skip
-    second = app.ingest([two / "protocol.txt"], "case",
-                        meta={"case_number": "ערר 12/25", "practice_area": "planning"})  # fmt: skip
+    first = app.ingest(
+        [one / "protocol.txt"],
+        "case",
+        meta={"case_number": "ערר 11/25", "practice_area": "planning"},
+    )
+    second = app.ingest(
+        [two / "protocol.txt"],
+        "case",
+        meta={"case_number": "ערר 12/25", "practice_area": "planning"},
+    )
     assert first.doc_ids == ["ערר 11/25/one/protocol.txt"]
     assert second.doc_ids == ["ערר 12/25/two/protocol.txt"]
     # Folders without a case: the folder's name keeps them apart too.
@@ -172,20 +216,31 @@ def test_same_named_files_of_two_cases_both_survive(app, tmp_path):
     assert [r["doc_id"] for r in ids] == ["one/protocol.txt", "two/protocol.txt"]
     assert len(cases) == 2
     # Moving an item to another case needs the explicit flag.
-    moved = app.ingest([one / "protocol.txt"], "case", doc_id="ערר 11/25/one/protocol.txt",
-                       meta={"case_number": "ערר 12/25", "practice_area": "planning"})  # fmt: skip
+    moved = app.ingest(
+        [one / "protocol.txt"],
+        "case",
+        doc_id="ערר 11/25/one/protocol.txt",
+        meta={"case_number": "ערר 12/25", "practice_area": "planning"},
+    )
     assert moved.ingested == 0 and "--reassign" in moved.failed[0]["error"]
-    moved = app.ingest([one / "protocol.txt"], "case", doc_id="ערר 11/25/one/protocol.txt",
-                       meta={"case_number": "ערר 12/25", "practice_area": "planning"},
-                       reassign=True)  # fmt: skip
+    moved = app.ingest(
+        [one / "protocol.txt"],
+        "case",
+        doc_id="ערר 11/25/one/protocol.txt",
+        meta={"case_number": "ערר 12/25", "practice_area": "planning"},
+        reassign=True,
+    )
     assert moved.updated == 1
 
 
 def test_every_earlier_version_of_a_changed_text_is_readable(app, tmp_path, cli_env):
     path = tmp_path / "protocol.txt"
     meta = {"case_number": "ערר 13/25", "practice_area": "planning"}
-    texts = ["גרסה ראשונה של הפרוטוקול.", "גרסה שנייה של הפרוטוקול, מתוקנת.",
-             "גרסה שלישית של הפרוטוקול."]  # fmt: skip
+    texts = [
+        "גרסה ראשונה של הפרוטוקול.",
+        "גרסה שנייה של הפרוטוקול, מתוקנת.",
+        "גרסה שלישית של הפרוטוקול.",
+    ]
     for text in texts:
         write(path, text)
         report = app.ingest([path], "case", meta=meta)
@@ -195,8 +250,9 @@ def test_every_earlier_version_of_a_changed_text_is_readable(app, tmp_path, cli_
     assert [v["content"] for v in history] == texts
     assert [v["version"] for v in history] == [1, 2, 3]
     with app.store.pool.connection() as conn:  # search reads the item: the current text
-        current = conn.execute("SELECT content FROM documents WHERE doc_id = %s",
-                               (doc_id,)).fetchone()  # fmt: skip
+        current = conn.execute(
+            "SELECT content FROM documents WHERE doc_id = %s", (doc_id,)
+        ).fetchone()
     assert current["content"] == texts[-1]
     done = _cli(cli_env, "item", "history", doc_id, "--json", "--text")
     assert done.returncode == 0, done.stderr
@@ -241,24 +297,33 @@ def test_an_upload_is_recorded_under_its_own_name_never_its_temp_path(app, tmp_p
     from legal_ai.web.app import create_app
 
     record = factories.records()[0]
-    web = app.settings.model_copy(update={"chair_token": "her", "agent_token": "w=agent",
-                                          "home": tmp_path})  # fmt: skip
+    web = app.settings.model_copy(
+        update={"chair_token": "her", "agent_token": "w=agent", "home": tmp_path}
+    )
     case = record["case_number"].replace("/", "%2F")
     with TestClient(create_app(web, legal=app)) as client:
-        draft = client.post(f"/api/cases/{case}/draft/upload",
-                            headers={"Authorization": "Bearer agent"},
-                            files={"file": ("טיוטה.txt", record["draft_text"].encode())},
-                            data={"appeal_type": record["appeal_type"]})  # fmt: skip
+        draft = client.post(
+            f"/api/cases/{case}/draft/upload",
+            headers={"Authorization": "Bearer agent"},
+            files={"file": ("טיוטה.txt", record["draft_text"].encode())},
+            data={"appeal_type": record["appeal_type"]},
+        )
         assert draft.status_code == 200, draft.text
-        final = client.post(f"/api/cases/{case}/final/upload",
-                            headers={"Authorization": "Bearer her"},
-                            files={"file": ("final.txt", record["final_text"].encode())})  # fmt: skip
+        final = client.post(
+            f"/api/cases/{case}/final/upload",
+            headers={"Authorization": "Bearer her"},
+            files={"file": ("final.txt", record["final_text"].encode())},
+        )
         assert final.status_code == 200, final.text
     with app.store.pool.connection() as conn:
-        paths = {r["source_path"] for r in conn.execute(
-            "SELECT source_path FROM drafts UNION ALL SELECT source_path FROM documents"
-            " UNION ALL SELECT source_path FROM case_law UNION ALL"
-            " SELECT source_path FROM item_versions").fetchall()}  # fmt: skip
+        paths = {
+            r["source_path"]
+            for r in conn.execute(
+                "SELECT source_path FROM drafts UNION ALL SELECT source_path FROM documents"
+                " UNION ALL SELECT source_path FROM case_law UNION ALL"
+                " SELECT source_path FROM item_versions"
+            ).fetchall()
+        }
     assert paths == {"upload:טיוטה.txt", "upload:final.txt"}
     assert not any((tmp_path / "uploads").iterdir())  # the request's folder is gone
 
@@ -272,10 +337,10 @@ def test_an_agents_own_login_searches_but_cannot_become_the_chair(app, tmp_path,
     path = write(tmp_path / "protocol.txt", DECISION)
     app.ingest([path], "case", meta={"case_number": CASE, "practice_area": "planning"})
     with Store(agent_db_url, max_size=1) as store:  # opens a migrated database without DDL
-        agent_app = type(app)(app.settings, store=store, embedder=app._inner_embedder,
-                              principal=agent("mcp"))  # fmt: skip
-        hits = agent_app.search("case", "הקלה בקו בניין",
-                                filters=None, limit=3).hits  # fmt: skip
+        agent_app = type(app)(
+            app.settings, store=store, embedder=app._inner_embedder, principal=agent("mcp")
+        )
+        hits = agent_app.search("case", "הקלה בקו בניין", filters=None, limit=3).hits
         assert hits and all(h["corpus"] == "case" for h in hits)
         with store.pool.connection() as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("SET ROLE legal_ai_chair")
@@ -290,7 +355,12 @@ def test_only_the_chair_reopens_a_decided_lesson(app, tmp_path):
     reopened = lessons.review(chair, style["id"], "reopen", reason="undo")
     assert reopened["review_status"] == "proposed" and reopened["reviewed_at"] is None
     with app.store.pool.connection() as conn:
-        trail = conn.execute("SELECT actor, from_status, to_status FROM learning_audit"
-                             " WHERE lesson_id = %s ORDER BY id", (style["id"],)).fetchall()  # fmt: skip
+        trail = conn.execute(
+            "SELECT actor, from_status, to_status FROM learning_audit"
+            " WHERE lesson_id = %s ORDER BY id",
+            (style["id"],),
+        ).fetchall()
     assert [(r["from_status"], r["to_status"]) for r in trail][-2:] == [
-        ("proposed", "rejected"), ("rejected", "proposed")]  # fmt: skip
+        ("proposed", "rejected"),
+        ("rejected", "proposed"),
+    ]

@@ -146,8 +146,9 @@ def sign_in(app: Context, name: str, password: str, client: str | None) -> DeskS
         else:
             failures, wait = store.recent_failures(conn, key, None, WINDOW_S)
             if failures >= ACCOUNT_MAX_FAILURES:
-                limited = RateLimited(_wait_message(wait, True), retry_after=math.ceil(wait),
-                                      account=True)  # fmt: skip
+                limited = RateLimited(
+                    _wait_message(wait, True), retry_after=math.ceil(wait), account=True
+                )
         if limited is None:
             user = store.get_user(conn, key) if key in NAMES else None
             hashed = user["password_hash"] if user else _dummy()

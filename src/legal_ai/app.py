@@ -79,9 +79,14 @@ class App(Context):
         if corpus == "case_precedents":
             raise InvalidInput("attach citations with `legal-ai case attach-precedent`")
         return self.ingestor().ingest_paths(
-            paths, target, meta, doc_id=doc_id, text_fields=text_fields, progress=progress,
+            paths,
+            target,
+            meta,
+            doc_id=doc_id,
+            text_fields=text_fields,
+            progress=progress,
             reassign=reassign,
-        )  # fmt: skip
+        )
 
     # -- search ---------------------------------------------------------------------------------
     def search(
@@ -98,16 +103,31 @@ class App(Context):
         passes here: an App with a surface logs it (telemetry.log_search; never fails it)."""
         started = time.perf_counter()
         result = search(
-            self.store, self.embedder, self.settings, corpus, query,
-            filters=filters, limit=limit, mode=mode, image_embedder=self.images, **options,
-        )  # fmt: skip
+            self.store,
+            self.embedder,
+            self.settings,
+            corpus,
+            query,
+            filters=filters,
+            limit=limit,
+            mode=mode,
+            image_embedder=self.images,
+            **options,
+        )
         if self.surface is not None and self.settings.telemetry:
             call = _TOOL_CALL.get()
             search_id = log_search(
-                self, corpus=corpus, query=query, filters=filters, mode=mode, limit=limit,
-                result=result, latency_ms=(time.perf_counter() - started) * 1000,
-                tool=call["tool"] if call else None, by_example=options.get("vector") is not None,
-            )  # fmt: skip
+                self,
+                corpus=corpus,
+                query=query,
+                filters=filters,
+                mode=mode,
+                limit=limit,
+                result=result,
+                latency_ms=(time.perf_counter() - started) * 1000,
+                tool=call["tool"] if call else None,
+                by_example=options.get("vector") is not None,
+            )
             if call is not None and search_id is not None:
                 call["search_id"] = search_id
         return result
@@ -134,16 +154,28 @@ class App(Context):
     def _unit(self, text: str, *, page: int | None = None, start: int = 0) -> sql_items.ChunkRow:
         """Analyze and embed one searchable unit (a principle, an attached precedent)."""
         return sql_items.ChunkRow(
-            ordinal=0, page=page, char_start=start, char_end=start + len(text), section=None,
-            text=text, text_hash=text_hash(text), analyzed=self.analyzer.analyze(text),
+            ordinal=0,
+            page=page,
+            char_start=start,
+            char_end=start + len(text),
+            section=None,
+            text=text,
+            text_hash=text_hash(text),
+            analyzed=self.analyzer.analyze(text),
             analyzer=self.analyzer.id,
-            embedding=self.embedder.embed_passages([text])[0], embedder=self.embedder.id,
-        )  # fmt: skip
+            embedding=self.embedder.embed_passages([text])[0],
+            embedder=self.embedder.id,
+        )
 
     def add_principle(
-        self, corpus: str, doc_id: str, rule_text: str, supporting_quote: str,
-        *, review_status: str = "proposed",
-    ) -> int:  # fmt: skip
+        self,
+        corpus: str,
+        doc_id: str,
+        rule_text: str,
+        supporting_quote: str,
+        *,
+        review_status: str = "proposed",
+    ) -> int:
         """Attach a principle to a ruling, grounded in a verbatim quote of its text (refused
         when the quote is not there). A principle is substance: only the chair may add one as
         anything but `proposed` (the database refuses it too)."""
@@ -177,9 +209,14 @@ class App(Context):
         )
         with self.store.transaction() as conn:
             return sql_items.insert_principle(
-                conn, target, item["id"], unit, quote, review_status,
+                conn,
+                target,
+                item["id"],
+                unit,
+                quote,
+                review_status,
                 None if review_status == "proposed" else self.principal.actor,
-            )  # fmt: skip
+            )
 
     def review_principle(
         self,
@@ -202,8 +239,11 @@ class App(Context):
             scanned = ocr_store.read_items(conn, doc_id=doc_id, corpus_key=corpus)
         if not rows:
             raise NotFound(f"no item with doc_id {doc_id!r}" + (f" in {corpus}" if corpus else ""))
-        return {"doc_id": doc_id, "versions": [dict(r) for r in rows],
-                "ocr": [dict(r) for r in scanned]}  # fmt: skip
+        return {
+            "doc_id": doc_id,
+            "versions": [dict(r) for r in rows],
+            "ocr": [dict(r) for r in scanned],
+        }
 
     # -- cases ----------------------------------------------------------------------------------
     def attach_precedent(self, case_number: str, citation: str, note: str | None = None) -> dict:
@@ -245,9 +285,13 @@ class App(Context):
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
         total = {
             key: sum(c.get(key) or 0 for c in every)
-            for key in ("missing_embeddings", "stale_embeddings", "dimension_mismatches",
-                        "stale_analysis")
-        }  # fmt: skip
+            for key in (
+                "missing_embeddings",
+                "stale_embeddings",
+                "dimension_mismatches",
+                "stale_analysis",
+            )
+        }
         return {
             "unsearchable": len(unsearchable),
             "stale_embeddings": total["stale_embeddings"],

@@ -19,8 +19,14 @@ def _default_home() -> Path:
 
 # The Hebrew analyzers text/hebrew.py defines (the same ids: tests/text/test_hebrew.py checks it),
 # named here so that the settings validate one without importing the text layer.
-ANALYZER_IDS = ("he-plain-v1", "he-prefix-v1", "he-prefix4-v1", "he-fold-prefix-v1",
-                "he-fold-prefix4-v1", "he-fold-prefix4-hspell-v1")  # fmt: skip
+ANALYZER_IDS = (
+    "he-plain-v1",
+    "he-prefix-v1",
+    "he-prefix4-v1",
+    "he-fold-prefix-v1",
+    "he-fold-prefix4-v1",
+    "he-fold-prefix4-hspell-v1",
+)
 
 
 class Settings(BaseSettings):

@@ -60,9 +60,13 @@ class Corpus:
             return (chunks,)
         # Only principles the gate approved are searchable (INV-LRN1).
         principles = Source(
-            "principle", self.principle_table, "case_law_principles", "case_law_id", "rule_text",
+            "principle",
+            self.principle_table,
+            "case_law_principles",
+            "case_law_id",
+            "rule_text",
             "u.review_status = 'approved'",
-        )  # fmt: skip
+        )
         return (chunks, principles)
 
     @property
@@ -88,53 +92,109 @@ class Corpus:
 
 _DOC_COLUMNS = ("title", "case_number", "practice_area")
 _CASE_LAW_COLUMNS = (
-    "title", "case_number", "court", "decided_on", "judges", "chair_name", "is_binding",
-    "headnote", "summary", "tags", "practice_area", "law_title", "section_num", "eid",
-)  # fmt: skip
+    "title",
+    "case_number",
+    "court",
+    "decided_on",
+    "judges",
+    "chair_name",
+    "is_binding",
+    "headnote",
+    "summary",
+    "tags",
+    "practice_area",
+    "law_title",
+    "section_num",
+    "eid",
+)
 _DIGEST_COLUMNS = ("title", "points_to", "publisher", "published_on", "practice_area")
 
 CORPORA: dict[str, Corpus] = {
     c.key: c
     for c in (
         Corpus(
-            "case", "a case's documents (pleadings, protocols, exhibits)",
-            "documents", "document_chunks_case", "document_chunks", "document_id",
-            "corpus", "case", ("document",), _DOC_COLUMNS,
+            "case",
+            "a case's documents (pleadings, protocols, exhibits)",
+            "documents",
+            "document_chunks_case",
+            "document_chunks",
+            "document_id",
+            "corpus",
+            "case",
+            ("document",),
+            _DOC_COLUMNS,
             image_table="document_page_images_case",
         ),
         Corpus(
-            "style", "the chair's signed final decisions (style corpus)",
-            "documents", "document_chunks_style", "document_chunks", "document_id",
-            "corpus", "style", ("document",), (*_DOC_COLUMNS, "decided_on"),
+            "style",
+            "the chair's signed final decisions (style corpus)",
+            "documents",
+            "document_chunks_style",
+            "document_chunks",
+            "document_id",
+            "corpus",
+            "style",
+            ("document",),
+            (*_DOC_COLUMNS, "decided_on"),
             image_table="document_page_images_style",
         ),
         Corpus(
-            "external", "authoritative external sources: court rulings and legislation",
-            "case_law", "case_law_chunks_external", "case_law_chunks", "case_law_id",
-            "source_kind", "external_upload", ("ruling", "legislation", "reference"),
-            _CASE_LAW_COLUMNS, principle_table="case_law_principles_external",
+            "external",
+            "authoritative external sources: court rulings and legislation",
+            "case_law",
+            "case_law_chunks_external",
+            "case_law_chunks",
+            "case_law_id",
+            "source_kind",
+            "external_upload",
+            ("ruling", "legislation", "reference"),
+            _CASE_LAW_COLUMNS,
+            principle_table="case_law_principles_external",
             image_table="case_law_page_images_external",
         ),
         Corpus(
-            "internal", "the committee's own decisions",
-            "case_law", "case_law_chunks_internal", "case_law_chunks", "case_law_id",
-            "source_kind", "internal_committee", ("decision",), _CASE_LAW_COLUMNS,
+            "internal",
+            "the committee's own decisions",
+            "case_law",
+            "case_law_chunks_internal",
+            "case_law_chunks",
+            "case_law_id",
+            "source_kind",
+            "internal_committee",
+            ("decision",),
+            _CASE_LAW_COLUMNS,
             principle_table="case_law_principles_internal",
             image_table="case_law_page_images_internal",
         ),
         Corpus(
-            "digests", "secondary summaries pointing at rulings (never cited)",
-            "digests", "digest_chunks", "digest_chunks", "digest_id",
-            None, None, ("digest",), _DIGEST_COLUMNS, citable=False,
+            "digests",
+            "secondary summaries pointing at rulings (never cited)",
+            "digests",
+            "digest_chunks",
+            "digest_chunks",
+            "digest_id",
+            None,
+            None,
+            ("digest",),
+            _DIGEST_COLUMNS,
+            citable=False,
         ),
     )
-}  # fmt: skip
+}
 
 # The citations the chair attached to her cases: searchable, never ingested into.
 PRECEDENTS = Corpus(
-    "case_precedents", "citations the chair attached to her cases",
-    None, "case_precedents", "case_precedents", "id", None, None, (), ("case_number",),
-)  # fmt: skip
+    "case_precedents",
+    "citations the chair attached to her cases",
+    None,
+    "case_precedents",
+    "case_precedents",
+    "id",
+    None,
+    None,
+    (),
+    ("case_number",),
+)
 
 SEARCHABLE: dict[str, Corpus] = {**CORPORA, PRECEDENTS.key: PRECEDENTS}
 

@@ -43,69 +43,100 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
     style distance, citations, a curator finding the chair approves and promotes."""
     case = "ערר (מרכז) 7001/25"
     echo("\nlearning loop: our draft and the chair's signed final of " + case)
-    draft = finals.add_draft(legal, case, root / "learning-draft-7001.txt", appeal_type="permit",
-                             outcome="partially_accepted", practice_area="planning")  # fmt: skip
+    draft = finals.add_draft(
+        legal,
+        case,
+        root / "learning-draft-7001.txt",
+        appeal_type="permit",
+        outcome="partially_accepted",
+        practice_area="planning",
+    )
     echo(f"  draft v{draft['draft_version']}: 12 blocks found, pair {draft['pair_status']}")
     final = finals.upload_final(legal, case, root / "learning-final-7001.txt")
     row = final["history_row"]
     metrics = row["metrics"]
     echo(f"  final uploaded: pair {final['pair_status']}; style corpus + internal decisions")
-    echo(f"  held-out style distance: {row['change_percent']}% of words changed; anti-patterns "
-         f"{row['anti_pattern_total']} in our draft ({', '.join(metrics['draft_anti_patterns'])})"
-         f" vs {row['final_anti_pattern_total']} in hers; lesson pool {row['lesson_pool_size']}")  # fmt: skip
-    echo(f"  citations: {final['citations']['linked']} linked to the library, "
-         f"{final['citations']['missing']} missing precedent(s) flagged")  # fmt: skip
+    echo(
+        f"  held-out style distance: {row['change_percent']}% of words changed; anti-patterns "
+        f"{row['anti_pattern_total']} in our draft ({', '.join(metrics['draft_anti_patterns'])})"
+        f" vs {row['final_anti_pattern_total']} in hers; lesson pool {row['lesson_pool_size']}"
+    )
+    echo(
+        f"  citations: {final['citations']['linked']} linked to the library, "
+        f"{final['citations']['missing']} missing precedent(s) flagged"
+    )
     stage = _learning_stage(legal, case, final["learning_job"], echo)
     chair = legal.acting_as(CHAIR)  # the demo plays the chair for her decisions
     # Scripted for the demo: findings written by hand, as a curator model would record them.
-    found = lessons.record_curator_findings(legal, case, [
-        "[סגנון] משפטים קצרים והצהרתיים; בלי 'יש לציין כי' ו'חשוב להדגיש'",
-        "[מבנה] לדווח על הסיור במקום בבלוק הדיון בפנינו",
-        "[לקסיקון משפטי] 'אין צו להוצאות' ולא 'כל צד יישא בהוצאותיו'",
-    ])  # fmt: skip
+    found = lessons.record_curator_findings(
+        legal,
+        case,
+        [
+            "[סגנון] משפטים קצרים והצהרתיים; בלי 'יש לציין כי' ו'חשוב להדגיש'",
+            "[מבנה] לדווח על הסיור במקום בבלוק הדיון בפנינו",
+            "[לקסיקון משפטי] 'אין צו להוצאות' ולא 'כל צד יישא בהוצאותיו'",
+        ],
+    )
     chosen = found["lessons"][2]["id"]
     lessons.review(chair, chosen, "approve", reason="כך אני כותבת")
     promoted = lessons.promote(chair, case, [chosen], ["לכן"])
     brief = writing_brief(legal, "permit", "partially_accepted")
-    echo(f"  curator (scripted findings, no model): {found['recorded']} proposed lessons; the "
-         f"chair approved #{chosen} and "
-         f"promoted it: permit methodology v{promoted['methodology_version']}, pair "
-         f"{promoted['pair_status']}; the writer's brief now carries "
-         f"{len(brief['lessons'])} approved lesson(s)")  # fmt: skip
-    hits = legal.tool("search_internal_decisions", query="חלונות עמומים בהקלה בקו בניין",
-                      limit=1)["hits"]  # fmt: skip
+    echo(
+        f"  curator (scripted findings, no model): {found['recorded']} proposed lessons; the "
+        f"chair approved #{chosen} and "
+        f"promoted it: permit methodology v{promoted['methodology_version']}, pair "
+        f"{promoted['pair_status']}; the writer's brief now carries "
+        f"{len(brief['lessons'])} approved lesson(s)"
+    )
+    hits = legal.tool("search_internal_decisions", query="חלונות עמומים בהקלה בקו בניין", limit=1)[
+        "hits"
+    ]
     echo(f"  search_internal_decisions finds it: {hits[0]['case_number'] if hits else 'nothing'}")
-    return {"pair_status": promoted["pair_status"], "history_row": row,
-            "citations": final["citations"], "brief_lessons": len(brief["lessons"]),
-            "internal_hit": hits[0]["case_number"] if hits else None,
-            "stage": stage}  # fmt: skip
+    return {
+        "pair_status": promoted["pair_status"],
+        "history_row": row,
+        "citations": final["citations"],
+        "brief_lessons": len(brief["lessons"]),
+        "internal_hit": hits[0]["case_number"] if hits else None,
+        "stage": stage,
+    }
 
 
-def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[str], None]
-                    ) -> dict:  # fmt: skip
+def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[str], None]) -> dict:
     """The model-driven learning stage the upload queued: run it when models are configured;
     without them, show the pending queue and what to set."""
     report = jobs.run(legal, case, stages=STAGES)
     echo(f"  learning stage (distill -> style panel -> curator): job {job_id} queued by the upload")
     if report["cases"]:
-        echo(f"    ran with the configured models: proposed {report['proposed']}, auto-approved "
-             f"{report['auto_approved']}, to the chair {report['needs_chair']}, rejected "
-             f"{report['rejected']}; {report['model_calls']} model call(s)")  # fmt: skip
+        echo(
+            f"    ran with the configured models: proposed {report['proposed']}, auto-approved "
+            f"{report['auto_approved']}, to the chair {report['needs_chair']}, rejected "
+            f"{report['rejected']}; {report['model_calls']} model call(s)"
+        )
     for job in report["pending"]:
         echo(f"    pending: job {job['job_id']} ({job['status']})")
     if report["missing"]:
-        echo("    no model was called; to enable the stage:" if not report["model_calls"]
-             else "    still to configure:")  # fmt: skip
+        echo(
+            "    no model was called; to enable the stage:"
+            if not report["model_calls"]
+            else "    still to configure:"
+        )
         for reason in report["missing"]:
             echo(f"      {reason}")
         echo(
             "      and each provider's key: ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY "
             "(a local server named by its URL needs none)"
         )
-        echo("    then `legal-ai learning run` (or keep `legal-ai worker` running); README: "
-             "Language models")  # fmt: skip
-    return {"job": job_id, "cases": report["cases"], "pending": report["pending"],
-            "missing": report["missing"]}  # fmt: skip
+        echo(
+            "    then `legal-ai learning run` (or keep `legal-ai worker` running); README: "
+            "Language models"
+        )
+    return {
+        "job": job_id,
+        "cases": report["cases"],
+        "pending": report["pending"],
+        "missing": report["missing"],
+    }
 
 
 def _writer(legal: App, echo: Callable[[str], None]) -> dict:
@@ -115,14 +146,22 @@ def _writer(legal: App, echo: Callable[[str], None]) -> dict:
     echo(f"\nwhat the writer reads: {len(found)} template(s) she repeats across her finals")
     for template in found[:2]:
         echo(f"  [{template['block']}, {template['support']} finals] {template['text'][:110]}")
-    answer = get_block_exemplars(legal, "conclusion", "permit", case="ערר (מרכז) 7001/25",
-                                 query="הערר נדחה ואין צו להוצאות", limit=2)  # fmt: skip
+    answer = get_block_exemplars(
+        legal,
+        "conclusion",
+        "permit",
+        case="ערר (מרכז) 7001/25",
+        query="הערר נדחה ואין צו להוצאות",
+        limit=2,
+    )
     exemplars = answer["exemplars"]
     if answer.get("note"):
         echo(f"  exemplars of her conclusions for a permit appeal: {answer['note']}")
     for hit in exemplars:
-        echo(f"  her conclusion in {hit['case_number']} (chars {hit['char_start']}-"
-             f"{hit['char_end']}): {hit['text'][:110]}")  # fmt: skip
+        echo(
+            f"  her conclusion in {hit['case_number']} (chars {hit['char_start']}-"
+            f"{hit['char_end']}): {hit['text'][:110]}"
+        )
     return {"templates": len(found), "exemplars": len(exemplars)}
 
 
@@ -130,24 +169,34 @@ def _principles(legal: App, echo: Callable[[str], None]) -> dict:
     """The principles the rulings and decisions queued on arrival: extracted by the configured
     panel (real models), or the queue waiting and what to set."""
     report = principle_jobs.run(legal)
-    echo("\nlegal principles (עקרונות משפטיים): every ruling and decision ingested above queued "
-         "its extraction by the three-model panel")  # fmt: skip
+    echo(
+        "\nlegal principles (עקרונות משפטיים): every ruling and decision ingested above queued "
+        "its extraction by the three-model panel"
+    )
     if report["extracted"]:
-        echo(f"  ran with the configured panel (real models): {report['extracted']} item(s), "
-             f"approved {report['approved']}, to the chair {report['pending_review']}, rejected "
-             f"{report['rejected']}, linked {report['linked']}")  # fmt: skip
+        echo(
+            f"  ran with the configured panel (real models): {report['extracted']} item(s), "
+            f"approved {report['approved']}, to the chair {report['pending_review']}, rejected "
+            f"{report['rejected']}, linked {report['linked']}"
+        )
     waiting = [p for p in report["pending"] if p["status"] == "waiting"]
     if waiting:
         echo(f"  {len(waiting)} job(s) waiting, no model called: {report['waiting_for']}")
-        echo("    then `legal-ai principles run` (or keep `legal-ai worker` running); approved "
-             "principles become search hits with their term (הלכה / כלל פרשני / עיקרון); README: "
-             "Legal principles")  # fmt: skip
-    return {"extracted": report["extracted"], "waiting": len(waiting),
-            "waiting_for": report["waiting_for"]}  # fmt: skip
+        echo(
+            "    then `legal-ai principles run` (or keep `legal-ai worker` running); approved "
+            "principles become search hits with their term (הלכה / כלל פרשני / עיקרון); README: "
+            "Legal principles"
+        )
+    return {
+        "extracted": report["extracted"],
+        "waiting": len(waiting),
+        "waiting_for": report["waiting_for"],
+    }
 
 
-def _load(legal: App, root: Path, manifest: dict, summary: dict, echo: Callable[[str], None]
-          ) -> None:  # fmt: skip
+def _load(
+    legal: App, root: Path, manifest: dict, summary: dict, echo: Callable[[str], None]
+) -> None:
     """Every item of the manifest ingested into its corpus, each one's state said."""
     for entry in manifest["items"]:
         report = legal.ingest(

@@ -47,24 +47,37 @@ class Stale(Conflict):
     decided it meanwhile): nothing was changed. HTTP 409, on the API and the desk. `kind`,
     `item_id`, `status` and `by` let a page say it in its own words."""
 
-    def __init__(self, kind: str, item_id: int, status: str, by: str | None = None,
-                 then: str = "nothing was changed: reload to see it") -> None:  # fmt: skip
+    def __init__(
+        self,
+        kind: str,
+        item_id: int,
+        status: str,
+        by: str | None = None,
+        then: str = "nothing was changed: reload to see it",
+    ) -> None:
         self.kind, self.item_id, self.status, self.by = kind, item_id, status, by
         who = f" (by {by})" if by else ""
         super().__init__(f"{kind} {item_id} was already {status}{who}; {then}")
 
 
-def as_shown(kind: str, item_id: int, status: str, expected: str | None,
-             statuses: tuple[str, ...], by: str | None = None,
-             then: str = "nothing was changed: reload to see it") -> None:  # fmt: skip
+def as_shown(
+    kind: str,
+    item_id: int,
+    status: str,
+    expected: str | None,
+    statuses: tuple[str, ...],
+    by: str | None = None,
+    then: str = "nothing was changed: reload to see it",
+) -> None:
     """Refuse (Stale) when the item, read under its row lock, is no longer in `expected`, the
     status the caller saw (None or empty: no check). An `expected` outside `statuses` is
     InvalidInput."""
     if not expected:
         return
     if expected not in statuses:
-        raise InvalidInput(f"unknown expected status {expected!r}; choose one of: "
-                           f"{', '.join(statuses)}")  # fmt: skip
+        raise InvalidInput(
+            f"unknown expected status {expected!r}; choose one of: {', '.join(statuses)}"
+        )
     if status != expected:
         raise Stale(kind, item_id, status, by, then)
 
@@ -124,9 +137,33 @@ def refused_by_gate() -> Iterator[None]:
 # -- scrubbing what a caller is told ------------------------------------------------------------
 
 # Where a machine keeps its files: an absolute path starting so is internal, wherever it is.
-_FS_ROOTS = ("home", "work", "tmp", "var", "usr", "opt", "srv", "root", "mnt", "media", "data",
-             "private", "Users", "Volumes", "etc", "run", "proc", "dev", "lib", "lib64", "nix",
-             "app", "workspace", "build", "scratch")  # fmt: skip
+_FS_ROOTS = (
+    "home",
+    "work",
+    "tmp",
+    "var",
+    "usr",
+    "opt",
+    "srv",
+    "root",
+    "mnt",
+    "media",
+    "data",
+    "private",
+    "Users",
+    "Volumes",
+    "etc",
+    "run",
+    "proc",
+    "dev",
+    "lib",
+    "lib64",
+    "nix",
+    "app",
+    "workspace",
+    "build",
+    "scratch",
+)
 _PATH_TAIL = r"[^\s:'\"()<>,;]*"
 _SCRUBS: tuple[tuple[re.Pattern[str], str], ...] = (
     # connection URLs (postgres:// and postgresql+driver://), and any URL carrying credentials

@@ -30,17 +30,26 @@ def backoff(attempt: int) -> float:
     return min(BACKOFF_S * 2 ** max(0, attempt - 1), MAX_BACKOFF_S)
 
 
-def drain(engine: Context, kind: str, reason: str | None,
-          process_one: Callable[[dict], dict], *, worker: str,
-          should_stop: Callable[[], bool] | None = None) -> tuple[list[dict], list[dict], list[dict]]:  # fmt: skip
+def drain(
+    engine: Context,
+    kind: str,
+    reason: str | None,
+    process_one: Callable[[dict], dict],
+    *,
+    worker: str,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[list[dict], list[dict], list[dict]]:
     """One pass over the ready jobs of `kind`: fail those abandoned on their last attempt,
     queue again the waiting ones whose `reason` (what to configure; None: nothing) changed, then
     claim and `process_one` each ready job until none is left or `should_stop()`. Returns
     (outcomes, abandoned jobs, jobs still open)."""
     with engine.store.transaction() as conn:
         abandoned = store.fail_abandoned(conn, kind=kind)
-        again = [j["id"] for j in store.waiting_jobs(conn, kind=kind)
-                 if (j["waiting_for"] or "") != (reason or "")]  # fmt: skip
+        again = [
+            j["id"]
+            for j in store.waiting_jobs(conn, kind=kind)
+            if (j["waiting_for"] or "") != (reason or "")
+        ]
         if again:
             store.requeue(conn, again)
     outcomes = []
@@ -55,8 +64,9 @@ def drain(engine: Context, kind: str, reason: str | None,
     return outcomes, abandoned, pending
 
 
-def retry_later(app: Context, job: dict, worker: str, exc: Exception, what: str,
-                result: dict | None = None) -> tuple[str, str]:  # fmt: skip
+def retry_later(
+    app: Context, job: dict, worker: str, exc: Exception, what: str, result: dict | None = None
+) -> tuple[str, str]:
     """A claimed job's attempt failed with `exc`: queued again with backoff while attempts
     remain, else failed. Returns (its status, or "lost" when another worker has it; the error
     as said to the user — an AppError's message, else "internal error in `what`" with the
@@ -67,6 +77,7 @@ def retry_later(app: Context, job: dict, worker: str, exc: Exception, what: str,
         logger.error("%s job %s failed", what, job["id"], exc_info=exc)
         error = f"internal error in {what} ({type(exc).__name__})"
     with app.store.transaction() as conn:
-        row = store.retry_or_fail(conn, job["id"], worker, job["attempts"], error, result or {},
-                                  backoff(job["attempts"]))  # fmt: skip
+        row = store.retry_or_fail(
+            conn, job["id"], worker, job["attempts"], error, result or {}, backoff(job["attempts"])
+        )
     return (row["status"] if row else "lost"), error

@@ -54,10 +54,12 @@ def mcp_principal(settings: Settings):
 
 
 # The paging of the list tools (paging.py): at most 500 rows a call.
-PageLimit = Annotated[int, Field(ge=1, le=500, description="At most this many (a page; default "
-                                 "100).")]  # fmt: skip
-PageOffset = Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the answer's "
-                                  "page.next_offset).")]  # fmt: skip
+PageLimit = Annotated[
+    int, Field(ge=1, le=500, description="At most this many (a page; default 100).")
+]
+PageOffset = Annotated[
+    int, Field(ge=0, le=10**9, description="Skip this many (the answer's page.next_offset).")
+]
 
 
 def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
@@ -78,8 +80,9 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
                 config = settings or Settings()
                 # An agent-only login may not migrate: the store is checked, never written on
                 # opening (pending migrations: a one-line error naming `legal-ai db migrate`).
-                state["app"] = App(config, principal=mcp_principal(config), surface="mcp",
-                                   migrate=False)  # fmt: skip
+                state["app"] = App(
+                    config, principal=mcp_principal(config), surface="mcp", migrate=False
+                )
             return function(state["app"], **arguments)
         except AppError as exc:
             raise ToolError(str(exc)) from exc
@@ -92,18 +95,33 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
     )
     def search_decisions(
         query: Query,
-        practice_area: Annotated[str, Field(description="Required: planning, betterment_levy, compensation, ...")],
-        date_from: DateFrom = None, date_to: DateTo = None, limit: Limit = 10, mode: Mode = "hybrid",
-    ) -> dict:  # fmt: skip
-        return call("search_decisions", query=query, practice_area=practice_area,
-                    date_from=date_from, date_to=date_to, limit=limit, mode=mode)  # fmt: skip
+        practice_area: Annotated[
+            str, Field(description="Required: planning, betterment_levy, compensation, ...")
+        ],
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+        limit: Limit = 10,
+        mode: Mode = "hybrid",
+    ) -> dict:
+        return call(
+            "search_decisions",
+            query=query,
+            practice_area=practice_area,
+            date_from=date_from,
+            date_to=date_to,
+            limit=limit,
+            mode=mode,
+        )
 
     @server.tool(description="Search the documents of one case (pleadings, protocols, exhibits).")
     def search_case_documents(
         query: Query,
-        case_number: Annotated[str, Field(description="The case number in full, e.g. ערר (מרכז) 1042/23.")],
-        limit: Limit = 10, mode: Mode = "hybrid",
-    ) -> dict:  # fmt: skip
+        case_number: Annotated[
+            str, Field(description="The case number in full, e.g. ערר (מרכז) 1042/23.")
+        ],
+        limit: Limit = 10,
+        mode: Mode = "hybrid",
+    ) -> dict:
         return call(
             "search_case_documents", query=query, case_number=case_number, limit=limit, mode=mode
         )
@@ -112,12 +130,22 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
         description="Find other cases like a given case (by its documents) or like a text; one hit per case."
     )
     def find_similar_cases(
-        case_number: Annotated[str | None, Field(description="A case whose documents are the example.")] = None,
-        text: Annotated[str | None, Field(description="Or: a text describing the situation.")] = None,
-        practice_area: PracticeArea = None, limit: Limit = 5,
-    ) -> dict:  # fmt: skip
-        return call("find_similar_cases", case_number=case_number, text=text,
-                    practice_area=practice_area, limit=limit)  # fmt: skip
+        case_number: Annotated[
+            str | None, Field(description="A case whose documents are the example.")
+        ] = None,
+        text: Annotated[
+            str | None, Field(description="Or: a text describing the situation.")
+        ] = None,
+        practice_area: PracticeArea = None,
+        limit: Limit = 5,
+    ) -> dict:
+        return call(
+            "find_similar_cases",
+            case_number=case_number,
+            text=text,
+            practice_area=practice_area,
+            limit=limit,
+        )
 
     @server.tool(
         description="Search external authoritative sources: court rulings and legislation, with approved principles."
@@ -125,28 +153,53 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
     def search_precedent_library(
         query: Query,
         court: Annotated[str | None, Field(description="Only rulings of this court.")] = None,
-        practice_area: PracticeArea = None, date_from: DateFrom = None, date_to: DateTo = None,
-        limit: Limit = 10, mode: Mode = "hybrid",
-    ) -> dict:  # fmt: skip
-        return call("search_precedent_library", query=query, court=court, practice_area=practice_area,
-                    date_from=date_from, date_to=date_to, limit=limit, mode=mode)  # fmt: skip
+        practice_area: PracticeArea = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+        limit: Limit = 10,
+        mode: Mode = "hybrid",
+    ) -> dict:
+        return call(
+            "search_precedent_library",
+            query=query,
+            court=court,
+            practice_area=practice_area,
+            date_from=date_from,
+            date_to=date_to,
+            limit=limit,
+            mode=mode,
+        )
 
     @server.tool(description="Search the committee's own past decisions (internal corpus).")
     def search_internal_decisions(
-        query: Query, practice_area: PracticeArea = None, date_from: DateFrom = None,
-        date_to: DateTo = None, limit: Limit = 10, mode: Mode = "hybrid",
-    ) -> dict:  # fmt: skip
-        return call("search_internal_decisions", query=query, practice_area=practice_area,
-                    date_from=date_from, date_to=date_to, limit=limit, mode=mode)  # fmt: skip
+        query: Query,
+        practice_area: PracticeArea = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+        limit: Limit = 10,
+        mode: Mode = "hybrid",
+    ) -> dict:
+        return call(
+            "search_internal_decisions",
+            query=query,
+            practice_area=practice_area,
+            date_from=date_from,
+            date_to=date_to,
+            limit=limit,
+            mode=mode,
+        )
 
     @server.tool(
         description="Search the citations the chair attached to her cases (not the external library)."
     )
     def precedent_search_library(
         query: Query,
-        case_number: Annotated[str | None, Field(description="Only citations attached to this case.")] = None,
-        limit: Limit = 10, mode: Mode = "hybrid",
-    ) -> dict:  # fmt: skip
+        case_number: Annotated[
+            str | None, Field(description="Only citations attached to this case.")
+        ] = None,
+        limit: Limit = 10,
+        mode: Mode = "hybrid",
+    ) -> dict:
         return call(
             "precedent_search_library", query=query, case_number=case_number, limit=limit, mode=mode
         )
@@ -165,10 +218,15 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
     return server
 
 
-AppealType = Annotated[str, Field(description="permit, change_of_use, plan, betterment_levy, "
-                                  "compensation_197 or procedural.")]  # fmt: skip
-Outcome = Annotated[str | None, Field(description="accepted, rejected, partially_accepted or "
-                                      "remanded.")]  # fmt: skip
+AppealType = Annotated[
+    str,
+    Field(
+        description="permit, change_of_use, plan, betterment_levy, compensation_197 or procedural."
+    ),
+]
+Outcome = Annotated[
+    str | None, Field(description="accepted, rejected, partially_accepted or remanded.")
+]
 CaseNumber = Annotated[
     str | None, Field(description="The case number in full, e.g. ערר (מרכז) 1042/23.")
 ]
@@ -193,14 +251,31 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         "size budget (`budget` says what was cut)."
     )
     def get_writing_brief(
-        appeal_type: AppealType, outcome: Outcome = None,
-        case_number: Annotated[str | None, Field(description="The case being written (its own "
-                               "paragraphs are never served), e.g. ערר (מרכז) 1042/23.")] = None,
-        max_chars: Annotated[int | None, Field(ge=2000, le=500000, description="Size budget of "
-                             "the brief in characters (default 40000).")] = None,
-    ) -> dict:  # fmt: skip
-        return run(brief.writing_brief, appeal_type=appeal_type, outcome=outcome,
-                   case=case_number, max_chars=max_chars)  # fmt: skip
+        appeal_type: AppealType,
+        outcome: Outcome = None,
+        case_number: Annotated[
+            str | None,
+            Field(
+                description="The case being written (its own "
+                "paragraphs are never served), e.g. ערר (מרכז) 1042/23."
+            ),
+        ] = None,
+        max_chars: Annotated[
+            int | None,
+            Field(
+                ge=2000,
+                le=500000,
+                description="Size budget of the brief in characters (default 40000).",
+            ),
+        ] = None,
+    ) -> dict:
+        return run(
+            brief.writing_brief,
+            appeal_type=appeal_type,
+            outcome=outcome,
+            case=case_number,
+            max_chars=max_chars,
+        )
 
     @server.tool(
         description="The chair's own paragraphs of one block (e.g. opening, hearing, discussion) "
@@ -210,14 +285,29 @@ def _knowledge_tools(server: Any, run: Any) -> None:
     )
     def get_block_exemplars(
         block: Annotated[str, Field(description="One of the 12 blocks, e.g. discussion.")],
-        appeal_type: AppealType, outcome: Outcome = None,
-        case_number: Annotated[str | None, Field(description="The case being written: none of "
-                               "its paragraphs; its documents make the query without one.")] = None,
-        query: Annotated[str | None, Field(description="What the paragraph should be about.")] = None,
+        appeal_type: AppealType,
+        outcome: Outcome = None,
+        case_number: Annotated[
+            str | None,
+            Field(
+                description="The case being written: none of "
+                "its paragraphs; its documents make the query without one."
+            ),
+        ] = None,
+        query: Annotated[
+            str | None, Field(description="What the paragraph should be about.")
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=50, description="How many paragraphs.")] = 5,
-    ) -> dict:  # fmt: skip
-        return run(exemplars.get_block_exemplars, block=block, appeal_type=appeal_type,
-                   outcome=outcome, case=case_number, query=query, limit=limit)  # fmt: skip
+    ) -> dict:
+        return run(
+            exemplars.get_block_exemplars,
+            block=block,
+            appeal_type=appeal_type,
+            outcome=outcome,
+            case=case_number,
+            query=query,
+            limit=limit,
+        )
 
     @server.tool(
         description="Templates: passages the chair repeats nearly verbatim across her finals "
@@ -226,9 +316,10 @@ def _knowledge_tools(server: Any, run: Any) -> None:
     )
     def get_templates(
         block: Annotated[str | None, Field(description="Only this block.")] = None,
-        appeal_type: Annotated[str | None, Field(description="Only templates of her finals of "
-                               "this appeal type.")] = None,
-    ) -> dict:  # fmt: skip
+        appeal_type: Annotated[
+            str | None, Field(description="Only templates of her finals of this appeal type.")
+        ] = None,
+    ) -> dict:
 
         return run(templates.get_templates, block=block, appeal_type=appeal_type)
 
@@ -240,9 +331,11 @@ def _knowledge_tools(server: Any, run: Any) -> None:
     )
     def get_contrastive_examples(
         block: Annotated[str, Field(description="One of the 12 blocks, e.g. discussion.")],
-        appeal_type: Annotated[str | None, Field(description="Only pairs of this appeal type.")] = None,
+        appeal_type: Annotated[
+            str | None, Field(description="Only pairs of this appeal type.")
+        ] = None,
         k: Annotated[int, Field(ge=1, le=50, description="How many examples.")] = 5,
-    ) -> dict:  # fmt: skip
+    ) -> dict:
 
         return run(contrastive.get_contrastive_examples, block=block, appeal_type=appeal_type, k=k)
 
@@ -255,11 +348,18 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         "precedent, quote_not_found = a quotation its text does not hold). The draft is not stored."
     )
     def check_draft(
-        case_number: Annotated[str, Field(description="The case the draft is for, e.g. ערר "
-                               "(מרכז) 1042/23.")],
-        text: Annotated[str, Field(max_length=200_000, description="The draft's full text "
-                        "(blocks separated by blank lines, as in the file).")],
-    ) -> dict:  # fmt: skip
+        case_number: Annotated[
+            str, Field(description="The case the draft is for, e.g. ערר (מרכז) 1042/23.")
+        ],
+        text: Annotated[
+            str,
+            Field(
+                max_length=200_000,
+                description="The draft's full text "
+                "(blocks separated by blank lines, as in the file).",
+            ),
+        ],
+    ) -> dict:
 
         return run(copy_policy.check_draft_text, case=case_number, text=text)
 
@@ -267,11 +367,18 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         description="Record the chair's feedback on a draft (one category, optional block)."
     )
     def record_chair_feedback(
-        category: Annotated[str, Field(description="missing_content, wrong_tone, wrong_structure, factual_error, style or other.")],
+        category: Annotated[
+            str,
+            Field(
+                description="missing_content, wrong_tone, wrong_structure, factual_error, style or other."
+            ),
+        ],
         text: Annotated[str, Field(description="What was wrong, in the chair's words.")],
         case_number: CaseNumber = None,
-        block: Annotated[str | None, Field(description="One of the 12 blocks, e.g. discussion.")] = None,
-    ) -> dict:  # fmt: skip
+        block: Annotated[
+            str | None, Field(description="One of the 12 blocks, e.g. discussion.")
+        ] = None,
+    ) -> dict:
         return run(feedback.record, category=category, text=text, case=case_number, block=block)
 
     @server.tool(description="The chair's feedback, newest first.")
@@ -279,11 +386,14 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         case_number: CaseNumber = None,
         category: Annotated[str | None, Field(description="Only this category.")] = None,
         limit: Annotated[int, Field(ge=1, le=500, description="At most this many.")] = 50,
-        offset: Annotated[int, Field(ge=0, le=10**9, description="Skip this many (the "
-                                     "answer's page.next_offset).")] = 0,
-    ) -> dict:  # fmt: skip
-        return run(feedback.list_feedback, case=case_number, category=category, limit=limit,
-                   offset=offset)  # fmt: skip
+        offset: Annotated[
+            int,
+            Field(ge=0, le=10**9, description="Skip this many (the answer's page.next_offset)."),
+        ] = 0,
+    ) -> dict:
+        return run(
+            feedback.list_feedback, case=case_number, category=category, limit=limit, offset=offset
+        )
 
     @server.tool(
         description="Store 3-5 curator findings for a case, each starting with its tag: [סגנון], "
@@ -292,7 +402,7 @@ def _knowledge_tools(server: Any, run: Any) -> None:
     def record_curator_findings(
         case_number: Annotated[str, Field(description="The case number in full.")],
         findings: Annotated[list[str], Field(description="3 to 5 tagged findings.")],
-    ) -> dict:  # fmt: skip
+    ) -> dict:
         return run(lessons.record_curator_findings, case=case_number, findings=findings)
 
     @server.tool(
@@ -316,10 +426,10 @@ def _knowledge_tools(server: Any, run: Any) -> None:
                 description="pending_review | approved | to_confirm (the panel's approvals the "
                 "chair has not confirmed) | rejected | vetoed; default every status"
             ),
-        ] = None,  # fmt: skip
+        ] = None,
         limit: PageLimit = 100,
         offset: PageOffset = 0,
-    ) -> dict:  # fmt: skip
+    ) -> dict:
         return run(principles.list_principles, status=status, page=Page(limit, offset))
 
     @server.tool(
@@ -330,10 +440,10 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         status: Annotated[
             str | None,
             Field(description="pending_synthesis | pending_review | approved | rejected"),
-        ] = None,  # fmt: skip
+        ] = None,
         limit: PageLimit = 100,
         offset: PageOffset = 0,
-    ) -> dict:  # fmt: skip
+    ) -> dict:
         return run(canonical.list_canonicals, status=status, page=Page(limit, offset))
 
     @server.tool(

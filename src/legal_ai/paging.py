@@ -53,8 +53,12 @@ class Page:
         """The page's rows (of `fetch` read) and the `page` object of the answer."""
         shown = list(rows[: self.limit])
         more = len(rows) > self.limit
-        return shown, {"limit": self.limit, "offset": self.offset, "returned": len(shown),
-                       "next_offset": self.offset + len(shown) if more else None}  # fmt: skip
+        return shown, {
+            "limit": self.limit,
+            "offset": self.offset,
+            "returned": len(shown),
+            "next_offset": self.offset + len(shown) if more else None,
+        }
 
 
 def window(page: Page | None) -> tuple[int | None, int]:
@@ -63,8 +67,9 @@ def window(page: Page | None) -> tuple[int | None, int]:
     return (None, 0) if page is None else (page.fetch, page.offset)
 
 
-def listed(key: str, rows: list, page: Page | None,
-           shape: Callable[[Any], Any] = lambda row: row) -> dict[str, Any]:  # fmt: skip
+def listed(
+    key: str, rows: list, page: Page | None, shape: Callable[[Any], Any] = lambda row: row
+) -> dict[str, Any]:
     """A list answer: `{key: [shape(row), ...]}`, with its `page` object when paged (`rows`
     then as read with `window(page)`: one more than the page)."""
     if page is None:

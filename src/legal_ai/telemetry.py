@@ -71,10 +71,12 @@ def _hits(result: Any) -> list[dict]:
     out = []
     for rank, hit in enumerate(result.hits, start=1):
         kind = hit.get("kind")
-        unit = {"chunk": hit.get("chunk_id"), "principle": hit.get("principle_id"),
-                "precedent": hit.get("precedent_id")}.get(kind)  # fmt: skip
-        out.append({"rank": rank, "doc_id": hit.get("doc_id"), "unit_kind": kind,
-                    "unit_id": unit})  # fmt: skip
+        unit = {
+            "chunk": hit.get("chunk_id"),
+            "principle": hit.get("principle_id"),
+            "precedent": hit.get("precedent_id"),
+        }.get(kind)
+        out.append({"rank": rank, "doc_id": hit.get("doc_id"), "unit_kind": kind, "unit_id": unit})
     return out
 
 
@@ -83,9 +85,18 @@ def enabled(app: Any) -> bool:
 
 
 def log_search(
-    app: Any, *, corpus: str, query: str, filters: Any, mode: str, limit: int, result: Any,
-    latency_ms: float, tool: str | None = None, by_example: bool = False,
-) -> int | None:  # fmt: skip
+    app: Any,
+    *,
+    corpus: str,
+    query: str,
+    filters: Any,
+    mode: str,
+    limit: int,
+    result: Any,
+    latency_ms: float,
+    tool: str | None = None,
+    by_example: bool = False,
+) -> int | None:
     """Record one search made by `app` (its principal, its surface); the row's id, or None when
     telemetry is off, the Context has no surface, or logging failed (a warning, never an error)."""
     if not enabled(app):
@@ -120,8 +131,15 @@ def _hit_at(row: dict, rank: int) -> dict:
     return row["hits"][rank - 1]
 
 
-def mark(app: Any, search_id: int, rank: int, kind: str = "useful", *, on: bool = True,
-         doc_id: str | None = None) -> dict:  # fmt: skip
+def mark(
+    app: Any,
+    search_id: int,
+    rank: int,
+    kind: str = "useful",
+    *,
+    on: bool = True,
+    doc_id: str | None = None,
+) -> dict:
     """Record (or, `on=False`, take back) the chair's `kind` mark on the hit at `rank` of search
     `search_id`. `doc_id`, when given, must be the hit's (a click names what was opened).
     The database's gate lets only the chair's role mark."""
@@ -138,8 +156,14 @@ def mark(app: Any, search_id: int, rank: int, kind: str = "useful", *, on: bool 
             changed = sql_log.add_mark(conn, search_id, rank, kind, hit, app.principal.actor)
         else:
             changed = sql_log.remove_mark(conn, search_id, rank, kind)
-    return {"search_id": search_id, "rank": rank, "kind": kind, "on": on, "changed": changed,
-            "doc_id": hit["doc_id"]}  # fmt: skip
+    return {
+        "search_id": search_id,
+        "rank": rank,
+        "kind": kind,
+        "on": on,
+        "changed": changed,
+        "doc_id": hit["doc_id"],
+    }
 
 
 def record_click(app: Any, search_id: int, rank: int, doc_id: str) -> bool:
@@ -164,9 +188,14 @@ def search_row(app: Any, search_id: int) -> dict | None:
 
 # -- export: marked searches -> a BEIR gold set ---------------------------------------------------
 def export(
-    app: Any, qrels: Path, queries: Path, *, since: dt.date | None = None,
-    clicks: bool = False, corpus: Path | None = None,
-) -> dict:  # fmt: skip
+    app: Any,
+    qrels: Path,
+    queries: Path,
+    *,
+    since: dt.date | None = None,
+    clicks: bool = False,
+    corpus: Path | None = None,
+) -> dict:
     """Write the searches the chair marked as a BEIR gold set: `queries` (JSON lines: _id, text,
     corpus, filters, searches) and `qrels` (query_id, doc_id, relevance; a header line). A
     document she marked useful is relevant (1); with `clicks`, a clicked one counts too
@@ -183,10 +212,17 @@ def export(
     merged: dict[tuple, dict] = {}
     for row in rows:
         key = (row["corpus"], row["query"], json.dumps(row["filters"], sort_keys=True))
-        entry = merged.setdefault(key, {
-            "_id": f"s{row['id']}", "text": row["query"], "corpus": row["corpus"],
-            "filters": row["filters"], "searches": [], "judged": {},
-        })  # fmt: skip
+        entry = merged.setdefault(
+            key,
+            {
+                "_id": f"s{row['id']}",
+                "text": row["query"],
+                "corpus": row["corpus"],
+                "filters": row["filters"],
+                "searches": [],
+                "judged": {},
+            },
+        )
         entry["searches"].append(row["id"])
         for m in row["marks"]:
             grade = (2 if clicks else 1) if m["kind"] == "useful" else 1
@@ -207,9 +243,12 @@ def export(
             for doc_id, grade in sorted(e["judged"].items()):
                 writer.writerow((e["_id"], doc_id, grade))
     result = {
-        "queries": len(entries), "judgments": sum(len(e["judged"]) for e in entries),
-        "searches": len(rows), "qrels_file": str(qrels), "queries_file": str(queries),
-    }  # fmt: skip
+        "queries": len(entries),
+        "judgments": sum(len(e["judged"]) for e in entries),
+        "searches": len(rows),
+        "qrels_file": str(qrels),
+        "queries_file": str(queries),
+    }
     if corpus is not None:
         result["corpus_file"] = str(corpus)
         result["documents"], result["missing_documents"] = _write_corpus(app, corpus, entries)
@@ -231,8 +270,11 @@ def _write_corpus(app: Any, path: Path, entries: list[dict]) -> tuple[int, list[
             if not item or not (item.get("content") or "").strip():
                 missing.append(doc_id)
                 continue
-            record = {"doc_id": doc_id, "title": item.get("title") or doc_id,
-                      "text": item["content"]}  # fmt: skip
+            record = {
+                "doc_id": doc_id,
+                "title": item.get("title") or doc_id,
+                "text": item["content"],
+            }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             written += 1
     return written, missing
@@ -254,8 +296,14 @@ def stats(app: Any, *, since: dt.date | None = None) -> dict:
         return round(zero / n, 4) if n else None
 
     def group(rows: list[dict]) -> dict:
-        return {r["key"]: {"searches": r["searches"], "zero_hit_rate": rate(r["zero_hit"],
-                r["searches"]), "p50_ms": _ms(r["p50"])} for r in rows}  # fmt: skip
+        return {
+            r["key"]: {
+                "searches": r["searches"],
+                "zero_hit_rate": rate(r["zero_hit"], r["searches"]),
+                "p50_ms": _ms(r["p50"]),
+            }
+            for r in rows
+        }
 
     return {
         "enabled": bool(app.settings.telemetry),

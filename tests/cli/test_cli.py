@@ -12,17 +12,53 @@ pytestmark = pytest.mark.db
 
 def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
     path = write(tmp_path / "protocol.txt", "פרוטוקול דיון: הוחלט לערוך סיור במקום ביום 2.4.2025.")
-    ingest = json.loads(run(cli_env, "ingest", str(path), "--corpus", "case", "--case-number",
-                            "ערר 11/25", "--practice-area", "planning", "--doc-id", "p-1",
-                            "--meta", "author=clerk", "--json").stdout)  # fmt: skip
+    ingest = json.loads(
+        run(
+            cli_env,
+            "ingest",
+            str(path),
+            "--corpus",
+            "case",
+            "--case-number",
+            "ערר 11/25",
+            "--practice-area",
+            "planning",
+            "--doc-id",
+            "p-1",
+            "--meta",
+            "author=clerk",
+            "--json",
+        ).stdout
+    )
     assert set(ingest) >= {"ingested", "unchanged", "unsearchable", "failed"}
     assert ingest["ingested"] == 1
-    found = json.loads(run(cli_env, "search", "סיור במקום", "--corpus", "case", "--case-number",
-                           "ערר 11/25", "--json").stdout)  # fmt: skip
+    found = json.loads(
+        run(
+            cli_env,
+            "search",
+            "סיור במקום",
+            "--corpus",
+            "case",
+            "--case-number",
+            "ערר 11/25",
+            "--json",
+        ).stdout
+    )
     hit = found["hits"][0]
     assert set(found) >= {"hits", "dropped_by_cap"} and found["tool"] == "search_case_documents"
-    for key in ("corpus", "kind", "doc_id", "chunk_id", "case_number", "page", "char_start",
-                "char_end", "snippet", "score", "explain"):  # fmt: skip
+    for key in (
+        "corpus",
+        "kind",
+        "doc_id",
+        "chunk_id",
+        "case_number",
+        "page",
+        "char_start",
+        "char_end",
+        "snippet",
+        "score",
+        "explain",
+    ):
         assert key in hit
     assert hit["doc_id"] == "p-1" and hit["corpus"] == "case"
     health = json.loads(run(cli_env, "health", "--json").stdout)
@@ -48,8 +84,15 @@ def test_errors_are_one_line_with_an_exit_code(app, cli_env, tmp_path):
         "error: unknown corpus 'nowhere'; choose one of: case, style, external, internal, digests,"
         " case_precedents"
     ]
-    empty = run(cli_env, "ingest", str(write(tmp_path / "e.txt", "")), "--corpus", "case", "--json",
-                check=False)  # fmt: skip
+    empty = run(
+        cli_env,
+        "ingest",
+        str(write(tmp_path / "e.txt", "")),
+        "--corpus",
+        "case",
+        "--json",
+        check=False,
+    )
     assert empty.returncode == 2
     assert "the file is empty" in json.loads(empty.stdout)["failed"][0]["error"]
     missing = run(cli_env, "case", "attach-precedent", "ערר 404/25", 'עע"מ 1/01', check=False)
@@ -58,13 +101,43 @@ def test_errors_are_one_line_with_an_exit_code(app, cli_env, tmp_path):
 
 def test_attach_precedent_links_a_ruling_in_the_library(app, cli_env, tmp_path):
     doc = write(tmp_path / "n.txt", "כתב ערר בעניין הקלה")
-    run(cli_env, "ingest", str(doc), "--corpus", "case", "--case-number", "ערר 12/25",
-        "--practice-area", "planning")  # fmt: skip
+    run(
+        cli_env,
+        "ingest",
+        str(doc),
+        "--corpus",
+        "case",
+        "--case-number",
+        "ערר 12/25",
+        "--practice-area",
+        "planning",
+    )
     ruling = write(tmp_path / "r.txt", "פסק דין בדוי בעניין הקלה בקו בניין")
-    run(cli_env, "ingest", str(ruling), "--corpus", "external", "--case-number", 'עע"מ 9101/20',
-        "--meta", "court=העליון", "--meta", "decided_on=2021-06-01")  # fmt: skip
-    saved = json.loads(run(cli_env, "case", "attach-precedent", "ערר 12/25", "עע״מ 9101/20",
-                           "--note", "הקלה", "--json").stdout)  # fmt: skip
+    run(
+        cli_env,
+        "ingest",
+        str(ruling),
+        "--corpus",
+        "external",
+        "--case-number",
+        'עע"מ 9101/20',
+        "--meta",
+        "court=העליון",
+        "--meta",
+        "decided_on=2021-06-01",
+    )
+    saved = json.loads(
+        run(
+            cli_env,
+            "case",
+            "attach-precedent",
+            "ערר 12/25",
+            "עע״מ 9101/20",
+            "--note",
+            "הקלה",
+            "--json",
+        ).stdout
+    )
     assert saved["case_law_id"] is not None and saved["note"] == "הקלה"
 
 
@@ -79,9 +152,22 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     case = record["case_number"]
     draft = write(tmp_path / "draft.txt", record["draft_text"])
     final = write(tmp_path / "final.txt", record["final_text"])
-    added = json.loads(run(cli_env, "draft", "add", case, str(draft), "--appeal-type",
-                           record["appeal_type"], "--outcome", record["outcome"],
-                           "--practice-area", record["practice_area"], "--json").stdout)  # fmt: skip
+    added = json.loads(
+        run(
+            cli_env,
+            "draft",
+            "add",
+            case,
+            str(draft),
+            "--appeal-type",
+            record["appeal_type"],
+            "--outcome",
+            record["outcome"],
+            "--practice-area",
+            record["practice_area"],
+            "--json",
+        ).stdout
+    )
     assert {"case_number", "pair_status", "blocks"} <= set(added)
     assert added["pair_status"] == "draft_done" and len(added["blocks"]) == 12
     uploaded = json.loads(run(cli_env, "final", "upload", case, str(final), "--json").stdout)
@@ -91,15 +177,22 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     assert uploaded["pair_status"] == "analyzed"
     assert set(uploaded["citations"]) == {"linked", "missing"}
     rows = json.loads(run(cli_env, "learning", "history", "--json").stdout)["rows"]
-    assert {"case_number", "captured_at", "anti_pattern_total", "ratio_deviation",
-            "change_percent", "lesson_pool_size"} <= set(rows[0])  # fmt: skip
+    assert {
+        "case_number",
+        "captured_at",
+        "anti_pattern_total",
+        "ratio_deviation",
+        "change_percent",
+        "lesson_pool_size",
+    } <= set(rows[0])
     text = run(cli_env, "final", "upload", case, str(final)).stdout
     assert "nothing changed" in text
     bad = run(cli_env, "final", "upload", "1042/23", str(final), check=False)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "malformed case number" in bad.stderr
-    brief = json.loads(run(cli_env, "brief", record["appeal_type"], "--outcome",
-                           record["outcome"]).stdout)  # fmt: skip
+    brief = json.loads(
+        run(cli_env, "brief", record["appeal_type"], "--outcome", record["outcome"]).stdout
+    )
     assert brief["anti_patterns"] and brief["lessons"] == []
     pairs = json.loads(run(cli_env, "learning", "pairs", "--json").stdout)["pairs"]
     assert [(p["case_number"], p["status"]) for p in pairs] == [(case, "analyzed")]
@@ -114,8 +207,17 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     assert denied.returncode == 7 and "chair's decision" in denied.stderr
     cli_env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "her-token"}  # a script acting as the chair
     assert "approved" in run(cli_env, "lessons", "review", "1", "approve").stdout
-    run(cli_env, "feedback", "add", "wrong_tone", "רטורי מדי", "--case", case, "--block",
-        "discussion")  # fmt: skip
+    run(
+        cli_env,
+        "feedback",
+        "add",
+        "wrong_tone",
+        "רטורי מדי",
+        "--case",
+        case,
+        "--block",
+        "discussion",
+    )
     assert "wrong_tone discussion" in run(cli_env, "feedback", "list").stdout
     summary = json.loads(run(cli_env, "feedback", "summary", "--json").stdout)
     assert summary["by_category"] == {"wrong_tone": 1}

@@ -29,7 +29,7 @@ DESIGN = Path(__file__).resolve().parents[3] / "shared" / "DESIGN.md"  # ../shar
 
 # DESIGN §10's `--json` keys, command by command (the row whose first cell names the command).
 # Extend, never rename: a key dropped from DESIGN, or a row renamed, fails below.
-# fmt: off
+# fmt: off  (a table: one command a row reads better than the formatter's one key a line)
 JSON_KEYS: dict[str, list[str]] = {
     "ingest": ["ingested", "unchanged", "unsearchable", "doc_id", "missing", "failed", "path",
                "error"],
@@ -141,10 +141,14 @@ def test_every_help_text_is_the_recorded_one():
     current, recorded = help_texts(), _load_snapshot()
     for key in sorted(set(current) & set(recorded)):
         if current[key] != recorded[key]:
-            diff = "".join(difflib.unified_diff(
-                recorded[key].splitlines(keepends=True), current[key].splitlines(keepends=True),
-                fromfile=f"{key} --help (recorded)", tofile=f"{key} --help (now)",
-            ))  # fmt: skip
+            diff = "".join(
+                difflib.unified_diff(
+                    recorded[key].splitlines(keepends=True),
+                    current[key].splitlines(keepends=True),
+                    fromfile=f"{key} --help (recorded)",
+                    tofile=f"{key} --help (now)",
+                )
+            )
             changed = [k for k in sorted(set(current) & set(recorded)) if current[k] != recorded[k]]
             pytest.fail(
                 f"`{key} --help` changed ({len(changed)} command(s) differ: {changed}):\n{diff}"

@@ -22,10 +22,14 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
     text = "\n".join(lines)
     assert "chars " in text and "digest: a pointer, not citable" in text
     assert {s["tool"] for s in summary["searches"]} == {
-        "search_precedent_library", "search_decisions", "search_case_documents",
-        "find_similar_cases", "search_internal_decisions", "precedent_search_library",
+        "search_precedent_library",
+        "search_decisions",
+        "search_case_documents",
+        "find_similar_cases",
+        "search_internal_decisions",
+        "precedent_search_library",
         "search_digests",
-    }  # fmt: skip
+    }
     assert "principle" in text and 'quote: "' in text
     learning = summary["learning"]
     assert learning["pair_status"] == "lessons_folded"

@@ -119,8 +119,11 @@ def test_a_session_ends_when_idle_and_after_24_hours(desk_app):
     assert accounts.session(desk_app, idle.token) is None
     assert accounts.session(desk_app, old.token) is None
     assert accounts.session(desk_app, fresh.token) is not None  # and its use moved last_seen
-    (seen,) = rows(desk_app, "SELECT now() - last_seen AS ago FROM desk_sessions WHERE"
-                   " token_hash = %s", (hashlib.sha256(fresh.token.encode()).hexdigest(),))  # fmt: skip
+    (seen,) = rows(
+        desk_app,
+        "SELECT now() - last_seen AS ago FROM desk_sessions WHERE token_hash = %s",
+        (hashlib.sha256(fresh.token.encode()).hexdigest(),),
+    )
     assert seen["ago"] < timedelta(seconds=5)
 
 
@@ -185,8 +188,12 @@ def test_cli_sets_the_password_from_stdin(desk_app, cli_env):
     def run(*args, stdin):
         return subprocess.run(
             [sys.executable, "-m", "legal_ai.cli", "user", "set-password", *args],
-            env=cli_env, input=stdin, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            env=cli_env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     opened = accounts.sign_in(desk_app, "chair", PASSWORD, "c")
     done = run("chair", "--password-stdin", stdin="סיסמה חדשה של היושבת ראש\n")

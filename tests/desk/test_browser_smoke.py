@@ -40,7 +40,7 @@ def test_hebrew_renders_right_to_left(page, smoke_route):
         range.selectNodeContents(document.getElementById('title'));
         const r = range.getBoundingClientRect();
         return {left: r.left, right: r.right, width: document.documentElement.clientWidth};
-    }""")  # fmt: skip
+    }""")
     assert abs(box["width"] - 24 - box["right"]) < 2 and box["left"] > 200
     # The letters are drawn from a font that has them (a box glyph comes from no font).
     cdp = page.context.new_cdp_session(page)

@@ -65,20 +65,30 @@ def test_wrong_password_then_rate_limit(client):
 
 def test_sign_in_form_without_its_token_and_foreign_next(client):
     client.get("/login")
-    refused = client.post("/login", data={"name": "chair", "password": PASSWORD},
-                          follow_redirects=False)  # fmt: skip
+    refused = client.post(
+        "/login", data={"name": "chair", "password": PASSWORD}, follow_redirects=False
+    )
     assert refused.status_code == 403 and "פג תוקף טופס הכניסה" in refused.text
     form = client.get("/login")
-    response = client.post("/login", data={"name": "chair", "password": PASSWORD,
-                                           "csrf": csrf_of(form.text),
-                                           "next": "//evil.example/x"}, follow_redirects=False)  # fmt: skip
+    response = client.post(
+        "/login",
+        data={
+            "name": "chair",
+            "password": PASSWORD,
+            "csrf": csrf_of(form.text),
+            "next": "//evil.example/x",
+        },
+        follow_redirects=False,
+    )
     assert response.headers["location"] == "/search"
 
 
 def test_expired_session_goes_back_to_sign_in(chair, desk_app):
     with desk_app.store.transaction() as conn:
-        conn.execute("UPDATE desk_sessions SET last_seen = now() - interval '2 days',"
-                     " created_at = now() - interval '2 days'")  # fmt: skip
+        conn.execute(
+            "UPDATE desk_sessions SET last_seen = now() - interval '2 days',"
+            " created_at = now() - interval '2 days'"
+        )
     response = chair.get("/training?queue=curator", follow_redirects=False)
     assert response.status_code == 303
     assert response.headers["location"].startswith("/login?next=%2Ftraining")
@@ -100,9 +110,16 @@ def test_an_agent_token_opens_no_desk_page(client):
 def test_missing_csrf_changes_nothing(chair, desk_app):
     lesson = lessons.propose(desk_app, None, "style", "משפטים קצרים בפתח הדבר")
     for data in ({}, {"csrf": "forged"}):
-        response = chair.post("/training/decide", data={
-            **data, "queue": "proposed", "id": lesson["id"], "decision": "approve",
-            "expected_status": "proposed"})  # fmt: skip
+        response = chair.post(
+            "/training/decide",
+            data={
+                **data,
+                "queue": "proposed",
+                "id": lesson["id"],
+                "decision": "approve",
+                "expected_status": "proposed",
+            },
+        )
         assert response.status_code == 403 and "CSRF" in response.text
     assert lessons.list_lessons(desk_app, "proposed")["lessons"][0]["id"] == lesson["id"]
 
@@ -115,8 +132,9 @@ def test_search_hits_highlight_and_open_the_source_at_its_span(chair, desk_app, 
     assert "<mark>הקלה</mark>" in page.text and "נמצא על ידי:" in page.text
     assert "העתקת ציטוט" in page.text
     assert "<script>alert(1)</script>" not in page.text  # escaped, never markup
-    link = re.search(r'href="(/source/external/ruling-1\?start=\d+&amp;end=\d+[^"#]*#span)"',
-                     page.text)  # fmt: skip
+    link = re.search(
+        r'href="(/source/external/ruling-1\?start=\d+&amp;end=\d+[^"#]*#span)"', page.text
+    )
     assert link, page.text
     source = chair.get(link.group(1).replace("&amp;", "&"))
     assert source.status_code == 200
@@ -134,26 +152,46 @@ def test_search_hits_highlight_and_open_the_source_at_its_span(chair, desk_app, 
 def test_digests_say_not_citable(chair, desk_app, tmp_path):
     path = tmp_path / "digest.txt"
     path.write_text("יומון: הקלה בקו בניין אינה סטייה ניכרת", encoding="utf-8")
-    assert desk_app.ingest([path], "digests", meta={"title": "יומון תכנון", "points_to": 'עע"מ 1234/05'},
-                           doc_id="digest-1").ingested == 1  # fmt: skip
+    assert (
+        desk_app.ingest(
+            [path],
+            "digests",
+            meta={"title": "יומון תכנון", "points_to": 'עע"מ 1234/05'},
+            doc_id="digest-1",
+        ).ingested
+        == 1
+    )
     page = chair.get("/search", params={"corpus": "digests", "q": "הקלה"})
     assert "יומון — אינו לציטוט" in page.text and "העתקת ציטוט" not in page.text
 
 
 def decide(client, lesson_id: int, decision: str, expected: str, queue: str = "proposed"):
     token = csrf_of(client.get(f"/training?queue={queue}").text)
-    return client.post("/training/decide", data={
-        "csrf": token, "queue": queue, "id": lesson_id, "decision": decision,
-        "expected_status": expected}, follow_redirects=False)  # fmt: skip
+    return client.post(
+        "/training/decide",
+        data={
+            "csrf": token,
+            "queue": queue,
+            "id": lesson_id,
+            "decision": decision,
+            "expected_status": expected,
+        },
+        follow_redirects=False,
+    )
 
 
 def test_training_approve_undo_and_the_audit(chair, desk_app):
-    evidence = {"block": "discussion", "draft": {"text": "הוועדה סבורה כי יש לקבל", "start": 0,
-                "end": 22}, "final": {"text": "אני סבורה כי יש לקבל", "start": 0, "end": 20}}  # fmt: skip
+    evidence = {
+        "block": "discussion",
+        "draft": {"text": "הוועדה סבורה כי יש לקבל", "start": 0, "end": 22},
+        "final": {"text": "אני סבורה כי יש לקבל", "start": 0, "end": 20},
+    }
     lesson = lessons.propose(desk_app, None, "style", "גוף ראשון בדיון")
     with desk_app.store.transaction() as conn:
-        conn.execute("UPDATE decision_lessons SET evidence = %s WHERE id = %s",
-                     (__import__("json").dumps(evidence), lesson["id"]))  # fmt: skip
+        conn.execute(
+            "UPDATE decision_lessons SET evidence = %s WHERE id = %s",
+            (__import__("json").dumps(evidence), lesson["id"]),
+        )
     page = chair.get("/training")
     assert "גוף ראשון בדיון" in page.text and "<del>הוועדה</del>" in page.text
     assert "<ins>אני</ins>" in page.text and 'data-key="a"' in page.text
@@ -179,65 +217,123 @@ def test_two_tabs_and_a_stale_page_change_nothing(chair, desk_app):
     tab_one = csrf_of(chair.get("/training").text)
     assert decide(chair, lesson["id"], "approve", "proposed").status_code == 303
     # The second tab still shows it proposed and rejects it: refused, nothing changes.
-    stale = chair.post("/training/decide", data={
-        "csrf": tab_one, "queue": "proposed", "id": lesson["id"], "decision": "reject",
-        "expected_status": "proposed"})  # fmt: skip
+    stale = chair.post(
+        "/training/decide",
+        data={
+            "csrf": tab_one,
+            "queue": "proposed",
+            "id": lesson["id"],
+            "decision": "reject",
+            "expected_status": "proposed",
+        },
+    )
     assert stale.status_code == 409 and "לא בוצע דבר" in stale.text
     assert f'לקח {lesson["id"]} כבר במצב "אושר" (בידי היו"ר)' in html.unescape(stale.text)
     assert lessons.list_lessons(desk_app, "approved")["lessons"][0]["id"] == lesson["id"]
     # Two tabs approving the same lesson: the second is told, the lesson stays approved once.
-    again = chair.post("/training/decide", data={
-        "csrf": tab_one, "queue": "proposed", "id": lesson["id"], "decision": "approve",
-        "expected_status": "proposed"})  # fmt: skip
+    again = chair.post(
+        "/training/decide",
+        data={
+            "csrf": tab_one,
+            "queue": "proposed",
+            "id": lesson["id"],
+            "decision": "approve",
+            "expected_status": "proposed",
+        },
+    )
     assert again.status_code == 409 and 'כבר במצב "אושר"' in html.unescape(again.text)
     with desk_app.store.connection() as conn:
         decisions = conn.execute(
             "SELECT count(*) AS n FROM learning_audit WHERE lesson_id = %s AND to_status ="
-            " 'approved'", (lesson["id"],)
-        ).fetchone()["n"]  # fmt: skip
+            " 'approved'",
+            (lesson["id"],),
+        ).fetchone()["n"]
     assert decisions == 1
 
 
 def test_bulk_shows_the_count_before_acting(chair, desk_app):
     ids = [lessons.propose(desk_app, None, "style", f"לקח מספר {n}")["id"] for n in range(3)]
     token = csrf_of(chair.get("/training").text)
-    ask = chair.post("/training/bulk", data={"csrf": token, "queue": "proposed",
-                                             "decision": "reject", "ids": ids[:2]})  # fmt: skip
+    ask = chair.post(
+        "/training/bulk",
+        data={"csrf": token, "queue": "proposed", "decision": "reject", "ids": ids[:2]},
+    )
     assert ask.status_code == 200 and "דחייה של 2 פריטים?" in ask.text
     assert len(lessons.list_lessons(desk_app, "proposed")["lessons"]) == 3  # nothing yet
-    done = chair.post("/training/bulk", data={"csrf": token, "queue": "proposed",
-                                              "decision": "reject", "ids": ids[:2],
-                                              "confirm": "yes"})  # fmt: skip
+    done = chair.post(
+        "/training/bulk",
+        data={
+            "csrf": token,
+            "queue": "proposed",
+            "decision": "reject",
+            "ids": ids[:2],
+            "confirm": "yes",
+        },
+    )
     assert done.status_code == 200 and "2 מתוך 2 בוצעו" in done.text
     rejected = lessons.list_lessons(desk_app, "rejected")["lessons"]
     assert sorted(r["id"] for r in rejected) == ids[:2]
-    none = chair.post("/training/bulk", data={"csrf": token, "queue": "proposed",
-                                              "decision": "approve"})  # fmt: skip
+    none = chair.post(
+        "/training/bulk", data={"csrf": token, "queue": "proposed", "decision": "approve"}
+    )
     assert none.status_code == 400 and "לא סומן" in none.text
 
 
 def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
     split = distilled(desk_app, None, "phrase", "אשר על כן")
     calls = {m: system_call(desk_app, "panel", m) for m in ("openai:a", "openai:b")}
-    lessons.decide_by_panel(engine(desk_app), split["id"], [
-        {"model": "openai:a", "vote": "approve", "reason": "טבעי", "model_call_id": calls["openai:a"]},
-        {"model": "openai:b", "vote": "reject", "reason": "חוזר על עצמו",
-         "model_call_id": calls["openai:b"]}])  # fmt: skip
+    lessons.decide_by_panel(
+        engine(desk_app),
+        split["id"],
+        [
+            {
+                "model": "openai:a",
+                "vote": "approve",
+                "reason": "טבעי",
+                "model_call_id": calls["openai:a"],
+            },
+            {
+                "model": "openai:b",
+                "vote": "reject",
+                "reason": "חוזר על עצמו",
+                "model_call_id": calls["openai:b"],
+            },
+        ],
+    )
     page = chair.get("/training?queue=escalations")
     assert "אשר על כן" in page.text and "חוזר על עצמו" in page.text
     ingest_ruling(desk_app, tmp_path)
-    principle = desk_app.add_principle("external", "ruling-1", "סטייה ניכרת אינה הקלה",
-                                       "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    principle = desk_app.add_principle(
+        "external",
+        "ruling-1",
+        "סטייה ניכרת אינה הקלה",
+        "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה",
+    )
     shown = chair.get("/training?queue=principles")
     assert "סטייה ניכרת אינה הקלה" in shown.text
     token = csrf_of(shown.text)
-    response = chair.post("/training/decide", data={
-        "csrf": token, "queue": "principles", "id": principle, "decision": "approve",
-        "expected_status": "proposed"}, follow_redirects=False)  # fmt: skip
+    response = chair.post(
+        "/training/decide",
+        data={
+            "csrf": token,
+            "queue": "principles",
+            "id": principle,
+            "decision": "approve",
+            "expected_status": "proposed",
+        },
+        follow_redirects=False,
+    )
     assert response.status_code == 303
-    stale = chair.post("/training/decide", data={
-        "csrf": token, "queue": "principles", "id": principle, "decision": "reject",
-        "expected_status": "proposed"})  # fmt: skip
+    stale = chair.post(
+        "/training/decide",
+        data={
+            "csrf": token,
+            "queue": "principles",
+            "id": principle,
+            "decision": "reject",
+            "expected_status": "proposed",
+        },
+    )
     assert stale.status_code == 409
     said = html.unescape(stale.text)
     assert f'לא בוצע דבר: עיקרון {principle} כבר במצב "אושר" (בידי היו"ר)' in said
@@ -255,26 +351,44 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
     record = factories.records()[0]
     case = record["case_number"]
     token = csrf_of(chair.get("/cases").text)
-    draft = chair.post("/cases/draft/upload", data={
-        "csrf": token, "case_number": case, "appeal_type": record["appeal_type"],
-        "outcome": record["outcome"], "practice_area": record["practice_area"]},
-        files={"file": ("draft.txt", record["draft_text"].encode(), "text/plain")})  # fmt: skip
+    draft = chair.post(
+        "/cases/draft/upload",
+        data={
+            "csrf": token,
+            "case_number": case,
+            "appeal_type": record["appeal_type"],
+            "outcome": record["outcome"],
+            "practice_area": record["practice_area"],
+        },
+        files={"file": ("draft.txt", record["draft_text"].encode(), "text/plain")},
+    )
     assert draft.status_code == 200, draft.text
     assert "טיוטה הוגשה" in draft.text and "נקלטה" in draft.text
-    final = chair.post("/cases/final/upload", data={"csrf": token, "case_number": case},
-                       files={"file": ("final.txt", record["final_text"].encode(),
-                                       "text/plain")})  # fmt: skip
+    final = chair.post(
+        "/cases/final/upload",
+        data={"csrf": token, "case_number": case},
+        files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
+    )
     assert final.status_code == 200, final.text
     assert 'data-status="analyzed"' in final.text and "מרחק סגנוני" in final.text
     # The wrong type, over the size cap, or without the form's token: refused, nothing added.
-    wrong = chair.post("/cases/draft/upload", data={"csrf": token, "case_number": "ערר 9/25"},
-                       files={"file": ("x.exe", b"MZ\x90\x00", "application/octet-stream")})  # fmt: skip
+    wrong = chair.post(
+        "/cases/draft/upload",
+        data={"csrf": token, "case_number": "ערר 9/25"},
+        files={"file": ("x.exe", b"MZ\x90\x00", "application/octet-stream")},
+    )
     assert wrong.status_code == 415 and "ההעלאה לא בוצעה" in wrong.text and ".exe" in wrong.text
-    big = chair.post("/cases/draft/upload", data={"csrf": token, "case_number": "ערר 9/25"},
-                     files={"file": ("big.txt", b"a" * (1024 * 1024 + 10), "text/plain")})  # fmt: skip
+    big = chair.post(
+        "/cases/draft/upload",
+        data={"csrf": token, "case_number": "ערר 9/25"},
+        files={"file": ("big.txt", b"a" * (1024 * 1024 + 10), "text/plain")},
+    )
     assert big.status_code == 413 and "upload limit" in big.text
-    forged = chair.post("/cases/draft/upload", data={"csrf": "forged", "case_number": "ערר 9/25"},
-                        files={"file": ("d.txt", "טיוטה".encode(), "text/plain")})  # fmt: skip
+    forged = chair.post(
+        "/cases/draft/upload",
+        data={"csrf": "forged", "case_number": "ערר 9/25"},
+        files={"file": ("d.txt", "טיוטה".encode(), "text/plain")},
+    )
     assert forged.status_code == 403 and "CSRF" in forged.text
     # What the services refuse is said in Hebrew, their own words kept after it.
     import tempfile
@@ -284,12 +398,20 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
         scan = factories.image_only_pdf(_Path(tmp) / "scan.pdf").read_bytes()
     for name, body, kind, number, said in (
         ("scan.pdf", scan, "application/pdf", "ערר 9/25", "הקובץ הוא סריקה (PDF ללא שכבת טקסט)"),
-        ("note.txt", "מכתב קצר בלי כותרות.".encode(), "text/plain", "ערר 9/25",
-         "לא נמצאו בקובץ כותרות של החלטה"),
+        (
+            "note.txt",
+            "מכתב קצר בלי כותרות.".encode(),
+            "text/plain",
+            "ערר 9/25",
+            "לא נמצאו בקובץ כותרות של החלטה",
+        ),
         ("d.txt", record["draft_text"].encode(), "text/plain", "9/25", "מספר התיק אינו תקין"),
-    ):  # fmt: skip
-        refused = chair.post("/cases/draft/upload", data={"csrf": token, "case_number": number},
-                             files={"file": (name, body, kind)})  # fmt: skip
+    ):
+        refused = chair.post(
+            "/cases/draft/upload",
+            data={"csrf": token, "case_number": number},
+            files={"file": (name, body, kind)},
+        )
         shown = html.unescape(refused.text)
         assert refused.status_code == 400 and f"ההעלאה לא בוצעה: {said}" in shown, name
     listed = chair.get("/cases").text
@@ -304,8 +426,14 @@ def test_learning_dashboard_and_feedback(chair, desk_app):
     case = record["case_number"]
     path = Path(desk_app.settings.home) / "desk-test-draft.txt"
     path.write_text(record["draft_text"], encoding="utf-8")
-    finals.add_draft(desk_app, case, path, appeal_type=record["appeal_type"],
-                     outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    finals.add_draft(
+        desk_app,
+        case,
+        path,
+        appeal_type=record["appeal_type"],
+        outcome=record["outcome"],
+        practice_area=record["practice_area"],
+    )
     path.write_text(record["final_text"], encoding="utf-8")
     finals.upload_final(desk_app.acting_as(CHAIR_PRINCIPAL), case, path)
     path.unlink()
@@ -314,11 +442,19 @@ def test_learning_dashboard_and_feedback(chair, desk_app):
     assert 'data-points="1"' in page.text and "<svg" in page.text and "<?xml" not in page.text
     assert page.text.count('<td class="case">') == 1
     token = csrf_of(page.text)
-    bad = chair.post("/learning/feedback", data={"csrf": token, "category": "nonsense",
-                                                 "text": "חסר סיור"})  # fmt: skip
+    bad = chair.post(
+        "/learning/feedback", data={"csrf": token, "category": "nonsense", "text": "חסר סיור"}
+    )
     assert bad.status_code == 400 and "המשוב לא נשמר" in bad.text
-    sent = chair.post("/learning/feedback", data={"csrf": token, "category": "missing_content",
-                                                  "text": "חסר סיור", "case_number": case})  # fmt: skip
+    sent = chair.post(
+        "/learning/feedback",
+        data={
+            "csrf": token,
+            "category": "missing_content",
+            "text": "חסר סיור",
+            "case_number": case,
+        },
+    )
     assert sent.status_code == 200 and "המשוב נשמר" in sent.text
     assert "<th>תוכן חסר</th><td>1</td>" in sent.text
 
@@ -389,7 +525,7 @@ def field_error(html: str, name: str) -> str:
         rf'name="{re.escape(name)}"[^>]*aria-invalid="true"[^>]*>(?:</textarea>)?\s*'
         rf'<span class="field-error" id="err-{re.escape(name.replace(".", "-"))}"[^>]*>([^<]+)',
         html,
-    )  # fmt: skip
+    )
     return found.group(1) if found else ""
 
 
@@ -421,24 +557,36 @@ def test_methodology_edit_a_list_saves_a_new_version(chair, desk_app):
     assert shown["profile"] == {**seed, "anti_patterns": [*seed["anti_patterns"], "במאמר מוסגר"]}
     latest = methodology.history(desk_app, "universal")["versions"][0]
     assert (latest["version"], latest["updated_by"], latest["reason"]) == (
-        2, "chair", "עוד ביטוי להימנע ממנו")  # fmt: skip
+        2,
+        "chair",
+        "עוד ביטוי להימנע ממנו",
+    )
     # A type's profile holds only its own keys: editing its checklist adds nothing else.
     typed = methodology_form(chair, "permit")
     assert typed["heading.discussion"] == "" and typed["ratio.discussion"] == ""
     typed["checklist.accepted"] = "התנאים להיתר"
     assert chair.post("/methodology/permit", data=typed, follow_redirects=False).status_code == 303
-    assert methodology.show(desk_app, "permit")["profile"] == {"content_checklists": {
-        "any": ["ההקלות המבוקשות ותנאי סעיף 147 לחוק", "הנימוק התכנוני"],
-        "accepted": ["התנאים להיתר"]}}  # fmt: skip
+    assert methodology.show(desk_app, "permit")["profile"] == {
+        "content_checklists": {
+            "any": ["ההקלות המבוקשות ותנאי סעיף 147 לחוק", "הנימוק התכנוני"],
+            "accepted": ["התנאים להיתר"],
+        }
+    }
 
 
 def test_methodology_invalid_regex_and_ratio_shown_at_the_field_nothing_saved(chair, desk_app):
     from legal_ai.learning import methodology
 
     fields = methodology_form(chair)
-    fields.update({"heading.discussion": "(דיון", "heading.opening": "(a+)+$",
-                   "ratio.discussion": "1.5", "ratio.conclusion": "הרבה",
-                   "list.voice_invariants": "משפט חדש"})  # fmt: skip
+    fields.update(
+        {
+            "heading.discussion": "(דיון",
+            "heading.opening": "(a+)+$",
+            "ratio.discussion": "1.5",
+            "ratio.conclusion": "הרבה",
+            "list.voice_invariants": "משפט חדש",
+        }
+    )
     refused = chair.post("/methodology/universal", data=fields)
     assert refused.status_code == 400 and "לא נשמר דבר" in refused.text
     assert "אינו ביטוי רגולרי תקין" in field_error(refused.text, "heading.discussion")
@@ -476,8 +624,12 @@ def test_methodology_forms_need_the_csrf_token_and_a_fresh_version(chair, desk_a
         assert restore.status_code == 403 and "CSRF" in restore.text
     assert methodology.show(desk_app, "universal")["version"] == 1
     # Another tab saved meanwhile: this page's form (version 1) saves nothing.
-    methodology.edit(desk_app.acting_as(CHAIR_PRINCIPAL), "universal",
-                     {"voice_invariants": ["בלשון רבים"]}, reason="לשונית אחרת")  # fmt: skip
+    methodology.edit(
+        desk_app.acting_as(CHAIR_PRINCIPAL),
+        "universal",
+        {"voice_invariants": ["בלשון רבים"]},
+        reason="לשונית אחרת",
+    )
     stale = chair.post("/methodology/universal", data=fields)
     assert stale.status_code == 409 and "נשמר בינתיים כגרסה 2" in stale.text
     assert methodology.show(desk_app, "universal")["profile"]["voice_invariants"] == ["בלשון רבים"]
@@ -490,8 +642,9 @@ def test_methodology_diff_and_restore_an_earlier_version(chair, desk_app):
     fields = methodology_form(chair)
     fields["list.transition_phrases"] = "נקדים אחרית לראשית\n<script>alert(1)</script> ועוד"
     fields["ratio.discussion"] = "0.4"
-    assert chair.post("/methodology/universal", data=fields,
-                      follow_redirects=False).status_code == 303  # fmt: skip
+    assert (
+        chair.post("/methodology/universal", data=fields, follow_redirects=False).status_code == 303
+    )
     page = chair.get("/methodology/universal")
     assert page.text.count('<tr data-version="') == 2
     assert 'href="/methodology/universal/diff?a=1&amp;b=2"' in page.text
@@ -505,8 +658,11 @@ def test_methodology_diff_and_restore_an_earlier_version(chair, desk_app):
     assert 'data-change="anti_patterns"' not in diff.text  # unchanged keys are not listed
     # Restore version 1 with one click: a NEW version 3 equal to version 1.
     token = csrf_of(page.text)
-    done = chair.post("/methodology/universal/restore", data={"csrf": token, "version": "1"},
-                      follow_redirects=False)  # fmt: skip
+    done = chair.post(
+        "/methodology/universal/restore",
+        data={"csrf": token, "version": "1"},
+        follow_redirects=False,
+    )
     assert done.status_code == 303
     assert "גרסה 1 שוחזרה כגרסה חדשה, 3" in chair.get(done.headers["location"]).text
     shown = methodology.show(desk_app, "universal")
@@ -526,17 +682,22 @@ def test_methodology_folded_lessons_are_read_only_and_a_veto_removes_one(chair, 
     her = desk_app.acting_as(CHAIR_PRINCIPAL)
     lesson = lessons.propose(desk_app, None, "style", "משפט אחד לכל טענה")
     lessons.review(her, lesson["id"], "approve")
-    methodology.edit(her, "universal", {"lessons": [{"id": lesson["id"], "category": "style",
-                                                     "text": "משפט אחד לכל טענה"}]})  # fmt: skip
+    methodology.edit(
+        her,
+        "universal",
+        {"lessons": [{"id": lesson["id"], "category": "style", "text": "משפט אחד לכל טענה"}]},
+    )
     page = chair.get("/methodology/universal")
     assert f'<tr data-lesson="{lesson["id"]}"><td>{lesson["id"]}</td>' in page.text
     fields = form_fields(page.text, "/methodology/universal")
     assert not any("lesson" in name for name in fields)  # shown, never a field of the form
     fields["list.voice_invariants"] = "ללא קישוטים"
-    assert chair.post("/methodology/universal", data=fields,
-                      follow_redirects=False).status_code == 303  # fmt: skip
-    assert [item["id"] for item in methodology.show(desk_app, "universal")["profile"]["lessons"]
-            ] == [lesson["id"]]  # fmt: skip
+    assert (
+        chair.post("/methodology/universal", data=fields, follow_redirects=False).status_code == 303
+    )
+    assert [
+        item["id"] for item in methodology.show(desk_app, "universal")["profile"]["lessons"]
+    ] == [lesson["id"]]
     lessons.review(her, lesson["id"], "veto", reason="לא הסגנון שלי")
     assert f'data-lesson="{lesson["id"]}"' not in chair.get("/methodology/universal").text
 
@@ -544,22 +705,32 @@ def test_methodology_folded_lessons_are_read_only_and_a_veto_removes_one(chair, 
 def test_methodology_history_diff_restore_over_the_api(client, desk_app):
     from legal_ai.learning import methodology
 
-    methodology.edit(desk_app.acting_as(CHAIR_PRINCIPAL), "permit",
-                     {"anti_patterns": ["כפי שיפורט"]}, reason="מיוחד להיתרים")  # fmt: skip
+    methodology.edit(
+        desk_app.acting_as(CHAIR_PRINCIPAL),
+        "permit",
+        {"anti_patterns": ["כפי שיפורט"]},
+        reason="מיוחד להיתרים",
+    )
     agent_auth = {"Authorization": f"Bearer {AGENT}"}
     chair_auth = {"Authorization": f"Bearer {CHAIR_TOKEN}"}
     versions = client.get("/api/methodology/permit/versions", headers=agent_auth).json()
     assert [(v["version"], v["reason"]) for v in versions["versions"]] == [
-        (2, "מיוחד להיתרים"), (1, "seed")]  # fmt: skip
+        (2, "מיוחד להיתרים"),
+        (1, "seed"),
+    ]
     diff = client.get("/api/methodology/permit/diff?a=1&b=2", headers=agent_auth).json()
     assert diff["changes"] == [{"key": "anti_patterns", "before": None, "after": ["כפי שיפורט"]}]
     assert client.get("/api/methodology/permit/diff?a=1&b=7", headers=agent_auth).status_code == 404
-    refused = client.post("/api/methodology/permit/restore", headers=agent_auth,
-                          json={"version": 1})  # fmt: skip
+    refused = client.post(
+        "/api/methodology/permit/restore", headers=agent_auth, json={"version": 1}
+    )
     assert refused.status_code == 403
     assert methodology.show(desk_app, "permit")["version"] == 2
-    done = client.post("/api/methodology/permit/restore", headers=chair_auth,
-                       json={"version": 1, "reason": "חזרה למקור"})  # fmt: skip
+    done = client.post(
+        "/api/methodology/permit/restore",
+        headers=chair_auth,
+        json={"version": 1, "reason": "חזרה למקור"},
+    )
     assert done.status_code == 200 and done.json()["version"] == 3
     assert done.json()["profile"] == methodology.show(desk_app, "permit")["profile"]
     assert "anti_patterns" not in done.json()["profile"]
@@ -575,11 +746,20 @@ def test_methodology_history_diff_restore_on_the_cli(desk_app, cli_env):
     from legal_ai.learning import methodology
 
     def run(env, *args):
-        return subprocess.run([sys.executable, "-m", "legal_ai.cli", "methodology", *args],
-                              env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "legal_ai.cli", "methodology", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
-    methodology.edit(desk_app.acting_as(CHAIR_PRINCIPAL), "universal",
-                     {"voice_invariants": ["משפטים קצרים"]}, reason="קיצור")  # fmt: skip
+    methodology.edit(
+        desk_app.acting_as(CHAIR_PRINCIPAL),
+        "universal",
+        {"voice_invariants": ["משפטים קצרים"]},
+        reason="קיצור",
+    )
     listed = run(cli_env, "history", "universal")
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.splitlines()[0].startswith("v2 ") and "chair: קיצור" in listed.stdout

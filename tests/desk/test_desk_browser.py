@@ -22,8 +22,13 @@ RULING = (
 def test_sign_in_search_and_source(page, desk, tmp_path):
     ruling = tmp_path / "ruling.txt"
     ruling.write_text(RULING, encoding="utf-8")
-    meta = {"title": "הקלה בקו בניין", "case_number": 'עע"מ 1234/05', "court": "בית המשפט העליון",
-            "decided_on": "2005-03-01", "practice_area": "planning"}  # fmt: skip
+    meta = {
+        "title": "הקלה בקו בניין",
+        "case_number": 'עע"מ 1234/05',
+        "court": "בית המשפט העליון",
+        "decided_on": "2005-03-01",
+        "practice_area": "planning",
+    }
     assert desk.legal.ingest([ruling], "external", meta=meta, doc_id="ruling-1").ingested == 1
     page.goto("/search")
     assert "/login" in page.url
@@ -164,9 +169,14 @@ def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
         final = other.locator("form[action='/cases/final/upload']")
         final.locator("input[name=case_number]").fill(case)
         final.locator("input[name=file]").set_input_files(
-            files=[{"name": "final.txt", "mimeType": "text/plain",
-                    "buffer": record["final_text"].encode()}]
-        )  # fmt: skip
+            files=[
+                {
+                    "name": "final.txt",
+                    "mimeType": "text/plain",
+                    "buffer": record["final_text"].encode(),
+                }
+            ]
+        )
         with other.expect_navigation():
             final.locator("button").click()
         assert other.url.endswith("/cases/final/upload")
@@ -223,8 +233,12 @@ def test_principles_queue_approve(page, desk, tmp_path, panel):
     script, _ = panel
     rows = extracted(desk.legal, tmp_path, script)
     pending = rows["R2"]
-    canonical.edit(desk.legal.acting_as(CHAIR), rows["R1"]["canonical_id"],
-                   "סטייה ניכרת מתכנית אינה ניתנת לאישור כהקלה", "נוסח קצר")  # fmt: skip
+    canonical.edit(
+        desk.legal.acting_as(CHAIR),
+        rows["R1"]["canonical_id"],
+        "סטייה ניכרת מתכנית אינה ניתנת לאישור כהקלה",
+        "נוסח קצר",
+    )
     sign_in(page, desk, next_path="/training/principles")
     assert page.evaluate("document.documentElement.dir") == "rtl"
     assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"

@@ -33,12 +33,19 @@ def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):
 
     path = Path(desk_app.settings.home) / "more-draft.txt"
     path.write_text(record["draft_text"], encoding="utf-8")
-    finals.add_draft(desk_app, case, path, appeal_type=appeal_type, outcome=record["outcome"],
-                     practice_area=record["practice_area"])  # fmt: skip
+    finals.add_draft(
+        desk_app,
+        case,
+        path,
+        appeal_type=appeal_type,
+        outcome=record["outcome"],
+        practice_area=record["practice_area"],
+    )
     path.unlink()
     token = csrf_of(chair.get("/cases").text)
-    early = chair.post("/cases/promote", data={"csrf": token, "case_number": case,
-                                               "phrases": "אשר על כן"})  # fmt: skip
+    early = chair.post(
+        "/cases/promote", data={"csrf": token, "case_number": case, "phrases": "אשר על כן"}
+    )
     assert early.status_code == 400
     assert "הקידום לא בוצע" in early.text and "קידום לקחים אפשרי רק בזוג שנותח" in early.text
     assert pair_status(desk_app, case) == "draft_done"
@@ -47,8 +54,7 @@ def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):
     style = lessons.propose(desk_app, case, "structure", "פסקה אחת לכל טענה בדיון")
     proposed = lessons.propose(desk_app, case, "phrase", "מכאן, ועל כן")
     substance = lessons.propose(desk_app, case, "halacha", 'הקלה אינה סטייה ניכרת (עע"מ 1234/05)')
-    lessons.review(desk_app.acting_as(CHAIR), style["id"],
-                   "approve")  # fmt: skip
+    lessons.review(desk_app.acting_as(CHAIR), style["id"], "approve")
     before = versions(desk_app, appeal_type)
     page = chair.get("/cases")
     form = page.text.split('action="/cases/promote"')[1].split("</form>")[0]
@@ -58,17 +64,20 @@ def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):
     token = csrf_of(page.text)
     data = {"csrf": token, "case_number": case, "phrases": "אשר על כן\n\nלאור האמור\n"}
     # A forged token, a substance lesson: refused, nothing changed.
-    forged = chair.post("/cases/promote", data={**data, "csrf": "forged",
-                                                "lesson": [str(style["id"])]})  # fmt: skip
+    forged = chair.post(
+        "/cases/promote", data={**data, "csrf": "forged", "lesson": [str(style["id"])]}
+    )
     assert forged.status_code == 403
-    refused = chair.post("/cases/promote", data={**data, "lesson": [str(style["id"]),
-                                                                    str(substance["id"])]})  # fmt: skip
+    refused = chair.post(
+        "/cases/promote", data={**data, "lesson": [str(style["id"]), str(substance["id"])]}
+    )
     assert refused.status_code == 400 and "לקח מהות" in refused.text
     assert "הקידום לא בוצע, דבר לא השתנה" in refused.text
     assert versions(desk_app, appeal_type) == before and pair_status(desk_app, case) == "analyzed"
     # The chosen style lessons and phrases: a new version, the pair at lessons_folded.
-    done = chair.post("/cases/promote", data={**data, "lesson": [str(style["id"]),
-                                                                 str(proposed["id"])]})  # fmt: skip
+    done = chair.post(
+        "/cases/promote", data={**data, "lesson": [str(style["id"]), str(proposed["id"])]}
+    )
     assert done.status_code == 200, done.text
     assert versions(desk_app, appeal_type) == before + 1
     version = methodology.history(desk_app, appeal_type)["versions"][0]["version"]
@@ -81,8 +90,9 @@ def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):
     assert {item["id"] for item in profile["lessons"]} >= {style["id"], proposed["id"]}
     assert substance["id"] not in {item["id"] for item in profile["lessons"]}
     assert {"אשר על כן", "לאור האמור"} <= set(profile["transition_phrases"])
-    (approved,) = [r for r in lessons.list_lessons(desk_app, case=case)["lessons"]
-                   if r["id"] == proposed["id"]]  # fmt: skip
+    (approved,) = [
+        r for r in lessons.list_lessons(desk_app, case=case)["lessons"] if r["id"] == proposed["id"]
+    ]
     assert approved["review_status"] == "approved"  # chosen for promotion = approved
     # Once folded, the pair offers no second promote and a replay is refused.
     assert 'action="/cases/promote"' not in done.text
@@ -99,19 +109,24 @@ def test_attach_a_precedent_to_a_case_from_cases(chair, desk_app):
     assert 'action="/cases/precedent"' in page.text
     token = csrf_of(page.text)
     citation = 'עע"מ 9999/05'
-    forged = chair.post("/cases/precedent", data={"csrf": "forged", "case_number": case,
-                                                  "citation": citation})  # fmt: skip
+    forged = chair.post(
+        "/cases/precedent", data={"csrf": "forged", "case_number": case, "citation": citation}
+    )
     assert forged.status_code == 403
-    unknown = chair.post("/cases/precedent", data={"csrf": token, "case_number": "ערר 77/25",
-                                                   "citation": citation})  # fmt: skip
+    unknown = chair.post(
+        "/cases/precedent", data={"csrf": token, "case_number": "ערר 77/25", "citation": citation}
+    )
     assert unknown.status_code == 404 and "התקדים לא צורף" in unknown.text
-    blank = chair.post("/cases/precedent", data={"csrf": token, "case_number": case,
-                                                 "citation": "  "})  # fmt: skip
+    blank = chair.post(
+        "/cases/precedent", data={"csrf": token, "case_number": case, "citation": "  "}
+    )
     assert blank.status_code == 400 and "התקדים לא צורף" in blank.text
     with desk_app.store.connection() as conn:
         assert conn.execute("SELECT count(*) AS n FROM case_precedents").fetchone()["n"] == 0
-    done = chair.post("/cases/precedent", data={"csrf": token, "case_number": case,
-                                                "citation": citation, "note": "סטייה ניכרת"})  # fmt: skip
+    done = chair.post(
+        "/cases/precedent",
+        data={"csrf": token, "case_number": case, "citation": citation, "note": "סטייה ניכרת"},
+    )
     assert done.status_code == 200, done.text
     text = html.unescape(done.text)
     assert f"{citation} צורף לתיק {case}" in text and "עדיין אינו בספרייה" in text
@@ -136,13 +151,21 @@ def test_missing_precedent_ruling_uploaded_from_cases_resolves_it(chair, desk_ap
     assert 'name="court" value="בית המשפט העליון"' in shown  # from the proceeding type
     token = csrf_of(page.text)
     url = f"/cases/missing/{ruling['authority_id']}/upload"
-    form = {"csrf": token, "title": "פסק הדין המצוטט", "court": "בית המשפט העליון",
-            "case_number": ruling["ref"], "decided_on": "2021-05-02",
-            "practice_area": record["practice_area"]}  # fmt: skip
+    form = {
+        "csrf": token,
+        "title": "פסק הדין המצוטט",
+        "court": "בית המשפט העליון",
+        "case_number": ruling["ref"],
+        "decided_on": "2021-05-02",
+        "practice_area": record["practice_area"],
+    }
     wrong = chair.post(url, data=form, files={"file": ("r.exe", b"MZ\x90", "application/x-msdos")})
     assert wrong.status_code == 415 and "פסק הדין לא נקלט" in wrong.text
-    forged = chair.post(url, data={**form, "csrf": "forged"},
-                        files={"file": ("r.txt", "פסק דין".encode(), "text/plain")})  # fmt: skip
+    forged = chair.post(
+        url,
+        data={**form, "csrf": "forged"},
+        files={"file": ("r.txt", "פסק דין".encode(), "text/plain")},
+    )
     assert forged.status_code == 403
     still = {m["ref"] for m in finals.missing_precedents(desk_app)["missing_precedents"]}
     assert ruling["ref"] in still

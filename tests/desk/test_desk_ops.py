@@ -45,8 +45,12 @@ def test_without_a_model_the_page_says_what_to_set(chair, desk_app, tmp_path):
 
 
 def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
-    chair, client, desk_app, tmp_path, enricher,
-):  # fmt: skip
+    chair,
+    client,
+    desk_app,
+    tmp_path,
+    enricher,
+):
     ingest_decision(desk_app, tmp_path)
     [proposed] = enrichment.run(desk_app)["proposed"]
     eid = proposed["enrichment_id"]
@@ -66,14 +70,19 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
     assert shown.count('<span class="badge tag">') == 3  # the duplicate tag dropped
     assert "מה ההחלטה מחזיקה עכשיו" in shown and "<dd>אין</dd>" in shown
 
-    form = {"id": eid, "decision": "approve", "expected_status": "pending_review",
-            "reason": "מדויק ונאמן להחלטה"}  # fmt: skip
+    form = {
+        "id": eid,
+        "decision": "approve",
+        "expected_status": "pending_review",
+        "reason": "מדויק ונאמן להחלטה",
+    }
     refused = chair.post(f"{PAGE}/decide", data=form)
     assert refused.status_code == 403 and "CSRF" in text_of(refused.text)
     token = csrf_of(page.text)
     client.cookies.clear()
-    as_agent = client.post(f"{PAGE}/decide", data={**form, "csrf": token},
-                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    as_agent = client.post(
+        f"{PAGE}/decide", data={**form, "csrf": token}, headers={"Authorization": f"Bearer {AGENT}"}
+    )
     assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
     assert enrichment.show(desk_app, eid)["status"] == "pending_review"
     assert item(desk_app)["headnote"] is None
@@ -103,10 +112,17 @@ def test_reject_writes_nothing(chair, desk_app, tmp_path, enricher):
     [proposed] = enrichment.run(desk_app)["proposed"]
     eid = proposed["enrichment_id"]
     token = csrf_of(chair.get(PAGE).text)
-    done = chair.post(f"{PAGE}/decide", data={"id": eid, "decision": "reject", "csrf": token,
-                                              "expected_status": "pending_review",
-                                              "reason": "התקציר אינו מדויק"},
-                      follow_redirects=False)  # fmt: skip
+    done = chair.post(
+        f"{PAGE}/decide",
+        data={
+            "id": eid,
+            "decision": "reject",
+            "csrf": token,
+            "expected_status": "pending_review",
+            "reason": "התקציר אינו מדויק",
+        },
+        follow_redirects=False,
+    )
     assert done.status_code == 303
     assert enrichment.show(desk_app, eid)["status"] == "rejected"
     assert item(desk_app)["headnote"] is None
@@ -118,10 +134,19 @@ def test_reject_writes_nothing(chair, desk_app, tmp_path, enricher):
 
 
 def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
-    chair, desk_app, tmp_path, monkeypatch,
-):  # fmt: skip
-    jobs = (Job("sync-case-status", "*/15 * * * *", "broken here",
-                lambda a, now: {"error": "the tracker refused the token", "summary": "x"}),)  # fmt: skip
+    chair,
+    desk_app,
+    tmp_path,
+    monkeypatch,
+):
+    jobs = (
+        Job(
+            "sync-case-status",
+            "*/15 * * * *",
+            "broken here",
+            lambda a, now: {"error": "the tracker refused the token", "summary": "x"},
+        ),
+    )
     schedule.run_now(desk_app, "sync-case-status", now=local(2026, 5, 4, 10), jobs=jobs)
     # A scan waiting for Tesseract, and an item read with a low-confidence page 2.
     with desk_app.store.transaction() as conn:
@@ -130,11 +155,17 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
     assert "tesseract-ocr" in ocr_jobs.run(desk_app)["waiting_for"]
     ingest_decision(desk_app, tmp_path)
     enrichment.run(desk_app)  # its enrichment waits: no model
-    reading = {"ocr_engine": "tesseract 5 (heb)", "ocr_confidence": 71.5,
-               "ocr_page_confidence": [88, 42], "ocr_low_confidence_pages": [2]}  # fmt: skip
+    reading = {
+        "ocr_engine": "tesseract 5 (heb)",
+        "ocr_confidence": 71.5,
+        "ocr_page_confidence": [88, 42],
+        "ocr_low_confidence_pages": [2],
+    }
     with desk_app.store.transaction() as conn:
-        conn.execute("UPDATE case_law SET metadata = metadata || %s::jsonb WHERE doc_id = 'd-1042'",
-                     (json.dumps(reading),))  # fmt: skip
+        conn.execute(
+            "UPDATE case_law SET metadata = metadata || %s::jsonb WHERE doc_id = 'd-1042'",
+            (json.dumps(reading),),
+        )
     digest(desk_app, tmp_path, "yomon-9", "עע\"מ 1/99 אין כזה נ' אין כזו")
 
     page = chair.get("/health")

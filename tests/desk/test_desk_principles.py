@@ -39,9 +39,17 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     assert '<a href="/training/principles" aria-current="page">עקרונות משפטיים</a>' in html
     queue = section(html, "pending")
     # Term, rule, verbatim quote at its page, source, the panel's votes and score, counts.
-    for shown in ("הלכה", pending["rule_text"], Q2, "עמ' 3", CASE,
-                  '(<bdi class="doc">ruling-1</bdi>)', "הצבעות הפאנל: 2 מתוך 3 · ציון 0.70",
-                  "הופעות: 1", "טרם צוטט בהחלטות"):  # fmt: skip
+    for shown in (
+        "הלכה",
+        pending["rule_text"],
+        Q2,
+        "עמ' 3",
+        CASE,
+        '(<bdi class="doc">ruling-1</bdi>)',
+        "הצבעות הפאנל: 2 מתוך 3 · ציון 0.70",
+        "הופעות: 1",
+        "טרם צוטט בהחלטות",
+    ):
         assert shown in queue, shown
     assert approved["rule_text"] not in queue
     listed = section(html, "approved")
@@ -52,9 +60,17 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     assert approved["id"] in principle_hits(desk_app, R1[0])  # the panel approved it
 
     token = csrf_of(page.text)
-    done = chair.post(f"{PAGE}/decide", data={
-        "csrf": token, "id": pending["id"], "decision": "approve",
-        "expected_status": "pending_review", "reason": "נכון"}, follow_redirects=False)  # fmt: skip
+    done = chair.post(
+        f"{PAGE}/decide",
+        data={
+            "csrf": token,
+            "id": pending["id"],
+            "decision": "approve",
+            "expected_status": "pending_review",
+            "reason": "נכון",
+        },
+        follow_redirects=False,
+    )
     assert done.status_code == 303
     assert done.headers["location"] == f"{PAGE}?done=approve&principle={pending['id']}"
     shown = chair.get(done.headers["location"])
@@ -64,18 +80,30 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     assert hit["term"] == "הלכה" and hit["page"] == 3 and hit["supporting_quote"] == Q2
 
     # The page showed it pending; another tab approved it meanwhile: nothing changes.
-    stale = chair.post(f"{PAGE}/decide", data={
-        "csrf": token, "id": pending["id"], "decision": "reject",
-        "expected_status": "pending_review"})  # fmt: skip
+    stale = chair.post(
+        f"{PAGE}/decide",
+        data={
+            "csrf": token,
+            "id": pending["id"],
+            "decision": "reject",
+            "expected_status": "pending_review",
+        },
+    )
     assert stale.status_code == 409
     assert "לא בוצע דבר" in stale.text and f'עיקרון {pending["id"]} כבר במצב "אושר"' in text_of(
         stale.text
     )
     assert "Traceback" not in stale.text
 
-    withdrawn = chair.post(f"{PAGE}/decide", data={
-        "csrf": token, "id": pending["id"], "decision": "revert",
-        "expected_status": "approved"})  # fmt: skip
+    withdrawn = chair.post(
+        f"{PAGE}/decide",
+        data={
+            "csrf": token,
+            "id": pending["id"],
+            "decision": "revert",
+            "expected_status": "approved",
+        },
+    )
     assert withdrawn.status_code == 200  # followed to the page
     assert "נמשך מהחיפוש" in withdrawn.text
     assert pending["id"] not in principle_hits(desk_app, R2[0])
@@ -83,23 +111,41 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     [row] = [r for r in principle_review.list_principles(desk_app, "vetoed")["principles"]]
     assert row["id"] == pending["id"] and row["reviewed_by"] == "chair"
     # The panel's own approval can be withdrawn too.
-    chair.post(f"{PAGE}/decide", data={"csrf": token, "id": approved["id"],
-                                       "decision": "revert", "expected_status": "approved"})  # fmt: skip
+    chair.post(
+        f"{PAGE}/decide",
+        data={
+            "csrf": token,
+            "id": approved["id"],
+            "decision": "revert",
+            "expected_status": "approved",
+        },
+    )
     assert principle_hits(desk_app, R1[0]) == {}
-    unknown = chair.post(f"{PAGE}/decide", data={"csrf": token, "id": approved["id"],
-                                                 "decision": "delete"})  # fmt: skip
+    unknown = chair.post(
+        f"{PAGE}/decide", data={"csrf": token, "id": approved["id"], "decision": "delete"}
+    )
     assert unknown.status_code == 400 and "החלטה לא מוכרת" in unknown.text
 
 
 def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_path):
     path = tmp_path / "ruling.txt"
-    path.write_text("נקבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה. הערר נדחה.",
-                    encoding="utf-8")  # fmt: skip
-    meta = {"title": "פסק דין", "case_number": CASE, "court": "בית המשפט העליון",
-            "is_binding": True, "practice_area": "planning"}  # fmt: skip
+    path.write_text(
+        "נקבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה. הערר נדחה.", encoding="utf-8"
+    )
+    meta = {
+        "title": "פסק דין",
+        "case_number": CASE,
+        "court": "בית המשפט העליון",
+        "is_binding": True,
+        "practice_area": "planning",
+    }
     assert desk_app.ingest([path], "external", meta=meta, doc_id="ruling-2").ingested == 1
-    added = desk_app.add_principle("external", "ruling-2", "סטייה ניכרת אינה הקלה",
-                                   "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    added = desk_app.add_principle(
+        "external",
+        "ruling-2",
+        "סטייה ניכרת אינה הקלה",
+        "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה",
+    )
     training = chair.get("/training?queue=principles")  # linked from the training page
     assert '<a href="/training" aria-current="page">' in training.text
     assert 'href="/training/principles" class="principles-link"' in training.text
@@ -113,8 +159,9 @@ def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_p
     # An agent's token opens no desk page, even with the session's form token.
     token = csrf_of(page.text)
     client.cookies.clear()
-    as_agent = client.post(f"{PAGE}/decide", data={**form, "csrf": token},
-                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    as_agent = client.post(
+        f"{PAGE}/decide", data={**form, "csrf": token}, headers={"Authorization": f"Bearer {AGENT}"}
+    )
     assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
     nobody = client.post(f"{PAGE}/decide", data={**form, "csrf": token}, follow_redirects=False)
     assert nobody.status_code == 303 and nobody.headers["location"].startswith("/login")
@@ -139,8 +186,15 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
     token = csrf_of(page.text)
 
     # Approving a canonical still pending synthesis: refused in Hebrew, nothing changes.
-    early = chair.post(f"{PAGE}/canonical/decide", data={
-        "csrf": token, "id": kid, "decision": "approve", "expected_status": "pending_synthesis"})  # fmt: skip
+    early = chair.post(
+        f"{PAGE}/canonical/decide",
+        data={
+            "csrf": token,
+            "id": kid,
+            "decision": "approve",
+            "expected_status": "pending_synthesis",
+        },
+    )
     assert early.status_code == 409 and "עדיין ממתין לסינתזה" in early.text
     assert "Traceback" not in early.text
     assert canonical.show(desk_app, kid)["status"] == "pending_synthesis"
@@ -153,9 +207,11 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
     assert canonical.show(desk_app, kid)["version"] == 1
 
     wording = "סטייה ניכרת מתכנית אינה ניתנת לאישור כהקלה"
-    edited = chair.post(f"{PAGE}/canonical/edit", data={
-        "csrf": token, "id": kid, "statement": wording, "reason": "נוסח קצר"},
-        follow_redirects=False)  # fmt: skip
+    edited = chair.post(
+        f"{PAGE}/canonical/edit",
+        data={"csrf": token, "id": kid, "statement": wording, "reason": "נוסח קצר"},
+        follow_redirects=False,
+    )
     assert edited.status_code == 303 and edited.headers["location"].endswith("&version=2")
     shown = canonical.show(desk_app, kid)
     assert shown["statement"] == wording and shown["status"] == "pending_review"
@@ -163,37 +219,61 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
     page = chair.get(edited.headers["location"])
     assert f"עיקרון קנוני {kid}: הנוסח שלך נשמר כגרסה 2" in page.text
     card = section(page.text, "canonical")
-    for part in (wording, R1[0], "הנוסח במקור", Q1, "עמ' 2", "3 מתוך 3", 'data-version="2"',
-                 'data-version="1"', '<option value="1">גרסה 1 (הנוסח המקורי)</option>'):  # fmt: skip
+    for part in (
+        wording,
+        R1[0],
+        "הנוסח במקור",
+        Q1,
+        "עמ' 2",
+        "3 מתוך 3",
+        'data-version="2"',
+        'data-version="1"',
+        '<option value="1">גרסה 1 (הנוסח המקורי)</option>',
+    ):
         assert part in text_of(card), part
 
     # A second wording (version 3), then back to version 1 (the source wording) as version 4.
-    chair.post(f"{PAGE}/canonical/edit", data={"csrf": token, "id": kid,
-                                               "statement": wording + " בשום מקרה"})  # fmt: skip
+    chair.post(
+        f"{PAGE}/canonical/edit",
+        data={"csrf": token, "id": kid, "statement": wording + " בשום מקרה"},
+    )
     assert canonical.show(desk_app, kid)["version"] == 3
     bad = chair.post(f"{PAGE}/canonical/revert", data={"csrf": token, "id": kid, "version": 9})
     assert bad.status_code == 400 and "אין גרסה קודמת 9" in bad.text
     current = chair.post(f"{PAGE}/canonical/revert", data={"csrf": token, "id": kid, "version": 3})
     assert current.status_code == 400 and canonical.show(desk_app, kid)["version"] == 3
-    back = chair.post(f"{PAGE}/canonical/revert", data={"csrf": token, "id": kid, "version": 1},
-                      follow_redirects=False)  # fmt: skip
+    back = chair.post(
+        f"{PAGE}/canonical/revert",
+        data={"csrf": token, "id": kid, "version": 1},
+        follow_redirects=False,
+    )
     assert back.status_code == 303
     assert back.headers["location"].endswith("&restored=1&version=4")
     reverted = canonical.show(desk_app, kid)
     assert reverted["version"] == 4 and reverted["statement"] == R1[0]
     assert "גרסה 1 שוחזרה כגרסה חדשה, 4" in chair.get(back.headers["location"]).text
 
-    approved = chair.post(f"{PAGE}/canonical/decide", data={
-        "csrf": token, "id": kid, "decision": "approve", "expected_status": "pending_review",
-        "reason": "הנוסח המקורי מדויק"}, follow_redirects=False)  # fmt: skip
+    approved = chair.post(
+        f"{PAGE}/canonical/decide",
+        data={
+            "csrf": token,
+            "id": kid,
+            "decision": "approve",
+            "expected_status": "pending_review",
+            "reason": "הנוסח המקורי מדויק",
+        },
+        follow_redirects=False,
+    )
     assert approved.status_code == 303
     final = canonical.show(desk_app, kid)
     assert final["status"] == "approved" and final["reviewed_by"] == "chair"
     after = chair.get(approved.headers["location"])
     assert f"עיקרון קנוני {kid}: הנוסח אושר" in after.text
     assert f'id="canonical-{kid}"' not in after.text  # no longer awaiting her
-    again = chair.post(f"{PAGE}/canonical/decide", data={
-        "csrf": token, "id": kid, "decision": "reject", "expected_status": "pending_review"})  # fmt: skip
+    again = chair.post(
+        f"{PAGE}/canonical/decide",
+        data={"csrf": token, "id": kid, "decision": "reject", "expected_status": "pending_review"},
+    )
     assert again.status_code == 409 and 'כבר במצב "אושר"' in text_of(again.text)
     assert canonical.show(desk_app, kid)["status"] == "approved"
     # The services refuse an agent.

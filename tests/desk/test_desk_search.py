@@ -15,20 +15,30 @@ def test_reader_shows_the_pages_of_a_pdf_span_and_no_invented_image(chair, desk_
 
     import factories
 
-    pages = ["עמוד ראשון: רקע עובדתי של הערר.", "עמוד שני: הקלה בקו בניין צדדי נדחתה.",
-             "עמוד שלישי: סוף דבר, הערר נדחה."]  # fmt: skip
+    pages = [
+        "עמוד ראשון: רקע עובדתי של הערר.",
+        "עמוד שני: הקלה בקו בניין צדדי נדחתה.",
+        "עמוד שלישי: סוף דבר, הערר נדחה.",
+    ]
     pdf = factories.hebrew_pdf(tmp_path / "ruling.pdf", pages)
-    meta = {"title": "פסק דין בן שלושה עמודים", "case_number": 'עע"מ 77/19',
-            "court": "בית המשפט העליון", "practice_area": "planning"}  # fmt: skip
+    meta = {
+        "title": "פסק דין בן שלושה עמודים",
+        "case_number": 'עע"מ 77/19',
+        "court": "בית המשפט העליון",
+        "practice_area": "planning",
+    }
     assert desk_app.ingest([pdf], "external", meta=meta, doc_id="pdf-1").ingested == 1
     with desk_app.store.transaction() as conn:
-        item = conn.execute("SELECT id, content, page_starts FROM case_law WHERE doc_id = 'pdf-1'"
-                            ).fetchone()  # fmt: skip
+        item = conn.execute(
+            "SELECT id, content, page_starts FROM case_law WHERE doc_id = 'pdf-1'"
+        ).fetchone()
         # What the image leg stores (MULTIMODAL_ENABLED): a hash per page, never a file.
         for page in (1, 2, 3):
-            conn.execute("INSERT INTO case_law_page_images (source_kind, case_law_id, page,"
-                         " text_hash) VALUES ('external_upload', %s, %s, %s)",
-                         (item["id"], page, f"sha-{page}"))  # fmt: skip
+            conn.execute(
+                "INSERT INTO case_law_page_images (source_kind, case_law_id, page,"
+                " text_hash) VALUES ('external_upload', %s, %s, %s)",
+                (item["id"], page, f"sha-{page}"),
+            )
     starts, content = item["page_starts"], item["content"]
     assert len(starts) == 3
     start = content.index("הקלה")
@@ -57,14 +67,25 @@ def test_reader_shows_the_pages_of_a_pdf_span_and_no_invented_image(chair, desk_
 
 def test_principle_hits_carry_their_term_in_json_and_on_the_page(chair, desk_app, tmp_path):
     path = tmp_path / "ruling.txt"
-    path.write_text("בית המשפט קבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה.\n"
-                    "הערר נדחה.", encoding="utf-8")  # fmt: skip
-    meta = {"title": "הלכת הסטייה הניכרת", "case_number": 'עע"מ 1234/05', "is_binding": True,
-            "court": "בית המשפט העליון", "practice_area": "planning",
-            "decided_on": "2005-03-01"}  # fmt: skip
+    path.write_text(
+        "בית המשפט קבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה.\nהערר נדחה.",
+        encoding="utf-8",
+    )
+    meta = {
+        "title": "הלכת הסטייה הניכרת",
+        "case_number": 'עע"מ 1234/05',
+        "is_binding": True,
+        "court": "בית המשפט העליון",
+        "practice_area": "planning",
+        "decided_on": "2005-03-01",
+    }
     assert desk_app.ingest([path], "external", meta=meta, doc_id="ruling-b").ingested == 1
-    principle = desk_app.add_principle("external", "ruling-b", "סטייה ניכרת אינה הקלה",
-                                       "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    principle = desk_app.add_principle(
+        "external",
+        "ruling-b",
+        "סטייה ניכרת אינה הקלה",
+        "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה",
+    )
     desk_app.acting_as(CHAIR).review_principle(principle, "approve")
     hits = desk_app.tool("search_precedent_library", query="סטייה ניכרת הקלה")["hits"]
     kinds = {h["kind"]: h for h in hits}

@@ -11,8 +11,11 @@ from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
 
-STYLE = ["נקדים אחרית לראשית: הערר נדחה.", "אין בידינו לקבל את טענת העוררים.",
-         "לאחר שעיינו בכתבי הטענות, שוכנענו כי דין הערר להתקבל בחלקו."]  # fmt: skip
+STYLE = [
+    "נקדים אחרית לראשית: הערר נדחה.",
+    "אין בידינו לקבל את טענת העוררים.",
+    "לאחר שעיינו בכתבי הטענות, שוכנענו כי דין הערר להתקבל בחלקו.",
+]
 
 
 def _propose(app, texts=STYLE, category="style"):
@@ -66,8 +69,9 @@ def test_bulk_review_accounts_for_every_id(app):
     asked = [ids[0], ids[1], ids[2], 9999, ids[0]]  # a duplicate counts once
     result = lessons.bulk_review(chair, asked, "approve", reason="פעולה מרוכזת (4 פריטים)")
     assert [r["id"] for r in result["decided"]] == [ids[0], ids[2]]
-    assert all(r["review_status"] == "approved" and r["reviewed_by"] == "chair"
-               for r in result["decided"])  # fmt: skip
+    assert all(
+        r["review_status"] == "approved" and r["reviewed_by"] == "chair" for r in result["decided"]
+    )
     assert [s["id"] for s in result["skipped"]] == [ids[1], 9999]
     assert result["skipped"][0]["reason"].startswith(f"lesson {ids[1]} was already rejected")
     assert result["skipped"][1]["reason"] == "no lesson 9999"
@@ -98,12 +102,19 @@ def test_methodology_history_diff_and_restore(app):
     assert seed["version"] == 1
     phrases = seed["profile"]["transition_phrases"] + ["אשר על כן"]
     methodology.edit(chair, "universal", {"transition_phrases": phrases}, reason="ביטוי מעבר")
-    methodology.edit(chair, "universal", {"anti_patterns": ["יש לציין כי"],
-                                          "golden_ratios": {"discussion": 0.5}}, reason="קיצור")  # fmt: skip
+    methodology.edit(
+        chair,
+        "universal",
+        {"anti_patterns": ["יש לציין כי"], "golden_ratios": {"discussion": 0.5}},
+        reason="קיצור",
+    )
     history = methodology.history(app, "universal")["versions"]
     assert [v["version"] for v in history] == [3, 2, 1]
     assert [(v["updated_by"], v["reason"]) for v in history] == [
-        ("chair", "קיצור"), ("chair", "ביטוי מעבר"), ("seed", "seed")]  # fmt: skip
+        ("chair", "קיצור"),
+        ("chair", "ביטוי מעבר"),
+        ("seed", "seed"),
+    ]
     assert all(set(v) == {"version", "updated_by", "reason", "created_at"} for v in history)
 
     changes = methodology.diff(app, "universal", 1, 3)["changes"]
@@ -162,11 +173,20 @@ def test_a_principle_decided_while_another_waits_on_its_lock(app, tmp_path):
 
     path = tmp_path / "ruling.txt"
     path.write_text("נקבע כי סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה.", encoding="utf-8")
-    meta = {"title": "פסק דין", "case_number": 'עע"מ 7/20', "court": "בית המשפט העליון",
-            "is_binding": True, "practice_area": "planning"}  # fmt: skip
+    meta = {
+        "title": "פסק דין",
+        "case_number": 'עע"מ 7/20',
+        "court": "בית המשפט העליון",
+        "is_binding": True,
+        "practice_area": "planning",
+    }
     assert app.ingest([path], "external", meta=meta, doc_id="ruling-7").ingested == 1
-    principle = app.add_principle("external", "ruling-7", "סטייה ניכרת אינה הקלה",
-                                  "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה")  # fmt: skip
+    principle = app.add_principle(
+        "external",
+        "ruling-7",
+        "סטייה ניכרת אינה הקלה",
+        "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה",
+    )
     chair = app.acting_as(CHAIR)
     locked, outcome = threading.Event(), {}
 
@@ -192,7 +212,11 @@ def test_a_principle_decided_while_another_waits_on_its_lock(app, tmp_path):
     stale = outcome.get("stale")
     assert stale is not None, outcome
     assert (stale.kind, stale.item_id, stale.status, stale.by) == (
-        "principle", principle, "rejected", "chair")  # fmt: skip
+        "principle",
+        principle,
+        "rejected",
+        "chair",
+    )
     assert str(stale).startswith(f"principle {principle} was already rejected (by chair)")
     with app.store.connection() as conn:
         row = sql_items.get_principle(conn, principle)

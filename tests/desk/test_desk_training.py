@@ -35,8 +35,9 @@ def test_edit_a_proposed_lesson_chair_only_frozen_once_decided(app):
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         with app.acting_as(agent("writer")).store.transaction() as conn:
             conn.execute("UPDATE decision_lessons SET text = 'x' WHERE id = %s", (lesson["id"],))
-    edited = lessons.edit(chair_app, lesson["id"], text="משפטים קצרים בפתח הדיון",
-                          category="phrase")  # fmt: skip
+    edited = lessons.edit(
+        chair_app, lesson["id"], text="משפטים קצרים בפתח הדיון", category="phrase"
+    )
     assert edited["text"] == "משפטים קצרים בפתח הדיון" and edited["category"] == "phrase"
     assert edited["review_status"] == "proposed" and edited["kind"] == "style"
     (row,) = audit_rows(app, lesson["id"], "edit_lesson")
@@ -65,8 +66,14 @@ def test_training_page_edit_then_approve(chair, desk_app):
     page = chair.get("/training")
     assert 'action="/training/edit"' in page.text and 'data-key="e"' in page.text
     token = csrf_of(page.text)
-    form = {"csrf": token, "queue": "proposed", "id": lesson["id"], "expected_status": "proposed",
-            "text": "גוף ראשון בדיון, לא בפתיחה", "category": "structure"}  # fmt: skip
+    form = {
+        "csrf": token,
+        "queue": "proposed",
+        "id": lesson["id"],
+        "expected_status": "proposed",
+        "text": "גוף ראשון בדיון, לא בפתיחה",
+        "category": "structure",
+    }
     done = chair.post("/training/edit", data=form, follow_redirects=False)
     assert done.status_code == 303
     shown = chair.get(done.headers["location"])
@@ -88,9 +95,15 @@ def test_a_lesson_the_chair_writes_on_training(chair, desk_app):
     form = page.text.split('action="/training/lesson"')[1].split("</form>")[0]
     assert '<option value="structure">' in form and '<option value="halacha">' in form
     token = csrf_of(page.text)
-    data = {"csrf": token, "category": "structure", "text": "כותרת משנה לכל סוגיה בדיון",
-            "case_number": case, "block": "discussion", "appeal_type": record["appeal_type"],
-            "outcome": record["outcome"]}  # fmt: skip
+    data = {
+        "csrf": token,
+        "category": "structure",
+        "text": "כותרת משנה לכל סוגיה בדיון",
+        "case_number": case,
+        "block": "discussion",
+        "appeal_type": record["appeal_type"],
+        "outcome": record["outcome"],
+    }
     forged = chair.post("/training/lesson", data={**data, "csrf": "forged"})
     assert forged.status_code == 403
     bad = chair.post("/training/lesson", data={**data, "category": "nonsense"})
@@ -110,9 +123,11 @@ def test_a_lesson_the_chair_writes_on_training(chair, desk_app):
         record["outcome"],
     )
     # A substance lesson of her own, with no case: approved too (she alone approves substance).
-    general = chair.post("/training/lesson", data={"csrf": token, "category": "halacha",
-                                                   "text": "סטייה ניכרת אינה הקלה"},
-                         follow_redirects=False)  # fmt: skip
+    general = chair.post(
+        "/training/lesson",
+        data={"csrf": token, "category": "halacha", "text": "סטייה ניכרת אינה הקלה"},
+        follow_redirects=False,
+    )
     assert general.status_code == 303
     rows = {r["text"]: r for r in lessons.list_lessons(desk_app, "approved")["lessons"]}
     assert rows["סטייה ניכרת אינה הקלה"]["case_number"] is None

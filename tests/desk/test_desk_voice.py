@@ -46,8 +46,9 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
     form = {"case_number": case, "note": "פתיחה ומבנה לדוגמה"}
     assert chair.post(f"{PAGE}/mark", data=form).status_code == 403  # no CSRF token
     client.cookies.clear()
-    as_agent = client.post(f"{PAGE}/mark", data={**form, "csrf": token},
-                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    as_agent = client.post(
+        f"{PAGE}/mark", data={**form, "csrf": token}, headers={"Authorization": f"Bearer {AGENT}"}
+    )
     assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
     assert voice.list_documents(desk_app)["voice_documents"] == []
 
@@ -71,16 +72,24 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
     again = client.post(f"{PAGE}/mark", data={**form, "csrf": token})
     assert again.status_code == 400 and "התיק כבר מסומן" in text_of(again.text)
     assert "Traceback" not in again.text
-    early = client.post(f"{PAGE}/decide", data={"csrf": token, "id": row["id"],
-                                                "decision": "approve",
-                                                "expected_status": "queued"})  # fmt: skip
+    early = client.post(
+        f"{PAGE}/decide",
+        data={"csrf": token, "id": row["id"], "decision": "approve", "expected_status": "queued"},
+    )
     assert early.status_code == 409 and "רק מסמך שנכתב וממתין להכרעתך" in text_of(early.text)
     unknown = client.post(f"{PAGE}/mark", data={"csrf": token, "case_number": "ערר 9999/25"})
     assert unknown.status_code == 404 and "אין לתיק החלטה סופית" in text_of(unknown.text)
     # She drops the case from the queue, with a reason: offered again in the picker.
-    dropped = client.post(f"{PAGE}/decide", data={"csrf": token, "id": row["id"],
-                                                  "decision": "reject", "reason": "לא מופתי",
-                                                  "expected_status": "queued"})  # fmt: skip
+    dropped = client.post(
+        f"{PAGE}/decide",
+        data={
+            "csrf": token,
+            "id": row["id"],
+            "decision": "reject",
+            "reason": "לא מופתי",
+            "expected_status": "queued",
+        },
+    )
     assert dropped.status_code == 200 and "נדחה; הוא אינו מגיע לכותב" in text_of(dropped.text)
     assert voice.show(desk_app, row["id"])["status"] == "rejected"
     rejected = text_of(section(dropped.text, "rejected"))
@@ -125,9 +134,11 @@ def test_claims_beside_their_spans_approved_withdrawn(
 
     token = csrf_of(page.text)
     form = {"csrf": token, "id": row["id"], "expected_status": "pending_review"}
-    approved = chair.post(f"{PAGE}/decide", data={**form, "decision": "approve",
-                                                  "reason": "מבנה מופתי"},
-                          follow_redirects=False)  # fmt: skip
+    approved = chair.post(
+        f"{PAGE}/decide",
+        data={**form, "decision": "approve", "reason": "מבנה מופתי"},
+        follow_redirects=False,
+    )
     assert approved.status_code == 303
     shown = chair.get(approved.headers["location"])
     assert f"מסמך קול {row['id']}: אושר; הוא נכנס לתדריך הכותב" in text_of(shown.text)
@@ -145,8 +156,9 @@ def test_claims_beside_their_spans_approved_withdrawn(
     # An agent's token and a missing token change nothing.
     client.cookies.clear()
     withdraw = {"csrf": token, "id": row["id"], "decision": "reject", "expected_status": "approved"}
-    as_agent = client.post(f"{PAGE}/decide", data=withdraw,
-                           headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    as_agent = client.post(
+        f"{PAGE}/decide", data=withdraw, headers={"Authorization": f"Bearer {AGENT}"}
+    )
     assert as_agent.status_code == 403
     assert voice.show(desk_app, row["id"])["status"] == "approved"
     # Withdrawn from the writer, with her reason.
@@ -176,16 +188,20 @@ def test_decide_refuses_without_csrf_and_bad_input(chair, desk_app, tmp_path):
     assert gone.status_code == 404 and "הפריט לא נמצא" in gone.text
     blank = chair.post(f"{PAGE}/mark", data={"csrf": token, "case_number": " "})
     assert blank.status_code == 400 and "לא נבחר תיק" in blank.text
-    long_note = chair.post(f"{PAGE}/mark", data={"csrf": token, "case_number": rec["case_number"],
-                                                 "note": "א" * 2001})  # fmt: skip
+    long_note = chair.post(
+        f"{PAGE}/mark", data={"csrf": token, "case_number": rec["case_number"], "note": "א" * 2001}
+    )
     assert long_note.status_code == 400 and "ההערה ארוך מדי" in long_note.text
     assert voice.show(desk_app, marked["id"])["status"] == "queued"
 
 
 def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setattr(desk_app, "settings", desk_app.settings.model_copy(
-        update={"voice_writer": "openai:gpt-4.1-mini"}))  # fmt: skip
+    monkeypatch.setattr(
+        desk_app,
+        "settings",
+        desk_app.settings.model_copy(update={"voice_writer": "openai:gpt-4.1-mini"}),
+    )
     queue = text_of(section(chair.get(PAGE).text, "queued"))
     assert "צריך את המפתח OPENAI_API_KEY" in queue and "LEGAL_AI_VOICE_WRITER" in queue
 
@@ -194,13 +210,23 @@ def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path)
     records = other_finals(desk_app, tmp_path)
     record = factories.records()[0]
     draft = write(tmp_path / "draft.txt", planted_draft())
-    added = finals.add_draft(desk_app, COPY_CASE, draft, appeal_type=record["appeal_type"],
-                             outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    added = finals.add_draft(
+        desk_app,
+        COPY_CASE,
+        draft,
+        appeal_type=record["appeal_type"],
+        outcome=record["outcome"],
+        practice_area=record["practice_area"],
+    )
     report = added["copy_check"]
-    kinds = {k: sum(1 for p in report["passages"] if p["kind"] == k)
-             for k in ("template", "analysis", "substance")}  # fmt: skip
-    statuses = {s: sum(1 for c in report["citations"] if c["status"] == s)
-                for s in ("found", "not_in_library", "quote_not_found")}  # fmt: skip
+    kinds = {
+        k: sum(1 for p in report["passages"] if p["kind"] == k)
+        for k in ("template", "analysis", "substance")
+    }
+    statuses = {
+        s: sum(1 for c in report["citations"] if c["status"] == s)
+        for s in ("found", "not_in_library", "quote_not_found")
+    }
     assert kinds["substance"] >= 1 and statuses["quote_not_found"] == 1
 
     page = chair.get("/cases")
@@ -227,12 +253,15 @@ def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path)
     [holding] = [body for kind, body in items if kind == "substance" and "1998" in body]
     assert "מהות — אסור להעתיק" in holding and "ערר 8815/25" in holding
     source = next(p["source"] for p in report["passages"] if "1998" in p["text"])
-    link = (f'/source/style/{re.escape("%D7%A2%D7%A8%D7%A8%208815%2F25")}'
-            f"\\?start={source['char_start']}&end={source['char_end']}#span")  # fmt: skip
+    link = (
+        f"/source/style/{re.escape('%D7%A2%D7%A8%D7%A8%208815%2F25')}"
+        f"\\?start={source['char_start']}&end={source['char_end']}#span"
+    )
     assert re.search(link, holding), holding
     copied = records["ערר 8815/25"]["final_text"][source["char_start"] : source["char_end"]]
-    opened = chair.get(re.search(r'href="(/source/style/[^"]+)"', holding).group(1).replace(
-        "&amp;", "&"))  # fmt: skip
+    opened = chair.get(
+        re.search(r'href="(/source/style/[^"]+)"', holding).group(1).replace("&amp;", "&")
+    )
     marked = text_of(opened.text).split('id="span"')[1].split("</mark>")[0]
     assert opened.status_code == 200 and "שהיתרו ניתן בשנת 1998" in marked
     assert "שהיתרו ניתן בשנת 1998" in copied

@@ -83,10 +83,16 @@ def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(server_url):
     settings = Settings(home=TEST_HOME)
 
     root = shared()
-    dataset = sample_corpus(load_dataset(root / "pbl-silver" / "corpus.jsonl",
-                                         root / "pbl-questions" / "queries.jsonl",
-                                         root / "pbl-questions" / "qrels.tsv", fields=("text",),
-                                         name="pbl-questions"), 60)  # fmt: skip
+    dataset = sample_corpus(
+        load_dataset(
+            root / "pbl-silver" / "corpus.jsonl",
+            root / "pbl-questions" / "queries.jsonl",
+            root / "pbl-questions" / "qrels.tsv",
+            fields=("text",),
+            name="pbl-questions",
+        ),
+        60,
+    )
     baseline = ROOT / "eval" / "baselines" / "pbl-questions.json"
     report = evaluate(settings, dataset)
     assert check(report, baseline)[0], "the committed baseline must pass as it is"

@@ -100,9 +100,16 @@ def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path)
     assert health["unsearchable_items"][0]["missing"] == ["case_number", "decided_on"]
     # completing the metadata makes it searchable without re-embedding
     calls = app.embedder.calls
-    done = app.ingest([path], "external", meta={
-        "doc_type": "ruling", "court": "העליון", "case_number": 'עע"מ 5/20', "decided_on": "2020-01-02",
-    })  # fmt: skip
+    done = app.ingest(
+        [path],
+        "external",
+        meta={
+            "doc_type": "ruling",
+            "court": "העליון",
+            "case_number": 'עע"מ 5/20',
+            "decided_on": "2020-01-02",
+        },
+    )
     assert done.updated == 1 and done.unsearchable == []
     assert app.embedder.calls == calls
     assert (
@@ -112,16 +119,23 @@ def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path)
 
 def test_internal_decision_gets_the_configured_chair_and_never_a_fictional_one(app, tmp_path):
     path = write(tmp_path / "int.txt", DECISION)
-    meta = {"case_number": "ערר 4/25", "decided_on": "2025-01-01", "practice_area": "planning",
-            "title": "החלטה"}  # fmt: skip
+    meta = {
+        "case_number": "ערר 4/25",
+        "decided_on": "2025-01-01",
+        "practice_area": "planning",
+        "title": "החלטה",
+    }
     report = app.ingest([path], "internal", meta=meta)
     assert report.unsearchable == []
     with app.store.pool.connection() as conn:
         row = conn.execute("SELECT chair_name, source_kind FROM case_law").fetchone()
     assert row == {"chair_name": TEST_CHAIR, "source_kind": "internal_committee"}
     # Without a configured chair, a decision that names none is refused with what to set.
-    unconfigured = App(app.settings.model_copy(update={"committee_chair": None}),
-                       store=app.store, embedder=app._inner_embedder)  # fmt: skip
+    unconfigured = App(
+        app.settings.model_copy(update={"committee_chair": None}),
+        store=app.store,
+        embedder=app._inner_embedder,
+    )
     other = write(tmp_path / "int2.txt", DECISION + "\nעוד פסקה.")
     report = unconfigured.ingest([other], "internal", meta={**meta, "case_number": "ערר 5/25"})
     assert report.ingested == 0
@@ -182,12 +196,25 @@ def test_unknown_corpus_and_bad_date_are_clear(app, tmp_path):
 
 def test_jsonl_records_with_per_line_errors(app, tmp_path):
     lines = [
-        {"doc_id": "r1", "title": "ת1", "text": "ערר על היטל השבחה", "court": "מחוזי",
-         "case_number": "עמ\"נ 1/20", "decided_on": "2020-05-05", "doc_type": "ruling", "judges": "א, ב"},
+        {
+            "doc_id": "r1",
+            "title": "ת1",
+            "text": "ערר על היטל השבחה",
+            "court": "מחוזי",
+            "case_number": 'עמ"נ 1/20',
+            "decided_on": "2020-05-05",
+            "doc_type": "ruling",
+            "judges": "א, ב",
+        },
         {"title": "no id", "text": "x"},
         "not json",
-        {"doc_id": "r3", "title": "reference", "text": "מאמר על שימוש חורג", "doc_type": "reference"},
-    ]  # fmt: skip
+        {
+            "doc_id": "r3",
+            "title": "reference",
+            "text": "מאמר על שימוש חורג",
+            "doc_type": "reference",
+        },
+    ]
     path = tmp_path / "records.jsonl"
     path.write_text(
         "\n".join(x if isinstance(x, str) else json.dumps(x, ensure_ascii=False) for x in lines),
@@ -271,20 +298,35 @@ def ingest_sections(app, law, wanted: set[str] | None = None):
     from legal_ai.text.akn import parse_law
 
     items = [
-        IngestItem(doc_id=s["doc_id"], text=s["text"], source_path=str(law), source_format="akn",
-                   doc_type="legislation",
-                   fields={k: s[k] for k in ("title", "law_title", "section_num", "eid")},
-                   metadata=s["metadata"])
-        for s in parse_law(law) if wanted is None or s["eid"] in wanted
-    ]  # fmt: skip
+        IngestItem(
+            doc_id=s["doc_id"],
+            text=s["text"],
+            source_path=str(law),
+            source_format="akn",
+            doc_type="legislation",
+            fields={k: s[k] for k in ("title", "law_title", "section_num", "eid")},
+            metadata=s["metadata"],
+        )
+        for s in parse_law(law)
+        if wanted is None or s["eid"] in wanted
+    ]
     return Ingestor.of(app).ingest_items(items, get_corpus("external"))
 
 
 @pytest.mark.shared
 def test_statutes_subset_from_shared_data(app):
     """A slice of the Planning and Building Law (the whole law is in bench/ingest.py)."""
-    law = shared("il-laws-akn", "akn", "il", "act", "PrimaryLegislation", "1965-08-12", "148917",
-                 "he@", "main.xml")  # fmt: skip
+    law = shared(
+        "il-laws-akn",
+        "akn",
+        "il",
+        "act",
+        "PrimaryLegislation",
+        "1965-08-12",
+        "148917",
+        "he@",
+        "main.xml",
+    )
     report = ingest_sections(app, law, {"point_197", "point_198", "point_152", "point_149"})
     assert report.ingested == 4 and report.unsearchable == []
     health = app.health()
@@ -324,8 +366,20 @@ def test_changing_the_embedder_makes_chunks_stale_until_reindex(app, session_app
 
 def test_two_processes_ingest_the_same_file(app, tmp_path, cli_env):
     path = write(tmp_path / "same.txt", DECISION)
-    cmd = [sys.executable, "-m", "legal_ai.cli", "ingest", str(path), "--corpus", "case",
-           "--case-number", "ערר 10/25", "--practice-area", "planning", "--json"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "legal_ai.cli",
+        "ingest",
+        str(path),
+        "--corpus",
+        "case",
+        "--case-number",
+        "ערר 10/25",
+        "--practice-area",
+        "planning",
+        "--json",
+    ]
     procs = [
         subprocess.Popen(
             cmd, env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -361,8 +415,11 @@ def test_the_lexicon_follows_replaced_and_reanalyzed_chunks(app, session_app, tm
         assert "היטל" not in {t[1] for t in kept[0]} and "תכנית" in {t[1] for t in kept[0]}
         conn.execute("SELECT lexicon_rebuild()")
         assert _lexicon(conn) == kept
-    plain = App(session_app.settings.model_copy(update={"analyzer": "he-plain-v1"}),
-                store=app.store, embedder=e5)  # fmt: skip
+    plain = App(
+        session_app.settings.model_copy(update={"analyzer": "he-plain-v1"}),
+        store=app.store,
+        embedder=e5,
+    )
     assert plain.reindex()["reanalyzed"] == 1
     with app.store.pool.connection() as conn:
         reanalyzed = _lexicon(conn)
@@ -382,9 +439,15 @@ def test_one_batch_naming_a_document_twice_ends_with_its_last_version(app):
     changed = DECISION.replace("להידחות", "להתקבל")
 
     def item(doc_id: str, text: str) -> IngestItem:
-        return IngestItem(doc_id=doc_id, text=text, source_path=f"{doc_id}.txt",
-                          source_format="txt", doc_type="reference", fields={"title": doc_id},
-                          metadata={})  # fmt: skip
+        return IngestItem(
+            doc_id=doc_id,
+            text=text,
+            source_path=f"{doc_id}.txt",
+            source_format="txt",
+            doc_type="reference",
+            fields={"title": doc_id},
+            metadata={},
+        )
 
     batch = [item("A", DECISION), item("B", DECISION), item("A", changed), item("A", changed)]
     report = Ingestor.of(app).ingest_items(batch, get_corpus("external"))
@@ -432,10 +495,13 @@ def test_reindex_mends_a_mixed_batch_in_one_statement(app, tmp_path):
     assert app.health()["unsearchable"] == 0  # two chunks still embedded
     assert app.reindex()["chunks"] == {"reembedded": 1, "reanalyzed": 1}
     with app.store.pool.connection() as conn:
-        rows = {r["id"]: r for r in conn.execute(
-            "SELECT id, embedding, embedder, embedded_hash = text_hash AS fresh, analyzed, analyzer"
-            " FROM case_law_chunks"
-        )}  # fmt: skip
+        rows = {
+            r["id"]: r
+            for r in conn.execute(
+                "SELECT id, embedding, embedder, embedded_hash = text_hash AS fresh, analyzed, analyzer"
+                " FROM case_law_chunks"
+            )
+        }
     assert rows[ids[0]]["embedder"] == app.embedder.id and rows[ids[0]]["fresh"]
     assert rows[ids[1]]["analyzer"] == app.analyzer.id and rows[ids[1]]["analyzed"] != "x"
     assert rows[ids[2]]["analyzed"] == before["analyzed"]

@@ -106,8 +106,12 @@ def test_a_scan_becomes_searchable_with_page_numbers(app, tmp_path):
 def test_one_reading_for_a_scan_in_two_corpora_and_the_worker_drains_it(app, tmp_path):
     scan = factories.scanned_pdf(tmp_path / "ruling-scan.pdf", [PAGE_2])
     app.ingest([scan], "case", meta=CASE)
-    ruling = {"doc_type": "ruling", "case_number": 'עע"מ 9911/20', "court": "בית המשפט העליון",
-              "decided_on": "2021-03-04"}  # fmt: skip
+    ruling = {
+        "doc_type": "ruling",
+        "case_number": 'עע"מ 9911/20',
+        "court": "בית המשפט העליון",
+        "decided_on": "2021-03-04",
+    }
     app.ingest([scan], "external", meta=ruling)
     assert len(ocr_jobs_rows(app)) == 1  # one file, one job
     lines = []
@@ -126,8 +130,7 @@ def test_one_reading_for_a_scan_in_two_corpora_and_the_worker_drains_it(app, tmp
 @needs_tesseract
 @pytest.mark.db
 def test_a_blurred_page_is_flagged_in_the_record_and_in_health(app, tmp_path, cli_env):
-    scan = factories.scanned_pdf(tmp_path / "bad-copy.pdf", [PAGE_1, PAGE_3, PAGE_2],
-                                 degrade=(2,))  # fmt: skip
+    scan = factories.scanned_pdf(tmp_path / "bad-copy.pdf", [PAGE_1, PAGE_3, PAGE_2], degrade=(2,))
     report = app.ingest([scan], "case", meta=CASE)
     result = ocr_jobs.run(app)
     doc_id = report.doc_ids[0]
@@ -275,8 +278,12 @@ def test_scans_stored_before_the_queue_are_queued_by_the_nightly_upkeep(app, tmp
     assert scans["not_found"] == 2
     assert [(i["doc_id"], i["source_path"], i["why"]) for i in scans["not_found_items"]] == [
         (report.doc_ids[1], str(gone), "the file is gone or unreadable: ingest it again"),
-        (report.doc_ids[2], str(changed), "the file changed since it was ingested: ingest it again"),
-    ]  # fmt: skip
+        (
+            report.doc_ids[2],
+            str(changed),
+            "the file changed since it was ingested: ingest it again",
+        ),
+    ]
     assert "1 stored scan(s) queued for OCR" in upkeep["summary"]
     assert "2 stored scan(s) without their file" in upkeep["summary"]
     [job] = ocr_jobs_rows(app)

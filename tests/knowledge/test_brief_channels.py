@@ -27,9 +27,19 @@ pytestmark = pytest.mark.db
 
 CASE = "ערר (מרכז) 7001/25"  # the case being written (its final is in the corpus too)
 EXEMPLAR_OF = "ערר (מרכז) 7014/25"  # the case whose voice document the chair approves
-A_KEYS = ("methodology_versions", "block_order", "golden_ratios", "golden_ratios_from",
-          "discussion_rules", "transition_phrases", "anti_patterns", "voice_invariants",
-          "content_checklist", "folded_lessons", "lessons")  # fmt: skip
+A_KEYS = (
+    "methodology_versions",
+    "block_order",
+    "golden_ratios",
+    "golden_ratios_from",
+    "discussion_rules",
+    "transition_phrases",
+    "anti_patterns",
+    "voice_invariants",
+    "content_checklist",
+    "folded_lessons",
+    "lessons",
+)
 
 
 def world(app, tmp_path) -> None:
@@ -38,10 +48,17 @@ def world(app, tmp_path) -> None:
         slug = factories.slug(rec["case_number"])
         draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
         final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-        finals.add_draft(app, rec["case_number"], draft, appeal_type="permit",
-                         outcome=rec["outcome"], practice_area=rec["practice_area"])  # fmt: skip
-        finals.upload_final(app, rec["case_number"], final, appeal_type="permit",
-                            outcome=rec["outcome"])  # fmt: skip
+        finals.add_draft(
+            app,
+            rec["case_number"],
+            draft,
+            appeal_type="permit",
+            outcome=rec["outcome"],
+            practice_area=rec["practice_area"],
+        )
+        finals.upload_final(
+            app, rec["case_number"], final, appeal_type="permit", outcome=rec["outcome"]
+        )
 
 
 @pytest.fixture
@@ -63,15 +80,17 @@ def approved_voice(app, voice_writer):
 
 def style_content(app, case: str) -> str:
     with app.store.connection() as conn:
-        return conn.execute("SELECT content FROM documents WHERE corpus = 'style' AND"
-                            " case_number = %s", (case,)).fetchone()["content"]  # fmt: skip
+        return conn.execute(
+            "SELECT content FROM documents WHERE corpus = 'style' AND case_number = %s", (case,)
+        ).fetchone()["content"]
 
 
 def test_every_channel_with_provenance_never_the_case_itself(app, tmp_path, approved_voice):
     world(app, tmp_path)
     document = approved_voice()
-    lesson = lessons.propose(app.acting_as(CHAIR), None, "style", "משפטים קצרים, בגוף ראשון רבים",
-                             source="chair")  # fmt: skip
+    lesson = lessons.propose(
+        app.acting_as(CHAIR), None, "style", "משפטים קצרים, בגוף ראשון רבים", source="chair"
+    )
     full = brief.writing_brief(app, "permit", "partially_accepted", case=CASE)
     for key in A_KEYS:  # the keys the writer read before are all there
         assert key in full, key
@@ -80,8 +99,16 @@ def test_every_channel_with_provenance_never_the_case_itself(app, tmp_path, appr
     for keys in full["channels"].values():
         for key in keys:
             assert key in full, key
-    for part in ("block_order", "golden_ratios", "exemplars", "templates",
-                 "contrastive_examples", "voice_documents", "lessons", "voice"):  # fmt: skip
+    for part in (
+        "block_order",
+        "golden_ratios",
+        "exemplars",
+        "templates",
+        "contrastive_examples",
+        "voice_documents",
+        "lessons",
+        "voice",
+    ):
         assert full["provenance"][part]["channel"] in ("A", "B", "C", "lessons"), part
     assert "4 finals" in full["provenance"]["golden_ratios"]["source"]
 
@@ -96,7 +123,8 @@ def test_every_channel_with_provenance_never_the_case_itself(app, tmp_path, appr
     assert full["templates"] and all(t["support"] >= 2 for t in full["templates"])
     assert all(t["provenance"]["sources"] for t in full["templates"])
     assert [t["support"] for t in full["templates"]] == sorted(
-        (t["support"] for t in full["templates"]), reverse=True)  # fmt: skip
+        (t["support"] for t in full["templates"]), reverse=True
+    )
     assert full["contrastive_examples"]
     for item in full["contrastive_examples"]:
         assert item["case_number"] != CASE and item["left"] != item["right"]
@@ -108,12 +136,19 @@ def test_every_channel_with_provenance_never_the_case_itself(app, tmp_path, appr
     # The approved lesson, with where it comes from.
     [shown] = full["lessons"]
     assert shown["id"] == lesson["id"]
-    assert shown["provenance"] == {"channel": "lessons", "source": f"decision_lessons #{lesson['id']}",
-                                   "from": "chair", "approved_by": "chair"}  # fmt: skip
+    assert shown["provenance"] == {
+        "channel": "lessons",
+        "source": f"decision_lessons #{lesson['id']}",
+        "from": "chair",
+        "approved_by": "chair",
+    }
     budget = full["budget"]
     assert budget["max_chars"] == brief.BRIEF_MAX_CHARS and budget["cut"] == []
-    assert budget["chars"] == len(json.dumps({k: v for k, v in full.items() if k != "budget"},
-                                             ensure_ascii=False, default=str))  # fmt: skip
+    assert budget["chars"] == len(
+        json.dumps(
+            {k: v for k, v in full.items() if k != "budget"}, ensure_ascii=False, default=str
+        )
+    )
 
     # Written for the exemplary case itself: its own document and paragraphs are left out.
     own = brief.writing_brief(app, "permit", case=EXEMPLAR_OF)
@@ -173,8 +208,10 @@ def test_an_appeal_type_with_no_finals_says_so_and_a_missing_module_is_a_note(
     assert empty["block_order"] and empty["content_checklist"]  # channel A is still there
     monkeypatch.setitem(sys.modules, "legal_ai.knowledge.contrastive", None)
     without = brief.writing_brief(app, "plan")
-    assert "channel B: knowledge/contrastive.py is not installed; its part is empty" in (
-        without["notes"])  # fmt: skip
+    assert (
+        "channel B: knowledge/contrastive.py is not installed; its part is empty"
+        in (without["notes"])
+    )
     assert without["contrastive_examples"] == []
 
 
@@ -190,8 +227,19 @@ def test_bad_input(app):
 
 def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, cli_env):
     world(app, tmp_path)
-    got = json.loads(run(cli_env, "brief", "permit", "--outcome", "rejected", "--case", CASE,
-                         "--max-chars", "6000").stdout)  # fmt: skip
+    got = json.loads(
+        run(
+            cli_env,
+            "brief",
+            "permit",
+            "--outcome",
+            "rejected",
+            "--case",
+            CASE,
+            "--max-chars",
+            "6000",
+        ).stdout
+    )
     assert got["case_number"] == CASE and got["budget"]["max_chars"] == 6000
     assert got["budget"]["chars"] <= 6000 and got["budget"]["cut"]
     assert CASE not in {e["case_number"] for e in got["exemplars"]}
@@ -200,12 +248,16 @@ def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, 
 
     configured = settings.model_copy(update={"agent_token": "agent-secret"})
     client = TestClient(create_app(configured, legal=app))
-    answer = client.get("/api/brief", headers={"Authorization": "Bearer agent-secret"}, params={
-        "appeal_type": "permit", "case": CASE, "max_chars": 8000}).json()  # fmt: skip
+    answer = client.get(
+        "/api/brief",
+        headers={"Authorization": "Bearer agent-secret"},
+        params={"appeal_type": "permit", "case": CASE, "max_chars": 8000},
+    ).json()
     assert answer["case_number"] == CASE and answer["budget"]["chars"] <= 8000
 
-    calls = [("get_writing_brief", {"appeal_type": "permit", "case_number": CASE,
-                                    "max_chars": 30000})]  # fmt: skip
+    calls = [
+        ("get_writing_brief", {"appeal_type": "permit", "case_number": CASE, "max_chars": 30000})
+    ]
     _, tools, results = asyncio.run(mcp_session(cli_env, calls))
     schema = tools["get_writing_brief"].input_schema["properties"]
     assert {"case_number", "max_chars"} <= set(schema)
@@ -220,12 +272,18 @@ def test_the_bench_measures_template_coverage_slot_for_slot():
     template occurs, slots matching whatever fills them."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("writer_materials",
-                                                  ROOT / "bench" / "writer_materials.py")  # fmt: skip
+    spec = importlib.util.spec_from_file_location(
+        "writer_materials", ROOT / "bench" / "writer_materials.py"
+    )
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert bench.template_keys("ביום {date} שמענו את הצדדים {text}") == [
-        "ביום", "{date}", "שמענו", "את", "הצדדים"]  # fmt: skip
+        "ביום",
+        "{date}",
+        "שמענו",
+        "את",
+        "הצדדים",
+    ]
     parts = [("hearing", 0, bench.templates.tokens("8. ביום 7.4.2025 שמענו את הצדדים וסיירנו."))]
     known = [{"block": "hearing", "text": "ביום {date} שמענו את הצדדים {text}"}]
     assert bench.covered_positions(parts, known) == {(0, i) for i in range(5)}

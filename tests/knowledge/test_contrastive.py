@@ -31,8 +31,14 @@ def analyzed_pairs(app, tmp_path) -> dict[str, dict]:
     for case, record in records.items():
         slug = factories.slug(case)
         draft = write(tmp_path / f"{slug}.draft.txt", record["draft_text"])
-        finals.add_draft(app, case, draft, appeal_type=record["appeal_type"],
-                         outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+        finals.add_draft(
+            app,
+            case,
+            draft,
+            appeal_type=record["appeal_type"],
+            outcome=record["outcome"],
+            practice_area=record["practice_area"],
+        )
         final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
         assert finals.upload_final(app, case, final)["pair_status"] == "analyzed"
     return records
@@ -69,8 +75,11 @@ def test_examples_with_diff_provenance_and_the_instruction(app, tmp_path):
         assert "".join(op["right"] for op in e["diff"]) == e["right"]
         assert any(op["op"] != "equal" for op in e["diff"]) and 0 < e["share_changed"] <= 1
     # Her opening formula against our "as will be detailed below".
-    formula = [e for e in examples if e["case_number"] == "ערר (מרכז) 7014/25"
-               and "נקדים אחרית לראשית" in e["right"]]  # fmt: skip
+    formula = [
+        e
+        for e in examples
+        if e["case_number"] == "ערר (מרכז) 7014/25" and "נקדים אחרית לראשית" in e["right"]
+    ]
     assert len(formula) == 1
     assert "כפי שיפורט להלן" in formula[0]["left"] and "נקדים" not in formula[0]["left"]
     assert (
@@ -132,12 +141,19 @@ def test_bad_input(app):
 
 def test_a_pair_without_the_block_or_without_rewording_gives_nothing():
     row = {
-        "case_number": "ערר 1/25", "appeal_type": "permit", "draft_id": 1, "draft_version": 1,
-        "final_doc_id": "ערר 1/25", "draft_content": "x", "final_content": "y",
+        "case_number": "ערר 1/25",
+        "appeal_type": "permit",
+        "draft_id": 1,
+        "draft_version": 1,
+        "final_doc_id": "ערר 1/25",
+        "draft_content": "x",
+        "final_content": "y",
         "draft_blocks": {"discussion": "טקסט שלנו על הבקשה ועל השכנים והפגיעה בהם"},
-        "final_blocks": {"discussion": "טקסט שלנו על הבקשה ועל השכנים והפגיעה בהם",
-                         "conclusion": "הערר נדחה."},
-    }  # fmt: skip
+        "final_blocks": {
+            "discussion": "טקסט שלנו על הבקשה ועל השכנים והפגיעה בהם",
+            "conclusion": "הערר נדחה.",
+        },
+    }
     assert contrastive.pair_examples(row, "discussion") == ([], 0)  # the same words
     assert contrastive.pair_examples(row, "conclusion") == ([], 0)  # ours has no conclusion
     row["final_blocks"]["discussion"] = 'משפט אחר לגמרי שהיו"ר כתבה בעצמה בלי קשר לטיוטה'
@@ -147,23 +163,44 @@ def test_a_pair_without_the_block_or_without_rewording_gives_nothing():
 def test_cli_http_and_mcp(app, tmp_path, cli_env):
     analyzed_pairs(app, tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "contrastive", "opening", "--appeal-type",
-         "change_of_use", "--limit", "1", "--json"],
-        env=cli_env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "legal_ai.cli",
+            "contrastive",
+            "opening",
+            "--appeal-type",
+            "change_of_use",
+            "--limit",
+            "1",
+            "--json",
+        ],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
     assert printed["instruction"] == INSTRUCTION and len(printed["examples"]) == 1
     assert printed["examples"][0]["case_number"] == "ערר (מרכז) 7014/25"
-    bad = subprocess.run([sys.executable, "-m", "legal_ai.cli", "contrastive", "verdict"],
-                         env=cli_env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    bad = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "contrastive", "verdict"],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode != 0 and "unknown block" in bad.stderr
 
     settings = app.settings.model_copy(update={"agent_token": "writer=t0ken"})
     with TestClient(create_app(settings, legal=app)) as client:
         headers = {"Authorization": "Bearer t0ken"}
-        answer = client.get("/api/contrastive/opening", headers=headers,
-                            params={"appeal_type": "change_of_use", "k": 1})  # fmt: skip
+        answer = client.get(
+            "/api/contrastive/opening",
+            headers=headers,
+            params={"appeal_type": "change_of_use", "k": 1},
+        )
         assert answer.status_code == 200, answer.text
         assert answer.json()["examples"] == printed["examples"]
         assert client.get("/api/contrastive/verdict", headers=headers).status_code == 400
@@ -171,10 +208,18 @@ def test_cli_http_and_mcp(app, tmp_path, cli_env):
 
     from helpers import mcp_session, payload
 
-    _, tools, results = asyncio.run(mcp_session(cli_env, [
-        ("get_contrastive_examples", {"block": "opening", "appeal_type": "change_of_use", "k": 1}),
-        ("get_contrastive_examples", {"block": "verdict"}),
-    ]))  # fmt: skip
+    _, tools, results = asyncio.run(
+        mcp_session(
+            cli_env,
+            [
+                (
+                    "get_contrastive_examples",
+                    {"block": "opening", "appeal_type": "change_of_use", "k": 1},
+                ),
+                ("get_contrastive_examples", {"block": "verdict"}),
+            ],
+        )
+    )
     assert tools["get_contrastive_examples"].input_schema["required"] == ["block"]
     good, refused = results.values()
     assert payload(good)["examples"] == printed["examples"]

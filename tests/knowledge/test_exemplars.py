@@ -40,13 +40,18 @@ def other_permit_final() -> str:
 
 
 def upload(app, tmp_path, record: dict, text: str | None = None) -> dict:
-    path = write(tmp_path / f"{factories.slug(record['case_number'])}.txt",
-                 text or record["final_text"])  # fmt: skip
+    path = write(
+        tmp_path / f"{factories.slug(record['case_number'])}.txt", text or record["final_text"]
+    )
     return finals.upload_final(
-        app, record["case_number"], path, practice_area=record["practice_area"],
-        decided_on=record["decided_on"], appeal_type=record["appeal_type"],
+        app,
+        record["case_number"],
+        path,
+        practice_area=record["practice_area"],
+        decided_on=record["decided_on"],
+        appeal_type=record["appeal_type"],
         outcome=record["outcome"],
-    )  # fmt: skip
+    )
 
 
 def stored_templates(app) -> list[dict]:
@@ -70,10 +75,13 @@ def test_paragraphs_keep_exact_offsets():
 
 
 def test_slots_mark_dates_case_numbers_numbers_and_names():
-    keys = [t.key for t in templates.tokens(
-        "8. ביום 12.5.2025 שמענו את הצדדים (עע\"מ 9230/22 אלמונית נ' הוועדה המקומית עמק הדר)"
-        " בתוך 45 ימים, ניתנה היום, 3 ביוני 2025, העוררת: ג' פרידמן"
-    )]  # fmt: skip
+    keys = [
+        t.key
+        for t in templates.tokens(
+            "8. ביום 12.5.2025 שמענו את הצדדים (עע\"מ 9230/22 אלמונית נ' הוועדה המקומית עמק הדר)"
+            " בתוך 45 ימים, ניתנה היום, 3 ביוני 2025, העוררת: ג' פרידמן"
+        )
+    ]
     assert keys[:6] == ["ביום", "{date}", "שמענו", "את", "הצדדים", "{case_number}"]
     assert keys[6] == "{name}" and "{number}" in keys and keys.count("{date}") == 2
     assert keys[-1] == "{name}" and "8" not in keys
@@ -109,14 +117,18 @@ def test_templates_measured_on_her_finals(app, tmp_path):
     )
     assert texts["אין צו להוצאות."]["support"] == 4
     assert texts["נקדים אחרית לראשית: דין הערר {text}"]["examples"] == [
-        recs[0]["case_number"], recs[1]["case_number"], recs[2]["case_number"]]  # fmt: skip
+        recs[0]["case_number"],
+        recs[1]["case_number"],
+        recs[2]["case_number"],
+    ]
     header = [t for t in by_block["header"] if "{case_number}" in t["text"]]
     assert header and header[0]["text"].startswith("ועדת הערר לתכנון ובנייה – מחוז מרכז")
     # A template's source span is its text in the final, slots filled in.
     with app.store.connection() as conn:
         source = hearing["sources"][0]
-        content = conn.execute("SELECT content FROM documents WHERE id = %s",
-                               (source["document_id"],)).fetchone()["content"]  # fmt: skip
+        content = conn.execute(
+            "SELECT content FROM documents WHERE id = %s", (source["document_id"],)
+        ).fetchone()["content"]
     assert content[source["char_start"] : source["char_end"]].startswith("ביום 10.3.2025 שמענו")
 
     discussion = templates.get_templates(app, block="discussion")
@@ -131,8 +143,10 @@ def test_templates_measured_on_her_finals(app, tmp_path):
 
     # The database refuses a template of one final, and a paragraph that is not its span.
     with app.store.transaction() as conn, pytest.raises(psycopg.errors.CheckViolation):
-        conn.execute("INSERT INTO block_templates (block, text, support, words, examples, "
-                     "sources) VALUES ('opening', 'x y z', 1, 3, '[]', '[]')")  # fmt: skip
+        conn.execute(
+            "INSERT INTO block_templates (block, text, support, words, examples, "
+            "sources) VALUES ('opening', 'x y z', 1, 3, '[]', '[]')"
+        )
     with app.store.transaction() as conn, pytest.raises(psycopg.errors.CheckViolation):
         row = conn.execute("SELECT * FROM block_exemplars LIMIT 1").fetchone()
         conn.execute("UPDATE block_exemplars SET text = 'לא כך' WHERE id = %s", (row["id"],))
@@ -147,27 +161,46 @@ def test_exemplars_from_other_cases_only(app, tmp_path):
     with app.store.connection() as conn:
         rows = conn.execute(
             "SELECT e.*, d.content FROM block_exemplars e JOIN documents d ON d.id = e.document_id"
-            " WHERE e.case_number = %s ORDER BY e.block, e.ordinal", (permit["case_number"],)
-        ).fetchall()  # fmt: skip
+            " WHERE e.case_number = %s ORDER BY e.block, e.ordinal",
+            (permit["case_number"],),
+        ).fetchall()
     assert {r["block"] for r in rows} == set(BLOCKS)
     assert all(r["content"][r["char_start"] : r["char_end"]] == r["text"] for r in rows)
-    assert all(r["appeal_type"] == "permit" and r["outcome"] == "partially_accepted"
-               and r["practice_area"] == "planning" and str(r["decided_on"]) == "2025-04-20"
-               and r["embedding"] is not None for r in rows)  # fmt: skip
+    assert all(
+        r["appeal_type"] == "permit"
+        and r["outcome"] == "partially_accepted"
+        and r["practice_area"] == "planning"
+        and str(r["decided_on"]) == "2025-04-20"
+        and r["embedding"] is not None
+        for r in rows
+    )
 
     # Writing 7001: only the other permit final's paragraphs, with provenance.
     found = exemplars.get_block_exemplars(
-        app, "discussion", "permit", case=permit["case_number"], query="חניה ברחוב", limit=5,
-    )  # fmt: skip
+        app,
+        "discussion",
+        "permit",
+        case=permit["case_number"],
+        query="חניה ברחוב",
+        limit=5,
+    )
     assert found["query_from"] == "query" and found["exemplars"]
     assert {e["case_number"] for e in found["exemplars"]} == {OTHER_PERMIT}
     assert len(found["exemplars"]) == 1  # one paragraph per final
     best = found["exemplars"][0]
     assert "החניה ברחוב" in best["text"] and best["block"] == "discussion"
-    assert set(best) >= {"case_number", "block", "text", "doc_id", "char_start", "char_end",
-                         "score"}  # fmt: skip
-    two = exemplars.get_block_exemplars(app, "discussion", "permit", query="חניה", limit=5,
-                                        per_final=2)  # fmt: skip
+    assert set(best) >= {
+        "case_number",
+        "block",
+        "text",
+        "doc_id",
+        "char_start",
+        "char_end",
+        "score",
+    }
+    two = exemplars.get_block_exemplars(
+        app, "discussion", "permit", query="חניה", limit=5, per_final=2
+    )
     per_case = [e["case_number"] for e in two["exemplars"]]
     assert set(per_case) == {permit["case_number"], OTHER_PERMIT}
     assert max(per_case.count(c) for c in set(per_case)) == 2
@@ -175,8 +208,9 @@ def test_exemplars_from_other_cases_only(app, tmp_path):
 
     # No query: the case's own documents make it; without them, her typical paragraphs.
     notice = write(tmp_path / "notice.txt", "כתב ערר: העוררים טוענים כי אין די מקומות חניה.")
-    app.ingest([notice], "case", meta={"case_number": permit["case_number"],
-                                       "practice_area": "planning"})  # fmt: skip
+    app.ingest(
+        [notice], "case", meta={"case_number": permit["case_number"], "practice_area": "planning"}
+    )
     by_case = exemplars.get_block_exemplars(app, "hearing", "permit", case=permit["case_number"])
     assert by_case["query_from"] == "case"
     assert [e["case_number"] for e in by_case["exemplars"]] == [OTHER_PERMIT]
@@ -184,24 +218,27 @@ def test_exemplars_from_other_cases_only(app, tmp_path):
     assert typical["query_from"] == "block" and len(typical["exemplars"]) == 2
 
     # Relaxed filters say so; an appeal type without finals (but the case) says so.
-    relaxed = exemplars.get_block_exemplars(app, "conclusion", "permit", outcome="rejected",
-                                            case=permit["case_number"])  # fmt: skip
+    relaxed = exemplars.get_block_exemplars(
+        app, "conclusion", "permit", outcome="rejected", case=permit["case_number"]
+    )
     assert relaxed["relaxed"] == ["outcome"] and "outcome rejected" in relaxed["note"]
     assert [e["case_number"] for e in relaxed["exemplars"]] == [OTHER_PERMIT]
     plan = exemplars.get_block_exemplars(app, "discussion", "plan", case=recs[3]["case_number"])
     assert plan["exemplars"] == [] and "no final of appeal type plan other than" in plan["note"]
     empty = exemplars.get_block_exemplars(app, "discussion", "compensation_197", query="x")
     assert empty["exemplars"] == [] and "compensation_197" in empty["note"]
-    with pytest.raises(InvalidInput, match="unknown block 'reasoning'; choose one of: header, "
-                       "opening, background"):  # fmt: skip
+    with pytest.raises(
+        InvalidInput, match="unknown block 'reasoning'; choose one of: header, opening, background"
+    ):
         exemplars.get_block_exemplars(app, "reasoning", "permit")
     with pytest.raises(InvalidInput, match="appeal type"):
         exemplars.get_block_exemplars(app, "discussion", "zoning")
 
     # The case's appeal type changes: its paragraphs follow (the database keeps them).
     with app.store.transaction() as conn:
-        conn.execute("UPDATE cases SET appeal_type = 'plan' WHERE case_number = %s",
-                     (OTHER_PERMIT,))  # fmt: skip
+        conn.execute(
+            "UPDATE cases SET appeal_type = 'plan' WHERE case_number = %s", (OTHER_PERMIT,)
+        )
     moved = exemplars.get_block_exemplars(app, "discussion", "plan", query="חניה")
     assert OTHER_PERMIT in {e["case_number"] for e in moved["exemplars"]}
 
@@ -209,8 +246,11 @@ def test_exemplars_from_other_cases_only(app, tmp_path):
     settings = app.settings.model_copy(update={"agent_token": "writer=tok-ex"})
     with TestClient(create_app(settings, legal=app)) as client:
         headers = {"Authorization": "Bearer tok-ex"}
-        answer = client.get("/api/exemplars/discussion", headers=headers, params={
-            "appeal_type": "plan", "case": recs[3]["case_number"], "query": "חניה"})  # fmt: skip
+        answer = client.get(
+            "/api/exemplars/discussion",
+            headers=headers,
+            params={"appeal_type": "plan", "case": recs[3]["case_number"], "query": "חניה"},
+        )
         assert answer.status_code == 200, answer.text
         assert [e["case_number"] for e in answer.json()["exemplars"]] == [OTHER_PERMIT]
         bad = client.get("/api/exemplars/nope", headers=headers, params={"appeal_type": "plan"})
@@ -225,8 +265,13 @@ def test_command_line(app, tmp_path, cli_env):
         upload(app, tmp_path, record)
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "legal_ai.cli", *args], env=cli_env,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "legal_ai.cli", *args],
+            env=cli_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     listed = run("templates", "--block", "signature", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -235,8 +280,19 @@ def test_command_line(app, tmp_path, cli_env):
     assert set(signature[0]) >= {"block", "text", "slots", "support", "examples"}
     bad = run("exemplars", "summary", "--appeal-type", "permit", "--json")
     assert bad.returncode == 2 and "unknown block 'summary'; choose one of" in bad.stderr
-    found = run("exemplars", "opening", "--appeal-type", "change_of_use", "--case",
-                recs[0]["case_number"], "--query", "שימוש חורג", "--limit", "3", "--json")  # fmt: skip
+    found = run(
+        "exemplars",
+        "opening",
+        "--appeal-type",
+        "change_of_use",
+        "--case",
+        recs[0]["case_number"],
+        "--query",
+        "שימוש חורג",
+        "--limit",
+        "3",
+        "--json",
+    )
     assert found.returncode == 0, found.stderr
     payload = json.loads(found.stdout)
     assert [e["case_number"] for e in payload["exemplars"]] == [recs[1]["case_number"]]
@@ -254,10 +310,14 @@ def test_style_ingest_refresh_and_delete(app, tmp_path):
     paragraphs, and the next read measures the templates again."""
     recs = factories.records()[1:3]
     for record in recs:
-        path = write(tmp_path / f"{factories.slug(record['case_number'])}.txt",
-                     record["final_text"])  # fmt: skip
-        meta = {"case_number": record["case_number"], "practice_area": record["practice_area"],
-                "appeal_type": record["appeal_type"]}  # fmt: skip
+        path = write(
+            tmp_path / f"{factories.slug(record['case_number'])}.txt", record["final_text"]
+        )
+        meta = {
+            "case_number": record["case_number"],
+            "practice_area": record["practice_area"],
+            "appeal_type": record["appeal_type"],
+        }
         assert app.ingest([path], "style", meta=meta).ingested == 1
     note = write(tmp_path / "note.txt", "מכתב קצר ללא כותרות של החלטה.")
     app.ingest([note], "style", meta={"case_number": "ערר 1/25", "practice_area": "planning"})
@@ -284,8 +344,10 @@ def test_style_ingest_refresh_and_delete(app, tmp_path):
         assert conn.execute(missing).fetchone()["n"] == 0
     assert exemplars.refresh(app)["finals_cut"] == 0
     with app.store.transaction() as conn:
-        conn.execute("DELETE FROM documents WHERE corpus = 'style' AND case_number = %s",
-                     (recs[0]["case_number"],))  # fmt: skip
+        conn.execute(
+            "DELETE FROM documents WHERE corpus = 'style' AND case_number = %s",
+            (recs[0]["case_number"],),
+        )
         left = "SELECT DISTINCT case_number FROM block_exemplars"
         assert [r["case_number"] for r in conn.execute(left)] == [recs[1]["case_number"]]
     after = templates.get_templates(app)

@@ -41,8 +41,12 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_
     report = voice.run(app)
     [written] = report["written"]
     assert report["refused"] == report["failed"] == report["waiting"] == []
-    assert (written["claims"], written["kept"], written["dropped_claims"],
-            written["substance_claims"]) == (6, 4, 1, 1)  # fmt: skip
+    assert (
+        written["claims"],
+        written["kept"],
+        written["dropped_claims"],
+        written["substance_claims"],
+    ) == (6, 4, 1, 1)
     # The prompt: her final block by block, with how much of our draft changed and a diff.
     assert "<<<FINAL" in script.prompts[0] and "<<<DIFF" in script.prompts[0]
     assert "of our draft's words changed" in script.prompts[0]
@@ -51,8 +55,9 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_
     assert doc["status"] == "pending_review" and doc["model"] == "openai:voice"
     assert [b["block"] for b in doc["blocks"]] == ["opening", "hearing", "discussion", "conclusion"]
     with app.store.connection() as conn:
-        content = conn.execute("SELECT content FROM documents WHERE corpus = 'style' AND"
-                               " case_number = %s", (case,)).fetchone()["content"]  # fmt: skip
+        content = conn.execute(
+            "SELECT content FROM documents WHERE corpus = 'style' AND case_number = %s", (case,)
+        ).fetchone()["content"]
         calls = conn.execute("SELECT stage, case_number, outcome FROM model_calls").fetchall()
     for block in doc["blocks"]:
         for claim in block["claims"]:  # every kept claim points at her words in the final
@@ -82,12 +87,16 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_
     assert voice.review(chair, marked["id"], "reject")["status"] == "rejected"
     assert brief.writing_brief(app, rec["appeal_type"])["voice_documents"] == []
     with app.store.connection() as conn:
-        moves = conn.execute("SELECT actor, from_status, to_status FROM learning_audit WHERE"
-                             " action = 'voice_document' ORDER BY id").fetchall()  # fmt: skip
+        moves = conn.execute(
+            "SELECT actor, from_status, to_status FROM learning_audit WHERE"
+            " action = 'voice_document' ORDER BY id"
+        ).fetchall()
     assert [tuple(m.values()) for m in moves] == [
-        ("chair", None, "queued"), ("system:voice-writer", "queued", "pending_review"),
-        ("chair", "pending_review", "approved"), ("chair", "approved", "rejected"),
-    ]  # fmt: skip
+        ("chair", None, "queued"),
+        ("system:voice-writer", "queued", "pending_review"),
+        ("chair", "pending_review", "approved"),
+        ("chair", "approved", "rejected"),
+    ]
 
 
 def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_path, voice_writer):
@@ -98,7 +107,7 @@ def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_p
     script.document = [
         {"block": b, "claims": [{"claim": "היא פותחת בתוצאה.", "span": span(other, b, 8)}]}
         for b in ("opening", "background", "discussion", "conclusion")
-    ]  # fmt: skip
+    ]
     report = voice.run(app)
     [refused] = report["refused"]
     assert report["written"] == [] and refused["id"] == marked["id"]
@@ -109,8 +118,12 @@ def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_p
     assert report["waiting"] == [{"id": marked["id"], "case_number": rec["case_number"]}]
     # Too few grounded claims is refused too; a grounded document on the next run is written.
     blocks = blocks_of(app, rec["final_text"])
-    script.document = [{"block": "opening", "claims": [
-        {"claim": "היא פותחת בתוצאה.", "span": span(blocks, "opening")}]}]  # fmt: skip
+    script.document = [
+        {
+            "block": "opening",
+            "claims": [{"claim": "היא פותחת בתוצאה.", "span": span(blocks, "opening")}],
+        }
+    ]
     assert "only 1 grounded claim" in voice.run(app)["refused"][0]["reason"]
     script.document = claims(blocks)
     assert [d["id"] for d in voice.run(app)["written"]] == [marked["id"]]
@@ -166,7 +179,10 @@ def test_bad_input(app, tmp_path):
     # The chair drops a queued case; it may then be marked again.
     dropped = voice.review(chair, first["id"], "reject", reason="לא מופתי")
     assert (dropped["status"], dropped["dropped_from_queue"], dropped["claims"]) == (
-        "rejected", True, 0)  # fmt: skip
+        "rejected",
+        True,
+        0,
+    )
     again = voice.mark(chair, rec["case_number"])
     statuses = [(d["id"], d["status"]) for d in voice.list_documents(app)["voice_documents"]]
     assert statuses == [(first["id"], "rejected"), (again["id"], "queued")]
@@ -181,14 +197,20 @@ def test_the_database_holds_the_gate(app, tmp_path, voice_writer, agent_db_url):
     voice.run(app)
     with psycopg.connect(agent_db_url, autocommit=True) as conn:
         for statement, args in (
-            ("UPDATE voice_documents SET status = 'approved', reviewed_by = 'chair' WHERE id = %s",
-             (marked["id"],)),
-            ("INSERT INTO voice_documents (case_number, marked_by) VALUES (%s, 'chair')",
-             (rec["case_number"],)),
-            ("UPDATE voice_documents SET document = '{\"blocks\": []}' WHERE id = %s",
-             (marked["id"],)),
+            (
+                "UPDATE voice_documents SET status = 'approved', reviewed_by = 'chair' WHERE id = %s",
+                (marked["id"],),
+            ),
+            (
+                "INSERT INTO voice_documents (case_number, marked_by) VALUES (%s, 'chair')",
+                (rec["case_number"],),
+            ),
+            (
+                "UPDATE voice_documents SET document = '{\"blocks\": []}' WHERE id = %s",
+                (marked["id"],),
+            ),
             ("DELETE FROM voice_documents WHERE id = %s", (marked["id"],)),
-        ):  # fmt: skip
+        ):
             with pytest.raises(
                 (psycopg.errors.CheckViolation, psycopg.errors.InsufficientPrivilege)
             ):
@@ -199,8 +221,9 @@ def test_the_database_holds_the_gate(app, tmp_path, voice_writer, agent_db_url):
             conn.execute("UPDATE voice_documents SET claims = 0 WHERE id = %s", (marked["id"],))
     with pytest.raises(psycopg.errors.CheckViolation, match="not a move"):
         with chair.store.transaction() as conn:
-            conn.execute("UPDATE voice_documents SET status = 'queued' WHERE id = %s",
-                         (marked["id"],))  # fmt: skip
+            conn.execute(
+                "UPDATE voice_documents SET status = 'queued' WHERE id = %s", (marked["id"],)
+            )
     row = voice.show(app, marked["id"])
     assert row["status"] == "pending_review" and row["claims"] == 4
 
@@ -219,29 +242,37 @@ def test_cli_and_http_are_the_chairs_where_she_decides(
     script.document = claims(blocks_of(app, rec["final_text"]))
     env = {**cli_env, "LEGAL_AI_VOICE_WRITER": f"openai:voice@{server.url}"}
     assert "written: #" in run(env, "voice", "run").stdout
-    listed = json.loads(run(cli_env, "voice", "list", "--status", "pending_review",
-                            "--json").stdout)["voice_documents"]  # fmt: skip
+    listed = json.loads(
+        run(cli_env, "voice", "list", "--status", "pending_review", "--json").stdout
+    )["voice_documents"]
     assert [d["id"] for d in listed] == [marked["id"]]
     shown = run(cli_env, "voice", "show", str(marked["id"])).stdout
     assert "פתח דבר" in shown and "[pending_review]" in shown
 
-    configured = settings.model_copy(update={"chair_token": "chair-secret",
-                                             "agent_token": "agent-secret"})  # fmt: skip
+    configured = settings.model_copy(
+        update={"chair_token": "chair-secret", "agent_token": "agent-secret"}
+    )
     client = TestClient(create_app(configured, legal=app))
     chair_h = {"Authorization": "Bearer chair-secret"}
     agent_h = {"Authorization": "Bearer agent-secret"}
     review = f"/api/voice-documents/{marked['id']}/review"
     assert client.post(review, headers=agent_h, json={"decision": "approve"}).status_code == 403
-    assert client.post(f"/api/cases/{case}/mark-exemplary", headers=agent_h,
-                       json={}).status_code == 403  # fmt: skip
+    assert (
+        client.post(f"/api/cases/{case}/mark-exemplary", headers=agent_h, json={}).status_code
+        == 403
+    )
     assert client.get(f"/api/voice-documents/{marked['id']}", headers=agent_h).json()["blocks"]
     ok = client.post(review, headers=chair_h, json={"decision": "approve"})
     assert ok.status_code == 200 and ok.json()["status"] == "approved"
-    listed = client.get("/api/voice-documents", headers=agent_h,
-                        params={"status": "approved"}).json()["voice_documents"]  # fmt: skip
+    listed = client.get(
+        "/api/voice-documents", headers=agent_h, params={"status": "approved"}
+    ).json()["voice_documents"]
     assert [d["id"] for d in listed] == [marked["id"]]
-    got = client.get("/api/brief", headers=agent_h, params={
-        "appeal_type": rec["appeal_type"], "outcome": rec["outcome"]}).json()  # fmt: skip
+    got = client.get(
+        "/api/brief",
+        headers=agent_h,
+        params={"appeal_type": rec["appeal_type"], "outcome": rec["outcome"]},
+    ).json()
     assert [d["id"] for d in got["voice_documents"]] == [marked["id"]]
     again = client.post(f"/api/cases/{case}/mark-exemplary", headers=chair_h, json={"note": "x"})
     assert again.status_code == 400 and "already marked" in again.json()["error"]

@@ -24,8 +24,9 @@ def final_citing(app, tmp_path) -> dict:
     library does not hold (open missing precedents)."""
     rec = factories.records()[0]
     path = write(tmp_path / "final.txt", rec["final_text"])
-    finals.upload_final(app, rec["case_number"], path, appeal_type=rec["appeal_type"],
-                        outcome=rec["outcome"])  # fmt: skip
+    finals.upload_final(
+        app, rec["case_number"], path, appeal_type=rec["appeal_type"], outcome=rec["outcome"]
+    )
     return rec
 
 
@@ -34,8 +35,12 @@ def ruling(tmp_path, name: str = "ruling.txt", text: str = RULING):
 
 
 def external_meta(case_number: str) -> dict:
-    return {"case_number": case_number, "title": f"פסק הדין ב{case_number}",
-            "court": "בית המשפט העליון", "decided_on": "2021-03-04"}  # fmt: skip
+    return {
+        "case_number": case_number,
+        "title": f"פסק הדין ב{case_number}",
+        "court": "בית המשפט העליון",
+        "decided_on": "2021-03-04",
+    }
 
 
 def digest_row(app, doc_id: str) -> dict:
@@ -54,9 +59,20 @@ def test_a_missing_precedent_is_resolved_by_ingesting_its_ruling(app, tmp_path, 
     final_citing(app, tmp_path)
     assert open_refs(app) == {'עע"מ 9101/20', 'בר"מ 9555/21'}
     # Spelled as a clerk types it: no gershayim, a hyphen — the one normalizer keys it the same.
-    args = ["ingest", str(ruling(tmp_path)), "--corpus", "external", "--case-number",
-            "עעמ 9101-20", "--meta", "title=פלוני נ' הוועדה המקומית שרון הדרום", "--meta",
-            "court=בית המשפט העליון", "--meta", "decided_on=2021-03-04"]  # fmt: skip
+    args = [
+        "ingest",
+        str(ruling(tmp_path)),
+        "--corpus",
+        "external",
+        "--case-number",
+        "עעמ 9101-20",
+        "--meta",
+        "title=פלוני נ' הוועדה המקומית שרון הדרום",
+        "--meta",
+        "court=בית המשפט העליון",
+        "--meta",
+        "decided_on=2021-03-04",
+    ]
     report = json.loads(run(cli_env, *args, "--json").stdout)
     assert report["ingested"] == 1 and report["resolved"]["missing_precedents"] == 1
     listed = json.loads(run(cli_env, "learning", "missing-precedents", "--json").stdout)
@@ -69,15 +85,30 @@ def test_a_missing_precedent_is_resolved_by_ingesting_its_ruling(app, tmp_path, 
             ('עע"מ 9101/20',),
         ).fetchone()
     assert (linked["status"], linked["stamped"], linked["case_number"]) == (
-        "resolved", True, 'עע"מ 9101/20')  # fmt: skip
+        "resolved",
+        True,
+        'עע"מ 9101/20',
+    )
     health = json.loads(run(cli_env, "health", "--json").stdout)
     assert health["missing_precedents"]["count"] == 1
     assert [m["ref"] for m in health["missing_precedents"]["items"]] == ['בר"מ 9555/21']
     # The text line says what the arrival settled; the same file again settles nothing.
     other = ruling(tmp_path, "other.txt", RULING + " הערעור נדחה.")
-    out = run(cli_env, "ingest", str(other), "--corpus", "external", "--case-number",
-              'בר"מ 9555/21', "--meta", "title=אלמוני נ' הוועדה המקומית", "--meta",
-              "court=בית המשפט העליון", "--meta", "decided_on=2022-01-02").stdout  # fmt: skip
+    out = run(
+        cli_env,
+        "ingest",
+        str(other),
+        "--corpus",
+        "external",
+        "--case-number",
+        'בר"מ 9555/21',
+        "--meta",
+        "title=אלמוני נ' הוועדה המקומית",
+        "--meta",
+        "court=בית המשפט העליון",
+        "--meta",
+        "decided_on=2022-01-02",
+    ).stdout
     assert "on arrival: 1 missing precedent(s) resolved, 0 digest(s) linked" in out
     assert open_refs(app) == set()
     again = json.loads(run(cli_env, *args, "--json").stdout)
@@ -101,8 +132,9 @@ def test_digests_are_linked_both_ways_and_a_pointer_to_nothing_stays_in_health(
     report = app.ingest([ruling(tmp_path)], "external", meta=external_meta("בגץ 4321-19"))
     assert report.ingested == 1 and report.resolved["digests"] == 1
     with app.store.connection() as conn:
-        ruling_id = conn.execute("SELECT id FROM case_law WHERE case_number = %s",
-                                 ('בג"ץ 4321/19',)).fetchone()["id"]  # fmt: skip
+        ruling_id = conn.execute(
+            "SELECT id FROM case_law WHERE case_number = %s", ('בג"ץ 4321/19',)
+        ).fetchone()["id"]
     assert digest_row(app, "yomon-1")["case_law_id"] == ruling_id
 
     # A digest whose ruling is in the library is linked at once; one pointing nowhere is not.
@@ -145,10 +177,14 @@ def test_resolve_all_repairs_what_was_stored_before_and_is_idempotent(app, tmp_p
 
     first = arrival.resolve_all(app)
     assert first == {
-        "precedents_resolved": 1, "precedents_reopened": 0, "digests_linked": 1,
-        "digests_keyed": 2, "enrichment_queued": 0, "missing_precedents_open": 1,
+        "precedents_resolved": 1,
+        "precedents_reopened": 0,
+        "digests_linked": 1,
+        "digests_keyed": 2,
+        "enrichment_queued": 0,
+        "missing_precedents_open": 1,
         "unresolved_digests": 1,
-    }  # fmt: skip
+    }
     assert open_refs(app) == {'בר"מ 9555/21'}
     assert digest_row(app, "yomon-1")["case_law_id"] is not None
     with app.store.connection() as conn:
@@ -173,8 +209,11 @@ def test_resolve_all_repairs_what_was_stored_before_and_is_idempotent(app, tmp_p
     with app.store.transaction() as conn:
         conn.execute("DELETE FROM case_law WHERE case_number = %s", ('עע"מ 9101/20',))
     gone = arrival.resolve_all(app)
-    assert (gone["precedents_reopened"], gone["missing_precedents_open"],
-            gone["unresolved_digests"]) == (1, 2, 2)  # fmt: skip
+    assert (
+        gone["precedents_reopened"],
+        gone["missing_precedents_open"],
+        gone["unresolved_digests"],
+    ) == (1, 2, 2)
     assert open_refs(app) == {'עע"מ 9101/20', 'בר"מ 9555/21'}
 
 
@@ -189,20 +228,34 @@ def test_a_committee_decision_arriving_resolves_the_precedent_citing_it(app, tmp
     rec = factories.records()[0]
     cited = "ערר (מרכז) 6990/24"
     text = rec["final_text"].replace("אין צו להוצאות", f"ראו גם {cited}. אין צו להוצאות", 1)
-    finals.upload_final(app, rec["case_number"], write(tmp_path / "final.txt", text),
-                        appeal_type=rec["appeal_type"], outcome=rec["outcome"])  # fmt: skip
+    finals.upload_final(
+        app,
+        rec["case_number"],
+        write(tmp_path / "final.txt", text),
+        appeal_type=rec["appeal_type"],
+        outcome=rec["outcome"],
+    )
     assert cited in open_refs(app)
     decision = write(tmp_path / "decision.txt", "החלטה: הערר נדחה. " + RULING)
-    report = app.ingest([decision], "internal", meta={
-        "case_number": "ערר(מרכז) 6990-24", "title": "החלטה קודמת", "practice_area": "planning",
-        "decided_on": "2024-05-01"})  # fmt: skip
+    report = app.ingest(
+        [decision],
+        "internal",
+        meta={
+            "case_number": "ערר(מרכז) 6990-24",
+            "title": "החלטה קודמת",
+            "practice_area": "planning",
+            "decided_on": "2024-05-01",
+        },
+    )
     assert report.resolved["missing_precedents"] == 1
     assert report.resolved["enrichment_queued"] == 1  # and its enrichment is queued
     assert cited not in open_refs(app)
     with app.store.connection() as conn:
-        final_id = conn.execute("SELECT id FROM case_law WHERE case_number = %s",
-                                (rec["case_number"],)).fetchone()["id"]  # fmt: skip
+        final_id = conn.execute(
+            "SELECT id FROM case_law WHERE case_number = %s", (rec["case_number"],)
+        ).fetchone()["id"]
         cites = {c["ref"]: c["linked_case_law_id"] for c in store.citations_of(conn, final_id)}
-        earlier = conn.execute("SELECT id FROM case_law WHERE case_number = %s",
-                               (cited,)).fetchone()["id"]  # fmt: skip
+        earlier = conn.execute(
+            "SELECT id FROM case_law WHERE case_number = %s", (cited,)
+        ).fetchone()["id"]
     assert cites[cited] == earlier

@@ -98,12 +98,14 @@ def test_the_same_cases_own_final_is_never_another_case(app, tmp_path):
     the case's own document, never a source."""
     other_finals(app, tmp_path)
     record = factories.records()[1]
-    report = copy_policy.check(app, record["case_number"],
-                               write(tmp_path / "d.txt", record["final_text"]))  # fmt: skip
+    report = copy_policy.check(
+        app, record["case_number"], write(tmp_path / "d.txt", record["final_text"])
+    )
     assert report["passages"]
     assert {p["source"]["case_number"] for p in report["passages"]} <= {
-        "ערר 8815/25", "ערר (מרכז) 7022/25"
-    }  # fmt: skip
+        "ערר 8815/25",
+        "ערר (מרכז) 7022/25",
+    }
     # What 7014's final shares with the other finals is her formulas only.
     assert {p["kind"] for p in report["passages"]} == {"template"}
 
@@ -112,8 +114,14 @@ def test_draft_add_stores_the_report_and_the_pair_shows_it(app, tmp_path):
     other_finals(app, tmp_path)
     record = factories.records()[0]
     draft = write(tmp_path / "draft.txt", planted_draft())
-    result = finals.add_draft(app, CASE, draft, appeal_type=record["appeal_type"],
-                              outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    result = finals.add_draft(
+        app,
+        CASE,
+        draft,
+        appeal_type=record["appeal_type"],
+        outcome=record["outcome"],
+        practice_area=record["practice_area"],
+    )
     report = result["copy_check"]
     assert [p for p in report["passages"] if p["kind"] == "substance" and "1998" in p["text"]]
     with app.store.pool.connection() as conn:
@@ -127,10 +135,21 @@ def test_draft_add_stores_the_report_and_the_pair_shows_it(app, tmp_path):
     assert summary["passages"]["substance"] >= 1 and summary["passages"]["analysis"] >= 1
     assert summary["citations"]["quote_not_found"] == 1
     # The same draft again: the check runs again (the library may have grown) and is stored.
-    library = write(tmp_path / "more.jsonl", json.dumps({
-        "doc_id": "r-9999", "doc_type": "ruling", "title": "פלמוני", "court": "העליון",
-        "decided_on": "2024-05-01", "case_number": 'עע"מ 9999/24', "text": "פסק דין בדוי."},
-        ensure_ascii=False))  # fmt: skip
+    library = write(
+        tmp_path / "more.jsonl",
+        json.dumps(
+            {
+                "doc_id": "r-9999",
+                "doc_type": "ruling",
+                "title": "פלמוני",
+                "court": "העליון",
+                "decided_on": "2024-05-01",
+                "case_number": 'עע"מ 9999/24',
+                "text": "פסק דין בדוי.",
+            },
+            ensure_ascii=False,
+        ),
+    )
     assert app.ingest([library], "external").ingested == 1
     again = finals.add_draft(app, CASE, draft)
     assert not again["created"]
@@ -147,8 +166,11 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     draft = write(tmp_path / "draft.txt", planted_draft())
     result = subprocess.run(
         [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(draft), "--json"],
-        env=cli_env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert set(report) == {"case_number", "passages", "citations"}
@@ -157,20 +179,29 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
         assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
     lines = subprocess.run(
         [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(draft)],
-        env=cli_env, capture_output=True, text=True, timeout=120,
-    ).stdout  # fmt: skip
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     assert "[substance: never copy it] from ערר 8815/25" in lines
     assert 'citation עע"מ 9999/24: not_in_library' in lines
     added = subprocess.run(
         [sys.executable, "-m", "legal_ai.cli", "draft", "add", CASE, str(draft)],
-        env=cli_env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert added.returncode == 0, added.stderr
     assert "copy check: " in added.stdout and "1 quote_not_found" in added.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "legal_ai.cli", "draft", "check", "7001", str(draft)],
-        env=cli_env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode != 0 and "malformed case number" in bad.stderr
     with pytest.raises(InvalidInput, match="no text"):
         copy_policy.check(app, CASE, write(tmp_path / "empty.txt", "  \n"))
@@ -182,8 +213,11 @@ def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path
     another method); a check reads no text but those a passage is attributed to, and reports the
     same as before."""
     other_finals(app, tmp_path)
-    unrelated = write(tmp_path / "unrelated.txt", "החלטה בדויה אחרת לגמרי על גדר בין שכנים "
-                      "במושב, שאין בה דבר מן הטיוטה הנבדקת כאן בשום צורה שהיא.")  # fmt: skip
+    unrelated = write(
+        tmp_path / "unrelated.txt",
+        "החלטה בדויה אחרת לגמרי על גדר בין שכנים "
+        "במושב, שאין בה דבר מן הטיוטה הנבדקת כאן בשום צורה שהיא.",
+    )
     meta = {"case_number": "ערר 9001/25", "decided_on": "2025-01-01", "practice_area": "planning"}
     assert app.ingest([unrelated], "internal", meta=meta, doc_id="unrelated").ingested == 1
     draft = planted_draft()
@@ -200,15 +234,25 @@ def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path
     assert stored["n"] == len(copy_policy.keyed_words(stored["content"])) - 7
     # One per text (a final's internal copy is the same text), none of the draft's own case, the
     # unrelated decision shares nothing; no text was read to find them.
-    assert sorted(s.case_number for s in sources) == ["ערר (מרכז) 7014/25", "ערר (מרכז) 7022/25",
-                                                      "ערר 8815/25"]  # fmt: skip
+    assert sorted(s.case_number for s in sources) == [
+        "ערר (מרכז) 7014/25",
+        "ערר (מרכז) 7022/25",
+        "ערר 8815/25",
+    ]
     assert {s.corpus for s in sources} == {"style"}
     assert all(s.content is None for s in sources)
     report = copy_policy.check(app, CASE, write(tmp_path / "draft.txt", draft))
     assert {p["kind"] for p in report["passages"]} == {"template", "analysis", "substance"}
     # A text that changes is cut again, for its new content.
-    assert app.ingest([write(unrelated, "טקסט חדש של ההחלטה הבדויה, שונה מן הקודם במילותיו.")],
-                      "internal", meta=meta, doc_id="unrelated").ingested == 1  # fmt: skip
+    assert (
+        app.ingest(
+            [write(unrelated, "טקסט חדש של ההחלטה הבדויה, שונה מן הקודם במילותיו.")],
+            "internal",
+            meta=meta,
+            doc_id="unrelated",
+        ).ingested
+        == 1
+    )
     import datetime as dt
 
     from legal_ai.ops.tasks import nightly_upkeep
@@ -217,8 +261,9 @@ def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path
     assert upkeep["steps"]["fingerprints"] == {"taken": 1}  # the nightly upkeep takes it
     assert "1 text(s) cut for the copy check" in upkeep["summary"]
     # A text that changed after its fingerprints were read is not read as the old one.
-    changed = copy_policy.Source("internal", 1, "unrelated", "ערר 9001/25", None, None, {0: 0},
-                                 lambda: None)  # fmt: skip
+    changed = copy_policy.Source(
+        "internal", 1, "unrelated", "ערר 9001/25", None, None, {0: 0}, lambda: None
+    )
     with pytest.raises(InvalidInput, match="changed while the draft was being checked"):
         changed.load()
     with app.store.transaction() as conn:
@@ -250,9 +295,11 @@ def test_a_writing_agent_checks_its_draft_over_mcp(app, tmp_path):
     assert {p["kind"] for p in over_mcp["passages"]} == {"template", "analysis", "substance"}
     with app.store.pool.connection() as conn:
         assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
-    for arguments, said in (({"case_number": CASE, "text": " \n "}, "draft text is empty"),
-                            ({"case_number": "7001", "text": text}, "malformed case number"),
-                            ({"case_number": CASE, "text": "א" * 200_001}, "200000")):  # fmt: skip
+    for arguments, said in (
+        ({"case_number": CASE, "text": " \n "}, "draft text is empty"),
+        ({"case_number": "7001", "text": text}, "malformed case number"),
+        ({"case_number": CASE, "text": "א" * 200_001}, "200000"),
+    ):
         with pytest.raises(ToolError, match=said):
             asyncio.run(server.call_tool("check_draft", arguments))
 

@@ -23,8 +23,14 @@ def _upload_pairs(app, tmp_path, count):
         slug = factories.slug(record["case_number"])
         draft = write(tmp_path / f"{slug}.draft.txt", record["draft_text"])
         final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
-        finals.add_draft(app, record["case_number"], draft, appeal_type=record["appeal_type"],
-                         outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+        finals.add_draft(
+            app,
+            record["case_number"],
+            draft,
+            appeal_type=record["appeal_type"],
+            outcome=record["outcome"],
+            practice_area=record["practice_area"],
+        )
         finals.upload_final(app, record["case_number"], final)
 
 
@@ -84,13 +90,19 @@ def test_feedback_by_week_series_and_the_dashboard_table(chair, desk_app):
 
     from legal_ai.learning import feedback
 
-    ids = [feedback.record(desk_app, cat, "הערה")["id"]
-           for cat in ("style", "style", "wrong_tone", "missing_content")]  # fmt: skip
+    ids = [
+        feedback.record(desk_app, cat, "הערה")["id"]
+        for cat in ("style", "style", "wrong_tone", "missing_content")
+    ]
     with desk_app.store.transaction() as conn:  # one three weeks back, one long before
-        conn.execute("UPDATE chair_feedback SET created_at = now() - interval '21 days'"
-                     " WHERE id = %s", (ids[2],))  # fmt: skip
-        conn.execute("UPDATE chair_feedback SET created_at = now() - interval '200 days'"
-                     " WHERE id = %s", (ids[3],))  # fmt: skip
+        conn.execute(
+            "UPDATE chair_feedback SET created_at = now() - interval '21 days' WHERE id = %s",
+            (ids[2],),
+        )
+        conn.execute(
+            "UPDATE chair_feedback SET created_at = now() - interval '200 days' WHERE id = %s",
+            (ids[3],),
+        )
     result = feedback.by_week(desk_app, weeks=12)
     weeks = result["weeks"]
     today = dt.datetime.now(dt.UTC).date()

@@ -63,8 +63,13 @@ def test_waits_without_a_model_then_runs_with_one(app, tmp_path, cli_env, monkey
     # The model configured: the waiting job is queued again and runs.
     script = Enricher()
     with scripted_openai(script) as server:
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
-            "enricher": f"openai:enricher@{server.url}", "model_retries": 0}))  # fmt: skip
+        monkeypatch.setattr(
+            app,
+            "settings",
+            app.settings.model_copy(
+                update={"enricher": f"openai:enricher@{server.url}", "model_retries": 0}
+            ),
+        )
         report = enrichment.run(app)
     [proposed] = report["proposed"]
     assert proposed["doc_id"] == "d-1042" and report["waiting_for"] is None
@@ -84,10 +89,12 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, enr
     assert shown["tags"] == ["הקלה", "קווי בניין", "פרטיות"]  # deduplicated
     assert shown["written_by"] == "system:enricher" and shown["text_changed"] is False
     with app.store.connection() as conn:
-        content = conn.execute("SELECT content FROM case_law WHERE id = %s",
-                               (before["id"],)).fetchone()["content"]  # fmt: skip
-        calls = conn.execute("SELECT stage, case_number, job_id, outcome FROM model_calls"
-                             ).fetchall()  # fmt: skip
+        content = conn.execute(
+            "SELECT content FROM case_law WHERE id = %s", (before["id"],)
+        ).fetchone()["content"]
+        calls = conn.execute(
+            "SELECT stage, case_number, job_id, outcome FROM model_calls"
+        ).fetchall()
     for sentence in shown["sentences"]:  # every sentence points at the decision's words
         assert content[sentence["char_start"] : sentence["char_end"]] == sentence["quote"]
     assert [dict(c) for c in calls] == [
@@ -117,8 +124,10 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, enr
     with pytest.raises(InvalidInput, match="only a proposal pending review"):
         enrichment.review(app.acting_as(CHAIR), shown["id"], "reject")
     with app.store.connection() as conn:
-        moves = conn.execute("SELECT actor, from_status, to_status FROM learning_audit"
-                             " WHERE action = 'enrichment' ORDER BY id").fetchall()  # fmt: skip
+        moves = conn.execute(
+            "SELECT actor, from_status, to_status FROM learning_audit"
+            " WHERE action = 'enrichment' ORDER BY id"
+        ).fetchall()
     assert [tuple(m.values()) for m in moves] == [
         ("system:enricher", None, "pending_review"),
         ("chair", "pending_review", "approved"),
@@ -168,20 +177,32 @@ def test_a_failing_model_is_retried_then_failed(app, tmp_path, enricher):
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        (lambda a: a["summary"].append({"text": "הוועדה הזכירה את גובה הבניין.",
-                                        "quote": "גובה הבניין המותר הוא ארבע קומות"}),
-         "rests on a quote that is not in the decision"),
-        (lambda a: a["summary"].__setitem__(0, {"text": "העוררים ביקשו הקלה של 9%.",
-                                                "quote": "העוררים מבקשים הקלה של 6%"}),
-         "has the number 9"),
-        (lambda a: a.__setitem__("headnote", "הערר התקבל כפי שנקבע בבג\"ץ 4444/10."),
-         "the headnote has the citation"),
-        (lambda a: a.__setitem__("tags", ["תמ\"א 38"]), "the tag"),
+        (
+            lambda a: a["summary"].append(
+                {
+                    "text": "הוועדה הזכירה את גובה הבניין.",
+                    "quote": "גובה הבניין המותר הוא ארבע קומות",
+                }
+            ),
+            "rests on a quote that is not in the decision",
+        ),
+        (
+            lambda a: a["summary"].__setitem__(
+                0, {"text": "העוררים ביקשו הקלה של 9%.", "quote": "העוררים מבקשים הקלה של 6%"}
+            ),
+            "has the number 9",
+        ),
+        (
+            lambda a: a.__setitem__("headnote", 'הערר התקבל כפי שנקבע בבג"ץ 4444/10.'),
+            "the headnote has the citation",
+        ),
+        (lambda a: a.__setitem__("tags", ['תמ"א 38']), "the tag"),
         (lambda a: a.__setitem__("summary", []), "the summary has no sentences"),
     ],
-)  # fmt: skip
-def test_an_ungrounded_answer_is_refused_and_nothing_is_stored(app, tmp_path, enricher, change,
-                                                               reason):  # fmt: skip
+)
+def test_an_ungrounded_answer_is_refused_and_nothing_is_stored(
+    app, tmp_path, enricher, change, reason
+):
     script, _ = enricher
     ingest_decision(app, tmp_path)
     answer = json.loads(json.dumps(GROUNDED))
@@ -210,8 +231,7 @@ def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, enri
     assert arrival.resolve_all(app)["enrichment_queued"] == 0  # once
     lines: list[str] = []
     worker.work(app, once=True, echo=lines.append)
-    assert any("enrichment job" in line and "pending the chair's review" in line
-               for line in lines)  # fmt: skip
+    assert any("enrichment job" in line and "pending the chair's review" in line for line in lines)
     assert (
         enrichment.list_enrichments(app, "pending_review")["enrichments"][0]["doc_id"] == "d-1042"
     )
@@ -224,8 +244,9 @@ def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
     ingest_decision(app, tmp_path)
     env = {**cli_env, "LEGAL_AI_ENRICHER": f"openai:enricher@{server.url}"}
     assert "proposed: #1 d-1042" in run(env, "enrich", "run").stdout
-    listed = json.loads(run(cli_env, "enrich", "list", "--status", "pending_review",
-                            "--json").stdout)["enrichments"]  # fmt: skip
+    listed = json.loads(
+        run(cli_env, "enrich", "list", "--status", "pending_review", "--json").stdout
+    )["enrichments"]
     assert [e["id"] for e in listed] == [1]
     shown = run(cli_env, "enrich", "show", "1").stdout
     assert "[pending_review] d-1042" in shown and '"העוררים מבקשים הקלה של 6%' in shown
@@ -245,8 +266,9 @@ def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
             ):
                 conn.execute(statement)
 
-    configured = settings.model_copy(update={"chair_token": "chair-secret",
-                                             "agent_token": "agent-secret"})  # fmt: skip
+    configured = settings.model_copy(
+        update={"chair_token": "chair-secret", "agent_token": "agent-secret"}
+    )
     client = TestClient(create_app(configured, legal=app))
     chair_h = {"Authorization": "Bearer chair-secret"}
     agent_h = {"Authorization": "Bearer agent-secret"}

@@ -48,8 +48,9 @@ def legal(app):
 
 def with_models(app: App, **settings) -> App:
     """The same database and embedder under settings that name models (the scripted server)."""
-    return App(app.settings.model_copy(update=settings), store=app.store,
-               embedder=app._inner_embedder)  # fmt: skip
+    return App(
+        app.settings.model_copy(update=settings), store=app.store, embedder=app._inner_embedder
+    )
 
 
 def upload_pair(app: App, tmp_path, index: int = 0, final_text: str | None = None) -> dict:
@@ -62,8 +63,14 @@ def upload_pair(app: App, tmp_path, index: int = 0, final_text: str | None = Non
             "SELECT 1 FROM drafts WHERE case_number = %s", (record["case_number"],)
         ).fetchone()
     if not has_draft:
-        finals.add_draft(app, record["case_number"], draft, appeal_type=record["appeal_type"],
-                         outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+        finals.add_draft(
+            app,
+            record["case_number"],
+            draft,
+            appeal_type=record["appeal_type"],
+            outcome=record["outcome"],
+            practice_area=record["practice_area"],
+        )
     return finals.upload_final(app, record["case_number"], final)
 
 
@@ -83,8 +90,13 @@ def sql(app: App, query: str, params=()) -> None:
 
 
 def cli(env: dict, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "legal_ai.cli", *args], env=env,
-                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if check and result.returncode != 0:
         raise AssertionError(f"exit {result.returncode}: {result.stderr}")
     return result
@@ -106,25 +118,36 @@ def double_stages(fail: str | None = None) -> jobs.Stages:
         if fail == "distill":
             raise ProviderError("scripted failure of the distiller")
         row = lessons.propose(app, case, "style", said.text, source="distillation")
-        return {"proposed": [row["id"]], "routed_to_chair": 0, "dropped_evidence": 0,
-                "corroborated": 0}  # fmt: skip
+        return {
+            "proposed": [row["id"]],
+            "routed_to_chair": 0,
+            "dropped_evidence": 0,
+            "corroborated": 0,
+        }
 
     def vote(app, lesson_ids, panel):
         counts = {"auto_approved": 0, "needs_chair": 0, "rejected": 0}
         for lesson_id in lesson_ids:
-            votes = [{"model": m.spec.name,
-                      "vote": m.ask("vote", str(lesson_id), Vote, stage="panel").vote,
-                      "model_call_id": m.last_call} for m in panel]  # fmt: skip
+            votes = [
+                {
+                    "model": m.spec.name,
+                    "vote": m.ask("vote", str(lesson_id), Vote, stage="panel").vote,
+                    "model_call_id": m.last_call,
+                }
+                for m in panel
+            ]
             row = lessons.decide_by_panel(app, lesson_id, votes)
             key = {"approved": "auto_approved", "rejected": "rejected"}.get(
-                row["review_status"], "needs_chair")  # fmt: skip
+                row["review_status"], "needs_chair"
+            )
             counts[key] += 1
         return counts
 
     def curate(app, case, model):
         said = model.ask("curate", f"case {case}", Said, stage="curator")
-        found = lessons.record_curator_findings(app, case, [
-            f"[סגנון] {said.text}", "[מבנה] הדיון בבלוק אחד", "[טבלאי] טבלה לשטחים"])  # fmt: skip
+        found = lessons.record_curator_findings(
+            app, case, [f"[סגנון] {said.text}", "[מבנה] הדיון בבלוק אחד", "[טבלאי] טבלה לשטחים"]
+        )
         return {"recorded": found["recorded"]}
 
     return jobs.Stages(distill=distill, vote=vote, curate=curate)
@@ -239,8 +262,15 @@ def test_without_models_learning_run_says_what_to_set(legal, tmp_path, cli_env):
     upload_pair(legal, tmp_path)
     env = {k: v for k, v in cli_env.items() if not k.endswith("_API_KEY")}
     result = json.loads(cli(env, "learning", "run", "--json").stdout)
-    for key in ("cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending",
-                "model_calls"):  # fmt: skip
+    for key in (
+        "cases",
+        "proposed",
+        "auto_approved",
+        "needs_chair",
+        "rejected",
+        "pending",
+        "model_calls",
+    ):
         assert key in result
     assert result["proposed"] == result["auto_approved"] == result["model_calls"] == 0
     [pending] = result["pending"]
@@ -270,9 +300,12 @@ def test_without_models_learning_run_says_what_to_set(legal, tmp_path, cli_env):
 
 
 def test_missing_lists_keys_per_provider(legal):
-    configured = with_models(legal, distiller="anthropic:claude-sonnet-4-5",
-                             style_panel="openai:gpt-4.1-mini,gemini:gemini-2.5-flash",
-                             curator="openai:qwen2.5@http://127.0.0.1:9/v1")  # fmt: skip
+    configured = with_models(
+        legal,
+        distiller="anthropic:claude-sonnet-4-5",
+        style_panel="openai:gpt-4.1-mini,gemini:gemini-2.5-flash",
+        curator="openai:qwen2.5@http://127.0.0.1:9/v1",
+    )
     models = engine.configured(configured, environ={"OPENAI_API_KEY": "sk-test"})
     assert models.distiller is None and models.panel == []
     assert models.reasons == {
@@ -304,10 +337,11 @@ def test_waiting_job_runs_once_configured_and_records_its_calls(legal, tmp_path)
         assert "LEGAL_AI_DISTILLER" not in pending["reason"]
         # all three: the job resumes; the distiller is not asked again (its stage is done)
         full = with_models(
-            legal, distiller=f"openai:scripted-a@{server.url}",
+            legal,
+            distiller=f"openai:scripted-a@{server.url}",
             style_panel=f"openai:scripted-a@{server.url},openai:scripted-b@{server.url}",
             curator=f"openai:scripted-c@{server.url}",
-        )  # fmt: skip
+        )
         report = jobs.run(full, stages=double_stages(), environ={})
     assert report["cases"] == [case] and report["pending"] == []
     assert report["proposed"] == 0 and report["auto_approved"] == 1  # proposed in the last pass
@@ -319,16 +353,19 @@ def test_waiting_job_runs_once_configured_and_records_its_calls(legal, tmp_path)
 
     rows = calls(legal)
     assert [(r["stage"], r["model"]) for r in rows] == [
-        ("distill", "scripted-a"), ("panel", "scripted-a"), ("panel", "scripted-b"),
+        ("distill", "scripted-a"),
+        ("panel", "scripted-a"),
+        ("panel", "scripted-b"),
         ("curator", "scripted-c"),
-    ]  # fmt: skip
+    ]
     assert {r["job_id"] for r in rows} == {job["id"]} and {r["case_number"] for r in rows} == {case}
     assert all(r["outcome"] == "ok" and len(r["prompt_hash"]) == 64 for r in rows)
     assert rows[0]["base_url"] == server.url
     # The panel's approval is the panel's, and the engine acted as an agent, never the chair.
     with legal.store.connection() as conn:
-        [approved] = conn.execute("SELECT * FROM decision_lessons WHERE source = 'distillation'"
-                                  ).fetchall()  # fmt: skip
+        [approved] = conn.execute(
+            "SELECT * FROM decision_lessons WHERE source = 'distillation'"
+        ).fetchall()
     assert approved["review_status"] == "approved" and approved["reviewed_by"] == "panel"
     assert approved["proposed_by"] == "system:learning-engine"
 
@@ -379,10 +416,11 @@ def test_a_worker_asked_to_stop_gives_the_job_back_with_its_finished_stages(lega
     upload_pair(legal, tmp_path)
     with scripted_openai(doubles_script) as server:
         full = with_models(
-            legal, distiller=f"openai:scripted-a@{server.url}",
+            legal,
+            distiller=f"openai:scripted-a@{server.url}",
             style_panel=f"openai:scripted-a@{server.url},openai:scripted-b@{server.url}",
             curator=f"openai:scripted-c@{server.url}",
-        )  # fmt: skip
+        )
         stop = {"now": False}
 
         def distill_then_stop(app, case, model, *, job_id=None):
@@ -390,8 +428,9 @@ def test_a_worker_asked_to_stop_gives_the_job_back_with_its_finished_stages(lega
             stop["now"] = True  # SIGTERM arrives while the distiller works
             return result
 
-        stages = jobs.Stages(distill=distill_then_stop, vote=double_stages().vote,
-                             curate=double_stages().curate)  # fmt: skip
+        stages = jobs.Stages(
+            distill=distill_then_stop, vote=double_stages().vote, curate=double_stages().curate
+        )
         report = jobs.run(full, stages=stages, should_stop=lambda: stop["now"], environ={})
         [job] = all_jobs(legal)
         assert report["jobs"][0]["status"] == "released"
@@ -409,9 +448,12 @@ def test_a_worker_asked_to_stop_gives_the_job_back_with_its_finished_stages(lega
 
 def test_worker_stops_cleanly_on_sigterm(legal, cli_env):
     process = subprocess.Popen(
-        [sys.executable, "-m", "legal_ai.cli", "worker", "--poll", "0.2"], env=cli_env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [sys.executable, "-m", "legal_ai.cli", "worker", "--poll", "0.2"],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert "started" in process.stdout.readline()
         process.send_signal(signal.SIGTERM)
@@ -442,9 +484,16 @@ APPROVED_TEXT = "משפטים קצרים והצהרתיים, בלי הקדמות
 
 
 def _lesson(category: str, block: str, text: str, draft: str, final: str) -> dict:
-    return {"category": category, "block": block, "lesson": text, "draft_span": draft,
-            "final_span": final, "is_substance": False, "substance_reason": "",
-            "substance_category": ""}  # fmt: skip
+    return {
+        "category": category,
+        "block": block,
+        "lesson": text,
+        "draft_span": draft,
+        "final_span": final,
+        "is_substance": False,
+        "substance_reason": "",
+        "substance_category": "",
+    }
 
 
 def engine_script(request: dict, path: str) -> Reply:
@@ -460,31 +509,57 @@ def engine_script(request: dict, path: str) -> Reply:
         def span(text: str) -> str:
             return " ".join(text.split()[:6])
 
-        return Reply(json={"lessons": [
-            _lesson("style", b1, APPROVED_TEXT, span(d1), span(f1)),
-            _lesson("anti_pattern", b2, "להשמיט ביטויי מילוי בפתיחת פסקה", span(d2), span(f2)),
-            _lesson("style", b1, "לקצר את הפתיחה", "משפט שאינו מופיע בטיוטה כלל ועיקר",
-                    span(f1)),
-            _lesson("style", b1, "בתכנית 1234 נקבע קו בניין של 3 מטרים", span(d1), span(f1)),
-        ]}, tokens_in=2400, tokens_out=420)  # fmt: skip
+        return Reply(
+            json={
+                "lessons": [
+                    _lesson("style", b1, APPROVED_TEXT, span(d1), span(f1)),
+                    _lesson(
+                        "anti_pattern", b2, "להשמיט ביטויי מילוי בפתיחת פסקה", span(d2), span(f2)
+                    ),
+                    _lesson(
+                        "style", b1, "לקצר את הפתיחה", "משפט שאינו מופיע בטיוטה כלל ועיקר", span(f1)
+                    ),
+                    _lesson(
+                        "style", b1, "בתכנית 1234 נקבע קו בניין של 3 מטרים", span(d1), span(f1)
+                    ),
+                ]
+            },
+            tokens_in=2400,
+            tokens_out=420,
+        )
     if name == "PanelVote":
         approve = request["model"] == "panel-a" or APPROVED_TEXT in user
-        return Reply(json={"vote": "approve" if approve else "reject",
-                           "reason": "סגנון כללי" if approve else "לא ברור"},
-                     tokens_in=600, tokens_out=30)  # fmt: skip
+        return Reply(
+            json={
+                "vote": "approve" if approve else "reject",
+                "reason": "סגנון כללי" if approve else "לא ברור",
+            },
+            tokens_in=600,
+            tokens_out=30,
+        )
     if name == "CuratorFindings":
-        return Reply(json={"findings": [
-            {"tag": "סגנון", "finding": "משפטי הדיון קצרים ועניינים"},
-            {"tag": "מבנה", "finding": "הסיור במקום מתואר בתוך הדיון"},
-            {"tag": "לקסיקון משפטי", "finding": "אין צו להוצאות ולא נוסח אחר"},
-        ]}, tokens_in=3500, tokens_out=150)  # fmt: skip
+        return Reply(
+            json={
+                "findings": [
+                    {"tag": "סגנון", "finding": "משפטי הדיון קצרים ועניינים"},
+                    {"tag": "מבנה", "finding": "הסיור במקום מתואר בתוך הדיון"},
+                    {"tag": "לקסיקון משפטי", "finding": "אין צו להוצאות ולא נוסח אחר"},
+                ]
+            },
+            tokens_in=3500,
+            tokens_out=150,
+        )
     return Reply(status=400)
 
 
 def engine_env(env: dict, url: str) -> dict:
-    return {**env, "LEGAL_AI_DISTILLER": f"openai:distiller@{url}",
-            "LEGAL_AI_STYLE_PANEL": f"openai:panel-a@{url},openai:panel-b@{url}",
-            "LEGAL_AI_CURATOR": f"openai:curator@{url}", "LEGAL_AI_MODEL_RETRIES": "0"}  # fmt: skip
+    return {
+        **env,
+        "LEGAL_AI_DISTILLER": f"openai:distiller@{url}",
+        "LEGAL_AI_STYLE_PANEL": f"openai:panel-a@{url},openai:panel-b@{url}",
+        "LEGAL_AI_CURATOR": f"openai:curator@{url}",
+        "LEGAL_AI_MODEL_RETRIES": "0",
+    }
 
 
 def test_done_when_learning_run_end_to_end_through_the_cli(legal, tmp_path, cli_env):
@@ -498,11 +573,19 @@ def test_done_when_learning_run_end_to_end_through_the_cli(legal, tmp_path, cli_
     before = writing_brief(legal, record["appeal_type"], record["outcome"])["lessons"]
     assert before == []
     with scripted_openai(engine_script) as server:
-        result = json.loads(cli(engine_env(cli_env, server.url), "learning", "run", case,
-                                "--json").stdout)  # fmt: skip
+        result = json.loads(
+            cli(engine_env(cli_env, server.url), "learning", "run", case, "--json").stdout
+        )
         requests = list(server.requests)
-    for key in ("cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending",
-                "model_calls"):  # fmt: skip
+    for key in (
+        "cases",
+        "proposed",
+        "auto_approved",
+        "needs_chair",
+        "rejected",
+        "pending",
+        "model_calls",
+    ):
         assert key in result
     assert result["cases"] == [case] and result["pending"] == [] and result["missing"] == []
     assert result["proposed"] == 2  # the two style lessons with their evidence
@@ -528,10 +611,12 @@ def test_done_when_learning_run_end_to_end_through_the_cli(legal, tmp_path, cli_
         verdicts = conn.execute(
             "SELECT lesson_id, model, vote FROM panel_verdicts ORDER BY lesson_id, model"
         ).fetchall()
-        draft = conn.execute("SELECT blocks FROM drafts WHERE case_number = %s", (case,)
-                             ).fetchone()["blocks"]  # fmt: skip
-        final = conn.execute("SELECT final_blocks FROM draft_final_pairs WHERE case_number = %s",
-                             (case,)).fetchone()["final_blocks"]  # fmt: skip
+        draft = conn.execute(
+            "SELECT blocks FROM drafts WHERE case_number = %s", (case,)
+        ).fetchone()["blocks"]
+        final = conn.execute(
+            "SELECT final_blocks FROM draft_final_pairs WHERE case_number = %s", (case,)
+        ).fetchone()["final_blocks"]
     style = [r for r in lessons_of if r["kind"] == "style"]
     substance = [r for r in lessons_of if r["kind"] == "substance"]
     assert len(style) == 2 and len(substance) == 1
@@ -553,8 +638,9 @@ def test_done_when_learning_run_end_to_end_through_the_cli(legal, tmp_path, cli_
     assert {(v["lesson_id"], v["model"], v["vote"]) for v in verdicts} == {
         (approved[0]["id"], "openai:panel-a", "approve"),
         (approved[0]["id"], "openai:panel-b", "approve"),
-        (split["id"], "openai:panel-a", "approve"), (split["id"], "openai:panel-b", "reject"),
-    }  # fmt: skip
+        (split["id"], "openai:panel-a", "approve"),
+        (split["id"], "openai:panel-b", "reject"),
+    }
     # The brief changed by the approved lesson only (not the split, the substance or the
     # curator's proposals).
     after = writing_brief(legal, record["appeal_type"], record["outcome"])["lessons"]
@@ -562,8 +648,9 @@ def test_done_when_learning_run_end_to_end_through_the_cli(legal, tmp_path, cli_
 
     # Run again: nothing is ready, nothing is asked, nothing changes.
     with scripted_openai(engine_script) as server:
-        again = json.loads(cli(engine_env(cli_env, server.url), "learning", "run", case,
-                               "--json").stdout)  # fmt: skip
+        again = json.loads(
+            cli(engine_env(cli_env, server.url), "learning", "run", case, "--json").stdout
+        )
         assert server.requests == []
     assert again["jobs"] == [] and again["model_calls"] == 0 and again["pending"] == []
 
@@ -585,8 +672,12 @@ def test_worker_killed_mid_job_runs_again_after_its_lease_and_completes_once(
 
     with scripted_openai(script) as server:
         env = {**engine_env(cli_env, server.url), "LEGAL_AI_JOB_LEASE_S": "10"}
-        worker = subprocess.Popen([sys.executable, "-m", "legal_ai.cli", "worker", "--once"],
-                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "legal_ai.cli", "worker", "--once"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             _wait_for(lambda: server.requests, 120, "the worker's first model call")
             killed_at = time.monotonic()
@@ -600,10 +691,13 @@ def test_worker_killed_mid_job_runs_again_after_its_lease_and_completes_once(
         assert calls(legal) == []  # the call in flight was never answered, so never recorded
 
         models = with_models(
-            legal, job_lease_s=10, model_retries=0, distiller=f"openai:distiller@{server.url}",
+            legal,
+            job_lease_s=10,
+            model_retries=0,
+            distiller=f"openai:distiller@{server.url}",
             style_panel=f"openai:panel-a@{server.url},openai:panel-b@{server.url}",
             curator=f"openai:curator@{server.url}",
-        )  # fmt: skip
+        )
         if time.monotonic() - killed_at < 8:  # still leased: the job is not taken again
             early = jobs.run(models, case, stages=STAGES, environ={})
             assert early["jobs"] == [] and early["pending"][0]["status"] == "running"

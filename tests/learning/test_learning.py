@@ -41,8 +41,14 @@ def pair_files(tmp_path, record: dict) -> tuple:
 
 
 def add_draft(app, record, path):
-    return finals.add_draft(app, record["case_number"], path, appeal_type=record["appeal_type"],
-                            outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    return finals.add_draft(
+        app,
+        record["case_number"],
+        path,
+        appeal_type=record["appeal_type"],
+        outcome=record["outcome"],
+        practice_area=record["practice_area"],
+    )
 
 
 def first_pair(app, tmp_path, index: int = 0):
@@ -108,8 +114,9 @@ def pairs_end_to_end(app, tmp_path, recs: list[dict], top: int) -> None:
     for record in recs:
         hits = app.tool("search_internal_decisions", query=record["edits_summary"][:200], limit=10)
         assert record["case_number"] in {h["case_number"] for h in hits["hits"][:top]}
-    style = app.tool("search_decisions", query="נקדים אחרית לראשית", practice_area="planning",
-                     limit=20)["hits"]  # fmt: skip
+    style = app.tool(
+        "search_decisions", query="נקדים אחרית לראשית", practice_area="planning", limit=20
+    )["hits"]
     planning = {r["case_number"] for r in recs if r["practice_area"] == "planning"}
     assert {h["case_number"] for h in style} == planning  # enrolled under the full case number
 
@@ -119,8 +126,10 @@ def test_same_final_twice_changes_nothing_and_a_changed_final_is_a_new_version(a
     again = finals.upload_final(app, record["case_number"], pair_files(tmp_path, record)[1])
     assert again["changed"] is False and again["history_row"] is None and again["searchable"]
     assert len(finals.history(app)["rows"]) == 1
-    changed = write(tmp_path / "changed.final.txt",
-                    record["final_text"].replace("אין צו להוצאות", "אין צו להוצאות בערר זה"))  # fmt: skip
+    changed = write(
+        tmp_path / "changed.final.txt",
+        record["final_text"].replace("אין צו להוצאות", "אין צו להוצאות בערר זה"),
+    )
     second = finals.upload_final(app, record["case_number"], changed)
     assert second["version"] == first["version"] + 1
     assert any("version" in note for note in second["notes"])
@@ -138,8 +147,9 @@ def test_final_without_a_draft_grows_the_corpora_and_waits(app, tmp_path):
     hits = app.tool("search_internal_decisions", query=record["edits_summary"][:150])["hits"]
     assert hits and hits[0]["case_number"] == record["case_number"]
     with app.store.pool.connection() as conn:
-        row = conn.execute("SELECT chair_name, decided_on FROM case_law WHERE id = %s",
-                           (result["case_law_id"],)).fetchone()  # fmt: skip
+        row = conn.execute(
+            "SELECT chair_name, decided_on FROM case_law WHERE id = %s", (result["case_law_id"],)
+        ).fetchone()
     assert row["chair_name"] == TEST_CHAIR and row["decided_on"].isoformat() == record["decided_on"]
     # A draft arriving after the final is refused (it would not be held out).
     with pytest.raises(InvalidInput, match="already arrived"):
@@ -165,8 +175,10 @@ def test_pair_status_only_moves_forward(app, tmp_path):
 def test_history_is_append_only(app, tmp_path):
     first_pair(app, tmp_path)
     with app.store.pool.connection() as conn:
-        for statement in ("UPDATE style_distance_history SET change_percent = 0",
-                          "DELETE FROM style_distance_history"):  # fmt: skip
+        for statement in (
+            "UPDATE style_distance_history SET change_percent = 0",
+            "DELETE FROM style_distance_history",
+        ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
                 with conn.transaction():
                     conn.execute(statement)
@@ -187,14 +199,21 @@ def test_the_gate(app, tmp_path):
     with pytest.raises(Forbidden, match="chair's decision"):
         lessons.review(app, fact["id"], "approve")  # the operator's scripts are not the chair
     with app.store.pool.connection() as conn, pytest.raises(psycopg.errors.CheckViolation):
-        conn.execute("UPDATE decision_lessons SET review_status = 'approved', reviewed_by = 'panel'"
-                     " WHERE id = %s", (fact["id"],))  # fmt: skip
+        conn.execute(
+            "UPDATE decision_lessons SET review_status = 'approved', reviewed_by = 'panel'"
+            " WHERE id = %s",
+            (fact["id"],),
+        )
     chair = app.acting_as(CHAIR)
     assert lessons.review(chair, fact["id"], "approve")["review_status"] == "approved"
     # Style: a 2/2 panel approves; a veto reverts it and the writer no longer sees it.
     split = distilled(app, case, "phrase", "אשר על כן")
-    assert panel_decides(app, split["id"], {"openai:a": "approve",
-                                            "openai:b": "reject"})["needs_chair"] is True  # fmt: skip
+    assert (
+        panel_decides(app, split["id"], {"openai:a": "approve", "openai:b": "reject"})[
+            "needs_chair"
+        ]
+        is True
+    )
     approved = panel_decides(app, style["id"], {"openai:a": "approve", "openai:b": "approve"})
     assert approved["review_status"] == "approved" and approved["reviewed_by"] == "panel"
     seen = brief.lessons_for_outcome(app, record["appeal_type"], record["outcome"])["lessons"]
@@ -205,8 +224,9 @@ def test_the_gate(app, tmp_path):
     with pytest.raises(InvalidInput, match="only the chair vetoes"):
         lessons.review(chair, split["id"], "veto")  # a proposed lesson cannot be vetoed
     with app.store.pool.connection() as conn:
-        audit = conn.execute("SELECT actor, to_status FROM learning_audit WHERE lesson_id IS NOT NULL"
-                             " ORDER BY id").fetchall()  # fmt: skip
+        audit = conn.execute(
+            "SELECT actor, to_status FROM learning_audit WHERE lesson_id IS NOT NULL ORDER BY id"
+        ).fetchall()
     assert ("panel", "approved") in {(a["actor"], a["to_status"]) for a in audit}
     assert ("chair", "vetoed") in {(a["actor"], a["to_status"]) for a in audit}
     with app.store.pool.connection() as conn:
@@ -223,8 +243,9 @@ def test_promote_folds_into_the_methodology_and_survives_a_concurrent_edit(app, 
     chair = app.acting_as(CHAIR)
     # Connection A edits the methodology and holds the row lock while promote starts.
     other = psycopg.connect(app.store.url, autocommit=False)
-    other.execute("SELECT profile FROM methodology_profiles WHERE appeal_type = %s FOR UPDATE",
-                  (appeal_type,))  # fmt: skip
+    other.execute(
+        "SELECT profile FROM methodology_profiles WHERE appeal_type = %s FOR UPDATE", (appeal_type,)
+    )
     result: dict = {}
     worker = threading.Thread(
         target=lambda: result.update(lessons.promote(chair, case, [lesson["id"]], ["סוף דבר"]))
@@ -233,9 +254,10 @@ def test_promote_folds_into_the_methodology_and_survives_a_concurrent_edit(app, 
     time.sleep(1.0)
     assert worker.is_alive()  # promote waits for the lock instead of reading a stale profile
     other.execute(
-        "UPDATE methodology_profiles SET profile = profile || '{\"voice_invariants\": [\"עריכה במקביל\"]}',"
-        " version = version + 1 WHERE appeal_type = %s", (appeal_type,)
-    )  # fmt: skip
+        'UPDATE methodology_profiles SET profile = profile || \'{"voice_invariants": ["עריכה במקביל"]}\','
+        " version = version + 1 WHERE appeal_type = %s",
+        (appeal_type,),
+    )
     other.commit()
     other.close()
     worker.join(timeout=30)
@@ -256,8 +278,12 @@ def test_promote_folds_into_the_methodology_and_survives_a_concurrent_edit(app, 
 
 def test_curator_findings_are_tagged_proposals_and_retry_safe(app, tmp_path):
     record, _ = first_pair(app, tmp_path)
-    findings = ["[סגנון] משפטים קצרים יותר", "[מבנה] המסגרת הנורמטיבית לפני הדיון",
-                "[לקסיקון משפטי] 'היטל השבחה' ולא 'מס השבחה'", "[טבלאי] טבלת מועדים"]  # fmt: skip
+    findings = [
+        "[סגנון] משפטים קצרים יותר",
+        "[מבנה] המסגרת הנורמטיבית לפני הדיון",
+        "[לקסיקון משפטי] 'היטל השבחה' ולא 'מס השבחה'",
+        "[טבלאי] טבלת מועדים",
+    ]
     first = lessons.record_curator_findings(app, record["case_number"], findings)
     again = lessons.record_curator_findings(app, record["case_number"], findings)
     assert (first["recorded"], again["recorded"], again["already_recorded"]) == (4, 0, 4)
@@ -309,9 +335,19 @@ def test_chair_feedback_and_weekly_summary(app, tmp_path):
 
 def _snapshot(app) -> tuple:
     with app.store.pool.connection() as conn:
-        return tuple(conn.execute(f"SELECT count(*) AS n FROM {t}").fetchone()["n"]  # noqa: S608
-                     for t in ("cases", "drafts", "draft_final_pairs", "documents", "case_law",
-                               "style_distance_history", "authorities", "chair_feedback"))  # fmt: skip
+        return tuple(
+            conn.execute(f"SELECT count(*) AS n FROM {t}").fetchone()["n"]  # noqa: S608
+            for t in (
+                "cases",
+                "drafts",
+                "draft_final_pairs",
+                "documents",
+                "case_law",
+                "style_distance_history",
+                "authorities",
+                "chair_feedback",
+            )
+        )
 
 
 def test_bad_input_is_refused_and_changes_nothing(app, tmp_path):
@@ -321,13 +357,16 @@ def test_bad_input_is_refused_and_changes_nothing(app, tmp_path):
     scan = factories.image_only_pdf(tmp_path / "scanned-image-only.pdf")
     cases = [
         ("8046/24", write(tmp_path / "a.txt", record["draft_text"]), "malformed case number"),
-        ("ערר 5/25", write(tmp_path / "plain.txt", "סתם מכתב בלי כותרות של החלטה.\n"),
-         "no decision blocks"),
+        (
+            "ערר 5/25",
+            write(tmp_path / "plain.txt", "סתם מכתב בלי כותרות של החלטה.\n"),
+            "no decision blocks",
+        ),
         ("ערר 5/25", write(tmp_path / "empty.txt", ""), "empty"),
         ("ערר 5/25", corrupt, "corrupt|cannot read|damaged"),
         ("ערר 5/25", scan, "a scan .*upload the decision as it was written.*OCR"),
         ("ערר 5/25", tmp_path / "nope.txt", "no such file"),
-    ]  # fmt: skip
+    ]
     for case, path, message in cases:
         for call in (finals.upload_final, finals.add_draft):
             with pytest.raises(InvalidInput, match=message):
@@ -364,8 +403,9 @@ def test_the_shared_pdf_and_docx_finals_upload(app, tmp_path):
     assert pdf["pair_status"] == "final_received" and pdf["blocks_missing"] == []
     assert pdf["citations"]["missing"] == sum(c["kind"] == "ruling" for c in record["citations"])
     # the DOCX of the same decision under another case number is a duplicate upload? no: other bytes
-    docx = finals.upload_final(app, "ערר (מרכז) 2042/23", docs / "arar-merkaz-1042-23.final.docx",
-                               decided_on="2023-11-14")  # fmt: skip
+    docx = finals.upload_final(
+        app, "ערר (מרכז) 2042/23", docs / "arar-merkaz-1042-23.final.docx", decided_on="2023-11-14"
+    )
     assert docx["searchable"]
 
 
@@ -382,16 +422,34 @@ def test_full_case_numbers_never_collide(app, tmp_path):
 def test_citations_link_to_statute_sections_and_rulings_in_the_library(app, tmp_path):
     law = 'חוק התכנון והבניה, תשכ"ה–1965'
     lines = [
-        {"doc_id": "pbl#point_149", "doc_type": "legislation", "title": "סעיף 149",
-         "law_title": law, "section_num": "149", "eid": "point_149",
-         "text": "149. (א) הוחלט להקל, תפרסם הוועדה המקומית הודעה."},
-        {"doc_id": "pbl#appendix_שלישית__point_14", "doc_type": "legislation",
-         "title": "תוספת שלישית סעיף 14", "law_title": law, "section_num": "14",
-         "eid": "appendix_שלישית__point_14", "text": "14. (א) שומת ההשבחה תיעשה בידי שמאי."},
-        {"doc_id": "r-9001", "doc_type": "ruling", "title": "פלוני", "court": "העליון",
-         "decided_on": "2019-05-01", "case_number": 'עע"מ 9001/19',
-         "text": "פסק דין בדוי על פרסום הקלה."},
-    ]  # fmt: skip
+        {
+            "doc_id": "pbl#point_149",
+            "doc_type": "legislation",
+            "title": "סעיף 149",
+            "law_title": law,
+            "section_num": "149",
+            "eid": "point_149",
+            "text": "149. (א) הוחלט להקל, תפרסם הוועדה המקומית הודעה.",
+        },
+        {
+            "doc_id": "pbl#appendix_שלישית__point_14",
+            "doc_type": "legislation",
+            "title": "תוספת שלישית סעיף 14",
+            "law_title": law,
+            "section_num": "14",
+            "eid": "appendix_שלישית__point_14",
+            "text": "14. (א) שומת ההשבחה תיעשה בידי שמאי.",
+        },
+        {
+            "doc_id": "r-9001",
+            "doc_type": "ruling",
+            "title": "פלוני",
+            "court": "העליון",
+            "decided_on": "2019-05-01",
+            "case_number": 'עע"מ 9001/19',
+            "text": "פסק דין בדוי על פרסום הקלה.",
+        },
+    ]
     path = write(
         tmp_path / "library.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines)
     )
@@ -403,8 +461,9 @@ def test_citations_link_to_statute_sections_and_rulings_in_the_library(app, tmp_
         "דיון והכרעה\n\n3. הערר נדחה.\n\nסוף דבר\n\n4. אין צו להוצאות.\n\n"
         'ניתנה היום, 1 במרץ 2025.\nרותם לוי, עו"ד'
     )
-    result = finals.upload_final(app, "ערר (מרכז) 3001/25", write(tmp_path / "f.txt", text),
-                                 practice_area="planning")  # fmt: skip
+    result = finals.upload_final(
+        app, "ערר (מרכז) 3001/25", write(tmp_path / "f.txt", text), practice_area="planning"
+    )
     assert result["citations"] == {"linked": 3, "missing": 1}
     with app.store.pool.connection() as conn:
         assert [m["ref"] for m in store.missing_precedents(conn)] == ['בר"מ 9777/20']

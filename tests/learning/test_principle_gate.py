@@ -32,8 +32,9 @@ def search_principles(app, query=R1[0]):
     return [h for h in app.search("external", query, limit=20).hits if h["kind"] == "principle"]
 
 
-def test_ingest_queues_extraction_that_waits_then_runs_with_its_job_id(app, tmp_path, panel,
-                                                                       monkeypatch):  # fmt: skip
+def test_ingest_queues_extraction_that_waits_then_runs_with_its_job_id(
+    app, tmp_path, panel, monkeypatch
+):
     script, value = panel
     monkeypatch.setattr(app, "settings", app.settings.model_copy(update={"principle_panel": None}))
     ingest(app, tmp_path, "ruling-1", RULING)
@@ -50,12 +51,17 @@ def test_ingest_queues_extraction_that_waits_then_runs_with_its_job_id(app, tmp_
     script.answers = {m: [cand(R1[0], Q1, 0.9)] for m in "abc"}
     done = principle_jobs.run(app)
     assert (done["extracted"], done["approved"], done["pending"], done["waiting_for"]) == (
-        1, 1, [], None)  # fmt: skip
+        1,
+        1,
+        [],
+        None,
+    )
     assert jobs_of(app)[0]["status"] == "done"
     with app.store.connection() as conn:
         row = conn.execute("SELECT job_id FROM case_law_principles").fetchone()
-        calls = conn.execute("SELECT count(*) AS n FROM model_calls WHERE job_id = %s",
-                             (job["id"],)).fetchone()["n"]  # fmt: skip
+        calls = conn.execute(
+            "SELECT count(*) AS n FROM model_calls WHERE job_id = %s", (job["id"],)
+        ).fetchone()["n"]
     assert row["job_id"] == job["id"] and calls == 3
     assert [h["snippet"] for h in search_principles(app)] == [R1[0]]
 
@@ -75,7 +81,8 @@ def test_the_worker_extracts_a_missing_precedent_arriving(app, tmp_path, panel, 
     out = run(env, "worker", "--once")
     assert "principles job" in out.stdout and "approved 1" in out.stdout
     assert [p["rule_text"] for p in principles.list_principles(app, "approved")["principles"]] == [
-        R2[0]]  # fmt: skip
+        R2[0]
+    ]
 
 
 def test_a_model_failing_mid_extraction_writes_nothing_and_is_retried(app, tmp_path, panel):
@@ -100,9 +107,11 @@ def test_a_model_failing_mid_extraction_writes_nothing_and_is_retried(app, tmp_p
 def test_cull_reports_first_and_is_the_chairs(app, tmp_path, panel, monkeypatch):
     script, _ = panel
     ingest(app, tmp_path, "ruling-1", RULING)
-    script.answers = {"a": [cand(R1[0], Q1, 0.9), cand(R2[0], Q2, 0.9)],
-                      "b": [cand(R1[0], Q1, 0.9), cand(R2[1], Q2, 0.86)],
-                      "c": [cand(R1[0], Q1, 0.9)]}  # fmt: skip
+    script.answers = {
+        "a": [cand(R1[0], Q1, 0.9), cand(R2[0], Q2, 0.9)],
+        "b": [cand(R1[0], Q1, 0.9), cand(R2[1], Q2, 0.86)],
+        "c": [cand(R1[0], Q1, 0.9)],
+    }
     principles.extract(app, doc_id="ruling-1")
     by_rule = {p["rule_text"]: p for p in principles.list_principles(app)["principles"]}
     assert by_rule[R2[0]]["votes"] == 2 and by_rule[R2[0]]["review_status"] == "approved"
@@ -110,14 +119,20 @@ def test_cull_reports_first_and_is_the_chairs(app, tmp_path, panel, monkeypatch)
 
     # Stricter settings: the 2-vote principle goes back to the chair, and a cap of 0 new
     # principles per ruling would remove the other.
-    monkeypatch.setattr(app, "settings", app.settings.model_copy(
-        update={"halacha_panel_approve_score": 0.95, "halacha_panel_max_new": 1}))  # fmt: skip
+    monkeypatch.setattr(
+        app,
+        "settings",
+        app.settings.model_copy(
+            update={"halacha_panel_approve_score": 0.95, "halacha_panel_max_new": 1}
+        ),
+    )
     plan = principles.cull(app)
     assert [p["rule_text"] for p in plan["reopen"]] == [R2[0]]
     assert plan["remove"] == [] and plan["applied"] is False
     assert by_rule[R2[0]]["review_status"] == "approved"  # nothing changed yet
-    monkeypatch.setattr(app, "settings", app.settings.model_copy(
-        update={"halacha_panel_max_new": 0}))  # fmt: skip
+    monkeypatch.setattr(
+        app, "settings", app.settings.model_copy(update={"halacha_panel_max_new": 0})
+    )
     plan = principles.cull(app)
     assert [p["rule_text"] for p in plan["remove"]] == [R1[0]]
     assert "HALACHA_PANEL_MAX_NEW" in plan["remove"][0]["reason"]
@@ -147,7 +162,11 @@ def test_the_chairs_canonical_gate_edit_revert_and_search(app, tmp_path, panel):
     script, _ = panel
     k = _canonical(app, tmp_path, script)
     assert (k["status"], k["version"], k["statement"], k["occurrences"]) == (
-        "pending_synthesis", 1, R1[0], 1)  # fmt: skip
+        "pending_synthesis",
+        1,
+        R1[0],
+        1,
+    )
     chair = app.acting_as(CHAIR)
     with pytest.raises(Forbidden):
         canonical.review(app.acting_as(agent("writer")), k["id"], "approve")
@@ -157,10 +176,16 @@ def test_the_chairs_canonical_gate_edit_revert_and_search(app, tmp_path, panel):
     wording = "אין לאשר סטייה ניכרת מתכנית בדרך של הקלה"
     edited = canonical.edit(chair, k["id"], wording, "ניסוח שלי")
     assert (edited["statement"], edited["version"], edited["statement_by"], edited["status"]) == (
-        wording, 2, "chair", "pending_review")  # fmt: skip
+        wording,
+        2,
+        "chair",
+        "pending_review",
+    )
     with app.store.connection() as conn:
-        stored = conn.execute("SELECT embedding IS NOT NULL AS has, embedder FROM"
-                              " canonical_principles WHERE id = %s", (k["id"],)).fetchone()  # fmt: skip
+        stored = conn.execute(
+            "SELECT embedding IS NOT NULL AS has, embedder FROM canonical_principles WHERE id = %s",
+            (k["id"],),
+        ).fetchone()
     assert stored["has"] and stored["embedder"] == app.embedder.id
 
     approved = canonical.review(chair, k["id"], "approve", "מאושר")
@@ -174,8 +199,10 @@ def test_the_chairs_canonical_gate_edit_revert_and_search(app, tmp_path, panel):
     with pytest.raises(InvalidInput, match="versions 1-3"):
         canonical.revert(chair, k["id"], version=9)
     with app.store.connection() as conn:
-        audit = conn.execute("SELECT action FROM learning_audit WHERE details->>'canonical_id' ="
-                             " %s ORDER BY id", (str(k["id"]),)).fetchall()  # fmt: skip
+        audit = conn.execute(
+            "SELECT action FROM learning_audit WHERE details->>'canonical_id' = %s ORDER BY id",
+            (str(k["id"]),),
+        ).fetchall()
     assert [a["action"] for a in audit].count("edit_canonical_statement") == 2
     assert "update_canonical" in [a["action"] for a in audit]
 
@@ -191,15 +218,24 @@ def test_sql_as_the_agents_role_cannot_act_as_the_chair(app, tmp_path, panel, ag
     [p] = principles.list_principles(app)["principles"]
     with psycopg.connect(agent_db_url, autocommit=True) as conn:
         for statement, args in (
-            ("UPDATE canonical_principles SET canonical_statement = 'אחר', statement_by = 'chair'"
-             " WHERE id = %s", (k["id"],)),
-            ("UPDATE canonical_principles SET status = 'approved', reviewed_by = 'chair'"
-             " WHERE id = %s", (k["id"],)),
-            ("UPDATE case_law_principles SET review_status = 'proposed', reviewed_by = NULL"
-             " WHERE id = %s", (p["id"],)),
+            (
+                "UPDATE canonical_principles SET canonical_statement = 'אחר', statement_by = 'chair'"
+                " WHERE id = %s",
+                (k["id"],),
+            ),
+            (
+                "UPDATE canonical_principles SET status = 'approved', reviewed_by = 'chair'"
+                " WHERE id = %s",
+                (k["id"],),
+            ),
+            (
+                "UPDATE case_law_principles SET review_status = 'proposed', reviewed_by = NULL"
+                " WHERE id = %s",
+                (p["id"],),
+            ),
             ("UPDATE canonical_statement_versions SET statement = 'x'", ()),
             ("DELETE FROM canonical_statement_versions", ()),
-        ):  # fmt: skip
+        ):
             with pytest.raises(psycopg.Error):
                 conn.execute(statement, args)
     assert canonical.show(app, k["id"])["statement"] == R1[0]
@@ -211,8 +247,11 @@ def test_corroboration_counts_decisions_citing_the_ruling(app, tmp_path, panel):
     _canonical(app, tmp_path, script)
     with app.store.transaction() as conn:
         ruling = conn.execute("SELECT id FROM case_law WHERE doc_id = 'ruling-1'").fetchone()["id"]
-        conn.execute("INSERT INTO authorities (ref, kind, case_law_id, corroboration)"
-                     " VALUES ('עעמ 1234/05', 'ruling', %s, 3)", (ruling,))  # fmt: skip
+        conn.execute(
+            "INSERT INTO authorities (ref, kind, case_law_id, corroboration)"
+            " VALUES ('עעמ 1234/05', 'ruling', %s, 3)",
+            (ruling,),
+        )
     [p] = principles.list_principles(app)["principles"]
     assert p["corroboration"] == 3
     [hit] = search_principles(app)
@@ -224,61 +263,95 @@ def test_http_routes_chair_only_where_she_decides(app, settings, tmp_path, panel
     script, _ = panel
     k = _canonical(app, tmp_path, script)
     [p] = principles.list_principles(app)["principles"]
-    configured = settings.model_copy(update={"chair_token": "chair-secret",
-                                             "agent_token": "agent-secret"})  # fmt: skip
+    configured = settings.model_copy(
+        update={"chair_token": "chair-secret", "agent_token": "agent-secret"}
+    )
     client = TestClient(create_app(configured, legal=app))
     as_chair = {"Authorization": "Bearer chair-secret"}
     as_agent = {"Authorization": "Bearer agent-secret"}
     listed = client.get("/api/principles?status=approved", headers=as_agent).json()
     assert [x["id"] for x in listed["principles"]] == [p["id"]]
-    for path, body in ((f"/api/principles/{p['id']}/review", {"decision": "revert"}),
-                       (f"/api/canonical-principles/{k['id']}/review", {"decision": "approve"}),
-                       (f"/api/canonical-principles/{k['id']}/statement", {"statement": "נוסח"}),
-                       (f"/api/canonical-principles/{k['id']}/revert", {})):  # fmt: skip
+    for path, body in (
+        (f"/api/principles/{p['id']}/review", {"decision": "revert"}),
+        (f"/api/canonical-principles/{k['id']}/review", {"decision": "approve"}),
+        (f"/api/canonical-principles/{k['id']}/statement", {"statement": "נוסח"}),
+        (f"/api/canonical-principles/{k['id']}/revert", {}),
+    ):
         assert client.post(path, json=body, headers=as_agent).status_code == 403
-    assert client.post("/api/principles/cull", json={"apply": True},
-                       headers=as_agent).status_code == 403  # fmt: skip
+    assert (
+        client.post("/api/principles/cull", json={"apply": True}, headers=as_agent).status_code
+        == 403
+    )
     assert client.post("/api/principles/cull", json={}, headers=as_agent).json()["applied"] is False
-    edited = client.post(f"/api/canonical-principles/{k['id']}/statement",
-                         json={"statement": "נוסח היושבת ראש", "actor": "x"}, headers=as_chair)  # fmt: skip
+    edited = client.post(
+        f"/api/canonical-principles/{k['id']}/statement",
+        json={"statement": "נוסח היושבת ראש", "actor": "x"},
+        headers=as_chair,
+    )
     assert edited.status_code == 400 and "actor" in edited.text  # no `actor` in a body
-    edited = client.post(f"/api/canonical-principles/{k['id']}/statement",
-                         json={"statement": "נוסח היושבת ראש"}, headers=as_chair)  # fmt: skip
+    edited = client.post(
+        f"/api/canonical-principles/{k['id']}/statement",
+        json={"statement": "נוסח היושבת ראש"},
+        headers=as_chair,
+    )
     assert edited.status_code == 200 and edited.json()["version"] == 2
     shown = client.get(f"/api/canonical-principles/{k['id']}", headers=as_agent).json()
     assert shown["occurrences"][0]["supporting_quote"] == Q1
     assert shown["occurrences"][0]["votes"] == 3
-    missing = client.post("/api/canonical-principles/999999/review", json={"decision": "approve"},
-                          headers=as_chair)  # fmt: skip
+    missing = client.post(
+        "/api/canonical-principles/999999/review", json={"decision": "approve"}, headers=as_chair
+    )
     assert missing.status_code == 404
-    out = client.post(f"/api/principles/{p['id']}/review", json={"decision": "revert"},
-                      headers=as_chair)  # fmt: skip
+    out = client.post(
+        f"/api/principles/{p['id']}/review", json={"decision": "revert"}, headers=as_chair
+    )
     assert out.status_code == 200 and out.json()["review_status"] == "vetoed"
     # A decision carrying the status its caller saw, when another already changed it: 409.
-    stale = client.post(f"/api/principles/{p['id']}/review", headers=as_chair,
-                        json={"decision": "approve", "expected_status": "approved"})  # fmt: skip
+    stale = client.post(
+        f"/api/principles/{p['id']}/review",
+        headers=as_chair,
+        json={"decision": "approve", "expected_status": "approved"},
+    )
     assert stale.status_code == 409
     assert stale.json()["error"].startswith(f"principle {p['id']} was already vetoed (by chair)")
-    stale = client.post(f"/api/canonical-principles/{k['id']}/review", headers=as_chair,
-                        json={"decision": "reject", "expected_status": "pending_synthesis"})  # fmt: skip
+    stale = client.post(
+        f"/api/canonical-principles/{k['id']}/review",
+        headers=as_chair,
+        json={"decision": "reject", "expected_status": "pending_synthesis"},
+    )
     assert stale.status_code == 409 and "was already" in stale.json()["error"]
-    unknown = client.post(f"/api/principles/{p['id']}/review", headers=as_chair,
-                          json={"decision": "approve", "expected_status": "done"})  # fmt: skip
+    unknown = client.post(
+        f"/api/principles/{p['id']}/review",
+        headers=as_chair,
+        json={"decision": "approve", "expected_status": "done"},
+    )
     assert unknown.status_code == 400 and "unknown expected status" in unknown.json()["error"]
 
 
 def test_cli_cull_and_canonical_commands(app, tmp_path, panel, cli_env):
     script, _ = panel
     k = _canonical(app, tmp_path, script)
-    shown = json.loads(run(cli_env, "principles", "canonical", "show", str(k["id"]),
-                           "--json").stdout)  # fmt: skip
+    shown = json.loads(
+        run(cli_env, "principles", "canonical", "show", str(k["id"]), "--json").stdout
+    )
     assert shown["versions"][0]["statement"] == R1[0]
-    refused = run(cli_env, "principles", "canonical", "edit", str(k["id"]), "--statement", "נוסח",
-                  check=False)  # fmt: skip
+    refused = run(
+        cli_env, "principles", "canonical", "edit", str(k["id"]), "--statement", "נוסח", check=False
+    )
     assert refused.returncode != 0 and "chair" in refused.stderr
     chair_env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "chair-secret"}
-    edited = json.loads(run(chair_env, "principles", "canonical", "edit", str(k["id"]),
-                            "--statement", "נוסח חדש", "--json").stdout)  # fmt: skip
+    edited = json.loads(
+        run(
+            chair_env,
+            "principles",
+            "canonical",
+            "edit",
+            str(k["id"]),
+            "--statement",
+            "נוסח חדש",
+            "--json",
+        ).stdout
+    )
     assert edited["version"] == 2
     cull = run(cli_env, "principles", "cull")
     assert "checked 1: 0 would be removed" in cull.stdout

@@ -34,8 +34,17 @@ def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel
         "c": [cand(R1[0], Q1, 0.7), cand(R3[1], Q3, 0.5), cand(R4, "משפט שאינו בפסק הדין כלל", 1)],
     }
     report = principles.extract(app, doc_id="ruling-1")
-    assert report == {"failed": [], "candidates": 4, "approved": 2, "pending_review": 1, "rejected": 1,
-                      "linked": 0, "capped": 0, "dropped_quotes": 1, "ungrounded": 0}  # fmt: skip
+    assert report == {
+        "failed": [],
+        "candidates": 4,
+        "approved": 2,
+        "pending_review": 1,
+        "rejected": 1,
+        "linked": 0,
+        "capped": 0,
+        "dropped_quotes": 1,
+        "ungrounded": 0,
+    }
     rows = listed(app)
     assert {r["votes"] for r in rows.values()} == {3, 2, 1}
     three = next(r for r in rows.values() if r["votes"] == 3)
@@ -48,8 +57,9 @@ def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel
     assert two_low["review_status"] == "pending_review" and two_low["reviewed_by"] is None
     assert one["review_status"] == "rejected" and one["reviewed_by"] == "panel"
     with app.store.connection() as conn:
-        calls = conn.execute("SELECT count(*) AS n FROM model_calls WHERE stage ="
-                             " 'principle_panel'").fetchone()["n"]  # fmt: skip
+        calls = conn.execute(
+            "SELECT count(*) AS n FROM model_calls WHERE stage = 'principle_panel'"
+        ).fetchone()["n"]
     assert calls == 3
     # Approved ones are search hits with their term and verbatim quote; nothing else is.
     hits = app.tool("search_precedent_library", query="סטייה ניכרת הקלה")["hits"]
@@ -61,19 +71,25 @@ def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel
     # Twice: nothing new.
     again = principles.extract(app, doc_id="ruling-1")
     assert (again["approved"], again["pending_review"], again["rejected"], again["linked"]) == (
-        0, 0, 0, 0)  # fmt: skip
+        0,
+        0,
+        0,
+        0,
+    )
     assert len(listed(app)) == 4
 
 
 def test_cap_and_linking_and_isolation(app, tmp_path, panel):
     script, _ = panel
-    rules = ["סטייה ניכרת מתכנית אינה ניתנת לאישור בדרך של הקלה",
-             "על הוועדה המקומית לנמק את החלטתה בכתב",
-             "זכות הטיעון של המתנגד היא זכות יסוד בהליך התכנוני",
-             "היטל השבחה מחושב לפי ההפרש בשווי המקרקעין",
-             "פיצויים לפי סעיף 197 משולמים בגין פגיעה במקרקעין",
-             "ועדת הערר רשאית לדון בערר מחדש מבראשית",
-             "הקלה בקווי בניין מותרת כאשר אין פגיעה בשכנים"]  # fmt: skip
+    rules = [
+        "סטייה ניכרת מתכנית אינה ניתנת לאישור בדרך של הקלה",
+        "על הוועדה המקומית לנמק את החלטתה בכתב",
+        "זכות הטיעון של המתנגד היא זכות יסוד בהליך התכנוני",
+        "היטל השבחה מחושב לפי ההפרש בשווי המקרקעין",
+        "פיצויים לפי סעיף 197 משולמים בגין פגיעה במקרקעין",
+        "ועדת הערר רשאית לדון בערר מחדש מבראשית",
+        "הקלה בקווי בניין מותרת כאשר אין פגיעה בשכנים",
+    ]
     text = ". ".join(rules) + "."
     ingest(app, tmp_path, "ruling-1", text)
     every = [cand(rule, rule, 0.9 - i * 0.01) for i, rule in enumerate(rules)]
@@ -94,17 +110,21 @@ def test_cap_and_linking_and_isolation(app, tmp_path, panel):
     ingest(app, tmp_path, "decision-1", f"נפסק כי {R1[1]}.", corpus="internal")
     inner = principles.extract(app, corpus="internal")
     assert (inner["linked"], inner["approved"]) == (0, 1)
-    inner_row = next(p for p in principles.list_principles(app)["principles"]
-                     if p["doc_id"] == "decision-1")  # fmt: skip
+    inner_row = next(
+        p for p in principles.list_principles(app)["principles"] if p["doc_id"] == "decision-1"
+    )
     assert inner_row["term"] == "כלל פרשני" and inner_row["occurrences"] == 1
     with app.store.connection() as conn:
-        external = conn.execute("SELECT canonical_id FROM case_law_principles WHERE source_kind ="
-                                " 'external_upload' AND canonical_id IS NOT NULL LIMIT 1"
-                                ).fetchone()["canonical_id"]  # fmt: skip
+        external = conn.execute(
+            "SELECT canonical_id FROM case_law_principles WHERE source_kind ="
+            " 'external_upload' AND canonical_id IS NOT NULL LIMIT 1"
+        ).fetchone()["canonical_id"]
     with pytest.raises(psycopg.errors.ForeignKeyViolation):
         with app.store.transaction() as conn:
-            conn.execute("UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
-                         (external, inner_row["id"]))  # fmt: skip
+            conn.execute(
+                "UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
+                (external, inner_row["id"]),
+            )
 
 
 def test_the_database_decides_by_the_recorded_votes_never_the_row(app, tmp_path, panel):
@@ -114,10 +134,12 @@ def test_the_database_decides_by_the_recorded_votes_never_the_row(app, tmp_path,
     engine = app.acting_as(system_principal("principle-panel"))
     with app.store.connection() as conn:
         ruling = conn.execute("SELECT id FROM case_law WHERE doc_id = 'ruling-1'").fetchone()["id"]
-    insert = ("INSERT INTO case_law_principles (source_kind, case_law_id, rule_text,"
-              " supporting_quote, review_status, reviewed_by, votes, score, text_hash, analyzed,"
-              " analyzer) VALUES ('external_upload', %s, 'כלל', %s, %s, %s, %s, %s, 'h',"
-              " 'a', 'simple') RETURNING id, votes, score")  # fmt: skip
+    insert = (
+        "INSERT INTO case_law_principles (source_kind, case_law_id, rule_text,"
+        " supporting_quote, review_status, reviewed_by, votes, score, text_hash, analyzed,"
+        " analyzer) VALUES ('external_upload', %s, 'כלל', %s, %s, %s, %s, %s, 'h',"
+        " 'a', 'simple') RETURNING id, votes, score"
+    )
     for status in ("approved", "rejected", "proposed"):  # the panel never inserts a decision
         with pytest.raises(psycopg.errors.CheckViolation, match="panel"):
             with engine.store.transaction() as conn:
@@ -130,17 +152,22 @@ def test_the_database_decides_by_the_recorded_votes_never_the_row(app, tmp_path,
             row = conn.execute(insert, (ruling, Q1, "proposed", None, 3, 1.0)).fetchone()
             assert (row["votes"], row["score"]) == (None, None)  # never the writer's claim
             for model, score in votes.items():
-                conn.execute("INSERT INTO principle_votes (principle_id, source_kind, model,"
-                             " model_call_id, voted, score) VALUES (%s, 'external_upload', %s,"
-                             " %s, %s, %s)", (row["id"], f"openai:{model}", calls[model],
-                                              score is not None, score))  # fmt: skip
+                conn.execute(
+                    "INSERT INTO principle_votes (principle_id, source_kind, model,"
+                    " model_call_id, voted, score) VALUES (%s, 'external_upload', %s,"
+                    " %s, %s, %s)",
+                    (row["id"], f"openai:{model}", calls[model], score is not None, score),
+                )
         return row["id"]
 
     def decide(principle_id: int, status: str):
         with engine.store.transaction() as conn:
-            return conn.execute("UPDATE case_law_principles SET review_status = %s, reviewed_by"
-                                " = 'panel', votes = 3, score = 1 WHERE id = %s RETURNING votes,"
-                                " score", (status, principle_id)).fetchone()  # fmt: skip
+            return conn.execute(
+                "UPDATE case_law_principles SET review_status = %s, reviewed_by"
+                " = 'panel', votes = 3, score = 1 WHERE id = %s RETURNING votes,"
+                " score",
+                (status, principle_id),
+            ).fetchone()
 
     low = proposed({"a": 0.9, "b": 0.1, "c": None})  # 2 votes, mean 0.5
     with pytest.raises(psycopg.errors.CheckViolation, match="rule gives proposed"):
@@ -154,9 +181,12 @@ def test_the_database_decides_by_the_recorded_votes_never_the_row(app, tmp_path,
         decide(one, "rejected")
     with pytest.raises(psycopg.errors.CheckViolation, match="extraction call"):
         with engine.store.transaction() as conn:  # a vote on a call of another stage
-            conn.execute("INSERT INTO principle_votes (principle_id, source_kind, model,"
-                         " model_call_id, voted, score) VALUES (%s, 'external_upload',"
-                         " 'openai:c', %s, true, 1)", (one, other))  # fmt: skip
+            conn.execute(
+                "INSERT INTO principle_votes (principle_id, source_kind, model,"
+                " model_call_id, voted, score) VALUES (%s, 'external_upload',"
+                " 'openai:c', %s, true, 1)",
+                (one, other),
+            )
 
 
 def test_fewer_than_three_models_refused(app, tmp_path, panel, monkeypatch):
@@ -177,13 +207,37 @@ def test_cli_extract_and_list_json(app, tmp_path, panel, cli_env):
     script.answers = {m: [cand(R1[0], Q1, 0.9)] for m in "abc"}
     env = {**cli_env, "LEGAL_AI_PRINCIPLE_PANEL": value, "LEGAL_AI_MODEL_RETRIES": "0"}
     out = run(env, "principles", "extract", "--doc-id", "ruling-1", "--json")
-    assert json.loads(out.stdout) == {"failed": [], "candidates": 1, "approved": 1, "pending_review": 0,
-                                      "rejected": 0, "linked": 0, "capped": 0,
-                                      "dropped_quotes": 0, "ungrounded": 0}  # fmt: skip
+    assert json.loads(out.stdout) == {
+        "failed": [],
+        "candidates": 1,
+        "approved": 1,
+        "pending_review": 0,
+        "rejected": 0,
+        "linked": 0,
+        "capped": 0,
+        "dropped_quotes": 0,
+        "ungrounded": 0,
+    }
     shown = json.loads(run(env, "principles", "list", "--status", "approved", "--json").stdout)
     [row] = shown["principles"]
-    assert {k: row[k] for k in ("term", "rule_text", "supporting_quote", "votes", "score",
-                                "review_status", "occurrences")} == {
-        "term": "הלכה", "rule_text": R1[0], "supporting_quote": Q1, "votes": 3,
-        "score": 0.9, "review_status": "approved", "occurrences": 1}  # fmt: skip
+    assert {
+        k: row[k]
+        for k in (
+            "term",
+            "rule_text",
+            "supporting_quote",
+            "votes",
+            "score",
+            "review_status",
+            "occurrences",
+        )
+    } == {
+        "term": "הלכה",
+        "rule_text": R1[0],
+        "supporting_quote": Q1,
+        "votes": 3,
+        "score": 0.9,
+        "review_status": "approved",
+        "occurrences": 1,
+    }
     assert "page" in row and "id" in row

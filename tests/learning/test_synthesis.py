@@ -46,8 +46,13 @@ def models(app, monkeypatch):
     with scripted_openai(script) as server:
         panel = ",".join(f"openai:{m}@{server.url}" for m in "abc")
         synth = f"openai:s@{server.url}"
-        monkeypatch.setattr(app, "settings", app.settings.model_copy(update={
-            "principle_panel": panel, "synthesizer": synth, "model_retries": 0}))  # fmt: skip
+        monkeypatch.setattr(
+            app,
+            "settings",
+            app.settings.model_copy(
+                update={"principle_panel": panel, "synthesizer": synth, "model_retries": 0}
+            ),
+        )
         yield script, panel, synth
 
 
@@ -55,18 +60,22 @@ def canonicals(app):
     """This test's canonicals (the test reset empties the items and their principles; canonicals
     and their attempts of earlier tests, without occurrences now, are left out)."""
     with app.store.connection() as conn:
-        rows = conn.execute("SELECT id, rule_text, status, canonical_statement, grounded,"
-                            " embedding IS NOT NULL AS embedded, embedder FROM canonical_principles k WHERE"
-                            " EXISTS (SELECT 1 FROM case_law_principles p WHERE p.canonical_id ="
-                            " k.id) ORDER BY id").fetchall()  # fmt: skip
+        rows = conn.execute(
+            "SELECT id, rule_text, status, canonical_statement, grounded,"
+            " embedding IS NOT NULL AS embedded, embedder FROM canonical_principles k WHERE"
+            " EXISTS (SELECT 1 FROM case_law_principles p WHERE p.canonical_id ="
+            " k.id) ORDER BY id"
+        ).fetchall()
     return [dict(r) for r in rows]
 
 
 def attempts(app):
     with app.store.connection() as conn:
-        rows = conn.execute("SELECT canonical_id, model, outcome, cosine, reason, statement FROM"
-                            " synthesis_attempts a WHERE EXISTS (SELECT 1 FROM case_law_principles p WHERE"
-                            " p.canonical_id = a.canonical_id) ORDER BY id").fetchall()  # fmt: skip
+        rows = conn.execute(
+            "SELECT canonical_id, model, outcome, cosine, reason, statement FROM"
+            " synthesis_attempts a WHERE EXISTS (SELECT 1 FROM case_law_principles p WHERE"
+            " p.canonical_id = a.canonical_id) ORDER BY id"
+        ).fetchall()
     return [dict(r) for r in rows]
 
 
@@ -152,8 +161,11 @@ def test_drift_rejected_keeps_the_source(app, tmp_path, models, monkeypatch):
     # 0.956-0.99, another planning rule 0.866-0.898, unrelated sentences 0.82-0.84).
     assert app.settings.halacha_canonical_synth_drift_floor is None
     assert app.embedder.id != "e5-local" or synthesis.drift_floor(app) == 0.93
-    monkeypatch.setattr(app, "settings", app.settings.model_copy(
-        update={"halacha_canonical_synth_drift_floor": 0.93}))  # fmt: skip
+    monkeypatch.setattr(
+        app,
+        "settings",
+        app.settings.model_copy(update={"halacha_canonical_synth_drift_floor": 0.93}),
+    )
     # Grounded (its quote is Q1, no citation, number or qualifier) but about something else.
     script.statement = lambda user: [{"text": "היטל השבחה מחושב לפי ההפרש בשווי", "quote": Q1}]
     report = synthesis.synthesize(app)
@@ -176,12 +188,14 @@ def test_never_approves_and_the_log_is_append_only(app, tmp_path, models):
     engine = app.acting_as(system_principal("canonical-synthesizer"))
     with pytest.raises(psycopg.errors.CheckViolation, match="only the chair"):
         with engine.store.transaction() as conn:
-            conn.execute("UPDATE canonical_principles SET status = 'approved' WHERE id = %s",
-                         (row["id"],))  # fmt: skip
+            conn.execute(
+                "UPDATE canonical_principles SET status = 'approved' WHERE id = %s", (row["id"],)
+            )
     with pytest.raises(psycopg.errors.InsufficientPrivilege):  # an agent writes no canonical
         with app.acting_as(agent("x")).store.transaction() as conn:
-            conn.execute("UPDATE canonical_principles SET status = 'approved' WHERE id = %s",
-                         (row["id"],))  # fmt: skip
+            conn.execute(
+                "UPDATE canonical_principles SET status = 'approved' WHERE id = %s", (row["id"],)
+            )
     with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only|permission"):
         with engine.store.transaction() as conn:
             conn.execute("DELETE FROM synthesis_attempts")
@@ -202,8 +216,9 @@ def test_no_synthesizer_configured(app, tmp_path, models, cli_env, monkeypatch):
     assert canonicals(app)[0]["status"] == "pending_synthesis" and attempts(app) == []
     # Configured, the CLI answers the four counts.
     script.statement = lambda user: [{"text": Q1, "quote": Q1}]
-    shown = json.loads(run({**env, "LEGAL_AI_SYNTHESIZER": synth}, "principles", "synthesize",
-                           "--json").stdout)  # fmt: skip
+    shown = json.loads(
+        run({**env, "LEGAL_AI_SYNTHESIZER": synth}, "principles", "synthesize", "--json").stdout
+    )
     assert shown == {"attempted": 1, "accepted": 1, "abstained": 0, "drift_rejected": 0}
 
 
@@ -240,8 +255,9 @@ def test_a_request_for_synthesis_is_left_to_the_worker(app, tmp_path, models):
     extracted(app, tmp_path, script, [(R1[0], Q1)])
     configured = app.settings.model_copy(update={"chair_token": "c-t", "agent_token": "a-t"})
     client = TestClient(create_app(configured, legal=app))
-    asked = client.post("/api/canonical-principles/synthesize",
-                        headers={"Authorization": "Bearer c-t"})  # fmt: skip
+    asked = client.post(
+        "/api/canonical-principles/synthesize", headers={"Authorization": "Bearer c-t"}
+    )
     assert asked.status_code == 202
     assert asked.json() == {"queued": 1, "runs_in": "legal-ai worker", "waiting_for": None}
     assert attempts(app) == [] and canonicals(app)[0]["status"] == "pending_synthesis"

@@ -48,8 +48,9 @@ def utc(value: dt.datetime | str) -> dt.datetime:
 
 def with_settings(app: App, **update) -> App:
     """The same database and embedder under other settings."""
-    return App(app.settings.model_copy(update=update), store=app.store,
-               embedder=app._inner_embedder)  # fmt: skip
+    return App(
+        app.settings.model_copy(update=update), store=app.store, embedder=app._inner_embedder
+    )
 
 
 def runs_of(app: App, name: str) -> list[dict]:
@@ -68,8 +69,14 @@ def draft(app: App, index: int) -> str:
     """Our draft of one of the fictional pairs (its pair: draft_done); the case number."""
     record = factories.records()[index]
     path = factories.ROOT / record["files"]["draft"]
-    finals.add_draft(app, record["case_number"], path, appeal_type=record["appeal_type"],
-                     outcome=record["outcome"], practice_area=record["practice_area"])  # fmt: skip
+    finals.add_draft(
+        app,
+        record["case_number"],
+        path,
+        appeal_type=record["appeal_type"],
+        outcome=record["outcome"],
+        practice_area=record["practice_area"],
+    )
     return record["case_number"]
 
 
@@ -88,8 +95,14 @@ class Recorder(ScriptedHandler):
 
     def do_POST(self) -> None:
         body = self.read_json()
-        type(self).received.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                                    "type": self.headers.get("Content-Type"), "body": body})  # fmt: skip
+        type(self).received.append(
+            {
+                "path": self.path,
+                "auth": self.headers.get("Authorization"),
+                "type": self.headers.get("Content-Type"),
+                "body": body,
+            }
+        )
         status = type(self).answers.pop(0) if type(self).answers else 200
         self.send_json({"ok": status == 200}, status)
 
@@ -110,18 +123,25 @@ pytestmark = pytest.mark.db
 def test_the_four_jobs_are_defined_in_one_place_with_cron_in_jerusalem():
     assert [j.name for j in JOBS] == NAMES
     cron = {j.name: j.cron for j in JOBS}
-    assert cron == {"weekly-feedback-analysis": "0 19 * * sun", "stale-case-reminder": "0 8 * * *",
-                    "sync-case-status": "*/15 * * * *", "nightly-upkeep": "30 2 * * *"}  # fmt: skip
+    assert cron == {
+        "weekly-feedback-analysis": "0 19 * * sun",
+        "stale-case-reminder": "0 8 * * *",
+        "sync-case-status": "*/15 * * * *",
+        "nightly-upkeep": "30 2 * * *",
+    }
     # Thursday noon -> Sunday 19:00 in Jerusalem, which moved to summer time on Friday the 27th
     after = schedule.next_after(cron["weekly-feedback-analysis"], J, local(2026, 3, 26, 12))
     assert utc(after) == utc(local(2026, 3, 29, 19)) and after.utcoffset() == dt.timedelta(hours=3)
     # strictly after: at the slot itself the next one is a week on
     assert utc(schedule.next_after(cron["weekly-feedback-analysis"], J, after)) == utc(
-        local(2026, 4, 5, 19))  # fmt: skip
+        local(2026, 4, 5, 19)
+    )
     assert utc(schedule.next_after(cron["stale-case-reminder"], J, local(2026, 1, 1, 8))) == utc(
-        local(2026, 1, 2, 8))  # fmt: skip
+        local(2026, 1, 2, 8)
+    )
     assert utc(schedule.next_after(cron["sync-case-status"], J, local(2026, 1, 1, 8, 7))) == utc(
-        local(2026, 1, 1, 8, 15))  # fmt: skip
+        local(2026, 1, 1, 8, 15)
+    )
     # 02:30 does not exist on the night the clocks go forward (02:00 -> 03:00): it runs once,
     # right after the gap; the night they go back (02:00 -> 01:00) it runs once too
     nightly = cron["nightly-upkeep"]
@@ -159,8 +179,10 @@ def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
         assert utc(outcomes[name]["scheduled_for"]) == utc(at)
     assert {n: outcomes[n]["outcome"] for n in NAMES} == {
         "weekly-feedback-analysis": "skipped",  # no chair feedback that week
-        "stale-case-reminder": "ok", "sync-case-status": "ok", "nightly-upkeep": "ok",
-    }  # fmt: skip
+        "stale-case-reminder": "ok",
+        "sync-case-status": "ok",
+        "nightly-upkeep": "ok",
+    }
     after = {j["name"]: j for j in schedule.list_jobs(app, now=local(2026, 5, 3, 20))["jobs"]}
     assert after["weekly-feedback-analysis"]["next_run_at"] == "2026-05-10T19:00:00+03:00"
     assert after["nightly-upkeep"]["next_run_at"] == "2026-05-04T02:30:00+03:00"
@@ -170,9 +192,16 @@ def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
     recorded = runs_of(app, "nightly-upkeep")
     assert len(recorded) == 1 and recorded[0]["requested_by"] == "system:scheduler"
     assert recorded[0]["finished_at"] >= recorded[0]["started_at"]
-    assert set(recorded[0]["result"]["steps"]) == {"reindex", "resolve", "synthesis", "scans",
-                                                   "exemplars", "fingerprints", "telemetry",
-                                                   "standing_eval"}  # fmt: skip
+    assert set(recorded[0]["result"]["steps"]) == {
+        "reindex",
+        "resolve",
+        "synthesis",
+        "scans",
+        "exemplars",
+        "fingerprints",
+        "telemetry",
+        "standing_eval",
+    }
 
 
 def test_each_of_the_four_jobs_runs_on_demand(app):
@@ -193,8 +222,14 @@ def test_each_of_the_four_jobs_runs_on_demand(app):
 
 def test_a_worker_down_for_three_days_runs_a_daily_job_once(app):
     calls: list[dt.datetime] = []
-    jobs = (Job("daily", "0 8 * * *", "a daily job", lambda a, now: calls.append(now) or
-                {"summary": "ran"}),)  # fmt: skip
+    jobs = (
+        Job(
+            "daily",
+            "0 8 * * *",
+            "a daily job",
+            lambda a, now: calls.append(now) or {"summary": "ran"},
+        ),
+    )
     assert schedule.run_due(app, now=local(2026, 5, 3, 9), jobs=jobs) == []  # due May 4, 08:00
     back = local(2026, 5, 7, 10)  # the slots of May 4, 5, 6 and 7 passed while it was down
     [report] = schedule.run_due(app, now=back, jobs=jobs)
@@ -222,10 +257,16 @@ def test_a_failing_job_is_recorded_retried_and_never_blocks_the_others(app):
         raise InvalidInput("LEGAL_AI_SOMETHING is not set")
 
     steady: list[dt.datetime] = []
-    jobs = (Job("flaky", "0 8 * * *", "fails", flaky),
-            Job("gives-up", "0 8 * * *", "refuses", gives_up),
-            Job("steady", "0 8 * * *", "works", lambda a, now: steady.append(now) or
-                {"summary": "steady"}))  # fmt: skip
+    jobs = (
+        Job("flaky", "0 8 * * *", "fails", flaky),
+        Job("gives-up", "0 8 * * *", "refuses", gives_up),
+        Job(
+            "steady",
+            "0 8 * * *",
+            "works",
+            lambda a, now: steady.append(now) or {"summary": "steady"},
+        ),
+    )
     schedule.run_due(app, now=local(2026, 5, 3, 9), jobs=jobs)
     slot = local(2026, 5, 4, 8)
     reports = {r["name"]: r for r in schedule.run_due(app, now=slot, jobs=jobs)}
@@ -243,7 +284,9 @@ def test_a_failing_job_is_recorded_retried_and_never_blocks_the_others(app):
     assert schedule.run_due(app, now=local(2026, 5, 4, 8, 4), jobs=jobs) == []
     again = schedule.run_due(app, now=local(2026, 5, 4, 8, 5), jobs=jobs)
     assert {r["name"]: (r["outcome"], r["failures"]) for r in again} == {
-        "flaky": ("failed", 2), "gives-up": ("failed", 2)}  # fmt: skip
+        "flaky": ("failed", 2),
+        "gives-up": ("failed", 2),
+    }
     assert utc(again[0]["next_run_at"]) == utc(local(2026, 5, 4, 8, 15))
     state["fail"] = False
     fixed = schedule.run_due(app, now=local(2026, 5, 4, 8, 20), jobs=jobs)
@@ -254,8 +297,11 @@ def test_a_failing_job_is_recorded_retried_and_never_blocks_the_others(app):
     with app.store.connection() as conn:
         assert [j["name"] for j in schedule.health(conn, jobs)["failed_jobs"]] == ["gives-up"]
     # a manual success stands for the pending retry
-    jobs = (jobs[0], Job("gives-up", "0 8 * * *", "fixed", lambda a, now: {"summary": "ok now"}),
-            jobs[2])  # fmt: skip
+    jobs = (
+        jobs[0],
+        Job("gives-up", "0 8 * * *", "fixed", lambda a, now: {"summary": "ok now"}),
+        jobs[2],
+    )
     manual = schedule.run_now(app, "gives-up", now=local(2026, 5, 4, 9), jobs=jobs)
     assert manual["outcome"] == "ok" and utc(manual["next_run_at"]) == utc(local(2026, 5, 5, 8))
 
@@ -274,14 +320,21 @@ def test_two_workers_at_once_one_runs(app):
     schedule.run_due(app, now=local(2026, 5, 3, 9), jobs=jobs)
     slot = local(2026, 5, 4, 8)
     first: list = []
-    worker = threading.Thread(target=lambda: first.extend(
-        schedule.run_due(app, now=slot, jobs=jobs, worker="worker-a")))  # fmt: skip
+    worker = threading.Thread(
+        target=lambda: first.extend(schedule.run_due(app, now=slot, jobs=jobs, worker="worker-a"))
+    )
     worker.start()
     try:
         assert entered.wait(30)
         second = schedule.run_due(app, now=slot, jobs=jobs, worker="worker-b")
-        assert second == [{"name": "slow", "ran": False, "outcome": "busy",
-                           "note": "slow is running in another process; nothing was started"}]  # fmt: skip
+        assert second == [
+            {
+                "name": "slow",
+                "ran": False,
+                "outcome": "busy",
+                "note": "slow is running in another process; nothing was started",
+            }
+        ]
         assert schedule.run_now(app, "slow", now=slot, jobs=jobs)["outcome"] == "busy"
         [listed] = schedule.list_jobs(app, now=slot, jobs=jobs)["jobs"]
         assert listed["running"] is True
@@ -300,9 +353,13 @@ def test_a_second_process_finds_the_job_running_and_starts_nothing(app, cli_env)
     assert holder is not None  # "another worker" holds the run's lease
     try:
         assert schedule_store.take_lease(app.settings.database_url, "sync-case-status") is None
-        result = subprocess.run([sys.executable, "-m", "legal_ai.cli", "jobs", "run",
-                                 "sync-case-status"], env=cli_env, capture_output=True, text=True,
-                                timeout=300)  # fmt: skip
+        result = subprocess.run(
+            [sys.executable, "-m", "legal_ai.cli", "jobs", "run", "sync-case-status"],
+            env=cli_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     finally:
         holder.release()
     assert result.returncode == 1, result.stderr
@@ -340,18 +397,26 @@ def test_weekly_feedback_analysis_proposes_recurring_feedback_and_skips_an_empty
     assert report["outcome"] == "ok" and report["trigger"] == "schedule"
     result = report["result"]
     assert result["total"] == 4 and result["by_category"] == {
-        "missing_content": 2, "wrong_tone": 1, "style": 1}  # fmt: skip
+        "missing_content": 2,
+        "wrong_tone": 1,
+        "style": 1,
+    }
     assert result["by_block"] == {"hearing": 2, "discussion": 1}
     [proposed] = result["proposed_lessons"]
     assert (proposed["feedback_category"], proposed["block"], proposed["count"]) == (
-        "missing_content", "hearing", 2)  # fmt: skip
+        "missing_content",
+        "hearing",
+        2,
+    )
     assert proposed["created"] and proposed["review_status"] == "proposed"
     assert [x["id"] for x in lessons.list_lessons(app, "proposed")["lessons"]] == [
-        proposed["lesson_id"]]  # fmt: skip
+        proposed["lesson_id"]
+    ]
     with app.store.connection() as conn:
         lesson = conn.execute("SELECT * FROM decision_lessons").fetchall()
-    assert [(x["id"], x["category"], x["block"], x["source"], x["proposed_by"]) for x in lesson] == [
-        (proposed["lesson_id"], "lessons_document", "hearing", "curator", "system:scheduler")]  # fmt: skip
+    assert [
+        (x["id"], x["category"], x["block"], x["source"], x["proposed_by"]) for x in lesson
+    ] == [(proposed["lesson_id"], "lessons_document", "hearing", "curator", "system:scheduler")]
     text = lesson[0]["text"]
     assert "2 פעמים" in text and "תוכן חסר" in text and "הדיון בפנינו" in text
     assert "«לא תואר מה נראה בסיור»" in text and "«חסרה התייחסות לסיור במקרקעין»" in text
@@ -378,7 +443,9 @@ def test_stale_case_reminder_lists_idle_cases_and_posts_them_to_the_webhook(app,
     later = now + dt.timedelta(days=31)
     listed = reminders(app, later)
     assert [(c["case_number"], c["status"], c["idle_days"]) for c in listed["cases"]] == [
-        (drafted, "draft_done", 31), ("ערר 1111/25", "open", 31)]  # fmt: skip
+        (drafted, "draft_done", 31),
+        ("ערר 1111/25", "open", 31),
+    ]
     assert listed["idle_days"] == 30 and listed["count"] == 2
     assert reminders(with_settings(app, stale_case_days=40), later)["cases"] == []
     hooked = with_settings(app, reminder_webhook=f"{base}/hooks/reminders")
@@ -404,17 +471,26 @@ def test_stale_case_reminder_lists_idle_cases_and_posts_them_to_the_webhook(app,
     down = schedule.run_now(unreachable, "stale-case-reminder", now=later)
     assert down["outcome"] == "failed" and "could not be reached" in down["error"]
     not_http = with_settings(app, reminder_webhook="file:///etc/passwd")
-    assert "must be an http(s) URL" in schedule.run_now(not_http, "stale-case-reminder",
-                                                       now=later)["error"]  # fmt: skip
+    assert (
+        "must be an http(s) URL"
+        in schedule.run_now(not_http, "stale-case-reminder", now=later)["error"]
+    )
 
 
 def backdate(app: App, days: int) -> None:
     """Every case, draft and pair moved `days` days earlier."""
     with app.store.transaction() as conn:
-        for table, column in (("cases", "created_at"), ("drafts", "created_at"),
-                              ("draft_final_pairs", "status_changed_at")):  # fmt: skip
-            conn.execute(sql.SQL("UPDATE {t} SET {c} = {c} - make_interval(days => %s)").format(
-                t=sql.Identifier(table), c=sql.Identifier(column)), (days,))  # fmt: skip
+        for table, column in (
+            ("cases", "created_at"),
+            ("drafts", "created_at"),
+            ("draft_final_pairs", "status_changed_at"),
+        ):
+            conn.execute(
+                sql.SQL("UPDATE {t} SET {c} = {c} - make_interval(days => %s)").format(
+                    t=sql.Identifier(table), c=sql.Identifier(column)
+                ),
+                (days,),
+            )
 
 
 def test_the_reminder_list_is_read_by_the_cli_the_api_and_the_desk(app, cli_env):
@@ -423,17 +499,28 @@ def test_the_reminder_list_is_read_by_the_cli_the_api_and_the_desk(app, cli_env)
 
     drafted = draft(app, 1)
     backdate(app, 45)
-    result = subprocess.run([sys.executable, "-m", "legal_ai.cli", "jobs", "reminders", "--json"],
-                            env=cli_env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "jobs", "reminders", "--json"],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     listed = json.loads(result.stdout)
     assert [(c["case_number"], c["idle_days"]) for c in listed["cases"]] == [(drafted, 45)]
-    text = subprocess.run([sys.executable, "-m", "legal_ai.cli", "jobs", "reminders"],
-                          env=cli_env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    text = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "jobs", "reminders"],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert f"{drafted}: idle 45 days (draft_done;" in text.stdout
     accounts.set_password(app, "chair", PASSWORD)
-    settings = app.settings.model_copy(update={"agent_token": f"writer={AGENT}",
-                                               "chair_token": CHAIR})  # fmt: skip
+    settings = app.settings.model_copy(
+        update={"agent_token": f"writer={AGENT}", "chair_token": CHAIR}
+    )
     with TestClient(create_app(settings, legal=app)) as client:
         api = client.get("/api/reminders", headers={"Authorization": f"Bearer {AGENT}"})
         assert api.status_code == 200 and api.json()["cases"][0]["case_number"] == drafted
@@ -454,7 +541,8 @@ def test_sync_case_status_reconciles_with_the_ledger_and_pushes_only_changes(app
     alone = schedule.run_now(app, "sync-case-status", now=t)["result"]
     assert alone["tracker"] is False and alone["changed"] == [
         {"case_number": first, "from": None, "to": "draft_done"},
-        {"case_number": "ערר 2222/25", "from": None, "to": "open"}]  # fmt: skip
+        {"case_number": "ערר 2222/25", "from": None, "to": "open"},
+    ]
     tracked = with_settings(app, tracker_url=f"{base}/tracker/cases", tracker_token="tr-secret")
     report = schedule.run_now(tracked, "sync-case-status", now=t + dt.timedelta(minutes=15))
     assert report["outcome"] == "ok" and report["result"]["changed"] == []
@@ -462,20 +550,28 @@ def test_sync_case_status_reconciles_with_the_ledger_and_pushes_only_changes(app
     [sent] = server.received
     assert sent["auth"] == "Bearer tr-secret" and sent["path"] == "/v1/tracker/cases"
     assert [(c["case_number"], c["status"], c["previous"]) for c in sent["body"]["changes"]] == [
-        (first, "draft_done", None), ("ערר 2222/25", "open", None)]  # fmt: skip
+        (first, "draft_done", None),
+        ("ערר 2222/25", "open", None),
+    ]
     # nothing changed: nothing pushed
     quiet = schedule.run_now(tracked, "sync-case-status", now=t + dt.timedelta(minutes=30))
     assert quiet["result"]["pushed"] == 0 and len(server.received) == 1
     # our draft of the open case: one change, pushed alone
     record = next(r for r in factories.records() if r["case_number"] != first)
-    finals.add_draft(app, "ערר 2222/25", factories.ROOT / record["files"]["draft"],
-                     appeal_type=record["appeal_type"])  # fmt: skip
+    finals.add_draft(
+        app,
+        "ערר 2222/25",
+        factories.ROOT / record["files"]["draft"],
+        appeal_type=record["appeal_type"],
+    )
     moved = schedule.run_now(tracked, "sync-case-status", now=t + dt.timedelta(minutes=45))
     assert moved["result"]["changed"] == [
-        {"case_number": "ערר 2222/25", "from": "open", "to": "draft_done"}]  # fmt: skip
-    assert [(c["case_number"], c["status"], c["previous"])
-            for c in server.received[-1]["body"]["changes"]] == [
-        ("ערר 2222/25", "draft_done", "open")]  # fmt: skip
+        {"case_number": "ערר 2222/25", "from": "open", "to": "draft_done"}
+    ]
+    assert [
+        (c["case_number"], c["status"], c["previous"])
+        for c in server.received[-1]["body"]["changes"]
+    ] == [("ערר 2222/25", "draft_done", "open")]
     # the tracker failing: recorded and retried; the change is pushed once it answers
     open_case(app, "ערר 3333/25")
     server.answers.append(500)
@@ -493,13 +589,33 @@ def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp
 
     write_dataset(tmp_path)
     ruling = write(tmp_path / "ruling.txt", "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12.")
-    assert app.ingest([ruling], "external", meta={"title": "הקלה", "doc_type": "reference"},
-                      doc_id="ruling-1").ingested == 1  # fmt: skip
-    manifest = write(tmp_path / "standing.json", json.dumps({"sets": [
-        {"name": "tiny", "corpus": "corpus.jsonl", "queries": "queries.jsonl",
-         "qrels": "qrels.tsv"},
-        {"name": "elsewhere", "corpus": "absent/corpus.jsonl", "queries": "absent/q.jsonl",
-         "qrels": "absent/qrels.tsv"}]}))  # fmt: skip
+    assert (
+        app.ingest(
+            [ruling], "external", meta={"title": "הקלה", "doc_type": "reference"}, doc_id="ruling-1"
+        ).ingested
+        == 1
+    )
+    manifest = write(
+        tmp_path / "standing.json",
+        json.dumps(
+            {
+                "sets": [
+                    {
+                        "name": "tiny",
+                        "corpus": "corpus.jsonl",
+                        "queries": "queries.jsonl",
+                        "qrels": "qrels.tsv",
+                    },
+                    {
+                        "name": "elsewhere",
+                        "corpus": "absent/corpus.jsonl",
+                        "queries": "absent/q.jsonl",
+                        "qrels": "absent/qrels.tsv",
+                    },
+                ]
+            }
+        ),
+    )
     # another analyzer: the ruling's chunks are stale until the upkeep re-analyzes them
     legal = with_settings(app, standing_eval=manifest, analyzer="he-plain-v1")
     night = local(2026, 5, 5, 2, 30)
@@ -508,7 +624,9 @@ def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp
             conn.execute(
                 "INSERT INTO search_log (at, surface, actor, actor_kind, corpus, query, mode, k,"
                 " n_hits, latency_ms) VALUES (%s, 'cli', 'operator', 'operator', 'external',"
-                " 'הקלה', 'hybrid', 10, 0, 1)", (night - dt.timedelta(days=days),))  # fmt: skip
+                " 'הקלה', 'hybrid', 10, 0, 1)",
+                (night - dt.timedelta(days=days),),
+            )
     report = schedule.run_now(legal, "nightly-upkeep", now=night)
     assert report["outcome"] == "ok", report
     steps = report["result"]["steps"]
@@ -525,8 +643,11 @@ def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp
     assert absent["name"] == "elsewhere" and absent["skipped"].startswith("absent: ")
     with app.store.connection() as conn:
         [row] = conn.execute("SELECT * FROM eval_history").fetchall()
-    assert (row["dataset"], row["day"], row["ndcg_at_10"]) == ("tiny", dt.date(2026, 5, 5),
-                                                               tiny["ndcg@10"])  # fmt: skip
+    assert (row["dataset"], row["day"], row["ndcg_at_10"]) == (
+        "tiny",
+        dt.date(2026, 5, 5),
+        tiny["ndcg@10"],
+    )
     again = schedule.run_now(legal, "nightly-upkeep", now=night)["result"]["steps"]
     assert again["reindex"]["reanalyzed"] == 0  # nothing stale any more
     # a drop beyond the tolerance against the best of the days before, on the same data (the
@@ -538,13 +659,16 @@ def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp
             " VALUES ('tiny', '2026-05-03', %s, 0.805, 9, 11), ('tiny', '2026-05-04', %s, 0.6, 9,"
             " 11), ('tiny', '2026-05-01', 'other data', 0.99, 9, 11)",
             (row["fingerprint"], row["fingerprint"]),
-        )  # fmt: skip
+        )
     assert health_report(app)["scheduler"]["eval_drops"] == []  # 0.005: within the tolerance
     with app.store.transaction() as conn:
         conn.execute("UPDATE eval_history SET ndcg_at_10 = 0.85 WHERE day = '2026-05-03'")
     [drop] = health_report(app)["scheduler"]["eval_drops"]
     assert (drop["dataset"], drop["day"], drop["reference_day"]) == (
-        "tiny", "2026-05-05", "2026-05-03")  # fmt: skip
+        "tiny",
+        "2026-05-05",
+        "2026-05-03",
+    )
     assert drop["drop"] == pytest.approx(0.05) and drop["tolerance"] == 0.01
 
 
@@ -568,13 +692,17 @@ def test_the_worker_runs_due_jobs_each_pass(app):
 
     schedule.run_due(app)  # the rows, each due at its next slot
     with app.store.transaction() as conn:
-        conn.execute("UPDATE schedules SET next_run_at = now() - interval '50 minutes'"
-                     " WHERE name = 'sync-case-status'")  # fmt: skip
+        conn.execute(
+            "UPDATE schedules SET next_run_at = now() - interval '50 minutes'"
+            " WHERE name = 'sync-case-status'"
+        )
     lines: list[str] = []
     worker_loop.work(app, once=True, echo=lines.append)
-    assert any(line.startswith("scheduled job sync-case-status: ok (caught up 3 missed slot(s))")
-               or line.startswith("scheduled job sync-case-status: ok (caught up 4 missed")
-               for line in lines), lines  # fmt: skip
+    assert any(
+        line.startswith("scheduled job sync-case-status: ok (caught up 3 missed slot(s))")
+        or line.startswith("scheduled job sync-case-status: ok (caught up 4 missed")
+        for line in lines
+    ), lines
     [run] = runs_of(app, "sync-case-status")
     assert (
         run["trigger"] == "schedule" and run["worker"] and run["requested_by"] == "system:scheduler"
@@ -584,8 +712,13 @@ def test_the_worker_runs_due_jobs_each_pass(app):
 
 def test_cli_jobs_list_run_and_runs(app, cli_env):
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "legal_ai.cli", "jobs", *args], env=cli_env,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "legal_ai.cli", "jobs", *args],
+            env=cli_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     listed = cli("list", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -602,8 +735,10 @@ def test_cli_jobs_list_run_and_runs(app, cli_env):
     text = cli("list").stdout
     assert "sync-case-status          */15 * * * *" in text and "last: ok at" in text
     assert "weekly-feedback-analysis  0 19 * * sun  next" in text and "last: never run" in text
-    assert "scheduled job weekly-feedback-analysis: skipped: no chair feedback this week" in cli(
-        "run", "weekly-feedback-analysis").stdout  # fmt: skip
+    assert (
+        "scheduled job weekly-feedback-analysis: skipped: no chair feedback this week"
+        in cli("run", "weekly-feedback-analysis").stdout
+    )
     runs = cli("runs").stdout
     assert "weekly-feedback-analysis on demand: skipped" in runs and "by operator" in runs
     unknown = cli("run", "weekly")
@@ -614,8 +749,9 @@ def test_http_jobs_listed_for_agents_and_run_by_the_chair_only(app):
     """issue 19 item 6: an agent lists the jobs but may not run one (403); the chair's request
     runs nothing in the request (202, queued): the worker's next pass runs it, recorded as a
     manual run in her name; asked twice, it runs once."""
-    settings = app.settings.model_copy(update={"agent_token": f"writer={AGENT}",
-                                               "chair_token": CHAIR})  # fmt: skip
+    settings = app.settings.model_copy(
+        update={"agent_token": f"writer={AGENT}", "chair_token": CHAIR}
+    )
     with TestClient(create_app(settings, legal=app)) as client:
 
         def auth(token: str = AGENT) -> dict:
@@ -638,11 +774,13 @@ def test_http_jobs_listed_for_agents_and_run_by_the_chair_only(app):
         assert client.post("/api/jobs/nope/run", headers=auth(CHAIR)).status_code == 404
         ran = schedule.run_due(app, worker="worker-a")  # the worker's next pass
         assert [(r["name"], r["trigger"], r["outcome"]) for r in ran] == [
-            ("stale-case-reminder", "manual", "ok")]  # fmt: skip
+            ("stale-case-reminder", "manual", "ok")
+        ]
         assert schedule.run_due(app, worker="worker-a") == []  # asked once, run once
         recorded = client.get("/api/jobs/runs", headers=auth()).json()["runs"]
         assert [(r["name"], r["requested_by"], r["worker"]) for r in recorded] == [
-            ("stale-case-reminder", "chair", "worker-a")]  # fmt: skip
+            ("stale-case-reminder", "chair", "worker-a")
+        ]
         holder = schedule_store.take_lease(app.settings.database_url, "sync-case-status")
         try:  # running in another process: said at once (409), nothing started
             busy = client.post("/api/jobs/sync-case-status/run", headers=auth(CHAIR))
@@ -654,14 +792,25 @@ def test_http_jobs_listed_for_agents_and_run_by_the_chair_only(app):
 
 
 def test_health_reports_a_job_that_failed_last(app, cli_env):
-    jobs = (Job("sync-case-status", "*/15 * * * *", "broken here",
-                lambda a, now: {"error": "the tracker refused the token", "summary": "x"}),)  # fmt: skip
+    jobs = (
+        Job(
+            "sync-case-status",
+            "*/15 * * * *",
+            "broken here",
+            lambda a, now: {"error": "the tracker refused the token", "summary": "x"},
+        ),
+    )
     schedule.run_now(app, "sync-case-status", now=local(2026, 5, 4, 10), jobs=jobs)
     [failed] = health_report(app)["scheduler"]["failed_jobs"]
     assert failed["name"] == "sync-case-status" and failed["failures"] == 1
     assert failed["last_error"] == "the tracker refused the token"
-    result = subprocess.run([sys.executable, "-m", "legal_ai.cli", "health"], env=cli_env,
-                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "health"],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     assert "scheduled job sync-case-status failed at" in result.stdout
     assert "the tracker refused the token" in result.stdout

@@ -68,15 +68,37 @@ def library(app, tmp_path) -> dict:
     a case with an attached precedent, and two canonical principles: one whose synthesized
     statement is embedded, one with its source wording only (no embedding needed)."""
     ruling = write(tmp_path / "ruling.txt", RULING)
-    assert app.ingest([ruling], "external", doc_id="ruling-1", meta={
-        "title": "פסק דין", "case_number": CITATION, "court": "בית המשפט העליון",
-        "is_binding": True, "practice_area": "planning", "decided_on": "2005-03-01",
-    }).ingested == 1  # fmt: skip
+    assert (
+        app.ingest(
+            [ruling],
+            "external",
+            doc_id="ruling-1",
+            meta={
+                "title": "פסק דין",
+                "case_number": CITATION,
+                "court": "בית המשפט העליון",
+                "is_binding": True,
+                "practice_area": "planning",
+                "decided_on": "2005-03-01",
+            },
+        ).ingested
+        == 1
+    )
     decision = write(tmp_path / "decision.txt", DECISION)
-    assert app.ingest([decision], "internal", doc_id="decision-1", meta={
-        "title": "החלטה", "case_number": "ערר (מרכז) 1042/23", "practice_area": "planning",
-        "decided_on": "2024-03-01",
-    }).ingested == 1  # fmt: skip
+    assert (
+        app.ingest(
+            [decision],
+            "internal",
+            doc_id="decision-1",
+            meta={
+                "title": "החלטה",
+                "case_number": "ערר (מרכז) 1042/23",
+                "practice_area": "planning",
+                "decided_on": "2024-03-01",
+            },
+        ).ingested
+        == 1
+    )
     protocol = write(tmp_path / "protocol.txt", "פרוטוקול דיון: הוחלט לערוך סיור במקום.")
     app.ingest([protocol], "case", meta={"case_number": CASE, "practice_area": "planning"})
     chair = app.acting_as(CHAIR)
@@ -87,10 +109,13 @@ def library(app, tmp_path) -> dict:
     with app.store.transaction() as conn:
         synthesized = conn.execute(
             "INSERT INTO canonical_principles (source_kind, rule_text) VALUES"
-            " ('external_upload', %s) RETURNING id", (RULE,)
-        ).fetchone()["id"]  # fmt: skip
-        conn.execute("UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
-                     (synthesized, approved))  # fmt: skip
+            " ('external_upload', %s) RETURNING id",
+            (RULE,),
+        ).fetchone()["id"]
+        conn.execute(
+            "UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
+            (synthesized, approved),
+        )
     # as the synthesizer (the worker's stage) writes it: pending_synthesis -> pending_review
     with app.acting_as(system_principal("canonical-synthesizer")).store.transaction() as conn:
         conn.execute(
@@ -101,12 +126,20 @@ def library(app, tmp_path) -> dict:
     with app.store.transaction() as conn:
         source_only = conn.execute(
             "INSERT INTO canonical_principles (source_kind, rule_text) VALUES"
-            " ('internal_committee', %s) RETURNING id", (INTERNAL_RULE,)
-        ).fetchone()["id"]  # fmt: skip
-        conn.execute("UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
-                     (source_only, proposed))  # fmt: skip
-    return {"approved": approved, "proposed": proposed, "precedent": precedent["id"],
-            "canonical": synthesized, "source_only": source_only}  # fmt: skip
+            " ('internal_committee', %s) RETURNING id",
+            (INTERNAL_RULE,),
+        ).fetchone()["id"]
+        conn.execute(
+            "UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
+            (source_only, proposed),
+        )
+    return {
+        "approved": approved,
+        "proposed": proposed,
+        "precedent": precedent["id"],
+        "canonical": synthesized,
+        "source_only": source_only,
+    }
 
 
 def stale(units: dict) -> dict:
@@ -134,9 +167,13 @@ def test_an_embedder_change_makes_the_units_stale_until_reindex(app, tmp_path):
     assert clean["units"]["external"]["canonical_statements"]["units"] == 1
     assert clean["units"]["internal"]["canonical_statements"]["units"] == 1
     assert clean["units"]["style"]["page_images"] == {
-        "units": 0, "missing_embeddings": 0, "stale_embeddings": None,
-        "dimension_mismatches": None, "stale_analysis": None, "unchecked": 0,
-    }  # fmt: skip
+        "units": 0,
+        "missing_embeddings": 0,
+        "stale_embeddings": None,
+        "dimension_mismatches": None,
+        "stale_analysis": None,
+        "unchecked": 0,
+    }
     assert clean["image_embedder"] is None
     assert [h["principle_id"] for h in principle_hits(app, "external", RULE)] == [ids["approved"]]
 
@@ -174,16 +211,23 @@ def test_an_embedder_change_makes_the_units_stale_until_reindex(app, tmp_path):
             "SELECT id, rule_text, supporting_quote, review_status, embedder,"
             " embedded_hash = text_hash AS fresh FROM case_law_principles ORDER BY id"
         ).fetchall()
-        canonicals = {r["id"]: r for r in conn.execute(
-            "SELECT id, embedder, embedding IS NOT NULL AS embedded FROM canonical_principles"
-        )}  # fmt: skip
-        chunk_texts = {r["text"] for r in conn.execute(
-            "SELECT text FROM document_chunks UNION ALL SELECT text FROM case_law_chunks"
-        )}  # fmt: skip
+        canonicals = {
+            r["id"]: r
+            for r in conn.execute(
+                "SELECT id, embedder, embedding IS NOT NULL AS embedded FROM canonical_principles"
+            )
+        }
+        chunk_texts = {
+            r["text"]
+            for r in conn.execute(
+                "SELECT text FROM document_chunks UNION ALL SELECT text FROM case_law_chunks"
+            )
+        }
     assert set(model.sent) == chunk_texts | {RULE, INTERNAL_RULE, precedent_text, STATEMENT}
     assert [(p["rule_text"], p["supporting_quote"], p["review_status"]) for p in principles] == [
-        (RULE, QUOTE, "approved"), (INTERNAL_RULE, INTERNAL_QUOTE, "proposed")
-    ]  # fmt: skip
+        (RULE, QUOTE, "approved"),
+        (INTERNAL_RULE, INTERNAL_QUOTE, "proposed"),
+    ]
     assert all(p["embedder"] == model.id and p["fresh"] for p in principles)
     assert canonicals[ids["canonical"]]["embedder"] == model.id
     assert not canonicals[ids["source_only"]]["embedded"]
@@ -201,8 +245,9 @@ def test_an_embedder_change_makes_the_units_stale_until_reindex(app, tmp_path):
 
 def test_an_analyzer_change_reanalyzes_principles_and_precedents(app, tmp_path, e5):
     ids = library(app, tmp_path)
-    plain = App(app.settings.model_copy(update={"analyzer": "he-plain-v1"}), store=app.store,
-                embedder=e5)  # fmt: skip
+    plain = App(
+        app.settings.model_copy(update={"analyzer": "he-plain-v1"}), store=app.store, embedder=e5
+    )
 
     def lexical_principles() -> list:
         hits = plain.search("external", "סטייה", mode="lexical", limit=20).hits
@@ -244,12 +289,18 @@ def test_page_images_follow_the_image_embedder(app, settings, multimodal_url, tm
     record = factories.records()[0]
     # Pages no other test renders (the embedding cache is kept across tests, and a page image
     # another test embedded would not be sent again): each page starts with this test's mark.
-    pages = [f"דף {n} של בדיקת התחזוקה\n\n{text}" for n, text in enumerate(
-        record["final_text"].strip().split("\n\n")[:4], 1)]  # fmt: skip
+    pages = [
+        f"דף {n} של בדיקת התחזוקה\n\n{text}"
+        for n, text in enumerate(record["final_text"].strip().split("\n\n")[:4], 1)
+    ]
     pdf = factories.hebrew_pdf(tmp_path / "final.pdf", pages)
-    enabled = settings.model_copy(update={
-        "multimodal_enabled": True, "voyage_api_key": "k", "voyage_base_url": multimodal_url,
-    })  # fmt: skip
+    enabled = settings.model_copy(
+        update={
+            "multimodal_enabled": True,
+            "voyage_api_key": "k",
+            "voyage_base_url": multimodal_url,
+        }
+    )
     legal = App(enabled, store=app.store, embedder=app.embedder.inner)
     meta = {"case_number": record["case_number"], "practice_area": "planning"}
     assert legal.ingest([pdf], "style", meta=meta).ingested == 1
@@ -257,9 +308,13 @@ def test_page_images_follow_the_image_embedder(app, settings, multimodal_url, tm
     health = legal.health()
     assert health["image_embedder"] == {"embedder": "voyage-multimodal", "dim": 1024}
     assert health["units"]["style"]["page_images"] == {
-        "units": 4, "missing_embeddings": 0, "stale_embeddings": 0, "dimension_mismatches": 0,
-        "stale_analysis": None, "unchecked": 0,
-    }  # fmt: skip
+        "units": 4,
+        "missing_embeddings": 0,
+        "stale_embeddings": 0,
+        "dimension_mismatches": 0,
+        "stale_analysis": None,
+        "unchecked": 0,
+    }
 
     def page_hits() -> list:
         hits = legal.search("style", "page 3", limit=40, mode="semantic", cap=40).hits
@@ -318,8 +373,10 @@ def test_the_desk_health_page_shows_the_units(app, tmp_path):
 
     library(app, tmp_path)
     with app.store.transaction() as conn:  # as if an earlier embedder had embedded them
-        conn.execute("UPDATE case_law_principles SET embedder = 'older' WHERE source_kind ="
-                     " 'external_upload'")  # fmt: skip
+        conn.execute(
+            "UPDATE case_law_principles SET embedder = 'older' WHERE source_kind ="
+            " 'external_upload'"
+        )
     accounts.set_password(app, "chair", PASSWORD)
     settings = app.settings.model_copy(update={"chair_token": "s3cret-chair-token"})
     with TestClient(create_app(settings, legal=app)) as client:
@@ -345,10 +402,19 @@ def test_block_exemplars_follow_the_embedder(app, tmp_path):
     an embedder change, re-embedded once each by reindex, then clean."""
     record = factories.records()[0]
     final = write(tmp_path / "final.txt", record["final_text"])
-    assert app.ingest([final], "style", doc_id="final-1", meta={
-        "case_number": record["case_number"], "practice_area": "planning",
-        "decided_on": "2024-05-01",
-    }).ingested == 1  # fmt: skip
+    assert (
+        app.ingest(
+            [final],
+            "style",
+            doc_id="final-1",
+            meta={
+                "case_number": record["case_number"],
+                "practice_area": "planning",
+                "decided_on": "2024-05-01",
+            },
+        ).ingested
+        == 1
+    )
     with app.store.connection() as conn:
         paragraphs = conn.execute("SELECT count(*) AS n FROM block_exemplars").fetchone()["n"]
     assert paragraphs > 5

@@ -34,8 +34,11 @@ from llm_servers import (
 KEY = "sk-scripted-0123456789-secret"
 SERVERS = {"openai": scripted_openai, "anthropic": scripted_anthropic, "gemini": scripted_gemini}
 ADAPTERS = {"openai": OpenAICompatible, "anthropic": AnthropicModel, "gemini": GeminiModel}
-VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
-             "gemini": "GEMINI_API_KEY"}  # fmt: skip
+VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+}
 PROVIDERS = list(SERVERS)
 
 
@@ -53,9 +56,17 @@ GOOD = {"approve": True, "reason": "נוסח עקבי", "lesson_id": 7}
 @pytest.fixture(autouse=True)
 def provider_environ(monkeypatch):
     """Only the keys a test sets: none of the machine's provider settings leak in."""
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY",
-                 "GOOGLE_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
-                 "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE"):  # fmt: skip
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_GENAI_USE_ENTERPRISE",
+    ):
         monkeypatch.delenv(name, raising=False)
     for variable in VARIABLES.values():
         monkeypatch.setenv(variable, KEY)
@@ -79,12 +90,22 @@ class Sequence:
 def adapter(provider: str, url: str, records: list, *, timeout: float = 2.0, retries: int = 2):
     settings = Settings(model_timeout_s=timeout, model_retries=retries)
     cls = ADAPTERS[provider]
-    return cls(parse_spec(f"{provider}:m1@{url}", "LEGAL_AI_DISTILLER"), settings, records.append,
-               backoff_s=0.01)  # fmt: skip
+    return cls(
+        parse_spec(f"{provider}:m1@{url}", "LEGAL_AI_DISTILLER"),
+        settings,
+        records.append,
+        backoff_s=0.01,
+    )
 
 
-def run(provider: str, script: Callable, *, timeout: float = 2.0, retries: int = 2,
-        user: str = "הצבע על הלקח"):  # fmt: skip
+def run(
+    provider: str,
+    script: Callable,
+    *,
+    timeout: float = 2.0,
+    retries: int = 2,
+    user: str = "הצבע על הלקח",
+):
     """Ask once through a scripted server: (result or the ProviderError, records, requests)."""
     records: list[CallRecord] = []
     with SERVERS[provider](script) as server:
@@ -120,7 +141,11 @@ def test_valid_answer_is_validated_and_recorded(provider):
     system, user = "אתה חבר בפאנל הסגנון.", "הצבע על הלקח"
     digest = hashlib.sha256("\x00".join((system, user, "Verdict")).encode()).hexdigest()
     assert (record.stage, record.provider, record.model, record.outcome) == (
-        "panel", provider, "m1", "ok")  # fmt: skip
+        "panel",
+        provider,
+        "m1",
+        "ok",
+    )
     assert (record.prompt_hash, record.tokens_in, record.tokens_out) == (digest, 321, 40)
     assert record.base_url.startswith("http://127.0.0.1:") and record.error is None
     assert record.latency_ms >= 0
@@ -222,9 +247,21 @@ RETRY_INFO = {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay":
 WAITS = {
     "openai": (Reply(status=429, headers={"Retry-After": "1"}), 1.0),
     "anthropic": (Reply(status=429, headers={"retry-after-ms": "400"}), 0.4),
-    "gemini": (Reply(status=429, json={"error": {"code": 429, "message": "quota",
-               "status": "RESOURCE_EXHAUSTED", "details": [RETRY_INFO]}}), 0.4),
-}  # fmt: skip
+    "gemini": (
+        Reply(
+            status=429,
+            json={
+                "error": {
+                    "code": 429,
+                    "message": "quota",
+                    "status": "RESOURCE_EXHAUSTED",
+                    "details": [RETRY_INFO],
+                }
+            },
+        ),
+        0.4,
+    ),
+}
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -241,8 +278,9 @@ def test_rate_limit_waits_as_the_server_asks(provider):
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_timeout_is_recorded_and_retried(provider):
-    result, records, _ = run(provider, Sequence(Reply(json=GOOD, delay=0.6), Reply(json=GOOD)),
-                             timeout=0.3)  # fmt: skip
+    result, records, _ = run(
+        provider, Sequence(Reply(json=GOOD, delay=0.6), Reply(json=GOOD)), timeout=0.3
+    )
     assert result == Verdict(**GOOD)
     assert outcomes(records) == ["timeout", "ok"]
     assert 250 <= records[0].latency_ms < 2000

@@ -92,9 +92,13 @@ class Spawned:
         self.out_path, self.err_path = logs / f"{name}.out", logs / f"{name}.err"
         with self.out_path.open("wb") as out, self.err_path.open("wb") as err:
             self.proc = subprocess.Popen(
-                args, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                args,
+                env=env,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
                 start_new_session=True,
-            )  # fmt: skip
+            )
         self.pid = self.proc.pid
         self.started = time.monotonic()
 
@@ -238,10 +242,17 @@ def check_items(
                 if allowed is not None and item["doc_id"] in allowed:
                     assert text in allowed[item["doc_id"]], f"{where}: a text never written"
                 mine = chunks.get(item["id"], [])
-                pieces = chunk_text(
-                    text, count_tokens, page_starts=starts, target_tokens=chunk_tokens,
-                    overlap_tokens=chunk_overlap_tokens,
-                ) if text.strip() else []  # fmt: skip
+                pieces = (
+                    chunk_text(
+                        text,
+                        count_tokens,
+                        page_starts=starts,
+                        target_tokens=chunk_tokens,
+                        overlap_tokens=chunk_overlap_tokens,
+                    )
+                    if text.strip()
+                    else []
+                )
                 assert [
                     (c["ordinal"], c["char_start"], c["char_end"], c["page"]) for c in mine
                 ] == [(p.ordinal, p.char_start, p.char_end, p.page) for p in pieces], (
@@ -422,8 +433,9 @@ def item_text(n: int, version: int = 1) -> str:
     return "\n\n".join(p.format(n=n, verdict=VERDICTS[version]) for p in PARAGRAPHS) + "\n"
 
 
-def final_text(number: int, verdict: str = "הערר מתקבל בחלקו", *, ruling: int = 9555,
-               reverse: bool = False) -> str:  # fmt: skip
+def final_text(
+    number: int, verdict: str = "הערר מתקבל בחלקו", *, ruling: int = 9555, reverse: bool = False
+) -> str:
     """The demo's fictional final (its citations: סעיף 149, סעיף 147(א), עע"מ 9101/20, בר"מ
     9555/21) under case number ערר (מרכז) N/25; `ruling` renumbers the בר"מ it cites;
     `reverse` opens it with a sentence citing the four authorities in the opposite order (so
@@ -485,10 +497,18 @@ def seed_load_world(app: Any, folder: Path) -> None:
         ("style", 8110, {"case_number": "ערר 8110/25", "practice_area": "planning"}),
         ("external", 8120, {**ruling, "case_number": 'עע"מ 9101/20', "title": "פלוני"}),
         ("external", 8121, {**ruling, "case_number": 'עע"מ 8121/19', "title": "אלמוני"}),
-        ("internal", 8130, {"case_number": "ערר 8130/24", "practice_area": "planning",
-                            "decided_on": "2024-05-05", "title": "החלטה"}),
+        (
+            "internal",
+            8130,
+            {
+                "case_number": "ערר 8130/24",
+                "practice_area": "planning",
+                "decided_on": "2024-05-05",
+                "title": "החלטה",
+            },
+        ),
         ("digests", 8140, {"points_to": 'עע"מ 9101/20', "title": "תקציר"}),
-    ]  # fmt: skip
+    ]
     for corpus, n, meta in worlds:
         path = folder / f"seed-{corpus}-{n}.txt"
         path.write_text(item_text(n), encoding="utf-8")
@@ -530,8 +550,16 @@ class Recorder:
         return out
 
 
-async def _searchers(env: dict[str, str], servers: int, clients: int, record: Recorder,
-                     ready: Any, stop: Any, logs: Path, think: float) -> None:  # fmt: skip
+async def _searchers(
+    env: dict[str, str],
+    servers: int,
+    clients: int,
+    record: Recorder,
+    ready: Any,
+    stop: Any,
+    logs: Path,
+    think: float,
+) -> None:
     """`clients` concurrent loops of searches over `servers` MCP server processes (stdio), each
     pausing `think` seconds between its requests."""
     import asyncio
@@ -580,9 +608,18 @@ def _json_tail(text: str) -> dict | None:
         return None
 
 
-def run_load(url: str, work: Path, *, clients: int = 8, mcp_servers: int = 2,
-             seconds: float = 5.0, final_pairs: int = 2, ingest_files: int = 6,
-             think: float = 0.0, timeout: float = 180.0) -> dict:  # fmt: skip
+def run_load(
+    url: str,
+    work: Path,
+    *,
+    clients: int = 8,
+    mcp_servers: int = 2,
+    seconds: float = 5.0,
+    final_pairs: int = 2,
+    ingest_files: int = 6,
+    think: float = 0.0,
+    timeout: float = 180.0,
+) -> dict:
     """Searches from `clients` concurrent MCP clients (over `mcp_servers` `legal-ai mcp`
     processes) for at least `seconds`, while `final_pairs` pairs of finals are uploaded over HTTP
     to `legal-ai serve` (the two of a pair at once, citing the same authorities in opposite
@@ -595,8 +632,9 @@ def run_load(url: str, work: Path, *, clients: int = 8, mcp_servers: int = 2,
 
     record = Recorder()
     port = free_port()
-    env = environment(url, work / "home", work / "tmp", chair_token=CHAIR_TOKEN,
-                      agent_token=AGENT_TOKEN, **CHUNKS)  # fmt: skip
+    env = environment(
+        url, work / "home", work / "tmp", chair_token=CHAIR_TOKEN, agent_token=AGENT_TOKEN, **CHUNKS
+    )
     serve = Spawned([*CLI, "serve", "--port", str(port)], env, work, "serve")
     base = f"http://127.0.0.1:{port}"
     ready, stop = threading.Event(), threading.Event()
@@ -640,9 +678,23 @@ def run_load(url: str, work: Path, *, clients: int = 8, mcp_servers: int = 2,
         folder.mkdir(parents=True, exist_ok=True)
         for n in range(ingest_files):
             (folder / f"load-{n}.txt").write_text(item_text(8200 + n), encoding="utf-8")
-        ingest = Spawned([*CLI, "ingest", str(folder), "--corpus", "case", "--case-number",
-                          LOAD_CASE, "--practice-area", "planning", "--json"],
-                         env, work, "ingest")  # fmt: skip
+        ingest = Spawned(
+            [
+                *CLI,
+                "ingest",
+                str(folder),
+                "--corpus",
+                "case",
+                "--case-number",
+                LOAD_CASE,
+                "--practice-area",
+                "planning",
+                "--json",
+            ],
+            env,
+            work,
+            "ingest",
+        )
         for pair in range(final_pairs):
             barrier = threading.Barrier(2)
             uploaders = []
@@ -680,10 +732,14 @@ def run_load(url: str, work: Path, *, clients: int = 8, mcp_servers: int = 2,
         "searches_per_second": round(served / duration, 1),
         "search": figures.get("search"),
         "final_upload": figures.get("final_upload"),
-        "ingest": {"files": ingest_files, "exit_code": ingest_code,
-                   "seconds": round(ingest_seconds, 1), "report": _json_tail(ingest.output()[0])},
+        "ingest": {
+            "files": ingest_files,
+            "exit_code": ingest_code,
+            "seconds": round(ingest_seconds, 1),
+            "report": _json_tail(ingest.output()[0]),
+        },
         "cases": cases,
-    }  # fmt: skip
+    }
 
 
 def healthy(base: str, serve: Spawned) -> bool:
@@ -710,8 +766,15 @@ def pool_exhaustion(url: str, work: Path, *, requests: int = 12, timeout: float 
 
     port = free_port()
     agent = {"Authorization": f"Bearer {AGENT_TOKEN}"}
-    env = environment(url, work / "home", work / "tmp", agent_token=AGENT_TOKEN,
-                      pool_max_size=1, pool_timeout_s=0.5, **CHUNKS)  # fmt: skip
+    env = environment(
+        url,
+        work / "home",
+        work / "tmp",
+        agent_token=AGENT_TOKEN,
+        pool_max_size=1,
+        pool_timeout_s=0.5,
+        **CHUNKS,
+    )
     serve = Spawned([*CLI, "serve", "--port", str(port)], env, work, "serve-pool")
     base = f"http://127.0.0.1:{port}"
     draft = resources.files("legal_ai").joinpath("demo_data/learning-draft-7001.txt")
@@ -723,9 +786,12 @@ def pool_exhaustion(url: str, work: Path, *, requests: int = 12, timeout: float 
             held["response"] = client.post(
                 f"/api/cases/{quote('ערר (מרכז) 8700/25', safe='')}/draft/upload",
                 files={"file": ("draft.txt", text.encode(), "text/plain")},
-                data={"appeal_type": "permit", "outcome": "partially_accepted",
-                      "practice_area": "planning"},
-            )  # fmt: skip
+                data={
+                    "appeal_type": "permit",
+                    "outcome": "partially_accepted",
+                    "practice_area": "planning",
+                },
+            )
 
     replies: list = [None] * requests
 

@@ -178,9 +178,23 @@ def test_cli_ingest_killed(point, ingest_db, e5, tmp_path):
         return scalar(url, "SELECT count(*) FROM documents WHERE case_number = %s", (case,))
 
     cached = len(cached_hashes(url, "e5-local"))
-    cli = Spawned(CLI + ["ingest", str(tmp_path / "docs"), "--corpus", "case", "--case-number",
-                         case, "--practice-area", "planning", "--json"],
-                  env, tmp_path, "ingest")  # fmt: skip
+    cli = Spawned(
+        CLI
+        + [
+            "ingest",
+            str(tmp_path / "docs"),
+            "--corpus",
+            "case",
+            "--case-number",
+            case,
+            "--practice-area",
+            "planning",
+            "--json",
+        ],
+        env,
+        tmp_path,
+        "ingest",
+    )
     try:
         if point == "embedded":
             wait_for(lambda: len(cached_hashes(url, "e5-local")) > cached, TIMEOUT, "an embedding")
@@ -203,8 +217,9 @@ def test_cli_ingest_killed(point, ingest_db, e5, tmp_path):
     assert leftovers(tmp) == []
 
     def ingest(app):
-        return app.ingest([tmp_path / "docs"], "case",
-                          meta={"case_number": case, "practice_area": "planning"})  # fmt: skip
+        return app.ingest(
+            [tmp_path / "docs"], "case", meta={"case_number": case, "practice_area": "planning"}
+        )
 
     report, calls, before, after = rerun(url, tmp_path / "home", e5, ingest)
     assert report.failed == [] and report.unsearchable == []
@@ -229,12 +244,27 @@ def test_changed_reingest_killed_between_item_and_chunks(ingest_db, e5, tmp_path
     new_hashes = [hash_of(t) for t in new.values()]
 
     def changed() -> int:
-        return scalar(url, "SELECT count(*) FROM documents WHERE content_hash = ANY(%s)",
-                      (new_hashes,))  # fmt: skip
+        return scalar(
+            url, "SELECT count(*) FROM documents WHERE content_hash = ANY(%s)", (new_hashes,)
+        )
 
-    cli = Spawned(CLI + ["ingest", str(folder), "--corpus", "case", "--case-number", case,
-                         "--practice-area", "planning", "--json"],
-                  environment(url, home, tmp, **CHUNKS), tmp_path, "reingest")  # fmt: skip
+    cli = Spawned(
+        CLI
+        + [
+            "ingest",
+            str(folder),
+            "--corpus",
+            "case",
+            "--case-number",
+            case,
+            "--practice-area",
+            "planning",
+            "--json",
+        ],
+        environment(url, home, tmp, **CHUNKS),
+        tmp_path,
+        "reingest",
+    )
     try:
         wait_for(lambda: changed() >= 2, TIMEOUT, "two changed items")
         # the next changed item: its row is updated, then its old chunks' DELETE waits
@@ -259,8 +289,16 @@ def test_changed_reingest_killed_between_item_and_chunks(ingest_db, e5, tmp_path
     assert calls <= len(new) - done  # only the changed paragraph of each item not yet written
     whole(url, e5, {path: {new[path]} for path in new})
     check_lexicon(url)
-    versions = scalar(url, "SELECT count(*) FROM item_versions WHERE doc_id = ANY(%s)",
-                      ([r["doc_id"] for r in rows(url, "SELECT doc_id FROM documents WHERE case_number = %s", (case,))],))  # fmt: skip
+    versions = scalar(
+        url,
+        "SELECT count(*) FROM item_versions WHERE doc_id = ANY(%s)",
+        (
+            [
+                r["doc_id"]
+                for r in rows(url, "SELECT doc_id FROM documents WHERE case_number = %s", (case,))
+            ],
+        ),
+    )
     if versions is not None:  # every text each item ever had, once
         assert versions == 2 * len(new)
     SURVIVED.append("ingest@between-item-and-chunks")
@@ -303,8 +341,11 @@ def test_serve_killed_mid_upload(point, server_url, e5, tmp_path):
                 sending = second if point == "changed-final" else first
                 if point == "receiving":
                     thread = _send(base, case, sending, sent)
-                    wait_for(lambda: list((home / "uploads").glob("up-*/final.txt")), TIMEOUT,
-                             "the upload to reach its folder")  # fmt: skip
+                    wait_for(
+                        lambda: list((home / "uploads").glob("up-*/final.txt")),
+                        TIMEOUT,
+                        "the upload to reach its folder",
+                    )
                     serve.kill9()
                 else:
                     # killed inside the final's one transaction: the style document is written,
@@ -423,14 +464,34 @@ def test_postgres_killed_mid_ingest(e5, tmp_path):
 
             def written(hashes: list[str] = hashes) -> int:
                 try:
-                    return scalar(url, "SELECT count(*) FROM documents WHERE content_hash = ANY(%s)",
-                                  (hashes,)) or 0  # fmt: skip
+                    return (
+                        scalar(
+                            url,
+                            "SELECT count(*) FROM documents WHERE content_hash = ANY(%s)",
+                            (hashes,),
+                        )
+                        or 0
+                    )
                 except psycopg.OperationalError:
                     return 0  # the CLI has not created its database yet
 
-            cli = Spawned(CLI + ["ingest", str(folder), "--corpus", "case", "--case-number", case,
-                                 "--practice-area", "planning", "--json"],
-                          env, tmp_path, f"ingest{round_}")  # fmt: skip
+            cli = Spawned(
+                CLI
+                + [
+                    "ingest",
+                    str(folder),
+                    "--corpus",
+                    "case",
+                    "--case-number",
+                    case,
+                    "--practice-area",
+                    "planning",
+                    "--json",
+                ],
+                env,
+                tmp_path,
+                f"ingest{round_}",
+            )
             try:
                 wait_for(written, TIMEOUT, "an item")
                 wait_for(lambda: written() >= 2, TIMEOUT, "two items")
@@ -519,9 +580,12 @@ def test_reindex_killed(server_url, e5, tmp_path):
         corpora = {
             "case": {"case_number": "ערר 4400/25", "practice_area": "planning"},
             "style": {"case_number": "ערר 4401/25", "practice_area": "planning"},
-            "internal": {"case_number": "ערר 4402/25", "practice_area": "planning",
-                         "decided_on": "2025-01-01"},
-        }  # fmt: skip
+            "internal": {
+                "case_number": "ערר 4402/25",
+                "practice_area": "planning",
+                "decided_on": "2025-01-01",
+            },
+        }
         with App(settings_for(url, home, analyzer=OLD_ANALYZER), embedder=e5) as app:
             for index, (corpus, meta) in enumerate(corpora.items()):
                 folder = tmp_path / corpus
@@ -541,14 +605,19 @@ def test_reindex_killed(server_url, e5, tmp_path):
                     url,
                     "SELECT embedder, analyzer FROM document_chunks UNION ALL"
                     " SELECT embedder, analyzer FROM case_law_chunks",
-                )  # fmt: skip
+                )
             }
 
         # 1. to Voyage and the new analyzer, killed after the first corpus's batch
         cli = Spawned(CLI + ["reindex", "--json"], env, tmp_path, "reindex1")
         try:
-            wait_for(lambda: scalar(url, "SELECT count(*) FROM document_chunks WHERE embedder"
-                                         " = 'voyage'"), TIMEOUT, "the first batch")  # fmt: skip
+            wait_for(
+                lambda: scalar(
+                    url, "SELECT count(*) FROM document_chunks WHERE embedder = 'voyage'"
+                ),
+                TIMEOUT,
+                "the first batch",
+            )
             cli.kill9()
         finally:
             cli.kill9()
@@ -557,8 +626,11 @@ def test_reindex_killed(server_url, e5, tmp_path):
         assert states() == {("e5-local", OLD_ANALYZER), ("voyage", NEW_ANALYZER)}
         check_items(url, count_tokens=e5.count_tokens, complete=False, **CHUNKS)
         check_lexicon(url)
-        searchable = rows(url, "SELECT corpus, searchable FROM documents UNION ALL SELECT"
-                               " 'internal', searchable FROM case_law")  # fmt: skip
+        searchable = rows(
+            url,
+            "SELECT corpus, searchable FROM documents UNION ALL SELECT"
+            " 'internal', searchable FROM case_law",
+        )
         assert {(r["corpus"], r["searchable"]) for r in searchable} >= {("case", True)}
         assert ("internal", False) in {(r["corpus"], r["searchable"]) for r in searchable}
         # the re-run sends the model exactly the texts the cache lacks: a batch whose answer
@@ -575,7 +647,7 @@ def test_reindex_killed(server_url, e5, tmp_path):
             for r in rows(
                 url,
                 "SELECT text_hash FROM document_chunks UNION SELECT text_hash FROM case_law_chunks",
-            )  # fmt: skip
+            )
         }
         assert len(set(ScriptedVoyage.texts)) == total
         check_items(url, count_tokens=e5.count_tokens, **CHUNKS)
@@ -686,9 +758,15 @@ def test_migration_killed_mid_transaction(point, schemas, server_url, tmp_path):
     with own_database(server_url, f"migrate{done}") as url:
         migrate_to(url, done)  # 0: only the ledger table
         assert catalog(url) == schemas[done]
-        tables = [r["relname"] for r in rows(url, "SELECT c.relname FROM pg_class c JOIN"
-                  " pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'"
-                  " AND c.relkind IN ('r', 'p')")]  # fmt: skip
+        tables = [
+            r["relname"]
+            for r in rows(
+                url,
+                "SELECT c.relname FROM pg_class c JOIN"
+                " pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'"
+                " AND c.relkind IN ('r', 'p')",
+            )
+        ]
         env = environment(url, tmp_path / "home", tmp_path / "tmp")
         with holding(url, tables):
             cli = Spawned(CLI + ["db", "migrate"], env, tmp_path, "migrate")

@@ -49,8 +49,19 @@ from legal_ai.text.hebrew import clean_text, clean_value, normalize_case_number
 
 TRIED: Counter[str] = Counter()  # cases tried per target
 OUTCOMES: Counter[str] = Counter()  # what became of them (stored/refused, answered/refused)
-FORBIDDEN = {"\x00", "\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u202b", "\u202e",
-             "\u2067", "\ufeff", "\u00ad"}  # fmt: skip
+FORBIDDEN = {
+    "\x00",
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\u200e",
+    "\u200f",
+    "\u202b",
+    "\u202e",
+    "\u2067",
+    "\ufeff",
+    "\u00ad",
+}
 # Fast enough for make test: pdftotext's own limits stay on, at a size a fuzzed file can reach.
 FUZZ_LIMITS = Limits(pdf_seconds=10, text_bytes=2**20, pdf_memory_bytes=2**30)
 
@@ -62,10 +73,15 @@ SCALE = float(os.environ.get("LEGAL_AI_FUZZ_SCALE", "1"))
 
 def fuzz(examples: int):
     return settings(
-        max_examples=max(1, round(examples * SCALE)), deadline=None, database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                               HealthCheck.data_too_large],
-    )  # fmt: skip
+        max_examples=max(1, round(examples * SCALE)),
+        deadline=None,
+        database=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.data_too_large,
+        ],
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -94,12 +110,63 @@ def clean_strings(value) -> bool:
 
 # -- strategies ----------------------------------------------------------------------------------
 HEBREW = "אבגדהוזחטיכלמנסעפצקרשתךםןףץ"
-NASTY = ["\x00", "\u200b", "\u200d", "\u200e", "\u200f", "\u202b", "\u202c", "\u202e", "\u2067",
-         "\u2069", "\ufeff", "\u00ad", "\ufb2a", "\ufb20", "\ufb4f", "\u05b0", "\u05bc", "\u05c1",
-         "״", "׳", '"', "'", "\r", "\n", "\t", "\\", "%", "_", "(", ")", "-", "/", ";", "*"]  # fmt: skip
-WORDS = ["היתר", "הקלה", "בניין", "ערר", "סעיף 152", "סעיף 14 לתוספת השלישית", 'עע"מ 1234/05',
-         "בג״ץ 1-05", "ערר (מרכז) 1042/23", "OR 1=1", "'; DROP TABLE documents; --", "-היתר",
-         '"phrase', "&&", "||", "!", ":*", "<->", "\\x00"]  # fmt: skip
+NASTY = [
+    "\x00",
+    "\u200b",
+    "\u200d",
+    "\u200e",
+    "\u200f",
+    "\u202b",
+    "\u202c",
+    "\u202e",
+    "\u2067",
+    "\u2069",
+    "\ufeff",
+    "\u00ad",
+    "\ufb2a",
+    "\ufb20",
+    "\ufb4f",
+    "\u05b0",
+    "\u05bc",
+    "\u05c1",
+    "״",
+    "׳",
+    '"',
+    "'",
+    "\r",
+    "\n",
+    "\t",
+    "\\",
+    "%",
+    "_",
+    "(",
+    ")",
+    "-",
+    "/",
+    ";",
+    "*",
+]
+WORDS = [
+    "היתר",
+    "הקלה",
+    "בניין",
+    "ערר",
+    "סעיף 152",
+    "סעיף 14 לתוספת השלישית",
+    'עע"מ 1234/05',
+    "בג״ץ 1-05",
+    "ערר (מרכז) 1042/23",
+    "OR 1=1",
+    "'; DROP TABLE documents; --",
+    "-היתר",
+    '"phrase',
+    "&&",
+    "||",
+    "!",
+    ":*",
+    "<->",
+    "\\x00",
+]
 texty = st.text(alphabet=st.sampled_from(list(HEBREW + string.printable) + NASTY), max_size=60)
 
 
@@ -124,8 +191,17 @@ bad_dates = st.one_of(
     texty,
 )
 dates = mostly(st.one_of(good_dates, good_dates.map(lambda d: f" {d}\u200b")), bad_dates)
-PLANTED_CASES = ["ערר 5/25", "ערר 6/25", "ערר  6 / 25", "\u200bערר 5/25\x00", "ערר 7/25",
-                 "ערר (מרכז) 1042/23", "ערר(מרכז) 1042-23", 'עע"מ 1234/05', "עע״מ 1234-05"]  # fmt: skip
+PLANTED_CASES = [
+    "ערר 5/25",
+    "ערר 6/25",
+    "ערר  6 / 25",
+    "\u200bערר 5/25\x00",
+    "ערר 7/25",
+    "ערר (מרכז) 1042/23",
+    "ערר(מרכז) 1042-23",
+    'עע"מ 1234/05',
+    "עע״מ 1234-05",
+]
 case_numbers = mostly(st.sampled_from(PLANTED_CASES), texty)
 good_filters = {
     "practice_area": st.sampled_from(["planning", "betterment_levy", "plan\u200bning"]),
@@ -138,8 +214,10 @@ good_filters = {
 }
 bad_filter = st.one_of(bad_dates, st.sampled_from(["", " ", "\x00\u200b", 7, ["x"], "x" * 900]))
 limits = mostly(st.integers(1, 12), st.sampled_from([0, -1, 101, 10**9, True, "5", 2.5, None]))
-modes = mostly(st.sampled_from(["hybrid", "semantic", "lexical"]),
-               st.sampled_from(["fuzzy", "", None, ["hybrid"]]))  # fmt: skip
+modes = mostly(
+    st.sampled_from(["hybrid", "semantic", "lexical"]),
+    st.sampled_from(["fuzzy", "", None, ["hybrid"]]),
+)
 
 
 def filters_for(corpus: str):
@@ -263,19 +341,27 @@ def test_fuzz_akoma_ntoso_reader(tmp_path):
 
 
 # JSON values: scalars of every type, lists and objects, nested.
-json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70),
-                         st.floats(allow_nan=True, allow_infinity=True), texty)  # fmt: skip
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    texty,
+)
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(texty, inner, max_size=3)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texty, inner, max_size=3)),
     max_leaves=6,
-)  # fmt: skip
+)
 # A record: every field well typed most of the time (so that most records are stored), one
 # field replaced by any JSON value now and then, keys missing at random.
 GOOD_FIELDS = {
-    "doc_id": st.one_of(st.text(HEBREW + string.ascii_letters + string.digits + "-_#/\u200b",
-                                min_size=1, max_size=24), st.integers(0, 10**9)),
+    "doc_id": st.one_of(
+        st.text(
+            HEBREW + string.ascii_letters + string.digits + "-_#/\u200b", min_size=1, max_size=24
+        ),
+        st.integers(0, 10**9),
+    ),
     "text": texty.map(lambda t: "היתר בנייה " + t),
     "title": texty,
     "decided_on": dates,
@@ -288,7 +374,7 @@ GOOD_FIELDS = {
     "is_binding": st.sampled_from([True, False, "כן", "no", 1]),
     "metadata": st.dictionaries(texty, st.one_of(json_scalars, st.lists(json_scalars)), max_size=3),
     "extra": json_scalars,
-}  # fmt: skip
+}
 good_records = st.fixed_dictionaries(
     {"doc_id": GOOD_FIELDS["doc_id"], "text": GOOD_FIELDS["text"]},
     optional={k: v for k, v in GOOD_FIELDS.items() if k not in ("doc_id", "text")},
@@ -310,13 +396,22 @@ jsonl_lines = st.lists(
         ),
         st.one_of(
             st.binary(max_size=60).filter(lambda b: b"\n" not in b),
-            st.sampled_from([b"[" * 5000, b"5", b"null", b'"x"', b"{", b"\xff\xfe",
-                             b'{"doc_id": "s\\ud800", "text": "\\udfff\\u0000 \\u202e"}']),
+            st.sampled_from(
+                [
+                    b"[" * 5000,
+                    b"5",
+                    b"null",
+                    b'"x"',
+                    b"{",
+                    b"\xff\xfe",
+                    b'{"doc_id": "s\\ud800", "text": "\\udfff\\u0000 \\u202e"}',
+                ]
+            ),
         ),
     ),
     min_size=1,
     max_size=4,
-)  # fmt: skip
+)
 
 
 def jsonl_file(path: Path, lines: list[bytes]) -> Path:
@@ -330,8 +425,7 @@ def test_fuzz_jsonl_reader_every_corpus(tmp_path):
     def check(lines, corpus_key):
         TRIED["jsonl_records"] += 1
         path = jsonl_file(tmp_path / "fuzz.jsonl", lines)
-        entries = list(read_source(path, get_corpus(corpus_key), {}, doc_id=None,
-                                   max_bytes=2**20))  # fmt: skip
+        entries = list(read_source(path, get_corpus(corpus_key), {}, doc_id=None, max_bytes=2**20))
         assert len(entries) <= len(lines)
         for entry in entries:
             if isinstance(entry, SourceError):
@@ -390,32 +484,72 @@ def plant(app, tmp_path) -> dict[str, set[str]]:
     ruling = {"doc_type": "ruling", "court": "העליון", "practice_area": "planning"}
     batches = {
         "external": [
-            {**ruling, "doc_id": "ext-1", "title": "הקלה", "case_number": 'עע"מ 1234/05',
-             "decided_on": "2005-03-01", "text": "הקלה בקו בניין צדדי לפי סעיף 152 לחוק"},
-            {**ruling, "doc_id": "ext-2", "title": "היטל", "court": "המחוזי",
-             "case_number": "עמ\"נ 77/20", "decided_on": "2020-06-01",
-             "text": "היטל השבחה בשל תכנית משביחה"},
+            {
+                **ruling,
+                "doc_id": "ext-1",
+                "title": "הקלה",
+                "case_number": 'עע"מ 1234/05',
+                "decided_on": "2005-03-01",
+                "text": "הקלה בקו בניין צדדי לפי סעיף 152 לחוק",
+            },
+            {
+                **ruling,
+                "doc_id": "ext-2",
+                "title": "היטל",
+                "court": "המחוזי",
+                "case_number": 'עמ"נ 77/20',
+                "decided_on": "2020-06-01",
+                "text": "היטל השבחה בשל תכנית משביחה",
+            },
         ],
         "internal": [
-            {"doc_id": "int-1", "doc_type": "decision", "title": "החלטה", "court": "ועדת הערר",
-             "case_number": "ערר (מרכז) 1042/23", "decided_on": "2023-11-14",
-             "practice_area": "planning", "text": "הערר על סירוב להיתר בנייה נדחה"},
-            {"doc_id": "int-2", "doc_type": "decision", "title": "החלטה", "court": "ועדת הערר",
-             "case_number": "ערר 6/25", "decided_on": "2025-01-01",
-             "practice_area": "betterment_levy", "text": "שומת השמאי המכריע בהיטל השבחה"},
+            {
+                "doc_id": "int-1",
+                "doc_type": "decision",
+                "title": "החלטה",
+                "court": "ועדת הערר",
+                "case_number": "ערר (מרכז) 1042/23",
+                "decided_on": "2023-11-14",
+                "practice_area": "planning",
+                "text": "הערר על סירוב להיתר בנייה נדחה",
+            },
+            {
+                "doc_id": "int-2",
+                "doc_type": "decision",
+                "title": "החלטה",
+                "court": "ועדת הערר",
+                "case_number": "ערר 6/25",
+                "decided_on": "2025-01-01",
+                "practice_area": "betterment_levy",
+                "text": "שומת השמאי המכריע בהיטל השבחה",
+            },
         ],
         "digests": [
-            {"doc_id": "dig-1", "title": "תקציר", "points_to": 'עע"מ 1234/05',
-             "publisher": "נבו", "published_on": "2006-01-01", "practice_area": "planning",
-             "text": "תקציר: הקלה בקו בניין"},
-            {"doc_id": "dig-2", "title": "תקציר", "points_to": "x", "publisher": "נבו",
-             "published_on": "2021-01-01", "practice_area": "planning",
-             "text": "תקציר על היטל השבחה"},
+            {
+                "doc_id": "dig-1",
+                "title": "תקציר",
+                "points_to": 'עע"מ 1234/05',
+                "publisher": "נבו",
+                "published_on": "2006-01-01",
+                "practice_area": "planning",
+                "text": "תקציר: הקלה בקו בניין",
+            },
+            {
+                "doc_id": "dig-2",
+                "title": "תקציר",
+                "points_to": "x",
+                "publisher": "נבו",
+                "published_on": "2021-01-01",
+                "practice_area": "planning",
+                "text": "תקציר על היטל השבחה",
+            },
         ],
-    }  # fmt: skip
+    }
     for corpus, lines in batches.items():
-        path = write(tmp_path / f"{corpus}.jsonl",
-                     "\n".join(json.dumps(x, ensure_ascii=False) for x in lines))  # fmt: skip
+        path = write(
+            tmp_path / f"{corpus}.jsonl",
+            "\n".join(json.dumps(x, ensure_ascii=False) for x in lines),
+        )
         report = app.ingest([path], corpus)
         assert report.ingested == 2 and not report.unsearchable, report.as_dict()
     owned = {corpus: {x["doc_id"] for x in lines} for corpus, lines in batches.items()}
@@ -493,9 +627,11 @@ def test_fuzz_search_arguments_every_corpus_and_filter(app, tmp_path):
         drawn = {k: data.draw(arguments[k], label=k) for k in accepted if k in arguments}
         if "query" in inspect.signature(tool).parameters:
             drawn["query"] = query
-        corpus = "case" if name == "find_similar_cases" else next(
-            c for c, t in TOOL_OF_CORPUS.items() if t == name
-        )  # fmt: skip
+        corpus = (
+            "case"
+            if name == "find_similar_cases"
+            else next(c for c, t in TOOL_OF_CORPUS.items() if t == name)
+        )
         try:
             result = app.tool(name, **drawn)
         except AppError as exc:
@@ -504,8 +640,13 @@ def test_fuzz_search_arguments_every_corpus_and_filter(app, tmp_path):
             return
         OUTCOMES["searches answered"] += 1
         OUTCOMES["hits checked"] += len(result["hits"])
-        flt = Filters(**{k: drawn.get(k) for k in ("case_number", "court", "date_from", "date_to")
-                         if isinstance(drawn.get(k), str)})  # fmt: skip
+        flt = Filters(
+            **{
+                k: drawn.get(k)
+                for k in ("case_number", "court", "date_from", "date_to")
+                if isinstance(drawn.get(k), str)
+            }
+        )
         if name == "find_similar_cases":  # the given case is excluded, not required
             flt = Filters(exclude_case_number=flt.case_number)
         check_hits(result, corpus, owned[corpus], drawn.get("limit", accepted.get("limit")), flt)

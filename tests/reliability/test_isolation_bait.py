@@ -91,13 +91,17 @@ def plant(app: App, folder) -> dict:
         ("style", "bait-style", text, {"case_number": BAIT_CASE, "practice_area": "planning"}),
         ("style", "bait-style-pdf", pdf, {"case_number": BAIT_CASE, "practice_area": "planning"}),
         ("external", "bait-external", text, {**ruling, "case_number": BAIT_CASE}),
-        ("external", "bait-external-law", twin, {**section, "doc_type": "legislation",
-                                                  "title": "סעיף 152"}),
+        (
+            "external",
+            "bait-external-law",
+            twin,
+            {**section, "doc_type": "legislation", "title": "סעיף 152"},
+        ),
         ("external", "bait-external-pdf", pdf, {**ruling, "case_number": BAIT_CASE}),
         ("internal", "bait-internal", text, {**internal, **section, "case_number": BAIT_CASE}),
         ("internal", "bait-internal-pdf", pdf, {**internal, "case_number": BAIT_CASE}),
         ("digests", "bait-digest", text, {"points_to": BAIT_CASE, "title": "פיתיון"}),
-    ]  # fmt: skip
+    ]
     for corpus, doc_id, path, meta in items:
         report = app.ingest([path], corpus, meta=meta, doc_id=doc_id)
         assert report.ingested == 1 and not report.unsearchable, (doc_id, report.as_dict())
@@ -120,9 +124,13 @@ def baited(server_url, e5, tmp_path_factory):
     ScriptedPages.images = {}
     with own_database(server_url, "bait") as url, local_server(ScriptedPages) as pages_url:
         settings = Settings(database_url=url, home=folder / "home", committee_chair=CHAIR_NAME)
-        settings = settings.model_copy(update={
-            "multimodal_enabled": True, "voyage_api_key": "k", "voyage_base_url": pages_url,
-        })  # fmt: skip
+        settings = settings.model_copy(
+            update={
+                "multimodal_enabled": True,
+                "voyage_api_key": "k",
+                "voyage_base_url": pages_url,
+            }
+        )
         with App(settings, embedder=e5) as app:
             plant(app, folder)
             yield app
@@ -194,11 +202,24 @@ def test_every_leg_of_every_corpus_in_every_mode_keeps_to_its_corpus(baited, cap
         legs_seen.add("case/similar_cases")
     # every leg ran somewhere: semantic, lexical, reference, principles, image, similar cases
     kinds = {entry.split("/", 1)[1] for entry in legs_seen}
-    assert kinds >= {"semantic", "lexical", "reference", "principle_semantic",
-                     "principle_lexical", "image", "similar_cases"}, kinds  # fmt: skip
+    assert kinds >= {
+        "semantic",
+        "lexical",
+        "reference",
+        "principle_semantic",
+        "principle_lexical",
+        "image",
+        "similar_cases",
+    }, kinds
     pairs = len(SEARCHABLE) * (len(SEARCHABLE) - 1)
-    figures = {"corpora": len(SEARCHABLE), "ordered_pairs": pairs, "modes": len(MODES),
-               "searches": searches, "legs": len(legs_seen), "hits_checked": checked}  # fmt: skip
+    figures = {
+        "corpora": len(SEARCHABLE),
+        "ordered_pairs": pairs,
+        "modes": len(MODES),
+        "searches": searches,
+        "legs": len(legs_seen),
+        "hits_checked": checked,
+    }
     with capsys.disabled():
         print(f"\n[reliability] isolation bait: {json.dumps(figures)}")
 
@@ -216,19 +237,35 @@ def test_each_leg_alone_returns_only_its_corpus(baited):
             for source in corpus.sources:
                 found = {
                     "semantic": legs.semantic(
-                        conn, corpus, source, legs.Filters(), embedder.embed_query(BAIT),
-                        embedder=embedder.id, dim=embedder.dim, window=window,
+                        conn,
+                        corpus,
+                        source,
+                        legs.Filters(),
+                        embedder.embed_query(BAIT),
+                        embedder=embedder.id,
+                        dim=embedder.dim,
+                        window=window,
                         max_scan_tuples=app.settings.hnsw_max_scan_tuples,
                     ),
                     "lexical": legs.lexical(
-                        conn, corpus, source, legs.Filters(), terms, embedder=embedder.id,
+                        conn,
+                        corpus,
+                        source,
+                        legs.Filters(),
+                        terms,
+                        embedder=embedder.id,
                         window=window,
                     ),
                     "reference": legs.reference(
-                        conn, corpus, source, legs.Filters(), lookups, embedder=embedder.id,
+                        conn,
+                        corpus,
+                        source,
+                        legs.Filters(),
+                        lookups,
+                        embedder=embedder.id,
                         window=window,
                     ),
-                }  # fmt: skip
+                }
                 for leg, ids in found.items():
                     must = leg != "reference" or (
                         corpus.item_table == "case_law" and source.kind == "chunk"
@@ -237,10 +274,16 @@ def test_each_leg_alone_returns_only_its_corpus(baited):
                     assert foreign_units(conn, corpus, source, ids) == 0, (key, source.kind, leg)
             if corpus.image_source is not None:
                 ids = legs.semantic(
-                    conn, corpus, corpus.image_source, legs.Filters(),
-                    images.embed_query(QUERIES["page"]), embedder=images.id, dim=images.dim,
-                    window=window, max_scan_tuples=app.settings.hnsw_max_scan_tuples,
-                )  # fmt: skip
+                    conn,
+                    corpus,
+                    corpus.image_source,
+                    legs.Filters(),
+                    images.embed_query(QUERIES["page"]),
+                    embedder=images.id,
+                    dim=images.dim,
+                    window=window,
+                    max_scan_tuples=app.settings.hnsw_max_scan_tuples,
+                )
                 assert len(ids) == 1, (key, ids)  # its own bait page; the other three are not
                 assert foreign_units(conn, corpus, corpus.image_source, ids) == 0
     audit = app.isolation_audit()

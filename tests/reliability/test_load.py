@@ -53,8 +53,9 @@ def world(server_url, e5, tmp_path_factory):
     """A database with a little of every corpus (the load's search targets)."""
     folder = tmp_path_factory.mktemp("load")
     with own_database(server_url, "load") as url:
-        settings = Settings(database_url=url, home=folder / "home", committee_chair=CHAIR_NAME,
-                            **CHUNKS)  # fmt: skip
+        settings = Settings(
+            database_url=url, home=folder / "home", committee_chair=CHAIR_NAME, **CHUNKS
+        )
         with App(settings, embedder=e5) as app:
             seed_load_world(app, folder / "seed")
         yield url, folder
@@ -62,8 +63,17 @@ def world(server_url, e5, tmp_path_factory):
 
 def test_searches_while_finals_upload_and_ingest_runs(world, e5, tmp_path, capsys):
     url, _ = world
-    figures = run_load(url, tmp_path, clients=8, mcp_servers=2, seconds=4.0, final_pairs=2,
-                       ingest_files=4, think=0.05, timeout=TIMEOUT)  # fmt: skip
+    figures = run_load(
+        url,
+        tmp_path,
+        clients=8,
+        mcp_servers=2,
+        seconds=4.0,
+        final_pairs=2,
+        ingest_files=4,
+        think=0.05,
+        timeout=TIMEOUT,
+    )
     show(capsys, "load", {k: v for k, v in figures.items() if k != "cases"})
     search, uploads = figures["search"], figures["final_upload"]
     assert search["errors"] == 0, search["first_errors"]
@@ -85,8 +95,9 @@ def test_two_finals_citing_the_same_authorities_at_once(world, tmp_path, capsys)
     corroboration counts both decisions."""
     url, _ = world
     port = free_port()
-    env = environment(url, tmp_path / "home", tmp_path / "tmp", chair_token="c",
-                      agent_token=AGENT_TOKEN, **CHUNKS)  # fmt: skip
+    env = environment(
+        url, tmp_path / "home", tmp_path / "tmp", chair_token="c", agent_token=AGENT_TOKEN, **CHUNKS
+    )
     serve = Spawned(CLI + ["serve", "--port", str(port)], env, tmp_path, "serve")
     base = f"http://127.0.0.1:{port}"
     rounds, answers = 3, []
@@ -97,8 +108,9 @@ def test_two_finals_citing_the_same_authorities_at_once(world, tmp_path, capsys)
             cases = [f"ערר (מרכז) {8500 + 2 * round_ + m}/25" for m in range(2)]
 
             def send(member: int, cases=cases, barrier=barrier, replies=replies, round_=round_):
-                text = final_text(8500 + 2 * round_ + member, ruling=8600 + round_,
-                                  reverse=bool(member))  # fmt: skip
+                text = final_text(
+                    8500 + 2 * round_ + member, ruling=8600 + round_, reverse=bool(member)
+                )
                 with httpx.Client(base_url=base, timeout=TIMEOUT) as client:
                     barrier.wait(TIMEOUT)
                     replies[member] = post_final(client, cases[member], text, token="c")
@@ -123,9 +135,12 @@ def test_two_finals_citing_the_same_authorities_at_once(world, tmp_path, capsys)
             )
             assert len(shared) == 4 and all(r["citing"] == 2 for r in shared), shared
             assert all(r["corroboration"] >= 2 for r in shared), shared
-            missing = rows(url, "SELECT count(*) AS n FROM missing_precedents m JOIN authorities a"
-                                " ON a.id = m.authority_id WHERE a.ref LIKE %s",
-                           (f"%{8600 + round_}/21%",))  # fmt: skip
+            missing = rows(
+                url,
+                "SELECT count(*) AS n FROM missing_precedents m JOIN authorities a"
+                " ON a.id = m.authority_id WHERE a.ref LIKE %s",
+                (f"%{8600 + round_}/21%",),
+            )
             assert missing[0]["n"] == 1  # one open missing precedent, not two
         check_finals(url)
     finally:
@@ -153,5 +168,8 @@ def test_pool_exhaustion_is_a_clear_503(server_url, tmp_path, capsys):
             assert internal not in body
     assert found["seconds"] < 10, found["seconds"]  # each waits the 0.5 s pool timeout
     assert found["after"][0] == 200 and found["after"][1]["pairs"]
-    show(capsys, "pool exhaustion", {"requests": 12, "answered_503": found["statuses"].count(503),
-                                     "seconds": found["seconds"]})  # fmt: skip
+    show(
+        capsys,
+        "pool exhaustion",
+        {"requests": 12, "answered_503": found["statuses"].count(503), "seconds": found["seconds"]},
+    )

@@ -24,9 +24,13 @@ def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimoda
     record = factories.records()[0]
     pdf = factories.decision_pdf(tmp_path / "final.pdf", record["final_text"], pages=4)
     case = record["case_number"]
-    enabled = settings.model_copy(update={
-        "multimodal_enabled": True, "voyage_api_key": "k", "voyage_base_url": multimodal_url,
-    })  # fmt: skip
+    enabled = settings.model_copy(
+        update={
+            "multimodal_enabled": True,
+            "voyage_api_key": "k",
+            "voyage_base_url": multimodal_url,
+        }
+    )
     legal = App(enabled, store=app.store, embedder=app.embedder.inner)
     report = legal.ingest([pdf], "style", meta={"case_number": case, "practice_area": "planning"})
     assert report.ingested == 1
@@ -52,8 +56,16 @@ def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimoda
     assert not [h for h in lexical if h["kind"] == "page"]
     # the same PDF in the internal corpus: its images come from the cache, not the model
     before = len(ScriptedMultimodal.requests)
-    legal.ingest([pdf], "internal", meta={"case_number": case, "decided_on": record["decided_on"],
-                                          "practice_area": "planning", "title": case})  # fmt: skip
+    legal.ingest(
+        [pdf],
+        "internal",
+        meta={
+            "case_number": case,
+            "decided_on": record["decided_on"],
+            "practice_area": "planning",
+            "title": case,
+        },
+    )
     assert len(ScriptedMultimodal.requests) == before
     # each corpus sees only its own page images; the audit checks the image leg too
     for corpus, id_key in (("style", "document_id"), ("internal", "case_law_id")):

@@ -31,12 +31,16 @@ def plant(app, tmp_path):
     internal = {"decided_on": "2024-01-01", "practice_area": "betterment_levy"}
     docs = [
         ("external", "ext-shared", SHARED_TEXT, {**ext, "case_number": 'עע"מ 31/20'}),
-        ("external", "ext-levy", "שמאי מכריע קבע את שווי המקרקעין לאחר אישור התכנית.",
-         {**ext, "case_number": 'בר"מ 32/19'}),
+        (
+            "external",
+            "ext-levy",
+            "שמאי מכריע קבע את שווי המקרקעין לאחר אישור התכנית.",
+            {**ext, "case_number": 'בר"מ 32/19'},
+        ),
         ("internal", "int-shared", SHARED_TEXT, {**internal, "case_number": "ערר 33/24"}),
         ("internal", "int-lexical", LEXICAL_BAIT, {**internal, "case_number": "ערר 34/24"}),
         ("internal", "int-semantic", SEMANTIC_BAIT, {**internal, "case_number": "ערר 35/24"}),
-    ]  # fmt: skip
+    ]
     for corpus, doc_id, text, meta in docs:
         path = write(tmp_path / f"{doc_id}.txt", text)
         assert (
@@ -54,11 +58,26 @@ def test_planted_baits_never_cross_corpora(app, tmp_path):
     vector = app.embedder.embed_query(QUERY)
     with app.store.pool.connection() as conn:
         for source in corpus.sources:
-            semantic = legs.semantic(conn, corpus, source, legs.Filters(), vector,
-                                     embedder="e5-local", dim=384, window=50,
-                                     max_scan_tuples=20000)  # fmt: skip
-            lexical = legs.lexical(conn, corpus, source, legs.Filters(), query_terms(QUERY),
-                                   embedder="e5-local", window=50)  # fmt: skip
+            semantic = legs.semantic(
+                conn,
+                corpus,
+                source,
+                legs.Filters(),
+                vector,
+                embedder="e5-local",
+                dim=384,
+                window=50,
+                max_scan_tuples=20000,
+            )
+            lexical = legs.lexical(
+                conn,
+                corpus,
+                source,
+                legs.Filters(),
+                query_terms(QUERY),
+                embedder="e5-local",
+                window=50,
+            )
             fused = rrf({"semantic": semantic, "lexical": lexical})
             for ids in (semantic, lexical, [f.key for f in fused]):
                 rows = legs.hydrate(conn, corpus, source, ids)
@@ -83,8 +102,28 @@ def test_planted_baits_never_cross_corpora(app, tmp_path):
 
 def test_random_searches_stay_in_their_corpus(app, tmp_path):
     owned = plant(app, tmp_path)
-    words = st.sampled_from(["היטל", "השבחה", "הקלה", "בניין", "ערר", "152(א)", "8046/24",
-                             'עע"מ', "'", '"', "--", ";", "OR", "DROP", "\x00", "ְ", "(", ")"])  # fmt: skip
+    words = st.sampled_from(
+        [
+            "היטל",
+            "השבחה",
+            "הקלה",
+            "בניין",
+            "ערר",
+            "152(א)",
+            "8046/24",
+            'עע"מ',
+            "'",
+            '"',
+            "--",
+            ";",
+            "OR",
+            "DROP",
+            "\x00",
+            "ְ",
+            "(",
+            ")",
+        ]
+    )
 
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
     @given(
@@ -112,16 +151,27 @@ def test_random_searches_stay_in_their_corpus(app, tmp_path):
 def test_every_hit_resolves_at_its_locator(app, tmp_path):
     plant(app, tmp_path)
     app.acting_as(CHAIR).add_principle(
-        "external", "ext-shared", "הקלה בקו בניין טעונה הצדקה תכנונית",
-        "הקלה בקו בניין צדדי מחייבת הצדקה תכנונית", review_status="approved",
-    )  # fmt: skip
-    app.add_principle("external", "ext-levy", "עיקרון שלא אושר אינו מופיע בחיפוש",
-                      "שמאי מכריע קבע", review_status="proposed")  # fmt: skip
+        "external",
+        "ext-shared",
+        "הקלה בקו בניין טעונה הצדקה תכנונית",
+        "הקלה בקו בניין צדדי מחייבת הצדקה תכנונית",
+        review_status="approved",
+    )
+    app.add_principle(
+        "external",
+        "ext-levy",
+        "עיקרון שלא אושר אינו מופיע בחיפוש",
+        "שמאי מכריע קבע",
+        review_status="proposed",
+    )
     with pytest.raises(InvalidInput, match="not in the ruling's text"):
         app.add_principle("external", "ext-levy", "כלל", "ציטוט שאינו בפסק הדין")
     hits = []
-    for corpus, query in [("external", "הצדקה תכנונית להקלה"), ("internal", QUERY),
-                          ("external", "שווי המקרקעין")]:  # fmt: skip
+    for corpus, query in [
+        ("external", "הצדקה תכנונית להקלה"),
+        ("internal", QUERY),
+        ("external", "שווי המקרקעין"),
+    ]:
         hits += app.search(corpus, query, limit=10).hits
     kinds = {h["kind"] for h in hits}
     assert kinds == {"chunk", "principle"}
@@ -152,8 +202,13 @@ def test_filtered_search_returns_a_full_k(app, tmp_path):
     )
     assert moved.updated == len(levy)
     for mode in ("semantic", "hybrid"):
-        result = app.tool("search_decisions", query="תוספת קומה בהיתר", practice_area="betterment_levy",
-                          limit=10, mode=mode)  # fmt: skip
+        result = app.tool(
+            "search_decisions",
+            query="תוספת קומה בהיתר",
+            practice_area="betterment_levy",
+            limit=10,
+            mode=mode,
+        )
         assert len(result["hits"]) == 10
         assert {h["doc_id"] for h in result["hits"]} <= set(moved.doc_ids)
     # At this size the planner may scan exactly; bench/search.py checks full k through the HNSW

@@ -67,12 +67,16 @@ def test_query_cache_is_a_bounded_lru_per_embedder():
 
 
 @pytest.mark.db
-def test_the_embedding_runs_beside_the_lexical_legs_with_the_same_hits(app, tmp_path, e5,
-                                                                       monkeypatch):  # fmt: skip
+def test_the_embedding_runs_beside_the_lexical_legs_with_the_same_hits(
+    app, tmp_path, e5, monkeypatch
+):
     for n in range(3):
         path = write(tmp_path / f"d{n}.txt", f"{TEXT} ({n})")
-        meta = {"court": "העליון", "decided_on": f"2021-01-0{n + 1}",
-                "case_number": f'עע"מ {40 + n}/20'}  # fmt: skip
+        meta = {
+            "court": "העליון",
+            "decided_on": f"2021-01-0{n + 1}",
+            "case_number": f'עע"מ {40 + n}/20',
+        }
         assert app.ingest([path], "external", meta=meta, doc_id=f"ext-{n}").ingested == 1
     slow = Recording(e5, delay=0.25)
     embedder = CachedEmbedder(slow, None)
@@ -88,7 +92,7 @@ def test_the_embedding_runs_beside_the_lexical_legs_with_the_same_hits(app, tmp_
         app.store, embedder, app.settings, "external", QUERY, limit=5, mode=mode
     )
     concurrent = run("hybrid")
-    (thread, started, ended), = slow.calls  # fmt: skip
+    ((thread, started, ended),) = slow.calls
     assert thread.startswith("legal-ai-query")  # not the caller's thread
     assert lexical_started and started <= lexical_started[0] < ended  # the SQL did not wait
     # The search waited for the model only for what the SQL did not cover.
@@ -117,8 +121,12 @@ def _done(value):
 @pytest.mark.db
 def test_a_repeated_query_is_not_embedded_again(app, tmp_path, e5):
     path = write(tmp_path / "d.txt", TEXT)
-    app.ingest([path], "external", meta={"court": "העליון", "decided_on": "2021-01-01",
-                                        "case_number": 'עע"מ 50/20'}, doc_id="ext")  # fmt: skip
+    app.ingest(
+        [path],
+        "external",
+        meta={"court": "העליון", "decided_on": "2021-01-01", "case_number": 'עע"מ 50/20'},
+        doc_id="ext",
+    )
     counting = Recording(e5)
     embedder = CachedEmbedder(counting, None)
     for mode in ("hybrid", "semantic", "hybrid"):
@@ -131,8 +139,12 @@ def test_a_repeated_query_is_not_embedded_again(app, tmp_path, e5):
 @pytest.mark.db
 def test_a_search_takes_one_pooled_connection(app, tmp_path, monkeypatch):
     path = write(tmp_path / "d.txt", TEXT)
-    app.ingest([path], "external", meta={"court": "העליון", "decided_on": "2021-01-01",
-                                        "case_number": 'עע"מ 51/20'}, doc_id="ext")  # fmt: skip
+    app.ingest(
+        [path],
+        "external",
+        meta={"court": "העליון", "decided_on": "2021-01-01", "case_number": 'עע"מ 51/20'},
+        doc_id="ext",
+    )
     app.embedder.embed_query(QUERY)  # the model and the embedder's setup out of the way
     taken: list[int] = []
     pool = app.store.pool
@@ -155,11 +167,16 @@ def test_a_smaller_limit_returns_a_prefix_of_a_larger_one(app, tmp_path):
     keep `limit` hits): every limit must still give the first hits of the full list, with the
     diversity cap passing over the same hits."""
     for n in range(4):  # four rulings of many chunks each: the cap (3) bites
-        sentences = [f"{TEXT} פסקה {n}.{m}: הקלה בקו בניין מחייבת פרסום כדין ושמיעת התנגדויות."
-                     for m in range(48)]  # fmt: skip
+        sentences = [
+            f"{TEXT} פסקה {n}.{m}: הקלה בקו בניין מחייבת פרסום כדין ושמיעת התנגדויות."
+            for m in range(48)
+        ]
         path = write(tmp_path / f"r{n}.txt", "\n\n".join(sentences))
-        meta = {"court": "העליון", "decided_on": f"2021-02-0{n + 1}",
-                "case_number": f'עע"מ {60 + n}/20'}  # fmt: skip
+        meta = {
+            "court": "העליון",
+            "decided_on": f"2021-02-0{n + 1}",
+            "case_number": f'עע"מ {60 + n}/20',
+        }
         assert app.ingest([path], "external", meta=meta, doc_id=f"r-{n}").ingested == 1
     for mode in ("hybrid", "semantic", "lexical"):
         full = app.search("external", QUERY, limit=12, mode=mode)

@@ -33,8 +33,12 @@ def seed(app, tmp_path) -> None:
     meta = {"court": "העליון", "decided_on": "2020-02-02", "practice_area": "planning"}
     for n, (doc_id, text) in enumerate((("levy-1", LEVY), ("shed-1", SHED)), start=1):
         path = write(tmp_path / f"{doc_id}.txt", text)
-        report = app.ingest([path], "external", doc_id=doc_id,
-                            meta={**meta, "title": doc_id, "case_number": f'עע"מ {n}/20'})  # fmt: skip
+        report = app.ingest(
+            [path],
+            "external",
+            doc_id=doc_id,
+            meta={**meta, "title": doc_id, "case_number": f'עע"מ {n}/20'},
+        )
         assert report.ingested == 1 and not report.unsearchable
 
 
@@ -61,8 +65,12 @@ def test_app_search_logs_the_caller_hits_and_ranks_only_with_a_surface(app, tmp_
     )
     assert row["n_hits"] == len(answer["hits"]) == len(row["hits"]) >= 1
     for rank, (logged, hit) in enumerate(zip(row["hits"], answer["hits"], strict=True), start=1):
-        assert logged == {"rank": rank, "doc_id": hit["doc_id"], "unit_kind": "chunk",
-                          "unit_id": hit["chunk_id"]}  # fmt: skip
+        assert logged == {
+            "rank": rank,
+            "doc_id": hit["doc_id"],
+            "unit_kind": "chunk",
+            "unit_id": hit["chunk_id"],
+        }
     assert row["hits"][0]["doc_id"] == "levy-1"
     assert 0 < row["latency_ms"] < 60_000 and not row["by_example"]
     # App.search itself (no tool) on a surface; a search that finds nothing is logged too.
@@ -90,9 +98,15 @@ def test_a_nul_laden_or_huge_query_is_stored_cleaned_and_bounded(app, tmp_path):
     # Straight to the logger (the search refuses such a query before it runs).
     huge = "\x00" + "א\x00" * 30_000
     logged = telemetry.log_search(
-        view, corpus="external", query=huge, filters={"court": "ב\x00" * 1000}, mode="hybrid",
-        limit=10, result=type("R", (), {"hits": []})(), latency_ms=1.5,
-    )  # fmt: skip
+        view,
+        corpus="external",
+        query=huge,
+        filters={"court": "ב\x00" * 1000},
+        mode="hybrid",
+        limit=10,
+        result=type("R", (), {"hits": []})(),
+        latency_ms=1.5,
+    )
     with app.store.connection() as conn:
         row = sql_log.get(conn, logged)
     assert row["query"] == "א" * 2000 and "\x00" not in row["query"]
@@ -130,8 +144,20 @@ def test_telemetry_off_logs_nothing(app, tmp_path, cli_env):
 def test_cli_search_and_similar_are_logged_and_stats_count_them(app, tmp_path, cli_env):
     seed(app, tmp_path)
     env = {**cli_env, "LEGAL_AI_AGENT_TOKEN": "clerk=t0k"}
-    found = json.loads(run(env, "search", "היטל השבחה", "--corpus", "external", "--court",
-                           "העליון", "--limit", "3", "--json").stdout)  # fmt: skip
+    found = json.loads(
+        run(
+            env,
+            "search",
+            "היטל השבחה",
+            "--corpus",
+            "external",
+            "--court",
+            "העליון",
+            "--limit",
+            "3",
+            "--json",
+        ).stdout
+    )
     run(env, "similar", "--text", "מחסן בחצר", "--json")
     search, similar = rows(app)
     assert found["search_id"] == search["id"]
@@ -163,8 +189,10 @@ def test_mcp_calls_are_logged_as_the_agent(app, tmp_path, cli_env):
     path = write(tmp_path / "case2.txt", SHED + " תיק נוסף")
     app.ingest([path], "case", meta={"case_number": "ערר 24/25", "practice_area": "planning"})
     env = {**cli_env, "LEGAL_AI_AGENT_TOKEN": "drafter=t", "LEGAL_AI_CHAIR_TOKEN": "her"}
-    calls = [("search_precedent_library", {"query": "הקלה בקו בניין", "limit": 4}),
-             ("find_similar_cases", {"case_number": "ערר 20/25"})]  # fmt: skip
+    calls = [
+        ("search_precedent_library", {"query": "הקלה בקו בניין", "limit": 4}),
+        ("find_similar_cases", {"case_number": "ערר 20/25"}),
+    ]
     _, _, results = asyncio.run(mcp_session(env, calls))
     answers = [payload(r) for r in results.values()]
     search, similar = rows(app)
@@ -182,8 +210,9 @@ def test_api_searches_are_logged_as_who_authenticated(client, desk_app, tmp_path
     seed(desk_app, tmp_path)
     params = {"query": "היטל השבחה", "corpus": "external", "limit": 3, "actor": "chair"}
     for token in (AGENT, CHAIR_TOKEN):
-        answer = client.get("/api/search", params=params,
-                            headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+        answer = client.get(
+            "/api/search", params=params, headers={"Authorization": f"Bearer {token}"}
+        )
         assert answer.status_code == 200, answer.text
         assert answer.json()["hits"][0]["doc_id"] == "levy-1"
     agent_row, chair_row = rows(desk_app)
@@ -205,8 +234,9 @@ def test_desk_search_clicks_and_useful_marks(chair, desk_app, tmp_path):
     assert (row["surface"], row["actor"], row["actor_kind"]) == ("desk", "chair", "chair")
     sid = row["id"]
     assert f'name="sid" value="{sid}"' in page.text and ">שימושי</button>" in page.text
-    link = re.search(rf'href="(/source/external/ruling-1\?[^"]*sid={sid}&amp;rank=1#span)"',
-                     page.text)  # fmt: skip
+    link = re.search(
+        rf'href="(/source/external/ruling-1\?[^"]*sid={sid}&amp;rank=1#span)"', page.text
+    )
     assert link, page.text
     # Opening the hit's source records the click (once, however often she opens it).
     for _ in range(2):
@@ -219,8 +249,11 @@ def test_desk_search_clicks_and_useful_marks(chair, desk_app, tmp_path):
     token = csrf_of(page.text)
     refused = chair.post("/search/useful", data={"sid": sid, "rank": 1, "useful": "1"})
     assert refused.status_code == 403 and "CSRF" in refused.text
-    marked = chair.post("/search/useful", data={"csrf": token, "sid": sid, "rank": 1,
-                                                "useful": "1"}, follow_redirects=False)  # fmt: skip
+    marked = chair.post(
+        "/search/useful",
+        data={"csrf": token, "sid": sid, "rank": 1, "useful": "1"},
+        follow_redirects=False,
+    )
     assert marked.status_code == 303
     back = marked.headers["location"]
     assert back.startswith("/search?") and f"sid={sid}" in back and back.endswith("#hit-1")
@@ -229,19 +262,24 @@ def test_desk_search_clicks_and_useful_marks(chair, desk_app, tmp_path):
     assert len(rows(desk_app)) == 1  # shown again after the mark: not a second search
     marks = telemetry.search_row(desk_app, sid)["marks"]
     assert [(m["rank"], m["kind"], m["doc_id"], m["actor"]) for m in marks] == [
-        (1, "click", "ruling-1", "chair"), (1, "useful", "ruling-1", "chair")
-    ]  # fmt: skip
+        (1, "click", "ruling-1", "chair"),
+        (1, "useful", "ruling-1", "chair"),
+    ]
     # Pressed again: the mark is taken back.
-    again = chair.post("/search/useful", data={"csrf": token, "sid": sid, "rank": 1,
-                                               "useful": "0"}, follow_redirects=False)  # fmt: skip
+    again = chair.post(
+        "/search/useful",
+        data={"csrf": token, "sid": sid, "rank": 1, "useful": "0"},
+        follow_redirects=False,
+    )
     assert again.status_code == 303
     assert [m["kind"] for m in telemetry.search_row(desk_app, sid)["marks"]] == ["click"]
     # A rank the search did not return, a search that is not the desk's: refused, said so.
     bad = chair.post("/search/useful", data={"csrf": token, "sid": sid, "rank": 9})
     assert bad.status_code == 400 and "no hit at rank 9" in bad.text
     other = desk_app.on_surface("cli").tool("search_precedent_library", query="הקלה")
-    foreign = chair.post("/search/useful", data={"csrf": token, "sid": other["search_id"],
-                                                 "rank": 1})  # fmt: skip
+    foreign = chair.post(
+        "/search/useful", data={"csrf": token, "sid": other["search_id"], "rank": 1}
+    )
     assert foreign.status_code == 404
     # Only the chair marks: an agent's mark is refused by the database's gate.
     with pytest.raises(Exception, match="only the chair marks"):
@@ -290,8 +328,20 @@ def test_marked_searches_export_as_a_gold_set_that_eval_reads(app, tmp_path, cli
     out = tmp_path / "gold"
     out.mkdir()
     qrels, queries, corpus = out / "qrels.tsv", out / "queries.jsonl", out / "corpus.jsonl"
-    report = json.loads(run(cli_env, "telemetry", "export", "--qrels", str(qrels), "--queries",
-                            str(queries), "--corpus", str(corpus), "--json").stdout)  # fmt: skip
+    report = json.loads(
+        run(
+            cli_env,
+            "telemetry",
+            "export",
+            "--qrels",
+            str(qrels),
+            "--queries",
+            str(queries),
+            "--corpus",
+            str(corpus),
+            "--json",
+        ).stdout
+    )
     assert (report["queries"], report["searches"], report["judgments"]) == (2, 3, 3)
     lines = [json.loads(x) for x in queries.read_text(encoding="utf-8").splitlines()]
     assert [(q["text"], q["corpus"]) for q in lines] == [
@@ -301,9 +351,11 @@ def test_marked_searches_export_as_a_gold_set_that_eval_reads(app, tmp_path, cli
     levy_id, shed_id = lines[0]["_id"], lines[1]["_id"]
     assert len(lines[0]["searches"]) == 2
     assert qrels.read_text(encoding="utf-8").splitlines() == [
-        "query_id\tdoc_id\trelevance", f"{levy_id}\tlevy-1\t1", f"{levy_id}\tlevy-2\t1",
+        "query_id\tdoc_id\trelevance",
+        f"{levy_id}\tlevy-1\t1",
+        f"{levy_id}\tlevy-2\t1",
         f"{shed_id}\tshed-1\t1",
-    ]  # fmt: skip
+    ]
     assert {json.loads(x)["doc_id"] for x in corpus.read_text(encoding="utf-8").splitlines()} == {
         "levy-1",
         "levy-2",
@@ -315,12 +367,35 @@ def test_marked_searches_export_as_a_gold_set_that_eval_reads(app, tmp_path, cli
     assert f"{shed_id}\tshed-1\t2" in graded.read_text(encoding="utf-8")
     # --since after every search: nothing.
     later = (dt.date.today() + dt.timedelta(days=2)).isoformat()
-    none = json.loads(run(cli_env, "telemetry", "export", "--qrels", str(tmp_path / "n.tsv"),
-                          "--since", later, "--json").stdout)  # fmt: skip
+    none = json.loads(
+        run(
+            cli_env,
+            "telemetry",
+            "export",
+            "--qrels",
+            str(tmp_path / "n.tsv"),
+            "--since",
+            later,
+            "--json",
+        ).stdout
+    )
     assert none["queries"] == 0
     # `legal-ai eval` reads the exported set (lexical mode: quick) and finds the judged docs.
-    result = run(cli_env, "eval", "--corpus", str(corpus), "--queries", str(queries), "--qrels",
-                 str(qrels), "--modes", "lexical", "--name", "telemetry", "--json")  # fmt: skip
+    result = run(
+        cli_env,
+        "eval",
+        "--corpus",
+        str(corpus),
+        "--queries",
+        str(queries),
+        "--qrels",
+        str(qrels),
+        "--modes",
+        "lexical",
+        "--name",
+        "telemetry",
+        "--json",
+    )
     evaluated = json.loads(result.stdout)
     assert evaluated["n_queries"] == 2 and evaluated["n_docs"] == 3
     assert evaluated["modes"]["lexical"]["recall@10"] == 1.0
@@ -331,8 +406,10 @@ def test_retention_prunes_old_searches_and_their_marks(app, tmp_path, cli_env):
     old = mark_useful(app, "היטל השבחה", ["levy-1"])
     new = app.on_surface("cli").tool("search_precedent_library", query="מחסן")
     with app.store.transaction() as conn:
-        conn.execute("UPDATE search_log SET at = %s WHERE id = %s",
-                     (dt.datetime(2025, 1, 1, tzinfo=dt.UTC), old["search_id"]))  # fmt: skip
+        conn.execute(
+            "UPDATE search_log SET at = %s WHERE id = %s",
+            (dt.datetime(2025, 1, 1, tzinfo=dt.UTC), old["search_id"]),
+        )
     now = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)  # 151 days later
     assert telemetry.prune(app, now)["deleted"] == 0  # default retention 180 days
     kept = app.settings.model_copy(update={"telemetry_retention_days": 150})

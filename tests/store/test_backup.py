@@ -76,8 +76,14 @@ def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):
     ruling = write(tmp_path / "ruling.txt", "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12.")
     meta = {"title": "הקלה בקו בניין", "doc_type": "reference"}
     assert legal.ingest([ruling], "external", meta=meta, doc_id="ruling-1").ingested == 1
-    finals.add_draft(legal, CASE, DEMO / "learning-draft-7001.txt", appeal_type="permit",
-                     outcome="partially_accepted", practice_area="planning")  # fmt: skip
+    finals.add_draft(
+        legal,
+        CASE,
+        DEMO / "learning-draft-7001.txt",
+        appeal_type="permit",
+        outcome="partially_accepted",
+        practice_area="planning",
+    )
     final = finals.upload_final(legal, CASE, DEMO / "learning-final-7001.txt")
     assert final["history_row"]  # one append-only style_distance_history row
     lesson = lessons.propose(legal, CASE, "fact", "המועד הנכון הוא 5.7.2023")

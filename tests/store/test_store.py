@@ -66,10 +66,14 @@ def test_two_processes_start_one_server(tmp_path):
         "print(start_embedded(Path(sys.argv[1])))"
     )
     procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(pgdata)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(pgdata)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
-    ]  # fmt: skip
+    ]
     try:
         outs = [p.communicate(timeout=120) for p in procs]
         assert [p.returncode for p in procs] == [0, 0], [o[1] for o in outs]

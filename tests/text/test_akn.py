@@ -21,8 +21,13 @@ def test_sections_of_a_small_law():
 
 def test_repeated_eids_stay_unique_and_schedules_are_sections():
     sections = {s["doc_id"]: s for s in parse_law(FIXTURES / "mini-law-schedule.xml")}
-    assert list(sections) == ["990002#point_1", "990002#point_2", "990002#point_2א",
-                              "990002#point_2א~2", "990002#appendix_ראשונה__point_1"]  # fmt: skip
+    assert list(sections) == [
+        "990002#point_1",
+        "990002#point_2",
+        "990002#point_2א",
+        "990002#point_2א~2",
+        "990002#appendix_ראשונה__point_1",
+    ]
     assert sections["990002#point_2א~2"]["eid"] == "point_2א"  # the source repeats the eId
     assert sections["990002#point_2א~2"]["text"] == "2א. (ספרור כפול במקור; בוטל)."
     schedule = sections["990002#appendix_ראשונה__point_1"]
@@ -34,8 +39,17 @@ def test_repeated_eids_stay_unique_and_schedules_are_sections():
 
 @pytest.mark.shared
 def test_planning_and_building_law_has_607_top_level_sections():
-    law = shared("il-laws-akn", "akn", "il", "act", "PrimaryLegislation", "1965-08-12", "148917",
-                 "he@", "main.xml")  # fmt: skip
+    law = shared(
+        "il-laws-akn",
+        "akn",
+        "il",
+        "act",
+        "PrimaryLegislation",
+        "1965-08-12",
+        "148917",
+        "he@",
+        "main.xml",
+    )
     sections = {s["doc_id"]: s for s in parse_law(law)}
     assert len(sections) == 607  # doc_ids unique although the XML repeats eId point_266ב
     assert sections["148917#point_266ב~2"]["eid"] == "point_266ב"

@@ -18,9 +18,14 @@ def refs(text: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "text",
-    ['בג"ץ 1234/05 פלוני נ\' שר הפנים', "בג״ץ 1234/05", 'בג"צ 1234-05', "בגץ 1234/05",
-     'ובבג"ץ 1234/05'],
-)  # fmt: skip
+    [
+        "בג\"ץ 1234/05 פלוני נ' שר הפנים",
+        "בג״ץ 1234/05",
+        'בג"צ 1234-05',
+        "בגץ 1234/05",
+        'ובבג"ץ 1234/05',
+    ],
+)
 def test_spelling_variants_of_one_ruling_share_a_ref(text):
     assert refs(text) == ['בג"ץ 1234/05']
 
@@ -87,8 +92,12 @@ def test_every_final_of_the_synthetic_decisions_yields_its_labeled_citations():
 def test_the_reference_leg_finds_the_named_section_and_ruling(app, tmp_path):
     assert app.ingest([FIXTURES / "mini-law.xml"], "external").ingested == 2
     ruling = write(tmp_path / "r.txt", "פסק דין בעניין מועדים להגשת ערר לוועדה.")
-    meta = {"title": "פלוני", "court": "העליון", "decided_on": "2020-01-01",
-            "case_number": 'עע"מ 1234/05'}  # fmt: skip
+    meta = {
+        "title": "פלוני",
+        "court": "העליון",
+        "decided_on": "2020-01-01",
+        "case_number": 'עע"מ 1234/05',
+    }
     assert app.ingest([ruling], "external", meta=meta, doc_id="r").ingested == 1
     hits = app.search("external", "סעיף 2", limit=3).hits
     assert hits[0]["doc_id"].endswith("#point_2")

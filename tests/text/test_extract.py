@@ -33,12 +33,15 @@ def test_pdf_keeps_pages_and_hebrew_logical_order(tmp_path):
     assert "הדיון בפנינו וסיור במקום" in page2
 
 
-@pytest.mark.parametrize("line", [
-    "הקלה של 10% בקו הבניין, לפי סעיף 4(1) לתוספת השלישית ותקנה 2(6)(א) לתקנות.",
-    "ערר (מרכז) 1042/23 מיום 5.7.2023, ראו עע\"מ 1234/05 וסעיף 152(א)(2) לחוק.",
-    "שומה של ₪1,200,000 לפי השמאי המכריע, בהתאם לחוק.",
-    "הבקשה הוגשה לפי Planning Act בנוסחו אז, ולא לפי החוק החדש.",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "line",
+    [
+        "הקלה של 10% בקו הבניין, לפי סעיף 4(1) לתוספת השלישית ותקנה 2(6)(א) לתקנות.",
+        'ערר (מרכז) 1042/23 מיום 5.7.2023, ראו עע"מ 1234/05 וסעיף 152(א)(2) לחוק.',
+        "שומה של ₪1,200,000 לפי השמאי המכריע, בהתאם לחוק.",
+        "הבקשה הוגשה לפי Planning Act בנוסחו אז, ולא לפי החוק החדש.",
+    ],
+)
 def test_pdf_numbers_citations_and_latin_in_logical_order(tmp_path, line):
     assert extract(factories.hebrew_pdf(tmp_path / "n.pdf", [line])).text == line
 

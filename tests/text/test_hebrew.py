@@ -27,8 +27,13 @@ def test_bidi_marks_nul_and_controls_are_removed():
 
 def test_case_numbers_acronyms_and_sections_stay_single_tokens():
     assert tokens('עע"מ 1234/05 לפי סעיף 152(א)(2) לחוק') == [
-        "עעמ", "1234/05", "לפי", "סעיף", "152א2", "לחוק",
-    ]  # fmt: skip
+        "עעמ",
+        "1234/05",
+        "לפי",
+        "סעיף",
+        "152א2",
+        "לחוק",
+    ]
     assert tokens("עע״מ 8046/24") == ["עעמ", "8046/24"]
 
 
@@ -43,8 +48,15 @@ def test_analyze_adds_stripped_forms_and_section_numbers():
     from legal_ai.text.hebrew import get_analyzer
 
     assert get_analyzer("he-prefix-v1").analyze("ובהיתר לפי סעיף 152(א)").split() == [
-        "ובהיתר", "בהיתר", "היתר", "יתר", "לפי", "סעיף", "152א", "152",
-    ]  # fmt: skip
+        "ובהיתר",
+        "בהיתר",
+        "היתר",
+        "יתר",
+        "לפי",
+        "סעיף",
+        "152א",
+        "152",
+    ]
 
 
 def test_query_terms_are_distinct_and_empty_for_punctuation():
@@ -89,8 +101,14 @@ def test_hspell_lemmas_follow_the_preferred_reading():
     found = morphology.lemmas(
         ["והקלות", "בקשות", "להיתרים", "ויגישו", "ערר", "קוקוריקוזלבט", "152"]
     )
-    assert found == {"והקלות": ("הקלה",), "בקשות": ("בקשה",), "להיתרים": ("היתר",),
-                     "ויגישו": ("הגיש",), "ערר": ("ערר",), "קוקוריקוזלבט": ()}  # fmt: skip
+    assert found == {
+        "והקלות": ("הקלה",),
+        "בקשות": ("בקשה",),
+        "להיתרים": ("היתר",),
+        "ויגישו": ("הגיש",),
+        "ערר": ("ערר",),
+        "קוקוריקוזלבט": (),
+    }
     terms = get_analyzer("he-fold-prefix4-hspell-v1").query_terms("בקשות להיתרים")
     assert {"בקשה", "היתר", "בקשות", "היתרים"} <= set(terms)
 

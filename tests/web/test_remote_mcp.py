@@ -28,9 +28,12 @@ def seed(app, tmp_path) -> None:
         ("style", {"case_number": "ערר 31/25", "practice_area": "planning"}),
         ("external", {"case_number": 'עע"מ 32/20', "court": "העליון", "decided_on": "2020-02-02"}),
         ("external", {"case_number": 'עת"מ 33/21', "court": "המחוזי", "decided_on": "2021-03-03"}),
-        ("internal", {"case_number": "ערר 34/24", "decided_on": "2024-03-03", "practice_area": "planning"}),
+        (
+            "internal",
+            {"case_number": "ערר 34/24", "decided_on": "2024-03-03", "practice_area": "planning"},
+        ),
         ("case", {"case_number": "ערר 35/25", "practice_area": "planning"}),
-    ]:  # fmt: skip
+    ]:
         name = meta["case_number"].replace("/", "-").replace('"', "")
         path = write(tmp_path / f"{name}.txt", f"{TEXT} ({meta['case_number']})")
         report = app.ingest([path], corpus, meta=meta, doc_id=f"{corpus}-{name}")
@@ -38,9 +41,13 @@ def seed(app, tmp_path) -> None:
 
 
 def remote_settings(app):
-    return app.settings.model_copy(update={
-        "agent_token": f"drafter={AGENT}", "chair_token": CHAIR, "committee_chair": 'עו"ד בדיקה',
-    })  # fmt: skip
+    return app.settings.model_copy(
+        update={
+            "agent_token": f"drafter={AGENT}",
+            "chair_token": CHAIR,
+            "committee_chair": 'עו"ד בדיקה',
+        }
+    )
 
 
 @pytest.fixture
@@ -71,8 +78,9 @@ def test_a_remote_agent_lists_and_calls_the_tools_over_http(app, tmp_path, serve
     hit = payload(by_court)["hits"][0]
     assert hit["court"] == "העליון" and hit["chunk_id"] and hit["snippet"].startswith("הקלה")
     assert {h["doc_id"] for h in payload(lexical)["hits"]} == {
-        'external-עעמ 32-20', 'external-עתמ 33-21'
-    }  # fmt: skip
+        "external-עעמ 32-20",
+        "external-עתמ 33-21",
+    }
     assert [h["doc_id"] for h in payload(decisions)["hits"]] == ["style-ערר 31-25"]
     assert [h["doc_id"] for h in payload(internal)["hits"]] == ["internal-ערר 34-24"]
     assert no_area.is_error and "needs practice_area" in no_area.content[0].text
@@ -80,9 +88,10 @@ def test_a_remote_agent_lists_and_calls_the_tools_over_http(app, tmp_path, serve
     # The call ran as the agent whose token it carried, under the agent's database role.
     assert payload(curator)["recorded"] == 3
     with app.store.pool.connection() as conn:
-        rows = conn.execute("SELECT DISTINCT l.proposed_by, l.review_status, a.db_role"
-                            " FROM decision_lessons l JOIN learning_audit a ON a.lesson_id = l.id"
-                            ).fetchall()  # fmt: skip
+        rows = conn.execute(
+            "SELECT DISTINCT l.proposed_by, l.review_status, a.db_role"
+            " FROM decision_lessons l JOIN learning_audit a ON a.lesson_id = l.id"
+        ).fetchall()
     assert [dict(r) for r in rows] == [
         {"proposed_by": "agent:drafter", "review_status": "proposed", "db_role": "legal_ai_agent"}
     ]
@@ -90,13 +99,22 @@ def test_a_remote_agent_lists_and_calls_the_tools_over_http(app, tmp_path, serve
 
 def test_mcp_over_http_without_a_valid_token_is_refused(app, served):
     initialize = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "probe", "version": "0"}},
-    }  # fmt: skip
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "0"},
+        },
+    }
     accept = {"Accept": "application/json, text/event-stream"}
-    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": AGENT},
-                    {"Authorization": "Bearer"}):  # fmt: skip
+    for headers in (
+        {},
+        {"Authorization": "Bearer wrong"},
+        {"Authorization": AGENT},
+        {"Authorization": "Bearer"},
+    ):
         response = httpx.post(f"{served}/mcp", json=initialize, headers={**accept, **headers})
         assert response.status_code == 401, headers
         assert response.headers["www-authenticate"] == "Bearer"
@@ -107,8 +125,9 @@ def test_mcp_over_http_without_a_valid_token_is_refused(app, served):
         asyncio.run(remote_session(served, None, [], statuses))
     assert statuses and set(statuses) == {401}
     # The same request with the agent's token is answered by the MCP layer.
-    answered = httpx.post(f"{served}/mcp", json=initialize,
-                          headers={**accept, "Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    answered = httpx.post(
+        f"{served}/mcp", json=initialize, headers={**accept, "Authorization": f"Bearer {AGENT}"}
+    )
     assert answered.status_code == 200 and answered.json()["result"]["serverInfo"]["name"]
 
 
@@ -130,15 +149,32 @@ def client(app):
 def test_api_search_answers_the_cli_json(app, tmp_path, client, cli_env):
     seed(app, tmp_path)
     params = {"query": "הקלה בקו בניין", "corpus": "external", "court": "העליון", "limit": 5}
-    response = client.get("/api/search", params=params,
-                          headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    response = client.get(
+        "/api/search", params=params, headers={"Authorization": f"Bearer {AGENT}"}
+    )
     assert response.status_code == 200, response.text
     over_http = response.json()
     cli = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "search", params["query"], "--corpus", "external",
-         "--court", "העליון", "--limit", "5", "--json"],
-        env=cli_env, capture_output=True, text=True, timeout=300, check=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "legal_ai.cli",
+            "search",
+            params["query"],
+            "--corpus",
+            "external",
+            "--court",
+            "העליון",
+            "--limit",
+            "5",
+            "--json",
+        ],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     from_cli = json.loads(cli.stdout)
     for answer in (over_http, from_cli):
         answer.pop("search_id", None)  # each surface's own telemetry row
@@ -147,15 +183,34 @@ def test_api_search_answers_the_cli_json(app, tmp_path, client, cli_env):
     assert [h["doc_id"] for h in over_http["hits"]] == ["external-עעמ 32-20"]
     # Every parameter of the CLI: corpus by corpus, with the modes.
     chair = {"Authorization": f"Bearer {CHAIR}"}
-    style = client.get("/api/search", headers=chair, params={
-        "query": "הקלה", "corpus": "style", "practice_area": "planning", "mode": "semantic"})  # fmt: skip
+    style = client.get(
+        "/api/search",
+        headers=chair,
+        params={
+            "query": "הקלה",
+            "corpus": "style",
+            "practice_area": "planning",
+            "mode": "semantic",
+        },
+    )
     assert [h["doc_id"] for h in style.json()["hits"]] == ["style-ערר 31-25"]
-    dated = client.get("/api/search", headers=chair, params={
-        "query": "הקלה", "corpus": "internal", "date_from": "2024-01-01",
-        "date_to": "2024-12-31", "mode": "lexical"})  # fmt: skip
+    dated = client.get(
+        "/api/search",
+        headers=chair,
+        params={
+            "query": "הקלה",
+            "corpus": "internal",
+            "date_from": "2024-01-01",
+            "date_to": "2024-12-31",
+            "mode": "lexical",
+        },
+    )
     assert [h["doc_id"] for h in dated.json()["hits"]] == ["internal-ערר 34-24"]
-    numbered = client.get("/api/search", headers=chair, params={
-        "query": "הקלה", "corpus": "case", "case_number": "ערר 35/25"})  # fmt: skip
+    numbered = client.get(
+        "/api/search",
+        headers=chair,
+        params={"query": "הקלה", "corpus": "case", "case_number": "ערר 35/25"},
+    )
     assert [h["doc_id"] for h in numbered.json()["hits"]] == ["case-ערר 35-25"]
 
 
@@ -165,10 +220,16 @@ def test_api_search_answers_the_cli_json(app, tmp_path, client, cli_env):
         ({"corpus": "external"}, 400, "query"),
         ({"query": "הקלה"}, 400, "corpus"),
         ({"query": "הקלה", "corpus": "nowhere"}, 400, "nowhere"),
-        ({"query": "הקלה", "corpus": "style", "practice_area": "planning", "court": "העליון"},
-         400, "court does not apply to corpus style"),
-        ({"query": "הקלה", "corpus": "external", "case_number": "ערר 1/25"},
-         400, "case_number does not apply to corpus external"),
+        (
+            {"query": "הקלה", "corpus": "style", "practice_area": "planning", "court": "העליון"},
+            400,
+            "court does not apply to corpus style",
+        ),
+        (
+            {"query": "הקלה", "corpus": "external", "case_number": "ערר 1/25"},
+            400,
+            "case_number does not apply to corpus external",
+        ),
         ({"query": "הקלה", "corpus": "style"}, 400, "needs practice_area"),
         ({"query": "הקלה", "corpus": "case"}, 400, "needs the case_number"),
         ({"query": "הקלה", "corpus": "external", "limit": 0}, 400, "limit"),
@@ -179,10 +240,11 @@ def test_api_search_answers_the_cli_json(app, tmp_path, client, cli_env):
         ({"query": "   ", "corpus": "external"}, 400, "empty"),
         ({"query": "א" * 9000, "corpus": "external"}, 400, "shorten"),
     ],
-)  # fmt: skip
+)
 def test_api_search_validates_its_parameters(client, params, status, message):
-    response = client.get("/api/search", params=params,
-                          headers={"Authorization": f"Bearer {AGENT}"})  # fmt: skip
+    response = client.get(
+        "/api/search", params=params, headers={"Authorization": f"Bearer {AGENT}"}
+    )
     assert response.status_code == status, response.text
     assert message in response.json()["error"]
 

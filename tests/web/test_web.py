@@ -18,9 +18,13 @@ CHAIR = "s3cret-chair-token"
 
 @pytest.fixture
 def client(app):
-    settings = app.settings.model_copy(update={
-        "agent_token": f"writer={TOKEN}", "chair_token": CHAIR, "committee_chair": 'עו"ד בדיקה',
-    })  # fmt: skip
+    settings = app.settings.model_copy(
+        update={
+            "agent_token": f"writer={TOKEN}",
+            "chair_token": CHAIR,
+            "committee_chair": 'עו"ד בדיקה',
+        }
+    )
     with TestClient(create_app(settings, legal=app)) as c:
         yield c
 
@@ -52,26 +56,38 @@ def test_upload_pair_history_feedback_over_http(client):
     record = factories.records()[0]
     case = quote(record["case_number"])
     draft = client.post(
-        f"/api/cases/{case}/draft/upload", headers=auth(),
+        f"/api/cases/{case}/draft/upload",
+        headers=auth(),
         files={"file": ("d.txt", record["draft_text"].encode(), "text/plain")},
-        data={"appeal_type": record["appeal_type"], "outcome": record["outcome"],
-              "practice_area": record["practice_area"]},
-    )  # fmt: skip
+        data={
+            "appeal_type": record["appeal_type"],
+            "outcome": record["outcome"],
+            "practice_area": record["practice_area"],
+        },
+    )
     assert draft.status_code == 200, draft.text
     assert draft.json()["pair_status"] == "draft_done"
     final = client.post(
-        f"/api/cases/{case}/final/upload", headers=auth(CHAIR),
+        f"/api/cases/{case}/final/upload",
+        headers=auth(CHAIR),
         files={"file": ("f.txt", record["final_text"].encode(), "text/plain")},
-    )  # fmt: skip
+    )
     assert final.status_code == 200, final.text
     body = final.json()
     assert body["pair_status"] == "analyzed" and body["history_row"]["anti_pattern_total"] > 0
     rows = client.get("/api/learning/style-distance-history", headers=auth()).json()["rows"]
     assert [r["case_number"] for r in rows] == [record["case_number"]]
 
-    sent = client.post("/api/chair-feedback", headers=auth(), json={
-        "category": "missing_content", "text": "חסר סיור", "case_number": record["case_number"],
-        "block": "hearing"})  # fmt: skip
+    sent = client.post(
+        "/api/chair-feedback",
+        headers=auth(),
+        json={
+            "category": "missing_content",
+            "text": "חסר סיור",
+            "case_number": record["case_number"],
+            "block": "hearing",
+        },
+    )
     assert sent.status_code == 200
     summary = client.get("/api/chair-feedback/weekly-summary", headers=auth()).json()
     assert summary["by_category"] == {"missing_content": 1} and summary["by_block"] == {
@@ -80,22 +96,36 @@ def test_upload_pair_history_feedback_over_http(client):
     bad = client.post("/api/chair-feedback", headers=auth(), json={"category": "x", "text": "y"})
     assert bad.status_code == 400 and "unknown feedback category" in bad.json()["error"]
 
-    found = client.post(f"/api/cases/{case}/curator-findings", headers=auth(), json={
-        "findings": ["[סגנון] א", "[מבנה] ב", "[טבלאי] ג"]}).json()  # fmt: skip
+    found = client.post(
+        f"/api/cases/{case}/curator-findings",
+        headers=auth(),
+        json={"findings": ["[סגנון] א", "[מבנה] ב", "[טבלאי] ג"]},
+    ).json()
     lesson = found["lessons"][0]["id"]
-    approved = client.post(f"/api/lessons/{lesson}/review", headers=auth(CHAIR),
-                           json={"decision": "approve"}).json()  # fmt: skip
+    approved = client.post(
+        f"/api/lessons/{lesson}/review", headers=auth(CHAIR), json={"decision": "approve"}
+    ).json()
     assert approved["review_status"] == "approved" and approved["reviewed_by"] == "chair"
-    promoted = client.post(f"/api/cases/{case}/promote", headers=auth(CHAIR),
-                           json={"lesson_ids": [lesson], "phrases": []}).json()  # fmt: skip
+    promoted = client.post(
+        f"/api/cases/{case}/promote",
+        headers=auth(CHAIR),
+        json={"lesson_ids": [lesson], "phrases": []},
+    ).json()
     assert promoted["pair_status"] == "lessons_folded"
-    brief = client.get("/api/brief", headers=auth(),
-                       params={"appeal_type": record["appeal_type"]}).json()  # fmt: skip
+    brief = client.get(
+        "/api/brief", headers=auth(), params={"appeal_type": record["appeal_type"]}
+    ).json()
     assert [item["id"] for item in brief["folded_lessons"]] == [lesson]
 
-    empty = client.post(f"/api/cases/{case}/final/upload", headers=auth(CHAIR),
-                        files={"file": ("f.txt", b"", "text/plain")})  # fmt: skip
+    empty = client.post(
+        f"/api/cases/{case}/final/upload",
+        headers=auth(CHAIR),
+        files={"file": ("f.txt", b"", "text/plain")},
+    )
     assert empty.status_code == 400 and "empty" in empty.json()["error"]
-    malformed = client.post(f"/api/cases/{quote('8046/24')}/draft/upload", headers=auth(),
-                            files={"file": ("d.txt", b"x", "text/plain")})  # fmt: skip
+    malformed = client.post(
+        f"/api/cases/{quote('8046/24')}/draft/upload",
+        headers=auth(),
+        files={"file": ("d.txt", b"x", "text/plain")},
+    )
     assert malformed.status_code == 400 and "malformed case number" in malformed.json()["error"]

@@ -50,14 +50,17 @@ def auth(token: str = AGENT) -> dict:
 
 
 def web_settings(app: App, **update) -> Settings:
-    return app.settings.model_copy(update={
-        "agent_token": f"writer={AGENT}", "chair_token": CHAIR, **update})  # fmt: skip
+    return app.settings.model_copy(
+        update={"agent_token": f"writer={AGENT}", "chair_token": CHAIR, **update}
+    )
 
 
 def failures(app: App) -> list[str]:
     with app.store.connection() as conn:
-        return [r["client"] for r in conn.execute(
-            "SELECT client FROM desk_login_failures ORDER BY at, client")]  # fmt: skip
+        return [
+            r["client"]
+            for r in conn.execute("SELECT client FROM desk_login_failures ORDER BY at, client")
+        ]
 
 
 # -- the sign-in throttle: per client and per account ----------------------------------------
@@ -103,8 +106,10 @@ def test_one_client_is_still_limited_sooner_than_the_account(desk_app):
 
 
 def scope(peer: str, *forwarded: str) -> dict:
-    return {"client": (peer, 40000),
-            "headers": [(b"x-forwarded-for", v.encode()) for v in forwarded]}  # fmt: skip
+    return {
+        "client": (peer, 40000),
+        "headers": [(b"x-forwarded-for", v.encode()) for v in forwarded],
+    }
 
 
 def test_the_app_reads_a_forwarded_address_only_from_a_named_proxy():
@@ -116,16 +121,22 @@ def test_the_app_reads_a_forwarded_address_only_from_a_named_proxy():
     assert proxy.trusted_proxies == "127.0.0.1,10.0.0.0/24"
     # from the proxy: the rightmost address that is not a proxy (a client can only prepend)
     assert clients.client_address(scope("127.0.0.1", "203.0.113.9"), proxy) == "203.0.113.9"
-    assert clients.client_address(
-        scope("127.0.0.1", "6.6.6.6, 203.0.113.9, 10.0.0.5"), proxy) == "203.0.113.9"  # fmt: skip
-    assert clients.client_address(scope("10.0.0.3", "1.1.1.1", "203.0.113.9:5555"),
-                                  proxy) == "203.0.113.9"  # fmt: skip
+    assert (
+        clients.client_address(scope("127.0.0.1", "6.6.6.6, 203.0.113.9, 10.0.0.5"), proxy)
+        == "203.0.113.9"
+    )
+    assert (
+        clients.client_address(scope("10.0.0.3", "1.1.1.1", "203.0.113.9:5555"), proxy)
+        == "203.0.113.9"
+    )
     # not from the proxy: the header is anyone's claim and is ignored
     assert clients.client_address(scope("198.51.100.4", "203.0.113.9"), proxy) == "198.51.100.4"
     # a value no proxy writes: none of the header is believed
     assert clients.client_address(scope("127.0.0.1", "1.1.1.1, evil"), proxy) == "127.0.0.1"
-    assert clients.client_address(scope("::1", "203.0.113.9"), Settings(
-        trusted_proxies="::1")) == "203.0.113.9"  # fmt: skip
+    assert (
+        clients.client_address(scope("::1", "203.0.113.9"), Settings(trusted_proxies="::1"))
+        == "203.0.113.9"
+    )
     for bad in ("*", "proxy.example", "10.0.0.0/99"):
         with pytest.raises(ValidationError, match="not an IP address or network"):
             Settings(trusted_proxies=bad)
@@ -143,7 +154,9 @@ def test_serve_passes_uvicorn_proxy_options_that_follow_the_setting(monkeypatch)
     monkeypatch.setenv("LEGAL_AI_TRUSTED_PROXIES", "10.0.0.2,10.1.0.0/16")
     cli_learning.serve(host="127.0.0.1", port=1)
     assert [(s["proxy_headers"], s["forwarded_allow_ips"]) for s in seen] == [
-        (False, ""), (True, ["10.0.0.2/32", "10.1.0.0/16"])]  # fmt: skip
+        (False, ""),
+        (True, ["10.0.0.2/32", "10.1.0.0/16"]),
+    ]
     # and uvicorn builds no proxy middleware from the first (it would from its own default)
     from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -166,17 +179,23 @@ def twenty_wrong_passwords(base: str) -> list[httpx.Response]:
         for n in range(20):
             form = client.get("/login")
             csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
-            answers.append(client.post(
-                "/login", data={"name": "chair", "password": f"guess-{n}", "csrf": csrf},
-                headers={"X-Forwarded-For": f"203.0.113.{n + 1}"}, follow_redirects=False))  # fmt: skip
+            answers.append(
+                client.post(
+                    "/login",
+                    data={"name": "chair", "password": f"guess-{n}", "csrf": csrf},
+                    headers={"X-Forwarded-For": f"203.0.113.{n + 1}"},
+                    follow_redirects=False,
+                )
+            )
     return answers
 
 
 @pytest.mark.parametrize(
     "proxies, uvicorn_default", [("", False), ("", True), ("127.0.0.1", False)]
 )
-def test_twenty_wrong_passwords_with_rotating_forwarded_for_get_429(desk_app, proxies,
-                                                                    uvicorn_default):  # fmt: skip
+def test_twenty_wrong_passwords_with_rotating_forwarded_for_get_429(
+    desk_app, proxies, uvicorn_default
+):
     """Through a real uvicorn: with the setting empty and `legal-ai serve`'s options, every
     attempt is 127.0.0.1's (the header is ignored) and the client's limit stops it at the 6th;
     under uvicorn's own defaults (which believe 127.0.0.1's header: a server not started by
@@ -187,8 +206,11 @@ def test_twenty_wrong_passwords_with_rotating_forwarded_for_get_429(desk_app, pr
     with serving(create_app(settings, legal=desk_app), **options) as base:
         answers = twenty_wrong_passwords(base)
     statuses = [a.status_code for a in answers]
-    limit = accounts.MAX_FAILURES if not proxies and not uvicorn_default else (
-        accounts.ACCOUNT_MAX_FAILURES)  # fmt: skip
+    limit = (
+        accounts.MAX_FAILURES
+        if not proxies and not uvicorn_default
+        else (accounts.ACCOUNT_MAX_FAILURES)
+    )
     assert statuses == [401] * limit + [429] * (20 - limit)
     limited = answers[-1]
     assert "יותר מדי ניסיונות כניסה שגויים" in limited.text and "המתיני" in limited.text
@@ -205,17 +227,24 @@ def test_twenty_wrong_passwords_with_rotating_forwarded_for_get_429(desk_app, pr
 def test_the_desk_reads_the_forwarded_address_itself_from_a_named_proxy(desk_app):
     """The app's own reading, with no server in front rewriting the address (TestClient: the
     connection comes from 127.0.0.1 here, or from 198.51.100.4, which is no proxy)."""
-    for proxies, peer, expected in (("", "127.0.0.1", "127.0.0.1"),
-                                    ("127.0.0.1", "127.0.0.1", "203.0.113.7"),
-                                    ("127.0.0.1", "198.51.100.4", "198.51.100.4")):  # fmt: skip
+    for proxies, peer, expected in (
+        ("", "127.0.0.1", "127.0.0.1"),
+        ("127.0.0.1", "127.0.0.1", "203.0.113.7"),
+        ("127.0.0.1", "198.51.100.4", "198.51.100.4"),
+    ):
         with desk_app.store.transaction() as conn:
             conn.execute("TRUNCATE desk_login_failures")
-        with TestClient(create_app(web_settings(desk_app, trusted_proxies=proxies),
-                                   legal=desk_app), client=(peer, 50000)) as client:  # fmt: skip
+        with TestClient(
+            create_app(web_settings(desk_app, trusted_proxies=proxies), legal=desk_app),
+            client=(peer, 50000),
+        ) as client:
             form = client.get("/login")
             csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
-            wrong = client.post("/login", headers={"X-Forwarded-For": "203.0.113.7"},
-                                data={"name": "chair", "password": "x", "csrf": csrf})  # fmt: skip
+            wrong = client.post(
+                "/login",
+                headers={"X-Forwarded-For": "203.0.113.7"},
+                data={"name": "chair", "password": "x", "csrf": csrf},
+            )
             assert wrong.status_code == 401
         assert failures(desk_app) == [expected]
 
@@ -230,8 +259,13 @@ class Sink(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        Sink.received.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                              "body": self.rfile.read(length)})  # fmt: skip
+        Sink.received.append(
+            {
+                "path": self.path,
+                "auth": self.headers.get("Authorization"),
+                "body": self.rfile.read(length),
+            }
+        )
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -273,8 +307,9 @@ def test_post_json_follows_no_redirect(redirected, status):
     redirector, sink, handler = redirected
     handler.status = status
     with pytest.raises(ProviderError) as failed:
-        post_json(f"{redirector}/hook?key=q", {"x": 1}, what="LEGAL_AI_TRACKER_URL",
-                  token="tr-secret")  # fmt: skip
+        post_json(
+            f"{redirector}/hook?key=q", {"x": 1}, what="LEGAL_AI_TRACKER_URL", token="tr-secret"
+        )
     message = str(failed.value)
     assert message.startswith(f"LEGAL_AI_TRACKER_URL ({redirector}) answered HTTP {status}")
     assert f"a redirect to {sink}" in message and "redirects are not followed" in message
@@ -288,11 +323,20 @@ def test_the_tracker_and_the_webhook_never_send_to_where_they_are_redirected(app
     with app.store.transaction() as conn:
         conn.execute(
             "INSERT INTO cases (case_number, title, created_at) VALUES (%s, 'ת', now() - "
-            "interval '90 days')", (factories_case,))  # fmt: skip
-    hooked = App(app.settings.model_copy(update={
-        "tracker_url": f"{redirector}/tracker", "tracker_token": "tr-secret",
-        "reminder_webhook": f"{redirector}/hook"}), store=app.store,
-        embedder=app._inner_embedder)  # fmt: skip
+            "interval '90 days')",
+            (factories_case,),
+        )
+    hooked = App(
+        app.settings.model_copy(
+            update={
+                "tracker_url": f"{redirector}/tracker",
+                "tracker_token": "tr-secret",
+                "reminder_webhook": f"{redirector}/hook",
+            }
+        ),
+        store=app.store,
+        embedder=app._inner_embedder,
+    )
     now = dt.datetime.now(dt.UTC)
     tracked = schedule.run_now(hooked, "sync-case-status", now=now)
     assert tracked["outcome"] == "failed" and "answered HTTP 302" in tracked["error"]
@@ -354,8 +398,13 @@ def test_a_failing_job_is_stored_and_returned_scrubbed(app, monkeypatch, cli_env
         listed = client.get("/api/jobs/runs", headers=auth(CHAIR))
         jobs_list = client.get("/api/jobs", headers=auth(CHAIR))
     assert listed.status_code == 200 and len(listed.json()["runs"]) == 3
-    result = subprocess.run([sys.executable, "-m", "legal_ai.cli", "jobs", "runs", "--json"],
-                            env=cli_env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "jobs", "runs", "--json"],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert len(json.loads(result.stdout)["runs"]) == 3
     for shown in (listed.text, jobs_list.text, result.stdout):
@@ -380,14 +429,30 @@ def test_a_queued_job_stores_its_error_scrubbed(app):
 
 # -- lists are paged --------------------------------------------------------------------------
 
-LISTS = ("/api/lessons", "/api/principles", "/api/canonical-principles", "/api/chair-feedback",
-         "/api/voice-documents", "/api/enrichments", "/api/jobs/runs", "/api/learning/pairs",
-         "/api/learning/style-distance-history", "/api/reminders")  # fmt: skip
-KEYS = {"/api/lessons": "lessons", "/api/principles": "principles",
-        "/api/canonical-principles": "canonical_principles", "/api/chair-feedback": "feedback",
-        "/api/voice-documents": "voice_documents", "/api/enrichments": "enrichments",
-        "/api/jobs/runs": "runs", "/api/learning/pairs": "pairs",
-        "/api/learning/style-distance-history": "rows", "/api/reminders": "cases"}  # fmt: skip
+LISTS = (
+    "/api/lessons",
+    "/api/principles",
+    "/api/canonical-principles",
+    "/api/chair-feedback",
+    "/api/voice-documents",
+    "/api/enrichments",
+    "/api/jobs/runs",
+    "/api/learning/pairs",
+    "/api/learning/style-distance-history",
+    "/api/reminders",
+)
+KEYS = {
+    "/api/lessons": "lessons",
+    "/api/principles": "principles",
+    "/api/canonical-principles": "canonical_principles",
+    "/api/chair-feedback": "feedback",
+    "/api/voice-documents": "voice_documents",
+    "/api/enrichments": "enrichments",
+    "/api/jobs/runs": "runs",
+    "/api/learning/pairs": "pairs",
+    "/api/learning/style-distance-history": "rows",
+    "/api/reminders": "cases",
+}
 
 
 @pytest.fixture
@@ -409,8 +474,10 @@ def test_every_list_route_answers_a_page_and_keeps_its_key(client):
     assert client.get("/api/jobs/runs", headers=auth()).json()["page"]["limit"] == 20
 
 
-@pytest.mark.parametrize("query, field", [("limit=0", "limit"), ("limit=501", "limit"),
-                                          ("limit=x", "limit"), ("offset=-1", "offset")])  # fmt: skip
+@pytest.mark.parametrize(
+    "query, field",
+    [("limit=0", "limit"), ("limit=501", "limit"), ("limit=x", "limit"), ("offset=-1", "offset")],
+)
 def test_a_page_outside_its_bounds_is_400_naming_the_field(client, query, field):
     for path in LISTS:
         refused = client.get(f"{path}?{query}", headers=auth())
@@ -446,7 +513,9 @@ def test_a_page_refuses_what_is_out_of_bounds():
             paging.Page(**bad)
     page = paging.Page(2, 4)
     assert page.fetch == 3 and page.cut([1, 2, 3]) == (
-        [1, 2], {"limit": 2, "offset": 4, "returned": 2, "next_offset": 6})  # fmt: skip
+        [1, 2],
+        {"limit": 2, "offset": 4, "returned": 2, "next_offset": 6},
+    )
 
 
 def test_the_mcp_list_tools_are_paged(app):
@@ -468,6 +537,10 @@ def test_the_mcp_list_tools_are_paged(app):
     first = call("list_chair_feedback", limit=2)
     assert len(first["feedback"]) == 2 and first["page"]["next_offset"] == 2
     assert len(call("list_chair_feedback", limit=2, offset=2)["feedback"]) == 1
-    assert call("list_principles")["page"] == {"limit": 100, "offset": 0, "returned": 0,
-                                               "next_offset": None}  # fmt: skip
+    assert call("list_principles")["page"] == {
+        "limit": 100,
+        "offset": 0,
+        "returned": 0,
+        "next_offset": None,
+    }
     assert call("list_canonical_principles", limit=1)["page"]["limit"] == 1

@@ -47,10 +47,16 @@ def auth(token: str) -> dict:
 
 @pytest.fixture
 def web_settings(app, tmp_path):
-    return app.settings.model_copy(update={
-        "home": tmp_path / "home", "agent_token": f"writer={AGENT}", "chair_token": CHAIR,
-        "api_token": LEGACY, "max_file_mb": 1, "committee_chair": 'עו"ד בדיקה',
-    })  # fmt: skip
+    return app.settings.model_copy(
+        update={
+            "home": tmp_path / "home",
+            "agent_token": f"writer={AGENT}",
+            "chair_token": CHAIR,
+            "api_token": LEGACY,
+            "max_file_mb": 1,
+            "committee_chair": 'עו"ד בדיקה',
+        }
+    )
 
 
 @pytest.fixture
@@ -64,28 +70,46 @@ def upload_dirs(settings) -> list[Path]:
     return sorted(root.iterdir()) if root.exists() else []
 
 
-def multipart(filename: bytes | str | None, content: bytes, ctype: str = "text/plain",
-              fields: dict[str, str] | None = None) -> tuple[dict, bytes]:  # fmt: skip
+def multipart(
+    filename: bytes | str | None,
+    content: bytes,
+    ctype: str = "text/plain",
+    fields: dict[str, str] | None = None,
+) -> tuple[dict, bytes]:
     """A multipart/form-data body built by hand, so file names go out byte for byte."""
     parts = []
     for name, value in (fields or {}).items():
-        parts.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
-                     f"{value}\r\n".encode())  # fmt: skip
+        parts.append(
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+            f"{value}\r\n".encode()
+        )
     disposition = b'Content-Disposition: form-data; name="file"'
     if filename is not None:
         raw = filename.encode() if isinstance(filename, str) else filename
         disposition += b'; filename="' + raw + b'"'
-    parts.append(f"--{BOUNDARY}\r\n".encode() + disposition
-                 + f"\r\nContent-Type: {ctype}\r\n\r\n".encode() + content + b"\r\n")  # fmt: skip
+    parts.append(
+        f"--{BOUNDARY}\r\n".encode()
+        + disposition
+        + f"\r\nContent-Type: {ctype}\r\n\r\n".encode()
+        + content
+        + b"\r\n"
+    )
     body = b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
     return {"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"}, body
 
 
-def draft(client, filename, content: bytes = DRAFT, ctype: str = "text/plain",
-          token: str = AGENT, case: str = CASE_URL):  # fmt: skip
+def draft(
+    client,
+    filename,
+    content: bytes = DRAFT,
+    ctype: str = "text/plain",
+    token: str = AGENT,
+    case: str = CASE_URL,
+):
     headers, body = multipart(filename, content, ctype)
-    return client.post(f"/api/cases/{case}/draft/upload", headers={**headers, **auth(token)},
-                       content=body)  # fmt: skip
+    return client.post(
+        f"/api/cases/{case}/draft/upload", headers={**headers, **auth(token)}, content=body
+    )
 
 
 def audit_rows(app) -> list[dict]:
@@ -111,8 +135,9 @@ def test_missing_or_wrong_token_is_401_json(client):
 
 
 def test_the_api_refuses_a_chair_token_equal_to_an_agent_token(app, tmp_path):
-    settings = app.settings.model_copy(update={"home": tmp_path, "agent_token": "same",
-                                               "chair_token": "same"})  # fmt: skip
+    settings = app.settings.model_copy(
+        update={"home": tmp_path, "agent_token": "same", "chair_token": "same"}
+    )
     with pytest.raises(Exception, match="must differ"):
         create_app(settings, legal=app)
 
@@ -120,8 +145,9 @@ def test_the_api_refuses_a_chair_token_equal_to_an_agent_token(app, tmp_path):
 def test_agents_are_refused_every_chair_route_before_anything_changes(app, client):
     assert draft(client, "d.txt").status_code == 200
     findings = ["[סגנון] פחות מילים", "[מבנה] כותרת לכל פרק", "[טבלאי] טבלת היטלים"]
-    found = client.post(f"/api/cases/{CASE_URL}/curator-findings", headers=auth(AGENT),
-                        json={"findings": findings})  # fmt: skip
+    found = client.post(
+        f"/api/cases/{CASE_URL}/curator-findings", headers=auth(AGENT), json={"findings": findings}
+    )
     assert found.status_code == 200, found.text
     lesson = found.json()["lessons"][0]
     assert lesson["proposed_by"] == "agent:writer"
@@ -140,8 +166,11 @@ def test_agents_are_refused_every_chair_route_before_anything_changes(app, clien
             assert response.status_code == 403, (token, path, response.text)
             message = response.json()["error"]
             assert "chair's decision" in message and "LEGAL_AI_CHAIR_TOKEN" in message
-        final = client.post(f"/api/cases/{CASE_URL}/final/upload", headers=auth(token),
-                            files={"file": ("f.txt", DRAFT, "text/plain")})  # fmt: skip
+        final = client.post(
+            f"/api/cases/{CASE_URL}/final/upload",
+            headers=auth(token),
+            files={"file": ("f.txt", DRAFT, "text/plain")},
+        )
         assert final.status_code == 403 and "chair's decision" in final.json()["error"]
     # nothing changed: the lesson is still proposed, no audit row, the profile is the same
     lessons = client.get("/api/lessons", headers=auth(AGENT)).json()["lessons"]
@@ -158,20 +187,28 @@ def test_agents_are_refused_every_chair_route_before_anything_changes(app, clien
 def test_the_actor_comes_from_the_token_never_from_the_body(app, client):
     assert draft(client, "d.txt").status_code == 200
     findings = ["[סגנון] א", "[מבנה] ב", "[טבלאי] ג"]
-    lesson = client.post(f"/api/cases/{CASE_URL}/curator-findings", headers=auth(AGENT),
-                         json={"findings": findings}).json()["lessons"][0]  # fmt: skip
+    lesson = client.post(
+        f"/api/cases/{CASE_URL}/curator-findings", headers=auth(AGENT), json={"findings": findings}
+    ).json()["lessons"][0]
     # the chair's own token with a body naming someone else: refused, not half-applied
-    named = client.post(f"/api/lessons/{lesson['id']}/review", headers=auth(CHAIR),
-                        json={"decision": "approve", "reviewed_by": "agent:writer"})  # fmt: skip
+    named = client.post(
+        f"/api/lessons/{lesson['id']}/review",
+        headers=auth(CHAIR),
+        json={"decision": "approve", "reviewed_by": "agent:writer"},
+    )
     assert named.status_code == 400 and "reviewed_by" in named.json()["error"]
     # an agent route with a smuggled actor: refused (unknown field), nothing stored
-    feedback = client.post("/api/chair-feedback", headers=auth(AGENT), json={
-        "category": "missing_content", "text": "חסר", "actor": "chair"})  # fmt: skip
+    feedback = client.post(
+        "/api/chair-feedback",
+        headers=auth(AGENT),
+        json={"category": "missing_content", "text": "חסר", "actor": "chair"},
+    )
     assert feedback.status_code == 400 and "actor" in feedback.json()["error"]
     listed = client.get("/api/chair-feedback", headers=auth(AGENT)).json()
     assert listed["feedback"] == []
-    approved = client.post(f"/api/lessons/{lesson['id']}/review", headers=auth(CHAIR),
-                           json={"decision": "approve"})  # fmt: skip
+    approved = client.post(
+        f"/api/lessons/{lesson['id']}/review", headers=auth(CHAIR), json={"decision": "approve"}
+    )
     assert approved.status_code == 200 and approved.json()["reviewed_by"] == "chair"
     actors = {(row["actor"], row["action"]) for row in audit_rows(app)}
     assert all(actor in ("chair", "agent:writer") for actor, _ in actors), actors
@@ -184,11 +221,15 @@ def test_every_failure_is_a_json_error(client):
     assert missing.status_code == 400 and "decision" in missing.json()["error"]
     bad_id = client.post("/api/lessons/abc/review", headers=chair, json={"decision": "approve"})
     assert bad_id.status_code == 400 and "lesson_id" in bad_id.json()["error"]
-    not_json = client.post("/api/chair-feedback", headers={**auth(AGENT), "Content-Type":
-                           "application/json"}, content=b"{not json")  # fmt: skip
+    not_json = client.post(
+        "/api/chair-feedback",
+        headers={**auth(AGENT), "Content-Type": "application/json"},
+        content=b"{not json",
+    )
     assert not_json.status_code == 400 and "error" in not_json.json()
-    wrong_type = client.post("/api/cases/x/curator-findings", headers=auth(AGENT),
-                             json={"findings": "one string"})  # fmt: skip
+    wrong_type = client.post(
+        "/api/cases/x/curator-findings", headers=auth(AGENT), json={"findings": "one string"}
+    )
     assert wrong_type.status_code == 400 and "findings" in wrong_type.json()["error"]
     unknown = client.get("/api/nothing-here", headers=chair)
     assert unknown.status_code == 404 and "no route" in unknown.json()["error"]
@@ -203,14 +244,19 @@ def test_every_failure_is_a_json_error(client):
     assert nul_url.status_code == 400 and "NUL" in nul_url.json()["error"]
     nul_path = client.get("/api/methodology/permit%00", headers=auth(AGENT))
     assert nul_path.status_code == 400
-    nul_body = client.post("/api/chair-feedback", headers=auth(AGENT),
-                           json={"category": "missing_content", "text": "a\x00b"})  # fmt: skip
+    nul_body = client.post(
+        "/api/chair-feedback",
+        headers=auth(AGENT),
+        json={"category": "missing_content", "text": "a\x00b"},
+    )
     assert nul_body.json() == {"error": "text: contains a NUL character"}
-    nested = client.post("/api/methodology/universal", headers=chair,
-                         json={"changes": {"lessons": ["a\x00"]}})  # fmt: skip
+    nested = client.post(
+        "/api/methodology/universal", headers=chair, json={"changes": {"lessons": ["a\x00"]}}
+    )
     assert nested.json() == {"error": "changes: contains a NUL character"}
-    huge_json = client.post("/api/chair-feedback", headers=auth(AGENT),
-                            json={"category": "x", "text": "א" * (1 << 20)})  # fmt: skip
+    huge_json = client.post(
+        "/api/chair-feedback", headers=auth(AGENT), json={"category": "x", "text": "א" * (1 << 20)}
+    )
     assert huge_json.status_code == 413 and "MB" in huge_json.json()["error"]
 
 
@@ -230,8 +276,9 @@ def test_unexpected_and_database_errors_say_nothing_internal(app, web_settings, 
         raise RuntimeError(f"secret detail in {web_settings.home}/uploads/x")
 
     def database() -> dict:
-        psycopg.connect("host=127.0.0.1 port=1 user=leaky_user password=pw dbname=leaky_db "
-                        "connect_timeout=2")  # fmt: skip
+        psycopg.connect(
+            "host=127.0.0.1 port=1 user=leaky_user password=pw dbname=leaky_db connect_timeout=2"
+        )
         return {}
 
     def store() -> dict:
@@ -302,8 +349,12 @@ def test_upload_names_types_and_contents_over_http(client, web_settings, tmp_pat
     hebrew = draft(client, "טיוטה ב\u200fערר.txt")
     assert hebrew.status_code == 200, hebrew.text
     # the safe name is what an error shows; the client path never reaches the disk
-    for raw, shown in ((b"../../escape.txt", "escape.txt"), (b"a\x00b.txt", "ab.txt"),
-                       ("א" * 300 + ".txt", "א" * 75 + ".txt"), (None, "upload.txt")):  # fmt: skip
+    for raw, shown in (
+        (b"../../escape.txt", "escape.txt"),
+        (b"a\x00b.txt", "ab.txt"),
+        ("א" * 300 + ".txt", "א" * 75 + ".txt"),
+        (None, "upload.txt"),
+    ):
         empty = draft(client, raw, b"")
         assert empty.status_code == 400, raw
         assert empty.json()["error"] == f"{shown}: the file is empty; export the document again"
@@ -362,8 +413,9 @@ def test_leftover_folders_of_a_killed_process_are_swept_at_start(app, web_settin
         "    (f / 'half.pdf').write_bytes(b'%PDF-1.4 ...')\n    print(f, flush=True)\n"
         "    time.sleep(60)\n"
     )
-    child = subprocess.Popen([sys.executable, "-c", script, str(root)], stdout=subprocess.PIPE,
-                             text=True)  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(root)], stdout=subprocess.PIPE, text=True
+    )
     dead = Path(child.stdout.readline().strip())
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
@@ -404,9 +456,11 @@ def test_an_oversized_upload_is_stopped_while_it_streams(app, web_settings):
         serving(create_app(web_settings, legal=app)) as base,
         socket.create_connection(("127.0.0.1", urlsplit(base).port)) as conn,
     ):
-        head = (f"POST /api/cases/{CASE_URL}/draft/upload HTTP/1.1\r\nHost: x\r\n"
-                f"Authorization: Bearer {AGENT}\r\nTransfer-Encoding: chunked\r\n"
-                f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n\r\n")  # fmt: skip
+        head = (
+            f"POST /api/cases/{CASE_URL}/draft/upload HTTP/1.1\r\nHost: x\r\n"
+            f"Authorization: Bearer {AGENT}\r\nTransfer-Encoding: chunked\r\n"
+            f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n\r\n"
+        )
         preamble = multipart("big.txt", b"")[1].split(b"\r\n\r\n")[0] + b"\r\n\r\n"
         conn.sendall(head.encode() + b"%x\r\n%s\r\n" % (len(preamble), preamble))
         block, sent, total = b"\xd7\x90" * 32768, 0, 64 << 20  # 64 MB offered, cap 1 MB
@@ -433,16 +487,22 @@ def test_a_huge_declared_length_is_refused_before_the_body(app, web_settings):
         port = urlsplit(base).port
         with socket.create_connection(("127.0.0.1", port)) as conn:
             started = time.monotonic()
-            conn.sendall((f"POST /api/cases/{CASE_URL}/draft/upload HTTP/1.1\r\nHost: x\r\n"
-                          f"Authorization: Bearer {AGENT}\r\nContent-Length: {10 << 30}\r\n"
-                          f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n\r\n"
-                          ).encode())  # fmt: skip
+            conn.sendall(
+                (
+                    f"POST /api/cases/{CASE_URL}/draft/upload HTTP/1.1\r\nHost: x\r\n"
+                    f"Authorization: Bearer {AGENT}\r\nContent-Length: {10 << 30}\r\n"
+                    f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n\r\n"
+                ).encode()
+            )
             status, body = read_response(conn, timeout=5)
         assert status == 413 and "1 MB" in body["error"]
         assert time.monotonic() - started < 3
         # the same for a JSON route (1 MB for bodies that are not uploads)
-        response = httpx.post(f"http://127.0.0.1:{port}/api/chair-feedback", headers={
-            **auth(AGENT), "Content-Length": str(5 << 20)}, content=b"{" * (5 << 20))  # fmt: skip
+        response = httpx.post(
+            f"http://127.0.0.1:{port}/api/chair-feedback",
+            headers={**auth(AGENT), "Content-Length": str(5 << 20)},
+            content=b"{" * (5 << 20),
+        )
         assert response.status_code == 413 and "error" in response.json()
     assert upload_dirs(web_settings) == []
 
@@ -460,9 +520,12 @@ def test_a_blocked_upload_does_not_stall_other_requests(app, web_settings):
 
         def upload() -> None:
             headers, body = multipart("d.txt", DRAFT)
-            result["response"] = httpx.post(f"{base}/api/cases/{CASE_URL}/draft/upload",
-                                            headers={**headers, **auth(AGENT)}, content=body,
-                                            timeout=30)  # fmt: skip
+            result["response"] = httpx.post(
+                f"{base}/api/cases/{CASE_URL}/draft/upload",
+                headers={**headers, **auth(AGENT)},
+                content=body,
+                timeout=30,
+            )
 
         worker = threading.Thread(target=upload)
         worker.start()
@@ -470,17 +533,22 @@ def test_a_blocked_upload_does_not_stall_other_requests(app, web_settings):
         waiting = 0
         while not waiting and time.monotonic() < deadline:
             with app.store.connection() as conn:
-                waiting = conn.execute("SELECT count(*) AS n FROM pg_locks WHERE locktype = "
-                                       "'advisory' AND NOT granted").fetchone()["n"]  # fmt: skip
+                waiting = conn.execute(
+                    "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                ).fetchone()["n"]
             time.sleep(0.05)
         assert waiting, "the upload never reached the case lock"
         # a second upload whose body trickles in is also no obstacle
         slow = stack.enter_context(socket.create_connection(("127.0.0.1", port)))
         headers, body = multipart("s.txt", DRAFT)
-        slow.sendall((f"POST /api/cases/{quote('ערר 2/25')}/draft/upload HTTP/1.1\r\nHost: x"
-                      f"\r\nAuthorization: Bearer {AGENT}\r\nContent-Type: "
-                      f"{headers['Content-Type']}\r\nContent-Length: {len(body)}\r\n\r\n"
-                      ).encode() + body[:40])  # fmt: skip
+        slow.sendall(
+            (
+                f"POST /api/cases/{quote('ערר 2/25')}/draft/upload HTTP/1.1\r\nHost: x"
+                f"\r\nAuthorization: Bearer {AGENT}\r\nContent-Type: "
+                f"{headers['Content-Type']}\r\nContent-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            + body[:40]
+        )
         for _ in range(3):
             started = time.monotonic()
             assert httpx.get(f"{base}/healthz", timeout=5).json() == {"ok": True}

@@ -36,8 +36,9 @@ RULING = "סטייה ניכרת מתכנית אינה יכולה להינתן כ
 
 
 def web_settings(app, **update):
-    return app.settings.model_copy(update={"agent_token": f"drafter={AGENT}",
-                                           "chair_token": CHAIR, **update})  # fmt: skip
+    return app.settings.model_copy(
+        update={"agent_token": f"drafter={AGENT}", "chair_token": CHAIR, **update}
+    )
 
 
 def auth(token: str = AGENT) -> dict:
@@ -46,10 +47,11 @@ def auth(token: str = AGENT) -> dict:
 
 def ruling(app, tmp_path, n: int, corpus: str = "external") -> str:
     doc_id = f"{corpus}-ruling-{n}"
-    meta = ({"case_number": f'עע"מ {n}/05', "court": "העליון", "decided_on": "2005-03-01"}
-            if corpus == "external" else
-            {"case_number": f"ערר {n}/24", "practice_area": "planning",
-             "decided_on": "2024-03-01"})  # fmt: skip
+    meta = (
+        {"case_number": f'עע"מ {n}/05', "court": "העליון", "decided_on": "2005-03-01"}
+        if corpus == "external"
+        else {"case_number": f"ערר {n}/24", "practice_area": "planning", "decided_on": "2024-03-01"}
+    )
     path = write(tmp_path / f"{doc_id}.txt", f"{RULING} ({n})")
     assert app.ingest([path], corpus, meta=meta, doc_id=doc_id).ingested == 1
     return doc_id
@@ -85,12 +87,20 @@ def test_an_agent_queues_one_named_item_and_fifty_requests_queue_one_job(app, tm
     panel = Panel()
     with scripted_openai(panel) as server:
         spec = ",".join(f"openai:{m}@{server.url}" for m in "abc")
-        legal = App(web_settings(app, principle_panel=spec, model_retries=0), store=app.store,
-                    embedder=app._inner_embedder)  # fmt: skip
+        legal = App(
+            web_settings(app, principle_panel=spec, model_retries=0),
+            store=app.store,
+            embedder=app._inner_embedder,
+        )
         with TestClient(create_app(legal.settings, legal=legal)) as client:
-            answers = [client.post("/api/principles/extract", headers=auth(),
-                                   json={"doc_id": doc_id, "corpus": "external"})
-                       for _ in range(50)]  # fmt: skip
+            answers = [
+                client.post(
+                    "/api/principles/extract",
+                    headers=auth(),
+                    json={"doc_id": doc_id, "corpus": "external"},
+                )
+                for _ in range(50)
+            ]
         assert {a.status_code for a in answers} == {202}
         first, *rest = (a.json() for a in answers)
         assert first["queued"] == 1 and first["jobs"][0]["new"] is True
@@ -108,10 +118,16 @@ def test_an_agent_queues_one_named_item_and_fifty_requests_queue_one_job(app, tm
     [row] = principle_jobs_rows(app)
     assert row["status"] == "done"
     with TestClient(create_app(legal.settings, legal=legal)) as client:
-        after = client.post("/api/principles/extract", headers=auth(),
-                            json={"doc_id": doc_id, "corpus": "external"}).json()  # fmt: skip
-    assert after["jobs"][0] == {"job_id": job_id, "doc_id": doc_id, "corpus": "external",
-                                "status": "done", "new": False}  # fmt: skip
+        after = client.post(
+            "/api/principles/extract", headers=auth(), json={"doc_id": doc_id, "corpus": "external"}
+        ).json()
+    assert after["jobs"][0] == {
+        "job_id": job_id,
+        "doc_id": doc_id,
+        "corpus": "external",
+        "status": "done",
+        "new": False,
+    }
 
 
 def test_all_and_a_corpus_are_the_chairs_and_her_all_queues_one_job_per_item(app, tmp_path):
@@ -127,17 +143,18 @@ def test_all_and_a_corpus_are_the_chairs_and_her_all_queues_one_job_per_item(app
         assert principle_jobs_rows(app) == []
         bad = client.post("/api/principles/extract", headers=auth(), json={})
         assert bad.status_code == 400
-        unknown = client.post("/api/principles/extract", headers=auth(),
-                              json={"doc_id": "nope", "corpus": "external"})  # fmt: skip
+        unknown = client.post(
+            "/api/principles/extract", headers=auth(), json={"doc_id": "nope", "corpus": "external"}
+        )
         assert unknown.status_code == 404
-        everything = client.post("/api/principles/extract", headers=auth(CHAIR),
-                                 json={"all": True})  # fmt: skip
+        everything = client.post("/api/principles/extract", headers=auth(CHAIR), json={"all": True})
         assert everything.status_code == 202, everything.text
         answer = everything.json()
         assert answer["queued"] == 3 and answer["already_queued"] == 0
         assert sorted(j["doc_id"] for j in answer["jobs"]) == sorted([*external, internal])
-        again = client.post("/api/principles/extract", headers=auth(CHAIR),
-                            json={"all": True}).json()  # fmt: skip
+        again = client.post(
+            "/api/principles/extract", headers=auth(CHAIR), json={"all": True}
+        ).json()
         assert again["queued"] == 0 and again["already_queued"] == 3
     rows = principle_jobs_rows(app)
     assert len(rows) == 3 and {r["result"]["requested_by"] for r in rows} == {"chair"}
@@ -150,8 +167,11 @@ def test_an_agents_open_requests_are_bounded(app, tmp_path, monkeypatch):
     with TestClient(create_app(web_settings(app), legal=app)) as client:
 
         def ask(doc_id: str, token: str = AGENT):
-            return client.post("/api/principles/extract", headers=auth(token),
-                               json={"doc_id": doc_id, "corpus": "external"})  # fmt: skip
+            return client.post(
+                "/api/principles/extract",
+                headers=auth(token),
+                json={"doc_id": doc_id, "corpus": "external"},
+            )
 
         assert [ask(d).status_code for d in items[:3]] == [202, 202, 202]
         refused = ask(items[3])
@@ -188,8 +208,14 @@ def test_four_jobs_at_once_starve_no_search_over_http_or_mcp(app, tmp_path, monk
                 for job in JOBS:
                     asked = http.post(f"/api/jobs/{job.name}/run", headers=auth(CHAIR))
                     assert asked.status_code == 202 and asked.json()["outcome"] == "queued"
-                workers = [threading.Thread(target=lambda i=i: reports.extend(
-                    schedule.run_due(legal, worker=f"worker-{i}"))) for i in range(4)]  # fmt: skip
+                workers = [
+                    threading.Thread(
+                        target=lambda i=i: reports.extend(
+                            schedule.run_due(legal, worker=f"worker-{i}")
+                        )
+                    )
+                    for i in range(4)
+                ]
                 for worker in workers:
                     worker.start()
                 try:
@@ -198,21 +224,33 @@ def test_four_jobs_at_once_starve_no_search_over_http_or_mcp(app, tmp_path, monk
                         idle = conn.execute(
                             "SELECT count(*) AS n FROM pg_stat_activity WHERE datname ="
                             " current_database() AND state LIKE 'idle in transaction%'"
-                        ).fetchone()["n"]  # fmt: skip
-                        running = {r["name"] for r in conn.execute(
-                            "SELECT name FROM schedules")} & schedule.store.leased(conn)  # fmt: skip
+                        ).fetchone()["n"]
+                        running = {
+                            r["name"] for r in conn.execute("SELECT name FROM schedules")
+                        } & schedule.store.leased(conn)
                     assert idle == 0
                     assert running == {j.name for j in JOBS}
                     started = time.monotonic()
-                    searches = [http.get("/api/search", headers=auth(), params={
-                        "query": "סטייה ניכרת", "corpus": corpus}) for corpus in
-                        ("external", "internal", "digests") * 4]  # fmt: skip
+                    searches = [
+                        http.get(
+                            "/api/search",
+                            headers=auth(),
+                            params={"query": "סטייה ניכרת", "corpus": corpus},
+                        )
+                        for corpus in ("external", "internal", "digests") * 4
+                    ]
                     assert [s.status_code for s in searches] == [200] * 12, searches[-1].text
-                    _, results = asyncio.run(remote_session(url, AGENT, [
-                        ("search_precedent_library", {"query": "סטייה ניכרת"}),
-                        ("search_internal_decisions", {"query": "הקלה"}),
-                        ("search_digests", {"query": "הקלה"}),
-                    ]))  # fmt: skip
+                    _, results = asyncio.run(
+                        remote_session(
+                            url,
+                            AGENT,
+                            [
+                                ("search_precedent_library", {"query": "סטייה ניכרת"}),
+                                ("search_internal_decisions", {"query": "הקלה"}),
+                                ("search_digests", {"query": "הקלה"}),
+                            ],
+                        )
+                    )
                     assert not any(r.is_error for r in results), [r.content for r in results]
                     assert payload(results[0])["hits"][0]["doc_id"] == "external-ruling-7"
                     assert time.monotonic() - started < 3.0 * 4  # none waited out the pool
@@ -226,10 +264,13 @@ def test_four_jobs_at_once_starve_no_search_over_http_or_mcp(app, tmp_path, monk
     assert set(ran) == {j.name for j in JOBS}
     assert {n: r["trigger"] for n, r in ran.items()} == dict.fromkeys(ran, "manual")
     assert {n: r["outcome"] for n, r in ran.items()} == {
-        "weekly-feedback-analysis": "skipped", "stale-case-reminder": "ok",
-        "sync-case-status": "ok", "nightly-upkeep": "ok",
-    }, {n: r["error"] for n, r in ran.items()}  # fmt: skip
+        "weekly-feedback-analysis": "skipped",
+        "stale-case-reminder": "ok",
+        "sync-case-status": "ok",
+        "nightly-upkeep": "ok",
+    }, {n: r["error"] for n, r in ran.items()}
     with app.store.connection() as conn:
         recorded = conn.execute("SELECT name, requested_by FROM schedule_runs").fetchall()
     assert sorted((r["name"], r["requested_by"]) for r in recorded) == sorted(
-        (j.name, "chair") for j in JOBS)  # fmt: skip
+        (j.name, "chair") for j in JOBS
+    )

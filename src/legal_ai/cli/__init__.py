@@ -90,9 +90,14 @@ def ingest(
     text_fields = tuple(f.strip() for f in fields.split(",") if f.strip())
     with _app() as legal, _progress(not as_json) as progress:
         report = legal.ingest(
-            paths, corpus, meta=values, doc_id=doc_id, text_fields=text_fields, progress=progress,
+            paths,
+            corpus,
+            meta=values,
+            doc_id=doc_id,
+            text_fields=text_fields,
+            progress=progress,
             reassign=reassign,
-        )  # fmt: skip
+        )
     result = report.as_dict()
     if as_json:
         _print_json(result)
@@ -108,9 +113,11 @@ def ingest(
             )
         settled = result["resolved"]
         if settled["missing_precedents"] or settled["digests"] or settled["enrichment_queued"]:
-            typer.echo(f"  on arrival: {settled['missing_precedents']} missing precedent(s) "
-                       f"resolved, {settled['digests']} digest(s) linked to their ruling, "
-                       f"{settled['enrichment_queued']} decision(s) queued for enrichment")  # fmt: skip
+            typer.echo(
+                f"  on arrival: {settled['missing_precedents']} missing precedent(s) "
+                f"resolved, {settled['digests']} digest(s) linked to their ruling, "
+                f"{settled['enrichment_queued']} decision(s) queued for enrichment"
+            )
         for entry in result["failed"]:
             typer.echo(f"  failed: {entry['error']}", err=True)
     if result["failed"] and not (result["ingested"] or result["unchanged"] or result["updated"]):
@@ -132,9 +139,12 @@ class _progress:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         self._progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed} items"),
-            TimeElapsedColumn(), transient=True,
-        )  # fmt: skip
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TextColumn("{task.completed} items"),
+            TimeElapsedColumn(),
+            transient=True,
+        )
         self._progress.__enter__()
         self._task = self._progress.add_task("ingesting", total=None)
         return self._advance
@@ -165,15 +175,19 @@ def search(
 ) -> None:
     """Search one corpus through its tool; every hit carries its provenance."""
     given = {
-        "practice_area": practice_area, "case_number": case_number, "court": court,
-        "date_from": date_from, "date_to": date_to,
-    }  # fmt: skip
+        "practice_area": practice_area,
+        "case_number": case_number,
+        "court": court,
+        "date_from": date_from,
+        "date_to": date_to,
+    }
     # The same rules as GET /api/search: the corpus's tool, the filters it takes (one it does
     # not take is refused), a filter it requires passed on so the tool says it is missing.
     tool, arguments = corpus_tool(corpus, given, lambda name: f"--{name.replace('_', '-')}")
     with _app() as legal:
-        result = legal.on_surface("cli").tool(tool, query=query, limit=limit, mode=mode,
-                                              **arguments)  # fmt: skip
+        result = legal.on_surface("cli").tool(
+            tool, query=query, limit=limit, mode=mode, **arguments
+        )
     _print_result(result, as_json)
 
 
@@ -188,9 +202,12 @@ def similar(
     """Cases like a given case (by its documents) or a text: one hit per case."""
     with _app() as legal:
         result = legal.on_surface("cli").tool(
-            "find_similar_cases", case_number=case_number, text=text,
-            practice_area=practice_area, limit=limit,
-        )  # fmt: skip
+            "find_similar_cases",
+            case_number=case_number,
+            text=text,
+            practice_area=practice_area,
+            limit=limit,
+        )
     _print_result(result, as_json)
 
 
@@ -219,28 +236,38 @@ def health(as_json: JsonFlag = False) -> None:
     for key in ("unsearchable", "stale_embeddings", "missing_embeddings", "dimension_mismatches"):
         typer.echo(f"{key}: {report[key]}")
     for job in report["scheduler"]["failed_jobs"]:  # schedule.py: the last run failed
-        typer.echo(f"scheduled job {job['name']} failed at {job['last_finished_at']} "
-                   f"({job['failures']} in a row; retry {job['next_run_at']}): {job['last_error']}")  # fmt: skip
+        typer.echo(
+            f"scheduled job {job['name']} failed at {job['last_finished_at']} "
+            f"({job['failures']} in a row; retry {job['next_run_at']}): {job['last_error']}"
+        )
     for drop in report["scheduler"]["eval_drops"]:
-        typer.echo(f"standing eval {drop['dataset']}: nDCG@10 {drop['ndcg_at_10']:.4f} on "
-                   f"{drop['day']}, {drop['drop']:.4f} below {drop['reference']:.4f} of "
-                   f"{drop['reference_day']} (tolerance {drop['tolerance']})")  # fmt: skip
+        typer.echo(
+            f"standing eval {drop['dataset']}: nDCG@10 {drop['ndcg_at_10']:.4f} on "
+            f"{drop['day']}, {drop['drop']:.4f} below {drop['reference']:.4f} of "
+            f"{drop['reference_day']} (tolerance {drop['tolerance']})"
+        )
     typer.echo(
         f"isolation: {report['isolation']['checked']} checked, {report['isolation']['leaks']} leaks"
     )
     for entry in report["unsearchable_items"]:
         typer.echo(f"  {entry['corpus']}/{entry['doc_id']}: missing {', '.join(entry['missing'])}")
     ocr = report["ocr"]
-    typer.echo(f"ocr: {ocr['queued']} queued, {ocr['waiting']} waiting, {ocr['failed']} failed, "
-               f"{len(ocr['low_confidence'])} with low-confidence pages"
-               + (f" — {ocr['waiting_for']}" if ocr["waiting_for"] else ""))  # fmt: skip
+    typer.echo(
+        f"ocr: {ocr['queued']} queued, {ocr['waiting']} waiting, {ocr['failed']} failed, "
+        f"{len(ocr['low_confidence'])} with low-confidence pages"
+        + (f" — {ocr['waiting_for']}" if ocr["waiting_for"] else "")
+    )
     for item in ocr["low_confidence"]:
-        typer.echo(f"  {item['corpus']}/{item['doc_id']}: low-confidence page(s) "
-                   f"{', '.join(map(str, item['low_confidence_pages'] or [])) or '-'}"
-                   f" (below {ocr['min_confidence']:g})")  # fmt: skip
-    for key, label in (("unresolved_digests", "digests whose ruling is not in the library"),
-                       ("missing_precedents", "open missing precedents"),
-                       ("awaiting_enrichment", "internal decisions awaiting enrichment")):  # fmt: skip
+        typer.echo(
+            f"  {item['corpus']}/{item['doc_id']}: low-confidence page(s) "
+            f"{', '.join(map(str, item['low_confidence_pages'] or [])) or '-'}"
+            f" (below {ocr['min_confidence']:g})"
+        )
+    for key, label in (
+        ("unresolved_digests", "digests whose ruling is not in the library"),
+        ("missing_precedents", "open missing precedents"),
+        ("awaiting_enrichment", "internal decisions awaiting enrichment"),
+    ):
         typer.echo(f"{key}: {report[key]['count']} ({label})")
         for entry in report[key]["items"]:
             what = entry.get("doc_id") or entry.get("ref")
@@ -327,9 +354,12 @@ def _echo_eval(report: dict, verdict: str | None) -> None:
     diff = report["hybrid_minus_best_single"]
     typer.echo(f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})")
     for mode, figures in report["latency_ms"].items():
-        typer.echo(f"  latency {mode:>8}: " + "  ".join(
-            f"k={f['k']} p50 {f['p50']:.1f} ms p95 {f['p95']:.1f} ms"
-            for f in figures.values()))  # fmt: skip
+        typer.echo(
+            f"  latency {mode:>8}: "
+            + "  ".join(
+                f"k={f['k']} p50 {f['p50']:.1f} ms p95 {f['p95']:.1f} ms" for f in figures.values()
+            )
+        )
     if verdict:
         typer.echo(verdict)
 

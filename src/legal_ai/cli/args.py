@@ -12,12 +12,16 @@ from .common import _print_json
 
 Case = Annotated[str, typer.Argument(help="The full case number, e.g. 'ערר (מרכז) 1042/23'.")]
 File = Annotated[Path, typer.Argument(help="The decision: PDF, DOCX, TXT or MD.")]
-AppealType = Annotated[str | None, typer.Option(help="permit | change_of_use | plan | "
-                       "betterment_levy | compensation_197 | procedural")]  # fmt: skip
-Outcome = Annotated[str | None, typer.Option(
-    help="accepted | rejected | partially_accepted | remanded")]  # fmt: skip
-PracticeArea = Annotated[str | None, typer.Option(
-    help="planning | betterment_levy | compensation")]  # fmt: skip
+AppealType = Annotated[
+    str | None,
+    typer.Option(
+        help="permit | change_of_use | plan | betterment_levy | compensation_197 | procedural"
+    ),
+]
+Outcome = Annotated[
+    str | None, typer.Option(help="accepted | rejected | partially_accepted | remanded")
+]
+PracticeArea = Annotated[str | None, typer.Option(help="planning | betterment_levy | compensation")]
 
 
 def emit(result: dict, key: str, line, as_json: bool) -> None:

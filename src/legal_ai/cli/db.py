@@ -29,9 +29,14 @@ def db_migrate() -> None:
     applied = migrate(url)
     typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
     enforced = apply_role_grants(url)
-    typer.echo("roles legal_ai_chair / legal_ai_agent: " + (
-        "granted" if enforced else "missing (the gate cannot tell the chair's role; "
-        "docs/security.md)"))  # fmt: skip
+    typer.echo(
+        "roles legal_ai_chair / legal_ai_agent: "
+        + (
+            "granted"
+            if enforced
+            else "missing (the gate cannot tell the chair's role; docs/security.md)"
+        )
+    )
 
 
 @db_app.command("stop")

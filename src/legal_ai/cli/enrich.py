@@ -12,22 +12,27 @@ import typer
 from ..learning import enrichment
 from .common import JsonFlag, _app, _print_json
 
-enrich_app = typer.Typer(help="Headnote, summary and tags of internal decisions, proposed by a "
-                         "model and approved by the chair.", no_args_is_help=True)  # fmt: skip
+enrich_app = typer.Typer(
+    help="Headnote, summary and tags of internal decisions, proposed by a "
+    "model and approved by the chair.",
+    no_args_is_help=True,
+)
 
 
 def _line(e: dict) -> str:
     stale = " — the decision's text changed since" if e["text_changed"] else ""
     tags = f" [{', '.join(e['tags'])}]" if e["tags"] else ""
-    return (f"#{e['id']} [{e['status']}] {e['doc_id']} ({e['case_number'] or '-'}): "
-            f"{e['headnote']}{tags}{stale}")  # fmt: skip
+    return (
+        f"#{e['id']} [{e['status']}] {e['doc_id']} ({e['case_number'] or '-'}): "
+        f"{e['headnote']}{tags}{stale}"
+    )
 
 
 @enrich_app.command("list")
 def list_(
     status: Annotated[
         str | None, typer.Option(help="pending_review | approved | rejected | superseded")
-    ] = None,  # fmt: skip
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """The proposals, oldest first."""

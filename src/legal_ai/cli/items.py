@@ -28,16 +28,22 @@ def item_history(
         _print_json(result)
         return
     for v in result["versions"]:
-        typer.echo(f"{v['corpus']}/{v['doc_id']} v{v['version']}  {v['recorded_at']:%Y-%m-%d %H:%M}"
-                   f"  {v['chars']} chars  sha256 {v['content_hash'][:12]}  by {v['recorded_by']}")  # fmt: skip
+        typer.echo(
+            f"{v['corpus']}/{v['doc_id']} v{v['version']}  {v['recorded_at']:%Y-%m-%d %H:%M}"
+            f"  {v['chars']} chars  sha256 {v['content_hash'][:12]}  by {v['recorded_by']}"
+        )
         if text:
             typer.echo(v["content"] + "\n")
     for o in result.get("ocr", []):
-        pages = ", ".join(f"{n}: {c if c is not None else '-'}"
-                          for n, c in enumerate(o["page_confidence"] or [], start=1))  # fmt: skip
+        pages = ", ".join(
+            f"{n}: {c if c is not None else '-'}"
+            for n, c in enumerate(o["page_confidence"] or [], start=1)
+        )
         low = ", ".join(map(str, o["low_confidence_pages"] or [])) or "none"
-        typer.echo(f"{o['corpus']}/{o['doc_id']}: read by OCR ({o['engine']}), confidence "
-                   f"{o['confidence']} (pages {pages}); low-confidence pages: {low}")  # fmt: skip
+        typer.echo(
+            f"{o['corpus']}/{o['doc_id']}: read by OCR ({o['engine']}), confidence "
+            f"{o['confidence']} (pages {pages}); low-confidence pages: {low}"
+        )
 
 
 def register(app: typer.Typer) -> None:

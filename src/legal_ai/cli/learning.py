@@ -35,25 +35,38 @@ learning_app = typer.Typer(help="The learning loop's ledger and history.", no_ar
 
 
 @draft_app.command("add")
-def draft_add(case: Case, file: File, appeal_type: AppealType = None, outcome: Outcome = None,
-              practice_area: PracticeArea = None, as_json: JsonFlag = False) -> None:  # fmt: skip
+def draft_add(
+    case: Case,
+    file: File,
+    appeal_type: AppealType = None,
+    outcome: Outcome = None,
+    practice_area: PracticeArea = None,
+    as_json: JsonFlag = False,
+) -> None:
     """Register our draft for a case (pair status draft_done); creates the case if new."""
     with _app() as legal:
-        result = add_draft(legal, case, file, appeal_type=appeal_type, outcome=outcome,
-                           practice_area=practice_area)  # fmt: skip
+        result = add_draft(
+            legal, case, file, appeal_type=appeal_type, outcome=outcome, practice_area=practice_area
+        )
     if as_json:
         _print_json(result)
         return
     state = "registered" if result["created"] else "unchanged (the same draft is stored)"
-    typer.echo(f"{result['case_number']}: draft v{result['draft_version']} {state}; "
-               f"pair {result['pair_status']}")  # fmt: skip
+    typer.echo(
+        f"{result['case_number']}: draft v{result['draft_version']} {state}; "
+        f"pair {result['pair_status']}"
+    )
     if result["missing_blocks"]:
         typer.echo("  blocks not found: " + ", ".join(result["missing_blocks"]))
 
     counts = summary(result["copy_check"])
-    typer.echo("  copy check: " + ", ".join(f"{n} {k}" for k, n in counts["passages"].items())
-               + "; citations " + ", ".join(f"{n} {s}" for s, n in counts["citations"].items())
-               + " (`legal-ai draft check` for the passages)")  # fmt: skip
+    typer.echo(
+        "  copy check: "
+        + ", ".join(f"{n} {k}" for k, n in counts["passages"].items())
+        + "; citations "
+        + ", ".join(f"{n} {s}" for s, n in counts["citations"].items())
+        + " (`legal-ai draft check` for the passages)"
+    )
 
 
 @draft_app.command("check")
@@ -65,42 +78,65 @@ def draft_check(case: Case, file: File, as_json: JsonFlag = False) -> None:
     if as_json:
         _print_json(result)
         return
-    advice = {"template": "allowed", "analysis": "generalize and adapt it",
-              "substance": "never copy it"}  # fmt: skip
-    typer.echo(f"{result['case_number']}: {len(result['passages'])} copied passage(s), "
-               f"{len(result['citations'])} citation(s)")  # fmt: skip
+    advice = {
+        "template": "allowed",
+        "analysis": "generalize and adapt it",
+        "substance": "never copy it",
+    }
+    typer.echo(
+        f"{result['case_number']}: {len(result['passages'])} copied passage(s), "
+        f"{len(result['citations'])} citation(s)"
+    )
     for p in result["passages"]:
         src = p["source"]
-        typer.echo(f"  [{p['kind']}: {advice[p['kind']]}] from {src['case_number']} "
-                   f"({src['doc_id']} {src['char_start']}-{src['char_end']}): {p['text'][:120]}")  # fmt: skip
+        typer.echo(
+            f"  [{p['kind']}: {advice[p['kind']]}] from {src['case_number']} "
+            f"({src['doc_id']} {src['char_start']}-{src['char_end']}): {p['text'][:120]}"
+        )
     for c in result["citations"]:
         typer.echo(f"  citation {c['ref']}: {c['status']}")
 
 
 @final_app.command("upload")
 def final_upload(
-    case: Case, file: File, practice_area: PracticeArea = None,
-    decided_on: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default: read from the "
-                                                   "signature or header)")] = None,
-    appeal_type: AppealType = None, outcome: Outcome = None, as_json: JsonFlag = False,
-) -> None:  # fmt: skip
+    case: Case,
+    file: File,
+    practice_area: PracticeArea = None,
+    decided_on: Annotated[
+        str | None, typer.Option(help="YYYY-MM-DD (default: read from the signature or header)")
+    ] = None,
+    appeal_type: AppealType = None,
+    outcome: Outcome = None,
+    as_json: JsonFlag = False,
+) -> None:
     """Upload the chair's signed final: style corpus, internal decisions, citations, held-out
     style distance, pair analyzed."""
     with _app() as legal:
-        result = upload_final(legal, case, file, practice_area=practice_area,
-                              decided_on=decided_on, appeal_type=appeal_type, outcome=outcome)  # fmt: skip
+        result = upload_final(
+            legal,
+            case,
+            file,
+            practice_area=practice_area,
+            decided_on=decided_on,
+            appeal_type=appeal_type,
+            outcome=outcome,
+        )
     if as_json:
         _print_json(result)
         return
     cites = result["citations"]
-    typer.echo(f"{result['case_number']}: final v{result['version']}, pair "
-               f"{result['pair_status']}; citations linked {cites['linked']}, missing precedents "
-               f"{cites['missing']}")  # fmt: skip
+    typer.echo(
+        f"{result['case_number']}: final v{result['version']}, pair "
+        f"{result['pair_status']}; citations linked {cites['linked']}, missing precedents "
+        f"{cites['missing']}"
+    )
     row = result["history_row"]
     if row:
-        typer.echo(f"  held-out: change {row['change_percent']}%, anti-patterns "
-                   f"{row['anti_pattern_total']}, ratio deviation {row['ratio_deviation']}, "
-                   f"lesson pool {row['lesson_pool_size']}")  # fmt: skip
+        typer.echo(
+            f"  held-out: change {row['change_percent']}%, anti-patterns "
+            f"{row['anti_pattern_total']}, ratio deviation {row['ratio_deviation']}, "
+            f"lesson pool {row['lesson_pool_size']}"
+        )
     for note in result["notes"]:
         typer.echo(f"  note: {note}")
 
@@ -114,10 +150,12 @@ def learning_history(as_json: JsonFlag = False) -> None:
         _print_json(result)
         return
     for row in result["rows"]:
-        typer.echo(f"{row['captured_at'][:10]}  {row['case_number']}  change "
-                   f"{row['change_percent']}%  anti-patterns {row['anti_pattern_total']}  "
-                   f"ratio dev {row['ratio_deviation']}  delta {row['stylometric_delta']}  "
-                   f"pool {row['lesson_pool_size']}")  # fmt: skip
+        typer.echo(
+            f"{row['captured_at'][:10]}  {row['case_number']}  change "
+            f"{row['change_percent']}%  anti-patterns {row['anti_pattern_total']}  "
+            f"ratio dev {row['ratio_deviation']}  delta {row['stylometric_delta']}  "
+            f"pool {row['lesson_pool_size']}"
+        )
 
 
 @learning_app.command("pairs")
@@ -133,25 +171,34 @@ def missing_precedents(as_json: JsonFlag = False) -> None:
     """Rulings our finals cite that the library does not hold (open)."""
     with _app() as legal:
         result = missing(legal)
-    emit(result, "missing_precedents", lambda r: f"{r['ref']}  (cited by {r['corroboration']}; "
-          f"first in {r['first_cited_in']})", as_json)  # fmt: skip
+    emit(
+        result,
+        "missing_precedents",
+        lambda r: f"{r['ref']}  (cited by {r['corroboration']}; first in {r['first_cited_in']})",
+        as_json,
+    )
 
 
 @learning_app.command("run")
-def learning_run(case: Annotated[str | None, typer.Argument(
-                 help="Only this case's jobs (default: every ready job).")] = None,
-                 as_json: JsonFlag = False) -> None:  # fmt: skip
+def learning_run(
+    case: Annotated[
+        str | None, typer.Argument(help="Only this case's jobs (default: every ready job).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
     """Run the queued learning stage (distill -> style panel -> curator) in this process."""
     with _app() as legal:
         result = run(legal, case, stages=STAGES)
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"ran {len(result['jobs'])} job(s) of {len(result['cases'])} case(s): proposed "
-               f"{result['proposed']}, auto-approved {result['auto_approved']}, to the chair "
-               f"{result['needs_chair']}, rejected {result['rejected']}; {result['model_calls']} "
-               f"model call(s), tokens in {result['tokens']['in']} / out "
-               f"{result['tokens']['out']}")  # fmt: skip
+    typer.echo(
+        f"ran {len(result['jobs'])} job(s) of {len(result['cases'])} case(s): proposed "
+        f"{result['proposed']}, auto-approved {result['auto_approved']}, to the chair "
+        f"{result['needs_chair']}, rejected {result['rejected']}; {result['model_calls']} "
+        f"model call(s), tokens in {result['tokens']['in']} / out "
+        f"{result['tokens']['out']}"
+    )
     for job in result["failed"]:
         typer.echo(f"  failed: job {job['job_id']} {job['case_number']}: {job['error']}")
     for job in result["pending"]:
@@ -170,11 +217,15 @@ def learning_curator_stats(as_json: JsonFlag = False) -> None:
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"{result['findings']} findings on {result['finals']} finals; the chair decided "
-               f"{result['decided_by_chair']}, acceptance {_share(result['acceptance_rate'])}")  # fmt: skip
+    typer.echo(
+        f"{result['findings']} findings on {result['finals']} finals; the chair decided "
+        f"{result['decided_by_chair']}, acceptance {_share(result['acceptance_rate'])}"
+    )
     for row in result["by_tag"]:
-        typer.echo(f"  [{row['tag']}] {row['findings']} findings, acceptance "
-                   f"{_share(row['acceptance_rate'])}")  # fmt: skip
+        typer.echo(
+            f"  [{row['tag']}] {row['findings']} findings, acceptance "
+            f"{_share(row['acceptance_rate'])}"
+        )
 
 
 def _share(value: float | None) -> str:
@@ -190,10 +241,12 @@ def learning_panel_stats(as_json: JsonFlag = False) -> None:
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"{result['items']} lessons decided by both the panel and the chair: agreement "
-               f"{_share(result['agreement'])}, kappa {result['kappa']}, AC1 {result['ac1']}; "
-               f"coverage {_share(result['coverage'])}, reversal rate "
-               f"{_share(result['reversal_rate'])}")  # fmt: skip
+    typer.echo(
+        f"{result['items']} lessons decided by both the panel and the chair: agreement "
+        f"{_share(result['agreement'])}, kappa {result['kappa']}, AC1 {result['ac1']}; "
+        f"coverage {_share(result['coverage'])}, reversal rate "
+        f"{_share(result['reversal_rate'])}"
+    )
 
 
 @learning_app.command("panel-audit")
@@ -205,8 +258,10 @@ def learning_panel_audit(as_json: JsonFlag = False) -> None:
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"wrote {result['style']} style-panel and {result['principle']} principle-panel "
-               f"decision(s) to {result['folder']}")  # fmt: skip
+    typer.echo(
+        f"wrote {result['style']} style-panel and {result['principle']} principle-panel "
+        f"decision(s) to {result['folder']}"
+    )
 
 
 @learning_app.command("fingerprint")
@@ -216,23 +271,30 @@ def learning_fingerprint(as_json: JsonFlag = False) -> None:
     with _app() as legal:
         models = configured(legal)
         if models.distiller is None:
-            raise InvalidInput("learning fingerprint needs a model: "
-                               + models.reasons.get("distiller", "set LEGAL_AI_DISTILLER"))  # fmt: skip
+            raise InvalidInput(
+                "learning fingerprint needs a model: "
+                + models.reasons.get("distiller", "set LEGAL_AI_DISTILLER")
+            )
         result = fingerprint.propose(legal, models.distiller)
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"voice fingerprint proposal from {len(result['finals'])} finals written to "
-               f"{result['markdown_path']} (and .json); adopt what you want with "
-               "`legal-ai methodology edit`")  # fmt: skip
+    typer.echo(
+        f"voice fingerprint proposal from {len(result['finals'])} finals written to "
+        f"{result['markdown_path']} (and .json); adopt what you want with "
+        "`legal-ai methodology edit`"
+    )
 
 
 @learning_app.command("promote")
-def learning_promote(case: Case, lesson: Annotated[list[int], typer.Option(
-                     help="A lesson id to fold (repeat).")] = None,
-                     phrase: Annotated[list[str], typer.Option(
-                     help="A phrase to add to the transition phrases (repeat).")] = None,
-                     as_json: JsonFlag = False) -> None:  # fmt: skip
+def learning_promote(
+    case: Case,
+    lesson: Annotated[list[int], typer.Option(help="A lesson id to fold (repeat).")] = None,
+    phrase: Annotated[
+        list[str], typer.Option(help="A phrase to add to the transition phrases (repeat).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
     """Fold the chosen lessons and phrases of an analyzed pair into the methodology."""
     if not lesson and not phrase:
         raise InvalidInput("choose at least one --lesson or --phrase to promote")
@@ -241,27 +303,35 @@ def learning_promote(case: Case, lesson: Annotated[list[int], typer.Option(
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"{result['case_number']}: folded {len(result['folded_lessons'])} lessons and "
-               f"{len(result['phrases'])} phrases into {result['appeal_type']} "
-               f"v{result['methodology_version']}; pair {result['pair_status']}")  # fmt: skip
+    typer.echo(
+        f"{result['case_number']}: folded {len(result['folded_lessons'])} lessons and "
+        f"{len(result['phrases'])} phrases into {result['appeal_type']} "
+        f"v{result['methodology_version']}; pair {result['pair_status']}"
+    )
 
 
-def brief(appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
-          outcome: Outcome = None,
-          case: Annotated[str | None, typer.Option(help="The case being written (never served "
-                          "its own paragraphs).")] = None,
-          max_chars: Annotated[int | None, typer.Option(help="Size budget in characters "
-                               "(default 40000).")] = None) -> None:  # fmt: skip
+def brief(
+    appeal_type: Annotated[str, typer.Argument(help="The appeal type.")],
+    outcome: Outcome = None,
+    case: Annotated[
+        str | None, typer.Option(help="The case being written (never served its own paragraphs).")
+    ] = None,
+    max_chars: Annotated[
+        int | None, typer.Option(help="Size budget in characters (default 40000).")
+    ] = None,
+) -> None:
     """The writer's brief (channels A, B, C and approved lessons, with provenance and a size
     budget) for an appeal type and outcome."""
     with _app() as legal:
         _print_json(writing_brief(legal, appeal_type, outcome, case=case, max_chars=max_chars))
 
 
-def contrastive(block: Annotated[str, typer.Argument(help="One of the 12 blocks, e.g. "
-                "discussion.")], appeal_type: AppealType = None,
-                limit: Annotated[int, typer.Option(help="At most this many (1-50).")] = 5,
-                as_json: JsonFlag = False) -> None:  # fmt: skip
+def contrastive(
+    block: Annotated[str, typer.Argument(help="One of the 12 blocks, e.g. discussion.")],
+    appeal_type: AppealType = None,
+    limit: Annotated[int, typer.Option(help="At most this many (1-50).")] = 5,
+    as_json: JsonFlag = False,
+) -> None:
     """Contrastive pairs: where the chair rewrote our drafts in BLOCK (our wording -> hers, style
     only): write like the right side, not the left."""
     with _app() as legal:
@@ -269,8 +339,7 @@ def contrastive(block: Annotated[str, typer.Argument(help="One of the 12 blocks,
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"{result['block']}: {len(result['examples'])} example(s) — "
-               f"{result['instruction']}")  # fmt: skip
+    typer.echo(f"{result['block']}: {len(result['examples'])} example(s) — {result['instruction']}")
     for e in result["examples"]:
         typer.echo(f"  {e['case_number']} (changed {100 * e['share_changed']:.0f}%)")
         typer.echo(f"    ours: {e['left']}")

@@ -23,20 +23,32 @@ feedback_app = typer.Typer(help="The chair's feedback on our drafts.", no_args_i
 
 
 @lessons_app.command("list")
-def lessons_list(status: Annotated[str | None, typer.Option(help="proposed | approved | "
-                 "rejected | vetoed")] = None, case: Annotated[str | None, typer.Option()] = None,
-                 as_json: JsonFlag = False) -> None:  # fmt: skip
+def lessons_list(
+    status: Annotated[
+        str | None, typer.Option(help="proposed | approved | rejected | vetoed")
+    ] = None,
+    case: Annotated[str | None, typer.Option()] = None,
+    as_json: JsonFlag = False,
+) -> None:
     """Lessons, optionally by status or case."""
     with _app() as legal:
         result = list_lessons(legal, status, case)
-    emit(result, "lessons", lambda r: f"#{r['id']} [{r['review_status']}] {r['category']} "
-          f"({r['kind']}): {r['text']}", as_json)  # fmt: skip
+    emit(
+        result,
+        "lessons",
+        lambda r: f"#{r['id']} [{r['review_status']}] {r['category']} ({r['kind']}): {r['text']}",
+        as_json,
+    )
 
 
 @lessons_app.command("add")
-def lessons_add(case: Case, category: str, text: str,
-                block: Annotated[str | None, typer.Option()] = None,
-                as_json: JsonFlag = False) -> None:  # fmt: skip
+def lessons_add(
+    case: Case,
+    category: str,
+    text: str,
+    block: Annotated[str | None, typer.Option()] = None,
+    as_json: JsonFlag = False,
+) -> None:
     """Add a lesson by hand (source: chair): approved when the chair adds it, else proposed."""
     with _app() as legal:
         row = lessons.propose(legal, case, category, text, source="chair", block=block)
@@ -44,10 +56,12 @@ def lessons_add(case: Case, category: str, text: str,
 
 
 @lessons_app.command("review")
-def lessons_review(lesson_id: int, decision: Annotated[str, typer.Argument(
-                   help="approve | reject | veto")],
-                   reason: Annotated[str | None, typer.Option()] = None,
-                   as_json: JsonFlag = False) -> None:  # fmt: skip
+def lessons_review(
+    lesson_id: int,
+    decision: Annotated[str, typer.Argument(help="approve | reject | veto")],
+    reason: Annotated[str | None, typer.Option()] = None,
+    as_json: JsonFlag = False,
+) -> None:
     """The chair's decision on a lesson."""
     with _app() as legal:
         row = review(legal, lesson_id, decision, reason=reason)
@@ -62,9 +76,11 @@ def methodology_show(appeal_type: Annotated[str, typer.Argument()] = "universal"
 
 
 @methodology_app.command("edit")
-def methodology_edit(appeal_type: str, changes: Annotated[Path, typer.Argument(
-                     help="A JSON file of the top-level keys to replace.")],
-                     reason: Annotated[str, typer.Option()] = "edit") -> None:  # fmt: skip
+def methodology_edit(
+    appeal_type: str,
+    changes: Annotated[Path, typer.Argument(help="A JSON file of the top-level keys to replace.")],
+    reason: Annotated[str, typer.Option()] = "edit",
+) -> None:
     """Replace keys of a methodology profile (a new version)."""
     try:
         data = json.loads(changes.read_text(encoding="utf-8"))
@@ -86,8 +102,9 @@ def methodology_history(appeal_type: str, as_json: JsonFlag = False) -> None:
         _print_json(result)
         return
     for v in result["versions"]:
-        typer.echo(f"v{v['version']}  {v['created_at'][:19]}  {v['updated_by']}: "
-                   f"{v['reason'] or '-'}")  # fmt: skip
+        typer.echo(
+            f"v{v['version']}  {v['created_at'][:19]}  {v['updated_by']}: {v['reason'] or '-'}"
+        )
 
 
 @methodology_app.command("diff")
@@ -107,23 +124,32 @@ def methodology_diff(appeal_type: str, a: int, b: int, as_json: JsonFlag = False
 
 
 @methodology_app.command("restore")
-def methodology_restore(appeal_type: str, version: int,
-                        reason: Annotated[str | None, typer.Option()] = None) -> None:  # fmt: skip
+def methodology_restore(
+    appeal_type: str, version: int, reason: Annotated[str | None, typer.Option()] = None
+) -> None:
     """Restore an earlier version as a NEW version (the chair only: LEGAL_AI_CHAIR_TOKEN)."""
     with _app() as legal:
         result = restore(legal, appeal_type, version, reason=reason)
     dropped = result["dropped_lessons"]
-    typer.echo(f"{result['appeal_type']}: version {result['version']} restores version "
-               f"{version}" + (f"; lessons no longer approved left out: {dropped}"
-                               if dropped else ""))  # fmt: skip
+    typer.echo(
+        f"{result['appeal_type']}: version {result['version']} restores version "
+        f"{version}" + (f"; lessons no longer approved left out: {dropped}" if dropped else "")
+    )
 
 
 @feedback_app.command("add")
-def feedback_add(category: Annotated[str, typer.Argument(
-                 help="missing_content | wrong_tone | wrong_structure | factual_error | style | "
-                 "other")], text: str, case: Annotated[str | None, typer.Option()] = None,
-                 block: Annotated[str | None, typer.Option()] = None,
-                 as_json: JsonFlag = False) -> None:  # fmt: skip
+def feedback_add(
+    category: Annotated[
+        str,
+        typer.Argument(
+            help="missing_content | wrong_tone | wrong_structure | factual_error | style | other"
+        ),
+    ],
+    text: str,
+    case: Annotated[str | None, typer.Option()] = None,
+    block: Annotated[str | None, typer.Option()] = None,
+    as_json: JsonFlag = False,
+) -> None:
     """Record the chair's feedback on a draft."""
     with _app() as legal:
         row = record(legal, category, text, case=case, block=block)
@@ -131,14 +157,23 @@ def feedback_add(category: Annotated[str, typer.Argument(
 
 
 @feedback_app.command("list")
-def feedback_list(case: Annotated[str | None, typer.Option()] = None,
-                  category: Annotated[str | None, typer.Option()] = None,
-                  limit: int = 50, as_json: JsonFlag = False) -> None:  # fmt: skip
+def feedback_list(
+    case: Annotated[str | None, typer.Option()] = None,
+    category: Annotated[str | None, typer.Option()] = None,
+    limit: int = 50,
+    as_json: JsonFlag = False,
+) -> None:
     """The chair's feedback, newest first."""
     with _app() as legal:
         result = list_feedback(legal, case=case, category=category, limit=limit)
-    emit(result, "feedback", lambda r: f"#{r['id']} {r['category']} {r['block'] or ''} "
-          f"{r['case_number'] or ''}: {r['text']}", as_json)  # fmt: skip
+    emit(
+        result,
+        "feedback",
+        lambda r: (
+            f"#{r['id']} {r['category']} {r['block'] or ''} {r['case_number'] or ''}: {r['text']}"
+        ),
+        as_json,
+    )
 
 
 @feedback_app.command("summary")

@@ -25,11 +25,15 @@ def run(as_json: JsonFlag = False) -> None:
         return
     for job in report["jobs"]:
         typer.echo(ocr_jobs.job_line(job))
-    typer.echo(f"read {report['read']} scan(s), {report['pages']} page(s); "
-               f"{sum(i['searchable'] for i in report['items'])} item(s) searchable")  # fmt: skip
+    typer.echo(
+        f"read {report['read']} scan(s), {report['pages']} page(s); "
+        f"{sum(i['searchable'] for i in report['items'])} item(s) searchable"
+    )
     for item in report["low_confidence"]:
-        typer.echo(f"  low confidence: {item['corpus']}/{item['doc_id']} page(s) "
-                   f"{', '.join(map(str, item['pages']))}")  # fmt: skip
+        typer.echo(
+            f"  low confidence: {item['corpus']}/{item['doc_id']} page(s) "
+            f"{', '.join(map(str, item['pages']))}"
+        )
     for failure in report["failed"]:
         typer.echo(f"  failed: job {failure['job_id']}: {failure['error']}")
     if report["pending"]:
@@ -45,15 +49,16 @@ def list_(as_json: JsonFlag = False) -> None:
     if as_json:
         _print_json(result)
         return
-    typer.echo(f"{result['queued']} queued, {result['waiting']} waiting, {result['failed']} "
-               f"failed")  # fmt: skip
+    typer.echo(f"{result['queued']} queued, {result['waiting']} waiting, {result['failed']} failed")
     for job in result["jobs"]:
         typer.echo(f"  job {job['job_id']} {job['file_sha256'][:12]}: {job['reason']}")
     for item in result["low_confidence"]:
         pages = ", ".join(map(str, item["low_confidence_pages"] or [])) or "-"
-        typer.echo(f"{item['corpus']}/{item['doc_id']}: confidence {item['confidence']}, "
-                   f"low-confidence page(s) {pages} (below {result['min_confidence']:g})"
-                   + (f"; {item['extraction_issue']}" if item["extraction_issue"] else ""))  # fmt: skip
+        typer.echo(
+            f"{item['corpus']}/{item['doc_id']}: confidence {item['confidence']}, "
+            f"low-confidence page(s) {pages} (below {result['min_confidence']:g})"
+            + (f"; {item['extraction_issue']}" if item["extraction_issue"] else "")
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -11,10 +11,12 @@ import typer
 from ..learning import canonical, principle_jobs, principle_review, principles, synthesis
 from .common import JsonFlag, _app, _print_json
 
-principles_app = typer.Typer(help="Legal principles of the case law and the chair's gate.",
-                             no_args_is_help=True)  # fmt: skip
-canonical_app = typer.Typer(help="Canonical principles: their statement and the chair's gate.",
-                            no_args_is_help=True)  # fmt: skip
+principles_app = typer.Typer(
+    help="Legal principles of the case law and the chair's gate.", no_args_is_help=True
+)
+canonical_app = typer.Typer(
+    help="Canonical principles: their statement and the chair's gate.", no_args_is_help=True
+)
 principles_app.add_typer(canonical_app, name="canonical")
 
 Reason = Annotated[str | None, typer.Option(help="Why (kept in the audit).")]
@@ -49,10 +51,12 @@ def run(as_json: JsonFlag = False) -> None:
     if as_json:
         _print_json(report)
         return
-    typer.echo(f"extracted {report['extracted']} item(s): approved {report['approved']}, "
-               f"pending review {report['pending_review']}, rejected {report['rejected']}, "
-               f"linked {report['linked']}, capped {report['capped']}, dropped quotes "
-               f"{report['dropped_quotes']}")  # fmt: skip
+    typer.echo(
+        f"extracted {report['extracted']} item(s): approved {report['approved']}, "
+        f"pending review {report['pending_review']}, rejected {report['rejected']}, "
+        f"linked {report['linked']}, capped {report['capped']}, dropped quotes "
+        f"{report['dropped_quotes']}"
+    )
     for failure in report["failed"]:
         typer.echo(f"  failed: job {failure['job_id']}: {failure['error']}")
     if report["pending"]:
@@ -63,7 +67,7 @@ def run(as_json: JsonFlag = False) -> None:
 def list_(
     status: Annotated[
         str | None, typer.Option(help="pending_review | approved | rejected | vetoed")
-    ] = None,  # fmt: skip
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Principles with their term (הלכה / כלל פרשני / עיקרון), votes, score, occurrences and
@@ -90,7 +94,7 @@ def review(
         typer.Argument(
             help="approve | reject | revert (withdraw an approved one from search) | reopen"
         ),
-    ],  # fmt: skip
+    ],
     reason: Reason = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -104,7 +108,7 @@ def review(
 def cull(
     apply: Annotated[
         bool, typer.Option("--apply", help="Do it (the chair's token); without it, only report.")
-    ] = False,  # fmt: skip
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Re-apply the panel's rule (today's HALACHA_PANEL_APPROVE_SCORE, HALACHA_PANEL_MAX_NEW) to
@@ -119,9 +123,11 @@ def cull(
         typer.echo(f"#{p['id']} [{p['status']}] {verb}removed: {p['reason']} — {p['rule_text']}")
     for p in report["reopen"]:
         typer.echo(f"#{p['id']} [{p['status']}] {verb}reopened: {p['reason']} — {p['rule_text']}")
-    typer.echo(f"checked {report['checked']}: {len(report['remove'])} {verb}removed, "
-               f"{len(report['reopen'])} {verb}reopened"
-               + ("" if report["applied"] else "; run again with --apply (the chair's token)"))  # fmt: skip
+    typer.echo(
+        f"checked {report['checked']}: {len(report['remove'])} {verb}removed, "
+        f"{len(report['reopen'])} {verb}reopened"
+        + ("" if report["applied"] else "; run again with --apply (the chair's token)")
+    )
 
 
 @principles_app.command("synthesize")
@@ -137,7 +143,7 @@ def synthesize(as_json: JsonFlag = False) -> None:
 def canonical_list(
     status: Annotated[
         str | None, typer.Option(help="pending_synthesis | pending_review | approved | rejected")
-    ] = None,  # fmt: skip
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Canonical principles: statement, status, occurrences, corroboration."""
@@ -147,9 +153,11 @@ def canonical_list(
         _print_json(result)
         return
     for k in result["canonical_principles"]:
-        typer.echo(f"#{k['id']} [{k['status']}] ({k['corpus']}, v{k['version']} by "
-                   f"{k['statement_by'] or 'source'}) {k['statement']}  (occurrences "
-                   f"{k['occurrences']}, cited by {k['corroboration']})")  # fmt: skip
+        typer.echo(
+            f"#{k['id']} [{k['status']}] ({k['corpus']}, v{k['version']} by "
+            f"{k['statement_by'] or 'source'}) {k['statement']}  (occurrences "
+            f"{k['occurrences']}, cited by {k['corroboration']})"
+        )
 
 
 @canonical_app.command("show")
@@ -162,8 +170,10 @@ def canonical_show(canonical_id: int, as_json: JsonFlag = False) -> None:
         return
     typer.echo(f"#{k['id']} [{k['status']}] {k['statement']}")
     for o in k["occurrences"]:
-        typer.echo(f"  {o['term']} #{o['principle_id']} [{o['review_status']}] {o['case_number'] or o['doc_id']}"
-                   f" p. {o['page']} (votes {o['votes']}, score {o['score']}): \"{o['supporting_quote']}\"")  # fmt: skip
+        typer.echo(
+            f"  {o['term']} #{o['principle_id']} [{o['review_status']}] {o['case_number'] or o['doc_id']}"
+            f' p. {o["page"]} (votes {o["votes"]}, score {o["score"]}): "{o["supporting_quote"]}"'
+        )
     for v in k["versions"]:
         typer.echo(f"  v{v['version']} by {v['author']} ({v['at']}): {v['statement']}")
 
@@ -205,7 +215,7 @@ def canonical_revert(
             help="The version to restore (default: the one "
             "before the current; 1 = the source wording)."
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     reason: Reason = None,
     as_json: JsonFlag = False,
 ) -> None:

@@ -12,8 +12,9 @@ from ..ops import scheduler as schedule
 from ..ops.tasks import reminders as listed
 from .common import JsonFlag, _app, _print_json
 
-jobs_app = typer.Typer(help="The scheduled jobs: list, run on demand, runs, reminders.",
-                       no_args_is_help=True)  # fmt: skip
+jobs_app = typer.Typer(
+    help="The scheduled jobs: list, run on demand, runs, reminders.", no_args_is_help=True
+)
 
 
 def _when(value: str | None) -> str:
@@ -34,14 +35,18 @@ def list_(as_json: JsonFlag = False) -> None:
             last += f" at {_when(job['last_finished_at'])}"
         detail = job["last_error"] if job["last_outcome"] == "failed" else job["last_summary"]
         running = " [running now]" if job["running"] else ""
-        typer.echo(f"{job['name']:<25} {job['cron']:<13} next {_when(job['next_run_at'])}  "
-                   f"last: {last}{running}" + (f" — {detail}" if detail else ""))  # fmt: skip
+        typer.echo(
+            f"{job['name']:<25} {job['cron']:<13} next {_when(job['next_run_at'])}  "
+            f"last: {last}{running}" + (f" — {detail}" if detail else "")
+        )
     typer.echo(f"(times in {result['timezone']}; `legal-ai worker` runs them when due)")
 
 
 @jobs_app.command("run")
-def run(name: Annotated[str, typer.Argument(help="The job, as `jobs list` names it.")],
-        as_json: JsonFlag = False) -> None:  # fmt: skip
+def run(
+    name: Annotated[str, typer.Argument(help="The job, as `jobs list` names it.")],
+    as_json: JsonFlag = False,
+) -> None:
     """Run one job now, on demand (recorded as a manual run); exits 1 when it failed or another
     process is running it."""
     with _app() as legal:
@@ -55,9 +60,11 @@ def run(name: Annotated[str, typer.Argument(help="The job, as `jobs list` names 
 
 
 @jobs_app.command("runs")
-def runs(name: Annotated[str | None, typer.Argument(help="One job (default: all).")] = None,
-         limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
-         as_json: JsonFlag = False) -> None:  # fmt: skip
+def runs(
+    name: Annotated[str | None, typer.Argument(help="One job (default: all).")] = None,
+    limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
+    as_json: JsonFlag = False,
+) -> None:
     """The recorded runs, newest first: trigger, slot, start, end, outcome, what it did."""
     with _app() as legal:
         result = schedule.runs(legal, name, limit)
@@ -68,9 +75,11 @@ def runs(name: Annotated[str | None, typer.Argument(help="One job (default: all)
         slot = f"for {_when(r['scheduled_for'])}" if r["scheduled_for"] else "on demand"
         missed = f", caught up {r['missed']} missed" if r["missed"] else ""
         detail = r["error"] or (r["result"] or {}).get("summary") or ""
-        typer.echo(f"#{r['id']} {r['name']} {slot}{missed}: {r['outcome']} "
-                   f"({_when(r['started_at'])} → {_when(r['finished_at'])}, by "
-                   f"{r['requested_by']})" + (f" — {detail}" if detail else ""))  # fmt: skip
+        typer.echo(
+            f"#{r['id']} {r['name']} {slot}{missed}: {r['outcome']} "
+            f"({_when(r['started_at'])} → {_when(r['finished_at'])}, by "
+            f"{r['requested_by']})" + (f" — {detail}" if detail else "")
+        )
     if not result["runs"]:
         typer.echo("no runs recorded")
 
@@ -85,8 +94,10 @@ def reminders(as_json: JsonFlag = False) -> None:
         _print_json(result)
         return
     for case in result["cases"]:
-        typer.echo(f"{case['case_number']}: idle {case['idle_days']} days ({case['status']}; "
-                   f"last moved {_when(case['last_moved_at'])})")  # fmt: skip
+        typer.echo(
+            f"{case['case_number']}: idle {case['idle_days']} days ({case['status']}; "
+            f"last moved {_when(case['last_moved_at'])})"
+        )
     if not result["cases"]:
         typer.echo(f"no case idle {result['idle_days']}+ days")
 

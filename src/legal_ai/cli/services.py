@@ -12,8 +12,9 @@ from ..web.clients import uvicorn_options
 from .common import _app, _settings
 
 
-def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
-          port: int = 8765) -> None:  # fmt: skip
+def serve(
+    host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1", port: int = 8765
+) -> None:
     """Serve the HTTP API (LEGAL_AI_CHAIR_TOKEN and/or LEGAL_AI_AGENT_TOKEN; README: HTTP API)."""
     import logging
 
@@ -23,14 +24,21 @@ def serve(host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1"
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     # Proxy headers follow LEGAL_AI_TRUSTED_PROXIES (off when empty; uvicorn's own default
     # would believe X-Forwarded-For from 127.0.0.1): web/clients.py.
-    uvicorn.run(web_app.create_app(settings), host=host, port=port, log_level="info",
-                **uvicorn_options(settings))  # fmt: skip
+    uvicorn.run(
+        web_app.create_app(settings),
+        host=host,
+        port=port,
+        log_level="info",
+        **uvicorn_options(settings),
+    )
 
 
-def worker(once: Annotated[bool, typer.Option("--once", help="One pass over the ready jobs, "
-           "then exit.")] = False,
-           poll: Annotated[float, typer.Option(help="Seconds between passes.", min=0.1)] = 5.0
-           ) -> None:  # fmt: skip
+def worker(
+    once: Annotated[
+        bool, typer.Option("--once", help="One pass over the ready jobs, then exit.")
+    ] = False,
+    poll: Annotated[float, typer.Option(help="Seconds between passes.", min=0.1)] = 5.0,
+) -> None:
     """Drain the queues until stopped (SIGTERM/SIGINT settle the job in hand first): learning,
     OCR, principle extraction, enrichment, scheduled jobs, canonical synthesis, voice documents."""
     import signal

@@ -55,8 +55,7 @@ def export(
     if queries == qrels or (corpus is not None and corpus in (qrels, queries)):
         raise InvalidInput("--qrels, --queries and --corpus must be different files")
     with _app() as legal:
-        result = run_export(legal, qrels, queries, since=_day(since), clicks=clicks,
-                            corpus=corpus)  # fmt: skip
+        result = run_export(legal, qrels, queries, since=_day(since), clicks=clicks, corpus=corpus)
     if as_json:
         _print_json(result)
         return
@@ -95,8 +94,10 @@ def stats(since: Since = None, as_json: JsonFlag = False) -> None:
     for title, key in (("by surface", "by_surface"), ("by corpus", "by_corpus")):
         typer.echo(f"{title}:")
         for name, row in report[key].items():
-            typer.echo(f"  {name:>16}: {row['searches']} searches, zero-hit "
-                       f"{row['zero_hit_rate']:.1%}, p50 {row['p50_ms']} ms")  # fmt: skip
+            typer.echo(
+                f"  {name:>16}: {row['searches']} searches, zero-hit "
+                f"{row['zero_hit_rate']:.1%}, p50 {row['p50_ms']} ms"
+            )
     typer.echo(
         f"clicks: {report['clicks']}  useful: {report['useful']}  "
         f"marked searches: {report['marked_searches']}  "
@@ -111,7 +112,7 @@ def prune(
         typer.Option(
             "--days", help="Keep this many days (default LEGAL_AI_TELEMETRY_RETENTION_DAYS)."
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Delete the searches (and their marks) older than the retention."""

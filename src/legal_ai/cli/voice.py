@@ -11,19 +11,24 @@ import typer
 from ..knowledge import voice
 from .common import JsonFlag, _app, _print_json
 
-voice_app = typer.Typer(help="Deep-read voice documents of exemplary finals (channel C).",
-                        no_args_is_help=True)  # fmt: skip
+voice_app = typer.Typer(
+    help="Deep-read voice documents of exemplary finals (channel C).", no_args_is_help=True
+)
 
 
 def _line(d: dict) -> str:
     counts = ""
     if d["claims"] is not None:
-        counts = (f", {d['claims']} claims (dropped {d['dropped_claims']} not in the final, "
-                  f"{d['substance_claims']} carrying substance)")  # fmt: skip
+        counts = (
+            f", {d['claims']} claims (dropped {d['dropped_claims']} not in the final, "
+            f"{d['substance_claims']} carrying substance)"
+        )
     stale = " — the final changed since" if d["final_changed"] else ""
     refused = f", refused {d['refusals']}x: {d['last_refusal']}" if d["refusals"] else ""
-    return (f"#{d['id']} [{d['status']}] {d['case_number']} ({d['appeal_type'] or '-'}, "
-            f"{d['outcome'] or '-'}){counts}{refused}{stale}")  # fmt: skip
+    return (
+        f"#{d['id']} [{d['status']}] {d['case_number']} ({d['appeal_type'] or '-'}, "
+        f"{d['outcome'] or '-'}){counts}{refused}{stale}"
+    )
 
 
 @voice_app.command("mark")
@@ -42,7 +47,7 @@ def mark(
 def list_(
     status: Annotated[
         str | None, typer.Option(help="queued | pending_review | approved | rejected")
-    ] = None,  # fmt: skip
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """The voice documents and the cases waiting for one."""
@@ -97,9 +102,11 @@ def run(as_json: JsonFlag = False) -> None:
         _print_json(report)
         return
     for d in report["written"]:
-        typer.echo(f"written: #{d['id']} {d['case_number']}: {d['kept']} claims kept, "
-                   f"{d['dropped_claims']} not in the final, {d['substance_claims']} "
-                   "carrying substance (pending the chair's review)")  # fmt: skip
+        typer.echo(
+            f"written: #{d['id']} {d['case_number']}: {d['kept']} claims kept, "
+            f"{d['dropped_claims']} not in the final, {d['substance_claims']} "
+            "carrying substance (pending the chair's review)"
+        )
     for d in report["refused"]:
         typer.echo(f"refused: #{d['id']} {d['case_number']}: {d['reason']}")
     for d in report["failed"]:

@@ -21,10 +21,12 @@ def _refresh(as_json: bool) -> None:
     if as_json:
         _print_json(report)
         return
-    typer.echo(f"cut {report['finals_cut']} final(s) into {report['paragraphs']} paragraphs; "
-               f"embedded {report['reembedded']}; templates "
-               f"{'measured again' if report['templates']['recomputed'] else 'unchanged'} "
-               f"({report['templates']['templates']})")  # fmt: skip
+    typer.echo(
+        f"cut {report['finals_cut']} final(s) into {report['paragraphs']} paragraphs; "
+        f"embedded {report['reembedded']}; templates "
+        f"{'measured again' if report['templates']['recomputed'] else 'unchanged'} "
+        f"({report['templates']['templates']})"
+    )
     for doc_id in report["not_decisions"]:
         typer.echo(f"  not a decision the block headings can read: {doc_id}")
 
@@ -33,14 +35,14 @@ def exemplars(
     block: Annotated[
         str | None,
         typer.Argument(help="One of the 12 blocks: header, opening, ..., discussion, signature."),
-    ] = None,  # fmt: skip
+    ] = None,
     appeal_type: Annotated[
         str | None, typer.Option("--appeal-type", help="permit, change_of_use, plan, ...")
     ] = None,
     outcome: Annotated[
         str | None,
         typer.Option(help="accepted, rejected, partially_accepted or remanded."),
-    ] = None,  # fmt: skip
+    ] = None,
     case: Annotated[
         str | None,
         typer.Option(
@@ -48,7 +50,7 @@ def exemplars(
             help="The case being written: never one of its paragraphs; its "
             "documents make the query when --query is not given.",
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     query: Annotated[str | None, typer.Option("--query", help="What to look for.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="How many paragraphs (1-50).")] = 5,
     per_final: Annotated[
@@ -61,7 +63,7 @@ def exemplars(
             help="Cut the finals not cut yet (stored before this version) "
             "and embed what is missing; then measure the templates again.",
         ),
-    ] = False,  # fmt: skip
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """The chair's own paragraphs of BLOCK for a decision of --appeal-type, from her other
@@ -73,17 +75,25 @@ def exemplars(
         raise InvalidInput("give a BLOCK and --appeal-type (or --refresh)")
     with _app() as legal:
         result = exemplar_service.get_block_exemplars(
-            legal, block, appeal_type, outcome=outcome, case=case, query=query, limit=limit,
+            legal,
+            block,
+            appeal_type,
+            outcome=outcome,
+            case=case,
+            query=query,
+            limit=limit,
             per_final=per_final,
-        )  # fmt: skip
+        )
     if as_json:
         _print_json(result)
         return
     if result.get("note"):
         typer.echo(f"note: {result['note']}")
     for n, e in enumerate(result["exemplars"], start=1):
-        typer.echo(f"{n}. {e['case_number']} ({e['decided_on']}) [{e['doc_id']} "
-                   f"{e['char_start']}-{e['char_end']}] score {e['score']}")  # fmt: skip
+        typer.echo(
+            f"{n}. {e['case_number']} ({e['decided_on']}) [{e['doc_id']} "
+            f"{e['char_start']}-{e['char_end']}] score {e['score']}"
+        )
         typer.echo(f"   {e['text']}")
 
 

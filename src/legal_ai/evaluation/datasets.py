@@ -42,9 +42,13 @@ def _jsonl(path: Path, what: str) -> list[dict]:
 
 
 def load_dataset(
-    corpus: Path, queries: Path, qrels: Path, *, fields: tuple[str, ...] | None = None,
+    corpus: Path,
+    queries: Path,
+    qrels: Path,
+    *,
+    fields: tuple[str, ...] | None = None,
     name: str | None = None,
-) -> Dataset:  # fmt: skip
+) -> Dataset:
     """Read the three files. `fields` picks the indexed corpus fields (default: title and text
     when present). Only judged queries are kept."""
     records = _jsonl(corpus, "corpus")

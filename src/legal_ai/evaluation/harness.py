@@ -37,8 +37,14 @@ def sample_corpus(dataset: Dataset, extra_docs: int, seed: int = 7) -> Dataset:
     others = sorted(set(dataset.corpus) - judged)
     keep = judged | set(random.Random(seed).sample(others, min(extra_docs, len(others))))
     corpus = {d: r for d, r in dataset.corpus.items() if d in keep}
-    return Dataset(dataset.name, corpus, dataset.queries, dataset.qrels, dataset.fields,
-                   f"{dataset.fingerprint}-s{extra_docs}-{seed}")  # fmt: skip
+    return Dataset(
+        dataset.name,
+        corpus,
+        dataset.queries,
+        dataset.qrels,
+        dataset.fields,
+        f"{dataset.fingerprint}-s{extra_docs}-{seed}",
+    )
 
 
 def sample_queries(dataset: Dataset, n: int, seed: int = 11) -> Dataset:
@@ -46,9 +52,14 @@ def sample_queries(dataset: Dataset, n: int, seed: int = 11) -> Dataset:
     if n >= len(ids):
         return dataset
     keep = set(random.Random(seed).sample(ids, n))
-    return Dataset(dataset.name, dataset.corpus, {q: t for q, t in dataset.queries.items() if q in keep},
-                   {q: d for q, d in dataset.qrels.items() if q in keep}, dataset.fields,
-                   f"{dataset.fingerprint}-q{n}-{seed}")  # fmt: skip
+    return Dataset(
+        dataset.name,
+        dataset.corpus,
+        {q: t for q, t in dataset.queries.items() if q in keep},
+        {q: d for q, d in dataset.qrels.items() if q in keep},
+        dataset.fields,
+        f"{dataset.fingerprint}-q{n}-{seed}",
+    )
 
 
 def _items(dataset: Dataset) -> list[IngestItem]:
@@ -58,12 +69,22 @@ def _items(dataset: Dataset) -> list[IngestItem]:
         fields, doc_type = {"title": str(record.get("title") or doc_id)}, "reference"
         if record.get("eId") and record.get("law_title"):  # a statute section (Akoma Ntoso)
             doc_type = "legislation"
-            fields.update(law_title=str(record["law_title"]), eid=str(record["eId"]),
-                          section_num=str(record.get("num") or record["eId"]).rstrip(". "))  # fmt: skip
-        items.append(IngestItem(
-            doc_id=doc_id, text=text, source_path=f"{dataset.name}#{doc_id}", source_format="jsonl",
-            doc_type=doc_type, fields=fields, issue=None if text.strip() else "empty text",
-        ))  # fmt: skip
+            fields.update(
+                law_title=str(record["law_title"]),
+                eid=str(record["eId"]),
+                section_num=str(record.get("num") or record["eId"]).rstrip(". "),
+            )
+        items.append(
+            IngestItem(
+                doc_id=doc_id,
+                text=text,
+                source_path=f"{dataset.name}#{doc_id}",
+                source_format="jsonl",
+                doc_type=doc_type,
+                fields=fields,
+                issue=None if text.strip() else "empty text",
+            )
+        )
     return items
 
 
@@ -75,9 +96,14 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered) * 1000, 2), "p95": round(p95 * 1000, 2)}
 
 
-def _run_modes(store: Store, app: Context, eval_settings: Settings, dataset: Dataset,
-               modes: tuple[str, ...], progress: Callable[[str], None] | None
-               ) -> tuple[dict[str, metrics.Run], dict[str, dict[str, dict[str, float]]]]:  # fmt: skip
+def _run_modes(
+    store: Store,
+    app: Context,
+    eval_settings: Settings,
+    dataset: Dataset,
+    modes: tuple[str, ...],
+    progress: Callable[[str], None] | None,
+) -> tuple[dict[str, metrics.Run], dict[str, dict[str, dict[str, float]]]]:
     """Every query in every mode, timed at each k of LATENCY_KS: the runs the metrics read (the
     documents of k = DEPTH) and the latency percentiles per mode and k."""
     runs: dict[str, metrics.Run] = {}
@@ -90,9 +116,17 @@ def _run_modes(store: Store, app: Context, eval_settings: Settings, dataset: Dat
                 app.embedder.forget_queries()  # every timing includes embedding the query
                 t0 = time.perf_counter()
                 hits = search(
-                    store, app.embedder, eval_settings, "external", text, limit=k, mode=mode,
-                    group_by=lambda row: row["doc_id"], cap=1, image_embedder=app.images,
-                ).hits  # fmt: skip
+                    store,
+                    app.embedder,
+                    eval_settings,
+                    "external",
+                    text,
+                    limit=k,
+                    mode=mode,
+                    group_by=lambda row: row["doc_id"],
+                    cap=1,
+                    image_embedder=app.images,
+                ).hits
                 timings[k].append(time.perf_counter() - t0)
                 if k == DEPTH:
                     runs[mode][qid] = [h["doc_id"] for h in hits]
@@ -112,8 +146,10 @@ def _hybrid_minus_best_single(result: dict, per_query: dict) -> None:
             per_query["hybrid"]["ndcg@10"], per_query[best]["ndcg@10"]
         )
         result["hybrid_minus_best_single"] = {
-            "best_single": best, "ndcg@10": mean, "ci95": [low, high],
-        }  # fmt: skip
+            "best_single": best,
+            "ndcg@10": mean,
+            "ci95": [low, high],
+        }
 
 
 def evaluate(
@@ -150,16 +186,20 @@ def evaluate(
         _hybrid_minus_best_single(result, per_query)
         result["latency_ms"] = latency
         result["ingest"] = {
-            "ingested": report.ingested, "unsearchable": len(report.unsearchable),
-            "failed": len(report.failed), "seconds": round(load_seconds, 1),
-        }  # fmt: skip
+            "ingested": report.ingested,
+            "unsearchable": len(report.unsearchable),
+            "failed": len(report.failed),
+            "seconds": round(load_seconds, 1),
+        }
         result["config"] = {
-            "embedder": app.embedder.id, "analyzer": settings.analyzer,
+            "embedder": app.embedder.id,
+            "analyzer": settings.analyzer,
             "lexical_synonyms": settings.lexical_synonyms,
-            "rrf_k": settings.rrf_k, "leg_window": settings.leg_window,
+            "rrf_k": settings.rrf_k,
+            "leg_window": settings.leg_window,
             "chunk_tokens": settings.chunk_tokens,
             "lexical_candidate_budget": settings.lexical_candidate_budget,
-        }  # fmt: skip
+        }
         if peers:
             peer_runs = run_peers(store, app.embedder, dataset, k=settings.rrf_k, depth=DEPTH)
             result["peers"] = {

@@ -90,8 +90,14 @@ def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem
     floor = settings.ocr_min_confidence
     low = [p["page"] for p in pages if p["confidence"] is None or p["confidence"] < floor]
     words = sum(p["words"] for p in pages if p["confidence"] is not None)
-    mean = (round(sum(p["confidence"] * p["words"] for p in pages if p["confidence"] is not None)
-                  / words, 1) if words else None)  # fmt: skip
+    mean = (
+        round(
+            sum(p["confidence"] * p["words"] for p in pages if p["confidence"] is not None) / words,
+            1,
+        )
+        if words
+        else None
+    )
     metadata = {k: v for k, v in item.metadata.items() if k not in METADATA}
     metadata.update(
         ocr_engine=scan["engine"],
@@ -101,10 +107,13 @@ def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem
     )
     issue = None
     if not scan["content"].strip():
-        issue = (f"scanned PDF: OCR ({scan['engine']}) read no text on its {len(pages)} page(s); "
-                 "check the scan, or upload a PDF with a text layer")  # fmt: skip
-    return dataclasses.replace(item, text=scan["content"], page_starts=scan["page_starts"],
-                               issue=issue, metadata=metadata)  # fmt: skip
+        issue = (
+            f"scanned PDF: OCR ({scan['engine']}) read no text on its {len(pages)} page(s); "
+            "check the scan, or upload a PDF with a text layer"
+        )
+    return dataclasses.replace(
+        item, text=scan["content"], page_starts=scan["page_starts"], issue=issue, metadata=metadata
+    )
 
 
 MAX_LISTED = 50  # items named in a report; the count says how many in all
@@ -141,12 +150,16 @@ def queue_stored(app: Context) -> dict:
             continue
         with app.store.transaction() as conn:
             # Only while it still waits as it did: an ingest meanwhile may have given it text.
-            if ocr_store.set_issue(conn, corpus, row["id"], WAITING, was=extract.IMAGE_ONLY,
-                                   sha=row["file_sha256"]):  # fmt: skip
+            if ocr_store.set_issue(
+                conn, corpus, row["id"], WAITING, was=extract.IMAGE_ONLY, sha=row["file_sha256"]
+            ):
                 enqueue(conn, row["file_sha256"], data)  # None: another item's file kept it
                 queued.append(named)
-    return {"queued": queued, "not_found": len(not_found),
-            "not_found_items": not_found[:MAX_LISTED]}  # fmt: skip
+    return {
+        "queued": queued,
+        "not_found": len(not_found),
+        "not_found_items": not_found[:MAX_LISTED],
+    }
 
 
 # -- the worker side ----------------------------------------------------------------------------
@@ -155,11 +168,18 @@ def _item_of(corpus, row: dict, pdf: Path) -> IngestItem:
     fields = {c: row[c] for c in corpus.columns if row.get(c) is not None}
     metadata = {k: v for k, v in (row["metadata"] or {}).items() if k not in METADATA}
     return IngestItem(
-        doc_id=row["doc_id"], text="", source_path=row["source_path"], source_format="pdf",
-        doc_type=row["doc_type"], fields=fields, metadata=metadata,
-        page_starts=row["page_starts"], file_sha256=row["file_sha256"], file_path=str(pdf),
+        doc_id=row["doc_id"],
+        text="",
+        source_path=row["source_path"],
+        source_format="pdf",
+        doc_type=row["doc_type"],
+        fields=fields,
+        metadata=metadata,
+        page_starts=row["page_starts"],
+        file_sha256=row["file_sha256"],
+        file_path=str(pdf),
         issue=extract.IMAGE_ONLY,
-    )  # fmt: skip
+    )
 
 
 def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
@@ -175,8 +195,10 @@ def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
         if report.failed:
             raise StoreError(f"writing the OCR text failed: {report.failed[0]['error']}")
         unsearchable = {u["doc_id"] for u in report.unsearchable}
-        written += [{"corpus": corpus.key, "doc_id": i.doc_id,
-                     "searchable": i.doc_id not in unsearchable} for i in items]  # fmt: skip
+        written += [
+            {"corpus": corpus.key, "doc_id": i.doc_id, "searchable": i.doc_id not in unsearchable}
+            for i in items
+        ]
     return written
 
 
@@ -188,10 +210,11 @@ def _summary(scan: dict, settings: Settings) -> dict:
         "chars": len(scan["content"] or ""),
         "engine": scan["engine"],
         "page_confidence": [p["confidence"] for p in pages],
-        "low_confidence_pages": [p["page"] for p in pages
-                                 if p["confidence"] is None or p["confidence"] < floor],
+        "low_confidence_pages": [
+            p["page"] for p in pages if p["confidence"] is None or p["confidence"] < floor
+        ],
         "page_errors": {str(p["page"]): p["error"] for p in pages if p.get("error")},
-    }  # fmt: skip
+    }
 
 
 def _save_reading(app: Context, sha: str, reading) -> dict:
@@ -200,19 +223,27 @@ def _save_reading(app: Context, sha: str, reading) -> dict:
     if not text.strip():  # nothing read on any page: no text, not blank lines
         text, starts = "", [0] * len(starts)
     with app.store.transaction() as conn:
-        ocr_store.save_reading(conn, sha, reading.engine, text, starts,
-                               [p.as_dict() for p in reading.pages])  # fmt: skip
+        ocr_store.save_reading(
+            conn, sha, reading.engine, text, starts, [p.as_dict() for p in reading.pages]
+        )
         return ocr_store.get_scan(conn, sha)
 
 
-def process(app: Context, job: dict, *, worker: str,
-            should_stop: Callable[[], bool] | None = None) -> dict:  # fmt: skip
+def process(
+    app: Context, job: dict, *, worker: str, should_stop: Callable[[], bool] | None = None
+) -> dict:
     """Run one claimed job and settle it. Returns {"id", "file_sha256", "status", "report",
     "error", "waiting_for"}."""
     sha = job["key"].split(":", 1)[1]
     attempt = job["attempts"]
-    outcome: dict[str, Any] = {"id": job["id"], "file_sha256": sha, "status": None,
-                               "report": None, "error": None, "waiting_for": None}  # fmt: skip
+    outcome: dict[str, Any] = {
+        "id": job["id"],
+        "file_sha256": sha,
+        "status": None,
+        "report": None,
+        "error": None,
+        "waiting_for": None,
+    }
     reason = ocr.problem(app.settings)
     if reason:
         with app.store.transaction() as conn:
@@ -262,8 +293,9 @@ def process(app: Context, job: dict, *, worker: str,
         return outcome
 
 
-def run(app: Context, *, worker: str | None = None,
-        should_stop: Callable[[], bool] | None = None) -> dict:  # fmt: skip
+def run(
+    app: Context, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None
+) -> dict:
     """Drain the ready OCR jobs in this process: {"jobs": [...], "read": files read, "pages",
     "items": [{"corpus", "doc_id", "searchable"}], "low_confidence": [{"corpus", "doc_id",
     "pages"}], "pending": [...], "failed": [...], "waiting_for"}."""
@@ -271,15 +303,21 @@ def run(app: Context, *, worker: str | None = None,
     worker = worker or worker_id()
     reason = ocr.problem(app.settings)
     outcomes, abandoned, pending = drain(
-        engine, KIND, reason,
+        engine,
+        KIND,
+        reason,
         lambda job: process(engine, job, worker=worker, should_stop=should_stop),
-        worker=worker, should_stop=should_stop,
-    )  # fmt: skip
+        worker=worker,
+        should_stop=should_stop,
+    )
     done = [o for o in outcomes if o["status"] == "done" and "items" in (o["report"] or {})]
     items = [i for o in done for i in o["report"]["items"]]
-    low = [{"corpus": i["corpus"], "doc_id": i["doc_id"],
-            "pages": o["report"]["low_confidence_pages"]}
-           for o in done if o["report"]["low_confidence_pages"] for i in o["report"]["items"]]  # fmt: skip
+    low = [
+        {"corpus": i["corpus"], "doc_id": i["doc_id"], "pages": o["report"]["low_confidence_pages"]}
+        for o in done
+        if o["report"]["low_confidence_pages"]
+        for i in o["report"]["items"]
+    ]
     return {
         "jobs": outcomes,
         "read": len(done),
@@ -287,12 +325,17 @@ def run(app: Context, *, worker: str | None = None,
         "items": items,
         "low_confidence": low,
         "pending": [_pending(j) for j in pending],
-        "failed": [{"job_id": o["id"], "file_sha256": o["file_sha256"], "error": o["error"]}
-                   for o in outcomes if o["status"] == "failed"]
-        + [{"job_id": j["id"], "file_sha256": j["key"].split(":", 1)[1], "error": j["error"]}
-           for j in abandoned],
+        "failed": [
+            {"job_id": o["id"], "file_sha256": o["file_sha256"], "error": o["error"]}
+            for o in outcomes
+            if o["status"] == "failed"
+        ]
+        + [
+            {"job_id": j["id"], "file_sha256": j["key"].split(":", 1)[1], "error": j["error"]}
+            for j in abandoned
+        ],
         "waiting_for": reason,
-    }  # fmt: skip
+    }
 
 
 def _pending(job: dict) -> dict:
@@ -302,8 +345,12 @@ def _pending(job: dict) -> dict:
         reason = f"retry {job['attempts'] + 1} of {job['max_attempts']}; last error: {job['error']}"
     else:
         reason = "queued: run `legal-ai ocr run` or start `legal-ai worker`"
-    return {"job_id": job["id"], "file_sha256": job["key"].split(":", 1)[1],
-            "status": job["status"], "reason": reason}  # fmt: skip
+    return {
+        "job_id": job["id"],
+        "file_sha256": job["key"].split(":", 1)[1],
+        "status": job["status"],
+        "reason": reason,
+    }
 
 
 def status(app: Context) -> dict:
@@ -335,10 +382,12 @@ def job_line(job: dict) -> str:
     if "items" in report:
         names = ", ".join(f"{i['corpus']}/{i['doc_id']}" for i in report["items"]) or "no item"
         low = report["low_confidence_pages"]
-        detail = (f"{report['pages']} page(s), {report['chars']} chars → {names}"
-                  + (f"; low confidence on page(s) {', '.join(map(str, low))}" if low else ""))  # fmt: skip
+        detail = f"{report['pages']} page(s), {report['chars']} chars → {names}" + (
+            f"; low confidence on page(s) {', '.join(map(str, low))}" if low else ""
+        )
     else:
         detail = next(iter(report.values()), "") if report else ""
     tail = job["waiting_for"] or job["error"] or ""
-    return (f"ocr job {job['id']} {job['file_sha256'][:12]}: {job['status']} ({detail})"
-            + (f" — {tail}" if tail else ""))  # fmt: skip
+    return f"ocr job {job['id']} {job['file_sha256'][:12]}: {job['status']} ({detail})" + (
+        f" — {tail}" if tail else ""
+    )

@@ -48,8 +48,9 @@ class IngestReport:
     doc_ids: list[str] = field(default_factory=list)
     # What the items' arrival settled (learning/arrival.py): missing precedents resolved and
     # digests linked to their rulings, internal decisions queued for enrichment.
-    resolved: dict = field(default_factory=lambda: {"missing_precedents": 0, "digests": 0,
-                                                    "enrichment_queued": 0})  # fmt: skip
+    resolved: dict = field(
+        default_factory=lambda: {"missing_precedents": 0, "digests": 0, "enrichment_queued": 0}
+    )
 
     def as_dict(self) -> dict:
         return {
@@ -78,9 +79,13 @@ class Ingestor(Stager):
     which this package may not import); without them an item is written and nothing else."""
 
     def __init__(
-        self, store: Store, embedder: Embedder, settings: Settings, images: Any = None,
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        images: Any = None,
         hooks: ArrivalHooks = NO_HOOKS,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.reassign = False  # ingest_paths(reassign=True) lets an item move to another case
         self.hooks = hooks
         self.store = store
@@ -93,11 +98,23 @@ class Ingestor(Stager):
     def of(cls, context: Context) -> Ingestor:
         """The ingestor of a context: its store (its principal's role), embedder, image
         embedder and arrival hooks."""
-        return cls(context.store, context.embedder, context.settings, images=context.images,
-                   hooks=context.hooks)  # fmt: skip
+        return cls(
+            context.store,
+            context.embedder,
+            context.settings,
+            images=context.images,
+            hooks=context.hooks,
+        )
 
-    def _arrived(self, conn: psycopg.Connection, corpus: Corpus, item_id: int, values: dict, *,
-                 text_changed: bool) -> dict:  # fmt: skip
+    def _arrived(
+        self,
+        conn: psycopg.Connection,
+        corpus: Corpus,
+        item_id: int,
+        values: dict,
+        *,
+        text_changed: bool,
+    ) -> dict:
         """Upkeep on arrival, in the item's transaction (learning/arrival.py, through the hook):
         a ruling resolves the missing precedents citing it and the digests pointing at it, a
         digest is linked to its ruling, an internal decision's enrichment is queued. Returned
@@ -200,8 +217,9 @@ class Ingestor(Stager):
                 # staged as unchanged, but an earlier item of this run (same doc_id) has since
                 # stored another text: stage it in full and write it once more
                 with self.store.transaction() as conn:
-                    outcome, status = self.write_staged(conn, self.stage(item, staged.corpus),
-                                                        measure_templates=False)  # fmt: skip
+                    outcome, status = self.write_staged(
+                        conn, self.stage(item, staged.corpus), measure_templates=False
+                    )
         except (
             AppError,
             psycopg.errors.DataError,
@@ -239,8 +257,9 @@ class Ingestor(Stager):
                 return False
         return existing.get("metadata") == values["metadata"].obj
 
-    def write_staged(self, conn: psycopg.Connection, staged: Staged, *,
-                     measure_templates: bool = True) -> tuple[str, dict]:  # fmt: skip
+    def write_staged(
+        self, conn: psycopg.Connection, staged: Staged, *, measure_templates: bool = True
+    ) -> tuple[str, dict]:
         """Write a staged item inside the caller's transaction: `unchanged`, `updated` (same
         text, other fields) or `ingested` (new or changed text: chunks replaced). A style final
         written alone (`final upload`) re-measures the chair's templates in this transaction;

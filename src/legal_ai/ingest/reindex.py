@@ -82,8 +82,10 @@ def reindex(ctx: Context, batch: int = 64) -> dict:
     page images with the image embedder (counted as skipped without one). Each text is sent
     to the model at most once (the embedder's cache); `reembedded` and `reanalyzed` are the
     totals, with the counts of each kind beside them."""
-    done = {kind: {"reembedded": 0, "reanalyzed": 0}
-            for kind in ("chunks", "principles", "precedents", "exemplars")}  # fmt: skip
+    done = {
+        kind: {"reembedded": 0, "reanalyzed": 0}
+        for kind in ("chunks", "principles", "precedents", "exemplars")
+    }
     _chunks(ctx, batch, done["chunks"])
     _units(ctx, batch, done)
     done["canonical_statements"] = _canonicals(ctx, batch)
@@ -129,8 +131,9 @@ def _page_images(ctx: Context, batch: int) -> dict:
                 if cache:
                     cache.put_many(images.id, fresh)
                 found.update(fresh)
-            updates = [{**r, "embedding": found[r["text_hash"]]}
-                       for r in rows if r["text_hash"] in found]  # fmt: skip
+            updates = [
+                {**r, "embedding": found[r["text_hash"]]} for r in rows if r["text_hash"] in found
+            ]
             out["skipped"] += len(rows) - len(updates)
             if updates:
                 with ctx.store.transaction() as conn:
@@ -150,8 +153,9 @@ def _rendered(rows: list[dict], found: dict, unreadable: set[str]) -> dict[str, 
     image hash); an item whose file is gone or renders otherwise is added to `unreadable`."""
     todo: dict[str, bytes] = {}
     for item_id in sorted({r["item_id"] for r in rows if r["text_hash"] not in found}):
-        wanted = {r["text_hash"] for r in rows
-                  if r["item_id"] == item_id and r["text_hash"] not in found}  # fmt: skip
+        wanted = {
+            r["text_hash"] for r in rows if r["item_id"] == item_id and r["text_hash"] not in found
+        }
         first = next(r for r in rows if r["item_id"] == item_id)
         path = Path(first["source_path"] or "")
         if first["source_format"] != "pdf" or not path.is_file():

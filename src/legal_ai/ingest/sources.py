@@ -35,8 +35,15 @@ _FALSE = ("0", "false", "no", "לא")
 
 
 def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "a list", bool: "true/false", str: "a string",
-             int: "a number", float: "a number", type(None): "null"}  # fmt: skip
+    names = {
+        dict: "an object",
+        list: "a list",
+        bool: "true/false",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 

@@ -79,8 +79,14 @@ class Stager:
         return self._stage(*self._scanned(item), corpus)
 
     def _stage(self, item: IngestItem, scan: bytes | None, corpus: Corpus) -> Staged:
-        staged = Staged(item, corpus, self._values(item, corpus), self._chunks(item),
-                        self._page_images(item), scan)  # fmt: skip
+        staged = Staged(
+            item,
+            corpus,
+            self._values(item, corpus),
+            self._chunks(item),
+            self._page_images(item),
+            scan,
+        )
         if corpus.key == "style" and staged.chunks:  # her paragraphs, embedded before it is written
             self.hooks.final_warm(self.store, self.embedder, item.text)
         return staged

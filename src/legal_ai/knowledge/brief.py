@@ -47,17 +47,27 @@ CONTRASTIVE_PER_BLOCK = 2
 TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
 NEVER_CUT = ("methodology (channel A)", "lessons")
 CHANNELS = {
-    "A": ["block_order", "golden_ratios", "discussion_rules", "transition_phrases",
-          "anti_patterns", "voice_invariants", "content_checklist", "folded_lessons"],
+    "A": [
+        "block_order",
+        "golden_ratios",
+        "discussion_rules",
+        "transition_phrases",
+        "anti_patterns",
+        "voice_invariants",
+        "content_checklist",
+        "folded_lessons",
+    ],
     "B": ["exemplars", "templates", "contrastive_examples"],
     "C": ["voice_documents"],
     "lessons": ["lessons"],
-}  # fmt: skip
+}
 
 
 def _args(appeal_type: str, outcome: str | None) -> tuple[str, str | None]:
-    return (vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type", required=True),
-            vocab.choice(outcome, vocab.OUTCOMES, "outcome"))  # fmt: skip
+    return (
+        vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type", required=True),
+        vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
+    )
 
 
 def _checklist(profile: dict, outcome: str | None) -> list[str]:
@@ -71,17 +81,25 @@ def content_checklist(app: Context, appeal_type: str, outcome: str | None = None
     appeal_type, outcome = _args(appeal_type, outcome)
     with app.store.connection() as conn:
         profile = merged_profile(conn, appeal_type)
-    return {"appeal_type": appeal_type, "outcome": outcome,
-            "checklist": _checklist(profile, outcome)}  # fmt: skip
+    return {
+        "appeal_type": appeal_type,
+        "outcome": outcome,
+        "checklist": _checklist(profile, outcome),
+    }
 
 
 def lessons_for_outcome(app: Context, appeal_type: str, outcome: str | None = None) -> dict:
     appeal_type, outcome = _args(appeal_type, outcome)
     with app.store.connection() as conn:
         rows = store.approved_lessons(conn, appeal_type, outcome)
-    return {"appeal_type": appeal_type, "outcome": outcome,
-            "lessons": [{k: r[k] for k in ("id", "category", "kind", "text", "block", "source",
-                                           "reviewed_by")} for r in rows]}  # fmt: skip
+    return {
+        "appeal_type": appeal_type,
+        "outcome": outcome,
+        "lessons": [
+            {k: r[k] for k in ("id", "category", "kind", "text", "block", "source", "reviewed_by")}
+            for r in rows
+        ],
+    }
 
 
 # -- channel B: the modules of knowledge/ that serve her real paragraphs ---------------------------
@@ -121,29 +139,40 @@ def _round_robin(ranked: list[list[dict]]) -> list[dict]:
     return out
 
 
-def _exemplars(app: Context, appeal_type: str, outcome: str | None, case: str | None,
-               notes: list[str]) -> list[dict]:  # fmt: skip
+def _exemplars(
+    app: Context, appeal_type: str, outcome: str | None, case: str | None, notes: list[str]
+) -> list[dict]:
     module = _module("exemplars", notes)
     if module is None:
         return []
     ranked: list[list[dict]] = []
     for block in EXEMPLAR_BLOCKS:
-        found = _gathered(f"exemplars of {block}", notes, lambda block=block: (
-            module.get_block_exemplars(app, block, appeal_type, outcome=outcome, case=case,
-                                       limit=EXEMPLARS_PER_BLOCK)))  # fmt: skip
+        found = _gathered(
+            f"exemplars of {block}",
+            notes,
+            lambda block=block: module.get_block_exemplars(
+                app, block, appeal_type, outcome=outcome, case=case, limit=EXEMPLARS_PER_BLOCK
+            ),
+        )
         items = []
         for item in found.get("exemplars", []):
             if case is not None and item.get("case_number") == case:
                 continue  # never a paragraph of the case being written
-            items.append({
-                **{k: item.get(k) for k in EXEMPLAR_KEYS},
-                "provenance": {
-                    "channel": "B", "source": "block exemplars (her paragraph of that block)",
-                    "corpus": "style", "case_number": item.get("case_number"),
-                    "doc_id": item.get("doc_id"), "char_start": item.get("char_start"),
-                    "char_end": item.get("char_end"), "decided_on": item.get("decided_on"),
-                },
-            })  # fmt: skip
+            items.append(
+                {
+                    **{k: item.get(k) for k in EXEMPLAR_KEYS},
+                    "provenance": {
+                        "channel": "B",
+                        "source": "block exemplars (her paragraph of that block)",
+                        "corpus": "style",
+                        "case_number": item.get("case_number"),
+                        "doc_id": item.get("doc_id"),
+                        "char_start": item.get("char_start"),
+                        "char_end": item.get("char_end"),
+                        "decided_on": item.get("decided_on"),
+                    },
+                }
+            )
         ranked.append(items[:EXEMPLARS_PER_BLOCK])
     return _round_robin(ranked)
 
@@ -152,16 +181,23 @@ def _templates(app: Context, appeal_type: str, notes: list[str]) -> list[dict]:
     module = _module("templates", notes)
     if module is None:
         return []
-    found = _gathered("templates", notes,
-                      lambda: module.get_templates(app, appeal_type=appeal_type))  # fmt: skip
+    found = _gathered(
+        "templates", notes, lambda: module.get_templates(app, appeal_type=appeal_type)
+    )
     out = []
     for item in found.get("templates", []):
         item = dict(item)
-        item.setdefault("provenance", {
-            "channel": "B", "source": "templates (recurring nearly verbatim across her finals)",
-            "corpus": "style", "support": item.get("support"), "examples": item.get("examples"),
-            "sources": item.pop("sources", None),
-        })  # fmt: skip
+        item.setdefault(
+            "provenance",
+            {
+                "channel": "B",
+                "source": "templates (recurring nearly verbatim across her finals)",
+                "corpus": "style",
+                "support": item.get("support"),
+                "examples": item.get("examples"),
+                "sources": item.pop("sources", None),
+            },
+        )
         out.append(item)
     # The best supported first: cutting from the end drops the least supported.
     return sorted(out, key=lambda t: -(t.get("support") or 0))
@@ -174,22 +210,40 @@ def _contrastive(app: Context, appeal_type: str, case: str | None, notes: list[s
     ranked: list[list[dict]] = []
     instruction = None
     for block in CONTRASTIVE_BLOCKS:
-        found = _gathered(f"contrastive pairs of {block}", notes, lambda block=block: (
-            module.get_contrastive_examples(app, block, appeal_type=appeal_type,
-                                            k=CONTRASTIVE_PER_BLOCK + 1)))  # fmt: skip
+        found = _gathered(
+            f"contrastive pairs of {block}",
+            notes,
+            lambda block=block: module.get_contrastive_examples(
+                app, block, appeal_type=appeal_type, k=CONTRASTIVE_PER_BLOCK + 1
+            ),
+        )
         instruction = instruction or found.get("instruction")
         items = []
         for item in found.get("examples", []):
             if case is not None and item.get("case_number") == case:
                 continue
-            items.append({
-                **{k: item.get(k) for k in ("block", "case_number", "left", "right",
-                                            "diff_text", "share_changed")},
-                "instruction": found.get("instruction"),
-                "provenance": {"channel": "B", "source": "contrastive pairs (our draft -> her "
-                               "final, style only)", "case_number": item.get("case_number"),
-                               "spans": item.get("spans")},
-            })  # fmt: skip
+            items.append(
+                {
+                    **{
+                        k: item.get(k)
+                        for k in (
+                            "block",
+                            "case_number",
+                            "left",
+                            "right",
+                            "diff_text",
+                            "share_changed",
+                        )
+                    },
+                    "instruction": found.get("instruction"),
+                    "provenance": {
+                        "channel": "B",
+                        "source": "contrastive pairs (our draft -> her final, style only)",
+                        "case_number": item.get("case_number"),
+                        "spans": item.get("spans"),
+                    },
+                }
+            )
         ranked.append(items[:CONTRASTIVE_PER_BLOCK])
     return _round_robin(ranked)
 
@@ -215,9 +269,14 @@ def fit(brief: dict, max_chars: int) -> dict:
             entry["items"] += 1
             entry["chars"] += chars
             size = _size(brief)
-    return {"max_chars": max_chars, "chars": size, "cut_first": list(TRIM_ORDER),
-            "never_cut": list(NEVER_CUT), "cut": list(cut.values()),
-            "over_budget": size > max_chars}  # fmt: skip
+    return {
+        "max_chars": max_chars,
+        "chars": size,
+        "cut_first": list(TRIM_ORDER),
+        "never_cut": list(NEVER_CUT),
+        "cut": list(cut.values()),
+        "over_budget": size > max_chars,
+    }
 
 
 def _max_chars(value: int | None) -> int:
@@ -250,7 +309,7 @@ def _lessons(approved: list[dict]) -> list[dict]:
             },
         }
         for r in approved
-    ]  # fmt: skip
+    ]
 
 
 def _provenance(methodology: str, ratios_from: str) -> dict:
@@ -287,11 +346,16 @@ def _provenance(methodology: str, ratios_from: str) -> dict:
             "source": "knowledge/contrastive.py: our draft against her final, style only",
         },
         "voice_documents": {"channel": "C", "source": "voice documents the chair approved"},
-    }  # fmt: skip
+    }
 
 
-def writing_brief(app: Context, appeal_type: str, outcome: str | None = None,
-                  case: str | None = None, max_chars: int | None = None) -> dict:  # fmt: skip
+def writing_brief(
+    app: Context,
+    appeal_type: str,
+    outcome: str | None = None,
+    case: str | None = None,
+    max_chars: int | None = None,
+) -> dict:
     """Everything the writer should follow for this decision, all of it approved: channels A, B
     and C and the approved lessons, each part with its provenance, within `max_chars`. `case`:
     the case being written (its own paragraphs, pairs and voice document are never served)."""
@@ -301,20 +365,29 @@ def writing_brief(app: Context, appeal_type: str, outcome: str | None = None,
     notes: list[str] = []
     with app.store.connection() as conn:
         profile = merged_profile(conn, appeal_type)
-        versions = {key: (store.get_profile(conn, key) or {}).get("version")
-                    for key in ("universal", appeal_type)}  # fmt: skip
+        versions = {
+            key: (store.get_profile(conn, key) or {}).get("version")
+            for key in ("universal", appeal_type)
+        }
         approved = store.approved_lessons(conn, appeal_type, outcome)
         ratios, finals = chair_ratios(conn, profile)
         voice_documents, voice_notes = for_brief(conn, appeal_type, outcome, case)
     notes += voice_notes
     approved_ids = {r["id"] for r in approved}
-    folded = [item for item in profile.get("lessons", [])
-              if item.get("id") in approved_ids
-              and (item.get("outcome") in (None, outcome))]  # fmt: skip
-    methodology = (f"methodology profiles universal v{versions['universal']} and {appeal_type} "
-                   f"v{versions[appeal_type]}")  # fmt: skip
-    ratios_from = ("methodology" if profile.get("golden_ratios")
-                   else f"measured over {len(finals)} finals in the style corpus")  # fmt: skip
+    folded = [
+        item
+        for item in profile.get("lessons", [])
+        if item.get("id") in approved_ids and (item.get("outcome") in (None, outcome))
+    ]
+    methodology = (
+        f"methodology profiles universal v{versions['universal']} and {appeal_type} "
+        f"v{versions[appeal_type]}"
+    )
+    ratios_from = (
+        "methodology"
+        if profile.get("golden_ratios")
+        else f"measured over {len(finals)} finals in the style corpus"
+    )
     brief = {
         "appeal_type": appeal_type,
         "outcome": outcome,

@@ -52,17 +52,23 @@ MAX_K = 50
 _PARAGRAPH_GAP = "\n\n"
 
 # Numbers in words (a count, a floor, an age): facts. "אחד/אחת" are left out (אחד הטעמים).
-NUMBER_WORDS = frozenset(word_key(w) for w in (
-    "שניים שתיים שני שתי שלוש שלושה ארבע ארבעה חמש חמישה שש שישה שבע שבעה שמונה תשע תשעה "
-    "עשר עשרה עשרים שלושים ארבעים חמישים שישים שבעים שמונים תשעים מאה מאתיים מאות אלף "
-    "אלפיים אלפים מיליון"
-).split())  # fmt: skip
+NUMBER_WORDS = frozenset(
+    word_key(w)
+    for w in (
+        "שניים שתיים שני שתי שלוש שלושה ארבע ארבעה חמש חמישה שש שישה שבע שבעה שמונה תשע תשעה "
+        "עשר עשרה עשרים שלושים ארבעים חמישים שישים שבעים שמונים תשעים מאה מאתיים מאות אלף "
+        "אלפיים אלפים מיליון"
+    ).split()
+)
 # The outcome of the appeal and its operative terms (a condition, a cancellation).
-OUTCOME_WORDS = frozenset(word_key(w) for w in (
-    "נדחה נדחית נדחים נדחו להידחות לדחות דוחים מתקבל מתקבלת מתקבלים התקבל להתקבל לקבל "
-    "מקבלים מוחזר מוחזרת יוחזר להחזיר מחזירים בחלקו יותנה תותנה מותנה מותנית להתנות בתנאי "
-    "תנאי יבוטל תבוטל מבוטל מבוטלת לבטל"
-).split())  # fmt: skip
+OUTCOME_WORDS = frozenset(
+    word_key(w)
+    for w in (
+        "נדחה נדחית נדחים נדחו להידחות לדחות דוחים מתקבל מתקבלת מתקבלים התקבל להתקבל לקבל "
+        "מקבלים מוחזר מוחזרת יוחזר להחזיר מחזירים בחלקו יותנה תותנה מותנה מותנית להתנות בתנאי "
+        "תנאי יבוטל תבוטל מבוטל מבוטלת לבטל"
+    ).split()
+)
 MIN_WORDS = 4  # words on each side of an example
 # Words the two sides share, at least this share of the shorter side: below it she did not
 # reword our paragraph but wrote another one (content, not wording).
@@ -166,8 +172,9 @@ def _block_words(row: dict, block: str) -> tuple | None:
     return left, right, left_src, right_src, right_block, right_base
 
 
-def _rewording(left_src: str, right_src: str, ours: list[Word], hers: list[Word],
-               local: list) -> tuple[str, str, int, int, list[dict], list[str]]:  # fmt: skip
+def _rewording(
+    left_src: str, right_src: str, ours: list[Word], hers: list[Word], local: list
+) -> tuple[str, str, int, int, list[dict], list[str]]:
     """Our words and hers as texts (with their ends), the diff between them and the pieces
     that changed."""
     ours_end, hers_end = _end(left_src, ours), _end(right_src, hers)
@@ -182,20 +189,41 @@ def _rewording(left_src: str, right_src: str, ours: list[Word], hers: list[Word]
     return ours_text, hers_text, ours_end, hers_end, diff, changed
 
 
-def _example(row: dict, block: str, ours: list[Word], hers: list[Word], ours_text: str,
-             hers_text: str, ours_end: int, hers_end: int, diff: list[dict],
-             matcher: difflib.SequenceMatcher) -> dict:  # fmt: skip
+def _example(
+    row: dict,
+    block: str,
+    ours: list[Word],
+    hers: list[Word],
+    ours_text: str,
+    hers_text: str,
+    ours_end: int,
+    hers_end: int,
+    diff: list[dict],
+    matcher: difflib.SequenceMatcher,
+) -> dict:
     return {
-        "case_number": row["case_number"], "block": block, "appeal_type": row["appeal_type"],
-        "left": ours_text, "right": hers_text, "diff": diff, "diff_text": _diff_text(diff),
+        "case_number": row["case_number"],
+        "block": block,
+        "appeal_type": row["appeal_type"],
+        "left": ours_text,
+        "right": hers_text,
+        "diff": diff,
+        "diff_text": _diff_text(diff),
         "share_changed": round(1 - matcher.ratio(), 4),
         "spans": {
-            "draft": {"draft_id": row["draft_id"], "draft_version": row["draft_version"],
-                      "char_start": ours[0].start, "char_end": ours_end},
-            "final": {"doc_id": row["final_doc_id"], "char_start": hers[0].start,
-                      "char_end": hers_end},
+            "draft": {
+                "draft_id": row["draft_id"],
+                "draft_version": row["draft_version"],
+                "char_start": ours[0].start,
+                "char_end": ours_end,
+            },
+            "final": {
+                "doc_id": row["final_doc_id"],
+                "char_start": hers[0].start,
+                "char_end": hers_end,
+            },
         },
-    }  # fmt: skip
+    }
 
 
 def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
@@ -235,8 +263,11 @@ def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
         if _substance(ours_text, hers_text, changed, names):
             dropped += 1
             continue
-        examples.append(_example(row, block, ours, hers, ours_text, hers_text, ours_end, hers_end,
-                                 diff, matcher))  # fmt: skip
+        examples.append(
+            _example(
+                row, block, ours, hers, ours_text, hers_text, ours_end, hers_end, diff, matcher
+            )
+        )
     return examples, dropped
 
 
@@ -285,15 +316,23 @@ def get_contrastive_examples(
         found += examples
         dropped += gone
     result = {
-        "block": block, "appeal_type": appeal_type, "instruction": INSTRUCTION,
-        "instruction_he": INSTRUCTION_HE, "examples": _ranked(found, k),
-        "pairs_considered": len(rows), "dropped_as_substance": dropped,
-    }  # fmt: skip
+        "block": block,
+        "appeal_type": appeal_type,
+        "instruction": INSTRUCTION,
+        "instruction_he": INSTRUCTION_HE,
+        "examples": _ranked(found, k),
+        "pairs_considered": len(rows),
+        "dropped_as_substance": dropped,
+    }
     if not rows:
         which = f"of appeal type {appeal_type} " if appeal_type else ""
-        result["note"] = (f"no analyzed draft/final pair {which}yet: examples come once a final "
-                          "arrives for a case whose draft was registered")  # fmt: skip
+        result["note"] = (
+            f"no analyzed draft/final pair {which}yet: examples come once a final "
+            "arrives for a case whose draft was registered"
+        )
     elif not result["examples"]:
-        result["note"] = (f"the analyzed pairs differ in {block} only in substance (or not at "
-                          "all): no style example to show")  # fmt: skip
+        result["note"] = (
+            f"the analyzed pairs differ in {block} only in substance (or not at "
+            "all): no style example to show"
+        )
     return result

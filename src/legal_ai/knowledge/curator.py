@@ -79,11 +79,18 @@ def _brief_for(app: Context, appeal_type: str | None, outcome: str | None) -> di
             )
         }
         full["lessons"] = [{"category": r["category"], "text": r["text"]} for r in approved]
-    keep = ("block_order", "discussion_rules", "transition_phrases", "anti_patterns",
-            "voice_invariants")  # fmt: skip
+    keep = (
+        "block_order",
+        "discussion_rules",
+        "transition_phrases",
+        "anti_patterns",
+        "voice_invariants",
+    )
     shown = {key: full[key] for key in keep if key in full}
-    shown["lessons"] = [{"category": r["category"], "text": r["text"]}
-                        for r in full.get("lessons", [])[:MAX_BRIEF_LESSONS]]  # fmt: skip
+    shown["lessons"] = [
+        {"category": r["category"], "text": r["text"]}
+        for r in full.get("lessons", [])[:MAX_BRIEF_LESSONS]
+    ]
     return shown
 
 
@@ -108,8 +115,9 @@ def curate(app: Context, case: str, model: ChatModel) -> dict:
     if final is None:
         raise NotFound(f"no final of {case} in the style corpus; upload it first")
     brief = _brief_for(app, final["appeal_type"], final["outcome"])
-    answer = model.ask(SYSTEM, user_prompt(final["content"], brief), CuratorFindings,
-                       stage="curator")  # fmt: skip
+    answer = model.ask(
+        SYSTEM, user_prompt(final["content"], brief), CuratorFindings, stage="curator"
+    )
     header = (final["final_blocks"] or {}).get("header") or final["content"][:600]
     names = purity.party_names(header, (known or {}).get("chair_name"))
     clean, dropped = [], 0
@@ -123,16 +131,28 @@ def curate(app: Context, case: str, model: ChatModel) -> dict:
         if len(clean) < 5:
             clean.append(f"[{item.tag}] {text}")
     if len(clean) < 3:
-        return {"case_number": case, "recorded": 0, "already_recorded": 0, "lessons": [],
-                "dropped_substance": dropped, "model": model.spec.name,
-                "note": f"the curator gave {len(clean)} usable findings (3 to 5 are recorded); "
-                "nothing was recorded"}  # fmt: skip
+        return {
+            "case_number": case,
+            "recorded": 0,
+            "already_recorded": 0,
+            "lessons": [],
+            "dropped_substance": dropped,
+            "model": model.spec.name,
+            "note": f"the curator gave {len(clean)} usable findings (3 to 5 are recorded); "
+            "nothing was recorded",
+        }
     try:
         result = lessons.record_curator_findings(app, case, clean)
     except InvalidInput as exc:  # a finding the service refuses (its length, its text)
-        return {"case_number": case, "recorded": 0, "already_recorded": 0, "lessons": [],
-                "dropped_substance": dropped, "model": model.spec.name,
-                "note": f"nothing was recorded: {exc}"}  # fmt: skip
+        return {
+            "case_number": case,
+            "recorded": 0,
+            "already_recorded": 0,
+            "lessons": [],
+            "dropped_substance": dropped,
+            "model": model.spec.name,
+            "note": f"nothing was recorded: {exc}",
+        }
     return {**result, "dropped_substance": dropped, "model": model.spec.name}
 
 
@@ -143,10 +163,16 @@ def _rate(approved: int, decided: int) -> float | None:
 def _tally(rows: list[dict]) -> dict:
     by_chair = [r for r in rows if r["reviewed_by"] == "chair"]
     approved = sum(1 for r in by_chair if r["review_status"] == "approved")
-    counts = {s: sum(1 for r in rows if r["review_status"] == s)
-              for s in ("proposed", "approved", "rejected", "vetoed")}  # fmt: skip
-    return {"findings": len(rows), **counts, "decided_by_chair": len(by_chair),
-            "acceptance_rate": _rate(approved, len(by_chair))}  # fmt: skip
+    counts = {
+        s: sum(1 for r in rows if r["review_status"] == s)
+        for s in ("proposed", "approved", "rejected", "vetoed")
+    }
+    return {
+        "findings": len(rows),
+        **counts,
+        "decided_by_chair": len(by_chair),
+        "acceptance_rate": _rate(approved, len(by_chair)),
+    }
 
 
 def stats(app: Context) -> dict:
@@ -161,6 +187,7 @@ def stats(app: Context) -> dict:
         mine = [r for r in rows if r["category"] == category]
         by_tag.append({"tag": tag, "category": category, **_tally(mine)})
     cases = list(dict.fromkeys(r["case_number"] for r in rows))
-    per_final = [{"case_number": c, **_tally([r for r in rows if r["case_number"] == c])}
-                 for c in cases]  # fmt: skip
+    per_final = [
+        {"case_number": c, **_tally([r for r in rows if r["case_number"] == c])} for c in cases
+    ]
     return {**_tally(rows), "finals": len(cases), "by_tag": by_tag, "per_final": per_final}

@@ -95,11 +95,23 @@ def index_document(conn, document_id: int, analyzer, embedder=None) -> int:
     for p in pieces:
         digest = text_hash(p.text)
         vector = found.get(digest)
-        rows.append((
-            document_id, p.block, p.ordinal, p.char_start, p.char_end, p.text,
-            doc["content_hash"], digest, analyzer.analyze(p.text), analyzer.id, vector,
-            embedder.id if vector is not None else None, digest if vector is not None else None,
-        ))  # fmt: skip
+        rows.append(
+            (
+                document_id,
+                p.block,
+                p.ordinal,
+                p.char_start,
+                p.char_end,
+                p.text,
+                doc["content_hash"],
+                digest,
+                analyzer.analyze(p.text),
+                analyzer.id,
+                vector,
+                embedder.id if vector is not None else None,
+                digest if vector is not None else None,
+            )
+        )
     if rows:
         exemplar_store.insert_paragraphs(conn, rows)
     return len(rows)
@@ -174,8 +186,15 @@ def _limit(value: Any, what: str, low: int, high: int) -> int:
     return value
 
 
-def _relaxed(conn, block: str, appeal_type: str, outcome: str | None, case: str | None,
-             out: dict, notes: list[str]) -> exemplar_store.Filter:  # fmt: skip
+def _relaxed(
+    conn,
+    block: str,
+    appeal_type: str,
+    outcome: str | None,
+    case: str | None,
+    out: dict,
+    notes: list[str],
+) -> exemplar_store.Filter:
     """The paragraphs' filter: the outcome, then the appeal type, relaxed (and said) when no
     paragraph of the block has it."""
     filters = {"appeal_type": appeal_type, "outcome": outcome}
@@ -191,8 +210,9 @@ def _relaxed(conn, block: str, appeal_type: str, outcome: str | None, case: str 
     return _filter(block, filters, case)
 
 
-def _query(app: Context, text: str | None, case: str | None, out: dict
-           ) -> tuple[str | None, np.ndarray | None]:  # fmt: skip
+def _query(
+    app: Context, text: str | None, case: str | None, out: dict
+) -> tuple[str | None, np.ndarray | None]:
     """What the paragraphs are matched against: the query, else the case's documents (their
     text and mean embedding), embedded when no vector came with it."""
     embedder = app.embedder
@@ -208,8 +228,15 @@ def _query(app: Context, text: str | None, case: str | None, out: dict
     return text, vector
 
 
-def _legs(app: Context, conn, chosen: exemplar_store.Filter, text: str | None,
-          vector: np.ndarray | None, out: dict, notes: list[str]) -> dict[str, list[int]]:  # fmt: skip
+def _legs(
+    app: Context,
+    conn,
+    chosen: exemplar_store.Filter,
+    text: str | None,
+    vector: np.ndarray | None,
+    out: dict,
+    notes: list[str],
+) -> dict[str, list[int]]:
     """The semantic and lexical legs over the chosen paragraphs (the block's centroid without a
     query); her most recent paragraphs when neither finds one."""
     embedder = app.embedder
@@ -226,8 +253,10 @@ def _legs(app: Context, conn, chosen: exemplar_store.Filter, text: str | None,
         legs["lexical"] = _lexical(conn, chosen, terms)
     if not any(legs.values()):
         legs = {"recent": exemplar_store.recent(conn, chosen, WINDOW)}
-        notes.append("no paragraph matched the query or is embedded yet (run `legal-ai "
-                     "exemplars --refresh`): her most recent paragraphs are given")  # fmt: skip
+        notes.append(
+            "no paragraph matched the query or is embedded yet (run `legal-ai "
+            "exemplars --refresh`): her most recent paragraphs are given"
+        )
     return legs
 
 
@@ -251,16 +280,23 @@ def get_block_exemplars(
     limit = _limit(limit, "limit", 1, MAX_LIMIT)
     per_final = _limit(per_final, "per_final", 1, 2)
     out: dict[str, Any] = {
-        "block": block, "block_label": BLOCK_LABELS[block], "appeal_type": appeal_type,
-        "outcome": outcome, "case_number": case, "query_from": None, "relaxed": [],
+        "block": block,
+        "block_label": BLOCK_LABELS[block],
+        "appeal_type": appeal_type,
+        "outcome": outcome,
+        "case_number": case,
+        "query_from": None,
+        "relaxed": [],
         "exemplars": [],
-    }  # fmt: skip
+    }
     notes: list[str] = []
     with app.store.connection() as conn:
         if not exemplar_store.finals_of_type(conn, appeal_type, case):
             other = f" other than {case}" if case else ""
-            out["note"] = (f"no final of appeal type {appeal_type}{other} is in the style corpus "
-                           "yet: there is nothing of hers to show for it")  # fmt: skip
+            out["note"] = (
+                f"no final of appeal type {appeal_type}{other} is in the style corpus "
+                "yet: there is nothing of hers to show for it"
+            )
             return out
         chosen = _relaxed(conn, block, appeal_type, outcome, case, out, notes)
         if not exemplar_store.count(conn, chosen):

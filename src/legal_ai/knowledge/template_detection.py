@@ -105,9 +105,14 @@ def _slot_spans(text: str) -> list[tuple[int, int, str]]:
         add(cited.start, cut, "{case_number}")
         parties = len(folded[cut : cited.end]) - len(folded[cut : cited.end].lstrip())
         add(cut + parties, cited.end, "{name}")
-    for pattern, slot in ((_CASE_RE, "{case_number}"), (_DATE_RE, "{date}"),
-                          (_COMPANY_RE, "{name}"), (_QUOTED_RE, "{name}"),
-                          (_INITIALS_RE, "{name}"), (_NUMBER_RE, "{number}")):  # fmt: skip
+    for pattern, slot in (
+        (_CASE_RE, "{case_number}"),
+        (_DATE_RE, "{date}"),
+        (_COMPANY_RE, "{name}"),
+        (_QUOTED_RE, "{name}"),
+        (_INITIALS_RE, "{name}"),
+        (_NUMBER_RE, "{number}"),
+    ):
         for match in pattern.finditer(folded):
             add(match.start(), match.end(), slot)
     return sorted(spans)
@@ -159,10 +164,14 @@ class Template:
 
     def as_dict(self) -> dict:
         return {
-            "block": self.block, "text": self.text, "slots": self.slots,
-            "support": self.support, "examples": self.examples, "sources": self.sources,
+            "block": self.block,
+            "text": self.text,
+            "slots": self.slots,
+            "support": self.support,
+            "examples": self.examples,
+            "sources": self.sources,
             "appeal_types": self.appeal_types,
-        }  # fmt: skip
+        }
 
 
 def _find(seq: list[str], sub: tuple[str, ...]) -> int:
@@ -260,8 +269,9 @@ def _block_templates(block: str, paragraphs: list[Source]) -> tuple[list[Templat
     # when it opens a sentence wherever it recurs: a formula, not a phrase inside free prose.
     occurrences: dict[tuple[str, ...], list[tuple[int, int]]] = {}
     for run in candidates:
-        who = set.intersection(*(shared[tuple(run[i : i + SHINGLE])]
-                                 for i in range(len(run) - SHINGLE + 1)))  # fmt: skip
+        who = set.intersection(
+            *(shared[tuple(run[i : i + SHINGLE])] for i in range(len(run) - SHINGLE + 1))
+        )
         seen: dict[str, tuple[int, int]] = {}
         for final in sorted(who):
             for n in of_final[final]:
@@ -290,10 +300,12 @@ def _block_templates(block: str, paragraphs: list[Source]) -> tuple[list[Templat
 _CLOSING = ")]\"'.,;:!?"
 
 
-def _template(block: str, run: tuple[str, ...], places: list[tuple[int, int]],
-              paragraphs: list[Source]) -> Template:  # fmt: skip
-    places = sorted(places, key=lambda pl: (paragraphs[pl[0]].decided_on or "",
-                                            paragraphs[pl[0]].final))  # fmt: skip
+def _template(
+    block: str, run: tuple[str, ...], places: list[tuple[int, int]], paragraphs: list[Source]
+) -> Template:
+    places = sorted(
+        places, key=lambda pl: (paragraphs[pl[0]].decided_on or "", paragraphs[pl[0]].final)
+    )
     first, at = places[0]
     source = paragraphs[first]
     toks = source.toks[at : at + len(run)]
@@ -317,9 +329,15 @@ def _template(block: str, run: tuple[str, ...], places: list[tuple[int, int]],
         after = tail[len(punct) :]
         if after.strip() and not any(ch in _SENTENCE_END for ch in punct + after[:1]):
             goes_on = True
-        sources.append({"case_number": p.case_number, "doc_id": p.doc_id,
-                        "document_id": p.document_id, "char_start": p.char_start + span[0].start,
-                        "char_end": p.char_start + span[-1].end})  # fmt: skip
+        sources.append(
+            {
+                "case_number": p.case_number,
+                "doc_id": p.doc_id,
+                "document_id": p.document_id,
+                "char_start": p.char_start + span[0].start,
+                "char_end": p.char_start + span[-1].end,
+            }
+        )
     if goes_on:
         body += " {text}"
     slots = [s.strip("{}") for s in SLOTS if s in body]
@@ -328,7 +346,12 @@ def _template(block: str, run: tuple[str, ...], places: list[tuple[int, int]],
         if paragraphs[n].appeal_type:
             types[paragraphs[n].appeal_type] += 1
     return Template(
-        block=block, text=body, slots=slots, support=len(places),
+        block=block,
+        text=body,
+        slots=slots,
+        support=len(places),
         examples=[paragraphs[n].case_number or paragraphs[n].final for n, _ in places],
-        sources=sources, appeal_types=dict(types), words=_words(run),
-    )  # fmt: skip
+        sources=sources,
+        appeal_types=dict(types),
+        words=_words(run),
+    )

@@ -35,13 +35,19 @@ def fingerprint(conn) -> str:
 
 def _sources(conn) -> list[Source]:
     return [
-        Source(final=r["case_number"] or f"document:{r['document_id']}", block=r["block"],
-               text=r["text"], case_number=r["case_number"], doc_id=r["doc_id"],
-               document_id=r["document_id"], char_start=r["char_start"],
-               appeal_type=r["appeal_type"],
-               decided_on=r["decided_on"].isoformat() if r["decided_on"] else None)
+        Source(
+            final=r["case_number"] or f"document:{r['document_id']}",
+            block=r["block"],
+            text=r["text"],
+            case_number=r["case_number"],
+            doc_id=r["doc_id"],
+            document_id=r["document_id"],
+            char_start=r["char_start"],
+            appeal_type=r["appeal_type"],
+            decided_on=r["decided_on"].isoformat() if r["decided_on"] else None,
+        )
         for r in template_store.paragraphs(conn)
-    ]  # fmt: skip
+    ]
 
 
 def recompute(conn) -> Measured:
@@ -110,9 +116,15 @@ def get_templates(app: Context, block: str | None = None, appeal_type: str | Non
         if appeal_type is not None:
             typed = template_store.finals_of_type(conn, appeal_type)
     order = {b: i for i, b in enumerate(BLOCKS)}
-    rows = sorted(rows, key=lambda r: (order[r["block"]], -(r["appeal_types"].get(appeal_type, 0)
-                                       if appeal_type else 0), -r["support"] * r["words"],
-                                       r["text"]))  # fmt: skip
+    rows = sorted(
+        rows,
+        key=lambda r: (
+            order[r["block"]],
+            -(r["appeal_types"].get(appeal_type, 0) if appeal_type else 0),
+            -r["support"] * r["words"],
+            r["text"],
+        ),
+    )
     out: dict = {
         "block": block,
         "appeal_type": appeal_type,
@@ -120,12 +132,18 @@ def get_templates(app: Context, block: str | None = None, appeal_type: str | Non
         "formulaic_blocks": list(FORMULAIC_BLOCKS),
         "block_shares": state.get("shares") or {},
         "templates": [
-            {"block": r["block"], "text": r["text"], "slots": list(r["slots"]),
-             "support": r["support"], "examples": r["examples"], "sources": r["sources"],
-             "appeal_types": r["appeal_types"]}
+            {
+                "block": r["block"],
+                "text": r["text"],
+                "slots": list(r["slots"]),
+                "support": r["support"],
+                "examples": r["examples"],
+                "sources": r["sources"],
+                "appeal_types": r["appeal_types"],
+            }
             for r in rows
         ],
-    }  # fmt: skip
+    }
     note = _note(out, block, appeal_type, typed)
     if note:
         out["note"] = note
@@ -136,11 +154,15 @@ def _note(out: dict, block: str | None, appeal_type: str | None, typed: int | No
     if out["templates"]:
         return None
     if appeal_type is not None and not typed:
-        return (f"no final of appeal type {appeal_type} is in the style corpus yet, so none of "
-                "her templates can be told for it")  # fmt: skip
+        return (
+            f"no final of appeal type {appeal_type} is in the style corpus yet, so none of "
+            "her templates can be told for it"
+        )
     if out["finals"] < MIN_SUPPORT:
-        return (f"{out['finals']} final(s) in the style corpus: a template must recur in at "
-                f"least {MIN_SUPPORT} distinct finals, so none is invented")  # fmt: skip
+        return (
+            f"{out['finals']} final(s) in the style corpus: a template must recur in at "
+            f"least {MIN_SUPPORT} distinct finals, so none is invented"
+        )
     if block is not None and block not in FORMULAIC_BLOCKS:
         share = out["block_shares"].get(block, 0.0)
         return (

@@ -103,8 +103,13 @@ class VoiceDocument(BaseModel):
 def writer(app: Context, case: str | None = None) -> tuple[ChatModel | None, str | None]:
     """The model of LEGAL_AI_VOICE_WRITER recording its calls for `case` (None, and what to
     set, when it is unset or its key is absent). A malformed spec is InvalidInput."""
-    return single_model(app, VARIABLE, app.settings.voice_writer, "write the voice documents of "
-                        "the cases the chair marked as exemplary", case=case)  # fmt: skip
+    return single_model(
+        app,
+        VARIABLE,
+        app.settings.voice_writer,
+        "write the voice documents of the cases the chair marked as exemplary",
+        case=case,
+    )
 
 
 def _bounded(text: str) -> str:
@@ -116,10 +121,16 @@ def user_prompt(final: dict[str, str], analysis: dict | None, draft: dict | None
     """Her final's body blocks, each with how much of our draft changed there, and the word diff
     of the blocks she changed most; bounded."""
     measured = (analysis or {}).get("blocks", {})
-    diffs = set(changed_blocks(analysis or {}, draft or {}, final)[:MAX_DIFF_BLOCKS]) if draft else set()  # fmt: skip
+    diffs = (
+        set(changed_blocks(analysis or {}, draft or {}, final)[:MAX_DIFF_BLOCKS])
+        if draft
+        else set()
+    )
     head = "The chair's final of one decision, block by block" + (
-        ", with how much of our draft she changed in each." if measured else
-        " (no draft of ours was compared with it).")  # fmt: skip
+        ", with how much of our draft she changed in each."
+        if measured
+        else " (no draft of ours was compared with it)."
+    )
     parts, size = [head], len(head)
     for block in BODY:
         text = final.get(block, "")
@@ -131,8 +142,10 @@ def user_prompt(final: dict[str, str], analysis: dict | None, draft: dict | None
             if share is not None
             else ""
         )
-        part = (f"\n## block: {block} ({BLOCK_LABELS[block]}; {len(text.split())} words{note})\n"
-                f"<<<FINAL\n{_bounded(text)}\nFINAL>>>")  # fmt: skip
+        part = (
+            f"\n## block: {block} ({BLOCK_LABELS[block]}; {len(text.split())} words{note})\n"
+            f"<<<FINAL\n{_bounded(text)}\nFINAL>>>"
+        )
         if block in diffs:
             lines = "\n".join(word_diff((draft or {}).get(block, ""), text))
             part += f"\n<<<DIFF (our draft → her final)\n{lines}\nDIFF>>>"
@@ -163,8 +176,9 @@ def _block_offsets(content: str, blocks: dict[str, str]) -> dict[str, int]:
     return offsets
 
 
-def ground(answer: VoiceDocument, content: str, blocks: dict[str, str],
-           names: set[str]) -> tuple[list[dict], dict]:  # fmt: skip
+def ground(
+    answer: VoiceDocument, content: str, blocks: dict[str, str], names: set[str]
+) -> tuple[list[dict], dict]:
     """The grounded claims of an answer, block by block (each with its span as it stands in the
     final and the span's offsets in the final's content), and the counts: `claims` (asked),
     `kept`, `dropped_claims` (span not in that block of the final), `substance_claims`."""
@@ -183,10 +197,14 @@ def ground(answer: VoiceDocument, content: str, blocks: dict[str, str],
             if text is None or purity.check(text, names):
                 counts["substance_claims"] += 1
                 continue
-            kept.setdefault(item.block, []).append({
-                "claim": text, "span": found["text"],
-                "char_start": start + found["start"], "char_end": start + found["end"],
-            })  # fmt: skip
+            kept.setdefault(item.block, []).append(
+                {
+                    "claim": text,
+                    "span": found["text"],
+                    "char_start": start + found["start"],
+                    "char_end": start + found["end"],
+                }
+            )
             counts["kept"] += 1
     document = [
         {"block": b, "label": BLOCK_LABELS[b], "claims": kept[b]} for b in BODY if b in kept
@@ -200,11 +218,15 @@ def refusal(counts: dict) -> str | None:
     if total == 0:
         return "the model wrote no claims"
     if dropped > MAX_UNGROUNDED_SHARE * total:
-        return (f"{dropped} of {total} claims do not point at the final (their span is not in "
-                "that block of her final): the document was not written from this final")  # fmt: skip
+        return (
+            f"{dropped} of {total} claims do not point at the final (their span is not in "
+            "that block of her final): the document was not written from this final"
+        )
     if counts["kept"] < MIN_CLAIMS:
-        return (f"only {counts['kept']} grounded claim(s) without substance remain of {total} "
-                f"(at least {MIN_CLAIMS} are needed)")  # fmt: skip
+        return (
+            f"only {counts['kept']} grounded claim(s) without substance remain of {total} "
+            f"(at least {MIN_CLAIMS} are needed)"
+        )
     return None
 
 
@@ -212,11 +234,32 @@ def refusal(counts: dict) -> str | None:
 
 
 def _shape(row: dict, *, full: bool = False) -> dict:
-    out = jsonable({k: row[k] for k in (
-        "id", "case_number", "appeal_type", "outcome", "status", "marked_by", "marked_at",
-        "note", "claims", "dropped_claims", "substance_claims", "model", "written_at",
-        "refusals", "last_refusal", "reviewed_by", "reviewed_at", "review_reason",
-        "final_changed")})  # fmt: skip
+    out = jsonable(
+        {
+            k: row[k]
+            for k in (
+                "id",
+                "case_number",
+                "appeal_type",
+                "outcome",
+                "status",
+                "marked_by",
+                "marked_at",
+                "note",
+                "claims",
+                "dropped_claims",
+                "substance_claims",
+                "model",
+                "written_at",
+                "refusals",
+                "last_refusal",
+                "reviewed_by",
+                "reviewed_at",
+                "review_reason",
+                "final_changed",
+            )
+        }
+    )
     if full:
         out["doc_id"] = row["doc_id"]
         out["final_hash"] = row["final_hash"]
@@ -246,9 +289,13 @@ def mark(app: Context, case: str, note: str | None = None) -> dict:
             if existing is not None:
                 raise InvalidInput(
                     f"{case} is already marked: voice document #{existing['id']} is "
-                    f"{existing['status']}" + ("; reject it first to mark the case again"
-                                               if existing["status"] == "approved" else "")
-                )  # fmt: skip
+                    f"{existing['status']}"
+                    + (
+                        "; reject it first to mark the case again"
+                        if existing["status"] == "approved"
+                        else ""
+                    )
+                )
             document_id = store.mark(conn, case, app.principal.actor, note)
     except psycopg.errors.UniqueViolation:
         raise InvalidInput(f"{case} is already marked") from None
@@ -256,8 +303,13 @@ def mark(app: Context, case: str, note: str | None = None) -> dict:
 
 
 VOICE = Gated(
-    noun="voice document", key="voice_documents", statuses=STATUSES, decisions=DECISIONS,
-    rows=store.list_documents, get=store.get, shape=_shape,
+    noun="voice document",
+    key="voice_documents",
+    statuses=STATUSES,
+    decisions=DECISIONS,
+    rows=store.list_documents,
+    get=store.get,
+    shape=_shape,
     detail=lambda conn, row: _shape(row, full=True),
 )
 
@@ -271,8 +323,13 @@ def show(app: Context, document_id: int) -> dict:
     return VOICE.show(app, document_id)
 
 
-def review(app: Context, document_id: int, decision: str, reason: str | None = None,
-           expected_status: str | None = None) -> dict:
+def review(
+    app: Context,
+    document_id: int,
+    decision: str,
+    reason: str | None = None,
+    expected_status: str | None = None,
+) -> dict:
     """The chair approves (it reaches the writer) or rejects a voice document; she may also
     reject an approved one (withdrawn from the writer) or a queued case (dropped).
     `expected_status`: the status she saw; when it is no longer that, read under the row lock,
@@ -295,8 +352,13 @@ def review(app: Context, document_id: int, decision: str, reason: str | None = N
             )
         if row["status"] == "queued":  # dropped from the queue, nothing written
             final = store.final_for(conn, row["case_number"])
-            store.drop(conn, document_id, app.principal.actor, reason,
-                       final["content_hash"] if final else "no final")
+            store.drop(
+                conn,
+                document_id,
+                app.principal.actor,
+                reason,
+                final["content_hash"] if final else "no final",
+            )
         else:
             store.decide(conn, document_id, status, app.principal.actor, reason)
         return None
@@ -312,24 +374,35 @@ def _write_one(app: Context, row: dict, report: dict) -> None:
     draft = final["draft_blocks"] if final["analysis"] else None
     answer = model.ask(
         SYSTEM.format(max_claims=MAX_CLAIMS_PER_BLOCK),
-        user_prompt(blocks, final["analysis"], draft), VoiceDocument, stage=STAGE,
-    )  # fmt: skip
+        user_prompt(blocks, final["analysis"], draft),
+        VoiceDocument,
+        stage=STAGE,
+    )
     names = purity.party_names(blocks.get("header", ""), final["chair_name"])
     document, counts = ground(answer, final["content"], blocks, names)
     why = refusal(counts)
     with app.store.transaction() as conn:
         if why is not None:
             store.refuse(conn, row["id"], why)
-            report["refused"].append({"id": row["id"], "case_number": case, "reason": why,
-                                      **counts})  # fmt: skip
+            report["refused"].append(
+                {"id": row["id"], "case_number": case, "reason": why, **counts}
+            )
             return
-        written = store.write(conn, row["id"], {
-            "document": {"blocks": document}, "claims": counts["kept"],
-            "dropped_claims": counts["dropped_claims"],
-            "substance_claims": counts["substance_claims"], "model": model.spec.name,
-            "written_by": app.principal.actor, "final_hash": final["content_hash"],
-            "style_document_id": final["id"], "doc_id": final["doc_id"],
-        })  # fmt: skip
+        written = store.write(
+            conn,
+            row["id"],
+            {
+                "document": {"blocks": document},
+                "claims": counts["kept"],
+                "dropped_claims": counts["dropped_claims"],
+                "substance_claims": counts["substance_claims"],
+                "model": model.spec.name,
+                "written_by": app.principal.actor,
+                "final_hash": final["content_hash"],
+                "style_document_id": final["id"],
+                "doc_id": final["doc_id"],
+            },
+        )
     if written:
         report["written"].append({"id": row["id"], "case_number": case, **counts})
 
@@ -361,35 +434,54 @@ def run(app: Context) -> dict:
         try:
             _write_one(engine, row, report)
         except AppError as exc:  # a model or a final that fails: the case stays queued
-            report["failed"].append({"id": row["id"], "case_number": row["case_number"],
-                                     "error": str(exc)})  # fmt: skip
+            report["failed"].append(
+                {"id": row["id"], "case_number": row["case_number"], "error": str(exc)}
+            )
     with engine.store.connection() as conn:
-        report["waiting"] = [{"id": r["id"], "case_number": r["case_number"]}
-                             for r in store.queued(conn)]  # fmt: skip
+        report["waiting"] = [
+            {"id": r["id"], "case_number": r["case_number"]} for r in store.queued(conn)
+        ]
     return report
 
 
-def for_brief(conn, appeal_type: str, outcome: str | None, case: str | None,
-              limit: int = BRIEF_DOCUMENTS) -> tuple[list[dict], list[str]]:  # fmt: skip
+def for_brief(
+    conn, appeal_type: str, outcome: str | None, case: str | None, limit: int = BRIEF_DOCUMENTS
+) -> tuple[list[dict], list[str]]:
     """The approved voice documents for a decision of this appeal type (the same outcome
     first; never the case being written), each with its provenance; and notes on what was left
     out (a document whose final changed since it was written)."""
     rows = store.approved(conn, appeal_type, case)
-    notes = [f"voice document #{r['id']} ({r['case_number']}) left out: its final changed since "
-             "it was written" for r in rows if r["final_changed"]]  # fmt: skip
+    notes = [
+        f"voice document #{r['id']} ({r['case_number']}) left out: its final changed since "
+        "it was written"
+        for r in rows
+        if r["final_changed"]
+    ]
     rows = [r for r in rows if not r["final_changed"]]
     rows.sort(key=lambda r: r["outcome"] != outcome)  # stable: newest first within each
     out = []
     for r in rows[:limit]:
-        out.append({
-            "id": r["id"], "case_number": r["case_number"], "appeal_type": r["appeal_type"],
-            "outcome": r["outcome"], "blocks": (r["document"] or {}).get("blocks", []),
-            "provenance": jsonable({
-                "channel": "C", "source": f"voice_documents #{r['id']}",
-                "case_number": r["case_number"], "doc_id": r["doc_id"], "corpus": "style",
-                "final_hash": r["final_hash"], "model": r["model"],
-                "approved_by": r["reviewed_by"], "approved_at": r["reviewed_at"],
-                "spans": "char_start/char_end are offsets in the final's text (style corpus)",
-            }),
-        })  # fmt: skip
+        out.append(
+            {
+                "id": r["id"],
+                "case_number": r["case_number"],
+                "appeal_type": r["appeal_type"],
+                "outcome": r["outcome"],
+                "blocks": (r["document"] or {}).get("blocks", []),
+                "provenance": jsonable(
+                    {
+                        "channel": "C",
+                        "source": f"voice_documents #{r['id']}",
+                        "case_number": r["case_number"],
+                        "doc_id": r["doc_id"],
+                        "corpus": "style",
+                        "final_hash": r["final_hash"],
+                        "model": r["model"],
+                        "approved_by": r["reviewed_by"],
+                        "approved_at": r["reviewed_at"],
+                        "spans": "char_start/char_end are offsets in the final's text (style corpus)",
+                    }
+                ),
+            }
+        )
     return out, notes

@@ -47,10 +47,12 @@ class BlockDiff:
 
     def as_dict(self) -> dict:
         return {
-            "draft_words": self.draft_words, "final_words": self.final_words,
-            "edit_distance": self.edit_distance, "share_changed": self.share_changed,
+            "draft_words": self.draft_words,
+            "final_words": self.final_words,
+            "edit_distance": self.edit_distance,
+            "share_changed": self.share_changed,
             "unchanged": self.unchanged,
-        }  # fmt: skip
+        }
 
 
 def align(draft: dict[str, str], final: dict[str, str]) -> list[BlockDiff]:

@@ -70,14 +70,22 @@ def _target(conn: psycopg.Connection, key: str) -> int | None:
 
 
 def on_arrival(
-    conn: psycopg.Connection, corpus: Corpus, item_id: int, values: dict[str, Any], *,
+    conn: psycopg.Connection,
+    corpus: Corpus,
+    item_id: int,
+    values: dict[str, Any],
+    *,
     text_changed: bool,
-) -> dict:  # fmt: skip
+) -> dict:
     """What the write of item `item_id` (its column `values`) settles, in the caller's
     transaction: {"missing_precedents": resolved, "digests": linked, "digest_linked": bool|None,
     "enrichment_queued": bool}."""
-    found: dict[str, Any] = {"missing_precedents": 0, "digests": 0, "digest_linked": None,
-                             "enrichment_queued": False}  # fmt: skip
+    found: dict[str, Any] = {
+        "missing_precedents": 0,
+        "digests": 0,
+        "digest_linked": None,
+        "enrichment_queued": False,
+    }
     doc_type = values.get("doc_type")
     if corpus.item_table == "case_law" and doc_type in ("ruling", "decision"):
         key = ruling_key(values.get("case_number"))
@@ -188,22 +196,39 @@ def unresolved_digests(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> di
         elif key is None:
             reason = f"points_to {r['points_to']!r} names no case number"
         else:
-            reason = (f"no ruling {key} in the library: ingest it (legal-ai ingest FILE --corpus "
-                      "external ...) and the digest is linked")  # fmt: skip
-        items.append({"doc_id": r["doc_id"], "title": r["title"], "points_to": r["points_to"],
-                      "key": key, "reason": reason})  # fmt: skip
+            reason = (
+                f"no ruling {key} in the library: ingest it (legal-ai ingest FILE --corpus "
+                "external ...) and the digest is linked"
+            )
+        items.append(
+            {
+                "doc_id": r["doc_id"],
+                "title": r["title"],
+                "points_to": r["points_to"],
+                "key": key,
+                "reason": reason,
+            }
+        )
     return {"count": count, "items": items}
 
 
 def open_precedents(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
     """Open missing precedents (rulings our decisions cite that the library lacks)."""
     rows = store.missing_precedents(conn)
-    return {"count": len(rows), "items": [
-        {**{k: jsonable(r)[k] for k in ("authority_id", "ref", "first_cited_in", "corroboration")},
-         "reason": f"cited by {r['corroboration']} decision(s), first in {r['first_cited_in']}: "
-                   "ingest the ruling (legal-ai ingest FILE --corpus external ...)"}
-        for r in rows[:limit]
-    ]}  # fmt: skip
+    return {
+        "count": len(rows),
+        "items": [
+            {
+                **{
+                    k: jsonable(r)[k]
+                    for k in ("authority_id", "ref", "first_cited_in", "corroboration")
+                },
+                "reason": f"cited by {r['corroboration']} decision(s), first in {r['first_cited_in']}: "
+                "ingest the ruling (legal-ai ingest FILE --corpus external ...)",
+            }
+            for r in rows[:limit]
+        ],
+    }
 
 
 def upkeep(conn: psycopg.Connection) -> dict:

@@ -35,15 +35,24 @@ DECISIONS = {"approve": "approved", "reject": "rejected"}
 
 
 def _shape(row: dict) -> dict:
-    return jsonable({
-        "id": row["id"], "corpus": "external" if row["source_kind"] == "external_upload"
-        else "internal", "statement": row["statement"], "source_wording": row["rule_text"],
-        "status": row["status"], "grounded": row["grounded"], "statement_by": row["statement_by"],
-        "version": row["version"], "occurrences": row["occurrences"],
-        "approved_occurrences": row["approved_occurrences"],
-        "corroboration": row["corroboration"], "reviewed_by": row["reviewed_by"],
-        "review_reason": row["review_reason"], "updated_at": row["updated_at"],
-    })  # fmt: skip
+    return jsonable(
+        {
+            "id": row["id"],
+            "corpus": "external" if row["source_kind"] == "external_upload" else "internal",
+            "statement": row["statement"],
+            "source_wording": row["rule_text"],
+            "status": row["status"],
+            "grounded": row["grounded"],
+            "statement_by": row["statement_by"],
+            "version": row["version"],
+            "occurrences": row["occurrences"],
+            "approved_occurrences": row["approved_occurrences"],
+            "corroboration": row["corroboration"],
+            "reviewed_by": row["reviewed_by"],
+            "review_reason": row["review_reason"],
+            "updated_at": row["updated_at"],
+        }
+    )
 
 
 def _detail(conn, row: dict) -> dict:
@@ -53,21 +62,38 @@ def _detail(conn, row: dict) -> dict:
     versions = store.versions(conn, row["id"])
     return {
         **_shape(row),
-        "occurrences": [jsonable({
-            "principle_id": o["id"],
-            "term": principle_term(o["source_kind"], o["court"], o["is_binding"]),
-            "rule_text": o["rule_text"], "supporting_quote": o["supporting_quote"],
-            "page": o["page"], "votes": o["votes"], "score": o["score"], "models": o["models"],
-            "review_status": "pending_review" if o["review_status"] == "proposed"
-            else o["review_status"], "doc_id": o["doc_id"], "case_number": o["case_number"],
-        }) for o in occurrences],
+        "occurrences": [
+            jsonable(
+                {
+                    "principle_id": o["id"],
+                    "term": principle_term(o["source_kind"], o["court"], o["is_binding"]),
+                    "rule_text": o["rule_text"],
+                    "supporting_quote": o["supporting_quote"],
+                    "page": o["page"],
+                    "votes": o["votes"],
+                    "score": o["score"],
+                    "models": o["models"],
+                    "review_status": "pending_review"
+                    if o["review_status"] == "proposed"
+                    else o["review_status"],
+                    "doc_id": o["doc_id"],
+                    "case_number": o["case_number"],
+                }
+            )
+            for o in occurrences
+        ],
         "versions": [jsonable(v) for v in versions],
-    }  # fmt: skip
+    }
 
 
 CANONICAL = Gated(
-    noun="canonical principle", key="canonical_principles", statuses=STATUSES,
-    decisions=DECISIONS, rows=store.list_canonicals, get=store.get_canonical, shape=_shape,
+    noun="canonical principle",
+    key="canonical_principles",
+    statuses=STATUSES,
+    decisions=DECISIONS,
+    rows=store.list_canonicals,
+    get=store.get_canonical,
+    shape=_shape,
     detail=_detail,
 )
 
@@ -93,8 +119,13 @@ def _gated(app: Context, canonical_id: int, what: str, change) -> dict:
     return show(app, canonical_id)
 
 
-def review(app: Context, canonical_id: int, decision: str, reason: str | None = None,
-           expected_status: str | None = None) -> dict:
+def review(
+    app: Context,
+    canonical_id: int,
+    decision: str,
+    reason: str | None = None,
+    expected_status: str | None = None,
+) -> dict:
     """The chair approves or rejects a canonical principle's statement. `expected_status`: the
     status she saw; when it is no longer that, read under the row lock, nothing changes (Stale)."""
 
@@ -127,17 +158,24 @@ def edit(app: Context, canonical_id: int, statement: str, reason: str | None = N
     def change(conn, row: dict) -> None:
         if row["statement"] == statement:
             return
-        store.set_statement(conn, canonical_id, statement, author=app.principal.actor,
-                            reason=reason or "the chair's wording", embedding=vector,
-                            embedder=embedder)  # fmt: skip
+        store.set_statement(
+            conn,
+            canonical_id,
+            statement,
+            author=app.principal.actor,
+            reason=reason or "the chair's wording",
+            embedding=vector,
+            embedder=embedder,
+        )
         if row["status"] == "pending_synthesis":
             store.to_review(conn, canonical_id)
 
     return _gated(app, canonical_id, f"editing canonical principle {canonical_id}", change)
 
 
-def revert(app: Context, canonical_id: int, version: int | None = None,
-           reason: str | None = None) -> dict:  # fmt: skip
+def revert(
+    app: Context, canonical_id: int, version: int | None = None, reason: str | None = None
+) -> dict:
     """Restore an earlier statement (`version`; default: the one before the current), as a new
     version. Version 1 is the source wording."""
     reason = free_text(reason, "reason", max_chars=2000) if reason else None
@@ -158,9 +196,15 @@ def revert(app: Context, canonical_id: int, version: int | None = None,
 
     def change(conn, row: dict) -> None:
         statement = None if text == row["rule_text"] else text
-        store.set_statement(conn, canonical_id, statement, author=app.principal.actor,
-                            reason=reason or f"revert to version {target}", embedding=vector,
-                            embedder=embedder)  # fmt: skip
+        store.set_statement(
+            conn,
+            canonical_id,
+            statement,
+            author=app.principal.actor,
+            reason=reason or f"revert to version {target}",
+            embedding=vector,
+            embedder=embedder,
+        )
 
     return _gated(app, canonical_id, f"reverting canonical principle {canonical_id}", change)
 

@@ -78,6 +78,12 @@ def check_citations(conn, case: str, text: str) -> list[dict]:
         status = "found" if row else "not_in_library"
         if row and any(not quote_in(q, row["content"]) for q in _attributed(quotes, cites, index)):
             status = "quote_not_found"
-        out.append({"text": citation.text, "ref": citation.ref, "status": status,
-                    "doc_id": row["doc_id"] if row else None})  # fmt: skip
+        out.append(
+            {
+                "text": citation.text,
+                "ref": citation.ref,
+                "status": status,
+                "doc_id": row["doc_id"] if row else None,
+            }
+        )
     return out

@@ -151,10 +151,21 @@ def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
                 for t in range(SHINGLE):
                     cover.setdefault(p + t, q + t)
         if cover:
-            reader = functools.partial(fingerprint_store.content, conn, row["corpus"], row["id"],
-                                       row["content_hash"])  # fmt: skip
-            found.append(Source(row["corpus"], row["id"], row["doc_id"],
-                                number or row["case_number"], None, None, cover, reader))  # fmt: skip
+            reader = functools.partial(
+                fingerprint_store.content, conn, row["corpus"], row["id"], row["content_hash"]
+            )
+            found.append(
+                Source(
+                    row["corpus"],
+                    row["id"],
+                    row["doc_id"],
+                    number or row["case_number"],
+                    None,
+                    None,
+                    cover,
+                    reader,
+                )
+            )
     return found
 
 
@@ -309,14 +320,18 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
         recurrent = len({c[0].case_number for c in finals}) >= 2
         source, _, (first, last) = finals[0] if recurrent else copied[0]
         source.load()
-        span = (source.words[first].start,
-                through_punctuation(source.content, source.words[last].end))  # fmt: skip
+        span = (
+            source.words[first].start,
+            through_punctuation(source.content, source.words[last].end),
+        )
         char_start, char_end = words[start].start, through_punctuation(text, words[end - 1].end)
         last = runs[-1] if runs else None
         if (
-            joinable and last and last.recurrent == recurrent
+            joinable
+            and last
+            and last.recurrent == recurrent
             and last.source.doc_id == source.doc_id
-        ):  # fmt: skip
+        ):
             last.end = char_end
             last.span = (min(last.span[0], span[0]), max(last.span[1], span[1]))
         else:
@@ -340,11 +355,18 @@ def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None =
     templates = _template_spans(conn) if sources else {}
     passages = []
     for run in _runs(text, words, sources):
-        passages.append({
-            "kind": _classify(run, text, spec, own, templates), "text": text[run.start : run.end],
-            "source": {"case_number": run.source.case_number, "doc_id": run.source.doc_id,
-                       "char_start": run.span[0], "char_end": run.span[1]},
-        })  # fmt: skip
+        passages.append(
+            {
+                "kind": _classify(run, text, spec, own, templates),
+                "text": text[run.start : run.end],
+                "source": {
+                    "case_number": run.source.case_number,
+                    "doc_id": run.source.doc_id,
+                    "char_start": run.span[0],
+                    "char_end": run.span[1],
+                },
+            }
+        )
     return {
         "case_number": case,
         "passages": passages,

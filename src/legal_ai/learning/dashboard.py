@@ -39,22 +39,25 @@ def figures(app: Context) -> dict:
     finals: list[dict[str, Any]] = []
     for row in rows:
         measured = (row["metrics"] or {}).get("blocks") or {}
-        finals.append({
-            "id": row["id"],
-            "case_number": row["case_number"],
-            "final_version": row["final_version"],
-            "captured_at": row["captured_at"].isoformat(),
-            "held_out": row["held_out"],
-            "change_percent": row["change_percent"],
-            "anti_pattern_total": row["anti_pattern_total"],
-            "ratio_deviation": row["ratio_deviation"],
-            "stylometric_delta": row["stylometric_delta"],
-            "lesson_pool_size": row["lesson_pool_size"],
-            "blocks": {
-                block: round(100 * measured[block]["share_changed"], 2)
-                for block in BLOCKS if block in measured
-            },
-        })  # fmt: skip
+        finals.append(
+            {
+                "id": row["id"],
+                "case_number": row["case_number"],
+                "final_version": row["final_version"],
+                "captured_at": row["captured_at"].isoformat(),
+                "held_out": row["held_out"],
+                "change_percent": row["change_percent"],
+                "anti_pattern_total": row["anti_pattern_total"],
+                "ratio_deviation": row["ratio_deviation"],
+                "stylometric_delta": row["stylometric_delta"],
+                "lesson_pool_size": row["lesson_pool_size"],
+                "blocks": {
+                    block: round(100 * measured[block]["share_changed"], 2)
+                    for block in BLOCKS
+                    if block in measured
+                },
+            }
+        )
     blocks = {
         block: [f["blocks"].get(block) for f in finals]
         for block in BLOCKS
@@ -78,8 +81,14 @@ def plot_svg(app: Context) -> str:
         if not finals:
             ax = fig.add_subplot()
             ax.set_axis_off()
-            ax.text(0.5, 0.5, "אין עדיין מדידות: העלו טיוטה ואת ההחלטה הסופית שלה",
-                    ha="center", va="center", transform=ax.transAxes)  # fmt: skip
+            ax.text(
+                0.5,
+                0.5,
+                "אין עדיין מדידות: העלו טיוטה ואת ההחלטה הסופית שלה",
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
+            )
         else:
             _draw(fig, data)
         out = io.StringIO()
@@ -101,8 +110,9 @@ def _directions(svg: str) -> str:
         attrs = match["attrs"]
         if "text-anchor:" not in attrs:  # SVG's default anchor is start
             attrs = re.sub(r'style="([^"]*)"', r'style="\1; text-anchor: start"', attrs, count=1)
-        attrs = re.sub(r"text-anchor: (start|end|middle)",
-                       lambda m: f"text-anchor: {_FLIP[m[1]]}", attrs)  # fmt: skip
+        attrs = re.sub(
+            r"text-anchor: (start|end|middle)", lambda m: f"text-anchor: {_FLIP[m[1]]}", attrs
+        )
         return f'<text direction="rtl" {attrs}>{match["body"]}</text>'
 
     return _HEBREW_TEXT.sub(rtl, svg.replace("<svg ", '<svg direction="ltr" ', 1))
@@ -123,13 +133,27 @@ def _draw(fig, data: dict) -> None:
         ax.grid(True, alpha=0.3)
         if all(f[key] is None for f in finals):
             ax.set_yticks([])
-            ax.text(0.5, 0.5, "אין עדיין ערכים: נדרשות החלטות קודמות להשוואה", ha="center",
-                    va="center", transform=ax.transAxes, color="#666666")  # fmt: skip
+            ax.text(
+                0.5,
+                0.5,
+                "אין עדיין ערכים: נדרשות החלטות קודמות להשוואה",
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
+                color="#666666",
+            )
     axes[1].yaxis.set_major_locator(MaxNLocator(integer=True))
     axes[1].set_ylim(bottom=0)
     pool = axes[0].twinx()
-    (line,) = pool.step(x, [f["lesson_pool_size"] for f in finals], where="mid", marker="s",
-                        color="#b5651d", linewidth=1, alpha=0.8)  # fmt: skip
+    (line,) = pool.step(
+        x,
+        [f["lesson_pool_size"] for f in finals],
+        where="mid",
+        marker="s",
+        color="#b5651d",
+        linewidth=1,
+        alpha=0.8,
+    )
     line.set_gid("lesson_pool_size")
     pool.set_ylabel(LABELS["lesson_pool_size"], color="#b5651d")
     pool.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -137,14 +161,20 @@ def _draw(fig, data: dict) -> None:
     blocks_ax = axes[-1]
     for block, values in data["blocks"].items():
         series = [float("nan") if v is None else v for v in values]
-        (line,) = blocks_ax.plot(x, series, linewidth=1, marker=".",
-                                 label=BLOCK_LABELS.get(block, block))  # fmt: skip
+        (line,) = blocks_ax.plot(
+            x, series, linewidth=1, marker=".", label=BLOCK_LABELS.get(block, block)
+        )
         line.set_gid(f"block_{block}")
     blocks_ax.set_ylabel(LABELS["blocks"])
     blocks_ax.grid(True, alpha=0.3)
     blocks_ax.set_ylim(-5, 105)
     if data["blocks"]:
         blocks_ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    blocks_ax.set_xticks(x, [f"{f['case_number']} ({f['final_version']})" for f in finals],
-                         rotation=20, ha="right", fontsize=8)  # fmt: skip
+    blocks_ax.set_xticks(
+        x,
+        [f"{f['case_number']} ({f['final_version']})" for f in finals],
+        rotation=20,
+        ha="right",
+        fontsize=8,
+    )
     blocks_ax.set_xlim(0.7, len(finals) + 0.3)

@@ -97,10 +97,14 @@ def changed_blocks(analysis: dict, draft: dict, final: dict) -> list[str]:
     """The body blocks that changed most, largest word edit distance first."""
     measured = (analysis or {}).get("blocks", {})
     ranked = sorted(
-        (b for b in BLOCKS[1:-1] if (measured.get(b) or {}).get("edit_distance", 0) > 0
-         and (draft.get(b) or final.get(b))),
+        (
+            b
+            for b in BLOCKS[1:-1]
+            if (measured.get(b) or {}).get("edit_distance", 0) > 0
+            and (draft.get(b) or final.get(b))
+        ),
         key=lambda b: (-measured[b]["edit_distance"], BLOCKS.index(b)),
-    )  # fmt: skip
+    )
     return ranked[:MAX_BLOCKS]
 
 
@@ -208,8 +212,9 @@ def _quotes_conflict(a: str, b: str) -> bool:
     return not any(x in y or y in x for x in qa for y in qb)
 
 
-def near_duplicate(text: str, vector: np.ndarray, others: list[tuple[dict, np.ndarray]]
-                   ) -> tuple[dict, float] | None:  # fmt: skip
+def near_duplicate(
+    text: str, vector: np.ndarray, others: list[tuple[dict, np.ndarray]]
+) -> tuple[dict, float] | None:
     """The closest of `others` (rows with their vectors) at or above DUPLICATE_COSINE whose
     quoted phrases do not conflict with `text`'s, with its cosine; None when there is none."""
     best: tuple[dict, float] | None = None
@@ -253,16 +258,25 @@ def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = N
             "final (an analyzed pair)"
         )
     draft, final, analysis = pair["draft_blocks"], pair["final_blocks"] or {}, pair["analysis"]
-    report = {"proposed": [], "routed_to_chair": 0, "dropped_evidence": 0, "corroborated": 0,
-              "merged": 0, "invalid": 0, "model": model.spec.name}  # fmt: skip
+    report = {
+        "proposed": [],
+        "routed_to_chair": 0,
+        "dropped_evidence": 0,
+        "corroborated": 0,
+        "merged": 0,
+        "invalid": 0,
+        "model": model.spec.name,
+    }
     blocks = changed_blocks(analysis or {}, draft, final)
     if not blocks:
         report["note"] = "no body block changed: nothing to distill"
         return report
     answer = model.ask(
-        SYSTEM.format(max_lessons=MAX_LESSONS), user_prompt(blocks, analysis, draft, final),
-        DistilledLessons, stage="distill",
-    )  # fmt: skip
+        SYSTEM.format(max_lessons=MAX_LESSONS),
+        user_prompt(blocks, analysis, draft, final),
+        DistilledLessons,
+        stage="distill",
+    )
     names = purity.party_names(
         "\n".join([final.get("header", ""), draft.get("header", "")]), pair["chair_name"]
     )
@@ -277,9 +291,11 @@ def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = N
             report["dropped_evidence"] += 1
             continue
         routed = purity.route(
-            purity.check(text, names), model_says=lesson.is_substance,
-            model_reason=lesson.substance_reason, model_category=lesson.substance_category,
-        )  # fmt: skip
+            purity.check(text, names),
+            model_says=lesson.is_substance,
+            model_reason=lesson.substance_reason,
+            model_category=lesson.substance_category,
+        )
         candidates.append(_Candidate(lesson.category, lesson.block, text, found, routed))
     _find_duplicates(app, case, [c for c in candidates if c.routed is None])
     return _write(app, case, pair, candidates, model.spec.name, job_id, report)
@@ -302,25 +318,42 @@ def _find_duplicates(app: Context, case: str, style: list[_Candidate]) -> None:
         same = [(r, v) for r, v in known if r["category"] == candidate.category]
         candidate.duplicate = near_duplicate(candidate.text, candidate.vector, same)
         if candidate.duplicate is None:
-            earlier = [({"text": c.text, "index": j}, c.vector) for j, c in enumerate(style[:i])
-                       if c.category == candidate.category and c.duplicate is None
-                       and c.same_as is None]  # fmt: skip
+            earlier = [
+                ({"text": c.text, "index": j}, c.vector)
+                for j, c in enumerate(style[:i])
+                if c.category == candidate.category and c.duplicate is None and c.same_as is None
+            ]
             match = near_duplicate(candidate.text, candidate.vector, earlier)
             candidate.same_as = match[0]["index"] if match else None
 
 
-def _write(app: Context, case: str, pair: dict, candidates: list[_Candidate], model_name: str,
-           job_id: int | None, report: dict) -> dict:  # fmt: skip
+def _write(
+    app: Context,
+    case: str,
+    pair: dict,
+    candidates: list[_Candidate],
+    model_name: str,
+    job_id: int | None,
+    report: dict,
+) -> dict:
     actor = app.principal.actor
     with app.store.transaction() as conn:
         store.lock_case(conn, case)
         for candidate in candidates:
             if candidate.duplicate is not None:
                 row, cosine = candidate.duplicate
-                count = engine_store.corroborate(conn, row["id"], case, actor, {
-                    "text": candidate.text, "cosine": round(cosine, 4),
-                    "evidence": candidate.evidence, "model": model_name,
-                })  # fmt: skip
+                count = engine_store.corroborate(
+                    conn,
+                    row["id"],
+                    case,
+                    actor,
+                    {
+                        "text": candidate.text,
+                        "cosine": round(cosine, 4),
+                        "evidence": candidate.evidence,
+                        "model": model_name,
+                    },
+                )
                 report["corroborated"] += count is not None
                 continue
             if candidate.same_as is not None:
@@ -328,14 +361,23 @@ def _write(app: Context, case: str, pair: dict, candidates: list[_Candidate], mo
                 continue
             category, reason = candidate.routed or (candidate.category, None)
             values = {
-                "pair_id": pair["id"], "case_number": case, "category": category,
-                "text": candidate.text, "block": candidate.block, "source": "distillation",
+                "pair_id": pair["id"],
+                "case_number": case,
+                "category": category,
+                "text": candidate.text,
+                "block": candidate.block,
+                "source": "distillation",
                 "dedupe_key": _dedupe_key("distillation", case, category, candidate.text),
-                "proposed_by": actor, "routed_reason": reason, "needs_chair": reason is not None,
+                "proposed_by": actor,
+                "routed_reason": reason,
+                "needs_chair": reason is not None,
                 "job_id": job_id,
-                "evidence": {**candidate.evidence, "model": model_name,
-                             **({"proposed_as": candidate.category} if reason else {})},
-            }  # fmt: skip
+                "evidence": {
+                    **candidate.evidence,
+                    "model": model_name,
+                    **({"proposed_as": candidate.category} if reason else {}),
+                },
+            }
             row, _ = store.insert_lesson(conn, values)
             if reason is not None:
                 report["routed_to_chair"] += 1

@@ -37,10 +37,13 @@ if TYPE_CHECKING:
 # stage -> (its variable, how many models, what it does: for the message)
 STAGES = {
     "distiller": ("LEGAL_AI_DISTILLER", 1, "distill style lessons from each draft/final pair"),
-    "style_panel": ("LEGAL_AI_STYLE_PANEL", 2, "vote on proposed style lessons (two models, "
-                    "comma-separated)"),
+    "style_panel": (
+        "LEGAL_AI_STYLE_PANEL",
+        2,
+        "vote on proposed style lessons (two models, comma-separated)",
+    ),
     "curator": ("LEGAL_AI_CURATOR", 1, "read each final against the writing brief"),
-}  # fmt: skip
+}
 MAX_ERROR_CHARS = 500
 
 
@@ -79,21 +82,29 @@ def public_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def recorder(app: Context, *, case: str | None = None, job_id: int | None = None,
-             lease: Lease | None = None) -> Recorder:  # fmt: skip
+def recorder(
+    app: Context, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None
+) -> Recorder:
     """A Recorder that writes each call to `model_calls` (case and job attached) in its own
     transaction, and renews `lease` with it. Returns the call's `model_calls` id (a panel's
     verdict names the call it rests on)."""
 
     def record(call: CallRecord) -> int:
         row = {
-            "stage": call.stage, "provider": call.provider, "model": call.model,
-            "base_url": public_url(call.base_url), "case_number": case, "job_id": job_id,
-            "prompt_hash": call.prompt_hash, "attempt": max(1, call.attempt),
-            "tokens_in": call.tokens_in, "tokens_out": call.tokens_out,
-            "latency_ms": max(0, int(call.latency_ms)), "outcome": call.outcome,
+            "stage": call.stage,
+            "provider": call.provider,
+            "model": call.model,
+            "base_url": public_url(call.base_url),
+            "case_number": case,
+            "job_id": job_id,
+            "prompt_hash": call.prompt_hash,
+            "attempt": max(1, call.attempt),
+            "tokens_in": call.tokens_in,
+            "tokens_out": call.tokens_out,
+            "latency_ms": max(0, int(call.latency_ms)),
+            "outcome": call.outcome,
             "error": (call.error or None) and " ".join(str(call.error).split())[:MAX_ERROR_CHARS],
-        }  # fmt: skip
+        }
         with app.store.transaction() as conn:
             call_id = store.insert_call(conn, row)
             if lease is not None and not lease.lost:
@@ -119,26 +130,35 @@ def _spec_text(specs: list[ModelSpec]) -> str:
 
 
 def configured(
-    app: Context, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None,
+    app: Context,
+    *,
+    case: str | None = None,
+    job_id: int | None = None,
+    lease: Lease | None = None,
     environ: Mapping[str, str] | None = None,
-) -> Models:  # fmt: skip
+) -> Models:
     """The configured models, each recording its calls for `case` / `job_id`. A malformed spec
     is InvalidInput (naming the variable); a stage left unset or without its key is missing.
     `environ` is where the SDKs will look for their keys (the process environment)."""
     settings = app.settings
     environ = os.environ if environ is None else environ
     record = recorder(app, case=case, job_id=job_id, lease=lease)
-    values = {"distiller": settings.distiller, "style_panel": settings.style_panel,
-              "curator": settings.curator}  # fmt: skip
+    values = {
+        "distiller": settings.distiller,
+        "style_panel": settings.style_panel,
+        "curator": settings.curator,
+    }
     built: dict[str, list[ChatModel]] = {}
     reasons: dict[str, str] = {}
     for stage, (variable, count, does) in STAGES.items():
         value = (values[stage] or "").strip()
         if not value:
-            example = "openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5" if count == 2 else (
-                "openai:gpt-4.1-mini")  # fmt: skip
-            reasons[stage] = (f"set {variable} (PROVIDER:MODEL[@BASE_URL], e.g. {example}) to "
-                              f"{does}")  # fmt: skip
+            example = (
+                "openai:gpt-4.1-mini,anthropic:claude-sonnet-4-5"
+                if count == 2
+                else ("openai:gpt-4.1-mini")
+            )
+            reasons[stage] = f"set {variable} (PROVIDER:MODEL[@BASE_URL], e.g. {example}) to {does}"
             continue
         specs = [parse_spec(value, variable)] if count == 1 else parse_specs(value, variable, 2)
         keys = [(spec, key_missing(spec, environ)) for spec in specs]
@@ -165,8 +185,11 @@ def left_to_the_worker(queued: int, variable: str, value: str | None, does: str)
     """What a request that asks for model work answers (a request never runs the system's
     stages; `legal-ai worker` does at each pass): {"queued": how many wait, "runs_in",
     "waiting_for": what to set when the stage's model `variable` is unset, else None}."""
-    waiting = None if (value or "").strip() else (
-        f"set {variable} (PROVIDER:MODEL[@BASE_URL]) for the worker to {does}")  # fmt: skip
+    waiting = (
+        None
+        if (value or "").strip()
+        else (f"set {variable} (PROVIDER:MODEL[@BASE_URL]) for the worker to {does}")
+    )
     return {"queued": queued, "runs_in": "legal-ai worker", "waiting_for": waiting}
 
 
@@ -174,17 +197,23 @@ PRINCIPLE_PANEL = "LEGAL_AI_PRINCIPLE_PANEL"
 
 
 def single_model(
-    app: Context, variable: str, value: str | None, purpose: str, *,
-    environ: Mapping[str, str] | None = None, **record: Any,
-) -> tuple[ChatModel | None, str | None]:  # fmt: skip
+    app: Context,
+    variable: str,
+    value: str | None,
+    purpose: str,
+    *,
+    environ: Mapping[str, str] | None = None,
+    **record: Any,
+) -> tuple[ChatModel | None, str | None]:
     """The one model a setting names (`value` of `variable`), recording its calls with `record`
     (case, job_id, lease): (model, None), or (None, what to set) when it is unset or its
     provider's key is absent. A malformed spec is InvalidInput naming the variable."""
     environ = os.environ if environ is None else environ
     value = (value or "").strip()
     if not value:
-        return None, (f"set {variable} (PROVIDER:MODEL[@BASE_URL], e.g. openai:gpt-4.1-mini) to "
-                      f"{purpose}")  # fmt: skip
+        return None, (
+            f"set {variable} (PROVIDER:MODEL[@BASE_URL], e.g. openai:gpt-4.1-mini) to {purpose}"
+        )
     spec = parse_spec(value, variable)
     key = key_missing(spec, environ)
     if key:
@@ -208,8 +237,10 @@ def principle_panel(
     specs = parse_specs(value, PRINCIPLE_PANEL, 3)
     absent = [(spec, key) for spec in specs if (key := key_missing(spec, environ))]
     if absent:
-        raise InvalidInput("; ".join(
-            f"set {key} for {PRINCIPLE_PANEL}={_spec_text([spec])}" for spec, key in absent
-        ))  # fmt: skip
+        raise InvalidInput(
+            "; ".join(
+                f"set {key} for {PRINCIPLE_PANEL}={_spec_text([spec])}" for spec, key in absent
+            )
+        )
     record = recorder(app, job_id=job_id)
     return [make_model(spec, app.settings, record) for spec in specs]

@@ -122,8 +122,7 @@ def enqueue_on_arrival(conn, case_law_id: int, values: dict) -> bool:
 def enqueue_missing(conn) -> int:
     """Queue the internal decisions without a headnote or summary whose text has no job nor
     proposal (stored before enrichment on arrival). Returns how many were queued."""
-    return sum(enqueue(conn, r["id"], r["content_hash"]) is not None
-               for r in store.unqueued(conn))  # fmt: skip
+    return sum(enqueue(conn, r["id"], r["content_hash"]) is not None for r in store.unqueued(conn))
 
 
 def _target(job: dict) -> tuple[int, str]:
@@ -135,25 +134,40 @@ def _target(job: dict) -> tuple[int, str]:
 
 
 def enricher(
-    app: Context, *, case: str | None = None, job_id: int | None = None, lease: Lease | None = None,
+    app: Context,
+    *,
+    case: str | None = None,
+    job_id: int | None = None,
+    lease: Lease | None = None,
     environ: Mapping[str, str] | None = None,
-) -> tuple[ChatModel | None, str | None]:  # fmt: skip
+) -> tuple[ChatModel | None, str | None]:
     """The model of LEGAL_AI_ENRICHER recording its calls (case, job, the lease renewed); None and
     what to set when it is unset or its provider's key is absent. A malformed spec is
     InvalidInput naming the variable."""
-    return single_model(app, VARIABLE, app.settings.enricher, "write the headnote, summary and "
-                        "tags of internal decisions", environ=environ, case=case, job_id=job_id,
-                        lease=lease)  # fmt: skip
+    return single_model(
+        app,
+        VARIABLE,
+        app.settings.enricher,
+        "write the headnote, summary and tags of internal decisions",
+        environ=environ,
+        case=case,
+        job_id=job_id,
+        lease=lease,
+    )
 
 
 def user_prompt(item: dict) -> str:
     content = item["content"]
     cut = len(content) > MAX_PROMPT_CHARS
-    head = ", ".join(str(v) for v in (item["case_number"], item["title"], item["court"],
-                                      item["decided_on"]) if v)  # fmt: skip
-    return (f"The committee's decision ({head})"
-            + (f"; its first {MAX_PROMPT_CHARS} characters" if cut else "") + ":\n"
-            f"<<<DECISION\n{content[:MAX_PROMPT_CHARS]}\nDECISION>>>")  # fmt: skip
+    head = ", ".join(
+        str(v) for v in (item["case_number"], item["title"], item["court"], item["decided_on"]) if v
+    )
+    return (
+        f"The committee's decision ({head})"
+        + (f"; its first {MAX_PROMPT_CHARS} characters" if cut else "")
+        + ":\n"
+        f"<<<DECISION\n{content[:MAX_PROMPT_CHARS]}\nDECISION>>>"
+    )
 
 
 # -- grounding ----------------------------------------------------------------------------------
@@ -199,11 +213,21 @@ def ground(answer: Enrichment, content: str) -> tuple[dict | None, str | None]:
     for s in sentences:
         span = find_span(content, s.quote)  # found: ungrounded checked every quote
         text = vocab.free_text(s.text, "summary sentence", max_chars=1000)
-        kept.append({"text": text, "quote": span["text"], "char_start": span["start"],
-                     "char_end": span["end"]})  # fmt: skip
+        kept.append(
+            {
+                "text": text,
+                "quote": span["text"],
+                "char_start": span["start"],
+                "char_end": span["end"],
+            }
+        )
     summary = " ".join(s["text"] for s in kept)
-    return {"headnote": headnote, "summary": summary, "sentences": kept,
-            "tags": tags[:MAX_TAGS]}, None  # fmt: skip
+    return {
+        "headnote": headnote,
+        "summary": summary,
+        "sentences": kept,
+        "tags": tags[:MAX_TAGS],
+    }, None
 
 
 # -- the jobs -----------------------------------------------------------------------------------
@@ -213,14 +237,23 @@ class _Lost(Exception):
     """The job is no longer this worker's: what it wrote is rolled back."""
 
 
-def process(app: Context, job: dict, *, worker: str,
-            environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
+def process(
+    app: Context, job: dict, *, worker: str, environ: Mapping[str, str] | None = None
+) -> dict:
     """Run one claimed job and settle it. Returns {"id", "doc_id", "case_number", "status",
     "enrichment_id", "refused", "error", "waiting_for"}."""
     item_id, content_hash = _target(job)
     attempt = job["attempts"]
-    outcome = {"id": job["id"], "doc_id": None, "case_number": None, "status": None,
-               "enrichment_id": None, "refused": None, "error": None, "waiting_for": None}  # fmt: skip
+    outcome = {
+        "id": job["id"],
+        "doc_id": None,
+        "case_number": None,
+        "status": None,
+        "enrichment_id": None,
+        "refused": None,
+        "error": None,
+        "waiting_for": None,
+    }
     with app.store.connection() as conn:
         item = store.item(conn, item_id)
     try:
@@ -237,15 +270,20 @@ def process(app: Context, job: dict, *, worker: str,
             return outcome
         outcome.update(doc_id=item["doc_id"], case_number=item["case_number"])
         lease = Lease(job["id"], worker, attempt, app.settings.job_lease_s)
-        model, reason = enricher(app, case=item["case_number"], job_id=job["id"], lease=lease,
-                                 environ=environ)  # fmt: skip
+        model, reason = enricher(
+            app, case=item["case_number"], job_id=job["id"], lease=lease, environ=environ
+        )
         if model is None:
             with app.store.transaction() as conn:
                 row = queue.wait(conn, job["id"], worker, attempt, reason, {})
             outcome.update(status="waiting" if row else "lost", waiting_for=reason)
             return outcome
-        answer = model.ask(SYSTEM.format(max_sentences=MAX_SENTENCES, max_tags=MAX_TAGS),
-                           user_prompt(item), Enrichment, stage=STAGE)  # fmt: skip
+        answer = model.ask(
+            SYSTEM.format(max_sentences=MAX_SENTENCES, max_tags=MAX_TAGS),
+            user_prompt(item),
+            Enrichment,
+            stage=STAGE,
+        )
         proposal, why = ground(answer, item["content"])
         if proposal is None:
             outcome["refused"] = why
@@ -253,13 +291,23 @@ def process(app: Context, job: dict, *, worker: str,
         if lease.lost:
             raise _Lost
         with app.store.transaction() as conn:
-            enrichment_id = store.insert(conn, {
-                **proposal, "case_law_id": item_id, "doc_id": item["doc_id"],
-                "case_number": item["case_number"], "content_hash": content_hash,
-                "model": model.spec.name, "job_id": job["id"], "written_by": app.principal.actor,
-            })  # fmt: skip
-            if queue.complete(conn, job["id"], worker, attempt,
-                              {"enrichment_id": enrichment_id}) is None:  # fmt: skip
+            enrichment_id = store.insert(
+                conn,
+                {
+                    **proposal,
+                    "case_law_id": item_id,
+                    "doc_id": item["doc_id"],
+                    "case_number": item["case_number"],
+                    "content_hash": content_hash,
+                    "model": model.spec.name,
+                    "job_id": job["id"],
+                    "written_by": app.principal.actor,
+                },
+            )
+            if (
+                queue.complete(conn, job["id"], worker, attempt, {"enrichment_id": enrichment_id})
+                is None
+            ):
                 raise _Lost
         outcome.update(status="done", enrichment_id=enrichment_id)
         return outcome
@@ -268,14 +316,25 @@ def process(app: Context, job: dict, *, worker: str,
         outcome["status"] = "lost"
         return outcome
     except Exception as exc:  # a model, a refusal or the store: retried with backoff, then failed
-        status, error = retry_later(app, job, worker, exc, "the enrichment",
-                                    {"refused": outcome["refused"]} if outcome["refused"] else None)  # fmt: skip
+        status, error = retry_later(
+            app,
+            job,
+            worker,
+            exc,
+            "the enrichment",
+            {"refused": outcome["refused"]} if outcome["refused"] else None,
+        )
         outcome.update(status=status, error=error)
         return outcome
 
 
-def run(app: Context, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None,
-        environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
+def run(
+    app: Context,
+    *,
+    worker: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict:
     """Drain the ready enrichment jobs in this process, as the agent `enricher`: {"jobs",
     "proposed", "refused", "failed", "pending", "waiting_for"}. Without a model every job waits
     and `waiting_for` says what to set."""
@@ -283,33 +342,65 @@ def run(app: Context, *, worker: str | None = None, should_stop: Callable[[], bo
     worker = worker or worker_id()
     _, reason = enricher(engine, environ=environ)
     outcomes, abandoned, pending = drain(
-        engine, KIND, reason, lambda job: process(engine, job, worker=worker, environ=environ),
-        worker=worker, should_stop=should_stop,
-    )  # fmt: skip
+        engine,
+        KIND,
+        reason,
+        lambda job: process(engine, job, worker=worker, environ=environ),
+        worker=worker,
+        should_stop=should_stop,
+    )
     return {
         "jobs": outcomes,
-        "proposed": [{"job_id": o["id"], "enrichment_id": o["enrichment_id"],
-                      "doc_id": o["doc_id"], "case_number": o["case_number"]}
-                     for o in outcomes if o["enrichment_id"]],
-        "refused": [{"job_id": o["id"], "doc_id": o["doc_id"], "reason": o["refused"],
-                     "status": o["status"]} for o in outcomes if o["refused"]],
-        "failed": [{"job_id": o["id"], "doc_id": o["doc_id"], "error": o["error"]}
-                   for o in outcomes if o["status"] == "failed"]
+        "proposed": [
+            {
+                "job_id": o["id"],
+                "enrichment_id": o["enrichment_id"],
+                "doc_id": o["doc_id"],
+                "case_number": o["case_number"],
+            }
+            for o in outcomes
+            if o["enrichment_id"]
+        ],
+        "refused": [
+            {
+                "job_id": o["id"],
+                "doc_id": o["doc_id"],
+                "reason": o["refused"],
+                "status": o["status"],
+            }
+            for o in outcomes
+            if o["refused"]
+        ],
+        "failed": [
+            {"job_id": o["id"], "doc_id": o["doc_id"], "error": o["error"]}
+            for o in outcomes
+            if o["status"] == "failed"
+        ]
         + [{"job_id": j["id"], "doc_id": None, "error": j["error"]} for j in abandoned],
         "pending": [_pending(j) for j in pending],
         "waiting_for": reason,
-    }  # fmt: skip
+    }
 
 
 def _pending(job: dict) -> dict:
     item_id, _ = _target(job)
-    return {"job_id": job["id"], "case_law_id": item_id, "status": job["status"],
-            "reason": _state(job["status"], job["waiting_for"], job["error"], job["attempts"],
-                             job["max_attempts"])}  # fmt: skip
+    return {
+        "job_id": job["id"],
+        "case_law_id": item_id,
+        "status": job["status"],
+        "reason": _state(
+            job["status"], job["waiting_for"], job["error"], job["attempts"], job["max_attempts"]
+        ),
+    }
 
 
-def _state(status: str | None, waiting_for: str | None, error: str | None, attempts: int | None,
-           max_attempts: int | None) -> str:  # fmt: skip
+def _state(
+    status: str | None,
+    waiting_for: str | None,
+    error: str | None,
+    attempts: int | None,
+    max_attempts: int | None,
+) -> str:
     if status == "waiting":
         return f"waiting for configuration: {waiting_for}"
     if status == "failed":
@@ -323,17 +414,27 @@ def _state(status: str | None, waiting_for: str | None, error: str | None, attem
     return "not queued: stored before enrichment on arrival (the nightly upkeep queues it)"
 
 
-def work_pass(app: Context, *, worker: str, should_stop: Callable[[], bool] | None = None,
-              environ: Mapping[str, str] | None = None,
-              echo: Callable[[str], None] = print) -> int:  # fmt: skip
+def work_pass(
+    app: Context,
+    *,
+    worker: str,
+    should_stop: Callable[[], bool] | None = None,
+    environ: Mapping[str, str] | None = None,
+    echo: Callable[[str], None] = print,
+) -> int:
     """One pass of `legal-ai worker` over the enrichment queue: a line per settled job. Returns
     how many jobs it settled."""
     report = run(app, worker=worker, should_stop=should_stop, environ=environ)
     for o in report["jobs"]:
-        detail = (f"proposal #{o['enrichment_id']} pending the chair's review"
-                  if o["enrichment_id"] else o["waiting_for"] or o["error"] or "")  # fmt: skip
-        echo(f"enrichment job {o['id']} {o['doc_id'] or ''}: {o['status']}"
-             + (f" — {detail}" if detail else ""))  # fmt: skip
+        detail = (
+            f"proposal #{o['enrichment_id']} pending the chair's review"
+            if o["enrichment_id"]
+            else o["waiting_for"] or o["error"] or ""
+        )
+        echo(
+            f"enrichment job {o['id']} {o['doc_id'] or ''}: {o['status']}"
+            + (f" — {detail}" if detail else "")
+        )
     return len(report["jobs"])
 
 
@@ -341,18 +442,45 @@ def work_pass(app: Context, *, worker: str, should_stop: Callable[[], bool] | No
 
 
 def _shape(row: dict, *, full: bool = False) -> dict:
-    keys = ["id", "case_law_id", "doc_id", "case_number", "title", "status", "headnote",
-            "summary", "tags", "model", "job_id", "written_by", "created_at", "reviewed_by",
-            "reviewed_at", "review_reason", "text_changed"]  # fmt: skip
+    keys = [
+        "id",
+        "case_law_id",
+        "doc_id",
+        "case_number",
+        "title",
+        "status",
+        "headnote",
+        "summary",
+        "tags",
+        "model",
+        "job_id",
+        "written_by",
+        "created_at",
+        "reviewed_by",
+        "reviewed_at",
+        "review_reason",
+        "text_changed",
+    ]
     if full:
-        keys += ["content_hash", "sentences", "previous", "item_headnote", "item_summary",
-                 "item_tags"]  # fmt: skip
+        keys += [
+            "content_hash",
+            "sentences",
+            "previous",
+            "item_headnote",
+            "item_summary",
+            "item_tags",
+        ]
     return jsonable({k: row[k] for k in keys})
 
 
 ENRICHMENT = Gated(
-    noun="enrichment", key="enrichments", statuses=STATUSES, decisions=DECISIONS,
-    rows=store.list_all, get=store.get, shape=_shape,
+    noun="enrichment",
+    key="enrichments",
+    statuses=STATUSES,
+    decisions=DECISIONS,
+    rows=store.list_all,
+    get=store.get,
+    shape=_shape,
     detail=lambda conn, row: _shape(row, full=True),
     where="; list them with `legal-ai enrich list`",
 )
@@ -367,8 +495,13 @@ def show(app: Context, enrichment_id: int) -> dict:
     return ENRICHMENT.show(app, enrichment_id)
 
 
-def review(app: Context, enrichment_id: int, decision: str, reason: str | None = None,
-           expected_status: str | None = None) -> dict:
+def review(
+    app: Context,
+    enrichment_id: int,
+    decision: str,
+    reason: str | None = None,
+    expected_status: str | None = None,
+) -> dict:
     """The chair approves a proposal (its headnote, summary and tags are written into the
     decision) or rejects it (nothing is written). `expected_status`: the status she saw; when it
     is no longer that, read under the row lock, nothing changes (Stale)."""
@@ -378,8 +511,10 @@ def review(app: Context, enrichment_id: int, decision: str, reason: str | None =
         if row["status"] == status:
             return _shape(row, full=True)
         if row["status"] != "pending_review":
-            raise Conflict(f"enrichment {enrichment_id} is {row['status']}: only a "
-                           "proposal pending review is approved or rejected")
+            raise Conflict(
+                f"enrichment {enrichment_id} is {row['status']}: only a "
+                "proposal pending review is approved or rejected"
+            )
         if status == "rejected":
             store.decide(conn, enrichment_id, status, app.principal.actor, reason, None)
             return None
@@ -390,13 +525,22 @@ def review(app: Context, enrichment_id: int, decision: str, reason: str | None =
                 f"the text of {row['doc_id']} changed after enrichment {enrichment_id} "
                 "was written; reject it (the new text has its own job)"
             )
-        previous = {"headnote": item["headnote"], "summary": item["summary"],
-                    "tags": list(item["tags"] or [])}
+        previous = {
+            "headnote": item["headnote"],
+            "summary": item["summary"],
+            "tags": list(item["tags"] or []),
+        }
         store.decide(conn, enrichment_id, status, app.principal.actor, reason, previous)
-        sql_items.update_fields(conn, corpus, item["id"], {
-            "headnote": row["headnote"], "summary": row["summary"],
-            "tags": list(row["tags"] or []),
-        })
+        sql_items.update_fields(
+            conn,
+            corpus,
+            item["id"],
+            {
+                "headnote": row["headnote"],
+                "summary": row["summary"],
+                "tags": list(row["tags"] or []),
+            },
+        )
         return None
 
     return ENRICHMENT.review(app, enrichment_id, decision, reason, expected_status, decide)
@@ -411,12 +555,22 @@ def awaiting(conn, limit: int = HEALTH_ROWS) -> dict:
     items = []
     for r in rows:
         if r["enrichment_status"] == "pending_review":
-            state = (f"pending the chair's review: legal-ai enrich review {r['enrichment_id']} "
-                     "approve|reject")  # fmt: skip
+            state = (
+                f"pending the chair's review: legal-ai enrich review {r['enrichment_id']} "
+                "approve|reject"
+            )
         else:
-            state = _state(r["job_status"], r["waiting_for"], r["error"], r["attempts"],
-                           r["max_attempts"])  # fmt: skip
-        items.append({"case_law_id": r["case_law_id"], "doc_id": r["doc_id"],
-                      "case_number": r["case_number"], "job_id": r["job_id"],
-                      "enrichment_id": r["enrichment_id"], "state": state})  # fmt: skip
+            state = _state(
+                r["job_status"], r["waiting_for"], r["error"], r["attempts"], r["max_attempts"]
+            )
+        items.append(
+            {
+                "case_law_id": r["case_law_id"],
+                "doc_id": r["doc_id"],
+                "case_number": r["case_number"],
+                "job_id": r["job_id"],
+                "enrichment_id": r["enrichment_id"],
+                "state": state,
+            }
+        )
     return {"count": count, "items": items}

@@ -30,8 +30,9 @@ MAX_OPEN_PER_AGENT = 20  # an agent's extraction requests not yet run, at most
 RETRY_AFTER_S = 300
 
 
-def request(app: Context, *, corpus: str | None = None, doc_id: str | None = None,
-            all: bool = False) -> dict:  # fmt: skip
+def request(
+    app: Context, *, corpus: str | None = None, doc_id: str | None = None, all: bool = False
+) -> dict:
     """Queue the extraction of one named item (`doc_id`, in `corpus` or either), of a whole
     `corpus`, or of `all` (those two: the chair's or the operator's), one job per item and
     text. Returns {"queued": new jobs, "already_queued": jobs that existed, "jobs": [{"job_id",
@@ -53,26 +54,40 @@ def request(app: Context, *, corpus: str | None = None, doc_id: str | None = Non
     jobs: list[dict] = []
     with app.store.transaction() as conn:
         work_requests.serialize(conn, who.actor)  # one requester's requests one at a time
-        targets = [(name, target) for name in corpora
-                   for target in work_requests.extraction_targets(conn, KIND_OF[name], doc_id)]  # fmt: skip
+        targets = [
+            (name, target)
+            for name in corpora
+            for target in work_requests.extraction_targets(conn, KIND_OF[name], doc_id)
+        ]
         if doc_id is not None:
             if not targets:
-                raise NotFound(f"no ruling or decision with doc_id {doc_id!r} in "
-                               f"{' or '.join(corpora)}")  # fmt: skip
+                raise NotFound(
+                    f"no ruling or decision with doc_id {doc_id!r} in {' or '.join(corpora)}"
+                )
             targets = targets[:1]  # one named item
         if who.kind == "agent":
             _within_bound(conn, who.actor, targets)
         for name, target in targets:
             key = key_of(target["id"], target["content_hash"])
             job, new = work_requests.request(conn, KIND, key, who.actor)
-            jobs.append({"job_id": job["id"], "doc_id": target["doc_id"], "corpus": name,
-                         "status": job["status"], "new": new})  # fmt: skip
+            jobs.append(
+                {
+                    "job_id": job["id"],
+                    "doc_id": target["doc_id"],
+                    "corpus": name,
+                    "status": job["status"],
+                    "new": new,
+                }
+            )
     queued = sum(1 for j in jobs if j["new"])
     if doc_id is not None:
         [job] = jobs
-        note = (f"queued as job {job['job_id']}" if job["new"] else
-                f"already asked for this text: job {job['job_id']} ({job['status']}); nothing "
-                "new was queued")  # fmt: skip
+        note = (
+            f"queued as job {job['job_id']}"
+            if job["new"]
+            else f"already asked for this text: job {job['job_id']} ({job['status']}); nothing "
+            "new was queued"
+        )
     else:
         note = f"{queued} job(s) queued, {len(jobs) - queued} already asked for (same text)"
     note += "; `legal-ai worker` runs the principle panel, never this request"
@@ -82,8 +97,11 @@ def request(app: Context, *, corpus: str | None = None, doc_id: str | None = Non
 def _within_bound(conn, actor: str, targets: list[tuple[str, dict]]) -> None:
     """Refuse a new job for an agent that has MAX_OPEN_PER_AGENT requests open (one asked for
     again is never refused: it queues nothing)."""
-    new = [t for _, t in targets
-           if work_requests.job_of(conn, key_of(t["id"], t["content_hash"])) is None]  # fmt: skip
+    new = [
+        t
+        for _, t in targets
+        if work_requests.job_of(conn, key_of(t["id"], t["content_hash"])) is None
+    ]
     if not new:
         return
     open_now = work_requests.open_requests(conn, KIND, actor)

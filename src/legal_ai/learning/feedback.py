@@ -21,29 +21,44 @@ if TYPE_CHECKING:
     from ..context import Context
 
 
-def record(app: Context, category: str, text: str, *, case: str | None = None,
-           block: str | None = None) -> dict:  # fmt: skip
+def record(
+    app: Context, category: str, text: str, *, case: str | None = None, block: str | None = None
+) -> dict:
     category = vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category", required=True)
     text = vocab.free_text(text, "feedback text")
     case = vocab.case_number(case) if case else None
     with app.store.transaction() as conn:
         if case and sql_items.get_case(conn, case) is None:
             raise NotFound(f"unknown case {case}; feedback is about a case we drafted")
-        row = store.insert_feedback(conn, {"case_number": case, "block": vocab.block(block),
-                                           "category": category, "text": text,
-                                           "actor": app.principal.actor})  # fmt: skip
+        row = store.insert_feedback(
+            conn,
+            {
+                "case_number": case,
+                "block": vocab.block(block),
+                "category": category,
+                "text": text,
+                "actor": app.principal.actor,
+            },
+        )
     return jsonable(row)
 
 
-def list_feedback(app: Context, *, case: str | None = None, category: str | None = None,
-                  limit: int = 50, offset: int = 0) -> dict:  # fmt: skip
+def list_feedback(
+    app: Context,
+    *,
+    case: str | None = None,
+    category: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> dict:
     """Newest first, `limit` (1..500) after `offset`, with the answer's `page` object
     (paging.py: where the next page starts)."""
     vocab.choice(category, vocab.FEEDBACK_CATEGORIES, "feedback category")
     page = Page(limit, offset)
     with app.store.connection() as conn:
-        rows = store.list_feedback(conn, vocab.case_number(case) if case else None, category,
-                                   page.fetch, page.offset)  # fmt: skip
+        rows = store.list_feedback(
+            conn, vocab.case_number(case) if case else None, category, page.fetch, page.offset
+        )
     return listed("feedback", rows, page, jsonable)
 
 
@@ -61,14 +76,25 @@ def weekly_summary(app: Context, *, days: int = 7, now: dt.datetime | None = Non
         if g["block"]:
             by_block[g["block"]] = by_block.get(g["block"], 0) + g["n"]
     return {
-        "since": since.isoformat(), "until": until.isoformat(),
+        "since": since.isoformat(),
+        "until": until.isoformat(),
         "total": sum(g["n"] for g in groups),
-        "by_category": by_category, "by_block": by_block,
+        "by_category": by_category,
+        "by_block": by_block,
         "from_chair": sum(g["from_chair"] for g in groups),
-        "groups": [{"category": g["category"], "block": g["block"] or None, "count": g["n"],
-                    "from_chair": g["from_chair"], "relayed_by": list(g["relayed_by"]),
-                    "examples": g["texts"][:3], "feedback_ids": g["ids"]} for g in groups],
-    }  # fmt: skip
+        "groups": [
+            {
+                "category": g["category"],
+                "block": g["block"] or None,
+                "count": g["n"],
+                "from_chair": g["from_chair"],
+                "relayed_by": list(g["relayed_by"]),
+                "examples": g["texts"][:3],
+                "feedback_ids": g["ids"],
+            }
+            for g in groups
+        ],
+    }
 
 
 MAX_WEEKS = 104
@@ -86,10 +112,13 @@ def by_week(app: Context, weeks: int = 12) -> dict:
     with app.store.connection() as conn:
         rows = store.feedback_by_week(conn, since)
     series = [
-        {"week": (first + dt.timedelta(weeks=n)).isoformat(),
-         "by_category": dict.fromkeys(vocab.FEEDBACK_CATEGORIES, 0), "total": 0}
+        {
+            "week": (first + dt.timedelta(weeks=n)).isoformat(),
+            "by_category": dict.fromkeys(vocab.FEEDBACK_CATEGORIES, 0),
+            "total": 0,
+        }
         for n in range(weeks)
-    ]  # fmt: skip
+    ]
     index = {w["week"]: w for w in series}
     for row in rows:
         week = index.get(row["week"].isoformat())
@@ -99,5 +128,8 @@ def by_week(app: Context, weeks: int = 12) -> dict:
             week["by_category"].get(row["category"], 0) + row["n"]
         )
         week["total"] += row["n"]
-    return {"weeks": series, "categories": list(vocab.FEEDBACK_CATEGORIES),
-            "total": sum(w["total"] for w in series)}  # fmt: skip
+    return {
+        "weeks": series,
+        "categories": list(vocab.FEEDBACK_CATEGORIES),
+        "total": sum(w["total"] for w in series),
+    }

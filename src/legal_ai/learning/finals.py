@@ -64,14 +64,23 @@ def add_draft(
                 f"the final of {case} has already arrived (pair {pair['status']}); a draft added "
                 "now could not be compared fairly, so it is refused"
             )
-        store.upsert_case(conn, case, appeal_type=appeal_type, outcome=outcome,
-                          practice_area=practice_area)  # fmt: skip
-        draft, created = _stored_draft(conn, {
-            "case_number": case, "content": extracted.text, "content_hash": digest,
-            "blocks": seg.blocks, "missing_blocks": seg.missing, "appeal_type": appeal_type,
-            "outcome": outcome, "practice_area": practice_area,
-            "source_path": source_name or str(path),
-        })  # fmt: skip
+        store.upsert_case(
+            conn, case, appeal_type=appeal_type, outcome=outcome, practice_area=practice_area
+        )
+        draft, created = _stored_draft(
+            conn,
+            {
+                "case_number": case,
+                "content": extracted.text,
+                "content_hash": digest,
+                "blocks": seg.blocks,
+                "missing_blocks": seg.missing,
+                "appeal_type": appeal_type,
+                "outcome": outcome,
+                "practice_area": practice_area,
+                "source_path": source_name or str(path),
+            },
+        )
         if pair is None:
             pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
         elif pair["draft_id"] != draft["id"]:
@@ -112,22 +121,42 @@ def _block_words(seg) -> list[dict]:
     ]
 
 
-def _items(case: str, extracted: extract.Extracted, path: Path, fields: dict, name: str
-           ) -> tuple[IngestItem, IngestItem]:  # fmt: skip
+def _items(
+    case: str, extracted: extract.Extracted, path: Path, fields: dict, name: str
+) -> tuple[IngestItem, IngestItem]:
     sha = extract.file_sha256(path)
-    common = dict(doc_id=case, text=extracted.text, source_path=name, file_path=str(path),
-                  source_format=extracted.source_format, page_starts=extracted.page_starts,
-                  file_sha256=sha)  # fmt: skip
+    common = dict(
+        doc_id=case,
+        text=extracted.text,
+        source_path=name,
+        file_path=str(path),
+        source_format=extracted.source_format,
+        page_starts=extracted.page_starts,
+        file_sha256=sha,
+    )
     title = f"החלטה ב{case}"
-    style = IngestItem(doc_type="document", **common, fields={
-        "title": title, "case_number": case, "practice_area": fields["practice_area"],
-        "decided_on": fields["decided_on"],
-    })  # fmt: skip
-    internal = IngestItem(doc_type="decision", **common, fields={
-        "title": title, "case_number": case, "practice_area": fields["practice_area"],
-        "decided_on": fields["decided_on"], "chair_name": fields["chair_name"],
-        "court": "ועדת הערר",
-    })  # fmt: skip
+    style = IngestItem(
+        doc_type="document",
+        **common,
+        fields={
+            "title": title,
+            "case_number": case,
+            "practice_area": fields["practice_area"],
+            "decided_on": fields["decided_on"],
+        },
+    )
+    internal = IngestItem(
+        doc_type="decision",
+        **common,
+        fields={
+            "title": title,
+            "case_number": case,
+            "practice_area": fields["practice_area"],
+            "decided_on": fields["decided_on"],
+            "chair_name": fields["chair_name"],
+            "court": "ועדת הערר",
+        },
+    )
     return style, internal
 
 
@@ -141,18 +170,27 @@ def _read_case(app: Context, case: str, text: str) -> tuple:
     return seg, known, pair, draft
 
 
-def _final_fields(app: Context, case: str, name: str, seg, known: dict, draft: dict | None,
-                  practice_area: str | None, decided_on: str | None) -> dict:  # fmt: skip
+def _final_fields(
+    app: Context,
+    case: str,
+    name: str,
+    seg,
+    known: dict,
+    draft: dict | None,
+    practice_area: str | None,
+    decided_on: str | None,
+) -> dict:
     """The final's practice area, decision date and chair (given, stored, or read from it);
     InvalidInput when one cannot be told."""
     fields = {
-        "practice_area": practice_area or known.get("practice_area")
+        "practice_area": practice_area
+        or known.get("practice_area")
         or (draft or {}).get("practice_area")
         or vocab.practice_area_from(seg.blocks["header"], seg.blocks.get("subject", "")),
         "decided_on": vocab.iso_date(decided_on, "decided_on")
         or vocab.decision_date(seg.blocks.get("signature", ""), seg.blocks["header"]),
         "chair_name": known.get("chair_name") or app.settings.committee_chair,
-    }  # fmt: skip
+    }
     if fields["practice_area"] is None:
         raise InvalidInput(f"{name}: cannot tell the practice area; pass --practice-area")
     if fields["decided_on"] is None:
@@ -174,14 +212,27 @@ def _already_stored(app: Context, case: str, pair: dict | None, final_hash: str)
     )
 
 
-def _write_final(conn, ingestor, case: str, fields: dict, appeal_type: str | None,
-                 outcome: str | None, staged_style, staged_internal) -> tuple:  # fmt: skip
+def _write_final(
+    conn,
+    ingestor,
+    case: str,
+    fields: dict,
+    appeal_type: str | None,
+    outcome: str | None,
+    staged_style,
+    staged_internal,
+) -> tuple:
     """The case row and both copies of the final written (the caller's transaction, the case
     locked); its pair, locked; the copies' statuses; and whether nothing changed."""
     store.lock_case(conn, case)
-    store.upsert_case(conn, case, practice_area=fields["practice_area"],
-                      appeal_type=appeal_type, outcome=outcome,
-                      chair_name=fields["chair_name"])  # fmt: skip
+    store.upsert_case(
+        conn,
+        case,
+        practice_area=fields["practice_area"],
+        appeal_type=appeal_type,
+        outcome=outcome,
+        chair_name=fields["chair_name"],
+    )
     style_outcome, style_status = ingestor.write_staged(conn, staged_style)
     internal_outcome, internal_status = ingestor.write_staged(conn, staged_internal)
     pair = store.get_pair(conn, case, lock=True)
@@ -193,15 +244,20 @@ def _write_final(conn, ingestor, case: str, fields: dict, appeal_type: str | Non
     return pair, style_status, internal_status, unchanged
 
 
-def _advance_pair(conn, case: str, pair: dict | None, blocks: dict, notes: list[str]
-                  ) -> tuple[dict, dict, dict]:  # fmt: skip
+def _advance_pair(
+    conn, case: str, pair: dict | None, blocks: dict, notes: list[str]
+) -> tuple[dict, dict, dict]:
     """The pair opened or moved to `final_received` with the final's two stored copies (a
     changed final of a pair past that keeps its status); the pair and the copies' rows."""
     style_row = sql_items.find_item(conn, get_corpus("style"), case)
     internal_row = sql_items.find_item(conn, get_corpus("internal"), case)
     version = internal_row["version"]
-    rows = {"style_document_id": style_row["id"], "case_law_id": internal_row["id"],
-            "final_version": version, "final_blocks": blocks}  # fmt: skip
+    rows = {
+        "style_document_id": style_row["id"],
+        "case_law_id": internal_row["id"],
+        "final_version": version,
+        "final_blocks": blocks,
+    }
     if pair is None:
         pair = store.insert_pair(conn, case, "final_received", **rows)
     elif pair["status"] == "draft_done":
@@ -212,8 +268,9 @@ def _advance_pair(conn, case: str, pair: dict | None, blocks: dict, notes: list[
     return pair, style_row, internal_row
 
 
-def _held_out(conn, pair: dict, blocks: dict, text: str, notes: list[str]
-              ) -> tuple[dict, dict | None]:  # fmt: skip
+def _held_out(
+    conn, pair: dict, blocks: dict, text: str, notes: list[str]
+) -> tuple[dict, dict | None]:
     """With our draft: the analysis and the held-out history row, the pair `analyzed`."""
     history_row = None
     draft = store.get_draft(conn, pair["draft_id"]) if pair["draft_id"] else None
@@ -251,8 +308,9 @@ def upload_final(
     extracted = read_decision(app, path, source_name)
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
     seg, known, pair, draft = _read_case(app, case, extracted.text)
-    fields = _final_fields(app, case, source_name or path.name, seg, known, draft,
-                           practice_area, decided_on)  # fmt: skip
+    fields = _final_fields(
+        app, case, source_name or path.name, seg, known, draft, practice_area, decided_on
+    )
     style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
 
     final_hash = content_hash(internal_item)
@@ -276,8 +334,10 @@ def upload_final(
         # one job per case and final text (the same final again queues nothing).
         job = learning_jobs.enqueue(conn, case, final_hash)
     if job is not None:
-        notes.append(f"learning stage queued (job {job['id']}): run `legal-ai learning run` "
-                     "or a `legal-ai worker`")  # fmt: skip
+        notes.append(
+            f"learning stage queued (job {job['id']}): run `legal-ai learning run` "
+            "or a `legal-ai worker`"
+        )
     return {
         "case_number": case,
         "pair_status": pair["status"],

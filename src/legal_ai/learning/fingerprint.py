@@ -77,30 +77,57 @@ def _flags(fingerprint: VoiceFingerprint) -> list[dict]:
         ("sentence_rhythm", fingerprint.sentence_rhythm),
         ("language_register", fingerprint.language_register),
     ]
-    items += [(key, text) for key in ("openings", "transitions", "other")
-              for text in getattr(fingerprint, key)]  # fmt: skip
-    return [{"field": key, "text": text, "carries": [f.describe() for f in found]}
-            for key, text in items if (found := purity.check(text))]  # fmt: skip
+    items += [
+        (key, text)
+        for key in ("openings", "transitions", "other")
+        for text in getattr(fingerprint, key)
+    ]
+    return [
+        {"field": key, "text": text, "carries": [f.describe() for f in found]}
+        for key, text in items
+        if (found := purity.check(text))
+    ]
 
 
 def _markdown(data: dict) -> str:
     fp = data["fingerprint"]
     lines = [
-        f"# Voice fingerprint proposal — {data['created_at'][:10]}", "",
+        f"# Voice fingerprint proposal — {data['created_at'][:10]}",
+        "",
         f"A proposal from {data['model']}, drawn from {len(data['finals'])} finals "
         f"({data['sample_chars']} characters). Nothing here is in the methodology: adopt what "
-        "you want through `legal-ai methodology edit`.", "",
-        "## Sentence rhythm", "", fp["sentence_rhythm"], "",
-        "## Openings", "", *[f"- {x}" for x in fp["openings"]], "",
-        "## Transitions", "", *[f"- {x}" for x in fp["transitions"]], "",
-        "## Register", "", fp["language_register"], "",
-        "## Other", "", *[f"- {x}" for x in fp["other"]], "",
-        "## Finals sampled", "", *[f"- {c}" for c in data["finals"]], "",
-    ]  # fmt: skip
+        "you want through `legal-ai methodology edit`.",
+        "",
+        "## Sentence rhythm",
+        "",
+        fp["sentence_rhythm"],
+        "",
+        "## Openings",
+        "",
+        *[f"- {x}" for x in fp["openings"]],
+        "",
+        "## Transitions",
+        "",
+        *[f"- {x}" for x in fp["transitions"]],
+        "",
+        "## Register",
+        "",
+        fp["language_register"],
+        "",
+        "## Other",
+        "",
+        *[f"- {x}" for x in fp["other"]],
+        "",
+        "## Finals sampled",
+        "",
+        *[f"- {c}" for c in data["finals"]],
+        "",
+    ]
     if data["purity_flags"]:
         lines += ["## Flagged: carries substance (do not adopt as voice)", ""]
-        lines += [f"- {f['field']}: {f['text']} — {'; '.join(f['carries'])}"
-                  for f in data["purity_flags"]]  # fmt: skip
+        lines += [
+            f"- {f['field']}: {f['text']} — {'; '.join(f['carries'])}" for f in data["purity_flags"]
+        ]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -125,18 +152,23 @@ def propose(app: Context, model: ChatModel) -> dict:
     fingerprint = model.ask(SYSTEM, user, VoiceFingerprint, stage="fingerprint")
     now = dt.datetime.now(dt.UTC)
     data = {
-        "kind": "voice_fingerprint_proposal", "created_at": now.isoformat(timespec="seconds"),
-        "model": model.spec.name, "finals": [f["case_number"] for f in finals],
+        "kind": "voice_fingerprint_proposal",
+        "created_at": now.isoformat(timespec="seconds"),
+        "model": model.spec.name,
+        "finals": [f["case_number"] for f in finals],
         "sample_chars": sum(len(f["text"]) for f in finals),
-        "fingerprint": fingerprint.model_dump(), "purity_flags": _flags(fingerprint),
+        "fingerprint": fingerprint.model_dump(),
+        "purity_flags": _flags(fingerprint),
         "adopt_with": "legal-ai methodology edit",
-    }  # fmt: skip
+    }
     folder = Path(app.settings.home) / "proposals"
     folder.mkdir(parents=True, exist_ok=True)
     base = _free_path(folder, f"voice-fingerprint-{now:%Y%m%d-%H%M%S}")
     json_path, md_path = base.with_suffix(".json"), base.with_suffix(".md")
-    for path, text in ((json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n"),
-                       (md_path, _markdown(data))):  # fmt: skip
+    for path, text in (
+        (json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n"),
+        (md_path, _markdown(data)),
+    ):
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)

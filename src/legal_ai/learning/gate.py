@@ -70,8 +70,9 @@ class Gated:
                 f"unknown status {status!r}; choose one of: {', '.join(self.statuses + also)}"
             )
 
-    def list(self, app: Context, status: str | None = None, page: Page | None = None,
-             **filters: Any) -> dict:
+    def list(
+        self, app: Context, status: str | None = None, page: Page | None = None, **filters: Any
+    ) -> dict:
         """By id (of one status, and the kind's own `filters`); one `page` with its `page`
         object (paging.py), or all when `page` is None."""
         self.check_status(status)
@@ -93,8 +94,15 @@ class Gated:
                 raise NotFound(f"no {self.noun} {item_id}{self.where}")
             return self.detail(conn, row) if self.detail else self.shape(row)
 
-    def review(self, app: Context, item_id: int, decision: str, reason: str | None,
-               expected_status: str | None, decide: Decide) -> dict:
+    def review(
+        self,
+        app: Context,
+        item_id: int,
+        decision: str,
+        reason: str | None,
+        expected_status: str | None,
+        decide: Decide,
+    ) -> dict:
         """The chair's `decision` on item `item_id` (see the module's docstring)."""
         status = self.status_of(decision)
         require_chair(app.principal, f"{decision} of {self.noun} {item_id}")
@@ -102,7 +110,13 @@ class Gated:
         with refused_by_gate():
             with app.store.transaction() as conn:
                 row = self.locked(conn, item_id)
-                as_shown(self.noun, item_id, self.shown_status(row), expected_status,
-                         self.statuses, self.decided_by(row))
+                as_shown(
+                    self.noun,
+                    item_id,
+                    self.shown_status(row),
+                    expected_status,
+                    self.statuses,
+                    self.decided_by(row),
+                )
                 answer = decide(conn, row, status, reason)
         return answer if answer is not None else self.show(app, item_id)

@@ -18,11 +18,42 @@ from ..text.citations import extract as citations
 from ..text.hebrew import normalize
 
 # Words that narrow or widen a rule: a claim may use one only when its quotes do.
-QUALIFIERS = ("רק", "אך ורק", "בלבד", "אלא אם", "אלא אם כן", "למעט", "מלבד", "בכפוף",
-              "בתנאי", "תמיד", "לעולם", "בשום מקרה", "בכל מקרה", "כל עוד", "אף פעם")  # fmt: skip
+QUALIFIERS = (
+    "רק",
+    "אך ורק",
+    "בלבד",
+    "אלא אם",
+    "אלא אם כן",
+    "למעט",
+    "מלבד",
+    "בכפוף",
+    "בתנאי",
+    "תמיד",
+    "לעולם",
+    "בשום מקרה",
+    "בכל מקרה",
+    "כל עוד",
+    "אף פעם",
+)
 # Words after which a name follows (a person, a firm), and the suffix a firm's name ends with.
-NAME_MARKERS = ("מר", "מרת", "גב'", "גברת", 'עו"ד', 'רו"ח', "ד\"ר", "פרופ'", "אדריכל",
-                "אדריכלית", "השמאי", "השמאית", "המהנדס", "חברת", "שמאי", "שמאית")  # fmt: skip
+NAME_MARKERS = (
+    "מר",
+    "מרת",
+    "גב'",
+    "גברת",
+    'עו"ד',
+    'רו"ח',
+    'ד"ר',
+    "פרופ'",
+    "אדריכל",
+    "אדריכלית",
+    "השמאי",
+    "השמאית",
+    "המהנדס",
+    "חברת",
+    "שמאי",
+    "שמאית",
+)
 FIRM_SUFFIX = 'בע"מ'
 PREFIXES = "ושהבכלמ"
 NUMBER = re.compile(r"\d+(?:[./-]\d+)*")
@@ -35,8 +66,9 @@ def words(text: str) -> list[str]:
 
 def _heads(word: str) -> set[str]:
     """The word with and without a one- or two-letter prefix (ו, ש, ה, ב, כ, ל, מ)."""
-    return {word} | {word[k:] for k in (1, 2)
-                     if len(word) > k and all(c in PREFIXES for c in word[:k])}  # fmt: skip
+    return {word} | {
+        word[k:] for k in (1, 2) if len(word) > k and all(c in PREFIXES for c in word[:k])
+    }
 
 
 def has_qualifier(found: list[str], qualifier: str) -> bool:

@@ -15,8 +15,9 @@ from .methodology import merged_profile
 from .stylometry import burrows_delta, measure_corpus_ratios
 
 
-def chair_ratios(conn, profile: dict, finals: list[dict] | None = None
-                 ) -> tuple[dict[str, float], list[dict]]:  # fmt: skip
+def chair_ratios(
+    conn, profile: dict, finals: list[dict] | None = None
+) -> tuple[dict[str, float], list[dict]]:
     """The chair's block-length ratios measured over her finals in the style corpus (the
     profile's golden ratios when none can be read), and the finals' blocks."""
     finals = store.style_finals(conn) if finals is None else finals
@@ -29,8 +30,9 @@ def chair_ratios(conn, profile: dict, finals: list[dict] | None = None
     return measure_corpus_ratios(found) or profile.get("golden_ratios") or {}, found
 
 
-def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
-            ) -> tuple[dict, dict]:  # fmt: skip
+def analyze(
+    conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
+) -> tuple[dict, dict]:
     """Block alignment and the held-out style distance of our draft to the chair's final."""
     profile = merged_profile(conn, draft["appeal_type"])
     diffs = align(draft["blocks"], final_blocks)
@@ -58,7 +60,7 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
         "draft_words": draft_words,
         "final_words": final_words,
         "draft_version": draft["version"],
-    }  # fmt: skip
+    }
     history = {
         "pair_id": pair["id"],
         "case_number": pair["case_number"],
@@ -76,6 +78,9 @@ def analyze(conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
         "held_out": pair["status"] in ("final_received", "analyzed"),
         "metrics": metrics,
     }
-    analysis = {"blocks": metrics["blocks"], "unchanged_blocks": metrics["unchanged_blocks"],
-                "change_percent": history["change_percent"]}  # fmt: skip
+    analysis = {
+        "blocks": metrics["blocks"],
+        "unchanged_blocks": metrics["unchanged_blocks"],
+        "change_percent": history["change_percent"],
+    }
     return analysis, history

@@ -103,8 +103,9 @@ def _blocked(stages: dict, distillable: bool, models: Models) -> list[str]:
     return reasons
 
 
-def _call(stages: Stages, stage: str, app: Context, case: str, models: Models, ids: list[int],
-          job: dict) -> dict:  # fmt: skip
+def _call(
+    stages: Stages, stage: str, app: Context, case: str, models: Models, ids: list[int], job: dict
+) -> dict:
     if stage == "distill":
         return stages.distill(app, case, models.distiller, job_id=job["id"])
     if stage == "panel":
@@ -115,8 +116,16 @@ def _call(stages: Stages, stage: str, app: Context, case: str, models: Models, i
 _NOT_RUN = object()  # a stage that does not run now (done, or waiting for its model or input)
 
 
-def _stage_result(stage: str, done: dict, distillable: bool, stages: Stages, engine: Context,
-                  case: str, models: Models, job: dict) -> Any:  # fmt: skip
+def _stage_result(
+    stage: str,
+    done: dict,
+    distillable: bool,
+    stages: Stages,
+    engine: Context,
+    case: str,
+    models: Models,
+    job: dict,
+) -> Any:
     """What one stage of the job returns, run now; _NOT_RUN when it is not to run."""
     if stage in done or (stage != "curator" and not distillable):
         return _NOT_RUN
@@ -130,8 +139,9 @@ def _stage_result(stage: str, done: dict, distillable: bool, stages: Stages, eng
     return _call(stages, stage, engine, case, models, ids, job)
 
 
-def _retry_or_fail(app: Context, engine: Context, job: dict, worker: str, exc: Exception,
-                   done: dict, outcome: dict) -> dict | None:  # fmt: skip
+def _retry_or_fail(
+    app: Context, engine: Context, job: dict, worker: str, exc: Exception, done: dict, outcome: dict
+) -> dict | None:
     """A stage failed (called in the handler): the error scrubbed into `outcome` and the job
     retried with backoff, or failed at its last attempt; its row (None: taken over)."""
     attempt = job["attempts"]
@@ -142,14 +152,20 @@ def _retry_or_fail(app: Context, engine: Context, job: dict, worker: str, exc: E
         error = f"internal error in the learning stage ({type(exc).__name__})"
     outcome["error"] = error
     with engine.store.transaction() as conn:
-        return store.retry_or_fail(conn, job["id"], worker, attempt, error, {"stages": done},
-                                   backoff(attempt))  # fmt: skip
+        return store.retry_or_fail(
+            conn, job["id"], worker, attempt, error, {"stages": done}, backoff(attempt)
+        )
 
 
 def process(
-    app: Context, job: dict, *, worker: str, stages: Stages,
-    should_stop: Callable[[], bool] | None = None, environ: Mapping[str, str] | None = None,
-) -> dict:  # fmt: skip
+    app: Context,
+    job: dict,
+    *,
+    worker: str,
+    stages: Stages,
+    should_stop: Callable[[], bool] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict:
     """Run the stages of a claimed job and settle it (done, waiting, retried or failed).
     Returns {"id", "case_number", "status", "ran": {stage: result}, "error", "waiting_for"}."""
     engine = _engine(app)
@@ -159,14 +175,21 @@ def process(
     models = configured(engine, case=case, job_id=job["id"], lease=lease, environ=environ)
     done: dict[str, dict] = dict((job.get("result") or {}).get("stages") or {})
     ran: dict[str, dict] = {}
-    outcome = {"id": job["id"], "case_number": case, "attempt": attempt, "ran": ran,
-               "error": None, "waiting_for": None}  # fmt: skip
+    outcome = {
+        "id": job["id"],
+        "case_number": case,
+        "attempt": attempt,
+        "ran": ran,
+        "error": None,
+        "waiting_for": None,
+    }
 
     def settle(status: str, row: dict | None) -> dict:
         outcome["status"] = status if row is not None else "lost"
         if row is None:
-            logger.warning("job %s was taken over by another worker; its result is not kept",
-                           job["id"])  # fmt: skip
+            logger.warning(
+                "job %s was taken over by another worker; its result is not kept", job["id"]
+            )
         return outcome
 
     try:
@@ -177,8 +200,9 @@ def process(
                 continue
             done[stage] = ran[stage] = _plain(result)
             with engine.store.transaction() as conn:
-                mine = store.save_progress(conn, job["id"], worker, attempt, {"stages": done},
-                                           app.settings.job_lease_s)  # fmt: skip
+                mine = store.save_progress(
+                    conn, job["id"], worker, attempt, {"stages": done}, app.settings.job_lease_s
+                )
             if not mine or lease.lost:
                 return settle("lost", None)
             if should_stop is not None and should_stop() and stage != STAGE_ORDER[-1]:
@@ -193,8 +217,9 @@ def process(
     with engine.store.transaction() as conn:
         if reasons:
             outcome["waiting_for"] = "; ".join(reasons)
-            row = store.wait(conn, job["id"], worker, attempt, outcome["waiting_for"],
-                             {"stages": done})  # fmt: skip
+            row = store.wait(
+                conn, job["id"], worker, attempt, outcome["waiting_for"], {"stages": done}
+            )
             return settle("waiting", row)
         row = store.complete(conn, job["id"], worker, attempt, {"stages": done})
     return settle("done", row)
@@ -219,18 +244,27 @@ def _reason(job: dict) -> str:
     if status == "waiting":
         return f"waiting for configuration: {job['waiting_for']}"
     if status == "running":
-        return (f"running on worker {job['worker']} (attempt {job['attempts']} of "
-                f"{job['max_attempts']}; lease until {job['lease_until']:%Y-%m-%d %H:%M:%S})")  # fmt: skip
+        return (
+            f"running on worker {job['worker']} (attempt {job['attempts']} of "
+            f"{job['max_attempts']}; lease until {job['lease_until']:%Y-%m-%d %H:%M:%S})"
+        )
     if job["error"]:
-        return (f"retry {job['attempts'] + 1} of {job['max_attempts']} after "
-                f"{job['run_after']:%Y-%m-%d %H:%M:%S}; last error: {job['error']}")  # fmt: skip
+        return (
+            f"retry {job['attempts'] + 1} of {job['max_attempts']} after "
+            f"{job['run_after']:%Y-%m-%d %H:%M:%S}; last error: {job['error']}"
+        )
     return "queued: run `legal-ai learning run` or start `legal-ai worker`"
 
 
 def run(
-    app: Context, case: str | None = None, *, stages: Stages, worker: str | None = None,
-    should_stop: Callable[[], bool] | None = None, environ: Mapping[str, str] | None = None,
-) -> dict:  # fmt: skip
+    app: Context,
+    case: str | None = None,
+    *,
+    stages: Stages,
+    worker: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict:
     """Drain the ready learning jobs (all, or `case`'s) in this process and report:
     {"cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending":
     [{"case_number", "reason"}], "model_calls", "tokens", "missing", "failed", "jobs", "notes"}."""
@@ -248,13 +282,22 @@ def run(
             job = store.claim(conn, worker, app.settings.job_lease_s, case_number=case)
         if job is None:
             break
-        outcomes.append(process(engine, job, worker=worker, stages=stages,
-                                should_stop=should_stop, environ=environ))  # fmt: skip
+        outcomes.append(
+            process(
+                engine, job, worker=worker, stages=stages, should_stop=should_stop, environ=environ
+            )
+        )
     return _report(engine, case, probe, outcomes, abandoned, since)
 
 
-def _report(app: Context, case: str | None, probe: Models, outcomes: list[dict],
-            abandoned: list[dict], since) -> dict:  # fmt: skip
+def _report(
+    app: Context,
+    case: str | None,
+    probe: Models,
+    outcomes: list[dict],
+    abandoned: list[dict],
+    since,
+) -> dict:
     def total(stage: str, key: str) -> int:
         return sum(int((o["ran"].get(stage) or {}).get(key) or 0) for o in outcomes)
 
@@ -262,10 +305,14 @@ def _report(app: Context, case: str | None, probe: Models, outcomes: list[dict],
         calls = store.call_totals(conn, [o["id"] for o in outcomes], since=since)
         open_jobs = store.open_jobs(conn, case)
         known = bool(store.list_jobs(conn, case)) if case else True
-    failed = [{"case_number": o["case_number"], "job_id": o["id"], "error": o["error"]}
-              for o in outcomes if o["status"] == "failed"]  # fmt: skip
-    failed += [{"case_number": j["case_number"], "job_id": j["id"], "error": j["error"]}
-               for j in abandoned]  # fmt: skip
+    failed = [
+        {"case_number": o["case_number"], "job_id": o["id"], "error": o["error"]}
+        for o in outcomes
+        if o["status"] == "failed"
+    ]
+    failed += [
+        {"case_number": j["case_number"], "job_id": j["id"], "error": j["error"]} for j in abandoned
+    ]
     notes = []
     if case and not known:
         notes.append(f"no learning job for {case}: it is queued when the case's final is uploaded")
@@ -273,7 +320,7 @@ def _report(app: Context, case: str | None, probe: Models, outcomes: list[dict],
         "cases": sorted({o["case_number"] for o in outcomes if o["ran"]}),
         "proposed": sum(
             len((o["ran"].get("distill") or {}).get("proposed") or []) for o in outcomes
-        ),  # fmt: skip
+        ),
         "auto_approved": total("panel", "auto_approved"),
         "needs_chair": total("panel", "needs_chair") + total("distill", "routed_to_chair"),
         "rejected": total("panel", "rejected"),
@@ -285,7 +332,7 @@ def _report(app: Context, case: str | None, probe: Models, outcomes: list[dict],
                 "reason": _reason(j),
             }
             for j in open_jobs
-        ],  # fmt: skip
+        ],
         "model_calls": calls["calls"],
         "tokens": {"in": calls["tokens_in"], "out": calls["tokens_out"]},
         "calls_by_stage": calls["stages"],
@@ -302,7 +349,7 @@ def _report(app: Context, case: str | None, probe: Models, outcomes: list[dict],
                 "waiting_for": o["waiting_for"],
             }
             for o in outcomes
-        ],  # fmt: skip
+        ],
         "notes": notes,
     }
 
@@ -322,12 +369,15 @@ def job_line(job: dict) -> str:
         parts.append(f"proposed {len(ran['distill'].get('proposed') or [])}")
     if "panel" in ran:
         panel = ran["panel"]
-        parts.append(f"panel {panel.get('auto_approved', 0)} approved / "
-                     f"{panel.get('needs_chair', 0)} to the chair / "
-                     f"{panel.get('rejected', 0)} rejected")  # fmt: skip
+        parts.append(
+            f"panel {panel.get('auto_approved', 0)} approved / "
+            f"{panel.get('needs_chair', 0)} to the chair / "
+            f"{panel.get('rejected', 0)} rejected"
+        )
     if "curator" in ran:
         parts.append("curator done")
     detail = ", ".join(parts) or "no stage ran"
     tail = job["waiting_for"] or job["error"] or ""
     return f"job {job['id']} {job['case_number']}: {job['status']} ({detail})" + (
-        f" — {tail}" if tail else "")  # fmt: skip
+        f" — {tail}" if tail else ""
+    )

@@ -37,8 +37,12 @@ if TYPE_CHECKING:
     from ..context import Context
 
 SOURCES = ("distillation", "curator", "chair", "panel")
-DECISIONS = {"approve": "approved", "reject": "rejected", "veto": "vetoed",
-             "reopen": "proposed"}  # reopen: the chair's undo of her own decision  # fmt: skip
+DECISIONS = {
+    "approve": "approved",
+    "reject": "rejected",
+    "veto": "vetoed",
+    "reopen": "proposed",
+}  # reopen: the chair's undo of her own decision
 
 
 def _dedupe_key(source: str, case: str | None, category: str, text: str) -> str:
@@ -61,9 +65,16 @@ def _gate_error(exc: psycopg.Error) -> InvalidInput:
 
 
 def propose(
-    app: Context, case: str | None, category: str, text: str, *, source: str = "distillation",
-    block: str | None = None, appeal_type: str | None = None, outcome: str | None = None,
-) -> dict:  # fmt: skip
+    app: Context,
+    case: str | None,
+    category: str,
+    text: str,
+    *,
+    source: str = "distillation",
+    block: str | None = None,
+    appeal_type: str | None = None,
+    outcome: str | None = None,
+) -> dict:
     """Record a proposed lesson (retry-safe: the same lesson twice is one row). A lesson the
     chair writes herself (source `chair`, the chair acting) is created approved, with or without
     a case (07 §0.4); the database admits that only under her role."""
@@ -71,19 +82,31 @@ def propose(
     vocab.choice(source, SOURCES, "lesson source", required=True)
     text = vocab.free_text(text, "lesson text", max_chars=4000)
     decided = (
-        {"review_status": "approved", "reviewed_by": "chair",
-         "review_reason": "written by the chair"}
-        if source == "chair" and app.principal.is_chair else {}
-    )  # fmt: skip
+        {
+            "review_status": "approved",
+            "reviewed_by": "chair",
+            "review_reason": "written by the chair",
+        }
+        if source == "chair" and app.principal.is_chair
+        else {}
+    )
     try:
         return _insert(app, case, category, text, source, block, appeal_type, outcome, decided)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
 
 
-def _insert(app: Context, case: str | None, category: str, text: str, source: str,
-            block: str | None, appeal_type: str | None, outcome: str | None,
-            decided: dict) -> dict:  # fmt: skip
+def _insert(
+    app: Context,
+    case: str | None,
+    category: str,
+    text: str,
+    source: str,
+    block: str | None,
+    appeal_type: str | None,
+    outcome: str | None,
+    decided: dict,
+) -> dict:
     with app.store.transaction() as conn:
         kinds = store.category_kinds(conn)
         vocab.choice(category, tuple(kinds), "lesson category", required=True)
@@ -91,15 +114,23 @@ def _insert(app: Context, case: str | None, category: str, text: str, source: st
         known = sql_items.get_case(conn, case) if case else None
         if case and known is None:
             raise NotFound(f"unknown case {case}; add its draft or final first")
-        row, created = store.insert_lesson(conn, {
-            "pair_id": pair["id"] if pair else None, "case_number": case, "category": category,
-            "text": text, "block": vocab.block(block),
-            # Scoped only when asked: a lesson learned on one case is general by default.
-            "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
-            "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
-            "source": source, "dedupe_key": _dedupe_key(source, case, category, text),
-            "proposed_by": app.principal.actor, **decided,
-        })  # fmt: skip
+        row, created = store.insert_lesson(
+            conn,
+            {
+                "pair_id": pair["id"] if pair else None,
+                "case_number": case,
+                "category": category,
+                "text": text,
+                "block": vocab.block(block),
+                # Scoped only when asked: a lesson learned on one case is general by default.
+                "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
+                "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
+                "source": source,
+                "dedupe_key": _dedupe_key(source, case, category, text),
+                "proposed_by": app.principal.actor,
+                **decided,
+            },
+        )
     return {**jsonable(row), "created": created}
 
 
@@ -111,8 +142,13 @@ def _rows(conn, status: str | None, **options) -> list[dict]:
 
 
 LESSONS = Gated(
-    noun="lesson", key="lessons", statuses=STATUSES, decisions=DECISIONS, rows=_rows,
-    get=store.get_lesson, shown_status=lambda lesson: lesson["review_status"],
+    noun="lesson",
+    key="lessons",
+    statuses=STATUSES,
+    decisions=DECISIONS,
+    rows=_rows,
+    get=store.get_lesson,
+    shown_status=lambda lesson: lesson["review_status"],
     decided_by=lambda lesson: lesson["reviewed_by"] or lesson["proposed_by"] or "unknown",
 )
 BULK_FROM = {"approve": "proposed", "reject": "proposed", "veto": "approved"}
@@ -120,9 +156,13 @@ BULK_MAX = 500
 
 
 def review(
-    app: Context, lesson_id: int, decision: str, *, reason: str | None = None,
+    app: Context,
+    lesson_id: int,
+    decision: str,
+    *,
+    reason: str | None = None,
     expected_status: str | None = None,
-) -> dict:  # fmt: skip
+) -> dict:
     """The chair's decision on a lesson: approve, reject or veto. Only the chair decides here
     (the system's panel decides through `decide_by_panel`); the database refuses a decision in her
     name that does not run as her role. `expected_status`: the status the chair saw (the desk
@@ -133,8 +173,15 @@ def review(
     def decide(conn, lesson: dict, status: str, reason: str | None) -> dict:
         if lesson["review_status"] == status:
             if lesson["reviewed_by"] == "panel":  # her audit of the panel's decision
-                engine_store.audit_lesson(conn, actor, "chair_confirm", lesson_id,
-                                          lesson["case_number"], {"status": status}, reason)
+                engine_store.audit_lesson(
+                    conn,
+                    actor,
+                    "chair_confirm",
+                    lesson_id,
+                    lesson["case_number"],
+                    {"status": status},
+                    reason,
+                )
             return jsonable(lesson)
         row = store.set_review(conn, lesson_id, status, actor, reason)
         if status == "vetoed":  # out of every profile that holds it (promoted or edited in)
@@ -145,9 +192,13 @@ def review(
 
 
 def edit(
-    app: Context, lesson_id: int, *, text: str | None = None, category: str | None = None,
+    app: Context,
+    lesson_id: int,
+    *,
+    text: str | None = None,
+    category: str | None = None,
     expected_status: str | None = "proposed",
-) -> dict:  # fmt: skip
+) -> dict:
     """The chair's edit of a lesson's text and/or category before she decides it (approve with
     an edit). Only the chair edits (the agent's database role cannot update these columns); the
     database freezes a decided lesson's text and category, so only a proposed lesson changes.
@@ -170,8 +221,14 @@ def edit(
             if after == before:
                 return jsonable(lesson)
             store.set_lesson_content(conn, lesson_id, after["text"], after["category"])
-            engine_store.audit_lesson(conn, actor, "edit_lesson", lesson_id,
-                                      lesson["case_number"], {"before": before, "after": after})  # fmt: skip
+            engine_store.audit_lesson(
+                conn,
+                actor,
+                "edit_lesson",
+                lesson_id,
+                lesson["case_number"],
+                {"before": before, "after": after},
+            )
             row = store.get_lesson(conn, lesson_id)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
@@ -206,8 +263,9 @@ def bulk_review(app: Context, ids: list[int], decision: str, *, reason: str | No
     decided, skipped = [], []
     for lesson_id in unique:
         try:
-            decided.append(review(app, lesson_id, decision, reason=reason,
-                                  expected_status=expected))  # fmt: skip
+            decided.append(
+                review(app, lesson_id, decision, reason=reason, expected_status=expected)
+            )
         except (InvalidInput, NotFound) as exc:
             skipped.append({"id": lesson_id, "reason": str(exc)})
     return {"decided": decided, "skipped": skipped}
@@ -245,8 +303,9 @@ def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
         if not isinstance(verdict.get("model_call_id"), int):
             raise InvalidInput("each vote names the model call it rests on (model_call_id)")
         verdict["model"] = vocab.free_text(verdict.get("model"), "model name", max_chars=200)
-        verdict["reason"] = vocab.free_text(verdict.get("reason"), "vote's reason",
-                                            required=False, max_chars=4000)  # fmt: skip
+        verdict["reason"] = vocab.free_text(
+            verdict.get("reason"), "vote's reason", required=False, max_chars=4000
+        )
     if verdicts[0]["model"] == verdicts[1]["model"]:
         raise InvalidInput("the two votes must come from two different models")
     try:
@@ -274,8 +333,13 @@ def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
                 row = store.set_review(conn, lesson_id, "rejected", "panel", "2/2 panel rejection")
             else:
                 store.flag_for_chair(conn, lesson_id, "panel split 1/1: the chair decides")
-                store.audit(conn, app.principal.actor, "panel_split", lesson["case_number"],
-                            {"lesson_id": lesson_id, "verdicts": verdicts})  # fmt: skip
+                store.audit(
+                    conn,
+                    app.principal.actor,
+                    "panel_split",
+                    lesson["case_number"],
+                    {"lesson_id": lesson_id, "verdicts": verdicts},
+                )
                 row = store.get_lesson(conn, lesson_id)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
@@ -286,9 +350,13 @@ def panel_may_vote(lesson: dict) -> bool:
     """Whether the system's panel may decide `lesson`: a proposed style lesson the system's own
     distillation proposed (under the worker's role) and not already sent to the chair. Curator
     findings and whatever an agent proposes wait for her (the database holds the same rule)."""
-    return (lesson["kind"] == "style" and lesson["review_status"] == "proposed"
-            and lesson["source"] == "distillation" and not lesson["needs_chair"]
-            and lesson.get("proposed_role") == WORKER_ROLE)  # fmt: skip
+    return (
+        lesson["kind"] == "style"
+        and lesson["review_status"] == "proposed"
+        and lesson["source"] == "distillation"
+        and not lesson["needs_chair"]
+        and lesson.get("proposed_role") == WORKER_ROLE
+    )
 
 
 _TAG_RE = re.compile(r"^\s*\[(?P<tag>[^\]]+)\]\s*(?P<text>.+)$", re.S)
@@ -318,8 +386,9 @@ def record_curator_findings(app: Context, case: str, findings: list[str]) -> dic
     }
 
 
-def list_lessons(app: Context, status: str | None = None, case: str | None = None,
-                 page: Page | None = None) -> dict:  # fmt: skip
+def list_lessons(
+    app: Context, status: str | None = None, case: str | None = None, page: Page | None = None
+) -> dict:
     """The lessons by id (of one status, of one case); one `page` of them with its `page`
     object (paging.py), or all when `page` is None."""
     case_number = vocab.case_number(case) if case else None
@@ -350,11 +419,25 @@ def promote(
             key, saved = fold_into_profile(conn, case, chosen, phrases, actor)
             store.mark_folded(conn, [lesson["id"] for lesson in chosen], saved["version"])
             pair = store.update_pair(conn, pair["id"], status="lessons_folded")
-            store.audit(conn, actor, "promote", case,
-                        {"lessons": [lesson["id"] for lesson in chosen], "phrases": phrases,
-                         "appeal_type": key, "version": saved["version"]})  # fmt: skip
+            store.audit(
+                conn,
+                actor,
+                "promote",
+                case,
+                {
+                    "lessons": [lesson["id"] for lesson in chosen],
+                    "phrases": phrases,
+                    "appeal_type": key,
+                    "version": saved["version"],
+                },
+            )
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
-    return {"case_number": case, "pair_status": pair["status"], "appeal_type": key,
-            "methodology_version": saved["version"],
-            "folded_lessons": [lesson["id"] for lesson in chosen], "phrases": phrases}  # fmt: skip
+    return {
+        "case_number": case,
+        "pair_status": pair["status"],
+        "appeal_type": key,
+        "methodology_version": saved["version"],
+        "folded_lessons": [lesson["id"] for lesson in chosen],
+        "phrases": phrases,
+    }

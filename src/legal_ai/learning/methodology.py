@@ -21,8 +21,16 @@ from . import vocabulary as vocab
 if TYPE_CHECKING:
     from ..context import Context
 
-PROFILE_KEYS = ("blocks", "golden_ratios", "discussion_rules", "content_checklists",
-                "transition_phrases", "anti_patterns", "voice_invariants", "lessons")  # fmt: skip
+PROFILE_KEYS = (
+    "blocks",
+    "golden_ratios",
+    "discussion_rules",
+    "content_checklists",
+    "transition_phrases",
+    "anti_patterns",
+    "voice_invariants",
+    "lessons",
+)
 
 
 # -- the schema an edit is checked against ---------------------------------------------------------
@@ -151,8 +159,12 @@ def show(app: Context, appeal_type: str = "universal") -> dict:
         row = store.get_profile(conn, appeal_type)
     if row is None:
         raise NotFound(f"no methodology profile for {appeal_type!r}")
-    return {"appeal_type": appeal_type, "version": row["version"],
-            "updated_by": row["updated_by"], "profile": row["profile"]}  # fmt: skip
+    return {
+        "appeal_type": appeal_type,
+        "version": row["version"],
+        "updated_by": row["updated_by"],
+        "profile": row["profile"],
+    }
 
 
 def _profile_key(appeal_type: str) -> str:
@@ -172,9 +184,13 @@ def edit(app: Context, appeal_type: str, changes: dict, *, reason: str = "edit")
         row = store.get_profile(conn, appeal_type, lock=True)
         profile = {**row["profile"], **changes}
         saved = store.save_profile(conn, appeal_type, profile, actor, reason)
-        store.audit(conn, actor, "edit_methodology", None,
-                    {"appeal_type": appeal_type, "keys": sorted(changes),
-                     "version": saved["version"]})  # fmt: skip
+        store.audit(
+            conn,
+            actor,
+            "edit_methodology",
+            None,
+            {"appeal_type": appeal_type, "keys": sorted(changes), "version": saved["version"]},
+        )
     return {"appeal_type": appeal_type, "version": saved["version"], "profile": saved["profile"]}
 
 
@@ -189,11 +205,15 @@ def history(app: Context, appeal_type: str) -> dict:
     return {
         "appeal_type": appeal_type,
         "versions": [
-            {"version": r["version"], "updated_by": r["updated_by"], "reason": r["reason"],
-             "created_at": r["created_at"].isoformat()}
+            {
+                "version": r["version"],
+                "updated_by": r["updated_by"],
+                "reason": r["reason"],
+                "created_at": r["created_at"].isoformat(),
+            }
             for r in rows
         ],
-    }  # fmt: skip
+    }
 
 
 def _version(conn, appeal_type: str, number: Any) -> dict:
@@ -245,8 +265,22 @@ def restore(app: Context, appeal_type: str, version: int, reason: str | None = N
         saved = store.save_profile(
             conn, appeal_type, profile, actor, reason or f"restore of version {version}"
         )
-        store.audit(conn, actor, "restore_methodology", None,
-                    {"appeal_type": appeal_type, "restored": version,
-                     "version": saved["version"], "dropped_lessons": dropped})  # fmt: skip
-    return {"appeal_type": appeal_type, "version": saved["version"], "restored_from": version,
-            "dropped_lessons": dropped, "profile": saved["profile"]}  # fmt: skip
+        store.audit(
+            conn,
+            actor,
+            "restore_methodology",
+            None,
+            {
+                "appeal_type": appeal_type,
+                "restored": version,
+                "version": saved["version"],
+                "dropped_lessons": dropped,
+            },
+        )
+    return {
+        "appeal_type": appeal_type,
+        "version": saved["version"],
+        "restored_from": version,
+        "dropped_lessons": dropped,
+        "profile": saved["profile"],
+    }

@@ -54,10 +54,12 @@ class PanelVote(BaseModel):
 def prompt(lesson: dict) -> str:
     evidence = lesson.get("evidence") or {}
     shown = {
-        "category": lesson["category"], "block": lesson["block"], "lesson": lesson["text"],
+        "category": lesson["category"],
+        "block": lesson["block"],
+        "lesson": lesson["text"],
         "draft_span": (evidence.get("draft") or {}).get("text"),
         "final_span": (evidence.get("final") or {}).get("text"),
-    }  # fmt: skip
+    }
     return "<<<LESSON\n" + json.dumps(shown, ensure_ascii=False, indent=1) + "\nLESSON>>>"
 
 
@@ -68,8 +70,15 @@ def _escalate(app: Context, lesson: dict, reason: str) -> bool:
         if current is None or current["review_status"] != "proposed":
             return False
         store.flag_for_chair(conn, lesson["id"], reason)
-        engine_store.audit_lesson(conn, app.principal.actor, "panel_failed", lesson["id"],
-                                  lesson["case_number"], {"reason": reason}, reason)  # fmt: skip
+        engine_store.audit_lesson(
+            conn,
+            app.principal.actor,
+            "panel_failed",
+            lesson["id"],
+            lesson["case_number"],
+            {"reason": reason},
+            reason,
+        )
     return True
 
 
@@ -79,8 +88,14 @@ def vote(app: Context, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
     [{id, outcome}]}; `needs_chair` counts splits and model failures."""
     if len(panel) != 2 or panel[0].spec.name == panel[1].spec.name:
         raise InvalidInput("the style panel is two different models (LEGAL_AI_STYLE_PANEL)")
-    report = {"auto_approved": 0, "needs_chair": 0, "rejected": 0, "skipped": 0,
-              "model_failures": 0, "lessons": []}  # fmt: skip
+    report = {
+        "auto_approved": 0,
+        "needs_chair": 0,
+        "rejected": 0,
+        "skipped": 0,
+        "model_failures": 0,
+        "lessons": [],
+    }
     for lesson_id in dict.fromkeys(lesson_ids):
         with app.store.connection() as conn:
             lesson = store.get_lesson(conn, lesson_id)
@@ -90,8 +105,13 @@ def vote(app: Context, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
             report["lessons"].append({"id": lesson_id, "outcome": "skipped"})
             continue
         outcome = _vote_one(app, lesson, panel)
-        key = {"approved": "auto_approved", "rejected": "rejected", "needs_chair": "needs_chair",
-               "model_failure": "needs_chair", "skipped": "skipped"}[outcome]  # fmt: skip
+        key = {
+            "approved": "auto_approved",
+            "rejected": "rejected",
+            "needs_chair": "needs_chair",
+            "model_failure": "needs_chair",
+            "skipped": "skipped",
+        }[outcome]
         report[key] += 1
         report["model_failures"] += outcome == "model_failure"
         report["lessons"].append({"id": lesson_id, "outcome": outcome})
@@ -109,9 +129,14 @@ def _vote_one(app: Context, lesson: dict, panel: list[ChatModel]) -> str:
         if model.last_call is None:  # a verdict rests on a recorded call: none, the chair's
             reason = f"panel model {model.spec.name}: its call was not recorded; the chair decides"
             return "model_failure" if _escalate(app, lesson, reason) else "skipped"
-        votes.append({"model": model.spec.name, "vote": answer.vote,
-                      "reason": answer.reason.strip()[:4000] or None,
-                      "model_call_id": model.last_call})  # fmt: skip
+        votes.append(
+            {
+                "model": model.spec.name,
+                "vote": answer.vote,
+                "reason": answer.reason.strip()[:4000] or None,
+                "model_call_id": model.last_call,
+            }
+        )
     try:
         row = lessons.decide_by_panel(app, lesson["id"], votes)
     except InvalidInput:

@@ -19,12 +19,34 @@ from ..store import panel_audit as store
 if TYPE_CHECKING:
     from ..context import Context
 
-STYLE_FIELDS = ("at", "lesson_id", "case_number", "category", "outcome", "votes",
-                "model_calls", "text")  # fmt: skip
-PRINCIPLE_FIELDS = ("at", "principle_id", "doc_id", "case_number", "source_kind", "outcome",
-                    "votes", "score", "models", "model_calls", "reason", "rule_text")  # fmt: skip
-FILES = {"style": ("style-panel.csv", STYLE_FIELDS),
-         "principle": ("principle-panel.csv", PRINCIPLE_FIELDS)}  # fmt: skip
+STYLE_FIELDS = (
+    "at",
+    "lesson_id",
+    "case_number",
+    "category",
+    "outcome",
+    "votes",
+    "model_calls",
+    "text",
+)
+PRINCIPLE_FIELDS = (
+    "at",
+    "principle_id",
+    "doc_id",
+    "case_number",
+    "source_kind",
+    "outcome",
+    "votes",
+    "score",
+    "models",
+    "model_calls",
+    "reason",
+    "rule_text",
+)
+FILES = {
+    "style": ("style-panel.csv", STYLE_FIELDS),
+    "principle": ("principle-panel.csv", PRINCIPLE_FIELDS),
+}
 
 
 def folder(app: Context) -> Path:
@@ -68,8 +90,7 @@ def rebuild(app: Context) -> dict:
     """Write both files again from the database (each replaced whole, atomically): {"style":
     n, "principle": n, "folder"}."""
     with app.store.connection() as conn:
-        found = {"style": store.style_decisions(conn),
-                 "principle": store.principle_decisions(conn)}  # fmt: skip
+        found = {"style": store.style_decisions(conn), "principle": store.principle_decisions(conn)}
     target = folder(app)
     target.mkdir(parents=True, exist_ok=True)
     for kind, rows in found.items():
@@ -82,5 +103,8 @@ def rebuild(app: Context) -> dict:
             writer.writeheader()
             writer.writerows(_row(fields, r) for r in rows)
         os.replace(handle.name, target / name)
-    return {"style": len(found["style"]), "principle": len(found["principle"]),
-            "folder": str(target)}  # fmt: skip
+    return {
+        "style": len(found["style"]),
+        "principle": len(found["principle"]),
+        "folder": str(target),
+    }

@@ -80,8 +80,12 @@ def _agreement(pairs: list[tuple[str, str]]) -> dict:
     def rounded(x: float | None) -> float | None:
         return None if x is None else round(x, 4)
 
-    return {"items": len(pairs), "agreement": rounded(agree / len(pairs)) if pairs else None,
-            "kappa": rounded(kappa(table)), "ac1": rounded(ac1(table))}  # fmt: skip
+    return {
+        "items": len(pairs),
+        "agreement": rounded(agree / len(pairs)) if pairs else None,
+        "kappa": rounded(kappa(table)),
+        "ac1": rounded(ac1(table)),
+    }
 
 
 def _chair_decision(row: dict) -> str | None:
@@ -93,8 +97,9 @@ def _chair_decision(row: dict) -> str | None:
         if event["action"] == "promote":
             decision = "approve"
         elif event["action"] == "chair_confirm":
-            decision = {"approved": "approve", "rejected": "reject"}.get(row["panel_decision"],
-                                                                         decision)  # fmt: skip
+            decision = {"approved": "approve", "rejected": "reject"}.get(
+                row["panel_decision"], decision
+            )
         elif event["to"] == "approved":
             decision = "approve"
         elif event["to"] in ("rejected", "vetoed"):

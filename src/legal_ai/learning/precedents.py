@@ -37,7 +37,7 @@ def missing(app: Context, authority_id: int) -> dict:
 
 def upload_ruling(
     app: Context, authority_id: int, path: Path, *, source_name: str, **meta: Any
-) -> dict:  # fmt: skip
+) -> dict:
     """Ingest `path` (PDF, DOCX, TXT, MD) as the ruling of missing precedent `authority_id`
     with `meta` (title, court, case_number, decided_on, practice_area; the case number defaults
     to the citation's) and resolve what it links. Returns the ingest's counts, the doc_id,
@@ -52,9 +52,16 @@ def upload_ruling(
     given["case_number"] = vocab.case_number(given["case_number"])
     given["doc_type"] = "ruling"
     corpus = get_corpus("external")
-    entries = list(read_source(path, corpus, given, doc_id=None,
-                               max_bytes=app.settings.max_file_mb * 2**20,
-                               name=source_name.removeprefix("upload:")))  # fmt: skip
+    entries = list(
+        read_source(
+            path,
+            corpus,
+            given,
+            doc_id=None,
+            max_bytes=app.settings.max_file_mb * 2**20,
+            name=source_name.removeprefix("upload:"),
+        )
+    )
     items: list[IngestItem] = []
     for entry in entries:
         if isinstance(entry, SourceError):
@@ -69,9 +76,12 @@ def upload_ruling(
         after = store.missing_precedent(conn, authority_id)
         still_open = [jsonable(r) for r in store.missing_precedents(conn)]
     return {
-        "ref": precedent["ref"], "case_number": given["case_number"],
-        "doc_ids": report.doc_ids, "ingested": report.ingested, "unchanged": report.unchanged,
+        "ref": precedent["ref"],
+        "case_number": given["case_number"],
+        "doc_ids": report.doc_ids,
+        "ingested": report.ingested,
+        "unchanged": report.unchanged,
         "unsearchable": report.unsearchable,
         "resolved": bool(after and after["status"] == "resolved"),
         "missing_precedents": still_open,
-    }  # fmt: skip
+    }

@@ -40,8 +40,16 @@ if TYPE_CHECKING:
 KIND = "principles"
 ACTOR = "principle-panel"
 CORPUS_OF = {"external_upload": "external", "internal_committee": "internal"}
-COUNTS = ("candidates", "approved", "pending_review", "rejected", "linked", "capped",
-          "dropped_quotes", "ungrounded")  # fmt: skip
+COUNTS = (
+    "candidates",
+    "approved",
+    "pending_review",
+    "rejected",
+    "linked",
+    "capped",
+    "dropped_quotes",
+    "ungrounded",
+)
 
 
 def enqueue(conn, case_law_id: int, content_hash: str) -> dict | None:
@@ -76,20 +84,30 @@ def panel_reason(app: Context, environ: Mapping[str, str] | None = None) -> str 
     return None
 
 
-def process(app: Context, job: dict, *, worker: str,
-            environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
+def process(
+    app: Context, job: dict, *, worker: str, environ: Mapping[str, str] | None = None
+) -> dict:
     """Run one claimed job and settle it. Returns {"id", "doc_id", "status", "report", "error",
     "waiting_for"}."""
     item_id, content_hash = _target(job)
     attempt = job["attempts"]
-    outcome = {"id": job["id"], "doc_id": None, "status": None, "report": None, "error": None,
-               "waiting_for": None}  # fmt: skip
+    outcome = {
+        "id": job["id"],
+        "doc_id": None,
+        "status": None,
+        "report": None,
+        "error": None,
+        "waiting_for": None,
+    }
     with app.store.connection() as conn:
         item = sql_items.extractable_item(conn, item_id)
     try:
         if item is None or item["content_hash"] != content_hash:
-            result = {"skipped": "the item is gone or is not a ruling or decision"} if (
-                item is None) else {"superseded": "its text changed; the new text has its job"}  # fmt: skip
+            result = (
+                {"skipped": "the item is gone or is not a ruling or decision"}
+                if (item is None)
+                else {"superseded": "its text changed; the new text has its job"}
+            )
             with app.store.transaction() as conn:
                 row = store.complete(conn, job["id"], worker, attempt, result)
             outcome.update(status="done" if row else "lost", report=result)
@@ -110,14 +128,18 @@ def process(app: Context, job: dict, *, worker: str,
         outcome.update(status="done" if row else "lost", report=report)
         return outcome
     except Exception as exc:  # a model or the store failed: retried with backoff, then failed
-        status, error = retry_later(app, job, worker, exc, "the principle panel",
-                                    result=_kept(job))  # fmt: skip
+        status, error = retry_later(app, job, worker, exc, "the principle panel", result=_kept(job))
         outcome.update(status=status, error=error)
         return outcome
 
 
-def run(app: Context, *, worker: str | None = None, should_stop: Callable[[], bool] | None = None,
-        environ: Mapping[str, str] | None = None) -> dict:  # fmt: skip
+def run(
+    app: Context,
+    *,
+    worker: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict:
     """Drain the ready extraction jobs in this process: {"jobs": [...], "extracted": n, counts
     summed over the jobs, "pending": [{"job_id", "doc_id", "status", "reason"}], "failed",
     "waiting_for"}."""
@@ -125,9 +147,13 @@ def run(app: Context, *, worker: str | None = None, should_stop: Callable[[], bo
     worker = worker or worker_id()
     reason = panel_reason(engine, environ)
     outcomes, abandoned, pending = drain(
-        engine, KIND, reason, lambda job: process(engine, job, worker=worker, environ=environ),
-        worker=worker, should_stop=should_stop,
-    )  # fmt: skip
+        engine,
+        KIND,
+        reason,
+        lambda job: process(engine, job, worker=worker, environ=environ),
+        worker=worker,
+        should_stop=should_stop,
+    )
     totals = dict.fromkeys(COUNTS, 0)
     for o in outcomes:
         for key in COUNTS:
@@ -137,11 +163,14 @@ def run(app: Context, *, worker: str | None = None, should_stop: Callable[[], bo
         "extracted": sum(1 for o in outcomes if o["status"] == "done" and o["doc_id"]),
         **totals,
         "pending": [_pending(j) for j in pending],
-        "failed": [{"job_id": o["id"], "doc_id": o["doc_id"], "error": o["error"]}
-                   for o in outcomes if o["status"] == "failed"]
+        "failed": [
+            {"job_id": o["id"], "doc_id": o["doc_id"], "error": o["error"]}
+            for o in outcomes
+            if o["status"] == "failed"
+        ]
         + [{"job_id": j["id"], "doc_id": None, "error": j["error"]} for j in abandoned],
         "waiting_for": reason,
-    }  # fmt: skip
+    }
 
 
 def _pending(job: dict) -> dict:
@@ -165,11 +194,14 @@ def job_line(job: dict) -> str:
     """One line of `legal-ai worker` for a settled extraction job."""
     report = job["report"] or {}
     if job["doc_id"] and job["status"] == "done":
-        detail = (f"approved {report.get('approved', 0)}, pending review "
-                  f"{report.get('pending_review', 0)}, rejected {report.get('rejected', 0)}, "
-                  f"linked {report.get('linked', 0)}")  # fmt: skip
+        detail = (
+            f"approved {report.get('approved', 0)}, pending review "
+            f"{report.get('pending_review', 0)}, rejected {report.get('rejected', 0)}, "
+            f"linked {report.get('linked', 0)}"
+        )
     else:
         detail = next(iter(report.values()), "") if report else ""
     tail = job["waiting_for"] or job["error"] or ""
-    return (f"principles job {job['id']} {job['doc_id'] or ''}: {job['status']} ({detail})"
-            + (f" — {tail}" if tail else ""))  # fmt: skip
+    return f"principles job {job['id']} {job['doc_id'] or ''}: {job['status']} ({detail})" + (
+        f" — {tail}" if tail else ""
+    )

@@ -34,23 +34,43 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
         status = "approved"
     limit, offset = window(page)
     with app.store.connection() as conn:
-        rows, info = cut(page, sql_items.list_principles(conn, status, limit=limit,
-                                                          offset=offset, unconfirmed=unconfirmed))  # fmt: skip
-    return {"principles": [{
-        "id": r["id"],
-        "term": principle_term(r["source_kind"], r["court"], r["is_binding"]),
-        "rule_text": r["rule_text"], "supporting_quote": r["supporting_quote"], "page": r["page"],
-        "votes": r["votes"], "score": r["score"],
-        "review_status": "pending_review" if r["review_status"] == "proposed" else r["review_status"],
-        "reviewed_by": r["reviewed_by"],
-        "approved_by": approved_by(r["review_status"], r["reviewed_by"], r["votes"], r["score"]),
-        "confirmed": r["review_status"] == "approved" and (
-            r["reviewed_by"] == "chair" or r["confirmed_by"] == "chair"),
-        "review_reason": r["review_reason"],
-        "doc_id": r["doc_id"], "case_number": r["case_number"],
-        "models": r["models"], "canonical_id": r["canonical_id"],
-        "occurrences": r["occurrences"], "corroboration": r["corroboration"],
-    } for r in rows], **info}  # fmt: skip
+        rows, info = cut(
+            page,
+            sql_items.list_principles(
+                conn, status, limit=limit, offset=offset, unconfirmed=unconfirmed
+            ),
+        )
+    return {
+        "principles": [
+            {
+                "id": r["id"],
+                "term": principle_term(r["source_kind"], r["court"], r["is_binding"]),
+                "rule_text": r["rule_text"],
+                "supporting_quote": r["supporting_quote"],
+                "page": r["page"],
+                "votes": r["votes"],
+                "score": r["score"],
+                "review_status": "pending_review"
+                if r["review_status"] == "proposed"
+                else r["review_status"],
+                "reviewed_by": r["reviewed_by"],
+                "approved_by": approved_by(
+                    r["review_status"], r["reviewed_by"], r["votes"], r["score"]
+                ),
+                "confirmed": r["review_status"] == "approved"
+                and (r["reviewed_by"] == "chair" or r["confirmed_by"] == "chair"),
+                "review_reason": r["review_reason"],
+                "doc_id": r["doc_id"],
+                "case_number": r["case_number"],
+                "models": r["models"],
+                "canonical_id": r["canonical_id"],
+                "occurrences": r["occurrences"],
+                "corroboration": r["corroboration"],
+            }
+            for r in rows
+        ],
+        **info,
+    }
 
 
 # -- the chair's decision ---------------------------------------------------------------------------
@@ -58,17 +78,32 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
 # A principle's statuses as the lists, the API and the pages name them (stored `proposed`).
 SHOWN = {"proposed": "pending_review"}
 STATUSES = ("pending_review", "approved", "rejected", "vetoed")
-DECISIONS = {"approve": "approved", "confirm": "approved", "reject": "rejected",
-             "revert": "vetoed", "veto": "vetoed", "reopen": "proposed"}  # fmt: skip
+DECISIONS = {
+    "approve": "approved",
+    "confirm": "approved",
+    "reject": "rejected",
+    "revert": "vetoed",
+    "veto": "vetoed",
+    "reopen": "proposed",
+}
 PRINCIPLES = Gated(
-    noun="principle", key="principles", statuses=STATUSES, decisions=DECISIONS,
-    rows=sql_items.list_principles, get=sql_items.get_principle,
+    noun="principle",
+    key="principles",
+    statuses=STATUSES,
+    decisions=DECISIONS,
+    rows=sql_items.list_principles,
+    get=sql_items.get_principle,
     shown_status=lambda row: SHOWN.get(row["review_status"], row["review_status"]),
 )
 
 
-def review(app: Context, principle_id: int, decision: str, reason: str | None = None,
-           expected_status: str | None = None) -> dict:
+def review(
+    app: Context,
+    principle_id: int,
+    decision: str,
+    reason: str | None = None,
+    expected_status: str | None = None,
+) -> dict:
     """The chair's decision on a principle: approve, reject, confirm (what the panel approved:
     it then reaches what the writer reads; `approve` of such a principle is the same), revert
     (withdraw an approved one from search at once; also called veto) or reopen (back to her
@@ -88,8 +123,9 @@ def review(app: Context, principle_id: int, decision: str, reason: str | None = 
             return dict(sql_items.confirm_principle(conn, principle_id))
         if now == status:
             return {k: row[k] for k in ("id", "review_status", "reviewed_by", "confirmed_by")}
-        return dict(sql_items.set_principle_review(conn, principle_id, status,
-                                                   app.principal.actor, reason))
+        return dict(
+            sql_items.set_principle_review(conn, principle_id, status, app.principal.actor, reason)
+        )
 
     expected = SHOWN.get(expected_status or "", expected_status)
     return PRINCIPLES.review(app, principle_id, decision, reason, expected, decide)

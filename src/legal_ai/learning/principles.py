@@ -148,8 +148,9 @@ def _ask_all(models: list[ChatModel], item: dict) -> tuple[list[tuple[str, Candi
     return out, calls
 
 
-def _judged(app: Context, item: dict, clusters: list[dict], existing: list[dict], known,
-            report: dict) -> tuple[list[dict], list[tuple[dict, dict]]]:  # fmt: skip
+def _judged(
+    app: Context, item: dict, clusters: list[dict], existing: list[dict], known, report: dict
+) -> tuple[list[dict], list[tuple[dict, dict]]]:
     """Each cluster's status from the panel's votes and score (an approved rule its quote does
     not ground goes to the chair), matched against the corpus's principles: new ones, and links
     of a cluster to the principle it restates (one drawn from this item again is dropped)."""
@@ -193,8 +194,14 @@ def _within_cap(app: Context, fresh: list[dict], report: dict) -> list[dict]:
     return kept
 
 
-def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, report: dict,
-                  job_id: int | None = None) -> None:  # fmt: skip
+def _extract_item(
+    app: Context,
+    models: list[ChatModel],
+    corpus,
+    item: dict,
+    report: dict,
+    job_id: int | None = None,
+) -> None:
     kind = corpus.scope_value
     found = []
     answers, calls = _ask_all(models, item)
@@ -203,8 +210,14 @@ def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, rep
         if span is None:
             report["dropped_quotes"] += 1
             continue
-        found.append({"model": model_name, "rule_text": cand.rule_text.strip(),
-                      "score": cand.score, "span": span})  # fmt: skip
+        found.append(
+            {
+                "model": model_name,
+                "rule_text": cand.rule_text.strip(),
+                "score": cand.score,
+                "span": span,
+            }
+        )
     vectors = _unit_vectors(app, [c["rule_text"] for c in found])
     clusters = _merge(found, vectors)
     report["candidates"] += len(clusters)
@@ -218,8 +231,11 @@ def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, rep
             if cluster["status"] != "rejected":
                 canonical = sql_items.insert_canonical(conn, kind, cluster["rule_text"])
             _insert(app, conn, corpus, item, cluster, canonical, job_id, calls)
-            report[{"approved": "approved", "proposed": "pending_review",
-                    "rejected": "rejected"}[cluster["status"]]] += 1  # fmt: skip
+            report[
+                {"approved": "approved", "proposed": "pending_review", "rejected": "rejected"}[
+                    cluster["status"]
+                ]
+            ] += 1
         for cluster, match in links:
             canonical = match["canonical_id"]
             if canonical is None:
@@ -232,41 +248,79 @@ def _extract_item(app: Context, models: list[ChatModel], corpus, item: dict, rep
         panel_audit.principle_decision(app, cluster["id"])
 
 
-def _insert(app: Context, conn, corpus, item: dict, cluster: dict, canonical: int | None,
-            job_id: int | None, calls: dict) -> int:  # fmt: skip
+def _insert(
+    app: Context,
+    conn,
+    corpus,
+    item: dict,
+    cluster: dict,
+    canonical: int | None,
+    job_id: int | None,
+    calls: dict,
+) -> int:
     """The principle, proposed; then each panel model's vote, tied to its extraction call; then
     the panel's decision, which the database checks against those votes (and computes them)."""
     span, status = cluster["span"], cluster["status"]
     rule = cluster["rule_text"]
     unit = sql_items.ChunkRow(
-        ordinal=0, page=_page(item["page_starts"], span["start"]), char_start=span["start"],
-        char_end=span["end"], section=None, text=rule, text_hash=text_hash(rule),
-        analyzed=app.analyzer.analyze(rule), analyzer=app.analyzer.id,
-        embedding=cluster["stored_vector"].astype(np.float32), embedder=app.embedder.id,
-    )  # fmt: skip
+        ordinal=0,
+        page=_page(item["page_starts"], span["start"]),
+        char_start=span["start"],
+        char_end=span["end"],
+        section=None,
+        text=rule,
+        text_hash=text_hash(rule),
+        analyzed=app.analyzer.analyze(rule),
+        analyzer=app.analyzer.id,
+        embedding=cluster["stored_vector"].astype(np.float32),
+        embedder=app.embedder.id,
+    )
     principle_id = sql_items.insert_principle(
-        conn, corpus, item["id"], unit, span["text"], "proposed", canonical_id=canonical,
+        conn,
+        corpus,
+        item["id"],
+        unit,
+        span["text"],
+        "proposed",
+        canonical_id=canonical,
         job_id=job_id,
-    )  # fmt: skip
+    )
     scores = {m["model"]: m["score"] for m in cluster["members"]}
-    sql_items.insert_principle_votes(conn, principle_id, corpus.scope_value, [
-        {"model": model, "model_call_id": call, "voted": model in scores,
-         "score": scores.get(model)} for model, call in calls.items()
-    ])  # fmt: skip
+    sql_items.insert_principle_votes(
+        conn,
+        principle_id,
+        corpus.scope_value,
+        [
+            {
+                "model": model,
+                "model_call_id": call,
+                "voted": model in scores,
+                "score": scores.get(model),
+            }
+            for model, call in calls.items()
+        ],
+    )
     if status == "proposed":
         sql_items.tally_principle(conn, principle_id)
         if cluster["reason"]:
             sql_items.set_principle_reason(conn, principle_id, cluster["reason"])
     else:
-        sql_items.set_principle_review(conn, principle_id, status, "panel",
-                                       "3/3 panel" if cluster["votes"] >= 3 else
-                                       f"{cluster['votes']}/3 panel, score {cluster['score']}")  # fmt: skip
+        sql_items.set_principle_review(
+            conn,
+            principle_id,
+            status,
+            "panel",
+            "3/3 panel"
+            if cluster["votes"] >= 3
+            else f"{cluster['votes']}/3 panel, score {cluster['score']}",
+        )
     cluster["id"] = principle_id
     return principle_id
 
 
-def extract(app: Context, *, corpus: str | None = None, doc_id: str | None = None,
-            all: bool = False) -> dict:  # fmt: skip
+def extract(
+    app: Context, *, corpus: str | None = None, doc_id: str | None = None, all: bool = False
+) -> dict:
     """Run the panel over one item (`doc_id`), or every ruling and decision of a corpus (or of
     both, `all`). Returns the counts of `legal-ai principles extract`."""
     if doc_id is None and not all and corpus is None:
@@ -275,8 +329,19 @@ def extract(app: Context, *, corpus: str | None = None, doc_id: str | None = Non
         raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
     engine = app.acting_as(system_principal(ACTOR))
     models = principle_panel(engine)
-    report = dict.fromkeys(("candidates", "approved", "pending_review", "rejected", "linked",
-                            "capped", "dropped_quotes", "ungrounded"), 0)  # fmt: skip
+    report = dict.fromkeys(
+        (
+            "candidates",
+            "approved",
+            "pending_review",
+            "rejected",
+            "linked",
+            "capped",
+            "dropped_quotes",
+            "ungrounded",
+        ),
+        0,
+    )
     report["failed"] = []
     keys = [corpus] if corpus else list(KINDS)
     seen = 0
@@ -293,9 +358,10 @@ def extract(app: Context, *, corpus: str | None = None, doc_id: str | None = Non
                 continue
             with engine.store.transaction() as conn:  # its queued job has nothing left to do
                 engine_store.close_queued(
-                    conn, f"principles:{item['id']}:{item['content_hash']}",
+                    conn,
+                    f"principles:{item['id']}:{item['content_hash']}",
                     {"done_by": "legal-ai principles extract"},
-                )  # fmt: skip
+                )
     if doc_id is not None and seen == 0:
         raise NotFound(f"no ruling or decision with doc_id {doc_id!r} in {' or '.join(keys)}")
     return report
@@ -311,19 +377,30 @@ def _cull_plan(app: Context) -> tuple[int, list[dict]]:
     plan: dict[int, dict] = {}
 
     def mark(row: dict, action: str, reason: str) -> None:
-        plan.setdefault(row["id"], {
-            "id": row["id"], "doc_id": row["doc_id"], "rule_text": row["rule_text"],
-            "status": "pending_review" if row["review_status"] == "proposed"
-            else row["review_status"], "action": action, "reason": reason,
-        })  # fmt: skip
+        plan.setdefault(
+            row["id"],
+            {
+                "id": row["id"],
+                "doc_id": row["doc_id"],
+                "rule_text": row["rule_text"],
+                "status": "pending_review"
+                if row["review_status"] == "proposed"
+                else row["review_status"],
+                "action": action,
+                "reason": reason,
+            },
+        )
 
     for row in rows:
         expected = outcome(row["votes"], row["score"] or 0.0, approve_score)
         if expected == "rejected":
             mark(row, "remove", f"{row['votes']} vote(s): the rule rejects it")
         elif expected == "proposed" and row["review_status"] == "approved":
-            mark(row, "reopen", f"2 votes and score {row['score']} < {approve_score}: the "
-                                "chair's to review")  # fmt: skip
+            mark(
+                row,
+                "reopen",
+                f"2 votes and score {row['score']} < {approve_score}: the chair's to review",
+            )
     seen: set[tuple[int, int]] = set()
     by_item: dict[int, list[dict]] = {}
     for row in rows:
@@ -349,17 +426,29 @@ def cull(app: Context, *, apply: bool = False) -> dict:
     rejected) or send back to her review. Nothing changes unless `apply`, which is the chair's
     decision (her token): {"checked", "remove", "reopen", "applied"}."""
     checked, plan = _cull_plan(app)
-    report = {"checked": checked, "remove": [p for p in plan if p["action"] == "remove"],
-              "reopen": [p for p in plan if p["action"] == "reopen"], "applied": False}  # fmt: skip
+    report = {
+        "checked": checked,
+        "remove": [p for p in plan if p["action"] == "remove"],
+        "reopen": [p for p in plan if p["action"] == "reopen"],
+        "applied": False,
+    }
     if not apply:
         return report
     require_chair(app.principal, "culling principles (it withdraws what the panel approved)")
-    status_for = {("remove", "approved"): "vetoed", ("remove", "pending_review"): "rejected",
-                  ("reopen", "approved"): "proposed"}  # fmt: skip
+    status_for = {
+        ("remove", "approved"): "vetoed",
+        ("remove", "pending_review"): "rejected",
+        ("reopen", "approved"): "proposed",
+    }
     with refused_by_gate():
         with app.store.transaction() as conn:
             for p in plan:
-                sql_items.set_principle_review(conn, p["id"], status_for[p["action"], p["status"]],
-                                               app.principal.actor, f"cull: {p['reason']}")  # fmt: skip
+                sql_items.set_principle_review(
+                    conn,
+                    p["id"],
+                    status_for[p["action"], p["status"]],
+                    app.principal.actor,
+                    f"cull: {p['reason']}",
+                )
     report["applied"] = True
     return report

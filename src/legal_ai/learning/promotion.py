@@ -18,8 +18,7 @@ def chosen_lessons(conn, case: str, lesson_ids: list[int], actor: str) -> list[d
         if lesson is None or lesson["case_number"] != case:
             raise InvalidInput(f"lesson {lesson_id} is not a lesson of {case}")
         if lesson["kind"] == "substance":
-            substance = sorted(c for c, k in store.category_kinds(conn).items()
-                               if k == "substance")  # fmt: skip
+            substance = sorted(c for c, k in store.category_kinds(conn).items() if k == "substance")
             raise InvalidInput(
                 f"lesson {lesson_id} is substance ({lesson['category']}): promote folds "
                 "only style lessons into the methodology (the voice never holds "
@@ -28,14 +27,17 @@ def chosen_lessons(conn, case: str, lesson_ids: list[int], actor: str) -> list[d
         if lesson["review_status"] in ("rejected", "vetoed"):
             raise InvalidInput(f"lesson {lesson_id} is {lesson['review_status']}")
         if lesson["review_status"] == "proposed":
-            lesson = {**lesson, **store.set_review(conn, lesson_id, "approved", actor,
-                                                   "chosen for promotion")}  # fmt: skip
+            lesson = {
+                **lesson,
+                **store.set_review(conn, lesson_id, "approved", actor, "chosen for promotion"),
+            }
         chosen.append(lesson)
     return chosen
 
 
-def fold_into_profile(conn, case: str, chosen: list[dict], phrases: list[str], actor: str
-          ) -> tuple[str, dict]:  # fmt: skip
+def fold_into_profile(
+    conn, case: str, chosen: list[dict], phrases: list[str], actor: str
+) -> tuple[str, dict]:
     """The chosen lessons and phrases folded into the profile of the case's appeal type (else
     universal), locked and saved as a new version: its key and the saved row."""
     key = (sql_items.get_case(conn, case) or {}).get("appeal_type") or "universal"
@@ -44,10 +46,17 @@ def fold_into_profile(conn, case: str, chosen: list[dict], phrases: list[str], a
     folded = list(profile.get("lessons", []))
     known = {item.get("id") for item in folded}
     folded += [
-        {"id": lesson["id"], "category": lesson["category"], "text": lesson["text"],
-         "block": lesson["block"], "outcome": lesson["outcome"], "case_number": case}
-        for lesson in chosen if lesson["id"] not in known
-    ]  # fmt: skip
+        {
+            "id": lesson["id"],
+            "category": lesson["category"],
+            "text": lesson["text"],
+            "block": lesson["block"],
+            "outcome": lesson["outcome"],
+            "case_number": case,
+        }
+        for lesson in chosen
+        if lesson["id"] not in known
+    ]
     profile["lessons"] = folded
     current = list(profile.get("transition_phrases", []))
     profile["transition_phrases"] = current + [p for p in phrases if p not in current]

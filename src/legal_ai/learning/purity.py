@@ -41,11 +41,17 @@ class Finding:
 
 
 _LABELS = {
-    "ruling_citation": "a ruling citation", "statute_citation": "a statute citation",
-    "case_number": "a case number", "plan_or_parcel": "a plan or parcel number",
-    "date": "a date", "amount": "an amount", "number": "a number", "address": "an address",
-    "name": "a party's or person's name", "holding": "a holding",
-}  # fmt: skip
+    "ruling_citation": "a ruling citation",
+    "statute_citation": "a statute citation",
+    "case_number": "a case number",
+    "plan_or_parcel": "a plan or parcel number",
+    "date": "a date",
+    "amount": "an amount",
+    "number": "a number",
+    "address": "an address",
+    "name": "a party's or person's name",
+    "holding": "a holding",
+}
 
 _MONTHS = "ינואר|פברואר|מרץ|מרס|אפריל|מאי|יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר"
 _H = "א-ת"  # Hebrew letters (after normalize: no niqqud, ASCII quotes)
@@ -58,7 +64,7 @@ _PATTERNS: list[tuple[str, str, re.Pattern]] = [
             rf"(?<![{_H}])[ובלמה]?(?:גוש|חלק(?:ה|ות)|מגרש|תכנית|תוכנית|תב\"ע|תמ\"א|תמ\"מ|תת\"ל)"
             rf"\s*(?:מס(?:פר|')?\.?\s*)?(?:[{_H}]{{0,4}}[/\-]?\s*)?\d[\d/\-]*"
         ),
-    ),  # fmt: skip
+    ),
     ("plan_or_parcel", "fact", re.compile(rf"(?<![{_H}])[ובלמה]?(?:תכנית|תוכנית)\s+מס(?:פר|')")),
     (
         "statute_citation",
@@ -75,12 +81,12 @@ _PATTERNS: list[tuple[str, str, re.Pattern]] = [
             r"₪|(?<![א-ת])ש\"ח|(?<![א-ת])שקל(?:ים)?(?![א-ת])|"
             r"\d[\d,.]*\s*%|(?<!\d)\d{1,3}(?:,\d{3})+(?!\d)"
         ),
-    ),  # fmt: skip
+    ),
     (
         "address",
         "fact",
         re.compile(rf"(?<![{_H}])[ובלמ]?(?:רחוב|רח'|שדרות|שד'|שכונת|סמטת|כיכר)\s+[{_H}\"\d]+"),
-    ),  # fmt: skip
+    ),
 ]
 # Any digit is a number of the case (a count, an area, a height, a distance) unless it is a
 # paragraph marker written as an example of numbering: "1.", "2)", "(3)".
@@ -151,8 +157,9 @@ def check(text: str, names: Iterable[str] = ()) -> list[Finding]:
     found: list[Finding] = []
     for citation in citations.extract(norm):
         rule = "ruling_citation" if citation.kind == "ruling" else "statute_citation"
-        found.append(Finding(rule, "precedent" if rule == "ruling_citation" else "halacha",
-                             citation.text))  # fmt: skip
+        found.append(
+            Finding(rule, "precedent" if rule == "ruling_citation" else "halacha", citation.text)
+        )
     covered = [(c.start, c.end) for c in citations.extract(norm)]
     for rule, category, pattern in _PATTERNS:
         for m in pattern.finditer(norm):
@@ -177,9 +184,12 @@ def category_of(findings: list[Finding]) -> str:
 
 
 def route(
-    findings: list[Finding], *, model_says: bool = False, model_reason: str | None = None,
+    findings: list[Finding],
+    *,
+    model_says: bool = False,
+    model_reason: str | None = None,
     model_category: str | None = None,
-) -> tuple[str, str] | None:  # fmt: skip
+) -> tuple[str, str] | None:
     """(substance category, routed_reason) when a proposal must go to the chair as substance,
     else None. The deterministic findings decide first; the model's own classification second."""
     if findings:

@@ -96,10 +96,11 @@ def fingerprints(words: list[Word]) -> list[int]:
     return [
         int.from_bytes(
             hashlib.blake2b("\x1f".join(keys[i : i + SHINGLE]).encode(), digest_size=8).digest(),
-            "big", signed=True,
+            "big",
+            signed=True,
         )
         for i in range(len(keys) - SHINGLE + 1)
-    ]  # fmt: skip
+    ]
 
 
 def refresh_fingerprints(conn) -> int:

@@ -44,8 +44,16 @@ if TYPE_CHECKING:
 ACTOR = "canonical-synthesizer"
 STAGE = "canonical_synthesis"
 VARIABLE = "LEGAL_AI_SYNTHESIZER"
-CSV_FIELDS = ("at", "canonical_id", "source_kind", "model", "outcome", "cosine", "reason",
-              "statement")  # fmt: skip
+CSV_FIELDS = (
+    "at",
+    "canonical_id",
+    "source_kind",
+    "model",
+    "outcome",
+    "cosine",
+    "reason",
+    "statement",
+)
 # The drift floor when HALACHA_CANONICAL_SYNTH_DRIFT_FLOOR is unset, per embedder. e5-local's
 # cosines are compressed near 1: measured against one rule, paraphrases 0.956-0.99, another
 # planning rule 0.866-0.898 and unrelated Hebrew sentences 0.82-0.84, so DESIGN's 0.80 would
@@ -78,8 +86,9 @@ class CanonicalStatement(BaseModel):
 def synthesizer(app: Context) -> ChatModel:
     """The model of LEGAL_AI_SYNTHESIZER, recording its calls in model_calls; unset (or its key
     absent) is InvalidInput naming what to set."""
-    model, missing = single_model(app, VARIABLE, app.settings.synthesizer,
-                                  "synthesize canonical statements")  # fmt: skip
+    model, missing = single_model(
+        app, VARIABLE, app.settings.synthesizer, "synthesize canonical statements"
+    )
     if missing:
         raise InvalidInput(missing)
     return model
@@ -118,8 +127,13 @@ def _csv(app: Context, row: dict, source_kind: str) -> None:
         writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
         if new:
             writer.writeheader()
-        writer.writerow({**{k: row.get(k) for k in CSV_FIELDS}, "source_kind": source_kind,
-                         "at": row["at"].isoformat()})  # fmt: skip
+        writer.writerow(
+            {
+                **{k: row.get(k) for k in CSV_FIELDS},
+                "source_kind": source_kind,
+                "at": row["at"].isoformat(),
+            }
+        )
 
 
 def _attempt(app: Context, model: ChatModel, canonical: dict, report: dict) -> None:
@@ -147,11 +161,18 @@ def _attempt(app: Context, model: ChatModel, canonical: dict, report: dict) -> N
             vector, embedder = unit[0].astype(np.float32), app.embedder.id
     kept = statement if outcome == "accepted" else None
     with app.store.transaction() as conn:
-        if not store.finish(conn, canonical["id"], statement=kept, grounded=grounded,
-                            embedding=vector, embedder=embedder):  # fmt: skip
+        if not store.finish(
+            conn,
+            canonical["id"],
+            statement=kept,
+            grounded=grounded,
+            embedding=vector,
+            embedder=embedder,
+        ):
             return  # another run took it
-        row = store.log_attempt(conn, canonical["id"], model.spec.name, outcome, cosine, reason,
-                                statement or None)  # fmt: skip
+        row = store.log_attempt(
+            conn, canonical["id"], model.spec.name, outcome, cosine, reason, statement or None
+        )
     report["attempted"] += 1
     if outcome != "kept_source":
         report[outcome] += 1

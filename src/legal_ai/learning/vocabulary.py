@@ -10,14 +10,30 @@ from ..errors import InvalidInput
 from ..text.blocks import BLOCKS
 from ..text.hebrew import clean_text, fold_quotes, normalize_case_number
 
-APPEAL_TYPES = ("permit", "change_of_use", "plan", "betterment_levy", "compensation_197",
-                "procedural")  # fmt: skip
+APPEAL_TYPES = (
+    "permit",
+    "change_of_use",
+    "plan",
+    "betterment_levy",
+    "compensation_197",
+    "procedural",
+)
 OUTCOMES = ("accepted", "rejected", "partially_accepted", "remanded")
 PRACTICE_AREAS = ("planning", "betterment_levy", "compensation")
-FEEDBACK_CATEGORIES = ("missing_content", "wrong_tone", "wrong_structure", "factual_error",
-                       "style", "other")  # fmt: skip
-CURATOR_TAGS = {"סגנון": "style", "מבנה": "structure", "לקסיקון משפטי": "legal_lexicon",
-                "טבלאי": "tabular"}  # fmt: skip
+FEEDBACK_CATEGORIES = (
+    "missing_content",
+    "wrong_tone",
+    "wrong_structure",
+    "factual_error",
+    "style",
+    "other",
+)
+CURATOR_TAGS = {
+    "סגנון": "style",
+    "מבנה": "structure",
+    "לקסיקון משפטי": "legal_lexicon",
+    "טבלאי": "tabular",
+}
 
 # A committee case number: a court/committee word (ערר, בל"מ, עע"מ …), an optional district in
 # parentheses, and number/year. The full string is the key (ערר 1042/23 ≠ בל"מ 1042/23).
@@ -38,8 +54,9 @@ def case_number(raw: str | None) -> str:
     return value
 
 
-def free_text(value: object, what: str, *, required: bool = True, max_chars: int = 20_000
-              ) -> str | None:  # fmt: skip
+def free_text(
+    value: object, what: str, *, required: bool = True, max_chars: int = 20_000
+) -> str | None:
     """A free text the chair or an agent wrote (feedback, a lesson, a reason, a quote), cleaned
     like stored text (no NUL, zero-width or bidi characters) and bounded; InvalidInput names
     `what` when it is not text, empty (when required) or too long."""
@@ -55,7 +72,9 @@ def free_text(value: object, what: str, *, required: bool = True, max_chars: int
     return text
 
 
-def choice(value: str | None, allowed: tuple[str, ...], what: str, *, required: bool = False) -> str | None:  # fmt: skip
+def choice(
+    value: str | None, allowed: tuple[str, ...], what: str, *, required: bool = False
+) -> str | None:
     if value is None or value == "":
         if required:
             raise InvalidInput(f"{what} is required; choose one of: {', '.join(allowed)}")
@@ -70,9 +89,20 @@ def block(value: str | None) -> str | None:
 
 
 _MONTHS = {
-    "ינואר": 1, "פברואר": 2, "מרץ": 3, "מרס": 3, "אפריל": 4, "מאי": 5, "יוני": 6, "יולי": 7,
-    "אוגוסט": 8, "ספטמבר": 9, "אוקטובר": 10, "נובמבר": 11, "דצמבר": 12,
-}  # fmt: skip
+    "ינואר": 1,
+    "פברואר": 2,
+    "מרץ": 3,
+    "מרס": 3,
+    "אפריל": 4,
+    "מאי": 5,
+    "יוני": 6,
+    "יולי": 7,
+    "אוגוסט": 8,
+    "ספטמבר": 9,
+    "אוקטובר": 10,
+    "נובמבר": 11,
+    "דצמבר": 12,
+}
 _DATE_RE = re.compile(r"(\d{1,2})\s+ב?(" + "|".join(_MONTHS) + r")\s+(\d{4})")
 _NUMERIC_DATE_RE = re.compile(r"(\d{1,2})[./](\d{1,2})[./](\d{4})")
 

@@ -94,12 +94,17 @@ def jsonable_deep(value: Any) -> Any:
 
 
 def busy(job: Job) -> dict:
-    return {"name": job.name, "outcome": "busy", "ran": False,
-            "note": f"{job.name} is running in another process; nothing was started"}  # fmt: skip
+    return {
+        "name": job.name,
+        "outcome": "busy",
+        "ran": False,
+        "note": f"{job.name} is running in another process; nothing was started",
+    }
 
 
-def run_job(app: App, job: Job, now: dt.datetime, *, manual: bool, worker: str | None,
-         requested_by: str) -> dict | None:  # fmt: skip
+def run_job(
+    app: App, job: Job, now: dt.datetime, *, manual: bool, worker: str | None, requested_by: str
+) -> dict | None:
     """Claim, run and record one job under its lease (released at the end either way). None:
     a scheduled job not yet due (and not asked for)."""
     runner = _runner(app)
@@ -133,21 +138,50 @@ def run_job(app: App, job: Job, now: dt.datetime, *, manual: bool, worker: str |
                 next_run = min(following, now + _backoff(failures))
             else:
                 next_run = following
-            run = store.record_run(conn, {
-                "name": job.name, "trigger": "manual" if manual else "schedule",
-                "scheduled_for": scheduled_for, "missed": missed, "started_at": now,
-                "finished_at": finished_at, "outcome": outcome, "result": result,
-                "error": error, "worker": worker, "requested_by": requested_by,
-            })  # fmt: skip
-            store.finish(conn, job.name, started_at=now, finished_at=finished_at,
-                         outcome=outcome, result=result, error=error, failures=failures,
-                         next_run_at=next_run)  # fmt: skip
+            run = store.record_run(
+                conn,
+                {
+                    "name": job.name,
+                    "trigger": "manual" if manual else "schedule",
+                    "scheduled_for": scheduled_for,
+                    "missed": missed,
+                    "started_at": now,
+                    "finished_at": finished_at,
+                    "outcome": outcome,
+                    "result": result,
+                    "error": error,
+                    "worker": worker,
+                    "requested_by": requested_by,
+                },
+            )
+            store.finish(
+                conn,
+                job.name,
+                started_at=now,
+                finished_at=finished_at,
+                outcome=outcome,
+                result=result,
+                error=error,
+                failures=failures,
+                next_run_at=next_run,
+            )
     finally:
         lease.release()
-    return {"name": job.name, "ran": True, "run_id": run["id"], "outcome": outcome,
-            "trigger": run["trigger"], "scheduled_for": scheduled_for, "missed": missed,
-            "started_at": now, "finished_at": finished_at, "result": result, "error": error,
-            "failures": failures, "next_run_at": next_run}  # fmt: skip
+    return {
+        "name": job.name,
+        "ran": True,
+        "run_id": run["id"],
+        "outcome": outcome,
+        "trigger": run["trigger"],
+        "scheduled_for": scheduled_for,
+        "missed": missed,
+        "started_at": now,
+        "finished_at": finished_at,
+        "result": result,
+        "error": error,
+        "failures": failures,
+        "next_run_at": next_run,
+    }
 
 
 REQUEST_KEY = "run_requested"  # in schedules.last_result until the worker runs the job

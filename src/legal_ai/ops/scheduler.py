@@ -70,25 +70,37 @@ def _lazy(name: str) -> Callable[[App, dt.datetime], dict]:
 
 # The jobs (07-learning §4, and the upkeep that used to wait for a person). One place.
 JOBS: tuple[Job, ...] = (
-    Job("weekly-feedback-analysis", "0 19 * * sun",
+    Job(
+        "weekly-feedback-analysis",
+        "0 19 * * sun",
         "the week's chair feedback by category and block; recurring feedback (same category and "
         "block twice or more) proposed as lessons for the chair's gate; skipped without feedback",
-        _lazy("weekly_feedback_analysis")),
-    Job("stale-case-reminder", "0 8 * * *",
+        _lazy("weekly_feedback_analysis"),
+    ),
+    Job(
+        "stale-case-reminder",
+        "0 8 * * *",
         "cases whose ledger has not moved for LEGAL_AI_STALE_CASE_DAYS (30) days, as a reminder "
         "list (legal-ai jobs reminders, GET /api/reminders, the desk's /reminders) and a POST to "
         "LEGAL_AI_REMINDER_WEBHOOK when set",
-        _lazy("stale_case_reminder")),
-    Job("sync-case-status", "*/15 * * * *",
+        _lazy("stale_case_reminder"),
+    ),
+    Job(
+        "sync-case-status",
+        "*/15 * * * *",
         "each case's status reconciled with its ledger; the changes pushed to "
         "LEGAL_AI_TRACKER_URL when set",
-        _lazy("sync_case_status")),
-    Job("nightly-upkeep", "30 2 * * *",
+        _lazy("sync_case_status"),
+    ),
+    Job(
+        "nightly-upkeep",
+        "30 2 * * *",
         "re-index what is stale, resolve missing precedents, synthesize pending canonical "
         "statements (LEGAL_AI_SYNTHESIZER), run the standing evaluation (LEGAL_AI_STANDING_EVAL) "
         "and record its nDCG@10 per day",
-        _lazy("nightly_upkeep")),
-)  # fmt: skip
+        _lazy("nightly_upkeep"),
+    ),
+)
 
 
 # -- time ---------------------------------------------------------------------------------------
@@ -113,8 +125,13 @@ def find(name: str, jobs: Sequence[Job] | None = None) -> Job:
     raise NotFound(f"no scheduled job {name!r}; the jobs: {known}")
 
 
-def run_due(app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None,
-            worker: str | None = None) -> list[dict]:  # fmt: skip
+def run_due(
+    app: App,
+    *,
+    now: dt.datetime | None = None,
+    jobs: Sequence[Job] | None = None,
+    worker: str | None = None,
+) -> list[dict]:
     """Run every job that is due at `now`, each once, one after another; returns what each did
     (jobs not due are left out, a job another process is running is reported `busy`). A job
     that fails never stops the others."""
@@ -125,9 +142,12 @@ def run_due(app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | N
             report = run_job(app, job, now, manual=False, worker=worker, requested_by=RUNNER.actor)
         except Exception as exc:  # the bookkeeping itself failed (the database went away)
             logger.exception("scheduler: %s could not be run", job.name)
-            report = {"name": job.name, "ran": False, "outcome": "failed",
-                      "error": Scrubber.of(app.settings)(
-                          f"the scheduler could not run it: {exc}")}  # fmt: skip
+            report = {
+                "name": job.name,
+                "ran": False,
+                "outcome": "failed",
+                "error": Scrubber.of(app.settings)(f"the scheduler could not run it: {exc}"),
+            }
         if report is not None:
             reports.append(jsonable_deep(report))
     return reports
@@ -143,19 +163,27 @@ def _may_run(app: App, name: str) -> None:
         )
 
 
-def run_now(app: App, name: str, *, now: dt.datetime | None = None,
-            jobs: Sequence[Job] | None = None, worker: str | None = None) -> dict:  # fmt: skip
+def run_now(
+    app: App,
+    name: str,
+    *,
+    now: dt.datetime | None = None,
+    jobs: Sequence[Job] | None = None,
+    worker: str | None = None,
+) -> dict:
     """Run job `name` now, on demand, and wait for it (recorded with trigger `manual` and who
     asked): the operator's `legal-ai jobs run`, or the chair."""
     job = find(name, jobs)
     _may_run(app, job.name)
-    report = run_job(app, job, _now(now), manual=True, worker=worker,
-                  requested_by=app.principal.actor)  # fmt: skip
+    report = run_job(
+        app, job, _now(now), manual=True, worker=worker, requested_by=app.principal.actor
+    )
     return jsonable_deep(report)
 
 
-def request_run(app: App, name: str, *, now: dt.datetime | None = None,
-                jobs: Sequence[Job] | None = None) -> dict:  # fmt: skip
+def request_run(
+    app: App, name: str, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
+) -> dict:
     """Ask the worker to run job `name` at its next pass (the chair over HTTP): nothing runs in
     the caller's process, and the run is recorded as manual, in the caller's name. A job running
     now is refused (`busy`); asking twice before the worker ran it asks once. Returns {"name",
@@ -168,17 +196,25 @@ def request_run(app: App, name: str, *, now: dt.datetime | None = None,
         if job.name in store.leased(conn):
             return busy(job)
         store.ensure(conn, job.name, job.cron, tz, next_after(job.cron, tz, at))
-        asked = store.request_run(conn, job.name, REQUEST_KEY,
-                                  {"by": app.principal.actor, "at": at.isoformat()})  # fmt: skip
-    return {"name": job.name, "outcome": "queued", "ran": False, "trigger": "manual",
-            "requested_by": asked["by"], "requested_at": asked["at"],
-            "note": f"{job.name} is queued for the worker: `legal-ai worker` runs it at its next "
-                    f"pass, recorded as a manual run by {asked['by']} (GET /api/jobs/runs?"
-                    f"name={job.name})"}  # fmt: skip
+        asked = store.request_run(
+            conn, job.name, REQUEST_KEY, {"by": app.principal.actor, "at": at.isoformat()}
+        )
+    return {
+        "name": job.name,
+        "outcome": "queued",
+        "ran": False,
+        "trigger": "manual",
+        "requested_by": asked["by"],
+        "requested_at": asked["at"],
+        "note": f"{job.name} is queued for the worker: `legal-ai worker` runs it at its next "
+        f"pass, recorded as a manual run by {asked['by']} (GET /api/jobs/runs?"
+        f"name={job.name})",
+    }
 
 
-def list_jobs(app: App, *, now: dt.datetime | None = None,
-              jobs: Sequence[Job] | None = None) -> dict:  # fmt: skip
+def list_jobs(
+    app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
+) -> dict:
     """Every job with its schedule, next run and last outcome (`running`: a process holds its
     run lease now). A job never run yet shows its first slot after now."""
     now = _now(now)
@@ -192,23 +228,33 @@ def list_jobs(app: App, *, now: dt.datetime | None = None,
         row = rows.get(job.name)
         same = row is not None and (row["cron"], row["timezone"]) == (job.cron, tz)
         result = (row or {}).get("last_result") or {}
-        out.append({
-            "name": job.name, "cron": job.cron, "timezone": tz, "about": job.about,
-            "next_run_at": row["next_run_at"] if same else next_after(job.cron, tz, now),
-            "running": job.name in running,
-            "requested": requested(row),
-            "last_started_at": (row or {}).get("last_started_at"),
-            "last_finished_at": (row or {}).get("last_finished_at"),
-            "last_outcome": (row or {}).get("last_outcome"),
-            "last_summary": result.get("summary") if isinstance(result, dict) else None,
-            "last_error": scrub((row or {}).get("last_error") or "") or None,
-            "failures": (row or {}).get("failures", 0),
-        })  # fmt: skip
+        out.append(
+            {
+                "name": job.name,
+                "cron": job.cron,
+                "timezone": tz,
+                "about": job.about,
+                "next_run_at": row["next_run_at"] if same else next_after(job.cron, tz, now),
+                "running": job.name in running,
+                "requested": requested(row),
+                "last_started_at": (row or {}).get("last_started_at"),
+                "last_finished_at": (row or {}).get("last_finished_at"),
+                "last_outcome": (row or {}).get("last_outcome"),
+                "last_summary": result.get("summary") if isinstance(result, dict) else None,
+                "last_error": scrub((row or {}).get("last_error") or "") or None,
+                "failures": (row or {}).get("failures", 0),
+            }
+        )
     zone = ZoneInfo(tz)
-    local = [{k: v.astimezone(zone) if isinstance(v, dt.datetime) else v for k, v in j.items()}
-             for j in out]  # fmt: skip
-    return {"as_of": now.astimezone(zone).isoformat(), "timezone": tz,
-            "jobs": [jsonable_deep(j) for j in local]}  # fmt: skip
+    local = [
+        {k: v.astimezone(zone) if isinstance(v, dt.datetime) else v for k, v in j.items()}
+        for j in out
+    ]
+    return {
+        "as_of": now.astimezone(zone).isoformat(),
+        "timezone": tz,
+        "jobs": [jsonable_deep(j) for j in local],
+    }
 
 
 def runs(app: App, name: str | None = None, limit: int = 20, offset: int = 0) -> dict:
@@ -239,13 +285,17 @@ def run_line(report: dict) -> str:
     """One line for the worker's log and `legal-ai jobs run`."""
     if not report.get("ran"):
         return f"scheduled job {report['name']}: {report['outcome']} — " + (
-            report.get("note") or report.get("error") or "")  # fmt: skip
+            report.get("note") or report.get("error") or ""
+        )
     result = report.get("result") or {}
     detail = result.get("summary") or result.get("skipped") or ""
     missed = f" (caught up {report['missed']} missed slot(s))" if report.get("missed") else ""
     tail = f" — {report['error']}" if report.get("error") else ""
-    return f"scheduled job {report['name']}: {report['outcome']}{missed}" + (
-        f": {detail}" if detail else "") + tail  # fmt: skip
+    return (
+        f"scheduled job {report['name']}: {report['outcome']}{missed}"
+        + (f": {detail}" if detail else "")
+        + tail
+    )
 
 
 def worker_pass(app: App, *, worker: str, echo: Callable[[str], None]) -> int:

@@ -42,15 +42,29 @@ MAX_EXAMPLE_CHARS = 300
 
 # The lesson category a recurring feedback category is proposed under. Content, facts and what
 # cannot be told are substance: only the chair approves those (the database's gate).
-LESSON_CATEGORY = {"style": "style", "wrong_tone": "style", "wrong_structure": "structure",
-                   "missing_content": "lessons_document", "factual_error": "fact",
-                   "other": "lessons_document"}  # fmt: skip
-FEEDBACK_HE = {"missing_content": "תוכן חסר", "wrong_tone": "טון שגוי",
-               "wrong_structure": "מבנה שגוי", "factual_error": "טעות עובדתית",
-               "style": "סגנון", "other": "אחר"}  # fmt: skip
-STATUS_HE = {"open": "טרם נכתבה טיוטה", "draft_done": "הטיוטה נכתבה, ממתין להחלטה הסופית",
-             "final_received": "התקבלה ההחלטה הסופית", "analyzed": "נותח, ממתין לקיפול הלקחים",
-             "lessons_folded": "הושלם"}  # fmt: skip
+LESSON_CATEGORY = {
+    "style": "style",
+    "wrong_tone": "style",
+    "wrong_structure": "structure",
+    "missing_content": "lessons_document",
+    "factual_error": "fact",
+    "other": "lessons_document",
+}
+FEEDBACK_HE = {
+    "missing_content": "תוכן חסר",
+    "wrong_tone": "טון שגוי",
+    "wrong_structure": "מבנה שגוי",
+    "factual_error": "טעות עובדתית",
+    "style": "סגנון",
+    "other": "אחר",
+}
+STATUS_HE = {
+    "open": "טרם נכתבה טיוטה",
+    "draft_done": "הטיוטה נכתבה, ממתין להחלטה הסופית",
+    "final_received": "התקבלה ההחלטה הסופית",
+    "analyzed": "נותח, ממתין לקיפול הלקחים",
+    "lessons_folded": "הושלם",
+}
 
 
 # -- weekly-feedback-analysis -------------------------------------------------------------------
@@ -61,11 +75,13 @@ def _lesson_text(group: dict, since: dt.datetime, until: dt.datetime) -> str:
     examples = "; ".join(
         f"«{e if len(e) <= MAX_EXAMPLE_CHARS else e[:MAX_EXAMPLE_CHARS] + '…'}»"
         for e in group["examples"]
-    )  # fmt: skip
-    return (f"{_feedback_source(group)} ({group['count']} פעמים בשבוע "
-            f"{since:%d.%m}–{until:%d.%m.%Y}): "
-            f"{FEEDBACK_HE.get(group['category'], group['category'])}{where}. "
-            f"דוגמאות: {examples}")  # fmt: skip
+    )
+    return (
+        f"{_feedback_source(group)} ({group['count']} פעמים בשבוע "
+        f"{since:%d.%m}–{until:%d.%m.%Y}): "
+        f"{FEEDBACK_HE.get(group['category'], group['category'])}{where}. "
+        f"דוגמאות: {examples}"
+    )
 
 
 def _feedback_source(group: dict) -> str:
@@ -83,9 +99,13 @@ def _feedback_source(group: dict) -> str:
 def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
     summary = feedback.weekly_summary(app, days=7, now=now)
     if not summary["total"]:
-        return {"skipped": "no chair feedback this week", "total": 0,
-                "since": summary["since"], "until": summary["until"],
-                "summary": "no chair feedback this week"}  # fmt: skip
+        return {
+            "skipped": "no chair feedback this week",
+            "total": 0,
+            "since": summary["since"],
+            "until": summary["until"],
+            "summary": "no chair feedback this week",
+        }
     since = dt.datetime.fromisoformat(summary["since"]).astimezone(schedule_zone(app))
     until = dt.datetime.fromisoformat(summary["until"]).astimezone(schedule_zone(app))
     proposed = []
@@ -93,21 +113,38 @@ def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
         if group["count"] < 2:
             continue
         category = LESSON_CATEGORY[group["category"]]
-        row = lessons.propose(app, None, category, _lesson_text(group, since, until),
-                              source="curator", block=group["block"])  # fmt: skip
-        proposed.append({"lesson_id": row["id"], "created": row["created"],
-                         "review_status": row["review_status"], "category": category,
-                         "feedback_category": group["category"], "block": group["block"],
-                         "count": group["count"], "feedback_ids": group["feedback_ids"]})  # fmt: skip
+        row = lessons.propose(
+            app,
+            None,
+            category,
+            _lesson_text(group, since, until),
+            source="curator",
+            block=group["block"],
+        )
+        proposed.append(
+            {
+                "lesson_id": row["id"],
+                "created": row["created"],
+                "review_status": row["review_status"],
+                "category": category,
+                "feedback_category": group["category"],
+                "block": group["block"],
+                "count": group["count"],
+                "feedback_ids": group["feedback_ids"],
+            }
+        )
     new = sum(p["created"] for p in proposed)
     return {
-        "since": summary["since"], "until": summary["until"], "total": summary["total"],
-        "by_category": summary["by_category"], "by_block": summary["by_block"],
+        "since": summary["since"],
+        "until": summary["until"],
+        "total": summary["total"],
+        "by_category": summary["by_category"],
+        "by_block": summary["by_block"],
         "groups": [{k: g[k] for k in ("category", "block", "count")} for g in summary["groups"]],
         "proposed_lessons": proposed,
         "summary": f"{summary['total']} feedback item(s) this week; {len(proposed)} recurring, "
-                   f"{new} lesson(s) proposed to the chair",
-    }  # fmt: skip
+        f"{new} lesson(s) proposed to the chair",
+    }
 
 
 # -- stale-case-reminder ------------------------------------------------------------------------
@@ -122,31 +159,55 @@ def reminders(app: App, now: dt.datetime | None = None, page: Page | None = None
     with app.store.connection() as conn:
         rows = store.idle_cases(conn, now - dt.timedelta(days=days))
         last = store.last_run(conn, "stale-case-reminder")
-    cases = [{"case_number": r["case_number"], "title": r["title"],
-              "appeal_type": r["appeal_type"], "status": r["status"],
-              "status_he": STATUS_HE[r["status"]], "last_moved_at": r["last_moved_at"].isoformat(),
-              "idle_days": (now - r["last_moved_at"]).days} for r in rows]  # fmt: skip
+    cases = [
+        {
+            "case_number": r["case_number"],
+            "title": r["title"],
+            "appeal_type": r["appeal_type"],
+            "status": r["status"],
+            "status_he": STATUS_HE[r["status"]],
+            "last_moved_at": r["last_moved_at"].isoformat(),
+            "idle_days": (now - r["last_moved_at"]).days,
+        }
+        for r in rows
+    ]
     count = len(cases)
     cases, info = cut(page, cases)
     return {
-        "as_of": now.isoformat(), "idle_days": days, "count": count, "cases": cases, **info,
-        "last_run": {"finished_at": last["last_finished_at"].isoformat()
-                     if last and last["last_finished_at"] else None,
-                     "outcome": last["last_outcome"] if last else None,
-                     "error": Scrubber.of(app.settings)(last["last_error"])
-                     if last and last["last_error"] else None},
-    }  # fmt: skip
+        "as_of": now.isoformat(),
+        "idle_days": days,
+        "count": count,
+        "cases": cases,
+        **info,
+        "last_run": {
+            "finished_at": last["last_finished_at"].isoformat()
+            if last and last["last_finished_at"]
+            else None,
+            "outcome": last["last_outcome"] if last else None,
+            "error": Scrubber.of(app.settings)(last["last_error"])
+            if last and last["last_error"]
+            else None,
+        },
+    }
 
 
 def stale_case_reminder(app: App, now: dt.datetime) -> dict:
     listed = reminders(app, now)
-    result = {"idle_days": listed["idle_days"], "count": listed["count"],
-              "cases": listed["cases"], "webhook": None}  # fmt: skip
+    result = {
+        "idle_days": listed["idle_days"],
+        "count": listed["count"],
+        "cases": listed["cases"],
+        "webhook": None,
+    }
     result["summary"] = f"{listed['count']} case(s) idle {listed['idle_days']}+ days"
     url = app.settings.reminder_webhook
     if url and listed["cases"]:
-        payload = {"event": "stale-case-reminder", "as_of": listed["as_of"],
-                   "idle_days": listed["idle_days"], "cases": listed["cases"]}  # fmt: skip
+        payload = {
+            "event": "stale-case-reminder",
+            "as_of": listed["as_of"],
+            "idle_days": listed["idle_days"],
+            "cases": listed["cases"],
+        }
         try:
             status = post_json(url, payload, what="LEGAL_AI_REMINDER_WEBHOOK")
         except AppError as exc:
@@ -167,10 +228,13 @@ def sync_case_status(app: App, now: dt.datetime) -> dict:
             store.set_status(conn, r["case_number"], r["ledger"], now)
     result: dict[str, Any] = {
         "cases": len(rows),
-        "changed": [{"case_number": r["case_number"], "from": r["recorded"], "to": r["ledger"]}
-                    for r in changed],  # fmt: skip
-        "pushed": 0, "tracker": bool(app.settings.tracker_url),
-    }  # fmt: skip
+        "changed": [
+            {"case_number": r["case_number"], "from": r["recorded"], "to": r["ledger"]}
+            for r in changed
+        ],
+        "pushed": 0,
+        "tracker": bool(app.settings.tracker_url),
+    }
     result["summary"] = f"{len(rows)} case(s), {len(changed)} status change(s)"
     url = app.settings.tracker_url
     if not url:
@@ -180,10 +244,19 @@ def sync_case_status(app: App, now: dt.datetime) -> dict:
     if not pending:
         result["summary"] += "; nothing new for the tracker"
         return result
-    payload = {"source": "legal-ai", "as_of": now.isoformat(), "changes": [
-        {"case_number": r["case_number"], "status": r["status"],
-         "previous": r["pushed_status"], "changed_at": r["changed_at"].isoformat()}
-        for r in pending]}  # fmt: skip
+    payload = {
+        "source": "legal-ai",
+        "as_of": now.isoformat(),
+        "changes": [
+            {
+                "case_number": r["case_number"],
+                "status": r["status"],
+                "previous": r["pushed_status"],
+                "changed_at": r["changed_at"].isoformat(),
+            }
+            for r in pending
+        ],
+    }
     try:
         post_json(url, payload, what="LEGAL_AI_TRACKER_URL", token=app.settings.tracker_token)
     except AppError as exc:

@@ -85,12 +85,15 @@ def load_manifest(path: Path) -> list[dict]:
     out = []
     for entry in sets:
         if not isinstance(entry, dict) or not all(
-            isinstance(entry.get(k), str) and entry[k] for k in ("name", "corpus", "queries", "qrels")
-        ):  # fmt: skip
-            raise InvalidInput(f"LEGAL_AI_STANDING_EVAL: {path}: each set needs a name, corpus, "
-                               "queries and qrels")  # fmt: skip
-        out.append({**entry, **{k: (base / entry[k]).resolve()
-                                for k in ("corpus", "queries", "qrels")}})  # fmt: skip
+            isinstance(entry.get(k), str) and entry[k]
+            for k in ("name", "corpus", "queries", "qrels")
+        ):
+            raise InvalidInput(
+                f"LEGAL_AI_STANDING_EVAL: {path}: each set needs a name, corpus, queries and qrels"
+            )
+        out.append(
+            {**entry, **{k: (base / entry[k]).resolve() for k in ("corpus", "queries", "qrels")}}
+        )
     return out
 
 
@@ -108,8 +111,9 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
             sets.append({"name": entry["name"], "skipped": f"absent: {', '.join(absent)}"})
             continue
         fields = tuple(entry["fields"]) if entry.get("fields") else None
-        dataset = load_dataset(entry["corpus"], entry["queries"], entry["qrels"], fields=fields,
-                               name=entry["name"])  # fmt: skip
+        dataset = load_dataset(
+            entry["corpus"], entry["queries"], entry["qrels"], fields=fields, name=entry["name"]
+        )
         if entry.get("sample_queries"):
             dataset = sample_queries(dataset, int(entry["sample_queries"]))
         if entry.get("sample_docs"):
@@ -117,15 +121,29 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
         report = evaluate(app.settings, dataset, modes=("hybrid",))
         hybrid = report["modes"]["hybrid"]
         with app.store.transaction() as conn:
-            store.record_eval(conn, {
-                "dataset": entry["name"], "day": day, "fingerprint": dataset.fingerprint,
-                "ndcg_at_10": hybrid["ndcg@10"], "recall_at_100": hybrid.get("recall@100"),
-                "n_queries": report["n_queries"], "n_docs": report["n_docs"],
-                "config": report.get("config") or {}, "recorded_at": now,
-            })  # fmt: skip
-        sets.append({"name": entry["name"], "ndcg@10": hybrid["ndcg@10"],
-                     "recall@100": hybrid.get("recall@100"), "n_queries": report["n_queries"],
-                     "n_docs": report["n_docs"]})  # fmt: skip
+            store.record_eval(
+                conn,
+                {
+                    "dataset": entry["name"],
+                    "day": day,
+                    "fingerprint": dataset.fingerprint,
+                    "ndcg_at_10": hybrid["ndcg@10"],
+                    "recall_at_100": hybrid.get("recall@100"),
+                    "n_queries": report["n_queries"],
+                    "n_docs": report["n_docs"],
+                    "config": report.get("config") or {},
+                    "recorded_at": now,
+                },
+            )
+        sets.append(
+            {
+                "name": entry["name"],
+                "ndcg@10": hybrid["ndcg@10"],
+                "recall@100": hybrid.get("recall@100"),
+                "n_queries": report["n_queries"],
+                "n_docs": report["n_docs"],
+            }
+        )
     with app.store.connection() as conn:
         drops = [dict(r) for r in store.eval_drops(conn, EVAL_TOLERANCE, EVAL_WINDOW_DAYS)]
     return {"day": day.isoformat(), "sets": sets, "drops": drops, "tolerance": EVAL_TOLERANCE}
@@ -134,13 +152,16 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
 def nightly_upkeep(app: App, now: dt.datetime) -> dict:
     steps: dict[str, Any] = {}
     errors = []
-    for name, step in (("reindex", lambda: app.reindex()), ("resolve", lambda: _resolve(app)),
-                       ("synthesis", lambda: _synthesize(app)),
-                       ("scans", lambda: _queue_stored_scans(app)),
-                       ("exemplars", lambda: _cut_finals(app)),
-                       ("fingerprints", lambda: _take_fingerprints(app)),
-                       ("telemetry", lambda: _prune_telemetry(app, now)),
-                       ("standing_eval", lambda: standing_eval(app, now))):  # fmt: skip
+    for name, step in (
+        ("reindex", lambda: app.reindex()),
+        ("resolve", lambda: _resolve(app)),
+        ("synthesis", lambda: _synthesize(app)),
+        ("scans", lambda: _queue_stored_scans(app)),
+        ("exemplars", lambda: _cut_finals(app)),
+        ("fingerprints", lambda: _take_fingerprints(app)),
+        ("telemetry", lambda: _prune_telemetry(app, now)),
+        ("standing_eval", lambda: standing_eval(app, now)),
+    ):
         try:
             steps[name] = step()
         except AppError as exc:

@@ -35,8 +35,9 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname or '?'}" + (f":{port}" if port else "")
 
 
-def post_json(url: str, payload: Any, *, what: str, token: str | None = None,
-              timeout: float = POST_TIMEOUT_S) -> int:  # fmt: skip
+def post_json(
+    url: str, payload: Any, *, what: str, token: str | None = None, timeout: float = POST_TIMEOUT_S
+) -> int:
     """POST `payload` as JSON to `url` (http or https only); the HTTP status when 2xx, else
     ProviderError saying what answered how (the URL's query and credentials left out).
     Redirects are never followed (a 3xx is a failure naming the host, the status and where it
@@ -46,8 +47,12 @@ def post_json(url: str, payload: Any, *, what: str, token: str | None = None,
         raise InvalidInput(f"{what} must be an http(s) URL")
     shown = _origin(url)
     body = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Content-Type": "application/json; charset=utf-8", "User-Agent": "legal-ai"})  # fmt: skip
+    request = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={"Content-Type": "application/json; charset=utf-8", "User-Agent": "legal-ai"},
+    )
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:

@@ -27,10 +27,15 @@ STAGES = Stages(distill=distill.distill, vote=panel.vote, curate=curator.curate)
 
 
 def work(
-    app: App, *, once: bool = False, poll: float = 5.0, echo: Callable[[str], None] = print,
-    should_stop: Callable[[], bool] = lambda: False, stages: Stages | None = None,
+    app: App,
+    *,
+    once: bool = False,
+    poll: float = 5.0,
+    echo: Callable[[str], None] = print,
+    should_stop: Callable[[], bool] = lambda: False,
+    stages: Stages | None = None,
     environ: Mapping[str, str] | None = None,
-) -> int:  # fmt: skip
+) -> int:
     """The worker loop (`legal-ai worker`): a pass over the ready jobs, then a pause of `poll`
     seconds, until `should_stop()` (SIGTERM/SIGINT: the job in hand is settled first) or, with
     `once`, after one pass. Returns how many jobs it settled."""
@@ -51,14 +56,14 @@ def work(
             settled += 1
             echo(ocr_jobs.job_line(job))
         # Then the principles of rulings and decisions that arrived (learning/principle_jobs).
-        extracted = principle_jobs.run(app, worker=worker, should_stop=should_stop,
-                                       environ=environ)  # fmt: skip
+        extracted = principle_jobs.run(app, worker=worker, should_stop=should_stop, environ=environ)
         for job in extracted["jobs"]:
             settled += 1
             echo(principle_jobs.job_line(job))
         # The headnote, summary and tags of internal decisions that arrived (learning/enrichment).
-        settled += enrichment.work_pass(app, worker=worker, should_stop=should_stop,
-                                        environ=environ, echo=echo)  # fmt: skip
+        settled += enrichment.work_pass(
+            app, worker=worker, should_stop=should_stop, environ=environ, echo=echo
+        )
         settled += _synthesize(app, echo)
         settled += _voice(app, echo)
         # Then the scheduled jobs that are due (ops/scheduler.py: each once, one process at a time).
@@ -70,8 +75,11 @@ def work(
             time.sleep(min(0.2, poll))
         if should_stop():
             break
-    waiting = [p for p in report["pending"] + extracted["pending"] + scanned["pending"]
-               if p["status"] == "waiting"]  # fmt: skip
+    waiting = [
+        p
+        for p in report["pending"] + extracted["pending"] + scanned["pending"]
+        if p["status"] == "waiting"
+    ]
     if waiting:
         echo(f"{len(waiting)} job(s) waiting: {waiting[0]['reason']}")
     echo(f"worker {worker}: stopped after {settled} job(s)")
@@ -91,8 +99,10 @@ def _synthesize(app: App, echo: Callable[[str], None]) -> int:
     except AppError as exc:
         echo(f"canonical synthesis: {exc}")
         return 0
-    echo(f"canonical synthesis: attempted {report['attempted']}, accepted {report['accepted']}, "
-         f"abstained {report['abstained']}, drift rejected {report['drift_rejected']}")  # fmt: skip
+    echo(
+        f"canonical synthesis: attempted {report['attempted']}, accepted {report['accepted']}, "
+        f"abstained {report['abstained']}, drift rejected {report['drift_rejected']}"
+    )
     return report["attempted"]
 
 
@@ -109,9 +119,10 @@ def _voice(app: App, echo: Callable[[str], None]) -> int:
     except AppError as exc:
         echo(f"voice documents: {exc}")
         return 0
-    echo(f"voice documents: written {len(report['written'])}, refused {len(report['refused'])}, "
-         f"failed {len(report['failed'])}"
-         + (f" — {report['missing']}" if report["missing"] else ""))  # fmt: skip
+    echo(
+        f"voice documents: written {len(report['written'])}, refused {len(report['refused'])}, "
+        f"failed {len(report['failed'])}" + (f" — {report['missing']}" if report["missing"] else "")
+    )
     return len(report["written"]) + len(report["refused"])
 
 

@@ -66,8 +66,10 @@ def render_pages(pdf: Path, dpi: int = 72) -> list[tuple[int, bytes, str]]:
     with tempfile.TemporaryDirectory(prefix="legal-ai-pages-") as tmp:
         result = subprocess.run(
             ["pdftoppm", "-r", str(dpi), "-png", str(pdf), str(Path(tmp) / "p")],
-            capture_output=True, timeout=300, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
         if result.returncode != 0:
             raise UnsupportedFile(f"{pdf}: could not render its pages for the image leg")
         files = sorted(Path(tmp).glob("p-*.png"), key=lambda f: int(f.stem.rsplit("-", 1)[1]))

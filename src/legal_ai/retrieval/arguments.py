@@ -81,8 +81,9 @@ def normalized_filters(corpus: Corpus, filters: Filters | None) -> Filters:
     return cleaned
 
 
-def checked(corpus_key: str, mode: str, limit: int, query: str,
-             filters: Filters | None) -> tuple[Corpus, str, Filters]:  # fmt: skip
+def checked(
+    corpus_key: str, mode: str, limit: int, query: str, filters: Filters | None
+) -> tuple[Corpus, str, Filters]:
     """The searchable corpus, the cleaned query and the checked filters (InvalidInput first)."""
     corpus = get_corpus(corpus_key, searchable=True)
     if not isinstance(mode, str) or mode not in MODES:

@@ -25,20 +25,35 @@ def isolation(ctx: Context, probe: str = PROBE) -> dict:
         for corpus in SEARCHABLE.values():
             for source in corpus.sources:
                 semantic = legs.semantic(
-                    conn, corpus, source, legs.Filters(), vector, embedder=embedder.id,
-                    dim=embedder.dim, window=window,
+                    conn,
+                    corpus,
+                    source,
+                    legs.Filters(),
+                    vector,
+                    embedder=embedder.id,
+                    dim=embedder.dim,
+                    window=window,
                     max_scan_tuples=ctx.settings.hnsw_max_scan_tuples,
-                )  # fmt: skip
+                )
                 lexical = legs.lexical(
-                    conn, corpus, source, legs.Filters(), ctx.analyzer.query_terms(probe),
-                    embedder=embedder.id, window=window,
-                )  # fmt: skip
+                    conn,
+                    corpus,
+                    source,
+                    legs.Filters(),
+                    ctx.analyzer.query_terms(probe),
+                    embedder=embedder.id,
+                    window=window,
+                )
                 # Every item with a section or case number: the widest reference lookup.
                 reference = legs.reference(
-                    conn, corpus, source, legs.Filters(),
+                    conn,
+                    corpus,
+                    source,
+                    legs.Filters(),
                     [legs.Reference("eid", "."), legs.Reference("case_number", ".")],
-                    embedder=embedder.id, window=window,
-                )  # fmt: skip
+                    embedder=embedder.id,
+                    window=window,
+                )
                 for leg, ids in (
                     ("semantic", semantic),
                     ("lexical", lexical),
@@ -47,11 +62,16 @@ def isolation(ctx: Context, probe: str = PROBE) -> dict:
                     _audit_leg(report, conn, corpus, source, leg, ids, foreign_units)
             if ctx.images is not None and corpus.image_source is not None:
                 images = legs.semantic(
-                    conn, corpus, corpus.image_source, legs.Filters(),
-                    ctx.images.embed_query(probe), embedder=ctx.images.id,
-                    dim=ctx.images.dim, window=window,
+                    conn,
+                    corpus,
+                    corpus.image_source,
+                    legs.Filters(),
+                    ctx.images.embed_query(probe),
+                    embedder=ctx.images.id,
+                    dim=ctx.images.dim,
+                    window=window,
                     max_scan_tuples=ctx.settings.hnsw_max_scan_tuples,
-                )  # fmt: skip
+                )
                 _audit_leg(
                     report, conn, corpus, corpus.image_source, "image", images, foreign_units
                 )

@@ -31,15 +31,34 @@ _DATE_COLUMN = {"case_law": "decided_on", "digests": "published_on", "documents"
 # decisions all have one court, digests have no case number, attached citations only a case.
 SUPPORTED_FILTERS: dict[str, tuple[str, ...]] = {
     "case": ("case_number", "practice_area", "doc_type", "exclude_case_number"),
-    "style": ("practice_area", "date_from", "date_to", "case_number", "doc_type",
-              "exclude_case_number"),
-    "external": ("court", "practice_area", "date_from", "date_to", "case_number", "doc_type",
-                 "exclude_case_number"),
-    "internal": ("practice_area", "date_from", "date_to", "case_number", "doc_type",
-                 "exclude_case_number"),
+    "style": (
+        "practice_area",
+        "date_from",
+        "date_to",
+        "case_number",
+        "doc_type",
+        "exclude_case_number",
+    ),
+    "external": (
+        "court",
+        "practice_area",
+        "date_from",
+        "date_to",
+        "case_number",
+        "doc_type",
+        "exclude_case_number",
+    ),
+    "internal": (
+        "practice_area",
+        "date_from",
+        "date_to",
+        "case_number",
+        "doc_type",
+        "exclude_case_number",
+    ),
     "digests": ("practice_area", "date_from", "date_to", "doc_type"),
     "case_precedents": ("case_number", "exclude_case_number"),
-}  # fmt: skip
+}
 
 
 def check_filters(corpus: Corpus, filters: Filters) -> None:

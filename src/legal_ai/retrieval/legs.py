@@ -78,23 +78,42 @@ def semantic(
 
 
 def semantic_pipelined(
-    conn: psycopg.Connection, corpus: Corpus, filters: Filters, vector: np.ndarray, *,
-    embedder: str, dim: int, window: int,
-) -> dict[str, list[int]]:  # fmt: skip
+    conn: psycopg.Connection,
+    corpus: Corpus,
+    filters: Filters,
+    vector: np.ndarray,
+    *,
+    embedder: str,
+    dim: int,
+    window: int,
+) -> dict[str, list[int]]:
     """The semantic leg of every source of `corpus` in one round trip (a pipeline; the
     connection's HNSW settings are the caller's): source kind -> unit ids, nearest first."""
     with conn.pipeline():
-        cursors = [conn.execute(*semantic_statement(
-            corpus, source, filters, vector, embedder=embedder, dim=dim, window=window))
-            for source in corpus.sources]  # fmt: skip
-    return {source.kind: [r["id"] for r in cursor.fetchall()]
-            for source, cursor in zip(corpus.sources, cursors, strict=True)}  # fmt: skip
+        cursors = [
+            conn.execute(
+                *semantic_statement(
+                    corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
+                )
+            )
+            for source in corpus.sources
+        ]
+    return {
+        source.kind: [r["id"] for r in cursor.fetchall()]
+        for source, cursor in zip(corpus.sources, cursors, strict=True)
+    }
 
 
 def semantic_statement(
-    corpus: Corpus, source: Source, filters: Filters, vector: np.ndarray, *, embedder: str,
-    dim: int, window: int,
-) -> tuple[sql.Composable, dict]:  # fmt: skip
+    corpus: Corpus,
+    source: Source,
+    filters: Filters,
+    vector: np.ndarray,
+    *,
+    embedder: str,
+    dim: int,
+    window: int,
+) -> tuple[sql.Composable, dict]:
     """The statement of `semantic` and its parameters (rows: `id`, nearest first), for a caller
     that sends several at once (search.py pipelines the legs of a corpus's sources)."""
     where, params = filter_sql(corpus, filters)
@@ -207,11 +226,17 @@ def lexical(
     rows = conn.execute(
         statement,
         {
-            **params, "embedder": embedder, "terms": query.terms, "idf": query.idf,
-            "websearch": " or ".join(query.terms), "k1": BM25_K1, "b": BM25_B,
-            "avgdl": query.avg_length, "window": window,
+            **params,
+            "embedder": embedder,
+            "terms": query.terms,
+            "idf": query.idf,
+            "websearch": " or ".join(query.terms),
+            "k1": BM25_K1,
+            "b": BM25_B,
+            "avgdl": query.avg_length,
+            "window": window,
         },
-    ).fetchall()  # fmt: skip
+    ).fetchall()
     return [r["id"] for r in rows]
 
 
@@ -280,10 +305,13 @@ def reference(
     rows = conn.execute(
         statement,
         {
-            **params, "embedder": embedder, "columns": [r.column for r in lookups],
-            "patterns": [r.pattern for r in lookups], "laws": [r.law_pattern for r in lookups],
+            **params,
+            "embedder": embedder,
+            "columns": [r.column for r in lookups],
+            "patterns": [r.pattern for r in lookups],
+            "laws": [r.law_pattern for r in lookups],
         },
-    ).fetchall()  # fmt: skip
+    ).fetchall()
     return [r["id"] for r in sorted(rows, key=lambda r: (r["n"], r["id"]))][:window]
 
 

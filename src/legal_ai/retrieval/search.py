@@ -128,14 +128,25 @@ def search(
             _hydrate_found(conn, corpus, found, rows, timings)
         if use_semantic:
             qvec = _query_vector(vector, embedding, embedder, text, timings)
-            _semantic_legs(conn, corpus, filters, qvec, settings, embedder, window, configured,
-                           found, timings)  # fmt: skip
+            _semantic_legs(
+                conn, corpus, filters, qvec, settings, embedder, window, configured, found, timings
+            )
         if image_vector is not None:
             with _timer(timings, "image"):
-                found["image"] = _image_leg(conn, corpus, image_source, filters, image_vector,
-                                            image_embedder, settings, window, configured)  # fmt: skip
-        fused = rrf(_rankings(corpus, found), k=settings.rrf_k,
-                    weights={"image": settings.image_weight})  # fmt: skip
+                found["image"] = _image_leg(
+                    conn,
+                    corpus,
+                    image_source,
+                    filters,
+                    image_vector,
+                    image_embedder,
+                    settings,
+                    window,
+                    configured,
+                )
+        fused = rrf(
+            _rankings(corpus, found), k=settings.rrf_k, weights={"image": settings.image_weight}
+        )
         sources = (*corpus.sources, *([image_source] if use_image else []))
         kept, dropped = _capped(conn, corpus, sources, fused, rows, group_by, limit, cap, timings)
     timings["total"] = (time.perf_counter() - clock) * 1000
@@ -147,25 +158,49 @@ def _configured(conn, settings: Settings, needed: bool) -> bool:
     semantic or image leg runs and the connection is not in autocommit)."""
     configured = needed and not conn.autocommit
     if configured:
-        legs.configure_hnsw(conn, max_scan_tuples=settings.hnsw_max_scan_tuples,
-                            ef_search=settings.hnsw_ef_search)  # fmt: skip
+        legs.configure_hnsw(
+            conn, max_scan_tuples=settings.hnsw_max_scan_tuples, ef_search=settings.hnsw_ef_search
+        )
     return configured
 
 
-def _image_leg(conn, corpus: Corpus, image_source, filters: legs.Filters, image_vector: Future,
-               image_embedder: Embedder, settings: Settings, window: int,
-               configured: bool) -> list[int]:  # fmt: skip
+def _image_leg(
+    conn,
+    corpus: Corpus,
+    image_source,
+    filters: legs.Filters,
+    image_vector: Future,
+    image_embedder: Embedder,
+    settings: Settings,
+    window: int,
+    configured: bool,
+) -> list[int]:
     return legs.semantic(
-        conn, corpus, image_source, filters, image_vector.result(),
-        embedder=image_embedder.id, dim=image_embedder.dim, window=window,
+        conn,
+        corpus,
+        image_source,
+        filters,
+        image_vector.result(),
+        embedder=image_embedder.id,
+        dim=image_embedder.dim,
+        window=window,
         max_scan_tuples=settings.hnsw_max_scan_tuples,
-        ef_search=settings.hnsw_ef_search, configured=configured,
-    )  # fmt: skip
+        ef_search=settings.hnsw_ef_search,
+        configured=configured,
+    )
 
 
-def _lexical_legs(conn, corpus: Corpus, filters: legs.Filters, text: str, settings: Settings,
-                  embedder: Embedder, window: int, found: dict[str, list[int]],
-                  timings: dict[str, float]) -> None:  # fmt: skip
+def _lexical_legs(
+    conn,
+    corpus: Corpus,
+    filters: legs.Filters,
+    text: str,
+    settings: Settings,
+    embedder: Embedder,
+    window: int,
+    found: dict[str, list[int]],
+    timings: dict[str, float],
+) -> None:
     """The lexical and reference legs of every source of the corpus, into `found`."""
     lexical_text = expand_query(text) if settings.lexical_synonyms else text
     terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
@@ -173,29 +208,51 @@ def _lexical_legs(conn, corpus: Corpus, filters: legs.Filters, text: str, settin
     for source in corpus.sources:
         with _timer(timings, "lexical"):
             found[_leg_name(source.kind, "lexical")] = legs.lexical(
-                conn, corpus, source, filters, terms, embedder=embedder.id,
-                window=window, budget=settings.lexical_candidate_budget,
-            )  # fmt: skip
+                conn,
+                corpus,
+                source,
+                filters,
+                terms,
+                embedder=embedder.id,
+                window=window,
+                budget=settings.lexical_candidate_budget,
+            )
         with _timer(timings, "reference"):
             found[_leg_name(source.kind, "reference")] = legs.reference(
-                conn, corpus, source, filters, lookups, embedder=embedder.id,
+                conn,
+                corpus,
+                source,
+                filters,
+                lookups,
+                embedder=embedder.id,
                 window=window,
-            )  # fmt: skip
+            )
 
 
-def _hydrate_found(conn, corpus: Corpus, found: dict[str, list[int]],
-                   rows: dict[tuple[str, int], dict], timings: dict[str, float]) -> None:  # fmt: skip
+def _hydrate_found(
+    conn,
+    corpus: Corpus,
+    found: dict[str, list[int]],
+    rows: dict[tuple[str, int], dict],
+    timings: dict[str, float],
+) -> None:
     """The provenance of the units the lexical and reference legs found, into `rows`."""
     with _timer(timings, "hydrate"):
         for source in corpus.sources:
-            wanted = sorted({i for name, ids in found.items() for i in ids
-                             if _leg_kind(name, source.kind)})  # fmt: skip
+            wanted = sorted(
+                {i for name, ids in found.items() for i in ids if _leg_kind(name, source.kind)}
+            )
             for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
                 rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
 
 
-def _query_vector(vector: np.ndarray | None, embedding: Future | None, embedder: Embedder,
-                  text: str, timings: dict[str, float]) -> np.ndarray:  # fmt: skip
+def _query_vector(
+    vector: np.ndarray | None,
+    embedding: Future | None,
+    embedder: Embedder,
+    text: str,
+    timings: dict[str, float],
+) -> np.ndarray:
     """The query's vector: the one given, the thread's, or embedded here."""
     if vector is not None:
         qvec = vector
@@ -209,24 +266,44 @@ def _query_vector(vector: np.ndarray | None, embedding: Future | None, embedder:
     return qvec
 
 
-def _semantic_legs(conn, corpus: Corpus, filters: legs.Filters, qvec: np.ndarray,
-                   settings: Settings, embedder: Embedder, window: int, configured: bool,
-                   found: dict[str, list[int]], timings: dict[str, float]) -> None:  # fmt: skip
+def _semantic_legs(
+    conn,
+    corpus: Corpus,
+    filters: legs.Filters,
+    qvec: np.ndarray,
+    settings: Settings,
+    embedder: Embedder,
+    window: int,
+    configured: bool,
+    found: dict[str, list[int]],
+    timings: dict[str, float],
+) -> None:
     """The semantic leg of every source of the corpus, into `found`."""
     with _timer(timings, "semantic"):
         if configured:  # every source's statement in one round trip
             for source, ids in legs.semantic_pipelined(
-                conn, corpus, filters, qvec, embedder=embedder.id, dim=embedder.dim,
+                conn,
+                corpus,
+                filters,
+                qvec,
+                embedder=embedder.id,
+                dim=embedder.dim,
                 window=window,
-            ).items():  # fmt: skip
+            ).items():
                 found[_leg_name(source, "semantic")] = ids
         for source in () if configured else corpus.sources:
             found[_leg_name(source.kind, "semantic")] = legs.semantic(
-                conn, corpus, source, filters, qvec, embedder=embedder.id,
-                dim=embedder.dim, window=window,
+                conn,
+                corpus,
+                source,
+                filters,
+                qvec,
+                embedder=embedder.id,
+                dim=embedder.dim,
+                window=window,
                 max_scan_tuples=settings.hnsw_max_scan_tuples,
                 ef_search=settings.hnsw_ef_search,
-            )  # fmt: skip
+            )
 
 
 def _rankings(corpus: Corpus, found: dict[str, list[int]]) -> dict[str, list[tuple[str, int]]]:
@@ -243,9 +320,17 @@ def _rankings(corpus: Corpus, found: dict[str, list[int]]) -> dict[str, list[tup
     return rankings
 
 
-def _capped(conn, corpus: Corpus, sources: tuple, fused: list[Fused],
-            rows: dict[tuple[str, int], dict], group_by: Callable[[dict], Hashable] | None,
-            limit: int, cap: int, timings: dict[str, float]) -> tuple[list[Fused], int]:  # fmt: skip
+def _capped(
+    conn,
+    corpus: Corpus,
+    sources: tuple,
+    fused: list[Fused],
+    rows: dict[tuple[str, int], dict],
+    group_by: Callable[[dict], Hashable] | None,
+    limit: int,
+    cap: int,
+    timings: dict[str, float],
+) -> tuple[list[Fused], int]:
     """Provenance for as much of the fused list as the cap needs: a prefix of it, grown until
     `limit` hits are kept. A prefix never splits a tie of scores, so the tie-break below orders
     it as it would order the whole list. Returns the kept hits and how many the cap dropped."""
@@ -265,8 +350,10 @@ def _capped(conn, corpus: Corpus, sources: tuple, fused: list[Fused],
                         rows[(kind, unit_id)] = {**row, "kind": kind}
         # A tie of fused scores between principles goes to the one whose ruling more
         # decisions cite (corroboration); everything else keeps the RRF order (stable).
-        ordered = sorted(fused[:upto], key=lambda f: (
-            -f.score, -((rows.get(f.key) or {}).get("corroboration") or 0)))  # fmt: skip
+        ordered = sorted(
+            fused[:upto],
+            key=lambda f: (-f.score, -((rows.get(f.key) or {}).get("corroboration") or 0)),
+        )
         group_of = {f.key: grouping(rows[f.key]) for f in ordered if f.key in rows}
         kept, dropped = cap_per_item(ordered, group_of, limit, cap)
         if len(kept) == limit or upto >= len(fused):
@@ -342,11 +429,14 @@ def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
         else None
     )
     if row["kind"] == "principle":
-        hit.update(corroboration=row.get("corroboration") or 0,
-                   canonical_statement=row.get("canonical_statement"),
-                   approved_by=approved_by(row.get("review_status"), row.get("reviewed_by"),
-                                           row.get("votes"), row.get("score")),
-                   confirmed=bool(row.get("confirmed")))  # fmt: skip
+        hit.update(
+            corroboration=row.get("corroboration") or 0,
+            canonical_statement=row.get("canonical_statement"),
+            approved_by=approved_by(
+                row.get("review_status"), row.get("reviewed_by"), row.get("votes"), row.get("score")
+            ),
+            confirmed=bool(row.get("confirmed")),
+        )
     if row["kind"] == "precedent":
         hit.update(citation=row["citation"], note=row.get("note"), precedent_id=row["unit_id"])
     return hit

@@ -12,10 +12,20 @@ APPEALS_COMMITTEE = "ועדת ערר"
 # Proceeding type (the case number's prefix, canonical spelling) -> the court that hears it.
 # Types heard in more than one instance (ה"פ, ת"א, ע"ע, בל"מ) are left out: no guess.
 PROCEEDING_COURTS = {
-    'בג"ץ': SUPREME, 'עע"מ': SUPREME, 'ע"א': SUPREME, 'רע"א': SUPREME, 'בר"מ': SUPREME,
-    'ע"פ': SUPREME, 'רע"פ': SUPREME, 'דנ"א': SUPREME, 'דנג"ץ': SUPREME,
-    'עת"מ': DISTRICT, 'עמ"נ': DISTRICT, "ערר": APPEALS_COMMITTEE, "ערר מנהלי": APPEALS_COMMITTEE,
-}  # fmt: skip
+    'בג"ץ': SUPREME,
+    'עע"מ': SUPREME,
+    'ע"א': SUPREME,
+    'רע"א': SUPREME,
+    'בר"מ': SUPREME,
+    'ע"פ': SUPREME,
+    'רע"פ': SUPREME,
+    'דנ"א': SUPREME,
+    'דנג"ץ': SUPREME,
+    'עת"מ': DISTRICT,
+    'עמ"נ': DISTRICT,
+    "ערר": APPEALS_COMMITTEE,
+    "ערר מנהלי": APPEALS_COMMITTEE,
+}
 
 # Words in a court's name that make it the Supreme Court or a district court (also sitting as
 # the court for administrative matters).
@@ -51,8 +61,9 @@ def principle_term(source_kind: str | None, court: str | None, is_binding: bool 
     return PRINCIPLE
 
 
-def approved_by(status: str | None, reviewed_by: str | None, votes: int | None,
-                score: float | None) -> str | None:  # fmt: skip
+def approved_by(
+    status: str | None, reviewed_by: str | None, votes: int | None, score: float | None
+) -> str | None:
     """Who approved a principle, as every hit, list and card shows it: `chair`, `panel 3/3`,
     `panel 2/3 · 0.91`; None for one not approved."""
     if status != "approved":

@@ -33,9 +33,15 @@ def _result(tool: str, result: SearchResult) -> dict:
 
 
 def search_decisions(
-    app: Searcher, query: str, practice_area: str, *, date_from: str | None = None,
-    date_to: str | None = None, limit: int = 10, mode: str = "hybrid",
-) -> dict:  # fmt: skip
+    app: Searcher,
+    query: str,
+    practice_area: str,
+    *,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+) -> dict:
     """The chair's signed finals (style corpus), within one practice area (required)."""
     if not filter_value("practice_area", practice_area):
         raise InvalidInput(
@@ -60,9 +66,13 @@ def search_case_documents(
 
 
 def find_similar_cases(
-    app: Searcher, *, case_number: str | None = None, text: str | None = None,
-    practice_area: str | None = None, limit: int = 5,
-) -> dict:  # fmt: skip
+    app: Searcher,
+    *,
+    case_number: str | None = None,
+    text: str | None = None,
+    practice_area: str | None = None,
+    limit: int = 5,
+) -> dict:
     """Other cases like a given case (by its documents) or like a text: one hit per case."""
     if text is not None and not isinstance(text, str):
         raise InvalidInput("find_similar_cases: text must be text")
@@ -77,17 +87,28 @@ def find_similar_cases(
             raise NotFound(f"case {exclude!r} has no searchable documents to compare")
     filters = Filters(practice_area=practice_area, exclude_case_number=exclude)
     result = app.search(
-        "case", text[:MAX_QUERY_CHARS], filters=filters, limit=limit, vector=vector,
-        group_by=lambda row: row.get("case_number"), cap=1,
-    )  # fmt: skip
+        "case",
+        text[:MAX_QUERY_CHARS],
+        filters=filters,
+        limit=limit,
+        vector=vector,
+        group_by=lambda row: row.get("case_number"),
+        cap=1,
+    )
     return _result("find_similar_cases", result)
 
 
 def search_precedent_library(
-    app: Searcher, query: str, *, court: str | None = None, practice_area: str | None = None,
-    date_from: str | None = None, date_to: str | None = None, limit: int = 10,
+    app: Searcher,
+    query: str,
+    *,
+    court: str | None = None,
+    practice_area: str | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    limit: int = 10,
     mode: str = "hybrid",
-) -> dict:  # fmt: skip
+) -> dict:
     """External authoritative sources: court rulings and legislation (chunks and approved
     principles)."""
     filters = Filters(
@@ -100,9 +121,15 @@ def search_precedent_library(
 
 
 def search_internal_decisions(
-    app: Searcher, query: str, *, practice_area: str | None = None, date_from: str | None = None,
-    date_to: str | None = None, limit: int = 10, mode: str = "hybrid",
-) -> dict:  # fmt: skip
+    app: Searcher,
+    query: str,
+    *,
+    practice_area: str | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+) -> dict:
     """The committee's own decisions (internal corpus)."""
     filters = Filters(practice_area=practice_area, date_from=date_from, date_to=date_to)
     return _result(
@@ -112,9 +139,13 @@ def search_internal_decisions(
 
 
 def precedent_search_library(
-    app: Searcher, query: str, *, case_number: str | None = None, limit: int = 10,
+    app: Searcher,
+    query: str,
+    *,
+    case_number: str | None = None,
+    limit: int = 10,
     mode: str = "hybrid",
-) -> dict:  # fmt: skip
+) -> dict:
     """The citations the chair attached to her cases (case_precedents, not the external corpus)."""
     filters = Filters(case_number=case_number)
     return _result(
@@ -124,9 +155,13 @@ def precedent_search_library(
 
 
 def search_digests(
-    app: Searcher, query: str, *, practice_area: str | None = None, limit: int = 10,
+    app: Searcher,
+    query: str,
+    *,
+    practice_area: str | None = None,
+    limit: int = 10,
     mode: str = "hybrid",
-) -> dict:  # fmt: skip
+) -> dict:
     """Digests: summaries that point at rulings. Pointers only: never cite a digest."""
     filters = Filters(practice_area=practice_area)
     return _result(
@@ -137,10 +172,15 @@ def search_digests(
 TOOLS = {
     f.__name__: f
     for f in (
-        search_decisions, search_case_documents, find_similar_cases, search_precedent_library,
-        search_internal_decisions, precedent_search_library, search_digests,
+        search_decisions,
+        search_case_documents,
+        find_similar_cases,
+        search_precedent_library,
+        search_internal_decisions,
+        precedent_search_library,
+        search_digests,
     )
-}  # fmt: skip
+}
 
 # `legal-ai search --corpus C` routes to the tool of that corpus, so the same rules apply.
 TOOL_OF_CORPUS = {

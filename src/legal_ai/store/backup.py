@@ -264,8 +264,9 @@ def _create_extensions(url: str, dbname: str, extensions: list[str]) -> None:
                 ) from None
 
 
-def _write_listing(listing, entries: list[tuple[str, str, str]], skip: set[str],
-                   login: str) -> bool:  # fmt: skip
+def _write_listing(
+    listing, entries: list[tuple[str, str, str]], skip: set[str], login: str
+) -> bool:
     """The pg_restore list of what to restore, written and flushed; whether default privileges
     of another login were left out."""
     foreign_defaults = False

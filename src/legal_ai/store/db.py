@@ -87,8 +87,9 @@ class Store:
     checks them, read-only, and refuses a database with migrations pending (StoreError naming
     `legal-ai db migrate`)."""
 
-    def __init__(self, url: str, *, max_size: int = 4, timeout: float = 30.0,
-                 migrate: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self, url: str, *, max_size: int = 4, timeout: float = 30.0, migrate: bool = True
+    ) -> None:
         self.url = url
         try:
             if migrate:
@@ -174,9 +175,11 @@ class Store:
 def open_store(settings: Settings, *, migrate: bool = True) -> Store:
     """The application database's Store; `migrate=False`: checked, never written (Store)."""
     return Store(
-        database_url(settings, create=migrate), max_size=settings.pool_max_size,
-        timeout=settings.pool_timeout_s, migrate=migrate,
-    )  # fmt: skip
+        database_url(settings, create=migrate),
+        max_size=settings.pool_max_size,
+        timeout=settings.pool_timeout_s,
+        migrate=migrate,
+    )
 
 
 def _redact(url: str) -> str:

@@ -75,9 +75,9 @@ def located(
         if not wanted:
             break
         corpus = SEARCHABLE[key]
-        query = sql.SQL("SELECT DISTINCT i.doc_id FROM {t} i WHERE i.doc_id = ANY(%(ids)s)"
-                        " AND {scope}").format(t=sql.Identifier(corpus.item_table),
-                                               scope=corpus.scope("i"))  # fmt: skip
+        query = sql.SQL(
+            "SELECT DISTINCT i.doc_id FROM {t} i WHERE i.doc_id = ANY(%(ids)s) AND {scope}"
+        ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
         for row in conn.execute(query, {"ids": wanted, **corpus.scope_params()}):
             out.setdefault(row["doc_id"], key)
     return out

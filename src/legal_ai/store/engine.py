@@ -49,8 +49,9 @@ def call_totals(conn: psycopg.Connection, job_ids: list[int], since: Any = None)
         " GROUP BY stage ORDER BY stage",
         (job_ids, since, since),
     ).fetchall()
-    total = {key: sum(r[key] for r in rows) for key in ("calls", "failed", "tokens_in",
-                                                         "tokens_out")}  # fmt: skip
+    total = {
+        key: sum(r[key] for r in rows) for key in ("calls", "failed", "tokens_in", "tokens_out")
+    }
     return {**total, "stages": {r["stage"]: {k: r[k] for k in total} for r in rows}}
 
 
@@ -64,9 +65,13 @@ def calls_of(conn: psycopg.Connection, job_id: int) -> list[dict]:
 
 
 def enqueue(
-    conn: psycopg.Connection, kind: str, case_number: str | None, key: str, *,
+    conn: psycopg.Connection,
+    kind: str,
+    case_number: str | None,
+    key: str,
+    *,
     max_attempts: int = 3,
-) -> dict | None:  # fmt: skip
+) -> dict | None:
     """Add a job unless one with this `key` exists (then None: the same work is queued once).
     A new job of a case supersedes the case's jobs that have not started (queued or waiting):
     they would read the case as it now is, so they are closed as done, pointing at this one."""
@@ -97,9 +102,13 @@ def close_queued(conn: psycopg.Connection, key: str, result: dict) -> int:
 
 
 def claim(
-    conn: psycopg.Connection, worker: str, lease_s: int, *, case_number: str | None = None,
+    conn: psycopg.Connection,
+    worker: str,
+    lease_s: int,
+    *,
+    case_number: str | None = None,
     kind: str = "learning",
-) -> dict | None:  # fmt: skip
+) -> dict | None:
     """Take the next ready job of `kind` (oldest `run_after` first) for `worker`: status
     running, a lease of `lease_s` seconds, attempts + 1. Rows another transaction holds are
     skipped, so two workers never take the same job."""
@@ -150,38 +159,68 @@ def save_progress(
 ) -> bool:
     """Keep the stages done so far and renew the lease; False when the job is no longer this
     worker's (its lease ended and another worker took it)."""
-    return _guarded(conn, "result = %(result)s, lease_until = now() + make_interval(secs =>"
-                    " %(lease)s)", {"id": job_id, "worker": worker, "attempt": attempt,
-                                    "result": Jsonb(result), "lease": lease_s}) is not None  # fmt: skip
+    return (
+        _guarded(
+            conn,
+            "result = %(result)s, lease_until = now() + make_interval(secs => %(lease)s)",
+            {
+                "id": job_id,
+                "worker": worker,
+                "attempt": attempt,
+                "result": Jsonb(result),
+                "lease": lease_s,
+            },
+        )
+        is not None
+    )
 
 
 def renew(conn: psycopg.Connection, job_id: int, worker: str, attempt: int, lease_s: int) -> bool:
     """Extend the lease (a heartbeat); False when the job is no longer this worker's."""
-    return _guarded(conn, "lease_until = greatest(lease_until, now() + make_interval(secs =>"
-                    " %(lease)s))", {"id": job_id, "worker": worker, "attempt": attempt,
-                                     "lease": lease_s}) is not None  # fmt: skip
+    return (
+        _guarded(
+            conn,
+            "lease_until = greatest(lease_until, now() + make_interval(secs => %(lease)s))",
+            {"id": job_id, "worker": worker, "attempt": attempt, "lease": lease_s},
+        )
+        is not None
+    )
 
 
 def complete(
     conn: psycopg.Connection, job_id: int, worker: str, attempt: int, result: dict
 ) -> dict | None:
     """Mark the job done with its result, once: None when it is no longer this worker's."""
-    return _guarded(conn, "status = 'done', result = %(result)s, finished_at = now(),"
-                    " lease_until = NULL, waiting_for = NULL, error = NULL",
-                    {"id": job_id, "worker": worker, "attempt": attempt,
-                     "result": Jsonb(result)})  # fmt: skip
+    return _guarded(
+        conn,
+        "status = 'done', result = %(result)s, finished_at = now(),"
+        " lease_until = NULL, waiting_for = NULL, error = NULL",
+        {"id": job_id, "worker": worker, "attempt": attempt, "result": Jsonb(result)},
+    )
 
 
 def wait(
-    conn: psycopg.Connection, job_id: int, worker: str, attempt: int, waiting_for: str,
+    conn: psycopg.Connection,
+    job_id: int,
+    worker: str,
+    attempt: int,
+    waiting_for: str,
     result: dict,
-) -> dict | None:  # fmt: skip
+) -> dict | None:
     """Park the job until the configuration changes: status waiting with what to set. The
     claim does not count as an attempt (nothing failed)."""
-    return _guarded(conn, "status = 'waiting', waiting_for = %(waiting_for)s, result = %(result)s,"
-                    " attempts = attempts - 1, lease_until = NULL, worker = NULL",
-                    {"id": job_id, "worker": worker, "attempt": attempt,
-                     "waiting_for": waiting_for, "result": Jsonb(result)})  # fmt: skip
+    return _guarded(
+        conn,
+        "status = 'waiting', waiting_for = %(waiting_for)s, result = %(result)s,"
+        " attempts = attempts - 1, lease_until = NULL, worker = NULL",
+        {
+            "id": job_id,
+            "worker": worker,
+            "attempt": attempt,
+            "waiting_for": waiting_for,
+            "result": Jsonb(result),
+        },
+    )
 
 
 def release(
@@ -189,16 +228,23 @@ def release(
 ) -> dict | None:
     """Give the job back to the queue (a worker asked to stop): queued, due now, the stages
     done so far kept, the claim not counted as an attempt."""
-    return _guarded(conn, "status = 'queued', result = %(result)s, attempts = attempts - 1,"
-                    " lease_until = NULL, worker = NULL, run_after = now()",
-                    {"id": job_id, "worker": worker, "attempt": attempt,
-                     "result": Jsonb(result)})  # fmt: skip
+    return _guarded(
+        conn,
+        "status = 'queued', result = %(result)s, attempts = attempts - 1,"
+        " lease_until = NULL, worker = NULL, run_after = now()",
+        {"id": job_id, "worker": worker, "attempt": attempt, "result": Jsonb(result)},
+    )
 
 
 def retry_or_fail(
-    conn: psycopg.Connection, job_id: int, worker: str, attempt: int, error: str, result: dict,
+    conn: psycopg.Connection,
+    job_id: int,
+    worker: str,
+    attempt: int,
+    error: str,
+    result: dict,
     backoff_s: float,
-) -> dict | None:  # fmt: skip
+) -> dict | None:
     """A failed attempt: queued again after `backoff_s` seconds while attempts remain, else
     failed with the error. None when the job is no longer this worker's."""
     return _guarded(
@@ -207,9 +253,15 @@ def retry_or_fail(
         " finished_at = CASE WHEN attempts >= max_attempts THEN now() END,"
         " run_after = now() + make_interval(secs => %(backoff)s), error = %(error)s,"
         " result = %(result)s, lease_until = NULL, worker = NULL",
-        {"id": job_id, "worker": worker, "attempt": attempt, "error": error,
-         "result": Jsonb(result), "backoff": backoff_s},
-    )  # fmt: skip
+        {
+            "id": job_id,
+            "worker": worker,
+            "attempt": attempt,
+            "error": error,
+            "result": Jsonb(result),
+            "backoff": backoff_s,
+        },
+    )
 
 
 def waiting_jobs(

@@ -33,8 +33,9 @@ def final_of(conn: psycopg.Connection, case_number: str) -> dict | None:
     ).fetchone()
 
 
-def duplicate_candidates(conn: psycopg.Connection, categories: list[str],
-                         exclude_case: str | None) -> list[dict]:  # fmt: skip
+def duplicate_candidates(
+    conn: psycopg.Connection, categories: list[str], exclude_case: str | None
+) -> list[dict]:
     """Lessons a new proposal may repeat: proposed or approved, of these categories, learned on
     another case (a lesson of the same case is the same final read again, not corroboration)."""
     return conn.execute(
@@ -57,8 +58,9 @@ def corroborated_by(conn: psycopg.Connection, lesson_id: int, case_number: str) 
     )
 
 
-def corroborate(conn: psycopg.Connection, lesson_id: int, case_number: str, actor: str,
-                details: dict) -> int | None:  # fmt: skip
+def corroborate(
+    conn: psycopg.Connection, lesson_id: int, case_number: str, actor: str, details: dict
+) -> int | None:
     """One more final supports the lesson: +1, once per case (retry-safe); audited. Returns the
     new count, or None when this case already corroborated it."""
     conn.execute("SELECT id FROM decision_lessons WHERE id = %s FOR UPDATE", (lesson_id,))
@@ -73,8 +75,15 @@ def corroborate(conn: psycopg.Connection, lesson_id: int, case_number: str, acto
     return row["corroboration"]
 
 
-def audit_lesson(conn: psycopg.Connection, actor: str, action: str, lesson_id: int,
-                 case_number: str | None, details: dict, reason: str | None = None) -> None:  # fmt: skip
+def audit_lesson(
+    conn: psycopg.Connection,
+    actor: str,
+    action: str,
+    lesson_id: int,
+    case_number: str | None,
+    details: dict,
+    reason: str | None = None,
+) -> None:
     conn.execute(
         "INSERT INTO learning_audit (actor, action, lesson_id, case_number, reason, details)"
         " VALUES (%s, %s, %s, %s, %s, %s)",
@@ -84,9 +93,11 @@ def audit_lesson(conn: psycopg.Connection, actor: str, action: str, lesson_id: i
 
 def has_verdicts(conn: psycopg.Connection, lesson_id: int) -> bool:
     return (
-        conn.execute("SELECT 1 FROM panel_verdicts WHERE lesson_id = %s LIMIT 1", (lesson_id,))
-        .fetchone() is not None
-    )  # fmt: skip
+        conn.execute(
+            "SELECT 1 FROM panel_verdicts WHERE lesson_id = %s LIMIT 1", (lesson_id,)
+        ).fetchone()
+        is not None
+    )
 
 
 # -- the curator's figures ----------------------------------------------------------------------

@@ -65,8 +65,13 @@ def get(conn: psycopg.Connection, enrichment_id: int, *, lock: bool = False) -> 
     return dict(row) if row else None
 
 
-def list_all(conn: psycopg.Connection, status: str | None = None, *, limit: int | None = None,
-             offset: int = 0) -> list[dict]:  # fmt: skip
+def list_all(
+    conn: psycopg.Connection,
+    status: str | None = None,
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         _ROW + " WHERE (%(s)s::text IS NULL OR e.status = %(s)s) ORDER BY e.id"
@@ -76,9 +81,13 @@ def list_all(conn: psycopg.Connection, status: str | None = None, *, limit: int 
 
 
 def decide(
-    conn: psycopg.Connection, enrichment_id: int, status: str, actor: str, reason: str | None,
+    conn: psycopg.Connection,
+    enrichment_id: int,
+    status: str,
+    actor: str,
+    reason: str | None,
     previous: dict | None,
-) -> None:  # fmt: skip
+) -> None:
     conn.execute(
         "UPDATE case_law_enrichments SET status = %s, reviewed_by = %s, review_reason = %s,"
         " previous = %s WHERE id = %s",

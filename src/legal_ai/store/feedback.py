@@ -17,9 +17,12 @@ def insert_feedback(conn: psycopg.Connection, values: dict[str, Any]) -> dict:
 
 
 def list_feedback(
-    conn: psycopg.Connection, case_number: str | None, category: str | None, limit: int,
+    conn: psycopg.Connection,
+    case_number: str | None,
+    category: str | None,
+    limit: int,
     offset: int = 0,
-) -> list[dict]:  # fmt: skip
+) -> list[dict]:
     return conn.execute(
         "SELECT * FROM chair_feedback WHERE (%(case)s::text IS NULL OR case_number = %(case)s)"
         " AND (%(cat)s::text IS NULL OR category = %(cat)s) ORDER BY id DESC LIMIT %(limit)s"

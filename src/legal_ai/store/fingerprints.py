@@ -21,12 +21,22 @@ def stale(conn: psycopg.Connection, method: str, batch: int = 50) -> Iterator[tu
     """The compared texts without fingerprints of their current content by `method`:
     (corpus, {id, content_hash, content}), read `batch` at a time."""
     for corpus, table, column, which in _SOURCES:
-        ids = [r["id"] for r in conn.execute(sql.SQL(
-            "SELECT t.id FROM {t} t WHERE {which} AND {compared} AND NOT EXISTS"
-            " (SELECT 1 FROM copy_fingerprints f WHERE f.{c} = t.id"
-            " AND f.content_hash = t.content_hash AND f.method = %s) ORDER BY t.id"
-        ).format(t=sql.Identifier(table), c=sql.Identifier(column), which=sql.SQL(which),
-                 compared=sql.SQL(_COMPARED)), (method,))]  # fmt: skip
+        ids = [
+            r["id"]
+            for r in conn.execute(
+                sql.SQL(
+                    "SELECT t.id FROM {t} t WHERE {which} AND {compared} AND NOT EXISTS"
+                    " (SELECT 1 FROM copy_fingerprints f WHERE f.{c} = t.id"
+                    " AND f.content_hash = t.content_hash AND f.method = %s) ORDER BY t.id"
+                ).format(
+                    t=sql.Identifier(table),
+                    c=sql.Identifier(column),
+                    which=sql.SQL(which),
+                    compared=sql.SQL(_COMPARED),
+                ),
+                (method,),
+            )
+        ]
         query = sql.SQL(
             "SELECT id, content_hash, content FROM {t} WHERE id = ANY(%s) ORDER BY id"
         ).format(t=sql.Identifier(table))
@@ -35,8 +45,14 @@ def stale(conn: psycopg.Connection, method: str, batch: int = 50) -> Iterator[tu
                 yield corpus, row
 
 
-def save(conn: psycopg.Connection, corpus: str, item_id: int, content_hash: str, method: str,
-         shingles: list[int]) -> None:  # fmt: skip
+def save(
+    conn: psycopg.Connection,
+    corpus: str,
+    item_id: int,
+    content_hash: str,
+    method: str,
+    shingles: list[int],
+) -> None:
     column = sql.Identifier("document_id" if corpus == "style" else "case_law_id")
     conn.execute(
         sql.SQL(
@@ -60,8 +76,12 @@ def compared(conn: psycopg.Connection, method: str, batch: int = 200) -> Iterato
             " FROM {t} t JOIN copy_fingerprints f ON f.{c} = t.id"
             " AND f.content_hash = t.content_hash AND f.method = %s"
             " WHERE {which} AND {compared} ORDER BY t.id"
-        ).format(t=sql.Identifier(table), c=sql.Identifier(column), which=sql.SQL(which),
-                 compared=sql.SQL(_COMPARED))  # fmt: skip
+        ).format(
+            t=sql.Identifier(table),
+            c=sql.Identifier(column),
+            which=sql.SQL(which),
+            compared=sql.SQL(_COMPARED),
+        )
         with conn.cursor(name=f"copy_fingerprints_{corpus}") as cursor:
             cursor.itersize = batch
             cursor.execute(query, (corpus, method))

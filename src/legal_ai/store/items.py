@@ -128,9 +128,21 @@ def replace_chunks(
         return
     scope = list(corpus.scope_values())  # the partition key column of the chunk table
     cols = [
-        corpus.parent_column, *scope, "ordinal", "page", "char_start", "char_end", "section",
-        "text", "text_hash", "analyzed", "analyzer", "embedding", "embedder", "embedded_hash",
-    ]  # fmt: skip
+        corpus.parent_column,
+        *scope,
+        "ordinal",
+        "page",
+        "char_start",
+        "char_end",
+        "section",
+        "text",
+        "text_hash",
+        "analyzed",
+        "analyzer",
+        "embedding",
+        "embedder",
+        "embedded_hash",
+    ]
     row = sql.SQL("({})").format(sql.SQL(", ").join(sql.Placeholder() * len(cols)))
     scope_vals = [corpus.scope_value] if scope else []
     # One statement per batch of chunks (within PostgreSQL's 65,535 parameters), so
@@ -146,11 +158,22 @@ def replace_chunks(
             value
             for c in batch
             for value in (
-                item_id, *scope_vals, c.ordinal, c.page, c.char_start, c.char_end, c.section,
-                c.text, c.text_hash, c.analyzed, c.analyzer, c.embedding, c.embedder,
+                item_id,
+                *scope_vals,
+                c.ordinal,
+                c.page,
+                c.char_start,
+                c.char_end,
+                c.section,
+                c.text,
+                c.text_hash,
+                c.analyzed,
+                c.analyzer,
+                c.embedding,
+                c.embedder,
                 c.text_hash if c.embedding is not None else None,
             )
-        ]  # fmt: skip
+        ]
         conn.execute(query, params, binary=True)
 
 
@@ -198,9 +221,12 @@ def item_history(conn: psycopg.Connection, doc_id: str, corpus: str | None) -> l
 
 
 def replace_page_images(
-    conn: psycopg.Connection, corpus: Corpus, item_id: int,
-    pages: Sequence[tuple[int, str, np.ndarray]], embedder: str,
-) -> None:  # fmt: skip
+    conn: psycopg.Connection,
+    corpus: Corpus,
+    item_id: int,
+    pages: Sequence[tuple[int, str, np.ndarray]],
+    embedder: str,
+) -> None:
     """Replace an item's page images: (page number, image sha256, embedding)."""
     source = corpus.image_source
     if source is None:
@@ -219,9 +245,11 @@ def replace_page_images(
     with conn.cursor() as cur:
         cur.executemany(
             query,
-            [(item_id, corpus.scope_value, page, sha, vector, embedder, sha)
-             for page, sha, vector in pages],
-        )  # fmt: skip
+            [
+                (item_id, corpus.scope_value, page, sha, vector, embedder, sha)
+                for page, sha, vector in pages
+            ],
+        )
 
 
 def external_chunk_embeddings(conn: psycopg.Connection) -> list[dict]:

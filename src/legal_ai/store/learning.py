@@ -47,10 +47,14 @@ def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> di
         " appeal_type = coalesce(EXCLUDED.appeal_type, cases.appeal_type),"
         " outcome = coalesce(EXCLUDED.outcome, cases.outcome),"
         " chair_name = coalesce(cases.chair_name, EXCLUDED.chair_name)",
-        {"case": case_number, "practice_area": given.get("practice_area"),
-         "appeal_type": given.get("appeal_type"), "outcome": given.get("outcome"),
-         "chair_name": given.get("chair_name")},
-    )  # fmt: skip
+        {
+            "case": case_number,
+            "practice_area": given.get("practice_area"),
+            "appeal_type": given.get("appeal_type"),
+            "outcome": given.get("outcome"),
+            "chair_name": given.get("chair_name"),
+        },
+    )
     return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
 
 
@@ -89,14 +93,27 @@ def insert_pair(conn: psycopg.Connection, case_number: str, status: str, **field
         "INSERT INTO draft_final_pairs (case_number, status, draft_id, style_document_id,"
         " case_law_id, final_version, final_blocks) VALUES (%s, %s, %s, %s, %s, %s, %s)"
         " RETURNING *",
-        (case_number, status, fields.get("draft_id"), fields.get("style_document_id"),
-         fields.get("case_law_id"), fields.get("final_version"),
-         Jsonb(fields["final_blocks"]) if fields.get("final_blocks") is not None else None),
-    ).fetchone()  # fmt: skip
+        (
+            case_number,
+            status,
+            fields.get("draft_id"),
+            fields.get("style_document_id"),
+            fields.get("case_law_id"),
+            fields.get("final_version"),
+            Jsonb(fields["final_blocks"]) if fields.get("final_blocks") is not None else None,
+        ),
+    ).fetchone()
 
 
-_PAIR_COLUMNS = ("status", "draft_id", "style_document_id", "case_law_id", "final_version",
-                 "final_blocks", "analysis")  # fmt: skip
+_PAIR_COLUMNS = (
+    "status",
+    "draft_id",
+    "style_document_id",
+    "case_law_id",
+    "final_version",
+    "final_blocks",
+    "analysis",
+)
 
 
 def update_pair(conn: psycopg.Connection, pair_id: int, **fields: Any) -> dict:
@@ -111,8 +128,9 @@ def update_pair(conn: psycopg.Connection, pair_id: int, **fields: Any) -> dict:
     return conn.execute(statement, (*values, pair_id)).fetchone()
 
 
-def list_pairs(conn: psycopg.Connection, *, limit: int | None = None,
-               offset: int = 0) -> list[dict]:  # fmt: skip
+def list_pairs(
+    conn: psycopg.Connection, *, limit: int | None = None, offset: int = 0
+) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT p.case_number, p.status, p.final_version, p.status_changed_at, d.version AS"
@@ -178,9 +196,15 @@ def category_kinds(conn: psycopg.Connection) -> dict[str, str]:
 
 
 _LESSON_DEFAULTS = {
-    "appeal_type": None, "outcome": None, "review_status": "proposed", "reviewed_by": None,
-    "review_reason": None, "routed_reason": None, "needs_chair": False, "job_id": None,
-}  # fmt: skip
+    "appeal_type": None,
+    "outcome": None,
+    "review_status": "proposed",
+    "reviewed_by": None,
+    "review_reason": None,
+    "routed_reason": None,
+    "needs_chair": False,
+    "job_id": None,
+}
 
 
 def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dict, bool]:
@@ -222,9 +246,13 @@ def get_lesson(conn: psycopg.Connection, lesson_id: int, *, lock: bool = False) 
 
 
 def set_review(
-    conn: psycopg.Connection, lesson_id: int, status: str, actor: str, reason: str | None,
+    conn: psycopg.Connection,
+    lesson_id: int,
+    status: str,
+    actor: str,
+    reason: str | None,
     needs_chair: bool = False,
-) -> dict:  # fmt: skip
+) -> dict:
     return conn.execute(
         "UPDATE decision_lessons SET review_status = %s, reviewed_by = %s, review_reason = %s,"
         " needs_chair = %s WHERE id = %s RETURNING *",
@@ -255,15 +283,24 @@ def insert_verdicts(conn: psycopg.Connection, lesson_id: int, verdicts: list[dic
         conn.execute(
             "INSERT INTO panel_verdicts (lesson_id, model, vote, reason, model_call_id)"
             " VALUES (%s, %s, %s, %s, %s)",
-            (lesson_id, verdict["model"], verdict["vote"], verdict.get("reason"),
-             verdict["model_call_id"]),
-        )  # fmt: skip
+            (
+                lesson_id,
+                verdict["model"],
+                verdict["vote"],
+                verdict.get("reason"),
+                verdict["model_call_id"],
+            ),
+        )
 
 
 def list_lessons(
-    conn: psycopg.Connection, *, status: str | None = None, case_number: str | None = None,
-    limit: int | None = None, offset: int = 0,
-) -> list[dict]:  # fmt: skip
+    conn: psycopg.Connection,
+    *,
+    status: str | None = None,
+    case_number: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT l.id, l.case_number, l.category, c.kind, l.text, l.block, l.appeal_type,"
@@ -304,8 +341,9 @@ def mark_folded(conn: psycopg.Connection, lesson_ids: list[int], version: int) -
     )
 
 
-def audit(conn: psycopg.Connection, actor: str, action: str, case_number: str | None,
-          details: dict) -> None:  # fmt: skip
+def audit(
+    conn: psycopg.Connection, actor: str, action: str, case_number: str | None, details: dict
+) -> None:
     conn.execute(
         "INSERT INTO learning_audit (actor, action, case_number, details) VALUES (%s, %s, %s, %s)",
         (actor, action, case_number, Jsonb(details)),
@@ -315,10 +353,22 @@ def audit(conn: psycopg.Connection, actor: str, action: str, case_number: str | 
 # -- held-out history ---------------------------------------------------------------------------
 
 HISTORY_COLUMNS = (
-    "pair_id", "case_number", "final_version", "appeal_type", "outcome", "anti_pattern_total",
-    "final_anti_pattern_total", "ratio_deviation", "change_percent", "word_edit_distance",
-    "stylometric_delta", "profile_finals", "lesson_pool_size", "held_out", "metrics",
-)  # fmt: skip
+    "pair_id",
+    "case_number",
+    "final_version",
+    "appeal_type",
+    "outcome",
+    "anti_pattern_total",
+    "final_anti_pattern_total",
+    "ratio_deviation",
+    "change_percent",
+    "word_edit_distance",
+    "stylometric_delta",
+    "profile_finals",
+    "lesson_pool_size",
+    "held_out",
+    "metrics",
+)
 
 
 def append_history(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
@@ -329,8 +379,7 @@ def append_history(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
     return conn.execute(statement, {**row, "metrics": Jsonb(row["metrics"])}).fetchone()
 
 
-def history(conn: psycopg.Connection, *, limit: int | None = None,
-            offset: int = 0) -> list[dict]:  # fmt: skip
+def history(conn: psycopg.Connection, *, limit: int | None = None, offset: int = 0) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT * FROM style_distance_history ORDER BY id LIMIT %s OFFSET %s", (limit, offset)

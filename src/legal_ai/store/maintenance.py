@@ -112,8 +112,15 @@ def update_chunks(
     _update_embedded(conn, corpus.chunk_root, corpus, rows, embedder=embedder, analyzer=analyzer)
 
 
-def _update_embedded(conn: psycopg.Connection, root: str, corpus: Corpus, rows: list[dict], *,
-                     embedder: str, analyzer: str) -> None:  # fmt: skip
+def _update_embedded(
+    conn: psycopg.Connection,
+    root: str,
+    corpus: Corpus,
+    rows: list[dict],
+    *,
+    embedder: str,
+    analyzer: str,
+) -> None:
     """One UPDATE of `root` (a chunk or unit table, pinned to `corpus`) writing a batch's new
     embeddings and analyses; rows as for `update_chunks`."""
     query = sql.SQL(
@@ -168,10 +175,14 @@ def text_units() -> list[TextUnits]:
     column is the style corpus's scope)."""
     kinds = {"principle": "principles", "precedent": "precedents"}
     return [
-        *(TextUnits(kinds[s.kind], corpus, s.table, s.root, s.text_column)
-          for corpus in SEARCHABLE.values() for s in corpus.sources if s.kind in kinds),
+        *(
+            TextUnits(kinds[s.kind], corpus, s.table, s.root, s.text_column)
+            for corpus in SEARCHABLE.values()
+            for s in corpus.sources
+            if s.kind in kinds
+        ),
         TextUnits("exemplars", CORPORA["style"], "block_exemplars", "block_exemplars", "text"),
-    ]  # fmt: skip
+    ]
 
 
 def canonical_corpora() -> list[Corpus]:
@@ -216,8 +227,9 @@ def unit_counts(
             "   AS dimension_mismatches,"
             " count(*) FILTER (WHERE u.analyzer IS DISTINCT FROM %(analyzer)s) AS stale_analysis"
             " FROM {table} u WHERE {scope}"
-        ).format(stale=_UNIT_STALE, table=sql.Identifier(units.table),
-                 scope=units.corpus.scope("u"))  # fmt: skip
+        ).format(
+            stale=_UNIT_STALE, table=sql.Identifier(units.table), scope=units.corpus.scope("u")
+        )
         row = conn.execute(query, {**units.corpus.scope_params(), "analyzer": analyzer})
         out.setdefault(units.corpus.key, {})[units.kind] = dict(row.fetchone())
     for corpus in canonical_corpora():
@@ -248,10 +260,10 @@ def unit_counts(
             " NULL::bigint AS stale_analysis,"
             " CASE WHEN %(image_embedder)s::text IS NULL THEN count(*) ELSE 0 END AS unchecked"
             " FROM {table} u WHERE {scope}"
-        ).format(stale=_IMAGE_STALE, table=sql.Identifier(corpus.image_table),
-                 scope=corpus.scope("u"))  # fmt: skip
-        params = {**corpus.scope_params(), "image_embedder": image_embedder,
-                  "image_dim": image_dim}  # fmt: skip
+        ).format(
+            stale=_IMAGE_STALE, table=sql.Identifier(corpus.image_table), scope=corpus.scope("u")
+        )
+        params = {**corpus.scope_params(), "image_embedder": image_embedder, "image_dim": image_dim}
         out.setdefault(corpus.key, {})["page_images"] = dict(conn.execute(query, params).fetchone())
     return out
 
@@ -275,8 +287,12 @@ def stale_units(
         " u.analyzer IS DISTINCT FROM %(analyzer)s AS needs_analysis"
         " FROM {table} u WHERE {scope} AND ({stale} OR u.analyzer IS DISTINCT FROM %(analyzer)s)"
         " AND u.id > %(after)s ORDER BY u.id LIMIT %(batch)s"
-    ).format(text=sql.Identifier(units.text_column), stale=_UNIT_STALE,
-             table=sql.Identifier(units.table), scope=units.corpus.scope("u"))  # fmt: skip
+    ).format(
+        text=sql.Identifier(units.text_column),
+        stale=_UNIT_STALE,
+        table=sql.Identifier(units.table),
+        scope=units.corpus.scope("u"),
+    )
     yield from _pages(conn, query, {**units.corpus.scope_params(), "analyzer": analyzer}, batch)
 
 
@@ -331,9 +347,14 @@ def stale_page_images(
         "SELECT u.id, u.{fk} AS item_id, u.page, u.text_hash, i.source_path, i.source_format"
         " FROM {table} u JOIN {items} i ON i.id = u.{fk} AND {item_scope}"
         " WHERE {scope} AND ({stale}) AND u.id > %(after)s ORDER BY u.id LIMIT %(batch)s"
-    ).format(fk=sql.Identifier(corpus.parent_column), table=sql.Identifier(corpus.image_table),
-             items=sql.Identifier(corpus.item_table), item_scope=corpus.scope("i"),
-             scope=corpus.scope("u"), stale=_IMAGE_STALE)  # fmt: skip
+    ).format(
+        fk=sql.Identifier(corpus.parent_column),
+        table=sql.Identifier(corpus.image_table),
+        items=sql.Identifier(corpus.item_table),
+        item_scope=corpus.scope("i"),
+        scope=corpus.scope("u"),
+        stale=_IMAGE_STALE,
+    )
     params = {**corpus.scope_params(), "image_embedder": image_embedder}
     yield from _pages(conn, query, params, batch)
 

@@ -77,8 +77,9 @@ def check(url: str) -> None:
             "to grant the roles their privileges"
         ) from None
     if missing:
-        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
-                                          else "")  # fmt: skip
+        shown = ", ".join(missing[:3]) + (
+            f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        )
         raise StoreError(
             f"the database needs {len(missing)} migration(s) ({shown}), which this process does "
             "not apply: run `legal-ai db migrate` with the application's login (legal_ai_app), "

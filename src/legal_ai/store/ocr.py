@@ -31,9 +31,13 @@ def get_scan(conn: psycopg.Connection, sha: str, *, with_pdf: bool = False) -> d
 
 
 def save_reading(
-    conn: psycopg.Connection, sha: str, engine: str, content: str, page_starts: list[int],
+    conn: psycopg.Connection,
+    sha: str,
+    engine: str,
+    content: str,
+    page_starts: list[int],
     pages: list[dict],
-) -> None:  # fmt: skip
+) -> None:
     conn.execute(
         "UPDATE scanned_files SET engine = %s, content = %s, page_starts = %s,"
         " page_confidence = %s, read_at = now() WHERE file_sha256 = %s",
@@ -69,8 +73,9 @@ def unqueued_scans(conn: psycopg.Connection, issue: str) -> list[tuple[Corpus, d
     return out
 
 
-def set_issue(conn: psycopg.Connection, corpus: Corpus, item_id: int, issue: str, *, was: str,
-              sha: str) -> bool:  # fmt: skip
+def set_issue(
+    conn: psycopg.Connection, corpus: Corpus, item_id: int, issue: str, *, was: str, sha: str
+) -> bool:
     """Say why an item stored from the scan `sha` waits, while its text is still empty and its
     issue still `was`; False when it is no longer so."""
     query = sql.SQL(
@@ -81,9 +86,13 @@ def set_issue(conn: psycopg.Connection, corpus: Corpus, item_id: int, issue: str
 
 
 def read_items(
-    conn: psycopg.Connection, *, doc_id: str | None = None, corpus_key: str | None = None,
-    low_only: bool = False, limit: int = 1000,
-) -> list[dict]:  # fmt: skip
+    conn: psycopg.Connection,
+    *,
+    doc_id: str | None = None,
+    corpus_key: str | None = None,
+    low_only: bool = False,
+    limit: int = 1000,
+) -> list[dict]:
     """Items whose text OCR read (metadata ocr_engine), with their confidences: all, those named
     `doc_id` (in `corpus_key`), or only those with low-confidence pages."""
     out = []
@@ -96,10 +105,12 @@ def read_items(
             where.append(sql.SQL("i.doc_id = %(doc_id)s"))
             params["doc_id"] = doc_id
         if low_only:
-            where.append(sql.SQL(
-                "(jsonb_array_length(coalesce(i.metadata -> 'ocr_low_confidence_pages', '[]'))"
-                " > 0 OR i.extraction_issue IS NOT NULL)"
-            ))  # fmt: skip
+            where.append(
+                sql.SQL(
+                    "(jsonb_array_length(coalesce(i.metadata -> 'ocr_low_confidence_pages', '[]'))"
+                    " > 0 OR i.extraction_issue IS NOT NULL)"
+                )
+            )
         query = sql.SQL(
             "SELECT i.doc_id, i.searchable, i.extraction_issue, i.metadata ->> 'ocr_engine' AS"
             " engine, (i.metadata ->> 'ocr_confidence')::float AS confidence,"

@@ -66,9 +66,17 @@ def index_precedent(conn: psycopg.Connection, precedent_id: int, unit: ChunkRow)
     conn.execute(
         "UPDATE case_precedents SET search_text = %s, text_hash = %s, analyzed = %s,"
         " analyzer = %s, embedding = %s, embedder = %s, embedded_hash = %s WHERE id = %s",
-        (unit.text, unit.text_hash, unit.analyzed, unit.analyzer, unit.embedding, unit.embedder,
-         unit.text_hash, precedent_id),
-    )  # fmt: skip
+        (
+            unit.text,
+            unit.text_hash,
+            unit.analyzed,
+            unit.analyzer,
+            unit.embedding,
+            unit.embedder,
+            unit.text_hash,
+            precedent_id,
+        ),
+    )
 
 
 def ruling_title(conn: psycopg.Connection, case_law_id: int | None) -> str | None:

@@ -11,11 +11,20 @@ from .units import ChunkRow
 
 
 def insert_principle(
-    conn: psycopg.Connection, corpus: Corpus, case_law_id: int, unit: ChunkRow,
-    supporting_quote: str, review_status: str, reviewed_by: str | None = None,
-    *, votes: int | None = None, score: float | None = None, models: str | None = None,
-    canonical_id: int | None = None, job_id: int | None = None,
-) -> int:  # fmt: skip
+    conn: psycopg.Connection,
+    corpus: Corpus,
+    case_law_id: int,
+    unit: ChunkRow,
+    supporting_quote: str,
+    review_status: str,
+    reviewed_by: str | None = None,
+    *,
+    votes: int | None = None,
+    score: float | None = None,
+    models: str | None = None,
+    canonical_id: int | None = None,
+    job_id: int | None = None,
+) -> int:
     """A principle of a ruling, grounded in a quote at `unit.char_start:char_end` (with the
     panel's votes, mean score and models when the panel extracted it, and its canonical)."""
     return conn.execute(
@@ -24,11 +33,29 @@ def insert_principle(
         " embedding, embedder, embedded_hash, votes, score, models, canonical_id, job_id)"
         " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
         " RETURNING id",
-        (corpus.scope_value, case_law_id, unit.text, supporting_quote, unit.page, unit.char_start,
-         unit.char_end, review_status, reviewed_by, unit.text_hash, unit.analyzed, unit.analyzer,
-         unit.embedding, unit.embedder, unit.text_hash, votes, score, models, canonical_id,
-         job_id),
-    ).fetchone()["id"]  # fmt: skip
+        (
+            corpus.scope_value,
+            case_law_id,
+            unit.text,
+            supporting_quote,
+            unit.page,
+            unit.char_start,
+            unit.char_end,
+            review_status,
+            reviewed_by,
+            unit.text_hash,
+            unit.analyzed,
+            unit.analyzer,
+            unit.embedding,
+            unit.embedder,
+            unit.text_hash,
+            votes,
+            score,
+            models,
+            canonical_id,
+            job_id,
+        ),
+    ).fetchone()["id"]
 
 
 def extractable_items(
@@ -90,9 +117,14 @@ def set_principle_canonical(conn: psycopg.Connection, principle_id: int, canonic
     )
 
 
-def list_principles(conn: psycopg.Connection, status: str | None = None, *,
-                    limit: int | None = None, offset: int = 0,
-                    unconfirmed: bool = False) -> list[dict]:  # fmt: skip
+def list_principles(
+    conn: psycopg.Connection,
+    status: str | None = None,
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+    unconfirmed: bool = False,
+) -> list[dict]:
     """Principles with their source (for the term), the panel's record and how many
     occurrences their canonical has; by id, `limit` rows after `offset` (None: all)."""
     return conn.execute(
@@ -122,17 +154,24 @@ _PRINCIPLE = "SELECT * FROM case_law_principles WHERE id = %s"
 _PRINCIPLE_LOCKED = _PRINCIPLE + " FOR UPDATE"
 
 
-def insert_principle_votes(conn: psycopg.Connection, principle_id: int, source_kind: str,
-                           votes: list[dict]) -> None:  # fmt: skip
+def insert_principle_votes(
+    conn: psycopg.Connection, principle_id: int, source_kind: str, votes: list[dict]
+) -> None:
     """The panel's votes on one principle: each model of the panel, whether it proposed it,
     its score, and the extraction call it rests on (the database checks the call)."""
     for vote in votes:
         conn.execute(
             "INSERT INTO principle_votes (principle_id, source_kind, model, model_call_id, voted,"
             " score) VALUES (%s, %s, %s, %s, %s, %s)",
-            (principle_id, source_kind, vote["model"], vote["model_call_id"], vote["voted"],
-             vote["score"]),
-        )  # fmt: skip
+            (
+                principle_id,
+                source_kind,
+                vote["model"],
+                vote["model_call_id"],
+                vote["voted"],
+                vote["score"],
+            ),
+        )
 
 
 def tally_principle(conn: psycopg.Connection, principle_id: int) -> dict:

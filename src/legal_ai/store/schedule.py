@@ -60,14 +60,17 @@ def take_lease(url: str, name: str) -> RunLease | None:
 
 def leased(conn: psycopg.Connection) -> set[str]:
     """The jobs whose run lease some process holds now (running), in this database."""
-    return {r["name"] for r in conn.execute(
-        "SELECT s.name FROM schedules s WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
-        " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
-        " AND l.database = (SELECT oid FROM pg_catalog.pg_database"
-        "                   WHERE datname = pg_catalog.current_database())"
-        " AND l.classid = %s::oid AND l.objid = pg_catalog.hashtext(s.name)::oid)",
-        (LEASE_CLASS,),
-    )}  # fmt: skip
+    return {
+        r["name"]
+        for r in conn.execute(
+            "SELECT s.name FROM schedules s WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
+            " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+            " AND l.database = (SELECT oid FROM pg_catalog.pg_database"
+            "                   WHERE datname = pg_catalog.current_database())"
+            " AND l.classid = %s::oid AND l.objid = pg_catalog.hashtext(s.name)::oid)",
+            (LEASE_CLASS,),
+        )
+    }
 
 
 # -- schedules ----------------------------------------------------------------------------------
@@ -106,8 +109,9 @@ def exists(conn: psycopg.Connection, name: str) -> bool:
     return conn.execute("SELECT 1 FROM schedules WHERE name = %s", (name,)).fetchone() is not None
 
 
-def reschedule(conn: psycopg.Connection, name: str, cron: str, timezone: str,
-               next_run_at: Any) -> dict:  # fmt: skip
+def reschedule(
+    conn: psycopg.Connection, name: str, cron: str, timezone: str, next_run_at: Any
+) -> dict:
     """A definition whose cron or time zone changed: its next run from the new schedule."""
     return conn.execute(
         "UPDATE schedules SET cron = %s, timezone = %s, next_run_at = %s, updated_at = now()"
@@ -120,9 +124,18 @@ def all_schedules(conn: psycopg.Connection) -> dict[str, dict]:
     return {r["name"]: r for r in conn.execute("SELECT * FROM schedules ORDER BY name")}
 
 
-def finish(conn: psycopg.Connection, name: str, *, started_at: Any, finished_at: Any,
-           outcome: str, result: Any, error: str | None, failures: int,
-           next_run_at: Any) -> dict:  # fmt: skip
+def finish(
+    conn: psycopg.Connection,
+    name: str,
+    *,
+    started_at: Any,
+    finished_at: Any,
+    outcome: str,
+    result: Any,
+    error: str | None,
+    failures: int,
+    next_run_at: Any,
+) -> dict:
     return conn.execute(
         "UPDATE schedules SET last_started_at = %s, last_finished_at = %s, last_outcome = %s,"
         " last_result = %s, last_error = %s, failures = %s, next_run_at = %s, updated_at = now()"
@@ -142,8 +155,9 @@ def record_run(conn: psycopg.Connection, run: dict[str, Any]) -> dict:
     ).fetchone()
 
 
-def runs(conn: psycopg.Connection, name: str | None = None, limit: int | None = 50,
-         offset: int = 0) -> list[dict]:  # fmt: skip
+def runs(
+    conn: psycopg.Connection, name: str | None = None, limit: int | None = 50, offset: int = 0
+) -> list[dict]:
     return conn.execute(
         "SELECT * FROM schedule_runs WHERE (%(name)s::text IS NULL OR name = %(name)s)"
         " ORDER BY id DESC LIMIT %(limit)s OFFSET %(offset)s",

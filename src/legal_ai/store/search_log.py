@@ -21,11 +21,21 @@ def insert(conn: psycopg.Connection, row: dict[str, Any]) -> int:
         " filters, mode, k, hits, n_hits, latency_ms)"
         " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
         (
-            row["surface"], row["actor"], row["actor_kind"], row["corpus"], row["tool"],
-            row["query"], row["by_example"], Jsonb(row["filters"]), row["mode"], row["k"],
-            Jsonb(row["hits"]), len(row["hits"]), row["latency_ms"],
+            row["surface"],
+            row["actor"],
+            row["actor_kind"],
+            row["corpus"],
+            row["tool"],
+            row["query"],
+            row["by_example"],
+            Jsonb(row["filters"]),
+            row["mode"],
+            row["k"],
+            Jsonb(row["hits"]),
+            len(row["hits"]),
+            row["latency_ms"],
         ),
-    ).fetchone()["id"]  # fmt: skip
+    ).fetchone()["id"]
 
 
 def get(conn: psycopg.Connection, search_id: int) -> dict | None:

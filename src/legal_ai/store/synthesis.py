@@ -9,28 +9,41 @@ import psycopg
 def pending(conn: psycopg.Connection) -> list[dict]:
     """Canonical principles awaiting synthesis that have an occurrence the writer may read (the
     chair approved it, or confirmed the panel's approval), oldest first."""
-    return [dict(r) for r in conn.execute(
-        "SELECT k.id, k.source_kind, k.rule_text, k.canonical_statement FROM canonical_principles k"
-        " WHERE k.status = 'pending_synthesis' AND EXISTS (SELECT 1 FROM case_law_principles p"
-        " WHERE p.canonical_id = k.id"
-        " AND principle_for_writer(p.review_status, p.reviewed_by, p.confirmed_by)) ORDER BY k.id"
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            "SELECT k.id, k.source_kind, k.rule_text, k.canonical_statement FROM canonical_principles k"
+            " WHERE k.status = 'pending_synthesis' AND EXISTS (SELECT 1 FROM case_law_principles p"
+            " WHERE p.canonical_id = k.id"
+            " AND principle_for_writer(p.review_status, p.reviewed_by, p.confirmed_by)) ORDER BY k.id"
+        ).fetchall()
+    ]
 
 
 def occurrences(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
     """The occurrences of one canonical principle that the writer may read (approved by the
     chair, or the panel's approval confirmed by her), first occurrence first: a statement is
     synthesized from their quotes only."""
-    return [dict(r) for r in conn.execute(
-        "SELECT id, rule_text, supporting_quote FROM case_law_principles WHERE canonical_id = %s"
-        " AND principle_for_writer(review_status, reviewed_by, confirmed_by) ORDER BY id",
-        (canonical_id,),
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            "SELECT id, rule_text, supporting_quote FROM case_law_principles WHERE canonical_id = %s"
+            " AND principle_for_writer(review_status, reviewed_by, confirmed_by) ORDER BY id",
+            (canonical_id,),
+        ).fetchall()
+    ]
 
 
-def finish(conn: psycopg.Connection, canonical_id: int, *, statement: str | None,
-           grounded: bool | None, embedding, embedder: str | None,
-           author: str = "canonical-synthesizer") -> bool:  # fmt: skip
+def finish(
+    conn: psycopg.Connection,
+    canonical_id: int,
+    *,
+    statement: str | None,
+    grounded: bool | None,
+    embedding,
+    embedder: str | None,
+    author: str = "canonical-synthesizer",
+) -> bool:
     """pending_synthesis -> pending_review, with the statement (written by `author`) and its
     embedding when given (the existing ones kept otherwise). False when the canonical was no
     longer pending."""
@@ -47,15 +60,24 @@ def finish(conn: psycopg.Connection, canonical_id: int, *, statement: str | None
     return row is not None
 
 
-def log_attempt(conn: psycopg.Connection, canonical_id: int, model: str, outcome: str,
-                cosine: float | None, reason: str | None, statement: str | None) -> dict:  # fmt: skip
+def log_attempt(
+    conn: psycopg.Connection,
+    canonical_id: int,
+    model: str,
+    outcome: str,
+    cosine: float | None,
+    reason: str | None,
+    statement: str | None,
+) -> dict:
     """One row of synthesis_attempts (append-only)."""
-    return dict(conn.execute(
-        "INSERT INTO synthesis_attempts (canonical_id, model, outcome, cosine, reason, statement)"
-        " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id, canonical_id, at, model, outcome, cosine,"
-        " reason, statement",
-        (canonical_id, model, outcome, cosine, reason, statement),
-    ).fetchone())  # fmt: skip
+    return dict(
+        conn.execute(
+            "INSERT INTO synthesis_attempts (canonical_id, model, outcome, cosine, reason, statement)"
+            " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id, canonical_id, at, model, outcome, cosine,"
+            " reason, statement",
+            (canonical_id, model, outcome, cosine, reason, statement),
+        ).fetchone()
+    )
 
 
 # -- the chair's gate (migration 0017) ----------------------------------------------------------
@@ -75,13 +97,22 @@ _CANONICAL = (
 )
 
 
-def list_canonicals(conn: psycopg.Connection, status: str | None = None, *,
-                    limit: int | None = None, offset: int = 0) -> list[dict]:  # fmt: skip
+def list_canonicals(
+    conn: psycopg.Connection,
+    status: str | None = None,
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
-    return [dict(r) for r in conn.execute(
-        _CANONICAL + " WHERE (%s::text IS NULL OR k.status = %s) ORDER BY k.id LIMIT %s OFFSET %s",
-        (status, status, limit, offset),
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            _CANONICAL
+            + " WHERE (%s::text IS NULL OR k.status = %s) ORDER BY k.id LIMIT %s OFFSET %s",
+            (status, status, limit, offset),
+        ).fetchall()
+    ]
 
 
 def get_canonical(
@@ -92,8 +123,9 @@ def get_canonical(
     return dict(row) if row else None
 
 
-def decide(conn: psycopg.Connection, canonical_id: int, status: str, actor: str,
-           reason: str | None) -> None:  # fmt: skip
+def decide(
+    conn: psycopg.Connection, canonical_id: int, status: str, actor: str, reason: str | None
+) -> None:
     conn.execute(
         "UPDATE canonical_principles SET status = %s, reviewed_by = %s, review_reason = %s"
         " WHERE id = %s",
@@ -101,8 +133,16 @@ def decide(conn: psycopg.Connection, canonical_id: int, status: str, actor: str,
     )
 
 
-def set_statement(conn: psycopg.Connection, canonical_id: int, statement: str | None, *,
-                  author: str, reason: str | None, embedding, embedder: str | None) -> None:  # fmt: skip
+def set_statement(
+    conn: psycopg.Connection,
+    canonical_id: int,
+    statement: str | None,
+    *,
+    author: str,
+    reason: str | None,
+    embedding,
+    embedder: str | None,
+) -> None:
     """The chair's wording (None: back to the source wording), its embedding in the same
     statement; the trigger records the version and the audit."""
     conn.execute(
@@ -113,20 +153,28 @@ def set_statement(conn: psycopg.Connection, canonical_id: int, statement: str | 
 
 
 def versions(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
-    return [dict(r) for r in conn.execute(
-        "SELECT version, statement, author, db_role, reason, at FROM canonical_statement_versions"
-        " WHERE canonical_id = %s ORDER BY version", (canonical_id,)
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            "SELECT version, statement, author, db_role, reason, at FROM canonical_statement_versions"
+            " WHERE canonical_id = %s ORDER BY version",
+            (canonical_id,),
+        ).fetchall()
+    ]
 
 
 def occurrence_rows(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
     """The occurrences with their source (for the chair's view): quote, page, votes, status."""
-    return [dict(r) for r in conn.execute(
-        "SELECT p.id, p.rule_text, p.supporting_quote, p.page, p.votes, p.score, p.models,"
-        " p.review_status, c.doc_id, c.case_number, c.court, c.is_binding, c.source_kind"
-        " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
-        " WHERE p.canonical_id = %s ORDER BY p.id", (canonical_id,)
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            "SELECT p.id, p.rule_text, p.supporting_quote, p.page, p.votes, p.score, p.models,"
+            " p.review_status, c.doc_id, c.case_number, c.court, c.is_binding, c.source_kind"
+            " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
+            " WHERE p.canonical_id = %s ORDER BY p.id",
+            (canonical_id,),
+        ).fetchall()
+    ]
 
 
 def to_review(conn: psycopg.Connection, canonical_id: int) -> None:

@@ -58,13 +58,21 @@ def get(conn: psycopg.Connection, document_id: int, *, lock: bool = False) -> di
     return dict(row) if row else None
 
 
-def list_documents(conn: psycopg.Connection, status: str | None = None, *,
-                   limit: int | None = None, offset: int = 0) -> list[dict]:  # fmt: skip
+def list_documents(
+    conn: psycopg.Connection,
+    status: str | None = None,
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
-    return [dict(r) for r in conn.execute(
-        _ROW + " WHERE (%s::text IS NULL OR v.status = %s) ORDER BY v.id LIMIT %s OFFSET %s",
-        (status, status, limit, offset),
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            _ROW + " WHERE (%s::text IS NULL OR v.status = %s) ORDER BY v.id LIMIT %s OFFSET %s",
+            (status, status, limit, offset),
+        ).fetchall()
+    ]
 
 
 def queued(conn: psycopg.Connection) -> list[dict]:
@@ -96,8 +104,9 @@ def refuse(conn: psycopg.Connection, document_id: int, reason: str) -> None:
     )
 
 
-def decide(conn: psycopg.Connection, document_id: int, status: str, actor: str,
-           reason: str | None) -> None:  # fmt: skip
+def decide(
+    conn: psycopg.Connection, document_id: int, status: str, actor: str, reason: str | None
+) -> None:
     conn.execute(
         "UPDATE voice_documents SET status = %s, reviewed_by = %s, review_reason = %s"
         " WHERE id = %s",
@@ -105,37 +114,43 @@ def decide(conn: psycopg.Connection, document_id: int, status: str, actor: str,
     )
 
 
-def drop(conn: psycopg.Connection, document_id: int, actor: str, reason: str | None,
-         final_hash: str) -> None:  # fmt: skip
+def drop(
+    conn: psycopg.Connection, document_id: int, actor: str, reason: str | None, final_hash: str
+) -> None:
     """The chair drops a queued case (queued -> rejected) before any document was written: the
     row records the final it was marked for and an empty document (migration 0020 asks every row
     past the queue for a document, its claims and the final's hash)."""
     conn.execute(
         "UPDATE voice_documents SET status = 'rejected', reviewed_by = %s, review_reason = %s,"
         " document = %s, claims = 0, final_hash = %s WHERE id = %s AND status = 'queued'",
-        (actor, reason, Jsonb({"blocks": [], "dropped_from_queue": True}), final_hash,
-         document_id),
-    )  # fmt: skip
+        (actor, reason, Jsonb({"blocks": [], "dropped_from_queue": True}), final_hash, document_id),
+    )
 
 
 def approved(conn: psycopg.Connection, appeal_type: str, exclude_case: str | None) -> list[dict]:
     """Approved documents of cases of one appeal type (never of `exclude_case`), newest
     decision first."""
-    return [dict(r) for r in conn.execute(
-        _ROW + " WHERE v.status = 'approved' AND c.appeal_type = %s"
-        " AND v.case_number IS DISTINCT FROM %s ORDER BY v.reviewed_at DESC, v.id DESC",
-        (appeal_type, exclude_case),
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            _ROW + " WHERE v.status = 'approved' AND c.appeal_type = %s"
+            " AND v.case_number IS DISTINCT FROM %s ORDER BY v.reviewed_at DESC, v.id DESC",
+            (appeal_type, exclude_case),
+        ).fetchall()
+    ]
 
 
 def markable(conn: psycopg.Connection) -> list[dict]:
     """Cases whose final is in the style corpus (newest first) and that have no open voice
     document: the ones the chair may mark."""
-    return [dict(r) for r in conn.execute(
-        "SELECT d.case_number, max(d.decided_on) AS decided_on, max(c.appeal_type) AS"
-        " appeal_type FROM documents d LEFT JOIN cases c ON c.case_number = d.case_number"
-        " WHERE d.corpus = 'style' AND d.extraction_issue IS NULL AND d.case_number IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM voice_documents v WHERE v.case_number = d.case_number"
-        " AND v.status IN ('queued', 'pending_review', 'approved'))"
-        " GROUP BY d.case_number ORDER BY max(d.id) DESC"
-    ).fetchall()]  # fmt: skip
+    return [
+        dict(r)
+        for r in conn.execute(
+            "SELECT d.case_number, max(d.decided_on) AS decided_on, max(c.appeal_type) AS"
+            " appeal_type FROM documents d LEFT JOIN cases c ON c.case_number = d.case_number"
+            " WHERE d.corpus = 'style' AND d.extraction_issue IS NULL AND d.case_number IS NOT NULL"
+            " AND NOT EXISTS (SELECT 1 FROM voice_documents v WHERE v.case_number = d.case_number"
+            " AND v.status IN ('queued', 'pending_review', 'approved'))"
+            " GROUP BY d.case_number ORDER BY max(d.id) DESC"
+        ).fetchall()
+    ]

@@ -25,8 +25,9 @@ def extraction_targets(
 def serialize(conn: psycopg.Connection, requester: str) -> None:
     """One requester's requests, one at a time until this transaction ends (its count of open
     requests then holds when it queues)."""
-    conn.execute("SELECT pg_advisory_xact_lock(hashtext('work-requests'), hashtext(%s))",
-                 (requester,))  # fmt: skip
+    conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtext('work-requests'), hashtext(%s))", (requester,)
+    )
 
 
 def open_requests(conn: psycopg.Connection, kind: str, requester: str) -> int:

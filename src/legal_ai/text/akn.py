@@ -77,9 +77,14 @@ def _parser() -> etree.XMLParser:
     """A parser that reads only the file: no entity expansion (billion laughs), no DTD, no
     network, no external files, libxml2's default limits on depth and size (huge_tree off)."""
     return etree.XMLParser(
-        resolve_entities=False, load_dtd=False, no_network=True, dtd_validation=False,
-        huge_tree=False, remove_comments=True, remove_pis=True,
-    )  # fmt: skip
+        resolve_entities=False,
+        load_dtd=False,
+        no_network=True,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
 
 
 def parse_law(path: Path) -> Iterator[dict]:

@@ -24,9 +24,19 @@ from ..errors import InvalidInput
 from .hebrew import fold_quotes
 
 BLOCKS: tuple[str, ...] = (
-    "header", "opening", "background", "subject", "decision_under_appeal", "appellants_claims",
-    "respondents_claims", "hearing", "legal_framework", "discussion", "conclusion", "signature",
-)  # fmt: skip
+    "header",
+    "opening",
+    "background",
+    "subject",
+    "decision_under_appeal",
+    "appellants_claims",
+    "respondents_claims",
+    "hearing",
+    "legal_framework",
+    "discussion",
+    "conclusion",
+    "signature",
+)
 MIN_HEADINGS = 3  # fewer recognizable headings than this: not a decision we can read
 MAX_HEADING_CHARS = 60  # longer lines are never headings
 DEFAULT_SIGNATURE = "ניתנה היום"
@@ -176,9 +186,16 @@ def segment(text: str, spec: dict) -> Segmentation:
 
 # Each block as the chair names it (the desk, the dashboard; the same as decision_blocks.label_he).
 BLOCK_LABELS = {
-    "header": "כותרת", "opening": "פתח דבר", "background": "רקע עובדתי",
-    "subject": "נשוא הערר", "decision_under_appeal": "ההחלטה נשוא הערר",
-    "appellants_claims": "טענות העוררים", "respondents_claims": "טענות המשיבים",
-    "hearing": "הדיון בפנינו", "legal_framework": "המסגרת הנורמטיבית",
-    "discussion": "דיון והכרעה", "conclusion": "סוף דבר", "signature": "חתימה",
-}  # fmt: skip
+    "header": "כותרת",
+    "opening": "פתח דבר",
+    "background": "רקע עובדתי",
+    "subject": "נשוא הערר",
+    "decision_under_appeal": "ההחלטה נשוא הערר",
+    "appellants_claims": "טענות העוררים",
+    "respondents_claims": "טענות המשיבים",
+    "hearing": "הדיון בפנינו",
+    "legal_framework": "המסגרת הנורמטיבית",
+    "discussion": "דיון והכרעה",
+    "conclusion": "סוף דבר",
+    "signature": "חתימה",
+}

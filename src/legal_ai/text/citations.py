@@ -36,10 +36,18 @@ _RULING_RE = re.compile(
 )
 
 _ORDINALS = {
-    "ראשונה": "הראשונה", "שניה": "השנייה", "שנייה": "השנייה", "שלישית": "השלישית",
-    "רביעית": "הרביעית", "חמישית": "החמישית", "שישית": "השישית", "שביעית": "השביעית",
-    "שמינית": "השמינית", "תשיעית": "התשיעית", "עשירית": "העשירית",
-}  # fmt: skip
+    "ראשונה": "הראשונה",
+    "שניה": "השנייה",
+    "שנייה": "השנייה",
+    "שלישית": "השלישית",
+    "רביעית": "הרביעית",
+    "חמישית": "החמישית",
+    "שישית": "השישית",
+    "שביעית": "השביעית",
+    "שמינית": "השמינית",
+    "תשיעית": "התשיעית",
+    "עשירית": "העשירית",
+}
 # What follows a section number: the law it belongs to. Longest alternatives first.
 _TARGETS = [
     (
@@ -96,8 +104,9 @@ def _target(tail: str) -> tuple[str | None, str | None, int]:
     return None, None, 0
 
 
-def statute_ref(law: str, section: str, subsections: str = "", schedule: str | None = None,
-                kind: str = "סעיף") -> str:  # fmt: skip
+def statute_ref(
+    law: str, section: str, subsections: str = "", schedule: str | None = None, kind: str = "סעיף"
+) -> str:
     label = "תקנה" if law == DEVIATION_REGS or kind.startswith("תקנ") else "סעיף"
     parts = [law] + ([schedule] if schedule else [])
     return ", ".join([*parts, f"{label} {section}{subsections}"])
@@ -114,23 +123,36 @@ def extract(text: str, *, bare_sections: bool = False) -> list[Citation]:
             court = _COURT_KEYS.get(court, court)
         parties = (m.group("parties") or "").strip()
         end = m.end("parties") if parties else m.end("year")
-        found.append(Citation(
-            text=text[m.start():end], kind="ruling",
-            ref=ruling_ref(court, m.group("number"), m.group("year"), m.group("district")),
-            start=m.start(), end=end, court=_COURT_KEYS.get(court, court),
-            case_number=f"{int(m.group('number'))}/{m.group('year')}",
-        ))  # fmt: skip
+        found.append(
+            Citation(
+                text=text[m.start() : end],
+                kind="ruling",
+                ref=ruling_ref(court, m.group("number"), m.group("year"), m.group("district")),
+                start=m.start(),
+                end=end,
+                court=_COURT_KEYS.get(court, court),
+                case_number=f"{int(m.group('number'))}/{m.group('year')}",
+            )
+        )
     for m in _SECTION_RE.finditer(norm):
         law, schedule, used = _target(m.group("tail") or "")
         if law is None and not bare_sections:
             continue
         end = m.end("sub") + used
         section, sub = m.group("num"), m.group("sub")
-        found.append(Citation(
-            text=text[m.start():end], kind="statute",
-            ref=statute_ref(law or PBL, section, sub, schedule, m.group("kind")),
-            start=m.start(), end=end, law=law, schedule=schedule, section=section, subsections=sub,
-        ))  # fmt: skip
+        found.append(
+            Citation(
+                text=text[m.start() : end],
+                kind="statute",
+                ref=statute_ref(law or PBL, section, sub, schedule, m.group("kind")),
+                start=m.start(),
+                end=end,
+                law=law,
+                schedule=schedule,
+                section=section,
+                subsections=sub,
+            )
+        )
     return sorted(found, key=lambda c: c.start)
 
 

@@ -166,9 +166,12 @@ class _Overflow(Exception):
 
 
 def run_bounded(
-    command: list[str], seconds: float, max_bytes: int, memory_bytes: int | None = None,
+    command: list[str],
+    seconds: float,
+    max_bytes: int,
+    memory_bytes: int | None = None,
     env: dict[str, str] | None = None,
-) -> tuple[int, bytes, bytes]:  # fmt: skip
+) -> tuple[int, bytes, bytes]:
     """Run `command` with a wall-clock limit and its standard output capped at `max_bytes`
     (killed when either is exceeded: `subprocess.TimeoutExpired` / `_Overflow`), its address
     space limited to `memory_bytes` (an allocation past it fails in the child, which exits with

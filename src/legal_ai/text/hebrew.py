@@ -85,11 +85,25 @@ def normalize(text: str) -> str:
 # spelling; quote-less spellings (בגץ, עעמ) are accepted too. Case numbers and citation refs
 # share this table through `normalize_case_number`.
 COURTS = {
-    'בג"ץ': 'בג"ץ', 'בג"צ': 'בג"ץ', 'עע"מ': 'עע"מ', 'ע"א': 'ע"א', 'רע"א': 'רע"א',
-    'בר"מ': 'בר"מ', 'עת"מ': 'עת"מ', 'ע"פ': 'ע"פ', 'רע"פ': 'רע"פ', 'דנ"א': 'דנ"א',
-    'דנג"ץ': 'דנג"ץ', 'ע"ע': 'ע"ע', 'עמ"נ': 'עמ"נ', 'ה"פ': 'ה"פ', 'ת"א': 'ת"א', 'בל"מ': 'בל"מ',
-    'ערר': 'ערר', 'ערר מנהלי': 'ערר מנהלי',
-}  # fmt: skip
+    'בג"ץ': 'בג"ץ',
+    'בג"צ': 'בג"ץ',
+    'עע"מ': 'עע"מ',
+    'ע"א': 'ע"א',
+    'רע"א': 'רע"א',
+    'בר"מ': 'בר"מ',
+    'עת"מ': 'עת"מ',
+    'ע"פ': 'ע"פ',
+    'רע"פ': 'רע"פ',
+    'דנ"א': 'דנ"א',
+    'דנג"ץ': 'דנג"ץ',
+    'ע"ע': 'ע"ע',
+    'עמ"נ': 'עמ"נ',
+    'ה"פ': 'ה"פ',
+    'ת"א': 'ת"א',
+    'בל"מ': 'בל"מ',
+    "ערר": "ערר",
+    "ערר מנהלי": "ערר מנהלי",
+}
 COURT_SPELLINGS = {k.replace('"', ""): v for k, v in COURTS.items()} | COURTS
 _CASE_COURT_RE = re.compile(r"^([^\d(]+?) ?(?=\(|\d|$)")
 
@@ -217,7 +231,7 @@ ANALYZERS = {
             min_stem=4,
             fold_spelling=True,
             lemmas=True,
-        ),  # fmt: skip
+        ),
     )
 }
 DEFAULT_ANALYZER = "he-fold-prefix4-hspell-v1"
@@ -243,8 +257,10 @@ def _fallback(analyzer_id: str) -> Analyzer:
     fallback = ANALYZERS[analyzer_id.replace("-hspell", "")]
     logging.getLogger(__name__).warning(
         "hspell is not installed (apt install hspell, or `make install`): analyzer %s falls "
-        "back to %s", analyzer_id, fallback.id,
-    )  # fmt: skip
+        "back to %s",
+        analyzer_id,
+        fallback.id,
+    )
     return fallback
 
 

@@ -35,9 +35,12 @@ def _pipe() -> subprocess.Popen:
     global _process
     if _process is None or _process.poll() is not None:
         _process = subprocess.Popen(
-            ["hspell", "-a", "-l"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, bufsize=0,
-        )  # fmt: skip
+            ["hspell", "-a", "-l"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            bufsize=0,
+        )
         _process.stdout.readline()  # the version banner
         atexit.register(_close)
     return _process

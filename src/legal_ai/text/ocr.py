@@ -51,8 +51,12 @@ class Page:
     error: str | None = None
 
     def as_dict(self) -> dict:
-        return {"page": self.page, "confidence": self.confidence, "words": self.words,
-                "error": self.error}  # fmt: skip
+        return {
+            "page": self.page,
+            "confidence": self.confidence,
+            "words": self.words,
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True)
@@ -81,11 +85,13 @@ def _binary(settings: Settings) -> str | None:
 @lru_cache(maxsize=8)
 def _probe(binary: str) -> tuple[str, frozenset[str]]:
     """(version line, installed languages) of a Tesseract binary."""
-    version = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
-                             check=False)  # fmt: skip
+    version = subprocess.run(
+        [binary, "--version"], capture_output=True, text=True, timeout=30, check=False
+    )
     first = (version.stdout or version.stderr).strip().splitlines()
-    langs = subprocess.run([binary, "--list-langs"], capture_output=True, text=True, timeout=30,
-                           check=False)  # fmt: skip
+    langs = subprocess.run(
+        [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
+    )
     lines = (langs.stdout + "\n" + langs.stderr).splitlines()
     installed = frozenset(
         line.strip() for line in lines if line.strip() and not line.startswith("List of")
@@ -97,8 +103,10 @@ def problem(settings: Settings) -> str | None:
     """What to install or set before scanned files can be read (None: nothing)."""
     binary = _binary(settings)
     if binary is None:
-        return (f"OCR needs Tesseract: {settings.tesseract!r} (LEGAL_AI_TESSERACT) was not found; "
-                f"{INSTALL}")  # fmt: skip
+        return (
+            f"OCR needs Tesseract: {settings.tesseract!r} (LEGAL_AI_TESSERACT) was not found; "
+            f"{INSTALL}"
+        )
     for tool in ("pdftoppm", "pdfinfo"):
         if shutil.which(tool) is None:
             return f"OCR renders pages with poppler's {tool}: apt-get install poppler-utils"
@@ -109,8 +117,10 @@ def problem(settings: Settings) -> str | None:
     absent = [lang for lang in settings.ocr_languages.split("+") if lang not in installed]
     if absent:
         packages = " ".join(f"tesseract-ocr-{lang}" for lang in absent)
-        return (f"OCR: Tesseract's model for {'+'.join(absent)} is not installed "
-                f"(LEGAL_AI_OCR_LANGUAGES={settings.ocr_languages}); apt-get install {packages}")  # fmt: skip
+        return (
+            f"OCR: Tesseract's model for {'+'.join(absent)} is not installed "
+            f"(LEGAL_AI_OCR_LANGUAGES={settings.ocr_languages}); apt-get install {packages}"
+        )
     return None
 
 
@@ -124,8 +134,9 @@ def engine(settings: Settings) -> str:
 def page_count(pdf: Path, settings: Settings) -> int:
     """The PDF's number of pages (poppler's pdfinfo)."""
     try:
-        code, out, _ = run_bounded(["pdfinfo", str(pdf.absolute())], INFO_SECONDS, 2**20,
-                                   MEMORY_BYTES)  # fmt: skip
+        code, out, _ = run_bounded(
+            ["pdfinfo", str(pdf.absolute())], INFO_SECONDS, 2**20, MEMORY_BYTES
+        )
     except (subprocess.TimeoutExpired, _Overflow):
         code, out = 1, b""
     found = re.search(rb"^Pages:\s+(\d+)", out, re.MULTILINE)
@@ -175,20 +186,51 @@ def read_page(pdf: Path, number: int, settings: Settings, workdir: Path) -> Page
     why."""
     seconds = settings.ocr_page_seconds
     image = workdir / f"page-{number}"
-    render = ["pdftoppm", "-r", str(settings.ocr_dpi), "-gray", "-png", "-f", str(number),
-              "-l", str(number), "-singlefile", str(pdf.absolute()), str(image)]  # fmt: skip
+    render = [
+        "pdftoppm",
+        "-r",
+        str(settings.ocr_dpi),
+        "-gray",
+        "-png",
+        "-f",
+        str(number),
+        "-l",
+        str(number),
+        "-singlefile",
+        str(pdf.absolute()),
+        str(image),
+    ]
     try:
         code, _, err = run_bounded(render, seconds, 2**20, MEMORY_BYTES)
         if code != 0 or not image.with_suffix(".png").is_file():
             detail = err.decode("utf-8", "replace").strip().splitlines()
-            return Page(number, "", None, 0, "poppler could not render the page"
-                        + (f" ({clean_text(detail[-1])[:120]})" if detail else ""))  # fmt: skip
-        read = [_binary(settings) or settings.tesseract, str(image.with_suffix(".png")), "stdout",
-                "-l", settings.ocr_languages, "--psm", "3", "tsv"]  # fmt: skip
+            return Page(
+                number,
+                "",
+                None,
+                0,
+                "poppler could not render the page"
+                + (f" ({clean_text(detail[-1])[:120]})" if detail else ""),
+            )
+        read = [
+            _binary(settings) or settings.tesseract,
+            str(image.with_suffix(".png")),
+            "stdout",
+            "-l",
+            settings.ocr_languages,
+            "--psm",
+            "3",
+            "tsv",
+        ]
         code, out, err = run_bounded(read, seconds, TSV_BYTES, MEMORY_BYTES, env=_environment())
     except subprocess.TimeoutExpired:
-        return Page(number, "", None, 0, f"reading the page took over {seconds:g} s and was "
-                    "stopped (LEGAL_AI_OCR_PAGE_SECONDS)")  # fmt: skip
+        return Page(
+            number,
+            "",
+            None,
+            0,
+            f"reading the page took over {seconds:g} s and was stopped (LEGAL_AI_OCR_PAGE_SECONDS)",
+        )
     except _Overflow:
         return Page(number, "", None, 0, "the page's OCR output was over its limit")
     finally:

@@ -127,15 +127,18 @@ def install(api: FastAPI, settings: Settings) -> None:
             )
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
             return error(
-                403, "the database refused this for your credential's role; the chair's "
+                403,
+                "the database refused this for your credential's role; the chair's "
                 "decisions need LEGAL_AI_CHAIR_TOKEN",
-            )  # fmt: skip
+            )
         if isinstance(exc, psycopg.DataError):
             primary = getattr(exc.diag, "message_primary", None) or str(exc).splitlines()[0]
             return error(400, f"a value was refused by the database: {scrub(primary)}")
         logger.error("database error on %s %s", request.method, request.url.path, exc_info=exc)
-        return error(503, "the database could not complete the request; try again (details "
-                     "in the server log)")  # fmt: skip
+        return error(
+            503,
+            "the database could not complete the request; try again (details in the server log)",
+        )
 
 
 def is_upload(method: str, path: str) -> bool:

@@ -59,8 +59,11 @@ class BearerGate:
             await error(401, str(exc), {"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
         if not self.running():
-            await error(503, "the MCP transport is not running (start the server with its "
-                        "lifespan: legal-ai serve)")(scope, receive, send)  # fmt: skip
+            await error(
+                503,
+                "the MCP transport is not running (start the server with its "
+                "lifespan: legal-ai serve)",
+            )(scope, receive, send)
             return
         mark = CALLER.set(who)
         try:

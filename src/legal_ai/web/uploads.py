@@ -284,8 +284,9 @@ class _Receiver:
             self._file = None
 
 
-async def receive(request: Request, folder: Path, *, max_bytes: int,
-                  fields: frozenset[str]) -> Upload:  # fmt: skip
+async def receive(
+    request: Request, folder: Path, *, max_bytes: int, fields: frozenset[str]
+) -> Upload:
     """Stream a multipart/form-data request into `folder`: one part `file` (at most `max_bytes`)
     and the form `fields` named; anything else is refused as soon as it is seen."""
     ctype, params = parse_options_header(request.headers.get("content-type"))
@@ -310,8 +311,14 @@ async def receive(request: Request, folder: Path, *, max_bytes: int,
     return receiver.upload
 
 
-async def handled(request: Request, root: Path, *, fields: frozenset[str], max_bytes: int,
-                  work: Callable[[Upload], Any]) -> Any:  # fmt: skip
+async def handled(
+    request: Request,
+    root: Path,
+    *,
+    fields: frozenset[str],
+    max_bytes: int,
+    work: Callable[[Upload], Any],
+) -> Any:
     """Stream the request's file into a private folder under `root`, run `work(received)` on it
     in a worker thread (extraction and embedding block), and remove the folder whatever
     happens. An AppError names the file's safe name only, never its temp path."""

@@ -235,8 +235,14 @@ class Adapter:
             except Exception as exc:
                 failure = self._failure(exc)
                 if failure is None:
-                    self._note(stage, digest, attempt, started, "error",
-                               error=one_line(type(exc).__name__, self._key))  # fmt: skip
+                    self._note(
+                        stage,
+                        digest,
+                        attempt,
+                        started,
+                        "error",
+                        error=one_line(type(exc).__name__, self._key),
+                    )
                     raise
                 message = one_line(failure.message, self._key)
                 self._note(stage, digest, attempt, started, failure.outcome, error=message)

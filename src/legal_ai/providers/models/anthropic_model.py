@@ -22,8 +22,11 @@ def tool_for(schema: type[BaseModel]) -> dict[str, Any]:
     """The tool the model is made to call: named after the schema, its input the schema."""
     doc = (schema.__doc__ or "").strip().splitlines()
     description = doc[0] if doc else f"Record the answer as {schema.__name__}."
-    return {"name": schema.__name__, "description": description,
-            "input_schema": schema.model_json_schema()}  # fmt: skip
+    return {
+        "name": schema.__name__,
+        "description": description,
+        "input_schema": schema.model_json_schema(),
+    }
 
 
 class AnthropicModel(Adapter):
@@ -46,8 +49,9 @@ class AnthropicModel(Adapter):
             tool_choice={"type": "tool", "name": tool["name"]},
         )
         usage = response.usage
-        answer = Answer(None, usage.input_tokens if usage else None,
-                        usage.output_tokens if usage else None)  # fmt: skip
+        answer = Answer(
+            None, usage.input_tokens if usage else None, usage.output_tokens if usage else None
+        )
         for block in response.content or []:
             if block.type == "tool_use" and block.name == tool["name"]:
                 answer.content = block.input

@@ -12,8 +12,11 @@ from ...errors import InvalidInput
 
 PROVIDERS = ("anthropic", "openai", "gemini")
 # The SDK's usual variable for each provider's key (read by the SDK itself).
-KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY",
-                 "gemini": "GEMINI_API_KEY"}  # fmt: skip
+KEY_VARIABLES = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+}
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -72,8 +72,11 @@ class GeminiModel(Adapter):
             model=self.spec.model, contents=user, config=self.config(system, schema)
         )
         usage = response.usage_metadata
-        answer = Answer(None, usage.prompt_token_count if usage else None,
-                        usage.candidates_token_count if usage else None)  # fmt: skip
+        answer = Answer(
+            None,
+            usage.prompt_token_count if usage else None,
+            usage.candidates_token_count if usage else None,
+        )
         text = response.text
         if text:
             answer.content = text
@@ -91,8 +94,9 @@ class GeminiModel(Adapter):
             wait = retry_after(headers)
             if wait is None:
                 wait = _retry_info(exc.details)
-            return status_failure(int(exc.code or 0), error_message(exc.details), wait,
-                                  self._key_variable)  # fmt: skip
+            return status_failure(
+                int(exc.code or 0), error_message(exc.details), wait, self._key_variable
+            )
         if isinstance(exc, self._timeouts):
             return Failure("timeout", f"no answer within {self._timeout_s:g} s", retry=True)
         if isinstance(exc, self._transport):

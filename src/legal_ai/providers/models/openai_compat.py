@@ -40,8 +40,9 @@ class OpenAICompatible(Adapter):
             response_format=self.response_format(schema),
         )
         usage = response.usage
-        answer = Answer(None, usage.prompt_tokens if usage else None,
-                        usage.completion_tokens if usage else None)  # fmt: skip
+        answer = Answer(
+            None, usage.prompt_tokens if usage else None, usage.completion_tokens if usage else None
+        )
         if not response.choices:
             answer.problem = "no choices in the answer"
             return answer

@@ -25,8 +25,23 @@ HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
 LOGIN_COOKIE = "legal_ai_desk_login"  # the sign-in form's own CSRF token (no session yet)
 # The first path segment of every desk page (anything else is the API's).
-ROOTS = frozenset({"", "login", "logout", "search", "source", "training", "audit", "health",
-                   "cases", "methodology", "learning", "reminders", "desk-static"})  # fmt: skip
+ROOTS = frozenset(
+    {
+        "",
+        "login",
+        "logout",
+        "search",
+        "source",
+        "training",
+        "audit",
+        "health",
+        "cases",
+        "methodology",
+        "learning",
+        "reminders",
+        "desk-static",
+    }
+)
 
 NAV = (
     ("/search", "חיפוש"),
@@ -51,33 +66,64 @@ env = Environment(
 env.filters["q"] = lambda value: quote(str(value), safe="")
 env.filters["dash"] = lambda value: "—" if value is None else value  # no value yet, not "None"
 # Who decided or wrote something, as the chair reads it (the audit keeps the actor's own name).
-ACTORS = {"chair": 'היו"ר', "panel": "פאנל המודלים", "source": "הנוסח המקורי",
-          "canonical-synthesizer": "מסנתז הנוסח", "principle-panel": "פאנל המודלים",
-          "voice-writer": "כותב מסמכי הקול", "enricher": "מודל ההעשרה",
-          "scheduler": "המשימות המתוזמנות"}  # fmt: skip
+ACTORS = {
+    "chair": 'היו"ר',
+    "panel": "פאנל המודלים",
+    "source": "הנוסח המקורי",
+    "canonical-synthesizer": "מסנתז הנוסח",
+    "principle-panel": "פאנל המודלים",
+    "voice-writer": "כותב מסמכי הקול",
+    "enricher": "מודל ההעשרה",
+    "scheduler": "המשימות המתוזמנות",
+}
 env.filters["who"] = lambda actor: "—" if actor is None else ACTORS.get(actor, actor)
 # The scheduled jobs (schedule.py) as the chair reads them; their names stay beside, for the log.
-JOBS = {"weekly-feedback-analysis": "ניתוח המשוב השבועי", "stale-case-reminder": "תזכורת לתיקים שלא זזו",
-        "sync-case-status": "סנכרון מצב התיקים", "nightly-upkeep": "התחזוקה הלילית"}  # fmt: skip
+JOBS = {
+    "weekly-feedback-analysis": "ניתוח המשוב השבועי",
+    "stale-case-reminder": "תזכורת לתיקים שלא זזו",
+    "sync-case-status": "סנכרון מצב התיקים",
+    "nightly-upkeep": "התחזוקה הלילית",
+}
 env.filters["job"] = lambda name: JOBS.get(name, name)
 # What the pages call the system's own keys (corpora, feedback categories, health columns).
-CORPUS_LABELS = {"case": "מסמכי תיק", "style": "ההחלטות שלי", "external": "פסיקה",
-                 "internal": "החלטות ועדות", "digests": "יומונים",
-                 "case_precedents": "תקדימים מצורפים"}  # fmt: skip
+CORPUS_LABELS = {
+    "case": "מסמכי תיק",
+    "style": "ההחלטות שלי",
+    "external": "פסיקה",
+    "internal": "החלטות ועדות",
+    "digests": "יומונים",
+    "case_precedents": "תקדימים מצורפים",
+}
 env.globals["he"] = {
     "corpus": CORPUS_LABELS,
-    "feedback": {"missing_content": "תוכן חסר", "wrong_tone": "טון שגוי",
-                 "wrong_structure": "מבנה שגוי", "factual_error": "טעות עובדתית",
-                 "style": "סגנון", "other": "אחר"},
-    "health": {"items": "פריטים", "searchable": "ניתנים לחיפוש", "chunks": "קטעים",
-               "missing_embeddings": "הטמעות חסרות", "stale_embeddings": "הטמעות מיושנות",
-               "dimension_mismatches": "ממד שגוי", "stale_analysis": "ניתוח מיושן",
-               "units": "יחידות", "unchecked": "לא נבדקו"},
+    "feedback": {
+        "missing_content": "תוכן חסר",
+        "wrong_tone": "טון שגוי",
+        "wrong_structure": "מבנה שגוי",
+        "factual_error": "טעות עובדתית",
+        "style": "סגנון",
+        "other": "אחר",
+    },
+    "health": {
+        "items": "פריטים",
+        "searchable": "ניתנים לחיפוש",
+        "chunks": "קטעים",
+        "missing_embeddings": "הטמעות חסרות",
+        "stale_embeddings": "הטמעות מיושנות",
+        "dimension_mismatches": "ממד שגוי",
+        "stale_analysis": "ניתוח מיושן",
+        "units": "יחידות",
+        "unchecked": "לא נבדקו",
+    },
     # The units besides chunks that health counts and reindex mends (App.health()["units"]).
-    "unit": {"principles": "עקרונות משפטיים", "precedents": "תקדימים מצורפים",
-             "exemplars": "פסקאות לדוגמה מההחלטות",
-             "canonical_statements": "ניסוחים קנוניים", "page_images": "תמונות עמודים"},
-}  # fmt: skip
+    "unit": {
+        "principles": "עקרונות משפטיים",
+        "precedents": "תקדימים מצורפים",
+        "exemplars": "פסקאות לדוגמה מההחלטות",
+        "canonical_statements": "ניסוחים קנוניים",
+        "page_images": "תמונות עמודים",
+    },
+}
 
 
 def is_desk(path: str) -> bool:
@@ -118,8 +164,9 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
 
 
 def error_page(request: Request, status: int, message: str, desk: Desk | None = None) -> Response:
-    return render(request, "error.html", status=status, message=message, status_code=status,
-                  desk=desk)  # fmt: skip
+    return render(
+        request, "error.html", status=status, message=message, status_code=status, desk=desk
+    )
 
 
 def secure(request: Request) -> bool:
@@ -127,8 +174,15 @@ def secure(request: Request) -> bool:
 
 
 def set_cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
-    response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict",
-                        secure=secure(request), path="/")  # fmt: skip
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        httponly=True,
+        samesite="strict",
+        secure=secure(request),
+        path="/",
+    )
 
 
 def new_login_token() -> str:
@@ -187,8 +241,13 @@ def message_of(exc: AppError) -> str:
 
 
 # What the services' Stale refusals name (errors.Stale.kind), as the chair reads it.
-KINDS = {"lesson": "לקח", "principle": "עיקרון", "canonical principle": "עיקרון קנוני",
-         "voice document": "מסמך קול", "enrichment": "הצעה"}  # fmt: skip
+KINDS = {
+    "lesson": "לקח",
+    "principle": "עיקרון",
+    "canonical principle": "עיקרון קנוני",
+    "voice document": "מסמך קול",
+    "enrichment": "הצעה",
+}
 
 
 def stale_text(exc: Stale, labels: dict[str, str]) -> str:
@@ -207,8 +266,13 @@ def item_id(raw: Any, what: str) -> int:
         raise InvalidInput(f"חסר מזהה {what} או שאינו מספר; טעני את הדף מחדש") from None
 
 
-def in_hebrew(exc: AppError, patterns: tuple[tuple[str, str], ...], *,
-              labels: dict[str, str] | None = None, missing: str | None = None) -> str:  # fmt: skip
+def in_hebrew(
+    exc: AppError,
+    patterns: tuple[tuple[str, str], ...],
+    *,
+    labels: dict[str, str] | None = None,
+    missing: str | None = None,
+) -> str:
     """A service's refusal as the chair reads it: a Stale one through `stale_text(labels)`, else
     the Hebrew of the first of `patterns` (regular expression, Hebrew) its text matches, else
     `missing` for a NotFound — the service's own text kept after it, for the record."""
@@ -243,14 +307,20 @@ def model_state(variable: str, probe: Any, unset_said: str) -> dict:
     try:
         model, missing = probe()
     except InvalidInput as exc:
-        return {"ready": False, "variable": variable, "missing": str(exc),
-                "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}"}  # fmt: skip
+        return {
+            "ready": False,
+            "variable": variable,
+            "missing": str(exc),
+            "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}",
+        }
     if model is not None:
         return {"ready": True, "variable": variable, "model": model.spec.name, "missing": None}
     key = re.match(r"set (\S+) for ", missing or "")
     if key and key.group(1) != variable:
-        said = (f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
-                f"יש להגדיר את {key.group(1)} בסביבת השרת")  # fmt: skip
+        said = (
+            f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
+            f"יש להגדיר את {key.group(1)} בסביבת השרת"
+        )
     else:
         said = unset_said
     return {"ready": False, "variable": variable, "missing": missing, "said": said}

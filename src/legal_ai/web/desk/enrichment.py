@@ -33,8 +33,12 @@ from .voice import quoted
 PATH = "/training/enrichment"
 MAX_SHOWN = 100  # proposals per list
 MAX_REASON = 2000
-STATUS_LABELS = {"pending_review": "ממתינה להכרעתך", "approved": "אושרה (נכתבה בהחלטה)",
-                 "rejected": "נדחתה", "superseded": "הוחלפה (טקסט ההחלטה השתנה)"}  # fmt: skip
+STATUS_LABELS = {
+    "pending_review": "ממתינה להכרעתך",
+    "approved": "אושרה (נכתבה בהחלטה)",
+    "rejected": "נדחתה",
+    "superseded": "הוחלפה (טקסט ההחלטה השתנה)",
+}
 DONE = {
     "approve": "אושרה; תקציר, סיכום ותגיות נכתבו בהחלטה",
     "reject": "נדחתה; דבר לא נכתב בהחלטה",
@@ -44,11 +48,13 @@ DONE = {
 # The service's refusals, as the chair reads them (core.in_hebrew).
 REFUSALS = (
     (r"only a proposal pending review", "רק הצעה שממתינה להכרעתך ניתנת לאישור או לדחייה"),
-    (r"changed after enrichment", "טקסט ההחלטה השתנה אחרי שההצעה נכתבה; דחי אותה (לטקסט "
-     "החדש תיכתב הצעה משלו)"),
+    (
+        r"changed after enrichment",
+        "טקסט ההחלטה השתנה אחרי שההצעה נכתבה; דחי אותה (לטקסט החדש תיכתב הצעה משלו)",
+    ),
     (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
     (r"is the chair's decision", 'ההכרעה שמורה ליו"ר'),
-)  # fmt: skip
+)
 
 
 def hebrew(exc: AppError) -> str:
@@ -90,8 +96,10 @@ def _proposal(conn: Any, view: Any, enrichment_id: int) -> dict:
     shown = service.show(view, enrichment_id)
     item = enrichment_store.item(conn, shown["case_law_id"])
     content = item["content"] if item and not shown["text_changed"] else None
-    sentences = [{**s, "quoted": quoted(content, s.get("char_start"), s.get("char_end"),
-                                        s["quote"])} for s in shown["sentences"] or []]  # fmt: skip
+    sentences = [
+        {**s, "quoted": quoted(content, s.get("char_start"), s.get("char_end"), s["quote"])}
+        for s in shown["sentences"] or []
+    ]
     return {**shown, "sentences": sentences}
 
 
@@ -103,32 +111,62 @@ def _load(view: Any) -> dict:
     with view.store.connection() as conn:
         pending = [_proposal(conn, view, r["id"]) for r in by_status["pending_review"][:MAX_SHOWN]]
         _, waiting = enrichment_store.awaiting(conn, MAX_SHOWN)
-    queue = [{**dict(r), "state": queue_state(r)} for r in waiting
-             if r["enrichment_status"] != "pending_review"]  # fmt: skip
-    decided = sorted(by_status["approved"] + by_status["rejected"] + by_status["superseded"],
-                     key=lambda r: r["id"], reverse=True)  # fmt: skip
-    return {"pending": pending, "queue": queue, "decided": decided[:MAX_SHOWN],
-            "totals": {s: len(v) for s, v in by_status.items()}, "model": model_state(view)}  # fmt: skip
+    queue = [
+        {**dict(r), "state": queue_state(r)}
+        for r in waiting
+        if r["enrichment_status"] != "pending_review"
+    ]
+    decided = sorted(
+        by_status["approved"] + by_status["rejected"] + by_status["superseded"],
+        key=lambda r: r["id"],
+        reverse=True,
+    )
+    return {
+        "pending": pending,
+        "queue": queue,
+        "decided": decided[:MAX_SHOWN],
+        "totals": {s: len(v) for s, v in by_status.items()},
+        "model": model_state(view),
+    }
 
 
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(request: Request, desk: core.Desk, *, status: int = 200,
-                   message: str | None = None, notice: str | None = None) -> Response:  # fmt: skip
+    async def page(
+        request: Request,
+        desk: core.Desk,
+        *,
+        status: int = 200,
+        message: str | None = None,
+        notice: str | None = None,
+    ) -> Response:
         data = await run_in_threadpool(_load, desk.view)
-        return core.render(request, "enrichment.html", status=status, desk=desk, message=message,
-                           notice=notice, statuses=STATUS_LABELS, max_reason=MAX_REASON,
-                           **data)  # fmt: skip
+        return core.render(
+            request,
+            "enrichment.html",
+            status=status,
+            desk=desk,
+            message=message,
+            notice=notice,
+            statuses=STATUS_LABELS,
+            max_reason=MAX_REASON,
+            **data,
+        )
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
         status = web_errors.status_of(exc)
-        return await page(request, desk, status=status,
-                          message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
+        return await page(
+            request,
+            desk,
+            status=status,
+            message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.",
+        )
 
     @api.get(PATH, include_in_schema=False)
-    async def enrichment_page(request: Request, desk: Chair, done: str | None = None,
-                              proposal: int | None = None) -> Response:  # fmt: skip
+    async def enrichment_page(
+        request: Request, desk: Chair, done: str | None = None, proposal: int | None = None
+    ) -> Response:
         notice = None
         if proposal is not None and done in DONE:
             notice = f"הצעה {proposal}: {DONE[done]}"
@@ -147,8 +185,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
-            await run_in_threadpool(service.review, desk.view, item_id, decision, reason,
-                                    expected)  # fmt: skip
+            await run_in_threadpool(service.review, desk.view, item_id, decision, reason, expected)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         return RedirectResponse(f"{PATH}?done={decision}&proposal={item_id}", 303)

@@ -24,8 +24,9 @@ def _inline(svg: str) -> Markup:
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(request: Request, desk: core.Desk, status: int = 200,
-                   **context: Any) -> Response:  # fmt: skip
+    async def page(
+        request: Request, desk: core.Desk, status: int = 200, **context: Any
+    ) -> Response:
         def load() -> dict:
             return {
                 "plot": _inline(dashboard.plot_svg(desk.view)),
@@ -36,9 +37,17 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             }
 
         data = await run_in_threadpool(load)
-        return core.render(request, "learning.html", status=status, desk=desk,
-                           labels=dashboard.LABELS, series=dashboard.SERIES,
-                           categories=vocab.FEEDBACK_CATEGORIES, **data, **context)  # fmt: skip
+        return core.render(
+            request,
+            "learning.html",
+            status=status,
+            desk=desk,
+            labels=dashboard.LABELS,
+            series=dashboard.SERIES,
+            categories=vocab.FEEDBACK_CATEGORIES,
+            **data,
+            **context,
+        )
 
     @api.get("/learning", include_in_schema=False)
     async def learning(request: Request, desk: Chair, sent: int = 0) -> Response:
@@ -49,11 +58,15 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         form = await core.form_of(request, desk)
         try:
             await run_in_threadpool(
-                feedback.record, desk.view, str(form.get("category") or ""),
-                str(form.get("text") or ""), case=str(form.get("case_number") or "") or None,
+                feedback.record,
+                desk.view,
+                str(form.get("category") or ""),
+                str(form.get("text") or ""),
+                case=str(form.get("case_number") or "") or None,
                 block=str(form.get("block") or "") or None,
-            )  # fmt: skip
+            )
         except (InvalidInput, NotFound) as exc:
-            return await page(request, desk, status=400, message=f"המשוב לא נשמר: {exc}",
-                              given=form)  # fmt: skip
+            return await page(
+                request, desk, status=400, message=f"המשוב לא נשמר: {exc}", given=form
+            )
         return RedirectResponse("/learning?sent=1", 303)

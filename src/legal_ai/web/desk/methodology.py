@@ -33,25 +33,42 @@ from . import core
 
 TYPES = ("universal", *vocab.APPEAL_TYPES)
 TYPE_LABELS = {
-    "universal": "כללי (לכל סוגי הערר)", "permit": "היתר ובקשה להקלה",
-    "change_of_use": "שימוש חורג", "plan": "תכנית", "betterment_levy": "היטל השבחה",
-    "compensation_197": "פיצויים לפי סעיף 197", "procedural": "דיוני",
-}  # fmt: skip
+    "universal": "כללי (לכל סוגי הערר)",
+    "permit": "היתר ובקשה להקלה",
+    "change_of_use": "שימוש חורג",
+    "plan": "תכנית",
+    "betterment_levy": "היטל השבחה",
+    "compensation_197": "פיצויים לפי סעיף 197",
+    "procedural": "דיוני",
+}
 BLOCK_LABELS = text_blocks.BLOCK_LABELS
 OUTCOME_LABELS = {
-    "any": "בכל תוצאה", "accepted": "הערר התקבל", "rejected": "הערר נדחה",
-    "partially_accepted": "הערר התקבל בחלקו", "remanded": "הדיון הוחזר לוועדה",
-}  # fmt: skip
+    "any": "בכל תוצאה",
+    "accepted": "הערר התקבל",
+    "rejected": "הערר נדחה",
+    "partially_accepted": "הערר התקבל בחלקו",
+    "remanded": "הדיון הוחזר לוועדה",
+}
 LISTS = {
-    "discussion_rules": "כללי הדיון", "transition_phrases": "ביטויי מעבר",
-    "anti_patterns": "ביטויים להימנע מהם", "voice_invariants": "קבועי הקול",
-}  # fmt: skip
+    "discussion_rules": "כללי הדיון",
+    "transition_phrases": "ביטויי מעבר",
+    "anti_patterns": "ביטויים להימנע מהם",
+    "voice_invariants": "קבועי הקול",
+}
 KEY_LABELS = {
-    "blocks": "כותרות הבלוקים", "golden_ratios": "יחסי הזהב", **LISTS,
-    "content_checklists": "רשימות תוכן לפי תוצאה", "lessons": "לקחים משולבים",
-}  # fmt: skip
-PART_LABELS = {**BLOCK_LABELS, **OUTCOME_LABELS, "headings": "כותרת",
-               "order": "סדר", "signature_start": "תחילת החתימה"}  # fmt: skip
+    "blocks": "כותרות הבלוקים",
+    "golden_ratios": "יחסי הזהב",
+    **LISTS,
+    "content_checklists": "רשימות תוכן לפי תוצאה",
+    "lessons": "לקחים משולבים",
+}
+PART_LABELS = {
+    **BLOCK_LABELS,
+    **OUTCOME_LABELS,
+    "headings": "כותרת",
+    "order": "סדר",
+    "signature_start": "תחילת החתימה",
+}
 HEADED = tuple(b for b in text_blocks.BLOCKS if b not in ("header", "signature"))
 CHECKLISTS = ("any", *vocab.OUTCOMES)
 RATIO_ERROR = "יחס הוא מספר מ-0 עד 1 (למשל 0.35)"
@@ -82,8 +99,10 @@ def _lines(text: str) -> list[str]:
 
 def _pattern_error(exc: InvalidInput) -> str:
     if "backtracks" in str(exc):
-        return ("הביטוי עלול לרוץ בלי סוף על שורה ארוכה (חזרה מקוננת כמו (a+)+); "
-                "כתבי אותו בלי החזרה המקוננת")  # fmt: skip
+        return (
+            "הביטוי עלול לרוץ בלי סוף על שורה ארוכה (חזרה מקוננת כמו (a+)+); "
+            "כתבי אותו בלי החזרה המקוננת"
+        )
     detail = str(exc).partition("(")[2].rstrip(")")
     return "זה אינו ביטוי רגולרי תקין" + (f" ({detail})" if detail else "")
 
@@ -106,8 +125,9 @@ def parse(form: dict[str, Any], profile: dict) -> tuple[dict, dict[str, str]]:
             errors[f"heading.{block}"] = _pattern_error(exc)
     if signature:
         try:
-            text_blocks.check_pattern(signature, "methodology blocks.signature_start",
-                                      signature=True)  # fmt: skip
+            text_blocks.check_pattern(
+                signature, "methodology blocks.signature_start", signature=True
+            )
         except InvalidInput as exc:
             errors["signature_start"] = _pattern_error(exc)
     candidate["blocks"] = {"headings": headings, "signature_start": signature or None}
@@ -142,9 +162,11 @@ def parse(form: dict[str, Any], profile: dict) -> tuple[dict, dict[str, str]]:
 
 
 def _has_error(key: str, errors: dict[str, str]) -> bool:
-    prefix = {"blocks": ("heading.", "signature_start", "headings"),
-              "golden_ratios": ("ratio.", "golden_ratios"),
-              "content_checklists": ("checklist.",)}.get(key, (f"list.{key}",))  # fmt: skip
+    prefix = {
+        "blocks": ("heading.", "signature_start", "headings"),
+        "golden_ratios": ("ratio.", "golden_ratios"),
+        "content_checklists": ("checklist.",),
+    }.get(key, (f"list.{key}",))
     return any(name.startswith(prefix) for name in errors)
 
 
@@ -152,8 +174,10 @@ def _changed(candidate: dict, profile: dict) -> dict:
     """The candidate's keys whose value differs from the stored profile's (absent == empty)."""
     changes: dict[str, Any] = {}
     spec = profile.get("blocks") or {}
-    now = {"headings": {b: p for b, p in (spec.get("headings") or {}).items() if p},
-           "signature_start": spec.get("signature_start") or None}  # fmt: skip
+    now = {
+        "headings": {b: p for b, p in (spec.get("headings") or {}).items() if p},
+        "signature_start": spec.get("signature_start") or None,
+    }
     if candidate["blocks"] != now:
         new = {k: v for k, v in candidate["blocks"].items() if v is not None}
         if spec.get("order"):
@@ -243,8 +267,13 @@ def diff_rows(changes: list[dict]) -> list[dict]:
                 continue
             lines += [("del", line) for line in before[i1:i2]]
             lines += [("ins", line) for line in after[j1:j2]]
-        out.append({"key": change["key"], "label": KEY_LABELS.get(change["key"], change["key"]),
-                    "lines": lines})  # fmt: skip
+        out.append(
+            {
+                "key": change["key"],
+                "label": KEY_LABELS.get(change["key"], change["key"]),
+                "lines": lines,
+            }
+        )
     return out
 
 
@@ -258,31 +287,58 @@ def _type(appeal_type: str) -> str:
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(request: Request, desk: core.Desk, appeal_type: str, status: int = 200,
-                   values: dict | None = None, **context: Any) -> Response:  # fmt: skip
+    async def page(
+        request: Request,
+        desk: core.Desk,
+        appeal_type: str,
+        status: int = 200,
+        values: dict | None = None,
+        **context: Any,
+    ) -> Response:
         def load() -> tuple[dict, dict]:
-            return (methodology.show(desk.view, appeal_type),
-                    methodology.history(desk.view, appeal_type))  # fmt: skip
+            return (
+                methodology.show(desk.view, appeal_type),
+                methodology.history(desk.view, appeal_type),
+            )
 
         shown, history = await run_in_threadpool(load)
         return core.render(
-            request, "methodology.html", status=status, desk=desk, appeal_type=appeal_type,
-            types=TYPES, type_labels=TYPE_LABELS, shown=shown, versions=history["versions"],
+            request,
+            "methodology.html",
+            status=status,
+            desk=desk,
+            appeal_type=appeal_type,
+            types=TYPES,
+            type_labels=TYPE_LABELS,
+            shown=shown,
+            versions=history["versions"],
             values=values if values is not None else fields_of(shown["profile"]),
-            lessons=shown["profile"].get("lessons") or [], headed=HEADED,
-            blocks=text_blocks.BLOCKS, block_labels=BLOCK_LABELS, lists=LISTS,
-            checklists=CHECKLISTS, outcome_labels=OUTCOME_LABELS,
-            errors=context.pop("errors", {}), **context,
-        )  # fmt: skip
+            lessons=shown["profile"].get("lessons") or [],
+            headed=HEADED,
+            blocks=text_blocks.BLOCKS,
+            block_labels=BLOCK_LABELS,
+            lists=LISTS,
+            checklists=CHECKLISTS,
+            outcome_labels=OUTCOME_LABELS,
+            errors=context.pop("errors", {}),
+            **context,
+        )
 
     @api.get("/methodology", include_in_schema=False)
     async def methodology_home(desk: Chair) -> Response:
         return RedirectResponse("/methodology/universal", 303)
 
     @api.get("/methodology/{appeal_type}", include_in_schema=False)
-    async def methodology_page(request: Request, appeal_type: str, desk: Chair,
-                               saved: int = 0, restored: int = 0, source: int = 0,
-                               dropped: int = 0, same: int = 0) -> Response:  # fmt: skip
+    async def methodology_page(
+        request: Request,
+        appeal_type: str,
+        desk: Chair,
+        saved: int = 0,
+        restored: int = 0,
+        source: int = 0,
+        dropped: int = 0,
+        same: int = 0,
+    ) -> Response:
         notice = None
         if saved:
             notice = f"נשמרה גרסה {saved}"
@@ -303,14 +359,25 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         shown = await run_in_threadpool(methodology.show, desk.view, appeal_type)
         if loaded != str(shown["version"]):
             return await page(
-                request, desk, appeal_type, status=409, values=values,
+                request,
+                desk,
+                appeal_type,
+                status=409,
+                values=values,
                 message=f"הפרופיל נשמר בינתיים כגרסה {shown['version']} (על ידי "
                 f"{shown['updated_by']}); לא נשמר דבר — טעני את הדף מחדש וערכי שוב",
-            )  # fmt: skip
+            )
         changes, errors = await run_in_threadpool(parse, form, shown["profile"])
         if errors:
-            return await page(request, desk, appeal_type, status=400, values=values,
-                              errors=errors, message="לא נשמר דבר: תקני את השדות המסומנים")  # fmt: skip
+            return await page(
+                request,
+                desk,
+                appeal_type,
+                status=400,
+                values=values,
+                errors=errors,
+                message="לא נשמר דבר: תקני את השדות המסומנים",
+            )
         if not changes:
             return RedirectResponse(f"/methodology/{appeal_type}?same=1", 303)
         reason = str(form.get("reason") or "").strip() or "עריכה בדסק"
@@ -319,8 +386,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 methodology.edit, desk.view, appeal_type, changes, reason=reason
             )
         except InvalidInput as exc:
-            return await page(request, desk, appeal_type, status=400, values=values,
-                              message=f"לא נשמר דבר: {exc}")  # fmt: skip
+            return await page(
+                request, desk, appeal_type, status=400, values=values, message=f"לא נשמר דבר: {exc}"
+            )
         return RedirectResponse(f"/methodology/{appeal_type}?saved={saved['version']}", 303)
 
     @api.get("/methodology/{appeal_type}/diff", include_in_schema=False)
@@ -328,15 +396,25 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         appeal_type = _type(appeal_type)
 
         def load() -> tuple[dict, dict]:
-            return (methodology.diff(desk.view, appeal_type, a, b),
-                    methodology.history(desk.view, appeal_type))  # fmt: skip
+            return (
+                methodology.diff(desk.view, appeal_type, a, b),
+                methodology.history(desk.view, appeal_type),
+            )
 
         result, history = await run_in_threadpool(load)
         current = history["versions"][0]["version"]
-        return core.render(request, "methodology_diff.html", desk=desk, appeal_type=appeal_type,
-                           type_labels=TYPE_LABELS, a=a, b=b, current=current,
-                           versions={v["version"]: v for v in history["versions"]},
-                           rows=diff_rows(result["changes"]))  # fmt: skip
+        return core.render(
+            request,
+            "methodology_diff.html",
+            desk=desk,
+            appeal_type=appeal_type,
+            type_labels=TYPE_LABELS,
+            a=a,
+            b=b,
+            current=current,
+            versions={v["version"]: v for v in history["versions"]},
+            rows=diff_rows(result["changes"]),
+        )
 
     @api.post("/methodology/{appeal_type}/restore", include_in_schema=False)
     async def restore(request: Request, appeal_type: str, desk: Chair) -> Response:
@@ -346,10 +424,14 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         if not raw.isdigit():
             raise InvalidInput(f"גרסה לשחזור היא מספר שלם; התקבל '{raw}'")
         result = await run_in_threadpool(
-            methodology.restore, desk.view, appeal_type, int(raw),
+            methodology.restore,
+            desk.view,
+            appeal_type,
+            int(raw),
             str(form.get("reason") or "").strip() or None,
-        )  # fmt: skip
+        )
         return RedirectResponse(
             f"/methodology/{appeal_type}?restored={result['version']}&source={raw}"
-            f"&dropped={len(result['dropped_lessons'])}", 303,
-        )  # fmt: skip
+            f"&dropped={len(result['dropped_lessons'])}",
+            303,
+        )

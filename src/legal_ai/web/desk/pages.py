@@ -29,15 +29,23 @@ from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
 from . import core
 
 PAIR_STATUS = {
-    "draft_done": "טיוטה הוגשה", "final_received": "התקבלה החלטה סופית",
-    "analyzed": "נותח", "lessons_folded": "הלקחים שולבו",
-}  # fmt: skip
+    "draft_done": "טיוטה הוגשה",
+    "final_received": "התקבלה החלטה סופית",
+    "analyzed": "נותח",
+    "lessons_folded": "הלקחים שולבו",
+}
 LESSON_STATUS = {"proposed": "מוצע", "approved": "אושר", "rejected": "נדחה", "vetoed": "נפסל"}
 # The copy policy's kinds (most serious first) and citation statuses, in Hebrew.
-COPY_KINDS = {"substance": "מהות — אסור להעתיק", "analysis": "ניתוח — יש להכליל ולהתאים",
-              "template": "תבנית — מותר להעתיק"}  # fmt: skip
-CITATION_STATUS = {"quote_not_found": "הציטוט אינו בטקסט המקור",
-                   "not_in_library": "אינו בספרייה", "found": "נמצא בספרייה"}  # fmt: skip
+COPY_KINDS = {
+    "substance": "מהות — אסור להעתיק",
+    "analysis": "ניתוח — יש להכליל ולהתאים",
+    "template": "תבנית — מותר להעתיק",
+}
+CITATION_STATUS = {
+    "quote_not_found": "הציטוט אינו בטקסט המקור",
+    "not_in_library": "אינו בספרייה",
+    "found": "נמצא בספרייה",
+}
 
 
 def copy_details(conn: Any, pairs: list[dict]) -> dict[str, dict]:
@@ -45,8 +53,12 @@ def copy_details(conn: Any, pairs: list[dict]) -> dict[str, dict]:
     corpus for the link (a final in the style corpus, or an internal decision), and its
     citations (those not verified first), each with the corpus of the ruling found."""
     reports = {p["case_number"]: p["copy_report"] for p in pairs if p.get("copy_report")}
-    sources = {x["source"]["doc_id"] for r in reports.values() for x in r.get("passages", [])
-               if x.get("source", {}).get("doc_id")}  # fmt: skip
+    sources = {
+        x["source"]["doc_id"]
+        for r in reports.values()
+        for x in r.get("passages", [])
+        if x.get("source", {}).get("doc_id")
+    }
     cited = {c["doc_id"] for r in reports.values() for c in r.get("citations", []) if c["doc_id"]}
     where = desk_store.located(conn, sources, ("style", "internal")) if sources else {}
     ruling = desk_store.located(conn, cited, ("external", "internal")) if cited else {}
@@ -57,10 +69,9 @@ def copy_details(conn: Any, pairs: list[dict]) -> dict[str, dict]:
         passages = sorted(report.get("passages", []), key=lambda x: rank.get(x["kind"], 9))
         citations = sorted(report.get("citations", []), key=lambda c: order.get(c["status"], 9))
         out[case] = {
-            "passages": [{**x, "corpus": where.get(x["source"].get("doc_id"))}
-                         for x in passages],
+            "passages": [{**x, "corpus": where.get(x["source"].get("doc_id"))} for x in passages],
             "citations": [{**c, "corpus": ruling.get(c["doc_id"])} for c in citations],
-        }  # fmt: skip
+        }
     return out
 
 
@@ -72,16 +83,19 @@ def _ids(raw: Any) -> list[int]:
         raise InvalidInput("מזהה לקח שאינו מספר; טעני את הדף מחדש") from None
 
 
-def promote_refusal(case: str, pair: dict | None, rows: list[dict], ids: list[int],
-                    phrases: list[str]) -> str | None:  # fmt: skip
+def promote_refusal(
+    case: str, pair: dict | None, rows: list[dict], ids: list[int], phrases: list[str]
+) -> str | None:
     """Why the page refuses a promote before calling the service (Hebrew), or None. The service
     checks the same again under its locks (lessons.promote)."""
     if pair is None:
         return f"אין זוג טיוטה–החלטה לתיק {case}"
     if pair["status"] != "analyzed":
         shown = PAIR_STATUS.get(pair["status"], pair["status"])
-        return (f"הזוג של {case} במצב \"{shown}\"; קידום לקחים אפשרי רק בזוג שנותח "
-                "(אחרי העלאת ההחלטה החתומה, ופעם אחת)")  # fmt: skip
+        return (
+            f'הזוג של {case} במצב "{shown}"; קידום לקחים אפשרי רק בזוג שנותח '
+            "(אחרי העלאת ההחלטה החתומה, ופעם אחת)"
+        )
     if not ids and not phrases:
         return "לא נבחר אף לקח ולא נכתב אף ביטוי לקידום"
     by_id = {r["id"]: r for r in rows}
@@ -90,8 +104,10 @@ def promote_refusal(case: str, pair: dict | None, rows: list[dict], ids: list[in
         if row is None:
             return f"לקח {lesson_id} אינו לקח של {case}"
         if row["kind"] == "substance":
-            return (f"לקח {lesson_id} הוא לקח מהות ({row['category']}): המתודולוגיה מקבלת לקחי "
-                    "סגנון בלבד — הקול אינו מחזיק מהות")  # fmt: skip
+            return (
+                f"לקח {lesson_id} הוא לקח מהות ({row['category']}): המתודולוגיה מקבלת לקחי "
+                "סגנון בלבד — הקול אינו מחזיק מהות"
+            )
         if row["review_status"] in ("rejected", "vetoed"):
             return f"לקח {lesson_id} {LESSON_STATUS[row['review_status']]}; אין לקדם אותו"
     return None
@@ -108,58 +124,93 @@ def health_notes(report: dict) -> dict:
         elif d["key"] is None:
             digests[d["doc_id"]] = "ההפניה של היומון אינה נושאת מספר תיק"
         else:
-            digests[d["doc_id"]] = (f"פסק הדין {d['key']} אינו בספרייה: העלי אותו (מאגר הפסיקה) "
-                                    "והיומון יקושר אליו")  # fmt: skip
+            digests[d["doc_id"]] = (
+                f"פסק הדין {d['key']} אינו בספרייה: העלי אותו (מאגר הפסיקה) והיומון יקושר אליו"
+            )
     enrich = {}
     for e in report["awaiting_enrichment"]["items"]:
         state = e["state"] or ""
         enrich[e["case_law_id"]] = (
-            "ממתינה להכרעתך" if state.startswith("pending the chair's review")
-            else "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)" if state.startswith("waiting")
-            else "נכשלה" if state.startswith("failed")
-            else "בניסיון חוזר" if state.startswith("retry")
-            else "נכתבת כעת" if state == "running"
-            else "בתור לכתיבה" if state.startswith("queued")
+            "ממתינה להכרעתך"
+            if state.startswith("pending the chair's review")
+            else "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)"
+            if state.startswith("waiting")
+            else "נכשלה"
+            if state.startswith("failed")
+            else "בניסיון חוזר"
+            if state.startswith("retry")
+            else "נכתבת כעת"
+            if state == "running"
+            else "בתור לכתיבה"
+            if state.startswith("queued")
             else "טרם נכנסה לתור (התחזוקה הלילית תכניס אותה)"
-        )  # fmt: skip
-    ocr = {j["job_id"]: {"waiting": "ממתינה למחשב: חסרה תוכנת OCR או שפה שלה",
-                         "running": "נקראת כעת", "queued": "בתור לקריאה"}.get(j["status"], "")
-           for j in report["ocr"]["jobs"]}  # fmt: skip
+        )
+    ocr = {
+        j["job_id"]: {
+            "waiting": "ממתינה למחשב: חסרה תוכנת OCR או שפה שלה",
+            "running": "נקראת כעת",
+            "queued": "בתור לקריאה",
+        }.get(j["status"], "")
+        for j in report["ocr"]["jobs"]
+    }
     return {"digests": digests, "enrichment": enrich, "ocr": ocr}
 
 
 # Why a draft or a final was refused, as the chair reads it (the service's words kept after it,
 # for the record): the first pattern that matches the refusal's text.
 UPLOAD_REFUSALS = (
-    (r"a scan \(a PDF without a text layer\)",
-     "הקובץ הוא סריקה (PDF ללא שכבת טקסט). העלי את ההחלטה כפי שנכתבה (DOCX, או PDF שנשמר "
-     "ממעבד התמלילים): טקסט שזוהה מסריקה נושא שגיאות זיהוי, וההשוואה לטיוטה תפרש אותן כעריכות "
-     "שלך"),
-    (r"no decision blocks found",
-     "לא נמצאו בקובץ כותרות של החלטה ('פתח דבר', 'רקע עובדתי', 'דיון והכרעה', 'סוף דבר') "
-     "בשורות משלהן; ייתכן שזה אינו קובץ ההחלטה"),
-    (r"malformed case number",
-     "מספר התיק אינו תקין: כתבי את המספר המלא עם סוגו, למשל 'ערר (מרכז) 1042/23'"),
-    (r"has already arrived", "ההחלטה הסופית בתיק זה כבר התקבלה; טיוטה שתתווסף עכשיו לא "
-                             "תושווה בהגינות, ולכן לא נקלטה"),
+    (
+        r"a scan \(a PDF without a text layer\)",
+        "הקובץ הוא סריקה (PDF ללא שכבת טקסט). העלי את ההחלטה כפי שנכתבה (DOCX, או PDF שנשמר "
+        "ממעבד התמלילים): טקסט שזוהה מסריקה נושא שגיאות זיהוי, וההשוואה לטיוטה תפרש אותן כעריכות "
+        "שלך",
+    ),
+    (
+        r"no decision blocks found",
+        "לא נמצאו בקובץ כותרות של החלטה ('פתח דבר', 'רקע עובדתי', 'דיון והכרעה', 'סוף דבר') "
+        "בשורות משלהן; ייתכן שזה אינו קובץ ההחלטה",
+    ),
+    (
+        r"malformed case number",
+        "מספר התיק אינו תקין: כתבי את המספר המלא עם סוגו, למשל 'ערר (מרכז) 1042/23'",
+    ),
+    (
+        r"has already arrived",
+        "ההחלטה הסופית בתיק זה כבר התקבלה; טיוטה שתתווסף עכשיו לא תושווה בהגינות, ולכן לא נקלטה",
+    ),
     (r"cannot tell the practice area", "לא ניתן לקבוע את תחום ההחלטה: בחרי תחום בטופס"),
     (r"no decision date found", "לא נמצא בקובץ תאריך ההחלטה: מלאי אותו בטופס"),
-    (r"no chair is recorded", 'לא רשום יו"ר הוועדה: יש להגדיר אותו בהגדרות השרת '
-                              "(LEGAL_AI_COMMITTEE_CHAIR); פני למי שמתחזק את השרת"),
-    (r": the file is empty|: no text in the file",
-     "הקובץ ריק או שאין בו טקסט: ייצאי את ההחלטה שוב"),
-    (r": not a readable (PDF|DOCX)|: the DOCX holds \d+ parts|looks like a zip bomb",
-     "הקובץ פגום או שאינו ניתן לקריאה: פתחי אותו ושמרי אותו מחדש (ב-Word, או הדפסה ל-PDF)"),
+    (
+        r"no chair is recorded",
+        'לא רשום יו"ר הוועדה: יש להגדיר אותו בהגדרות השרת '
+        "(LEGAL_AI_COMMITTEE_CHAIR); פני למי שמתחזק את השרת",
+    ),
+    (
+        r": the file is empty|: no text in the file",
+        "הקובץ ריק או שאין בו טקסט: ייצאי את ההחלטה שוב",
+    ),
+    (
+        r": not a readable (PDF|DOCX)|: the DOCX holds \d+ parts|looks like a zip bomb",
+        "הקובץ פגום או שאינו ניתן לקריאה: פתחי אותו ושמרי אותו מחדש (ב-Word, או הדפסה ל-PDF)",
+    ),
     (r": not a (PDF|DOCX) \(", "תוכן הקובץ אינו תואם את סוגו: שמרי אותו מחדש בסוג הנכון"),
-    (r": not UTF-8 and not Hebrew windows-1255 text",
-     "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8"),
-    (r"^file type .* is not accepted|: declared content type",
-     "סוג הקובץ אינו נתמך: העלי DOCX, PDF או קובץ טקסט"),
-    (r": reading the PDF's text took over",
-     "קריאת הקובץ ארכה יותר מדי ונעצרה: פצלי אותו או ייצאי אותו מחדש (הדפסה ל-PDF)"),
-    (r"MB upload limit|: the PDF's text is over|: the DOCX unpacks to",
-     "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות"),
-)  # fmt: skip
+    (
+        r": not UTF-8 and not Hebrew windows-1255 text",
+        "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8",
+    ),
+    (
+        r"^file type .* is not accepted|: declared content type",
+        "סוג הקובץ אינו נתמך: העלי DOCX, PDF או קובץ טקסט",
+    ),
+    (
+        r": reading the PDF's text took over",
+        "קריאת הקובץ ארכה יותר מדי ונעצרה: פצלי אותו או ייצאי אותו מחדש (הדפסה ל-PDF)",
+    ),
+    (
+        r"MB upload limit|: the PDF's text is over|: the DOCX unpacks to",
+        "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות",
+    ),
+)
 
 
 def upload_refusal(exc: AppError) -> str:
@@ -181,11 +232,13 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             return health_report(desk.view), schedule.list_jobs(desk.view)
 
         report, jobs = await run_in_threadpool(load)
-        return core.render(request, "health.html", desk=desk, h=report, jobs=jobs,
-                           notes=health_notes(report))  # fmt: skip
+        return core.render(
+            request, "health.html", desk=desk, h=report, jobs=jobs, notes=health_notes(report)
+        )
 
-    async def cases_page(request: Request, desk: core.Desk, status: int = 200,
-                         **context: Any) -> Response:  # fmt: skip
+    async def cases_page(
+        request: Request, desk: core.Desk, status: int = 200, **context: Any
+    ) -> Response:
         def load() -> tuple[list[dict], list[dict], dict[str, list[dict]], dict[str, dict]]:
             rows = finals.missing_precedents(desk.view)["missing_precedents"]
             prefilled = [{**m, "court": terms.court_of_case_number(m["ref"])} for m in rows]
@@ -193,31 +246,49 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             # An analyzed pair's lessons that promote may fold (proposed or approved).
             candidates = {
                 p["case_number"]: [
-                    r for r in lessons.list_lessons(desk.view, case=p["case_number"])["lessons"]
+                    r
+                    for r in lessons.list_lessons(desk.view, case=p["case_number"])["lessons"]
                     if r["review_status"] in ("proposed", "approved")
                 ]
-                for p in pairs if p["status"] == "analyzed"
-            }  # fmt: skip
+                for p in pairs
+                if p["status"] == "analyzed"
+            }
             with desk.view.store.connection() as conn:
                 copies = copy_details(conn, pairs)
             return pairs, prefilled, candidates, copies
 
         pairs, missing, candidates, copies = await run_in_threadpool(load)
         return core.render(
-            request, "cases.html", status=status, desk=desk, pairs=pairs, missing=missing,
-            candidates=candidates, lesson_statuses=LESSON_STATUS, copies=copies,
-            copy_kinds=COPY_KINDS, citation_statuses=CITATION_STATUS,
-            statuses=PAIR_STATUS, appeal_types=vocab.APPEAL_TYPES, outcomes=vocab.OUTCOMES,
-            areas=vocab.PRACTICE_AREAS, max_mb=settings.max_file_mb, **context,
-        )  # fmt: skip
+            request,
+            "cases.html",
+            status=status,
+            desk=desk,
+            pairs=pairs,
+            missing=missing,
+            candidates=candidates,
+            lesson_statuses=LESSON_STATUS,
+            copies=copies,
+            copy_kinds=COPY_KINDS,
+            citation_statuses=CITATION_STATUS,
+            statuses=PAIR_STATUS,
+            appeal_types=vocab.APPEAL_TYPES,
+            outcomes=vocab.OUTCOMES,
+            areas=vocab.PRACTICE_AREAS,
+            max_mb=settings.max_file_mb,
+            **context,
+        )
 
     @api.get("/cases", include_in_schema=False)
     async def cases(request: Request, desk: Chair) -> Response:
         return await cases_page(request, desk)
 
-    async def checked_upload(request: Request, desk: core.Desk, fields: frozenset[str],
-                             work: Callable[[uploads.Upload, dict], dict],
-                             failed: str) -> dict | Response:  # fmt: skip
+    async def checked_upload(
+        request: Request,
+        desk: core.Desk,
+        fields: frozenset[str],
+        work: Callable[[uploads.Upload, dict], dict],
+        failed: str,
+    ) -> dict | Response:
         """Receive an upload form, check its CSRF token before anything runs, then
         `work(received, fields)` in a worker thread; a refusal is the cases page with
         `failed: why` (a forged token is refused as such)."""
@@ -228,13 +299,18 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             return work(received, given)
 
         try:
-            return await uploads.handled(request, upload_root, fields=fields,
-                                         max_bytes=max_file, work=checked)  # fmt: skip
+            return await uploads.handled(
+                request, upload_root, fields=fields, max_bytes=max_file, work=checked
+            )
         except core.CsrfRefused:
             raise
         except AppError as exc:
-            return await cases_page(request, desk, status=web_errors.status_of(exc),
-                                    message=f"{failed}: {upload_refusal(exc)}")  # fmt: skip
+            return await cases_page(
+                request,
+                desk,
+                status=web_errors.status_of(exc),
+                message=f"{failed}: {upload_refusal(exc)}",
+            )
 
     async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
         fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number"}
@@ -243,15 +319,21 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         def work(received: uploads.Upload, given: dict) -> dict:
             case = given.pop("case_number", "")
             given = {k: v for k, v in given.items() if v}
-            return service(desk.view, case, received.path,
-                           source_name=f"upload:{received.name}", **given)  # fmt: skip
+            return service(
+                desk.view, case, received.path, source_name=f"upload:{received.name}", **given
+            )
 
         result = await checked_upload(request, desk, fields, work, "ההעלאה לא בוצעה")
         if isinstance(result, Response):
             return result
-        return await cases_page(request, desk, result=result, kind=kind,
-                                notice=f"{'הטיוטה' if kind == 'draft' else 'ההחלטה הסופית'} "
-                                f"של {result['case_number']} נקלטה")  # fmt: skip
+        return await cases_page(
+            request,
+            desk,
+            result=result,
+            kind=kind,
+            notice=f"{'הטיוטה' if kind == 'draft' else 'ההחלטה הסופית'} "
+            f"של {result['case_number']} נקלטה",
+        )
 
     @api.post("/cases/draft/upload", include_in_schema=False)
     async def draft_upload(request: Request, desk: Chair) -> Response:
@@ -275,8 +357,9 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         def run() -> dict | str:
             nonlocal case
             case = vocab.case_number(case) if case else case
-            pair = next((p for p in finals.pairs(desk.view)["pairs"]
-                         if p["case_number"] == case), None)  # fmt: skip
+            pair = next(
+                (p for p in finals.pairs(desk.view)["pairs"] if p["case_number"] == case), None
+            )
             rows = lessons.list_lessons(desk.view, case=case)["lessons"] if pair else []
             refusal = promote_refusal(case, pair, rows, ids, phrases)
             return refusal or lessons.promote(desk.view, case, ids, phrases)
@@ -284,18 +367,25 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         try:
             result = await run_in_threadpool(run)
         except AppError as exc:
-            return await cases_page(request, desk, status=web_errors.status_of(exc),
-                                    message=f"הקידום לא בוצע, דבר לא השתנה: {exc}")  # fmt: skip
+            return await cases_page(
+                request,
+                desk,
+                status=web_errors.status_of(exc),
+                message=f"הקידום לא בוצע, דבר לא השתנה: {exc}",
+            )
         if isinstance(result, str):
-            return await cases_page(request, desk, status=400,
-                                    message=f"הקידום לא בוצע, דבר לא השתנה: {result}")  # fmt: skip
+            return await cases_page(
+                request, desk, status=400, message=f"הקידום לא בוצע, דבר לא השתנה: {result}"
+            )
         return await cases_page(
-            request, desk, promoted=result,
+            request,
+            desk,
+            promoted=result,
             notice=f"{result['case_number']}: {len(result['folded_lessons'])} לקחים ו-"
             f"{len(result['phrases'])} ביטויים שולבו במתודולוגיה ({result['appeal_type']}), "
             f"גרסה {result['methodology_version']}; הזוג במצב "
-            f"\"{PAIR_STATUS.get(result['pair_status'], result['pair_status'])}\"",
-        )  # fmt: skip
+            f'"{PAIR_STATUS.get(result["pair_status"], result["pair_status"])}"',
+        )
 
     @api.post("/cases/precedent", include_in_schema=False)
     async def attach_precedent(request: Request, desk: Chair) -> Response:
@@ -308,14 +398,17 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         try:
             saved = await run_in_threadpool(desk.view.attach_precedent, case, citation, note)
         except AppError as exc:
-            return await cases_page(request, desk, status=web_errors.status_of(exc),
-                                    message=f"התקדים לא צורף: {exc}")  # fmt: skip
-        linked = ("מקושר לפסק הדין בספרייה" if saved["case_law_id"]
-                  else "פסק הדין עדיין אינו בספרייה")  # fmt: skip
+            return await cases_page(
+                request, desk, status=web_errors.status_of(exc), message=f"התקדים לא צורף: {exc}"
+            )
+        linked = (
+            "מקושר לפסק הדין בספרייה" if saved["case_law_id"] else "פסק הדין עדיין אינו בספרייה"
+        )
         return await cases_page(
-            request, desk,
+            request,
+            desk,
             notice=f"{saved['citation']} צורף לתיק {saved['case_number']} ({linked})",
-        )  # fmt: skip
+        )
 
     @api.post("/cases/missing/{authority_id}/upload", include_in_schema=False)
     async def ruling_upload(request: Request, desk: Chair, authority_id: int) -> Response:
@@ -324,8 +417,13 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         fields = frozenset(precedents.FIELDS) | {"csrf"}
 
         def work(received: uploads.Upload, given: dict) -> dict:
-            return precedents.upload_ruling(desk.view, authority_id, received.path,
-                                            source_name=f"upload:{received.name}", **given)  # fmt: skip
+            return precedents.upload_ruling(
+                desk.view,
+                authority_id,
+                received.path,
+                source_name=f"upload:{received.name}",
+                **given,
+            )
 
         result = await checked_upload(request, desk, fields, work, "פסק הדין לא נקלט")
         if isinstance(result, Response):
@@ -334,7 +432,9 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             notice = f"פסק הדין {result['ref']} נקלט למאגר החיצוני והתקדים החסר נפתר"
             return await cases_page(request, desk, notice=notice)
         return await cases_page(
-            request, desk, status=409,
+            request,
+            desk,
+            status=409,
             message=f"פסק הדין נקלט ({result['case_number']}) אך אינו תואם את ההפניה "
             f"{result['ref']}; התקדים נשאר פתוח — בדקי את מספר התיק",
-        )  # fmt: skip
+        )

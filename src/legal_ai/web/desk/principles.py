@@ -40,8 +40,13 @@ MAX_SHOWN = 200  # principles per list on the page
 MAX_CANONICALS = 50  # canonical cards with their occurrences and versions
 MAX_STATEMENT = 4000
 MAX_REASON = 2000
-STATUS_LABELS = {"pending_review": "ממתין להכרעה", "approved": "אושר", "rejected": "נדחה",
-                 "vetoed": "נמשך מהחיפוש", "pending_synthesis": "ממתין לסינתזה"}  # fmt: skip
+STATUS_LABELS = {
+    "pending_review": "ממתין להכרעה",
+    "approved": "אושר",
+    "rejected": "נדחה",
+    "vetoed": "נמשך מהחיפוש",
+    "pending_synthesis": "ממתין לסינתזה",
+}
 DONE = {
     "approve": "אושר; הוא נכנס לחיפוש עכשיו",
     "confirm": "אישרת את אישור הפאנל; הוא נכנס למה שהכותב קורא",
@@ -73,40 +78,76 @@ def _load(view: Any) -> dict:
     approved = principle_service.list_principles(view, "approved")["principles"]
     to_confirm = principle_service.list_principles(view, "to_confirm")["principles"]
     review = canon.list_canonicals(view, "pending_review")["canonical_principles"]
-    waiting = [c for c in canon.list_canonicals(view, "pending_synthesis")["canonical_principles"]
-               if c["occurrences"]]  # fmt: skip
+    waiting = [
+        c
+        for c in canon.list_canonicals(view, "pending_synthesis")["canonical_principles"]
+        if c["occurrences"]
+    ]
     cards = [canon.show(view, c["id"]) for c in review[:MAX_CANONICALS]]
-    return {"pending": pending, "approved": approved, "to_confirm": to_confirm,
-            "canonicals": cards,
-            "canonical_total": len(review), "waiting": waiting[:MAX_CANONICALS],
-            "waiting_total": len(waiting)}  # fmt: skip
+    return {
+        "pending": pending,
+        "approved": approved,
+        "to_confirm": to_confirm,
+        "canonicals": cards,
+        "canonical_total": len(review),
+        "waiting": waiting[:MAX_CANONICALS],
+        "waiting_total": len(waiting),
+    }
 
 
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(request: Request, desk: core.Desk, *, status: int = 200,
-                   message: str | None = None, notice: str | None = None) -> Response:  # fmt: skip
+    async def page(
+        request: Request,
+        desk: core.Desk,
+        *,
+        status: int = 200,
+        message: str | None = None,
+        notice: str | None = None,
+    ) -> Response:
         data = await run_in_threadpool(_load, desk.view)
         return core.render(
-            request, "principles.html", status=status, desk=desk, message=message, notice=notice,
-            pending=data["pending"][:MAX_SHOWN], pending_total=len(data["pending"]),
-            approved=data["approved"][:MAX_SHOWN], approved_total=len(data["approved"]),
-            to_confirm=data["to_confirm"][:MAX_SHOWN], confirm_total=len(data["to_confirm"]),
-            canonicals=data["canonicals"], canonical_total=data["canonical_total"],
-            waiting=data["waiting"], waiting_total=data["waiting_total"],
-            statuses=STATUS_LABELS, panel_size=PANEL_SIZE, max_statement=MAX_STATEMENT,
-        )  # fmt: skip
+            request,
+            "principles.html",
+            status=status,
+            desk=desk,
+            message=message,
+            notice=notice,
+            pending=data["pending"][:MAX_SHOWN],
+            pending_total=len(data["pending"]),
+            approved=data["approved"][:MAX_SHOWN],
+            approved_total=len(data["approved"]),
+            to_confirm=data["to_confirm"][:MAX_SHOWN],
+            confirm_total=len(data["to_confirm"]),
+            canonicals=data["canonicals"],
+            canonical_total=data["canonical_total"],
+            waiting=data["waiting"],
+            waiting_total=data["waiting_total"],
+            statuses=STATUS_LABELS,
+            panel_size=PANEL_SIZE,
+            max_statement=MAX_STATEMENT,
+        )
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
         status = web_errors.status_of(exc)
-        return await page(request, desk, status=status,
-                          message=f"לא בוצע דבר: {_hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
+        return await page(
+            request,
+            desk,
+            status=status,
+            message=f"לא בוצע דבר: {_hebrew(exc)}. הדף מציג את המצב הנוכחי.",
+        )
 
     @api.get(PATH, include_in_schema=False)
-    async def principles_page(request: Request, desk: Chair, done: str | None = None,
-                              principle: int | None = None, canonical: int | None = None,
-                              version: int | None = None, restored: int | None = None) -> Response:  # fmt: skip
+    async def principles_page(
+        request: Request,
+        desk: Chair,
+        done: str | None = None,
+        principle: int | None = None,
+        canonical: int | None = None,
+        version: int | None = None,
+        restored: int | None = None,
+    ) -> Response:
         notice = None
         if principle is not None and done in DONE:
             notice = f"עיקרון {principle}: {DONE[done]}"
@@ -130,8 +171,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
-            await run_in_threadpool(desk.view.review_principle, item_id, decision, reason,
-                                    expected)  # fmt: skip
+            await run_in_threadpool(desk.view.review_principle, item_id, decision, reason, expected)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         return RedirectResponse(f"{PATH}?done={decision}&principle={item_id}", 303)
@@ -189,6 +229,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             shown = await run_in_threadpool(act)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
-        url = (f"{PATH}?done=revert&canonical={item_id}&restored={version}"
-               f"&version={shown['version']}")  # fmt: skip
+        url = (
+            f"{PATH}?done=revert&canonical={item_id}&restored={version}&version={shown['version']}"
+        )
         return RedirectResponse(url, 303)

@@ -40,19 +40,41 @@ class CorpusForm:
 CORPUS_FORMS: dict[str, CorpusForm] = {
     f.key: f
     for f in (
-        CorpusForm("style", core.CORPUS_LABELS["style"], "search_decisions",
-                   ("practice_area", "date_from", "date_to"), ("practice_area",)),
-        CorpusForm("case", core.CORPUS_LABELS["case"], "search_case_documents", ("case_number",),
-                   ("case_number",)),
-        CorpusForm("external", core.CORPUS_LABELS["external"], "search_precedent_library",
-                   ("court", "practice_area", "date_from", "date_to")),
-        CorpusForm("internal", core.CORPUS_LABELS["internal"], "search_internal_decisions",
-                   ("practice_area", "date_from", "date_to")),
+        CorpusForm(
+            "style",
+            core.CORPUS_LABELS["style"],
+            "search_decisions",
+            ("practice_area", "date_from", "date_to"),
+            ("practice_area",),
+        ),
+        CorpusForm(
+            "case",
+            core.CORPUS_LABELS["case"],
+            "search_case_documents",
+            ("case_number",),
+            ("case_number",),
+        ),
+        CorpusForm(
+            "external",
+            core.CORPUS_LABELS["external"],
+            "search_precedent_library",
+            ("court", "practice_area", "date_from", "date_to"),
+        ),
+        CorpusForm(
+            "internal",
+            core.CORPUS_LABELS["internal"],
+            "search_internal_decisions",
+            ("practice_area", "date_from", "date_to"),
+        ),
         CorpusForm("digests", core.CORPUS_LABELS["digests"], "search_digests", ("practice_area",)),
-        CorpusForm("case_precedents", core.CORPUS_LABELS["case_precedents"], "precedent_search_library",
-                   ("case_number",)),
+        CorpusForm(
+            "case_precedents",
+            core.CORPUS_LABELS["case_precedents"],
+            "precedent_search_library",
+            ("case_number",),
+        ),
     )
-}  # fmt: skip
+}
 
 FILTER_LABELS = {
     "practice_area": "תחום",
@@ -62,10 +84,14 @@ FILTER_LABELS = {
     "case_number": "מספר תיק",
 }
 LEG_LABELS = {
-    "semantic": "סמנטי", "lexical": "מילולי", "reference": "הפניה",
-    "principle_semantic": "הלכה (סמנטי)", "principle_lexical": "הלכה (מילולי)",
-    "principle_reference": "הלכה (הפניה)", "image": "תמונת עמוד",
-}  # fmt: skip
+    "semantic": "סמנטי",
+    "lexical": "מילולי",
+    "reference": "הפניה",
+    "principle_semantic": "הלכה (סמנטי)",
+    "principle_lexical": "הלכה (מילולי)",
+    "principle_reference": "הלכה (הפניה)",
+    "image": "תמונת עמוד",
+}
 PRACTICE_AREAS = ("planning", "betterment_levy", "compensation")
 _WORD = re.compile(r"[\w\"'׳״-]+")
 MAX_SOURCE_CHARS = 400_000
@@ -132,15 +158,30 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 else:
                     searched = True
                     search_id = shown["id"] if shown else result.get("search_id")
-                    useful = {m["rank"] for m in shown["marks"] if m["kind"] == "useful"} \
-                        if shown else set()  # fmt: skip
-                    hits = [_shown(desk.view.analyzer, hit, query, search_id, rank, rank in useful)
-                            for rank, hit in enumerate(result["hits"], start=1)]  # fmt: skip
+                    useful = (
+                        {m["rank"] for m in shown["marks"] if m["kind"] == "useful"}
+                        if shown
+                        else set()
+                    )
+                    hits = [
+                        _shown(desk.view.analyzer, hit, query, search_id, rank, rank in useful)
+                        for rank, hit in enumerate(result["hits"], start=1)
+                    ]
         return core.render(
-            request, "search.html", desk=desk, forms=CORPUS_FORMS, form=form, query=query,
-            values=values, hits=hits, searched=searched, message=message,
-            labels=FILTER_LABELS, practice_areas=PRACTICE_AREAS, search_id=search_id,
-        )  # fmt: skip
+            request,
+            "search.html",
+            desk=desk,
+            forms=CORPUS_FORMS,
+            form=form,
+            query=query,
+            values=values,
+            hits=hits,
+            searched=searched,
+            message=message,
+            labels=FILTER_LABELS,
+            practice_areas=PRACTICE_AREAS,
+            search_id=search_id,
+        )
 
     @api.post("/search/useful", include_in_schema=False)
     async def mark_useful(request: Request, desk: Chair) -> Response:
@@ -163,10 +204,17 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         return RedirectResponse(f"/search?{urlencode(query)}#hit-{rank}", status_code=303)
 
     @api.get("/source/{corpus}/{doc_id:path}", include_in_schema=False)
-    async def source_page(request: Request, corpus: str, doc_id: str, desk: Chair,
-                          start: int | None = None, end: int | None = None,
-                          page: int | None = None, sid: int | None = None,
-                          rank: int | None = None) -> Response:  # fmt: skip
+    async def source_page(
+        request: Request,
+        corpus: str,
+        doc_id: str,
+        desk: Chair,
+        start: int | None = None,
+        end: int | None = None,
+        page: int | None = None,
+        sid: int | None = None,
+        rank: int | None = None,
+    ) -> Response:
         target = SEARCHABLE.get(corpus)
         if target is None or target.item_table is None:
             raise NotFound(f"אין מאגר מסמכים בשם {corpus!r}")
@@ -196,14 +244,23 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             return f"{base}{sep}page={n}#page-{n}" if 1 <= n <= pages.count else None
 
         return core.render(
-            request, "source.html", desk=desk, item=item, corpus=corpus,
-            segments=segments(content, pages, start, end), span=start is not None,
-            pages=pages, span_pages=span_pages, current=current,
+            request,
+            "source.html",
+            desk=desk,
+            item=item,
+            corpus=corpus,
+            segments=segments(content, pages, start, end),
+            span=start is not None,
+            pages=pages,
+            span_pages=span_pages,
+            current=current,
             boundaries=pages.bounds(current) if current else None,
             prev_link=link(current - 1) if current else None,
             next_link=link(current + 1) if current else None,
-            images=images, citable=target.citable, label=CORPUS_FORMS[corpus].label,
-        )  # fmt: skip
+            images=images,
+            citable=target.citable,
+            label=CORPUS_FORMS[corpus].label,
+        )
 
 
 @dataclass(frozen=True)
@@ -228,8 +285,9 @@ class Pages:
         return self.starts[page - 1], end
 
 
-def segments(content: str, pages: Pages, start: int | None, end: int | None
-             ) -> list[tuple[str, Any]]:  # fmt: skip
+def segments(
+    content: str, pages: Pages, start: int | None, end: int | None
+) -> list[tuple[str, Any]]:
     """The reader's text cut at each page start (("page", n) markers) and around the span
     (("anchor", text) for its first piece, ("span", text) for a piece after a page start); the
     rest ("text", text). The template escapes every text."""
@@ -258,15 +316,30 @@ def _same_search(view: Any, sid: int | None, corpus: str, query: str, args: dict
     if sid is None:
         return None
     row = telemetry.search_row(view, sid)
-    same = row is not None and row["surface"] == "desk" and (
-        (row["actor"], row["corpus"], row["query"], row["filters"])
-        == (view.principal.actor, corpus, telemetry.bounded_text(query, telemetry.MAX_QUERY_CHARS),
-            telemetry.clean_filters(args)))  # fmt: skip
+    same = (
+        row is not None
+        and row["surface"] == "desk"
+        and (
+            (row["actor"], row["corpus"], row["query"], row["filters"])
+            == (
+                view.principal.actor,
+                corpus,
+                telemetry.bounded_text(query, telemetry.MAX_QUERY_CHARS),
+                telemetry.clean_filters(args),
+            )
+        )
+    )
     return row if same else None
 
 
-def _shown(analyzer: Any, hit: dict, query: str, search_id: int | None = None, rank: int = 0,
-           useful: bool = False) -> dict:  # fmt: skip
+def _shown(
+    analyzer: Any,
+    hit: dict,
+    query: str,
+    search_id: int | None = None,
+    rank: int = 0,
+    useful: bool = False,
+) -> dict:
     legs = [LEG_LABELS.get(leg, leg) + f" #{v['rank']}" for leg, v in hit["explain"].items()]
     link = None
     if hit.get("kind") != "precedent" and hit.get("doc_id"):

@@ -28,14 +28,24 @@ def _safe_next(target: str | None) -> str:
     return "/search"
 
 
-def _login_page(request: Request, status: int = 200, message: str | None = None,
-                name: str = "chair", target: str | None = None) -> Response:  # fmt: skip
+def _login_page(
+    request: Request,
+    status: int = 200,
+    message: str | None = None,
+    name: str = "chair",
+    target: str | None = None,
+) -> Response:
     token = core.new_login_token()
     response = core.render(
-        request, "login.html", status=status, message=message, login_csrf=token, name=name,
+        request,
+        "login.html",
+        status=status,
+        message=message,
+        login_csrf=token,
+        name=name,
         next=_safe_next(target or request.query_params.get("next")),
         expired=request.query_params.get("expired") == "1",
-    )  # fmt: skip
+    )
     core.set_cookie(response, request, core.LOGIN_COOKIE, token, LOGIN_TTL_S)
     return response
 
@@ -55,8 +65,9 @@ def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
         name = str(form.get("name") or "").strip()
         target = str(form.get("next") or "")
         if not core.same(form.get("csrf"), request.cookies.get(core.LOGIN_COOKIE)):
-            return _login_page(request, 403, "פג תוקף טופס הכניסה; הטופס נטען מחדש — נסי שוב",
-                               name, target)  # fmt: skip
+            return _login_page(
+                request, 403, "פג תוקף טופס הכניסה; הטופס נטען מחדש — נסי שוב", name, target
+            )
         client = clients.client_address(request.scope, settings)  # proxies: only trusted ones
         try:
             session = await run_in_threadpool(
@@ -67,8 +78,11 @@ def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
         except RateLimited as exc:  # too many failures, from this address or at this account
             minutes = max(1, -(-exc.retry_after // 60))
             when = "דקה" if minutes == 1 else f"{minutes} דקות"
-            lead = ("יותר מדי ניסיונות כניסה שגויים לחשבון הזה, מכל הכתובות יחד"
-                    if exc.account else "יותר מדי ניסיונות כניסה שגויים")  # fmt: skip
+            lead = (
+                "יותר מדי ניסיונות כניסה שגויים לחשבון הזה, מכל הכתובות יחד"
+                if exc.account
+                else "יותר מדי ניסיונות כניסה שגויים"
+            )
             page = _login_page(
                 request, 429, f"{lead}; המתיני {when} ונסי שוב ({exc})", name, target
             )

@@ -29,8 +29,13 @@ from .. import errors as web_errors
 from . import core
 
 DECISION_LABELS = {"approve": "אישור", "reject": "דחייה", "veto": "וטו", "reopen": "ביטול"}
-STATUS_LABELS = {"proposed": "מוצע", "pending_review": "ממתין להכרעה", "approved": "אושר",
-                 "rejected": "נדחה", "vetoed": "נפסל"}  # fmt: skip
+STATUS_LABELS = {
+    "proposed": "מוצע",
+    "pending_review": "ממתין להכרעה",
+    "approved": "אושר",
+    "rejected": "נדחה",
+    "vetoed": "נפסל",
+}
 KIND_LABELS = {"style": "סגנון", "substance": "מהות"}
 KEYS = {"approve": "a", "reject": "r", "veto": "v"}
 AUDIT_PAGE = 50
@@ -57,8 +62,9 @@ def _lessons(predicate: Callable[[dict], bool]) -> Callable[[Any], list[dict]]:
     return items
 
 
-def _decide_lesson(view: Any, item_id: int, decision: str, expected: str | None,
-                   reason: str | None) -> dict:  # fmt: skip
+def _decide_lesson(
+    view: Any, item_id: int, decision: str, expected: str | None, reason: str | None
+) -> dict:
     return lessons.review(view, item_id, decision, reason=reason, expected_status=expected)
 
 
@@ -67,26 +73,47 @@ def _principles(view: Any) -> list[dict]:
         return [dict(r) for r in desk_store.pending_principles(conn)]
 
 
-def _decide_principle(view: Any, item_id: int, decision: str, expected: str | None,
-                      reason: str | None) -> dict:  # fmt: skip
+def _decide_principle(
+    view: Any, item_id: int, decision: str, expected: str | None, reason: str | None
+) -> dict:
     return view.review_principle(item_id, decision, reason, expected)
 
 
 QUEUES: dict[str, Queue] = {
     q.key: q
     for q in (
-        Queue("proposed", "לקחים מוצעים", "lesson",
-              _lessons(lambda r: not r["needs_chair"] and r["source"] != "curator"),
-              _decide_lesson),
-        Queue("escalations", "הסלמות מהפאנל", "lesson",
-              _lessons(lambda r: r["needs_chair"]), _decide_lesson),
-        Queue("curator", "ממצאי האוצר", "lesson",
-              _lessons(lambda r: r["source"] == "curator" and not r["needs_chair"]),
-              _decide_lesson),
-        Queue("principles", "עקרונות ממתינים", "principle", _principles, _decide_principle,
-              undo=False, bulk=False),
+        Queue(
+            "proposed",
+            "לקחים מוצעים",
+            "lesson",
+            _lessons(lambda r: not r["needs_chair"] and r["source"] != "curator"),
+            _decide_lesson,
+        ),
+        Queue(
+            "escalations",
+            "הסלמות מהפאנל",
+            "lesson",
+            _lessons(lambda r: r["needs_chair"]),
+            _decide_lesson,
+        ),
+        Queue(
+            "curator",
+            "ממצאי האוצר",
+            "lesson",
+            _lessons(lambda r: r["source"] == "curator" and not r["needs_chair"]),
+            _decide_lesson,
+        ),
+        Queue(
+            "principles",
+            "עקרונות ממתינים",
+            "principle",
+            _principles,
+            _decide_principle,
+            undo=False,
+            bulk=False,
+        ),
     )
-}  # fmt: skip
+}
 
 
 def word_diff(before: str, after: str) -> list[tuple[str, str]]:
@@ -111,8 +138,12 @@ def _evidence(lesson: dict) -> dict | None:
     final = (evidence.get("final") or {}).get("text")
     if not draft and not final:
         return None
-    return {"block": evidence.get("block"), "draft": draft or "", "final": final or "",
-            "diff": word_diff(draft or "", final or "")}  # fmt: skip
+    return {
+        "block": evidence.get("block"),
+        "draft": draft or "",
+        "final": final or "",
+        "diff": word_diff(draft or "", final or ""),
+    }
 
 
 def _ids(raw: Any) -> list[int]:
@@ -129,9 +160,18 @@ def _ids(raw: Any) -> list[int]:
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(request: Request, desk: core.Desk, queue: Queue, *, item_id: int | None,
-                   status: int = 200, message: str | None = None, notice: str | None = None,
-                   last: dict | None = None, written: dict | None = None) -> Response:  # fmt: skip
+    async def page(
+        request: Request,
+        desk: core.Desk,
+        queue: Queue,
+        *,
+        item_id: int | None,
+        status: int = 200,
+        message: str | None = None,
+        notice: str | None = None,
+        last: dict | None = None,
+        written: dict | None = None,
+    ) -> Response:
         def load() -> dict:
             counts = {k: len(q.items(desk.view)) for k, q in QUEUES.items() if k != queue.key}
             items = queue.items(desk.view)
@@ -139,14 +179,20 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             verdicts: list[dict] = []
             with desk.view.store.connection() as conn:
                 # Style categories first, then substance (the edit and the new-lesson forms).
-                categories = sorted(learning_store.category_kinds(conn).items(),
-                                    key=lambda c: (c[1] != "style", c[0]))  # fmt: skip
+                categories = sorted(
+                    learning_store.category_kinds(conn).items(),
+                    key=lambda c: (c[1] != "style", c[0]),
+                )
                 if queue.kind == "lesson" and items:
                     verdicts = [
                         dict(v) for v in desk_store.verdicts(conn, [i["id"] for i in items])
                     ]
-            return {"counts": counts, "items": items, "verdicts": verdicts,
-                    "categories": categories}  # fmt: skip
+            return {
+                "counts": counts,
+                "items": items,
+                "verdicts": verdicts,
+                "categories": categories,
+            }
 
         data = await run_in_threadpool(load)
         items = data["items"]
@@ -156,15 +202,33 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         next_id = items[index + 1]["id"] if current and index + 1 < len(items) else None
         votes = [v for v in data["verdicts"] if current and v["lesson_id"] == current["id"]]
         return core.render(
-            request, "training.html", status=status, desk=desk, queues=QUEUES, queue=queue,
-            counts=data["counts"], items=items, current=current, index=index,
-            prev_id=prev_id, next_id=next_id, votes=votes,
+            request,
+            "training.html",
+            status=status,
+            desk=desk,
+            queues=QUEUES,
+            queue=queue,
+            counts=data["counts"],
+            items=items,
+            current=current,
+            index=index,
+            prev_id=prev_id,
+            next_id=next_id,
+            votes=votes,
             evidence=_evidence(current) if current and queue.kind == "lesson" else None,
-            message=message, notice=notice, last=last, labels=DECISION_LABELS,
-            statuses=STATUS_LABELS, kinds=KIND_LABELS, keys=KEYS,
-            categories=data["categories"], written=written or {}, blocks=vocab.BLOCKS,
-            appeal_types=vocab.APPEAL_TYPES, outcomes=vocab.OUTCOMES,
-        )  # fmt: skip
+            message=message,
+            notice=notice,
+            last=last,
+            labels=DECISION_LABELS,
+            statuses=STATUS_LABELS,
+            kinds=KIND_LABELS,
+            keys=KEYS,
+            categories=data["categories"],
+            written=written or {},
+            blocks=vocab.BLOCKS,
+            appeal_types=vocab.APPEAL_TYPES,
+            outcomes=vocab.OUTCOMES,
+        )
 
     def queue_of(key: str | None) -> Queue:
         queue = QUEUES.get(key or "proposed")
@@ -173,10 +237,17 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         return queue
 
     @api.get("/training", include_in_schema=False)
-    async def training(request: Request, desk: Chair, queue: str | None = None,
-                       item: int | None = None, last: int | None = None,
-                       was: str | None = None, done: str | None = None,
-                       edited: int | None = None, added: int | None = None) -> Response:  # fmt: skip
+    async def training(
+        request: Request,
+        desk: Chair,
+        queue: str | None = None,
+        item: int | None = None,
+        last: int | None = None,
+        was: str | None = None,
+        done: str | None = None,
+        edited: int | None = None,
+        added: int | None = None,
+    ) -> Response:
         chosen = queue_of(queue)
         undo = None
         notice = f"לקח {item}: העריכה נשמרה; עכשיו אפשר להחליט" if edited and item else None
@@ -202,14 +273,19 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         expected = str(form.get("expected_status") or "") or None
         reason = str(form.get("reason") or "").strip() or None
         try:
-            row = await run_in_threadpool(queue.decide, desk.view, item_id, decision, expected,
-                                          reason)  # fmt: skip
+            row = await run_in_threadpool(
+                queue.decide, desk.view, item_id, decision, expected, reason
+            )
         except (InvalidInput, NotFound) as exc:
             said = core.stale_text(exc, STATUS_LABELS) if isinstance(exc, Stale) else str(exc)
             return await page(
-                request, desk, queue, item_id=None, status=web_errors.status_of(exc),
+                request,
+                desk,
+                queue,
+                item_id=None,
+                status=web_errors.status_of(exc),
                 message=f"לא בוצע דבר: {said}. הדף עודכן למצב הנוכחי.",
-            )  # fmt: skip
+            )
         status = row.get("review_status", "")
         url = f"/training?queue={queue.key}&last={item_id}&was={status}&done={decision}"
         return RedirectResponse(url, 303)
@@ -228,15 +304,23 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         expected = str(form.get("expected_status") or "") or "proposed"
         try:
             await run_in_threadpool(
-                lambda: lessons.edit(desk.view, item_id, text=form.get("text") or None,
-                                     category=form.get("category") or None,
-                                     expected_status=expected)
-            )  # fmt: skip
+                lambda: lessons.edit(
+                    desk.view,
+                    item_id,
+                    text=form.get("text") or None,
+                    category=form.get("category") or None,
+                    expected_status=expected,
+                )
+            )
         except (InvalidInput, NotFound) as exc:
             return await page(
-                request, desk, queue, item_id=item_id, status=409,
+                request,
+                desk,
+                queue,
+                item_id=item_id,
+                status=409,
                 message=f"העריכה לא נשמרה: {exc}",
-            )  # fmt: skip
+            )
         return RedirectResponse(f"/training?queue={queue.key}&item={item_id}&edited=1", 303)
 
     @api.post("/training/lesson", include_in_schema=False)
@@ -249,17 +333,26 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         try:
             row = await run_in_threadpool(
                 lambda: lessons.propose(
-                    desk.view, written["case_number"] or None, written["category"],
-                    written["text"], source="chair", block=written["block"] or None,
+                    desk.view,
+                    written["case_number"] or None,
+                    written["category"],
+                    written["text"],
+                    source="chair",
+                    block=written["block"] or None,
                     appeal_type=written["appeal_type"] or None,
                     outcome=written["outcome"] or None,
                 )
-            )  # fmt: skip
+            )
         except AppError as exc:
             return await page(
-                request, desk, queue_of(None), item_id=None, status=web_errors.status_of(exc),
-                message=f"הלקח לא נשמר: {exc}", written=written,
-            )  # fmt: skip
+                request,
+                desk,
+                queue_of(None),
+                item_id=None,
+                status=web_errors.status_of(exc),
+                message=f"הלקח לא נשמר: {exc}",
+                written=written,
+            )
         return RedirectResponse(f"/training?added={row['id']}", 303)
 
     @api.post("/training/bulk", include_in_schema=False)
@@ -271,14 +364,28 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             raise InvalidInput("פעולה מרוכזת היא אישור או דחייה של לקחים בלבד")
         ids = _ids(form.get("ids"))
         if not ids:
-            return await page(request, desk, queue, item_id=None, status=400,
-                              message="לא סומן אף פריט לפעולה המרוכזת")  # fmt: skip
+            return await page(
+                request,
+                desk,
+                queue,
+                item_id=None,
+                status=400,
+                message="לא סומן אף פריט לפעולה המרוכזת",
+            )
         if form.get("confirm") != "yes":
-            return core.render(request, "confirm.html", desk=desk, queue=queue, ids=ids,
-                               decision=decision, label=DECISION_LABELS[decision])  # fmt: skip
+            return core.render(
+                request,
+                "confirm.html",
+                desk=desk,
+                queue=queue,
+                ids=ids,
+                decision=decision,
+                label=DECISION_LABELS[decision],
+            )
         reason = f"פעולה מרוכזת ({len(ids)} פריטים)"
-        result = await run_in_threadpool(lessons.bulk_review, desk.view, ids, decision,
-                                         reason=reason)  # fmt: skip
+        result = await run_in_threadpool(
+            lessons.bulk_review, desk.view, ids, decision, reason=reason
+        )
         decided = len(result["decided"])
         skipped = result["skipped"]
         notice = f"{DECISION_LABELS[decision]}: {decided} מתוך {len(ids)} בוצעו"
@@ -297,5 +404,13 @@ def routes(api: FastAPI, signed_in: Any) -> None:
 
         rows, total = await run_in_threadpool(load)
         pages = max(1, -(-total // AUDIT_PAGE))
-        return core.render(request, "audit.html", desk=desk, rows=rows, total=total,
-                           page_no=page_no, pages=pages, statuses=STATUS_LABELS)  # fmt: skip
+        return core.render(
+            request,
+            "audit.html",
+            desk=desk,
+            rows=rows,
+            total=total,
+            page_no=page_no,
+            pages=pages,
+            statuses=STATUS_LABELS,
+        )

@@ -37,8 +37,12 @@ MAX_SHOWN = 100  # documents per list
 MAX_NOTE = 2000
 MAX_REASON = 2000
 CONTEXT = 140  # characters of her final shown on each side of a claim's span
-STATUS_LABELS = {"queued": "בתור לכתיבה", "pending_review": "ממתין להכרעתך",
-                 "approved": "אושר (מגיע לכותב)", "rejected": "נדחה"}  # fmt: skip
+STATUS_LABELS = {
+    "queued": "בתור לכתיבה",
+    "pending_review": "ממתין להכרעתך",
+    "approved": "אושר (מגיע לכותב)",
+    "rejected": "נדחה",
+}
 DONE = {
     "mark": "סומן כמופתי ונכנס לתור הכתיבה",
     "approve": "אושר; הוא נכנס לתדריך הכותב",
@@ -51,12 +55,16 @@ REFUSALS = (
     (r"is already marked", "התיק כבר מסומן: יש לו מסמך קול פתוח (בתור, ממתין או מאושר)"),
     (r"^no final of", "אין לתיק החלטה סופית במאגר ההחלטות שלי; העלי אותה קודם בדף התיקים"),
     (r"malformed case number", "מספר התיק אינו תקין"),
-    (r"only a written document pending review is approved",
-     "רק מסמך שנכתב וממתין להכרעתך ניתן לאישור"),
-    (r"changed after voice document", "ההחלטה הסופית השתנתה אחרי שהמסמך נכתב; דחי אותו "
-     "וסמני את התיק מחדש"),
+    (
+        r"only a written document pending review is approved",
+        "רק מסמך שנכתב וממתין להכרעתך ניתן לאישור",
+    ),
+    (
+        r"changed after voice document",
+        "ההחלטה הסופית השתנתה אחרי שהמסמך נכתב; דחי אותו וסמני את התיק מחדש",
+    ),
     (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
-)  # fmt: skip
+)
 
 
 def hebrew(exc: AppError) -> str:
@@ -97,10 +105,17 @@ def _document(view: Any, conn: Any, row: dict) -> dict:
     content = final["content"] if final and final["doc_id"] == doc["doc_id"] else None
     blocks = []
     for block in doc["blocks"]:
-        claims = [{**c, "quote": quoted(content, c.get("char_start"), c.get("char_end"),
-                                        c["span"])} for c in block["claims"]]  # fmt: skip
-        blocks.append({"block": block["block"], "claims": claims,
-                       "label": BLOCK_LABELS.get(block["block"], block["block"])})  # fmt: skip
+        claims = [
+            {**c, "quote": quoted(content, c.get("char_start"), c.get("char_end"), c["span"])}
+            for c in block["claims"]
+        ]
+        blocks.append(
+            {
+                "block": block["block"],
+                "claims": claims,
+                "label": BLOCK_LABELS.get(block["block"], block["block"]),
+            }
+        )
     return {**doc, "blocks": blocks}
 
 
@@ -113,30 +128,58 @@ def _load(view: Any) -> dict:
         pending = [_document(view, conn, r) for r in by_status["pending_review"][:MAX_SHOWN]]
         approved = [_document(view, conn, r) for r in by_status["approved"][:MAX_SHOWN]]
         choices = voice_store.markable(conn)
-    return {"queued": list(reversed(by_status["queued"])), "pending": pending,
-            "approved": approved, "rejected": by_status["rejected"][:MAX_SHOWN],
-            "totals": {s: len(v) for s, v in by_status.items()}, "markable": choices,
-            "model": model_state(view)}  # fmt: skip
+    return {
+        "queued": list(reversed(by_status["queued"])),
+        "pending": pending,
+        "approved": approved,
+        "rejected": by_status["rejected"][:MAX_SHOWN],
+        "totals": {s: len(v) for s, v in by_status.items()},
+        "markable": choices,
+        "model": model_state(view),
+    }
 
 
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(request: Request, desk: core.Desk, *, status: int = 200,
-                   message: str | None = None, notice: str | None = None) -> Response:  # fmt: skip
+    async def page(
+        request: Request,
+        desk: core.Desk,
+        *,
+        status: int = 200,
+        message: str | None = None,
+        notice: str | None = None,
+    ) -> Response:
         data = await run_in_threadpool(_load, desk.view)
-        return core.render(request, "voice.html", status=status, desk=desk, message=message,
-                           notice=notice, statuses=STATUS_LABELS, max_note=MAX_NOTE,
-                           **data)  # fmt: skip
+        return core.render(
+            request,
+            "voice.html",
+            status=status,
+            desk=desk,
+            message=message,
+            notice=notice,
+            statuses=STATUS_LABELS,
+            max_note=MAX_NOTE,
+            **data,
+        )
 
     async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
         status = web_errors.status_of(exc)
-        return await page(request, desk, status=status,
-                          message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.")  # fmt: skip
+        return await page(
+            request,
+            desk,
+            status=status,
+            message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.",
+        )
 
     @api.get(PATH, include_in_schema=False)
-    async def voice_page(request: Request, desk: Chair, done: str | None = None,
-                         document: int | None = None, case: str | None = None) -> Response:  # fmt: skip
+    async def voice_page(
+        request: Request,
+        desk: Chair,
+        done: str | None = None,
+        document: int | None = None,
+        case: str | None = None,
+    ) -> Response:
         notice = None
         if document is not None and done in DONE:
             notice = f"מסמך קול {document}" + (f" ({case})" if case else "") + f": {DONE[done]}"
@@ -154,8 +197,10 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             marked = await run_in_threadpool(voice_service.mark, desk.view, case, note)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
-        url = (f"{PATH}?done=mark&document={marked['id']}"
-               f"&case={core.env.filters['q'](marked['case_number'])}#queued")  # fmt: skip
+        url = (
+            f"{PATH}?done=mark&document={marked['id']}"
+            f"&case={core.env.filters['q'](marked['case_number'])}#queued"
+        )
         return RedirectResponse(url, 303)
 
     @api.post(PATH + "/decide", include_in_schema=False)
@@ -171,8 +216,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
-            await run_in_threadpool(voice_service.review, desk.view, item_id, decision, reason,
-                                    expected)  # fmt: skip
+            await run_in_threadpool(
+                voice_service.review, desk.view, item_id, decision, reason, expected
+            )
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         return RedirectResponse(f"{PATH}?done={decision}&document={item_id}", 303)
