@@ -29,7 +29,8 @@ DESIGN = Path(__file__).resolve().parents[3] / "shared" / "DESIGN.md"  # ../shar
 
 # DESIGN §10's `--json` keys, command by command (the row whose first cell names the command).
 # Extend, never rename: a key dropped from DESIGN, or a row renamed, fails below.
-# fmt: off  (a table: one command a row reads better than the formatter's one key a line)
+# A table: one command a row reads better than the formatter's one key a line.
+# fmt: off
 JSON_KEYS: dict[str, list[str]] = {
     "ingest": ["ingested", "unchanged", "unsearchable", "doc_id", "missing", "failed", "path",
                "error"],
