@@ -29,7 +29,7 @@ PACKAGE = "legal_ai"
 
 # Layers, lowest first. A module belongs to the first prefix it matches.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("config", "errors", "corpora", "vocabulary", "paging", "display")),
+    ("ground", ("config", "config_checks", "errors", "corpora", "vocabulary", "paging", "display")),
     ("text", ("text",)),
     ("adapters", ("store", "providers")),
     ("session", ("auth", "accounts", "telemetry", "context", "jobqueue")),

@@ -8,25 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import platformdirs
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-
-def _default_home() -> Path:
-    return Path(platformdirs.user_data_dir("legal-ai", appauthor=False))
-
-
-# The Hebrew analyzers text/hebrew.py defines (the same ids: tests/text/test_hebrew.py checks it),
-# named here so that the settings validate one without importing the text layer.
-ANALYZER_IDS = (
-    "he-plain-v1",
-    "he-prefix-v1",
-    "he-prefix4-v1",
-    "he-fold-prefix-v1",
-    "he-fold-prefix4-v1",
-    "he-fold-prefix4-hspell-v1",
-)
+from .config_checks import default_home, known_analyzer, proxy_addresses
 
 
 class Settings(BaseSettings):
@@ -35,7 +20,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="LEGAL_AI_", extra="ignore")
 
     home: Path = Field(
-        default_factory=_default_home,
+        default_factory=default_home,
         description="Data directory: the embedded PostgreSQL cluster lives in HOME/pgdata.",
     )
     database_url: str | None = Field(
@@ -378,27 +363,12 @@ class Settings(BaseSettings):
     @field_validator("trusted_proxies")
     @classmethod
     def _proxy_addresses(cls, value: str) -> str:
-        import ipaddress
-
-        entries = [e.strip() for e in (value or "").split(",") if e.strip()]
-        for entry in entries:
-            try:
-                ipaddress.ip_network(entry, strict=False)
-            except ValueError:
-                raise ValueError(
-                    f"{entry!r} is not an IP address or network (e.g. 127.0.0.1, 10.0.0.0/24); "
-                    "name the proxies themselves (`*` is not taken)"
-                ) from None
-        return ",".join(entries)
+        return proxy_addresses(value)
 
     @field_validator("analyzer")
     @classmethod
     def _known_analyzer(cls, value: str) -> str:
-        if value not in ANALYZER_IDS:
-            raise ValueError(
-                f"unknown analyzer {value!r}; choose one of: {', '.join(ANALYZER_IDS)}"
-            )
-        return value
+        return known_analyzer(value)
 
     @property
     def pgdata(self) -> Path:

@@ -128,7 +128,7 @@ def test_an_hspell_analyzer_falls_back_and_says_so(monkeypatch, caplog):
 
 
 def test_the_settings_know_the_analyzers_the_text_layer_defines():
-    from legal_ai.config import ANALYZER_IDS
+    from legal_ai.config_checks import ANALYZER_IDS
     from legal_ai.text.hebrew import ANALYZERS
 
     assert tuple(ANALYZERS) == ANALYZER_IDS
