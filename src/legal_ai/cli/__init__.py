@@ -1,9 +1,9 @@
 """The `legal-ai` command (the entry point `legal_ai.cli:main`). Thin: parse, call the
 composition root (`app.App`), print; errors are mapped once in `main()` to one stderr line and
-the error's exit code. The library's commands (ingest, search, health, eval, ...) are here; each
-other command group has its module in this package (db, cases, items, users, learning,
-principles, scheduler, telemetry, voice, writer, ocr, enrich), registered below in the order
-`--help` lists them."""
+the error's exit code. The library's commands (ingest, search, health, eval, ...) are here, how
+they print in cli/output.py; each other command group has its module in this package (db,
+cases, items, users, learning, principles, scheduler, telemetry, voice, writer, ocr, enrich),
+registered below in the order `--help` lists them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from typing import Annotated
 import typer
 
 from ..demo import run_demo
-from ..display import format_hit
 from ..errors import AppError, InvalidInput
 from ..evaluation import evaluate as run_eval
 from ..evaluation import load_dataset
@@ -32,6 +31,7 @@ from .enrich import register as register_arrival
 from .items import register as register_items
 from .learning import register
 from .ocr import register as register_ocr
+from .output import _echo_eval, _print_result, _progress
 from .principles import register as register_principles
 from .scheduler import register as register_scheduler
 from .telemetry import register as register_telemetry
@@ -124,39 +124,6 @@ def ingest(
         raise typer.Exit(2)
 
 
-class _progress:
-    """A progress line on stderr for long runs (only on a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self._progress = None
-        self._task = None
-        self._last = None
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        self._progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            TextColumn("{task.completed} items"),
-            TimeElapsedColumn(),
-            transient=True,
-        )
-        self._progress.__enter__()
-        self._task = self._progress.add_task("ingesting", total=None)
-        return self._advance
-
-    def _advance(self, path: str) -> None:
-        self._progress.update(self._task, advance=1, description=Path(path).name)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
-
-
 # -- search -------------------------------------------------------------------------------------
 @app.command()
 def search(
@@ -209,18 +176,6 @@ def similar(
             limit=limit,
         )
     _print_result(result, as_json)
-
-
-def _print_result(result: dict, as_json: bool) -> None:
-    if as_json:
-        _print_json(result)
-        return
-    for number, hit in enumerate(result["hits"], start=1):
-        typer.echo(format_hit(number, hit))
-    if not result["hits"]:
-        typer.echo("no hits")
-    if result["dropped_by_cap"]:
-        typer.echo(f"({result['dropped_by_cap']} more from the same sources left out by the cap)")
 
 
 # -- health, reindex, eval ----------------------------------------------------------------------
@@ -341,27 +296,6 @@ def evaluate(
         _echo_eval(report, verdict)
     if baseline is not None and not report["baseline"]["passed"]:
         raise typer.Exit(1)
-
-
-def _echo_eval(report: dict, verdict: str | None) -> None:
-    """The evaluation report as text: each mode's and peer's figures, hybrid against the best
-    single mode, the latencies, and the baseline's verdict."""
-    typer.echo(f"{report['dataset']}: {report['n_queries']} queries, {report['n_docs']} docs")
-    for mode, values in report["modes"].items():
-        typer.echo(f"  {mode:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
-    for peer, values in report.get("peers", {}).items():
-        typer.echo(f"  {peer:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
-    diff = report["hybrid_minus_best_single"]
-    typer.echo(f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})")
-    for mode, figures in report["latency_ms"].items():
-        typer.echo(
-            f"  latency {mode:>8}: "
-            + "  ".join(
-                f"k={f['k']} p50 {f['p50']:.1f} ms p95 {f['p95']:.1f} ms" for f in figures.values()
-            )
-        )
-    if verdict:
-        typer.echo(verdict)
 
 
 @app.command()

@@ -1,0 +1,78 @@
+"""How the library's commands show their work (cli/__init__.py): the progress line of a long
+ingest, a search's hits, the evaluation report as text."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from ..display import format_hit
+from .common import _print_json
+
+
+class _progress:
+    """A progress line on stderr for long runs (only on a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._progress = None
+        self._task = None
+        self._last = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TextColumn("{task.completed} items"),
+            TimeElapsedColumn(),
+            transient=True,
+        )
+        self._progress.__enter__()
+        self._task = self._progress.add_task("ingesting", total=None)
+        return self._advance
+
+    def _advance(self, path: str) -> None:
+        self._progress.update(self._task, advance=1, description=Path(path).name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+
+def _print_result(result: dict, as_json: bool) -> None:
+    if as_json:
+        _print_json(result)
+        return
+    for number, hit in enumerate(result["hits"], start=1):
+        typer.echo(format_hit(number, hit))
+    if not result["hits"]:
+        typer.echo("no hits")
+    if result["dropped_by_cap"]:
+        typer.echo(f"({result['dropped_by_cap']} more from the same sources left out by the cap)")
+
+
+def _echo_eval(report: dict, verdict: str | None) -> None:
+    """The evaluation report as text: each mode's and peer's figures, hybrid against the best
+    single mode, the latencies, and the baseline's verdict."""
+    typer.echo(f"{report['dataset']}: {report['n_queries']} queries, {report['n_docs']} docs")
+    for mode, values in report["modes"].items():
+        typer.echo(f"  {mode:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
+    for peer, values in report.get("peers", {}).items():
+        typer.echo(f"  {peer:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
+    diff = report["hybrid_minus_best_single"]
+    typer.echo(f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})")
+    for mode, figures in report["latency_ms"].items():
+        typer.echo(
+            f"  latency {mode:>8}: "
+            + "  ".join(
+                f"k={f['k']} p50 {f['p50']:.1f} ms p95 {f['p95']:.1f} ms" for f in figures.values()
+            )
+        )
+    if verdict:
+        typer.echo(verdict)
