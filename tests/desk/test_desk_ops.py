@@ -16,7 +16,7 @@ import pytest
 
 from helpers import AGENT, csrf_of, section, sign_in, text_of
 from legal_ai.ingest import ocr_jobs
-from legal_ai.learning import enrichment
+from legal_ai.learning import enrichment, enrichment_review
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.scheduler import Job
 from scenarios import ENRICHED_CASE as CASE
@@ -65,7 +65,7 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
     for sentence in GROUNDED["summary"]:
         assert sentence["text"] in shown
         assert f'<mark class="span">{sentence["quote"]}</mark>' in shown
-    start = enrichment.show(desk_app, eid)["sentences"][0]["char_start"]
+    start = enrichment_review.show(desk_app, eid)["sentences"][0]["char_start"]
     assert f"/source/internal/d-1042?start={start}&end=" in shown
     assert shown.count('<span class="badge tag">') == 3  # the duplicate tag dropped
     assert "מה ההחלטה מחזיקה עכשיו" in shown and "<dd>אין</dd>" in shown
@@ -84,14 +84,14 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
         f"{PAGE}/decide", data={**form, "csrf": token}, headers={"Authorization": f"Bearer {AGENT}"}
     )
     assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
-    assert enrichment.show(desk_app, eid)["status"] == "pending_review"
+    assert enrichment_review.show(desk_app, eid)["status"] == "pending_review"
     assert item(desk_app)["headnote"] is None
 
     assert sign_in(client).status_code == 303
     token = csrf_of(client.get(PAGE).text)
     done = client.post(f"{PAGE}/decide", data={**form, "csrf": token}, follow_redirects=False)
     assert done.status_code == 303
-    decided = enrichment.show(desk_app, eid)
+    decided = enrichment_review.show(desk_app, eid)
     assert (decided["status"], decided["reviewed_by"]) == ("approved", "chair")
     assert decided["review_reason"] == "מדויק ונאמן להחלטה"
     written = item(desk_app)
@@ -104,7 +104,7 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
     stale = client.post(f"{PAGE}/decide", data={**form, "decision": "reject", "csrf": token})
     assert stale.status_code == 409
     assert 'כבר במצב "אושרה (נכתבה בהחלטה)" (בידי היו"ר)' in text_of(stale.text)
-    assert enrichment.show(desk_app, eid)["status"] == "approved"
+    assert enrichment_review.show(desk_app, eid)["status"] == "approved"
 
 
 def test_reject_writes_nothing(chair, desk_app, tmp_path, enricher):
@@ -124,7 +124,7 @@ def test_reject_writes_nothing(chair, desk_app, tmp_path, enricher):
         follow_redirects=False,
     )
     assert done.status_code == 303
-    assert enrichment.show(desk_app, eid)["status"] == "rejected"
+    assert enrichment_review.show(desk_app, eid)["status"] == "rejected"
     assert item(desk_app)["headnote"] is None
     html = text_of(chair.get(done.headers["location"]).text)
     assert f"הצעה {eid}: נדחתה; דבר לא נכתב בהחלטה" in html

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from helpers import run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
-from legal_ai.learning import enrichment
+from legal_ai.learning import enrichment, enrichment_review
 from legal_ai.ops import worker
 from legal_ai.web.app import create_app
 from llm_servers import Reply, scripted_openai
@@ -84,7 +84,7 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, enr
     ingest_decision(app, tmp_path)
     before = item(app)
     [proposed] = enrichment.run(app)["proposed"]
-    shown = enrichment.show(app, proposed["enrichment_id"])
+    shown = enrichment_review.show(app, proposed["enrichment_id"])
     assert shown["status"] == "pending_review" and shown["model"] == "openai:enricher"
     assert shown["tags"] == ["הקלה", "קווי בניין", "פרטיות"]  # deduplicated
     assert shown["written_by"] == "system:enricher" and shown["text_changed"] is False
@@ -102,10 +102,12 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, enr
     ]
 
     with pytest.raises(Forbidden, match="chair"):
-        enrichment.review(app.acting_as(agent("writer")), shown["id"], "approve")
-    with pytest.raises(Forbidden):
-        enrichment.review(app, shown["id"], "approve")  # the operator is not the chair either
-    approved = enrichment.review(app.acting_as(CHAIR), shown["id"], "approve", reason="מדויק")
+        enrichment_review.review(app.acting_as(agent("writer")), shown["id"], "approve")
+    with pytest.raises(Forbidden):  # the operator is not the chair either
+        enrichment_review.review(app, shown["id"], "approve")
+    approved = enrichment_review.review(
+        app.acting_as(CHAIR), shown["id"], "approve", reason="מדויק"
+    )
     assert approved["status"] == "approved" and approved["reviewed_by"] == "chair"
     assert approved["previous"] == {"headnote": None, "summary": None, "tags": []}
     after = item(app)
@@ -120,9 +122,12 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, enr
         and after["updated_at"] > before["updated_at"]
     )
     assert awaiting(app)["count"] == 0
-    assert enrichment.review(app.acting_as(CHAIR), shown["id"], "approve")["status"] == "approved"
+    assert (
+        enrichment_review.review(app.acting_as(CHAIR), shown["id"], "approve")["status"]
+        == "approved"
+    )
     with pytest.raises(InvalidInput, match="only a proposal pending review"):
-        enrichment.review(app.acting_as(CHAIR), shown["id"], "reject")
+        enrichment_review.review(app.acting_as(CHAIR), shown["id"], "reject")
     with app.store.connection() as conn:
         moves = conn.execute(
             "SELECT actor, from_status, to_status FROM learning_audit"
@@ -139,9 +144,9 @@ def test_the_chair_approves_and_the_decision_takes_the_fields(app, tmp_path, enr
     [second] = enrichment.run(app)["proposed"]
     ingest_decision(app, tmp_path, DECISION + "\nניתנה היום, בהעדר הצדדים.")
     with pytest.raises(InvalidInput, match="changed after enrichment"):
-        enrichment.review(app.acting_as(CHAIR), second["enrichment_id"], "approve")
-    assert enrichment.show(app, second["enrichment_id"])["text_changed"] is True
-    rejected = enrichment.review(app.acting_as(CHAIR), second["enrichment_id"], "reject")
+        enrichment_review.review(app.acting_as(CHAIR), second["enrichment_id"], "approve")
+    assert enrichment_review.show(app, second["enrichment_id"])["text_changed"] is True
+    rejected = enrichment_review.review(app.acting_as(CHAIR), second["enrichment_id"], "reject")
     assert rejected["status"] == "rejected" and item(app)["headnote"] == GROUNDED["headnote"]
 
 
@@ -214,7 +219,7 @@ def test_an_ungrounded_answer_is_refused_and_nothing_is_stored(
     assert report["proposed"] == [] and refused["status"] == "queued"
     row = job(app)
     assert row["error"].startswith("refused:") and row["result"] == {"refused": refused["reason"]}
-    assert enrichment.list_enrichments(app)["enrichments"] == []
+    assert enrichment_review.list_enrichments(app)["enrichments"] == []
     assert item(app)["headnote"] is None
 
 
@@ -233,7 +238,8 @@ def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, enri
     worker.work(app, once=True, echo=lines.append)
     assert any("enrichment job" in line and "pending the chair's review" in line for line in lines)
     assert (
-        enrichment.list_enrichments(app, "pending_review")["enrichments"][0]["doc_id"] == "d-1042"
+        enrichment_review.list_enrichments(app, "pending_review")["enrichments"][0]["doc_id"]
+        == "d-1042"
     )
 
 
@@ -289,6 +295,6 @@ def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
     out = run(as_chair, "enrich", "review", "1", "approve").stdout
     assert out.startswith("#1 [approved] d-1042")
     with pytest.raises(NotFound):
-        enrichment.show(app, 99)
+        enrichment_review.show(app, 99)
     with pytest.raises(InvalidInput, match="unknown status"):
-        enrichment.list_enrichments(app, "done")
+        enrichment_review.list_enrichments(app, "done")

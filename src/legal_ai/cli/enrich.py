@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ..learning import enrichment
+from ..learning import enrichment, enrichment_review
 from .common import JsonFlag, _app, _print_json
 
 enrich_app = typer.Typer(
@@ -37,7 +37,7 @@ def list_(
 ) -> None:
     """The proposals, oldest first."""
     with _app() as legal:
-        result = enrichment.list_enrichments(legal, status)
+        result = enrichment_review.list_enrichments(legal, status)
     if as_json:
         _print_json(result)
         return
@@ -52,7 +52,7 @@ def show(enrichment_id: int, as_json: JsonFlag = False) -> None:
     """One proposal: the headnote, each summary sentence with the decision's words it rests on,
     the tags, and what the decision holds now."""
     with _app() as legal:
-        e = enrichment.show(legal, enrichment_id)
+        e = enrichment_review.show(legal, enrichment_id)
     if as_json:
         _print_json(e)
         return
@@ -73,7 +73,7 @@ def review(
     """The chair approves a proposal (its fields are written into the decision) or rejects it
     (LEGAL_AI_CHAIR_TOKEN)."""
     with _app() as legal:
-        e = enrichment.review(legal, enrichment_id, decision, reason)
+        e = enrichment_review.review(legal, enrichment_id, decision, reason)
     _print_json(e) if as_json else typer.echo(_line(e))
 
 

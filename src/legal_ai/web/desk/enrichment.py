@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound
 from ...learning import enrichment as service
+from ...learning import enrichment_review
 from ...store import enrichment as enrichment_store
 from .. import errors as web_errors
 from . import core
@@ -93,7 +94,7 @@ def queue_state(row: dict) -> str:
 
 def _proposal(conn: Any, view: Any, enrichment_id: int) -> dict:
     """A proposal in full, each summary sentence with its quote in the decision's text."""
-    shown = service.show(view, enrichment_id)
+    shown = enrichment_review.show(view, enrichment_id)
     item = enrichment_store.item(conn, shown["case_law_id"])
     content = item["content"] if item and not shown["text_changed"] else None
     sentences = [
@@ -104,8 +105,8 @@ def _proposal(conn: Any, view: Any, enrichment_id: int) -> dict:
 
 
 def _load(view: Any) -> dict:
-    rows = service.list_enrichments(view)["enrichments"]
-    by_status: dict[str, list[dict]] = {s: [] for s in service.STATUSES}
+    rows = enrichment_review.list_enrichments(view)["enrichments"]
+    by_status: dict[str, list[dict]] = {s: [] for s in enrichment_review.STATUSES}
     for row in reversed(rows):  # newest first
         by_status[row["status"]].append(row)
     with view.store.connection() as conn:
@@ -179,13 +180,15 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         form = await core.form_of(request, desk)
         try:
             decision = str(form.get("decision") or "")
-            if decision not in service.DECISIONS:
+            if decision not in enrichment_review.DECISIONS:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
             item_id = core.item_id(form.get("id"), "ההצעה")
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
-            await run_in_threadpool(service.review, desk.view, item_id, decision, reason, expected)
+            await run_in_threadpool(
+                enrichment_review.review, desk.view, item_id, decision, reason, expected
+            )
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         return RedirectResponse(f"{PATH}?done={decision}&proposal={item_id}", 303)

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 
-from ...learning import enrichment
+from ...learning import enrichment_review
 from ..deps import Acting, Paged, chair
 from .bodies import ReviewBody
 
@@ -14,12 +14,12 @@ router = APIRouter()
 
 @router.get("/api/enrichments")
 def list_enrichments(view: Acting, paged: Paged, status: str | None = None) -> dict:
-    return enrichment.list_enrichments(view, status, paged)
+    return enrichment_review.list_enrichments(view, status, paged)
 
 
 @router.get("/api/enrichments/{enrichment_id}")
 def show_enrichment(enrichment_id: int, view: Acting) -> dict:
-    return enrichment.show(view, enrichment_id)
+    return enrichment_review.show(view, enrichment_id)
 
 
 @router.post("/api/enrichments/{enrichment_id}/review")
@@ -28,4 +28,6 @@ def review_enrichment(
     body: ReviewBody,
     view: Annotated[Any, Depends(chair("reviewing an enrichment"))],
 ) -> dict:
-    return enrichment.review(view, enrichment_id, body.decision, body.reason, body.expected_status)
+    return enrichment_review.review(
+        view, enrichment_id, body.decision, body.reason, body.expected_status
+    )

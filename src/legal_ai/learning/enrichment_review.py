@@ -1,0 +1,129 @@
+"""The chair's view of enrichment proposals, through the one pattern of gated items
+(learning/gate.py): the lists and one proposal, and her review. Only the chair approves or
+rejects a proposal (the database refuses any other role); on approval its fields are written with
+store/items.update_fields, the metadata path of an ingest (no new text version in item_versions;
+the database's completeness contract re-evaluates the item), under the item's ingest lock; a
+proposal whose decision's text changed since it was written is not approved."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..corpora import get_corpus
+from ..errors import Conflict
+from ..paging import Page
+from ..store import enrichment as store
+from ..store import items as sql_items
+from ..store import jsonable
+from .gate import Gated
+
+if TYPE_CHECKING:
+    from ..context import Context
+
+STATUSES = ("pending_review", "approved", "rejected", "superseded")
+DECISIONS = {"approve": "approved", "reject": "rejected"}
+
+
+def _shape(row: dict, *, full: bool = False) -> dict:
+    keys = [
+        "id",
+        "case_law_id",
+        "doc_id",
+        "case_number",
+        "title",
+        "status",
+        "headnote",
+        "summary",
+        "tags",
+        "model",
+        "job_id",
+        "written_by",
+        "created_at",
+        "reviewed_by",
+        "reviewed_at",
+        "review_reason",
+        "text_changed",
+    ]
+    if full:
+        keys += [
+            "content_hash",
+            "sentences",
+            "previous",
+            "item_headnote",
+            "item_summary",
+            "item_tags",
+        ]
+    return jsonable({k: row[k] for k in keys})
+
+
+ENRICHMENT = Gated(
+    noun="enrichment",
+    key="enrichments",
+    statuses=STATUSES,
+    decisions=DECISIONS,
+    rows=store.list_all,
+    get=store.get,
+    shape=_shape,
+    detail=lambda conn, row: _shape(row, full=True),
+    where="; list them with `legal-ai enrich list`",
+)
+
+
+def list_enrichments(app: Context, status: str | None = None, page: Page | None = None) -> dict:
+    """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
+    return ENRICHMENT.list(app, status, page)
+
+
+def show(app: Context, enrichment_id: int) -> dict:
+    return ENRICHMENT.show(app, enrichment_id)
+
+
+def review(
+    app: Context,
+    enrichment_id: int,
+    decision: str,
+    reason: str | None = None,
+    expected_status: str | None = None,
+) -> dict:
+    """The chair approves a proposal (its headnote, summary and tags are written into the
+    decision) or rejects it (nothing is written). `expected_status`: the status she saw; when it
+    is no longer that, read under the row lock, nothing changes (Stale)."""
+    corpus = get_corpus("internal")
+
+    def decide(conn, row: dict, status: str, reason: str | None) -> dict | None:
+        if row["status"] == status:
+            return _shape(row, full=True)
+        if row["status"] != "pending_review":
+            raise Conflict(
+                f"enrichment {enrichment_id} is {row['status']}: only a "
+                "proposal pending review is approved or rejected"
+            )
+        if status == "rejected":
+            store.decide(conn, enrichment_id, status, app.principal.actor, reason, None)
+            return None
+        sql_items.lock_item(conn, corpus, row["doc_id"])  # no ingest writes it meanwhile
+        item = store.item(conn, row["case_law_id"])
+        if item is None or item["content_hash"] != row["content_hash"]:
+            raise Conflict(
+                f"the text of {row['doc_id']} changed after enrichment {enrichment_id} "
+                "was written; reject it (the new text has its own job)"
+            )
+        previous = {
+            "headnote": item["headnote"],
+            "summary": item["summary"],
+            "tags": list(item["tags"] or []),
+        }
+        store.decide(conn, enrichment_id, status, app.principal.actor, reason, previous)
+        sql_items.update_fields(
+            conn,
+            corpus,
+            item["id"],
+            {
+                "headnote": row["headnote"],
+                "summary": row["summary"],
+                "tags": list(row["tags"] or []),
+            },
+        )
+        return None
+
+    return ENRICHMENT.review(app, enrichment_id, decision, reason, expected_status, decide)
