@@ -258,12 +258,12 @@ def test_voice_document_claims_beside_spans_approve(page, desk, tmp_path, voice_
     """A written voice document, block by block with each claim beside her marked words, and
     approved with one click (screenshot voice.png)."""
     from legal_ai.auth import CHAIR
-    from legal_ai.knowledge import voice
+    from legal_ai.knowledge import voice, voice_review
     from scenarios import blocks_of, claims, upload
 
     script, _ = voice_writer
     rec = upload(desk.legal, tmp_path, 0)
-    marked = voice.mark(desk.legal.acting_as(CHAIR), rec["case_number"], note="מבנה לדוגמה")
+    marked = voice_review.mark(desk.legal.acting_as(CHAIR), rec["case_number"], note="מבנה לדוגמה")
     script.document = claims(blocks_of(desk.legal, rec["final_text"]))
     assert [d["id"] for d in voice.run(desk.legal)["written"]] == [marked["id"]]
     sign_in(page, desk, next_path="/training/voice")
@@ -278,4 +278,4 @@ def test_voice_document_claims_beside_spans_approve(page, desk, tmp_path, voice_
         card.locator("button.approve").click()
     assert "אושר; הוא נכנס לתדריך הכותב" in page.inner_text("[role=status]")
     assert rec["case_number"] in page.inner_text("#approved")
-    assert voice.show(desk.legal, marked["id"])["status"] == "approved"
+    assert voice_review.show(desk.legal, marked["id"])["status"] == "approved"

@@ -16,7 +16,7 @@ import pytest
 import factories
 from helpers import AGENT, csrf_of, section, sign_in, text_of, write
 from legal_ai.auth import CHAIR
-from legal_ai.knowledge import brief, voice
+from legal_ai.knowledge import brief, voice, voice_review
 from legal_ai.learning import finals
 from scenarios import COPY_CASE, blocks_of, claims, other_finals, planted_draft, upload
 
@@ -50,13 +50,13 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
         f"{PAGE}/mark", data={**form, "csrf": token}, headers={"Authorization": f"Bearer {AGENT}"}
     )
     assert as_agent.status_code == 403 and 'הדסק הוא של היו"ר' in text_of(as_agent.text)
-    assert voice.list_documents(desk_app)["voice_documents"] == []
+    assert voice_review.list_documents(desk_app)["voice_documents"] == []
 
     assert sign_in(client).status_code == 303
     token = csrf_of(client.get(PAGE).text)
     done = client.post(f"{PAGE}/mark", data={**form, "csrf": token}, follow_redirects=False)
     assert done.status_code == 303
-    [row] = voice.list_documents(desk_app)["voice_documents"]
+    [row] = voice_review.list_documents(desk_app)["voice_documents"]
     assert (row["case_number"], row["status"], row["marked_by"]) == (case, "queued", "chair")
     assert row["note"] == "פתיחה ומבנה לדוגמה"
     shown = client.get(done.headers["location"])
@@ -91,7 +91,7 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
         },
     )
     assert dropped.status_code == 200 and "נדחה; הוא אינו מגיע לכותב" in text_of(dropped.text)
-    assert voice.show(desk_app, row["id"])["status"] == "rejected"
+    assert voice_review.show(desk_app, row["id"])["status"] == "rejected"
     rejected = text_of(section(dropped.text, "rejected"))
     assert "לא מופתי" in rejected and "(הוסר מהתור)" in rejected
     assert picker(dropped.text) == [case]
@@ -105,13 +105,13 @@ def test_claims_beside_their_spans_approved_withdrawn(
     case = rec["case_number"]
     token = csrf_of(chair.get(PAGE).text)
     chair.post(f"{PAGE}/mark", data={"csrf": token, "case_number": case})
-    [row] = voice.list_documents(desk_app)["voice_documents"]
+    [row] = voice_review.list_documents(desk_app)["voice_documents"]
     queued = text_of(section(chair.get(PAGE).text, "queued"))
     assert "openai:voice" in queued and "legal-ai voice run" in queued  # a model is set
     blocks = blocks_of(desk_app, rec["final_text"])
     script.document = claims(blocks)
     assert [d["id"] for d in voice.run(desk_app)["written"]] == [row["id"]]
-    doc = voice.show(desk_app, row["id"])
+    doc = voice_review.show(desk_app, row["id"])
 
     page = chair.get(PAGE)
     pending = text_of(section(page.text, "pending"))
@@ -152,7 +152,7 @@ def test_claims_beside_their_spans_approved_withdrawn(
     stale = chair.post(f"{PAGE}/decide", data={**form, "decision": "reject"})
     assert stale.status_code == 409
     assert f'מסמך קול {row["id"]} כבר במצב "אושר (מגיע לכותב)" (בידי היו"ר)' in text_of(stale.text)
-    assert voice.show(desk_app, row["id"])["status"] == "approved"
+    assert voice_review.show(desk_app, row["id"])["status"] == "approved"
     # An agent's token and a missing token change nothing.
     client.cookies.clear()
     withdraw = {"csrf": token, "id": row["id"], "decision": "reject", "expected_status": "approved"}
@@ -160,25 +160,25 @@ def test_claims_beside_their_spans_approved_withdrawn(
         f"{PAGE}/decide", data=withdraw, headers={"Authorization": f"Bearer {AGENT}"}
     )
     assert as_agent.status_code == 403
-    assert voice.show(desk_app, row["id"])["status"] == "approved"
+    assert voice_review.show(desk_app, row["id"])["status"] == "approved"
     # Withdrawn from the writer, with her reason.
     sign_in(client)
     token = csrf_of(client.get(PAGE).text)
     out = client.post(f"{PAGE}/decide", data={**withdraw, "csrf": token, "reason": "די"})
-    assert out.status_code == 200 and voice.show(desk_app, row["id"])["status"] == "rejected"
+    assert out.status_code == 200 and voice_review.show(desk_app, row["id"])["status"] == "rejected"
     assert "די" in text_of(section(out.text, "rejected"))
     assert brief.writing_brief(desk_app, rec["appeal_type"])["voice_documents"] == []
 
 
 def test_decide_refuses_without_csrf_and_bad_input(chair, desk_app, tmp_path):
     rec = upload(desk_app, tmp_path, 1, draft=False)
-    marked = voice.mark(desk_app.acting_as(CHAIR), rec["case_number"])
+    marked = voice_review.mark(desk_app.acting_as(CHAIR), rec["case_number"])
     form = {"id": marked["id"], "decision": "reject", "expected_status": "queued"}
     missing = chair.post(f"{PAGE}/decide", data=form)
     assert missing.status_code == 403 and "CSRF" in missing.text
     wrong = chair.post(f"{PAGE}/decide", data={**form, "csrf": "not-the-token"})
     assert wrong.status_code == 403
-    assert voice.show(desk_app, marked["id"])["status"] == "queued"
+    assert voice_review.show(desk_app, marked["id"])["status"] == "queued"
     token = csrf_of(chair.get(PAGE).text)
     maybe = chair.post(f"{PAGE}/decide", data={**form, "csrf": token, "decision": "maybe"})
     assert maybe.status_code == 400 and "החלטה לא מוכרת" in maybe.text
@@ -192,7 +192,7 @@ def test_decide_refuses_without_csrf_and_bad_input(chair, desk_app, tmp_path):
         f"{PAGE}/mark", data={"csrf": token, "case_number": rec["case_number"], "note": "א" * 2001}
     )
     assert long_note.status_code == 400 and "ההערה ארוך מדי" in long_note.text
-    assert voice.show(desk_app, marked["id"])["status"] == "queued"
+    assert voice_review.show(desk_app, marked["id"])["status"] == "queued"
 
 
 def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path):

@@ -18,7 +18,7 @@ import factories
 from helpers import ROOT, mcp_session, payload, run, write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
-from legal_ai.knowledge import brief, voice
+from legal_ai.knowledge import brief, voice, voice_review
 from legal_ai.learning import finals, lessons
 from legal_ai.web.app import create_app
 from scenarios import blocks_of, claims
@@ -69,11 +69,11 @@ def approved_voice(app, voice_writer):
 
     def make() -> dict:
         chair = app.acting_as(CHAIR)
-        marked = voice.mark(chair, EXEMPLAR_OF)
+        marked = voice_review.mark(chair, EXEMPLAR_OF)
         text = next(r for r in factories.records() if r["case_number"] == EXEMPLAR_OF)
         script.document = claims(blocks_of(app, text["final_text"]))
         assert voice.run(app)["written"]
-        return voice.review(chair, marked["id"], "approve")
+        return voice_review.review(chair, marked["id"], "approve")
 
     return make
 

@@ -17,7 +17,7 @@ import factories
 from helpers import run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
-from legal_ai.knowledge import brief, voice
+from legal_ai.knowledge import brief, voice, voice_review
 from legal_ai.ops import worker
 from legal_ai.web.app import create_app
 from llm_servers import Reply
@@ -32,8 +32,8 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_
     case = rec["case_number"]
     chair = app.acting_as(CHAIR)
     with pytest.raises(Forbidden, match="chair"):
-        voice.mark(app.acting_as(agent("writer")), case)
-    marked = voice.mark(chair, case, note="פתיחה ומבנה לדוגמה")
+        voice_review.mark(app.acting_as(agent("writer")), case)
+    marked = voice_review.mark(chair, case, note="פתיחה ומבנה לדוגמה")
     assert (marked["status"], marked["marked_by"], marked["claims"]) == ("queued", "chair", None)
 
     blocks = blocks_of(app, rec["final_text"])
@@ -51,7 +51,7 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_
     assert "<<<FINAL" in script.prompts[0] and "<<<DIFF" in script.prompts[0]
     assert "of our draft's words changed" in script.prompts[0]
 
-    doc = voice.show(app, marked["id"])
+    doc = voice_review.show(app, marked["id"])
     assert doc["status"] == "pending_review" and doc["model"] == "openai:voice"
     assert [b["block"] for b in doc["blocks"]] == ["opening", "hearing", "discussion", "conclusion"]
     with app.store.connection() as conn:
@@ -72,8 +72,8 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_
     # Pending review: not in the brief. An agent may not approve; the chair does.
     assert brief.writing_brief(app, rec["appeal_type"], rec["outcome"])["voice_documents"] == []
     with pytest.raises(Forbidden):
-        voice.review(app.acting_as(agent("writer")), marked["id"], "approve")
-    approved = voice.review(chair, marked["id"], "approve", reason="מבנה מופתי")
+        voice_review.review(app.acting_as(agent("writer")), marked["id"], "approve")
+    approved = voice_review.review(chair, marked["id"], "approve", reason="מבנה מופתי")
     assert approved["status"] == "approved" and approved["reviewed_by"] == "chair"
     shown = brief.writing_brief(app, rec["appeal_type"], rec["outcome"])
     [published] = shown["voice_documents"]
@@ -84,7 +84,7 @@ def test_marked_written_grounded_approved_and_in_the_brief(app, tmp_path, voice_
     assert brief.writing_brief(app, rec["appeal_type"], case=case)["voice_documents"] == []
     assert brief.writing_brief(app, "betterment_levy")["voice_documents"] == []
     # She takes it back: out of the brief; the audit holds every move.
-    assert voice.review(chair, marked["id"], "reject")["status"] == "rejected"
+    assert voice_review.review(chair, marked["id"], "reject")["status"] == "rejected"
     assert brief.writing_brief(app, rec["appeal_type"])["voice_documents"] == []
     with app.store.connection() as conn:
         moves = conn.execute(
@@ -103,7 +103,7 @@ def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_p
     script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
     other = blocks_of(app, factories.records()[1]["final_text"])  # another decision's final
-    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    marked = voice_review.mark(app.acting_as(CHAIR), rec["case_number"])
     script.document = [
         {"block": b, "claims": [{"claim": "היא פותחת בתוצאה.", "span": span(other, b, 8)}]}
         for b in ("opening", "background", "discussion", "conclusion")
@@ -112,7 +112,7 @@ def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_p
     [refused] = report["refused"]
     assert report["written"] == [] and refused["id"] == marked["id"]
     assert refused["dropped_claims"] >= 3 and "do not point at the final" in refused["reason"]
-    row = voice.show(app, marked["id"])
+    row = voice_review.show(app, marked["id"])
     assert row["status"] == "queued" and row["refusals"] == 1 and row["blocks"] == []
     assert "do not point at the final" in row["last_refusal"]
     assert report["waiting"] == [{"id": marked["id"], "case_number": rec["case_number"]}]
@@ -127,12 +127,12 @@ def test_a_document_whose_claims_do_not_point_at_the_final_is_refused(app, tmp_p
     assert "only 1 grounded claim" in voice.run(app)["refused"][0]["reason"]
     script.document = claims(blocks)
     assert [d["id"] for d in voice.run(app)["written"]] == [marked["id"]]
-    assert voice.show(app, marked["id"])["refusals"] == 2
+    assert voice_review.show(app, marked["id"])["refusals"] == 2
 
 
 def test_without_a_model_the_case_waits_and_run_says_what_to_set(app, tmp_path, cli_env):
     rec = upload(app, tmp_path, 1, draft=False)  # a final without our draft
-    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    marked = voice_review.mark(app.acting_as(CHAIR), rec["case_number"])
     report = voice.run(app)
     assert report["written"] == [] and "LEGAL_AI_VOICE_WRITER" in report["missing"]
     assert report["waiting"] == [{"id": marked["id"], "case_number": rec["case_number"]}]
@@ -143,18 +143,18 @@ def test_without_a_model_the_case_waits_and_run_says_what_to_set(app, tmp_path, 
     missing = json.loads(run(env, "voice", "run", "--json").stdout)["missing"]
     assert missing.startswith("set OPENAI_API_KEY for LEGAL_AI_VOICE_WRITER")
     with pytest.raises(InvalidInput, match="only a written document"):
-        voice.review(app.acting_as(CHAIR), marked["id"], "approve")
-    assert voice.show(app, marked["id"])["status"] == "queued"
+        voice_review.review(app.acting_as(CHAIR), marked["id"], "approve")
+    assert voice_review.show(app, marked["id"])["status"] == "queued"
 
 
 def test_a_failing_model_leaves_the_case_queued(app, tmp_path, voice_writer):
     script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
-    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    marked = voice_review.mark(app.acting_as(CHAIR), rec["case_number"])
     script.fail = Reply(status=500)
     report = voice.run(app)
     assert [f["id"] for f in report["failed"]] == [marked["id"]] and report["written"] == []
-    assert voice.show(app, marked["id"])["status"] == "queued"
+    assert voice_review.show(app, marked["id"])["status"] == "queued"
     with app.store.connection() as conn:
         outcomes = [r["outcome"] for r in conn.execute("SELECT outcome FROM model_calls")]
     assert outcomes and "ok" not in outcomes
@@ -163,28 +163,28 @@ def test_a_failing_model_leaves_the_case_queued(app, tmp_path, voice_writer):
 def test_bad_input(app, tmp_path):
     chair = app.acting_as(CHAIR)
     with pytest.raises(InvalidInput, match="malformed case number"):
-        voice.mark(chair, "1042/23")
+        voice_review.mark(chair, "1042/23")
     with pytest.raises(NotFound, match="no final of"):
-        voice.mark(chair, "ערר (מרכז) 9999/25")
+        voice_review.mark(chair, "ערר (מרכז) 9999/25")
     rec = upload(app, tmp_path, 0, draft=False)
-    first = voice.mark(chair, rec["case_number"])
+    first = voice_review.mark(chair, rec["case_number"])
     with pytest.raises(InvalidInput, match="already marked"):
-        voice.mark(chair, rec["case_number"])
+        voice_review.mark(chair, rec["case_number"])
     with pytest.raises(InvalidInput, match="unknown decision"):
-        voice.review(chair, first["id"], "maybe")
+        voice_review.review(chair, first["id"], "maybe")
     with pytest.raises(NotFound):
-        voice.show(app, 999)
+        voice_review.show(app, 999)
     with pytest.raises(InvalidInput, match="unknown status"):
-        voice.list_documents(app, "done")
+        voice_review.list_documents(app, "done")
     # The chair drops a queued case; it may then be marked again.
-    dropped = voice.review(chair, first["id"], "reject", reason="לא מופתי")
+    dropped = voice_review.review(chair, first["id"], "reject", reason="לא מופתי")
     assert (dropped["status"], dropped["dropped_from_queue"], dropped["claims"]) == (
         "rejected",
         True,
         0,
     )
-    again = voice.mark(chair, rec["case_number"])
-    statuses = [(d["id"], d["status"]) for d in voice.list_documents(app)["voice_documents"]]
+    again = voice_review.mark(chair, rec["case_number"])
+    statuses = [(d["id"], d["status"]) for d in voice_review.list_documents(app)["voice_documents"]]
     assert statuses == [(first["id"], "rejected"), (again["id"], "queued")]
 
 
@@ -192,7 +192,7 @@ def test_the_database_holds_the_gate(app, tmp_path, voice_writer, agent_db_url):
     script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
     blocks = blocks_of(app, rec["final_text"])
-    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    marked = voice_review.mark(app.acting_as(CHAIR), rec["case_number"])
     script.document = claims(blocks)
     voice.run(app)
     with psycopg.connect(agent_db_url, autocommit=True) as conn:
@@ -224,7 +224,7 @@ def test_the_database_holds_the_gate(app, tmp_path, voice_writer, agent_db_url):
             conn.execute(
                 "UPDATE voice_documents SET status = 'queued' WHERE id = %s", (marked["id"],)
             )
-    row = voice.show(app, marked["id"])
+    row = voice_review.show(app, marked["id"])
     assert row["status"] == "pending_review" and row["claims"] == 4
 
 
@@ -282,9 +282,9 @@ def test_the_worker_writes_what_the_chair_marked(app, tmp_path, voice_writer):
 
     script, _ = voice_writer
     rec = upload(app, tmp_path, 0)
-    marked = voice.mark(app.acting_as(CHAIR), rec["case_number"])
+    marked = voice_review.mark(app.acting_as(CHAIR), rec["case_number"])
     script.document = claims(blocks_of(app, rec["final_text"]))
     lines: list[str] = []
     worker.work(app, once=True, echo=lines.append)
     assert "voice documents: written 1, refused 0, failed 0" in "\n".join(lines)
-    assert voice.show(app, marked["id"])["status"] == "pending_review"
+    assert voice_review.show(app, marked["id"])["status"] == "pending_review"

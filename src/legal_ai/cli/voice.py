@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..knowledge import voice
+from ..knowledge import voice, voice_review
 from .common import JsonFlag, _app, _print_json
 
 voice_app = typer.Typer(
@@ -39,7 +39,7 @@ def mark(
 ) -> None:
     """The chair marks a case as exemplary (LEGAL_AI_CHAIR_TOKEN): it joins the queue."""
     with _app() as legal:
-        d = voice.mark(legal, case, note)
+        d = voice_review.mark(legal, case, note)
     _print_json(d) if as_json else typer.echo(_line(d))
 
 
@@ -52,7 +52,7 @@ def list_(
 ) -> None:
     """The voice documents and the cases waiting for one."""
     with _app() as legal:
-        result = voice.list_documents(legal, status)
+        result = voice_review.list_documents(legal, status)
     if as_json:
         _print_json(result)
         return
@@ -66,7 +66,7 @@ def list_(
 def show(document_id: int, as_json: JsonFlag = False) -> None:
     """One voice document, block by block: each claim with her words it points at."""
     with _app() as legal:
-        d = voice.show(legal, document_id)
+        d = voice_review.show(legal, document_id)
     if as_json:
         _print_json(d)
         return
@@ -88,7 +88,7 @@ def review(
     """The chair approves (it reaches the writer) or rejects a voice document
     (LEGAL_AI_CHAIR_TOKEN)."""
     with _app() as legal:
-        d = voice.review(legal, document_id, decision, reason)
+        d = voice_review.review(legal, document_id, decision, reason)
     _print_json(d) if as_json else typer.echo(_line(d))
 
 

@@ -1,6 +1,8 @@
-"""Deep-read voice documents: the writer's channel C (issue 14, item 4; 07-learning §0.2).
+"""Deep-read voice documents: the writer's channel C (issue 14, item 4; 07-learning §0.2). This
+module writes them and gathers the approved ones for the brief; the chair's part (marking a case,
+the lists, her review) is knowledge/voice_review.py.
 
-The chair marks a case whose final is exemplary (`mark`, hers alone). A model
+The chair marks a case whose final is exemplary (knowledge/voice_review.mark). A model
 (LEGAL_AI_VOICE_WRITER, through the learning engine's adapters and recorder) reads that final
 block by block, with the alignment of our draft against it when the pair was analyzed, and writes
 a worked document: for each block, claims on how she builds it, each claim with a span copied
@@ -29,18 +31,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-import psycopg
 from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
-from ..errors import AppError, Conflict, InvalidInput, NotFound, refused_by_gate
+from ..errors import AppError, NotFound
 from ..learning import purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
 from ..learning.engine import left_to_the_worker, single_model
 from ..learning.finals import segment
-from ..learning.gate import Gated
-from ..paging import Page
 from ..store import jsonable
 from ..store import voice as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
@@ -52,8 +51,6 @@ if TYPE_CHECKING:
 VARIABLE = "LEGAL_AI_VOICE_WRITER"
 ACTOR = "voice-writer"
 STAGE = "voice_document"
-STATUSES = ("queued", "pending_review", "approved", "rejected")
-DECISIONS = {"approve": "approved", "reject": "rejected"}
 BODY = BLOCKS[1:-1]  # what the document explains: opening .. conclusion
 MAX_BLOCK_CHARS = 3000
 MAX_DIFF_BLOCKS = 3
@@ -230,42 +227,7 @@ def refusal(counts: dict) -> str | None:
     return None
 
 
-# -- the services -------------------------------------------------------------------------------
-
-
-def _shape(row: dict, *, full: bool = False) -> dict:
-    out = jsonable(
-        {
-            k: row[k]
-            for k in (
-                "id",
-                "case_number",
-                "appeal_type",
-                "outcome",
-                "status",
-                "marked_by",
-                "marked_at",
-                "note",
-                "claims",
-                "dropped_claims",
-                "substance_claims",
-                "model",
-                "written_at",
-                "refusals",
-                "last_refusal",
-                "reviewed_by",
-                "reviewed_at",
-                "review_reason",
-                "final_changed",
-            )
-        }
-    )
-    if full:
-        out["doc_id"] = row["doc_id"]
-        out["final_hash"] = row["final_hash"]
-        out["blocks"] = (row["document"] or {}).get("blocks", [])
-        out["dropped_from_queue"] = bool((row["document"] or {}).get("dropped_from_queue"))
-    return out
+# -- writing ------------------------------------------------------------------------------------
 
 
 def _segmented(conn, case: str) -> tuple[dict, dict[str, str]]:
@@ -275,95 +237,6 @@ def _segmented(conn, case: str) -> tuple[dict, dict[str, str]]:
             f"no final of {case} in the style corpus; upload it first (`legal-ai final upload`)"
         )
     return final, segment(conn, final["content"]).blocks
-
-
-def mark(app: Context, case: str, note: str | None = None) -> dict:
-    """The chair marks `case` as exemplary: it joins the queue of voice documents."""
-    case = vocab.case_number(case)
-    require_chair(app.principal, f"marking {case} as exemplary")
-    note = vocab.free_text(note, "note", max_chars=2000) if note else None
-    try:
-        with refused_by_gate(), app.store.transaction() as conn:
-            _segmented(conn, case)  # a final we can read block by block
-            existing = store.open_document(conn, case)
-            if existing is not None:
-                raise InvalidInput(
-                    f"{case} is already marked: voice document #{existing['id']} is "
-                    f"{existing['status']}"
-                    + (
-                        "; reject it first to mark the case again"
-                        if existing["status"] == "approved"
-                        else ""
-                    )
-                )
-            document_id = store.mark(conn, case, app.principal.actor, note)
-    except psycopg.errors.UniqueViolation:
-        raise InvalidInput(f"{case} is already marked") from None
-    return show(app, document_id)
-
-
-VOICE = Gated(
-    noun="voice document",
-    key="voice_documents",
-    statuses=STATUSES,
-    decisions=DECISIONS,
-    rows=store.list_documents,
-    get=store.get,
-    shape=_shape,
-    detail=lambda conn, row: _shape(row, full=True),
-)
-
-
-def list_documents(app: Context, status: str | None = None, page: Page | None = None) -> dict:
-    """By id; one `page` with its `page` object (paging.py), or all when `page` is None."""
-    return VOICE.list(app, status, page)
-
-
-def show(app: Context, document_id: int) -> dict:
-    return VOICE.show(app, document_id)
-
-
-def review(
-    app: Context,
-    document_id: int,
-    decision: str,
-    reason: str | None = None,
-    expected_status: str | None = None,
-) -> dict:
-    """The chair approves (it reaches the writer) or rejects a voice document; she may also
-    reject an approved one (withdrawn from the writer) or a queued case (dropped).
-    `expected_status`: the status she saw; when it is no longer that, read under the row lock,
-    nothing changes (Stale)."""
-
-    def decide(conn, row: dict, status: str, reason: str | None) -> dict | None:
-        if row["status"] == status:
-            return _shape(row, full=True)
-        if status == "approved" and row["status"] != "pending_review":
-            queued = row["status"] == "queued"
-            raise Conflict(
-                f"voice document {document_id} is {row['status']}: only a written document "
-                "pending review is approved"
-                + ("; run `legal-ai voice run` (needs LEGAL_AI_VOICE_WRITER)" if queued else "")
-            )
-        if status == "approved" and row["final_changed"]:
-            raise Conflict(
-                f"the final of {row['case_number']} changed after voice document "
-                f"{document_id} was written; reject it and mark the case again"
-            )
-        if row["status"] == "queued":  # dropped from the queue, nothing written
-            final = store.final_for(conn, row["case_number"])
-            store.drop(
-                conn,
-                document_id,
-                app.principal.actor,
-                reason,
-                final["content_hash"] if final else "no final",
-            )
-        else:
-            store.decide(conn, document_id, status, app.principal.actor, reason)
-        return None
-
-    return VOICE.review(app, document_id, decision, reason, expected_status, decide)
 
 
 def _write_one(app: Context, row: dict, report: dict) -> None:

@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound
 from ...knowledge import voice as voice_service
+from ...knowledge import voice_review
 from ...store import voice as voice_store
 from ...text.blocks import BLOCK_LABELS
 from .. import errors as web_errors
@@ -100,7 +101,7 @@ def quoted(content: str | None, start: int | None, end: int | None, span: str) -
 
 def _document(view: Any, conn: Any, row: dict) -> dict:
     """A document with its blocks' Hebrew names and each claim's span quoted in her final."""
-    doc = voice_service.show(view, row["id"])
+    doc = voice_review.show(view, row["id"])
     final = voice_store.final_for(conn, doc["case_number"])
     content = final["content"] if final and final["doc_id"] == doc["doc_id"] else None
     blocks = []
@@ -120,8 +121,8 @@ def _document(view: Any, conn: Any, row: dict) -> dict:
 
 
 def _load(view: Any) -> dict:
-    rows = voice_service.list_documents(view)["voice_documents"]
-    by_status: dict[str, list[dict]] = {s: [] for s in voice_service.STATUSES}
+    rows = voice_review.list_documents(view)["voice_documents"]
+    by_status: dict[str, list[dict]] = {s: [] for s in voice_review.STATUSES}
     for row in reversed(rows):  # newest first
         by_status[row["status"]].append(row)
     with view.store.connection() as conn:
@@ -194,7 +195,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             if not case:
                 raise InvalidInput("לא נבחר תיק; בחרי תיק שיש לו החלטה סופית")
             note = core.form_text(form, "note", MAX_NOTE, "ההערה")
-            marked = await run_in_threadpool(voice_service.mark, desk.view, case, note)
+            marked = await run_in_threadpool(voice_review.mark, desk.view, case, note)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
         url = (
@@ -210,14 +211,14 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         form = await core.form_of(request, desk)
         try:
             decision = str(form.get("decision") or "")
-            if decision not in voice_service.DECISIONS:
+            if decision not in voice_review.DECISIONS:
                 raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
             item_id = core.item_id(form.get("id"), "מסמך הקול")
             reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
             expected = str(form.get("expected_status") or "") or None
 
             await run_in_threadpool(
-                voice_service.review, desk.view, item_id, decision, reason, expected
+                voice_review.review, desk.view, item_id, decision, reason, expected
             )
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)

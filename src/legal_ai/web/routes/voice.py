@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import Field
 
-from ...knowledge import voice
+from ...knowledge import voice, voice_review
 from ..deps import Acting, Paged, chair
 from .bodies import Body, ReviewBody
 
@@ -22,12 +22,12 @@ class MarkBody(Body):
 def mark_exemplary(
     case: str, body: MarkBody, view: Annotated[Any, Depends(chair("marking a case as exemplary"))]
 ) -> dict:
-    return voice.mark(view, case, body.note)
+    return voice_review.mark(view, case, body.note)
 
 
 @router.get("/api/voice-documents")
 def list_voice_documents(view: Acting, paged: Paged, status: str | None = None) -> dict:
-    return voice.list_documents(view, status, paged)
+    return voice_review.list_documents(view, status, paged)
 
 
 @router.post("/api/voice-documents/run", status_code=202)
@@ -37,7 +37,7 @@ def run_voice_documents(view: Acting) -> dict:
 
 @router.get("/api/voice-documents/{document_id}")
 def show_voice_document(document_id: int, view: Acting) -> dict:
-    return voice.show(view, document_id)
+    return voice_review.show(view, document_id)
 
 
 @router.post("/api/voice-documents/{document_id}/review")
@@ -46,4 +46,4 @@ def review_voice_document(
     body: ReviewBody,
     view: Annotated[Any, Depends(chair("reviewing a voice document"))],
 ) -> dict:
-    return voice.review(view, document_id, body.decision, body.reason, body.expected_status)
+    return voice_review.review(view, document_id, body.decision, body.reason, body.expected_status)
