@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from helpers import run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
-from legal_ai.learning import canonical, principle_jobs, principles
+from legal_ai.learning import canonical, principle_jobs, principle_review, principles
 from legal_ai.web.app import create_app
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, R1, R2, cand, ingest
@@ -80,7 +80,7 @@ def test_the_worker_extracts_a_missing_precedent_arriving(app, tmp_path, panel, 
     env = {**cli_env, "LEGAL_AI_PRINCIPLE_PANEL": value, "LEGAL_AI_MODEL_RETRIES": "0"}
     out = run(env, "worker", "--once")
     assert "principles job" in out.stdout and "approved 1" in out.stdout
-    assert [p["rule_text"] for p in principles.list_principles(app, "approved")["principles"]] == [
+    assert [p["rule_text"] for p in principle_review.list_principles(app, "approved")["principles"]] == [
         R2[0]
     ]
 
@@ -95,7 +95,7 @@ def test_a_model_failing_mid_extraction_writes_nothing_and_is_retried(app, tmp_p
     assert report["extracted"] == 0 and len(report["jobs"]) == 2
     assert {j["status"] for j in report["jobs"]} == {"queued"}  # retried later, with backoff
     assert all("500" in j["error"] or "error" in j["error"].lower() for j in report["jobs"])
-    assert principles.list_principles(app)["principles"] == []
+    assert principle_review.list_principles(app)["principles"] == []
     # The direct path reports the failure per item and goes on with the next.
     direct = principles.extract(app, corpus="external")
     assert [f["doc_id"] for f in direct["failed"]] == ["ruling-1", "ruling-2"]
@@ -113,7 +113,7 @@ def test_cull_reports_first_and_is_the_chairs(app, tmp_path, panel, monkeypatch)
         "c": [cand(R1[0], Q1, 0.9)],
     }
     principles.extract(app, doc_id="ruling-1")
-    by_rule = {p["rule_text"]: p for p in principles.list_principles(app)["principles"]}
+    by_rule = {p["rule_text"]: p for p in principle_review.list_principles(app)["principles"]}
     assert by_rule[R2[0]]["votes"] == 2 and by_rule[R2[0]]["review_status"] == "approved"
     assert principles.cull(app) == {"checked": 2, "remove": [], "reopen": [], "applied": False}
 
@@ -142,7 +142,7 @@ def test_cull_reports_first_and_is_the_chairs(app, tmp_path, panel, monkeypatch)
     applied = principles.cull(app.acting_as(CHAIR), apply=True)
     assert applied["applied"] is True
     after = {
-        p["rule_text"]: p["review_status"] for p in principles.list_principles(app)["principles"]
+        p["rule_text"]: p["review_status"] for p in principle_review.list_principles(app)["principles"]
     }
     assert after == {R1[0]: "vetoed", R2[0]: "pending_review"}
     assert search_principles(app) == []  # withdrawn from search at once
@@ -215,7 +215,7 @@ def test_the_chairs_canonical_gate_edit_revert_and_search(app, tmp_path, panel):
 def test_sql_as_the_agents_role_cannot_act_as_the_chair(app, tmp_path, panel, agent_db_url):
     script, _ = panel
     k = _canonical(app, tmp_path, script)
-    [p] = principles.list_principles(app)["principles"]
+    [p] = principle_review.list_principles(app)["principles"]
     with psycopg.connect(agent_db_url, autocommit=True) as conn:
         for statement, args in (
             (
@@ -239,7 +239,7 @@ def test_sql_as_the_agents_role_cannot_act_as_the_chair(app, tmp_path, panel, ag
             with pytest.raises(psycopg.Error):
                 conn.execute(statement, args)
     assert canonical.show(app, k["id"])["statement"] == R1[0]
-    assert principles.list_principles(app)["principles"][0]["review_status"] == "approved"
+    assert principle_review.list_principles(app)["principles"][0]["review_status"] == "approved"
 
 
 def test_corroboration_counts_decisions_citing_the_ruling(app, tmp_path, panel):
@@ -252,7 +252,7 @@ def test_corroboration_counts_decisions_citing_the_ruling(app, tmp_path, panel):
             " VALUES ('עעמ 1234/05', 'ruling', %s, 3)",
             (ruling,),
         )
-    [p] = principles.list_principles(app)["principles"]
+    [p] = principle_review.list_principles(app)["principles"]
     assert p["corroboration"] == 3
     [hit] = search_principles(app)
     assert hit["corroboration"] == 3
@@ -262,7 +262,7 @@ def test_corroboration_counts_decisions_citing_the_ruling(app, tmp_path, panel):
 def test_http_routes_chair_only_where_she_decides(app, settings, tmp_path, panel, monkeypatch):
     script, _ = panel
     k = _canonical(app, tmp_path, script)
-    [p] = principles.list_principles(app)["principles"]
+    [p] = principle_review.list_principles(app)["principles"]
     configured = settings.model_copy(
         update={"chair_token": "chair-secret", "agent_token": "agent-secret"}
     )

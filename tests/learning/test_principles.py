@@ -13,7 +13,7 @@ import pytest
 from helpers import run
 from legal_ai.auth import system_principal
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import principles
+from legal_ai.learning import principle_review, principles
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, Q3, Q4, R1, R2, R3, R4, cand, ingest
 from system_panel import system_call
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.db
 
 
 def listed(app):
-    return {p["rule_text"]: p for p in principles.list_principles(app)["principles"]}
+    return {p["rule_text"]: p for p in principle_review.list_principles(app)["principles"]}
 
 
 def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel):
@@ -111,7 +111,7 @@ def test_cap_and_linking_and_isolation(app, tmp_path, panel):
     inner = principles.extract(app, corpus="internal")
     assert (inner["linked"], inner["approved"]) == (0, 1)
     inner_row = next(
-        p for p in principles.list_principles(app)["principles"] if p["doc_id"] == "decision-1"
+        p for p in principle_review.list_principles(app)["principles"] if p["doc_id"] == "decision-1"
     )
     assert inner_row["term"] == "כלל פרשני" and inner_row["occurrences"] == 1
     with app.store.connection() as conn:

@@ -14,7 +14,7 @@ import pytest
 from helpers import run
 from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import principles, synthesis
+from legal_ai.learning import principle_review, principles, synthesis
 from legal_ai.learning.synthesis import Sentence, ungrounded
 from legal_ai.ops import worker
 from llm_servers import Reply, schema_name, scripted_openai
@@ -87,7 +87,7 @@ def extracted(app, tmp_path, script, rules, *, confirm=True):
     assert principles.extract(app, doc_id="ruling-1")["approved"] == len(rules)
     if confirm:
         chair = app.acting_as(CHAIR)
-        for row in principles.list_principles(app, "approved")["principles"]:
+        for row in principle_review.list_principles(app, "approved")["principles"]:
             chair.review_principle(row["id"], "confirm")
 
 
@@ -113,7 +113,7 @@ def test_accepted_moves_to_review_with_statement_embedding_and_csv(app, tmp_path
     assert mine[-1]["source_kind"] == "external_upload"
     # Nothing left pending: a second run attempts nothing; the principle itself is untouched.
     assert synthesis.synthesize(app)["attempted"] == 0
-    assert [p["review_status"] for p in principles.list_principles(app)["principles"]] == [
+    assert [p["review_status"] for p in principle_review.list_principles(app)["principles"]] == [
         "approved"
     ]
 
@@ -235,7 +235,7 @@ def test_the_worker_extracts_then_synthesizes_once_the_chair_confirms(app, tmp_p
     assert "principles job" in text and "approved 1" in text
     # Approved by the panel, searchable, but not in what the writer reads until she confirms.
     assert "canonical synthesis: attempted 1" not in text
-    [approved] = principles.list_principles(app, "approved")["principles"]
+    [approved] = principle_review.list_principles(app, "approved")["principles"]
     assert approved["approved_by"] == "panel 3/3" and approved["confirmed"] is False
     app.acting_as(CHAIR).review_principle(approved["id"], "confirm")
     lines.clear()

@@ -17,9 +17,11 @@ from urllib.parse import quote
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
 
 from ... import accounts
 from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
+from .. import errors as web_errors
 
 HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
@@ -161,6 +163,43 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
         nav=NAV, path=request.url.path, csrf=desk.csrf if desk else None, **context
     )
     return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def queue_page(template: str, load: Any, in_hebrew: Any, **fixed: Any) -> tuple[Any, Any]:
+    """A queue the chair decides (voice documents, enrichment proposals, principles): its page,
+    rendered from `load(view)` (in a thread) and the `fixed` values, and the answer to a
+    refused decision — the same page, the status the error maps to, "nothing was done" and why
+    in Hebrew (`in_hebrew(exc)`)."""
+
+    async def page(
+        request: Request,
+        desk: Desk,
+        *,
+        status: int = 200,
+        message: str | None = None,
+        notice: str | None = None,
+    ) -> Response:
+        data = await run_in_threadpool(load, desk.view)
+        return render(
+            request,
+            template,
+            status=status,
+            desk=desk,
+            message=message,
+            notice=notice,
+            **fixed,
+            **data,
+        )
+
+    async def refused(request: Request, desk: Desk, exc: AppError) -> Response:
+        return await page(
+            request,
+            desk,
+            status=web_errors.status_of(exc),
+            message=f"לא בוצע דבר: {in_hebrew(exc)}. הדף מציג את המצב הנוכחי.",
+        )
+
+    return page, refused
 
 
 def error_page(request: Request, status: int, message: str, desk: Desk | None = None) -> Response:

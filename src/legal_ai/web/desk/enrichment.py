@@ -27,7 +27,6 @@ from ...errors import AppError, InvalidInput, NotFound
 from ...learning import enrichment as service
 from ...learning import enrichment_review
 from ...store import enrichment as enrichment_store
-from .. import errors as web_errors
 from . import core
 from .voice import quoted
 
@@ -134,35 +133,9 @@ def _load(view: Any) -> dict:
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(
-        request: Request,
-        desk: core.Desk,
-        *,
-        status: int = 200,
-        message: str | None = None,
-        notice: str | None = None,
-    ) -> Response:
-        data = await run_in_threadpool(_load, desk.view)
-        return core.render(
-            request,
-            "enrichment.html",
-            status=status,
-            desk=desk,
-            message=message,
-            notice=notice,
-            statuses=STATUS_LABELS,
-            max_reason=MAX_REASON,
-            **data,
-        )
-
-    async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = web_errors.status_of(exc)
-        return await page(
-            request,
-            desk,
-            status=status,
-            message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.",
-        )
+    page, refused = core.queue_page(
+        "enrichment.html", _load, hebrew, statuses=STATUS_LABELS, max_reason=MAX_REASON
+    )
 
     @api.get(PATH, include_in_schema=False)
     async def enrichment_page(

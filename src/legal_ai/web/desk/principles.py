@@ -30,8 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import canonical as canon
-from ...learning import principles as principle_service
-from .. import errors as web_errors
+from ...learning import principle_review as principle_service
 from . import core
 
 PATH = "/training/principles"
@@ -95,48 +94,34 @@ def _load(view: Any) -> dict:
     }
 
 
+def _shown(view: Any) -> dict:
+    """What the page shows of `_load`: each list cut to MAX_SHOWN, with its full count."""
+    data = _load(view)
+    return {
+        "pending": data["pending"][:MAX_SHOWN],
+        "pending_total": len(data["pending"]),
+        "approved": data["approved"][:MAX_SHOWN],
+        "approved_total": len(data["approved"]),
+        "to_confirm": data["to_confirm"][:MAX_SHOWN],
+        "confirm_total": len(data["to_confirm"]),
+        "canonicals": data["canonicals"],
+        "canonical_total": data["canonical_total"],
+        "waiting": data["waiting"],
+        "waiting_total": data["waiting_total"],
+    }
+
+
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(
-        request: Request,
-        desk: core.Desk,
-        *,
-        status: int = 200,
-        message: str | None = None,
-        notice: str | None = None,
-    ) -> Response:
-        data = await run_in_threadpool(_load, desk.view)
-        return core.render(
-            request,
-            "principles.html",
-            status=status,
-            desk=desk,
-            message=message,
-            notice=notice,
-            pending=data["pending"][:MAX_SHOWN],
-            pending_total=len(data["pending"]),
-            approved=data["approved"][:MAX_SHOWN],
-            approved_total=len(data["approved"]),
-            to_confirm=data["to_confirm"][:MAX_SHOWN],
-            confirm_total=len(data["to_confirm"]),
-            canonicals=data["canonicals"],
-            canonical_total=data["canonical_total"],
-            waiting=data["waiting"],
-            waiting_total=data["waiting_total"],
-            statuses=STATUS_LABELS,
-            panel_size=PANEL_SIZE,
-            max_statement=MAX_STATEMENT,
-        )
-
-    async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = web_errors.status_of(exc)
-        return await page(
-            request,
-            desk,
-            status=status,
-            message=f"לא בוצע דבר: {_hebrew(exc)}. הדף מציג את המצב הנוכחי.",
-        )
+    page, refused = core.queue_page(
+        "principles.html",
+        _shown,
+        _hebrew,
+        statuses=STATUS_LABELS,
+        panel_size=PANEL_SIZE,
+        max_statement=MAX_STATEMENT,
+    )
 
     @api.get(PATH, include_in_schema=False)
     async def principles_page(

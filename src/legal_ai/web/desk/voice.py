@@ -30,7 +30,6 @@ from ...knowledge import voice as voice_service
 from ...knowledge import voice_review
 from ...store import voice as voice_store
 from ...text.blocks import BLOCK_LABELS
-from .. import errors as web_errors
 from . import core
 
 PATH = "/training/voice"
@@ -143,35 +142,9 @@ def _load(view: Any) -> dict:
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
-    async def page(
-        request: Request,
-        desk: core.Desk,
-        *,
-        status: int = 200,
-        message: str | None = None,
-        notice: str | None = None,
-    ) -> Response:
-        data = await run_in_threadpool(_load, desk.view)
-        return core.render(
-            request,
-            "voice.html",
-            status=status,
-            desk=desk,
-            message=message,
-            notice=notice,
-            statuses=STATUS_LABELS,
-            max_note=MAX_NOTE,
-            **data,
-        )
-
-    async def refused(request: Request, desk: core.Desk, exc: AppError) -> Response:
-        status = web_errors.status_of(exc)
-        return await page(
-            request,
-            desk,
-            status=status,
-            message=f"לא בוצע דבר: {hebrew(exc)}. הדף מציג את המצב הנוכחי.",
-        )
+    page, refused = core.queue_page(
+        "voice.html", _load, hebrew, statuses=STATUS_LABELS, max_note=MAX_NOTE
+    )
 
     @api.get(PATH, include_in_schema=False)
     async def voice_page(
