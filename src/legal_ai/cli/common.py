@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -27,3 +28,22 @@ def _app():
 
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def print_rows(
+    result: dict, key: str, line: Callable[[dict], str], *, as_json: bool, none: str
+) -> None:
+    """A list's answer: one JSON object, or a line per row of `result[key]` (`none` when it has
+    no row)."""
+    if as_json:
+        _print_json(result)
+        return
+    for row in result[key]:
+        typer.echo(line(row))
+    if not result[key]:
+        typer.echo(none)
+
+
+def print_one(data: Any, line: Callable[[Any], str], *, as_json: bool) -> None:
+    """One item's answer: one JSON object, or its line."""
+    _print_json(data) if as_json else typer.echo(line(data))

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..learning import enrichment, enrichment_review
-from .common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json, print_one, print_rows
 
 enrich_app = typer.Typer(
     help="Headnote, summary and tags of internal decisions, proposed by a "
@@ -38,13 +38,7 @@ def list_(
     """The proposals, oldest first."""
     with _app() as legal:
         result = enrichment_review.list_enrichments(legal, status)
-    if as_json:
-        _print_json(result)
-        return
-    for e in result["enrichments"]:
-        typer.echo(_line(e))
-    if not result["enrichments"]:
-        typer.echo("no enrichments")
+    print_rows(result, "enrichments", _line, as_json=as_json, none="no enrichments")
 
 
 @enrich_app.command("show")
@@ -74,7 +68,7 @@ def review(
     (LEGAL_AI_CHAIR_TOKEN)."""
     with _app() as legal:
         e = enrichment_review.review(legal, enrichment_id, decision, reason)
-    _print_json(e) if as_json else typer.echo(_line(e))
+    print_one(e, _line, as_json=as_json)
 
 
 @enrich_app.command("run")

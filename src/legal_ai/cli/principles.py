@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..learning import canonical, principle_jobs, principle_review, principles, synthesis
-from .common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json, print_one
 
 principles_app = typer.Typer(
     help="Legal principles of the case law and the chair's gate.", no_args_is_help=True
@@ -37,7 +37,7 @@ def extract(
     now (the retroactive path; new items are queued on arrival: `principles run`)."""
     with _app() as legal:
         report = principles.extract(legal, corpus=corpus, doc_id=doc_id, all=all_items)
-    _print_json(report) if as_json else typer.echo(_counts(report))
+    print_one(report, _counts, as_json=as_json)
     for failure in [] if as_json else report["failed"]:
         typer.echo(f"  failed: {failure['doc_id']}: {failure['error']}")
 
@@ -136,7 +136,7 @@ def synthesize(as_json: JsonFlag = False) -> None:
     grounded in the quotes or abstained, drift-gated; never approves (-> pending_review)."""
     with _app() as legal:
         report = synthesis.synthesize(legal)
-    _print_json(report) if as_json else typer.echo(_counts(report))
+    print_one(report, _counts, as_json=as_json)
 
 
 @canonical_app.command("list")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..knowledge import voice, voice_review
-from .common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json, print_one, print_rows
 
 voice_app = typer.Typer(
     help="Deep-read voice documents of exemplary finals (channel C).", no_args_is_help=True
@@ -40,7 +40,7 @@ def mark(
     """The chair marks a case as exemplary (LEGAL_AI_CHAIR_TOKEN): it joins the queue."""
     with _app() as legal:
         d = voice_review.mark(legal, case, note)
-    _print_json(d) if as_json else typer.echo(_line(d))
+    print_one(d, _line, as_json=as_json)
 
 
 @voice_app.command("list")
@@ -53,13 +53,7 @@ def list_(
     """The voice documents and the cases waiting for one."""
     with _app() as legal:
         result = voice_review.list_documents(legal, status)
-    if as_json:
-        _print_json(result)
-        return
-    for d in result["voice_documents"]:
-        typer.echo(_line(d))
-    if not result["voice_documents"]:
-        typer.echo("no voice documents")
+    print_rows(result, "voice_documents", _line, as_json=as_json, none="no voice documents")
 
 
 @voice_app.command("show")
@@ -89,7 +83,7 @@ def review(
     (LEGAL_AI_CHAIR_TOKEN)."""
     with _app() as legal:
         d = voice_review.review(legal, document_id, decision, reason)
-    _print_json(d) if as_json else typer.echo(_line(d))
+    print_one(d, _line, as_json=as_json)
 
 
 @voice_app.command("run")
