@@ -19,7 +19,7 @@ from .auth import agent, agent_tokens
 from .config import Settings
 from .errors import AppError
 from .knowledge import brief, contrastive, curator, exemplars, templates
-from .learning import canonical, copy_policy, feedback, lessons, principles
+from .learning import canonical, copy_policy, feedback, lessons, principle_review
 from .paging import Page
 
 Query = Annotated[
@@ -430,7 +430,7 @@ def _knowledge_tools(server: Any, run: Any) -> None:
         limit: PageLimit = 100,
         offset: PageOffset = 0,
     ) -> dict:
-        return run(principles.list_principles, status=status, page=Page(limit, offset))
+        return run(principle_review.list_principles, status=status, page=Page(limit, offset))
 
     @server.tool(
         description="Canonical principles (one per principle across rulings of one corpus): "
