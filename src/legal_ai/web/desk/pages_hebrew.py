@@ -1,0 +1,111 @@
+"""What /health and /cases (web/desk/pages.py) say in Hebrew for what the services report in
+English: the upkeep's reasons on /health (`health_notes`) and why a draft or a final was refused
+(UPLOAD_REFUSALS, `upload_refusal`)."""
+
+from ...errors import AppError
+from . import core
+
+
+def health_notes(report: dict) -> dict:
+    """/health's Hebrew for what the upkeep reports in English: why a digest is unresolved (per
+    doc_id), why an OCR job waits, and where a decision awaiting enrichment stands (per
+    case_law_id). The service's own text is shown beside it, left to right."""
+    digests = {}
+    for d in report["unresolved_digests"]["items"]:
+        if not (d["points_to"] or "").strip():
+            digests[d["doc_id"]] = "אין ליומון הפניה (points_to) לפסק הדין שהוא מסכם"
+        elif d["key"] is None:
+            digests[d["doc_id"]] = "ההפניה של היומון אינה נושאת מספר תיק"
+        else:
+            digests[d["doc_id"]] = (
+                f"פסק הדין {d['key']} אינו בספרייה: העלי אותו (מאגר הפסיקה) והיומון יקושר אליו"
+            )
+    enrich = {}
+    for e in report["awaiting_enrichment"]["items"]:
+        state = e["state"] or ""
+        enrich[e["case_law_id"]] = (
+            "ממתינה להכרעתך"
+            if state.startswith("pending the chair's review")
+            else "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)"
+            if state.startswith("waiting")
+            else "נכשלה"
+            if state.startswith("failed")
+            else "בניסיון חוזר"
+            if state.startswith("retry")
+            else "נכתבת כעת"
+            if state == "running"
+            else "בתור לכתיבה"
+            if state.startswith("queued")
+            else "טרם נכנסה לתור (התחזוקה הלילית תכניס אותה)"
+        )
+    ocr = {
+        j["job_id"]: {
+            "waiting": "ממתינה למחשב: חסרה תוכנת OCR או שפה שלה",
+            "running": "נקראת כעת",
+            "queued": "בתור לקריאה",
+        }.get(j["status"], "")
+        for j in report["ocr"]["jobs"]
+    }
+    return {"digests": digests, "enrichment": enrich, "ocr": ocr}
+
+
+# Why a draft or a final was refused, as the chair reads it (the service's words kept after it,
+# for the record): the first pattern that matches the refusal's text.
+UPLOAD_REFUSALS = (
+    (
+        r"a scan \(a PDF without a text layer\)",
+        "הקובץ הוא סריקה (PDF ללא שכבת טקסט). העלי את ההחלטה כפי שנכתבה (DOCX, או PDF שנשמר "
+        "ממעבד התמלילים): טקסט שזוהה מסריקה נושא שגיאות זיהוי, וההשוואה לטיוטה תפרש אותן כעריכות "
+        "שלך",
+    ),
+    (
+        r"no decision blocks found",
+        "לא נמצאו בקובץ כותרות של החלטה ('פתח דבר', 'רקע עובדתי', 'דיון והכרעה', 'סוף דבר') "
+        "בשורות משלהן; ייתכן שזה אינו קובץ ההחלטה",
+    ),
+    (
+        r"malformed case number",
+        "מספר התיק אינו תקין: כתבי את המספר המלא עם סוגו, למשל 'ערר (מרכז) 1042/23'",
+    ),
+    (
+        r"has already arrived",
+        "ההחלטה הסופית בתיק זה כבר התקבלה; טיוטה שתתווסף עכשיו לא תושווה בהגינות, ולכן לא נקלטה",
+    ),
+    (r"cannot tell the practice area", "לא ניתן לקבוע את תחום ההחלטה: בחרי תחום בטופס"),
+    (r"no decision date found", "לא נמצא בקובץ תאריך ההחלטה: מלאי אותו בטופס"),
+    (
+        r"no chair is recorded",
+        'לא רשום יו"ר הוועדה: יש להגדיר אותו בהגדרות השרת '
+        "(LEGAL_AI_COMMITTEE_CHAIR); פני למי שמתחזק את השרת",
+    ),
+    (
+        r": the file is empty|: no text in the file",
+        "הקובץ ריק או שאין בו טקסט: ייצאי את ההחלטה שוב",
+    ),
+    (
+        r": not a readable (PDF|DOCX)|: the DOCX holds \d+ parts|looks like a zip bomb",
+        "הקובץ פגום או שאינו ניתן לקריאה: פתחי אותו ושמרי אותו מחדש (ב-Word, או הדפסה ל-PDF)",
+    ),
+    (r": not a (PDF|DOCX) \(", "תוכן הקובץ אינו תואם את סוגו: שמרי אותו מחדש בסוג הנכון"),
+    (
+        r": not UTF-8 and not Hebrew windows-1255 text",
+        "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8",
+    ),
+    (
+        r"^file type .* is not accepted|: declared content type",
+        "סוג הקובץ אינו נתמך: העלי DOCX, PDF או קובץ טקסט",
+    ),
+    (
+        r": reading the PDF's text took over",
+        "קריאת הקובץ ארכה יותר מדי ונעצרה: פצלי אותו או ייצאי אותו מחדש (הדפסה ל-PDF)",
+    ),
+    (
+        r"MB upload limit|: the PDF's text is over|: the DOCX unpacks to",
+        "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות",
+    ),
+)
+
+
+def upload_refusal(exc: AppError) -> str:
+    """A refused draft or final in Hebrew, the service's own text kept after it."""
+    return core.in_hebrew(exc, UPLOAD_REFUSALS)
