@@ -510,3 +510,26 @@ def test_reindex_mends_a_mixed_batch_in_one_statement(app, tmp_path):
     assert health["stale_embeddings"] == health["missing_embeddings"] == health["unsearchable"] == 0
     again = app.reindex()
     assert (again["reembedded"], again["reanalyzed"]) == (0, 0)
+
+
+def test_a_rulings_binding_level_is_derived_from_its_court_or_its_proceeding(app, tmp_path):
+    """07 INV-LRN7 at ingest: a ruling that does not say whether it binds gets it from its court,
+    or from its case number's proceeding type; one that says keeps what it says."""
+    cases = {
+        "supreme-by-number": ({"case_number": 'עע"מ 1234/05'}, True),
+        "district-by-court": ({"court": "בית המשפט המחוזי בחיפה", "case_number": "1/20"}, True),
+        "magistrate": ({"court": "בית משפט השלום בחיפה", "case_number": "2/20"}, False),
+        "committee-by-number": ({"case_number": "ערר (מרכז) 1042/23"}, False),
+        "unknown": ({"case_number": 'ת"א 5/20'}, False),  # no guess: the default
+        "said-so": ({"case_number": 'בג"ץ 55/20', "is_binding": "false"}, False),
+    }
+    for doc_id, (meta, _) in cases.items():
+        path = write(tmp_path / f"{doc_id}.txt", DECISION + f"\n{doc_id}\n")
+        report = app.ingest([path], "external", meta={"title": doc_id, **meta}, doc_id=doc_id)
+        assert report.ingested == 1, report.failed
+    with app.store.connection() as conn:
+        stored = {
+            r["doc_id"]: r["is_binding"]
+            for r in conn.execute("SELECT doc_id, is_binding FROM case_law").fetchall()
+        }
+    assert stored == {doc_id: binding for doc_id, (_, binding) in cases.items()}

@@ -19,3 +19,44 @@ def test_principle_term_from_its_source():
     assert court_of_case_number('עת"מ 12-03-21') == "בית המשפט המחוזי"
     assert court_of_case_number("ערר (מרכז) 1042/23") == "ועדת ערר"
     assert court_of_case_number('ת"א 5/20') is None and court_of_case_number("") is None
+
+
+def test_binding_is_derived_from_the_court_or_the_proceeding():
+    from legal_ai.retrieval.terms import binding_of
+
+    assert binding_of("בית המשפט העליון", None) is True
+    assert binding_of("בית המשפט המחוזי בירושלים בשבתו כבית משפט לעניינים מנהליים", None) is True
+    assert binding_of("בית משפט השלום בחיפה", None) is False
+    assert binding_of("ועדת ערר לתכנון ובנייה מחוז מרכז", None) is False
+    # No court: the case number's proceeding type names it.
+    assert binding_of(None, 'עע"מ 1234/05') is True
+    assert binding_of("", 'בג"ץ 55/20') is True
+    assert binding_of(None, 'עת"מ 12-03-21') is True
+    assert binding_of(None, "ערר (מרכז) 1042/23") is False
+    assert binding_of(None, 'ת"א 5/20') is None  # heard in more than one court: no guess
+    assert binding_of(None, None) is None
+
+
+def test_a_term_without_a_court_comes_from_the_case_number():
+    from legal_ai.retrieval.terms import canonical_term, principle_term
+
+    assert principle_term("external_upload", None, True, 'בג"ץ 55/20') == "הלכה"
+    assert principle_term("external_upload", None, True, 'עת"מ 12-03-21') == "הלכה"
+    assert principle_term("external_upload", None, False, "ערר (מרכז) 1042/23") == "כלל פרשני"
+    assert principle_term("external_upload", None, None, 'ת"א 5/20') == "עיקרון"
+    # A canonical statement: the strongest term of the rulings its live occurrences come from.
+    supreme = {
+        "source_kind": "external_upload",
+        "court": None,
+        "is_binding": True,
+        "case_number": 'עע"מ 1234/05',
+    }
+    committee = {
+        "source_kind": "internal_committee",
+        "court": None,
+        "is_binding": False,
+        "case_number": "ערר (מרכז) 1042/23",
+    }
+    assert canonical_term([committee, supreme]) == "הלכה"
+    assert canonical_term([committee]) == "כלל פרשני"
+    assert canonical_term([]) is None

@@ -16,6 +16,7 @@ from psycopg.types.json import Jsonb
 from ..corpora import Corpus
 from ..providers.embedders import text_hash
 from ..providers.multimodal import render_pages
+from ..retrieval.terms import binding_of
 from ..store import items as sql_items
 from ..text.chunking import chunk_text
 from ..text.extract import IMAGE_ONLY
@@ -51,6 +52,12 @@ class Stager:
         values: dict[str, Any] = dict(item.fields)
         if corpus.key == "internal":
             values.setdefault("chair_name", None)
+        if "is_binding" in corpus.columns and values.get("is_binding") is None:
+            # Not given: derived from its court, or its case number's proceeding type (neither
+            # telling: the column's default, not binding).
+            binding = binding_of(values.get("court"), values.get("case_number"))
+            if binding is not None:
+                values["is_binding"] = binding
         values.update(
             doc_id=item.doc_id,
             doc_type=item.doc_type,

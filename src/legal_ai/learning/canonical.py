@@ -21,7 +21,7 @@ import numpy as np
 from ..auth import require_chair
 from ..errors import Conflict, InvalidInput, NotFound, refused_by_gate
 from ..paging import Page
-from ..retrieval.terms import principle_term
+from ..retrieval.terms import canonical_term, principle_term
 from ..store import jsonable
 from ..store import synthesis as store
 from .gate import Gated
@@ -41,6 +41,8 @@ def _shape(row: dict) -> dict:
             "corpus": "external" if row["source_kind"] == "external_upload" else "internal",
             "statement": row["statement"],
             "source_wording": row["rule_text"],
+            # הלכה / כלל פרשני / עיקרון: the strongest of its live occurrences' rulings.
+            "term": canonical_term(row.get("sources") or []),
             "status": row["status"],
             "grounded": row["grounded"],
             "statement_by": row["statement_by"],
@@ -66,7 +68,9 @@ def _detail(conn, row: dict) -> dict:
             jsonable(
                 {
                     "principle_id": o["id"],
-                    "term": principle_term(o["source_kind"], o["court"], o["is_binding"]),
+                    "term": principle_term(
+                        o["source_kind"], o["court"], o["is_binding"], o["case_number"]
+                    ),
                     "rule_text": o["rule_text"],
                     "supporting_quote": o["supporting_quote"],
                     "page": o["page"],

@@ -44,7 +44,9 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
         "principles": [
             {
                 "id": r["id"],
-                "term": principle_term(r["source_kind"], r["court"], r["is_binding"]),
+                "term": principle_term(
+                    r["source_kind"], r["court"], r["is_binding"], r["case_number"]
+                ),
                 "rule_text": r["rule_text"],
                 "supporting_quote": r["supporting_quote"],
                 "page": r["page"],

@@ -48,17 +48,53 @@ def court_of_case_number(case_number: str | None) -> str | None:
     return PROCEEDING_COURTS.get(COURT_SPELLINGS.get(head, ""))
 
 
-def principle_term(source_kind: str | None, court: str | None, is_binding: bool | None) -> str:
+def _court(court: str | None, case_number: str | None) -> str:
+    """The court as given, or the one its case number's proceeding type is heard in."""
+    return " ".join((court or "").split()) or court_of_case_number(case_number) or ""
+
+
+def binding_of(court: str | None, case_number: str | None) -> bool | None:
+    """Whether a ruling binds as precedent (07 INV-LRN7), derived at ingest when the item does
+    not say: a ruling of the Supreme Court or of a district court does; an appeals committee's
+    decision, or another court's ruling, does not; None when neither its court nor its case
+    number's proceeding type tells (`עע"מ 1234/05` -> the Supreme Court -> binding)."""
+    court = _court(court, case_number)
+    if not court:
+        return None
+    if court.startswith(APPEALS_COMMITTEE):
+        return False
+    return any(word in court for word in HIGHER_COURT_WORDS)
+
+
+def principle_term(
+    source_kind: str | None,
+    court: str | None,
+    is_binding: bool | None,
+    case_number: str | None = None,
+) -> str:
     """The term for a principle drawn from a source: a binding ruling of a district court or
     the Supreme Court is הלכה; a decision of an appeals committee (the committee's own, or a
-    ruling whose court is a ועדת ערר) is כלל פרשני; anything else is עיקרון."""
-    court = " ".join((court or "").split())
+    ruling whose court is a ועדת ערר) is כלל פרשני; anything else is עיקרון. Without a court,
+    the case number's proceeding type names it (`בג"ץ` -> the Supreme Court)."""
+    court = _court(court, case_number)
     if source_kind == "internal_committee" or court.startswith(APPEALS_COMMITTEE):
         return INTERPRETIVE_RULE
     higher = any(word in court for word in HIGHER_COURT_WORDS)
     if is_binding and higher:
         return HALACHA
     return PRINCIPLE
+
+
+def canonical_term(sources: list[dict]) -> str | None:
+    """The term of a canonical statement: the strongest of the terms of the rulings its live
+    occurrences come from (הלכה, then כלל פרשני, then עיקרון); None without one."""
+    found = {
+        principle_term(
+            s.get("source_kind"), s.get("court"), s.get("is_binding"), s.get("case_number")
+        )
+        for s in sources
+    }
+    return next((term for term in (HALACHA, INTERPRETIVE_RULE, PRINCIPLE) if term in found), None)
 
 
 def approved_by(

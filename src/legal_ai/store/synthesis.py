@@ -92,7 +92,12 @@ _CANONICAL = (
     " (SELECT coalesce(sum(ruling_corroboration(r.case_law_id)), 0) FROM (SELECT DISTINCT"
     "  p.case_law_id FROM case_law_principles p WHERE p.canonical_id = k.id) r) AS corroboration,"
     " (SELECT max(version) FROM canonical_statement_versions v WHERE v.canonical_id = k.id)"
-    "  AS version"
+    "  AS version,"
+    # The rulings its live occurrences come from (their term: retrieval/terms.canonical_term).
+    " (SELECT coalesce(jsonb_agg(DISTINCT jsonb_build_object('source_kind', c.source_kind,"
+    "  'court', c.court, 'is_binding', c.is_binding, 'case_number', c.case_number)), '[]')"
+    "  FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
+    "  WHERE p.canonical_id = k.id AND p.review_status NOT IN ('rejected', 'vetoed')) AS sources"
     " FROM canonical_principles k"
 )
 
