@@ -15,7 +15,13 @@ from fastapi.testclient import TestClient
 from helpers import run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
-from legal_ai.learning import canonical, principle_jobs, principle_review, principles
+from legal_ai.learning import (
+    canonical,
+    principle_cull,
+    principle_jobs,
+    principle_review,
+    principles,
+)
 from legal_ai.web.app import create_app
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, R1, R2, cand, ingest
@@ -80,9 +86,9 @@ def test_the_worker_extracts_a_missing_precedent_arriving(app, tmp_path, panel, 
     env = {**cli_env, "LEGAL_AI_PRINCIPLE_PANEL": value, "LEGAL_AI_MODEL_RETRIES": "0"}
     out = run(env, "worker", "--once")
     assert "principles job" in out.stdout and "approved 1" in out.stdout
-    assert [p["rule_text"] for p in principle_review.list_principles(app, "approved")["principles"]] == [
-        R2[0]
-    ]
+    assert [
+        p["rule_text"] for p in principle_review.list_principles(app, "approved")["principles"]
+    ] == [R2[0]]
 
 
 def test_a_model_failing_mid_extraction_writes_nothing_and_is_retried(app, tmp_path, panel):
@@ -115,7 +121,7 @@ def test_cull_reports_first_and_is_the_chairs(app, tmp_path, panel, monkeypatch)
     principles.extract(app, doc_id="ruling-1")
     by_rule = {p["rule_text"]: p for p in principle_review.list_principles(app)["principles"]}
     assert by_rule[R2[0]]["votes"] == 2 and by_rule[R2[0]]["review_status"] == "approved"
-    assert principles.cull(app) == {"checked": 2, "remove": [], "reopen": [], "applied": False}
+    assert principle_cull.cull(app) == {"checked": 2, "remove": [], "reopen": [], "applied": False}
 
     # Stricter settings: the 2-vote principle goes back to the chair, and a cap of 0 new
     # principles per ruling would remove the other.
@@ -126,28 +132,29 @@ def test_cull_reports_first_and_is_the_chairs(app, tmp_path, panel, monkeypatch)
             update={"halacha_panel_approve_score": 0.95, "halacha_panel_max_new": 1}
         ),
     )
-    plan = principles.cull(app)
+    plan = principle_cull.cull(app)
     assert [p["rule_text"] for p in plan["reopen"]] == [R2[0]]
     assert plan["remove"] == [] and plan["applied"] is False
     assert by_rule[R2[0]]["review_status"] == "approved"  # nothing changed yet
     monkeypatch.setattr(
         app, "settings", app.settings.model_copy(update={"halacha_panel_max_new": 0})
     )
-    plan = principles.cull(app)
+    plan = principle_cull.cull(app)
     assert [p["rule_text"] for p in plan["remove"]] == [R1[0]]
     assert "HALACHA_PANEL_MAX_NEW" in plan["remove"][0]["reason"]
 
     with pytest.raises(Forbidden):
-        principles.cull(app.acting_as(agent("cleaner")), apply=True)
-    applied = principles.cull(app.acting_as(CHAIR), apply=True)
+        principle_cull.cull(app.acting_as(agent("cleaner")), apply=True)
+    applied = principle_cull.cull(app.acting_as(CHAIR), apply=True)
     assert applied["applied"] is True
     after = {
-        p["rule_text"]: p["review_status"] for p in principle_review.list_principles(app)["principles"]
+        p["rule_text"]: p["review_status"]
+        for p in principle_review.list_principles(app)["principles"]
     }
     assert after == {R1[0]: "vetoed", R2[0]: "pending_review"}
     assert search_principles(app) == []  # withdrawn from search at once
     # Applied twice: nothing more (the chair's decisions are never culled).
-    assert principles.cull(app.acting_as(CHAIR), apply=True)["remove"] == []
+    assert principle_cull.cull(app.acting_as(CHAIR), apply=True)["remove"] == []
 
 
 def _canonical(app, tmp_path, script):

@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from ..learning import canonical, principle_jobs, principle_review, principles, synthesis
+from ..learning import (
+    canonical,
+    principle_cull,
+    principle_jobs,
+    principle_review,
+    principles,
+    synthesis,
+)
 from .common import JsonFlag, _app, _print_json, print_one
 
 principles_app = typer.Typer(
@@ -114,7 +121,7 @@ def cull(
     """Re-apply the panel's rule (today's HALACHA_PANEL_APPROVE_SCORE, HALACHA_PANEL_MAX_NEW) to
     what the panel decided; report what would be removed or reopened, and do it with --apply."""
     with _app() as legal:
-        report = principles.cull(legal, apply=apply)
+        report = principle_cull.cull(legal, apply=apply)
     if as_json:
         _print_json(report)
         return

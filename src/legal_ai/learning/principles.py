@@ -18,8 +18,8 @@ drawn from the same item adds nothing (extraction twice adds nothing). A model t
 its item untouched (the answers are gathered before the item's one transaction) and is reported
 in `failed`; the other items go on. Items are extracted on arrival through the job queue
 (learning/principle_jobs.py); `extract` is the direct and retroactive path over the same code.
-`cull` re-applies the rule to what the panel decided (below). The canonical statement is
-synthesized by learning/synthesis.py and gated by learning/canonical.py.
+`cull` (learning/principle_cull.py) re-applies the rule to what the panel decided. The
+canonical statement is synthesized by learning/synthesis.py and gated by learning/canonical.py.
 
 MATCH_COSINE: measured with e5-local (multilingual-e5-small, "passage:" prefix) on Hebrew
 planning-law rules: four paraphrase pairs scored 0.956-0.980, five pairs of different rules on
@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..auth import require_chair, system_principal
+from ..auth import system_principal
 from ..corpora import get_corpus
-from ..errors import InvalidInput, NotFound, ProviderError, refused_by_gate
+from ..errors import InvalidInput, NotFound, ProviderError
 from ..providers.embedders import text_hash
 from ..store import engine as engine_store
 from ..store import items as sql_items
@@ -248,21 +248,11 @@ def _extract_item(
         panel_audit.principle_decision(app, cluster["id"])
 
 
-def _insert(
-    app: Context,
-    conn,
-    corpus,
-    item: dict,
-    cluster: dict,
-    canonical: int | None,
-    job_id: int | None,
-    calls: dict,
-) -> int:
-    """The principle, proposed; then each panel model's vote, tied to its extraction call; then
-    the panel's decision, which the database checks against those votes (and computes them)."""
-    span, status = cluster["span"], cluster["status"]
+def _unit(app: Context, item: dict, cluster: dict) -> sql_items.ChunkRow:
+    """The principle's row: its rule, analyzed and embedded, at its quote's place in the item."""
+    span = cluster["span"]
     rule = cluster["rule_text"]
-    unit = sql_items.ChunkRow(
+    return sql_items.ChunkRow(
         ordinal=0,
         page=_page(item["page_starts"], span["start"]),
         char_start=span["start"],
@@ -275,6 +265,42 @@ def _insert(
         embedding=cluster["stored_vector"].astype(np.float32),
         embedder=app.embedder.id,
     )
+
+
+def _panel_decision(conn, principle_id: int, cluster: dict) -> None:
+    """The panel's decision on its principle: a proposed one tallied (with its reason, when it
+    has one), an approved or rejected one reviewed by the panel."""
+    status = cluster["status"]
+    if status == "proposed":
+        sql_items.tally_principle(conn, principle_id)
+        if cluster["reason"]:
+            sql_items.set_principle_reason(conn, principle_id, cluster["reason"])
+    else:
+        sql_items.set_principle_review(
+            conn,
+            principle_id,
+            status,
+            "panel",
+            "3/3 panel"
+            if cluster["votes"] >= 3
+            else f"{cluster['votes']}/3 panel, score {cluster['score']}",
+        )
+
+
+def _insert(
+    app: Context,
+    conn,
+    corpus,
+    item: dict,
+    cluster: dict,
+    canonical: int | None,
+    job_id: int | None,
+    calls: dict,
+) -> int:
+    """The principle, proposed; then each panel model's vote, tied to its extraction call; then
+    the panel's decision, which the database checks against those votes (and computes them)."""
+    span = cluster["span"]
+    unit = _unit(app, item, cluster)
     principle_id = sql_items.insert_principle(
         conn,
         corpus,
@@ -300,20 +326,7 @@ def _insert(
             for model, call in calls.items()
         ],
     )
-    if status == "proposed":
-        sql_items.tally_principle(conn, principle_id)
-        if cluster["reason"]:
-            sql_items.set_principle_reason(conn, principle_id, cluster["reason"])
-    else:
-        sql_items.set_principle_review(
-            conn,
-            principle_id,
-            status,
-            "panel",
-            "3/3 panel"
-            if cluster["votes"] >= 3
-            else f"{cluster['votes']}/3 panel, score {cluster['score']}",
-        )
+    _panel_decision(conn, principle_id, cluster)
     cluster["id"] = principle_id
     return principle_id
 
@@ -364,91 +377,4 @@ def extract(
                 )
     if doc_id is not None and seen == 0:
         raise NotFound(f"no ruling or decision with doc_id {doc_id!r} in {' or '.join(keys)}")
-    return report
-
-
-def _cull_plan(app: Context) -> tuple[int, list[dict]]:
-    """What the rule, applied today, says of each principle the panel decided: [{id, doc_id,
-    rule_text, status, action: remove | reopen, reason}]."""
-    approve_score = app.settings.halacha_panel_approve_score
-    cap = app.settings.halacha_panel_max_new
-    with app.store.connection() as conn:
-        rows = [dict(r) for r in sql_items.panel_principles(conn)]
-    plan: dict[int, dict] = {}
-
-    def mark(row: dict, action: str, reason: str) -> None:
-        plan.setdefault(
-            row["id"],
-            {
-                "id": row["id"],
-                "doc_id": row["doc_id"],
-                "rule_text": row["rule_text"],
-                "status": "pending_review"
-                if row["review_status"] == "proposed"
-                else row["review_status"],
-                "action": action,
-                "reason": reason,
-            },
-        )
-
-    for row in rows:
-        expected = outcome(row["votes"], row["score"] or 0.0, approve_score)
-        if expected == "rejected":
-            mark(row, "remove", f"{row['votes']} vote(s): the rule rejects it")
-        elif expected == "proposed" and row["review_status"] == "approved":
-            mark(
-                row,
-                "reopen",
-                f"2 votes and score {row['score']} < {approve_score}: the chair's to review",
-            )
-    seen: set[tuple[int, int]] = set()
-    by_item: dict[int, list[dict]] = {}
-    for row in rows:
-        if row["canonical_id"] is not None:
-            pair = (row["case_law_id"], row["canonical_id"])
-            if pair in seen:
-                mark(row, "remove", "the same principle twice from one ruling")
-                continue
-            seen.add(pair)
-        if row["first"] and row["id"] not in plan:
-            by_item.setdefault(row["case_law_id"], []).append(row)
-    for group in by_item.values():
-        group.sort(key=lambda r: (-(r["score"] or 0.0), r["id"]))
-        for row in group[cap:]:
-            mark(row, "remove", f"beyond HALACHA_PANEL_MAX_NEW={cap} new principles of its ruling")
-    return len(rows), sorted(plan.values(), key=lambda p: p["id"])
-
-
-def cull(app: Context, *, apply: bool = False) -> dict:
-    """Re-apply the panel's rule (today's HALACHA_PANEL_APPROVE_SCORE and HALACHA_PANEL_MAX_NEW)
-    to the principles the panel decided or left pending — never to those the chair decided — and
-    report what it would remove (an approved one is withdrawn from search, a pending one
-    rejected) or send back to her review. Nothing changes unless `apply`, which is the chair's
-    decision (her token): {"checked", "remove", "reopen", "applied"}."""
-    checked, plan = _cull_plan(app)
-    report = {
-        "checked": checked,
-        "remove": [p for p in plan if p["action"] == "remove"],
-        "reopen": [p for p in plan if p["action"] == "reopen"],
-        "applied": False,
-    }
-    if not apply:
-        return report
-    require_chair(app.principal, "culling principles (it withdraws what the panel approved)")
-    status_for = {
-        ("remove", "approved"): "vetoed",
-        ("remove", "pending_review"): "rejected",
-        ("reopen", "approved"): "proposed",
-    }
-    with refused_by_gate():
-        with app.store.transaction() as conn:
-            for p in plan:
-                sql_items.set_principle_review(
-                    conn,
-                    p["id"],
-                    status_for[p["action"], p["status"]],
-                    app.principal.actor,
-                    f"cull: {p['reason']}",
-                )
-    report["applied"] = True
     return report

@@ -7,7 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import Field
 
-from ...learning import canonical, extraction_requests, principle_review, principles, synthesis
+from ...learning import (
+    canonical,
+    extraction_requests,
+    principle_cull,
+    principle_review,
+    synthesis,
+)
 from ...store import jsonable
 from ..deps import Acting, Paged, chair
 from .bodies import Body, ReviewBody
@@ -60,7 +66,7 @@ def extract_principles(body: ExtractBody, view: Acting) -> dict:
 
 @router.post("/api/principles/cull")
 def cull_principles(body: CullBody, view: Acting) -> dict:
-    return principles.cull(view, apply=body.apply)  # applying it is the chair's (403)
+    return principle_cull.cull(view, apply=body.apply)  # applying it is the chair's (403)
 
 
 @router.get("/api/canonical-principles")
