@@ -1,0 +1,210 @@
+"""The legs of one search (retrieval/search.py runs them), each over the search's connection and
+into its `found` (leg name -> unit ids, best first), timed: the lexical and reference legs of
+every source, the semantic legs (in one round trip when the HNSW scan's settings are set), the
+image leg, the early provenance of what the lexical legs found, and the legs in their fixed order
+for fusion."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+
+import numpy as np
+
+from ..config import Settings
+from ..corpora import Corpus
+from ..providers.embedders import Embedder
+from ..text.hebrew import get_analyzer
+from ..text.synonyms import expand_query
+from . import legs
+
+
+def _leg_name(kind: str, leg: str) -> str:
+    return leg if kind in ("chunk", "precedent") else f"{kind}_{leg}"
+
+
+def hnsw_configured(conn, settings: Settings, needed: bool) -> bool:
+    """Whether the HNSW scan's settings were set for the search's transaction (once, when a
+    semantic or image leg runs and the connection is not in autocommit: the pool's connections
+    never are), while the model is still at work."""
+    configured = needed and not conn.autocommit
+    if configured:
+        legs.configure_hnsw(
+            conn, max_scan_tuples=settings.hnsw_max_scan_tuples, ef_search=settings.hnsw_ef_search
+        )
+    return configured
+
+
+def image_leg(
+    conn,
+    corpus: Corpus,
+    image_source,
+    filters: legs.Filters,
+    image_vector: Future,
+    image_embedder: Embedder,
+    settings: Settings,
+    window: int,
+    configured: bool,
+) -> list[int]:
+    return legs.semantic(
+        conn,
+        corpus,
+        image_source,
+        filters,
+        image_vector.result(),
+        embedder=image_embedder.id,
+        dim=image_embedder.dim,
+        window=window,
+        max_scan_tuples=settings.hnsw_max_scan_tuples,
+        ef_search=settings.hnsw_ef_search,
+        configured=configured,
+    )
+
+
+def lexical_legs(
+    conn,
+    corpus: Corpus,
+    filters: legs.Filters,
+    text: str,
+    settings: Settings,
+    embedder: Embedder,
+    window: int,
+    found: dict[str, list[int]],
+    timings: dict[str, float],
+) -> None:
+    """The lexical and reference legs of every source of the corpus, into `found`."""
+    lexical_text = expand_query(text) if settings.lexical_synonyms else text
+    terms = get_analyzer(settings.analyzer).query_terms(lexical_text)
+    lookups = legs.references(text, settings.reference_lookups_per_query)
+    for source in corpus.sources:
+        with timer(timings, "lexical"):
+            found[_leg_name(source.kind, "lexical")] = legs.lexical(
+                conn,
+                corpus,
+                source,
+                filters,
+                terms,
+                embedder=embedder.id,
+                window=window,
+                budget=settings.lexical_candidate_budget,
+            )
+        with timer(timings, "reference"):
+            found[_leg_name(source.kind, "reference")] = legs.reference(
+                conn,
+                corpus,
+                source,
+                filters,
+                lookups,
+                embedder=embedder.id,
+                window=window,
+            )
+
+
+def hydrate_found(
+    conn,
+    corpus: Corpus,
+    found: dict[str, list[int]],
+    rows: dict[tuple[str, int], dict],
+    timings: dict[str, float],
+) -> None:
+    """The provenance of the units the lexical and reference legs found, into `rows`; read while
+    the model is still at work (most of it is needed; it is read in time the search would spend
+    waiting)."""
+    with timer(timings, "hydrate"):
+        for source in corpus.sources:
+            wanted = sorted(
+                {i for name, ids in found.items() for i in ids if _leg_kind(name, source.kind)}
+            )
+            for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
+                rows[(source.kind, unit_id)] = {**row, "kind": source.kind}
+
+
+def query_vector(
+    vector: np.ndarray | None,
+    embedding: Future | None,
+    embedder: Embedder,
+    text: str,
+    timings: dict[str, float],
+) -> np.ndarray:
+    """The query's vector: the one given, the thread's, or embedded here."""
+    if vector is not None:
+        qvec = vector
+    elif embedding is not None:
+        with timer(timings, "embedding_wait"):
+            qvec, seconds = embedding.result()
+        timings["embedding"] = seconds * 1000
+    else:
+        with timer(timings, "embedding"):
+            qvec = embedder.embed_query(text)
+    return qvec
+
+
+def semantic_legs(
+    conn,
+    corpus: Corpus,
+    filters: legs.Filters,
+    qvec: np.ndarray,
+    settings: Settings,
+    embedder: Embedder,
+    window: int,
+    configured: bool,
+    found: dict[str, list[int]],
+    timings: dict[str, float],
+) -> None:
+    """The semantic leg of every source of the corpus, into `found`."""
+    with timer(timings, "semantic"):
+        if configured:  # every source's statement in one round trip
+            for source, ids in legs.semantic_pipelined(
+                conn,
+                corpus,
+                filters,
+                qvec,
+                embedder=embedder.id,
+                dim=embedder.dim,
+                window=window,
+            ).items():
+                found[_leg_name(source, "semantic")] = ids
+        for source in () if configured else corpus.sources:
+            found[_leg_name(source.kind, "semantic")] = legs.semantic(
+                conn,
+                corpus,
+                source,
+                filters,
+                qvec,
+                embedder=embedder.id,
+                dim=embedder.dim,
+                window=window,
+                max_scan_tuples=settings.hnsw_max_scan_tuples,
+                ef_search=settings.hnsw_ef_search,
+            )
+
+
+def rankings(corpus: Corpus, found: dict[str, list[int]]) -> dict[str, list[tuple[str, int]]]:
+    """The legs in their fixed order (each source: semantic, lexical, reference; then image);
+    a reference leg that matched nothing is no leg."""
+    rankings: dict[str, list[tuple[str, int]]] = {}
+    for source in corpus.sources:
+        for leg in ("semantic", "lexical", "reference"):
+            ids = found.get(_leg_name(source.kind, leg))
+            if ids is not None and (ids or leg != "reference"):
+                rankings[_leg_name(source.kind, leg)] = [(source.kind, i) for i in ids]
+    if "image" in found:
+        rankings["image"] = [("page", i) for i in found["image"]]
+    return rankings
+
+
+@contextmanager
+def timer(timings: dict[str, float], name: str) -> Iterator[None]:
+    """Add the milliseconds spent in the block to timings[name]."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - started) * 1000
+
+
+def _leg_kind(leg: str, kind: str) -> bool:
+    """Whether the leg named `leg` ranks units of source kind `kind`."""
+    return leg in (_leg_name(kind, "lexical"), _leg_name(kind, "reference"))
