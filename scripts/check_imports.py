@@ -39,7 +39,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("learning", ("learning",)),
     ("knowledge", ("knowledge",)),
     ("composition", ("app",)),
-    ("interfaces", ("cli", "web", "mcp_server", "ops", "demo", "__main__", "__init__")),
+    (
+        "interfaces",
+        ("cli", "web", "mcp_server", "mcp_knowledge", "ops", "demo", "__main__", "__init__"),
+    ),
 ]
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 INTERFACES = RANK["interfaces"]
