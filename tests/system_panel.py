@@ -7,7 +7,7 @@ stage would record them."""
 from __future__ import annotations
 
 from legal_ai.auth import system_principal
-from legal_ai.learning import lessons
+from legal_ai.learning import lesson_panel, lessons
 from legal_ai.learning.engine import recorder
 from legal_ai.providers.models import CallRecord
 
@@ -49,4 +49,4 @@ def panel_decides(app, lesson_id: int, votes: dict[str, str]) -> dict:
         {"model": model, "vote": vote, "model_call_id": system_call(app, "panel", model)}
         for model, vote in votes.items()
     ]
-    return lessons.decide_by_panel(engine(app), lesson_id, verdicts)
+    return lesson_panel.decide_by_panel(engine(app), lesson_id, verdicts)

@@ -581,7 +581,7 @@ def test_free_text_of_the_loop_is_cleaned_and_bounded(app, tmp_path):
     """Feedback, lessons, reasons, votes, findings, principles and attached citations: NUL and
     invisible characters never reach PostgreSQL; non-text and overlong values are refused."""
     from legal_ai.auth import CHAIR
-    from legal_ai.learning import feedback, lessons
+    from legal_ai.learning import feedback, lesson_panel, lessons
 
     path = tmp_path / "protocol.txt"
     path.write_text("פרוטוקול הדיון: נקבע כי הקלה בקו בניין מחייבת הצדקה.", encoding="utf-8")
@@ -600,7 +600,7 @@ def test_free_text_of_the_loop_is_cleaned_and_bounded(app, tmp_path):
     with pytest.raises(InvalidInput, match="keep it to"):
         feedback.record(app, "style", "א" * 20_001)
     with pytest.raises(InvalidInput, match="model name"):
-        lessons.decide_by_panel(
+        lesson_panel.decide_by_panel(
             engine(app),
             lesson["id"],
             [

@@ -15,7 +15,7 @@ from helpers import write
 from legal_ai.auth import CHAIR, Principal, agent, authenticate, cli_principal, system_principal
 from legal_ai.config import Settings
 from legal_ai.errors import Forbidden, InvalidInput, Unauthorized
-from legal_ai.learning import lessons, methodology
+from legal_ai.learning import lesson_panel, lessons, methodology
 from legal_ai.store import learning as store
 from system_panel import distilled, panel_decides
 
@@ -76,7 +76,7 @@ def test_an_agent_cannot_change_what_the_chair_gates(app, tmp_path):
     )
     # An agent is never the panel: neither its own verdict nor the system's stage is open to it.
     with pytest.raises(Forbidden, match="system's own"):
-        lessons.decide_by_panel(
+        lesson_panel.decide_by_panel(
             drafter,
             style["id"],
             [

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from helpers import AGENT, CHAIR_TOKEN, PASSWORD, csrf_of, sign_in
 from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
-from legal_ai.learning import lessons
+from legal_ai.learning import lesson_panel, lessons
 from legal_ai.web.app import create_app
 from scenarios import ingest_ruling
 from system_panel import distilled, engine, system_call
@@ -282,7 +282,7 @@ def test_bulk_shows_the_count_before_acting(chair, desk_app):
 def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
     split = distilled(desk_app, None, "phrase", "אשר על כן")
     calls = {m: system_call(desk_app, "panel", m) for m in ("openai:a", "openai:b")}
-    lessons.decide_by_panel(
+    lesson_panel.decide_by_panel(
         engine(desk_app),
         split["id"],
         [

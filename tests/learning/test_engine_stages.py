@@ -22,6 +22,7 @@ from legal_ai.learning import (
     distill,
     finals,
     fingerprint,
+    lesson_panel,
     lessons,
     methodology,
     panel,
@@ -280,7 +281,7 @@ def test_distill_purity_panel_brief_and_veto_end_to_end(app, tmp_path, models):
     assert len(lesson_rows(app, case)) == 6 and again["routed_to_chair"] == 2
     assert panel.vote(engine, report["proposed"], pair_models)["skipped"] == 4
     with pytest.raises(InvalidInput, match="waits for the chair"):  # a split stays the chair's
-        lessons.decide_by_panel(
+        lesson_panel.decide_by_panel(
             engine,
             rows[FILLERS]["id"],
             [

@@ -24,7 +24,7 @@ from helpers import write
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.knowledge.brief import writing_brief
-from legal_ai.learning import engine, finals, jobs, lessons
+from legal_ai.learning import engine, finals, jobs, lesson_panel, lessons
 from legal_ai.ops.worker import STAGES
 from legal_ai.store import engine as store
 from llm_servers import Reply, schema_name, scripted_openai
@@ -136,7 +136,7 @@ def double_stages(fail: str | None = None) -> jobs.Stages:
                 }
                 for m in panel
             ]
-            row = lessons.decide_by_panel(app, lesson_id, votes)
+            row = lesson_panel.decide_by_panel(app, lesson_id, votes)
             key = {"approved": "auto_approved", "rejected": "rejected"}.get(
                 row["review_status"], "needs_chair"
             )

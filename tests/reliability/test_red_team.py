@@ -28,6 +28,7 @@ from legal_ai.knowledge import brief
 from legal_ai.learning import (
     feedback,
     finals,
+    lesson_panel,
     lessons,
     panel,
     panel_audit,
@@ -146,7 +147,7 @@ def the_panel_may_not_decide(app, lesson_id: int) -> None:
     with two real verdicts of calls the worker made, the decision is refused."""
     stage = engine(app)
     with stage.store.connection() as conn:
-        assert not lessons.panel_may_vote(learning_store.get_lesson(conn, lesson_id))
+        assert not lesson_panel.panel_may_vote(learning_store.get_lesson(conn, lesson_id))
     calls = [system_call(app, "panel", model) for model in ("openai:a", "openai:b")]
     with pytest.raises(psycopg.errors.CheckViolation, match="the system distilled"):
         with stage.store.transaction() as conn:

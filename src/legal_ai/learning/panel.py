@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidInput, ProviderError
 from ..store import engine_lessons as engine_store
 from ..store import learning as store
-from . import lessons, panel_audit
+from . import lesson_panel, panel_audit
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -100,7 +100,7 @@ def vote(app: Context, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
         with app.store.connection() as conn:
             lesson = store.get_lesson(conn, lesson_id)
             voted = lesson is not None and engine_store.has_verdicts(conn, lesson_id)
-        if lesson is None or voted or not lessons.panel_may_vote(lesson):
+        if lesson is None or voted or not lesson_panel.panel_may_vote(lesson):
             report["skipped"] += 1
             report["lessons"].append({"id": lesson_id, "outcome": "skipped"})
             continue
@@ -138,7 +138,7 @@ def _vote_one(app: Context, lesson: dict, panel: list[ChatModel]) -> str:
             }
         )
     try:
-        row = lessons.decide_by_panel(app, lesson["id"], votes)
+        row = lesson_panel.decide_by_panel(app, lesson["id"], votes)
     except InvalidInput:
         return "skipped"  # decided meanwhile (the chair, or another worker's panel)
     panel_audit.style_decision(app, lesson["id"])
