@@ -1,7 +1,8 @@
 """SQL of the learning loop (migration 0007): drafts, the pair ledger, methodology profiles,
-lessons and panel verdicts, the held-out history, the copy check's reads. Every function takes
-the caller's connection, so a service composes them into one transaction. The citation graph's
-SQL is in store/citations.py and the chair feedback's in store/feedback.py; their names are
+lessons and panel verdicts, the analyzed pairs' texts. Every function takes the caller's
+connection, so a service composes them into one transaction. The citation graph's SQL is in
+store/citations.py, the chair feedback's in store/feedback.py, the held-out history's in
+store/style_history.py and the copy check's reads in store/copy_check.py; their names are
 importable from here too, as the learning loop has always read them."""
 
 from __future__ import annotations
@@ -22,10 +23,16 @@ from .citations import missing_precedents as missing_precedents
 from .citations import refresh_missing_and_corroboration as refresh_missing_and_corroboration
 from .citations import replace_citations as replace_citations
 from .citations import unlinked_authorities as unlinked_authorities
+from .copy_check import case_document_contents as case_document_contents
+from .copy_check import case_law_text as case_law_text
+from .copy_check import set_copy_report as set_copy_report
 from .feedback import feedback_by_week as feedback_by_week
 from .feedback import feedback_summary as feedback_summary
 from .feedback import insert_feedback as insert_feedback
 from .feedback import list_feedback as list_feedback
+from .style_history import HISTORY_COLUMNS as HISTORY_COLUMNS
+from .style_history import append_history as append_history
+from .style_history import history as history
 
 # -- cases, drafts, pairs ----------------------------------------------------------------------
 
@@ -350,42 +357,6 @@ def audit(
     )
 
 
-# -- held-out history ---------------------------------------------------------------------------
-
-HISTORY_COLUMNS = (
-    "pair_id",
-    "case_number",
-    "final_version",
-    "appeal_type",
-    "outcome",
-    "anti_pattern_total",
-    "final_anti_pattern_total",
-    "ratio_deviation",
-    "change_percent",
-    "word_edit_distance",
-    "stylometric_delta",
-    "profile_finals",
-    "lesson_pool_size",
-    "held_out",
-    "metrics",
-)
-
-
-def append_history(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
-    statement = sql.SQL("INSERT INTO style_distance_history ({}) VALUES ({}) RETURNING *").format(
-        sql.SQL(", ").join(map(sql.Identifier, HISTORY_COLUMNS)),
-        sql.SQL(", ").join(map(sql.Placeholder, HISTORY_COLUMNS)),
-    )
-    return conn.execute(statement, {**row, "metrics": Jsonb(row["metrics"])}).fetchone()
-
-
-def history(conn: psycopg.Connection, *, limit: int | None = None, offset: int = 0) -> list[dict]:
-    """By id; `limit` rows after `offset` (None: all)."""
-    return conn.execute(
-        "SELECT * FROM style_distance_history ORDER BY id LIMIT %s OFFSET %s", (limit, offset)
-    ).fetchall()
-
-
 # -- the analyzed pairs (knowledge/contrastive.py) ------------------------------------------------
 
 
@@ -403,28 +374,3 @@ def analyzed_pairs(conn: psycopg.Connection, appeal_type: str | None) -> list[di
         " ORDER BY p.id",
         {"type": appeal_type},
     ).fetchall()
-
-
-# -- the copy check -----------------------------------------------------------------------------
-
-
-def case_document_contents(conn: psycopg.Connection, case_number: str) -> list[dict]:
-    """The {content} of every document of the case in the case corpus."""
-    return conn.execute(
-        "SELECT content FROM documents WHERE corpus = 'case' AND case_number = %s", (case_number,)
-    ).fetchall()
-
-
-def case_law_text(conn: psycopg.Connection, case_law_id: int) -> dict | None:
-    """The library item's {doc_id, content}; None when it is gone."""
-    return conn.execute(
-        "SELECT doc_id, content FROM case_law WHERE id = %s", (case_law_id,)
-    ).fetchone()
-
-
-def set_copy_report(conn: psycopg.Connection, draft_id: int, report: dict) -> None:
-    """Keep the copy-policy report with the draft it checked (migration 0019)."""
-    conn.execute(
-        "UPDATE drafts SET copy_report = %s, copy_checked_at = now() WHERE id = %s",
-        (Jsonb(report), draft_id),
-    )

@@ -1,0 +1,45 @@
+"""SQL of the held-out history (style_distance_history, migration 0007; append-only): one row per
+analyzed pair with its style distances, written when a final is analyzed and read by the history
+and the dashboard. Takes the caller's connection; the names are importable from
+store/learning.py too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+HISTORY_COLUMNS = (
+    "pair_id",
+    "case_number",
+    "final_version",
+    "appeal_type",
+    "outcome",
+    "anti_pattern_total",
+    "final_anti_pattern_total",
+    "ratio_deviation",
+    "change_percent",
+    "word_edit_distance",
+    "stylometric_delta",
+    "profile_finals",
+    "lesson_pool_size",
+    "held_out",
+    "metrics",
+)
+
+
+def append_history(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
+    statement = sql.SQL("INSERT INTO style_distance_history ({}) VALUES ({}) RETURNING *").format(
+        sql.SQL(", ").join(map(sql.Identifier, HISTORY_COLUMNS)),
+        sql.SQL(", ").join(map(sql.Placeholder, HISTORY_COLUMNS)),
+    )
+    return conn.execute(statement, {**row, "metrics": Jsonb(row["metrics"])}).fetchone()
+
+
+def history(conn: psycopg.Connection, *, limit: int | None = None, offset: int = 0) -> list[dict]:
+    """By id; `limit` rows after `offset` (None: all)."""
+    return conn.execute(
+        "SELECT * FROM style_distance_history ORDER BY id LIMIT %s OFFSET %s", (limit, offset)
+    ).fetchall()
