@@ -127,44 +127,21 @@ def run_job(
         started = time.monotonic()
         outcome, result, error = _execute(job, runner, now)  # no transaction held meanwhile
         finished_at = now + dt.timedelta(seconds=time.monotonic() - started)
+        values = {
+            "name": job.name,
+            "trigger": "manual" if manual else "schedule",
+            "scheduled_for": scheduled_for,
+            "missed": missed,
+            "started_at": now,
+            "finished_at": finished_at,
+            "outcome": outcome,
+            "result": result,
+            "error": error,
+            "worker": worker,
+            "requested_by": requested_by,
+        }
         with runner.store.transaction() as conn:  # short: the run recorded
-            row = store.lock(conn, job.name) or row
-            failures = row["failures"] + 1 if outcome == "failed" else 0
-            following = next_after(job.cron, tz, now)
-            if manual:  # the schedule stays; a success stands for a slot due or a retry pending
-                settled = outcome != "failed" and (row["failures"] or row["next_run_at"] <= now)
-                next_run = following if settled else row["next_run_at"]
-            elif outcome == "failed":
-                next_run = min(following, now + _backoff(failures))
-            else:
-                next_run = following
-            run = store.record_run(
-                conn,
-                {
-                    "name": job.name,
-                    "trigger": "manual" if manual else "schedule",
-                    "scheduled_for": scheduled_for,
-                    "missed": missed,
-                    "started_at": now,
-                    "finished_at": finished_at,
-                    "outcome": outcome,
-                    "result": result,
-                    "error": error,
-                    "worker": worker,
-                    "requested_by": requested_by,
-                },
-            )
-            store.finish(
-                conn,
-                job.name,
-                started_at=now,
-                finished_at=finished_at,
-                outcome=outcome,
-                result=result,
-                error=error,
-                failures=failures,
-                next_run_at=next_run,
-            )
+            run, failures, next_run = _record(conn, job, tz, now, row, manual, values)
     finally:
         lease.release()
     return {
@@ -182,6 +159,37 @@ def run_job(
         "failures": failures,
         "next_run_at": next_run,
     }
+
+
+def _record(
+    conn, job: Job, tz: str, now: dt.datetime, row: dict, manual: bool, values: dict
+) -> tuple[dict, int, dt.datetime]:
+    """The run (`values`: store.record_run's) recorded and the job's row settled, in the run's
+    second short transaction: (the run's row, the job's failures in a row, its next run)."""
+    outcome = values["outcome"]
+    row = store.lock(conn, job.name) or row
+    failures = row["failures"] + 1 if outcome == "failed" else 0
+    following = next_after(job.cron, tz, now)
+    if manual:  # the schedule stays; a success stands for a slot due or a retry pending
+        settled = outcome != "failed" and (row["failures"] or row["next_run_at"] <= now)
+        next_run = following if settled else row["next_run_at"]
+    elif outcome == "failed":
+        next_run = min(following, now + _backoff(failures))
+    else:
+        next_run = following
+    run = store.record_run(conn, values)
+    store.finish(
+        conn,
+        job.name,
+        started_at=now,
+        finished_at=values["finished_at"],
+        outcome=outcome,
+        result=values["result"],
+        error=values["error"],
+        failures=failures,
+        next_run_at=next_run,
+    )
+    return run, failures, next_run
 
 
 REQUEST_KEY = "run_requested"  # in schedules.last_result until the worker runs the job
