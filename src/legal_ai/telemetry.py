@@ -209,25 +209,7 @@ def export(
     start = dt.datetime.combine(since, dt.time()).astimezone() if since else None
     with app.store.connection() as conn:
         rows = sql_log.marked(conn, kinds, start)
-    merged: dict[tuple, dict] = {}
-    for row in rows:
-        key = (row["corpus"], row["query"], json.dumps(row["filters"], sort_keys=True))
-        entry = merged.setdefault(
-            key,
-            {
-                "_id": f"s{row['id']}",
-                "text": row["query"],
-                "corpus": row["corpus"],
-                "filters": row["filters"],
-                "searches": [],
-                "judged": {},
-            },
-        )
-        entry["searches"].append(row["id"])
-        for m in row["marks"]:
-            grade = (2 if clicks else 1) if m["kind"] == "useful" else 1
-            judged = entry["judged"]
-            judged[m["doc_id"]] = max(grade, judged.get(m["doc_id"], 0))
+    merged = _merged(rows, clicks)
     for path in (qrels, queries, corpus):
         if path is not None and path.parent and not path.parent.exists():
             raise InvalidInput(f"{path.parent}: no such folder")
@@ -253,6 +235,31 @@ def export(
         result["corpus_file"] = str(corpus)
         result["documents"], result["missing_documents"] = _write_corpus(app, corpus, entries)
     return result
+
+
+def _merged(rows: list[dict], clicks: bool) -> dict[tuple, dict]:
+    """The marked searches as queries: one per corpus, query and filters, with its searches and
+    each judged document's highest grade."""
+    merged: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row["corpus"], row["query"], json.dumps(row["filters"], sort_keys=True))
+        entry = merged.setdefault(
+            key,
+            {
+                "_id": f"s{row['id']}",
+                "text": row["query"],
+                "corpus": row["corpus"],
+                "filters": row["filters"],
+                "searches": [],
+                "judged": {},
+            },
+        )
+        entry["searches"].append(row["id"])
+        for m in row["marks"]:
+            grade = (2 if clicks else 1) if m["kind"] == "useful" else 1
+            judged = entry["judged"]
+            judged[m["doc_id"]] = max(grade, judged.get(m["doc_id"], 0))
+    return merged
 
 
 def _write_corpus(app: Any, path: Path, entries: list[dict]) -> tuple[int, list[str]]:
