@@ -154,27 +154,28 @@ def replace_chunks(
             cols=sql.SQL(", ").join(map(sql.Identifier, cols)),
             rows=sql.SQL(", ").join([row] * len(batch)),
         )
-        params = [
-            value
-            for c in batch
-            for value in (
-                item_id,
-                *scope_vals,
-                c.ordinal,
-                c.page,
-                c.char_start,
-                c.char_end,
-                c.section,
-                c.text,
-                c.text_hash,
-                c.analyzed,
-                c.analyzer,
-                c.embedding,
-                c.embedder,
-                c.text_hash if c.embedding is not None else None,
-            )
-        ]
+        params = [value for c in batch for value in _chunk_values(item_id, scope_vals, c)]
         conn.execute(query, params, binary=True)
+
+
+def _chunk_values(item_id: int, scope_vals: list, c: ChunkRow) -> tuple:
+    """One chunk's values, in the order of replace_chunks' columns."""
+    return (
+        item_id,
+        *scope_vals,
+        c.ordinal,
+        c.page,
+        c.char_start,
+        c.char_end,
+        c.section,
+        c.text,
+        c.text_hash,
+        c.analyzed,
+        c.analyzer,
+        c.embedding,
+        c.embedder,
+        c.text_hash if c.embedding is not None else None,
+    )
 
 
 def item_status(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> dict:
