@@ -24,35 +24,8 @@ def isolation(ctx: Context, probe: str = PROBE) -> dict:
         report["legs"] = {}
         for corpus in SEARCHABLE.values():
             for source in corpus.sources:
-                semantic = legs.semantic(
-                    conn,
-                    corpus,
-                    source,
-                    legs.Filters(),
-                    vector,
-                    embedder=embedder.id,
-                    dim=embedder.dim,
-                    window=window,
-                    max_scan_tuples=ctx.settings.hnsw_max_scan_tuples,
-                )
-                lexical = legs.lexical(
-                    conn,
-                    corpus,
-                    source,
-                    legs.Filters(),
-                    ctx.analyzer.query_terms(probe),
-                    embedder=embedder.id,
-                    window=window,
-                )
-                # Every item with a section or case number: the widest reference lookup.
-                reference = legs.reference(
-                    conn,
-                    corpus,
-                    source,
-                    legs.Filters(),
-                    [legs.Reference("eid", "."), legs.Reference("case_number", ".")],
-                    embedder=embedder.id,
-                    window=window,
+                semantic, lexical, reference = _probed(
+                    ctx, embedder, conn, corpus, source, probe, vector, window
                 )
                 for leg, ids in (
                     ("semantic", semantic),
@@ -76,6 +49,41 @@ def isolation(ctx: Context, probe: str = PROBE) -> dict:
                     report, conn, corpus, corpus.image_source, "image", images, foreign_units
                 )
     return report
+
+
+def _probed(ctx: Context, embedder, conn, corpus, source, probe: str, vector, window: int) -> tuple:
+    """The units the semantic, lexical and reference legs of one source return for the probe."""
+    semantic = legs.semantic(
+        conn,
+        corpus,
+        source,
+        legs.Filters(),
+        vector,
+        embedder=embedder.id,
+        dim=embedder.dim,
+        window=window,
+        max_scan_tuples=ctx.settings.hnsw_max_scan_tuples,
+    )
+    lexical = legs.lexical(
+        conn,
+        corpus,
+        source,
+        legs.Filters(),
+        ctx.analyzer.query_terms(probe),
+        embedder=embedder.id,
+        window=window,
+    )
+    # Every item with a section or case number: the widest reference lookup.
+    reference = legs.reference(
+        conn,
+        corpus,
+        source,
+        legs.Filters(),
+        [legs.Reference("eid", "."), legs.Reference("case_number", ".")],
+        embedder=embedder.id,
+        window=window,
+    )
+    return semantic, lexical, reference
 
 
 def _audit_leg(report, conn, corpus, source, leg, ids, foreign_units) -> None:
