@@ -30,7 +30,7 @@ import factories
 from helpers import ScriptedHandler, write
 from legal_ai.auth import CHAIR
 from legal_ai.evaluation.datasets import load_dataset
-from legal_ai.learning import finals, principle_review, principles
+from legal_ai.learning import drafts, finals, principle_review, principles
 from llm_servers import Reply, prompt_text, schema_name
 
 # --- The principle panel ----------------------------------------------------------------------
@@ -132,7 +132,7 @@ def upload(app, tmp_path, index: int, *, draft: bool = True) -> dict:
     slug = factories.slug(rec["case_number"])
     if draft:
         path = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
-        finals.add_draft(
+        drafts.add_draft(
             app,
             rec["case_number"],
             path,
@@ -367,7 +367,7 @@ def analyzed_final(app, record) -> None:
     written under the App's home and removed)."""
     path = Path(app.settings.home) / "analyzed-decision.txt"
     path.write_text(record["draft_text"], encoding="utf-8")
-    finals.add_draft(
+    drafts.add_draft(
         app,
         record["case_number"],
         path,

@@ -18,7 +18,7 @@ from factories import akn_xml, tiny_docx, tiny_pdf
 from helpers import write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput, UnsupportedFile
-from legal_ai.learning import finals, methodology
+from legal_ai.learning import drafts, finals, methodology
 from legal_ai.learning import vocabulary as vocab
 from legal_ai.retrieval import legs
 from legal_ai.retrieval.legs import Filters
@@ -428,7 +428,7 @@ def test_one_case_key_across_ingest_draft_final_and_search(app, tmp_path):
         'ניתנה היום, 1 במרץ 2025.\nרותם לוי, עו"ד'
     )
     draft = write(tmp_path / "draft.txt", decision.replace("הערר נדחה", "דין הערר להידחות"))
-    finals.add_draft(
+    drafts.add_draft(
         app, spelled[1], draft, appeal_type="permit", outcome="rejected", practice_area="planning"
     )
     result = finals.upload_final(app, spelled[2], write(tmp_path / "final.txt", decision))
@@ -570,7 +570,7 @@ def test_a_stored_runaway_pattern_cannot_hang_an_upload(app, tmp_path):
     for budget in (10, 0.5):
         started = time.monotonic()
         with pytest.raises(InvalidInput, match="methodology blocks.headings.opening: .*edit"):
-            finals.add_draft(app, "ערר 8/25", draft, appeal_type="permit")
+            drafts.add_draft(app, "ערר 8/25", draft, appeal_type="permit")
         assert time.monotonic() - started < budget
     assert state(app) == before
     with app.store.pool.connection() as conn:

@@ -21,7 +21,7 @@ from .display import format_hit
 from .knowledge.brief import writing_brief
 from .knowledge.exemplars import get_block_exemplars
 from .knowledge.templates import get_templates
-from .learning import finals, jobs, lessons, principle_jobs
+from .learning import drafts, finals, jobs, lessons, principle_jobs
 from .ops.health import report as health_report
 from .ops.worker import STAGES
 from .store.db import Store, database_url, drop_database, ensure_database, server_url
@@ -43,7 +43,7 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
     style distance, citations, a curator finding the chair approves and promotes."""
     case = "ערר (מרכז) 7001/25"
     echo("\nlearning loop: our draft and the chair's signed final of " + case)
-    draft = finals.add_draft(
+    draft = drafts.add_draft(
         legal,
         case,
         root / "learning-draft-7001.txt",
@@ -66,6 +66,24 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
         f"{final['citations']['missing']} missing precedent(s) flagged"
     )
     stage = _learning_stage(legal, case, final["learning_job"], echo)
+    promoted, brief = _curated(legal, case, echo)
+    hits = legal.tool("search_internal_decisions", query="חלונות עמומים בהקלה בקו בניין", limit=1)[
+        "hits"
+    ]
+    echo(f"  search_internal_decisions finds it: {hits[0]['case_number'] if hits else 'nothing'}")
+    return {
+        "pair_status": promoted["pair_status"],
+        "history_row": row,
+        "citations": final["citations"],
+        "brief_lessons": len(brief["lessons"]),
+        "internal_hit": hits[0]["case_number"] if hits else None,
+        "stage": stage,
+    }
+
+
+def _curated(legal: App, case: str, echo: Callable[[str], None]) -> tuple[dict, dict]:
+    """The curator's findings on the pair (scripted), one approved and promoted by the chair,
+    and the writer's brief that now carries it: (what promote returned, the brief)."""
     chair = legal.acting_as(CHAIR)  # the demo plays the chair for her decisions
     # Scripted for the demo: findings written by hand, as a curator model would record them.
     found = lessons.record_curator_findings(
@@ -88,18 +106,7 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
         f"{promoted['pair_status']}; the writer's brief now carries "
         f"{len(brief['lessons'])} approved lesson(s)"
     )
-    hits = legal.tool("search_internal_decisions", query="חלונות עמומים בהקלה בקו בניין", limit=1)[
-        "hits"
-    ]
-    echo(f"  search_internal_decisions finds it: {hits[0]['case_number'] if hits else 'nothing'}")
-    return {
-        "pair_status": promoted["pair_status"],
-        "history_row": row,
-        "citations": final["citations"],
-        "brief_lessons": len(brief["lessons"]),
-        "internal_hit": hits[0]["case_number"] if hits else None,
-        "stage": stage,
-    }
+    return promoted, brief
 
 
 def _learning_stage(legal: App, case: str, job_id: int | None, echo: Callable[[str], None]) -> dict:

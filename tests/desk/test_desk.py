@@ -420,13 +420,13 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
 
 def test_learning_dashboard_and_feedback(chair, desk_app):
     import factories
-    from legal_ai.learning import finals
+    from legal_ai.learning import drafts, finals
 
     record = factories.records()[0]
     case = record["case_number"]
     path = Path(desk_app.settings.home) / "desk-test-draft.txt"
     path.write_text(record["draft_text"], encoding="utf-8")
-    finals.add_draft(
+    drafts.add_draft(
         desk_app,
         case,
         path,

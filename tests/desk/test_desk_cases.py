@@ -11,7 +11,7 @@ import pytest
 import factories
 from helpers import csrf_of
 from legal_ai.auth import CHAIR
-from legal_ai.learning import finals, lessons, methodology
+from legal_ai.learning import drafts, finals, lessons, methodology
 from scenarios import analyzed_final
 
 pytestmark = pytest.mark.db
@@ -33,7 +33,7 @@ def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):
 
     path = Path(desk_app.settings.home) / "more-draft.txt"
     path.write_text(record["draft_text"], encoding="utf-8")
-    finals.add_draft(
+    drafts.add_draft(
         desk_app,
         case,
         path,

@@ -17,7 +17,7 @@ import factories
 from helpers import AGENT, csrf_of, section, sign_in, text_of, write
 from legal_ai.auth import CHAIR
 from legal_ai.knowledge import brief, voice, voice_review
-from legal_ai.learning import finals
+from legal_ai.learning import drafts
 from scenarios import COPY_CASE, blocks_of, claims, other_finals, planted_draft, upload
 
 pytestmark = pytest.mark.db
@@ -210,7 +210,7 @@ def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path)
     records = other_finals(desk_app, tmp_path)
     record = factories.records()[0]
     draft = write(tmp_path / "draft.txt", planted_draft())
-    added = finals.add_draft(
+    added = drafts.add_draft(
         desk_app,
         COPY_CASE,
         draft,

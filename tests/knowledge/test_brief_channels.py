@@ -19,7 +19,7 @@ from helpers import ROOT, mcp_session, payload, run, write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import brief, voice, voice_review
-from legal_ai.learning import finals, lessons
+from legal_ai.learning import drafts, finals, lessons
 from legal_ai.web.app import create_app
 from scenarios import blocks_of, claims
 
@@ -48,7 +48,7 @@ def world(app, tmp_path) -> None:
         slug = factories.slug(rec["case_number"])
         draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
         final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-        finals.add_draft(
+        drafts.add_draft(
             app,
             rec["case_number"],
             draft,

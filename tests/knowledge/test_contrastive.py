@@ -17,7 +17,7 @@ from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import contrastive
 from legal_ai.knowledge.contrastive import INSTRUCTION, get_contrastive_examples
-from legal_ai.learning import finals
+from legal_ai.learning import drafts, finals
 from legal_ai.text import citations
 from legal_ai.text.blocks import BLOCKS
 from legal_ai.web.app import create_app
@@ -31,7 +31,7 @@ def analyzed_pairs(app, tmp_path) -> dict[str, dict]:
     for case, record in records.items():
         slug = factories.slug(case)
         draft = write(tmp_path / f"{slug}.draft.txt", record["draft_text"])
-        finals.add_draft(
+        drafts.add_draft(
             app,
             case,
             draft,

@@ -13,7 +13,7 @@ import pytest
 import factories
 from helpers import write
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import copy_policy, finals
+from legal_ai.learning import copy_policy, drafts, finals
 from scenarios import COPY_CASE as CASE
 from scenarios import LIBRARY, other_finals, planted_draft
 
@@ -114,7 +114,7 @@ def test_draft_add_stores_the_report_and_the_pair_shows_it(app, tmp_path):
     other_finals(app, tmp_path)
     record = factories.records()[0]
     draft = write(tmp_path / "draft.txt", planted_draft())
-    result = finals.add_draft(
+    result = drafts.add_draft(
         app,
         CASE,
         draft,
@@ -151,7 +151,7 @@ def test_draft_add_stores_the_report_and_the_pair_shows_it(app, tmp_path):
         ),
     )
     assert app.ingest([library], "external").ingested == 1
-    again = finals.add_draft(app, CASE, draft)
+    again = drafts.add_draft(app, CASE, draft)
     assert not again["created"]
     status = {c["ref"]: c["status"] for c in again["copy_check"]["citations"]}
     assert status['עע"מ 9999/24'] == "found"

@@ -11,7 +11,7 @@ import pytest
 import factories
 from helpers import write
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import dashboard, finals
+from legal_ai.learning import dashboard, drafts, finals
 
 pytestmark = pytest.mark.db
 
@@ -23,7 +23,7 @@ def _upload_pairs(app, tmp_path, count):
         slug = factories.slug(record["case_number"])
         draft = write(tmp_path / f"{slug}.draft.txt", record["draft_text"])
         final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
-        finals.add_draft(
+        drafts.add_draft(
             app,
             record["case_number"],
             draft,

@@ -20,6 +20,7 @@ from legal_ai.errors import InvalidInput, NotFound, ProviderError
 from legal_ai.knowledge import brief, curator
 from legal_ai.learning import (
     distill,
+    drafts,
     finals,
     fingerprint,
     lesson_panel,
@@ -51,7 +52,7 @@ def upload_pair(app, tmp_path, index: int) -> dict:
     slug = factories.slug(rec["case_number"])
     draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
     final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-    finals.add_draft(
+    drafts.add_draft(
         app,
         rec["case_number"],
         draft,

@@ -24,7 +24,7 @@ from helpers import write
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.knowledge.brief import writing_brief
-from legal_ai.learning import engine, finals, jobs, lesson_panel, lessons
+from legal_ai.learning import drafts, engine, finals, jobs, lesson_panel, lessons
 from legal_ai.ops.worker import STAGES
 from legal_ai.store import engine as store
 from llm_servers import Reply, schema_name, scripted_openai
@@ -63,7 +63,7 @@ def upload_pair(app: App, tmp_path, index: int = 0, final_text: str | None = Non
             "SELECT 1 FROM drafts WHERE case_number = %s", (record["case_number"],)
         ).fetchone()
     if not has_draft:
-        finals.add_draft(
+        drafts.add_draft(
             app,
             record["case_number"],
             draft,

@@ -14,7 +14,7 @@ from helpers import TEST_CHAIR, shared, write
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief
-from legal_ai.learning import feedback, finals, lessons, methodology
+from legal_ai.learning import drafts, feedback, finals, lessons, methodology
 from legal_ai.store import learning as store
 from legal_ai.text.blocks import BLOCKS
 from system_panel import distilled, panel_decides
@@ -41,7 +41,7 @@ def pair_files(tmp_path, record: dict) -> tuple:
 
 
 def add_draft(app, record, path):
-    return finals.add_draft(
+    return drafts.add_draft(
         app,
         record["case_number"],
         path,
@@ -368,11 +368,11 @@ def test_bad_input_is_refused_and_changes_nothing(app, tmp_path):
         ("ערר 5/25", tmp_path / "nope.txt", "no such file"),
     ]
     for case, path, message in cases:
-        for call in (finals.upload_final, finals.add_draft):
+        for call in (finals.upload_final, drafts.add_draft):
             with pytest.raises(InvalidInput, match=message):
                 call(app, case, path)
     with pytest.raises(InvalidInput, match="unknown appeal type"):
-        finals.add_draft(app, "ערר 5/25", pair_files(tmp_path, record)[0], appeal_type="x")
+        drafts.add_draft(app, "ערר 5/25", pair_files(tmp_path, record)[0], appeal_type="x")
     # The same signed file under another case number is a duplicate upload.
     with pytest.raises(InvalidInput, match="duplicate upload"):
         finals.upload_final(app, "ערר 5/25", pair_files(tmp_path, record)[1])
@@ -413,7 +413,7 @@ def test_full_case_numbers_never_collide(app, tmp_path):
     record = records()[0]
     draft = pair_files(tmp_path, record)[0]
     for case in ("ערר 1042/23", "בל״מ 1042-23"):
-        finals.add_draft(app, case, draft)
+        drafts.add_draft(app, case, draft)
     with app.store.pool.connection() as conn:
         pairs = [r["case_number"] for r in store.list_pairs(conn)]
     assert pairs == ["ערר 1042/23", 'בל"מ 1042/23']

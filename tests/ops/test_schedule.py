@@ -25,7 +25,7 @@ from helpers import ScriptedHandler, local_server, write
 from legal_ai.app import App
 from legal_ai.auth import agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
-from legal_ai.learning import feedback, finals, lessons
+from legal_ai.learning import drafts, feedback, lessons
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.health import report as health_report
 from legal_ai.ops.scheduler import JOBS, Job
@@ -69,7 +69,7 @@ def draft(app: App, index: int) -> str:
     """Our draft of one of the fictional pairs (its pair: draft_done); the case number."""
     record = factories.records()[index]
     path = factories.ROOT / record["files"]["draft"]
-    finals.add_draft(
+    drafts.add_draft(
         app,
         record["case_number"],
         path,
@@ -558,7 +558,7 @@ def test_sync_case_status_reconciles_with_the_ledger_and_pushes_only_changes(app
     assert quiet["result"]["pushed"] == 0 and len(server.received) == 1
     # our draft of the open case: one change, pushed alone
     record = next(r for r in factories.records() if r["case_number"] != first)
-    finals.add_draft(
+    drafts.add_draft(
         app,
         "ערר 2222/25",
         factories.ROOT / record["files"]["draft"],

@@ -26,6 +26,7 @@ from helpers import write
 from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.knowledge import brief
 from legal_ai.learning import (
+    drafts,
     feedback,
     finals,
     lesson_panel,
@@ -78,7 +79,7 @@ def world(app, tmp_path):
     """A decided pair (a brief to protect), a proposed distilled style lesson, a proposed fact,
     an approved style lesson, a ruling with a proposed principle, and a canonical."""
     record = factories.records()[0]
-    finals.add_draft(
+    drafts.add_draft(
         app,
         record["case_number"],
         write(tmp_path / "draft.txt", record["draft_text"]),

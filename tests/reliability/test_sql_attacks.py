@@ -21,7 +21,7 @@ from psycopg.rows import dict_row
 import factories
 from helpers import write
 from legal_ai.auth import CHAIR
-from legal_ai.learning import finals, lessons
+from legal_ai.learning import drafts, finals, lessons
 from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
@@ -77,7 +77,7 @@ def world(app, tmp_path):
     )
     record = factories.records()[0]  # a draft/final pair: a held-out history row, panel votes
     draft = write(tmp_path / "draft.txt", record["draft_text"])
-    finals.add_draft(
+    drafts.add_draft(
         app,
         record["case_number"],
         draft,

@@ -18,7 +18,7 @@ from helpers import TEST_DB, TEST_HOME, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
-from legal_ai.learning import finals, lessons
+from legal_ai.learning import drafts, finals, lessons
 from legal_ai.store import drop_database, ensure_database
 
 pytestmark = pytest.mark.db
@@ -76,7 +76,7 @@ def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):
     ruling = write(tmp_path / "ruling.txt", "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12.")
     meta = {"title": "הקלה בקו בניין", "doc_type": "reference"}
     assert legal.ingest([ruling], "external", meta=meta, doc_id="ruling-1").ingested == 1
-    finals.add_draft(
+    drafts.add_draft(
         legal,
         CASE,
         DEMO / "learning-draft-7001.txt",

@@ -15,9 +15,10 @@ from ..knowledge.brief import writing_brief
 from ..knowledge.contrastive import get_contrastive_examples
 from ..learning import finals, fingerprint, panel_stats
 from ..learning.copy_policy import check, summary
+from ..learning.drafts import add_draft
 from ..learning.engine import configured
-from ..learning.finals import add_draft, pairs, upload_final
 from ..learning.finals import missing_precedents as missing
+from ..learning.finals import pairs, upload_final
 from ..learning.jobs import run
 from ..learning.lessons import promote
 from ..learning.panel_audit import rebuild

@@ -1,5 +1,6 @@
-"""Drafts and final upload (DESIGN §7): the one service behind `legal-ai draft add`,
-`legal-ai final upload` and their HTTP endpoints.
+"""Final upload (DESIGN §7): the one service behind `legal-ai final upload` and its HTTP
+endpoint, and the views of what it stores (the pairs, the held-out history, the missing
+precedents); a draft's registration is learning/drafts.py.
 
 Final upload, in one transaction after the file is read and embedded: enroll the final in the
 style corpus under the full case number; open or advance the pair to `final_received`; insert
@@ -12,9 +13,8 @@ row (before any lesson of the case is folded; learning/held_out.py) and advance 
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..corpora import get_corpus
 from ..errors import InvalidInput
@@ -24,7 +24,6 @@ from ..paging import Page, listed, window
 from ..store import items as sql_items
 from ..store import jsonable
 from ..store import learning as store
-from ..text import blocks as text_blocks
 from ..text import citations as text_citations
 from ..text import extract
 from . import copy_policy
@@ -35,90 +34,6 @@ from .held_out import analyze
 
 if TYPE_CHECKING:
     from ..context import Context
-
-
-def add_draft(
-    app: Context,
-    case: str,
-    path: Path | str,
-    *,
-    appeal_type: str | None = None,
-    outcome: str | None = None,
-    practice_area: str | None = None,
-    source_name: str | None = None,
-) -> dict:
-    """Register our draft of `case` (a new version when its text changed). `source_name` is what
-    the record and messages call the file (an upload's own name, never its temp path)."""
-    case = vocab.case_number(case)
-    appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
-    outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
-    practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
-    extracted = read_decision(app, path, source_name)
-    digest = hashlib.sha256(extracted.text.encode("utf-8")).hexdigest()
-    with app.store.transaction() as conn:
-        seg = segment(conn, extracted.text)
-        store.lock_case(conn, case)
-        pair = store.get_pair(conn, case, lock=True)
-        if pair and pair["status"] != "draft_done":
-            raise InvalidInput(
-                f"the final of {case} has already arrived (pair {pair['status']}); a draft added "
-                "now could not be compared fairly, so it is refused"
-            )
-        store.upsert_case(
-            conn, case, appeal_type=appeal_type, outcome=outcome, practice_area=practice_area
-        )
-        draft, created = _stored_draft(
-            conn,
-            {
-                "case_number": case,
-                "content": extracted.text,
-                "content_hash": digest,
-                "blocks": seg.blocks,
-                "missing_blocks": seg.missing,
-                "appeal_type": appeal_type,
-                "outcome": outcome,
-                "practice_area": practice_area,
-                "source_path": source_name or str(path),
-            },
-        )
-        if pair is None:
-            pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
-        elif pair["draft_id"] != draft["id"]:
-            pair = store.update_pair(conn, pair["id"], draft_id=draft["id"])
-        # The copy policy (issue 14 item 5), on every registration: stored with the draft.
-        report = copy_policy.check_text(conn, case, extracted.text, seg.blocks)
-        copy_policy.store_report(conn, draft["id"], report)
-    return {
-        "case_number": case,
-        "pair_status": pair["status"],
-        "draft_version": draft["version"],
-        "created": created,
-        "blocks": _block_words(seg),
-        "missing_blocks": seg.missing,
-        "copy_check": report,
-    }
-
-
-def _stored_draft(conn, values: dict[str, Any]) -> tuple[dict, bool]:
-    """The draft of this text (found by its hash, else inserted as the case's next version) and
-    whether it was inserted."""
-    draft = store.find_draft(conn, values["case_number"], values["content_hash"])
-    created = draft is None
-    if created:
-        draft = store.insert_draft(conn, values)
-    return draft, created
-
-
-def _block_words(seg) -> list[dict]:
-    """Each of the 12 blocks with its word count and the heading it was found under."""
-    return [
-        {
-            "block": b,
-            "words": len(seg.blocks.get(b, "").split()),
-            "heading": seg.headings.get(b),
-        }
-        for b in text_blocks.BLOCKS
-    ]
 
 
 def _items(
@@ -289,6 +204,25 @@ def _held_out(
     return pair, history_row
 
 
+def _read_final(
+    app: Context,
+    case: str,
+    path: Path,
+    practice_area: str | None,
+    decided_on: str | None,
+    source_name: str | None,
+) -> tuple:
+    """The final read: its text, its blocks, its case's pair, its fields and its two copies to
+    ingest (the style corpus's, the internal decisions')."""
+    extracted = read_decision(app, path, source_name)
+    seg, known, pair, draft = _read_case(app, case, extracted.text)
+    fields = _final_fields(
+        app, case, source_name or path.name, seg, known, draft, practice_area, decided_on
+    )
+    style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
+    return extracted, seg, pair, fields, style_item, internal_item
+
+
 def upload_final(
     app: Context,
     case: str,
@@ -305,13 +239,10 @@ def upload_final(
     practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
     appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
     outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
-    extracted = read_decision(app, path, source_name)
-    style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
-    seg, known, pair, draft = _read_case(app, case, extracted.text)
-    fields = _final_fields(
-        app, case, source_name or path.name, seg, known, draft, practice_area, decided_on
+    extracted, seg, pair, fields, style_item, internal_item = _read_final(
+        app, case, path, practice_area, decided_on, source_name
     )
-    style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
+    style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
 
     final_hash = content_hash(internal_item)
     if _already_stored(app, case, pair, final_hash):

@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
 from ...errors import AppError, InvalidInput
-from ...learning import finals, lessons, precedents
+from ...learning import drafts, finals, lessons, precedents
 from ...learning import vocabulary as vocab
 from ...ops import scheduler as schedule
 from ...ops.health import report as health_report
@@ -211,7 +211,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
 
     async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
         fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number"}
-        service = finals.add_draft if kind == "draft" else finals.upload_final
+        service = drafts.add_draft if kind == "draft" else finals.upload_final
 
         def work(received: uploads.Upload, given: dict) -> dict:
             case = given.pop("case_number", "")

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from ...knowledge import curator as curator_figures
-from ...learning import finals, lessons
+from ...learning import drafts, finals, lessons
 from ...learning import panel_stats as panel_figures
 from .. import uploads
 from ..deps import Acting, Paged, chair
@@ -49,7 +49,7 @@ chair_final = chair("uploading a final decision (it becomes a record in the chai
 
 @router.post("/api/cases/{case:path}/draft/upload")
 async def draft_upload(case: str, request: Request, view: Acting) -> dict:
-    return await uploaded(request, view, uploads.DRAFT_FIELDS, finals.add_draft, case)
+    return await uploaded(request, view, uploads.DRAFT_FIELDS, drafts.add_draft, case)
 
 
 @router.post("/api/cases/{case:path}/final/upload")
