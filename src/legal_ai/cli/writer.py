@@ -87,6 +87,12 @@ def exemplars(
     if as_json:
         _print_json(result)
         return
+    _echo_exemplars(result)
+
+
+def _echo_exemplars(result: dict) -> None:
+    """The exemplars as text: the note of what was relaxed, then each paragraph with its
+    provenance and score."""
     if result.get("note"):
         typer.echo(f"note: {result['note']}")
     for n, e in enumerate(result["exemplars"], start=1):
