@@ -273,13 +273,7 @@ def process(
             if scan["read_at"] is None:
                 reading = ocr.read_pdf(pdf, app.settings, keep_going)
                 if reading is None:  # asked to stop, or the lease was lost
-                    if lost:
-                        outcome["status"] = "lost"
-                        return outcome
-                    with app.store.transaction() as conn:
-                        row = store.release(conn, job["id"], worker, attempt, {})
-                    outcome["status"] = "released" if row else "lost"
-                    return outcome
+                    return _stopped(app, job, worker, attempt, lost, outcome)
                 scan = _save_reading(app, sha, reading)
             items = apply(app, sha, pdf)
         report = {**_summary(scan, app.settings), "items": items}
@@ -291,6 +285,18 @@ def process(
         status, error = retry_later(app, job, worker, exc, "OCR")
         outcome.update(status=status, error=error)
         return outcome
+
+
+def _stopped(app: Context, job: dict, worker: str, attempt: int, lost: bool, outcome: dict) -> dict:
+    """A reading that stopped: the lease was lost (nothing is settled), or the worker was asked
+    to stop (the job released for a later run)."""
+    if lost:
+        outcome["status"] = "lost"
+        return outcome
+    with app.store.transaction() as conn:
+        row = store.release(conn, job["id"], worker, attempt, {})
+    outcome["status"] = "released" if row else "lost"
+    return outcome
 
 
 def run(
