@@ -152,6 +152,19 @@ def _hybrid_minus_best_single(result: dict, per_query: dict) -> None:
         }
 
 
+def _config(embedder: str, settings: Settings) -> dict:
+    """The settings the figures depend on, as the report states them."""
+    return {
+        "embedder": embedder,
+        "analyzer": settings.analyzer,
+        "lexical_synonyms": settings.lexical_synonyms,
+        "rrf_k": settings.rrf_k,
+        "leg_window": settings.leg_window,
+        "chunk_tokens": settings.chunk_tokens,
+        "lexical_candidate_budget": settings.lexical_candidate_budget,
+    }
+
+
 def evaluate(
     settings: Settings,
     dataset: Dataset,
@@ -191,15 +204,7 @@ def evaluate(
             "failed": len(report.failed),
             "seconds": round(load_seconds, 1),
         }
-        result["config"] = {
-            "embedder": app.embedder.id,
-            "analyzer": settings.analyzer,
-            "lexical_synonyms": settings.lexical_synonyms,
-            "rrf_k": settings.rrf_k,
-            "leg_window": settings.leg_window,
-            "chunk_tokens": settings.chunk_tokens,
-            "lexical_candidate_budget": settings.lexical_candidate_budget,
-        }
+        result["config"] = _config(app.embedder.id, settings)
         if peers:
             peer_runs = run_peers(store, app.embedder, dataset, k=settings.rrf_k, depth=DEPTH)
             result["peers"] = {
