@@ -13,7 +13,7 @@ import pytest
 import factories
 from helpers import write
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import copy_policy, drafts, finals
+from legal_ai.learning import copy_policy, copy_sources, drafts, finals, shingles
 from scenarios import COPY_CASE as CASE
 from scenarios import LIBRARY, other_finals, planted_draft
 
@@ -222,15 +222,15 @@ def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path
     assert app.ingest([unrelated], "internal", meta=meta, doc_id="unrelated").ingested == 1
     draft = planted_draft()
     with app.store.transaction() as conn:
-        assert copy_policy.refresh_fingerprints(conn) == 7  # three finals, their copies, one more
-        assert copy_policy.refresh_fingerprints(conn) == 0  # taken once
-        sources = copy_policy._matched_sources(conn, CASE, copy_policy.keyed_words(draft))
+        assert shingles.refresh_fingerprints(conn) == 7  # three finals, their copies, one more
+        assert shingles.refresh_fingerprints(conn) == 0  # taken once
+        sources = copy_sources._matched_sources(conn, CASE, copy_policy.keyed_words(draft))
         stored = conn.execute(
             "SELECT f.method, cardinality(f.shingles) AS n, c.content"
             " FROM copy_fingerprints f JOIN case_law c ON c.id = f.case_law_id"
             " WHERE c.doc_id = 'unrelated'"
         ).fetchone()
-    assert stored["method"] == copy_policy.METHOD
+    assert stored["method"] == shingles.METHOD
     assert stored["n"] == len(copy_policy.keyed_words(stored["content"])) - 7
     # One per text (a final's internal copy is the same text), none of the draft's own case, the
     # unrelated decision shares nothing; no text was read to find them.
@@ -261,19 +261,19 @@ def test_texts_are_cut_once_and_read_only_when_a_passage_is_theirs(app, tmp_path
     assert upkeep["steps"]["fingerprints"] == {"taken": 1}  # the nightly upkeep takes it
     assert "1 text(s) cut for the copy check" in upkeep["summary"]
     # A text that changed after its fingerprints were read is not read as the old one.
-    changed = copy_policy.Source(
+    changed = copy_sources.Source(
         "internal", 1, "unrelated", "ערר 9001/25", None, None, {0: 0}, lambda: None
     )
     with pytest.raises(InvalidInput, match="changed while the draft was being checked"):
         changed.load()
     with app.store.transaction() as conn:
-        assert copy_policy.refresh_fingerprints(conn) == 0
+        assert shingles.refresh_fingerprints(conn) == 0
         # Rows of another method are stale too (a changed tokenizer takes them all again).
         conn.execute("UPDATE copy_fingerprints SET method = 'older'")
-        assert copy_policy.refresh_fingerprints(conn) == 7
+        assert shingles.refresh_fingerprints(conn) == 7
     # Stable across processes (they are stored): a fixed hash, not Python's salted one.
     words = copy_policy.keyed_words("אחת שתיים שלוש ארבע חמש שש שבע שמונה תשע")
-    assert copy_policy.fingerprints(words) == [-6013696983056091135, -475565524906865355]
+    assert shingles.fingerprints(words) == [-6013696983056091135, -475565524906865355]
 
 
 def test_a_writing_agent_checks_its_draft_over_mcp(app, tmp_path):
@@ -320,7 +320,7 @@ def test_a_run_inside_her_measured_templates_counts_as_template(app, tmp_path):
     assert spans  # the three finals' formulas were measured on upload
     document, found = next(iter(spans.items()))
     start, end = sorted(found)[0]
-    style = copy_policy.Source("style", document, "d", "ערר 1/25", "", [], {})
+    style = copy_sources.Source("style", document, "d", "ערר 1/25", "", [], {})
 
     def run(source, span):
         return copy_policy._Run(0, 1, source, span, recurrent=False)
@@ -332,5 +332,5 @@ def test_a_run_inside_her_measured_templates_counts_as_template(app, tmp_path):
     one = {document: [(100, 160)]}
     assert copy_policy._in_template(run(style, (100, 200)), one)
     assert not copy_policy._in_template(run(style, (100, 201)), one)
-    internal = copy_policy.Source("internal", document, "d", "ערר 1/25", "", [], {})
+    internal = copy_sources.Source("internal", document, "d", "ערר 1/25", "", [], {})
     assert not copy_policy._in_template(run(internal, (start, end)), spans)

@@ -26,46 +26,33 @@ citations the same way): `found`, `not_in_library` (a missing precedent, or an i
 `quote_not_found` when a quotation set right before or after the citation is not in the cited
 text.
 
-The words, the block spans and the fingerprints are in learning/shingles.py, the citations'
-check in learning/citation_check.py.
+The words, the block spans and the fingerprints are in learning/shingles.py, the decisions of
+other cases that share shingles with a draft in learning/copy_sources.py, the citations' check in
+learning/citation_check.py.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
-from ..store import fingerprints as fingerprint_store
 from ..store import learning as learning_store
 from ..store import templates as template_store
-from ..text import blocks as text_blocks
 from ..text import citations as text_citations
-from ..text.hebrew import normalize_case_number, tokens
+from ..text.hebrew import tokens
 from . import purity
 from . import vocabulary as vocab
 from .citation_check import check_citations
 from .citation_check import quote_in as quote_in
+from .copy_sources import Source, _matched_sources
 from .decisions import read_decision, segment
 from .methodology import merged_profile
-from .shingles import (
-    METHOD,
-    SHINGLE,
-    Word,
-    block_at,
-    block_spans,
-    fingerprints,
-    fold,
-    keyed_words,
-    refresh_fingerprints,
-    through_punctuation,
-)
+from .shingles import SHINGLE, Word, block_at, fold, keyed_words, through_punctuation
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -83,90 +70,6 @@ _SENTENCE_GAP = re.compile(r"[.!?;](?:\s|$)|\n")
 
 def _contains(haystack: str, needle: str) -> bool:
     return bool(needle) and f" {needle} " in f" {haystack} "
-
-
-# -- the sources --------------------------------------------------------------------------------
-
-
-@dataclass
-class Source:
-    corpus: str  # style | internal
-    item_id: int  # documents.id (style) or case_law.id (internal)
-    doc_id: str
-    case_number: str | None
-    content: str | None  # None until `load()`: a text is read only when a passage is its
-    words: list[Word] | None
-    # draft word index -> source word index, for every draft word in a shared shingle
-    cover: dict[int, int]
-    reader: Callable[[], str] | None = None
-    _spans: dict[str, tuple[int, int]] | None = None
-    _names: set[str] | None = None
-
-    def load(self) -> None:
-        """Read the text and cut it into words (the cut its fingerprints were taken from)."""
-        if self.content is None and self.reader is not None:
-            content = self.reader()
-            if content is None:  # its text changed (or it went) after its fingerprints were read
-                raise InvalidInput(
-                    f"{self.doc_id} changed while the draft was being checked; check it again"
-                )
-            self.content, self.words = content, keyed_words(content)
-
-    def segmentation(self, spec: dict) -> dict[str, tuple[int, int]]:
-        if self._spans is None:
-            try:
-                seg = text_blocks.segment(self.content, spec)
-                self._spans = block_spans(self.content, seg.blocks)
-                header = seg.blocks.get("header", "")
-            except InvalidInput:  # not a decision we can segment: blocks unknown
-                self._spans, header = {}, self.content[:600]
-            self._names = purity.party_names(header)
-        return self._spans
-
-    def names(self, spec: dict) -> set[str]:
-        self.segmentation(spec)
-        return self._names or set()
-
-
-def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
-    """The finals and internal decisions of other cases sharing a word 8-gram with the draft,
-    each with the draft words it covers; found from their stored fingerprints (taken first for
-    the texts that have none), so no text is read here. One per text: a final is in both corpora
-    (the style copy is kept)."""
-    wanted: dict[int, list[int]] = defaultdict(list)
-    for position, shingle in enumerate(fingerprints(draft)):
-        wanted[shingle].append(position)
-    if not wanted:
-        return []
-    refresh_fingerprints(conn)
-    found, seen = [], set()
-    for row in fingerprint_store.compared(conn, METHOD):
-        number = normalize_case_number(row["case_number"]) if row["case_number"] else None
-        if number == case or row["doc_id"] == case or row["content_hash"] in seen:
-            continue
-        seen.add(row["content_hash"])
-        cover: dict[int, int] = {}
-        for q, shingle in enumerate(row["shingles"]):
-            for p in wanted.get(shingle, ()):
-                for t in range(SHINGLE):
-                    cover.setdefault(p + t, q + t)
-        if cover:
-            reader = functools.partial(
-                fingerprint_store.content, conn, row["corpus"], row["id"], row["content_hash"]
-            )
-            found.append(
-                Source(
-                    row["corpus"],
-                    row["id"],
-                    row["doc_id"],
-                    number or row["case_number"],
-                    None,
-                    None,
-                    cover,
-                    reader,
-                )
-            )
-    return found
 
 
 # -- the check ------------------------------------------------------------------------------------

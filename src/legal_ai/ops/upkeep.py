@@ -19,7 +19,7 @@ from ..evaluation.datasets import load_dataset
 from ..evaluation.harness import evaluate, sample_corpus, sample_queries
 from ..ingest import ocr_jobs
 from ..knowledge import exemplars
-from ..learning import copy_policy, synthesis
+from ..learning import shingles, synthesis
 from ..learning.arrival import resolve_all
 from ..store import schedule as store
 from ..store import synthesis as synthesis_store
@@ -58,7 +58,7 @@ def _take_fingerprints(app: App) -> dict:
     """The copy check's fingerprints of the finals and decisions that lack them (after the
     upgrade: all), taken here rather than inside the next draft's transaction."""
     with app.store.transaction() as conn:
-        return {"taken": copy_policy.refresh_fingerprints(conn)}
+        return {"taken": shingles.refresh_fingerprints(conn)}
 
 
 def _queue_stored_scans(app: App) -> dict:
