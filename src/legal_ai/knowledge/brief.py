@@ -7,7 +7,8 @@ each part with its provenance, within a size budget (issue 14, item 6; 07-learni
   approved part of the voice fingerprint), with the lessons folded into it.
 - Channel B — real examples from her finals: block exemplars (knowledge/exemplars.py), templates
   of her formulaic passages (knowledge/templates.py), contrastive pairs of our wording against
-  hers (knowledge/contrastive.py). Never a paragraph of the case being written.
+  hers (knowledge/contrastive.py), gathered by knowledge/brief_examples.py. Never a paragraph of
+  the case being written.
 - Channel C — the deep-read voice documents the chair approved (knowledge/voice.py).
 - The approved lessons (proposed, rejected and vetoed lessons never reach the writer).
 
@@ -20,15 +21,15 @@ exceed it). `budget` reports the limit, the size, and what was cut from which pa
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AppError, InvalidInput
+from ..errors import InvalidInput
 from ..learning import vocabulary as vocab
 from ..learning.held_out import chair_ratios
 from ..learning.methodology import merged_profile
 from ..store import learning as store
+from .brief_examples import _contrastive, _exemplars, _templates
 from .voice import for_brief
 
 if TYPE_CHECKING:
@@ -37,13 +38,6 @@ if TYPE_CHECKING:
 BRIEF_MAX_CHARS = 40_000
 MIN_BRIEF_CHARS = 2_000
 MAX_BRIEF_CHARS = 500_000
-# The blocks the brief brings exemplars of (where her own voice is; the formulaic blocks come as
-# templates), and how many of each.
-EXEMPLAR_BLOCKS = ("opening", "hearing", "legal_framework", "discussion", "conclusion")
-EXEMPLARS_PER_BLOCK = 2
-EXEMPLAR_KEYS = ("block", "text", "case_number", "appeal_type", "outcome", "score")
-CONTRASTIVE_BLOCKS = EXEMPLAR_BLOCKS
-CONTRASTIVE_PER_BLOCK = 2
 TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
 NEVER_CUT = ("methodology (channel A)", "lessons")
 CHANNELS = {
@@ -100,152 +94,6 @@ def lessons_for_outcome(app: Context, appeal_type: str, outcome: str | None = No
             for r in rows
         ],
     }
-
-
-# -- channel B: the modules of knowledge/ that serve her real paragraphs ---------------------------
-
-
-def _module(name: str, notes: list[str]) -> Any:
-    """knowledge.<name>, imported when the brief is asked for (None, noted, when absent)."""
-    try:
-        return importlib.import_module(f"{__package__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.{name}":
-            raise
-        notes.append(f"channel B: knowledge/{name}.py is not installed; its part is empty")
-        return None
-
-
-def _gathered(what: str, notes: list[str], call) -> dict:
-    """One channel-B call; an AppError (no finals of this appeal type yet, say) is a note."""
-    try:
-        result = call()
-    except AppError as exc:
-        notes.append(f"{what}: {exc}")
-        return {}
-    for note in (result or {}).get("notes", []) or []:
-        notes.append(f"{what}: {note}")
-    if (result or {}).get("note"):
-        notes.append(f"{what}: {result['note']}")
-    return result or {}
-
-
-def _round_robin(ranked: list[list[dict]]) -> list[dict]:
-    """Every block's best, then every block's second...: cutting from the end drops the
-    lowest-ranked items of every block before any block loses its best."""
-    out = []
-    for rank in range(max((len(items) for items in ranked), default=0)):
-        out += [items[rank] for items in ranked if rank < len(items)]
-    return out
-
-
-def _exemplars(
-    app: Context, appeal_type: str, outcome: str | None, case: str | None, notes: list[str]
-) -> list[dict]:
-    module = _module("exemplars", notes)
-    if module is None:
-        return []
-    ranked: list[list[dict]] = []
-    for block in EXEMPLAR_BLOCKS:
-        found = _gathered(
-            f"exemplars of {block}",
-            notes,
-            lambda block=block: module.get_block_exemplars(
-                app, block, appeal_type, outcome=outcome, case=case, limit=EXEMPLARS_PER_BLOCK
-            ),
-        )
-        items = []
-        for item in found.get("exemplars", []):
-            if case is not None and item.get("case_number") == case:
-                continue  # never a paragraph of the case being written
-            items.append(
-                {
-                    **{k: item.get(k) for k in EXEMPLAR_KEYS},
-                    "provenance": {
-                        "channel": "B",
-                        "source": "block exemplars (her paragraph of that block)",
-                        "corpus": "style",
-                        "case_number": item.get("case_number"),
-                        "doc_id": item.get("doc_id"),
-                        "char_start": item.get("char_start"),
-                        "char_end": item.get("char_end"),
-                        "decided_on": item.get("decided_on"),
-                    },
-                }
-            )
-        ranked.append(items[:EXEMPLARS_PER_BLOCK])
-    return _round_robin(ranked)
-
-
-def _templates(app: Context, appeal_type: str, notes: list[str]) -> list[dict]:
-    module = _module("templates", notes)
-    if module is None:
-        return []
-    found = _gathered(
-        "templates", notes, lambda: module.get_templates(app, appeal_type=appeal_type)
-    )
-    out = []
-    for item in found.get("templates", []):
-        item = dict(item)
-        item.setdefault(
-            "provenance",
-            {
-                "channel": "B",
-                "source": "templates (recurring nearly verbatim across her finals)",
-                "corpus": "style",
-                "support": item.get("support"),
-                "examples": item.get("examples"),
-                "sources": item.pop("sources", None),
-            },
-        )
-        out.append(item)
-    # The best supported first: cutting from the end drops the least supported.
-    return sorted(out, key=lambda t: -(t.get("support") or 0))
-
-
-def _contrastive(app: Context, appeal_type: str, case: str | None, notes: list[str]) -> list[dict]:
-    module = _module("contrastive", notes)
-    if module is None:
-        return []
-    ranked: list[list[dict]] = []
-    instruction = None
-    for block in CONTRASTIVE_BLOCKS:
-        found = _gathered(
-            f"contrastive pairs of {block}",
-            notes,
-            lambda block=block: module.get_contrastive_examples(
-                app, block, appeal_type=appeal_type, k=CONTRASTIVE_PER_BLOCK + 1
-            ),
-        )
-        instruction = instruction or found.get("instruction")
-        items = []
-        for item in found.get("examples", []):
-            if case is not None and item.get("case_number") == case:
-                continue
-            items.append(
-                {
-                    **{
-                        k: item.get(k)
-                        for k in (
-                            "block",
-                            "case_number",
-                            "left",
-                            "right",
-                            "diff_text",
-                            "share_changed",
-                        )
-                    },
-                    "instruction": found.get("instruction"),
-                    "provenance": {
-                        "channel": "B",
-                        "source": "contrastive pairs (our draft -> her final, style only)",
-                        "case_number": item.get("case_number"),
-                        "spans": item.get("spans"),
-                    },
-                }
-            )
-        ranked.append(items[:CONTRASTIVE_PER_BLOCK])
-    return _round_robin(ranked)
 
 
 # -- the budget ---------------------------------------------------------------------------------
@@ -349,6 +197,32 @@ def _provenance(methodology: str, ratios_from: str) -> dict:
     }
 
 
+def _stored(app: Context, appeal_type: str, outcome: str | None, case: str | None) -> tuple:
+    """What the brief reads in one connection: the merged profile and its versions, the approved
+    lessons, her measured ratios and the finals they were measured over, the voice documents and
+    their notes."""
+    with app.store.connection() as conn:
+        profile = merged_profile(conn, appeal_type)
+        versions = {
+            key: (store.get_profile(conn, key) or {}).get("version")
+            for key in ("universal", appeal_type)
+        }
+        approved = store.approved_lessons(conn, appeal_type, outcome)
+        ratios, finals = chair_ratios(conn, profile)
+        voice_documents, voice_notes = for_brief(conn, appeal_type, outcome, case)
+    return profile, versions, approved, ratios, finals, voice_documents, voice_notes
+
+
+def _folded(profile: dict, approved: list[dict], outcome: str | None) -> list[dict]:
+    """The lessons folded into the profile that are approved and fit the outcome."""
+    approved_ids = {r["id"] for r in approved}
+    return [
+        item
+        for item in profile.get("lessons", [])
+        if item.get("id") in approved_ids and (item.get("outcome") in (None, outcome))
+    ]
+
+
 def writing_brief(
     app: Context,
     appeal_type: str,
@@ -363,22 +237,11 @@ def writing_brief(
     case = vocab.case_number(case) if case else None
     limit = _max_chars(max_chars)
     notes: list[str] = []
-    with app.store.connection() as conn:
-        profile = merged_profile(conn, appeal_type)
-        versions = {
-            key: (store.get_profile(conn, key) or {}).get("version")
-            for key in ("universal", appeal_type)
-        }
-        approved = store.approved_lessons(conn, appeal_type, outcome)
-        ratios, finals = chair_ratios(conn, profile)
-        voice_documents, voice_notes = for_brief(conn, appeal_type, outcome, case)
+    profile, versions, approved, ratios, finals, voice_documents, voice_notes = _stored(
+        app, appeal_type, outcome, case
+    )
     notes += voice_notes
-    approved_ids = {r["id"] for r in approved}
-    folded = [
-        item
-        for item in profile.get("lessons", [])
-        if item.get("id") in approved_ids and (item.get("outcome") in (None, outcome))
-    ]
+    folded = _folded(profile, approved, outcome)
     methodology = (
         f"methodology profiles universal v{versions['universal']} and {appeal_type} "
         f"v{versions[appeal_type]}"
