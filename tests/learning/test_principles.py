@@ -111,7 +111,9 @@ def test_cap_and_linking_and_isolation(app, tmp_path, panel):
     inner = principles.extract(app, corpus="internal")
     assert (inner["linked"], inner["approved"]) == (0, 1)
     inner_row = next(
-        p for p in principle_review.list_principles(app)["principles"] if p["doc_id"] == "decision-1"
+        p
+        for p in principle_review.list_principles(app)["principles"]
+        if p["doc_id"] == "decision-1"
     )
     assert inner_row["term"] == "כלל פרשני" and inner_row["occurrences"] == 1
     with app.store.connection() as conn:
