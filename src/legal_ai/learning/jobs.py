@@ -157,6 +157,23 @@ def _retry_or_fail(
         )
 
 
+def _settled(
+    engine: Context, job: dict, worker: str, done: dict, reasons: list[str], outcome: dict
+) -> tuple[str, dict | None]:
+    """Every stage that could run ran: the job waits for what `reasons` name (`outcome` says
+    what), or it is done; its status and row (None: taken over), in one transaction."""
+    attempt = job["attempts"]
+    with engine.store.transaction() as conn:
+        if reasons:
+            outcome["waiting_for"] = "; ".join(reasons)
+            row = store.wait(
+                conn, job["id"], worker, attempt, outcome["waiting_for"], {"stages": done}
+            )
+            return "waiting", row
+        row = store.complete(conn, job["id"], worker, attempt, {"stages": done})
+    return "done", row
+
+
 def process(
     app: Context,
     job: dict,
@@ -214,15 +231,7 @@ def process(
         return settle(row["status"] if row else "lost", row)
 
     reasons = _blocked(done, distillable, models)
-    with engine.store.transaction() as conn:
-        if reasons:
-            outcome["waiting_for"] = "; ".join(reasons)
-            row = store.wait(
-                conn, job["id"], worker, attempt, outcome["waiting_for"], {"stages": done}
-            )
-            return settle("waiting", row)
-        row = store.complete(conn, job["id"], worker, attempt, {"stages": done})
-    return settle("done", row)
+    return settle(*_settled(engine, job, worker, done, reasons, outcome))
 
 
 def _recheck_waiting(conn, models: Models, case: str | None) -> list[int]:
@@ -290,6 +299,20 @@ def run(
     return _report(engine, case, probe, outcomes, abandoned, since)
 
 
+def _failed(outcomes: list[dict], abandoned: list[dict]) -> list[dict]:
+    """The jobs that failed in this run, then those failed as abandoned (their lease ended on
+    their last attempt)."""
+    failed = [
+        {"case_number": o["case_number"], "job_id": o["id"], "error": o["error"]}
+        for o in outcomes
+        if o["status"] == "failed"
+    ]
+    failed += [
+        {"case_number": j["case_number"], "job_id": j["id"], "error": j["error"]} for j in abandoned
+    ]
+    return failed
+
+
 def _report(
     app: Context,
     case: str | None,
@@ -305,14 +328,7 @@ def _report(
         calls = store.call_totals(conn, [o["id"] for o in outcomes], since=since)
         open_jobs = store.open_jobs(conn, case)
         known = bool(store.list_jobs(conn, case)) if case else True
-    failed = [
-        {"case_number": o["case_number"], "job_id": o["id"], "error": o["error"]}
-        for o in outcomes
-        if o["status"] == "failed"
-    ]
-    failed += [
-        {"case_number": j["case_number"], "job_id": j["id"], "error": j["error"]} for j in abandoned
-    ]
+    failed = _failed(outcomes, abandoned)
     notes = []
     if case and not known:
         notes.append(f"no learning job for {case}: it is queued when the case's final is uploaded")
