@@ -80,6 +80,13 @@ def request(
                 }
             )
     queued = sum(1 for j in jobs if j["new"])
+    note = _note(doc_id, jobs, queued)
+    return {"queued": queued, "already_queued": len(jobs) - queued, "jobs": jobs, "note": note}
+
+
+def _note(doc_id: str | None, jobs: list[dict], queued: int) -> str:
+    """What a request's answer says it queued (one named item's job, or how many of a corpus's
+    were new), and that the worker runs them."""
     if doc_id is not None:
         [job] = jobs
         note = (
@@ -91,7 +98,7 @@ def request(
     else:
         note = f"{queued} job(s) queued, {len(jobs) - queued} already asked for (same text)"
     note += "; `legal-ai worker` runs the principle panel, never this request"
-    return {"queued": queued, "already_queued": len(jobs) - queued, "jobs": jobs, "note": note}
+    return note
 
 
 def _within_bound(conn, actor: str, targets: list[tuple[str, dict]]) -> None:
