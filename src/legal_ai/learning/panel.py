@@ -1,6 +1,6 @@
 """The style panel (issue 11, item 4): two models vote approve/reject, with a reason, on each
 proposed STYLE lesson the system distilled. The votes are recorded through
-`lessons.decide_by_panel`, each naming the `model_calls` row of the call that gave it (the
+`lesson_panel.decide_by_panel`, each naming the `model_calls` row of the call that gave it (the
 database refuses a verdict without one, or from any role but the worker's), which decides: 2/2 approve → approved by `panel` (reversible: the chair's veto reverts it and takes it
 out of the brief and of any profile it was folded into); a split → the chair decides; 0/2 →
 rejected. The lesson records the models that voted in `panel_models` (`panel:MODEL_A+MODEL_B`);

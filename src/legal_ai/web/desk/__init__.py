@@ -9,7 +9,9 @@ for legal principles), voice (/training/voice: exemplary finals and their deep-r
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
 internal decisions), pages (/health, /cases), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
-stale cases and the scheduled jobs)."""
+stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
+training_queues (the queues and their page), methodology_form (the profile as form fields and
+back), pages_hebrew (the upkeep's reasons and refused uploads in Hebrew)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """/training/enrichment: the enrichment proposals of internal decisions on the desk (issue 15
 item 3; docs/ingest.md "Upkeep on arrival"), linked from the training page's navigation.
 
-Over the same services as the CLI and the API (learning/enrichment.py):
+Over the same services as the CLI and the API (learning/enrichment_review.py):
 - proposals pending her review (list_enrichments "pending_review", each shown in full): the
   decision (case number, doc_id, a link to its text on /source), the proposed headnote, each
   summary sentence beside the decision's words it rests on (quoted with its surroundings, linked
   to that span), the tags, and what the decision holds now; approve or reject, with a reason.
-  Approving writes the headnote, summary and tags into the decision (enrichment.review);
+  Approving writes the headnote, summary and tags into the decision (enrichment_review.review);
 - the queue: decisions still waiting for a model, with what to set when LEGAL_AI_ENRICHER (or
   its provider's key) is missing (enrichment.enricher, as `enrich run` says it);
 - the decided proposals (approved, rejected, superseded), newest first.

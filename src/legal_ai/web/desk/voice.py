@@ -2,7 +2,7 @@
 from the training page and the navigation.
 
 Over the same services as the CLI and the API (knowledge/voice.py):
-- the chair marks a case whose final is exemplary (voice.mark), from a picker of the cases whose
+- the chair marks a case whose final is exemplary (voice_review.mark), from a picker of the cases whose
   final is in the style corpus and that have no open voice document;
 - the queue: marked cases waiting for a model, with what to set when LEGAL_AI_VOICE_WRITER (or
   its key) is missing (voice.writer, as `voice run` says it), and the model's last refusal;
@@ -161,7 +161,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
 
     @api.post(PATH + "/mark", include_in_schema=False)
     async def mark(request: Request, desk: Chair) -> Response:
-        """The chair marks a case as exemplary: it joins the queue (voice.mark)."""
+        """The chair marks a case as exemplary: it joins the queue (voice_review.mark)."""
         form = await core.form_of(request, desk)
         try:
             case = str(form.get("case_number") or "").strip()
