@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from ..providers.models import ChatModel
 
 MATCH_COSINE = 0.93
+# The principles a new one may link to: approved, or awaiting a decision.
+LIVE = ("approved", "proposed")
 ACTOR = "principle-panel"
 STAGE = "principle_panel"
 MAX_ITEM_CHARS = 60_000
@@ -148,23 +150,32 @@ def _ask_all(models: list[ChatModel], item: dict) -> tuple[list[tuple[str, Candi
     return out, calls
 
 
+def _nearest(existing: list[dict], known, vector, keep) -> dict | None:
+    """The principle among those `keep` admits that `vector` restates (cosine at least
+    MATCH_COSINE; the nearest), or None."""
+    idx = [i for i, row in enumerate(existing) if keep(row)]
+    if not idx:
+        return None
+    sims = known[idx] @ vector
+    best = int(np.argmax(sims))
+    return existing[idx[best]] if float(sims[best]) >= MATCH_COSINE else None
+
+
 def _judged(
     app: Context, item: dict, clusters: list[dict], existing: list[dict], known, report: dict
 ) -> tuple[list[dict], list[tuple[dict, dict]]]:
     """Each cluster's status from the panel's votes and score (an approved rule its quote does
     not ground goes to the chair), matched against the corpus's principles: new ones, and links
-    of a cluster to the principle it restates (one drawn from this item again is dropped)."""
+    of a cluster to the live principle it restates (approved or awaiting a decision: a rejected
+    or vetoed one never links, never seeds a canonical). One already drawn from this item, in
+    whatever status — a wording she rejected included — is dropped: nothing new."""
     approve_score = app.settings.halacha_panel_approve_score
     fresh, links = [], []
     for cluster in clusters:
-        match = None
-        if len(existing):
-            sims = known @ cluster["vector"]
-            best = int(np.argmax(sims))
-            if float(sims[best]) >= MATCH_COSINE:
-                match = existing[best]
-        if match is not None and match["case_law_id"] == item["id"]:
+        vector = cluster["vector"]
+        if _nearest(existing, known, vector, lambda row: row["case_law_id"] == item["id"]):
             continue  # already drawn from this item: nothing new
+        match = _nearest(existing, known, vector, lambda row: row["review_status"] in LIVE)
         cluster["status"] = outcome(cluster["votes"], cluster["score"], approve_score)
         cluster["reason"] = None
         if cluster["status"] == "approved":
@@ -226,6 +237,7 @@ def _extract_item(
     fresh.sort(key=lambda c: -c["score"])
     kept = _within_cap(app, fresh, report)
     with app.store.transaction() as conn:
+        sql_items.set_principle_cap(conn, app.settings.halacha_panel_max_new)  # held by the DB too
         for cluster in kept:
             canonical = None
             if cluster["status"] != "rejected":

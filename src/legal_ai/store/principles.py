@@ -97,8 +97,8 @@ def corpus_principles(conn: psycopg.Connection, source_kind: str) -> list[dict]:
     """Every principle of one corpus (any status) with its embedding: what a new candidate is
     matched against (never another corpus's)."""
     return conn.execute(
-        "SELECT id, case_law_id, rule_text, supporting_quote, canonical_id, embedding, embedder"
-        " FROM case_law_principles WHERE source_kind = %s ORDER BY id",
+        "SELECT id, case_law_id, rule_text, supporting_quote, canonical_id, review_status,"
+        " embedding, embedder FROM case_law_principles WHERE source_kind = %s ORDER BY id",
         (source_kind,),
     ).fetchall()
 
@@ -213,3 +213,9 @@ def set_principle_review(
         " review_status, reviewed_by, reviewed_at, review_reason",
         (status, actor, reason, principle_id),
     ).fetchone()
+
+
+def set_principle_cap(conn: psycopg.Connection, max_new: int) -> None:
+    """The cap of new principles per item that the database holds for this transaction's
+    extraction (migration 0028, `principle_cap`)."""
+    conn.execute("SELECT set_config('legal_ai.principle_max_new', %s, true)", (str(int(max_new)),))
