@@ -11,6 +11,7 @@ migration, and refuses in one line a database with migrations pending (store/mig
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -61,11 +62,20 @@ def ensure_database(url: str, dbname: str) -> str:
     return with_database(url, dbname)
 
 
-def drop_database(url: str, dbname: str) -> None:
-    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname))
-        )
+def drop_database(url: str, dbname: str, *, attempts: int = 5) -> None:
+    """Drop `dbname`, ending its sessions. A login that is not a superuser may not end a session
+    of another role (e.g. an autovacuum worker that just started on it): such a refusal is
+    tried again, up to `attempts` times half a second apart, before it is raised."""
+    statement = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname))
+    for attempt in range(attempts):
+        try:
+            with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
+                conn.execute(statement)
+            return
+        except psycopg.errors.InsufficientPrivilege:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5)
 
 
 def database_url(settings: Settings, *, create: bool = True) -> str:
