@@ -41,7 +41,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("composition", ("app",)),
     (
         "interfaces",
-        ("cli", "web", "mcp_server", "mcp_knowledge", "ops", "demo", "__main__", "__init__"),
+        (
+            "cli",
+            "web",
+            "mcp_server",
+            "mcp_knowledge",
+            "ops",
+            "demo",
+            "demo_enricher",
+            "__main__",
+            "__init__",
+        ),
     ),
 ]
 RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}

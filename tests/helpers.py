@@ -46,6 +46,9 @@ TEST_HOME = ROOT / ".legal-ai-test"
 TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test")
 FIXTURES = ROOT / "tests" / "fixtures"
 TEST_CHAIR = 'עו"ד נועה בדיקה'  # fictional chair of the tests' committee decisions
+# An internal decision is searchable only with its headnote, summary and tags (issue 21 item 6):
+# the tests whose subject is something else give them (tags comma-separated, as --meta does).
+DECISION_FIELDS = {"headnote": "החלטת ועדת הערר", "summary": "הוועדה הכריעה בערר.", "tags": "ערר"}
 
 
 def shared(*parts: str) -> Path:

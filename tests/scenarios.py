@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 import factories
-from helpers import ScriptedHandler, write
+from helpers import DECISION_FIELDS, ScriptedHandler, write
 from legal_ai.auth import CHAIR
 from legal_ai.evaluation.datasets import load_dataset
 from legal_ai.learning import drafts, finals, principle_review, principles
@@ -87,6 +87,7 @@ def ingest(app, tmp_path, doc_id, text, corpus="external", expect="ingested"):
             "case_number": "ערר (מרכז) 1042/23",
             "practice_area": "planning",
             "decided_on": "2024-03-01",
+            **DECISION_FIELDS,
         }
     assert getattr(app.ingest([path], corpus, meta=meta, doc_id=doc_id), expect) == 1
 

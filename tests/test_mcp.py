@@ -9,7 +9,7 @@ import json
 import psycopg
 import pytest
 
-from helpers import mcp_session, payload, write
+from helpers import DECISION_FIELDS, mcp_session, payload, write
 from legal_ai.errors import StoreError
 from legal_ai.store import drop_database, ensure_database, migrations
 from legal_ai.store.db import Store, with_database
@@ -33,7 +33,12 @@ def seed(app, tmp_path):
         ("external", {"case_number": 'עע"מ 22/20', "court": "העליון", "decided_on": "2020-02-02"}),
         (
             "internal",
-            {"case_number": "ערר 23/24", "decided_on": "2024-03-03", "practice_area": "planning"},
+            {
+                "case_number": "ערר 23/24",
+                "decided_on": "2024-03-03",
+                "practice_area": "planning",
+                **DECISION_FIELDS,
+            },
         ),
         ("digests", {"points_to": 'עע"מ 22/20'}),
     ]:

@@ -18,14 +18,14 @@ from .corpora import CORPORA, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
 from .knowledge import exemplars, templates
-from .learning import arrival, principle_jobs, principle_review
+from .learning import arrival, metadata, principle_jobs, principle_review
 from .learning.vocabulary import free_text
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import TOOLS
+from .store import integrity, maintenance
 from .store import items as sql_items
-from .store import maintenance
 from .store import ocr as ocr_store
 from .store.cache import active_embedder
 from .telemetry import log_search
@@ -282,6 +282,8 @@ class App(Context):
             config = active_embedder(conn)
             ocr = ocr_jobs.health(conn, self.settings)  # scans: the queue, low-confidence pages
             upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
+            upkeep["awaiting_metadata"] = metadata.awaiting(conn)  # decisions without their 3
+            changed = _changed_outside_ingest(conn)
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
         total = {
             key: sum(c.get(key) or 0 for c in every)
@@ -309,8 +311,11 @@ class App(Context):
             "units": units,
             "unsearchable_items": unsearchable,
             "ocr": ocr,
+            # Texts or chunks changed outside ingest (hash/span check; `reindex` repairs them).
+            "changed_outside_ingest": changed,
             # Upkeep on arrival (learning/arrival.py): `unresolved_digests`, `missing_precedents`
-            # (open) and `awaiting_enrichment` (internal decisions), each {"count", "items"}.
+            # (open), `awaiting_enrichment` and `awaiting_metadata` (internal decisions not
+            # searchable without their headnote, summary and tags), each {"count", "items"}.
             **upkeep,
         }
 
@@ -321,3 +326,23 @@ class App(Context):
     def reindex(self, batch: int = 64) -> dict:
         """What changed re-embedded and re-analyzed (ingest/reindex.py)."""
         return reindex.reindex(self, batch)
+
+
+def _changed_outside_ingest(conn) -> dict:
+    """Every item whose stored text or chunks changed outside ingest (store/integrity.py)."""
+    items = []
+    for corpus in CORPORA.values():
+        for row in integrity.damaged(conn, corpus):
+            what = (["its stored text"] if row["text_changed"] else []) + [
+                f"chunk {n}" for n in row["chunks"] or []
+            ]
+            items.append(
+                {
+                    "corpus": corpus.key,
+                    "doc_id": row["doc_id"],
+                    "text_changed": row["text_changed"],
+                    "chunks": list(row["chunks"] or []),
+                    "reason": f"changed outside ingest: {', '.join(what)}; run `legal-ai reindex`",
+                }
+            )
+    return {"count": len(items), "items": items}

@@ -17,11 +17,12 @@ from . import accounts
 from .app import App
 from .auth import CHAIR
 from .config import Settings
+from .demo_enricher import scripted_enricher
 from .display import format_hit
 from .knowledge.brief import writing_brief
 from .knowledge.exemplars import get_block_exemplars
 from .knowledge.templates import get_templates
-from .learning import drafts, finals, jobs, lessons, principle_jobs
+from .learning import drafts, enrichment, finals, jobs, lessons, principle_jobs
 from .ops.health import report as health_report
 from .ops.worker import STAGES
 from .store.db import Store, database_url, drop_database, ensure_database, server_url
@@ -65,6 +66,7 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
         f"  citations: {final['citations']['linked']} linked to the library, "
         f"{final['citations']['missing']} missing precedent(s) flagged"
     )
+    _enriched(legal, final["metadata"], echo)
     stage = _learning_stage(legal, case, final["learning_job"], echo)
     promoted, brief = _curated(legal, case, echo)
     hits = legal.tool("search_internal_decisions", query="חלונות עמומים בהקלה בקו בניין", limit=1)[
@@ -79,6 +81,27 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
         "internal_hit": hits[0]["case_number"] if hits else None,
         "stage": stage,
     }
+
+
+def _enriched(legal: App, meta: dict, echo: Callable[[str], None]) -> None:
+    """The final's internal copy awaits its headnote, summary and tags (not searchable yet);
+    the enricher — here a SCRIPTED model on 127.0.0.1, through the real adapter — fills them."""
+    if not meta.get("awaiting_metadata"):
+        return
+    echo(f"  internal decision awaits metadata ({', '.join(meta['missing'])}): {meta['state']}")
+    settings = legal.settings
+    with scripted_enricher() as spec:
+        legal.settings = settings.model_copy(update={"enricher": spec})
+        try:
+            report = enrichment.run(legal)
+        finally:
+            legal.settings = settings
+    for done in report["applied"]:
+        echo(
+            f"  enricher (SCRIPTED model, not a real one): grounded proposal #"
+            f"{done['enrichment_id']} applied to {done['doc_id']}, marked as the model's; the "
+            "chair may revert or edit it on the desk"
+        )
 
 
 def _curated(legal: App, case: str, echo: Callable[[str], None]) -> tuple[dict, dict]:

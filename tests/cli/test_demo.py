@@ -38,6 +38,11 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
     assert learning["citations"] == {"linked": 1, "missing": 1}  # עע"מ 9101/20 is in the library
     assert learning["brief_lessons"] == 1
     assert learning["internal_hit"] == "ערר (מרכז) 7001/25"
+    # Both paths of an internal decision's metadata: given at ingest (7550 searchable at once);
+    # the final's copy awaiting it, then filled by the (scripted) enricher.
+    assert summary["ingest"]["demo-int-7550"] == "searchable"
+    assert "internal decision awaits metadata (headnote, summary, tags)" in text
+    assert "enricher (SCRIPTED model, not a real one): grounded proposal" in text
     assert "learning loop" in text
     # No panel configured: the rulings and decisions queued on arrival wait, saying what to set.
     assert summary["principles"]["extracted"] == 0 and summary["principles"]["waiting"] >= 3

@@ -9,7 +9,7 @@ import pytest
 from psycopg import sql
 
 import factories
-from helpers import FIXTURES, TEST_CHAIR, shared, write
+from helpers import DECISION_FIELDS, FIXTURES, TEST_CHAIR, shared, write
 from legal_ai.app import App
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval.legs import Filters
@@ -92,7 +92,12 @@ def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path)
     report = app.ingest([path], "external", meta={"doc_type": "ruling", "court": "העליון"})
     assert report.ingested == 1
     assert report.unsearchable == [
-        {"doc_id": f"{tmp_path.name}/ruling.txt", "missing": ["case_number", "decided_on"]}
+        {
+            "doc_id": f"{tmp_path.name}/ruling.txt",
+            "missing": ["case_number", "decided_on"],
+            "set": "ingest it again with --meta case_number=… --meta decided_on=… (JSONL: the"
+            " same fields)",
+        }
     ]
     assert app.search("external", "הקלה בקו בניין", mode="lexical").hits == []
     health = app.health()
@@ -124,6 +129,7 @@ def test_internal_decision_gets_the_configured_chair_and_never_a_fictional_one(a
         "decided_on": "2025-01-01",
         "practice_area": "planning",
         "title": "החלטה",
+        **DECISION_FIELDS,
     }
     report = app.ingest([path], "internal", meta=meta)
     assert report.unsearchable == []

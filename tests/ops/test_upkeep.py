@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import factories
-from helpers import write
+from helpers import DECISION_FIELDS, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR, system_principal
 from scenarios import ScriptedMultimodal
@@ -95,6 +95,7 @@ def library(app, tmp_path) -> dict:
                 "case_number": "ערר (מרכז) 1042/23",
                 "practice_area": "planning",
                 "decided_on": "2024-03-01",
+                **DECISION_FIELDS,
             },
         ).ingested
         == 1

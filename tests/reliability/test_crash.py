@@ -54,7 +54,7 @@ from harness import (
 )
 from psycopg import sql
 
-from helpers import ScriptedHandler, local_server
+from helpers import DECISION_FIELDS, ScriptedHandler, local_server
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.errors import StoreError
@@ -584,6 +584,7 @@ def test_reindex_killed(server_url, e5, tmp_path):
                 "case_number": "ערר 4402/25",
                 "practice_area": "planning",
                 "decided_on": "2025-01-01",
+                **DECISION_FIELDS,
             },
         }
         with App(settings_for(url, home, analyzer=OLD_ANALYZER), embedder=e5) as app:

@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from psycopg import sql
 
 from factories import akn_xml, tiny_docx, tiny_pdf
-from helpers import write
+from helpers import DECISION_FIELDS, write
 from legal_ai.corpora import SEARCHABLE, get_corpus
 from legal_ai.errors import AppError, InvalidInput, UnsupportedFile
 from legal_ai.ingest.sources import IngestItem, SourceError, read_source
@@ -511,6 +511,7 @@ def plant(app, tmp_path) -> dict[str, set[str]]:
                 "case_number": "ערר (מרכז) 1042/23",
                 "decided_on": "2023-11-14",
                 "practice_area": "planning",
+                **DECISION_FIELDS,
                 "text": "הערר על סירוב להיתר בנייה נדחה",
             },
             {
@@ -521,6 +522,7 @@ def plant(app, tmp_path) -> dict[str, set[str]]:
                 "case_number": "ערר 6/25",
                 "decided_on": "2025-01-01",
                 "practice_area": "betterment_levy",
+                **DECISION_FIELDS,
                 "text": "שומת השמאי המכריע בהיטל השבחה",
             },
         ],

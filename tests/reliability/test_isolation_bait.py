@@ -21,7 +21,7 @@ from harness import CHAIR_NAME, own_database
 from psycopg import sql
 
 from factories import hebrew_pdf
-from helpers import ScriptedHandler, local_server
+from helpers import DECISION_FIELDS, ScriptedHandler, local_server
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
@@ -82,7 +82,12 @@ def plant(app: App, folder) -> dict:
         BAIT + "\n\n", encoding="utf-8"
     )  # the same text (a corpus refuses one file twice)
     ruling = {"court": "העליון", "decided_on": "2019-06-01", "title": "פיתיון"}
-    internal = {"decided_on": "2024-06-01", "practice_area": "planning", "title": "פיתיון"}
+    internal = {
+        "decided_on": "2024-06-01",
+        "practice_area": "planning",
+        "title": "פיתיון",
+        **DECISION_FIELDS,
+    }
     section = {"eid": "point_152", "law_title": PBL, "section_num": "152"}
     items = [
         ("case", "bait-case", text, {"case_number": BAIT_CASE, "practice_area": "planning"}),

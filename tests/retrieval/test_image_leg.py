@@ -6,6 +6,7 @@ kept inside their corpus, and off by default. The server is conftest.py's `multi
 import pytest
 
 import factories
+from helpers import DECISION_FIELDS
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.providers.multimodal import make_multimodal
@@ -64,6 +65,7 @@ def test_page_images_are_searched_as_a_weighted_channel(app, settings, multimoda
             "decided_on": record["decided_on"],
             "practice_area": "planning",
             "title": case,
+            **DECISION_FIELDS,
         },
     )
     assert len(ScriptedMultimodal.requests) == before

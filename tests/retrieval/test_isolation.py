@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from psycopg import sql
 
-from helpers import write
+from helpers import DECISION_FIELDS, write
 from legal_ai.auth import CHAIR
 from legal_ai.corpora import SEARCHABLE, get_corpus
 from legal_ai.errors import InvalidInput
@@ -28,7 +28,7 @@ SEMANTIC_BAIT = "חיוב בתשלום היטל השבחה בעת מימוש ז�
 def plant(app, tmp_path):
     """The same text in external and internal (different ids); the baits only in internal."""
     ext = {"court": "העליון", "decided_on": "2021-01-01"}
-    internal = {"decided_on": "2024-01-01", "practice_area": "betterment_levy"}
+    internal = {"decided_on": "2024-01-01", "practice_area": "betterment_levy", **DECISION_FIELDS}
     docs = [
         ("external", "ext-shared", SHARED_TEXT, {**ext, "case_number": 'עע"מ 31/20'}),
         (

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from helpers import payload, remote_session, serving, write
+from helpers import DECISION_FIELDS, payload, remote_session, serving, write
 from legal_ai.mcp_server import build_server
 from legal_ai.web.app import create_app
 
@@ -30,7 +30,12 @@ def seed(app, tmp_path) -> None:
         ("external", {"case_number": 'עת"מ 33/21', "court": "המחוזי", "decided_on": "2021-03-03"}),
         (
             "internal",
-            {"case_number": "ערר 34/24", "decided_on": "2024-03-03", "practice_area": "planning"},
+            {
+                "case_number": "ערר 34/24",
+                "decided_on": "2024-03-03",
+                "practice_area": "planning",
+                **DECISION_FIELDS,
+            },
         ),
         ("case", {"case_number": "ערר 35/25", "practice_area": "planning"}),
     ]:

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from helpers import payload, remote_session, serving, write
+from helpers import DECISION_FIELDS, payload, remote_session, serving, write
 from legal_ai.app import App
 from legal_ai.learning import extraction_requests, principle_jobs
 from legal_ai.ops import scheduler as schedule
@@ -50,7 +50,12 @@ def ruling(app, tmp_path, n: int, corpus: str = "external") -> str:
     meta = (
         {"case_number": f'עע"מ {n}/05', "court": "העליון", "decided_on": "2005-03-01"}
         if corpus == "external"
-        else {"case_number": f"ערר {n}/24", "practice_area": "planning", "decided_on": "2024-03-01"}
+        else {
+            "case_number": f"ערר {n}/24",
+            "practice_area": "planning",
+            "decided_on": "2024-03-01",
+            **DECISION_FIELDS,
+        }
     )
     path = write(tmp_path / f"{doc_id}.txt", f"{RULING} ({n})")
     assert app.ingest([path], corpus, meta=meta, doc_id=doc_id).ingested == 1

@@ -110,6 +110,7 @@ def ingest(
         for entry in result["unsearchable"]:
             typer.echo(
                 f"  not searchable: {entry['doc_id']}: missing {', '.join(entry['missing'])}"
+                f" — {entry['set']}"
             )
         settled = result["resolved"]
         if settled["missing_precedents"] or settled["digests"] or settled["enrichment_queued"]:
@@ -222,11 +223,15 @@ def health(as_json: JsonFlag = False) -> None:
         ("unresolved_digests", "digests whose ruling is not in the library"),
         ("missing_precedents", "open missing precedents"),
         ("awaiting_enrichment", "internal decisions awaiting enrichment"),
+        ("awaiting_metadata", "internal decisions awaiting metadata, not searchable"),
+        ("changed_outside_ingest", "items changed outside ingest"),
     ):
         typer.echo(f"{key}: {report[key]['count']} ({label})")
         for entry in report[key]["items"]:
             what = entry.get("doc_id") or entry.get("ref")
             typer.echo(f"  {what}: {entry.get('reason') or entry.get('state') or ''}".rstrip(": "))
+            if entry.get("set"):
+                typer.echo(f"    to set: {entry['set']}")
 
 
 @app.command()
@@ -239,6 +244,9 @@ def reindex(as_json: JsonFlag = False) -> None:
         _print_json(result)
     else:
         typer.echo(f"re-embedded {result['reembedded']}, re-analyzed {result['reanalyzed']}")
+        for entry in result["repaired"]:
+            done = "repaired" if entry["repaired"] else f"not repaired: {entry['reason']}"
+            typer.echo(f"  {entry['corpus']}/{entry['doc_id']} changed outside ingest: {done}")
 
 
 @app.command("eval")

@@ -80,8 +80,16 @@ def run(as_json: JsonFlag = False) -> None:
     if as_json:
         _print_json(report)
         return
+    for p in report["applied"]:
+        typer.echo(
+            f"applied: #{p['enrichment_id']} {p['doc_id']} (the model's; the chair may revert it:"
+            f" legal-ai enrich review {p['enrichment_id']} revert)"
+        )
     for p in report["proposed"]:
-        typer.echo(f"proposed: #{p['enrichment_id']} {p['doc_id']} (pending the chair's review)")
+        why = f"; not grounded: {p['ungrounded']}" if p["ungrounded"] else ""
+        typer.echo(
+            f"proposed: #{p['enrichment_id']} {p['doc_id']} (pending the chair's review{why})"
+        )
     for r in report["refused"]:
         typer.echo(f"refused: {r['doc_id']}: {r['reason']} (job {r['status']})")
     for f in report["failed"]:

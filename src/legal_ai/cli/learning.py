@@ -140,6 +140,12 @@ def final_upload(
         )
     for note in result["notes"]:
         typer.echo(f"  note: {note}")
+    meta = result.get("metadata") or {}
+    if meta.get("awaiting_metadata"):
+        typer.echo(
+            f"  the internal decision awaits metadata ({', '.join(meta['missing'])}), not "
+            f"searchable yet: {meta['state']}\n    to set: {meta['set']}"
+        )
 
 
 @learning_app.command("history")

@@ -63,6 +63,24 @@ class IngestReport:
         }
 
 
+METADATA = ("headnote", "summary", "tags")  # an internal decision's, filled by the enricher
+
+
+def to_set(item: IngestItem, missing: list[str]) -> str:
+    """What to set for the item to become searchable."""
+    fields = [f for f in missing if ":" not in f and " " not in f]
+    if not fields:
+        return "; ".join(missing)
+    given = " ".join(f"--meta {f}=…" for f in fields)
+    hint = f"ingest it again with {given} (JSONL: the same fields)"
+    if item.doc_type == "decision" and set(fields) & set(METADATA):
+        hint += (
+            "; a decision's headnote, summary and tags are also filled on the desk "
+            "(/training/metadata) or by the enricher (LEGAL_AI_ENRICHER, `legal-ai enrich run`)"
+        )
+    return hint
+
+
 class TextMovedOn(StoreError):
     """An item staged without chunks (its text was stored) finds another text stored."""
 
@@ -247,7 +265,9 @@ class Ingestor(Stager):
             report.resolved[key] += int(arrival.get(key) or 0)
         if status and not status["searchable"]:
             missing = list(status["missing"]) or ["an embedded chunk (run `legal-ai reindex`)"]
-            report.unsearchable.append({"doc_id": item.doc_id, "missing": missing})
+            report.unsearchable.append(
+                {"doc_id": item.doc_id, "missing": missing, "set": to_set(item, missing)}
+            )
 
     def _same_fields(self, existing: dict, values: dict) -> bool:
         for key, value in values.items():

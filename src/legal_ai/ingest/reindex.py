@@ -1,7 +1,9 @@
-"""`legal-ai reindex`: re-embed what changed or what the active embedder has not embedded —
-chunks, principles, attached precedents, block exemplars, canonical statements, page images —
-and re-analyze what an older analyzer analyzed. Each text reaches the model at most once (the
-embedder's cache); a batch is written in one transaction."""
+"""`legal-ai reindex`: repair what changed outside ingest — an item's stored text (taken back
+from `item_versions`, where ingest kept it) or its chunks (cut again from the stored text) — then
+re-embed what changed or what the active embedder has not embedded — chunks, principles,
+attached precedents, block exemplars, canonical statements, page images — and re-analyze what an
+older analyzer analyzed. Each text reaches the model at most once (the embedder's cache); a
+batch is written in one transaction."""
 
 from __future__ import annotations
 
@@ -11,7 +13,11 @@ from ..context import Context
 from ..corpora import CORPORA
 from ..providers.embedders import text_hash
 from ..providers.multimodal import render_pages
-from ..store import maintenance
+from ..store import integrity, maintenance
+from ..store import items as sql_items
+from .pipeline import Ingestor
+from .sources import IngestItem
+from .staging import content_hash
 
 
 def _mend(ctx: Context, rows: list[dict]) -> tuple[list[dict], int, int]:
@@ -86,6 +92,7 @@ def reindex(ctx: Context, batch: int = 64) -> dict:
         kind: {"reembedded": 0, "reanalyzed": 0}
         for kind in ("chunks", "principles", "precedents", "exemplars")
     }
+    repaired = repair(ctx)
     _chunks(ctx, batch, done["chunks"])
     _units(ctx, batch, done)
     done["canonical_statements"] = _canonicals(ctx, batch)
@@ -94,7 +101,77 @@ def reindex(ctx: Context, batch: int = 64) -> dict:
         "reembedded": sum(d["reembedded"] for d in done.values()),
         "reanalyzed": sum(d.get("reanalyzed", 0) for d in done.values()),
         **done,
+        "repaired": repaired,
     }
+
+
+# -- what changed outside ingest ---------------------------------------------------------------
+
+
+def repair(ctx: Context) -> list[dict]:
+    """Every item whose stored text or chunks changed outside ingest (store/integrity.py): its
+    text taken back from the version ingest stored under its hash, its chunks cut again from it
+    and embedded (through the cache). One entry per item: {corpus, doc_id, text_restored,
+    chunks, repaired, reason}; an item whose text no version holds is left as it is, and says
+    so."""
+    ingestor = Ingestor.of(ctx)
+    out = []
+    for corpus in CORPORA.values():
+        with ctx.store.connection() as conn:
+            found = integrity.damaged(conn, corpus)
+        out.extend(_repair_one(ctx, ingestor, corpus, row) for row in found)
+    return out
+
+
+def _original(conn, corpus, stored: dict) -> tuple[str, list | None] | None:
+    """The text (and pages) ingest stored for the item under its hash, or None."""
+    for version in integrity.stored_texts(conn, corpus, stored["id"], stored["content_hash"]):
+        item = IngestItem("", version["content"], "", "", "", page_starts=version["page_starts"])
+        if content_hash(item) == stored["content_hash"]:
+            return version["content"], version["page_starts"]
+    return None
+
+
+def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> dict:
+    entry = {
+        "corpus": corpus.key,
+        "doc_id": row["doc_id"],
+        "text_restored": False,
+        "chunks": list(row["chunks"] or []),
+        "repaired": False,
+        "reason": None,
+    }
+    with ctx.store.connection() as conn:
+        stored = integrity.item(conn, corpus, row["id"])
+        original = _original(conn, corpus, stored) if row["text_changed"] else None
+    if row["text_changed"] and original is None:
+        entry["reason"] = (
+            "its stored text changed and no version ingest kept has its hash: re-ingest it"
+        )
+        return entry
+    text, pages = original or (stored["content"], stored["page_starts"])
+    item = IngestItem(
+        stored["doc_id"],
+        text,
+        stored["source_path"] or "",
+        stored["source_format"] or "",
+        stored["doc_type"],
+        fields={"eid": stored["eid"]} if stored["eid"] else {},
+        page_starts=pages,
+        issue=stored["extraction_issue"],
+    )
+    chunks = ingestor.chunks_of(item)  # embedded outside the transaction
+    with ctx.store.transaction() as conn:
+        sql_items.lock_item(conn, corpus, stored["doc_id"])
+        now = integrity.item(conn, corpus, row["id"])
+        if now is None or now["content_hash"] != stored["content_hash"]:
+            entry["reason"] = "an ingest wrote it meanwhile"
+            return entry
+        if original is not None:
+            integrity.restore_text(conn, corpus, row["id"], text, pages)
+        sql_items.replace_chunks(conn, corpus, row["id"], chunks)
+    entry.update(text_restored=original is not None, repaired=True)
+    return entry
 
 
 def _page_images(ctx: Context, batch: int) -> dict:

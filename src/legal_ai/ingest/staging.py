@@ -124,6 +124,11 @@ class Stager:
             found.update(fresh)
         return [(page, sha, found[sha]) for page, _, sha in rendered]
 
+    def chunks_of(self, item: IngestItem) -> list[sql_items.ChunkRow]:
+        """The item's text cut into chunks, analyzed and embedded (through the cache): what
+        ingest stores, and what `legal-ai reindex` cuts again for a chunk changed outside it."""
+        return self._chunks(item)
+
     def _chunks(self, item: IngestItem) -> list[sql_items.ChunkRow]:
         if item.issue or not item.text.strip():
             return []

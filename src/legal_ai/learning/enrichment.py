@@ -1,19 +1,20 @@
-"""Internal decisions enriched on arrival (issue 15, item 3): a model (LEGAL_AI_ENRICHER, through
-the learning engine's adapters and recorder) writes a decision's headnote, summary and tags, and
-the chair reviews them before anything reaches the library. This module holds the queue, its
+"""Internal decisions enriched on arrival (issue 15 item 3; issue 21 item 6): a model
+(LEGAL_AI_ENRICHER, through the learning engine's adapters and recorder) writes a decision's
+headnote, summary and tags — without which it is not searchable. This module holds the queue, its
 runner and where each decision waiting for enrichment stands; what the model is asked and the
 grounding of its answer are learning/enrichment_grounding.py, the chair's review
 learning/enrichment_review.py.
 
 Ingesting an internal decision (`legal-ai ingest --corpus internal`, the internal copy of a final
 upload) queues one job (kind `enrichment`, key `enrichment:<item id>:<text hash>`) in the ingest's
-transaction (learning/arrival.py), unless the ingest itself gave the headnote and summary.
+transaction (learning/arrival.py), unless the ingest itself gave the headnote, summary and tags.
 `legal-ai worker` and `legal-ai enrich run` drain the queue with the learning queue's machinery
 (learning/principle_jobs.py is the pattern): leases renewed by every model call, a job waiting
 with what to set while no model is configured (queued again when that changes), a failing model
 retried with backoff and then failed with its error, a job whose item's text changed since it was
-queued closed as superseded. A grounded answer is stored as a proposal (`case_law_enrichments`,
-pending review), never into case_law.
+queued closed as superseded. A grounded answer is applied at once to the fields still empty (or
+still the model's), marked as the model's and reversible by the chair; an ungrounded one, or one
+with no field left to fill, waits for her review (learning/metadata.py settles it).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..auth import system_principal
 from ..jobqueue import drain, retry_later, worker_id
 from ..store import engine as queue
 from ..store import enrichment as store
+from . import metadata
 from .engine import Lease, single_model
 from .enrichment_grounding import (
     MAX_SENTENCES,
@@ -66,16 +68,16 @@ def enqueue(conn, case_law_id: int, content_hash: str) -> dict | None:
 
 def enqueue_on_arrival(conn, case_law_id: int, values: dict) -> bool:
     """Queue the enrichment of a newly written internal decision's text, unless it has no text
-    (an image-only PDF) or the ingest gave its headnote and summary."""
+    (an image-only PDF) or the ingest gave its headnote, summary and tags."""
     if not (values.get("content") or "").strip() or values.get("extraction_issue"):
         return False
-    if (values.get("headnote") or "").strip() and (values.get("summary") or "").strip():
+    if all(not metadata.is_empty(values.get(f)) for f in metadata.FIELDS):
         return False
     return enqueue(conn, case_law_id, values["content_hash"]) is not None
 
 
 def enqueue_missing(conn) -> int:
-    """Queue the internal decisions without a headnote or summary whose text has no job nor
+    """Queue the internal decisions without a headnote, summary or tags whose text has no job nor
     proposal (stored before enrichment on arrival). Returns how many were queued."""
     return sum(enqueue(conn, r["id"], r["content_hash"]) is not None for r in store.unqueued(conn))
 
@@ -126,6 +128,8 @@ def _outcome(job: dict) -> dict:
         "case_number": None,
         "status": None,
         "enrichment_id": None,
+        "applied": False,
+        "ungrounded": None,
         "refused": None,
         "error": None,
         "waiting_for": None,
@@ -143,8 +147,8 @@ def _not_to_enrich(item: dict | None, content_hash: str) -> dict | None:
 
 
 def _proposal(model: ChatModel, item: dict, outcome: dict) -> dict:
-    """The model's grounded answer for the item; a refused one is Refused, its reason in
-    `outcome`."""
+    """The model's answer for the item, why it is not grounded in `outcome["ungrounded"]`; an
+    answer with nothing to propose is Refused, its reason in `outcome`."""
     answer = model.ask(
         SYSTEM.format(max_sentences=MAX_SENTENCES, max_tags=MAX_TAGS),
         user_prompt(item),
@@ -155,6 +159,7 @@ def _proposal(model: ChatModel, item: dict, outcome: dict) -> dict:
     if proposal is None:
         outcome["refused"] = why
         raise Refused(f"refused: {why}")
+    outcome["ungrounded"] = why
     return proposal
 
 
@@ -165,13 +170,15 @@ def _store_proposal(
     item: dict,
     model: ChatModel,
     proposal: dict,
-) -> int:
-    """The proposal stored and the job completed, in one transaction; its id (_Lost when the job
-    was taken over)."""
+    ungrounded: str | None,
+) -> tuple[int, bool]:
+    """The proposal settled (applied, or waiting for the chair) and the job completed, in one
+    transaction: (its id, whether it was applied); _Lost when the job was taken over."""
     item_id, content_hash = _target(job)
     with app.store.transaction() as conn:
-        enrichment_id = store.insert(
+        enrichment_id, applied = metadata.settle(
             conn,
+            item,
             {
                 **proposal,
                 "case_law_id": item_id,
@@ -182,15 +189,12 @@ def _store_proposal(
                 "job_id": job["id"],
                 "written_by": app.principal.actor,
             },
+            ungrounded,
         )
-        if (
-            queue.complete(
-                conn, job["id"], worker, job["attempts"], {"enrichment_id": enrichment_id}
-            )
-            is None
-        ):
+        result = {"enrichment_id": enrichment_id, "applied": applied}
+        if queue.complete(conn, job["id"], worker, job["attempts"], result) is None:
             raise _Lost
-    return enrichment_id
+    return enrichment_id, applied
 
 
 def process(
@@ -223,8 +227,10 @@ def process(
         proposal = _proposal(model, item, outcome)
         if lease.lost:
             raise _Lost
-        enrichment_id = _store_proposal(app, job, worker, item, model, proposal)
-        outcome.update(status="done", enrichment_id=enrichment_id)
+        enrichment_id, applied = _store_proposal(
+            app, job, worker, item, model, proposal, outcome["ungrounded"]
+        )
+        outcome.update(status="done", enrichment_id=enrichment_id, applied=applied)
         return outcome
     except _Lost:
         logger.warning("enrichment job %s was taken over by another worker", job["id"])
@@ -251,7 +257,8 @@ def run(
     environ: Mapping[str, str] | None = None,
 ) -> dict:
     """Drain the ready enrichment jobs in this process, as the agent `enricher`: {"jobs",
-    "proposed", "refused", "failed", "pending", "waiting_for"}. Without a model every job waits
+    "applied" (written into the decision), "proposed" (waiting for the chair, with why when not
+    grounded), "refused", "failed", "pending", "waiting_for"}. Without a model every job waits
     and `waiting_for` says what to set."""
     engine = app.acting_as(system_principal(ACTOR))
     worker = worker or worker_id()
@@ -266,16 +273,8 @@ def run(
     )
     return {
         "jobs": outcomes,
-        "proposed": [
-            {
-                "job_id": o["id"],
-                "enrichment_id": o["enrichment_id"],
-                "doc_id": o["doc_id"],
-                "case_number": o["case_number"],
-            }
-            for o in outcomes
-            if o["enrichment_id"]
-        ],
+        "applied": [_settled(o) for o in outcomes if o["enrichment_id"] and o["applied"]],
+        "proposed": [_settled(o) for o in outcomes if o["enrichment_id"] and not o["applied"]],
         "refused": [
             {
                 "job_id": o["id"],
@@ -297,36 +296,26 @@ def run(
     }
 
 
+def _settled(outcome: dict) -> dict:
+    return {
+        "job_id": outcome["id"],
+        "enrichment_id": outcome["enrichment_id"],
+        "doc_id": outcome["doc_id"],
+        "case_number": outcome["case_number"],
+        "ungrounded": outcome["ungrounded"],
+    }
+
+
 def _pending(job: dict) -> dict:
     item_id, _ = _target(job)
     return {
         "job_id": job["id"],
         "case_law_id": item_id,
         "status": job["status"],
-        "reason": _state(
+        "reason": metadata.job_state(
             job["status"], job["waiting_for"], job["error"], job["attempts"], job["max_attempts"]
         ),
     }
-
-
-def _state(
-    status: str | None,
-    waiting_for: str | None,
-    error: str | None,
-    attempts: int | None,
-    max_attempts: int | None,
-) -> str:
-    if status == "waiting":
-        return f"waiting for configuration: {waiting_for}"
-    if status == "failed":
-        return f"failed after {attempts} attempt(s): {error}"
-    if status == "running":
-        return "running"
-    if status == "queued" and error:
-        return f"retry {(attempts or 0) + 1} of {max_attempts}; last error: {error}"
-    if status == "queued":
-        return "queued: run `legal-ai enrich run` or start `legal-ai worker`"
-    return "not queued: stored before enrichment on arrival (the nightly upkeep queues it)"
 
 
 def work_pass(
@@ -341,11 +330,14 @@ def work_pass(
     how many jobs it settled."""
     report = run(app, worker=worker, should_stop=should_stop, environ=environ)
     for o in report["jobs"]:
-        detail = (
-            f"proposal #{o['enrichment_id']} pending the chair's review"
-            if o["enrichment_id"]
-            else o["waiting_for"] or o["error"] or ""
-        )
+        detail = o["waiting_for"] or o["error"] or ""
+        if o["enrichment_id"]:
+            detail = (
+                f"#{o['enrichment_id']} applied to the decision (the model's; the chair may "
+                "revert or edit it)"
+                if o["applied"]
+                else f"proposal #{o['enrichment_id']} pending the chair's review"
+            )
         echo(
             f"enrichment job {o['id']} {o['doc_id'] or ''}: {o['status']}"
             + (f" — {detail}" if detail else "")
@@ -367,7 +359,7 @@ def awaiting(conn, limit: int = HEALTH_ROWS) -> dict:
                 "approve|reject"
             )
         else:
-            state = _state(
+            state = metadata.job_state(
                 r["job_status"], r["waiting_for"], r["error"], r["attempts"], r["max_attempts"]
             )
         items.append(

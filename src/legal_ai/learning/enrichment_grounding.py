@@ -3,8 +3,9 @@ before anything is stored: every sentence of the summary names the quote of the 
 rests on, and learning/synthesis.ungrounded (the canonical statement's rules) refuses a sentence
 whose quote is not in the decision (verbatim after folding) or which brings a number, a case or
 statute citation or a qualifier the decision does not have; the headnote and the tags may bring no
-number or citation the decision does not have. A refused answer stores nothing and counts as a
-failed attempt (retried, then failed with the reason: learning/enrichment.py)."""
+number or citation the decision does not have. A grounded answer is applied at once; one that is
+not waits for the chair with why; an answer with nothing to propose (no headnote, no summary)
+stores nothing and counts as a failed attempt (learning/enrichment.py)."""
 
 from __future__ import annotations
 
@@ -72,41 +73,53 @@ def _introduced(text: str, numbers: set[str], refs: set[str]) -> str | None:
     return None
 
 
-def ground(answer: Enrichment, content: str) -> tuple[dict | None, str | None]:
-    """The proposal an answer makes ({headnote, summary, sentences with their quotes' offsets in
-    the decision, tags}), or None and why it is refused."""
+def _why(answer: Enrichment, sentences: list, headnote: str, content: str) -> str | None:
+    """Why the answer is not grounded in the decision, or None when it is."""
     numbers = set(NUMBER.findall(normalize(content)))
     refs = {c.ref for c in citations(content)}
+    why = ungrounded(sentences, [content])
+    if why is not None:
+        why = why.replace("is not one of the occurrences' quotes", "is not in the decision")
+        return f"summary {why.replace('the quotes do not', 'the decision does not')}"
+    if found := _introduced(headnote, numbers, refs):
+        return f"the headnote has {found}, which the decision does not"
+    for tag in _tags(answer):
+        if found := _introduced(tag, numbers, refs):
+            return f"the tag {tag!r} has {found}, which the decision does not"
+    return None
+
+
+def _tags(answer: Enrichment) -> list[str]:
+    tags: list[str] = []
+    for raw in answer.tags:
+        tag = clean_value(raw) if isinstance(raw, str) else ""
+        if tag and len(tag) <= MAX_TAG_CHARS and tag not in tags:
+            tags.append(tag)
+    return tags
+
+
+def ground(answer: Enrichment, content: str) -> tuple[dict | None, str | None]:
+    """The proposal an answer makes ({headnote, summary, sentences with their quotes' offsets in
+    the decision, tags}) and None when it is grounded; the proposal and why when it is not (it
+    then waits for the chair); None and why when there is nothing to propose (no headnote, no
+    summary sentence)."""
     headnote = vocab.free_text(answer.headnote, "headnote", required=False, max_chars=600)
     if headnote is None:
         return None, "the headnote is empty"
     sentences = [s for s in answer.summary if s.text.strip()]
     if not sentences:
         return None, "the summary has no sentences"
-    why = ungrounded(sentences, [content])
-    if why is not None:
-        why = why.replace("is not one of the occurrences' quotes", "is not in the decision")
-        return None, f"summary {why.replace('the quotes do not', 'the decision does not')}"
-    if found := _introduced(headnote, numbers, refs):
-        return None, f"the headnote has {found}, which the decision does not"
-    tags: list[str] = []
-    for raw in answer.tags:
-        tag = clean_value(raw) if isinstance(raw, str) else ""
-        if not tag or len(tag) > MAX_TAG_CHARS or tag in tags:
-            continue
-        if found := _introduced(tag, numbers, refs):
-            return None, f"the tag {tag!r} has {found}, which the decision does not"
-        tags.append(tag)
+    why = _why(answer, sentences, headnote, content)
     kept = []
     for s in sentences:
-        span = find_span(content, s.quote)  # found: ungrounded checked every quote
+        span = find_span(content, s.quote) or {}  # found for every quote when grounded
         text = vocab.free_text(s.text, "summary sentence", max_chars=1000)
         kept.append(
             {
                 "text": text,
-                "quote": span["text"],
-                "char_start": span["start"],
-                "char_end": span["end"],
+                "quote": span.get("text", s.quote),
+                "char_start": span.get("start"),
+                "char_end": span.get("end"),
             }
         )
     summary = " ".join(s["text"] for s in kept)
@@ -114,5 +127,5 @@ def ground(answer: Enrichment, content: str) -> tuple[dict | None, str | None]:
         "headnote": headnote,
         "summary": summary,
         "sentences": kept,
-        "tags": tags[:MAX_TAGS],
-    }, None
+        "tags": _tags(answer)[:MAX_TAGS],
+    }, why

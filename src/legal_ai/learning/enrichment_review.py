@@ -1,6 +1,8 @@
 """The chair's view of enrichment proposals, through the one pattern of gated items
 (learning/gate.py): the lists and one proposal, and her review. Only the chair approves or
-rejects a proposal (the database refuses any other role); on approval its fields are written with
+rejects a proposal pending review, and reverts one the system applied (learning/metadata.py: the
+fields it wrote go back to what they were); the database refuses any other role. On approval its
+fields are written with
 store/items.update_fields, the metadata path of an ingest (no new text version in item_versions;
 the database's completeness contract re-evaluates the item), under the item's ingest lock; a
 proposal whose decision's text changed since it was written is not approved."""
@@ -15,13 +17,14 @@ from ..paging import Page
 from ..store import enrichment as store
 from ..store import items as sql_items
 from ..store import jsonable
+from . import metadata
 from .gate import Gated
 
 if TYPE_CHECKING:
     from ..context import Context
 
-STATUSES = ("pending_review", "approved", "rejected", "superseded")
-DECISIONS = {"approve": "approved", "reject": "rejected"}
+STATUSES = ("pending_review", "applied", "approved", "rejected", "reverted", "edited", "superseded")
+DECISIONS = {"approve": "approved", "reject": "rejected", "revert": "reverted"}
 
 
 def _shape(row: dict, *, full: bool = False) -> dict:
@@ -43,6 +46,7 @@ def _shape(row: dict, *, full: bool = False) -> dict:
         "reviewed_at",
         "review_reason",
         "text_changed",
+        "ungrounded",
     ]
     if full:
         keys += [
@@ -86,13 +90,16 @@ def review(
     expected_status: str | None = None,
 ) -> dict:
     """The chair approves a proposal (its headnote, summary and tags are written into the
-    decision) or rejects it (nothing is written). `expected_status`: the status she saw; when it
-    is no longer that, read under the row lock, nothing changes (Stale)."""
+    decision) or rejects it (nothing is written), or reverts one the system applied.
+    `expected_status`: the status she saw; when it is no longer that, read under the row lock,
+    nothing changes (Stale)."""
     corpus = get_corpus("internal")
 
     def decide(conn, row: dict, status: str, reason: str | None) -> dict | None:
         if row["status"] == status:
             return _shape(row, full=True)
+        if status == "reverted":
+            return _revert(conn, app, row, reason)
         if row["status"] != "pending_review":
             raise Conflict(
                 f"enrichment {enrichment_id} is {row['status']}: only a "
@@ -127,3 +134,20 @@ def review(
         return None
 
     return ENRICHMENT.review(app, enrichment_id, decision, reason, expected_status, decide)
+
+
+def _revert(conn, app: Context, row: dict, reason: str | None) -> None:
+    """An applied enrichment reverted: the fields it wrote back to what they were."""
+    if row["status"] != "applied":
+        raise Conflict(
+            f"enrichment {row['id']} is {row['status']}: only an enrichment the system "
+            "applied is reverted"
+        )
+    sql_items.lock_item(conn, get_corpus("internal"), row["doc_id"])
+    if metadata.revert(conn, row, store.item(conn, row["case_law_id"])) is None:
+        raise Conflict(
+            f"the decision {row['doc_id']} no longer holds what enrichment {row['id']} wrote "
+            "(its text or a field changed since); write the fields yourself instead"
+        )
+    store.decide(conn, row["id"], "reverted", app.principal.actor, reason, row["previous"])
+    return None

@@ -26,7 +26,7 @@ from ..store import jsonable
 from ..store import learning as store
 from ..text import citations as text_citations
 from ..text import extract
-from . import copy_policy
+from . import copy_policy, metadata
 from . import jobs as learning_jobs
 from . import vocabulary as vocab
 from .decisions import library_match, read_decision, segment
@@ -282,6 +282,7 @@ def upload_final(
         "history_row": history_row,
         "learning_job": job["id"] if job else None,
         "notes": notes,
+        "metadata": metadata.report_of(app, internal_row["id"]),  # awaiting metadata: what to set
     }
 
 

@@ -14,7 +14,10 @@ _INTERNAL = (
     "c.source_kind = 'internal_committee' AND c.doc_type = 'decision'"
     " AND btrim(c.content) <> '' AND c.extraction_issue IS NULL"
 )
-_UNFILLED = "(coalesce(btrim(c.headnote), '') = '' OR coalesce(btrim(c.summary), '') = '')"
+_UNFILLED = (
+    "(coalesce(btrim(c.headnote), '') = '' OR coalesce(btrim(c.summary), '') = ''"
+    " OR cardinality(c.tags) = 0)"
+)
 _PARTS = {
     "job_of": sql.SQL(_JOB_OF),
     "internal": sql.SQL(_INTERNAL),
@@ -24,7 +27,7 @@ _PARTS = {
 _ROW = (
     "SELECT e.id, e.case_law_id, e.doc_id, e.case_number, e.content_hash, e.status, e.headnote,"
     " e.summary, e.sentences, e.tags, e.model, e.job_id, e.written_by, e.created_at,"
-    " e.reviewed_by, e.reviewed_at, e.review_reason, e.previous, e.updated_at,"
+    " e.reviewed_by, e.reviewed_at, e.review_reason, e.previous, e.updated_at, e.ungrounded,"
     " c.title, (c.id IS NULL OR c.content_hash <> e.content_hash) AS text_changed,"
     " c.headnote AS item_headnote, c.summary AS item_summary, c.tags AS item_tags"
     " FROM case_law_enrichments e LEFT JOIN case_law c ON c.id = e.case_law_id"
@@ -42,21 +45,50 @@ def item(conn: psycopg.Connection, case_law_id: int) -> dict | None:
 
 
 def insert(conn: psycopg.Connection, values: dict) -> int:
-    """A new proposal, pending review; the item's earlier pending proposal (of an older text, or
-    an earlier attempt) is superseded by it."""
+    """A new proposal: pending review (`ungrounded` says why, when it is not grounded), or
+    `applied` by the system with the fields it replaced in `previous`; the item's earlier pending
+    proposal (of an older text, or an earlier attempt) is superseded by it."""
     conn.execute(
         "UPDATE case_law_enrichments SET status = 'superseded'"
         " WHERE case_law_id = %s AND status = 'pending_review'",
         (values["case_law_id"],),
     )
+    previous = values.get("previous")
     return conn.execute(
         "INSERT INTO case_law_enrichments (case_law_id, doc_id, case_number, content_hash,"
-        " headnote, summary, sentences, tags, model, job_id, written_by)"
+        " headnote, summary, sentences, tags, model, job_id, written_by, status, ungrounded,"
+        " previous)"
         " VALUES (%(case_law_id)s, %(doc_id)s, %(case_number)s, %(content_hash)s, %(headnote)s,"
-        " %(summary)s, %(sentences)s, %(tags)s, %(model)s, %(job_id)s, %(written_by)s)"
-        " RETURNING id",
-        {**values, "sentences": Jsonb(values["sentences"])},
+        " %(summary)s, %(sentences)s, %(tags)s, %(model)s, %(job_id)s, %(written_by)s,"
+        " %(status)s, %(ungrounded)s, %(previous)s) RETURNING id",
+        {
+            "status": "pending_review",
+            "ungrounded": None,
+            **values,
+            "sentences": Jsonb(values["sentences"]),
+            "previous": Jsonb(previous) if previous is not None else None,
+        },
     ).fetchone()["id"]
+
+
+def applied(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+    """The item's latest enrichment the system applied and the chair has neither reverted nor
+    edited (of any text of the item), or None."""
+    row = conn.execute(
+        _ROW + " WHERE e.case_law_id = %s AND e.status = 'applied' ORDER BY e.id DESC LIMIT 1",
+        (case_law_id,),
+    ).fetchone()
+    return dict(row) if row else None
+
+
+def model_written(conn: psycopg.Connection, limit: int) -> list[dict]:
+    """The internal decisions whose fields an applied enrichment of their current text wrote
+    (newest first): what the chair may revert or edit."""
+    return conn.execute(
+        _ROW + " WHERE e.status = 'applied' AND c.content_hash = e.content_hash"
+        " ORDER BY e.id DESC LIMIT %s",
+        (limit,),
+    ).fetchall()
 
 
 def get(conn: psycopg.Connection, enrichment_id: int, *, lock: bool = False) -> dict | None:
@@ -130,5 +162,38 @@ def awaiting(conn: psycopg.Connection, limit: int) -> tuple[int, list[dict]]:
             " e.id AS enrichment_id, e.status AS enrichment_status {} ORDER BY c.id LIMIT %s"
         ).format(_AWAITING),
         (limit,),
+    ).fetchall()
+    return count, rows
+
+
+_AWAITING_METADATA = sql.SQL(
+    "FROM case_law c"
+    " LEFT JOIN jobs j ON j.key = {job_of}"
+    " LEFT JOIN LATERAL (SELECT e.id, e.status, e.ungrounded FROM case_law_enrichments e"
+    "   WHERE e.case_law_id = c.id AND e.content_hash = c.content_hash"
+    "   AND e.status <> 'superseded' ORDER BY e.id DESC LIMIT 1) e ON true"
+    " WHERE c.source_kind = 'internal_committee'"
+    " AND c.missing && ARRAY['headnote', 'summary', 'tags']"
+).format(**_PARTS)
+
+
+def awaiting_metadata(
+    conn: psycopg.Connection, limit: int, *, case_law_id: int | None = None
+) -> tuple[int, list[dict]]:
+    """Internal decisions not searchable for want of their headnote, summary or tags (the
+    completeness contract's `missing`), each with its enrichment job and its latest proposal of
+    the current text: (how many, the first `limit`); `case_law_id`: that decision only."""
+    one = {"id": case_law_id, "limit": limit}
+    query = sql.SQL("SELECT count(*) AS n {} AND (%(id)s::bigint IS NULL OR c.id = %(id)s)")
+    count = conn.execute(query.format(_AWAITING_METADATA), one).fetchone()["n"]
+    rows = conn.execute(
+        sql.SQL(
+            "SELECT c.id AS case_law_id, c.doc_id, c.case_number, c.title, c.missing,"
+            " c.headnote, c.summary, c.tags, j.id AS job_id, j.status AS job_status,"
+            " j.waiting_for, j.error, j.attempts, j.max_attempts, e.id AS enrichment_id,"
+            " e.status AS enrichment_status, e.ungrounded {}"
+            " AND (%(id)s::bigint IS NULL OR c.id = %(id)s) ORDER BY c.id LIMIT %(limit)s"
+        ).format(_AWAITING_METADATA),
+        one,
     ).fetchall()
     return count, rows
