@@ -51,6 +51,10 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
     tmp_path,
     enricher,
 ):
+    # A tag the decision does not have (its number): not grounded, so the proposal waits for her
+    # (a grounded one is applied at once: tests/learning/test_enrichment.py).
+    script, _ = enricher
+    script.answer = {**GROUNDED, "tags": [*GROUNDED["tags"], 'תמ"א 38']}
     ingest_decision(desk_app, tmp_path)
     [proposed] = enrichment.run(desk_app)["proposed"]
     eid = proposed["enrichment_id"]
@@ -67,7 +71,7 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
         assert f'<mark class="span">{sentence["quote"]}</mark>' in shown
     start = enrichment_review.show(desk_app, eid)["sentences"][0]["char_start"]
     assert f"/source/internal/d-1042?start={start}&end=" in shown
-    assert shown.count('<span class="badge tag">') == 3  # the duplicate tag dropped
+    assert shown.count('<span class="badge tag">') == 4  # the duplicate tag dropped
     assert "מה ההחלטה מחזיקה עכשיו" in shown and "<dd>אין</dd>" in shown
 
     form = {
@@ -108,6 +112,8 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
 
 
 def test_reject_writes_nothing(chair, desk_app, tmp_path, enricher):
+    script, _ = enricher  # not grounded (a tag with a number): it waits for her
+    script.answer = {**GROUNDED, "tags": ['תמ"א 38']}
     ingest_decision(desk_app, tmp_path)
     [proposed] = enrichment.run(desk_app)["proposed"]
     eid = proposed["enrichment_id"]
