@@ -41,7 +41,7 @@ from legal_ai.store import (  # noqa: E402
     start_embedded,
     stop_embedded,
 )
-from legal_ai.text.hebrew import normalize_case_number  # noqa: E402
+from legal_ai.text.case_numbers import normalize_case_number  # noqa: E402
 
 DB = "legal_ai_bench_copy"
 SHARED = ROOT.parent / "shared" / "data" / "synthetic-decisions" / "txt"

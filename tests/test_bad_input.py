@@ -24,8 +24,9 @@ from legal_ai.retrieval import legs
 from legal_ai.retrieval.legs import Filters
 from legal_ai.retrieval.search import search
 from legal_ai.text import akn, citations
+from legal_ai.text.case_numbers import normalize_case_number
 from legal_ai.text.extract import Limits, extract
-from legal_ai.text.hebrew import clean_text, normalize, normalize_case_number, query_terms
+from legal_ai.text.hebrew import clean_text, normalize, query_terms
 from system_panel import engine
 
 

@@ -18,7 +18,7 @@ from .corpora import CORPORA, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
 from .knowledge import exemplars, templates
-from .learning import arrival, metadata, principle_jobs, principle_review
+from .learning import arrival, library_links, metadata, principle_jobs, principle_review, rekey
 from .learning.vocabulary import free_text
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
@@ -29,7 +29,9 @@ from .store import items as sql_items
 from .store import ocr as ocr_store
 from .store.cache import active_embedder
 from .telemetry import log_search
-from .text.hebrew import normalize, normalize_case_number
+from .text.case_numbers import normalize_case_number
+from .text.citations import extract as extract_citations
+from .text.hebrew import normalize
 
 # The tool call in progress (App.tool): its name goes into the search's telemetry row, and the
 # row's id comes back in the tool's answer (`search_id`).
@@ -59,6 +61,10 @@ class App(Context):
     def __init__(self, settings: Settings, **options: Any) -> None:
         options.setdefault("hooks", arrival_hooks())
         super().__init__(settings, **options)
+        # The library's re-key a migration left pending (learning/rekey.py), by the login that
+        # migrates; a process that may not migrate (the MCP server) leaves it to one that does.
+        migrating = options.get("migrate", True)
+        self.rekeyed = rekey.run_pending(self.store.as_role(None)) if migrating else None
 
     # -- ingestion ------------------------------------------------------------------------------
     def ingestor(self) -> Ingestor:
@@ -258,14 +264,23 @@ class App(Context):
                     f"no case {case_number!r}; ingest one of its documents first"
                     " (legal-ai ingest FILE --corpus case --case-number ...)"
                 )
-            ruling = sql_items.find_ruling(conn, normalize_case_number(citation), key)
             saved = sql_items.save_precedent(
-                conn, case_number, citation, key, ruling["id"] if ruling else None, note
+                conn, case_number, citation, key, self._cited_ruling(conn, citation), note
             )
             title = sql_items.ruling_title(conn, saved["case_law_id"])
             text = " — ".join(p for p in (saved["citation"], saved["note"], title) if p)
             sql_items.index_precedent(conn, saved["id"], self._unit(text))
         return dict(saved)
+
+    @staticmethod
+    def _cited_ruling(conn: Any, citation: str) -> int | None:
+        """The library's ruling an attached citation names, by its whole identity (or its
+        reporter alias); None when none, or several, fit (library_links.match)."""
+        named = [c for c in extract_citations(citation) if c.kind in ("ruling", "reporter")]
+        if named:
+            return library_links.match(conn, named[0]).target
+        ruling = sql_items.find_ruling(conn, normalize_case_number(citation), "")
+        return ruling["id"] if ruling else None
 
     # -- health and re-index --------------------------------------------------------------------
     def health(self) -> dict:
@@ -316,7 +331,10 @@ class App(Context):
             # Upkeep on arrival (learning/arrival.py): `unresolved_digests`, `missing_precedents`
             # (open), `awaiting_enrichment` and `awaiting_metadata` (internal decisions not
             # searchable without their headnote, summary and tags), each {"count", "items"}.
+            # and `ambiguous_citations` (several rulings fit: the chair picks).
             **upkeep,
+            # What the re-key of migration 0029 changed, until marked seen (learning/rekey.py).
+            "library_rekey": rekey.unseen(self),
         }
 
     def isolation_audit(self, probe: str = audit.PROBE) -> dict:

@@ -106,6 +106,7 @@ _CASE_LAW_COLUMNS = (
     "law_title",
     "section_num",
     "eid",
+    "aliases",
 )
 _DIGEST_COLUMNS = ("title", "points_to", "publisher", "published_on", "practice_area")
 

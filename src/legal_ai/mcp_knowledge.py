@@ -150,7 +150,8 @@ def knowledge_tools(server: Any, run: Any) -> None:
         "copied from another case's decision, as template (formulaic: allowed), analysis "
         "(generalize and adapt it) or substance (a holding, facts, parties, numbers or "
         "citations not in this case's file: never copy it), each with its source case and span; "
-        "and every citation checked against the library (found, not_in_library = a missing "
+        "and every citation checked against the library by its whole case number (found, "
+        "ambiguous = several rulings fit it, say its district; not_in_library = a missing "
         "precedent, quote_not_found = a quotation its text does not hold). The draft is not stored."
     )
     def check_draft(

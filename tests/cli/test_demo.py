@@ -35,7 +35,11 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
     assert learning["pair_status"] == "lessons_folded"
     assert learning["history_row"]["anti_pattern_total"] >= 5
     assert learning["history_row"]["final_anti_pattern_total"] == 0
-    assert learning["citations"] == {"linked": 1, "missing": 1}  # עע"מ 9101/20 is in the library
+    assert learning["citations"] == {
+        "linked": 1,
+        "missing": 1,
+        "ambiguous": 0,
+    }  # עע"מ 9101/20 is in the library
     assert learning["brief_lessons"] == 1
     assert learning["internal_hit"] == "ערר (מרכז) 7001/25"
     # Both paths of an internal decision's metadata: given at ingest (7550 searchable at once);

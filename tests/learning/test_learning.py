@@ -464,7 +464,7 @@ def test_citations_link_to_statute_sections_and_rulings_in_the_library(app, tmp_
     result = finals.upload_final(
         app, "ערר (מרכז) 3001/25", write(tmp_path / "f.txt", text), practice_area="planning"
     )
-    assert result["citations"] == {"linked": 3, "missing": 1}
+    assert result["citations"] == {"linked": 3, "missing": 1, "ambiguous": 0}
     with app.store.pool.connection() as conn:
         assert [m["ref"] for m in store.missing_precedents(conn)] == ['בר"מ 9777/20']
 

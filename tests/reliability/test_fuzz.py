@@ -44,8 +44,9 @@ from legal_ai.ingest.sources import IngestItem, SourceError, read_source
 from legal_ai.retrieval.legs import SUPPORTED_FILTERS, Filters
 from legal_ai.retrieval.tools import TOOL_OF_CORPUS, TOOLS
 from legal_ai.text import akn
+from legal_ai.text.case_numbers import normalize_case_number
 from legal_ai.text.extract import Limits, extract
-from legal_ai.text.hebrew import clean_text, clean_value, normalize_case_number
+from legal_ai.text.hebrew import clean_text, clean_value
 
 TRIED: Counter[str] = Counter()  # cases tried per target
 OUTCOMES: Counter[str] = Counter()  # what became of them (stored/refused, answered/refused)

@@ -2,12 +2,12 @@ import shutil
 
 import pytest
 
+from legal_ai.text.case_numbers import normalize_case_number
 from legal_ai.text.hebrew import (
     analyze,
     clean_text,
     get_analyzer,
     normalize,
-    normalize_case_number,
     prefix_variants,
     query_terms,
     tokens,

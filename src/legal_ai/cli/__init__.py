@@ -25,6 +25,7 @@ from ..mcp_server import serve
 from ..ops.health import report as health_report
 from ..retrieval.tools import corpus_tool
 from .cases import register as register_cases
+from .citations import register as register_citations
 from .common import JsonFlag, _app, _print_json, _settings
 from .db import register as register_db
 from .enrich import register as register_arrival
@@ -47,6 +48,7 @@ app = typer.Typer(
 register_db(app)
 register_cases(app)
 register_items(app)
+register_citations(app)
 register_users(app)
 
 

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from ..app import App
+from ..learning.rekey import describe
 from ..store import database_url, stop_embedded
 from ..store.backup import backup, restore
 from ..store.migrations import apply_role_grants, migrate
@@ -28,6 +30,9 @@ def db_migrate() -> None:
     url = database_url(_settings())
     applied = migrate(url)
     typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
+    with App(_settings()) as legal:  # runs what a migration left to the application (a re-key)
+        if legal.rekeyed:
+            typer.echo(describe(legal.rekeyed))
     enforced = apply_role_grants(url)
     typer.echo(
         "roles legal_ai_chair / legal_ai_agent: "

@@ -130,6 +130,11 @@ def final_upload(
         f"{result['case_number']}: final v{result['version']}, pair "
         f"{result['pair_status']}; citations linked {cites['linked']}, missing precedents "
         f"{cites['missing']}"
+        + (
+            f", ambiguous {cites['ambiguous']} (several rulings fit: legal-ai citations ambiguous)"
+            if cites.get("ambiguous")
+            else ""
+        )
     )
     row = result["history_row"]
     if row:

@@ -20,8 +20,9 @@ from typing import Any
 
 from ..corpora import Corpus
 from ..errors import InvalidInput, UnsupportedFile
-from ..text import akn, extract
-from ..text.hebrew import clean_text, clean_value, normalize_case_number
+from ..text import akn, citations, extract
+from ..text.case_numbers import normalize_case_number
+from ..text.hebrew import clean_text, clean_value
 
 RECORD_TEXT_FIELDS = ("text",)
 _RESERVED = {"doc_id", "_id", "text", "metadata", "doc_type"}
@@ -140,6 +141,8 @@ def coerce_fields(corpus: Corpus, raw: dict[str, Any], where: str) -> tuple[dict
             if isinstance(value, str) and not value.strip():
                 continue
             fields[key] = _date(value, where, key)
+        elif key == "aliases":
+            fields[key] = _aliases(value, where)
         elif key in _LIST_COLUMNS:
             if isinstance(value, str):
                 value = value.split(",")
@@ -165,6 +168,23 @@ def coerce_fields(corpus: Corpus, raw: dict[str, Any], where: str) -> tuple[dict
                 text = clean_value(text)
             fields[key] = text
     return fields, metadata
+
+
+def _aliases(value: Any, where: str) -> list[str]:
+    """Other names a ruling is cited by (`פ"ד מד(1) 565; תק-על 90(1) 12`), each as a reporter
+    citation's ref when it is one (so a citation by reporter finds the ruling)."""
+    if isinstance(value, str):
+        value = value.split(";")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidInput(
+            f"{where}: aliases must be a string (separated by ;) or a list of strings"
+        )
+    found = []
+    for alias in (clean_value(v) for v in value):
+        cited = [c for c in citations.extract(alias) if c.kind in ("reporter", "ruling")]
+        if alias:
+            found.append(cited[0].ref if cited else alias)
+    return list(dict.fromkeys(found))
 
 
 def _flag(value: Any, where: str) -> bool:

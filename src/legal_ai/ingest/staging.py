@@ -18,6 +18,7 @@ from ..providers.embedders import text_hash
 from ..providers.multimodal import render_pages
 from ..retrieval.terms import binding_of
 from ..store import items as sql_items
+from ..text.case_numbers import identity_columns
 from ..text.chunking import chunk_text
 from ..text.extract import IMAGE_ONLY
 from . import ocr_jobs
@@ -58,6 +59,10 @@ class Stager:
             binding = binding_of(values.get("court"), values.get("case_number"))
             if binding is not None:
                 values["is_binding"] = binding
+        if corpus.item_table == "case_law":
+            # The ruling's identity (proceeding, district, number/year): how every citation,
+            # digest and reference finds it (text/case_numbers).
+            values.update(identity_columns(values.get("case_number")))
         values.update(
             doc_id=item.doc_id,
             doc_type=item.doc_type,

@@ -11,26 +11,25 @@ calls `on_arrival` before its transaction commits:
   and stays unresolved otherwise (listed in `legal-ai health` as `unresolved_digests`);
 - an internal decision whose text is new queues its enrichment (learning/enrichment.py).
 
-The matching is the citation graph's (learning/finals.link_library): a ruling is named by the
-number/year of its case number as `normalize_case_number` spells it (the one normalizer of case
-numbers), and the library item a reference names is `store.find_ruling_by_number`'s (an
-external ruling first). Arrival and the graph's own writers serialise on
-`store.lock_citations`, so a ruling that arrives while a final citing it is uploaded is linked by
-one of the two. `resolve_all(app)` runs the same matching over everything (idempotent): the
-nightly upkeep's step, and the repair of items stored before this existed.
+The matching is the citation graph's (learning/library_links.py): a ruling is named by its whole
+identity — proceeding, district, number/year, as text/case_numbers spells it — so a decision of
+one district never resolves a citation of another, and a citation that fits several is left
+ambiguous for the chair. Arrival and the graph's own writers serialise on `store.lock_citations`,
+so a ruling that arrives while a final citing it is uploaded is linked by one of the two.
+`resolve_all(app)` runs the same matching over everything (idempotent): the nightly upkeep's
+step, and the repair of items stored before this existed.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from ..store import arrival as arrival_store
+from ..store import citations as citation_store
 from ..store import jsonable
 from ..store import learning as store
-from ..text import citations as text_citations
-from ..text.hebrew import normalize_case_number
-from . import enrichment, finals
+from ..text.case_numbers import case_id
+from . import enrichment, library_links
 
 if TYPE_CHECKING:
     import psycopg
@@ -38,32 +37,15 @@ if TYPE_CHECKING:
     from ..context import Context
     from ..corpora import Corpus
 
-# number/year at the end of a case number (after `normalize_case_number`: no leading zeros).
-_TAIL = re.compile(r"(?<![\d/])(\d{1,6})/(\d{2}(?:\d{2})?)$")
 HEALTH_ROWS = 200  # rows of each upkeep list `legal-ai health` shows (the counts are whole)
 
 
 def ruling_key(text: str | None) -> str | None:
-    """The key a ruling is matched by: the number/year of the case number `text` names (`1234/05`
-    for `עע"מ 1234/05 פלוני נ' הוועדה` and for `בג"ץ 1234-05`), as the citation graph keys it
-    (Citation.case_number, legs.reference_for). None when `text` names no case number."""
-    if not text or not text.strip():
-        return None
-    cited = [c for c in text_citations.extract(text) if c.kind == "ruling"]
-    if cited:
-        return cited[0].case_number
-    found = _TAIL.search(normalize_case_number(text))
-    return f"{int(found[1])}/{found[2]}" if found else None
-
-
-def _pattern(key: str) -> str:
-    """The regular expression legs.reference_for makes of a ruling citation with this key."""
-    return f"(^|[^0-9]){re.escape(key)}$"
-
-
-def _target(conn: psycopg.Connection, key: str) -> int | None:
-    """The library item a reference with `key` names (what finals.link_library links)."""
-    return store.find_ruling_by_number(conn, _pattern(key))
+    """The identity a text names, as `normalize_case_number` spells it (`עע"מ 1234/05` for
+    `עע"מ 1234-05 פלוני נ' הוועדה`): what a digest's pointer is keyed by. None when `text`
+    names no case number."""
+    identity = library_links.pointer(text)
+    return identity.key if identity else None
 
 
 # -- on arrival ---------------------------------------------------------------------------------
@@ -88,53 +70,40 @@ def on_arrival(
     }
     doc_type = values.get("doc_type")
     if corpus.item_table == "case_law" and doc_type in ("ruling", "decision"):
-        key = ruling_key(values.get("case_number"))
-        if key is not None:
+        identity = case_id(values.get("case_number"))
+        if identity is not None:
             store.lock_citations(conn)
-            resolved, linked = _resolve_key(conn, key)
+            resolved, linked = _resolve_number(conn, identity.number)
             found.update(missing_precedents=resolved, digests=linked)
         if corpus.key == "internal" and text_changed:
             found["enrichment_queued"] = enrichment.enqueue_on_arrival(conn, item_id, values)
     elif corpus.item_table == "digests":
         store.lock_citations(conn)
-        found["digest_linked"] = _link_digest(conn, item_id, values.get("points_to"))
+        found["digest_linked"] = link_digest(conn, item_id, values.get("points_to"))
         found["digests"] = int(bool(found["digest_linked"]))
     return found
 
 
-def _resolve_key(conn: psycopg.Connection, key: str) -> tuple[int, int]:
-    """Link the unlinked ruling authorities and the unresolved digests with `key` to the item
-    they name; resolve the missing precedents so linked. Returns (precedents resolved, digests
-    linked)."""
-    pattern = _pattern(key)
-    candidates = arrival_store.unlinked_ruling_authorities(conn, pattern)
-    waiting = arrival_store.digests_waiting(conn, key)
-    if not candidates and not waiting:
-        return 0, 0  # nothing names it: the library is not searched
-    target = _target(conn, key)
-    if target is None:
-        return 0, 0
-    # never linked to the citing decision itself (finals.link_library's `exclude`)
-    citing = arrival_store.cited_by(conn, target, candidates)
-    authorities = [a for a in candidates if a not in citing]
-    for authority in authorities:
-        store.link_authority(conn, authority, target)
-    resolved = _resolve_linked(conn, authorities)
-    linked = arrival_store.link_digests(conn, target, key)
+def _resolve_number(conn: psycopg.Connection, number: str) -> tuple[int, int]:
+    """Decide again the links of the authorities and digests naming a ruling of this
+    number/year (one more item of it may link them, or make a citation without a district
+    ambiguous). Returns (precedents resolved, digests linked)."""
+    before = arrival_store.open_precedent_ids(conn)
+    library_links.link_library(conn, number=number)
+    resolved = len(before - arrival_store.open_precedent_ids(conn))
+    linked = sum(
+        link_digest(conn, row["id"], row["points_to"]) and row["case_law_id"] is None
+        for row in arrival_store.digests_numbered(conn, number)
+    )
     return resolved, linked
 
 
-def _resolve_linked(conn: psycopg.Connection, authority_ids: list[int]) -> int:
-    if not authority_ids:
-        return 0
-    return arrival_store.resolve_precedents(conn, authority_ids)
-
-
-def _link_digest(conn: psycopg.Connection, digest_id: int, points_to: str | None) -> bool:
-    """Key the digest's pointer and link it to the ruling when the library holds it."""
-    key = ruling_key(points_to)
-    target = _target(conn, key) if key else None
-    arrival_store.set_digest_link(conn, digest_id, key, target)
+def link_digest(conn: psycopg.Connection, digest_id: int, points_to: str | None) -> bool:
+    """Key the digest's pointer by the identity it names and link it to that ruling when the
+    library holds exactly one that fits (ambiguous: left unlinked)."""
+    identity = library_links.pointer(points_to)
+    target = library_links.match_identity(conn, identity).target if identity else None
+    arrival_store.set_digest_link(conn, digest_id, identity.key if identity else None, target)
     return target is not None
 
 
@@ -143,26 +112,23 @@ def _link_digest(conn: psycopg.Connection, digest_id: int, points_to: str | None
 
 def resolve_all(app: Context) -> dict:
     """Run the matching over everything (idempotent; the nightly upkeep's step): link every
-    unlinked authority to the library and resolve its missing precedent (finals.link_library),
+    authority not linked by its whole identity or the chair (library_links.link_library),
     reopen a resolved precedent whose ruling is gone, key every digest's pointer and link the
     unresolved ones, and queue the enrichment of internal decisions that never had one. Returns
     what this run changed and what stays open."""
     with app.store.transaction() as conn:
         store.lock_citations(conn)
         before = _open_ids(conn)
-        finals.link_library(conn)
+        links = library_links.link_library(conn)
         reopened = arrival_store.reopen_precedents(conn)
         after = _open_ids(conn)
         keyed = linked = 0
         for row in arrival_store.digest_pointers(conn):
-            key = ruling_key(row["points_to"])
-            target = row["case_law_id"]
-            if target is None and key is not None:
-                target = _target(conn, key)
-            if (key, target) != (row["points_to_key"], row["case_law_id"]):
-                arrival_store.set_digest_link(conn, row["id"], key, target)
-                keyed += key != row["points_to_key"]
-                linked += target is not None and row["case_law_id"] is None
+            was = (row["points_to_key"], row["case_law_id"])
+            link_digest(conn, row["id"], row["points_to"])
+            now = arrival_store.digest_pointer(conn, row["id"])
+            keyed += now["points_to_key"] != was[0]
+            linked += now["case_law_id"] is not None and was[1] is None
         queued = enrichment.enqueue_missing(conn)
         report = upkeep(conn)
     return {
@@ -172,6 +138,7 @@ def resolve_all(app: Context) -> dict:
         "digests_keyed": keyed,
         "enrichment_queued": queued,
         "missing_precedents_open": report["missing_precedents"]["count"],
+        "citations_ambiguous": links["ambiguous"],
         "unresolved_digests": report["unresolved_digests"]["count"],
     }
 
@@ -195,6 +162,11 @@ def unresolved_digests(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> di
             reason = "no points_to: say which ruling it summarises (--meta points_to=...)"
         elif key is None:
             reason = f"points_to {r['points_to']!r} names no case number"
+        elif library_links.match_identity(conn, library_links.pointer(key)).ambiguous:
+            reason = (
+                f"several rulings of the library fit {key}: name its court and district in "
+                "points_to (--meta points_to=...)"
+            )
         else:
             reason = (
                 f"no ruling {key} in the library: ingest it (legal-ai ingest FILE --corpus "
@@ -238,4 +210,25 @@ def upkeep(conn: psycopg.Connection) -> dict:
         "unresolved_digests": unresolved_digests(conn),
         "missing_precedents": open_precedents(conn),
         "awaiting_enrichment": enrichment.awaiting(conn),
+        "ambiguous_citations": ambiguous_citations(conn),
+    }
+
+
+def ambiguous_citations(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
+    """Citations that fit several rulings of the library: none is guessed; the chair picks
+    (`legal-ai citations pick`, or the desk's cases page)."""
+    rows = citation_store.ambiguous_authorities(conn)
+    return {
+        "count": len(rows),
+        "items": [
+            {
+                "authority_id": r["authority_id"],
+                "ref": r["ref"],
+                "first_cited_in": r["first_cited_in"],
+                "candidates": [c["case_number"] for c in r["candidates"]],
+                "reason": f"{len(r['candidates'])} rulings of the library fit {r['ref']}: the "
+                "chair picks one (legal-ai citations pick AUTHORITY CASE_LAW_ID)",
+            }
+            for r in rows[:limit]
+        ],
     }

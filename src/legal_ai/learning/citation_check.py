@@ -1,7 +1,8 @@
 """The copy check's citations (learning/copy_policy.py): every citation of a draft against the
-library (learning/finals.py links citations the same way): `found`, `not_in_library` (a missing
-precedent, or an invented one), or `quote_not_found` when a quotation set right before or after
-the citation is not in the cited text (compared as comparison keys, each part between ellipses
+library, by the one matching of learning/library_links.py (a ruling by its whole identity):
+`found`, `ambiguous` (several rulings of the library fit it: none is guessed), `not_in_library` (a
+missing precedent, or an invented one), or `quote_not_found` when a quotation set right before or
+after the citation is not in the cited text (compared as comparison keys, each part between ellipses
 in order)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from ..store import learning as learning_store
 from ..text import citations as text_citations
 from ..text.hebrew import fold_quotes
-from .decisions import library_match
+from .library_links import match
 from .shingles import fold
 
 MIN_QUOTE_WORDS = 2  # a one-word "quotation" is a term, not a quotation to verify
@@ -64,18 +65,18 @@ def quote_in(quote: str, content: str) -> bool:
 
 
 def check_citations(conn, case: str, text: str) -> list[dict]:
-    """Every citation of the draft against the library: found / not_in_library /
+    """Every citation of the draft against the library: found / ambiguous / not_in_library /
     quote_not_found (a quotation attributed to it that its text does not hold)."""
-    cites = [c for c in text_citations.extract(text) if c.ref != case]
+    cites = [c for c in text_citations.extract(text) if c.ref != case and c.kind != "plan"]
     quotes = [q for q in _quotes(text) if len(fold(q[2]).split()) >= MIN_QUOTE_WORDS]
     quotes = [q for q in quotes if not any(q[0] <= c.start < q[1] for c in cites)]
     out = []
     for index, citation in enumerate(cites):
-        target = library_match(conn, citation)
+        found = match(conn, citation)
         row = None
-        if target is not None:
-            row = learning_store.case_law_text(conn, target)
-        status = "found" if row else "not_in_library"
+        if found.target is not None:
+            row = learning_store.case_law_text(conn, found.target)
+        status = "found" if row else "ambiguous" if found.ambiguous else "not_in_library"
         if row and any(not quote_in(q, row["content"]) for q in _attributed(quotes, cites, index)):
             status = "quote_not_found"
         out.append(

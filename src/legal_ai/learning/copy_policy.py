@@ -21,10 +21,11 @@ passage. Each passage is classified:
 - `analysis` (generalize and adapt): the rest, copied from the source's claims, legal framework
   or discussion.
 
-The same check verifies every citation of the draft against the library (learning/finals.py links
-citations the same way): `found`, `not_in_library` (a missing precedent, or an invented one), or
-`quote_not_found` when a quotation set right before or after the citation is not in the cited
-text.
+The same check verifies every citation of the draft against the library (learning/library_links.py
+matches it as a final's citations are linked, a ruling by its whole identity): `found`,
+`ambiguous` (several rulings fit: none guessed), `not_in_library` (a missing precedent, or an
+invented one), or `quote_not_found` when a quotation set right before or after the citation is not
+in the cited text.
 
 The words, the block spans and the fingerprints are in learning/shingles.py, the decisions of
 other cases that share shingles with a draft in learning/copy_sources.py, the citations' check in
@@ -316,7 +317,7 @@ def summary(report: dict | None) -> dict | None:
     kinds = {k: 0 for k in ("template", "analysis", "substance")}
     for passage in report.get("passages", []):
         kinds[passage["kind"]] = kinds.get(passage["kind"], 0) + 1
-    statuses = {s: 0 for s in ("found", "not_in_library", "quote_not_found")}
+    statuses = {s: 0 for s in ("found", "ambiguous", "not_in_library", "quote_not_found")}
     for citation in report.get("citations", []):
         statuses[citation["status"]] = statuses.get(citation["status"], 0) + 1
     return {"passages": kinds, "citations": statuses}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..errors import InvalidInput
 from ..store import fingerprints as fingerprint_store
 from ..text import blocks as text_blocks
-from ..text.hebrew import normalize_case_number
+from ..text.case_numbers import normalize_case_number
 from . import purity
 from .shingles import (
     METHOD,

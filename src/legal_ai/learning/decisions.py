@@ -1,6 +1,7 @@
-"""A decision as the learning loop reads it: its file's text (or a clear error), its blocks as
-the chair's methodology names them, and the library item one of its citations names. Shared by
-the draft/final upload (finals.py), the copy policy (copy_policy.py) and the voice documents."""
+"""A decision as the learning loop reads it: its file's text (or a clear error) and its blocks as
+the chair's methodology names them. Shared by the draft/final upload (finals.py), the copy policy
+(copy_policy.py) and the voice documents; the library item a citation names is
+library_links.match's."""
 
 from __future__ import annotations
 
@@ -8,10 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
-from ..retrieval import legs
-from ..store import learning as store
 from ..text import blocks as text_blocks
-from ..text import citations as text_citations
 from ..text import extract
 from .methodology import merged_profile
 
@@ -41,12 +39,3 @@ def read_decision(app: Context, path: Path | str, name: str | None = None) -> ex
 
 def segment(conn, text: str) -> text_blocks.Segmentation:
     return text_blocks.segment(text, merged_profile(conn, None).get("blocks", {}))
-
-
-def library_match(conn, citation: text_citations.Citation) -> int | None:
-    """The library item a citation names: a ruling or decision by its case number, a statute
-    section by its Akoma Ntoso eId and law."""
-    lookup = legs.reference_for(citation)
-    if lookup.column == "case_number":
-        return store.find_ruling_by_number(conn, lookup.pattern)
-    return store.find_section(conn, lookup.pattern, lookup.law_pattern)

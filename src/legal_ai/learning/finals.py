@@ -29,8 +29,9 @@ from ..text import extract
 from . import copy_policy, metadata
 from . import jobs as learning_jobs
 from . import vocabulary as vocab
-from .decisions import library_match, read_decision, segment
+from .decisions import read_decision, segment
 from .held_out import analyze
+from .library_links import link_library
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -259,7 +260,7 @@ def upload_final(
         if unchanged:
             return _unchanged(app, case, pair)  # another upload of this file won the race
         pair, style_row, internal_row = _advance_pair(conn, case, pair, seg.blocks, notes)
-        linked, missing = _citations(conn, case, internal_row["id"], extracted.text)
+        cited = _citations(conn, case, internal_row["id"], extracted.text)
         pair, history_row = _held_out(conn, pair, seg.blocks, extracted.text, notes)
         # The learning stage (distill, panel, curator) of this final, queued with the upload:
         # one job per case and final text (the same final again queues nothing).
@@ -278,7 +279,7 @@ def upload_final(
         "changed": True,
         "searchable": bool(internal_status["searchable"] and style_status["searchable"]),
         "blocks_missing": seg.missing,
-        "citations": {"linked": linked, "missing": missing},
+        "citations": cited,
         "history_row": history_row,
         "learning_job": job["id"] if job else None,
         "notes": notes,
@@ -310,34 +311,32 @@ def _unchanged(app: Context, case: str, pair: dict) -> dict:
 
 
 def _counts(cites: list[dict]) -> dict:
+    """A decision's citations: linked to the library, missing from it (a ruling or reporter
+    citation not there), ambiguous (several rulings fit: the chair picks)."""
     linked = sum(1 for c in cites if c["linked_case_law_id"] is not None)
-    missing = sum(1 for c in cites if c["kind"] == "ruling" and c["linked_case_law_id"] is None)
-    return {"linked": linked, "missing": missing}
+    ambiguous = sum(1 for c in cites if c["linked_case_law_id"] is None and c["candidates"])
+    missing = sum(
+        1
+        for c in cites
+        if c["kind"] in ("ruling", "reporter")
+        and c["linked_case_law_id"] is None
+        and not c["candidates"]
+    )
+    return {"linked": linked, "missing": missing, "ambiguous": ambiguous}
 
 
-def _citations(conn, case: str, case_law_id: int, text: str) -> tuple[int, int]:
-    """Store the decision's citations, (re)link every unlinked authority to the library, and
-    refresh missing precedents and corroboration. Returns this decision's (linked, missing)."""
-    found = [c for c in text_citations.extract(text) if c.ref != case]
+# Kinds the citation graph keeps: a plan is recognized (not taken for a ruling) but not linked.
+GRAPH_KINDS = ("ruling", "reporter", "statute")
+
+
+def _citations(conn, case: str, case_law_id: int, text: str) -> dict:
+    """Store the decision's citations, (re)link the library's authorities, and refresh missing
+    precedents and corroboration. Returns this decision's counts (`_counts`)."""
+    found = [c for c in text_citations.extract(text) if c.ref != case and c.kind in GRAPH_KINDS]
     store.lock_citations(conn)  # two finals citing one authority: one after the other
     store.replace_citations(conn, case_law_id, found)
-    link_library(conn, exclude=case_law_id)
-    counts = _counts(store.citations_of(conn, case_law_id))
-    return counts["linked"], counts["missing"]
-
-
-def link_library(conn, exclude: int | None = None) -> None:
-    """(Re)link every unlinked authority to the library item it names (never to `exclude`, the
-    citing decision itself), then refresh missing precedents (resolved once linked) and
-    corroboration. The caller holds store.lock_citations."""
-    for authority in store.unlinked_authorities(conn):
-        # One of its citations as written, parsed again: the ref alone loses law and schedule.
-        written = text_citations.extract(authority["text"] or "")  # None: no citation left
-        cited = [c for c in written if c.ref == authority["ref"]]
-        target = library_match(conn, cited[0]) if cited else None
-        if target is not None and target != exclude:
-            store.link_authority(conn, authority["id"], target)
-    store.refresh_missing_and_corroboration(conn)
+    link_library(conn)
+    return _counts(store.citations_of(conn, case_law_id))
 
 
 def history(app: Context, page: Page | None = None) -> dict:

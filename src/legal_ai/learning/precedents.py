@@ -1,8 +1,10 @@
 """A missing precedent's ruling, uploaded: the file is ingested into the external corpus with
 the ruling's metadata (the same ingest service as `legal-ai ingest --corpus external`; the
 record names the upload, `upload:<name>`, never a temporary path), then every unlinked citation
-is linked to the library again and missing precedents are refreshed (finals.link_library, what a
-final's upload runs): the precedent is resolved once the ruling's case number matches it."""
+is linked to the library again and missing precedents are refreshed (library_links.link_library,
+what a final's upload runs): the precedent is resolved once the ruling's whole identity (court,
+district, number/year) matches it. A precedent cited by its reporter only (`פ"ד מד(1) 565`)
+needs the ruling's case number; the reporter citation becomes the ruling's alias, so it links."""
 
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ from ..ingest.sources import IngestItem, SourceError, read_source
 from ..retrieval.terms import court_of_case_number
 from ..store import jsonable
 from ..store import learning as store
-from . import finals
+from ..text.case_numbers import case_id
+from . import library_links
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
     from ..context import Context
 
-FIELDS = ("title", "court", "case_number", "decided_on", "practice_area")
+FIELDS = ("title", "court", "case_number", "decided_on", "practice_area", "aliases")
 
 
 def missing(app: Context, authority_id: int) -> dict:
@@ -32,7 +35,8 @@ def missing(app: Context, authority_id: int) -> dict:
         row = store.missing_precedent(conn, authority_id)
     if row is None:
         raise NotFound(f"no missing precedent {authority_id}; reload the cases page")
-    return {**jsonable(row), "court": court_of_case_number(row["ref"])}
+    court = court_of_case_number(row["ref"]) if row["kind"] == "ruling" else None
+    return {**jsonable(row), "court": court}
 
 
 def upload_ruling(
@@ -47,6 +51,13 @@ def upload_ruling(
     if unknown:
         raise InvalidInput(f"unknown field(s) {', '.join(unknown)}; give {', '.join(FIELDS)}")
     given = {k: v for k, v in meta.items() if v not in (None, "")}
+    if precedent["kind"] == "reporter":
+        if case_id(given.get("case_number")) is None:
+            raise InvalidInput(
+                f"{precedent['ref']} names the ruling by its reporter only: give the ruling's "
+                'case number (e.g. בג"ץ 594/89)'
+            )
+        given["aliases"] = [precedent["ref"]]
     given.setdefault("case_number", precedent["ref"])
     given.setdefault("title", precedent["ref"])
     given["case_number"] = vocab.case_number(given["case_number"])
@@ -72,7 +83,7 @@ def upload_ruling(
         raise InvalidInput(str(report.failed[0]["error"]).replace(str(path), source_name))
     with app.store.transaction() as conn:
         store.lock_citations(conn)
-        finals.link_library(conn)
+        library_links.link_library(conn)
         after = store.missing_precedent(conn, authority_id)
         still_open = [jsonable(r) for r in store.missing_precedents(conn)]
     return {

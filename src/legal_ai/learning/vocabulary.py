@@ -8,7 +8,8 @@ import re
 
 from ..errors import InvalidInput
 from ..text.blocks import BLOCKS
-from ..text.hebrew import clean_text, fold_quotes, normalize_case_number
+from ..text.case_numbers import normalize_case_number
+from ..text.hebrew import clean_text, fold_quotes
 
 APPEAL_TYPES = (
     "permit",

@@ -1,6 +1,6 @@
 """The scheduled job `nightly-upkeep` (ops/tasks.py has the others; ops/scheduler.py says when
 they run): re-index what is stale (App.reindex), resolve missing precedents and digest pointers
-(learning/arrival.resolve_all; learning/finals.link_library where that is absent), synthesize
+(learning/arrival.resolve_all; learning/library_links.link_library where that is absent), synthesize
 pending canonical statements (LEGAL_AI_SYNTHESIZER), cut the finals into block exemplars, take
 the copy check's fingerprints, queue stored scans for OCR, delete the logged searches past their
 retention (telemetry.prune), and run the standing evaluation on the gold sets of

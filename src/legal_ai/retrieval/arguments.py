@@ -11,7 +11,8 @@ import re
 
 from ..corpora import Corpus, get_corpus
 from ..errors import InvalidInput
-from ..text.hebrew import clean_text, clean_value, normalize_case_number
+from ..text.case_numbers import normalize_case_number
+from ..text.hebrew import clean_text, clean_value
 from .filters import Filters, check_filters
 
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")

@@ -242,22 +242,45 @@ def lexical(
 
 @dataclass(frozen=True)
 class Reference:
-    """One exact lookup: a regular expression for an item column (passed as a parameter)."""
+    """One exact lookup (its values passed as parameters): a statute section by a regular
+    expression for its eId and law; a ruling by its whole identity (text/case_numbers); a
+    reporter citation by the aliases of the library's rulings."""
 
-    column: str  # eid | case_number
-    pattern: str
+    column: str  # eid | ruling | alias
+    pattern: str  # eid: a regular expression; ruling: number/year; alias: the reporter ref
     law_pattern: str = ""  # for eid: the law_title must match this too ("" = any law)
+    proceeding: str = ""  # for ruling: its proceeding (an item recording none fits too)
+    district: str = ""  # for ruling: its district ("" = any; an item recording none fits too)
 
 
 _ORDINAL_STEMS = {"השנייה": "ה?שני[י]?ה"}
 _LAW_PATTERNS = {citations.PBL: "התכנון והבני", citations.DEVIATION_REGS: "סטי[י]?ה ניכרת"}
+_LAW_HEAD = re.compile(r"^(?:חוק|פקודת|תקנות|צו)\s+|,?\s+ה?תש[א-ת\"']+-\d{4}$")
+
+
+def _law_pattern(law: str | None) -> str:
+    """What a legislation item's law_title must hold for a section of `law` (any law: "")."""
+    if not law:
+        return ""
+    return _LAW_PATTERNS.get(law) or re.escape(_LAW_HEAD.sub("", law))
 
 
 def reference_for(citation: citations.Citation) -> Reference:
     """The exact lookup a citation names: a statute section by its Akoma Ntoso eId (how
-    legislation is stored) and law, a ruling by its case number."""
+    legislation is stored) and law, a ruling by its whole identity, a reporter citation by the
+    aliases it is known by."""
+    if citation.kind == "reporter":
+        return Reference("alias", citation.ref)
     if citation.kind == "ruling":
-        return Reference("case_number", f"(^|[^0-9]){re.escape(citation.case_number or '')}$")
+        identity = citation.identity
+        if identity is None:
+            return Reference("ruling", citation.case_number or "", proceeding=citation.court or "")
+        return Reference(
+            "ruling",
+            identity.number,
+            proceeding=identity.proceeding or "",
+            district=identity.district or "",
+        )
     section = re.escape(citation.section or "")
     if citation.schedule:
         name = citation.schedule.split()[-1]
@@ -265,7 +288,7 @@ def reference_for(citation: citations.Citation) -> Reference:
         pattern = f"^appendix_{stem}(_[^_]+)*__point_{section}$"
     else:
         pattern = f"^point_{section}$"
-    return Reference("eid", pattern, _LAW_PATTERNS.get(citation.law or "", ""))
+    return Reference("eid", pattern, _law_pattern(citation.law))
 
 
 def references(query: str, limit: int | None = None) -> list[Reference]:
@@ -273,7 +296,7 @@ def references(query: str, limit: int | None = None) -> list[Reference]:
     included), then the rulings; at most `limit` distinct ones (each is a regular expression
     matched against the corpus's items, so a query listing hundreds of sections must not fan
     out into hundreds of lookups: LEGAL_AI_REFERENCE_LOOKUPS_PER_QUERY)."""
-    named = citations.extract(query, bare_sections=True)
+    named = [c for c in citations.extract(query, bare_sections=True) if c.kind != "plan"]
     ordered = sorted(named, key=lambda c: c.kind != "statute")  # stable: sections first
     lookups = list(dict.fromkeys(reference_for(c) for c in ordered))
     return lookups if limit is None else lookups[:limit]
@@ -295,10 +318,14 @@ def reference(
     where, params = filter_sql(corpus, filters)
     statement = sql.SQL(
         "WITH p AS (SELECT * FROM unnest(%(columns)s::text[], %(patterns)s::text[],"
-        "   %(laws)s::text[]) WITH ORDINALITY AS t(col, pattern, law, n))"
+        "   %(laws)s::text[], %(proceedings)s::text[], %(districts)s::text[])"
+        "   WITH ORDINALITY AS t(col, pattern, law, proceeding, district, n))"
         " SELECT DISTINCT ON (i.id) u.id, p.n FROM {src} JOIN p ON CASE p.col"
         "   WHEN 'eid' THEN i.eid ~ p.pattern AND coalesce(i.law_title, '') ~ p.law"
-        "   ELSE i.case_number ~ p.pattern END"
+        "   WHEN 'alias' THEN i.aliases @> ARRAY[p.pattern]"
+        "   ELSE i.ruling_number = p.pattern"
+        "     AND coalesce(i.ruling_proceeding, p.proceeding) = p.proceeding"
+        "     AND (p.district = '' OR coalesce(i.ruling_district, p.district) = p.district) END"
         " WHERE {where} AND {unit}"
         " ORDER BY i.id, p.n, u.ordinal"
     ).format(src=_from(corpus, source), where=where, unit=_unit_predicates(source))
@@ -310,6 +337,8 @@ def reference(
             "columns": [r.column for r in lookups],
             "patterns": [r.pattern for r in lookups],
             "laws": [r.law_pattern for r in lookups],
+            "proceedings": [r.proceeding for r in lookups],
+            "districts": [r.district for r in lookups],
         },
     ).fetchall()
     return [r["id"] for r in sorted(rows, key=lambda r: (r["n"], r["id"]))][:window]

@@ -4,7 +4,7 @@ source (הלכה / כלל פרשני / עיקרון, issue 12's search hits)."""
 
 from __future__ import annotations
 
-from ..text.hebrew import COURT_SPELLINGS, normalize_case_number
+from ..text.case_numbers import COURT_SPELLINGS, normalize_case_number
 
 SUPREME = "בית המשפט העליון"
 DISTRICT = "בית המשפט המחוזי"
@@ -20,9 +20,11 @@ PROCEEDING_COURTS = {
     'ע"פ': SUPREME,
     'רע"פ': SUPREME,
     'דנ"א': SUPREME,
+    'דנ"פ': SUPREME,
     'דנג"ץ': SUPREME,
     'עת"מ': DISTRICT,
     'עמ"נ': DISTRICT,
+    'ע"מ': DISTRICT,
     "ערר": APPEALS_COMMITTEE,
     "ערר מנהלי": APPEALS_COMMITTEE,
 }

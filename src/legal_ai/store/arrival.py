@@ -9,39 +9,6 @@ import psycopg
 # -- authorities and missing precedents ---------------------------------------------------------
 
 
-def unlinked_ruling_authorities(conn: psycopg.Connection, pattern: str) -> list[int]:
-    """Ids of the ruling authorities not linked to the library whose ref matches `pattern`."""
-    return [
-        r["id"]
-        for r in conn.execute(
-            "SELECT a.id FROM authorities a WHERE a.kind = 'ruling' AND a.case_law_id IS NULL"
-            " AND a.ref ~ %s ORDER BY a.id",
-            (pattern,),
-        )
-    ]
-
-
-def cited_by(conn: psycopg.Connection, case_law_id: int, authority_ids: list[int]) -> set[int]:
-    """Which of `authority_ids` the decision `case_law_id` itself cites."""
-    return {
-        r["authority_id"]
-        for r in conn.execute(
-            "SELECT authority_id FROM decision_citations WHERE citing_case_law_id = %s"
-            " AND authority_id = ANY(%s)",
-            (case_law_id, authority_ids),
-        )
-    }
-
-
-def resolve_precedents(conn: psycopg.Connection, authority_ids: list[int]) -> int:
-    """Mark the open missing precedents of `authority_ids` resolved; returns how many were."""
-    return conn.execute(
-        "UPDATE missing_precedents SET status = 'resolved', resolved_at = now()"
-        " WHERE authority_id = ANY(%s) AND status = 'open'",
-        (authority_ids,),
-    ).rowcount
-
-
 def reopen_precedents(conn: psycopg.Connection) -> int:
     """Reopen the resolved missing precedents whose authority is no longer linked; returns how
     many were."""
@@ -63,22 +30,6 @@ def open_precedent_ids(conn: psycopg.Connection) -> set[int]:
 # -- digests ------------------------------------------------------------------------------------
 
 
-def digests_waiting(conn: psycopg.Connection, key: str) -> bool:
-    """Whether an unlinked digest points at the ruling keyed `key`."""
-    return conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM digests WHERE case_law_id IS NULL AND points_to_key = %s)",
-        (key,),
-    ).fetchone()["exists"]
-
-
-def link_digests(conn: psycopg.Connection, case_law_id: int, key: str) -> int:
-    """Link the unlinked digests pointing at `key` to `case_law_id`; returns how many were."""
-    return conn.execute(
-        "UPDATE digests SET case_law_id = %s WHERE case_law_id IS NULL AND points_to_key = %s",
-        (case_law_id, key),
-    ).rowcount
-
-
 def set_digest_link(
     conn: psycopg.Connection, digest_id: int, key: str | None, case_law_id: int | None
 ) -> None:
@@ -87,6 +38,24 @@ def set_digest_link(
         "UPDATE digests SET points_to_key = %s, case_law_id = %s WHERE id = %s",
         (key, case_law_id, digest_id),
     )
+
+
+def digests_numbered(conn: psycopg.Connection, number: str) -> list[dict]:
+    """The digests whose pointer names a ruling of this number/year: {id, points_to,
+    case_law_id}, by id (their key ends in it; a pointer never keyed is read again too)."""
+    return conn.execute(
+        "SELECT id, points_to, case_law_id FROM digests"
+        " WHERE points_to_key IS NULL OR points_to_key = %(n)s"
+        " OR right(points_to_key, length(%(n)s) + 1) = ' ' || %(n)s ORDER BY id",
+        {"n": number},
+    ).fetchall()
+
+
+def digest_pointer(conn: psycopg.Connection, digest_id: int) -> dict:
+    """One digest's {points_to_key, case_law_id}."""
+    return conn.execute(
+        "SELECT points_to_key, case_law_id FROM digests WHERE id = %s", (digest_id,)
+    ).fetchone()
 
 
 def digest_pointers(conn: psycopg.Connection) -> list[dict]:

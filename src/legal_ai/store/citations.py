@@ -31,22 +31,48 @@ def replace_citations(conn: psycopg.Connection, case_law_id: int, citations: lis
         )
 
 
-def unlinked_authorities(conn: psycopg.Connection) -> list[dict]:
-    """Authorities not linked to the library, each with the text of its first citation."""
+def relinkable_authorities(conn: psycopg.Connection, number: str | None = None) -> list[dict]:
+    """Authorities whose link the citation graph decides again: unlinked (ambiguous ones
+    included), or linked by anything but their whole identity or the chair's pick (a second
+    district's decision arriving makes a citation without a district ambiguous). Each with the
+    text of its first citation and the decisions citing it (`citing`: never its target); `number` (a ruling's number/year) keeps those whose ref ends in
+    it."""
     return conn.execute(
-        "SELECT a.id, a.ref, a.kind, (SELECT dc.text FROM decision_citations dc"
-        "   WHERE dc.authority_id = a.id ORDER BY dc.id LIMIT 1) AS text"
-        " FROM authorities a WHERE a.case_law_id IS NULL ORDER BY a.id"
+        "SELECT a.id, a.ref, a.kind, a.case_law_id, a.link_basis, a.candidates,"
+        " (SELECT dc.text FROM decision_citations dc"
+        "   WHERE dc.authority_id = a.id ORDER BY dc.id LIMIT 1) AS text,"
+        " ARRAY(SELECT DISTINCT dc.citing_case_law_id FROM decision_citations dc"
+        "   WHERE dc.authority_id = a.id) AS citing"
+        " FROM authorities a"
+        " WHERE (a.case_law_id IS NULL OR a.link_basis IN ('without_district', 'alias'))"
+        " AND (%(number)s::text IS NULL OR (a.kind = 'ruling'"
+        "      AND right(a.ref, length(%(number)s) + 1) = ' ' || %(number)s))"
+        " ORDER BY a.id",
+        {"number": number},
     ).fetchall()
 
 
-def find_ruling_by_number(conn: psycopg.Connection, pattern: str) -> int | None:
-    row = conn.execute(
-        "SELECT id FROM case_law WHERE doc_type IN ('ruling', 'decision')"
-        " AND regexp_replace(case_number, '\"', '', 'g') ~ %s ORDER BY source_kind, id LIMIT 1",
-        (pattern,),
-    ).fetchone()
-    return row["id"] if row else None
+def rulings_numbered(conn: psycopg.Connection, number: str) -> list[dict]:
+    """The library's rulings and decisions of one number/year, each with its identity columns,
+    in the order to prefer (an external ruling first, then by id)."""
+    return conn.execute(
+        "SELECT id, ruling_proceeding, ruling_district, ruling_number FROM case_law"
+        " WHERE ruling_number = %s AND doc_type IN ('ruling', 'decision')"
+        " ORDER BY source_kind, id",
+        (number,),
+    ).fetchall()
+
+
+def rulings_aliased(conn: psycopg.Connection, alias: str) -> list[int]:
+    """Ids of the library's rulings cited by `alias` (a reporter citation's ref)."""
+    return [
+        r["id"]
+        for r in conn.execute(
+            "SELECT id FROM case_law WHERE aliases @> ARRAY[%s]::text[]"
+            " AND doc_type IN ('ruling', 'decision') ORDER BY source_kind, id",
+            (alias,),
+        )
+    ]
 
 
 def find_section(conn: psycopg.Connection, eid_pattern: str, law_pattern: str) -> int | None:
@@ -58,11 +84,61 @@ def find_section(conn: psycopg.Connection, eid_pattern: str, law_pattern: str) -
     return row["id"] if row else None
 
 
-def link_authority(conn: psycopg.Connection, authority_id: int, case_law_id: int) -> None:
-    conn.execute(
-        "UPDATE authorities SET case_law_id = %s, updated_at = now() WHERE id = %s",
-        (case_law_id, authority_id),
+def set_link(
+    conn: psycopg.Connection,
+    authority_id: int,
+    case_law_id: int | None,
+    basis: str | None,
+    candidates: list[int],
+) -> bool:
+    """Link an authority (or unlink it, keeping the candidates of an ambiguous one); a link the
+    chair picked is left as she set it. True when anything changed."""
+    return bool(
+        conn.execute(
+            "UPDATE authorities SET case_law_id = %(t)s, link_basis = %(b)s,"
+            " candidates = %(c)s, updated_at = now()"
+            " WHERE id = %(id)s AND link_basis IS DISTINCT FROM 'chair'"
+            " AND (case_law_id IS DISTINCT FROM %(t)s OR link_basis IS DISTINCT FROM %(b)s"
+            "      OR candidates <> %(c)s::bigint[])",
+            {"id": authority_id, "t": case_law_id, "b": basis, "c": candidates},
+        ).rowcount
     )
+
+
+def pick_link(conn: psycopg.Connection, authority_id: int, case_law_id: int) -> dict | None:
+    """The chair's pick of the ruling an ambiguous citation names (the database checks it is
+    hers, and audits it)."""
+    return conn.execute(
+        "UPDATE authorities SET case_law_id = %s, link_basis = 'chair', updated_at = now()"
+        " WHERE id = %s RETURNING id, ref, case_law_id, link_basis, candidates",
+        (case_law_id, authority_id),
+    ).fetchone()
+
+
+def authority(conn: psycopg.Connection, authority_id: int) -> dict | None:
+    return conn.execute(
+        "SELECT id, ref, kind, case_law_id, link_basis, candidates FROM authorities WHERE id = %s",
+        (authority_id,),
+    ).fetchone()
+
+
+def ambiguous_authorities(conn: psycopg.Connection) -> list[dict]:
+    """Citations that fit several rulings of the library (unlinked, candidates kept), each with
+    its first citation as written, who cites it, and its candidates' identity and title."""
+    return conn.execute(
+        "SELECT a.id AS authority_id, a.ref, a.corroboration,"
+        " (SELECT dc.text FROM decision_citations dc WHERE dc.authority_id = a.id"
+        "  ORDER BY dc.id LIMIT 1) AS text,"
+        " (SELECT cl.case_number FROM decision_citations dc JOIN case_law cl"
+        "  ON cl.id = dc.citing_case_law_id WHERE dc.authority_id = a.id"
+        "  ORDER BY dc.id LIMIT 1) AS first_cited_in,"
+        " (SELECT coalesce(jsonb_agg(jsonb_build_object('case_law_id', c.id, 'doc_id', c.doc_id,"
+        "   'case_number', c.case_number, 'title', c.title, 'court', c.court,"
+        "   'decided_on', c.decided_on, 'corpus', c.source_kind) ORDER BY c.id), '[]')"
+        "  FROM case_law c WHERE c.id = ANY(a.candidates)) AS candidates"
+        " FROM authorities a WHERE a.case_law_id IS NULL AND cardinality(a.candidates) > 0"
+        " ORDER BY a.corroboration DESC, a.ref"
+    ).fetchall()
 
 
 def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
@@ -74,17 +150,25 @@ def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
         "   LEFT JOIN decision_citations dc ON dc.authority_id = a2.id GROUP BY a2.id) c"
         " WHERE a.id = c.id AND a.corroboration <> c.n"
     )
+    # An ambiguous citation (its library candidates kept) is not missing: the chair picks.
     conn.execute(
-        "INSERT INTO missing_precedents (authority_id, first_cited_in)"
+        "UPDATE missing_precedents m SET status = CASE WHEN cardinality(a.candidates) > 0"
+        "   THEN 'ambiguous' ELSE 'open' END"
+        " FROM authorities a WHERE a.id = m.authority_id AND a.case_law_id IS NULL"
+        " AND m.status <> CASE WHEN cardinality(a.candidates) > 0 THEN 'ambiguous' ELSE 'open' END"
+    )
+    conn.execute(
+        "INSERT INTO missing_precedents (authority_id, first_cited_in, status)"
         " SELECT a.id, (SELECT cl.case_number FROM decision_citations dc"
         "               JOIN case_law cl ON cl.id = dc.citing_case_law_id"
         "               WHERE dc.authority_id = a.id ORDER BY dc.id LIMIT 1)"
-        " FROM authorities a WHERE a.kind = 'ruling' AND a.case_law_id IS NULL"
+        " , CASE WHEN cardinality(a.candidates) > 0 THEN 'ambiguous' ELSE 'open' END"
+        " FROM authorities a WHERE a.kind IN ('ruling', 'reporter') AND a.case_law_id IS NULL"
         " AND a.corroboration > 0 ON CONFLICT (authority_id) DO NOTHING"
     )
     conn.execute(
         "UPDATE missing_precedents m SET status = 'resolved', resolved_at = now()"
-        " FROM authorities a WHERE a.id = m.authority_id AND m.status = 'open'"
+        " FROM authorities a WHERE a.id = m.authority_id AND m.status <> 'resolved'"
         " AND a.case_law_id IS NOT NULL"
     )
 
@@ -92,6 +176,7 @@ def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
 def citations_of(conn: psycopg.Connection, case_law_id: int) -> list[dict]:
     return conn.execute(
         "SELECT dc.text, a.ref, a.kind, a.case_law_id AS linked_case_law_id, a.corroboration,"
+        " a.link_basis, a.candidates, a.id AS authority_id,"
         " m.status AS missing_status FROM decision_citations dc"
         " JOIN authorities a ON a.id = dc.authority_id"
         " LEFT JOIN missing_precedents m ON m.authority_id = a.id"
@@ -103,7 +188,7 @@ def citations_of(conn: psycopg.Connection, case_law_id: int) -> list[dict]:
 def missing_precedent(conn: psycopg.Connection, authority_id: int) -> dict | None:
     """One missing precedent with the text of its first citation (what the ruling is named)."""
     return conn.execute(
-        "SELECT a.id AS authority_id, a.ref, a.case_law_id, m.status, m.first_cited_in,"
+        "SELECT a.id AS authority_id, a.ref, a.kind, a.case_law_id, m.status, m.first_cited_in,"
         " (SELECT dc.text FROM decision_citations dc WHERE dc.authority_id = a.id"
         "  ORDER BY dc.id LIMIT 1) AS text"
         " FROM missing_precedents m JOIN authorities a ON a.id = m.authority_id"
@@ -114,7 +199,7 @@ def missing_precedent(conn: psycopg.Connection, authority_id: int) -> dict | Non
 
 def missing_precedents(conn: psycopg.Connection, status: str | None = "open") -> list[dict]:
     return conn.execute(
-        "SELECT a.ref, m.status, m.first_cited_in, a.corroboration, m.created_at,"
+        "SELECT a.ref, a.kind, m.status, m.first_cited_in, a.corroboration, m.created_at,"
         " a.id AS authority_id"
         " FROM missing_precedents m JOIN authorities a ON a.id = m.authority_id"
         " WHERE (%(s)s::text IS NULL OR m.status = %(s)s) ORDER BY a.corroboration DESC, a.ref",

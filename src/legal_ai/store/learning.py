@@ -14,15 +14,12 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from .citations import citations_of as citations_of
-from .citations import find_ruling_by_number as find_ruling_by_number
 from .citations import find_section as find_section
-from .citations import link_authority as link_authority
 from .citations import lock_citations as lock_citations
 from .citations import missing_precedent as missing_precedent
 from .citations import missing_precedents as missing_precedents
 from .citations import refresh_missing_and_corroboration as refresh_missing_and_corroboration
 from .citations import replace_citations as replace_citations
-from .citations import unlinked_authorities as unlinked_authorities
 from .copy_check import case_document_contents as case_document_contents
 from .copy_check import case_law_text as case_law_text
 from .copy_check import set_copy_report as set_copy_report

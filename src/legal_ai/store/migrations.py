@@ -87,15 +87,17 @@ def check(url: str) -> None:
         )
 
 
-def migrate(url: str) -> list[str]:
-    """Apply pending migrations to the database at `url`; return the names applied."""
+def migrate(url: str, *, until: int | None = None) -> list[str]:
+    """Apply pending migrations to the database at `url` (those up to version `until` only,
+    when given: an upgrade test builds a database as an earlier release left it); return the
+    names applied."""
     done: list[str] = []
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
         try:
             have = applied(conn)
             for migration in available():
-                if migration.version in have:
+                if migration.version in have or (until is not None and migration.version > until):
                     continue
                 with conn.transaction():
                     try:

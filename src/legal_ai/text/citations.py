@@ -1,9 +1,13 @@
-"""Israeli legal citations: rulings (court abbreviation, optional district, case number, parties)
-and statute references (section or regulation, subsections, the law or schedule it belongs to).
+"""Israeli legal citations as real decisions write them: rulings (court abbreviation, district,
+case number, parties, reporter, Nevo), reporter citations alone (`פ"ד מד(1) 565`), statute
+references (section or regulation, subsections, the law or schedule it belongs to) and plans
+(`תא/3273`, `ג/8647`, `תמ"א 38`: a plan, never a ruling).
 
 Every citation gets a normalized `ref`, so spelling variants of one authority share one key:
-`בג"צ 1234/05`, `בג״ץ 1234-05` and `בגץ 1234/05` all become `בג"ץ 1234/05`; `סעיף 152(א)(2) לחוק`
-becomes `חוק התכנון והבנייה, התשכ"ה-1965, סעיף 152(א)(2)`. The same parser reads a search query
+`בג"צ 1234/05`, `בבג״ץ 1234-05` and `בגץ 1234 / 05` all become `בג"ץ 1234/05`; `ע"א (ת"א)
+1234/05` becomes `ע"א (תל אביב) 1234/05` (text/case_numbers: one identity per ruling);
+`סעיף 152 (א)(2) לחוק` becomes `חוק התכנון והבנייה, התשכ"ה-1965, סעיף 152(א)(2)`, while
+`סעיף 170ג(ו) לפקודת העיריות` stays the ordinance's. The same parser reads a search query
 (`section_refs`), where a bare `סעיף 152` means the Planning and Building Law.
 """
 
@@ -12,14 +16,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .hebrew import COURT_SPELLINGS, COURTS, PREFIX_CLASS, fold_quotes, normalize_case_number
+from .case_numbers import COURT_SPELLINGS, COURTS, CaseId, case_id, normalize_case_number
+from .hebrew import PREFIX_CLASS, fold_quotes
 
 PBL = 'חוק התכנון והבנייה, התשכ"ה-1965'
 DEVIATION_REGS = 'תקנות התכנון והבנייה (סטייה ניכרת מתכנית), התשס"ב-2002'
 
-# Court and tribunal abbreviations: the table is text/hebrew's (`COURTS`), shared with the case
-# number normalizer. Quote-less spellings are accepted too (COURT_SPELLINGS).
-_COURT_KEYS = COURT_SPELLINGS
+# Court and tribunal abbreviations: the table is text/case_numbers' (`COURTS`), shared with the
+# case number normalizer. Quote-less spellings are accepted too (COURT_SPELLINGS).
 _COURT_ALT = "|".join(
     re.escape(k).replace('"', '"?') for k in sorted(COURTS, key=len, reverse=True)
 )
@@ -28,11 +32,36 @@ _P = PREFIX_CLASS
 _WORD_START = (
     rf"(?:(?<![א-ת\"'])|(?<=^{_P})|(?<=[^א-ת\"']{_P})|(?<=^{_P}{_P})|(?<=[^א-ת\"']{_P}{_P}))"
 )
+# Where a party's name ends: punctuation, a sentence's end, or a reporter citation.
+_REPORTER_HEAD = r'(?:פ"ד|פד"י|פ"מ|תק-[א-ת]{2})\s'
+_PARTIES_END = rf"(?=\s*(?:[,;:()\[\]\n]|\.(?:\s|$)|$|{_REPORTER_HEAD}))"
 _RULING_RE = re.compile(
-    _WORD_START + rf"(?P<court>{_COURT_ALT})\s*"
+    _WORD_START + rf"(?P<court>{_COURT_ALT})\s*(?:מס['.]?\s*)?"
     r"(?:\((?P<district>[א-ת][א-ת\s\-\"']{0,20})\)\s*)?"
-    r"(?P<number>\d{1,6})\s*[/\-]\s*(?P<year>\d{2}(?:\d{2})?)(?!\d)"
-    r"(?P<parties>\s+(?:[^\s,;:()\n]+\s+){0,8}?נ['׳]\s+[^,;:()\n]{1,90}?(?=\s*(?:[,;:()\n]|\.(?:\s|$)|$)))?"
+    r"(?P<number>\d{1,6})(?:\s*-\s*(?P<month>\d{2})(?=\s*-\s*\d{2}(?!\d)))?"
+    r"\s*[/\-]\s*(?P<year>\d{2}(?:\d{2})?)(?![\d/])"
+    r"(?P<parties>\s+(?:[^\s,;:()\n]+\s+){0,8}?נ['׳]\s+[^,;:()\[\]\n]{1,90}?" + _PARTIES_END + ")?"
+)
+# `פ"ד מד(1) 565`, `פד"י כ"ג(2) 113`, `פ"מ תשנ"ה(2) 45`; `תק-על 2005(3) 1234`.
+_PD_RE = re.compile(
+    _WORD_START + r'(?P<series>פ"ד|פד"י|פ"מ)\s+(?P<volume>[א-ת]{1,3}"?[א-ת]?)\s*'
+    r"(?:\((?P<part>\d)\))?\s*,?\s*(?P<page>\d{1,4})(?!\d)"
+)
+_TAK_RE = re.compile(
+    _WORD_START + r"(?P<series>תק-(?:על|מח|של|אר))\s+(?P<year>\d{4})\s*\((?P<part>\d)\)\s*,?\s*"
+    r"(?P<page>\d{1,5})(?!\d)"
+)
+_NEVO_RE = re.compile(r"\s*\((?:פורסם\s+)?ב?נבו\b[^()\n]{0,40}\)")
+# Acronyms written with dots (`ת.א.`, `ע.ע.מ.`) before a case number: read as `ת"א`, `עע"מ`.
+_DOTTED_RE = re.compile(r"(?<![א-ת.])((?:[א-ת]\.){2,4})(?=\s*[\d(])")
+# Plans: a district's code and number (`תא/3273`, `טב/3352`, `ג/8647`, `מח/54/ב'`), or a
+# national or district outline plan (`תמ"א 38`, `תמ"א/38/א'`), with or without `תכנית`.
+_PLAN_RE = re.compile(
+    r"(?:(?<![א-ת\"'\d/])|(?<=^[והבלמש])(?=תמ\"|תת\")|(?<=[^א-ת][והבלמש])(?=תמ\"|תת\")"
+    r"|(?<=[^א-ת][והבלמש]{2})(?=תמ\"|תת\"))"
+    r"(?:(?:[והבלמש]?)(?:תכנית|תוכנית|תב\"ע)\s+(?:מס['.]?\s*)?)?"
+    r"(?P<code>(?:תמ\"[אמ]|תת\"ל)\s*/?\s*\d{1,4}|[א-ת]{1,3}(?:\"[א-ת])?/\s?(?:[א-ת]{1,3}/)?\d{1,5})"
+    r"(?P<rest>(?:/[א-ת0-9]{1,4}'?)*)(?![\d/])"
 )
 
 _ORDINALS = {
@@ -48,6 +77,17 @@ _ORDINALS = {
     "תשיעית": "התשיעית",
     "עשירית": "העשירית",
 }
+# A law named after a section number that is not the Planning and Building Law: `לפקודת
+# העיריות`, `לחוק המקרקעין, התשכ"ט-1969`, `לחוק יסוד: כבוד האדם וחירותו`. Its words: the head
+# (חוק, פקודת, תקנות, צו), then words of a name (a law's name words start with ה; `חוק` needs one
+# such word, so `לחוק קובע` is the PBL's `לחוק`), and the year.
+_NAME_WORD = r"(?:ו?ה[א-ת\"'\-]+)"
+_OTHER_LAW_RE = re.compile(
+    r"ל(?P<law>(?:(?:פקודת|תקנות|צו)\s+[א-ת\"'\-]+|חוק\s+(?:יסוד:\s*[א-ת\"'\-]+|"
+    r"(?:מיסוי|בתי|רישוי)\s+[א-ת\"'\-]+|" + _NAME_WORD + r"))"
+    r"(?:\s+" + _NAME_WORD + r"){0,4}(?:,?\s+ה?תש[א-ת\"']{1,5}-\d{4})?)"
+)
+_NOT_A_NAME = {'הנ"ל', "האמור", "האמורה", "הזה", "הזו", "הקובע", "הקובעת", "היא", "הוא"}
 # What follows a section number: the law it belongs to. Longest alternatives first.
 _TARGETS = [
     (
@@ -56,12 +96,14 @@ _TARGETS = [
     ),
     (re.compile(r"לתקנות (?:ה)?סטייה (?:ה)?ניכרת"), DEVIATION_REGS),
     (re.compile(r"לחוק התכנון והבני[י]?ה(?:,? התשכ\"ה-1965)?"), PBL),
+    (re.compile(r"לחוק (?:התו\"ב|התכנון(?![א-ת]))"), PBL),
     (re.compile(r"לתוספת (?:ה)?(?P<ordinal>[א-ת]+ית|[א-ת]+ונה|שני[י]?ה)(?: לחוק)?"), PBL),
+    (_OTHER_LAW_RE, None),
     (re.compile(r"לחוק(?![א-ת])"), PBL),
 ]
 _SECTION_RE = re.compile(
     _WORD_START + r"(?P<kind>סעיף|סעיפים|תקנה|תקנות|ס')\s*"
-    r"(?P<num>\d{1,4}[א-ת]{0,3})(?P<sub>(?:\([א-ת0-9]{1,4}\))*)"
+    r"(?P<num>\d{1,4}[א-ת]{0,3})(?P<sub>(?:\s?\([א-ת0-9]{1,4}\))*)"
     r"(?=(?P<tail>\s+ל[א-ת\"][^\n.;]{0,80})|)"  # a lookahead: the next citation may be in it
 )
 
@@ -69,16 +111,23 @@ _SECTION_RE = re.compile(
 @dataclass(frozen=True)
 class Citation:
     text: str  # exactly as it appears in the source text
-    kind: str  # ruling | statute
+    kind: str  # ruling | reporter | statute | plan
     ref: str  # the normalized key shared by spelling variants
     start: int
     end: int
-    court: str | None = None
+    court: str | None = None  # the proceeding's canonical abbreviation (עע"מ)
     case_number: str | None = None  # number/year of a ruling
     law: str | None = None  # None: a bare `סעיף N` in a query (any law; the ref assumes the PBL)
     schedule: str | None = None  # e.g. התוספת השלישית
     section: str | None = None  # e.g. 152 (without subsections)
     subsections: str = ""  # e.g. (א)(2)
+    district: str | None = None  # a ruling's district, folded (`ת"א` -> תל אביב)
+    reporter: str | None = None  # its reporter citation (`פ"ד מד(1) 565`), when written
+
+    @property
+    def identity(self) -> CaseId | None:
+        """A ruling's whole identity (proceeding, district, number/year); None otherwise."""
+        return case_id(self.ref) if self.kind == "ruling" else None
 
 
 def ruling_ref(court: str, number: str, year: str, district: str | None = None) -> str:
@@ -93,15 +142,36 @@ def _target(tail: str) -> tuple[str | None, str | None, int]:
     lead = len(tail) - len(stripped)
     for pattern, law in _TARGETS:
         match = pattern.match(stripped)
-        if match:
-            ordinal = match.groupdict().get("ordinal")
-            if ordinal is not None:
-                name = _ORDINALS.get(ordinal.removeprefix("ה"), None) or _ORDINALS.get(ordinal)
-                if name is None:
-                    continue
-                return law, f"התוספת {name}", lead + match.end()
-            return law, None, lead + match.end()
+        if not match:
+            continue
+        groups = match.groupdict()
+        if groups.get("ordinal") is not None:
+            ordinal = groups["ordinal"]
+            name = _ORDINALS.get(ordinal.removeprefix("ה"), None) or _ORDINALS.get(ordinal)
+            if name is None:
+                continue
+            return law, f"התוספת {name}", lead + match.end()
+        if law is None:
+            named = _law_name(match.group("law"))
+            if named is None:
+                continue
+            return named[0], None, lead + match.start("law") + named[1]
+        return law, None, lead + match.end()
     return None, None, 0
+
+
+def _law_name(written: str) -> tuple[str, int] | None:
+    """The law's name as written up to its last word of a name (a word like `הנ"ל` ends it),
+    and how many characters of `written` it takes."""
+    words = list(re.finditer(r"\S+", written))
+    for at, word in enumerate(words[1:], start=1):
+        if word.group().rstrip(",") in _NOT_A_NAME:
+            words = words[:at]
+            break
+    if len(words) < 2:
+        return None
+    end = words[-1].end()
+    return " ".join(written[:end].split()), end
 
 
 def statute_ref(
@@ -112,34 +182,89 @@ def statute_ref(
     return ", ".join([*parts, f"{label} {section}{subsections}"])
 
 
-def extract(text: str, *, bare_sections: bool = False) -> list[Citation]:
-    """Citations in `text`, in order of appearance. Statute references need the law they belong
-    to (`לחוק`, `לתוספת השלישית`, `לתקנות …`) unless `bare_sections` (a search query)."""
-    norm = fold_quotes(text)  # same length as text, so spans index the original
-    found: list[Citation] = []
+def reporter_ref(match: re.Match) -> str:
+    """A reporter citation's key: `פ"ד מד(1) 565` (פד"י is פ"ד; the volume without quotes)."""
+    groups = match.groupdict()
+    part = f"({groups['part']})" if groups.get("part") else ""
+    if "volume" in groups:
+        series = 'פ"ד' if groups["series"] == 'פד"י' else groups["series"]
+        return f"{series} {groups['volume'].replace(chr(34), '')}{part} {groups['page']}"
+    return f"{groups['series']} {groups['year']}{part} {groups['page']}"
+
+
+def _undot(text: str) -> str:
+    """`ת.א. 1234/05` read as `ת"א  1234/05` (same length: spans still index the original)."""
+
+    def acronym(m: re.Match) -> str:
+        letters = m.group(1).replace(".", "")
+        return (letters[:-1] + '"' + letters[-1]).ljust(len(m.group(1)))
+
+    return _DOTTED_RE.sub(acronym, text)
+
+
+def _reporter_after(norm: str, at: int) -> re.Match | None:
+    """A reporter citation right after a ruling's case number or parties (`, פ"ד מד(1) 565`)."""
+    lead = re.compile(r"\s*,?\s*").match(norm, at)
+    start = lead.end() if lead else at
+    return _PD_RE.match(norm, start) or _TAK_RE.match(norm, start)
+
+
+def _rulings(text: str, norm: str) -> list[Citation]:
+    found = []
     for m in _RULING_RE.finditer(norm):
-        court = m.group("court")
-        if court.replace('"', "") == court and court not in ("ערר", "ערר מנהלי"):
-            court = _COURT_KEYS.get(court, court)
+        court = COURT_SPELLINGS.get(m.group("court"), m.group("court"))
+        number = f"{int(m.group('number'))}"
+        if m.group("month"):
+            number = f"{number}/{m.group('month')}"
+        ref = ruling_ref(court, number, m.group("year"), m.group("district"))
         parties = (m.group("parties") or "").strip()
         end = m.end("parties") if parties else m.end("year")
+        reporter = _reporter_after(norm, end)
+        if reporter:
+            end = reporter.end()
+        nevo = _NEVO_RE.match(norm, end)
+        if nevo:
+            end = nevo.end()
+        identity = case_id(ref)
         found.append(
             Citation(
                 text=text[m.start() : end],
                 kind="ruling",
-                ref=ruling_ref(court, m.group("number"), m.group("year"), m.group("district")),
+                ref=ref,
                 start=m.start(),
                 end=end,
-                court=_COURT_KEYS.get(court, court),
-                case_number=f"{int(m.group('number'))}/{m.group('year')}",
+                court=court,
+                case_number=identity.number if identity else f"{number}/{m.group('year')}",
+                district=identity.district if identity else None,
+                reporter=reporter_ref(reporter) if reporter else None,
             )
         )
+    return found
+
+
+def _reporters(text: str, norm: str, taken: list[tuple[int, int]]) -> list[Citation]:
+    """Reporter citations standing alone (not part of a ruling's citation)."""
+    found = []
+    for pattern in (_PD_RE, _TAK_RE):
+        for m in pattern.finditer(norm):
+            if any(s <= m.start() < e for s, e in taken):
+                continue
+            end = m.end()
+            nevo = _NEVO_RE.match(norm, end)
+            end = nevo.end() if nevo else end
+            ref = reporter_ref(m)
+            found.append(Citation(text[m.start() : end], "reporter", ref, m.start(), end))
+    return found
+
+
+def _statutes(text: str, norm: str, bare_sections: bool) -> list[Citation]:
+    found = []
     for m in _SECTION_RE.finditer(norm):
         law, schedule, used = _target(m.group("tail") or "")
         if law is None and not bare_sections:
             continue
         end = m.end("sub") + used
-        section, sub = m.group("num"), m.group("sub")
+        section, sub = m.group("num"), re.sub(r"\s", "", m.group("sub"))
         found.append(
             Citation(
                 text=text[m.start() : end],
@@ -153,6 +278,29 @@ def extract(text: str, *, bare_sections: bool = False) -> list[Citation]:
                 subsections=sub,
             )
         )
+    return found
+
+
+def _plans(text: str, norm: str) -> list[Citation]:
+    found = []
+    for m in _PLAN_RE.finditer(norm):
+        code = re.sub(r"\s", "", m.group("code") + m.group("rest"))
+        code = re.sub(r'^(תמ"[אמ]|תת"ל)/?', r"\1 ", code)  # תמ"א/38 and תמ"א 38: תמ"א 38
+        ref = f"תכנית {code}"
+        found.append(Citation(text[m.start() : m.end()], "plan", ref, m.start(), m.end()))
+    return found
+
+
+def extract(text: str, *, bare_sections: bool = False) -> list[Citation]:
+    """Citations in `text`, in order of appearance. Statute references need the law they belong
+    to (`לחוק`, `לתוספת השלישית`, `לתקנות …`, `לפקודת העיריות`) unless `bare_sections` (a search
+    query)."""
+    norm = _undot(fold_quotes(text))  # same length as text, so spans index the original
+    rulings = _rulings(text, norm)
+    taken = [(c.start, c.end) for c in rulings]
+    found = rulings + _reporters(text, norm, taken) + _statutes(text, norm, bare_sections)
+    taken = [(c.start, c.end) for c in found]
+    found += [p for p in _plans(text, norm) if not any(s <= p.start < e for s, e in taken)]
     return sorted(found, key=lambda c: c.start)
 
 

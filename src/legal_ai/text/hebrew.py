@@ -81,53 +81,6 @@ def normalize(text: str) -> str:
     return text
 
 
-# Court and tribunal abbreviations as written (after quote folding), to their canonical
-# spelling; quote-less spellings (בגץ, עעמ) are accepted too. Case numbers and citation refs
-# share this table through `normalize_case_number`.
-COURTS = {
-    'בג"ץ': 'בג"ץ',
-    'בג"צ': 'בג"ץ',
-    'עע"מ': 'עע"מ',
-    'ע"א': 'ע"א',
-    'רע"א': 'רע"א',
-    'בר"מ': 'בר"מ',
-    'עת"מ': 'עת"מ',
-    'ע"פ': 'ע"פ',
-    'רע"פ': 'רע"פ',
-    'דנ"א': 'דנ"א',
-    'דנג"ץ': 'דנג"ץ',
-    'ע"ע': 'ע"ע',
-    'עמ"נ': 'עמ"נ',
-    'ה"פ': 'ה"פ',
-    'ת"א': 'ת"א',
-    'בל"מ': 'בל"מ',
-    "ערר": "ערר",
-    "ערר מנהלי": "ערר מנהלי",
-}
-COURT_SPELLINGS = {k.replace('"', ""): v for k, v in COURTS.items()} | COURTS
-_CASE_COURT_RE = re.compile(r"^([^\d(]+?) ?(?=\(|\d|$)")
-
-
-def normalize_case_number(case_number: str) -> str:
-    """The one canonical spelling of a case number: every case key, search filter, citation ref
-    and learning-loop case goes through here, so spelling variants of one case share one key.
-
-    Quotes folded (״ -> "), the court's canonical spelling (בג"צ and בגץ -> בג"ץ), single spaces,
-    one space around a district in parentheses (`ערר(מרכז) 1042 / 23` -> `ערר (מרכז) 1042/23`),
-    a slash between the number and the year (1042-23 -> 1042/23) and no leading zeros in the
-    number. The full number is kept: ערר (מרכז) 1042/23 and בל"מ 1042/23 stay different keys."""
-    text = " ".join(normalize(case_number).split())
-    text = re.sub(r"\s*\(\s*", " (", text)
-    text = re.sub(r"\s*\)\s*", ") ", text).strip()
-    text = re.sub(r"(\d)\s*[/\-\u2013\u2014]\s*(?=\d)", r"\1/", text)
-    text = re.sub(r"([א-ת\"'])(?=\d)", r"\1 ", text)
-    text = re.sub(r"(?<![\d/])0+(?=\d+/)", "", text)
-    court = _CASE_COURT_RE.match(text)
-    if court and court.group(1) in COURT_SPELLINGS:
-        text = COURT_SPELLINGS[court.group(1)] + text[court.end(1) :]
-    return text
-
-
 # A token: a case number (1234/05), a section reference (152(א)(2), 14א), an acronym with
 # gershayim (עע"מ, בג"ץ), a word with a trailing geresh (נ'), or a run of letters/digits.
 _TOKEN_RE = re.compile(

@@ -67,6 +67,18 @@ env = Environment(
 )
 env.filters["q"] = lambda value: quote(str(value), safe="")
 env.filters["dash"] = lambda value: "—" if value is None else value  # no value yet, not "None"
+
+
+def hebrew_date(value: Any) -> str:
+    """A date as the chair writes it: 1.6.2021 (from a date or an ISO string)."""
+    text = str(value or "")[:10]
+    parts = text.split("-")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return text
+    return f"{int(parts[2])}.{int(parts[1])}.{parts[0]}"
+
+
+env.filters["hebrew_date"] = hebrew_date
 # Who decided or wrote something, as the chair reads it (the audit keeps the actor's own name).
 ACTORS = {
     "chair": 'היו"ר',

@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
 from ...errors import AppError, InvalidInput
-from ...learning import drafts, finals, lessons, precedents
+from ...learning import drafts, finals, lessons, library_links, precedents
 from ...learning import vocabulary as vocab
 from ...ops import scheduler as schedule
 from ...ops.health import report as health_report
@@ -46,6 +46,7 @@ COPY_KINDS = {
 CITATION_STATUS = {
     "quote_not_found": "הציטוט אינו בטקסט המקור",
     "not_in_library": "אינו בספרייה",
+    "ambiguous": "כמה פסקי דין בספרייה תואמים — יש לבחור",
     "found": "נמצא בספרייה",
 }
 
@@ -152,9 +153,10 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             }
             with desk.view.store.connection() as conn:
                 copies = copy_details(conn, pairs)
-            return pairs, prefilled, candidates, copies
+            ambiguous = library_links.ambiguous(desk.view)["ambiguous"]
+            return pairs, prefilled, candidates, copies, ambiguous
 
-        pairs, missing, candidates, copies = await run_in_threadpool(load)
+        pairs, missing, candidates, copies, ambiguous = await run_in_threadpool(load)
         return core.render(
             request,
             "cases.html",
@@ -162,6 +164,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             desk=desk,
             pairs=pairs,
             missing=missing,
+            ambiguous=ambiguous,
             candidates=candidates,
             lesson_statuses=LESSON_STATUS,
             copies=copies,
@@ -306,6 +309,23 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             desk,
             notice=f"{saved['citation']} צורף לתיק {saved['case_number']} ({linked})",
         )
+
+    @api.post("/cases/citations/{authority_id}/pick", include_in_schema=False)
+    async def citation_pick(request: Request, desk: Chair, authority_id: int) -> Response:
+        """The chair's pick of the ruling an ambiguous citation names (library_links.pick)."""
+        form = await core.form_of(request, desk)
+        try:
+            chosen = int(str(form.get("case_law_id") or ""))
+            picked = await run_in_threadpool(library_links.pick, desk.view, authority_id, chosen)
+        except ValueError:
+            return await cases_page(
+                request, desk, status=400, message="הציטוט לא קושר: בחרי אחת ההחלטות המתאימות"
+            )
+        except AppError as exc:
+            return await cases_page(
+                request, desk, status=web_errors.status_of(exc), message=f"הציטוט לא קושר: {exc}"
+            )
+        return await cases_page(request, desk, notice=f"הציטוט {picked['ref']} קושר להחלטה שבחרת")
 
     @api.post("/cases/missing/{authority_id}/upload", include_in_schema=False)
     async def ruling_upload(request: Request, desk: Chair, authority_id: int) -> Response:

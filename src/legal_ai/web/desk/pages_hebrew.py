@@ -16,6 +16,10 @@ def health_notes(report: dict) -> dict:
             digests[d["doc_id"]] = "אין ליומון הפניה (points_to) לפסק הדין שהוא מסכם"
         elif d["key"] is None:
             digests[d["doc_id"]] = "ההפניה של היומון אינה נושאת מספר תיק"
+        elif d["reason"].startswith("several rulings"):
+            digests[d["doc_id"]] = (
+                f"כמה פסקי דין בספרייה תואמים ל-{d['key']}: יש לציין בהפניה את הערכאה והמחוז"
+            )
         else:
             digests[d["doc_id"]] = (
                 f"פסק הדין {d['key']} אינו בספרייה: העלי אותו (מאגר הפסיקה) והיומון יקושר אליו"

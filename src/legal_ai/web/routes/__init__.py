@@ -8,6 +8,7 @@ as the CLI on the App acting for who authenticated (web/deps.py), and returns it
 - principles: legal principles and canonical principles
 - voice: exemplary cases and their voice documents
 - enrichment: proposals for internal decisions
+- citations: citations several rulings fit, and the chair's pick
 - knowledge: what the writer reads (exemplars, templates, contrastive, brief, checklist)
 - jobs: the scheduled jobs and the reminders
 - search: `legal-ai search --json` over HTTP
@@ -19,6 +20,7 @@ from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute
 
 from . import (
+    citations,
     enrichment,
     feedback,
     health,
@@ -38,6 +40,7 @@ API = (
     principles.router,
     voice.router,
     enrichment.router,
+    citations.router,
     knowledge.router,
     jobs.router,
     search.router,

@@ -1,0 +1,114 @@
+"""SQL of the library's re-keying (migration 0029): the pending run the migration leaves, the
+citations moved to the authority their text now names, and the report kept until seen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+
+def pending(conn: psycopg.Connection) -> dict | None:
+    """The re-key the migration left pending, locked for this transaction (None: none)."""
+    return conn.execute(
+        "SELECT id FROM library_rekeys WHERE status = 'pending' ORDER BY id LIMIT 1"
+        " FOR UPDATE SKIP LOCKED"
+    ).fetchone()
+
+
+def finish(conn: psycopg.Connection, rekey_id: int, report: dict[str, Any]) -> None:
+    conn.execute(
+        "UPDATE library_rekeys SET status = 'done', done_at = now(), report = %s,"
+        " seen_at = CASE WHEN %s THEN now() END WHERE id = %s",
+        (Jsonb(report), not report.get("changed"), rekey_id),
+    )
+
+
+def unseen(conn: psycopg.Connection) -> list[dict]:
+    """Re-keys that changed something and nobody has marked seen: {id, done_at, report}."""
+    return conn.execute(
+        "SELECT id, done_at, report FROM library_rekeys WHERE status = 'done'"
+        " AND seen_at IS NULL ORDER BY id"
+    ).fetchall()
+
+
+def mark_seen(conn: psycopg.Connection, actor: str) -> int:
+    return conn.execute(
+        "UPDATE library_rekeys SET seen_at = now(), seen_by = %s"
+        " WHERE status = 'done' AND seen_at IS NULL",
+        (actor,),
+    ).rowcount
+
+
+def rulings(conn: psycopg.Connection) -> list[dict]:
+    """Every library item with a case number: {id, case_number, ruling_proceeding,
+    ruling_district, ruling_number}."""
+    return conn.execute(
+        "SELECT id, case_number, ruling_proceeding, ruling_district, ruling_number"
+        " FROM case_law WHERE case_number IS NOT NULL ORDER BY id"
+    ).fetchall()
+
+
+def set_identity(conn: psycopg.Connection, case_law_id: int, columns: dict) -> None:
+    conn.execute(
+        "UPDATE case_law SET ruling_proceeding = %(ruling_proceeding)s,"
+        " ruling_district = %(ruling_district)s, ruling_number = %(ruling_number)s"
+        " WHERE id = %(id)s",
+        {**columns, "id": case_law_id},
+    )
+
+
+def links(conn: psycopg.Connection) -> dict[int, dict]:
+    """Every authority's {id, ref, kind, case_law_id, link_basis, candidates}, by id."""
+    rows = conn.execute(
+        "SELECT a.id, a.ref, a.kind, a.case_law_id, a.link_basis, a.candidates,"
+        " c.case_number AS linked_case_number FROM authorities a"
+        " LEFT JOIN case_law c ON c.id = a.case_law_id ORDER BY a.id"
+    ).fetchall()
+    return {r["id"]: r for r in rows}
+
+
+def citation_rows(conn: psycopg.Connection) -> list[dict]:
+    """Every stored citation with its authority's ref and kind."""
+    return conn.execute(
+        "SELECT dc.id, dc.text, dc.authority_id, a.ref, a.kind FROM decision_citations dc"
+        " JOIN authorities a ON a.id = dc.authority_id ORDER BY dc.id"
+    ).fetchall()
+
+
+def move_citation(conn: psycopg.Connection, citation_id: int, ref: str, kind: str) -> int:
+    """Move one stored citation under the authority of `ref` (made when missing); its id."""
+    authority = conn.execute(
+        "INSERT INTO authorities (ref, kind) VALUES (%s, %s)"
+        " ON CONFLICT (ref) DO UPDATE SET updated_at = now() RETURNING id",
+        (ref, kind),
+    ).fetchone()["id"]
+    conn.execute(
+        "UPDATE decision_citations SET authority_id = %s WHERE id = %s", (authority, citation_id)
+    )
+    return authority
+
+
+def drop_emptied(conn: psycopg.Connection, authority_ids: list[int]) -> int:
+    """Of `authority_ids` (those citations were moved from), the ones no citation names any
+    more, with their missing precedents."""
+    conn.execute(
+        "DELETE FROM missing_precedents m WHERE m.authority_id = ANY(%s) AND NOT EXISTS"
+        " (SELECT 1 FROM decision_citations dc WHERE dc.authority_id = m.authority_id)",
+        (authority_ids,),
+    )
+    return conn.execute(
+        "DELETE FROM authorities a WHERE a.id = ANY(%s) AND NOT EXISTS"
+        " (SELECT 1 FROM decision_citations dc WHERE dc.authority_id = a.id)",
+        (authority_ids,),
+    ).rowcount
+
+
+def unlink_all(conn: psycopg.Connection) -> None:
+    """Every link but the chair's own picks, to be decided again by the whole identity."""
+    conn.execute(
+        "UPDATE authorities SET case_law_id = NULL, link_basis = NULL, candidates = '{}'"
+        " WHERE link_basis IS DISTINCT FROM 'chair'"
+        " AND (case_law_id IS NOT NULL OR cardinality(candidates) > 0)"
+    )
