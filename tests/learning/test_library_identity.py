@@ -187,6 +187,10 @@ def test_forty_real_citation_forms_extract_and_resolve_by_the_whole_identity(app
                 assert found.target == library[expected], (sentence, found)
     # A plan number is a plan, never a ruling; another law's section is not the PBL's.
     assert all(c.kind == "plan" for c in text_citations.extract("תא/3273 ו-ג/8647"))
+    # a plan number shaped like a case number (letters, a number and a year) is still a plan
+    assert [(c.kind, c.ref) for c in text_citations.extract("לפי תא/1234/05 החלה")] == [
+        ("plan", "תכנית תא/1234/05")
+    ]
     other = text_citations.extract("סעיף 170ג(ו) לפקודת העיריות")
     assert [c.law for c in other] == ["פקודת העיריות"]
     # The parties with ואח' and the Nevo reference are the citation's own text.

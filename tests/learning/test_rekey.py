@@ -89,6 +89,18 @@ def _old_world(url: str) -> dict[str, int]:
                 char_start=start,
                 char_end=start + len(ref),
             )
+        # case keys the old normalizer kept as typed: one to respell (its feedback follows),
+        # and one whose new spelling is already another case's (both kept, reported)
+        for key in ('ערר (ת"א) 5/24', 'ערר (ת"א) 6/24', "ערר (תל אביב) 6/24"):
+            _insert(conn, "cases", case_number=key)
+        _insert(
+            conn,
+            "chair_feedback",
+            case_number='ערר (ת"א) 5/24',
+            category="style",
+            text="הערה",
+            actor="agent:writer",
+        )
         _insert(
             conn,
             "digests",
@@ -118,6 +130,18 @@ def test_an_old_database_migrates_with_its_links_corrected_and_reported(old_data
     with App(settings, embedder=e5) as legal:
         report = legal.rekeyed
         assert report["changed"] and report["rulings_keyed"] == 5
+        assert report["case_keys_respelled"] == 1
+        assert report["case_keys_clashing"] == [
+            {"case_number": 'ערר (ת"א) 6/24', "same_as": "ערר (תל אביב) 6/24"}
+        ]
+        with legal.store.connection() as conn:
+            keys = [
+                r["case_number"] for r in conn.execute("SELECT case_number FROM cases ORDER BY id")
+            ]
+            feedback = conn.execute("SELECT case_number FROM chair_feedback").fetchone()
+        assert keys == ["ערר (תל אביב) 5/24", 'ערר (ת"א) 6/24', "ערר (תל אביב) 6/24"]
+        assert feedback["case_number"] == "ערר (תל אביב) 5/24"
+        assert "two cases now spell one" in rekey.describe(report)
         assert report["citations_moved"] == 1 and report["authorities_dropped"] == 1
         with legal.store.connection() as conn:
             links = {

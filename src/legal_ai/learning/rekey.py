@@ -7,7 +7,10 @@ authorities. The migration marks a re-key pending; `run_pending` (run by the app
 after migrating, `legal-ai db migrate` and every start of the CLI, server or worker) does it with
 the one normalizer, in one transaction:
 
-1. every library item's identity columns from its case number;
+1. every case key spelled as the normalizer spells it now (`ערר (ת"א) 5/24` → `ערר (תל אביב)
+   5/24`; the tables referencing `cases` follow, history tables keep what they recorded; two
+   keys that now spell one case are both kept and reported, to be merged by hand), and every
+   library item's identity columns from its case number;
 2. every stored citation read again from its text: one moved to the authority its text now
    names (folded spellings merge; a citation merged under another court's or district's key is
    split off), emptied authorities dropped;
@@ -28,7 +31,7 @@ from ..store import citations as citation_store
 from ..store import jsonable
 from ..store import rekeys as store
 from ..text import citations as text_citations
-from ..text.case_numbers import identity_columns
+from ..text.case_numbers import identity_columns, normalize_case_number
 from . import arrival, library_links
 
 if TYPE_CHECKING:
@@ -55,6 +58,7 @@ def run_pending(db: Store) -> dict | None:
 
 
 def rekey(conn: psycopg.Connection) -> dict:
+    renamed, clashes = _case_keys(conn)
     keyed = _identities(conn)
     before = store.links(conn)
     moved, emptied = _citations(conn)
@@ -66,6 +70,8 @@ def rekey(conn: psycopg.Connection) -> dict:
     after = store.links(conn)
     changed = _changed(before, after)
     report = {
+        "case_keys_respelled": renamed,
+        "case_keys_clashing": clashes,
         "rulings_keyed": keyed,
         "citations_moved": moved,
         "authorities_dropped": dropped,
@@ -74,8 +80,29 @@ def rekey(conn: psycopg.Connection) -> dict:
         "ambiguous": sum(1 for a in after.values() if a["candidates"] and not a["case_law_id"]),
         "digests_changed": digests,
     }
-    report["changed"] = bool(moved or dropped or changed or digests)
+    report["changed"] = bool(renamed or clashes or moved or dropped or changed or digests)
     return report
+
+
+def _case_keys(conn: psycopg.Connection) -> tuple[int, list[dict]]:
+    """Every case number respelled as `normalize_case_number` spells it now: (values respelled,
+    the case keys left because another case already has their new spelling)."""
+    renamed, clashes = 0, []
+    for old in store.case_keys(conn):
+        new = normalize_case_number(old)
+        if new == old:
+            continue
+        if store.rename_case(conn, old, new):
+            renamed += 1
+        else:
+            clashes.append({"case_number": old, "same_as": new})
+    kept = {c["case_number"] for c in clashes}
+    for table in store.loose_case_columns(conn):
+        for old in store.case_numbers_in(conn, table):
+            new = normalize_case_number(old)
+            if new != old and old not in kept:
+                renamed += bool(store.respell(conn, table, old, new))
+    return renamed, clashes
 
 
 def _identities(conn: psycopg.Connection) -> int:
@@ -145,12 +172,18 @@ def mark_seen(app: Context) -> int:
 def describe(report: dict) -> str:
     """A re-key report in lines: counts, then each link that changed."""
     lines = [
-        f"library re-keyed by one identity per ruling: {report['rulings_keyed']} ruling(s) keyed,"
+        f"library re-keyed by one identity per ruling: {report.get('case_keys_respelled', 0)}"
+        f" case number(s) respelled, {report['rulings_keyed']} ruling(s) keyed,"
         f" {report['citations_moved']} citation(s) moved to their own authority,"
         f" {report['authorities_dropped']} authority(ies) merged away,"
         f" {report['links_changed']} link(s) changed, {report['ambiguous']} ambiguous,"
         f" {report['digests_changed']} digest(s) re-keyed"
     ]
+    for clash in report.get("case_keys_clashing", []):
+        lines.append(
+            f"  two cases now spell one: {clash['case_number']} and {clash['same_as']} (both kept;"
+            " merge them by hand)"
+        )
     for link in report.get("links", []):
         now = link["after"] or (
             f"ambiguous ({link['candidates']} candidates)" if link["candidates"] else "not linked"

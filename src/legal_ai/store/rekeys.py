@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 
@@ -112,3 +113,61 @@ def unlink_all(conn: psycopg.Connection) -> None:
         " WHERE link_basis IS DISTINCT FROM 'chair'"
         " AND (case_law_id IS NOT NULL OR cardinality(candidates) > 0)"
     )
+
+
+# Tables whose rows are history, never rewritten (their case numbers stay as they were written).
+APPEND_ONLY = (
+    "learning_audit",
+    "style_distance_history",
+    "item_versions",
+    "panel_verdicts",
+    "model_calls",
+    "principle_votes",
+    "canonical_statement_versions",
+    "synthesis_attempts",
+)
+
+
+def case_keys(conn: psycopg.Connection) -> list[str]:
+    return [r["case_number"] for r in conn.execute("SELECT case_number FROM cases ORDER BY id")]
+
+
+def rename_case(conn: psycopg.Connection, old: str, new: str) -> bool:
+    """Rename a case key (every table referencing `cases` follows: ON UPDATE CASCADE). False,
+    nothing changed, when `new` is already another case's key."""
+    if conn.execute("SELECT 1 FROM cases WHERE case_number = %s", (new,)).fetchone():
+        return False
+    conn.execute("UPDATE cases SET case_number = %s WHERE case_number = %s", (new, old))
+    return True
+
+
+def loose_case_columns(conn: psycopg.Connection) -> list[str]:
+    """Tables with a `case_number` column that does not reference `cases` (so no cascade
+    reaches it) and that are not history."""
+    return [
+        r["table_name"]
+        for r in conn.execute(
+            "SELECT c.table_name FROM information_schema.columns c"
+            " JOIN information_schema.tables t USING (table_schema, table_name)"
+            " WHERE c.table_schema = current_schema() AND c.column_name = 'case_number'"
+            " AND t.table_type = 'BASE TABLE' AND c.table_name <> ALL(%s)"
+            " AND c.table_name NOT IN (SELECT k.conrelid::regclass::text FROM pg_constraint k"
+            "   WHERE k.contype = 'f' AND k.confrelid = 'cases'::regclass)"
+            " AND c.table_name <> 'cases' ORDER BY c.table_name",
+            (list(APPEND_ONLY),),
+        )
+    ]
+
+
+def case_numbers_in(conn: psycopg.Connection, table: str) -> list[str]:
+    query = sql.SQL("SELECT DISTINCT case_number FROM {} WHERE case_number IS NOT NULL").format(
+        sql.Identifier(table)
+    )
+    return [r["case_number"] for r in conn.execute(query)]
+
+
+def respell(conn: psycopg.Connection, table: str, old: str, new: str) -> int:
+    query = sql.SQL("UPDATE {} SET case_number = %s WHERE case_number = %s").format(
+        sql.Identifier(table)
+    )
+    return conn.execute(query, (new, old)).rowcount
