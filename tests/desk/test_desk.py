@@ -31,7 +31,7 @@ def test_sign_in_cookie_pages_and_sign_out(client):
     cookie = response.headers["set-cookie"]
     assert "legal_ai_desk=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
     assert "Secure" not in cookie  # plain http in the test; https sets it (test below)
-    for path in ("/search", "/training", "/audit", "/health"):
+    for path in ("/search", "/training", "/training/metadata", "/audit", "/health"):
         shown = client.get(path)
         assert shown.status_code == 200, path
         assert '<html lang="he" dir="rtl">' in shown.text and 'name="csrf"' in shown.text

@@ -3,7 +3,8 @@ helpers in tests/desk_browser.py): sign in, search and open a source at its span
 lesson and undo it with the keyboard, a bulk action with its count, upload a draft and a final
 and see the pair advance, the dashboard's plot with one point per final, a methodology edit
 refused at its field then saved, diffed and restored, a principle approved from its queue, a
-voice document approved beside her marked words. Each page is saved as docs/desk/NAME.png
+voice document approved beside her marked words, a decision's headnote, summary and tags written
+on /training/metadata after an empty field was refused. Each page is saved as docs/desk/NAME.png
 (embedded in docs/desk.md and README)."""
 
 import pytest
@@ -279,3 +280,35 @@ def test_voice_document_claims_beside_spans_approve(page, desk, tmp_path, voice_
     assert "אושר; הוא נכנס לתדריך הכותב" in page.inner_text("[role=status]")
     assert rec["case_number"] in page.inner_text("#approved")
     assert voice_review.show(desk.legal, marked["id"])["status"] == "approved"
+
+
+def test_metadata_screen_refuses_an_empty_field_then_makes_the_decision_searchable(
+    page, desk, tmp_path
+):
+    """An internal decision ingested without its headnote, summary and tags, on
+    /training/metadata: right to left, Hebrew only; an empty summary answered in Hebrew beside
+    its field with her headnote kept; then saved, and searchable (screenshot metadata.png)."""
+    from scenarios import ENRICHED_CASE, ingest_decision
+
+    ingest_decision(desk.legal, tmp_path)
+    sign_in(page, desk, next_path="/training/metadata")
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
+    card = page.locator("article.metadata")
+    assert ENRICHED_CASE in card.inner_text() and "חסרים: תקציר, סיכום, תגיות" in card.inner_text()
+    assert "d-1042" not in page.inner_text("main")
+    headnote = "הקלה של 6% בקווי בניין אינה סטייה ניכרת; הערר התקבל."
+    card.locator("textarea[name=headnote]").fill(headnote)
+    card.locator("input[name=tags]").fill("הקלה, קווי בניין")
+    with page.expect_navigation():
+        card.locator("button[type=submit]").click()
+    assert "הסיכום ריק" in page.inner_text("[role=alert]")
+    card = page.locator("article.metadata")
+    assert card.locator("textarea[name=headnote]").input_value() == headnote
+    assert card.locator("textarea[name=summary]").get_attribute("aria-invalid") == "true"
+    card.locator("textarea[name=summary]").fill("העוררים ביקשו הקלה בקווי הבניין; הערר התקבל.")
+    screenshot(page, "metadata")
+    with page.expect_navigation():
+        card.locator("button[type=submit]").click()
+    assert "ניתנת לחיפוש מעכשיו" in page.inner_text("[role=status]")
+    assert desk.legal.search("internal", "הקלה בקווי הבניין").hits

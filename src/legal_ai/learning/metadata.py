@@ -9,9 +9,10 @@ completeness contract, INV-RET2; migration 0030) — and who wrote them (issue 2
 - The chair reverts an applied enrichment (learning/enrichment_review.py, decision `revert`) or
   writes the three fields herself (`set_fields`, the desk's one screen); nobody else does (the
   service asks for the chair, the database's gates for her role).
-- `awaiting` is what `legal-ai health` and the desk list: the decisions awaiting metadata, where
-  their enrichment stands and what to set; `state_of` the same for one decision (the final
-  upload's report).
+- `awaiting` is what `legal-ai health` lists: the decisions awaiting metadata, where their
+  enrichment stands and what to set; `to_fill` the same with what each holds now (the desk's
+  screen, /training/metadata, prefills its form); `state_of` the same for one decision (the final
+  upload's report), `saved` one decision as the desk reports it after she wrote its fields.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ HEALTH_ROWS = 200
 MAX_HEADNOTE = 600
 MAX_SUMMARY = 6000
 MAX_TAGS = 12
+MAX_TAG = 40  # characters of one tag
 DESK = "/training/metadata"
 
 
@@ -111,7 +113,7 @@ def _clean(headnote: object, summary: object, tags: object) -> dict:
     tag_list = tags.split(",") if isinstance(tags, str) else list(tags or [])
     cleaned = []
     for tag in tag_list:
-        text = free_text(tag, "tag", required=False, max_chars=40)
+        text = free_text(tag, "tag", required=False, max_chars=MAX_TAG)
         if text and text not in cleaned:
             cleaned.append(text)
     return {
@@ -217,6 +219,26 @@ def awaiting(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
     summary or tags), each with where its enrichment stands and what to set."""
     count, rows = store.awaiting_metadata(conn, limit)
     return {"count": count, "items": [_entry(r) for r in rows]}
+
+
+def to_fill(app: Context, limit: int = HEALTH_ROWS) -> dict:
+    """`awaiting` with each decision's date and what its three fields hold now (the desk's screen
+    shows them in its form)."""
+    with app.store.connection() as conn:
+        count, rows = store.awaiting_metadata(conn, limit)
+    items = [{**_entry(r), **_current(r), "decided_on": r["decided_on"]} for r in rows]
+    return {"count": count, "items": items}
+
+
+def saved(app: Context, doc_id: str) -> dict | None:
+    """An internal decision's case number, title and whether it is searchable (what the desk
+    says after she wrote its fields); None when there is none."""
+    with app.store.connection() as conn:
+        found = sql_items.find_item(conn, get_corpus("internal"), doc_id)
+    if found is None:
+        return None
+    keys = ("doc_id", "case_number", "title", "searchable", "missing")
+    return {k: found[k] for k in keys}
 
 
 def state_of(conn: psycopg.Connection, case_law_id: int) -> dict:

@@ -188,8 +188,8 @@ def awaiting_metadata(
     count = conn.execute(query.format(_AWAITING_METADATA), one).fetchone()["n"]
     rows = conn.execute(
         sql.SQL(
-            "SELECT c.id AS case_law_id, c.doc_id, c.case_number, c.title, c.missing,"
-            " c.headnote, c.summary, c.tags, j.id AS job_id, j.status AS job_status,"
+            "SELECT c.id AS case_law_id, c.doc_id, c.case_number, c.title, c.decided_on,"
+            " c.missing, c.headnote, c.summary, c.tags, j.id AS job_id, j.status AS job_status,"
             " j.waiting_for, j.error, j.attempts, j.max_attempts, e.id AS enrichment_id,"
             " e.status AS enrichment_status, e.ungrounded {}"
             " AND (%(id)s::bigint IS NULL OR c.id = %(id)s) ORDER BY c.id LIMIT %(limit)s"

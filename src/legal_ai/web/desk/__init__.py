@@ -7,7 +7,8 @@ Modules: core (templates, session, CSRF), session (/login, /logout), search (/se
 /source), training (/training, /audit), principles (/training/principles: the chair's gate
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
-internal decisions), pages (/health, /cases), learning (/learning),
+internal decisions), metadata (/training/metadata: the chair writes the headnote, summary and
+tags of the internal decisions awaiting them), pages (/health, /cases), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
 training_queues (the queues and their page), methodology_form (the profile as form fields and
@@ -28,6 +29,7 @@ from ...errors import AppError, StoreError
 from .. import errors as web_errors
 from . import core, learning, methodology, pages, principles, search, session, training, voice
 from .enrichment import routes as enrichment
+from .metadata import routes as metadata
 from .reminders import routes as reminders
 
 
@@ -40,6 +42,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     principles.routes(api, signed_in)
     voice.routes(api, signed_in)
     enrichment(api, signed_in)  # /training/enrichment: proposals for internal decisions
+    metadata(api, signed_in)  # /training/metadata: she writes a decision's three fields
     pages.routes(api, signed_in, settings)
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)

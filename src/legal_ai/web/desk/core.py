@@ -51,6 +51,7 @@ NAV = (
     ("/training/principles", "עקרונות משפטיים"),
     ("/training/voice", "מסמכי קול"),
     ("/training/enrichment", "העשרת החלטות"),
+    ("/training/metadata", "השלמת פרטי החלטות"),
     ("/audit", "יומן החלטות"),
     ("/cases", "תיקים"),
     ("/learning", "למידה"),

@@ -1,6 +1,7 @@
 """What /health and /cases (web/desk/pages.py) say in Hebrew for what the services report in
-English: the upkeep's reasons on /health (`health_notes`) and why a draft or a final was refused
-(UPLOAD_REFUSALS, `upload_refusal`)."""
+English: the upkeep's reasons on /health (`health_notes`), where a decision awaiting its
+headnote, summary and tags stands (`metadata_state`, also on /training/metadata) and why a draft
+or a final was refused (UPLOAD_REFUSALS, `upload_refusal`)."""
 
 from ...errors import AppError
 from . import core
@@ -42,6 +43,11 @@ def health_notes(report: dict) -> dict:
             if state.startswith("queued")
             else "טרם נכנסה לתור (התחזוקה הלילית תכניס אותה)"
         )
+    metadata = {e["case_law_id"]: metadata_state(e) for e in report["awaiting_metadata"]["items"]}
+    changed = {
+        (c["corpus"], c["doc_id"]): changed_note(c)
+        for c in report["changed_outside_ingest"]["items"]
+    }
     ocr = {
         j["job_id"]: {
             "waiting": "ממתינה למחשב: חסרה תוכנת OCR או שפה שלה",
@@ -50,7 +56,66 @@ def health_notes(report: dict) -> dict:
         }.get(j["status"], "")
         for j in report["ocr"]["jobs"]
     }
-    return {"digests": digests, "enrichment": enrich, "ocr": ocr}
+    return {
+        "digests": digests,
+        "enrichment": enrich,
+        "ocr": ocr,
+        "metadata": metadata,
+        "changed": changed,
+        "fields": field_names,
+    }
+
+
+# An internal decision's three fields, and the other fields its record may lack, in Hebrew.
+FIELDS = {
+    "headnote": "תקציר",
+    "summary": "סיכום",
+    "tags": "תגיות",
+    "case_number": "מספר התיק",
+    "decided_on": "תאריך ההחלטה",
+    "practice_area": "תחום",
+    "title": "כותרת",
+}
+_DECIDED = {
+    "pending_review": "הצעת המודל ממתינה להכרעתך בדף העשרת החלטות",
+    "reverted": "החזרת את מה שכתב המודל; השדות ממתינים לך",
+    "rejected": "דחית את הצעת המודל; השדות ממתינים לך",
+    "approved": "הצעת המודל אושרה, ובכל זאת חסר שדה",
+    "edited": "ערכת את השדות, ובכל זאת חסר שדה",
+}
+_JOBS = {
+    "waiting": "לא הוגדר מודל שיכתוב אותם",
+    "failed": "המודל לא הצליח לכתוב אותם",
+    "running": "המודל כותב אותם כעת",
+    "queued": "בתור לכתיבה בידי המודל",
+}
+
+
+def field_names(fields: list[str] | None) -> str:
+    """Fields a record lacks, in Hebrew ("תקציר, תגיות"); one not named here as "פרט נוסף"."""
+    return ", ".join(FIELDS.get(f, "פרט נוסף") for f in fields or [])
+
+
+def metadata_state(row: dict) -> str:
+    """Where a decision awaiting its headnote, summary and tags stands, in Hebrew (the cases of
+    learning/metadata._state): her review, her own earlier decision, or the model's job."""
+    decided = _DECIDED.get(row.get("enrichment_status") or "")
+    if decided:
+        return decided
+    return _JOBS.get(
+        row.get("job_status") or "", "טרם נכנסה לתור המודל (התחזוקה הלילית תכניס אותה)"
+    )
+
+
+def changed_note(row: dict) -> str:
+    """What of an item changed outside ingest, in Hebrew (App.health's changed_outside_ingest)."""
+    parts = ["הטקסט השמור שונה"] if row["text_changed"] else []
+    chunks = row["chunks"] or []
+    if len(chunks) == 1:
+        parts.append(f"קטע {chunks[0]} שונה")
+    elif chunks:
+        parts.append(f"{len(chunks)} קטעים שונו ({', '.join(str(n) for n in chunks)})")
+    return "; ".join(parts)
 
 
 # Why a draft or a final was refused, as the chair reads it (the service's words kept after it,
