@@ -1,7 +1,8 @@
 """`legal-ai enrich ...`: the headnote, summary and tags a model proposes for each internal
-decision ingested (issue 15 item 3; README "Upkeep on arrival"): `run` drains the queue
-(LEGAL_AI_ENRICHER), `list` and `show` the proposals, `review` is the chair's (approve writes the
-fields into the decision, reject writes nothing)."""
+decision ingested (issue 15 item 3; issue 21 item 6; docs/ingest.md "Completeness"): `run` drains
+the queue (LEGAL_AI_ENRICHER; a grounded proposal is applied at once, an ungrounded one waits),
+`list` and `show` the proposals, `review` is the chair's (approve writes a pending proposal's
+fields into the decision, reject writes nothing, revert puts back what an applied one replaced)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from ..learning import enrichment, enrichment_review
 from .common import JsonFlag, _app, _print_json, print_one, print_rows
 
 enrich_app = typer.Typer(
-    help="Headnote, summary and tags of internal decisions, proposed by a "
-    "model and approved by the chair.",
+    help="Headnote, summary and tags of internal decisions, written by a model: a grounded "
+    "proposal is applied at once (the chair may revert it), an ungrounded one waits for her.",
     no_args_is_help=True,
 )
 
@@ -31,7 +32,10 @@ def _line(e: dict) -> str:
 @enrich_app.command("list")
 def list_(
     status: Annotated[
-        str | None, typer.Option(help="pending_review | approved | rejected | superseded")
+        str | None,
+        typer.Option(
+            help="pending_review | applied | approved | rejected | reverted | edited | superseded"
+        ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -60,12 +64,15 @@ def show(enrichment_id: int, as_json: JsonFlag = False) -> None:
 @enrich_app.command("review")
 def review(
     enrichment_id: int,
-    decision: Annotated[str, typer.Argument(help="approve | reject")],
+    decision: Annotated[
+        str,
+        typer.Argument(help="approve | reject (a pending proposal) | revert (an applied one)"),
+    ],
     reason: Annotated[str | None, typer.Option(help="Why (kept in the audit).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """The chair approves a proposal (its fields are written into the decision) or rejects it
-    (LEGAL_AI_CHAIR_TOKEN)."""
+    """The chair approves or rejects a proposal pending review (approve writes its fields
+    into the decision), or reverts one the system applied (LEGAL_AI_CHAIR_TOKEN)."""
     with _app() as legal:
         e = enrichment_review.review(legal, enrichment_id, decision, reason)
     print_one(e, _line, as_json=as_json)
