@@ -2,8 +2,10 @@
 
 - `records()`: the fictional draft/final pairs of tests/fixtures/decisions (the demo's pair
   first), in the shape of ../shared/data/synthetic-decisions/decisions.jsonl.
-- `hebrew_pdf()` / `decision_pdf()`: PDFs with a real text layer, made with fpdf2 and shaped
-  right-to-left by HarfBuzz, so that poppler reads the Hebrew back in logical order.
+- `hebrew_pdf()` / `decision_pdf()` / `paged_pdf()`: PDFs with a real text layer, made with fpdf2
+  and shaped right-to-left by HarfBuzz, so that poppler reads the Hebrew back in logical order;
+  `Furniture` draws a running header (a different one on page 1, as a letterhead) and a page
+  footer (`עמוד N מתוך M`) on each page, and `paged_pdf` flows paragraphs across lines and pages.
 - `image_only_pdf()` (a "scan" with no text layer), `scanned_pdf()` (a scan of known Hebrew
   text, for OCR), `truncated_pdf()`, `docx()`.
 - `tiny_pdf()`, `tiny_docx()`, `akn_xml()`: small files written by hand (bytes), for the readers'
@@ -18,6 +20,7 @@ import io
 import json
 import shutil
 import subprocess
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -80,16 +83,53 @@ def hebrew_font() -> Path:
     )
 
 
-def hebrew_pdf(path: Path, pages: list[str]) -> Path:
-    """A PDF with one page per string; each line of a page is a right-aligned right-to-left
-    paragraph (blank lines add space). Raises if a page's text does not fit on one page."""
+@dataclass(frozen=True)
+class Furniture:
+    """What a word processor repeats on each page: header lines at the top (`first_header`
+    instead on page 1, as a letterhead; None: the running header there too) and a footer line at
+    the bottom, `{page}` and `{pages}` filled in (`עמוד {page} מתוך {pages}`)."""
+
+    header: tuple[str, ...] = ()
+    first_header: tuple[str, ...] | None = None
+    footer: str = ""
+
+
+def _paged_fpdf(furniture: Furniture, pages: int = 0, size: float = 11, page: str = "A4"):
+    """An FPDF that draws `furniture` on every page (the pages' count known for the footer)."""
     from fpdf import FPDF
 
-    pdf = FPDF(format="A4")
-    pdf.set_auto_page_break(True, margin=15)
+    class Paged(FPDF):
+        def header(self):
+            lines = furniture.header
+            if self.page == 1 and furniture.first_header is not None:
+                lines = furniture.first_header
+            self.set_font("hebrew", size=size - 2)
+            for line in lines:
+                self.cell(0, 5, line, align="C", new_x="LMARGIN", new_y="NEXT")
+            if lines:
+                self.ln(4)
+            self.set_font("hebrew", size=size)
+
+        def footer(self):
+            if furniture.footer:
+                self.set_y(-14)
+                self.set_font("hebrew", size=size - 2)
+                self.cell(0, 5, furniture.footer.format(page=self.page, pages=pages), align="C")
+                self.set_font("hebrew", size=size)
+
+    pdf = Paged(format=page)
+    pdf.set_auto_page_break(True, margin=20 if furniture.footer else 15)
     pdf.add_font("hebrew", fname=str(hebrew_font()))
-    pdf.set_font("hebrew", size=11)
+    pdf.set_font("hebrew", size=size)
     pdf.set_text_shaping(use_shaping_engine=True, direction="rtl", script="hebr", language="he")
+    return pdf
+
+
+def hebrew_pdf(path: Path, pages: list[str], furniture: Furniture = Furniture()) -> Path:
+    """A PDF with one page per string; each line of a page is a right-aligned right-to-left
+    paragraph (blank lines add space), `furniture` drawn on each page. Raises if a page's text
+    does not fit on one page."""
+    pdf = _paged_fpdf(furniture, len(pages))
     for number, page in enumerate(pages, start=1):
         pdf.add_page()
         for line in page.split("\n"):
@@ -100,6 +140,31 @@ def hebrew_pdf(path: Path, pages: list[str]) -> Path:
         if pdf.page != number:
             raise ValueError(f"the text of page {number} does not fit on one page")
     pdf.output(str(path))
+    return path
+
+
+def paged_pdf(
+    path: Path, text: str, furniture: Furniture = Furniture(), *, size: float = 11, page="A4"
+) -> Path:
+    """`text` (paragraphs separated by blank lines) set as a word processor sets it: each
+    paragraph wrapped into lines (justified, as decisions are), the lines flowing onto the next
+    page where the page is full — a paragraph may break across pages — with `furniture` drawn
+    on every page (`page`: the paper, A5 for more pages from a short text)."""
+
+    height = round(size * 0.55, 1)  # the line's height in mm: 1.5 lines
+
+    def render(pages: int):
+        pdf = _paged_fpdf(furniture, pages, size, page)
+        pdf.add_page()
+        for paragraph in text.strip().split("\n\n"):
+            for line in paragraph.strip().split("\n"):
+                pdf.multi_cell(0, height, line.strip(), align="J", new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(height / 2)
+        return pdf
+
+    counted = render(0)
+    counted.output()  # (closes the font file)
+    render(counted.page).output(str(path))  # the count known, for the footer's "of M"
     return path
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UnsupportedFile
+from . import pdf_layout
 from .hebrew import clean_text
 
 TEXT_SUFFIXES = {".txt", ".md"}
@@ -247,20 +248,28 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
     if raw_pages and not raw_pages[-1].strip():
         raw_pages.pop()  # pdftotext ends the last page with a form feed too
     pages = [pdf_page_text(page).strip("\n") for page in raw_pages]
-    text, starts = join_pages(pages)
+    layout = pdf_layout.tidy(pages)  # page furniture out, paragraphs joined
+    text, starts = join_pages(layout.pages, layout.continued)
     if not text.strip():
         return Extracted("", "pdf", starts, issue=IMAGE_ONLY)
     return Extracted(text, "pdf", starts)
 
 
-def join_pages(pages: list[str]) -> tuple[str, list[int]]:
-    """Concatenate pages with a blank line between them; return text and page offsets."""
-    starts, parts, offset = [], [], 0
-    for page in pages:
+def join_pages(pages: list[str], continued: list[bool] | None = None) -> tuple[str, list[int]]:
+    """Concatenate pages with a blank line between them — a space where a page continues the
+    previous page's last paragraph (`continued[i]`, pdf_layout) — and return the text and each
+    page's offset in it."""
+    parts: list[str] = []
+    starts: list[int] = []
+    offset = 0
+    for index, page in enumerate(pages):
+        if index:
+            parts.append(" " if continued and continued[index] else "\n\n")
+            offset += len(parts[-1])
         starts.append(offset)
         parts.append(page)
-        offset += len(page) + 2
-    return "\n\n".join(parts), starts
+        offset += len(page)
+    return "".join(parts), starts
 
 
 # --- DOCX --------------------------------------------------------------------------------------
