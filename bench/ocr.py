@@ -12,12 +12,19 @@ compared with the text that was drawn on it:
   length, whitespace runs counted as one space (legal_ai.text.ocr.character_accuracy);
 - Tesseract's mean word confidence of the page, and whether it is below
   LEGAL_AI_OCR_MIN_CONFIDENCE (flagged);
+- number accuracy (issue 22, item 3): the reference's number tokens (digits with their `/ . , -`
+  and attached subsections: 1042/23, 198(ד), 12.3.2015; legal_ai.text.ocr_numbers.NUMBER_RE)
+  found in the page read, as multisets; the tokens read that the reference lacks (wrong), those
+  of them not marked low-confidence (silently wrong), and the number tokens marked;
+- citations: text/citations.extract on the page read against the reference page, same refs;
 - seconds per page.
 
-Conditions: scans at 300, 200, 150 and 100 dpi, and "blurred" (the 150-dpi scan at a third of its
-resolution, blurred: the factories' bad photocopy).
+Conditions: scans at 300, 200, 150 and 100 dpi, "blurred" (the 150-dpi scan at a third of its
+resolution, blurred: the factories' bad photocopy), and "office" (issue 22: a serif Hebrew font,
+Noto Serif Hebrew 12 pt with DejaVu Serif for digits, scanned at 200 dpi with a slight skew,
+specks and JPEG compression; needs fonts-noto-core).
 
-    .venv/bin/python bench/ocr.py [--conditions 300,200,150,100,blurred]
+    .venv/bin/python bench/ocr.py [--conditions 300,200,150,100,blurred,office]
 
 Needs tesseract-ocr, tesseract-ocr-heb and poppler-utils (make install); no database. Prints one
 JSON object.
@@ -26,11 +33,15 @@ JSON object.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +49,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import factories  # noqa: E402
 from legal_ai.config import Settings  # noqa: E402
-from legal_ai.text import ocr  # noqa: E402
+from legal_ai.text import citations, ocr  # noqa: E402
+from legal_ai.text import ocr_numbers as numbers  # noqa: E402
 
 PAGE_CHARS = 1100  # about two thirds of an A4 page at 11 pt: every page fits
 
@@ -53,15 +65,95 @@ def pages_of(text: str) -> list[str]:
     return ["\n\n".join(page) for page in pages]
 
 
+COUNTS = (
+    "numbers",
+    "numbers_right",
+    "numbers_wrong",
+    "numbers_silently_wrong",
+    "numbers_marked",
+    "citations",
+    "citations_right",
+)
+OFFICE_FONT = Path("/usr/share/fonts/truetype/noto/NotoSerifHebrew-Regular.ttf")
+OFFICE_DIGITS = Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf")
+
+
+def number_rows(reference: str, page: ocr.Page) -> dict:
+    """A page's numbers and citations against its reference."""
+    right, total, wrong = numbers.number_accuracy(reference, page.text)
+    marked = {(n["start"], n["end"]) for n in page.low_confidence_numbers}
+    unmarked = [
+        m.group()
+        for m in numbers.NUMBER_RE.finditer(page.text)
+        if (m.start(), m.end()) not in marked
+    ]
+    silently = numbers.number_accuracy(reference, " ".join(unmarked))[2]
+    want = Counter(c.ref for c in citations.extract(reference))
+    got = Counter(c.ref for c in citations.extract(page.text))
+    return {
+        "numbers": total,
+        "numbers_right": right,
+        "numbers_wrong": wrong,
+        "numbers_silently_wrong": silently,
+        "numbers_marked": len(page.low_confidence_numbers),
+        "citations": sum(want.values()),
+        "citations_right": sum((want & got).values()),
+    }
+
+
+def office_scan(path: Path, pages: list[str], *, seed: int, dpi: int = 200) -> Path:
+    """A scan as an office makes one: serif text at `dpi`, a slight skew, specks, JPEG."""
+    from fpdf import FPDF
+    from PIL import Image, ImageDraw
+
+    rnd = random.Random(seed)
+    text = FPDF(format="A4")
+    text.set_auto_page_break(True, margin=15)
+    text.add_font("serif", fname=str(OFFICE_FONT))
+    text.add_font("digits", fname=str(OFFICE_DIGITS))
+    text.set_font("serif", size=12)
+    text.set_fallback_fonts(["digits"])
+    text.set_text_shaping(use_shaping_engine=True, direction="rtl", script="hebr", language="he")
+    for page in pages:
+        text.add_page()
+        for line in page.split("\n"):
+            if line.strip():
+                text.multi_cell(0, 6.5, line.strip(), align="R", new_x="LMARGIN", new_y="NEXT")
+            else:
+                text.ln(3)
+    scan = FPDF(format="A4")
+    with tempfile.TemporaryDirectory(prefix="office-") as tmp:
+        text.output(f"{tmp}/text.pdf")
+        subprocess.run(
+            ["pdftoppm", "-r", str(dpi), "-gray", "-png", f"{tmp}/text.pdf", f"{tmp}/p"],
+            check=True,
+        )
+        for picture in sorted(Path(tmp).glob("p-*.png"), key=lambda f: int(f.stem[2:])):
+            image = Image.open(picture).convert("L")
+            image = image.rotate(rnd.uniform(-0.6, 0.6), resample=Image.BICUBIC, fillcolor=255)
+            draw = ImageDraw.Draw(image)
+            for _ in range(400):
+                x, y, r = rnd.randrange(image.width), rnd.randrange(image.height), rnd.randrange(3)
+                draw.ellipse((x, y, x + r, y + r), fill=rnd.randrange(120))
+            jpeg = io.BytesIO()
+            image.save(jpeg, "JPEG", quality=55)
+            scan.add_page()
+            scan.image(Image.open(io.BytesIO(jpeg.getvalue())), x=0, y=0, w=210, h=297)
+    scan.output(str(path))
+    return path
+
+
 def measure(condition: str, settings: Settings, tmp: Path) -> dict:
-    dpi = 150 if condition == "blurred" else int(condition)
+    dpi = {"blurred": 150, "office": 200}.get(condition) or int(condition)
     rows = []
     for number, record in enumerate(factories.records()):
         pages = pages_of(record["final_text"])
         degrade = tuple(range(1, len(pages) + 1)) if condition == "blurred" else ()
-        scan = factories.scanned_pdf(
-            tmp / f"{condition}-{number}.pdf", pages, dpi=dpi, degrade=degrade
-        )
+        path = tmp / f"{condition}-{number}.pdf"
+        if condition == "office":
+            scan = office_scan(path, pages, seed=number)
+        else:
+            scan = factories.scanned_pdf(path, pages, dpi=dpi, degrade=degrade)
         started = time.perf_counter()
         reading = ocr.read_pdf(scan, settings)
         seconds = time.perf_counter() - started
@@ -74,12 +166,15 @@ def measure(condition: str, settings: Settings, tmp: Path) -> dict:
                     "chars": len(" ".join(reference.split())),
                     "accuracy": round(ocr.character_accuracy(reference, page.text), 4),
                     "confidence": page.confidence,
+                    **number_rows(reference, page),
                     "flagged": page.confidence is None
                     or page.confidence < settings.ocr_min_confidence,
                     "seconds": round(seconds / len(pages), 2),
                 }
             )
     accuracy = [r["accuracy"] for r in rows]
+    numbers_total = sum(r["numbers"] for r in rows) or 1
+    citations_total = sum(r["citations"] for r in rows) or 1
     weighted = sum(r["accuracy"] * r["chars"] for r in rows) / sum(r["chars"] for r in rows)
     return {
         "condition": condition,
@@ -91,6 +186,9 @@ def measure(condition: str, settings: Settings, tmp: Path) -> dict:
         "accuracy_min": min(accuracy),
         "confidence_mean": round(statistics.fmean(r["confidence"] or 0 for r in rows), 1),
         "flagged_pages": sum(r["flagged"] for r in rows),
+        **{k: sum(r[k] for r in rows) for k in COUNTS},
+        "number_accuracy": round(sum(r["numbers_right"] for r in rows) / numbers_total, 4),
+        "citation_accuracy": round(sum(r["citations_right"] for r in rows) / citations_total, 4),
         "seconds_per_page": round(statistics.fmean(r["seconds"] for r in rows), 2),
         "per_page": rows,
     }
@@ -98,7 +196,7 @@ def measure(condition: str, settings: Settings, tmp: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--conditions", default="300,200,150,100,blurred")
+    parser.add_argument("--conditions", default="300,200,150,100,blurred,office")
     args = parser.parse_args()
     settings = Settings()
     problem = ocr.problem(settings)

@@ -94,6 +94,10 @@ def test_a_scan_becomes_searchable_with_page_numbers(app, tmp_path):
     assert [v["chars"] for v in history["versions"]][0] == 0
     assert history["versions"][-1]["chars"] == len(item["content"])
     assert history["ocr"][0]["low_confidence_pages"] == []
+    # Numbers read with low confidence are marked with their spans in the item's text.
+    marked = history["ocr"][0]["low_confidence_numbers"]
+    assert marked == meta["ocr_low_confidence_numbers"]
+    assert all(item["content"][n["start"] : n["end"]] == n["text"] for n in marked)
 
     # The same scan again: the reading is reused, nothing changes, no job is added.
     again = app.ingest([scan], "case", meta=CASE)

@@ -44,6 +44,11 @@ def item_history(
             f"{o['corpus']}/{o['doc_id']}: read by OCR ({o['engine']}), confidence "
             f"{o['confidence']} (pages {pages}); low-confidence pages: {low}"
         )
+        for n in o.get("low_confidence_numbers") or []:
+            typer.echo(
+                f"  low-confidence number {n['text']!r} on page {n['page']} "
+                f"(characters {n['start']}-{n['end']}, confidence {n['confidence']})"
+            )
 
 
 def register(app: typer.Typer) -> None:

@@ -13,7 +13,7 @@ learning queue's machinery (jobs table, leases, retries with backoff, waiting fo
   metadata carries the confidences: `ocr_engine`, `ocr_confidence` (the file's mean word
   confidence), `ocr_page_confidence` (per page, null for a page with no word) and
   `ocr_low_confidence_pages` (pages below LEGAL_AI_OCR_MIN_CONFIDENCE, or unread), which
-  `legal-ai health`, `legal-ai ocr list` and `legal-ai item history` show;
+  `legal-ai health`, `legal-ai ocr list` and `legal-ai item history` show, with the numbers;
 - a scan in which OCR read nothing keeps its item unsearchable with why (`extraction_issue`);
 - the same scan ingested again (or under another corpus) takes the reading already kept.
 """
@@ -48,6 +48,7 @@ WAITING = (
     "reads it"
 )
 METADATA = ("ocr_engine", "ocr_confidence", "ocr_page_confidence", "ocr_low_confidence_pages")
+METADATA += ("ocr_low_confidence_numbers",)  # numbers read with low confidence, their spans
 
 
 def key(sha: str) -> str:
@@ -89,21 +90,20 @@ def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem
     pages = scan["page_confidence"] or []
     floor = settings.ocr_min_confidence
     low = [p["page"] for p in pages if p["confidence"] is None or p["confidence"] < floor]
-    words = sum(p["words"] for p in pages if p["confidence"] is not None)
-    mean = (
-        round(
-            sum(p["confidence"] * p["words"] for p in pages if p["confidence"] is not None) / words,
-            1,
-        )
-        if words
-        else None
-    )
+    read = [p for p in pages if p["confidence"] is not None]
+    words = sum(p["words"] for p in read)
+    mean = round(sum(p["confidence"] * p["words"] for p in read) / words, 1) if words else None
     metadata = {k: v for k, v in item.metadata.items() if k not in METADATA}
     metadata.update(
         ocr_engine=scan["engine"],
         ocr_confidence=mean,
         ocr_page_confidence=[p["confidence"] for p in pages],
         ocr_low_confidence_pages=low,
+        ocr_low_confidence_numbers=[
+            {**n, "page": p["page"], "start": start + n["start"], "end": start + n["end"]}
+            for p, start in zip(pages, scan["page_starts"] or [], strict=False)
+            for n in p.get("low_confidence_numbers", [])
+        ],
     )
     issue = None
     if not scan["content"].strip():

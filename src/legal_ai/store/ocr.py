@@ -108,14 +108,18 @@ def read_items(
             where.append(
                 sql.SQL(
                     "(jsonb_array_length(coalesce(i.metadata -> 'ocr_low_confidence_pages', '[]'))"
-                    " > 0 OR i.extraction_issue IS NOT NULL)"
+                    " > 0 OR jsonb_array_length(coalesce("
+                    "i.metadata -> 'ocr_low_confidence_numbers', '[]')) > 0"
+                    " OR i.extraction_issue IS NOT NULL)"
                 )
             )
         query = sql.SQL(
             "SELECT i.doc_id, i.searchable, i.extraction_issue, i.metadata ->> 'ocr_engine' AS"
             " engine, (i.metadata ->> 'ocr_confidence')::float AS confidence,"
             " i.metadata -> 'ocr_page_confidence' AS page_confidence,"
-            " i.metadata -> 'ocr_low_confidence_pages' AS low_confidence_pages"
+            " i.metadata -> 'ocr_low_confidence_pages' AS low_confidence_pages,"
+            " coalesce(i.metadata -> 'ocr_low_confidence_numbers', '[]') AS"
+            " low_confidence_numbers"
             " FROM {t} i WHERE {where} ORDER BY i.doc_id LIMIT %(limit)s"
         ).format(t=sql.Identifier(corpus.item_table), where=sql.SQL(" AND ").join(where))
         out += [{"corpus": corpus.key, **row} for row in conn.execute(query, params)]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..errors import UnsupportedFile
+from . import ocr_numbers as numbers
 from .extract import _Overflow, join_pages, run_bounded
 from .hebrew import clean_text
 
@@ -41,14 +41,17 @@ INSTALL = "apt-get install tesseract-ocr tesseract-ocr-heb (or `make install`)"
 
 @dataclass(frozen=True)
 class Page:
-    """One page as read: its text, mean word confidence (None: no word read), words read, and
-    why it could not be read (None: it was)."""
+    """One page as read: its text, mean word confidence (None: no word read), words read, why
+    it could not be read (None: it was), and the numbers read with low confidence."""
 
     page: int
     text: str
     confidence: float | None
     words: int
     error: str | None = None
+    # number tokens read with low confidence: [{"text", "start", "end", "confidence"}], spans in
+    # the page's text (text/ocr_numbers.py)
+    low_confidence_numbers: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {
@@ -56,6 +59,7 @@ class Page:
             "confidence": self.confidence,
             "words": self.words,
             "error": self.error,
+            "low_confidence_numbers": self.low_confidence_numbers,
         }
 
 
@@ -148,31 +152,8 @@ def page_count(pdf: Path, settings: Settings) -> int:
 def parse_tsv(tsv: str) -> tuple[str, float | None, int]:
     """Tesseract's TSV -> (text, mean word confidence, words). Lines of a paragraph are joined
     by a newline, paragraphs by a blank line; each line's words in Tesseract's order (logical)."""
-    lines: dict[tuple[int, int, int], list[str]] = {}
-    confidences: list[float] = []
-    for row in tsv.splitlines()[1:]:
-        cells = row.split("\t")
-        if len(cells) < 12 or cells[0] != "5":
-            continue
-        word = clean_text(cells[11]).strip()
-        try:
-            confidence = float(cells[10])
-        except ValueError:
-            continue
-        if not word or confidence < 0:
-            continue
-        block, paragraph, line = int(cells[2]), int(cells[3]), int(cells[4])
-        lines.setdefault((block, paragraph, line), []).append(word)
-        confidences.append(confidence)
-    parts: list[str] = []
-    previous: tuple[int, int] | None = None
-    for (block, paragraph, _), words in lines.items():
-        if previous is not None:
-            parts.append("\n" if previous == (block, paragraph) else "\n\n")
-        parts.append(" ".join(words))
-        previous = (block, paragraph)
-    mean = round(statistics.fmean(confidences), 1) if confidences else None
-    return "".join(parts), mean, len(confidences)
+    words = numbers.parse_words(tsv)
+    return numbers.join_words(words)[0], numbers.mean_confidence(words), len(words)
 
 
 def _environment() -> dict[str, str]:
@@ -181,48 +162,103 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def read_page(pdf: Path, number: int, settings: Settings, workdir: Path) -> Page:
-    """Render page `number` of `pdf` and read it; a page that cannot be read is empty, with
-    why."""
-    seconds = settings.ocr_page_seconds
-    image = workdir / f"page-{number}"
-    render = [
-        "pdftoppm",
-        "-r",
-        str(settings.ocr_dpi),
-        "-gray",
-        "-png",
-        "-f",
-        str(number),
-        "-l",
-        str(number),
-        "-singlefile",
-        str(pdf.absolute()),
-        str(image),
-    ]
-    try:
-        code, _, err = run_bounded(render, seconds, 2**20, MEMORY_BYTES)
-        if code != 0 or not image.with_suffix(".png").is_file():
-            detail = err.decode("utf-8", "replace").strip().splitlines()
-            return Page(
-                number,
-                "",
-                None,
-                0,
-                "poppler could not render the page"
-                + (f" ({clean_text(detail[-1])[:120]})" if detail else ""),
-            )
-        read = [
-            _binary(settings) or settings.tesseract,
-            str(image.with_suffix(".png")),
-            "stdout",
-            "-l",
-            settings.ocr_languages,
-            "--psm",
-            "3",
-            "tsv",
+def _tesseract(settings: Settings, image: str, languages: str, *options: str) -> list[str]:
+    binary = _binary(settings) or settings.tesseract
+    return [binary, image, "stdout", "-l", languages, *options, "tsv"]
+
+
+def _pgm(path: Path):
+    """A binary PGM (what `pdftoppm -gray` writes) as a 2-D array of grey levels."""
+    import numpy as np
+
+    data = path.read_bytes()
+    head = re.match(rb"P5\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
+    if head is None or int(head.group(3)) > 255:
+        raise ValueError("not an 8-bit binary PGM")
+    width, height = int(head.group(1)), int(head.group(2))
+    return np.frombuffer(data, np.uint8, width * height, head.end()).reshape(height, width)
+
+
+def _number_words(
+    image: Path, words: list[numbers.Word], settings: Settings, workdir: Path
+) -> list[numbers.Word]:
+    """The words holding digits read again by the number model (text/ocr_numbers.py), cut out of
+    the page's picture, all in one Tesseract process; the words as they were when that model is
+    not installed or the reading fails."""
+    chosen = numbers.candidates(words)
+    binary = _binary(settings)
+    if not chosen or binary is None or numbers.NUMBER_MODEL not in _probe(binary)[1]:
+        return words
+    picture = _pgm(image)
+    names = []
+    for k, i in enumerate(chosen):
+        left, top, width, height = words[i].box
+        pad = numbers.PAD
+        crop = picture[
+            max(0, top - pad) : top + height + pad, max(0, left - pad) : left + width + pad
         ]
+        name = workdir / f"number-{k}.pgm"
+        name.write_bytes(b"P5\n%d %d\n255\n" % (crop.shape[1], crop.shape[0]) + crop.tobytes())
+        names.append(str(name))
+    listing = workdir / "numbers.txt"
+    listing.write_text("\n".join(names) + "\n", encoding="utf-8")
+    command = _tesseract(
+        settings,
+        str(listing),
+        numbers.NUMBER_MODEL,
+        "--psm",
+        "7",
+        "-c",
+        f"tessedit_char_whitelist={numbers.WHITELIST}",
+    )
+    try:
+        code, out, _ = run_bounded(
+            command, settings.ocr_page_seconds, TSV_BYTES, MEMORY_BYTES, env=_environment()
+        )
+    except (subprocess.TimeoutExpired, _Overflow):
+        code = 1
+    finally:
+        for name in names:
+            Path(name).unlink(missing_ok=True)
+    if code != 0:
+        return words
+    pieces = numbers.parse_pieces(out.decode("utf-8", "replace"))
+    words = list(words)
+    for k, i in enumerate(chosen):
+        words[i] = numbers.checked(words[i], pieces.get(k, []))
+    return words
+
+
+def _render(pdf: Path, number: int, settings: Settings, image: Path) -> str | None:
+    """Render page `number` into `image` (a grey PGM); why it could not be (None: it was)."""
+    render = ["pdftoppm", "-r", str(settings.ocr_dpi), "-gray", "-f", str(number), "-l"]
+    render += [str(number), "-singlefile", str(pdf.absolute()), str(image.with_suffix(""))]
+    code, _, err = run_bounded(render, settings.ocr_page_seconds, 2**20, MEMORY_BYTES)
+    if code == 0 and image.is_file():
+        return None
+    detail = err.decode("utf-8", "replace").strip().splitlines()
+    return "poppler could not render the page" + (
+        f" ({clean_text(detail[-1])[:120]})" if detail else ""
+    )
+
+
+def read_page(pdf: Path, number: int, settings: Settings, workdir: Path) -> Page:
+    """Render page `number` of `pdf` and read it, its numbers read again; a page that cannot be
+    read is empty, with why."""
+    seconds = settings.ocr_page_seconds
+    image = workdir / f"page-{number}.pgm"
+    try:
+        failed = _render(pdf, number, settings, image)
+        if failed:
+            return Page(number, "", None, 0, failed)
+        read = _tesseract(settings, str(image), settings.ocr_languages, "--psm", "3")
         code, out, err = run_bounded(read, seconds, TSV_BYTES, MEMORY_BYTES, env=_environment())
+        if code != 0:
+            detail = err.decode("utf-8", "replace").strip().splitlines()
+            reason = clean_text(detail[-1])[:120] if detail else f"exit status {code}"
+            return Page(number, "", None, 0, f"Tesseract failed on the page ({reason})")
+        words = numbers.parse_words(out.decode("utf-8", "replace"))
+        words = _number_words(image, words, settings, workdir)
     except subprocess.TimeoutExpired:
         return Page(
             number,
@@ -234,13 +270,10 @@ def read_page(pdf: Path, number: int, settings: Settings, workdir: Path) -> Page
     except _Overflow:
         return Page(number, "", None, 0, "the page's OCR output was over its limit")
     finally:
-        image.with_suffix(".png").unlink(missing_ok=True)
-    if code != 0:
-        detail = err.decode("utf-8", "replace").strip().splitlines()
-        reason = clean_text(detail[-1])[:120] if detail else f"exit status {code}"
-        return Page(number, "", None, 0, f"Tesseract failed on the page ({reason})")
-    text, confidence, words = parse_tsv(out.decode("utf-8", "replace"))
-    return Page(number, text, confidence, words)
+        image.unlink(missing_ok=True)
+    text, offsets = numbers.join_words(words)
+    low = numbers.low_confidence(words, offsets, settings.ocr_min_confidence)
+    return Page(number, text, numbers.mean_confidence(words), len(words), None, low)
 
 
 def read_pdf(

@@ -1,0 +1,102 @@
+"""Numbers survive OCR (issue 22, item 3): Tesseract's Hebrew model drops the leading digits of
+numbers in right-to-left lines; the words holding digits are read again by the number model
+(text/ocr_numbers.py). A scanned final's citations extract as its text version's do, its numbers
+come back right, and a number read with low confidence is marked, never silently wrong."""
+
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import factories
+from legal_ai.config import Settings
+from legal_ai.text import citations, ocr
+from legal_ai.text import ocr_numbers as numbers
+
+needs_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None and os.environ.get("CI") != "true",
+    reason="needs tesseract-ocr and tesseract-ocr-heb (make install)",
+)
+PAGE_CHARS = 1100  # as bench/ocr.py: every page fits on A4 at 11 pt
+
+
+def pages_of(text: str) -> list[str]:
+    pages: list[list[str]] = [[]]
+    for paragraph in text.strip().split("\n\n"):
+        if pages[-1] and sum(len(p) for p in pages[-1]) + len(paragraph) > PAGE_CHARS:
+            pages.append([])
+        pages[-1].append(paragraph)
+    return ["\n\n".join(page) for page in pages]
+
+
+def read(tmp_path: Path, text: str, dpi: int) -> tuple[list[str], ocr.Result]:
+    pages = pages_of(text)
+    scan = factories.scanned_pdf(tmp_path / f"scan-{dpi}.pdf", pages, dpi=dpi)
+    reading = ocr.read_pdf(scan, Settings())
+    assert reading is not None and len(reading.pages) == len(pages)
+    return pages, reading
+
+
+def test_number_tokens_keep_their_attachments():
+    text = 'לפי סעיף 198(ד) לחוק, ערר 1042/23 מיום 12.3.2015 בסך 5,000 ש"ח; 10. ל-20 מטרים'
+    assert numbers.numbers(text) == ["198(ד)", "1042/23", "12.3.2015", "5,000", "10", "20"]
+    assert numbers.number_accuracy("סעיף 198(ד) ו-10.", "סעיף 8(ד) ו-10.") == (1, 2, 1)
+
+
+@pytest.mark.parametrize(
+    ("hebrew", "visual", "merged"),
+    [
+        ("0.", ".10", "10."),  # a paragraph number: its leading digit restored
+        ("8(ד)", "()198", "198(ד)"),  # a section: the subsection letter is the Hebrew reading's
+        ("146(א)", "()146", "146(א)"),  # the same digits: the word is left as read
+        ("ל-20", "20-7", "ל-20"),  # the Hebrew prefix read as a digit by the number model
+        ("14", "(1)4", "4(1)"),  # a subsection turned around
+        ("2025.", "2025", "2025."),  # the period the number model does not see stays
+    ],
+)
+def test_the_number_reading_is_put_back_in_logical_order(hebrew, visual, merged):
+    assert numbers.merge(hebrew, numbers.logical(visual)) == (merged, False)
+
+
+def test_readings_that_cannot_be_reconciled_are_doubtful_and_marked():
+    word = numbers.Word((1, 1, 1), (0, 0, 10, 10), 91.0, "12/3")
+    assert numbers.checked(word, []).doubtful  # the number model saw nothing
+    doubtful = numbers.checked(word, [(".", 80.0)])  # no digit in its box
+    assert doubtful.doubtful and doubtful.text == "12/3"
+    agreed = numbers.checked(word, [("12/3", 40.0)])
+    assert not agreed.doubtful and agreed.number_confidence == 91.0  # two readings agree
+    low = numbers.low_confidence([doubtful, agreed], [0, 5], 60.0)
+    assert low == [{"text": "12/3", "start": 0, "end": 4, "confidence": 80.0}]
+
+
+@needs_tesseract
+def test_a_scanned_finals_citations_and_numbers_are_its_text_versions(tmp_path):
+    for record in factories.records():
+        text = record["final_text"]
+        pages, reading = read(tmp_path, text, 200)
+        got = "\n\n".join(p.text for p in reading.pages)
+        assert Counter(c.ref for c in citations.extract(got)) == Counter(
+            c.ref for c in citations.extract(text)
+        ), record["case_number"]
+        for reference, page in zip(pages, reading.pages, strict=True):
+            right, total, wrong = numbers.number_accuracy(reference, page.text)
+            assert (right, wrong) == (total, 0), (record["case_number"], page.page)
+
+
+@needs_tesseract
+def test_at_100_dpi_no_number_is_silently_wrong(tmp_path):
+    record = next(r for r in factories.records() if "8815" in r["case_number"])
+    pages, reading = read(tmp_path, record["final_text"], 100)
+    for reference, page in zip(pages, reading.pages, strict=True):
+        marked = {(n["start"], n["end"]) for n in page.low_confidence_numbers}
+        for n in page.low_confidence_numbers:
+            assert page.text[n["start"] : n["end"]] == n["text"]
+        unmarked = [
+            m.group()
+            for m in numbers.NUMBER_RE.finditer(page.text)
+            if (m.start(), m.end()) not in marked
+        ]
+        assert numbers.number_accuracy(reference, " ".join(unmarked))[2] == 0, page.text
+        assert page.as_dict()["low_confidence_numbers"] == page.low_confidence_numbers
