@@ -273,7 +273,7 @@ def _single(path: Path, corpus: Corpus, meta: dict, doc_id: str | None, name: st
         source_format=extracted.source_format,
         doc_type=_doc_type(corpus, meta.get("doc_type"), str(path)),
         fields=fields,
-        metadata=metadata,
+        metadata={**metadata, **extracted.reading_metadata()},  # a DOCX's notes, changes
         page_starts=extracted.page_starts,
         file_sha256=extract.file_sha256(path),
         issue=extracted.issue,

@@ -79,6 +79,7 @@ def add_draft(
         "blocks": _block_words(seg),
         "missing_blocks": seg.missing,
         "copy_check": report,
+        "notes": list(extracted.reading),  # what reading the file did (DOCX: changes accepted)
     }
 
 

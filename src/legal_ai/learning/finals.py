@@ -49,6 +49,7 @@ def _items(
         source_format=extracted.source_format,
         page_starts=extracted.page_starts,
         file_sha256=sha,
+        metadata=extracted.reading_metadata(),  # a DOCX's notes' places, changes accepted
     )
     title = f"החלטה ב{case}"
     style = IngestItem(
@@ -252,7 +253,7 @@ def upload_final(
     ingestor = app.ingestor()
     staged_style = ingestor.stage(style_item, style_corpus)
     staged_internal = ingestor.stage(internal_item, internal_corpus)  # same texts: cache hits
-    notes: list[str] = []
+    notes: list[str] = list(extracted.reading)  # what reading the file did (DOCX: changes accepted)
     with app.store.transaction() as conn:
         pair, style_status, internal_status, unchanged = _write_final(
             conn, ingestor, case, fields, appeal_type, outcome, staged_style, staged_internal

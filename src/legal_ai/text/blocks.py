@@ -4,7 +4,8 @@ The heading patterns are not here: they come from the chair's methodology profil
 the universal profile: `order`, `headings` — one regular expression per block, matched against
 a whole line, optionally numbered or ending with a colon — and `signature_start`). The header is
 everything before the first heading; the signature starts at the line matching
-`signature_start`. Blocks that cannot be found are reported, never guessed.
+`signature_start`. Blocks that cannot be found are reported, never guessed. A document's
+footnotes and endnotes, kept after its body (text/notes.py), are in no block.
 
 The patterns are the chair's data, so they run under a time limit: compiled with the `regex`
 package, whose matching functions take a `timeout` (in process, no fork per match, and the same
@@ -22,6 +23,7 @@ import regex
 
 from ..errors import InvalidInput
 from .hebrew import fold_quotes
+from .notes import body_end
 
 BLOCKS: tuple[str, ...] = (
     "header",
@@ -142,6 +144,8 @@ def segment(text: str, spec: dict) -> Segmentation:
     signature = compile_pattern(
         spec.get("signature_start", DEFAULT_SIGNATURE), signature_what, signature=True
     )
+    # A document's footnotes and endnotes follow its body (text/notes.py): not a block's text.
+    text = text[: body_end(text)]
     lines = text.replace("\r\n", "\n").split("\n")
     starts: list[tuple[int, str, str]] = []  # (line index, block, heading)
     seen: set[str] = set()

@@ -24,7 +24,9 @@ from pathlib import Path
 
 from ..errors import UnsupportedFile
 from . import pdf_layout
+from .docx_reader import Unreadable, read_docx
 from .hebrew import clean_text
+from .notes import Note
 
 TEXT_SUFFIXES = {".txt", ".md"}
 SUPPORTED = (".pdf", ".docx", ".txt", ".md", ".jsonl", ".xml")
@@ -56,12 +58,35 @@ def _size(n: float) -> str:
 
 @dataclass(frozen=True)
 class Extracted:
-    """A file's text. `page_starts` holds each page's offset in `text` (None: no pages)."""
+    """A file's text. `page_starts` holds each page's offset in `text` (None: no pages).
+
+    A DOCX's reading (text/docx_reader.py) adds its footnotes and endnotes (`notes`: each one's
+    span in `text`, after the body, and its anchor in the body; text/notes.py), where the body
+    ends (`body_end`), the tracked changes accepted in reading (`tracked_changes`: inserted,
+    deleted, moved) and what the reading says (`reading`: changes accepted, comments left out,
+    notes that could not be read), which the upload reports carry as notes."""
 
     text: str
     source_format: str
     page_starts: list[int] | None = None
     issue: str | None = None  # why there is no text (the item is stored, never searchable)
+    notes: tuple[Note, ...] = ()
+    body_end: int | None = None  # None: the text is all body
+    tracked_changes: dict[str, int] | None = None
+    reading: tuple[str, ...] = ()
+
+    def reading_metadata(self) -> dict:
+        """What the reading found, kept in the item's metadata: the notes' places
+        (`note_spans`, `body_end`), the tracked changes accepted and the reading's notes."""
+        found: dict = {}
+        if self.notes:
+            found["note_spans"] = [note.as_dict() for note in self.notes]
+            found["body_end"] = self.body_end
+        if self.tracked_changes:
+            found["tracked_changes_accepted"] = dict(self.tracked_changes)
+        if self.reading:
+            found["reading"] = list(self.reading)
+        return found
 
 
 def file_sha256(path: Path) -> str:
@@ -306,20 +331,22 @@ def check_docx_archive(path: Path, limits: Limits = LIMITS) -> None:
 
 
 def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:
-    import docx  # python-docx: imported lazily, it is only needed for DOCX
-
     check_docx_archive(path, limits)
     try:
-        document = docx.Document(str(path))
-        paragraphs = [p.text for p in document.paragraphs]
-        for table in document.tables:
-            for row in table.rows:
-                paragraphs.append(" | ".join(cell.text for cell in row.cells))
-    except Exception as exc:  # any failure of the parser on this file
-        # python-docx raises many types on a damaged package (KeyError, ValueError, lxml's
-        # XMLSyntaxError, PackageNotFoundError, AttributeError on a missing part, RuntimeError
-        # on an encrypted member): all mean the same to the caller.
+        read = read_docx(path)
+    except Exception as exc:  # any failure of the reader on this file
+        # A damaged package raises many types (KeyError for a missing part, lxml's
+        # XMLSyntaxError, BadZipFile, RuntimeError on an encrypted member, ...): all mean the
+        # same to the caller. Unreadable says itself what is wrong.
+        reason = str(exc) if isinstance(exc, Unreadable) else type(exc).__name__
         raise UnsupportedFile(
-            f"{path}: not a readable DOCX ({type(exc).__name__}); open it in Word and save it again"
+            f"{path}: not a readable DOCX ({reason}); open it in Word and save it again"
         ) from None
-    return Extracted(clean_text("\n\n".join(p for p in paragraphs if p.strip())), "docx")
+    return Extracted(
+        read.text,
+        "docx",
+        notes=read.notes,
+        body_end=read.body_end,
+        tracked_changes=read.changes or None,
+        reading=read.messages,
+    )
