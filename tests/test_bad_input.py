@@ -18,7 +18,7 @@ from factories import akn_xml, tiny_docx, tiny_pdf
 from helpers import write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput, UnsupportedFile
-from legal_ai.learning import drafts, finals, methodology
+from legal_ai.learning import drafts, finals, metadata, methodology
 from legal_ai.learning import vocabulary as vocab
 from legal_ai.retrieval import legs
 from legal_ai.retrieval.legs import Filters
@@ -95,7 +95,11 @@ def test_court_spellings_and_citation_refs_share_the_key(spelling):
 def test_different_cases_stay_different_and_the_validator_still_refuses():
     keys = {normalize_case_number(c) for c in ("ערר 1042/23", 'בל"מ 1042/23', "ערר (מרכז) 1042/23")}
     assert len(keys) == 3
-    assert normalize_case_number("ערר (תל-אביב) 7/24") == "ערר (תל-אביב) 7/24"  # not a number
+    # the district's one spelling: ת"א, תל-אביב and תל אביב-יפו are one district
+    assert normalize_case_number("ערר (תל-אביב) 7/24") == "ערר (תל אביב) 7/24"
+    assert normalize_case_number('ערר (ת"א) 7/24') == normalize_case_number(
+        "ערר (תל אביב-יפו) 7/24"
+    )
     for bad in ("1042/23", "ערר", "\u200b", None, 1042):
         with pytest.raises(InvalidInput, match="malformed case number"):
             vocab.case_number(bad)
@@ -439,6 +443,12 @@ def test_one_case_key_across_ingest_draft_final_and_search(app, tmp_path):
         pairs = conn.execute("SELECT case_number, status FROM draft_final_pairs").fetchall()
     assert cases == ["ערר (מרכז) 3001/25"]
     assert [(p["case_number"], p["status"]) for p in pairs] == [("ערר (מרכז) 3001/25", "analyzed")]
+    # the decision is searchable once the chair gives its headnote, summary and tags
+    with app.store.pool.connection() as conn:
+        doc_id = conn.execute(
+            "SELECT doc_id FROM case_law WHERE id = %s", (result["case_law_id"],)
+        ).fetchone()["doc_id"]
+    metadata.set_fields(app.acting_as(CHAIR), doc_id, "הקלה בקו בניין", "הערר נדחה.", "הקלה")
     for spelling in spelled:
         found = app.tool("search_case_documents", query="פרוטוקול", case_number=spelling)
         assert [h["case_number"] for h in found["hits"]] == ["ערר (מרכז) 3001/25"]

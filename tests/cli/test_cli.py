@@ -74,6 +74,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
         "exemplars": {"reembedded": 0, "reanalyzed": 0},
         "canonical_statements": {"reembedded": 0},
         "page_images": {"reembedded": 0, "skipped": 0, "reason": None},
+        "repaired": [],  # nothing was changed outside ingest
     }
 
 
@@ -175,7 +176,7 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
         uploaded
     )
     assert uploaded["pair_status"] == "analyzed"
-    assert set(uploaded["citations"]) == {"linked", "missing"}
+    assert set(uploaded["citations"]) == {"linked", "missing", "ambiguous"}
     rows = json.loads(run(cli_env, "learning", "history", "--json").stdout)["rows"]
     assert {
         "case_number",

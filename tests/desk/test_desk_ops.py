@@ -194,6 +194,6 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
 
     digests = html.split('<h2 id="digests">')[1].split('<h2 id="missing">')[0]
     assert "(1)" in digests and "yomon-9" in digests
-    assert "פסק הדין 1/99 אינו בספרייה" in digests
+    assert 'פסק הדין עע"מ 1/99 אינו בספרייה' in digests
     awaiting = html.split('<h2 id="enrichment">')[1].split("</table>")[0]
     assert CASE in awaiting and "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)" in awaiting

@@ -14,12 +14,34 @@ from helpers import TEST_CHAIR, shared, write
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief
-from legal_ai.learning import drafts, feedback, finals, lessons, methodology
+from legal_ai.learning import drafts, feedback, finals, lessons, metadata, methodology
 from legal_ai.store import learning as store
 from legal_ai.text.blocks import BLOCKS
 from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
+
+
+def stored(upload: dict) -> bool:
+    """A final stored whole: both copies searchable, or the internal one waiting only for the
+    decision's headnote, summary and tags (what to set is said), the style copy searchable."""
+    meta = upload["metadata"]
+    return upload["searchable"] or (
+        meta["awaiting_metadata"]
+        and set(meta["missing"]) <= {"headnote", "summary", "tags"}
+        and bool(meta["set"])
+    )
+
+
+def described(app, upload: dict) -> None:
+    """The chair gives the uploaded decision its headnote, summary and tags (as on the desk's
+    screen): its internal copy becomes searchable."""
+    with app.store.pool.connection() as conn:
+        doc_id = conn.execute(
+            "SELECT doc_id FROM case_law WHERE id = %s", (upload["case_law_id"],)
+        ).fetchone()["doc_id"]
+    done = metadata.set_fields(app.acting_as(CHAIR), doc_id, "החלטה בערר", "הערר הוכרע.", "ערר")
+    assert done["searchable"]
 
 
 def records() -> list[dict]:
@@ -80,7 +102,9 @@ def pairs_end_to_end(app, tmp_path, recs: list[dict], top: int) -> None:
         finals.upload_final(app, r["case_number"], f) for r, (_, f) in zip(recs, files, strict=True)
     ]
     assert {u["pair_status"] for u in uploads} == {"analyzed"}
-    assert all(u["searchable"] and u["history_row"] for u in uploads)
+    # stored whole: searchable, or its internal copy waiting only for the decision's headnote,
+    # summary and tags (no enricher here; issue 21 item 6)
+    assert all(stored(u) and u["history_row"] for u in uploads)
 
     rows = finals.history(app)["rows"]
     assert len(rows) == len(recs)
@@ -111,6 +135,8 @@ def pairs_end_to_end(app, tmp_path, recs: list[dict], top: int) -> None:
     assert any(n > 1 for n in rulings.values())  # linked across decisions where they repeat
     assert {m["ref"] for m in missing} == set(expected)  # none of the rulings is in the library
 
+    for upload in uploads:
+        described(app, upload)
     for record in recs:
         hits = app.tool("search_internal_decisions", query=record["edits_summary"][:200], limit=10)
         assert record["case_number"] in {h["case_number"] for h in hits["hits"][:top]}
@@ -124,7 +150,7 @@ def pairs_end_to_end(app, tmp_path, recs: list[dict], top: int) -> None:
 def test_same_final_twice_changes_nothing_and_a_changed_final_is_a_new_version(app, tmp_path):
     record, first = first_pair(app, tmp_path)
     again = finals.upload_final(app, record["case_number"], pair_files(tmp_path, record)[1])
-    assert again["changed"] is False and again["history_row"] is None and again["searchable"]
+    assert again["changed"] is False and again["history_row"] is None and stored(again)
     assert len(finals.history(app)["rows"]) == 1
     changed = write(
         tmp_path / "changed.final.txt",
@@ -143,7 +169,8 @@ def test_final_without_a_draft_grows_the_corpora_and_waits(app, tmp_path):
     result = finals.upload_final(app, record["case_number"], final)
     assert result["pair_status"] == "final_received" and result["history_row"] is None
     assert any("no held-out snapshot" in note for note in result["notes"])
-    assert result["searchable"]
+    assert stored(result)
+    described(app, result)
     hits = app.tool("search_internal_decisions", query=record["edits_summary"][:150])["hits"]
     assert hits and hits[0]["case_number"] == record["case_number"]
     with app.store.pool.connection() as conn:
@@ -385,14 +412,14 @@ def test_pdf_and_docx_finals_upload(app, tmp_path):
     uploaded = finals.upload_final(app, record["case_number"], pdf)
     assert uploaded["pair_status"] == "final_received" and uploaded["blocks_missing"] == []
     rulings = sum(c["kind"] == "ruling" for c in record["citations"])
-    assert uploaded["citations"] == {"linked": 0, "missing": rulings}
+    assert uploaded["citations"] == {"linked": 0, "missing": rulings, "ambiguous": 0}
     with app.store.pool.connection() as conn:
         pages = conn.execute("SELECT DISTINCT page FROM document_chunks ORDER BY page").fetchall()
     assert [p["page"] for p in pages] == [1, 2, 3]
     # the DOCX of the same decision under another case number: other bytes, not a duplicate
     docx = factories.docx(tmp_path / "final.docx", record["final_text"])
     other = finals.upload_final(app, "ערר (מרכז) 2701/25", docx, decided_on="2025-04-20")
-    assert other["searchable"] and other["blocks_missing"] == []
+    assert stored(other) and other["blocks_missing"] == []
 
 
 @pytest.mark.shared
@@ -406,7 +433,7 @@ def test_the_shared_pdf_and_docx_finals_upload(app, tmp_path):
     docx = finals.upload_final(
         app, "ערר (מרכז) 2042/23", docs / "arar-merkaz-1042-23.final.docx", decided_on="2023-11-14"
     )
-    assert docx["searchable"]
+    assert stored(docx)
 
 
 def test_full_case_numbers_never_collide(app, tmp_path):

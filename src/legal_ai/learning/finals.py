@@ -295,6 +295,7 @@ def _unchanged(app: Context, case: str, pair: dict) -> dict:
             sql_items.item_status(conn, get_corpus(key), pair[column])["searchable"]
             for key, column in (("internal", "case_law_id"), ("style", "style_document_id"))
         )
+        awaiting = metadata.state_of(conn, pair["case_law_id"])
     return {
         "case_number": case,
         "pair_status": pair["status"],
@@ -308,6 +309,7 @@ def _unchanged(app: Context, case: str, pair: dict) -> dict:
         "history_row": None,
         "learning_job": None,
         "notes": ["the same final is already stored: nothing changed"],
+        "metadata": awaiting,
     }
 
 

@@ -151,16 +151,23 @@ def _name_hits(text: str, names: set[str]) -> list[str]:
     return hits
 
 
+# A citation's kind -> (rule, category): a plan's number is a fact of the case, not a holding.
+_CITATION_RULES = {
+    "ruling": ("ruling_citation", "precedent"),
+    "reporter": ("ruling_citation", "precedent"),
+    "statute": ("statute_citation", "halacha"),
+    "plan": ("plan_or_parcel", "fact"),
+}
+
+
 def check(text: str, names: Iterable[str] = ()) -> list[Finding]:
     """Every deterministic reason `text` carries substance (empty: none found)."""
     norm = normalize(text or "")
     found: list[Finding] = []
-    for citation in citations.extract(norm):
-        rule = "ruling_citation" if citation.kind == "ruling" else "statute_citation"
-        found.append(
-            Finding(rule, "precedent" if rule == "ruling_citation" else "halacha", citation.text)
-        )
-    covered = [(c.start, c.end) for c in citations.extract(norm)]
+    cited = citations.extract(norm)
+    for citation in cited:
+        found.append(Finding(*_CITATION_RULES[citation.kind], citation.text))
+    covered = [(c.start, c.end) for c in cited]
     for rule, category, pattern in _PATTERNS:
         for m in pattern.finditer(norm):
             if not any(s <= m.start() < e for s, e in covered):

@@ -246,7 +246,7 @@ class Reference:
     expression for its eId and law; a ruling by its whole identity (text/case_numbers); a
     reporter citation by the aliases of the library's rulings."""
 
-    column: str  # eid | ruling | alias
+    column: str  # eid | ruling | alias | case_number (a regular expression: the audit's probe)
     pattern: str  # eid: a regular expression; ruling: number/year; alias: the reporter ref
     law_pattern: str = ""  # for eid: the law_title must match this too ("" = any law)
     proceeding: str = ""  # for ruling: its proceeding (an item recording none fits too)
@@ -323,9 +323,10 @@ def reference(
         " SELECT DISTINCT ON (i.id) u.id, p.n FROM {src} JOIN p ON CASE p.col"
         "   WHEN 'eid' THEN i.eid ~ p.pattern AND coalesce(i.law_title, '') ~ p.law"
         "   WHEN 'alias' THEN i.aliases @> ARRAY[p.pattern]"
-        "   ELSE i.ruling_number = p.pattern"
+        "   WHEN 'ruling' THEN i.ruling_number = p.pattern"
         "     AND coalesce(i.ruling_proceeding, p.proceeding) = p.proceeding"
-        "     AND (p.district = '' OR coalesce(i.ruling_district, p.district) = p.district) END"
+        "     AND (p.district = '' OR coalesce(i.ruling_district, p.district) = p.district)"
+        "   WHEN 'case_number' THEN i.case_number ~ p.pattern ELSE false END"
         " WHERE {where} AND {unit}"
         " ORDER BY i.id, p.n, u.ordinal"
     ).format(src=_from(corpus, source), where=where, unit=_unit_predicates(source))

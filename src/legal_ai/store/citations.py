@@ -155,6 +155,7 @@ def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
         "UPDATE missing_precedents m SET status = CASE WHEN cardinality(a.candidates) > 0"
         "   THEN 'ambiguous' ELSE 'open' END"
         " FROM authorities a WHERE a.id = m.authority_id AND a.case_law_id IS NULL"
+        " AND (m.status IN ('open', 'ambiguous') OR cardinality(a.candidates) > 0)"
         " AND m.status <> CASE WHEN cardinality(a.candidates) > 0 THEN 'ambiguous' ELSE 'open' END"
     )
     conn.execute(

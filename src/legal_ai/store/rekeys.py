@@ -11,7 +11,10 @@ from psycopg.types.json import Jsonb
 
 
 def pending(conn: psycopg.Connection) -> dict | None:
-    """The re-key the migration left pending, locked for this transaction (None: none)."""
+    """The re-key the migration left pending, locked for this transaction (None: none). Read
+    first without a lock: a login that may only read (an agent's) finds none and writes nothing."""
+    if not conn.execute("SELECT 1 FROM library_rekeys WHERE status = 'pending'").fetchone():
+        return None
     return conn.execute(
         "SELECT id FROM library_rekeys WHERE status = 'pending' ORDER BY id LIMIT 1"
         " FOR UPDATE SKIP LOCKED"
