@@ -52,19 +52,6 @@ from legal_ai.config import Settings  # noqa: E402
 from legal_ai.text import citations, ocr  # noqa: E402
 from legal_ai.text import ocr_numbers as numbers  # noqa: E402
 
-PAGE_CHARS = 1100  # about two thirds of an A4 page at 11 pt: every page fits
-
-
-def pages_of(text: str) -> list[str]:
-    """A final's paragraphs packed into pages of at most PAGE_CHARS characters."""
-    pages: list[list[str]] = [[]]
-    for paragraph in text.strip().split("\n\n"):
-        if pages[-1] and sum(len(p) for p in pages[-1]) + len(paragraph) > PAGE_CHARS:
-            pages.append([])
-        pages[-1].append(paragraph)
-    return ["\n\n".join(page) for page in pages]
-
-
 COUNTS = (
     "numbers",
     "numbers_right",
@@ -147,7 +134,7 @@ def measure(condition: str, settings: Settings, tmp: Path) -> dict:
     dpi = {"blurred": 150, "office": 200}.get(condition) or int(condition)
     rows = []
     for number, record in enumerate(factories.records()):
-        pages = pages_of(record["final_text"])
+        pages = factories.pages_of(record["final_text"])
         degrade = tuple(range(1, len(pages) + 1)) if condition == "blurred" else ()
         path = tmp / f"{condition}-{number}.pdf"
         if condition == "office":

@@ -200,6 +200,20 @@ def image_only_pdf(path: Path) -> Path:
     return path
 
 
+PAGE_CHARS = 1100  # about two thirds of an A4 page at 11 pt in hebrew_pdf: every page fits
+
+
+def pages_of(text: str, chars: int = PAGE_CHARS) -> list[str]:
+    """A decision's paragraphs (separated by blank lines) packed into pages of at most `chars`
+    characters, for hebrew_pdf and scanned_pdf."""
+    pages: list[list[str]] = [[]]
+    for paragraph in text.strip().split("\n\n"):
+        if pages[-1] and sum(len(p) for p in pages[-1]) + len(paragraph) > chars:
+            pages.append([])
+        pages[-1].append(paragraph)
+    return ["\n\n".join(page) for page in pages]
+
+
 def scanned_pdf(
     path: Path, pages: list[str], *, dpi: int = 150, degrade: tuple[int, ...] = ()
 ) -> Path:

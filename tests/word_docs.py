@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -225,3 +226,124 @@ def word_docx(
         for name, data in members.items():
             archive.writestr(name, data)
     return path
+
+
+# -- a plain-text decision as Word writes it (issue 22 item 4: bench/reading.py) ------------------
+_NOTE = "\ue000"  # a footnote's reference mark: its number follows, then _END
+_INS, _DEL, _END = "\ue001", "\ue002", "\ue003"  # a tracked insertion / deletion, up to _END
+_TABLE = "\ue004"  # a line where the table stands
+_PIECE = re.compile(f"({_NOTE}\\d+{_END}|{_INS}[^{_END}]*{_END}|{_DEL}[^{_END}]*{_END})")
+_OUTCOME = re.compile(
+    r"(?<![\u05d0-\u05ea])(?:נדח(?:ה|ית|ים|ו)|מתקבל(?:ת|ים)?|מוחזר(?:ת)?|להידחות|להתקבל)"
+    r"(?![\u05d0-\u05ea])"
+)
+_BACKGROUND = re.compile(r"^(?:רקע עובדתי|רקע|העובדות)$")
+_CONCLUSION = re.compile(r"^(?:סוף דבר|סיכום|התוצאה)$")
+# A table of the proceedings (invented dates): its rows are read one a line, cells joined by " | ".
+PROCEEDINGS = [["מסמך", "תאריך"], ["כתב הערר", "5.1.2025"], ["תשובת הוועדה המקומית", "2.2.2025"]]
+
+
+@dataclass(frozen=True)
+class WordDecision:
+    """A decision as Word writes it (`body`, `footnotes`: `word_docx`'s arguments) and `text`,
+    what its plain-text version says (the body as Word shows it, then its notes section as
+    text/notes.py writes one): the reference a reader of the Word file is measured against."""
+
+    text: str
+    body: list[str]
+    footnotes: dict[int, str]
+    changes: int  # tracked changes in the body (insertions and deletions)
+
+
+def _closing(text: str, at: int) -> int:
+    """The index of the parenthesis closing the one open before `at` (-1: none)."""
+    depth = 1
+    for i in range(at, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return -1
+
+
+def _move_to_note(text: str, citation: str, number: int) -> tuple[str, str | None]:
+    """`citation`'s first occurrence (after a space, or opening a parenthesis: a prefixed one,
+    מעע"מ, stays in the body) replaced by the reference mark of note `number`: (the text, the
+    note's text — the citation, or the whole parenthesis it opens)."""
+    for match in re.finditer(re.escape(citation), text):
+        start, end = match.start(), match.end()
+        moved = citation
+        if text[start - 1 : start] == "(":
+            close = _closing(text, end)
+            if close < 0:
+                continue
+            moved, start, end = text[start:close], start - 1, close + 1
+        elif text[start - 1 : start] != " ":
+            continue
+        if text[start - 1 : start] == " ":
+            start -= 1
+        return text[:start] + f"{_NOTE}{number}{_END}" + text[end:], moved
+    return text, None
+
+
+def _mark_outcome(lines: list[str]) -> tuple[list[str], int]:
+    """The first outcome word after the conclusion's heading made a tracked insertion, after a
+    tracked deletion of its opposite: (lines, tracked changes)."""
+    after = next((i for i, line in enumerate(lines) if _CONCLUSION.match(line.strip())), None)
+    for i in range(after + 1 if after is not None else len(lines), len(lines)):
+        found = _OUTCOME.search(lines[i])
+        if found:
+            word = found.group()
+            opposite = "להתקבל" if word == "להידחות" else "מתקבל" if "נדח" in word else "נדחה"
+            marked = f"{_DEL}{opposite}{_END}{_INS}{word}{_END}"
+            lines[i] = lines[i][: found.start()] + marked + lines[i][found.end() :]
+            return lines, 2
+    return lines, 0
+
+
+def _with_table(lines: list[str]) -> list[str]:
+    """The table put after the first paragraph of the background (else after the first line)."""
+    heading = next((i for i, line in enumerate(lines) if _BACKGROUND.match(line.strip())), 0)
+    at = next((i for i in range(heading + 1, len(lines)) if lines[i].strip()), heading)
+    return [*lines[: at + 1], "", _TABLE, "", *lines[at + 1 :]]
+
+
+def _runs(line: str) -> list[str]:
+    out = []
+    for piece in _PIECE.split(line):
+        if piece.startswith(_NOTE):
+            out.append(note(int(piece[1:-1])))
+        elif piece.startswith(_INS):
+            out.append(ins(piece[1:-1]))
+        elif piece.startswith(_DEL):
+            out.append(dele(piece[1:-1]))
+        elif piece:
+            out.append(r(piece))
+    return out
+
+
+def as_word(text: str, rulings: list[str]) -> WordDecision:
+    """`text` (a decision in plain text) as its author would have it in Word: each citation of
+    `rulings` (as written) moved into a footnote at its place (with the rest of the parenthesis
+    it opens: a pinpoint, a reporter), the
+    first outcome word of the conclusion a tracked insertion after a tracked deletion of its
+    opposite, and a table (PROCEEDINGS) after the background's first paragraph; each line a
+    paragraph. Every name, number and date is the text's, or invented."""
+    text = text.strip()
+    footnotes: dict[int, str] = {}
+    for citation in sorted(set(rulings), key=lambda c: (text.find(c) % (len(text) + 1), c)):
+        text, moved = _move_to_note(text, citation, len(footnotes) + 1)
+        if moved is not None:
+            footnotes[len(footnotes) + 1] = moved
+    lines, changes = _mark_outcome(_with_table(text.split("\n")))
+    body = [table(PROCEEDINGS) if line == _TABLE else p(*_runs(line)) for line in lines if line]
+    shown = []
+    for line in lines:
+        if line == _TABLE:
+            shown.append("\n".join(" | ".join(row) for row in PROCEEDINGS))
+            continue
+        line = re.sub(f"{_NOTE}\\d+{_END}|{_DEL}[^{_END}]*{_END}", "", line)
+        shown.append(line.replace(_INS, "").replace(_END, ""))
+    plain = "\n".join(shown)
+    if footnotes:
+        plain += "\n\nהערות שוליים" + "".join(f"\n\n[{n}] {c}" for n, c in footnotes.items())
+    return WordDecision(plain, body, footnotes, changes)

@@ -19,20 +19,10 @@ needs_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None and os.environ.get("CI") != "true",
     reason="needs tesseract-ocr and tesseract-ocr-heb (make install)",
 )
-PAGE_CHARS = 1100  # as bench/ocr.py: every page fits on A4 at 11 pt
-
-
-def pages_of(text: str) -> list[str]:
-    pages: list[list[str]] = [[]]
-    for paragraph in text.strip().split("\n\n"):
-        if pages[-1] and sum(len(p) for p in pages[-1]) + len(paragraph) > PAGE_CHARS:
-            pages.append([])
-        pages[-1].append(paragraph)
-    return ["\n\n".join(page) for page in pages]
 
 
 def read(tmp_path: Path, text: str, dpi: int) -> tuple[list[str], ocr.Result]:
-    pages = pages_of(text)
+    pages = factories.pages_of(text)
     scan = factories.scanned_pdf(tmp_path / f"scan-{dpi}.pdf", pages, dpi=dpi)
     reading = ocr.read_pdf(scan, Settings())
     assert reading is not None and len(reading.pages) == len(pages)

@@ -63,6 +63,14 @@ def align(draft: dict[str, str], final: dict[str, str]) -> list[BlockDiff]:
     return out
 
 
+def change_percent(diffs: list[BlockDiff]) -> float:
+    """The style distance of a pair (`history.change_percent`): word edits over all blocks, as
+    a percent of the longer side's words."""
+    edits = sum(d.edit_distance for d in diffs)
+    words = max(sum(d.draft_words for d in diffs), sum(d.final_words for d in diffs), 1)
+    return round(100 * edits / words, 2)
+
+
 def count_phrases(text: str, phrases: list[str]) -> dict[str, int]:
     """Occurrences of each phrase in `text`, compared normalized and spelling-folded, at word
     boundaries (a prefix letter before the phrase still counts: ולאור כל האמור לעיל)."""

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import InvalidInput
 from ..store import learning as store
 from ..text import blocks as text_blocks
-from .alignment import align, block_shares, count_phrases, ratio_deviation
+from .alignment import align, block_shares, change_percent, count_phrases, ratio_deviation
 from .methodology import merged_profile
 from .stylometry import burrows_delta, measure_corpus_ratios
 
@@ -70,7 +70,7 @@ def analyze(
         "anti_pattern_total": sum(draft_anti.values()),
         "final_anti_pattern_total": sum(final_anti.values()),
         "ratio_deviation": ratio_deviation(draft_shares, ratios),
-        "change_percent": round(100 * edits / max(draft_words, final_words, 1), 2),
+        "change_percent": change_percent(diffs),
         "word_edit_distance": edits,
         "stylometric_delta": burrows_delta(draft["content"], past_texts),
         "profile_finals": len(past_blocks),

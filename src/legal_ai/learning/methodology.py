@@ -6,6 +6,7 @@ block headings, folded lessons). Versioned; every write locks the profile row
 from __future__ import annotations
 
 import copy
+import json
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -14,6 +15,7 @@ from ..auth import require_chair
 from ..errors import InvalidInput, NotFound
 from ..store import learning as store
 from ..store import methodology_versions as versions_store
+from ..store import migrations
 from ..text import blocks as text_blocks
 from ..text.hebrew import clean_text
 from . import vocabulary as vocab
@@ -141,6 +143,13 @@ def _merge(base: Any, extra: Any) -> Any:
     if isinstance(base, list) and isinstance(extra, list):
         return base + [v for v in extra if v not in base]
     return extra
+
+
+def seed_profile() -> dict:
+    """The universal profile as a new database holds it (migration 0007's seed): for measures
+    taken without a database (bench/reading.py)."""
+    seed = next(m for m in migrations.available() if m.version == 7).sql
+    return json.loads(seed.split("$json$")[1])
 
 
 def merged_profile(conn, appeal_type: str | None) -> dict:

@@ -34,9 +34,10 @@ HEADINGS = {"footnote": FOOTNOTES_HEADING, "endnote": ENDNOTES_HEADING}
 SEPARATOR = "\n\n"
 
 # A notes section as `with_notes` writes it: its heading on a line of its own after a blank line
-# (or at the start), then a blank line and the first note's mark.
+# (or at the start), then a blank line and the first note's mark. A PDF's text (pdf_layout) keeps
+# no blank line between paragraphs: there the heading and the first mark follow single line breaks.
 _SECTION = re.compile(
-    rf"(?:^|(?<=\n\n))(?:{FOOTNOTES_HEADING}|{ENDNOTES_HEADING})\n\n\[[^\]\n]{{1,16}}\] "
+    rf"(?:^|(?<=\n))(?:{FOOTNOTES_HEADING}|{ENDNOTES_HEADING})\n\n?\[[^\]\n]{{1,16}}\] "
 )
 
 
@@ -91,4 +92,7 @@ def body_end(text: str) -> int:
     match = _SECTION.search(text)
     if match is None:
         return len(text)
-    return max(match.start() - len(SEPARATOR), 0)
+    end = match.start()
+    for _ in SEPARATOR:  # the line breaks before the heading are not the body's
+        end -= 1 if end and text[end - 1] == "\n" else 0
+    return end
