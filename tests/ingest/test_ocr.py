@@ -14,7 +14,8 @@ import pytest
 
 import factories
 from helpers import run
-from legal_ai.ingest import ocr_jobs
+from legal_ai.config import Settings
+from legal_ai.ingest import ocr_jobs, ocr_reading
 from legal_ai.ingest.sources import IngestItem
 from legal_ai.ops import worker
 from legal_ai.text import ocr
@@ -152,7 +153,7 @@ def test_a_blurred_page_is_flagged_in_the_record_and_in_health(app, tmp_path, cl
     # The floor is a setting: at 20 the blurred page passes (for this item's next write).
     scan = {**scanned_file(app), "page_confidence": [{"page": 1, "confidence": 25.0, "words": 3}]}
     lower = app.settings.model_copy(update={"ocr_min_confidence": 20})
-    item = ocr_jobs.with_reading(IngestItem(doc_id, "", "x", "pdf", "document"), scan, lower)
+    item = ocr_reading.with_reading(IngestItem(doc_id, "", "x", "pdf", "document"), scan, lower)
     assert item.metadata["ocr_low_confidence_pages"] == []
     # The CLI: health, the OCR list and the item's history say which page.
     out = run(cli_env, "health").stdout
@@ -161,6 +162,59 @@ def test_a_blurred_page_is_flagged_in_the_record_and_in_health(app, tmp_path, cl
     assert listed["low_confidence"][0]["low_confidence_pages"] == [2]
     history = run(cli_env, "item", "history", doc_id).stdout
     assert "read by OCR (tesseract" in history and "low-confidence pages: 2" in history
+
+
+LOW_DPI = "scanned at about 100 dpi: below 150; read again from a better scan"
+
+
+def test_the_resolution_a_page_was_scanned_at(tmp_path):
+    """poppler's pdfimages gives each page's picture's resolution; below 150 dpi it is said."""
+    settings = Settings()
+    for dpi in (100, 150, 300):
+        scan = factories.scanned_pdf(tmp_path / f"scan-{dpi}.pdf", [PAGE_3, PAGE_1], dpi=dpi)
+        assert ocr.scan_resolutions(scan, settings) == {1: float(dpi), 2: float(dpi)}
+    assert ocr.resolution_warning(100.0) == LOW_DPI
+    assert ocr.resolution_warning(150.0) is None and ocr.resolution_warning(None) is None
+    # a PDF with no picture (a text layer) says nothing
+    assert ocr.scan_resolutions(factories.hebrew_pdf(tmp_path / "t.pdf", [PAGE_3]), settings) == {}
+    page = {"page": 1, "confidence": 91.0, "words": 9, "warning": LOW_DPI}
+    assert ocr.doubtful(page, 60) == LOW_DPI
+    assert (
+        ocr.doubtful({**page, "confidence": 40.0}, 60)
+        == f"mean word confidence 40: below 60; {LOW_DPI}"
+    )
+    assert ocr.doubtful({"page": 1, "confidence": 91.0, "words": 9}, 60) is None  # read before
+
+
+@needs_tesseract
+@pytest.mark.db
+def test_a_scan_at_100_dpi_is_flagged_with_why_though_tesseract_is_sure(app, tmp_path, cli_env):
+    low = factories.scanned_pdf(tmp_path / "scan-100.pdf", [PAGE_3], dpi=100)
+    high = factories.scanned_pdf(tmp_path / "scan-300.pdf", [PAGE_3], dpi=300)
+    low_id = app.ingest([low], "case", meta=CASE).doc_ids[0]
+    high_id = app.ingest([high], "case", meta=CASE).doc_ids[0]
+    result = ocr_jobs.run(app)
+    assert result["low_confidence"] == [{"corpus": "case", "doc_id": low_id, "pages": [1]}]
+    by_id = {i["doc_id"]: i["metadata"] for i in items(app)}
+    # Tesseract reads the 100-dpi page with confidence: the resolution is what flags it.
+    assert by_id[low_id]["ocr_page_confidence"][0] >= app.settings.ocr_min_confidence
+    assert by_id[low_id]["ocr_low_confidence_pages"] == [1]
+    assert by_id[low_id]["ocr_low_confidence_reasons"] == [{"page": 1, "reason": LOW_DPI}]
+    assert by_id[high_id]["ocr_low_confidence_pages"] == []
+    assert by_id[high_id]["ocr_low_confidence_reasons"] == []
+    assert scanned_files(app)[0]["page_confidence"][0]["scan_ppi"] in (100.0, 300.0)
+    health = {i["doc_id"]: i for i in app.health()["ocr"]["low_confidence"]}
+    assert health[low_id]["low_confidence_reasons"] == [{"page": 1, "reason": LOW_DPI}]
+    assert high_id not in health
+    assert f"page 1: {LOW_DPI}" in run(cli_env, "health").stdout
+    assert f"page 1: {LOW_DPI}" in run(cli_env, "ocr", "list").stdout
+    history = run(cli_env, "item", "history", low_id).stdout
+    assert "low-confidence pages: 1" in history and f"page 1: {LOW_DPI}" in history
+
+
+def scanned_files(app):
+    with app.store.pool.connection() as conn:
+        return conn.execute("SELECT page_confidence FROM scanned_files").fetchall()
 
 
 def scanned_file(app):

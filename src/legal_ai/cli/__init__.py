@@ -221,6 +221,8 @@ def health(as_json: JsonFlag = False) -> None:
             f"{', '.join(map(str, item['low_confidence_pages'] or [])) or '-'}"
             f" (below {ocr['min_confidence']:g})"
         )
+        for r in item.get("low_confidence_reasons") or []:
+            typer.echo(f"    page {r['page']}: {r['reason']}")
     for key, label in (
         ("unresolved_digests", "digests whose ruling is not in the library"),
         ("missing_precedents", "open missing precedents"),

@@ -44,6 +44,8 @@ def item_history(
             f"{o['corpus']}/{o['doc_id']}: read by OCR ({o['engine']}), confidence "
             f"{o['confidence']} (pages {pages}); low-confidence pages: {low}"
         )
+        for r in o.get("low_confidence_reasons") or []:
+            typer.echo(f"  page {r['page']}: {r['reason']}")
         for n in o.get("low_confidence_numbers") or []:
             typer.echo(
                 f"  low-confidence number {n['text']!r} on page {n['page']} "

@@ -59,6 +59,8 @@ def list_(as_json: JsonFlag = False) -> None:
             f"low-confidence page(s) {pages} (below {result['min_confidence']:g})"
             + (f"; {item['extraction_issue']}" if item["extraction_issue"] else "")
         )
+        for r in item.get("low_confidence_reasons") or []:
+            typer.echo(f"  page {r['page']}: {r['reason']}")
 
 
 def register(app: typer.Typer) -> None:

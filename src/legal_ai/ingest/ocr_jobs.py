@@ -10,17 +10,16 @@ learning queue's machinery (jobs table, leases, retries with backoff, waiting fo
 - the items stored from the scan are then written again through the normal ingest path
   (`Ingestor.ingest_items`): chunks with page numbers, embeddings, a new item version, and
   whatever ingest does on arrival (a ruling's principles queued, a final cut into blocks). Their
-  metadata carries the confidences: `ocr_engine`, `ocr_confidence` (the file's mean word
-  confidence), `ocr_page_confidence` (per page, null for a page with no word) and
-  `ocr_low_confidence_pages` (pages below LEGAL_AI_OCR_MIN_CONFIDENCE, or unread), which
-  `legal-ai health`, `legal-ai ocr list` and `legal-ai item history` show, with the numbers;
+  metadata carries the confidences (ingest/ocr_reading.py: the file's, each page's, the pages
+  below LEGAL_AI_OCR_MIN_CONFIDENCE, unread or scanned below 150 dpi with why, the numbers read
+  with low confidence), which `legal-ai health`, `legal-ai ocr list` and `legal-ai item
+  history` show;
 - a scan in which OCR read nothing keeps its item unsearchable with why (`extraction_issue`);
 - the same scan ingested again (or under another corpus) takes the reading already kept.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import tempfile
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from ..store import engine as store
 from ..store import jsonable
 from ..store import ocr as ocr_store
 from ..text import extract, ocr
+from .ocr_reading import METADATA, WAITING, low_confidence_reasons
 from .sources import IngestItem
 
 if TYPE_CHECKING:
@@ -43,12 +43,6 @@ if TYPE_CHECKING:
 
 KIND = "ocr"
 ACTOR = "ocr"
-WAITING = (
-    "image-only PDF (no text layer): queued for OCR; `legal-ai worker` or `legal-ai ocr run` "
-    "reads it"
-)
-METADATA = ("ocr_engine", "ocr_confidence", "ocr_page_confidence", "ocr_low_confidence_pages")
-METADATA += ("ocr_low_confidence_numbers",)  # numbers read with low confidence, their spans
 
 
 def key(sha: str) -> str:
@@ -61,59 +55,6 @@ def enqueue(conn, sha: str, pdf: bytes) -> dict | None:
     if not ocr_store.keep_scan(conn, sha, pdf):
         return None
     return store.enqueue(conn, KIND, None, key(sha))
-
-
-# -- the ingest side ----------------------------------------------------------------------------
-def scanned(conn, item: IngestItem, settings: Settings) -> tuple[IngestItem, bytes | None]:
-    """An item read from a PDF without a text layer, as ingest stores it: with its scan's OCR
-    text when the scan has been read; else waiting for OCR, with the file's bytes when the scan
-    is not yet kept (the caller queues it). Any other item is returned as it is."""
-    if item.issue != extract.IMAGE_ONLY or item.source_format != "pdf" or not item.file_sha256:
-        return item, None
-    scan = ocr_store.get_scan(conn, item.file_sha256)
-    if scan is not None and scan["read_at"] is not None:
-        return with_reading(item, scan, settings), None
-    waiting = dataclasses.replace(item, issue=WAITING)
-    if scan is not None:
-        return waiting, None  # kept and queued already
-    try:
-        data = Path(item.file_path or item.source_path).read_bytes()
-    except OSError:
-        return item, None  # the file is gone: it stays as read, saying what to do
-    if hashlib.sha256(data).hexdigest() != item.file_sha256:
-        return item, None  # the file changed since it was read
-    return waiting, data
-
-
-def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem:
-    """The item with the text OCR read from its scan, page offsets and confidences."""
-    pages = scan["page_confidence"] or []
-    floor = settings.ocr_min_confidence
-    low = [p["page"] for p in pages if p["confidence"] is None or p["confidence"] < floor]
-    read = [p for p in pages if p["confidence"] is not None]
-    words = sum(p["words"] for p in read)
-    mean = round(sum(p["confidence"] * p["words"] for p in read) / words, 1) if words else None
-    metadata = {k: v for k, v in item.metadata.items() if k not in METADATA}
-    metadata.update(
-        ocr_engine=scan["engine"],
-        ocr_confidence=mean,
-        ocr_page_confidence=[p["confidence"] for p in pages],
-        ocr_low_confidence_pages=low,
-        ocr_low_confidence_numbers=[
-            {**n, "page": p["page"], "start": start + n["start"], "end": start + n["end"]}
-            for p, start in zip(pages, scan["page_starts"] or [], strict=False)
-            for n in p.get("low_confidence_numbers", [])
-        ],
-    )
-    issue = None
-    if not scan["content"].strip():
-        issue = (
-            f"scanned PDF: OCR ({scan['engine']}) read no text on its {len(pages)} page(s); "
-            "check the scan, or upload a PDF with a text layer"
-        )
-    return dataclasses.replace(
-        item, text=scan["content"], page_starts=scan["page_starts"], issue=issue, metadata=metadata
-    )
 
 
 MAX_LISTED = 50  # items named in a report; the count says how many in all
@@ -204,15 +145,14 @@ def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
 
 def _summary(scan: dict, settings: Settings) -> dict:
     pages = scan["page_confidence"] or []
-    floor = settings.ocr_min_confidence
+    reasons = low_confidence_reasons(pages, settings.ocr_min_confidence)
     return {
         "pages": len(pages),
         "chars": len(scan["content"] or ""),
         "engine": scan["engine"],
         "page_confidence": [p["confidence"] for p in pages],
-        "low_confidence_pages": [
-            p["page"] for p in pages if p["confidence"] is None or p["confidence"] < floor
-        ],
+        "low_confidence_pages": [r["page"] for r in reasons],
+        "low_confidence_reasons": reasons,
         "page_errors": {str(p["page"]): p["error"] for p in pages if p.get("error")},
     }
 

@@ -21,7 +21,7 @@ from ..store import items as sql_items
 from ..text.case_numbers import identity_columns
 from ..text.chunking import chunk_text
 from ..text.extract import IMAGE_ONLY
-from . import ocr_jobs
+from . import ocr_reading
 from .sources import IngestItem
 
 
@@ -79,11 +79,11 @@ class Stager:
 
     def _scanned(self, item: IngestItem) -> tuple[IngestItem, bytes | None]:
         """A PDF without a text layer takes the text OCR read from it, or waits for OCR
-        (ingest/ocr_jobs.py)."""
+        (ingest/ocr_reading.py)."""
         if item.issue != IMAGE_ONLY:
             return item, None
         with self.store.connection() as conn:
-            return ocr_jobs.scanned(conn, item, self.settings)
+            return ocr_reading.scanned(conn, item, self.settings)
 
     def stage(self, item: IngestItem, corpus: Corpus) -> Staged:
         """Everything an item needs before its transaction: values, chunks and embeddings

@@ -118,6 +118,8 @@ def read_items(
             " engine, (i.metadata ->> 'ocr_confidence')::float AS confidence,"
             " i.metadata -> 'ocr_page_confidence' AS page_confidence,"
             " i.metadata -> 'ocr_low_confidence_pages' AS low_confidence_pages,"
+            " coalesce(i.metadata -> 'ocr_low_confidence_reasons', '[]') AS"
+            " low_confidence_reasons,"
             " coalesce(i.metadata -> 'ocr_low_confidence_numbers', '[]') AS"
             " low_confidence_numbers"
             " FROM {t} i WHERE {where} ORDER BY i.doc_id LIMIT %(limit)s"

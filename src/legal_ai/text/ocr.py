@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -37,6 +37,9 @@ MEMORY_BYTES = 2 * 2**30  # each page's renderer and reader: address space (RLIM
 TSV_BYTES = 16 * 2**20  # one page's TSV from Tesseract
 INFO_SECONDS = 60.0  # pdfinfo counting the pages (it reads the page tree, not the pages)
 INSTALL = "apt-get install tesseract-ocr tesseract-ocr-heb (or `make install`)"
+# A page scanned below this resolution is flagged low-confidence whatever Tesseract's confidence
+# says: at 100 dpi it still reads ~92 (docs/benchmarks.md), yet digits are a few pixels high.
+MIN_SCAN_PPI = 150
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,11 @@ class Page:
     # number tokens read with low confidence: [{"text", "start", "end", "confidence"}], spans in
     # the page's text (text/ocr_numbers.py)
     low_confidence_numbers: list[dict] = field(default_factory=list)
+    # the resolution the page was scanned at (its largest picture's pixels per inch; None: no
+    # picture, or poppler's pdfimages could not say) and why the page is doubtful whatever its
+    # confidence (a scan below MIN_SCAN_PPI)
+    scan_ppi: float | None = None
+    warning: str | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -60,6 +68,8 @@ class Page:
             "words": self.words,
             "error": self.error,
             "low_confidence_numbers": self.low_confidence_numbers,
+            "scan_ppi": self.scan_ppi,
+            "warning": self.warning,
         }
 
 
@@ -282,13 +292,65 @@ def read_pdf(
     """Read every page of `pdf`, one after another. `keep_going(page, pages)` is asked before
     each page (a worker renews its lease there); False stops the read (None is returned)."""
     pages = page_count(pdf, settings)
+    resolutions = scan_resolutions(pdf, settings)
     result = Result(engine(settings))
     with tempfile.TemporaryDirectory(prefix="legal-ai-ocr-") as tmp:
         for number in range(1, pages + 1):
             if keep_going is not None and not keep_going(number, pages):
                 return None
-            result.pages.append(read_page(pdf, number, settings, Path(tmp)))
+            page = read_page(pdf, number, settings, Path(tmp))
+            ppi = resolutions.get(number)
+            result.pages.append(replace(page, scan_ppi=ppi, warning=resolution_warning(ppi)))
     return result
+
+
+def scan_resolutions(pdf: Path, settings: Settings) -> dict[int, float]:
+    """{page: the resolution its largest picture was scanned at (pixels per inch, the lower of
+    the two axes)}, from poppler's `pdfimages -list`; {} when it cannot say."""
+    if shutil.which("pdfimages") is None:
+        return {}
+    command = ["pdfimages", "-list", str(pdf.absolute())]
+    try:
+        code, out, _ = run_bounded(command, INFO_SECONDS, 4 * 2**20, MEMORY_BYTES)
+    except (subprocess.TimeoutExpired, _Overflow):
+        return {}
+    if code != 0:
+        return {}
+    largest: dict[int, tuple[int, float]] = {}  # page -> (pixels, ppi)
+    for line in out.decode("utf-8", "replace").splitlines()[2:]:
+        cells = line.split()
+        if len(cells) < 14 or cells[2] != "image":
+            continue
+        try:
+            page, pixels = int(cells[0]), int(cells[3]) * int(cells[4])
+            ppi = float(min(int(cells[12]), int(cells[13])))
+        except ValueError:
+            continue
+        if pixels > largest.get(page, (-1, 0.0))[0]:
+            largest[page] = (pixels, ppi)
+    return {page: ppi for page, (_, ppi) in largest.items()}
+
+
+def resolution_warning(ppi: float | None) -> str | None:
+    """Why a page scanned at `ppi` is doubtful (None: it is not, or the resolution is unknown)."""
+    if ppi is None or round(ppi) >= MIN_SCAN_PPI:
+        return None
+    return f"scanned at about {round(ppi)} dpi: below {MIN_SCAN_PPI}; read again from a better scan"
+
+
+def doubtful(page: dict, floor: float) -> str | None:
+    """Why a page as kept with its scan (`Page.as_dict`) is low-confidence: not read, its mean
+    word confidence below `floor`, or scanned below MIN_SCAN_PPI; None: it is not."""
+    reasons = []
+    if page.get("error"):
+        reasons.append(page["error"])
+    elif page.get("confidence") is None:
+        reasons.append("no word was read")
+    elif page["confidence"] < floor:
+        reasons.append(f"mean word confidence {page['confidence']:g}: below {floor:g}")
+    if page.get("warning"):
+        reasons.append(page["warning"])
+    return "; ".join(reasons) or None
 
 
 def character_accuracy(reference: str, read: str) -> float:
