@@ -240,7 +240,7 @@ def client(desk_app):
 def chair(client):
     """`client` signed in to the desk as the chair."""
     response = sign_in(client)
-    assert response.status_code == 303 and response.headers["location"] == "/training"
+    assert response.status_code == 303 and response.headers["location"] == "/"  # today
     return client
 
 

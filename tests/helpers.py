@@ -204,12 +204,13 @@ def csrf_of(html: str) -> str:
 
 
 def sign_in(client, password: str = PASSWORD, name: str = "chair"):
-    """The chair signs in through /login (its form first, for the CSRF token); the answer."""
+    """The chair signs in through /login (its form first, for the CSRF token); the answer (a
+    redirect to today's page, /)."""
     form = client.get("/login")
     assert form.status_code == 200
     return client.post(
         "/login",
-        data={"name": name, "password": password, "csrf": csrf_of(form.text), "next": "/training"},
+        data={"name": name, "password": password, "csrf": csrf_of(form.text)},
         follow_redirects=False,
     )
 

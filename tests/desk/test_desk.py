@@ -80,7 +80,7 @@ def test_sign_in_form_without_its_token_and_foreign_next(client):
         },
         follow_redirects=False,
     )
-    assert response.headers["location"] == "/search"
+    assert response.headers["location"] == "/"  # today, never the other site
 
 
 def test_expired_session_goes_back_to_sign_in(chair, desk_app):

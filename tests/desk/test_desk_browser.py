@@ -1,5 +1,6 @@
 """The chair's desk in a real headless Chromium (the fixtures in tests/desk/conftest.py, the
-helpers in tests/desk_browser.py): sign in, search and open a source at its span, decide a
+helpers in tests/desk_browser.py): sign in and land on what waits for her (then /review and
+/system), search and open a source at its span, decide a
 lesson and undo it with the keyboard, a bulk action with its count, upload a draft and a final
 and see the pair advance, the dashboard's plot with one point per final, a methodology edit
 refused at its field then saved, diffed and restored, a principle approved from its queue, a
@@ -54,6 +55,30 @@ def test_sign_in_search_and_source(page, desk, tmp_path):
     assert "סטייה ניכרת" in marked.inner_text() or marked.inner_text() in RULING
     assert marked.is_visible()
     screenshot(page, "source")
+
+
+def test_today_then_review_and_system(page, desk):
+    """Sign-in lands on "מה מחכה לי": a card per thing waiting with its count and link, the
+    menu's six items with their badges; then /review and /system."""
+    for n in range(3):
+        lessons.propose(desk.legal, None, "style", f"לקח ממתין {n}")
+    sign_in(page, desk)
+    assert page.url.rstrip("/") == desk.url.rstrip("/")
+    assert page.inner_text("h1") == "מה מחכה לי"
+    assert page.get_attribute("[data-card=lessons] .num", "data-count") == "3"
+    assert page.locator("header nav a").count() == 6
+    assert page.inner_text("header nav a[href='/review'] .count") == "3"
+    assert "3 ממתינים" in page.inner_text("header nav a[href='/review'] .sr-only")
+    screenshot(page, "today")
+    with page.expect_navigation():
+        page.click("[data-card=lessons] a")
+    assert "לקח ממתין 0" in page.inner_text(".item")
+    page.goto("/review")
+    assert page.locator("[data-card]").count() == 9
+    screenshot(page, "review")
+    page.goto("/system")
+    assert page.locator("a[href='/health']").count() >= 1
+    screenshot(page, "system")
 
 
 def test_training_keyboard_undo_and_bulk(page, desk):

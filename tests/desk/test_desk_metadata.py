@@ -47,7 +47,7 @@ def test_the_chair_fills_the_three_fields_and_the_decision_is_searchable(
     assert page.status_code == 200
     html = text_of(page.text)
     assert '<html lang="he" dir="rtl">' in html
-    assert '<a href="/training/metadata" aria-current="page">השלמת פרטי החלטות</a>' in html
+    assert '<a href="/review" aria-current="page">לבדיקתי' in html  # her queues' menu item
     listed = section(html, "awaiting")
     assert f"<bdi>{CASE}</bdi>" in listed and "כהן נ' הוועדה המקומית רעננה" in listed
     assert "ניתנה ב־<bdi>2.11.2023</bdi>" in listed and "חסרים: תקציר, סיכום, תגיות" in listed

@@ -37,7 +37,7 @@ def test_without_a_model_the_page_says_what_to_set(chair, desk_app, tmp_path):
     assert page.status_code == 200
     html = text_of(page.text)
     assert '<html lang="he" dir="rtl">' in html
-    assert '<a href="/training/enrichment" aria-current="page">העשרת החלטות</a>' in html
+    assert '<a href="/review" aria-current="page">לבדיקתי' in html  # her queues' menu item
     queued = section(html, "queued")
     assert "לא הוגדר מודל שכותב תקציר, סיכום ותגיות" in queued and "LEGAL_AI_ENRICHER" in queued
     assert CASE in queued and "d-1042" in queued and "ממתינה להגדרת מודל" in queued

@@ -36,7 +36,7 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     assert page.status_code == 200
     html = text_of(page.text)
     assert '<html lang="he" dir="rtl">' in html
-    assert '<a href="/training/principles" aria-current="page">עקרונות משפטיים</a>' in html
+    assert '<a href="/review" aria-current="page">לבדיקתי' in html  # her queues' menu item
     queue = section(html, "pending")
     # Term, rule, verbatim quote at its page, source, the panel's votes and score, counts.
     for shown in (
@@ -147,7 +147,7 @@ def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_p
         "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה",
     )
     training = chair.get("/training?queue=principles")  # linked from the training page
-    assert '<a href="/training" aria-current="page">' in training.text
+    assert '<a href="/review" aria-current="page">לבדיקתי' in training.text  # her queues' menu item
     assert 'href="/training/principles" class="principles-link"' in training.text
     page = chair.get(PAGE)
     assert "לא הוצע בידי הפאנל" in section(page.text, "pending")

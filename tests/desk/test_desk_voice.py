@@ -36,7 +36,7 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
     assert page.status_code == 200
     html = text_of(page.text)
     assert '<html lang="he" dir="rtl">' in html
-    assert '<a href="/training/voice" aria-current="page">מסמכי קול</a>' in html
+    assert '<a href="/review" aria-current="page">לבדיקתי' in html  # her queues' menu item
     assert picker(page.text) == [case]
     assert "אין תיקים בתור." in section(html, "queued")
     # Linked from the training page.

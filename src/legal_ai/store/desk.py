@@ -81,3 +81,41 @@ def located(
         for row in conn.execute(query, {"ids": wanted, **corpus.scope_params()}):
             out.setdefault(row["doc_id"], key)
     return out
+
+
+# What waits for the chair ("מה מחכה לי", web/desk/menu.py): one count each, with the filter of
+# the list its page shows (the services named beside), never the rows themselves.
+WAITING = {
+    # /training's queues (training_queues.QUEUES: lessons.list_lessons("proposed") filtered).
+    "lessons": "SELECT count(*) AS n FROM decision_lessons WHERE review_status = 'proposed'"
+    " AND NOT needs_chair AND source <> 'curator'",
+    "escalations": "SELECT count(*) AS n FROM decision_lessons"
+    " WHERE review_status = 'proposed' AND needs_chair",
+    "curator": "SELECT count(*) AS n FROM decision_lessons WHERE review_status = 'proposed'"
+    " AND NOT needs_chair AND source = 'curator'",
+    # Style lessons the panel approved on its own (2/2), not yet folded by a promote.
+    "panel_approved": "SELECT count(*) AS n FROM decision_lessons"
+    " WHERE review_status = 'approved' AND reviewed_by = 'panel' AND folded_into IS NULL",
+    # principle_review.list_principles("pending_review") and ("to_confirm").
+    "principles": "SELECT count(*) AS n FROM case_law_principles WHERE review_status = 'proposed'",
+    "principles_to_confirm": "SELECT count(*) AS n FROM case_law_principles"
+    " WHERE review_status = 'approved' AND reviewed_by = 'panel' AND confirmed_by IS NULL",
+    # voice_review.list_documents("pending_review"), enrichment_review.list_enrichments(...).
+    "voice": "SELECT count(*) AS n FROM voice_documents WHERE status = 'pending_review'",
+    "enrichment": "SELECT count(*) AS n FROM case_law_enrichments WHERE status = 'pending_review'",
+    # finals.pairs: a pair still waiting for her final whose draft's copy report (copy_policy)
+    # holds a passage of substance.
+    "copy_substance": "SELECT count(*) AS n FROM draft_final_pairs p"
+    " JOIN drafts d ON d.id = p.draft_id WHERE p.status = 'draft_done'"
+    " AND d.copy_report -> 'passages' @> '[{\"kind\": \"substance\"}]'::jsonb",
+    # finals.missing_precedents (open) and library_links.ambiguous.
+    "missing_precedents": "SELECT count(*) AS n FROM missing_precedents m"
+    " JOIN authorities a ON a.id = m.authority_id WHERE m.status = 'open'",
+    "ambiguous": "SELECT count(*) AS n FROM authorities"
+    " WHERE case_law_id IS NULL AND cardinality(candidates) > 0",
+}
+
+
+def waiting(conn: psycopg.Connection, what: str) -> int:
+    """How many of `what` (a key of WAITING) wait for the chair."""
+    return conn.execute(WAITING[what]).fetchone()["n"]

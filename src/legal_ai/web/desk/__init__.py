@@ -3,7 +3,8 @@ app, over the same services as the CLI and the API. `mount(api, legal, settings)
 pages, the stylesheet and script under /desk-static, and HTML answers to errors on desk paths
 (the API keeps its JSON errors). Pages work with plain forms; desk.js adds keyboard shortcuts.
 
-Modules: core (templates, session, CSRF), session (/login, /logout), search (/search,
+Modules: core (templates, session, CSRF), session (/login, /logout), today (/: what waits
+for her, /review: her queues, /system: the operator's pages gathered), search (/search,
 /source), training (/training, /audit), principles (/training/principles: the chair's gate
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
@@ -12,7 +13,8 @@ tags of the internal decisions awaiting them), pages (/health, /cases), learning
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
 training_queues (the queues and their page), methodology_form (the profile as form fields and
-back), pages_hebrew (the upkeep's reasons and refused uploads in Hebrew)."""
+back), pages_hebrew (the upkeep's reasons and refused uploads in Hebrew), menu (the six menu
+items and the cards of what waits, with their counts)."""
 
 from __future__ import annotations
 
@@ -27,7 +29,18 @@ from starlette.exceptions import HTTPException
 from ...config import Settings
 from ...errors import AppError, StoreError
 from .. import errors as web_errors
-from . import core, learning, methodology, pages, principles, search, session, training, voice
+from . import (
+    core,
+    learning,
+    methodology,
+    pages,
+    principles,
+    search,
+    session,
+    today,
+    training,
+    voice,
+)
 from .enrichment import routes as enrichment
 from .metadata import routes as metadata
 from .reminders import routes as reminders
@@ -37,6 +50,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
     signed_in = core.signed_in(legal)
     session.routes(api, legal, settings)
+    today.routes(api, signed_in)  # /, /review, /system
     search.routes(api, signed_in)
     training.routes(api, signed_in)
     principles.routes(api, signed_in)

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from ... import accounts
 from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
 from .. import errors as web_errors
+from . import menu
 
 HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
@@ -41,24 +42,13 @@ ROOTS = frozenset(
         "methodology",
         "learning",
         "reminders",
+        "review",
+        "system",
         "desk-static",
     }
 )
 
-NAV = (
-    ("/search", "חיפוש"),
-    ("/training", "שולחן ההדרכה"),
-    ("/training/principles", "עקרונות משפטיים"),
-    ("/training/voice", "מסמכי קול"),
-    ("/training/enrichment", "העשרת החלטות"),
-    ("/training/metadata", "השלמת פרטי החלטות"),
-    ("/audit", "יומן החלטות"),
-    ("/cases", "תיקים"),
-    ("/learning", "למידה"),
-    ("/methodology", "מתודולוגיה"),
-    ("/reminders", "תזכורות"),
-    ("/health", "תקינות"),
-)
+NAV = menu.NAV  # six items, grouped; their badges count what waits (menu.py)
 
 env = Environment(
     loader=FileSystemLoader(HERE / "templates"),
@@ -164,6 +154,7 @@ class Desk:
     session: Any
     view: Any
     request: Request
+    waiting: dict[str, int] | None = None  # menu.counts, read once for a page asked for
 
     @property
     def csrf(self) -> str:
@@ -173,7 +164,13 @@ class Desk:
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     desk = context.get("desk")
     page = env.get_template(template).render(
-        nav=NAV, path=request.url.path, csrf=desk.csrf if desk else None, **context
+        nav=NAV,
+        here=menu.current(request.url.path),
+        badges=menu.badges(desk.waiting) if desk and desk.waiting is not None else {},
+        waiting_words=menu.waiting_words,
+        path=request.url.path,
+        csrf=desk.csrf if desk else None,
+        **context,
     )
     return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
 
@@ -269,7 +266,11 @@ def signed_in(legal: Any):
             raise SignInNeeded(target, expired=token is not None)
         if not session.principal.is_chair:
             raise Forbidden('הדסק הוא של היו"ר בלבד')
-        return Desk(session=session, view=legal.acting_as(session.principal), request=request)
+        view = legal.acting_as(session.principal)
+        # What waits for her, for the menu's badges and the today page: once per page asked
+        # for (a form's POST answers with a redirect, or its page without badges).
+        waiting = menu.counts(view) if request.method == "GET" else None
+        return Desk(session=session, view=view, request=request, waiting=waiting)
 
     return dependency
 

@@ -25,7 +25,7 @@ def _safe_next(target: str | None) -> str:
     """Only a path of this site (never `//host` or a full URL) is followed after sign-in."""
     if target and target.startswith("/") and not target.startswith(("//", "/\\")):
         return target
-    return "/search"
+    return "/"  # today: what waits for her
 
 
 def _login_page(
@@ -51,10 +51,6 @@ def _login_page(
 
 
 def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
-    @api.get("/", include_in_schema=False)
-    def home() -> RedirectResponse:
-        return RedirectResponse("/search", 303)
-
     @api.get("/login", include_in_schema=False)
     def login_form(request: Request) -> Response:
         return _login_page(request)

@@ -52,6 +52,13 @@ def _lessons(predicate: Callable[[dict], bool]) -> Callable[[Any], list[dict]]:
     return items
 
 
+def _panel_approved(view: Any) -> list[dict]:
+    """Style lessons the panel approved on its own (2/2), not yet folded by a promote: hers to
+    look over, and to veto (store/desk.WAITING["panel_approved"] counts the same)."""
+    rows = lessons.list_lessons(view, "approved")["lessons"]
+    return [r for r in rows if r["reviewed_by"] == "panel" and r["folded_into"] is None]
+
+
 def _decide_lesson(
     view: Any, item_id: int, decision: str, expected: str | None, reason: str | None
 ) -> dict:
@@ -92,6 +99,16 @@ QUEUES: dict[str, Queue] = {
             "lesson",
             _lessons(lambda r: r["source"] == "curator" and not r["needs_chair"]),
             _decide_lesson,
+        ),
+        Queue(
+            "panel_approved",
+            "אושרו בידי הפאנל — לעיונך",
+            "lesson",
+            _panel_approved,
+            _decide_lesson,
+            decisions=("veto",),
+            undo=False,  # reopen makes a vetoed lesson proposed, not the panel's approval again
+            bulk=False,
         ),
         Queue(
             "principles",

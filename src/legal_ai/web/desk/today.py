@@ -1,0 +1,43 @@
+"""/: "מה מחכה לי", the chair's first page — a card per thing that needs her (menu.CARDS), each
+with its count and the page where she does it, read once with the menu's badges (core.signed_in:
+menu.counts). /review ("לבדיקתי"): the queues she decides, with their counts, and the trail of
+her decisions. /system ("מערכת"): the pages that keep the system (health, the reminders and
+scheduled jobs), gathered on one page. Hebrew only: what waits and where, never a setting or a
+command."""
+
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import Response
+
+from . import core, menu
+
+
+def cards(waiting: dict[str, int], group: str | None = None) -> list[dict]:
+    """The cards (of one group) with their counts, in menu.CARDS's order."""
+    return [
+        {"key": c.key, "label": c.label, "said": c.said, "href": c.href, "n": waiting[c.key]}
+        for c in menu.CARDS
+        if group is None or c.group == group
+    ]
+
+
+def routes(api: FastAPI, signed_in: Any) -> None:
+    Chair = Annotated[core.Desk, Depends(signed_in)]
+
+    @api.get("/", include_in_schema=False)
+    async def today(request: Request, desk: Chair) -> Response:
+        waiting = desk.waiting or {}
+        groups = [(menu.GROUPS[g], g, cards(waiting, g)) for g in menu.GROUPS]
+        total = sum(waiting.values())
+        return core.render(request, "today.html", desk=desk, groups=groups, total=total)
+
+    @api.get("/review", include_in_schema=False)
+    async def review(request: Request, desk: Chair) -> Response:
+        shown = cards(desk.waiting or {}, "review")
+        return core.render(request, "review.html", desk=desk, cards=shown)
+
+    @api.get("/system", include_in_schema=False)
+    async def system(request: Request, desk: Chair) -> Response:
+        stale = (desk.waiting or {}).get("stale", 0)
+        return core.render(request, "system.html", desk=desk, stale=stale)
