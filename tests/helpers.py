@@ -216,8 +216,9 @@ def sign_in(client, password: str = PASSWORD, name: str = "chair"):
 
 
 def text_of(page: str) -> str:
-    """A page's HTML with its character references decoded (`&#34;` -> `"`)."""
-    return html.unescape(page)
+    """A page's HTML with its character references decoded (`&#34;` -> `"`) and its <bdi> and
+    <kbd> marks dropped (numbers and Latin letters inside Hebrew are isolated in <bdi>)."""
+    return html.unescape(re.sub(r"</?(?:bdi|kbd)\b[^>]*>", "", page))
 
 
 def section(page: str, name: str) -> str:

@@ -9,7 +9,7 @@ import html
 import pytest
 
 import factories
-from helpers import csrf_of
+from helpers import csrf_of, text_of
 from legal_ai.auth import CHAIR
 from legal_ai.learning import drafts, finals, lessons, methodology
 from scenarios import analyzed_final
@@ -81,7 +81,7 @@ def test_promote_from_cases_refusals_then_a_new_version(chair, desk_app):
     assert done.status_code == 200, done.text
     assert versions(desk_app, appeal_type) == before + 1
     version = methodology.history(desk_app, appeal_type)["versions"][0]["version"]
-    text = html.unescape(done.text)
+    text = text_of(done.text)
     assert f"גרסה {version}" in text and "הלקחים שולבו" in text
     assert f'href="/methodology/{appeal_type}"' in done.text
     assert pair_status(desk_app, case) == "lessons_folded"
@@ -128,7 +128,7 @@ def test_attach_a_precedent_to_a_case_from_cases(chair, desk_app):
         data={"csrf": token, "case_number": case, "citation": citation, "note": "סטייה ניכרת"},
     )
     assert done.status_code == 200, done.text
-    text = html.unescape(done.text)
+    text = text_of(done.text)
     assert f"{citation} צורף לתיק {case}" in text and "עדיין אינו בספרייה" in text
     with desk_app.store.connection() as conn:
         row = conn.execute("SELECT case_number, citation, note FROM case_precedents").fetchone()

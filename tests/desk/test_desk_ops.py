@@ -179,8 +179,7 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
     html = text_of(page.text)
     assert '<html lang="he" dir="rtl">' in html and "תקינות המערכת" in html
     assert (
-        'המשימה סנכרון מצב התיקים (<bdi dir="ltr">sync-case-status</bdi>) נכשלה בריצתה האחרונה'
-        in html
+        'המשימה "סנכרון מצב התיקים" נכשלה בריצתה האחרונה' in html and "sync-case-status" not in html
     )
     assert "the tracker refused the token" in html and "1 פעמים ברציפות" in html
     jobs_table = html.split('<table class="jobs">')[1].split("</table>")[0]
@@ -188,12 +187,13 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
 
     ocr = html.split('<h2 id="ocr">')[1].split('<h2 id="digests">')[0]
     assert "<tr><th>ממתינות למחשב</th><td>1</td></tr>" in ocr
-    assert "יש להתקין" in ocr and "apt-get install tesseract-ocr" in ocr
+    assert "מי שמתחזק את השרת מתקין אותה" in ocr
+    assert "apt-get install tesseract-ocr" in ocr.split("פרטים טכניים")[1]  # behind the details
     assert "ממתינה למחשב" in ocr
     assert '<a href="/source/internal/d-1042?page=2#page-2">עמוד 2</a>' in ocr
 
     digests = html.split('<h2 id="digests">')[1].split('<h2 id="missing">')[0]
-    assert "(1)" in digests and "yomon-9" in digests
+    assert "(1)" in digests and 'href="/source/digests/yomon-9"' in digests
     assert 'פסק הדין עע"מ 1/99 אינו בספרייה' in digests
     awaiting = html.split('<h2 id="enrichment">')[1].split("</table>")[0]
-    assert CASE in awaiting and "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)" in awaiting
+    assert CASE in awaiting and "ממתינה להגדרת מודל" in awaiting

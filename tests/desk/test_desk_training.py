@@ -8,7 +8,7 @@ import psycopg
 import pytest
 
 import factories
-from helpers import csrf_of
+from helpers import csrf_of, text_of
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
 from legal_ai.learning import lessons
@@ -114,7 +114,7 @@ def test_a_lesson_the_chair_writes_on_training(chair, desk_app):
     assert done.status_code == 303
     shown = chair.get(done.headers["location"])
     (row,) = lessons.list_lessons(desk_app)["lessons"]
-    assert f"לקח {row['id']} נשמר" in shown.text and "אושר" in shown.text
+    assert f"לקח {row['id']} נשמר" in text_of(shown.text) and "אושר" in shown.text
     assert row["review_status"] == "approved" and row["source"] == "chair"
     assert (row["case_number"], row["block"], row["appeal_type"], row["outcome"]) == (
         case,

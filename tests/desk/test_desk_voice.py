@@ -203,7 +203,9 @@ def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path)
         desk_app.settings.model_copy(update={"voice_writer": "openai:gpt-4.1-mini"}),
     )
     queue = text_of(section(chair.get(PAGE).text, "queued"))
-    assert "צריך את המפתח OPENAI_API_KEY" in queue and "LEGAL_AI_VOICE_WRITER" in queue
+    assert "למודל שהוגדר חסר מפתח גישה" in queue
+    technical = queue.split("פרטים טכניים")[1]  # the operator's words, behind the details
+    assert "OPENAI_API_KEY" in technical and "LEGAL_AI_VOICE_WRITER" in technical
 
 
 def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path):

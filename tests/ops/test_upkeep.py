@@ -385,6 +385,7 @@ def test_the_desk_health_page_shows_the_units(app, tmp_path):
         page = client.get("/health")
     assert page.status_code == 200 and '<html lang="he" dir="rtl">' in page.text
     units = page.text.split('<table class="units">')[1].split("</table>")[0]
+    units = re.sub(r"</?bdi>", "", units)  # the numbers are isolated in <bdi>
     # corpus, kind, units, missing, stale, dimension, stale analysis, unchecked
     rows = re.findall(r"<tr>((?:<td>[^<]*</td>)+)</tr>", units)
     cells = [tuple(re.findall(r"<td>([^<]*)</td>", row)) for row in rows]
@@ -393,8 +394,10 @@ def test_the_desk_health_page_shows_the_units(app, tmp_path):
     assert ("תקדימים מצורפים", "תקדימים מצורפים", "1", "0", "0", "0", "0", "—") in cells
     assert ("פסיקה", "ניסוחים קנוניים", "1", "0", "0", "0", "—", "—") in cells
     assert ("ההחלטות שלי", "תמונות עמודים", "0", "0", "—", "—", "—", "0") in cells
-    assert "MULTIMODAL_ENABLED</span> כבוי" in page.text
+    assert "לא הוגדר מודל לחיפוש בתמונות העמודים" in page.text
+    assert "MULTIMODAL_ENABLED is off" in page.text.split("פרטים טכניים")[-1]  # the details
     summary = page.text.split('<table class="summary">')[1].split("</table>")[0]
+    summary = re.sub(r"</?bdi>", "", summary)
     assert "<tr><th>הטמעות מיושנות</th><td>1</td></tr>" in summary
 
 

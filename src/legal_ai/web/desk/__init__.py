@@ -24,6 +24,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from markupsafe import Markup
 from starlette.exceptions import HTTPException
 
 from ...config import Settings
@@ -42,6 +43,7 @@ from . import (
     voice,
 )
 from .enrichment import routes as enrichment
+from .messages import technical
 from .metadata import routes as metadata
 from .reminders import routes as reminders
 
@@ -94,7 +96,7 @@ def _html_errors(api: FastAPI) -> None:
         if not core.is_desk(request.url.path):
             return await json_invalid(request, exc)
         fields = ", ".join(str(e.get("loc", ("", "?"))[-1]) for e in exc.errors()[:3])
-        return core.error_page(request, 400, f"שדה חסר או שגוי בטופס: {fields}")
+        return core.error_page(request, 400, Markup("שדה חסר או שגוי בטופס. ") + technical(fields))
 
     api.add_exception_handler(core.SignInNeeded, sign_in)
     api.add_exception_handler(AppError, app_error)

@@ -17,12 +17,13 @@ from urllib.parse import quote
 from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ... import accounts
 from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
 from .. import errors as web_errors
-from . import menu
+from . import labels, menu, messages
 
 HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
@@ -58,77 +59,14 @@ env = Environment(
 )
 env.filters["q"] = lambda value: quote(str(value), safe="")
 env.filters["dash"] = lambda value: "—" if value is None else value  # no value yet, not "None"
-
-
-def hebrew_date(value: Any) -> str:
-    """A date as the chair writes it: 1.6.2021 (from a date or an ISO string)."""
-    text = str(value or "")[:10]
-    parts = text.split("-")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        return text
-    return f"{int(parts[2])}.{int(parts[1])}.{parts[0]}"
-
-
-env.filters["hebrew_date"] = hebrew_date
-# Who decided or wrote something, as the chair reads it (the audit keeps the actor's own name).
-ACTORS = {
-    "chair": 'היו"ר',
-    "panel": "פאנל המודלים",
-    "source": "הנוסח המקורי",
-    "canonical-synthesizer": "מסנתז הנוסח",
-    "principle-panel": "פאנל המודלים",
-    "voice-writer": "כותב מסמכי הקול",
-    "enricher": "מודל ההעשרה",
-    "scheduler": "המשימות המתוזמנות",
-}
-env.filters["who"] = lambda actor: "—" if actor is None else ACTORS.get(actor, actor)
-# The scheduled jobs (schedule.py) as the chair reads them; their names stay beside, for the log.
-JOBS = {
-    "weekly-feedback-analysis": "ניתוח המשוב השבועי",
-    "stale-case-reminder": "תזכורת לתיקים שלא זזו",
-    "sync-case-status": "סנכרון מצב התיקים",
-    "nightly-upkeep": "התחזוקה הלילית",
-}
-env.filters["job"] = lambda name: JOBS.get(name, name)
-# What the pages call the system's own keys (corpora, feedback categories, health columns).
-CORPUS_LABELS = {
-    "case": "מסמכי תיק",
-    "style": "ההחלטות שלי",
-    "external": "פסיקה",
-    "internal": "החלטות ועדות",
-    "digests": "יומונים",
-    "case_precedents": "תקדימים מצורפים",
-}
-env.globals["he"] = {
-    "corpus": CORPUS_LABELS,
-    "feedback": {
-        "missing_content": "תוכן חסר",
-        "wrong_tone": "טון שגוי",
-        "wrong_structure": "מבנה שגוי",
-        "factual_error": "טעות עובדתית",
-        "style": "סגנון",
-        "other": "אחר",
-    },
-    "health": {
-        "items": "פריטים",
-        "searchable": "ניתנים לחיפוש",
-        "chunks": "קטעים",
-        "missing_embeddings": "הטמעות חסרות",
-        "stale_embeddings": "הטמעות מיושנות",
-        "dimension_mismatches": "ממד שגוי",
-        "stale_analysis": "ניתוח מיושן",
-        "units": "יחידות",
-        "unchecked": "לא נבדקו",
-    },
-    # The units besides chunks that health counts and reindex mends (App.health()["units"]).
-    "unit": {
-        "principles": "עקרונות משפטיים",
-        "precedents": "תקדימים מצורפים",
-        "exemplars": "פסקאות לדוגמה מההחלטות",
-        "canonical_statements": "ניסוחים קנוניים",
-        "page_images": "תמונות עמודים",
-    },
-}
+env.filters["said"] = messages.said  # a notice or an error: Hebrew, the English behind details
+env.filters["reason"] = messages.reason  # a decision's reason
+env.filters["technical"] = lambda text: messages.technical(text) if text else ""
+labels.install(env)  # the one dictionary: he, hebrew_date, when, cron, bdi, mixed, who, job
+hebrew_date = labels.hebrew_date
+ACTORS = labels.ACTOR
+JOBS = labels.JOB
+CORPUS_LABELS = labels.CORPUS
 
 
 def is_desk(path: str) -> bool:
@@ -206,7 +144,7 @@ def queue_page(template: str, load: Any, in_hebrew: Any, **fixed: Any) -> tuple[
             request,
             desk,
             status=web_errors.status_of(exc),
-            message=f"לא בוצע דבר: {in_hebrew(exc)}. הדף מציג את המצב הנוכחי.",
+            message=Markup("לא בוצע דבר: {} הדף מציג את המצב הנוכחי.").format(in_hebrew(exc)),
         )
 
     return page, refused
@@ -286,8 +224,8 @@ async def form_of(request: Request, desk: Desk) -> dict[str, Any]:
     return out
 
 
-def message_of(exc: AppError) -> str:
-    return str(exc)
+def message_of(exc: AppError) -> Markup:
+    return messages.said(str(exc))
 
 
 # -- what the desk's decision pages (principles, voice, enrichment) share -----------------------
@@ -325,19 +263,20 @@ def in_hebrew(
     *,
     labels: dict[str, str] | None = None,
     missing: str | None = None,
-) -> str:
+) -> Markup:
     """A service's refusal as the chair reads it: a Stale one through `stale_text(labels)`, else
     the Hebrew of the first of `patterns` (regular expression, Hebrew) its text matches, else
-    `missing` for a NotFound — the service's own text kept after it, for the record."""
+    `missing` for a NotFound, else the desk's table of messages (messages.said) — the service's
+    own text kept behind "פרטים טכניים"."""
     if labels is not None and isinstance(exc, Stale):
-        return stale_text(exc, labels)
+        return Markup("{}.").format(stale_text(exc, labels))
     text = str(exc)
     for pattern, said in patterns:
         if re.search(pattern, text):
-            return f"{said} ({text})"
+            return Markup("{}. ").format(said) + messages.technical(text)
     if missing is not None and isinstance(exc, NotFound):
-        return f"{missing}: {text}"
-    return text
+        return Markup("{}. ").format(missing) + messages.technical(text)
+    return messages.said(text)
 
 
 def form_text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:
@@ -364,16 +303,13 @@ def model_state(variable: str, probe: Any, unset_said: str) -> dict:
             "ready": False,
             "variable": variable,
             "missing": str(exc),
-            "said": f"ההגדרה של {variable} שגויה; יש לתקן אותה: {exc}",
+            "said": "ההגדרה של המודל שגויה; מי שמתחזק את השרת צריך לתקן אותה.",
         }
     if model is not None:
         return {"ready": True, "variable": variable, "model": model.spec.name, "missing": None}
     key = re.match(r"set (\S+) for ", missing or "")
     if key and key.group(1) != variable:
-        said = (
-            f"המודל שהוגדר ב-{variable} צריך את המפתח {key.group(1)}, והוא אינו מוגדר; "
-            f"יש להגדיר את {key.group(1)} בסביבת השרת"
-        )
+        said = "למודל שהוגדר חסר מפתח גישה; מי שמתחזק את השרת צריך להגדיר אותו."
     else:
         said = unset_said
     return {"ready": False, "variable": variable, "missing": missing, "said": said}

@@ -27,18 +27,13 @@ from ...errors import AppError, InvalidInput, NotFound
 from ...learning import enrichment as service
 from ...learning import enrichment_review
 from ...store import enrichment as enrichment_store
-from . import core
+from . import core, labels
 from .voice import quoted
 
 PATH = "/training/enrichment"
 MAX_SHOWN = 100  # proposals per list
 MAX_REASON = 2000
-STATUS_LABELS = {
-    "pending_review": "ממתינה להכרעתך",
-    "approved": "אושרה (נכתבה בהחלטה)",
-    "rejected": "נדחתה",
-    "superseded": "הוחלפה (טקסט ההחלטה השתנה)",
-}
+STATUS_LABELS = labels.ENRICHMENT_STATUS
 DONE = {
     "approve": "אושרה; תקציר, סיכום ותגיות נכתבו בהחלטה",
     "reject": "נדחתה; דבר לא נכתב בהחלטה",
@@ -69,8 +64,8 @@ def model_state(view: Any) -> dict:
     return core.model_state(
         service.VARIABLE,
         lambda: service.enricher(view),
-        "לא הוגדר מודל שכותב תקציר, סיכום ותגיות להחלטות הוועדה: יש להגדיר את המשתנה "
-        f"{service.VARIABLE} (ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת",
+        "לא הוגדר מודל שכותב תקציר, סיכום ותגיות להחלטות הוועדה; מי שמתחזק את השרת צריך "
+        "להגדיר אותו.",
     )
 
 
@@ -80,14 +75,14 @@ def queue_state(row: dict) -> str:
     if status == "waiting":
         return "ממתינה להגדרת מודל"
     if status == "failed":
-        return f"נכשלה אחרי {row['attempts']} ניסיונות: {row['error']}"
+        return f"נכשלה אחרי {row['attempts']} ניסיונות ({row['error']})"
     if status == "running":
         return "נכתבת כעת"
     if status == "queued" and row["error"]:
         attempt = (row["attempts"] or 0) + 1
-        return f"ניסיון {attempt} מתוך {row['max_attempts']}; השגיאה האחרונה: {row['error']}"
+        return f"ניסיון {attempt} מתוך {row['max_attempts']} ({row['error']})"
     if status == "queued":
-        return "בתור: תיכתב בהרצת legal-ai worker (או legal-ai enrich run)"
+        return "בתור: תיכתב ברקע"
     return "טרם נכנסה לתור (נשמרה לפני ההעשרה בקליטה; התחזוקה הלילית תכניס אותה)"
 
 

@@ -2,6 +2,7 @@
 table), the panel's agreement with the chair (panel_stats), this week's feedback by category
 and the last 12 weeks' by category (feedback.by_week), and a feedback form (feedback.record)."""
 
+import re
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
@@ -14,10 +15,13 @@ from ...learning import dashboard, feedback
 from ...learning import panel_stats as panel_figures
 from ...learning import vocabulary as vocab
 from . import core
+from .messages import refusal
 
 
 def _inline(svg: str) -> Markup:
-    """matplotlib's SVG document (its text escaped by matplotlib) as an inline <svg> element."""
+    """matplotlib's SVG document (its text escaped by matplotlib) as an inline <svg> element,
+    without its <metadata> (matplotlib's name and the format, in English, never drawn)."""
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
     return Markup(svg[svg.find("<svg") :])
 
 
@@ -45,6 +49,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             labels=dashboard.LABELS,
             series=dashboard.SERIES,
             categories=vocab.FEEDBACK_CATEGORIES,
+            blocks=vocab.BLOCKS,
             **data,
             **context,
         )
@@ -67,6 +72,6 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             )
         except (InvalidInput, NotFound) as exc:
             return await page(
-                request, desk, status=400, message=f"המשוב לא נשמר: {exc}", given=form
+                request, desk, status=400, message=refusal("המשוב לא נשמר", exc), given=form
             )
         return RedirectResponse("/learning?sent=1", 303)

@@ -25,7 +25,8 @@ from ...errors import InvalidInput, NotFound
 from ...learning import methodology
 from ...learning import vocabulary as vocab
 from ...text import blocks as text_blocks
-from . import core
+from . import core, labels
+from .messages import refusal
 from .methodology_form import (
     BLOCK_LABELS,
     CHECKLISTS,
@@ -137,7 +138,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 status=409,
                 values=values,
                 message=f"הפרופיל נשמר בינתיים כגרסה {shown['version']} (על ידי "
-                f"{shown['updated_by']}); לא נשמר דבר — טעני את הדף מחדש וערכי שוב",
+                f"{labels.label(shown['updated_by'], 'actor')}); לא נשמר דבר — טעני את הדף מחדש וערכי שוב",
             )
         changes, errors = await run_in_threadpool(parse, form, shown["profile"])
         if errors:
@@ -159,7 +160,12 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             )
         except InvalidInput as exc:
             return await page(
-                request, desk, appeal_type, status=400, values=values, message=f"לא נשמר דבר: {exc}"
+                request,
+                desk,
+                appeal_type,
+                status=400,
+                values=values,
+                message=refusal("לא נשמר דבר", exc),
             )
         return RedirectResponse(f"/methodology/{appeal_type}?saved={saved['version']}", 303)
 

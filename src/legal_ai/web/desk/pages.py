@@ -27,28 +27,16 @@ from ...store import desk as desk_store
 from .. import errors as web_errors
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
-from . import core
+from . import core, labels
+from .messages import refusal
 from .pages_hebrew import health_notes, upload_refusal
 
-PAIR_STATUS = {
-    "draft_done": "טיוטה הוגשה",
-    "final_received": "התקבלה החלטה סופית",
-    "analyzed": "נותח",
-    "lessons_folded": "הלקחים שולבו",
-}
-LESSON_STATUS = {"proposed": "מוצע", "approved": "אושר", "rejected": "נדחה", "vetoed": "נפסל"}
-# The copy policy's kinds (most serious first) and citation statuses, in Hebrew.
-COPY_KINDS = {
-    "substance": "מהות — אסור להעתיק",
-    "analysis": "ניתוח — יש להכליל ולהתאים",
-    "template": "תבנית — מותר להעתיק",
-}
-CITATION_STATUS = {
-    "quote_not_found": "הציטוט אינו בטקסט המקור",
-    "not_in_library": "אינו בספרייה",
-    "ambiguous": "כמה פסקי דין בספרייה תואמים — יש לבחור",
-    "found": "נמצא בספרייה",
-}
+# The dictionary's tables (labels.py) this page orders by or says: the pair's and the lesson's
+# statuses, the copy policy's kinds (most serious first) and its citation statuses.
+PAIR_STATUS = labels.PAIR_STATUS
+LESSON_STATUS = labels.STATUS
+COPY_KINDS = labels.COPY_KIND
+CITATION_STATUS = labels.CITATION_STATUS
 
 
 def copy_details(conn: Any, pairs: list[dict]) -> dict[str, dict]:
@@ -108,7 +96,7 @@ def promote_refusal(
             return f"לקח {lesson_id} אינו לקח של {case}"
         if row["kind"] == "substance":
             return (
-                f"לקח {lesson_id} הוא לקח מהות ({row['category']}): המתודולוגיה מקבלת לקחי "
+                f"לקח {lesson_id} הוא לקח מהות ({labels.label(row['category'], 'category')}): המתודולוגיה מקבלת לקחי "
                 "סגנון בלבד — הקול אינו מחזיק מהות"
             )
         if row["review_status"] in ("rejected", "vetoed"):
@@ -209,7 +197,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
                 request,
                 desk,
                 status=web_errors.status_of(exc),
-                message=f"{failed}: {upload_refusal(exc)}",
+                message=refusal(failed, upload_refusal(exc)),
             )
 
     async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
@@ -271,7 +259,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
                 request,
                 desk,
                 status=web_errors.status_of(exc),
-                message=f"הקידום לא בוצע, דבר לא השתנה: {exc}",
+                message=refusal("הקידום לא בוצע, דבר לא השתנה", exc),
             )
         if isinstance(result, str):
             return await cases_page(
@@ -282,7 +270,8 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             desk,
             promoted=result,
             notice=f"{result['case_number']}: {len(result['folded_lessons'])} לקחים ו-"
-            f"{len(result['phrases'])} ביטויים שולבו במתודולוגיה ({result['appeal_type']}), "
+            f"{len(result['phrases'])} ביטויים שולבו במתודולוגיה "
+            f"({labels.label(result['appeal_type'], 'appeal_type')}), "
             f"גרסה {result['methodology_version']}; הזוג במצב "
             f'"{PAIR_STATUS.get(result["pair_status"], result["pair_status"])}"',
         )
@@ -299,7 +288,10 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             saved = await run_in_threadpool(desk.view.attach_precedent, case, citation, note)
         except AppError as exc:
             return await cases_page(
-                request, desk, status=web_errors.status_of(exc), message=f"התקדים לא צורף: {exc}"
+                request,
+                desk,
+                status=web_errors.status_of(exc),
+                message=refusal("התקדים לא צורף", exc),
             )
         linked = (
             "מקושר לפסק הדין בספרייה" if saved["case_law_id"] else "פסק הדין עדיין אינו בספרייה"
@@ -323,7 +315,10 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             )
         except AppError as exc:
             return await cases_page(
-                request, desk, status=web_errors.status_of(exc), message=f"הציטוט לא קושר: {exc}"
+                request,
+                desk,
+                status=web_errors.status_of(exc),
+                message=refusal("הציטוט לא קושר", exc),
             )
         return await cases_page(request, desk, notice=f"הציטוט {picked['ref']} קושר להחלטה שבחרת")
 

@@ -3,6 +3,8 @@ English: the upkeep's reasons on /health (`health_notes`), where a decision awai
 headnote, summary and tags stands (`metadata_state`, also on /training/metadata) and why a draft
 or a final was refused (UPLOAD_REFUSALS, `upload_refusal`)."""
 
+from markupsafe import Markup
+
 from ...errors import AppError
 from . import core
 
@@ -31,7 +33,7 @@ def health_notes(report: dict) -> dict:
         enrich[e["case_law_id"]] = (
             "ממתינה להכרעתך"
             if state.startswith("pending the chair's review")
-            else "ממתינה להגדרת מודל (LEGAL_AI_ENRICHER)"
+            else "ממתינה להגדרת מודל"
             if state.startswith("waiting")
             else "נכשלה"
             if state.startswith("failed")
@@ -144,8 +146,7 @@ UPLOAD_REFUSALS = (
     (r"no decision date found", "לא נמצא בקובץ תאריך ההחלטה: מלאי אותו בטופס"),
     (
         r"no chair is recorded",
-        'לא רשום יו"ר הוועדה: יש להגדיר אותו בהגדרות השרת '
-        "(LEGAL_AI_COMMITTEE_CHAIR); פני למי שמתחזק את השרת",
+        'לא רשום יו"ר הוועדה בהגדרות השרת; פני למי שמתחזק את השרת',
     ),
     (
         r": the file is empty|: no text in the file",
@@ -175,6 +176,6 @@ UPLOAD_REFUSALS = (
 )
 
 
-def upload_refusal(exc: AppError) -> str:
+def upload_refusal(exc: AppError) -> Markup:
     """A refused draft or final in Hebrew, the service's own text kept after it."""
     return core.in_hebrew(exc, UPLOAD_REFUSALS)

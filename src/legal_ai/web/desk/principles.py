@@ -26,12 +26,14 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import canonical as canon
 from ...learning import principle_review as principle_service
-from . import core
+from . import core, labels
+from .messages import said, technical
 
 PATH = "/training/principles"
 PANEL_SIZE = 3  # LEGAL_AI_PRINCIPLE_PANEL names three models (INV-LRN7)
@@ -39,13 +41,7 @@ MAX_SHOWN = 200  # principles per list on the page
 MAX_CANONICALS = 50  # canonical cards with their occurrences and versions
 MAX_STATEMENT = 4000
 MAX_REASON = 2000
-STATUS_LABELS = {
-    "pending_review": "ממתין להכרעה",
-    "approved": "אושר",
-    "rejected": "נדחה",
-    "vetoed": "נמשך מהחיפוש",
-    "pending_synthesis": "ממתין לסינתזה",
-}
+STATUS_LABELS = labels.PRINCIPLE_STATUS
 DONE = {
     "approve": "אושר; הוא נכנס לחיפוש עכשיו",
     "confirm": "אישרת את אישור הפאנל; הוא נכנס למה שהכותב קורא",
@@ -55,21 +51,21 @@ DONE = {
 CANONICAL_DONE = {"approve": "הנוסח אושר", "reject": "הנוסח נדחה"}
 
 
-def _hebrew(exc: AppError) -> str:
+def _hebrew(exc: AppError) -> Markup:
     """The services' refusals in Hebrew (their own text kept after it, for the record)."""
     if isinstance(exc, Stale):
-        return core.stale_text(exc, STATUS_LABELS)
+        return Markup("{}.").format(core.stale_text(exc, STATUS_LABELS))
     text = str(exc)
     if "refused by the gate" in text:
-        return f"מסד הנתונים סירב לשינוי (שער ההרשאות): {text}"
+        return Markup("מסד הנתונים סירב לשינוי (שער ההרשאות). ") + technical(text)
     if "still pending synthesis" in text:
-        return (
-            "העיקרון הקנוני עדיין ממתין לסינתזה, ואין לו נוסח לאישור. הריצי `legal-ai "
-            "principles synthesize`, או כתבי את הנוסח בעצמך בטופס העריכה — ואז אשרי"
-        )
+        return Markup(
+            "העיקרון הקנוני עדיין ממתין לסינתזה, ואין לו נוסח לאישור. כתבי את הנוסח בעצמך "
+            "בטופס העריכה — ואז אשרי. "
+        ) + technical(text + " (legal-ai principles synthesize)")
     if isinstance(exc, NotFound):
-        return f"הפריט לא נמצא (אולי נמחק בינתיים): {text}"
-    return text
+        return Markup("הפריט לא נמצא (אולי נמחק בינתיים). ") + technical(text)
+    return said(text)
 
 
 def _load(view: Any) -> dict:

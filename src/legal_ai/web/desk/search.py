@@ -18,14 +18,16 @@ from urllib.parse import urlencode
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ... import telemetry
 from ...corpora import SEARCHABLE
 from ...errors import InvalidInput, NotFound
+from ...learning import vocabulary as vocab
 from ...store import desk as desk_store
-from . import core
+from . import core, labels
+from .messages import said
 
 
 @dataclass(frozen=True)
@@ -42,34 +44,34 @@ CORPUS_FORMS: dict[str, CorpusForm] = {
     for f in (
         CorpusForm(
             "style",
-            core.CORPUS_LABELS["style"],
+            labels.CORPUS["style"],
             "search_decisions",
             ("practice_area", "date_from", "date_to"),
             ("practice_area",),
         ),
         CorpusForm(
             "case",
-            core.CORPUS_LABELS["case"],
+            labels.CORPUS["case"],
             "search_case_documents",
             ("case_number",),
             ("case_number",),
         ),
         CorpusForm(
             "external",
-            core.CORPUS_LABELS["external"],
+            labels.CORPUS["external"],
             "search_precedent_library",
             ("court", "practice_area", "date_from", "date_to"),
         ),
         CorpusForm(
             "internal",
-            core.CORPUS_LABELS["internal"],
+            labels.CORPUS["internal"],
             "search_internal_decisions",
             ("practice_area", "date_from", "date_to"),
         ),
-        CorpusForm("digests", core.CORPUS_LABELS["digests"], "search_digests", ("practice_area",)),
+        CorpusForm("digests", labels.CORPUS["digests"], "search_digests", ("practice_area",)),
         CorpusForm(
             "case_precedents",
-            core.CORPUS_LABELS["case_precedents"],
+            labels.CORPUS["case_precedents"],
             "precedent_search_library",
             ("case_number",),
         ),
@@ -83,16 +85,7 @@ FILTER_LABELS = {
     "date_to": "עד תאריך",
     "case_number": "מספר תיק",
 }
-LEG_LABELS = {
-    "semantic": "סמנטי",
-    "lexical": "מילולי",
-    "reference": "הפניה",
-    "principle_semantic": "הלכה (סמנטי)",
-    "principle_lexical": "הלכה (מילולי)",
-    "principle_reference": "הלכה (הפניה)",
-    "image": "תמונת עמוד",
-}
-PRACTICE_AREAS = ("planning", "betterment_levy", "compensation")
+PRACTICE_AREAS = vocab.PRACTICE_AREAS  # a select: the value the id, the text its Hebrew
 _WORD = re.compile(r"[\w\"'׳״-]+")
 MAX_SOURCE_CHARS = 400_000
 
@@ -105,10 +98,10 @@ def highlight(analyzer: Any, text: str, query: str) -> Markup:
     for match in _WORD.finditer(text):
         word = match.group(0)
         if wanted and wanted.intersection(analyzer.terms(word)):
-            out.append(str(escape(text[last : match.start()])))
-            out.append(f"<mark>{escape(word)}</mark>")
+            out.append(str(labels.mixed(text[last : match.start()])))
+            out.append(f"<mark>{labels.mixed(word)}</mark>")
             last = match.end()
-    out.append(str(escape(text[last:])))
+    out.append(str(labels.mixed(text[last:])))
     return Markup("".join(out))
 
 
@@ -119,7 +112,7 @@ def citation_of(hit: dict) -> str:
     if hit.get("court"):
         parts.append(f"({hit['court']})")
     if hit.get("decided_on"):
-        parts.append(hit["decided_on"])
+        parts.append(f"({labels.hebrew_date(hit['decided_on'])})")
     if hit.get("page"):
         parts.append(f"עמ' {hit['page']}")
     return " ".join(p for p in parts if p)
@@ -133,7 +126,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         params = request.query_params
         form = CORPUS_FORMS.get(params.get("corpus") or "external")
         if form is None:
-            raise InvalidInput(f"אין מאגר {params.get('corpus')!r}; בחרי אחד מהרשימה")
+            raise InvalidInput("אין מאגר כזה; בחרי אחד מהרשימה")
         query = (params.get("q") or "").strip()
         values = {name: (params.get(name) or "").strip() for name in form.filters}
         hits: list[dict] = []
@@ -154,7 +147,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 try:
                     result = await run_in_threadpool(view.tool, form.tool, query=query, **args)
                 except InvalidInput as exc:
-                    message = str(exc)
+                    message = said(str(exc))
                 else:
                     searched = True
                     search_id = shown["id"] if shown else result.get("search_id")
@@ -217,7 +210,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     ) -> Response:
         target = SEARCHABLE.get(corpus)
         if target is None or target.item_table is None:
-            raise NotFound(f"אין מאגר מסמכים בשם {corpus!r}")
+            raise NotFound("אין מאגר מסמכים כזה")
         if sid is not None and rank is not None:  # opened from a search: a click (never fails)
             await run_in_threadpool(telemetry.record_click, desk.view, sid, rank, doc_id)
 
@@ -229,7 +222,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
 
         item, images = await run_in_threadpool(read)
         if item is None:
-            raise NotFound(f"המסמך {doc_id!r} אינו במאגר {corpus}")
+            raise NotFound(f"המסמך אינו במאגר «{labels.label(corpus, 'corpus')}»")
         content = (item["content"] or "")[:MAX_SOURCE_CHARS]
         if not (start is not None and end is not None and 0 <= start < end <= len(content)):
             start = end = None
@@ -340,7 +333,9 @@ def _shown(
     rank: int = 0,
     useful: bool = False,
 ) -> dict:
-    legs = [LEG_LABELS.get(leg, leg) + f" #{v['rank']}" for leg, v in hit["explain"].items()]
+    legs = [
+        {"label": labels.label(leg, "leg"), "rank": v["rank"]} for leg, v in hit["explain"].items()
+    ]
     link = None
     if hit.get("kind") != "precedent" and hit.get("doc_id"):
         link = f"/source/{hit['corpus']}/{core.env.filters['q'](hit['doc_id'])}"

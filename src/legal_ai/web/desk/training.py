@@ -22,6 +22,7 @@ from ...learning import lessons
 from ...store import desk as desk_store
 from .. import errors as web_errors
 from . import core
+from .messages import refusal
 from .training_queues import (
     AUDIT_PAGE,
     DECISION_LABELS,
@@ -76,14 +77,14 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 queue.decide, desk.view, item_id, decision, expected, reason
             )
         except (InvalidInput, NotFound) as exc:
-            said = core.stale_text(exc, STATUS_LABELS) if isinstance(exc, Stale) else str(exc)
+            said = core.stale_text(exc, STATUS_LABELS) if isinstance(exc, Stale) else exc
             return await page(
                 request,
                 desk,
                 queue,
                 item_id=None,
                 status=web_errors.status_of(exc),
-                message=f"לא בוצע דבר: {said}. הדף עודכן למצב הנוכחי.",
+                message=refusal("לא בוצע דבר", said) + " הדף עודכן למצב הנוכחי.",
             )
         status = row.get("review_status", "")
         url = f"/training?queue={queue.key}&last={item_id}&was={status}&done={decision}"
@@ -118,7 +119,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 queue,
                 item_id=item_id,
                 status=409,
-                message=f"העריכה לא נשמרה: {exc}",
+                message=refusal("העריכה לא נשמרה", exc),
             )
         return RedirectResponse(f"/training?queue={queue.key}&item={item_id}&edited=1", 303)
 
@@ -149,7 +150,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 queue_of(None),
                 item_id=None,
                 status=web_errors.status_of(exc),
-                message=f"הלקח לא נשמר: {exc}",
+                message=refusal("הלקח לא נשמר", exc),
                 written=written,
             )
         return RedirectResponse(f"/training?added={row['id']}", 303)
@@ -190,7 +191,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         notice = f"{DECISION_LABELS[decision]}: {decided} מתוך {len(ids)} בוצעו"
         message = None
         if skipped:
-            message = "דולגו: " + "; ".join(f"{s['id']} — {s['reason']}" for s in skipped)
+            message = refusal("דולגו", "; ".join(f"{s['id']}: {s['reason']}" for s in skipped))
         return await page(request, desk, queue, item_id=None, notice=notice, message=message)
 
     @api.get("/audit", include_in_schema=False)

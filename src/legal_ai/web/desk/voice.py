@@ -30,19 +30,14 @@ from ...knowledge import voice as voice_service
 from ...knowledge import voice_review
 from ...store import voice as voice_store
 from ...text.blocks import BLOCK_LABELS
-from . import core
+from . import core, labels
 
 PATH = "/training/voice"
 MAX_SHOWN = 100  # documents per list
 MAX_NOTE = 2000
 MAX_REASON = 2000
 CONTEXT = 140  # characters of her final shown on each side of a claim's span
-STATUS_LABELS = {
-    "queued": "בתור לכתיבה",
-    "pending_review": "ממתין להכרעתך",
-    "approved": "אושר (מגיע לכותב)",
-    "rejected": "נדחה",
-}
+STATUS_LABELS = labels.VOICE_STATUS
 DONE = {
     "mark": "סומן כמופתי ונכנס לתור הכתיבה",
     "approve": "אושר; הוא נכנס לתדריך הכותב",
@@ -79,8 +74,7 @@ def model_state(view: Any) -> dict:
     return core.model_state(
         voice_service.VARIABLE,
         lambda: voice_service.writer(view),
-        f"לא הוגדר מודל שכותב את מסמכי הקול: יש להגדיר את המשתנה {voice_service.VARIABLE} "
-        "(ספק:מודל, למשל openai:gpt-4.1-mini) בסביבת השרת",
+        "לא הוגדר מודל שכותב את מסמכי הקול; מי שמתחזק את השרת צריך להגדיר אותו.",
     )
 
 

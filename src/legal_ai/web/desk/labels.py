@@ -1,0 +1,370 @@
+"""The desk's one dictionary: every id the system keeps (a corpus, a lesson's category and
+source, an appeal type, an outcome, a practice area, a status, an actor, an audit action, a
+scheduled job) and what the chair reads for it, in Hebrew. Every page and every <select> shows
+its labels through `label(table, key)` (the Jinja filter `he`); an <option>'s value stays the
+id, so a filter she picks by its Hebrew sends what the service knows. An id the table lacks is
+never shown: its kind's general word is (`FALLBACK`).
+
+Beside the tables, the forms she reads: dates as 1.6.2021 (`hebrew_date`, `when` with the time as
+19:00), a cron expression in words ("כל יום ראשון ב-19:00", `cron_hebrew`), and Latin letters and
+numbers inside Hebrew in <bdi> (`bdi`, `mixed`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from ...text.blocks import BLOCK_LABELS
+
+CORPUS = {
+    "case": "מסמכי תיק",
+    "style": "ההחלטות שלי",
+    "external": "פסיקה",
+    "internal": "החלטות ועדות",
+    "digests": "יומונים",
+    "case_precedents": "תקדימים מצורפים",
+}
+APPEAL_TYPE = {
+    "universal": "כללי (לכל סוגי הערר)",
+    "permit": "היתר ובקשה להקלה",
+    "change_of_use": "שימוש חורג",
+    "plan": "תכנית",
+    "betterment_levy": "היטל השבחה",
+    "compensation_197": "פיצויים לפי סעיף 197",
+    "procedural": "דיוני",
+}
+OUTCOME = {
+    "any": "בכל תוצאה",
+    "accepted": "הערר התקבל",
+    "rejected": "הערר נדחה",
+    "partially_accepted": "הערר התקבל בחלקו",
+    "remanded": "הדיון הוחזר לוועדה",
+}
+PRACTICE_AREA = {
+    "planning": "תכנון ובנייה",
+    "betterment_levy": "היטל השבחה",
+    "compensation": "פיצויים",
+}
+# A lesson's category (lesson_categories) and its kind.
+CATEGORY = {
+    "style": "סגנון",
+    "structure": "מבנה",
+    "phrase": "ניסוח",
+    "anti_pattern": "ביטוי שיש להימנע ממנו",
+    "legal_lexicon": "לשון משפטית",
+    "tabular": "טבלאות",
+    "fact": "עובדות",
+    "halacha": "הלכה",
+    "precedent": "תקדים",
+    "lessons_document": "מסמך לקחים",
+    "skill_document": "מסמך מיומנות",
+}
+KIND = {"style": "סגנון", "substance": "מהות"}
+# Where a lesson came from (lessons.SOURCES).
+SOURCE = {
+    "distillation": "השוואת הטיוטה להחלטה",
+    "curator": "סקירת הנוסח",
+    "chair": 'היו"ר',
+    "panel": "פאנל המודלים",
+    "feedback": "המשוב השבועי",
+}
+STATUS = {
+    "proposed": "מוצע",
+    "pending_review": "ממתין להכרעתך",
+    "approved": "אושר",
+    "rejected": "נדחה",
+    "vetoed": "נפסל",
+    "queued": "בתור",
+    "superseded": "הוחלף",
+    "reverted": "הוחזר",
+    "edited": "נערך",
+    "withdrawn": "נמשך",
+    "confirmed": "אושר בידייך",
+    "pending_synthesis": "ממתין לסינתזה",
+}
+PAIR_STATUS = {
+    "draft_done": "טיוטה הוגשה",
+    "final_received": "התקבלה החלטה סופית",
+    "analyzed": "נותח",
+    "lessons_folded": "הלקחים שולבו",
+}
+# What a queue's statuses mean on its own page.
+PRINCIPLE_STATUS = {
+    "proposed": "מוצע",
+    "pending_review": "ממתין להכרעה",
+    "approved": "אושר",
+    "rejected": "נדחה",
+    "vetoed": "נמשך מהחיפוש",
+    "pending_synthesis": "ממתין לסינתזה",
+}
+VOICE_STATUS = {
+    "queued": "בתור לכתיבה",
+    "pending_review": "ממתין להכרעתך",
+    "approved": "אושר (מגיע לכותב)",
+    "rejected": "נדחה",
+}
+ENRICHMENT_STATUS = {
+    "pending_review": "ממתינה להכרעתך",
+    "approved": "אושרה (נכתבה בהחלטה)",
+    "rejected": "נדחתה",
+    "superseded": "הוחלפה (טקסט ההחלטה השתנה)",
+}
+DECISION = {"approve": "אישור", "reject": "דחייה", "veto": "וטו", "reopen": "ביטול"}
+# Who decided or wrote something (the audit keeps the actor's own name).
+ACTOR = {
+    "chair": 'היו"ר',
+    "panel": "פאנל המודלים",
+    "source": "הנוסח המקורי",
+    "canonical-synthesizer": "מסנתז הנוסח",
+    "principle-panel": "פאנל המודלים",
+    "voice-writer": "כותב מסמכי הקול",
+    "enricher": "מודל ההעשרה",
+    "scheduler": "המשימות המתוזמנות",
+    "learning-engine": "מנוע הלמידה",
+    "seed": "נתוני הפתיחה",
+    "operator": "מתחזק המערכת",
+    "system": "המערכת",
+    "unknown": "לא ידוע",
+}
+# What the learning audit records (learning_audit.action).
+ACTION = {
+    "insert_lesson": "לקח הוצע",
+    "update_lesson": "הכרעה בלקח",
+    "delete_lesson": "לקח נמחק",
+    "edit_lesson": "עריכת לקח",
+    "insert_principle": "עיקרון הוצע",
+    "update_principle": "הכרעה בעיקרון",
+    "confirm_principle": "אישור עיקרון של הפאנל",
+    "update_canonical": "הכרעה בעיקרון קנוני",
+    "edit_canonical_statement": "עריכת נוסח קנוני",
+    "citation_linked": "ציטוט קושר לפסק דין",
+    "citations_moved": "ציטוטים הועברו לפסק דין אחר",
+    "voice_document": "מסמך קול",
+    "enrichment": "העשרת החלטה",
+    "promote": "קידום לקחים למתודולוגיה",
+    "edit_methodology": "עריכת המתודולוגיה",
+    "panel_failed": "הפאנל לא הכריע",
+    "corroborate": "אזכור נוסף",
+    "mark": "סימון",
+    "move": "העברה",
+}
+# The scheduled jobs (ops/scheduler.py).
+JOB = {
+    "weekly-feedback-analysis": "ניתוח המשוב השבועי",
+    "stale-case-reminder": "תזכורת לתיקים שלא זזו",
+    "sync-case-status": "סנכרון מצב התיקים",
+    "nightly-upkeep": "התחזוקה הלילית",
+}
+COPY_KIND = {
+    "substance": "מהות — אסור להעתיק",
+    "analysis": "ניתוח — יש להכליל ולהתאים",
+    "template": "תבנית — מותר להעתיק",
+}
+CITATION_STATUS = {
+    "quote_not_found": "הציטוט אינו בטקסט המקור",
+    "not_in_library": "אינו בספרייה",
+    "ambiguous": "כמה פסקי דין בספרייה תואמים — יש לבחור",
+    "found": "נמצא בספרייה",
+}
+FEEDBACK = {
+    "missing_content": "תוכן חסר",
+    "wrong_tone": "טון שגוי",
+    "wrong_structure": "מבנה שגוי",
+    "factual_error": "טעות עובדתית",
+    "style": "סגנון",
+    "other": "אחר",
+}
+HEALTH = {
+    "items": "פריטים",
+    "searchable": "ניתנים לחיפוש",
+    "chunks": "קטעים",
+    "missing_embeddings": "הטמעות חסרות",
+    "stale_embeddings": "הטמעות מיושנות",
+    "dimension_mismatches": "ממד שגוי",
+    "stale_analysis": "ניתוח מיושן",
+    "units": "יחידות",
+    "unchecked": "לא נבדקו",
+}
+UNIT = {
+    "principles": "עקרונות משפטיים",
+    "precedents": "תקדימים מצורפים",
+    "exemplars": "פסקאות לדוגמה מההחלטות",
+    "canonical_statements": "ניסוחים קנוניים",
+    "page_images": "תמונות עמודים",
+}
+LEG = {
+    "semantic": "לפי משמעות",
+    "lexical": "לפי מילים",
+    "reference": "לפי הפניה",
+    "principle_semantic": "הלכה (לפי משמעות)",
+    "principle_lexical": "הלכה (לפי מילים)",
+    "principle_reference": "הלכה (לפי הפניה)",
+    "image": "תמונת עמוד",
+}
+
+TABLES: dict[str, dict[str, str]] = {
+    "corpus": CORPUS,
+    "appeal_type": APPEAL_TYPE,
+    "outcome": OUTCOME,
+    "practice_area": PRACTICE_AREA,
+    "category": CATEGORY,
+    "kind": KIND,
+    "source": SOURCE,
+    "status": STATUS,
+    "pair_status": PAIR_STATUS,
+    "principle_status": PRINCIPLE_STATUS,
+    "voice_status": VOICE_STATUS,
+    "enrichment_status": ENRICHMENT_STATUS,
+    "decision": DECISION,
+    "actor": ACTOR,
+    "action": ACTION,
+    "job": JOB,
+    "copy_kind": COPY_KIND,
+    "citation_status": CITATION_STATUS,
+    "feedback": FEEDBACK,
+    "health": HEALTH,
+    "unit": UNIT,
+    "leg": LEG,
+    "block": dict(BLOCK_LABELS),
+}
+# An id a table lacks is shown as its kind's general word, never as itself.
+FALLBACK = {
+    "category": "קטגוריה אחרת",
+    "source": "מקור אחר",
+    "actor": "המערכת",
+    "action": "פעולה אחרת",
+    "job": "משימה מתוזמנת",
+    "block": "פרק אחר",
+}
+
+
+def label(key: Any, table: str) -> str:
+    """The Hebrew of `key` in `table` ("—" for no value). An actor `agent:NAME` or `system:NAME`
+    is NAME's label, else "סוכן" / "המערכת"; a `panel:…` actor is the panel."""
+    if key is None or key == "":
+        return "—"
+    entries = TABLES[table]
+    text = str(key)
+    if text in entries:
+        return entries[text]
+    if table == "actor":
+        kind, _, name = text.partition(":")
+        if name:
+            if name in entries:
+                return entries[name]
+            return {"agent": "סוכן", "panel": "פאנל המודלים"}.get(kind, "המערכת")
+    return FALLBACK.get(table, "ערך אחר")
+
+
+def keys() -> frozenset[str]:
+    """Every id the dictionary translates (a page showing one has shown an id)."""
+    return frozenset(k for table in TABLES.values() for k in table)
+
+
+def hebrew_date(value: Any) -> str:
+    """A date as the chair writes it: 1.6.2021 (from a date, a datetime or an ISO string)."""
+    if isinstance(value, dt.datetime | dt.date):
+        return f"{value.day}.{value.month}.{value.year}"
+    text = str(value or "")[:10]
+    parts = text.split("-")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return text
+    return f"{int(parts[2])}.{int(parts[1])}.{parts[0]}"
+
+
+def when(value: Any) -> str:
+    """A moment as the chair reads it: 1.6.2021 19:00 (never ISO with a T); "—" for none."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return hebrew_date(value)
+    if isinstance(value, dt.datetime):
+        return f"{hebrew_date(value)} {value:%H:%M}"
+    return hebrew_date(value)
+
+
+DAYS = ("ראשון", "שני", "שלישי", "רביעי", "חמישי", "שישי", "שבת")
+_DAY_NAMES = {"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
+
+
+def _day(field: str) -> str | None:
+    """A cron day-of-week (0 or 7 Sunday, or sun..sat) as "יום ראשון"; None when not one day."""
+    name = field.lower()
+    if name in _DAY_NAMES:
+        return f"יום {DAYS[_DAY_NAMES[name]]}"
+    if name.isdigit() and int(name) <= 7:
+        return f"יום {DAYS[int(name) % 7]}"
+    return None
+
+
+def cron_hebrew(expr: str) -> str:
+    """A cron expression (minute hour day month weekday) in words, for the forms the schedules
+    use: every N minutes, every hour at :MM, every day at HH:MM, every weekday at HH:MM, the
+    Nth of every month at HH:MM. Any other form: "לפי לוח זמנים קבוע"."""
+    fields = expr.split()
+    if len(fields) != 5:
+        return "לפי לוח זמנים קבוע"
+    minute, hour, day, month, weekday = fields
+    step = re.fullmatch(r"\*/(\d+)", minute)
+    if step and hour == day == month == weekday == "*":
+        return f"כל {step.group(1)} דקות"
+    if not minute.isdigit() or month != "*":
+        return "לפי לוח זמנים קבוע"
+    if hour == "*" and day == weekday == "*":
+        return f"כל שעה, {int(minute)} דקות אחרי השעה העגולה"
+    if not hour.isdigit():
+        return "לפי לוח זמנים קבוע"
+    at = f"{int(hour):02d}:{int(minute):02d}"
+    if day == "*" and weekday == "*":
+        return f"כל יום ב-{at}"
+    one_day = _day(weekday)
+    if day == "*" and one_day:
+        return f"כל {one_day} ב-{at}"
+    if day.isdigit() and weekday == "*":
+        return f"ב-{int(day)} בכל חודש ב-{at}"
+    return "לפי לוח זמנים קבוע"
+
+
+# A run of Latin letters or digits (with what joins them: 1042/23, 3.5, e-mail, 12:30).
+_LATIN_OR_NUMBER = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._:/@+'-]*[A-Za-z0-9])?")
+
+
+def bdi(value: Any) -> Markup:
+    """The value, escaped, in <bdi> (a number, a case number or a date inside Hebrew)."""
+    return Markup("<bdi>{}</bdi>").format(value)
+
+
+def mixed(value: Any) -> Markup:
+    """Text written by people or in documents (a lesson, a title, a reason), escaped, with each
+    run of Latin letters or digits in <bdi> so it keeps its order inside the Hebrew."""
+    if isinstance(value, Markup):
+        return value
+    text = "" if value is None else str(value)
+    out: list[str] = []
+    last = 0
+    for match in _LATIN_OR_NUMBER.finditer(text):
+        out.append(str(escape(text[last : match.start()])))
+        out.append(f"<bdi>{escape(match.group(0))}</bdi>")
+        last = match.end()
+    out.append(str(escape(text[last:])))
+    return Markup("".join(out))
+
+
+def install(env: Any) -> None:
+    """The dictionary's filters and tables in a Jinja environment: `he` (key|he("table")),
+    `hebrew_date`, `when`, `cron`, `bdi`, `mixed`, `who` and `job`; the tables as `he`."""
+    env.filters["he"] = label
+    env.filters["hebrew_date"] = hebrew_date
+    env.filters["when"] = when
+    env.filters["cron"] = cron_hebrew
+    env.filters["bdi"] = bdi
+    env.filters["mixed"] = mixed
+    env.filters["who"] = lambda actor: label(actor, "actor")
+    env.filters["job"] = lambda name: label(name, "job")
+    env.globals["he"] = TABLES
