@@ -528,7 +528,9 @@ def test_the_reminder_list_is_read_by_the_cli_the_api_and_the_desk(app, cli_env)
         assert sign_in(client).status_code == 303
         page = client.get("/reminders")
         assert page.status_code == 200 and drafted in page.text and "45" in page.text
-        assert 'href="/reminders"' in page.text and "תזכורת לתיקים שלא זזו" in page.text
+        # reached from the system page (the menu's מערכת), the reminders' job named in Hebrew
+        assert 'href="/system"' in page.text and "תזכורת לתיקים שלא זזו" in page.text
+        assert 'href="/reminders"' in client.get("/system").text
         assert "הטיוטה נכתבה, ממתין להחלטה הסופית" in page.text
 
 
