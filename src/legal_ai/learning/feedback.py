@@ -21,6 +21,17 @@ if TYPE_CHECKING:
     from ..context import Context
 
 
+# The categories in Hebrew, as the chair reads them (the desk's dictionary and the weekly summary).
+CATEGORY_LABELS = {
+    "missing_content": "תוכן חסר",
+    "wrong_tone": "טון שגוי",
+    "wrong_structure": "מבנה שגוי",
+    "factual_error": "טעות עובדתית",
+    "style": "סגנון",
+    "other": "אחר",
+}
+
+
 def record(
     app: Context, category: str, text: str, *, case: str | None = None, block: str | None = None
 ) -> dict:

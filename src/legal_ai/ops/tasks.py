@@ -50,14 +50,7 @@ LESSON_CATEGORY = {
     "factual_error": "fact",
     "other": "lessons_document",
 }
-FEEDBACK_HE = {
-    "missing_content": "תוכן חסר",
-    "wrong_tone": "טון שגוי",
-    "wrong_structure": "מבנה שגוי",
-    "factual_error": "טעות עובדתית",
-    "style": "סגנון",
-    "other": "אחר",
-}
+FEEDBACK_HE = feedback.CATEGORY_LABELS
 STATUS_HE = {
     "open": "טרם נכתבה טיוטה",
     "draft_done": "הטיוטה נכתבה, ממתין להחלטה הסופית",

@@ -17,6 +17,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from ...learning import feedback
 from ...text.blocks import BLOCK_LABELS
 
 CORPUS = {
@@ -169,14 +170,7 @@ CITATION_STATUS = {
     "ambiguous": "כמה פסקי דין בספרייה תואמים — יש לבחור",
     "found": "נמצא בספרייה",
 }
-FEEDBACK = {
-    "missing_content": "תוכן חסר",
-    "wrong_tone": "טון שגוי",
-    "wrong_structure": "מבנה שגוי",
-    "factual_error": "טעות עובדתית",
-    "style": "סגנון",
-    "other": "אחר",
-}
+FEEDBACK = feedback.CATEGORY_LABELS  # the feedback categories in Hebrew (one table)
 HEALTH = {
     "items": "פריטים",
     "searchable": "ניתנים לחיפוש",

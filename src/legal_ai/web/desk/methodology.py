@@ -39,15 +39,7 @@ from .methodology_form import (
 )
 
 TYPES = ("universal", *vocab.APPEAL_TYPES)
-TYPE_LABELS = {
-    "universal": "כללי (לכל סוגי הערר)",
-    "permit": "היתר ובקשה להקלה",
-    "change_of_use": "שימוש חורג",
-    "plan": "תכנית",
-    "betterment_levy": "היטל השבחה",
-    "compensation_197": "פיצויים לפי סעיף 197",
-    "procedural": "דיוני",
-}
+TYPE_LABELS = labels.APPEAL_TYPE  # the one dictionary (labels.py)
 
 
 # -- the pages ----------------------------------------------------------------------------------
