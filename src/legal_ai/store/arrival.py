@@ -33,10 +33,12 @@ def open_precedent_ids(conn: psycopg.Connection) -> set[int]:
 def set_digest_link(
     conn: psycopg.Connection, digest_id: int, key: str | None, case_law_id: int | None
 ) -> None:
-    """Set a digest's pointer key and the ruling it is linked to (None: unlinked)."""
+    """Set a digest's pointer key and the ruling it is linked to (None: unlinked); a row that
+    already says so is not written again (every ruling's arrival reads the digests of its number)."""
     conn.execute(
-        "UPDATE digests SET points_to_key = %s, case_law_id = %s WHERE id = %s",
-        (key, case_law_id, digest_id),
+        "UPDATE digests SET points_to_key = %(k)s, case_law_id = %(c)s WHERE id = %(id)s"
+        " AND (points_to_key, case_law_id) IS DISTINCT FROM (%(k)s::text, %(c)s::bigint)",
+        {"k": key, "c": case_law_id, "id": digest_id},
     )
 
 
