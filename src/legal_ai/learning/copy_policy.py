@@ -35,7 +35,6 @@ learning/citation_check.py.
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +45,7 @@ from ..store import learning as learning_store
 from ..store import templates as template_store
 from ..text import citations as text_citations
 from ..text.hebrew import tokens
+from ..text.sentences import sentence_ends
 from . import purity
 from . import vocabulary as vocab
 from .citation_check import check_citations
@@ -66,8 +66,6 @@ SUBSTANCE_BLOCKS = ("background", "subject", "decision_under_appeal", "conclusio
 # case may cite, and holding words are judged by the block they come from.
 _NOT_SUBSTANCE = frozenset({"statute_citation", "holding"})
 
-_SENTENCE_GAP = re.compile(r"[.!?;](?:\s|$)|\n")
-
 
 def _contains(haystack: str, needle: str) -> bool:
     return bool(needle) and f" {needle} " in f" {haystack} "
@@ -77,12 +75,14 @@ def _contains(haystack: str, needle: str) -> bool:
 
 
 def _sentences(text: str, words: list[Word]) -> list[tuple[int, int]]:
-    """Sentences as [first word, last word + 1): a sentence ends at . ! ? ; before a space, or
-    at a line end."""
-    out, start = [], 0
-    for i in range(len(words)):
-        gap = text[words[i].end : words[i + 1].start] if i + 1 < len(words) else "\n"
-        if _SENTENCE_GAP.search(gap):
+    """Sentences as [first word, last word + 1), cut where text/sentences.py says a sentence
+    ends (never at a decimal, a date, a paragraph's number or an abbreviation)."""
+    out, start, cuts, n = [], 0, sentence_ends(text), 0
+    for i, word in enumerate(words):
+        while n < len(cuts) and cuts[n] < word.end:
+            n += 1
+        following = words[i + 1].start if i + 1 < len(words) else len(text) + 1
+        if n < len(cuts) and cuts[n] < following or i + 1 == len(words):
             out.append((start, i + 1))
             start = i + 1
     return out
