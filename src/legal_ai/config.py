@@ -373,3 +373,19 @@ class Settings(BaseSettings):
     @property
     def pgdata(self) -> Path:
         return self.home / "pgdata"
+    backup_dir: Path | None = Field(
+        default=None,
+        description="The folder the database's backups are kept in (`legal-ai db backup "
+        "DIR/FILE`); `legal-ai doctor` reads the newest archive's age there. Unset: the doctor "
+        "warns that no backup is known.",
+    )
+    backup_max_age_hours: float = Field(
+        default=26.0, gt=0, description="`legal-ai doctor` warns when the newest backup is older."
+    )
+    disk_warn_gb: float = Field(
+        default=5.0,
+        ge=0,
+        description="`legal-ai doctor`: free space under LEGAL_AI_HOME below this many GB warns; "
+        "below LEGAL_AI_DISK_ERROR_GB it is an error.",
+    )
+    disk_error_gb: float = Field(default=1.0, ge=0, description="See LEGAL_AI_DISK_WARN_GB.")

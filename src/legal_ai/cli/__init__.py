@@ -2,8 +2,8 @@
 composition root (`app.App`), print; errors are mapped once in `main()` to one stderr line and
 the error's exit code. The library's commands (ingest, search, health, eval, ...) are here, how
 they print in cli/output.py; each other command group has its module in this package (db,
-cases, items, users, learning, principles, scheduler, telemetry, voice, writer, ocr, enrich),
-registered below in the order `--help` lists them."""
+cases, items, users, learning, principles, scheduler, telemetry, voice, writer, ocr, enrich,
+doctor), registered below in the order `--help` lists them."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from .cases import register as register_cases
 from .citations import register as register_citations
 from .common import JsonFlag, _app, _print_json, _settings
 from .db import register as register_db
+from .doctor import register as register_doctor
 from .enrich import register as register_arrival
 from .items import register as register_items
 from .learning import register
@@ -333,6 +334,7 @@ register_voice(app)
 register_writer(app)
 register_ocr(app)
 register_arrival(app)
+register_doctor(app)
 
 
 def main() -> None:
