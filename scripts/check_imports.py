@@ -29,7 +29,20 @@ PACKAGE = "legal_ai"
 
 # Layers, lowest first. A module belongs to the first prefix it matches.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("config", "config_checks", "errors", "corpora", "vocabulary", "paging", "display")),
+    (
+        "ground",
+        (
+            "config",
+            "config_checks",
+            "errors",
+            "corpora",
+            "vocabulary",
+            "paging",
+            "display",
+            "logs",
+            "metrics",
+        ),
+    ),
     ("text", ("text",)),
     ("adapters", ("store", "providers")),
     ("session", ("auth", "accounts", "telemetry", "context", "jobqueue")),

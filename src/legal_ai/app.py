@@ -20,6 +20,7 @@ from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
 from .knowledge import exemplars, templates
 from .learning import arrival, library_links, metadata, principle_jobs, principle_review, rekey
 from .learning.vocabulary import free_text
+from .metrics import searched
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
 from .retrieval.search import SearchResult, search
@@ -106,7 +107,8 @@ class App(Context):
         **options: Any,
     ) -> SearchResult:
         """Search one corpus (used by the tools; `options`: vector, group_by, cap). Every search
-        passes here: an App with a surface logs it (telemetry.log_search; never fails it)."""
+        passes here: an App with a surface logs it (telemetry.log_search; never fails it), and
+        the web app serving the request counts it (metrics.searched: latency and hits)."""
         started = time.perf_counter()
         result = search(
             self.store,
@@ -120,6 +122,7 @@ class App(Context):
             image_embedder=self.images,
             **options,
         )
+        searched(corpus, mode, self.surface, time.perf_counter() - started, len(result.hits))
         if self.surface is not None and self.settings.telemetry:
             call = _TOOL_CALL.get()
             search_id = log_search(

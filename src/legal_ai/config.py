@@ -7,6 +7,7 @@ Build it once (`Settings()`) and pass it in; deep modules never read the environ
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -231,6 +232,20 @@ class Settings(BaseSettings):
         ge=1,
         description="Days a logged search (and its marks) is kept; older ones are deleted by "
         "`legal-ai telemetry prune` and the scheduled upkeep. Export marked searches first.",
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        description="The bearer token Prometheus scrapes `GET /metrics` with (search latency, "
+        "queues, jobs, model calls and tokens, uploads: docs/deployment.md, Monitoring); it "
+        "must differ from the chair's and every agent's token. Unset: /metrics is off (404 "
+        "saying what to set).",
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json",
+        description="`legal-ai serve` and `legal-ai worker` log to stderr one JSON object per "
+        "line (time, level, logger, message, the HTTP request's id; `json`), or plain lines "
+        "for reading at a terminal (`text`). The request id also goes into the audit, search "
+        "log and model-call rows the request writes.",
     )
 
     distiller: str | None = Field(

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from .. import logs
 from ..ops.worker import work
 from ..web import app as web_app
 from ..web.clients import uvicorn_options
@@ -16,12 +17,12 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1", port: int = 8765
 ) -> None:
     """Serve the HTTP API (LEGAL_AI_CHAIR_TOKEN and/or LEGAL_AI_AGENT_TOKEN; README: HTTP API)."""
-    import logging
-
     import uvicorn
 
     settings = _settings()
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # One line per record, JSON unless LEGAL_AI_LOG_FORMAT=text, uvicorn's too (logs.py): it
+    # gets no logging configuration of its own, and its access log is web/request_ids.py's.
+    logs.configure(settings)
     # Proxy headers follow LEGAL_AI_TRUSTED_PROXIES (off when empty; uvicorn's own default
     # would believe X-Forwarded-For from 127.0.0.1): web/clients.py.
     uvicorn.run(
@@ -29,6 +30,8 @@ def serve(
         host=host,
         port=port,
         log_level="info",
+        log_config=None,
+        access_log=False,
         **uvicorn_options(settings),
     )
 
@@ -53,6 +56,7 @@ def worker(
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request_stop)
+    logs.configure(_settings())
     with _app() as legal:
         work(legal, once=once, poll=poll, echo=typer.echo, should_stop=lambda: bool(stop))
 

@@ -23,6 +23,7 @@ from psycopg_pool import ConnectionPool
 
 from ..config import Settings
 from ..errors import StoreError
+from ..logs import REQUEST_ID
 from . import migrations
 from .server import start_embedded
 
@@ -140,10 +141,15 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A pooled connection inside one transaction (committed on exit, rolled back on error),
-        running as this view's role: `SET LOCAL ROLE` ends with the transaction."""
+        running as this view's role: `SET LOCAL ROLE` ends with the transaction. Inside an HTTP
+        request, the transaction carries its id (`legal_ai.request_id`, logs.py): the audit,
+        search log and model-call rows it writes record it (migration 0031)."""
         with self.pool.connection() as conn, conn.transaction():
             if self.role is not None:
                 conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self.role)))
+            request = REQUEST_ID.get()
+            if request is not None:
+                conn.execute("SELECT set_config('legal_ai.request_id', %s, true)", (request,))
             yield conn
 
     def as_role(self, role: str | None) -> Store:

@@ -20,6 +20,10 @@ Uploads stream to a private folder under HOME/uploads (web/uploads.py) and the b
 requests. `/docs`, `/redoc` and `/openapi.json` are off; LEGAL_AI_API_SCHEMA=true serves
 `/openapi.json` to authenticated callers.
 
+`GET /metrics` (Prometheus; its own token, LEGAL_AI_METRICS_TOKEN, off without it) is
+web/metrics.py; every request gets an id (X-Request-ID) carried into its log lines and the
+rows it writes (web/request_ids.py, logs.py).
+
 `GET /api/search` takes `legal-ai search`'s parameters and answers its `--json`; `/mcp` serves
 the MCP tools over streamable HTTP with the same tokens (web/remote.py).
 
@@ -34,8 +38,9 @@ from .. import auth
 from ..app import App
 from ..config import Settings
 from ..errors import InvalidInput
-from . import desk, errors, uploads
+from . import desk, errors, metrics, uploads
 from .remote import McpOverHttp
+from .request_ids import RequestContext
 from .routes import API, health, include
 
 
@@ -67,6 +72,9 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     api.state.max_file = settings.max_file_mb * 2**20
     errors.install(api, settings)
     api.add_middleware(errors.Edge, max_file=api.state.max_file)
+    # GET /metrics and the app's own registry (web/metrics.py); outermost, each request's id
+    # and the registry its searches and uploads count in (web/request_ids.py).
+    api.add_middleware(RequestContext, metrics=metrics.mount(api, settings, legal))
 
     include(api, health.router)
     if settings.api_schema:

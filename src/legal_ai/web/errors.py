@@ -40,7 +40,8 @@ from ..errors import (
     TooLarge,
     Unauthorized,
 )
-from .uploads import UnsupportedMediaType
+from ..metrics import uploaded
+from .uploads import UnsupportedMediaType, upload_kind
 
 logger = logging.getLogger("legal_ai.web")
 
@@ -169,6 +170,8 @@ class Edge:
         limit = self.max_file + UPLOAD_OVERHEAD if upload else JSON_BODY_LIMIT
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
+            if upload:  # refused before web/uploads.py sees it: counted here
+                uploaded(upload_kind(scope["path"]), "too_large")
             await error(413, too_large(self.max_file, upload))(scope, receive, send)
             return
         received = 0

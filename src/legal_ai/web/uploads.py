@@ -28,9 +28,11 @@ from typing import IO, Any
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from ..errors import AppError, InvalidInput, TooLarge, UnsupportedFile
+from ..metrics import uploaded
 
 logger = logging.getLogger(__name__)
 # The form fields an upload takes beside its file (the API's and the desk's forms alike).
@@ -321,11 +323,38 @@ async def handled(
 ) -> Any:
     """Stream the request's file into a private folder under `root`, run `work(received)` on it
     in a worker thread (extraction and embedding block), and remove the folder whatever
-    happens. An AppError names the file's safe name only, never its temp path."""
-    with private_folder(root) as folder:
-        received = await receive(request, folder, fields=fields, max_bytes=max_bytes)
-        try:
-            return await run_in_threadpool(work, received)
-        except AppError as exc:
-            message = str(exc).replace(str(received.path), received.name)
-            raise type(exc)(message.replace(str(folder), "")) from None
+    happens. An AppError names the file's safe name only, never its temp path. Each upload is
+    counted for /metrics by its kind (draft, final) and outcome (metrics.uploaded)."""
+    kind = upload_kind(request.url.path)
+    try:
+        with private_folder(root) as folder:
+            received = await receive(request, folder, fields=fields, max_bytes=max_bytes)
+            try:
+                answer = await run_in_threadpool(work, received)
+            except AppError as exc:
+                message = str(exc).replace(str(received.path), received.name)
+                raise type(exc)(message.replace(str(folder), "")) from None
+    except Exception as exc:
+        uploaded(kind, refusal_of(exc))
+        raise
+    uploaded(kind, "stored")
+    return answer
+
+
+def upload_kind(path: str) -> str:
+    """What an upload route receives, from its path (the API's and the desk's alike)."""
+    for kind in ("draft", "final"):
+        if path.endswith(f"/{kind}/upload"):
+            return kind
+    return "other"
+
+
+def refusal_of(exc: BaseException) -> str:
+    """Why an upload was not stored, as /metrics counts it (metrics.UPLOAD_OUTCOMES)."""
+    if isinstance(exc, TooLarge) or (isinstance(exc, HTTPException) and exc.status_code == 413):
+        return "too_large"
+    if isinstance(exc, UnsupportedFile):
+        return "unsupported_type"
+    if isinstance(exc, InvalidInput):
+        return "invalid"
+    return "refused" if isinstance(exc, AppError) else "error"
