@@ -3,6 +3,7 @@ one marker per history row in each series, its Hebrew left as text for the brows
 chair's feedback counted by week, as a series and as the table of the desk's /learning page
 (conftest.py's `chair`)."""
 
+import datetime as dt
 import re
 import xml.etree.ElementTree as ET
 
@@ -12,6 +13,7 @@ import factories
 from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import dashboard, drafts, finals
+from legal_ai.text.blocks import BLOCK_LABELS, BLOCKS
 
 pytestmark = pytest.mark.db
 
@@ -74,15 +76,152 @@ def test_one_point_per_history_row(app, tmp_path):
         assert markers(svg, gid) == sum(r[gid] is not None for r in rows), gid
     assert "אחוז השינוי" in svg and "מאגר הלקחים" in svg
     # Inside the desk's right-to-left page: the plot keeps its own left-to-right anchoring, and
-    # a label with Hebrew (a case number) is laid out right to left.
+    # a label with Hebrew (an axis's name) is laid out right to left.
     root = ET.fromstring(svg)
     assert root.get("direction") == "ltr"
     labels = {t.text: t for t in root.iter(f"{SVG}text")}
-    case_label = labels[f"{rows[0]['case_number']} ({rows[0]['final_version']})"]
-    assert case_label.get("direction") == "rtl" and "text-anchor: end" in case_label.get("style")
+    axis_label = labels["תאריך ההחלטה"]
+    assert axis_label.get("direction") == "rtl" and "text-anchor: middle" in axis_label.get("style")
     numbers = [t for text, t in labels.items() if text and text.replace(".", "").isdigit()]
     assert numbers and all(t.get("direction") is None for t in numbers)  # numbers untouched
     assert not re.search(r"<dc:date>", svg)  # no timestamp: the same history, the same SVG
+
+
+def test_finals_are_placed_by_their_decision_date_not_by_upload(app, tmp_path):
+    """The second final uploaded was decided first: it comes first, at its date."""
+    records = factories.records()[:2]
+    for record, decided in zip(records, ("2025-09-01", "2024-02-29"), strict=True):
+        slug = factories.slug(record["case_number"])
+        drafts.add_draft(
+            app,
+            record["case_number"],
+            write(tmp_path / f"{slug}.draft.txt", record["draft_text"]),
+            appeal_type=record["appeal_type"],
+            outcome=record["outcome"],
+            practice_area=record["practice_area"],
+        )
+        final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
+        finals.upload_final(app, record["case_number"], final, decided_on=decided)
+    shown = dashboard.figures(app)["finals"]
+    assert [f["case_number"] for f in shown] == [r["case_number"] for r in reversed(records)]
+    assert [f["decided_on"] for f in shown] == ["2024-02-29", "2025-09-01"]
+    assert tick_dates(dashboard.plot_svg(app)) == [dt.date(2024, 2, 29), dt.date(2025, 9, 1)]
+
+
+# -- the drawing alone, over figures made here (no database) -----------------------------------
+
+
+def made(dates: list[str]) -> dict:
+    """Figures as `dashboard.figures` gives them, one final per date (in that order), with the
+    extremes: a change of 100 % and of 0 %, every block once at 100 and once at 0, a pool of
+    hundreds of lessons."""
+    finals = []
+    for n, day in enumerate(dates):
+        finals.append(
+            {
+                "id": n + 1,
+                "case_number": f"ערר (מרכז) {8000 + n}/24",
+                "final_version": 1,
+                "decided_on": day,
+                "captured_at": "2026-01-01T10:00:00+00:00",
+                "held_out": True,
+                "change_percent": [100.0, 0.0][n] if n < 2 else 30.0 + n % 60,
+                "anti_pattern_total": n % 7,
+                "ratio_deviation": None if n == 0 else 0.5 + n / 10,
+                "stylometric_delta": None if n == 0 else 2.0 - n / 20,
+                "lesson_pool_size": 150 * n,
+                "blocks": {b: [100.0, 0.0][n] if n < 2 else 10.0 * (n % 10) for b in BLOCKS},
+            }
+        )
+    blocks = {b: [f["blocks"][b] for f in finals] for b in BLOCKS}
+    return {"finals": finals, "blocks": blocks}
+
+
+def tick_dates(svg: str) -> list[dt.date]:
+    """The time axis's tick labels (d.m.yyyy), as dates, in the order drawn (left to right)."""
+    root = ET.fromstring(svg)
+    ticks = []
+    for group in root.iter(f"{SVG}g"):
+        if (group.get("id") or "").startswith("xtick_"):
+            ticks += [(t.get("transform"), t.text) for t in group.iter(f"{SVG}text")]
+    dates = []
+    for _transform, text in sorted(ticks, key=lambda t: float(t[0].split("(")[1].split()[0])):
+        day, month, year = map(int, text.split("."))  # 1.6.2021, never ISO
+        dates.append(dt.date(year, month, day))
+    return dates
+
+
+def markers_within_axes(svg: str, gid: str) -> list[tuple[float, float]]:
+    """The markers of series `gid` (x, y), asserting each lies inside the axes it is clipped
+    to, with room for the marker itself (none cut at an edge)."""
+    root = ET.fromstring(svg)
+    rects = {
+        c.get("id"): {k: float(r.get(k)) for k in ("x", "y", "width", "height")}
+        for c in root.iter(f"{SVG}clipPath")
+        for r in c.iter(f"{SVG}rect")
+    }
+    group = next(g for g in root.iter(f"{SVG}g") if g.get("id") == gid)
+    points = []
+    for clipped in group.iter(f"{SVG}g"):
+        clip = clipped.get("clip-path")
+        for use in clipped.findall(f"{SVG}use"):  # its own, not those of a group inside
+            assert clip, gid  # every marker is clipped to its axes...
+            box = rects[clip[len("url(#") : -1]]
+            x, y = float(use.get("x")), float(use.get("y"))
+            # ...and lies inside them, with its radius (3) to spare
+            assert box["x"] + 3 <= x <= box["x"] + box["width"] - 3, (gid, x, box)
+            assert box["y"] + 3 <= y <= box["y"] + box["height"] - 3, (gid, y, box)
+            points.append((x, y))
+    return points
+
+
+def test_the_plot_holds_every_value_by_decision_date_and_keeps_hebrew_as_text():
+    dates = ["2023-01-08", "2023-03-01", "2023-03-01", "2023-02-10", "2024-12-31"]
+    dates += [f"2024-{m:02d}-15" for m in range(1, 10)]  # more dates than ticks
+    data = made(sorted(dates))
+    svg = dashboard.plot_svg(None, data)
+    root = ET.fromstring(svg)
+    # Every marker of every series inside its axes (a change of 100 %, every block at 100 and
+    # at 0, a pool of 1,950 lessons), one per final.
+    for gid in ("change_percent", "anti_pattern_total", "lesson_pool_size", "block_header"):
+        assert len(markers_within_axes(svg, gid)) == len(dates), gid
+    for gid in ("ratio_deviation", "stylometric_delta"):
+        assert len(markers_within_axes(svg, gid)) == len(dates) - 1, gid
+    # The time axis: decision dates in order, the first and the last among them, at most 8,
+    # written 1.6.2021; the two finals of 1.3.2023 are two points, side by side.
+    ticks = tick_dates(svg)
+    assert ticks == sorted(ticks) and 2 <= len(ticks) <= 8
+    assert ticks[0] == dt.date(2023, 1, 8) and ticks[-1] == dt.date(2024, 12, 31)
+    assert {t.isoformat() for t in ticks} <= set(dates)
+    xs = [x for x, _ in markers_within_axes(svg, "change_percent")]
+    assert xs == sorted(xs) and len(set(xs)) == len(xs)
+    same_day = [n for n, f in enumerate(data["finals"]) if f["decided_on"] == "2023-03-01"]
+    gap = xs[same_day[1]] - xs[same_day[0]]
+    assert 0 < gap < xs[same_day[0]] - xs[same_day[0] - 1]  # apart, yet nearer than a day before
+    # The legend's Hebrew is text in logical order (the browser shapes it right to left): the
+    # header block reads כותרת, never as glyph paths or reversed.
+    texts = {t.text: t for t in root.iter(f"{SVG}text")}
+    assert texts["כותרת"].get("direction") == "rtl"
+    assert "תרתוכ" not in svg and not any("glyph" in (p.get("id") or "") for p in root.iter())
+    for block in BLOCKS:
+        assert BLOCK_LABELS[block] in texts
+    # Drawn once per distinct figures: the same figures, the same document, without drawing.
+    assert dashboard.plot_svg(None, made(sorted(dates))) is svg
+    changed = made(sorted(dates))
+    changed["finals"][3]["change_percent"] = 55.5
+    assert dashboard.plot_svg(None, changed) != svg
+
+
+def test_many_finals_draw_lines_for_the_blocks_and_stay_small():
+    """150 finals: each block a line (its points unmarked), the distances marked; the document
+    well under 300 KB (coordinates to a tenth of a point)."""
+    start = dt.date(2023, 1, 8)
+    data = made([(start + dt.timedelta(days=(n * 7) // 2)).isoformat() for n in range(150)])
+    svg = dashboard.plot_svg(None, data)
+    assert len(svg) < 300_000
+    assert len(markers_within_axes(svg, "change_percent")) == 150
+    assert markers_within_axes(svg, "block_discussion") == []
+    assert not re.search(r' [xy]="-?\d+\.\d\d', svg)
 
 
 def test_feedback_by_week_series_and_the_dashboard_table(chair, desk_app):

@@ -1,20 +1,28 @@
 """The learning dashboard's figures (issue 12, the desk's /learning): the held-out style distance
 of our drafts to the chair's finals over time, one point per row of `style_distance_history`
-(one analyzed final version), with the lesson pool's size and each block's share changed.
+(one analyzed final version) placed at its final's decision date, with the lesson pool's size
+and each block's share changed.
 
 `plot_svg` draws them with matplotlib (Agg canvas, written out as SVG). Its text stays text
-(`svg.fonttype = none`): the browser shapes the Hebrew labels and case numbers right to left
-with the page's fonts, which matplotlib's own renderer does not. Each series is an SVG group
-with an id (`change_percent`, `anti_pattern_total`, `ratio_deviation`, `stylometric_delta`,
-`lesson_pool_size`) whose markers are one per history row."""
+(`svg.fonttype = none`): the browser shapes the Hebrew labels right to left with the page's
+fonts, which matplotlib's own renderer does not (drawn as glyphs, כותרת would read תרתוכ). Each
+series is an SVG group with an id (`change_percent`, `anti_pattern_total`, `ratio_deviation`,
+`stylometric_delta`, `lesson_pool_size`, `block_<block>`) whose markers are one per history
+row. The time axis is the decision date (ticks written 1.6.2021; finals of one date a little
+apart, each its own point); every axis's range holds all its values. A drawing is kept per
+distinct data (`_drawn`): the page draws again only when a row is added or changes."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
+import json
 import re
+from collections import Counter
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..store import learning as store
+from ..store import style_history
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 
 if TYPE_CHECKING:
@@ -27,15 +35,22 @@ LABELS = {
     "ratio_deviation": "סטיית יחסי הבלוקים",
     "stylometric_delta": "דלתא סגנונית",
     "lesson_pool_size": "מאגר הלקחים",
-    "blocks": "שינוי לפי בלוק",
+    "blocks": "שינוי לפי בלוק (%)",
+    "decided_on": "תאריך ההחלטה",
 }
+# Series whose scale starts at 0: the percent of words changed, the count of phrases to avoid.
+FROM_ZERO = ("change_percent", "anti_pattern_total")
+SPREAD = 0.015  # finals of one decision date: this share of the time axis apart
+MARKED_BLOCKS = 40  # up to this many finals, each block's line marks its points
+MARGINS = {"left": 0.09, "right": 0.8, "top": 0.985, "bottom": 0.075, "hspace": 0.12}
 
 
 def figures(app: Context) -> dict:
-    """Per analyzed final (in the order captured): when, which case, the four distances, the
-    lesson pool's size then, and each block's percent changed; per block, its series."""
+    """Per analyzed final, in the order of its decision date (then as captured): its decision
+    date, when it was analyzed, which case, the four distances, the lesson pool's size then,
+    and each block's percent changed; per block, its series."""
     with app.store.connection() as conn:
-        rows = store.history(conn)
+        rows = style_history.history_by_decision(conn)
     finals: list[dict[str, Any]] = []
     for row in rows:
         measured = (row["metrics"] or {}).get("blocks") or {}
@@ -44,6 +59,7 @@ def figures(app: Context) -> dict:
                 "id": row["id"],
                 "case_number": row["case_number"],
                 "final_version": row["final_version"],
+                "decided_on": row["decided_on"].isoformat(),
                 "captured_at": row["captured_at"].isoformat(),
                 "held_out": row["held_out"],
                 "change_percent": row["change_percent"],
@@ -66,19 +82,29 @@ def figures(app: Context) -> dict:
     return {"finals": finals, "blocks": blocks}
 
 
-def plot_svg(app: Context) -> str:
-    """The dashboard's plot as an SVG document (one point per history row in every series)."""
+def plot_svg(app: Context, data: dict | None = None) -> str:
+    """The dashboard's plot of `data` (else `figures(app)`) as an SVG document: one point per
+    history row in every series. Drawn once per distinct data (`_drawn` keeps the last few by
+    the data itself, so a new or changed row draws anew and nothing stale is ever shown)."""
+    data = figures(app) if data is None else data
+    return _drawn(json.dumps(data, sort_keys=True, ensure_ascii=False))
+
+
+@lru_cache(maxsize=8)
+def _drawn(key: str) -> str:
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    data = figures(app)
-    finals = data["finals"]
+    data = json.loads(key)
     style = {"svg.fonttype": "none", "svg.hashsalt": "legal-ai", "font.size": 9}
     with matplotlib.rc_context(style):
-        fig = Figure(figsize=(8, 9.5), layout="constrained")
+        # Fixed margins (room for the Hebrew axis labels, the pool's scale and the blocks'
+        # legend): the constrained layout took half of the drawing's time.
+        fig = Figure(figsize=(8, 9.5))
+        fig.subplots_adjust(**MARGINS)
         FigureCanvasAgg(fig)
-        if not finals:
+        if not data["finals"]:
             ax = fig.add_subplot()
             ax.set_axis_off()
             ax.text(
@@ -93,7 +119,22 @@ def plot_svg(app: Context) -> str:
             _draw(fig, data)
         out = io.StringIO()
         fig.savefig(out, format="svg", metadata={"Date": None})
-    return _directions(out.getvalue())
+    return _directions(_rounded(out.getvalue()))
+
+
+_PLACES = re.compile(r' (d|x|y|width|height|transform)="([^"]*)"')
+_NUMBER = re.compile(r"(-?\d+\.\d)\d+")
+_TENTH = r"\1"
+
+
+def _rounded(svg: str) -> str:
+    """Coordinates to a tenth of a point (matplotlib writes six places): a third of the size,
+    the same drawing. Only in geometry attributes, never in a label's text."""
+
+    def tenth(match: re.Match) -> str:
+        return f' {match[1]}="{_NUMBER.sub(_TENTH, match[2])}"'
+
+    return _PLACES.sub(tenth, svg)
 
 
 _HEBREW_TEXT = re.compile(r"<text (?P<attrs>[^>]*)>(?P<body>[^<]*[\u0590-\u05ff][^<]*)</text>")
@@ -118,63 +159,120 @@ def _directions(svg: str) -> str:
     return _HEBREW_TEXT.sub(rtl, svg.replace("<svg ", '<svg direction="ltr" ', 1))
 
 
-def _draw(fig, data: dict) -> None:
-    from matplotlib.ticker import MaxNLocator
+def positions(finals: list[dict]) -> list[float]:
+    """Each final's place on the time axis: its decision date (matplotlib's day numbers).
+    Finals of one date are spread evenly around it, SPREAD of the axis apart (less when the
+    next date is near: a group never reaches halfway to its neighbours), so each stays a point
+    of its own and the points keep the order of their dates, then of their analysis."""
+    days = [float(dt.date.fromisoformat(f["decided_on"]).toordinal()) for f in finals]
+    per_day = Counter(days)
+    distinct = sorted(per_day)
+    nearest = min((b - a for a, b in zip(distinct, distinct[1:], strict=False)), default=1e9)
+    step = min(SPREAD * (max(days) - min(days) + 2 * _pad(days)), nearest / max(per_day.values()))
+    seen: Counter = Counter()
+    out = []
+    for day in days:
+        out.append(day + (seen[day] - (per_day[day] - 1) / 2) * step)
+        seen[day] += 1
+    return out
 
+
+def _pad(days: list[float]) -> float:
+    """Room on each side of the time axis (days): 5 % of the span, at least two days."""
+    return max(0.05 * (max(days) - min(days)), 2.0)
+
+
+def date_ticks(finals: list[dict], most: int = 8) -> tuple[list[float], list[str]]:
+    """At most `most` of the decision dates (the first, the last and evenly between), written
+    1.6.2021."""
+    dates = sorted({dt.date.fromisoformat(f["decided_on"]) for f in finals})
+    if len(dates) > most:
+        dates = [dates[round(i * (len(dates) - 1) / (most - 1))] for i in range(most)]
+    return [float(d.toordinal()) for d in dates], [f"{d.day}.{d.month}.{d.year}" for d in dates]
+
+
+def _hold(ax, values: list[float | None], *, floor: float | None = None) -> None:
+    """The axis's range holds every value with a margin of 8 % of their range (a value at the
+    edge is never cut, nothing above 100 % or below 0 is clipped); `floor` kept in view."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return
+    low, high = min(present), max(present)
+    if floor is not None:
+        low = min(low, floor)
+    pad = 0.08 * (high - low) or 0.5 * abs(high) or 1.0  # one value: half of it either side
+    ax.set_ylim(low - pad, high + pad)
+
+
+def _draw(fig, data: dict) -> None:
     finals = data["finals"]
-    x = list(range(1, len(finals) + 1))
+    x = positions(finals)
     axes = fig.subplots(len(SERIES) + 1, 1, sharex=True)
     for ax, key in zip(axes, SERIES, strict=False):
-        # None (no earlier finals to compare with) is a gap, not a zero.
-        values = [float("nan") if f[key] is None else f[key] for f in finals]
-        (line,) = ax.plot(x, values, marker="o", color="#1f4e79", linewidth=1.5)
-        line.set_gid(key)
-        ax.set_ylabel(LABELS[key])
-        ax.grid(True, alpha=0.3)
-        if all(f[key] is None for f in finals):
-            ax.set_yticks([])
-            ax.text(
-                0.5,
-                0.5,
-                "אין עדיין ערכים: נדרשות החלטות קודמות להשוואה",
-                ha="center",
-                va="center",
-                transform=ax.transAxes,
-                color="#666666",
-            )
-    axes[1].yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[1].set_ylim(bottom=0)
-    pool = axes[0].twinx()
-    (line,) = pool.step(
+        _series(ax, key, x, [f[key] for f in finals])
+    _pool(axes[0], x, [f["lesson_pool_size"] for f in finals])
+    _blocks(axes[-1], x, data["blocks"])
+    days = [float(dt.date.fromisoformat(f["decided_on"]).toordinal()) for f in finals]
+    axes[-1].set_xlim(min(x) - _pad(days), max(x) + _pad(days))
+    ticks, labels = date_ticks(finals)
+    axes[-1].set_xticks(ticks, labels, rotation=30, ha="right", fontsize=8)
+    axes[-1].set_xlabel(LABELS["decided_on"])
+
+
+def _series(ax, key: str, x: list[float], values: list[float | None]) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    # None (no earlier finals to compare with) is a gap, not a zero.
+    (line,) = ax.plot(
         x,
-        [f["lesson_pool_size"] for f in finals],
-        where="mid",
-        marker="s",
-        color="#b5651d",
-        linewidth=1,
-        alpha=0.8,
+        [float("nan") if v is None else v for v in values],
+        marker="o",
+        markersize=6 if len(x) <= MARKED_BLOCKS else 3,
+        color="#1f4e79",
     )
+    line.set_gid(key)
+    ax.set_ylabel(LABELS[key])
+    ax.grid(True, alpha=0.3)
+    if key == "anti_pattern_total":
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    _hold(ax, values, floor=0 if key in FROM_ZERO else None)
+    if all(v is None for v in values):
+        ax.set_yticks([])
+        ax.text(
+            0.5,
+            0.5,
+            "אין עדיין ערכים: נדרשות החלטות קודמות להשוואה",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+            color="#666666",
+        )
+
+
+def _pool(ax, x: list[float], sizes: list[int]) -> None:
+    """The lesson pool's size on a second scale beside the change percent."""
+    from matplotlib.ticker import MaxNLocator
+
+    pool = ax.twinx()
+    (line,) = pool.step(x, sizes, where="mid", marker="s", color="#b5651d", linewidth=1, alpha=0.8)
     line.set_gid("lesson_pool_size")
     pool.set_ylabel(LABELS["lesson_pool_size"], color="#b5651d")
     pool.yaxis.set_major_locator(MaxNLocator(integer=True))
-    pool.set_ylim(bottom=0, top=max(4, *(f["lesson_pool_size"] for f in finals)) * 1.1)
-    blocks_ax = axes[-1]
-    for block, values in data["blocks"].items():
+    _hold(pool, [*sizes, 4], floor=0)
+
+
+def _blocks(ax, x: list[float], blocks: dict[str, list[float | None]]) -> None:
+    """Each block's percent of words changed (words edited over the longer side's words,
+    alignment.BlockDiff.share_changed): the scale shows 0 to 100 and anything beyond."""
+    marker = "." if len(x) <= MARKED_BLOCKS else None  # beyond, a point per block is noise
+    for block, values in sorted(blocks.items(), key=lambda kv: BLOCKS.index(kv[0])):
         series = [float("nan") if v is None else v for v in values]
-        (line,) = blocks_ax.plot(
-            x, series, linewidth=1, marker=".", label=BLOCK_LABELS.get(block, block)
+        (line,) = ax.plot(
+            x, series, linewidth=1, marker=marker, label=BLOCK_LABELS.get(block, block)
         )
         line.set_gid(f"block_{block}")
-    blocks_ax.set_ylabel(LABELS["blocks"])
-    blocks_ax.grid(True, alpha=0.3)
-    blocks_ax.set_ylim(-5, 105)
-    if data["blocks"]:
-        blocks_ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    blocks_ax.set_xticks(
-        x,
-        [f"{f['case_number']} ({f['final_version']})" for f in finals],
-        rotation=20,
-        ha="right",
-        fontsize=8,
-    )
-    blocks_ax.set_xlim(0.7, len(finals) + 0.3)
+    ax.set_ylabel(LABELS["blocks"])
+    ax.grid(True, alpha=0.3)
+    _hold(ax, [v for values in blocks.values() for v in values] + [0.0, 100.0])
+    if blocks:
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))

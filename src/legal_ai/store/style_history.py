@@ -43,3 +43,14 @@ def history(conn: psycopg.Connection, *, limit: int | None = None, offset: int =
     return conn.execute(
         "SELECT * FROM style_distance_history ORDER BY id LIMIT %s OFFSET %s", (limit, offset)
     ).fetchall()
+
+
+def history_by_decision(conn: psycopg.Connection) -> list[dict]:
+    """Every row with its final's decision date (`decided_on`: the case's internal decision,
+    which holds the final the row measured; the day it was analyzed when none is recorded), by
+    that date and then by id (the learning dashboard's time axis)."""
+    return conn.execute(
+        "SELECT h.*, coalesce(c.decided_on, h.captured_at::date) AS decided_on"
+        " FROM style_distance_history h JOIN draft_final_pairs p ON p.id = h.pair_id"
+        " LEFT JOIN case_law c ON c.id = p.case_law_id ORDER BY decided_on, h.id"
+    ).fetchall()

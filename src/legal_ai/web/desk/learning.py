@@ -32,9 +32,10 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         request: Request, desk: core.Desk, status: int = 200, **context: Any
     ) -> Response:
         def load() -> dict:
+            figures = dashboard.figures(desk.view)  # read once: the plot and the table
             return {
-                "plot": _inline(dashboard.plot_svg(desk.view)),
-                "figures": dashboard.figures(desk.view),
+                "plot": _inline(dashboard.plot_svg(desk.view, figures)),
+                "figures": figures,
                 "panel": panel_figures.stats(desk.view),
                 "week": feedback.weekly_summary(desk.view),
                 "weekly": feedback.by_week(desk.view, weeks=12),
