@@ -374,20 +374,6 @@ class Settings(BaseSettings):
         "runs in its own process, also limited in memory); a page over it is left empty and "
         "flagged.",
     )
-
-    @field_validator("trusted_proxies")
-    @classmethod
-    def _proxy_addresses(cls, value: str) -> str:
-        return proxy_addresses(value)
-
-    @field_validator("analyzer")
-    @classmethod
-    def _known_analyzer(cls, value: str) -> str:
-        return known_analyzer(value)
-
-    @property
-    def pgdata(self) -> Path:
-        return self.home / "pgdata"
     backup_dir: Path | None = Field(
         default=None,
         description="The folder the database's backups are kept in (`legal-ai db backup "
@@ -404,3 +390,17 @@ class Settings(BaseSettings):
         "below LEGAL_AI_DISK_ERROR_GB it is an error.",
     )
     disk_error_gb: float = Field(default=1.0, ge=0, description="See LEGAL_AI_DISK_WARN_GB.")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: str) -> str:
+        return proxy_addresses(value)
+
+    @field_validator("analyzer")
+    @classmethod
+    def _known_analyzer(cls, value: str) -> str:
+        return known_analyzer(value)
+
+    @property
+    def pgdata(self) -> Path:
+        return self.home / "pgdata"
