@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 LOCK := requirements.lock
 
-.PHONY: install demo test check bench clean stop lock audit
+.PHONY: install demo test check bench bench-desk clean stop lock audit
 
 install: $(VENV)/.installed
 
@@ -44,6 +44,10 @@ check: install
 
 bench: install
 	$(BIN)/python bench/ingest.py
+
+# Every desk page at the server over the demo data plus 1,000 lessons and 200 cases (issue 23).
+bench-desk: install
+	$(BIN)/python bench/desk_pages.py
 
 stop:
 	-$(BIN)/legal-ai db stop

@@ -252,6 +252,30 @@ def _searches(legal: App, manifest: dict, summary: dict, echo: Callable[[str], N
         summary["searches"].append({"tool": spec["tool"], "hits": len(result["hits"])})
 
 
+def populate(legal: App, echo: Callable[[str], None] = print) -> dict:
+    """The demo's corpus, its searches, its learning loop, principles and writer into `legal`'s
+    database (run_demo's, or a benchmark's: bench/desk_pages.py); what it did, as run_demo
+    reports it."""
+    root, manifest = _manifest()
+    summary: dict = {"ingest": {}, "searches": []}
+    echo("loading the fictional demo corpus ...")
+    _load(legal, root, manifest, summary, echo)
+    saved = legal.attach_precedent("ערר (מרכז) 7001/25", 'עע"מ 9101/20', "הקלה ופרטיות")
+    echo(
+        f"  attached precedent {saved['citation']} to {saved['case_number']}"
+        f" (library id {saved['case_law_id']})"
+    )
+    for principle in manifest["principles"]:
+        # Demo only: the chair's gate (issue 5) is what approves substance in real use.
+        legal.acting_as(CHAIR).add_principle(**principle, review_status="approved")
+    echo("  added one approved principle, grounded in a verbatim quote")
+    _searches(legal, manifest, summary, echo)
+    summary["learning"] = _learning(legal, root, echo)
+    summary["principles"] = _principles(legal, echo)
+    summary["writer"] = _writer(legal, echo)
+    return summary
+
+
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     started = time.perf_counter()
     if not settings.committee_chair:  # the demo's committee has a fictional chair of its own
@@ -262,25 +286,8 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     drop_database(server, DEMO_DATABASE)
     demo_store = Store(ensure_database(server, DEMO_DATABASE), max_size=2)
     echo(f"  database: {DEMO_DATABASE} (rebuilt; your own data is untouched)")
-    root, manifest = _manifest()
-    summary: dict = {"ingest": {}, "searches": []}
     with App(settings, store=demo_store, cache_store=cache_store) as legal:
-        echo("loading the fictional demo corpus ...")
-        _load(legal, root, manifest, summary, echo)
-        saved = legal.attach_precedent("ערר (מרכז) 7001/25", 'עע"מ 9101/20', "הקלה ופרטיות")
-        echo(
-            f"  attached precedent {saved['citation']} to {saved['case_number']}"
-            f" (library id {saved['case_law_id']})"
-        )
-        for principle in manifest["principles"]:
-            # Demo only: the chair's gate (issue 5) is what approves substance in real use.
-            legal.acting_as(CHAIR).add_principle(**principle, review_status="approved")
-        echo("  added one approved principle, grounded in a verbatim quote")
-        _searches(legal, manifest, summary, echo)
-        summary["learning"] = _learning(legal, root, echo)
-        summary["principles"] = _principles(legal, echo)
-        summary["writer"] = _writer(legal, echo)
-
+        summary = populate(legal, echo)
         accounts.set_password(legal, "chair", DEMO_DESK_PASSWORD)
         health = health_report(legal)
     cache_store.close()
