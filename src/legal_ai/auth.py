@@ -86,6 +86,19 @@ def agent_tokens(settings: Settings) -> dict[str, str]:
     return tokens
 
 
+def metrics_token(settings: Settings) -> str | None:
+    """The configured metrics token (None: /metrics is off). InvalidInput when it is also the
+    chair's or an agent's token: a scraper's credential must not be one that acts."""
+    token = (settings.metrics_token or "").strip() or None
+    if token is None:
+        return None
+    if token == (settings.chair_token or "").strip() or token in agent_tokens(settings):
+        raise InvalidInput(
+            "LEGAL_AI_METRICS_TOKEN must differ from the chair's and every agent's token"
+        )
+    return token
+
+
 def configured(settings: Settings) -> bool:
     """Whether any credential is configured (the HTTP API refuses to start without one)."""
     return bool(settings.chair_token or agent_tokens(settings))

@@ -149,6 +149,10 @@ def test_faults_of_tokens_models_and_disk_each_named(deployment):
     assert "the chair's" in f["tokens"]["message"]
     code, f = found(LEGAL_AI_CHAIR_TOKEN=None)
     assert code == 0 and "LEGAL_AI_CHAIR_TOKEN is not" in f["tokens"]["message"]
+    code, f = found(LEGAL_AI_METRICS_TOKEN=WRITER)  # the scraper's token is also an agent's
+    assert code == 1 and "LEGAL_AI_METRICS_TOKEN must differ" in f["tokens"]["message"]
+    code, f = found(LEGAL_AI_METRICS_TOKEN="short")
+    assert code == 0 and "the metrics token" in f["tokens"]["message"]
 
     code, f = found(LEGAL_AI_DISTILLER=None, LEGAL_AI_STYLE_PANEL="openai:only-one@http://x/v1")
     assert code == 1

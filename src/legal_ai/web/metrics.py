@@ -32,7 +32,6 @@ from prometheus_client.registry import Collector
 
 from .. import auth
 from ..config import Settings
-from ..errors import InvalidInput
 from ..metrics import Metrics
 from ..store import monitoring
 from .errors import error
@@ -45,19 +44,6 @@ OFF = (
     "Authorization: Bearer <that token> (docs/deployment.md, Monitoring)"
 )
 SEND = "send Authorization: Bearer <LEGAL_AI_METRICS_TOKEN> (the metrics token, no other)"
-
-
-def metrics_token(settings: Settings) -> str | None:
-    """The configured metrics token (None: /metrics is off). InvalidInput when it is also the
-    chair's or an agent's token: a scraper's credential must not be one that acts."""
-    token = (settings.metrics_token or "").strip() or None
-    if token is None:
-        return None
-    if token == (settings.chair_token or "").strip() or token in auth.agent_tokens(settings):
-        raise InvalidInput(
-            "LEGAL_AI_METRICS_TOKEN must differ from the chair's and every agent's token"
-        )
-    return token
 
 
 class DatabaseCollector(Collector):
@@ -162,7 +148,7 @@ def _model_families(calls: list[dict]) -> Iterator[Metric]:
 
 def scrape(request: Request) -> Response:
     """GET /metrics (a sync route: the database reads run in a worker thread)."""
-    token = metrics_token(request.app.state.settings)
+    token = auth.metrics_token(request.app.state.settings)
     if token is None:
         return error(404, OFF)
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
@@ -179,7 +165,7 @@ def scrape(request: Request) -> Response:
 def mount(api: FastAPI, settings: Settings, legal: Any) -> Metrics:
     """The app's own registry (its searches and uploads, the database's figures) on
     `api.state.metrics`, and GET /metrics. Refuses a metrics token that is another's."""
-    metrics_token(settings)
+    auth.metrics_token(settings)
     metrics = Metrics()
     metrics.registry.register(DatabaseCollector(legal.store))
     api.state.metrics = metrics

@@ -8,7 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from ...auth import agent_tokens
+from ...auth import agent_tokens, metrics_token
 from ...config import Settings
 from ...errors import InvalidInput
 from ...text import ocr
@@ -21,9 +21,10 @@ PGDUMP_MAGIC = b"PGDMP"  # the first bytes of a pg_dump custom-format archive
 
 
 def tokens(settings: Settings) -> Finding:
-    """The chair's and the agents' tokens: set, distinct, not short."""
+    """The chair's, the agents' and the metrics scraper's tokens: set, distinct, not short."""
     try:
         agents = agent_tokens(settings)  # token -> agent name; refuses the chair's among them
+        scraper = metrics_token(settings)  # refuses one that is also the chair's or an agent's
     except InvalidInput as exc:
         return error("tokens", str(exc), "set each token to a different secret; " + NEW_TOKEN)
     entries = [e for e in (settings.agent_token or "").split(",") if e.strip()]
@@ -44,6 +45,8 @@ def tokens(settings: Settings) -> Finding:
     short = [f"agent {name}" for token, name in agents.items() if len(token) < MIN_TOKEN]
     if chair and len(chair) < MIN_TOKEN:
         short.insert(0, "the chair's")
+    if scraper and len(scraper) < MIN_TOKEN:
+        short.append("the metrics token")
     if short:
         return warn(
             "tokens",
