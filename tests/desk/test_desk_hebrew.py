@@ -144,10 +144,10 @@ PAGES = (
     "/search?corpus=external&q=הקלה+בקו+בניין",
     "/search?corpus=style&q=הקלה&practice_area=planning",
     "/source/external/ruling-1",
-    "/training",
-    "/training?queue=escalations",
-    "/training?queue=curator",
-    "/training?queue=principles",
+    "/review",
+    "/review?lane=escalations",
+    "/review?lane=curator",
+    "/review?lane=principles",
     "/training/principles",
     "/training/voice",
     "/training/enrichment",
@@ -171,7 +171,7 @@ def test_every_page_in_hebrew(chair, desk_app, tmp_path):
         found[path] = problems(page.text)
     found["draft upload"] = problems(shown["draft"])
     found["final upload"] = problems(shown["final"])
-    for path in ("/review", "/system"):  # the today page's siblings, when they are there
+    for path in ("/system",):  # the today page's sibling, when it is there
         page = chair.get(path)
         if page.status_code == 200:
             found[path] = problems(page.text)
@@ -181,8 +181,8 @@ def test_every_page_in_hebrew(chair, desk_app, tmp_path):
 
 
 def test_refusals_are_hebrew_with_the_english_behind_details(chair, desk_app, tmp_path):
-    token = csrf_of(chair.get("/training").text)
-    empty = chair.post("/training/lesson", data={"csrf": token, "category": "style", "text": ""})
+    token = csrf_of(chair.get("/review").text)
+    empty = chair.post("/review/lesson", data={"csrf": token, "category": "style", "text": ""})
     assert empty.status_code == 400 and problems(empty.text) == []
     assert "הלקח לא נשמר: השדה ריק" in html.unescape(empty.text)
     assert "פרטים טכניים" in empty.text

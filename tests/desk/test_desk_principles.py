@@ -145,9 +145,9 @@ def test_csrf_agent_and_no_session_change_nothing(chair, client, desk_app, tmp_p
         "סטייה ניכרת אינה הקלה",
         "סטייה ניכרת מתוכנית אינה יכולה להינתן כהקלה",
     )
-    training = chair.get("/training?queue=principles")  # linked from the training page
-    assert '<a href="/review" aria-current="page">לבדיקתי' in training.text  # her queues' menu item
-    assert 'href="/training/principles" class="principles-link"' in training.text
+    queue = chair.get("/training?queue=principles")  # the old address: the review queue
+    assert '<a href="/review" aria-current="page">לבדיקתי' in queue.text  # her queues' menu item
+    assert 'href="/training/principles"' in queue.text  # linked from the queue
     page = chair.get(PAGE)
     assert "לא הוצע בידי הפאנל" in section(page.text, "pending")
     form = {"id": added, "decision": "approve", "expected_status": "pending_review"}

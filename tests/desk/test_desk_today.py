@@ -197,9 +197,12 @@ def test_the_menu_has_six_items_at_most_with_their_counts(world, chair):
 
 
 def test_review_and_system_pages(world, chair):
+    # /review is the one queue (test_desk_review.py); what is decided on a page of its own is
+    # carded there with its count.
     review = text_of(chair.get("/review").text)
-    assert {k for k in _cards(review)} == {c.key for c in menu.CARDS if c.group == "review"}
-    for href in ("/training", "/audit", "/learning"):
+    assert {k for k in _cards(review)} == {"voice", "enrichment", "metadata"}
+    assert 'class="queue-list"' in review
+    for href in ("/training/principles", "/audit", "/learning"):
         assert f'href="{href}"' in review
     system = text_of(chair.get("/system").text)
     assert 'href="/health"' in system and 'href="/reminders"' in system
@@ -212,9 +215,10 @@ def test_the_panel_approved_lane_vetoes(world, chair):
     page = text_of(chair.get("/training", params={"queue": "panel_approved"}).text)
     [lesson] = lessons.list_lessons(world, "approved")["lessons"]
     lesson_id = lesson["id"]
-    assert f'name="id" value="{lesson_id}"' in page
-    assert 'name="expected_status" value="approved"' in page
-    assert 'value="veto"' in page and 'value="approve"' not in page  # only a veto applies
+    decide = page.split('id="decide"')[1].split("</form>")[0]
+    assert f'name="ref" value="lesson-{lesson_id}"' in decide
+    assert 'name="expected_status" value="approved"' in decide
+    assert 'value="veto"' in decide and 'value="approve"' not in decide  # only a veto applies
     token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
     done = chair.post(
         "/training/decide",

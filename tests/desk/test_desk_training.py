@@ -1,8 +1,8 @@
-"""The training desk's lesson actions (issue 12, "every action the chair takes has its place"):
-the chair's edit of a proposed lesson (the service, the database's freeze once it is decided,
-and the page's edit then approve) and a lesson she writes herself on /training. Against the
-real database, through FastAPI's TestClient (conftest.py's `chair`); the rest of /training is in
-test_desk.py."""
+"""The lesson actions of the review queue (issue 12, "every action the chair takes has its
+place"): the chair's edit of a proposed lesson (the service, the database's freeze once it is
+decided, and the page's edit — an old page's form too) and a lesson she writes herself on
+/review. Against the real database, through FastAPI's TestClient (conftest.py's `chair`); the
+rest of the queue is in test_desk_review.py."""
 
 import psycopg
 import pytest
@@ -63,8 +63,8 @@ def test_edit_a_proposed_lesson_chair_only_frozen_once_decided(app):
 
 def test_training_page_edit_then_approve(chair, desk_app):
     lesson = lessons.propose(desk_app, None, "style", "גוף ראשון בדיון")
-    page = chair.get("/training")
-    assert 'action="/training/edit"' in page.text and 'data-key="e"' in page.text
+    page = chair.get("/review")
+    assert 'action="/review/edit"' in page.text and 'data-code="KeyE"' in page.text
     token = csrf_of(page.text)
     form = {
         "csrf": token,
@@ -82,7 +82,8 @@ def test_training_page_edit_then_approve(chair, desk_app):
     assert forged.status_code == 403
     lessons.review(desk_app.acting_as(CHAIR), lesson["id"], "approve")
     stale = chair.post("/training/edit", data={**form, "text": "מאוחר מדי"})
-    assert stale.status_code == 409 and "העריכה לא נשמרה" in stale.text
+    assert stale.status_code == 409 and "כבר הוכרע בינתיים" in text_of(stale.text)
+    assert "גוף ראשון בדיון, לא בפתיחה" in text_of(stale.text)  # what she typed, kept
     (row,) = lessons.list_lessons(desk_app, "approved")["lessons"]
     assert row["text"] == "גוף ראשון בדיון, לא בפתיחה" and row["category"] == "structure"
 
@@ -91,8 +92,8 @@ def test_a_lesson_the_chair_writes_on_training(chair, desk_app):
     record = factories.records()[0]
     case = record["case_number"]
     analyzed_final(desk_app, record)
-    page = chair.get("/training")
-    form = page.text.split('action="/training/lesson"')[1].split("</form>")[0]
+    page = chair.get("/review")
+    form = page.text.split('action="/review/lesson"')[1].split("</form>")[0]
     assert '<option value="structure">' in form and '<option value="halacha">' in form
     token = csrf_of(page.text)
     data = {
@@ -114,7 +115,7 @@ def test_a_lesson_the_chair_writes_on_training(chair, desk_app):
     assert done.status_code == 303
     shown = chair.get(done.headers["location"])
     (row,) = lessons.list_lessons(desk_app)["lessons"]
-    assert f"לקח {row['id']} נשמר" in text_of(shown.text) and "אושר" in shown.text
+    assert "הלקח שכתבת נשמר ואושר" in text_of(shown.text)
     assert row["review_status"] == "approved" and row["source"] == "chair"
     assert (row["case_number"], row["block"], row["appeal_type"], row["outcome"]) == (
         case,

@@ -54,6 +54,53 @@ def pending_principles(conn: psycopg.Connection, limit: int = 200) -> list[dict]
     ).fetchall()
 
 
+# What the chair decides or looks over (web/desk/review_queue.py, one queue): the same filters
+# as WAITING's lanes below (proposed lessons, the panel's own approvals not yet folded; principles
+# pending and the panel's approvals she has not confirmed), with the panel's record on each.
+_QUEUE_LESSONS = (
+    "SELECT l.id, l.case_number, l.category, c.kind, l.text, l.block, l.source,"
+    " l.review_status, l.reviewed_by, l.review_reason, l.needs_chair, l.routed_reason,"
+    " l.folded_into, l.evidence, l.created_at, coalesce(v.votes, 0) AS votes, coalesce(v.votes_for, 0)"
+    " AS votes_for FROM decision_lessons l JOIN lesson_categories c USING (category)"
+    " LEFT JOIN (SELECT lesson_id, count(*) AS votes,"
+    " count(*) FILTER (WHERE vote = 'approve') AS votes_for FROM panel_verdicts"
+    " GROUP BY lesson_id) v ON v.lesson_id = l.id"
+)
+_LESSONS_WAITING = (
+    " WHERE (l.review_status = 'proposed' OR (l.review_status = 'approved'"
+    " AND l.reviewed_by = 'panel' AND l.folded_into IS NULL)) ORDER BY l.id"
+)
+_QUEUE_PRINCIPLES = (
+    "SELECT p.id, p.source_kind, p.rule_text, p.supporting_quote, p.page, p.char_start,"
+    " p.char_end, p.review_status, p.reviewed_by, p.confirmed_by, p.review_reason, p.votes,"
+    " p.score, c.doc_id,"
+    " c.title, c.case_number, c.court, c.is_binding FROM case_law_principles p"
+    " JOIN case_law c ON c.id = p.case_law_id"
+)
+_PRINCIPLES_WAITING = (
+    " WHERE (p.review_status = 'proposed' OR (p.review_status = 'approved'"
+    " AND p.reviewed_by = 'panel' AND p.confirmed_by IS NULL)) ORDER BY p.id"
+)
+
+
+def queue_lessons(conn: psycopg.Connection, lesson_id: int | None = None) -> list[dict]:
+    """The lessons waiting for the chair (proposed, or approved by the panel and not folded),
+    by id, each with the panel's verdicts counted (`votes`, `votes_for`); only `lesson_id`'s
+    when given (and then whatever its status: a decided one has left the queue)."""
+    if lesson_id is None:
+        return conn.execute(_QUEUE_LESSONS + _LESSONS_WAITING).fetchall()
+    return conn.execute(_QUEUE_LESSONS + " WHERE l.id = %s", (lesson_id,)).fetchall()
+
+
+def queue_principles(conn: psycopg.Connection, principle_id: int | None = None) -> list[dict]:
+    """The principles waiting for the chair (proposed, or approved by the panel and not
+    confirmed), by id, with their ruling and the panel's votes and score; only
+    `principle_id`'s when given (whatever its status)."""
+    if principle_id is None:
+        return conn.execute(_QUEUE_PRINCIPLES + _PRINCIPLES_WAITING).fetchall()
+    return conn.execute(_QUEUE_PRINCIPLES + " WHERE p.id = %s", (principle_id,)).fetchall()
+
+
 def audit_page(conn: psycopg.Connection, limit: int, offset: int) -> tuple[list[dict], int]:
     """One page of learning_audit, newest first, and how many rows there are in all."""
     rows = conn.execute(
@@ -86,7 +133,7 @@ def located(
 # What waits for the chair ("מה מחכה לי", web/desk/menu.py): one count each, with the filter of
 # the list its page shows (the services named beside), never the rows themselves.
 WAITING = {
-    # /training's queues (training_queues.QUEUES: lessons.list_lessons("proposed") filtered).
+    # The review queue's lanes (web/desk/review_queue.py over queue_lessons/queue_principles).
     "lessons": "SELECT count(*) AS n FROM decision_lessons WHERE review_status = 'proposed'"
     " AND NOT needs_chair AND source <> 'curator'",
     "escalations": "SELECT count(*) AS n FROM decision_lessons"

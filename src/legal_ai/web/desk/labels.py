@@ -63,7 +63,20 @@ CATEGORY = {
     "lessons_document": "מסמך לקחים",
     "skill_document": "מסמך מיומנות",
 }
-KIND = {"style": "סגנון", "substance": "מהות"}
+KIND = {"style": "סגנון", "substance": "מהות", "principle": "עיקרון משפטי"}
+# The review queue's lanes (web/desk/review_queue.py): where an item waits, and its order.
+LANE = {
+    "proposed": "לקחים מוצעים",
+    "escalations": "הפאנל העביר להכרעתך",
+    "curator": "הערות כתיבה מקריאת ההחלטות",
+    "panel_approved": "אושר על ידי הפאנל — לעיון",
+    "principles": "עקרונות משפטיים לאישור",
+    "to_confirm": "עקרונות שהפאנל אישר — לאישורך",
+}
+QUEUE_ORDER = {
+    "confident": "ביטחון הפאנל, מהגבוה לנמוך",
+    "doubtful": "ביטחון הפאנל, מהנמוך לגבוה",
+}
 # Where a lesson came from (lessons.SOURCES).
 SOURCE = {
     "distillation": "השוואת הטיוטה להחלטה",
@@ -113,7 +126,14 @@ ENRICHMENT_STATUS = {
     "rejected": "נדחתה",
     "superseded": "הוחלפה (טקסט ההחלטה השתנה)",
 }
-DECISION = {"approve": "אישור", "reject": "דחייה", "veto": "וטו", "reopen": "ביטול"}
+DECISION = {
+    "approve": "אישור",
+    "reject": "דחייה",
+    "veto": "וטו",
+    "reopen": "ביטול",
+    "confirm": "אישור",
+    "revert": "משיכה מהחיפוש",
+}
 # Who decided or wrote something (the audit keeps the actor's own name).
 ACTOR = {
     "chair": 'היו"ר',
@@ -206,6 +226,8 @@ TABLES: dict[str, dict[str, str]] = {
     "practice_area": PRACTICE_AREA,
     "category": CATEGORY,
     "kind": KIND,
+    "lane": LANE,
+    "queue_order": QUEUE_ORDER,
     "source": SOURCE,
     "status": STATUS,
     "pair_status": PAIR_STATUS,

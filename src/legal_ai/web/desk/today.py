@@ -1,9 +1,8 @@
 """/: "מה מחכה לי", the chair's first page — a card per thing that needs her (menu.CARDS), each
-with its count and the page where she does it, read once with the menu's badges (core.signed_in:
-menu.counts). /review ("לבדיקתי"): the queues she decides, with their counts, and the trail of
-her decisions. /system ("מערכת"): the pages that keep the system (health, the reminders and
-scheduled jobs), gathered on one page. Hebrew only: what waits and where, never a setting or a
-command."""
+with its count, read once with the menu's badges (core.signed_in: menu.counts), and a link to
+the page where she does it (the review queue, /review, at the card's lane: web/desk/review.py).
+/system ("מערכת"): the pages that keep the system (health, the reminders and scheduled jobs),
+gathered on one page. Hebrew only: what waits and where, never a setting or a command."""
 
 from typing import Annotated, Any
 
@@ -31,11 +30,6 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         groups = [(menu.GROUPS[g], g, cards(waiting, g)) for g in menu.GROUPS]
         total = sum(waiting.values())
         return core.render(request, "today.html", desk=desk, groups=groups, total=total)
-
-    @api.get("/review", include_in_schema=False)
-    async def review(request: Request, desk: Chair) -> Response:
-        shown = cards(desk.waiting or {}, "review")
-        return core.render(request, "review.html", desk=desk, cards=shown)
 
     @api.get("/system", include_in_schema=False)
     async def system(request: Request, desk: Chair) -> Response:

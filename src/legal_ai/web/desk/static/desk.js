@@ -1,22 +1,70 @@
 // The desk's small enhancements; every page works without them.
-// Keyboard: an element with data-key="x" is clicked when x is pressed (outside text fields).
+// Keyboard (the review queue): an element with data-code="KeyA" is clicked when the key at that
+// place is pressed — event.code, so a Hebrew layout (where it types ש) works as an English one —
+// never while she types in a field, never with Ctrl, Alt or Meta. A decision that takes a
+// reason (data-reason: optional or required) first moves the cursor to the reason field; Enter
+// there sends that decision; Escape leaves the field (a reason typed first, the key decides at
+// once). A click on a decision that needs a reason, with none typed, asks for it the same way.
+// Ctrl+Enter in a textarea with data-ctrl-enter sends its form with that button.
 (function () {
   "use strict";
-  document.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
+  function typing(target) {
+    return target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+  }
+  function say(form, text) {
+    var line = form.querySelector(".pending");
+    if (!line) return;
+    line.textContent = text;
+    line.hidden = !text;
+  }
+  function choose(button) {
+    var form = button.form;
+    var reason = form && form.querySelector("input[name=reason]");
+    if (!reason || reason.value.trim()) { button.click(); return; }
+    form.pendingButton = button;
+    say(form, (button.getAttribute("data-pending") || "") + " — ואז Enter; Esc לביטול");
+    reason.focus();
+  }
+  function inField(event) {
     var target = event.target;
-    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
-    var key = event.key && event.key.toLowerCase();
-    if (!key || key.length !== 1) return;
-    var element = document.querySelector('[data-key="' + key + '"]');
+    var form = target.form;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target.hasAttribute("data-ctrl-enter")) {
+      var named = form && form.querySelector('button[value="' + target.getAttribute("data-ctrl-enter") + '"]');
+      if (named) { event.preventDefault(); named.click(); }
+      return;
+    }
+    if (!form || target.name !== "reason") return;
+    if (event.key === "Escape") {  // out of the field: the keys work again
+      form.pendingButton = null; say(form, ""); target.blur();
+      return;
+    }
+    if (event.key !== "Enter" || !form.pendingButton) return;
+    event.preventDefault();
+    var button = form.pendingButton;
+    if (button.getAttribute("data-reason") === "required" && !target.value.trim()) {
+      say(form, "נימוק חובה כאן: כתבי אותו ואז Enter");
+      return;
+    }
+    button.click();
+  }
+  document.addEventListener("keydown", function (event) {
+    if (typing(event.target)) { inField(event); return; }
+    if (event.ctrlKey || event.metaKey || event.altKey || !event.code) return;
+    var element = document.querySelector('[data-code="' + event.code + '"]');
     if (!element) return;
     event.preventDefault();
+    if (element.hasAttribute("data-reason")) { choose(element); return; }
     element.click();
     // A <summary> (the lesson's edit form) opens its form: the cursor goes to its first field.
     if (element.tagName === "SUMMARY" && element.parentNode.open) {
       var field = element.parentNode.querySelector("textarea, input:not([type=hidden]), select");
       if (field) field.focus();
     }
+  });
+  document.addEventListener("click", function (event) {
+    var needs = event.target.closest && event.target.closest('button[data-reason="required"]');
+    var reason = needs && needs.form && needs.form.querySelector("input[name=reason]");
+    if (reason && !reason.value.trim()) { event.preventDefault(); choose(needs); }
   });
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest("button.copy");
