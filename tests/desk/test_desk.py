@@ -167,7 +167,8 @@ def test_digests_say_not_citable(chair, desk_app, tmp_path):
 
 
 def decide(client, lesson_id: int, decision: str, expected: str, queue: str = "proposed"):
-    token = csrf_of(client.get(f"/training?queue={queue}").text)
+    """An old page's form (/training/decide with the queue and the id): still decides."""
+    token = csrf_of(client.get("/review").text)
     return client.post(
         "/training/decide",
         data={
@@ -193,16 +194,17 @@ def test_training_approve_undo_and_the_audit(chair, desk_app):
             "UPDATE decision_lessons SET evidence = %s WHERE id = %s",
             (__import__("json").dumps(evidence), lesson["id"]),
         )
-    page = chair.get("/training")
+    page = chair.get("/training")  # the old address: the one queue
+    assert str(page.url).endswith("/review")
     assert "גוף ראשון בדיון" in page.text and "<del>הוועדה</del>" in page.text
-    assert "<ins>אני</ins>" in page.text and 'data-key="a"' in page.text
+    assert "<ins>אני</ins>" in page.text and 'data-code="KeyA"' in page.text
     done = decide(chair, lesson["id"], "approve", "proposed")
     assert done.status_code == 303
     after = chair.get(done.headers["location"])
     assert "ביטול ההחלטה האחרונה" in after.text
     approved = lessons.list_lessons(desk_app, "approved")["lessons"]
     assert [row["id"] for row in approved] == [lesson["id"]]
-    undo = decide(chair, lesson["id"], "reopen", "approved")
+    undo = decide(chair, lesson["id"], "reopen", "approved")  # an old page's undo
     assert undo.status_code == 303
     assert lessons.list_lessons(desk_app, "proposed")["lessons"][0]["id"] == lesson["id"]
     audit = chair.get("/audit")
@@ -215,34 +217,22 @@ def test_training_approve_undo_and_the_audit(chair, desk_app):
 
 def test_two_tabs_and_a_stale_page_change_nothing(chair, desk_app):
     lesson = lessons.propose(desk_app, None, "style", "משפט פתיחה קצר")
-    tab_one = csrf_of(chair.get("/training").text)
+    tab_one = csrf_of(chair.get("/review").text)
     assert decide(chair, lesson["id"], "approve", "proposed").status_code == 303
     # The second tab still shows it proposed and rejects it: refused, nothing changes.
-    stale = chair.post(
-        "/training/decide",
-        data={
-            "csrf": tab_one,
-            "queue": "proposed",
-            "id": lesson["id"],
-            "decision": "reject",
-            "expected_status": "proposed",
-        },
-    )
+    form = {
+        "csrf": tab_one,
+        "ref": f"lesson-{lesson['id']}",
+        "decision": "reject",
+        "expected_status": "proposed",
+    }
+    stale = chair.post("/review/decide", data=form)
     assert stale.status_code == 409 and "לא בוצע דבר" in stale.text
-    assert f'לקח {lesson["id"]} כבר במצב "אושר" (בידי היו"ר)' in text_of(stale.text)
+    assert 'הלקח "משפט פתיחה קצר" כבר הוכרע בינתיים בידי היו"ר' in text_of(stale.text)
     assert lessons.list_lessons(desk_app, "approved")["lessons"][0]["id"] == lesson["id"]
     # Two tabs approving the same lesson: the second is told, the lesson stays approved once.
-    again = chair.post(
-        "/training/decide",
-        data={
-            "csrf": tab_one,
-            "queue": "proposed",
-            "id": lesson["id"],
-            "decision": "approve",
-            "expected_status": "proposed",
-        },
-    )
-    assert again.status_code == 409 and 'כבר במצב "אושר"' in html.unescape(again.text)
+    again = chair.post("/review/decide", data={**form, "decision": "approve"})
+    assert again.status_code == 409 and 'עכשיו "אושר"' in html.unescape(again.text)
     with desk_app.store.connection() as conn:
         decisions = conn.execute(
             "SELECT count(*) AS n FROM learning_audit WHERE lesson_id = %s AND to_status ="
@@ -250,34 +240,6 @@ def test_two_tabs_and_a_stale_page_change_nothing(chair, desk_app):
             (lesson["id"],),
         ).fetchone()["n"]
     assert decisions == 1
-
-
-def test_bulk_shows_the_count_before_acting(chair, desk_app):
-    ids = [lessons.propose(desk_app, None, "style", f"לקח מספר {n}")["id"] for n in range(3)]
-    token = csrf_of(chair.get("/training").text)
-    ask = chair.post(
-        "/training/bulk",
-        data={"csrf": token, "queue": "proposed", "decision": "reject", "ids": ids[:2]},
-    )
-    assert ask.status_code == 200 and "דחייה של 2 פריטים?" in text_of(ask.text)
-    assert len(lessons.list_lessons(desk_app, "proposed")["lessons"]) == 3  # nothing yet
-    done = chair.post(
-        "/training/bulk",
-        data={
-            "csrf": token,
-            "queue": "proposed",
-            "decision": "reject",
-            "ids": ids[:2],
-            "confirm": "yes",
-        },
-    )
-    assert done.status_code == 200 and "2 מתוך 2 בוצעו" in text_of(done.text)
-    rejected = lessons.list_lessons(desk_app, "rejected")["lessons"]
-    assert sorted(r["id"] for r in rejected) == ids[:2]
-    none = chair.post(
-        "/training/bulk", data={"csrf": token, "queue": "proposed", "decision": "approve"}
-    )
-    assert none.status_code == 400 and "לא סומן" in none.text
 
 
 def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
@@ -313,31 +275,19 @@ def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
     shown = chair.get("/training?queue=principles")
     assert "סטייה ניכרת אינה הקלה" in shown.text
     token = csrf_of(shown.text)
-    response = chair.post(
-        "/training/decide",
-        data={
-            "csrf": token,
-            "queue": "principles",
-            "id": principle,
-            "decision": "approve",
-            "expected_status": "proposed",
-        },
-        follow_redirects=False,
-    )
+    form = {
+        "csrf": token,
+        "ref": f"principle-{principle}",
+        "decision": "approve",
+        "expected_status": "pending_review",
+    }
+    response = chair.post("/review/decide", data=form, follow_redirects=False)
     assert response.status_code == 303
-    stale = chair.post(
-        "/training/decide",
-        data={
-            "csrf": token,
-            "queue": "principles",
-            "id": principle,
-            "decision": "reject",
-            "expected_status": "proposed",
-        },
-    )
+    stale = chair.post("/review/decide", data={**form, "decision": "reject"})
     assert stale.status_code == 409
     said = text_of(stale.text)
-    assert f'לא בוצע דבר: עיקרון {principle} כבר במצב "אושר" (בידי היו"ר)' in said
+    assert 'העיקרון "סטייה ניכרת אינה הקלה" כבר הוכרע בינתיים בידי היו"ר' in said
+    assert 'עכשיו "אושר". לא בוצע דבר' in said
 
 
 def test_health_page(chair):

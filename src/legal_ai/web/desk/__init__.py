@@ -4,15 +4,17 @@ pages, the stylesheet and script under /desk-static, and HTML answers to errors 
 (the API keeps its JSON errors). Pages work with plain forms; desk.js adds keyboard shortcuts.
 
 Modules: core (templates, session, CSRF), session (/login, /logout), today (/: what waits
-for her, /review: her queues, /system: the operator's pages gathered), search (/search,
-/source), training (/training, /audit), principles (/training/principles: the chair's gate
+for her, /system: the operator's pages gathered), review (/review: the one queue of what she
+decides, keyboard-first; the old /training addresses lead there), search (/search,
+/source), training (/audit), principles (/training/principles: the chair's gate
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
 internal decisions), metadata (/training/metadata: the chair writes the headnote, summary and
 tags of the internal decisions awaiting them), pages (/health, /cases), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
-training_queues (the queues and their page), methodology_form (the profile as form fields and
+review_queue (the queue's items, lanes, filters and order), review_page (its page and
+what it says after a decision), methodology_form (the profile as form fields and
 back), pages_hebrew (the upkeep's reasons and refused uploads in Hebrew), menu (the six menu
 items and the cards of what waits, with their counts)."""
 
@@ -36,6 +38,7 @@ from . import (
     methodology,
     pages,
     principles,
+    review,
     search,
     session,
     today,
@@ -52,7 +55,8 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     api.mount("/desk-static", StaticFiles(directory=core.HERE / "static"), name="desk-static")
     signed_in = core.signed_in(legal)
     session.routes(api, legal, settings)
-    today.routes(api, signed_in)  # /, /review, /system
+    today.routes(api, signed_in)  # /, /system
+    review.routes(api, signed_in)  # /review: the one queue (and the old /training addresses)
     search.routes(api, signed_in)
     training.routes(api, signed_in)
     principles.routes(api, signed_in)
