@@ -9,10 +9,10 @@ from typing import Annotated
 import typer
 
 from ..app import App
-from ..learning.rekey import describe
+from ..learning.rekey import describe, planned
 from ..store import database_url, stop_embedded
 from ..store.backup import backup, restore
-from ..store.migrations import apply_role_grants, migrate
+from ..store.migrations import apply_role_grants, available, migrate, plan, summary
 from .common import JsonFlag, _print_json, _settings
 
 db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
@@ -25,8 +25,20 @@ def db_url() -> None:
 
 
 @db_app.command("migrate")
-def db_migrate() -> None:
+def db_migrate(
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="List what would run (each pending migration, then the one-off steps) and "
+            "change nothing.",
+        ),
+    ] = False,
+) -> None:
     """Apply pending schema migrations (also done automatically on first use)."""
+    if dry_run:
+        _dry_run(database_url(_settings(), create=False))
+        return
     url = database_url(_settings())
     applied = migrate(url)
     typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
@@ -42,6 +54,32 @@ def db_migrate() -> None:
             else "missing (the gate cannot tell the chair's role; docs/security.md)"
         )
     )
+
+
+def _dry_run(url: str) -> None:
+    """What `db migrate` would do to the database at `url`, read without writing anything."""
+    todo = plan(url)
+    versions = [m.version for m in todo]
+    done = [m for m in available() if m.version not in versions]
+    at = f"{done[-1].version:04d}_{done[-1].name}" if done else "no schema yet"
+    if todo:
+        typer.echo(
+            f"the database is at {at}; `legal-ai db migrate` would apply {len(todo)}"
+            " migration(s), each in its own transaction:"
+        )
+        width = max(len(f"{m.version:04d}_{m.name}") for m in todo)
+        for m in todo:
+            typer.echo(f"  {f'{m.version:04d}_{m.name}':<{width}}  {summary(m)}".rstrip())
+    else:
+        typer.echo(f"schema is up to date ({at}): no migration would run")
+    step = planned(url, versions)
+    if step:
+        typer.echo(f"then, once: {step}")
+    typer.echo(
+        "then, as every run does: the roles' privileges granted again (legal_ai_chair / "
+        "legal_ai_agent / legal_ai_worker, where they exist)"
+    )
+    typer.echo("dry run: nothing was changed")
 
 
 @db_app.command("stop")

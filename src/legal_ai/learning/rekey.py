@@ -19,7 +19,7 @@ the one normalizer, in one transaction:
 4. every digest's pointer keyed and linked again.
 
 What changed is reported once (`db migrate` prints it) and kept in `legal-ai health`
-(`library_rekey`) until marked seen (`legal-ai citations rekey-seen`).
+(`library_rekey`) until marked seen (`legal-ai citations rekey-report --seen`).
 """
 
 from __future__ import annotations
@@ -42,6 +42,20 @@ if TYPE_CHECKING:
 
 GRAPH_KINDS = ("ruling", "reporter", "statute")
 SHOWN = 50  # changed links listed in a report (the counts are whole)
+
+
+AFTER_MIGRATION = 29  # 0029_ruling_identity leaves the re-key pending
+STEP = (
+    "the library re-keyed by one identity per ruling (after migration 0029): case keys spelled "
+    "as the normalizer spells them, citations and links decided again, digests linked again; "
+    "what changed is printed and kept in `legal-ai health` until marked seen"
+)
+
+
+def planned(url: str, versions: list[int]) -> str | None:
+    """What the re-key will do when the database at `url` is migrated by `versions` (the
+    migrations pending), or None when it will not run: read only (`db migrate --dry-run`)."""
+    return STEP if AFTER_MIGRATION in versions or store.waiting(url) else None
 
 
 def run_pending(db: Store) -> dict | None:

@@ -58,12 +58,40 @@ def pending(url: str) -> list[str]:
     """The shipped migrations the database at `url` has not applied, read without writing
     anything (no table created, no lock taken): names like `0027_worker_role`. A database
     without `schema_migrations` has every migration pending."""
+    return [f"{m.version:04d}_{m.name}" for m in _unapplied(url)]
+
+
+def plan(url: str) -> list[Migration]:
+    """What `migrate(url)` would apply, in order, read without writing anything (`legal-ai db
+    migrate --dry-run`); a database it cannot reach is a StoreError saying why."""
+    try:
+        return _unapplied(url)
+    except psycopg.OperationalError as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise StoreError(f"cannot read the database's migrations: {reason}") from None
+
+
+def _unapplied(url: str) -> list[Migration]:
     with psycopg.connect(url, autocommit=True) as conn:
         if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
             have: set[int] = set()
         else:
             have = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-    return [f"{m.version:04d}_{m.name}" for m in available() if m.version not in have]
+    return [m for m in available() if m.version not in have]
+
+
+def summary(migration: Migration, width: int = 90) -> str:
+    """What a migration does: the first sentence of its opening comment (`-- 0010_name: ...`),
+    without the name, cut to `width` characters."""
+    said = []
+    for line in migration.sql.lstrip().splitlines():
+        if not line.startswith("--") or not line[2:].strip():
+            break
+        said.append(line[2:].strip())
+    text = re.sub(rf"^{migration.version:04d}(_{migration.name})?:\s*", "", " ".join(said))
+    end = text.find(". ")
+    text = text[: end + 1] if end >= 0 else text
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def check(url: str) -> None:

@@ -21,6 +21,17 @@ def pending(conn: psycopg.Connection) -> dict | None:
     ).fetchone()
 
 
+def waiting(url: str) -> bool:
+    """Whether the database at `url` holds a re-key not yet run, read without writing or
+    locking anything (False before migration 0029 made the table)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('library_rekeys') IS NULL").fetchone()[0]:
+            return False
+        return bool(
+            conn.execute("SELECT 1 FROM library_rekeys WHERE status = 'pending'").fetchone()
+        )
+
+
 def finish(conn: psycopg.Connection, rekey_id: int, report: dict[str, Any]) -> None:
     conn.execute(
         "UPDATE library_rekeys SET status = 'done', done_at = now(), report = %s,"
