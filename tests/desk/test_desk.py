@@ -321,7 +321,7 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
         files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
     )
     assert final.status_code == 200, final.text
-    assert 'data-status="analyzed"' in final.text and "מרחק סגנוני" in final.text
+    assert 'data-status="analyzed"' in final.text and "המרחק הסגנוני" in final.text
     # The wrong type, over the size cap, or without the form's token: refused, nothing added.
     wrong = chair.post(
         "/cases/draft/upload",
@@ -363,7 +363,7 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
             data={"csrf": token, "case_number": number},
             files={"file": (name, body, kind)},
         )
-        shown = html.unescape(refused.text)
+        shown = text_of(refused.text)
         assert refused.status_code == 400 and f"ההעלאה לא בוצעה: {said}" in shown, name
     listed = chair.get("/cases").text
     assert "ערר 9/25" not in listed and listed.count('data-status="') == 1

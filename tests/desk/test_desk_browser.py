@@ -90,13 +90,17 @@ def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
     form.locator("select[name=outcome]").select_option(record["outcome"])
     form.locator("select[name=practice_area]").select_option(record["practice_area"])
     form.locator("input[name=file]").set_input_files(str(draft))
-    form.locator("button").click()  # sent by desk.js (progress shown); the answer replaces <main>
-    page.wait_for_selector("td[data-status=draft_done]")
+    form.locator("button").click()  # sent by desk.js (progress shown); lands on the case's page
+    page.wait_for_selector("[data-status=draft_done]")
+    page.goto("/cases")
     form = page.locator("form[action='/cases/final/upload']")
     form.locator("input[name=case_number]").fill(record["case_number"])
     form.locator("input[name=file]").set_input_files(str(final))
     form.locator("button").click()
-    page.wait_for_selector("td[data-status=analyzed]")
+    page.wait_for_selector("[data-status=analyzed]")
+    assert "ההחלטה החתומה נקלטה" in page.inner_text("[role=status]")
+    screenshot(page, "case")
+    page.goto("/cases")
     screenshot(page, "cases")
     page.goto("/learning")
     assert page.get_attribute("figure.plot", "data-points") == "1"
@@ -108,12 +112,13 @@ def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
 
 
 WATCH_PROGRESS = """() => {
-  window.__progress = {shown: 0, max: 0};
+  const seen = {shown: 0, max: 0};
   new MutationObserver(() => {
     const bar = document.querySelector("progress.upload");
     if (!bar) return;
-    window.__progress.shown += 1;
-    window.__progress.max = Math.max(window.__progress.max, bar.value);
+    seen.shown += 1;
+    seen.max = Math.max(seen.max, bar.value);
+    sessionStorage.setItem("progress", JSON.stringify(seen));  // kept across the navigation
   }).observe(document.body, {subtree: true, childList: true, attributes: true,
                               characterData: true});
 }"""
@@ -144,10 +149,10 @@ def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
     assert form.locator("p.dropped").inner_text() == "קובץ: טיוטה.txt"
     assert form.locator("input[name=file]").evaluate("i => i.files[0].name") == "טיוטה.txt"
     form.locator("button").click()
-    page.wait_for_selector("td[data-status=draft_done]")
-    seen = page.evaluate("() => window.__progress")
+    page.wait_for_selector("[data-status=draft_done]")
+    seen = page.evaluate("() => JSON.parse(sessionStorage.getItem('progress'))")
     assert seen["shown"] > 0 and seen["max"] == 100  # the bar appeared and reached the end
-    assert page.url.endswith("/cases") and "נקלטה" in page.inner_text("[role=status]")
+    assert page.url.endswith("?uploaded=draft") and "נקלטה" in page.inner_text("[role=status]")
     # Without JavaScript the same form posts as a plain multipart form.
     plain = page.context.browser.new_context(base_url=desk.url, java_script_enabled=False)
     try:
@@ -166,8 +171,8 @@ def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
         )
         with other.expect_navigation():
             final.locator("button").click()
-        assert other.url.endswith("/cases/final/upload")
-        assert other.locator("td[data-status=analyzed]").count() == 1
+        assert other.url.endswith("?uploaded=final")  # the case's page
+        assert other.locator("[data-status=analyzed]").count() == 1
         assert other.locator("progress").count() == 0
     finally:
         plain.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
+from urllib.parse import quote
 
 import pytest
 
@@ -154,6 +155,7 @@ PAGES = (
     "/training/metadata",
     "/audit",
     "/cases",
+    "/cases/" + quote(factories.records()[0]["case_number"], safe=""),  # the world's case
     "/learning",
     "/health",
     "/reminders",

@@ -2,23 +2,19 @@
 /training/voice (deep-read voice documents: she marks a case whose final is exemplary from a
 picker, the queue says in Hebrew what to set while no model is configured, a written document
 is shown block by block with each claim beside the verbatim span of her final, approve / reject
-with a reason, a stale decision answered 409, approved ones listed and withdrawn), and the
-copy-policy report of each draft on /cases (counts per kind and per citation status, each
-flagged passage with its source case and a link to its span). A form without the CSRF token or
-with an agent's token changes nothing. The writer model is a scripted server (conftest.py's
-`voice_writer`, as in knowledge/test_voice.py); the copied paragraph is the planted draft of
-learning/test_copy_policy.py (scenarios.planted_draft)."""
+with a reason, a stale decision answered 409, approved ones listed and withdrawn). A form
+without the CSRF token or with an agent's token changes nothing. The writer model is a scripted
+server (conftest.py's `voice_writer`, as in knowledge/test_voice.py). The copy-policy report of
+a draft, on its case's page, is test_desk_cases.py's."""
 
 import re
 
 import pytest
 
-import factories
-from helpers import AGENT, csrf_of, section, sign_in, text_of, write
+from helpers import AGENT, csrf_of, section, sign_in, text_of
 from legal_ai.auth import CHAIR
 from legal_ai.knowledge import brief, voice, voice_review
-from legal_ai.learning import drafts
-from scenarios import COPY_CASE, blocks_of, claims, other_finals, planted_draft, upload
+from scenarios import blocks_of, claims, upload
 
 pytestmark = pytest.mark.db
 PAGE = "/training/voice"
@@ -39,8 +35,8 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
     assert '<a href="/review" aria-current="page">לבדיקתי' in html  # her queues' menu item
     assert picker(page.text) == [case]
     assert "אין תיקים בתור." in section(html, "queued")
-    # Linked from the review queue.
-    assert 'href="/training/voice"' in chair.get("/review").text
+    # Linked from the training page.
+    assert 'href="/training/voice" class="voice-link"' in chair.get("/training").text
 
     token = csrf_of(page.text)
     form = {"case_number": case, "note": "פתיחה ומבנה לדוגמה"}
@@ -206,76 +202,3 @@ def test_a_key_the_writer_needs_is_named(chair, desk_app, monkeypatch, tmp_path)
     assert "למודל שהוגדר חסר מפתח גישה" in queue
     technical = queue.split("פרטים טכניים")[1]  # the operator's words, behind the details
     assert "OPENAI_API_KEY" in technical and "LEGAL_AI_VOICE_WRITER" in technical
-
-
-def test_the_cases_page_shows_each_drafts_copy_report(chair, desk_app, tmp_path):
-    records = other_finals(desk_app, tmp_path)
-    record = factories.records()[0]
-    draft = write(tmp_path / "draft.txt", planted_draft())
-    added = drafts.add_draft(
-        desk_app,
-        COPY_CASE,
-        draft,
-        appeal_type=record["appeal_type"],
-        outcome=record["outcome"],
-        practice_area=record["practice_area"],
-    )
-    report = added["copy_check"]
-    kinds = {
-        k: sum(1 for p in report["passages"] if p["kind"] == k)
-        for k in ("template", "analysis", "substance")
-    }
-    statuses = {
-        s: sum(1 for c in report["citations"] if c["status"] == s)
-        for s in ("found", "not_in_library", "quote_not_found")
-    }
-    assert kinds["substance"] >= 1 and statuses["quote_not_found"] == 1
-
-    page = chair.get("/cases")
-    assert page.status_code == 200
-    html = text_of(page.text)
-    assert '<html lang="he" dir="rtl">' in html
-    row = html.split(f'<td class="case">{COPY_CASE}</td>')[1].split("</tr>")[0]
-    assert (
-        f'<span class="copy-count substance" data-kind="substance">מהות {kinds["substance"]}' in row
-    )
-    assert f"ניתוח {kinds['analysis']}" in row and f"תבנית {kinds['template']}" in row
-    assert f"ציטוטים: {statuses['found']} נמצאו" in row
-    assert f"{statuses['not_in_library']} אינם בספרייה" in row
-    assert f"{statuses['quote_not_found']} ציטוט לא נמצא" in row
-    # Pairs without a draft of ours (the other cases' finals) have no report.
-    other = html.split('<td class="case">ערר 8815/25</td>')[1].split("</tr>")[0]
-    assert 'class="copy-summary">—' in other
-
-    anchor = re.search(r'<a href="#(copy-\d+)">פירוט</a>', row).group(1)
-    details = html.split(f'id="{anchor}"')[1].split("</details>")[0]
-    assert " open" in details.split(">")[0]  # substance: opened
-    # The copied holding: substance (the warning colour), with its source case and span.
-    items = re.findall(r'<li class="passage (\w+)" data-kind="\w+">(.*?)</li>', details, re.S)
-    [holding] = [body for kind, body in items if kind == "substance" and "1998" in body]
-    assert "מהות — אסור להעתיק" in holding and "ערר 8815/25" in holding
-    source = next(p["source"] for p in report["passages"] if "1998" in p["text"])
-    link = (
-        f"/source/style/{re.escape('%D7%A2%D7%A8%D7%A8%208815%2F25')}"
-        f"\\?start={source['char_start']}&end={source['char_end']}#span"
-    )
-    assert re.search(link, holding), holding
-    copied = records["ערר 8815/25"]["final_text"][source["char_start"] : source["char_end"]]
-    opened = chair.get(
-        re.search(r'href="(/source/style/[^"]+)"', holding).group(1).replace("&amp;", "&")
-    )
-    marked = text_of(opened.text).split('id="span"')[1].split("</mark>")[0]
-    assert opened.status_code == 200 and "שהיתרו ניתן בשנת 1998" in marked
-    assert "שהיתרו ניתן בשנת 1998" in copied
-    assert [k for k, _ in items] == sorted(
-        (k for k, _ in items), key=["substance", "analysis", "template"].index
-    )  # the most serious first
-    analysis = [b for k, b in items if k == "analysis" and "המחסור בגני ילדים" in b]
-    assert analysis and "ערר (מרכז) 7014/25" in analysis[0]
-    # Citations: each with its status in Hebrew; the ruling found links to the library.
-    citations = details.split('<ul class="citations">')[1]
-    assert 'data-citation="quote_not_found"><span class="badge substance">הציטוט אינו בטקסט' in (
-        citations
-    )
-    assert 'עע"מ 9999/24' in citations and "אינו בספרייה" in citations
-    assert 'href="/source/external/r-9555">פסק הדין בספרייה' in citations

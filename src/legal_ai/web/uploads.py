@@ -182,6 +182,7 @@ class _Receiver:
         self._data = bytearray()
         self._file: IO[bytes] | None = None
         self._head = bytearray()
+        self._nameless = False  # a file part without a file name (a form sent with no file)
 
     def callbacks(self) -> dict:
         return {
@@ -219,6 +220,9 @@ class _Receiver:
                 raise InvalidInput("send exactly one part named 'file'")
             ctype = parse_options_header(self._headers.get(b"content-type"))[0].decode("latin-1")
             raw = options.get(b"filename", b"").decode("utf-8", errors="replace")
+            if not raw.strip() and ctype in GENERIC_TYPES:
+                self._nameless = True  # a browser's form with no file chosen: no file, if empty
+                return
             safe = safe_name(raw, ctype)
             kind, types = ACCEPTED[Path(safe).suffix]
             if ctype not in GENERIC_TYPES and ctype not in types:
@@ -238,6 +242,8 @@ class _Receiver:
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         chunk = data[start:end]
+        if self._nameless and chunk:
+            raise _refuse_type("file type no extension is not accepted")
         if self._file is not None and self.upload is not None:
             self.upload.size += len(chunk)
             if self.upload.size > self.max_bytes:
@@ -254,6 +260,7 @@ class _Receiver:
                 raise InvalidInput(f"form field {self._field!r} is over {MAX_FIELD_BYTES} bytes")
 
     def on_part_end(self) -> None:
+        self._nameless = False
         if self._file is not None and self.upload is not None:
             self._file.close()
             self._file = None
@@ -297,18 +304,22 @@ async def receive(
         raise InvalidInput("send the upload as multipart/form-data with the file in a part 'file'")
     receiver = _Receiver(folder, max_bytes, fields)
     try:
-        parser = MultipartParser(boundary, receiver.callbacks())
-        async for chunk in request.stream():
-            parser.write(chunk)  # callbacks write the file part in place (small, bounded chunks)
-        parser.finalize()
-    except MultipartParseError:
-        raise InvalidInput("malformed multipart/form-data body; send the file again") from None
-    finally:
-        receiver.close()
-    if not receiver.ended:
-        raise InvalidInput("the multipart body ended early; send the file again")
-    if receiver.upload is None:
-        raise InvalidInput("no file: send the document in a form part named 'file'")
+        try:
+            parser = MultipartParser(boundary, receiver.callbacks())
+            async for chunk in request.stream():
+                parser.write(chunk)  # callbacks write the file part in place (bounded chunks)
+            parser.finalize()
+        except MultipartParseError:
+            raise InvalidInput("malformed multipart/form-data body; send the file again") from None
+        finally:
+            receiver.close()
+        if not receiver.ended:
+            raise InvalidInput("the multipart body ended early; send the file again")
+        if receiver.upload is None:
+            raise InvalidInput("no file: send the document in a form part named 'file'")
+    except AppError as exc:
+        exc.fields = dict(receiver.fields)  # what the form held, to show it again
+        raise
     receiver.upload.fields = receiver.fields
     return receiver.upload
 
@@ -333,7 +344,9 @@ async def handled(
                 answer = await run_in_threadpool(work, received)
             except AppError as exc:
                 message = str(exc).replace(str(received.path), received.name)
-                raise type(exc)(message.replace(str(folder), "")) from None
+                refused = type(exc)(message.replace(str(folder), ""))
+                refused.fields = dict(received.fields)  # the form as it was filled, to show again
+                raise refused from None
     except Exception as exc:
         uploaded(kind, refusal_of(exc))
         raise

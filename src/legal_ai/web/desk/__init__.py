@@ -10,7 +10,8 @@ decides, keyboard-first; the old /training addresses lead there), search (/searc
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
 internal decisions), metadata (/training/metadata: the chair writes the headnote, summary and
-tags of the internal decisions awaiting them), pages (/health, /cases), learning (/learning),
+tags of the internal decisions awaiting them), pages (/health), cases (/cases: the list, a page
+per case, the uploads), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
 review_queue (the queue's items, lanes, filters and order), review_page (its page and
@@ -33,6 +34,7 @@ from ...config import Settings
 from ...errors import AppError, StoreError
 from .. import errors as web_errors
 from . import (
+    cases,
     core,
     learning,
     methodology,
@@ -63,7 +65,8 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     voice.routes(api, signed_in)
     enrichment(api, signed_in)  # /training/enrichment: proposals for internal decisions
     metadata(api, signed_in)  # /training/metadata: she writes a decision's three fields
-    pages.routes(api, signed_in, settings)
+    pages.routes(api, signed_in)  # /health
+    cases.routes(api, signed_in, settings)  # /cases and a page per case
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)
     reminders(api, signed_in)  # /reminders: stale cases and the scheduled jobs

@@ -3,10 +3,13 @@ English: the upkeep's reasons on /health (`health_notes`), where a decision awai
 headnote, summary and tags stands (`metadata_state`, also on /training/metadata) and why a draft
 or a final was refused (UPLOAD_REFUSALS, `upload_refusal`)."""
 
+import re
+
 from markupsafe import Markup
 
 from ...errors import AppError
-from . import core
+from . import core, messages
+from .labels import mixed
 
 
 def health_notes(report: dict) -> dict:
@@ -122,7 +125,9 @@ def changed_note(row: dict) -> str:
 
 # Why a draft or a final was refused, as the chair reads it (the service's words kept after it,
 # for the record): the first pattern that matches the refusal's text.
-UPLOAD_REFUSALS = (
+_UPLOAD_REFUSALS = (
+    (r"^no file", "לא נבחר קובץ: בחרי את הקובץ או גררי אותו אל הטופס"),
+    (r"the case number is empty", "מספר התיק ריק: כתבי אותו, למשל 'ערר (מרכז) 1042/23'"),
     (
         r"a scan \(a PDF without a text layer\)",
         "הקובץ הוא סריקה (PDF ללא שכבת טקסט). העלי את ההחלטה כפי שנכתבה (DOCX, או PDF שנשמר "
@@ -176,6 +181,36 @@ UPLOAD_REFUSALS = (
 )
 
 
+# Their Latin (DOCX, PDF, UTF-8) and numbers in <bdi>.
+UPLOAD_REFUSALS = tuple((pattern, mixed(said)) for pattern, said in _UPLOAD_REFUSALS)
+
+
 def upload_refusal(exc: AppError) -> Markup:
     """A refused draft or final in Hebrew, the service's own text kept after it."""
     return core.in_hebrew(exc, UPLOAD_REFUSALS)
+
+
+# The field of an upload form a refusal belongs to (the first pattern its text matches): the
+# message is shown beside that field; None: the form's as a whole (the line above it).
+UPLOAD_FIELDS = (
+    (r"CSRF|no chair is recorded|duplicate upload", None),
+    (r"case number|has already arrived", "case_number"),
+    (r"practice area", "practice_area"),
+    (r"appeal type", "appeal_type"),
+    (r"outcome", "outcome"),
+    (r"decision date|is not a date", "decided_on"),
+    (r"^no file|^file type|content type|: ", "file"),
+)
+
+
+def field_refusal(exc: AppError) -> tuple[str | None, Markup]:
+    """Which field of an upload form a refusal is about, and what to say beside it (Hebrew
+    only: the service's words stay in the line above the form)."""
+    text = str(exc)
+    field = next((f for pattern, f in UPLOAD_FIELDS if re.search(pattern, text)), None)
+    said = next((h for pattern, h in UPLOAD_REFUSALS if re.search(pattern, text)), None)
+    if said is None:
+        said = messages.hebrew_of(text) or ("הערך אינו תקין" if field else messages.REFUSED)
+    if field == "file" and said == messages.REFUSED:
+        said = "הקובץ לא נקלט"
+    return field, Markup("{}").format(said)

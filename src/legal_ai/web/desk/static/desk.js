@@ -86,8 +86,26 @@
     if (input.hasAttribute && input.hasAttribute("data-autosubmit") && input.form) input.form.submit();
   });
   // Uploads (form[data-upload]): a file dropped on the form fills its file field, and the form
-  // is sent with XMLHttpRequest so a progress bar shows while it goes; the answer (the /cases
-  // page, or its error) replaces the page's <main>. Without this script the plain form posts.
+  // is sent with XMLHttpRequest so a progress bar shows while it goes. Received, the server
+  // answers with the case's page (a redirect): the browser goes there. Refused, its answer (the
+  // page with the reason beside the field, what she filled in kept) replaces the page's <main>,
+  // and the file she chose stays chosen unless the file itself was refused. A second submit
+  // while the first is on its way sends nothing. Without this script the plain form posts.
+  // The file chosen before a refusal, put back in the form shown again (same id), unless the
+  // file itself was refused (its field marked invalid).
+  function keepFile(sent, files) {
+    if (!files || !sent.id || !window.DataTransfer) return;
+    var again = document.getElementById(sent.id);
+    var input = again && again.querySelector("input[type=file]");
+    if (!input || input.getAttribute("aria-invalid") === "true") return;
+    var kept = new DataTransfer();
+    for (var i = 0; i < files.length; i++) kept.items.add(files[i]);
+    input.files = kept.files;
+    var shown = again.querySelector(".dropped") || document.createElement("p");
+    shown.className = "dropped";
+    shown.textContent = "קובץ: " + files[0].name;
+    input.parentNode.insertAdjacentElement("afterend", shown);
+  }
   function uploadForm(node) {
     var form = node && node.closest ? node.closest("form[data-upload]") : null;
     return form && form.querySelector("input[type=file]") ? form : null;
@@ -123,6 +141,14 @@
     if (!form.hasAttribute || !form.hasAttribute("data-upload") || !window.FormData) return;
     event.preventDefault();
     var button = form.querySelector("button[type=submit]");
+    var sending = form.querySelector(".upload-state");
+    if (form.getAttribute("data-sending")) {  // a double submit: the first is on its way
+      if (sending) sending.textContent = "ההעלאה כבר נשלחת; המתיני לתשובה";
+      return;
+    }
+    form.setAttribute("data-sending", "1");
+    var chosen = form.querySelector("input[type=file]");
+    var files = chosen && chosen.files && chosen.files.length ? chosen.files : null;
     var bar = form.querySelector("progress.upload") || document.createElement("progress");
     bar.className = "upload"; bar.max = 100; bar.value = 0;
     bar.setAttribute("aria-label", "התקדמות ההעלאה");
@@ -143,15 +169,24 @@
       bar.value = 100; label.textContent = "הקובץ נשלח; מעבד…";
     });
     request.addEventListener("load", function () {
+      var landed = (request.responseURL || "").split("#")[0];
+      if (request.status < 400 && landed && landed !== form.action) {
+        window.location.assign(request.responseURL);  // received: the case's page
+        return;
+      }
       var page = new DOMParser().parseFromString(request.responseText, "text/html");
       var main = page.querySelector("main");
+      form.removeAttribute("data-sending");
       if (!main) { label.textContent = "תשובה לא צפויה מהשרת (" + request.status + ")"; if (button) button.disabled = false; return; }
       document.querySelector("main").replaceWith(document.adoptNode(main));
       document.title = page.title;
-      window.scrollTo(0, 0);
+      keepFile(form, files);
+      var invalid = document.querySelector("main [aria-invalid=true]");
+      if (invalid) invalid.focus(); else window.scrollTo(0, 0);
     });
     request.addEventListener("error", function () {
       label.textContent = "השליחה נכשלה (אין חיבור לשרת); נסי שוב";
+      form.removeAttribute("data-sending");
       if (button) button.disabled = false;
     });
     request.send(new FormData(form));

@@ -1,0 +1,217 @@
+"""What a final's measures and its learning mean, in the chair's words (the case page, issue 23
+item 4): each held-out figure (style_distance_history: the words she changed, the phrases to
+avoid, the blocks' proportions, the stylometric distance) as a sentence with its unit, her usual
+beside it — the median over her other finals — and whether lower is better and where this one
+stands; and where the learning from her final stands ("ממתינה לתור", "נלמדו 3 לקחים, מחכים
+להכרעתך"), never a job's number or a command. Numbers inside the Hebrew are in <bdi>."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from markupsafe import Markup
+
+from .labels import bdi
+
+CLOSE = 0.1  # within 10% of her usual: "as usual"
+
+
+def plural(n: int, one: str, many: str) -> Markup:
+    """ "לקח אחד" / "3 לקחים" (the number in <bdi>)."""
+    return Markup(one) if n == 1 else Markup("{} {}").format(bdi(n), many)
+
+
+def _median(rows: list[dict], key: str) -> float | None:
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def _verdict(value: float, usual: float | None) -> str | None:
+    """better / worse / same, lower being better; None without a usual to compare with."""
+    if usual is None:
+        return None
+    if abs(value - usual) <= CLOSE * max(abs(usual), 1e-9) or value == usual:
+        return "same"
+    return "better" if value < usual else "worse"
+
+
+VERDICTS = {
+    "better": "טוב מהרגיל אצלך",
+    "worse": "פחות טוב מהרגיל אצלך",
+    "same": "כרגיל אצלך",
+}
+
+
+def _usual(text: str, value: Markup, n: int) -> Markup:
+    """ "text value (the median of n decisions)."; `text` ends with its own space or hyphen."""
+    return Markup("{}{} (החציון של {}).").format(text, value, plural(n, "החלטה אחת", "החלטות"))
+
+
+def _change(row: dict, others: list[dict]) -> dict:
+    words = row["word_edit_distance"]
+    total = (row.get("metrics") or {}).get("draft_words")
+    percent = round(row["change_percent"])
+    said = Markup("שינית {} מתוך {} מילות הטיוטה — כ-{}% מהנוסח.").format(
+        bdi(words), bdi(total if total is not None else "—"), bdi(percent)
+    )
+    usual = _median(others, "change_percent")
+    return {
+        "key": "change",
+        "title": "כמה שינית בטיוטה",
+        "said": said,
+        "usual": _usual(
+            "בהחלטותייך האחרות שינית בדרך כלל כ-",
+            Markup("{}%").format(bdi(round(usual))),
+            len(others),
+        )
+        if usual is not None
+        else None,
+        "verdict": _verdict(row["change_percent"], usual),
+        "lower": "פחות שינויים — טוב יותר: הטיוטה הייתה קרובה יותר למה שאת כותבת.",
+    }
+
+
+def _avoided(row: dict, others: list[dict]) -> dict:
+    found, kept = row["anti_pattern_total"], row["final_anti_pattern_total"]
+    if found:
+        said = Markup(
+            "בטיוטה נמצאו {} מרשימת הביטויים שביקשת להימנע מהם; בהחלטה החתומה {}."
+        ).format(
+            plural(found, "ביטוי אחד", "ביטויים"),
+            Markup("לא נשאר אף אחד") if not kept else Markup("נשארו {}").format(bdi(kept)),
+        )
+    else:
+        said = Markup("בטיוטה לא נמצא אף ביטוי מרשימת הביטויים שביקשת להימנע מהם.")
+    usual = _median(others, "anti_pattern_total")
+    return {
+        "key": "avoided",
+        "title": "ביטויים שביקשת להימנע מהם",
+        "said": said,
+        "usual": _usual(
+            "בטיוטות של החלטותייך האחרות נמצאו בדרך כלל", bdi(f"{usual:g}"), len(others)
+        )
+        if usual is not None
+        else None,
+        "verdict": _verdict(found, usual),
+        "lower": "פחות — טוב יותר.",
+    }
+
+
+def _blocks(row: dict, others: list[dict]) -> dict:
+    deviation = row["ratio_deviation"]
+    usual = _median(others, "ratio_deviation")
+    if deviation is None:
+        said = Markup("אין עדיין די החלטות שלך כדי להשוות את אורכי הפרקים בטיוטה לשלך.")
+    else:
+        said = Markup(
+            "אורכי הפרקים בטיוטה שונים מהחלוקה הרגילה שלך: כ-{}% מהנוסח היה צריך לעבור מפרק "
+            "לפרק כדי להתאים לה."
+        ).format(bdi(round(100 * deviation)))
+    return {
+        "key": "blocks",
+        "title": "אורכי הפרקים",
+        "said": said,
+        "usual": _usual(
+            "בטיוטות של החלטותייך האחרות כ-",
+            Markup("{}%").format(bdi(round(100 * usual))),
+            len(others),
+        )
+        if usual is not None and deviation is not None
+        else None,
+        "verdict": _verdict(deviation, usual) if deviation is not None else None,
+        "lower": "נמוך יותר — טוב יותר: החלוקה לפרקים קרובה יותר לשלך.",
+    }
+
+
+def _voice(row: dict, others: list[dict]) -> dict:
+    delta = row["stylometric_delta"]
+    usual = _median(others, "stylometric_delta")
+    if delta is None:
+        said = Markup("אין עדיין די החלטות שלך (נדרשות לפחות שתיים) כדי למדוד את המרחק הסגנוני.")
+    else:
+        said = Markup(
+            "המרחק הסגנוני של הטיוטה מהחלטותייך — עד כמה מילות היחס והקישור בה שכיחות אחרת "
+            "מאשר אצלך — הוא {} (אפס: בדיוק כמו הממוצע שלך)."
+        ).format(bdi(f"{delta:.1f}"))
+    return {
+        "key": "voice",
+        "title": "המרחק הסגנוני",
+        "said": said,
+        "usual": _usual("בטיוטות של החלטותייך האחרות בדרך כלל ", bdi(f"{usual:.1f}"), len(others))
+        if usual is not None and delta is not None
+        else None,
+        "verdict": _verdict(delta, usual) if delta is not None else None,
+        "lower": "נמוך יותר — טוב יותר: הטיוטה נשמעת יותר כמוך.",
+    }
+
+
+def figures(row: dict | None, others: list[dict]) -> list[dict]:
+    """The held-out row of a final explained, each figure against her usual (the median of
+    the other cases' latest rows): [{key, title, said, usual, verdict, verdict_said, lower}]."""
+    if row is None:
+        return []
+    out = [f(row, others) for f in (_change, _avoided, _blocks, _voice)]
+    for figure in out:
+        figure["verdict_said"] = VERDICTS.get(figure["verdict"] or "")
+    return out
+
+
+def learned(n: int) -> Markup:
+    """ "נלמד לקח אחד" / "נלמדו 3 לקחים"."""
+    return Markup("נלמד לקח אחד") if n == 1 else Markup("נלמדו {} לקחים").format(bdi(n))
+
+
+def waiting_said(waiting: int, total: int) -> Markup:
+    """How many of the lessons learned wait for her: all of them, or some."""
+    if waiting == total:
+        return Markup("מחכה להכרעתך" if waiting == 1 else "מחכים להכרעתך")
+    if waiting == 1:
+        return Markup("אחד מהם מחכה להכרעתך")
+    return Markup("{} מהם מחכים להכרעתך").format(bdi(waiting))
+
+
+def learning_state(jobs: list[dict], lessons: list[dict], case_link: str) -> dict | None:
+    """Where the learning from her final stands, in her words: {said, link, link_said,
+    technical}; None when nothing was learned or queued for the case."""
+    job = jobs[-1] if jobs else None
+    waiting = [r for r in lessons if r["review_status"] == "proposed"]
+    by_panel = [
+        r
+        for r in lessons
+        if r["review_status"] == "approved" and r["reviewed_by"] == "panel" and not r["folded_into"]
+    ]
+    state: dict[str, Any] = {"link": None, "link_said": None, "technical": None}
+    if job is not None and job["status"] in ("queued", "running", "waiting", "failed"):
+        state["said"] = {
+            "queued": "הלמידה מההחלטה הזו ממתינה לתור; היא תתבצע ברקע, והלקחים יגיעו לבדיקתך.",
+            "running": "הלמידה מההחלטה הזו מתבצעת כעת.",
+            "waiting": "הלמידה מההחלטה הזו ממתינה: לא הוגדר מודל שיבצע אותה; מי שמתחזק את "
+            "השרת צריך להגדיר אותו.",
+            "failed": "הלמידה מההחלטה הזו נכשלה; מי שמתחזק את השרת יכול להריץ אותה שוב.",
+        }[job["status"]]
+        state["technical"] = job["waiting_for"] or job["error"]
+        return state
+    if waiting:
+        state["said"] = Markup("{}, {}.").format(
+            learned(len(lessons)), waiting_said(len(waiting), len(lessons))
+        )
+        state["link"], state["link_said"] = f"/review?case={case_link}", "לתור שלך"
+    elif by_panel:
+        state["said"] = Markup("{}; הפאנל אישר בעצמו {} — לעיונך.").format(
+            learned(len(lessons)),
+            Markup("אחד מהם")
+            if len(by_panel) == 1
+            else Markup("{} מהם").format(bdi(len(by_panel))),
+        )
+        state["link"] = f"/review?lane=panel_approved&case={case_link}"
+        state["link_said"] = "לעיון ולווטו"
+    elif lessons:
+        state["said"] = Markup("{}; {}.").format(
+            learned(len(lessons)), "הוא הוכרע" if len(lessons) == 1 else "כולם הוכרעו"
+        )
+    elif job is not None:
+        state["said"] = "הלמידה מההחלטה הזו הסתיימה; לא עלו ממנה לקחים חדשים."
+    else:
+        return None
+    return state

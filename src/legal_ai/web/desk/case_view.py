@@ -1,0 +1,224 @@
+"""What the case pages show (web/desk/cases.py, issue 23 item 4), read in one connection and put
+in the chair's words: the list of cases (number, parties, status, last activity, what waits on
+each) and one case's page — the copy check's findings of its latest draft (substance first,
+each passage with its source), the figures of its final explained (case_figures.py), where the
+learning stands, its timeline in date order (timeline.py), its citations (linked, missing with
+their upload, several rulings to pick from), the lessons a promote may fold, and the draft and
+final texts side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+from ...errors import InvalidInput
+from ...learning import copy_policy, library_links, metadata
+from ...learning import vocabulary as vocab
+from ...retrieval import terms
+from ...store import case_pages as store
+from ...store import desk as desk_store
+from ...store import learning as learning_store
+from ...text.parties import party_line
+from . import labels
+from .case_figures import figures, learning_state, plural
+from .labels import bdi
+from .timeline import timeline
+
+COPY_KINDS = labels.COPY_KIND  # most serious first
+CITATION_STATUS = labels.CITATION_STATUS
+# A case's status; a case without a draft or a final has no pair yet.
+STATUS = {"open": "טרם הוגשה טיוטה", **labels.PAIR_STATUS}
+CORPUS_OF = {"external_upload": "external", "internal_committee": "internal"}
+LEARNING = {
+    "queued": "הלמידה ממתינה לתור",
+    "running": "הלמידה מתבצעת",
+    "waiting": "הלמידה ממתינה להגדרת מודל",
+    "failed": "הלמידה נכשלה",
+}
+
+
+def href(case: str) -> str:
+    """The case page's address: /cases/<its number, URL-encoded> (no internal id)."""
+    return "/cases/" + quote(case, safe="")
+
+
+# -- the list -----------------------------------------------------------------------------------
+
+
+def waiting(row: dict) -> list[dict]:
+    """What waits on a case, each in her words with where to do it: {said, href, serious}."""
+    page = href(row["case_number"])
+    out = []
+    if row["copy_substance"]:
+        out.append({"said": "בדיקת ההעתקה מצאה מהות", "href": page + "#copy", "serious": True})
+    if row["status"] == "draft_done":
+        out.append({"said": "ממתין להחלטה החתומה", "href": page + "#upload", "serious": False})
+    if row["lessons_waiting"]:
+        said = plural(row["lessons_waiting"], "לקח אחד מחכה להכרעתך", "לקחים מחכים להכרעתך")
+        link = f"/review?case={quote(row['case_number'], safe='')}"
+        out.append({"said": said, "href": link, "serious": False})
+    if row["status"] == "analyzed":
+        out.append({"said": "אפשר לקדם לקחים", "href": page + "#promote", "serious": False})
+    if row["missing"]:
+        said = plural(row["missing"], "תקדים חסר בספרייה", "תקדימים חסרים בספרייה")
+        out.append({"said": said, "href": page + "#citations", "serious": False})
+    if row["ambiguous"]:
+        said = plural(row["ambiguous"], "ציטוט לבחירת פסק הדין", "ציטוטים לבחירת פסק הדין")
+        out.append({"said": said, "href": page + "#citations", "serious": False})
+    if row["learning"] in LEARNING:
+        out.append(
+            {"said": LEARNING[row["learning"]], "href": page + "#learning", "serious": False}
+        )
+    return out
+
+
+def listed(row: dict) -> dict:
+    """A case as the list shows it."""
+    return {
+        "case_number": row["case_number"],
+        "href": href(row["case_number"]),
+        "parties": row["title"] or party_line(row["header"]),
+        "status": row["status"],
+        "status_said": STATUS.get(row["status"], "מצב אחר"),
+        "last_activity": row["last_activity"],
+        "waiting": waiting(row),
+    }
+
+
+def case_list(view: Any) -> dict:
+    """The list page: every case, the missing precedents and the ambiguous citations of the
+    library (each with its form), and the cases under the old anchors (#copy, #promote)."""
+    with view.store.connection() as conn:
+        rows = [listed(r) for r in store.case_list(conn)]
+        missing = learning_store.missing_precedents(conn)
+    prefilled = [{**m, "court": terms.court_of_case_number(m["ref"])} for m in missing]
+    return {
+        "cases": rows,
+        "missing": prefilled,
+        "ambiguous": library_links.ambiguous(view)["ambiguous"],
+        "copy_cases": [r for r in rows if any(w["serious"] for w in r["waiting"])],
+        "promote_cases": [r for r in rows if r["status"] == "analyzed"],
+    }
+
+
+# -- one case -----------------------------------------------------------------------------------
+
+
+def copy_findings(conn: Any, report: dict | None) -> dict | None:
+    """A draft's copy-check report for the page: its passages (substance first), each with its
+    source's corpus for the link, its citations (those not found first) with the ruling's
+    corpus, and the counts (copy_policy.summary)."""
+    if not report:
+        return None
+    sources = {x["source"]["doc_id"] for x in report.get("passages", []) if x["source"]["doc_id"]}
+    cited = {c["doc_id"] for c in report.get("citations", []) if c["doc_id"]}
+    where = desk_store.located(conn, sources, ("style", "internal")) if sources else {}
+    ruling = desk_store.located(conn, cited, ("external", "internal")) if cited else {}
+    rank = {k: n for n, k in enumerate(COPY_KINDS)}
+    order = {k: n for n, k in enumerate(CITATION_STATUS)}
+    passages = sorted(report.get("passages", []), key=lambda x: rank.get(x["kind"], 9))
+    citations = sorted(report.get("citations", []), key=lambda c: order.get(c["status"], 9))
+    return {
+        "passages": [{**x, "corpus": where.get(x["source"]["doc_id"])} for x in passages],
+        "citations": [{**c, "corpus": ruling.get(c["doc_id"])} for c in citations],
+        "counts": copy_policy.summary(report),
+    }
+
+
+def citations(conn: Any, rows: list[dict], ambiguous: list[dict]) -> dict:
+    """The final's citations of rulings by what she may do: linked (to the ruling in the
+    library), missing (open: upload its ruling) and several rulings fitting (pick one); the
+    statutes counted."""
+    rulings = [r for r in rows if r["kind"] != "statute"]
+    linked_ids = sorted({r["linked_case_law_id"] for r in rulings if r["linked_case_law_id"]})
+    found = store.linked_rulings(conn, linked_ids) if linked_ids else {}
+    candidates = {a["authority_id"]: a for a in ambiguous}
+    seen: set[int] = set()
+    out: dict[str, list] = {"linked": [], "missing": [], "ambiguous": []}
+    for r in rulings:
+        if r["authority_id"] in seen:
+            continue
+        seen.add(r["authority_id"])
+        if r["linked_case_law_id"]:
+            ruling = found.get(r["linked_case_law_id"]) or {}
+            corpus = CORPUS_OF.get(ruling.get("source_kind", ""))
+            out["linked"].append({**r, "doc_id": ruling.get("doc_id"), "corpus": corpus})
+        elif r["authority_id"] in candidates:
+            out["ambiguous"].append(candidates[r["authority_id"]])
+        elif r["missing_status"] == "open":
+            court = terms.court_of_case_number(r["ref"])
+            out["missing"].append({**r, "court": court})
+    statutes = len({r["authority_id"] for r in rows if r["kind"] == "statute"})
+    return {**out, "statutes": statutes}
+
+
+def _read(conn: Any, row: dict) -> dict:
+    """Everything of one case the page shows, from one connection."""
+    case, case_law_id = row["case_number"], row["case_law_id"]
+    drafts = store.drafts_of(conn, case)
+    return {
+        "drafts": drafts,
+        "copy": copy_findings(conn, drafts[-1]["copy_report"]) if drafts else None,
+        "final": store.final_of(conn, case_law_id) if case_law_id else None,
+        "history": store.history_of(conn, case),
+        "others": store.usual(conn, case),
+        "jobs": store.jobs_of(conn, case),
+        "lessons": learning_store.list_lessons(conn, case_number=case),
+        "promotions": store.promotions_of(conn, case),
+        "precedents": store.precedents_of(conn, case),
+        "cited": learning_store.citations_of(conn, case_law_id) if case_law_id else [],
+        "metadata": metadata.state_of(conn, case_law_id) if case_law_id else None,
+    }
+
+
+def exists(view: Any, case: str) -> str | None:
+    """The case's number as stored, when there is such a case (else None)."""
+    try:
+        number = vocab.case_number(case)
+    except InvalidInput:
+        return None
+    with view.store.connection() as conn:
+        return number if store.case_row(conn, number) else None
+
+
+def case_page(view: Any, case: str) -> dict | None:
+    """One case's page, or None when there is no such case."""
+    with view.store.connection() as conn:
+        row = store.case_row(conn, case)
+        if row is None:
+            return None
+        read = _read(conn, row)
+        ambiguous = library_links.ambiguous(view)["ambiguous"] if read["cited"] else []
+        cited = citations(conn, read["cited"], ambiguous)
+    link = quote(case, safe="")
+    history = read["history"]
+    lessons = read["lessons"]
+    return {
+        **read,
+        "case": listed(row),
+        "row": row,
+        "citations": cited,
+        "figures": figures(history[-1] if history else None, read["others"]),
+        "usual_count": len(read["others"]),
+        "learning": learning_state(read["jobs"], lessons, link),
+        "timeline": timeline(read, cited),
+        "candidates": [r for r in lessons if r["review_status"] in ("proposed", "approved")]
+        if row["status"] == "analyzed"
+        else [],
+    }
+
+
+def upload_notice(page: dict, uploaded: str | None, same: bool) -> Markup | None:
+    """The line after a draft's or a final's upload, from what is stored: which version."""
+    if uploaded == "draft" and page["drafts"]:
+        version = bdi(page["drafts"][-1]["version"])
+        if same:
+            return Markup("הטיוטה הזו כבר נקלטה (גרסה {}); לא נוספה גרסה חדשה.").format(version)
+        return Markup("הטיוטה נקלטה — גרסה {}. ממצאי בדיקת ההעתקה למטה.").format(version)
+    if uploaded == "final" and page["final"]:
+        if same:
+            return Markup("ההחלטה החתומה הזו כבר נקלטה; דבר לא השתנה.")
+        return Markup("ההחלטה החתומה נקלטה (גרסה {}).").format(bdi(page["final"]["version"]))
+    return None

@@ -1,0 +1,299 @@
+"""/cases: the list of cases, and a page per case (issue 23 item 4).
+
+`/cases` lists every case — its number, its parties, its status, its last activity and what
+waits on it — each linking to its page, `/cases/<the case number, URL-encoded>` (no internal
+id). Below the list: the upload of a new case's draft or final, the cases whose copy check found
+substance (#copy) or whose lessons may be promoted (#promote), the library's missing precedents
+with their upload (#missing) and the citations several rulings fit (#ambiguous): the today
+page's cards land there.
+
+A case's page (case_view.py) opens with the copy check's findings of its latest draft, the
+figures of its final explained and where the learning stands, then its timeline, its citations,
+promote, attaching a precedent, the upload of a new draft version or of the final, and the draft
+and final side by side. Every form posts to the same addresses as before; a success answers
+with a redirect (303) to the page it belongs to — after an upload, the case's page — and a
+refusal shows the page again with the reason in Hebrew beside its field and what she filled in
+kept (forms.py)."""
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+from urllib.parse import quote, unquote
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from ...config import Settings
+from ...errors import AppError, InvalidInput
+from ...learning import drafts, finals, library_links, precedents
+from ...learning import vocabulary as vocab
+from .. import errors as web_errors
+from .. import uploads
+from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
+from . import case_view, core, forms
+from .messages import refusal
+from .pages_hebrew import upload_refusal
+
+NOTES_COOKIE = "legal_ai_desk_read"  # what reading an uploaded file said, for its case page
+BACK = "back"  # a form's hidden field: the case number of the page it was posted from
+
+
+def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
+    Chair = Annotated[core.Desk, Depends(signed_in)]
+    upload_root = settings.home / "uploads"
+    max_file = settings.max_file_mb * 2**20
+    fixed = forms.choices(settings)
+
+    async def list_page(
+        request: Request, desk: core.Desk, status: int = 200, **context: Any
+    ) -> Response:
+        data = await run_in_threadpool(case_view.case_list, desk.view)
+        return core.render(
+            request, "cases.html", status=status, desk=desk, **fixed, **data, **context
+        )
+
+    async def case_page(
+        request: Request, desk: core.Desk, case: str, status: int = 200, **context: Any
+    ) -> Response:
+        data = await run_in_threadpool(case_view.case_page, desk.view, case)
+        if data is None:
+            return core.error_page(request, 404, "אין תיק כזה; בחרי תיק מהרשימה", desk)
+        return core.render(
+            request, "case.html", status=status, desk=desk, **fixed, **data, **context
+        )
+
+    async def refused(
+        request: Request, desk: core.Desk, back: str | None, status: int, **context: Any
+    ) -> Response:
+        """A refused form: the page it was posted from again (a case's, when it exists, else
+        the list), with the reason and the form as she filled it."""
+        if back:
+            exists = await run_in_threadpool(case_view.exists, desk.view, back)
+            if exists:
+                return await case_page(request, desk, exists, status=status, **context)
+        return await list_page(request, desk, status=status, **context)
+
+    @api.get("/cases", include_in_schema=False)
+    async def cases(request: Request, desk: Chair) -> Response:
+        notice = await run_in_threadpool(forms.list_notice, desk.view, dict(request.query_params))
+        return await list_page(request, desk, notice=notice)
+
+    @api.get("/cases/{case:path}", include_in_schema=False)
+    async def case(request: Request, desk: Chair, case: str) -> Response:
+        try:
+            number = vocab.case_number(case)
+        except InvalidInput:
+            return core.error_page(request, 404, "אין תיק כזה; בחרי תיק מהרשימה", desk)
+        query = dict(request.query_params)
+        read = _read_notes(request, number) if query.get("uploaded") else []
+        data = await run_in_threadpool(case_view.case_page, desk.view, number)
+        if data is None:
+            return core.error_page(request, 404, "אין תיק כזה; בחרי תיק מהרשימה", desk)
+        notice = await run_in_threadpool(forms.case_notice, desk.view, data, query)
+        return core.render(
+            request,
+            "case.html",
+            desk=desk,
+            **fixed,
+            **data,
+            notice=notice,
+            uploaded=query.get("uploaded"),
+            read_notes=read,
+        )
+
+    async def checked_upload(
+        request: Request,
+        desk: core.Desk,
+        fields: frozenset[str],
+        work: Callable[[uploads.Upload, dict], dict],
+    ) -> tuple[dict, str | None]:
+        """Receive an upload form, check its CSRF token before anything runs, then
+        `work(received, fields)` in a worker thread: its result, and the page it came from."""
+
+        def checked(received: uploads.Upload) -> tuple[dict, str | None]:
+            given = dict(received.fields)
+            core.check_csrf(desk, given.pop("csrf", None))
+            back = given.pop(BACK, None) or None
+            return work(received, given), back
+
+        return await uploads.handled(
+            request, upload_root, fields=fields, max_bytes=max_file, work=checked
+        )
+
+    async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
+        fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number", BACK}
+        service = drafts.add_draft if kind == "draft" else finals.upload_final
+
+        def work(received: uploads.Upload, given: dict) -> dict:
+            case = given.pop("case_number", "")
+            if not case.strip():
+                raise InvalidInput("the case number is empty; write it")
+            given = {k: v for k, v in given.items() if v}
+            return service(
+                desk.view, case, received.path, source_name=f"upload:{received.name}", **given
+            )
+
+        try:
+            result, _ = await checked_upload(request, desk, fields, work)
+        except core.CsrfRefused:
+            raise
+        except AppError as exc:
+            filled = getattr(exc, "fields", {})
+            return await refused(
+                request,
+                desk,
+                filled.get(BACK),
+                web_errors.status_of(exc),
+                message=refusal("ההעלאה לא בוצעה", upload_refusal(exc)),
+                form=forms.refused_upload(kind, exc, filled),
+            )
+        same = not result.get("created", result.get("changed", True))
+        target = (
+            case_view.href(result["case_number"])
+            + f"?uploaded={kind}"
+            + ("&same=1" if same else "")
+        )
+        answer = RedirectResponse(target, 303)
+        notes = [
+            str(n) for n in result.get("notes") or [] if not str(n).startswith(forms.OWN_NOTES)
+        ]
+        if notes:
+            value = quote(json.dumps({"case": result["case_number"], "notes": notes[:5]}))
+            core.set_cookie(answer, request, NOTES_COOKIE, value, max_age=600)
+        return answer
+
+    @api.post("/cases/draft/upload", include_in_schema=False)
+    async def draft_upload(request: Request, desk: Chair) -> Response:
+        return await upload(request, desk, "draft")
+
+    @api.post("/cases/final/upload", include_in_schema=False)
+    async def final_upload(request: Request, desk: Chair) -> Response:
+        return await upload(request, desk, "final")
+
+    @api.post("/cases/promote", include_in_schema=False)
+    async def promote(request: Request, desk: Chair) -> Response:
+        """The chair's chosen style lessons and phrases of an analyzed pair folded into the
+        methodology (a new version); the pair moves to lessons_folded."""
+        form = await core.form_of(request, desk)
+        try:
+            result = await run_in_threadpool(forms.promote, desk.view, form)
+        except AppError as exc:
+            return await refused(
+                request,
+                desk,
+                form.get(BACK),
+                web_errors.status_of(exc),
+                message=refusal("הקידום לא בוצע, דבר לא השתנה", exc),
+                form={"name": "promote", "filled": form, "errors": {}},
+            )
+        return RedirectResponse(case_view.href(result["case_number"]) + "?done=promote", 303)
+
+    @api.post("/cases/precedent", include_in_schema=False)
+    async def attach_precedent(request: Request, desk: Chair) -> Response:
+        """A citation the chair relies on in her case (case_precedents), linked to the library's
+        ruling when it holds one."""
+        form = await core.form_of(request, desk)
+        case = str(form.get("case_number") or "")
+        citation = str(form.get("citation") or "")
+        note = str(form.get("note") or "").strip() or None
+        try:
+            saved = await run_in_threadpool(desk.view.attach_precedent, case, citation, note)
+        except AppError as exc:
+            errors = {"citation": forms.said_of(exc)} if citation.strip() == "" else {}
+            return await refused(
+                request,
+                desk,
+                form.get(BACK),
+                web_errors.status_of(exc),
+                message=refusal("התקדים לא צורף", exc),
+                form={"name": "precedent", "filled": form, "errors": errors},
+            )
+        return RedirectResponse(case_view.href(saved["case_number"]) + "?done=precedent", 303)
+
+    @api.post("/cases/citations/{authority_id}/pick", include_in_schema=False)
+    async def citation_pick(request: Request, desk: Chair, authority_id: int) -> Response:
+        """The chair's pick of the ruling an ambiguous citation names (library_links.pick)."""
+        form = await core.form_of(request, desk)
+        back = str(form.get(BACK) or "") or None
+        try:
+            chosen = int(str(form.get("case_law_id") or ""))
+            await run_in_threadpool(library_links.pick, desk.view, authority_id, chosen)
+        except ValueError:
+            said = "בחרי אחת ההחלטות המתאימות"
+            return await refused(
+                request,
+                desk,
+                back,
+                400,
+                message=f"הציטוט לא קושר: {said}",
+                form={"name": f"pick-{authority_id}", "filled": form, "errors": {"pick": said}},
+            )
+        except AppError as exc:
+            return await refused(
+                request,
+                desk,
+                back,
+                web_errors.status_of(exc),
+                message=refusal("הציטוט לא קושר", exc),
+            )
+        place = case_view.href(back) if back else "/cases"
+        return RedirectResponse(f"{place}?picked={authority_id}#citations", 303)
+
+    @api.post("/cases/missing/{authority_id}/upload", include_in_schema=False)
+    async def ruling_upload(request: Request, desk: Chair, authority_id: int) -> Response:
+        """A missing precedent's ruling: ingested into the external corpus with its metadata,
+        then the citations are linked again and the precedent resolves."""
+        fields = frozenset(precedents.FIELDS) | {"csrf", BACK}
+
+        def work(received: uploads.Upload, given: dict) -> dict:
+            return precedents.upload_ruling(
+                desk.view,
+                authority_id,
+                received.path,
+                source_name=f"upload:{received.name}",
+                **given,
+            )
+
+        try:
+            result, back = await checked_upload(request, desk, fields, work)
+        except core.CsrfRefused:
+            raise
+        except AppError as exc:
+            filled = getattr(exc, "fields", {})
+            return await refused(
+                request,
+                desk,
+                filled.get(BACK),
+                web_errors.status_of(exc),
+                message=refusal("פסק הדין לא נקלט", upload_refusal(exc)),
+                form=forms.refused_upload(f"ruling-{authority_id}", exc, filled),
+            )
+        if not result["resolved"]:
+            return await list_page(
+                request,
+                desk,
+                status=409,
+                message=f"פסק הדין נקלט ({result['case_number']}) אך אינו תואם את ההפניה "
+                f"{result['ref']}; התקדים נשאר פתוח — בדקי את מספר התיק",
+            )
+        if back:
+            return RedirectResponse(
+                f"{case_view.href(back)}?resolved={authority_id}#citations", 303
+            )
+        return RedirectResponse(f"/cases?resolved={authority_id}#missing", 303)
+
+
+def _read_notes(request: Request, case: str) -> list:
+    """What reading the file uploaded for `case` said (the upload's cookie), in Hebrew."""
+    raw = request.cookies.get(NOTES_COOKIE)
+    try:
+        kept = json.loads(unquote(raw)) if raw else {}
+    except ValueError:
+        return []
+    if not isinstance(kept, dict) or kept.get("case") != case:
+        return []
+    notes = kept.get("notes")
+    if not isinstance(notes, list):
+        return []
+    return [forms.reading_note(str(n)[:500]) for n in notes[:5]]

@@ -1,0 +1,98 @@
+"""A final's figures and its learning in the chair's words (web/desk/case_figures.py, issue 23
+item 4): each measure a sentence with its unit, her usual (the median of her other finals)
+beside it and whether lower is better — never a bare 68.48, 0.1097 or "Delta 2.0037" — and where
+the learning from her final stands, never a job's number or a command."""
+
+from helpers import text_of
+from legal_ai.web.desk.case_figures import figures, learning_state
+
+ROW = {
+    "change_percent": 68.48,
+    "word_edit_distance": 150,
+    "metrics": {"draft_words": 219},
+    "anti_pattern_total": 3,
+    "final_anti_pattern_total": 0,
+    "ratio_deviation": 0.1097,
+    "stylometric_delta": 2.0037,
+}
+OTHERS = [
+    {
+        "change_percent": 50.0,
+        "anti_pattern_total": 1,
+        "ratio_deviation": 0.05,
+        "stylometric_delta": 1.2,
+    },
+    {
+        "change_percent": 60.0,
+        "anti_pattern_total": 5,
+        "ratio_deviation": 0.08,
+        "stylometric_delta": 1.6,
+    },
+]
+
+
+def said(figure: dict) -> str:
+    return " ".join(text_of(str(figure[k] or "")) for k in ("title", "said", "usual", "lower"))
+
+
+def test_each_figure_in_words_against_her_usual():
+    shown = {f["key"]: f for f in figures(ROW, OTHERS)}
+    assert list(shown) == ["change", "avoided", "blocks", "voice"]
+    change = said(shown["change"])
+    assert "שינית 150 מתוך 219 מילות הטיוטה — כ-68% מהנוסח." in change
+    assert "בהחלטותייך האחרות שינית בדרך כלל כ-55% (החציון של 2 החלטות)." in change
+    assert "פחות שינויים — טוב יותר" in change
+    assert shown["change"]["verdict"] == "worse"
+    assert shown["change"]["verdict_said"] == "פחות טוב מהרגיל אצלך"
+    avoided = said(shown["avoided"])
+    assert "בטיוטה נמצאו 3 ביטויים מרשימת הביטויים שביקשת להימנע מהם" in avoided
+    assert "בהחלטה החתומה לא נשאר אף אחד" in avoided
+    assert shown["avoided"]["verdict"] == "same"  # 3 against a median of 3
+    assert "כ-11% מהנוסח היה צריך לעבור מפרק לפרק" in said(shown["blocks"])
+    assert shown["blocks"]["verdict"] == "worse"
+    voice = said(shown["voice"])
+    assert "הוא 2.0 (אפס: בדיוק כמו הממוצע שלך)" in voice and "בדרך כלל 1.4" in voice
+    for figure in shown.values():
+        for bare in ("68.48", "0.1097", "2.0037", "Delta"):
+            assert bare not in said(figure), (figure["key"], bare)
+
+
+def test_lower_than_usual_is_better_and_missing_measures_are_said():
+    better = {**ROW, "change_percent": 20.0, "ratio_deviation": None, "stylometric_delta": None}
+    shown = {f["key"]: f for f in figures(better, OTHERS)}
+    assert shown["change"]["verdict"] == "better"
+    assert shown["change"]["verdict_said"] == "טוב מהרגיל אצלך"
+    assert "אין עדיין די החלטות שלך" in said(shown["blocks"]) and not shown["blocks"]["verdict"]
+    assert "נדרשות לפחות שתיים" in said(shown["voice"]) and not shown["voice"]["usual"]
+    alone = {f["key"]: f for f in figures(ROW, [])}
+    assert alone["change"]["usual"] is None and alone["change"]["verdict"] is None
+    assert figures(None, OTHERS) == []
+
+
+def job(status: str, **extra) -> dict:
+    return {"status": status, "waiting_for": None, "error": None, **extra}
+
+
+def lesson(status: str, by: str | None = None) -> dict:
+    return {"review_status": status, "reviewed_by": by, "folded_into": None}
+
+
+def test_where_the_learning_stands_in_her_words():
+    link = "ערר%207%2F25"
+    assert learning_state([], [], link) is None
+    queued = learning_state([job("queued")], [], link)
+    assert queued["said"].startswith("הלמידה מההחלטה הזו ממתינה לתור") and not queued["link"]
+    waiting = learning_state([job("waiting", waiting_for="set LEGAL_AI_DISTILLER")], [], link)
+    assert "לא הוגדר מודל" in waiting["said"]
+    assert waiting["technical"] == "set LEGAL_AI_DISTILLER"  # behind the details only
+    assert "נכשלה" in learning_state([job("failed", error="boom")], [], link)["said"]
+    three = learning_state([job("done")], [lesson("proposed")] * 3, link)
+    assert text_of(str(three["said"])) == "נלמדו 3 לקחים, מחכים להכרעתך."
+    assert three["link"] == f"/review?case={link}" and three["link_said"] == "לתור שלך"
+    one = learning_state([job("done")], [lesson("proposed"), lesson("rejected", "chair")], link)
+    assert text_of(str(one["said"])) == "נלמדו 2 לקחים, אחד מהם מחכה להכרעתך."
+    panel = learning_state([job("done")], [lesson("approved", "panel")], link)
+    assert text_of(str(panel["said"])) == "נלמד לקח אחד; הפאנל אישר בעצמו אחד מהם — לעיונך."
+    assert panel["link"] == f"/review?lane=panel_approved&case={link}"
+    none = learning_state([job("done")], [], link)
+    assert none["said"] == "הלמידה מההחלטה הזו הסתיימה; לא עלו ממנה לקחים חדשים."
