@@ -166,3 +166,15 @@ WAITING = {
 def waiting(conn: psycopg.Connection, what: str) -> int:
     """How many of `what` (a key of WAITING) wait for the chair."""
     return conn.execute(WAITING[what]).fetchone()["n"]
+
+
+def waiting_all(conn: psycopg.Connection) -> dict[str, int]:
+    """Every count of WAITING at once: one statement, one round trip (the menu reads them on
+    every page), each count the same subquery `waiting` runs alone."""
+    query = sql.SQL("SELECT {}").format(
+        sql.SQL(", ").join(
+            sql.SQL("({}) AS {}").format(sql.SQL(count), sql.Identifier(key))
+            for key, count in WAITING.items()
+        )
+    )
+    return dict(conn.execute(query).fetchone())

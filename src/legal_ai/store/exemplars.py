@@ -63,7 +63,8 @@ def unembedded(conn: psycopg.Connection, after: int, batch: int) -> list[dict]:
     stale one): {id, text, text_hash}, by id."""
     return conn.execute(
         "SELECT id, text, text_hash FROM block_exemplars WHERE (embedding IS NULL"
-        " OR embedder IS DISTINCT FROM active_embedder() OR stale) AND id > %s ORDER BY id"
+        " OR embedder IS DISTINCT FROM (SELECT embedder FROM embedding_config) OR stale)"
+        " AND id > %s ORDER BY id"
         " LIMIT %s",
         (after, batch),
     ).fetchall()
