@@ -143,7 +143,7 @@ def test_search_hits_highlight_and_open_the_source_at_its_span(chair, desk_app, 
     # The corpus's filters only; a required one is asked for; a bad date is a clear message.
     finals = chair.get("/search", params={"corpus": "style", "q": "הקלה"})
     assert 'name="practice_area"' in finals.text and 'name="court"' not in finals.text
-    assert "החיפוש מחייב: תחום" in finals.text
+    assert "החיפוש מחייב לבחור תחום" in finals.text
     bad = chair.get("/search", params={"corpus": "external", "q": "הקלה", "date_from": "1.1.2020"})
     assert "is not a date" in bad.text
     missing = chair.get("/source/external/no-such-doc")

@@ -47,13 +47,12 @@ def test_sign_in_search_and_source(page, desk, tmp_path):
     assert page.locator(".hit").count() == 1
     assert page.locator(".hit mark").count() >= 1
     assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
-    screenshot(page, "search")
+    # The search's and the source's screenshots: test_desk_search_browser.py (a fuller library).
     with page.expect_navigation():
         page.click(".hit h2 a")
     marked = page.locator("mark#span")
     assert "סטייה ניכרת" in marked.inner_text() or marked.inner_text() in RULING
     assert marked.is_visible()
-    screenshot(page, "source")
 
 
 def test_today_then_review_and_system(page, desk):

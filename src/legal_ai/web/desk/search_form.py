@@ -1,0 +1,239 @@
+"""The search form of /search as the chair fills it: which corpus, the query, the filters that
+corpus takes — each as she typed it (kept, shown back) and as it is searched — and what is
+wrong with a field, in Hebrew, beside it.
+
+Her words become the service's values here, never silently dropped: a practice area by its
+Hebrew name (תכנון ובנייה) is the id the library keeps (`planning`); a court is one of the
+library's courts, and a part of its name (עליון) is the one court it names; a case number is
+one of her cases', and a partial one (1157/23, or without its district) is the one case it
+fits (text/case_numbers.case_id) — several that fit are offered to choose from, none is said.
+A refusal of the search service (a query too long, dates reversed) is shown beside the field
+it concerns (FIELD_OF)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from ...corpora import SEARCHABLE
+from ...learning import vocabulary as vocab
+from ...store import desk_search
+from ...text.case_numbers import case_id, normalize_case_number
+from ...text.hebrew import fold_quotes
+from . import labels
+
+
+@dataclass(frozen=True)
+class CorpusForm:
+    key: str
+    label: str
+    tool: str
+    filters: tuple[str, ...]  # the tool's filter arguments, in the form's order
+    required: tuple[str, ...] = ()
+
+
+CORPUS_FORMS: dict[str, CorpusForm] = {
+    f.key: f
+    for f in (
+        CorpusForm(
+            "style",
+            labels.CORPUS["style"],
+            "search_decisions",
+            ("practice_area", "date_from", "date_to"),
+            ("practice_area",),
+        ),
+        CorpusForm(
+            "case",
+            labels.CORPUS["case"],
+            "search_case_documents",
+            ("case_number",),
+            ("case_number",),
+        ),
+        CorpusForm(
+            "external",
+            labels.CORPUS["external"],
+            "search_precedent_library",
+            ("court", "practice_area", "date_from", "date_to"),
+        ),
+        CorpusForm(
+            "internal",
+            labels.CORPUS["internal"],
+            "search_internal_decisions",
+            ("practice_area", "date_from", "date_to"),
+        ),
+        CorpusForm("digests", labels.CORPUS["digests"], "search_digests", ("practice_area",)),
+        CorpusForm(
+            "case_precedents",
+            labels.CORPUS["case_precedents"],
+            "precedent_search_library",
+            ("case_number",),
+        ),
+    )
+}
+
+FILTER_LABELS = {
+    "practice_area": "תחום",
+    "court": "ערכאה",
+    "date_from": "מתאריך",
+    "date_to": "עד תאריך",
+    "case_number": "מספר תיק",
+}
+PRACTICE_AREAS = vocab.PRACTICE_AREAS  # a select: the value the id, the text its Hebrew
+
+# The field a refusal of the search service concerns (first match; a group names the field).
+FIELD_OF: tuple[tuple[str, str], ...] = (
+    (r"the query", "q"),
+    (r"date_from .* is after date_to", "date_to"),
+    (r"^(date_from|date_to) ", ""),
+    (r"filter (\w+) ", ""),
+    (r"needs practice_area", "practice_area"),
+    (r"case_number", "case_number"),
+)
+EMPTY_QUERY = "השאילתה ריקה: כתבי מה לחפש"
+
+
+@dataclass
+class Asked:
+    """One filled form: `values` as she typed them (shown back), `args` as searched, `errors`
+    and `notes` (Hebrew) by field, the choices of the court select and of the case-number
+    completion, and the case numbers she may choose from when hers fits several."""
+
+    form: CorpusForm
+    query: str
+    values: dict[str, str]
+    submitted: bool
+    args: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    courts: list[str] = field(default_factory=list)
+    cases: list[str] = field(default_factory=list)
+    choose: list[tuple[str, str]] = field(default_factory=list)  # (case number, its search)
+
+    @property
+    def ready(self) -> bool:
+        """Whether to search: a query and no field in error."""
+        return bool(self.query) and not self.errors
+
+    def refused(self, message: str) -> None:
+        """The search service's refusal, beside the field it concerns (else the query's)."""
+        for pattern, name in FIELD_OF:
+            found = re.search(pattern, message)
+            if found:
+                name = name or found.group(1)
+                self.errors[name if name in (*self.form.filters, "q") else "q"] = message
+                return
+        self.errors["q"] = message
+
+
+def read(params: Any, view: Any) -> Asked:
+    """The form from the query string, each filter resolved against the library (one
+    connection); unknown corpus: the precedent library's form."""
+    form = CORPUS_FORMS.get(params.get("corpus") or "external") or CORPUS_FORMS["external"]
+    values = {name: (params.get(name) or "").strip() for name in form.filters}
+    asked = Asked(
+        form, (params.get("q") or "").strip(), values, submitted=params.get("go") is not None
+    )
+    with view.store.connection() as conn:
+        if "court" in form.filters:
+            asked.courts = desk_search.courts(conn, SEARCHABLE[form.key])
+        if "case_number" in form.filters:
+            asked.cases = desk_search.case_numbers(conn)
+            asked.args["case_number"] = _case_number(conn, asked, values["case_number"])
+    for name in ("practice_area", "court", "date_from", "date_to"):
+        if name in form.filters:
+            asked.args[name] = _value(asked, name, values[name])
+    asked.args = {k: v for k, v in asked.args.items() if v}
+    if asked.submitted and not asked.query:
+        asked.errors["q"] = EMPTY_QUERY
+    if asked.query or asked.submitted:
+        for name in form.required:
+            if not values[name]:
+                asked.errors.setdefault(name, f"במאגר «{form.label}» החיפוש מחייב {_what(name)}")
+    return asked
+
+
+def _what(name: str) -> str:
+    return {"practice_area": "לבחור תחום", "case_number": "את מספר התיק"}.get(
+        name, FILTER_LABELS[name]
+    )
+
+
+def _value(asked: Asked, name: str, value: str) -> str:
+    """A practice area's id (from its id or its Hebrew name), a court of the library (from its
+    name or a part of it), a date as given (the service checks it)."""
+    if not value or name.startswith("date"):
+        return value
+    if name == "practice_area":
+        if value in PRACTICE_AREAS:
+            return value
+        by_name = [a for a in PRACTICE_AREAS if labels.PRACTICE_AREA.get(a) == value]
+        if by_name:
+            asked.values[name] = by_name[0]
+            return by_name[0]
+        asked.errors[name] = "תחום לא מוכר: בחרי תחום מהרשימה"
+        return ""
+    if value in asked.courts:
+        return value
+    wanted = _folded(value)
+    fitting = [c for c in asked.courts if wanted and wanted in _folded(c)]
+    if len(fitting) == 1:
+        asked.values[name] = fitting[0]
+        return fitting[0]
+    asked.errors[name] = (
+        "כמה ערכאות מתאימות: בחרי אחת מהרשימה"
+        if fitting
+        else "אין בספרייה פסקי דין של ערכאה כזו: בחרי ערכאה מהרשימה"
+    )
+    return ""
+
+
+def _folded(text: str) -> str:
+    return " ".join(fold_quotes(text).replace("-", " ").split())
+
+
+def _case_number(conn: Any, asked: Asked, typed: str) -> str:
+    """Her case's number for what she typed: the same case in the one spelling; else the one
+    case whose number/year it names and whose proceeding and district it does not contradict
+    (said beside the field); several such: none, and she chooses (`asked.choose`)."""
+    if not typed:
+        return ""
+    spelled = normalize_case_number(typed)
+    if spelled in asked.cases:
+        asked.values["case_number"] = spelled
+        return spelled
+    named = case_id(typed)
+    if named is None:
+        asked.errors["case_number"] = "מספר התיק אינו תקין: כתבי מספר ושנה, למשל 1157/23"
+        return ""
+    same_number = [
+        c
+        for c in desk_search.cases_ending(conn, named.number)
+        if (found := case_id(c)) is not None and found.number == named.number
+    ]
+    fitting = [
+        c
+        for c in same_number
+        if (found := case_id(c)) is not None
+        and named.proceeding in (None, found.proceeding)
+        and named.district in (None, found.district)
+    ]
+    if len(fitting) == 1:
+        asked.values["case_number"] = fitting[0]
+        asked.notes["case_number"] = f"מספר התיק הושלם: {fitting[0]}"
+        return fitting[0]
+    base = {"corpus": asked.form.key, "q": asked.query}
+    asked.choose = [(c, address(base | {"case_number": c})) for c in fitting or same_number]
+    if fitting:
+        asked.errors["case_number"] = "כמה תיקים מתאימים למספר הזה: בחרי אחד מהם"
+    elif same_number:
+        asked.errors["case_number"] = "אין תיק בכתיב הזה; אולי התכוונת לאחד מאלה"
+    else:
+        asked.errors["case_number"] = "אין תיק במספר הזה: בחרי תיק מהרשימה"
+    return ""
+
+
+def address(params: dict[str, Any]) -> str:
+    """/search with these parameters (empty ones left out)."""
+    return "/search?" + urlencode({k: v for k, v in params.items() if v not in (None, "")})
