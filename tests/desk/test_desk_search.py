@@ -9,7 +9,7 @@ import re
 import pytest
 from test_desk_hebrew import problems
 
-from helpers import text_of
+from helpers import csrf_of, text_of
 from legal_ai.auth import CHAIR
 
 pytestmark = pytest.mark.db
@@ -180,6 +180,14 @@ def test_one_result_per_document_its_other_passages_behind_more(chair, desk_app,
     assert all(t and t.startswith("איך נמצא: ") and "מקום" in t for r in shown for t in r["titles"])
     assert "נמצא:" not in "".join(s for r in shown for s in r["snippets"])
     assert "(מקום" not in re.sub(r'title="[^"]*"', "", text_of(page.text))
+    # Marked, a passage behind "more" comes back with its document's passages open.
+    hidden = long_result["ranks"][1]
+    sid = re.search(r'name="sid" value="(\d+)"', page.text).group(1)
+    marked = chair.post(
+        "/search/useful",
+        data={"csrf": csrf_of(page.text), "sid": sid, "rank": hidden, "useful": "1"},
+    )
+    assert '<details class="more" open>' in marked.text
 
 
 def test_paging_keeps_the_query_and_filters_and_logs_one_search(chair, desk_app, tmp_path):
@@ -209,6 +217,19 @@ def test_paging_keeps_the_query_and_filters_and_logs_one_search(chair, desk_app,
         assert conn.execute("SELECT count(*) AS n FROM search_log").fetchone()["n"] == 1
     # A page past the last is the last.
     assert "עמוד 2 מתוך 2" in text_of(chair.get(href.replace("page=2", "page=9")).text)
+    # A mark on page 2's passage comes back to page 2, at it.
+    rank = results(second.text)[0]["ranks"][0]
+    marked = chair.post(
+        "/search/useful",
+        data={
+            "csrf": csrf_of(second.text),
+            "sid": re.search(r"sid=(\d+)", href).group(1),
+            "rank": rank,
+            "page": 2,
+            "useful": "1",
+        },
+    )
+    assert "עמוד 2 מתוך 2" in text_of(marked.text) and "✓ שימושי" in marked.text
 
 
 def test_filters_by_their_hebrew_names_courts_of_the_library_and_partial_case_numbers(
