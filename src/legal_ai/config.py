@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .config_checks import default_home, known_analyzer, proxy_addresses
+from .config_checks import budgets_of, default_home, known_analyzer, model_budgets, proxy_addresses
 
 
 class Settings(BaseSettings):
@@ -187,7 +187,8 @@ class Settings(BaseSettings):
     schedule_timezone: str = Field(
         default="Asia/Jerusalem",
         description="Time zone of the scheduled jobs' cron expressions (`legal-ai jobs list`; "
-        "docs/deployment.md: Scheduled jobs).",
+        "docs/deployment.md: Scheduled jobs), and of the day the models' budgets count "
+        "(LEGAL_AI_MODEL_BUDGETS).",
     )
     stale_case_days: int = Field(
         default=30,
@@ -343,6 +344,18 @@ class Settings(BaseSettings):
         description="Seconds a worker holds a job; a job whose worker died is claimable again "
         "after its lease ends.",
     )
+    model_budgets: str = Field(
+        default="",
+        description="Daily ceilings on what the language models spend, in tokens (in + out, as "
+        "each provider reports them) per role: comma-separated `ROLE=TOKENS`, ROLE one of "
+        "distiller, style_panel, curator, principle_panel, synthesizer, voice_writer, enricher "
+        "(e.g. `distiller=200000,style_panel=400000`; 0 pauses a role). The day runs from "
+        "midnight to midnight in LEGAL_AI_SCHEDULE_TIMEZONE. Before each call a stage reads its "
+        "role's spending today (model_calls); once it reached the budget the stage stops before "
+        "its next call and its job waits, deferred (not failed), until the next day or until "
+        "the budget is raised (docs/models.md: Budgets). A role left out, or the setting empty "
+        "(the default): no ceiling.",
+    )
 
     tesseract: str = Field(
         default="tesseract",
@@ -400,6 +413,16 @@ class Settings(BaseSettings):
     @classmethod
     def _known_analyzer(cls, value: str) -> str:
         return known_analyzer(value)
+
+    @field_validator("model_budgets")
+    @classmethod
+    def _model_budgets(cls, value: str) -> str:
+        return model_budgets(value)
+
+    @property
+    def budgets(self) -> dict[str, int]:
+        """LEGAL_AI_MODEL_BUDGETS as {role: tokens per day}; a role left out has no ceiling."""
+        return budgets_of(self.model_budgets)
 
     @property
     def pgdata(self) -> Path:

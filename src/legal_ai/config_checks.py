@@ -1,9 +1,11 @@
-"""What the settings check their values against: the data directory's default, the analyzer ids
-and the trusted proxies' addresses (legal_ai.config's Settings calls these in its validators)."""
+"""What the settings check their values against: the data directory's default, the analyzer ids,
+the trusted proxies' addresses and the models' daily budgets (legal_ai.config's Settings calls
+these in its validators)."""
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from pathlib import Path
 
 import platformdirs
@@ -42,3 +44,45 @@ def known_analyzer(value: str) -> str:
     if value not in ANALYZER_IDS:
         raise ValueError(f"unknown analyzer {value!r}; choose one of: {', '.join(ANALYZER_IDS)}")
     return value
+
+
+# The roles of the language models, each a setting of its own (LEGAL_AI_DISTILLER, ...): what a
+# daily budget is set for (LEGAL_AI_MODEL_BUDGETS; store/spending.py maps each to the stages its
+# calls are recorded under).
+MODEL_ROLES = (
+    "distiller",
+    "style_panel",
+    "curator",
+    "principle_panel",
+    "synthesizer",
+    "voice_writer",
+    "enricher",
+)
+_TOKENS = re.compile(r"\d[\d_]*")
+
+
+def model_budgets(value: str) -> str:
+    """`ROLE=TOKENS,...` checked and written plainly (`distiller=200000,style_panel=50000`):
+    each ROLE one of MODEL_ROLES, once; TOKENS a whole number (0 pauses the role; `_` may group
+    digits)."""
+    seen: dict[str, int] = {}
+    for entry in (e.strip() for e in (value or "").split(",")):
+        if not entry:
+            continue
+        role, sep, tokens = (part.strip() for part in entry.partition("="))
+        role = role.lower()
+        if not sep or role not in MODEL_ROLES or not _TOKENS.fullmatch(tokens):
+            raise ValueError(
+                f"{entry!r}: write ROLE=TOKENS (tokens per day, e.g. distiller=200000), ROLE one "
+                f"of {', '.join(MODEL_ROLES)}"
+            )
+        if role in seen:
+            raise ValueError(f"{role} is given two budgets; give it one")
+        seen[role] = int(tokens.replace("_", ""))
+    return ",".join(f"{role}={tokens}" for role, tokens in seen.items())
+
+
+def budgets_of(value: str) -> dict[str, int]:
+    """The checked setting as {role: tokens per day}; a role left out has no ceiling."""
+    pairs = (entry.partition("=") for entry in (value or "").split(",") if entry)
+    return {role: int(tokens) for role, _, tokens in pairs}

@@ -11,7 +11,8 @@ AppError
  │    └── RateLimited      too many failed sign-ins: wait (the message says how long; HTTP 429)
  ├── TooLarge            an upload over the size cap (HTTP 413)
  ├── StoreError          the database could not be reached or started
- └── ProviderError       an external service (embedder, LLM) failed or is not configured
+ ├── ProviderError       an external service (embedder, LLM) failed or is not configured
+ └── BudgetReached       a model role spent its daily token budget: its work waits (not failed)
 """
 
 from __future__ import annotations
@@ -119,6 +120,24 @@ class StoreError(AppError):
 
 class ProviderError(AppError):
     exit_code = 5
+
+
+class BudgetReached(AppError):
+    """A role's language models spent their daily budget (LEGAL_AI_MODEL_BUDGETS): no call is
+    made until `resumes_at` (the next day's start) or until the budget is raised. Not a failure:
+    a job that meets it waits, deferred. `partial` is what the stage did before it stopped,
+    when it did something (its report so far)."""
+
+    exit_code = 8
+
+    def __init__(self, role: str, spent: int, budget: int, resumes_at, zone: str) -> None:
+        self.role, self.spent, self.budget, self.resumes_at = role, spent, budget, resumes_at
+        self.partial: dict | None = None
+        super().__init__(
+            f"budget: the {role} models spent {spent} of their {budget} tokens today; their "
+            f"work waits until {resumes_at:%Y-%m-%d %H:%M} {zone} or until "
+            f"LEGAL_AI_MODEL_BUDGETS raises {role}'s budget"
+        )
 
 
 @contextmanager

@@ -11,6 +11,7 @@ import os
 import secrets
 import socket
 from collections.abc import Callable
+from typing import Any
 
 from .context import Context
 from .errors import AppError, Scrubber
@@ -38,18 +39,23 @@ def drain(
     *,
     worker: str,
     should_stop: Callable[[], bool] | None = None,
+    may_run: Callable[[Any, dict], bool | None] | None = None,
 ) -> tuple[list[dict], list[dict], list[dict]]:
     """One pass over the ready jobs of `kind`: fail those abandoned on their last attempt,
-    queue again the waiting ones whose `reason` (what to configure; None: nothing) changed, then
-    claim and `process_one` each ready job until none is left or `should_stop()`. Returns
-    (outcomes, abandoned jobs, jobs still open)."""
+    queue again the waiting ones whose `reason` (what to configure; None: nothing) changed, or
+    that `may_run(conn, job)` lets run again (True; None: not its kind of wait — a daily budget's,
+    learning/budgets.resumable), then claim and `process_one` each ready job until none is left
+    or `should_stop()`. Returns (outcomes, abandoned jobs, jobs still open)."""
+
+    def again_now(conn: Any, job: dict) -> bool:
+        verdict = may_run(conn, job) if may_run is not None else None
+        if verdict is not None:
+            return verdict
+        return (job["waiting_for"] or "") != (reason or "")
+
     with engine.store.transaction() as conn:
         abandoned = store.fail_abandoned(conn, kind=kind)
-        again = [
-            j["id"]
-            for j in store.waiting_jobs(conn, kind=kind)
-            if (j["waiting_for"] or "") != (reason or "")
-        ]
+        again = [j["id"] for j in store.waiting_jobs(conn, kind=kind) if again_now(conn, j)]
         if again:
             store.requeue(conn, again)
     outcomes = []

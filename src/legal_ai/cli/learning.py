@@ -25,6 +25,7 @@ from ..learning.panel_audit import rebuild
 from ..ops.worker import STAGES
 from .args import AppealType, Case, File, Outcome, PracticeArea, emit
 from .common import JsonFlag, _app, _print_json
+from .costs import register as register_costs
 from .methodology import register as register_methodology
 from .services import register as register_serve
 from .services import serve as serve
@@ -219,6 +220,20 @@ def learning_run(
         typer.echo(f"  to enable: {reason}")
     for note in result["notes"]:
         typer.echo(f"  note: {note}")
+    for budget in result["budgets"]:
+        typer.echo(f"  budget: {budget_line(budget)}")
+
+
+def budget_line(budget: dict) -> str:
+    """A role's daily budget today, in one line (`learning run`)."""
+    line = f"{budget['role']} spent {budget['spent']} of {budget['budget']} tokens today"
+    if not budget["reached"]:
+        return line
+    waiting = f"{budget['deferred']} job(s)" if budget["deferred"] else "its work"
+    return (
+        f"{line}: reached — {waiting} deferred until {budget['resumes_at'][:16].replace('T', ' ')}"
+        f" {budget['zone']} or until LEGAL_AI_MODEL_BUDGETS raises it"
+    )
 
 
 @learning_app.command("curator-stats")
@@ -363,6 +378,7 @@ def contrastive(
 def register(app: typer.Typer) -> None:
     app.add_typer(draft_app, name="draft")
     app.add_typer(final_app, name="final")
+    register_costs(learning_app)  # learning costs
     app.add_typer(learning_app, name="learning")
     register_methodology(app)  # lessons, methodology, feedback
     app.command("brief")(brief)

@@ -105,8 +105,9 @@ def run(as_json: JsonFlag = False) -> None:
         typer.echo(f"refused: #{d['id']} {d['case_number']}: {d['reason']}")
     for d in report["failed"]:
         typer.echo(f"failed: #{d['id']} {d['case_number']}: {d['error']}")
-    if report["missing"]:
-        typer.echo(f"{len(report['waiting'])} case(s) waiting: {report['missing']}")
+    if report["missing"] or report["deferred"]:
+        why = report["missing"] or report["deferred"]
+        typer.echo(f"{len(report['waiting'])} case(s) waiting: {why}")
     elif report["waiting"]:
         typer.echo(f"{len(report['waiting'])} case(s) still queued")
 

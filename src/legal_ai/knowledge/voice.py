@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
-from ..errors import AppError, NotFound
+from ..errors import AppError, BudgetReached, NotFound
 from ..learning import purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
@@ -292,10 +292,19 @@ def request(app: Context) -> dict:
 
 def run(app: Context) -> dict:
     """Write the document of every queued case (as the agent `voice-writer`). Returns
-    {written, refused, failed, waiting, missing}: without a model nothing is written, the cases
-    wait and `missing` says what to set; a model that fails leaves its case queued."""
+    {written, refused, failed, waiting, missing, deferred}: without a model nothing is written,
+    the cases wait and `missing` says what to set; a model that fails leaves its case queued;
+    once the voice writer's daily budget is spent the rest wait and `deferred` says until
+    when (learning/budgets.py)."""
     engine = app.acting_as(system_principal(ACTOR))
-    report: dict = {"written": [], "refused": [], "failed": [], "waiting": [], "missing": None}
+    report: dict = {
+        "written": [],
+        "refused": [],
+        "failed": [],
+        "waiting": [],
+        "missing": None,
+        "deferred": None,
+    }
     with engine.store.connection() as conn:
         todo = store.queued(conn)
     model, missing = writer(engine)
@@ -306,6 +315,9 @@ def run(app: Context) -> dict:
     for row in todo:
         try:
             _write_one(engine, row, report)
+        except BudgetReached as exc:  # spent for today: the rest stay queued
+            report["deferred"] = str(exc)
+            break
         except AppError as exc:  # a model or a final that fails: the case stays queued
             report["failed"].append(
                 {"id": row["id"], "case_number": row["case_number"], "error": str(exc)}

@@ -4,7 +4,9 @@ their calls to `model_calls` (DESIGN §8, issue 11).
 `configured(app, case=..., job_id=...)` reads LEGAL_AI_DISTILLER, LEGAL_AI_STYLE_PANEL and
 LEGAL_AI_CURATOR (specs `PROVIDER:MODEL[@BASE_URL]`) and builds each model with a recorder bound
 to the case and job. A stage that is not configured, or whose provider's key is absent, is left
-out, and `missing` says what to set — nothing fails for want of a model.
+out, and `missing` says what to set — nothing fails for want of a model. A role with a daily
+budget (LEGAL_AI_MODEL_BUDGETS) gets its models checked against it before each call
+(learning/budgets.py).
 
 Each call is recorded in its own short transaction, so the calls of a stage that fails later
 are still there (the provenance of every model decision, including the failed ones).
@@ -12,6 +14,7 @@ are still there (the provenance of every model decision, including the failed on
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +33,7 @@ from ..providers.models import (
 )
 from ..providers.models.base import KEY_VARIABLES
 from ..store import engine as store
+from . import budgets
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -136,10 +140,12 @@ def configured(
     job_id: int | None = None,
     lease: Lease | None = None,
     environ: Mapping[str, str] | None = None,
+    at: dt.datetime | None = None,
 ) -> Models:
     """The configured models, each recording its calls for `case` / `job_id`. A malformed spec
     is InvalidInput (naming the variable); a stage left unset or without its key is missing.
-    `environ` is where the SDKs will look for their keys (the process environment)."""
+    `environ` is where the SDKs will look for their keys (the process environment); `at` the
+    clock of the roles' budgets (None: the database's)."""
     settings = app.settings
     environ = os.environ if environ is None else environ
     record = recorder(app, case=case, job_id=job_id, lease=lease)
@@ -168,8 +174,11 @@ def configured(
                 f"set {key} for {variable}={_spec_text([spec])}" for spec, key in absent
             )
             continue
+        limit = budgets.budget(app, stage, at)  # one per role: the panel's two models share it
         try:
-            built[stage] = [make_model(spec, settings, record) for spec in specs]
+            built[stage] = [
+                budgets.guarded(make_model(spec, settings, record), limit) for spec in specs
+            ]
         except AppError as exc:  # an SDK that refuses its configuration: say which and why
             reasons[stage] = f"{variable}={_spec_text(specs)}: {exc}"
     return Models(
@@ -203,11 +212,14 @@ def single_model(
     purpose: str,
     *,
     environ: Mapping[str, str] | None = None,
+    at: dt.datetime | None = None,
     **record: Any,
 ) -> tuple[ChatModel | None, str | None]:
     """The one model a setting names (`value` of `variable`), recording its calls with `record`
-    (case, job_id, lease): (model, None), or (None, what to set) when it is unset or its
-    provider's key is absent. A malformed spec is InvalidInput naming the variable."""
+    (case, job_id, lease) and checked against its role's budget (the variable's name, e.g.
+    LEGAL_AI_ENRICHER: enricher; clock `at`): (model, None), or (None, what to set) when it is
+    unset or its provider's key is absent. A malformed spec is InvalidInput naming the
+    variable."""
     environ = os.environ if environ is None else environ
     value = (value or "").strip()
     if not value:
@@ -218,11 +230,17 @@ def single_model(
     key = key_missing(spec, environ)
     if key:
         return None, f"set {key} for {variable}={_spec_text([spec])}"
-    return make_model(spec, app.settings, recorder(app, **record)), None
+    model = make_model(spec, app.settings, recorder(app, **record))
+    role = variable.removeprefix("LEGAL_AI_").lower()
+    return budgets.guarded(model, budgets.budget(app, role, at)), None
 
 
 def principle_panel(
-    app: Context, *, job_id: int | None = None, environ: Mapping[str, str] | None = None
+    app: Context,
+    *,
+    job_id: int | None = None,
+    environ: Mapping[str, str] | None = None,
+    at: dt.datetime | None = None,
 ) -> list[ChatModel]:
     """The three models of the principle panel (LEGAL_AI_PRINCIPLE_PANEL), recording their calls
     like the other stages. Fewer than three configured (or a key absent) is InvalidInput naming
@@ -243,4 +261,5 @@ def principle_panel(
             )
         )
     record = recorder(app, job_id=job_id)
-    return [make_model(spec, app.settings, record) for spec in specs]
+    limit = budgets.budget(app, "principle_panel", at)
+    return [budgets.guarded(make_model(spec, app.settings, record), limit) for spec in specs]

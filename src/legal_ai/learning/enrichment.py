@@ -24,10 +24,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..auth import system_principal
+from ..errors import BudgetReached
 from ..jobqueue import drain, retry_later, worker_id
 from ..store import engine as queue
 from ..store import enrichment as store
-from . import metadata
+from . import budgets, metadata
 from .engine import Lease, single_model
 from .enrichment_grounding import (
     MAX_SENTENCES,
@@ -236,6 +237,11 @@ def process(
         logger.warning("enrichment job %s was taken over by another worker", job["id"])
         outcome["status"] = "lost"
         return outcome
+    except BudgetReached as exc:  # the enricher's daily budget: deferred, not failed
+        with app.store.transaction() as conn:
+            row = budgets.defer(conn, job, worker, exc, {})
+        outcome.update(status="waiting" if row else "lost", waiting_for=str(exc))
+        return outcome
     except Exception as exc:  # a model, a refusal or the store: retried with backoff, then failed
         status, error = retry_later(
             app,
@@ -270,6 +276,7 @@ def run(
         lambda job: process(engine, job, worker=worker, environ=environ),
         worker=worker,
         should_stop=should_stop,
+        may_run=budgets.resumable(engine),
     )
     return {
         "jobs": outcomes,

@@ -12,6 +12,11 @@ curator's findings dedupe).
 - A stage whose model is not configured (or whose key is absent) does not fail the job: the job
   runs what it can and then waits (`waiting`, with `waiting_for` = what to set); every pass
   re-checks waiting jobs and queues again those whose configuration changed.
+- A stage whose role spent its daily token budget (LEGAL_AI_MODEL_BUDGETS) stops before its next
+  call and the job is deferred, not failed (`waiting`, marked with the role; learning/budgets.py):
+  every pass queues it again once the role may spend (the next day, or the budget raised). A
+  stage stopped midway (the panel after some lessons) keeps what it did (`partial`), and resumes
+  by its own keys.
 - A stage that fails is retried with backoff up to the job's `max_attempts`, then the job is
   `failed` with the error. A worker that dies leaves its job `running` under a lease; when the
   lease ends the job is claimable again (a last attempt that dies fails the job).
@@ -21,6 +26,7 @@ curator's findings dedupe).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 from collections.abc import Callable
@@ -28,13 +34,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..auth import system_principal
-from ..errors import AppError, Scrubber
+from ..errors import AppError, BudgetReached, Scrubber
 from ..jobqueue import backoff, worker_id
 from ..store import engine as store
 from ..store import jsonable
 from ..store import learning as learning_store
+from . import budgets
 from . import vocabulary as vocab
 from .engine import Lease, Models, configured
+from .job_report import job_line as job_line  # the worker prints a settled job by it
+from .job_report import report
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -139,39 +148,110 @@ def _stage_result(
     return _call(stages, stage, engine, case, models, ids, job)
 
 
-def _retry_or_fail(
-    app: Context, engine: Context, job: dict, worker: str, exc: Exception, done: dict, outcome: dict
-) -> dict | None:
-    """A stage failed (called in the handler): the error scrubbed into `outcome` and the job
+@dataclass
+class _Run:
+    """A claimed job in hand: its models, and what its result keeps — the stages done, and the
+    pieces of a stage a budget stopped midway (`partial`: {stage: [its report so far, ...]},
+    kept after the stage finishes: a stage resumed reports only what it did itself)."""
+
+    engine: Context
+    job: dict
+    worker: str
+    models: Models
+    lease: Lease
+    done: dict[str, dict]
+    partial: dict[str, list]
+    outcome: dict
+
+    @property
+    def result(self) -> dict:
+        return {"stages": self.done, **({"partial": self.partial} if self.partial else {})}
+
+    def settle(self, status: str, row: dict | None) -> dict:
+        self.outcome["status"] = status if row is not None else "lost"
+        if row is None:
+            logger.warning(
+                "job %s was taken over by another worker; its result is not kept", self.job["id"]
+            )
+        return self.outcome
+
+
+def _retry_or_fail(run: _Run, exc: Exception) -> dict | None:
+    """A stage failed (called in the handler): the error scrubbed into the outcome and the job
     retried with backoff, or failed at its last attempt; its row (None: taken over)."""
-    attempt = job["attempts"]
+    job, attempt = run.job, run.job["attempts"]
     if isinstance(exc, AppError):
-        error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error: scrubbed
+        error = Scrubber.of(run.engine.settings)(str(exc))  # stored in jobs.error: scrubbed
     else:
         logger.exception("job %s (%s): stage failed", job["id"], job["case_number"])
         error = f"internal error in the learning stage ({type(exc).__name__})"
-    outcome["error"] = error
-    with engine.store.transaction() as conn:
+    run.outcome["error"] = error
+    with run.engine.store.transaction() as conn:
         return store.retry_or_fail(
-            conn, job["id"], worker, attempt, error, {"stages": done}, backoff(attempt)
+            conn, job["id"], run.worker, attempt, error, run.result, backoff(attempt)
         )
 
 
-def _settled(
-    engine: Context, job: dict, worker: str, done: dict, reasons: list[str], outcome: dict
-) -> tuple[str, dict | None]:
-    """Every stage that could run ran: the job waits for what `reasons` name (`outcome` says
+def _deferred(run: _Run, stage: str, exc: BudgetReached) -> tuple[str, dict | None]:
+    """A stage met its role's daily budget: what it did so far kept (`partial`), the job
+    deferred until the role may spend again (learning/budgets.py); its status and row."""
+    if exc.partial is not None:
+        piece = {**_plain(exc.partial), "stopped": "budget"}
+        run.partial.setdefault(stage, []).append(piece)
+        run.outcome["ran"][stage] = piece
+    run.outcome["waiting_for"] = str(exc)
+    with run.engine.store.transaction() as conn:
+        return "waiting", budgets.defer(conn, run.job, run.worker, exc, run.result)
+
+
+def _settled(run: _Run, reasons: list[str]) -> tuple[str, dict | None]:
+    """Every stage that could run ran: the job waits for what `reasons` name (the outcome says
     what), or it is done; its status and row (None: taken over), in one transaction."""
-    attempt = job["attempts"]
-    with engine.store.transaction() as conn:
+    job, attempt = run.job, run.job["attempts"]
+    with run.engine.store.transaction() as conn:
         if reasons:
-            outcome["waiting_for"] = "; ".join(reasons)
+            run.outcome["waiting_for"] = "; ".join(reasons)
             row = store.wait(
-                conn, job["id"], worker, attempt, outcome["waiting_for"], {"stages": done}
+                conn, job["id"], run.worker, attempt, run.outcome["waiting_for"], run.result
             )
             return "waiting", row
-        row = store.complete(conn, job["id"], worker, attempt, {"stages": done})
+        row = store.complete(conn, job["id"], run.worker, attempt, run.result)
     return "done", row
+
+
+def _stages(
+    run: _Run, stages: Stages, distillable: bool, should_stop: Callable[[], bool] | None
+) -> dict | None:
+    """Run the job's stages not done yet, in order, each kept as it finishes; the job settled
+    when it stops early (taken over, released, deferred by a budget), else None."""
+    job, attempt = run.job, run.job["attempts"]
+    lease_s = run.engine.settings.job_lease_s
+    for stage in STAGE_ORDER:
+        try:
+            result = _stage_result(
+                stage,
+                run.done,
+                distillable,
+                stages,
+                run.engine,
+                job["case_number"],
+                run.models,
+                job,
+            )
+        except BudgetReached as exc:
+            return run.settle(*_deferred(run, stage, exc))
+        if result is _NOT_RUN:
+            continue
+        run.done[stage] = run.outcome["ran"][stage] = _plain(result)
+        with run.engine.store.transaction() as conn:
+            mine = store.save_progress(conn, job["id"], run.worker, attempt, run.result, lease_s)
+        if not mine or run.lease.lost:
+            return run.settle("lost", None)
+        if should_stop is not None and should_stop() and stage != STAGE_ORDER[-1]:
+            with run.engine.store.transaction() as conn:
+                row = store.release(conn, job["id"], run.worker, attempt, run.result)
+            return run.settle("released", row)
+    return None
 
 
 def process(
@@ -182,62 +262,57 @@ def process(
     stages: Stages,
     should_stop: Callable[[], bool] | None = None,
     environ: Mapping[str, str] | None = None,
+    at: dt.datetime | None = None,
 ) -> dict:
-    """Run the stages of a claimed job and settle it (done, waiting, retried or failed).
-    Returns {"id", "case_number", "status", "ran": {stage: result}, "error", "waiting_for"}."""
+    """Run the stages of a claimed job and settle it (done, waiting, deferred by a budget,
+    retried or failed). Returns {"id", "case_number", "status", "ran": {stage: result},
+    "error", "waiting_for"}. `at`: the budgets' clock (None: the database's)."""
     engine = _engine(app)
     case = job["case_number"]
-    attempt = job["attempts"]
-    lease = Lease(job["id"], worker, attempt, app.settings.job_lease_s)
-    models = configured(engine, case=case, job_id=job["id"], lease=lease, environ=environ)
-    done: dict[str, dict] = dict((job.get("result") or {}).get("stages") or {})
-    ran: dict[str, dict] = {}
+    lease = Lease(job["id"], worker, job["attempts"], app.settings.job_lease_s)
+    models = configured(engine, case=case, job_id=job["id"], lease=lease, environ=environ, at=at)
+    kept = job.get("result") or {}
     outcome = {
         "id": job["id"],
         "case_number": case,
-        "attempt": attempt,
-        "ran": ran,
+        "attempt": job["attempts"],
+        "ran": {},
         "error": None,
         "waiting_for": None,
     }
-
-    def settle(status: str, row: dict | None) -> dict:
-        outcome["status"] = status if row is not None else "lost"
-        if row is None:
-            logger.warning(
-                "job %s was taken over by another worker; its result is not kept", job["id"]
-            )
-        return outcome
-
+    run = _Run(
+        engine,
+        job,
+        worker,
+        models,
+        lease,
+        dict(kept.get("stages") or {}),
+        dict(kept.get("partial") or {}),
+        outcome,
+    )
     try:
         distillable = _distillable(engine, case)
-        for stage in STAGE_ORDER:
-            result = _stage_result(stage, done, distillable, stages, engine, case, models, job)
-            if result is _NOT_RUN:
-                continue
-            done[stage] = ran[stage] = _plain(result)
-            with engine.store.transaction() as conn:
-                mine = store.save_progress(
-                    conn, job["id"], worker, attempt, {"stages": done}, app.settings.job_lease_s
-                )
-            if not mine or lease.lost:
-                return settle("lost", None)
-            if should_stop is not None and should_stop() and stage != STAGE_ORDER[-1]:
-                with engine.store.transaction() as conn:
-                    row = store.release(conn, job["id"], worker, attempt, {"stages": done})
-                return settle("released", row)
+        stopped = _stages(run, stages, distillable, should_stop)
     except Exception as exc:  # a stage failed: retried with backoff, or failed at the last
-        row = _retry_or_fail(app, engine, job, worker, exc, done, outcome)
-        return settle(row["status"] if row else "lost", row)
+        row = _retry_or_fail(run, exc)
+        return run.settle(row["status"] if row else "lost", row)
+    if stopped is not None:
+        return stopped
+    return run.settle(*_settled(run, _blocked(run.done, distillable, models)))
 
-    reasons = _blocked(done, distillable, models)
-    return settle(*_settled(engine, job, worker, done, reasons, outcome))
 
-
-def _recheck_waiting(conn, models: Models, case: str | None) -> list[int]:
-    """Queue again the waiting jobs whose reasons changed with the configuration."""
+def _recheck_waiting(
+    conn, models: Models, case: str | None, may_run: Callable[[Any, dict], bool | None]
+) -> list[int]:
+    """Queue again the waiting jobs whose reasons changed with the configuration, and those a
+    budget deferred once their role may spend again (a new day, a budget raised)."""
     again = []
     for job in store.waiting_jobs(conn, case):
+        budget_allows = may_run(conn, job)
+        if budget_allows is not None:
+            if budget_allows:
+                again.append(job["id"])
+            continue
         stages = (job["result"] or {}).get("stages") or {}
         pair = learning_store.get_pair(conn, job["case_number"])
         now = "; ".join(_blocked(stages, bool(pair and pair.get("analysis")), models))
@@ -248,23 +323,6 @@ def _recheck_waiting(conn, models: Models, case: str | None) -> list[int]:
     return again
 
 
-def _reason(job: dict) -> str:
-    status = job["status"]
-    if status == "waiting":
-        return f"waiting for configuration: {job['waiting_for']}"
-    if status == "running":
-        return (
-            f"running on worker {job['worker']} (attempt {job['attempts']} of "
-            f"{job['max_attempts']}; lease until {job['lease_until']:%Y-%m-%d %H:%M:%S})"
-        )
-    if job["error"]:
-        return (
-            f"retry {job['attempts'] + 1} of {job['max_attempts']} after "
-            f"{job['run_after']:%Y-%m-%d %H:%M:%S}; last error: {job['error']}"
-        )
-    return "queued: run `legal-ai learning run` or start `legal-ai worker`"
-
-
 def run(
     app: Context,
     case: str | None = None,
@@ -273,10 +331,13 @@ def run(
     worker: str | None = None,
     should_stop: Callable[[], bool] | None = None,
     environ: Mapping[str, str] | None = None,
+    at: dt.datetime | None = None,
 ) -> dict:
     """Drain the ready learning jobs (all, or `case`'s) in this process and report:
     {"cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending":
-    [{"case_number", "reason"}], "model_calls", "tokens", "missing", "failed", "jobs", "notes"}."""
+    [{"case_number", "reason"}], "model_calls", "tokens", "missing", "failed", "jobs", "notes",
+    "budgets"}. `at` is the clock of the roles' daily budgets (None: the database's; a test's
+    controlled clock)."""
     engine = _engine(app)
     case = vocab.case_number(case) if case else None
     worker = worker or worker_id()
@@ -284,7 +345,7 @@ def run(
     with engine.store.transaction() as conn:
         since = store.clock(conn)
         abandoned = store.fail_abandoned(conn, case)
-        _recheck_waiting(conn, probe, case)
+        _recheck_waiting(conn, probe, case, budgets.resumable(engine, at))
     outcomes: list[dict] = []
     while not (should_stop and should_stop()):
         with engine.store.transaction() as conn:
@@ -293,81 +354,16 @@ def run(
             break
         outcomes.append(
             process(
-                engine, job, worker=worker, stages=stages, should_stop=should_stop, environ=environ
+                engine,
+                job,
+                worker=worker,
+                stages=stages,
+                should_stop=should_stop,
+                environ=environ,
+                at=at,
             )
         )
-    return _report(engine, case, probe, outcomes, abandoned, since)
-
-
-def _failed(outcomes: list[dict], abandoned: list[dict]) -> list[dict]:
-    """The jobs that failed in this run, then those failed as abandoned (their lease ended on
-    their last attempt)."""
-    failed = [
-        {"case_number": o["case_number"], "job_id": o["id"], "error": o["error"]}
-        for o in outcomes
-        if o["status"] == "failed"
-    ]
-    failed += [
-        {"case_number": j["case_number"], "job_id": j["id"], "error": j["error"]} for j in abandoned
-    ]
-    return failed
-
-
-def _report(
-    app: Context,
-    case: str | None,
-    probe: Models,
-    outcomes: list[dict],
-    abandoned: list[dict],
-    since,
-) -> dict:
-    def total(stage: str, key: str) -> int:
-        return sum(int((o["ran"].get(stage) or {}).get(key) or 0) for o in outcomes)
-
-    with app.store.connection() as conn:
-        calls = store.call_totals(conn, [o["id"] for o in outcomes], since=since)
-        open_jobs = store.open_jobs(conn, case)
-        known = bool(store.list_jobs(conn, case)) if case else True
-    failed = _failed(outcomes, abandoned)
-    notes = []
-    if case and not known:
-        notes.append(f"no learning job for {case}: it is queued when the case's final is uploaded")
-    return {
-        "cases": sorted({o["case_number"] for o in outcomes if o["ran"]}),
-        "proposed": sum(
-            len((o["ran"].get("distill") or {}).get("proposed") or []) for o in outcomes
-        ),
-        "auto_approved": total("panel", "auto_approved"),
-        "needs_chair": total("panel", "needs_chair") + total("distill", "routed_to_chair"),
-        "rejected": total("panel", "rejected"),
-        "pending": [
-            {
-                "case_number": j["case_number"],
-                "job_id": j["id"],
-                "status": j["status"],
-                "reason": _reason(j),
-            }
-            for j in open_jobs
-        ],
-        "model_calls": calls["calls"],
-        "tokens": {"in": calls["tokens_in"], "out": calls["tokens_out"]},
-        "calls_by_stage": calls["stages"],
-        "missing": probe.missing,
-        "failed": failed,
-        "jobs": [
-            {
-                "id": o["id"],
-                "case_number": o["case_number"],
-                "status": o["status"],
-                "attempt": o["attempt"],
-                "ran": o["ran"],
-                "error": o["error"],
-                "waiting_for": o["waiting_for"],
-            }
-            for o in outcomes
-        ],
-        "notes": notes,
-    }
+    return report(engine, case, probe, outcomes, abandoned, since, at)
 
 
 def jobs(app: Context, case: str | None = None) -> dict:
@@ -376,24 +372,3 @@ def jobs(app: Context, case: str | None = None) -> dict:
     with app.store.connection() as conn:
         rows = store.list_jobs(conn, case)
     return {"jobs": [jsonable(r) for r in rows]}
-
-
-def job_line(job: dict) -> str:
-    ran = job["ran"]
-    parts = []
-    if "distill" in ran:
-        parts.append(f"proposed {len(ran['distill'].get('proposed') or [])}")
-    if "panel" in ran:
-        panel = ran["panel"]
-        parts.append(
-            f"panel {panel.get('auto_approved', 0)} approved / "
-            f"{panel.get('needs_chair', 0)} to the chair / "
-            f"{panel.get('rejected', 0)} rejected"
-        )
-    if "curator" in ran:
-        parts.append("curator done")
-    detail = ", ".join(parts) or "no stage ran"
-    tail = job["waiting_for"] or job["error"] or ""
-    return f"job {job['id']} {job['case_number']}: {job['status']} ({detail})" + (
-        f" — {tail}" if tail else ""
-    )

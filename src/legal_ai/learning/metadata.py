@@ -24,6 +24,7 @@ from ..corpora import get_corpus
 from ..errors import InvalidInput, NotFound
 from ..store import enrichment as store
 from ..store import items as sql_items
+from . import budgets
 from .vocabulary import free_text
 
 if TYPE_CHECKING:
@@ -156,6 +157,8 @@ def job_state(
     max_attempts: int | None,
 ) -> str:
     """Where an enrichment job stands, in words (health, `enrich run`)."""
+    if status == "waiting" and budgets.deferral(waiting_for):
+        return budgets.deferral(waiting_for)
     if status == "waiting":
         return f"waiting for configuration: {waiting_for}"
     if status == "failed":

@@ -11,6 +11,11 @@ are curator findings or what an agent proposed: they wait for the chair. A lesso
 on, already flagged for the chair, or no longer proposed is skipped, so a retried job votes
 once. A model that fails (ProviderError, after its retries) leaves the lesson
 proposed and flagged for the chair, and is counted.
+
+A lesson's two votes are one budget unit (learning/budgets.py): the style panel's daily budget
+is checked before a lesson's first vote, never between its two. When it is spent the vote stops
+there with BudgetReached, carrying what was voted so far (`partial`); the lessons voted keep
+their verdicts and are skipped when the job resumes.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from ..errors import InvalidInput, ProviderError
+from ..errors import BudgetReached, InvalidInput, ProviderError
 from ..store import engine_lessons as engine_store
 from ..store import learning as store
-from . import lesson_panel, panel_audit
+from . import budgets, lesson_panel, panel_audit
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -104,7 +109,12 @@ def vote(app: Context, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
             report["skipped"] += 1
             report["lessons"].append({"id": lesson_id, "outcome": "skipped"})
             continue
-        outcome = _vote_one(app, lesson, panel)
+        try:
+            with budgets.unit(panel):  # both votes, or neither
+                outcome = _vote_one(app, lesson, panel)
+        except BudgetReached as exc:
+            exc.partial = report  # the lessons voted before the budget ran out
+            raise
         key = {
             "approved": "auto_approved",
             "rejected": "rejected",

@@ -6,6 +6,9 @@ learning queue's machinery (jobs table, leases, retries with backoff, waiting fo
 
 - without a complete panel (LEGAL_AI_PRINCIPLE_PANEL, three models, their keys) a job waits with
   what to set, and is queued again when that changes;
+- a panel whose daily token budget is spent (LEGAL_AI_MODEL_BUDGETS) defers the job before any
+  call of its item (learning/budgets.py): it waits, not failed, and is queued again once the
+  budget allows (the next day, or raised);
 - a model that fails (after the adapter's retries) fails the attempt: nothing of the item is
   written (the panel's answers are gathered before the one transaction that writes), and the job
   is retried later, then failed with the error;
@@ -23,11 +26,12 @@ from typing import TYPE_CHECKING
 
 from ..auth import system_principal
 from ..corpora import get_corpus
-from ..errors import InvalidInput
+from ..errors import BudgetReached, InvalidInput
 from ..jobqueue import drain, retry_later, worker_id
 from ..store import engine as store
 from ..store import items as sql_items
 from ..store import jsonable
+from . import budgets
 from .engine import principle_panel
 from .principles import _extract_item
 
@@ -127,6 +131,11 @@ def process(
             row = store.complete(conn, job["id"], worker, attempt, report)
         outcome.update(status="done" if row else "lost", report=report)
         return outcome
+    except BudgetReached as exc:  # nothing of the item was asked: it waits for the budget
+        with app.store.transaction() as conn:
+            row = budgets.defer(conn, job, worker, exc, _kept(job))
+        outcome.update(status="waiting" if row else "lost", waiting_for=str(exc))
+        return outcome
     except Exception as exc:  # a model or the store failed: retried with backoff, then failed
         status, error = retry_later(app, job, worker, exc, "the principle panel", result=_kept(job))
         outcome.update(status=status, error=error)
@@ -153,6 +162,7 @@ def run(
         lambda job: process(engine, job, worker=worker, environ=environ),
         worker=worker,
         should_stop=should_stop,
+        may_run=budgets.resumable(engine),
     )
     totals = dict.fromkeys(COUNTS, 0)
     for o in outcomes:
@@ -175,7 +185,9 @@ def run(
 
 def _pending(job: dict) -> dict:
     item_id, _ = _target(job)
-    if job["status"] == "waiting":
+    if job["status"] == "waiting" and budgets.deferral(job["waiting_for"]):
+        reason = budgets.deferral(job["waiting_for"])
+    elif job["status"] == "waiting":
         reason = f"waiting for configuration: {job['waiting_for']}"
     elif job["error"]:
         reason = f"retry {job['attempts'] + 1} of {job['max_attempts']}; last error: {job['error']}"

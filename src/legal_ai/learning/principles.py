@@ -39,7 +39,7 @@ from ..errors import InvalidInput, NotFound, ProviderError
 from ..providers.embedders import text_hash
 from ..store import engine as engine_store
 from ..store import items as sql_items
-from . import panel_audit
+from . import budgets, panel_audit
 from .distill import find_span
 from .engine import principle_panel
 from .grounding import claim_problem, delimited
@@ -143,10 +143,11 @@ def _ask_all(models: list[ChatModel], item: dict) -> tuple[list[tuple[str, Candi
     text = item["content"][:MAX_ITEM_CHARS]
     user = f"{item.get('case_number') or item['doc_id']}\n\n" + delimited("DOCUMENT", text)
     out, calls = [], {}
-    for model in models:
-        answer = model.ask(SYSTEM, user, ProposedPrinciples, stage=STAGE)
-        calls[model.spec.name] = model.last_call
-        out.extend((model.spec.name, cand) for cand in answer.principles)
+    with budgets.unit(models):  # the three readings of one item, or none (its daily budget)
+        for model in models:
+            answer = model.ask(SYSTEM, user, ProposedPrinciples, stage=STAGE)
+            calls[model.spec.name] = model.last_call
+            out.extend((model.spec.name, cand) for cand in answer.principles)
     return out, calls
 
 

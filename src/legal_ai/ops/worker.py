@@ -119,9 +119,10 @@ def _voice(app: App, echo: Callable[[str], None]) -> int:
     except AppError as exc:
         echo(f"voice documents: {exc}")
         return 0
+    note = report["missing"] or report["deferred"]  # what to set, or until when it waits
     echo(
         f"voice documents: written {len(report['written'])}, refused {len(report['refused'])}, "
-        f"failed {len(report['failed'])}" + (f" — {report['missing']}" if report["missing"] else "")
+        f"failed {len(report['failed'])}" + (f" — {note}" if note else "")
     )
     return len(report["written"]) + len(report["refused"])
 

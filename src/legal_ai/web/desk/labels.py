@@ -218,6 +218,16 @@ LEG = {
     "principle_reference": "הלכה (לפי הפניה)",
     "image": "תמונת עמוד",
 }
+# The language models' roles (the daily budgets on the system page: LEGAL_AI_MODEL_BUDGETS).
+MODEL_ROLE = {
+    "distiller": "זיקוק לקחי הסגנון מההחלטות",
+    "style_panel": "פאנל הסגנון",
+    "curator": "קריאת ההחלטות מול תדריך הכתיבה",
+    "principle_panel": "פאנל העקרונות המשפטיים",
+    "synthesizer": "ניסוח העקרונות הקנוניים",
+    "voice_writer": "כתיבת מסמכי הקול",
+    "enricher": "כתיבת תקצירים ותגיות להחלטות",
+}
 
 TABLES: dict[str, dict[str, str]] = {
     "corpus": CORPUS,
@@ -244,6 +254,7 @@ TABLES: dict[str, dict[str, str]] = {
     "health": HEALTH,
     "unit": UNIT,
     "leg": LEG,
+    "model_role": MODEL_ROLE,
     "block": dict(BLOCK_LABELS),
 }
 # An id a table lacks is shown as its kind's general word, never as itself.

@@ -2,13 +2,16 @@
 with its count, read once with the menu's badges (core.signed_in: menu.counts), and a link to
 the page where she does it (the review queue, /review, at the card's lane: web/desk/review.py).
 /system ("מערכת"): the pages that keep the system (health, the reminders and scheduled jobs),
-gathered on one page. Hebrew only: what waits and where, never a setting or a command."""
+gathered on one page, and the models' daily budgets (learning/budgets.py). Hebrew only: what
+waits and where, never a setting or a command."""
 
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
+from ...learning import budgets as model_budgets
 from . import core, menu
 
 
@@ -34,4 +37,5 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     @api.get("/system", include_in_schema=False)
     async def system(request: Request, desk: Chair) -> Response:
         stale = (desk.waiting or {}).get("stale", 0)
-        return core.render(request, "system.html", desk=desk, stale=stale)
+        spent = await run_in_threadpool(model_budgets.overview, desk.view)  # learning/budgets
+        return core.render(request, "system.html", desk=desk, stale=stale, budgets=spent)
