@@ -9,9 +9,12 @@ under an in-process client (Starlette's TestClient), signed in as the chair. The
 from the app's routes, so a page added later is timed too: every GET page of the desk
 (core.is_desk), its path parameters and required query parameters filled from the seeded data
 (a route whose parameters cannot be filled is listed under `skipped`), plus every card's link of
-"מה מחכה לי" (the queues, by ?queue=) and a search with a query. Each page is asked once first
-(`first`: caches filled, the plot drawn), then `--requests` rounds of every page in turn, so
-the machine's noise falls on all alike; per page the median, p95, first, status and size.
+"מה מחכה לי" (the queues, by ?lane=) and a search with a query. Each page is asked once first
+(`first`: templates compiled, the plot drawn — what the first view after a start or a change
+costs), then `--requests` rounds of every page in turn, so the machine's noise falls on all
+alike; per page the median, p95, first, status and size; `over_target` lists the pages whose
+p95 reaches 300 ms, `first_over_target` those whose first answer does, `failed` any answered
+with an error.
 
 The peers, in the same run: /login (the desk's template without a session or counts: what any
 page costs at least; each page's `ratio` is its median over this one's) and the menu's counts
@@ -168,7 +171,8 @@ def measure(app: Any, seeded: desk_seed.Seeded, requests: int) -> dict:
             "status": answers[path].status_code,
             "kb": round(len(answers[path].content) / 1024, 1),
         }
-    slow = [p for p, f in shown.items() if (f["p95"] or f["first"]) >= TARGET_MS]
+    slow = [p for p, f in shown.items() if f["p95"] is not None and f["p95"] >= TARGET_MS]
+    slow_first = [p for p, f in shown.items() if f["first"] >= TARGET_MS]
     failed = [p for p, f in shown.items() if f["status"] >= 400]
     return {
         "requests": requests,
@@ -177,7 +181,8 @@ def measure(app: Any, seeded: desk_seed.Seeded, requests: int) -> dict:
         "peer_login": percentiles(peer),
         "menu_counts": percentiles(counts),
         "target_ms": TARGET_MS,
-        "over_target": slow,
+        "over_target": slow,  # by p95
+        "first_over_target": slow_first,  # the first answer (after a start or a change)
         "failed": failed,
     }
 
