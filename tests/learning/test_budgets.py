@@ -33,13 +33,18 @@ from legal_ai.learning import (
     enrichment,
     finals,
     jobs,
+    principle_jobs,
     principles,
     synthesis,
 )
+from legal_ai.learning.engine import recorder
 from legal_ai.learning.panel import SYSTEM, PanelVote
 from legal_ai.ops.worker import STAGES
+from legal_ai.providers.models import CallRecord
 from legal_ai.store import spending
 from llm_servers import Reply, schema_name, scripted_openai
+from scenarios import PANEL_RULING, Q1, R1, cand, ingest
+from system_panel import engine as as_worker
 
 pytestmark = pytest.mark.db
 
@@ -364,3 +369,42 @@ def test_every_stage_that_calls_a_model_counts_against_a_role():
     stages |= {principles.STAGE, synthesis.STAGE, voice.STAGE, enrichment.STAGE}
     assert {spending.role_of(s) for s in stages} == set(spending.ROLE_STAGES)
     assert set(MODEL_ROLES) == set(spending.ROLE_STAGES)
+
+
+def test_a_principle_job_is_deferred_by_its_panels_budget_and_runs_once_raised(
+    app, tmp_path, panel, monkeypatch
+):
+    """The principle panel's three readings are one unit: a spent budget defers the job before
+    any of them (waiting, not failed; left alone by the next pass); raised, all three are asked
+    and the item's principles written once."""
+    script, value = panel
+    script.answers = {m: [cand(R1[0], Q1, 0.9)] for m in "abc"}
+    recorder(as_worker(app))(  # what the panel already spent today
+        CallRecord("principle_panel", "openai", "a", None, "0" * 64, 1, 5, "ok", 450, 50)
+    )
+
+    def budget(tokens: int) -> None:
+        update = {"model_budgets": f"principle_panel={tokens}"}
+        monkeypatch.setattr(app, "settings", app.settings.model_copy(update=update))
+
+    budget(500)
+    ingest(app, tmp_path, "ruling-1", PANEL_RULING)
+    report = principle_jobs.run(app)
+    [pending] = report["pending"]
+    assert pending["status"] == "waiting" and report["failed"] == []
+    assert pending["reason"].startswith(
+        "deferred (not failed) by its daily budget: the principle_panel models spent 500 of "
+        "their 500 tokens today"
+    )
+    [job] = rows(app, "SELECT * FROM jobs WHERE kind = 'principles'")
+    assert job["attempts"] == 0 and job["error"] is None
+    assert job["result"]["budget"] == {"role": "principle_panel"}
+    assert principle_jobs.run(app)["jobs"] == []  # the next pass leaves it: still spent
+    assert len(rows(app, "SELECT id FROM model_calls")) == 1  # no reading asked
+
+    budget(501)  # raised: 500 < 501, the unit's three readings are asked though they pass it
+    done = principle_jobs.run(app)
+    assert done["extracted"] == 1 and done["approved"] == 1 and done["pending"] == []
+    assert len(rows(app, "SELECT id FROM model_calls WHERE stage = 'principle_panel'")) == 1 + 3
+    [job] = rows(app, "SELECT * FROM jobs WHERE kind = 'principles'")
+    assert job["status"] == "done" and job["attempts"] == 1
