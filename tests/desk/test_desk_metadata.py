@@ -26,7 +26,7 @@ SUMMARY = "העוררים ביקשו הקלה בקווי הבניין. הווע�
 def shown_text(html: str) -> str:
     """What the chair reads in the page's main part: its text, without tags, attributes and the
     form's values."""
-    main = html.split("<main>")[1].split("</main>")[0]
+    main = re.split(r"<main[^>]*>", html)[1].split("</main>")[0]
     main = re.sub(r"<textarea[^>]*>.*?</textarea>", " ", main, flags=re.S)
     return text_of(re.sub(r"<[^>]+>", " ", main))
 

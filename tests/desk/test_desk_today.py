@@ -4,6 +4,7 @@ its count and its link, the same counts in the menu's badges (six items at most)
 
 import json
 import re
+from urllib.parse import quote
 
 import pytest
 
@@ -165,7 +166,7 @@ def test_today_shows_each_card_with_its_count_and_link(world, chair):
     for key, (_, href) in shown.items():
         assert chair.get(href.split("#")[0]).status_code == 200, key
     # The chair's words only: no setting, no command, no id of the system's.
-    visible = re.sub(r"<[^>]+>", " ", html.split("<main>")[1])
+    visible = re.sub(r"<[^>]+>", " ", re.split(r"<main[^>]*>", html)[1])
     assert not re.search(r"LEGAL_AI_|legal-ai|[a-z]{3,}_[a-z]{3,}", visible)
 
 
@@ -207,7 +208,10 @@ def test_review_and_system_pages(world, chair):
     system = text_of(chair.get("/system").text)
     assert 'href="/health"' in system and 'href="/reminders"' in system
     assert "תיק אחד לא זז זמן רב" in system
-    visible = re.sub(r"<[^>]+>", " ", system.split("<main>")[1])
+    (stale,) = reminders(world)["cases"]  # the reminders list each stale case's page
+    listed = chair.get("/reminders").text
+    assert f'<a href="/cases/{quote(stale["case_number"], safe="")}">' in listed
+    visible = re.sub(r"<[^>]+>", " ", re.split(r"<main[^>]*>", system)[1])
     assert not re.search(r"LEGAL_AI_|legal-ai", visible)
 
 
