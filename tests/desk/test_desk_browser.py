@@ -8,6 +8,7 @@ on /training/metadata after an empty field was refused. Each page is saved as do
 (embedded in docs/desk.md and README). The review queue by keyboard: test_desk_review_browser.py."""
 
 import pytest
+from test_desk_hebrew import problems
 
 import factories
 from desk_browser import screenshot, sign_in
@@ -196,6 +197,9 @@ def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, des
     shown = error.bounding_box()
     assert abs(shown["y"] - (field["y"] + field["height"])) < 40
     assert "במאמר מוסגר" in anti.input_value()
+    pattern = page.locator("input[name='heading.discussion']")
+    assert pattern.input_value() == "(דיון" and pattern.get_attribute("aria-invalid") == "true"
+    assert problems(page.content()) == []  # Hebrew only: the English behind the details
     assert methodology.show(desk.legal, "universal")["version"] == 1
     page.fill("input[name='heading.discussion']", "דיון והכרעה|דיון|הכרעה")
     page.fill("input[name=reason]", "עוד ביטוי להימנע ממנו")
@@ -296,8 +300,8 @@ def test_metadata_screen_refuses_an_empty_field_then_makes_the_decision_searchab
     card = page.locator("article.metadata")
     assert card.locator("textarea[name=headnote]").input_value() == headnote
     assert card.locator("textarea[name=summary]").get_attribute("aria-invalid") == "true"
+    screenshot(page, "metadata")  # the refusal beside the field still empty
     card.locator("textarea[name=summary]").fill("העוררים ביקשו הקלה בקווי הבניין; הערר התקבל.")
-    screenshot(page, "metadata")
     with page.expect_navigation():
         card.locator("button[type=submit]").click()
     assert "ניתנת לחיפוש מעכשיו" in page.inner_text("[role=status]")

@@ -80,8 +80,13 @@ def _html_errors(api: FastAPI) -> None:
     json_invalid = api.exception_handlers[RequestValidationError]
 
     async def sign_in(request: Request, exc: core.SignInNeeded) -> RedirectResponse:
-        query = f"?next={core.env.filters['q'](exc.target)}"
-        return RedirectResponse("/login" + query + ("&expired=1" if exc.expired else ""), 303)
+        # A form sent without a session (she signed out in another tab, or it expired) did
+        # nothing: back to the page it came from after signing in, where static/keep.js puts
+        # back what she typed; the sign-in page says so (unsent=1).
+        unsent = request.method != "GET"
+        target = session.page_sent_from(request) if unsent else exc.target
+        query = f"?next={core.env.filters['q'](target)}" + ("&expired=1" if exc.expired else "")
+        return RedirectResponse("/login" + query + ("&unsent=1" if unsent else ""), 303)
 
     async def app_error(request: Request, exc: AppError):
         if not core.is_desk(request.url.path):

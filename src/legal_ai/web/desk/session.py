@@ -7,10 +7,12 @@ limited; the session's token goes into the `legal_ai_desk` cookie
 
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Match
 
 from ... import accounts
 from ...config import Settings
@@ -26,6 +28,21 @@ def _safe_next(target: str | None) -> str:
     if target and target.startswith("/") and not target.startswith(("//", "/\\")):
         return target
     return "/"  # today: what waits for her
+
+
+def page_sent_from(request: Request) -> str:
+    """The desk page a form was sent from (its Referer, on this site and a page one can open
+    again), where she returns after signing in when the form arrived without a session; "/"
+    when it cannot be told."""
+    referer = urlsplit(request.headers.get("referer") or "")
+    if referer.netloc != request.url.netloc or not core.is_desk(referer.path or "-"):
+        return "/"
+    scope = {"type": "http", "method": "GET", "path": unquote(referer.path)}
+    for route in request.app.routes:
+        if getattr(route, "methods", None) and "GET" in route.methods:
+            if route.matches(scope)[0] is Match.FULL:
+                return _safe_next(referer.path + (f"?{referer.query}" if referer.query else ""))
+    return "/"
 
 
 def _login_page(
@@ -45,6 +62,7 @@ def _login_page(
         name=name,
         next=_safe_next(target or request.query_params.get("next")),
         expired=request.query_params.get("expired") == "1",
+        unsent=request.query_params.get("unsent") == "1",
     )
     core.set_cookie(response, request, core.LOGIN_COOKIE, token, LOGIN_TTL_S)
     return response
@@ -96,7 +114,10 @@ def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
 
     @api.post("/logout", include_in_schema=False)
     async def logout(request: Request) -> Response:
-        desk = signed_in(request)
+        try:
+            desk = signed_in(request)
+        except core.SignInNeeded:  # signed out already (another tab): nothing to undo
+            return RedirectResponse("/login", 303)
         await core.form_of(request, desk)
         await run_in_threadpool(accounts.sign_out, legal, desk.session.token)
         response = RedirectResponse("/login", 303)
