@@ -213,6 +213,28 @@ def test_what_was_learned_in_her_words(chair, desk_app):
     assert f'href="/review?case={quote(case, safe="")}">לתור שלך' in learned
 
 
+def test_a_learning_that_waits_says_why_in_her_words(chair, desk_app):
+    """A job waiting for a model setting and one waiting for the day's model budget are told
+    apart on the case page; the reason in English only behind its technical details."""
+    record = factories.records()[0]
+    case = record["case_number"]
+    analyzed_final(desk_app, record)
+    said = {}
+    for reason in ("set LEGAL_AI_DISTILLER", "budget: the distiller models spent 900 of 800"):
+        with desk_app.store.transaction() as conn:
+            conn.execute(
+                "UPDATE jobs SET status = 'waiting', waiting_for = %s WHERE case_number = %s",
+                (reason, case),
+            )
+        page = chair.get(page_of(case)).text
+        said[reason.split()[0]] = text_of(section(page, "findings").split('id="learning"')[1])
+        assert problems(page) == []
+    assert "לא הוגדר מודל" in said["set"] and "מכסת השימוש היומית" not in said["set"]
+    assert "מכסת השימוש היומית" in said["budget:"] and "לא הוגדר מודל" not in said["budget:"]
+    listed = text_of(chair.get("/cases").text)
+    assert "הלמידה ממתינה" in listed and "LEGAL_AI" not in re.sub(r"<[^>]+>", " ", listed)
+
+
 def test_bad_uploads_are_answered_beside_their_field_with_the_form_kept(chair, desk_app):
     record = factories.records()[0]
     token = csrf_of(chair.get("/cases").text)

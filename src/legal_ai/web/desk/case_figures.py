@@ -190,6 +190,11 @@ def learning_state(jobs: list[dict], lessons: list[dict], case_link: str) -> dic
             "השרת צריך להגדיר אותו.",
             "failed": "הלמידה מההחלטה הזו נכשלה; מי שמתחזק את השרת יכול להריץ אותה שוב.",
         }[job["status"]]
+        if job["status"] == "waiting" and (job["waiting_for"] or "").startswith("budget: "):
+            state["said"] = (
+                "הלמידה מההחלטה הזו ממתינה: המודלים הגיעו למכסת השימוש היומית שנקבעה להם; "
+                "היא תתחדש מעצמה כשהמכסה תתחדש או תוגדל."
+            )
         state["technical"] = job["waiting_for"] or job["error"]
         return state
     if waiting:

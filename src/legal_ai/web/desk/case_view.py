@@ -34,7 +34,7 @@ CORPUS_OF = {"external_upload": "external", "internal_committee": "internal"}
 LEARNING = {
     "queued": "הלמידה ממתינה לתור",
     "running": "הלמידה מתבצעת",
-    "waiting": "הלמידה ממתינה להגדרת מודל",
+    "waiting": "הלמידה ממתינה (הסיבה בדף התיק)",
     "failed": "הלמידה נכשלה",
 }
 
