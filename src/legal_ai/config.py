@@ -389,9 +389,19 @@ class Settings(BaseSettings):
     )
     backup_dir: Path | None = Field(
         default=None,
-        description="The folder the database's backups are kept in (`legal-ai db backup "
-        "DIR/FILE`); `legal-ai doctor` reads the newest archive's age there. Unset: the doctor "
-        "warns that no backup is known.",
+        description="The folder the database's backups are kept in: the scheduled job "
+        "`nightly-backup` writes one there each night (legal-ai-<UTC time>.backup and its "
+        "manifest) and proves it by restoring it into a scratch database; `legal-ai doctor` "
+        "reads the newest archive's age there. It must exist and be writable. Unset: no "
+        "scheduled backup (the job is skipped) and the doctor warns that no backup is known.",
+    )
+    backup_keep: int = Field(
+        default=7,
+        ge=1,
+        le=3650,
+        description="nightly-backup: how many of its own archives to keep in LEGAL_AI_BACKUP_DIR "
+        "(the newest; older ones are deleted with their manifests only after a new backup was "
+        "proven). Other files in the folder are never deleted.",
     )
     backup_max_age_hours: float = Field(
         default=26.0, gt=0, description="`legal-ai doctor` warns when the newest backup is older."

@@ -1,11 +1,12 @@
-"""The scheduler (issue 15 item 1): the four jobs defined in one place with cron schedules in
+"""The scheduler (issue 15 item 1): the jobs defined in one place with cron schedules in
 Asia/Jerusalem, run by `legal-ai worker` on schedule and on demand (CLI, HTTP), each run recorded;
 driven here by a controlled clock (`now`), never by sleeping. Bad input: a job that fails
 (recorded, retried after a backoff, never blocking the others), two workers at once (one runs;
 threads, and a second process), a worker down for days (a daily job caught up once). And what
 each job does: recurring feedback proposed as lessons, stale cases listed and sent to a webhook,
 case statuses reconciled and only their changes pushed to a tracker, the nightly upkeep with the
-standing evaluation's nDCG per day and a drop reported by health."""
+standing evaluation's nDCG per day and a drop reported by health (the nightly backup's own tests:
+tests/ops/test_backups.py)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,13 @@ from legal_ai.web.app import create_app
 from scenarios import local
 
 J = "Asia/Jerusalem"
-NAMES = ["weekly-feedback-analysis", "stale-case-reminder", "sync-case-status", "nightly-upkeep"]
+NAMES = [
+    "weekly-feedback-analysis",
+    "stale-case-reminder",
+    "sync-case-status",
+    "nightly-upkeep",
+    "nightly-backup",
+]
 AGENT = "s3cret-agent-token"
 CHAIR = "s3cret-chair-token"
 
@@ -120,7 +127,7 @@ pytestmark = pytest.mark.db
 # -- the schedules ------------------------------------------------------------------------------
 
 
-def test_the_four_jobs_are_defined_in_one_place_with_cron_in_jerusalem():
+def test_the_jobs_are_defined_in_one_place_with_cron_in_jerusalem():
     assert [j.name for j in JOBS] == NAMES
     cron = {j.name: j.cron for j in JOBS}
     assert cron == {
@@ -128,6 +135,7 @@ def test_the_four_jobs_are_defined_in_one_place_with_cron_in_jerusalem():
         "stale-case-reminder": "0 8 * * *",
         "sync-case-status": "*/15 * * * *",
         "nightly-upkeep": "30 2 * * *",
+        "nightly-backup": "0 3 * * *",
     }
     # Thursday noon -> Sunday 19:00 in Jerusalem, which moved to summer time on Friday the 27th
     after = schedule.next_after(cron["weekly-feedback-analysis"], J, local(2026, 3, 26, 12))
@@ -157,7 +165,7 @@ def test_the_four_jobs_are_defined_in_one_place_with_cron_in_jerusalem():
         schedule.run_due(None, now=dt.datetime(2026, 1, 1))  # a clock without a time zone
 
 
-def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
+def test_each_job_runs_on_schedule_with_a_controlled_clock(app):
     start = local(2026, 5, 2, 12, 0)  # a Saturday noon
     assert schedule.run_due(app, now=start) == []  # first sight: each due at its next slot
     listed = schedule.list_jobs(app, now=start)
@@ -168,6 +176,7 @@ def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
         "stale-case-reminder": "2026-05-03T08:00:00+03:00",
         "sync-case-status": "2026-05-02T12:15:00+03:00",
         "nightly-upkeep": "2026-05-03T02:30:00+03:00",
+        "nightly-backup": "2026-05-03T03:00:00+03:00",
     }
     assert all(j["last_outcome"] is None and not j["running"] for j in listed["jobs"])
     assert schedule.run_due(app, now=local(2026, 5, 2, 12, 14)) == []  # nothing due yet
@@ -182,6 +191,7 @@ def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
         "stale-case-reminder": "ok",
         "sync-case-status": "ok",
         "nightly-upkeep": "ok",
+        "nightly-backup": "skipped",  # no LEGAL_AI_BACKUP_DIR (tests/ops/test_backups.py)
     }
     after = {j["name"]: j for j in schedule.list_jobs(app, now=local(2026, 5, 3, 20))["jobs"]}
     assert after["weekly-feedback-analysis"]["next_run_at"] == "2026-05-10T19:00:00+03:00"
@@ -204,7 +214,7 @@ def test_each_of_the_four_jobs_runs_on_schedule_with_a_controlled_clock(app):
     }
 
 
-def test_each_of_the_four_jobs_runs_on_demand(app):
+def test_each_job_runs_on_demand(app):
     now = local(2026, 5, 4, 10, 0)
     for name in NAMES:
         report = schedule.run_now(app, name, now=now)

@@ -22,6 +22,7 @@ from ..evaluation.baseline import check
 from ..evaluation.harness import sample_corpus
 from ..evaluation.harness import sample_queries as sample_q
 from ..mcp_server import serve
+from ..ops.backups import health_line as backup_line
 from ..ops.health import report as health_report
 from ..retrieval.tools import corpus_tool
 from .cases import register as register_cases
@@ -199,6 +200,7 @@ def health(as_json: JsonFlag = False) -> None:
             f"scheduled job {job['name']} failed at {job['last_finished_at']} "
             f"({job['failures']} in a row; retry {job['next_run_at']}): {job['last_error']}"
         )
+    typer.echo(backup_line(report["backup"]))
     for drop in report["scheduler"]["eval_drops"]:
         typer.echo(
             f"standing eval {drop['dataset']}: nDCG@10 {drop['ndcg_at_10']:.4f} on "

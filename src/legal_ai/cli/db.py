@@ -10,10 +10,11 @@ import typer
 
 from ..app import App
 from ..learning.rekey import describe, planned
+from ..ops.backups import prove
 from ..store import database_url, stop_embedded
 from ..store.backup import backup, restore
 from ..store.migrations import apply_role_grants, available, migrate, plan, summary
-from .common import JsonFlag, _print_json, _settings
+from .common import JsonFlag, _app, _print_json, _settings
 
 db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
 
@@ -104,7 +105,10 @@ def db_backup(
     if json_out:
         _print_json(result)
     else:
-        typer.echo(f"backed up {result['tables']} tables to {file} ({result['bytes']} bytes)")
+        typer.echo(
+            f"backed up {result['tables']} tables, {result['rows']} rows to {file} "
+            f"({result['bytes']} bytes); its manifest: {Path(result['manifest']).name}"
+        )
 
 
 @db_app.command("restore")
@@ -113,9 +117,26 @@ def db_restore(
     force: Annotated[
         bool, typer.Option("--force", help="Replace a database that already holds data.")
     ] = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Prove FILE instead, changing nothing: restore it into a scratch database, "
+            "count its rows against the backup's manifest, run health on it, drop it; a line "
+            "per step, exit code non-zero on failure.",
+        ),
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Restore a backup into the database: all of it or, on any error, nothing."""
+    if check:
+        with _app() as legal:
+            proof = prove(legal, file, echo=None if json_out else typer.echo)
+        if json_out:
+            _print_json(proof)
+        else:
+            typer.echo(f"proven: {proof['file']} restores whole ({proof['seconds']} s)")
+        return
     result = restore(database_url(_settings()), file, force=force)
     if json_out:
         _print_json(result)

