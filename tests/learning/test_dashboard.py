@@ -222,6 +222,9 @@ def test_many_finals_draw_lines_for_the_blocks_and_stay_small():
     assert len(markers_within_axes(svg, "change_percent")) == 150
     assert markers_within_axes(svg, "block_discussion") == []
     assert not re.search(r' [xy]="-?\d+\.\d\d', svg)
+    # Coordinates to a tenth; a label's words as written.
+    shown = dashboard._rounded('<path d="M 1.23456 -7.891"/><text x="51.8765">0.75 1.6.2021</text>')
+    assert shown == '<path d="M 1.2 -7.8"/><text x="51.8">0.75 1.6.2021</text>'
 
 
 def test_feedback_by_week_series_and_the_dashboard_table(chair, desk_app):
