@@ -23,7 +23,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import conninfo
+from psycopg import conninfo, sql
 
 from helpers import TEST_DB, TEST_HOME, text_of, write
 from legal_ai.app import App
@@ -183,6 +183,11 @@ def test_restore_check_proves_a_backup_by_hand(app, tmp_path, cli_env):
     assert made.returncode == 0, made.stderr
     assert manifest_path(tmp_path / "state.backup").is_file()
     before = live_counts(app)
+    # A scratch database a killed proof left behind: the next proof drops it.
+    killed = TEST_DB[:30] + "_proof_0badcafe"
+    with psycopg.connect(with_database(app.store.url, "postgres"), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(killed)))
+    assert scratch_left(app.store.url) == [killed]
     done = cli(cli_env, "db", "restore", "--check", str(tmp_path / "state.backup"))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()

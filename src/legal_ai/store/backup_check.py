@@ -3,7 +3,8 @@ the scheduled `nightly-backup`): the archive read without restoring it (its firs
 manifest's size and SHA-256, pg_restore's table of contents, a legal-ai database's), then
 restored into a scratch database beside the live one, its rows counted, and that database
 dropped whatever happens. Nothing here touches the live database: the scratch database is new,
-named `<database>_proof_<random>`, and exists only while the proof runs.
+named `<database>_proof_<random>`, and exists only while the proof runs; one left behind by a
+proof that was killed (no session on it) is dropped by the next proof.
 
 Errors are one line naming what is wrong (InvalidInput: the file; StoreError: the server, the
 restore, the counts), without connection details or paths."""
@@ -57,8 +58,11 @@ def scratch(url: str, file: Path, entries: list[tuple[str, str, str]]) -> Iterat
     """`file` restored into a new database on the server of `url`: yields {"url", "database",
     "notes"}; the database is dropped on leaving, whatever happened (a failed restore too)."""
     target = str(conninfo.conninfo_to_dict(url).get("dbname") or "legal_ai")
-    name = f"{target[:30]}{SCRATCH_MARK}{secrets.token_hex(4)}"
+    prefix = f"{target[:30]}{SCRATCH_MARK}"
+    name = f"{prefix}{secrets.token_hex(4)}"
     with connect(url, MAINTENANCE_DATABASE) as admin:
+        for left in leftovers(admin, prefix):
+            _drop(url, left)
         create_database(admin, name)
         try:
             try:
@@ -69,6 +73,18 @@ def scratch(url: str, file: Path, entries: list[tuple[str, str, str]]) -> Iterat
             yield {"url": with_database(url, name), "database": name, "notes": notes}
         finally:
             _drop(url, name)
+
+
+def leftovers(admin: psycopg.Connection, prefix: str) -> list[str]:
+    """Scratch databases of earlier proofs (`prefix` + 8 hex digits) that no session uses: left
+    by a proof whose process was killed; one still in use is another proof's, running now."""
+    rows = admin.execute(
+        "SELECT d.datname FROM pg_database d WHERE starts_with(d.datname, %s)"
+        " AND d.datname ~ '_proof_[0-9a-f]{8}$'"
+        " AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)",
+        (prefix,),
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 def _drop(url: str, name: str) -> None:
