@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .sentences import trimmed
+
 TokenCounter = Callable[[str], int]
 
 # A unit ends at a line break or after a sentence-ending mark followed by a space.
@@ -35,15 +37,7 @@ def _units(text: str, start: int, end: int) -> list[tuple[int, int]]:
         spans.append((cursor, match.start()))
         cursor = match.end()
     spans.append((cursor, end))
-    out = []
-    for a, b in spans:
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        if b > a:
-            out.append((a, b))
-    return out
+    return [(a, b) for a, b in (trimmed(text, *span) for span in spans) if b > a]
 
 
 def _split_long(text: str, span: tuple[int, int], target: int, count: TokenCounter):

@@ -170,12 +170,17 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     end = len(text) if end is None else end
     out, cursor = [], start
     for cut in [*sentence_ends(text, start, end), end]:
-        a, b = cursor, cut
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
+        a, b = trimmed(text, cursor, cut)
         if b > a:
             out.append((a, b))
         cursor = max(cursor, cut)
     return out
+
+
+def trimmed(text: str, a: int, b: int) -> tuple[int, int]:
+    """The span text[a:b] without the whitespace at its two ends."""
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b

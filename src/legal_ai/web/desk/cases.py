@@ -74,6 +74,20 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
                 return await case_page(request, desk, exists, status=status, **context)
         return await list_page(request, desk, status=status, **context)
 
+    async def refused_upload(
+        request: Request, desk: core.Desk, exc: AppError, lead: str, form: str
+    ) -> Response:
+        """A refused upload: its form again as she filled it, the reason beside the field."""
+        filled = getattr(exc, "fields", {})
+        return await refused(
+            request,
+            desk,
+            filled.get(BACK),
+            web_errors.status_of(exc),
+            message=refusal(lead, upload_refusal(exc)),
+            form=forms.refused_upload(form, exc, filled),
+        )
+
     @api.get("/cases", include_in_schema=False)
     async def cases(request: Request, desk: Chair) -> Response:
         notice = await run_in_threadpool(forms.list_notice, desk.view, dict(request.query_params))
@@ -139,15 +153,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         except core.CsrfRefused:
             raise
         except AppError as exc:
-            filled = getattr(exc, "fields", {})
-            return await refused(
-                request,
-                desk,
-                filled.get(BACK),
-                web_errors.status_of(exc),
-                message=refusal("ההעלאה לא בוצעה", upload_refusal(exc)),
-                form=forms.refused_upload(kind, exc, filled),
-            )
+            return await refused_upload(request, desk, exc, "ההעלאה לא בוצעה", kind)
         same = not result.get("created", result.get("changed", True))
         target = (
             case_view.href(result["case_number"])
@@ -260,15 +266,8 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         except core.CsrfRefused:
             raise
         except AppError as exc:
-            filled = getattr(exc, "fields", {})
-            return await refused(
-                request,
-                desk,
-                filled.get(BACK),
-                web_errors.status_of(exc),
-                message=refusal("פסק הדין לא נקלט", upload_refusal(exc)),
-                form=forms.refused_upload(f"ruling-{authority_id}", exc, filled),
-            )
+            lead = "פסק הדין לא נקלט"
+            return await refused_upload(request, desk, exc, lead, f"ruling-{authority_id}")
         if not result["resolved"]:
             return await list_page(
                 request,
