@@ -8,6 +8,7 @@ test_desk_search.py. The same pages in a real browser: test_desk_browser.py."""
 import html
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -392,6 +393,10 @@ def test_learning_dashboard_and_feedback(chair, desk_app):
     assert page.status_code == 200
     assert 'data-points="1"' in page.text and "<svg" in page.text and "<?xml" not in page.text
     assert page.text.count('<td class="case">') == 1
+    table = page.text.split('class="figures"')[1].split("</table>")[0]
+    cells = re.findall(r"<td><bdi>([^<]*)</bdi></td>", table)  # the figures (not the date)
+    assert cells and not any(re.fullmatch(r"\d+\.\d{2,}", c) for c in cells)  # 56% not 56.41
+    assert f'href="/cases/{quote(case, safe="")}"' in table
     token = csrf_of(page.text)
     bad = chair.post(
         "/learning/feedback", data={"csrf": token, "category": "nonsense", "text": "חסר סיור"}
