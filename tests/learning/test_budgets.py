@@ -12,15 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import subprocess
-import sys
 from zoneinfo import ZoneInfo
 
 import pytest
 from pydantic import ValidationError
 
 import factories
-from helpers import write
+from helpers import run, write
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.config_checks import MODEL_ROLES
@@ -239,7 +237,7 @@ def test_a_stage_stops_at_its_budget_and_resumes_when_raised_and_the_next_day(
 
     # `legal-ai learning costs --json`: per role, per role and model, per final.
     env = {**cli_env, "LEGAL_AI_MODEL_BUDGETS": "style_panel=2000"}
-    costs = json.loads(cli(env, "learning", "costs", "--json").stdout)
+    costs = json.loads(run(env, "learning", "costs", "--json").stdout)
     by_role = {r["role"]: r for r in costs["by_role"]}
     assert by_role["style_panel"] == {
         "role": "style_panel",
@@ -267,25 +265,12 @@ def test_a_stage_stops_at_its_budget_and_resumes_when_raised_and_the_next_day(
     assert costs["total"]["calls"] == 12 and costs["zone"] == "Asia/Jerusalem"
     # --since tomorrow: nothing yet; a date that is not one is refused, one line.
     tomorrow_day = (dt.date.today() + dt.timedelta(days=2)).isoformat()
-    later = json.loads(cli(env, "learning", "costs", "--since", tomorrow_day, "--json").stdout)
+    later = json.loads(run(env, "learning", "costs", "--since", tomorrow_day, "--json").stdout)
     assert later["total"]["calls"] == 0 and later["by_final"] == []
-    bad = cli(env, "learning", "costs", "--since", "1.5.2026", check=False)
+    bad = run(env, "learning", "costs", "--since", "1.5.2026", check=False)
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr
-    text = cli(env, "learning", "costs").stdout
+    text = run(env, "learning", "costs").stdout
     assert "style_panel: 8 call(s), tokens in 4800 / out 240; today 5040 of 2000 a day" in text
-
-
-def cli(env: dict, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"exit {result.returncode}: {result.stderr}")
-    return result
 
 
 def test_the_budget_is_checked_before_each_call_and_a_unit_once(legal):
