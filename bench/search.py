@@ -27,12 +27,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-import re
 import statistics
 import tempfile
 import time
-from collections import Counter
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -48,207 +45,7 @@ from legal_ai.retrieval.fusion import rrf
 from legal_ai.retrieval.legs import Filters
 from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache, set_active_embedder
-from legal_ai.text.akn import parse_law
-from legal_ai.text.hebrew import DEFAULT_ANALYZER, get_analyzer
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-PBL = SHARED / "il-laws-akn/akn/il/act/PrimaryLegislation/1965-08-12/148917/he@/main.xml"
-SPLIT = {"external": 0.4, "internal": 0.3, "style": 0.2, "case": 0.1}
-COLUMNS = (
-    "{parent}, {scope}, ordinal, char_start, char_end, text, text_hash, analyzed, analyzer,"
-    " embedding, embedder, embedded_hash, term_freqs, token_count"
-)
-TYPES = [
-    "bigint",
-    "text",
-    "integer",
-    "integer",
-    "integer",
-    "text",
-    "text",
-    "text",
-    "text",
-    "vector",
-    "text",
-    "text",
-    "jsonb",
-    "integer",
-]
-
-
-def sentences() -> list[str]:
-    texts = [s["text"] for s in parse_law(PBL)]
-    for line in (SHARED / "heq" / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
-        texts.append(json.loads(line)["text"])
-    out = []
-    for text in texts:
-        for sentence in re.split(r"(?<=[.;:])\s+|\n", text):
-            words = sentence.split()
-            if 6 <= len(words) <= 60:
-                out.append(" ".join(words))
-    return out
-
-
-def term_stats(store: Store, analyzed: list[str]) -> list[Counter]:
-    """Each analyzed text's term frequencies as the database's unit_term_stats trigger computes
-    them (the bulk load runs without row triggers)."""
-    with store.pool.connection() as conn:
-        rows = conn.execute(
-            "SELECT t.n, s.lexeme, array_length(s.positions, 1) AS tf"
-            " FROM unnest(%s::text[]) WITH ORDINALITY AS t(a, n),"
-            " unnest(to_tsvector('simple'::regconfig, t.a)) s",
-            (analyzed,),
-        ).fetchall()
-    stats = [Counter() for _ in analyzed]
-    for row in rows:
-        stats[row["n"] - 1][row["lexeme"]] += row["tf"]
-    return stats
-
-
-def load(store: Store, texts: list[str], vectors: np.ndarray, total: int, seed: int = 7) -> dict:
-    """Bulk-load `total` chunks (one item per 10 chunks) across the corpora with binary COPY,
-    then build the indexes. Returns the plan and the seconds of each step."""
-    from psycopg import sql
-    from psycopg.types.json import Jsonb
-
-    rng = np.random.default_rng(seed)
-    pick = random.Random(seed)
-    analyzer = get_analyzer(DEFAULT_ANALYZER)
-    analyzed = [analyzer.analyze(t) for t in texts]
-    stats = term_stats(store, analyzed)
-    plan = {corpus: int(total * share) for corpus, share in SPLIT.items()}
-    steps: dict[str, float] = {}
-    started = time.perf_counter()
-    with store.transaction() as conn:
-        # The HNSW and GIN indexes of the chunk partitions go while the rows arrive and are
-        # built once afterwards (inserting into an HNSW index row by row costs ~1 ms a row).
-        rebuilt = conn.execute(
-            "SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition"
-            " FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
-            " JOIN pg_class t ON t.oid = i.indrelid JOIN pg_am a ON a.oid = c.relam"
-            " WHERE a.amname IN ('hnsw', 'gin') AND t.relkind = 'r'"
-            " AND (t.relname LIKE 'case_law_chunks_%' OR t.relname LIKE 'document_chunks_%')"
-        ).fetchall()
-        for index in rebuilt:
-            conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(index["name"])))
-        conn.execute("SET LOCAL session_replication_role = replica")  # bulk: no row triggers
-        for corpus, count in plan.items():
-            items = count // 10
-            if corpus in ("external", "internal"):
-                kind = "external_upload" if corpus == "external" else "internal_committee"
-                doc_type = "ruling" if corpus == "external" else "decision"
-                with conn.cursor().copy(
-                    "COPY case_law (source_kind, doc_type, doc_id, case_number, title, court,"
-                    " decided_on, chair_name, practice_area, content, content_hash, searchable)"
-                    " FROM STDIN"
-                ) as copy:
-                    for i in range(items):
-                        area = "betterment_levy" if i % 20 == 0 else "planning"
-                        copy.write_row(
-                            (
-                                kind,
-                                doc_type,
-                                f"{corpus}-{i}",
-                                f"ערר {i}/24",
-                                f"{corpus} {i}",
-                                "העליון",
-                                "2024-01-01",
-                                'יו"ר',
-                                area,
-                                "",
-                                "h",
-                                True,
-                            )
-                        )
-                ids = [
-                    r["id"]
-                    for r in conn.execute(
-                        "SELECT id FROM case_law WHERE source_kind = %s ORDER BY id", (kind,)
-                    )
-                ]
-                table, parent, scope, scope_col = (
-                    "case_law_chunks",
-                    "case_law_id",
-                    kind,
-                    "source_kind",
-                )
-            else:
-                conn.execute(
-                    "INSERT INTO cases (case_number) VALUES (%s) ON CONFLICT DO NOTHING",
-                    (f"bench-{corpus}",),
-                )
-                with conn.cursor().copy(
-                    "COPY documents (corpus, doc_id, case_number, practice_area, title, content,"
-                    " content_hash, searchable) FROM STDIN"
-                ) as copy:
-                    for i in range(items):
-                        area = "betterment_levy" if i % 20 == 0 else "planning"
-                        copy.write_row(
-                            (
-                                corpus,
-                                f"{corpus}-{i}",
-                                f"bench-{corpus}",
-                                area,
-                                f"{corpus} {i}",
-                                "",
-                                "h",
-                                True,
-                            )
-                        )
-                ids = [
-                    r["id"]
-                    for r in conn.execute(
-                        "SELECT id FROM documents WHERE corpus = %s ORDER BY id", (corpus,)
-                    )
-                ]
-                table, parent, scope, scope_col = "document_chunks", "document_id", corpus, "corpus"
-            statement = f"COPY {table} ({COLUMNS}) FROM STDIN (FORMAT BINARY)".format(
-                parent=parent, scope=scope_col
-            )
-            with conn.cursor().copy(statement) as copy:
-                copy.set_types(TYPES)
-                for n in range(items * 10):
-                    a, b = pick.randrange(len(texts)), pick.randrange(len(texts))
-                    if n % 3:
-                        text, words, freqs = texts[a], analyzed[a], stats[a]
-                    else:
-                        text = texts[a] + " " + texts[b]
-                        words, freqs = analyzed[a] + " " + analyzed[b], stats[a] + stats[b]
-                    vec = vectors[a] + rng.normal(0, 0.01, vectors.shape[1]).astype(np.float32)
-                    vec /= np.linalg.norm(vec)
-                    copy.write_row(
-                        (
-                            ids[n // 10],
-                            scope,
-                            n % 10,
-                            0,
-                            len(text),
-                            text,
-                            "t",
-                            words,
-                            analyzer.id,
-                            vec,
-                            "e5-local",
-                            "t",
-                            Jsonb(freqs),
-                            sum(freqs.values()),
-                        )
-                    )
-    steps["copy"] = time.perf_counter() - started
-    import psycopg
-
-    with psycopg.connect(store.url, autocommit=True) as conn:
-        conn.execute("SET maintenance_work_mem = '2GB'")
-        for index in rebuilt:
-            started = time.perf_counter()
-            conn.execute(index["definition"])
-            if "voyage" not in index["name"]:  # the other embedder's: empty
-                steps[f"index_{index['name']}"] = time.perf_counter() - started
-        started = time.perf_counter()
-        conn.execute("SELECT lexicon_rebuild()")
-        conn.execute("VACUUM ANALYZE")
-        steps["lexicon_and_vacuum"] = time.perf_counter() - started
-    return {"plan": plan, "seconds": {k: round(v, 1) for k, v in steps.items()}}
+from search_data import SHARED, SPLIT, base_sentences, embed_in_slices, load
 
 
 def percentiles(samples: list[float]) -> dict:
@@ -296,7 +93,13 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument(
-        "--base", type=int, default=1500, help="distinct sentences embedded for real"
+        "--set",
+        choices=("clusters", "distinct"),
+        default="clusters",
+        help="base sentences: clusters (1,500, as before) or distinct (>= 20,000, <= 20 copies each)",
+    )
+    parser.add_argument(
+        "--base", type=int, default=1500, help="distinct sentences embedded for real (at least)"
     )
     parser.add_argument("--home", type=Path, help="keep the server and embedding cache here")
     parser.add_argument(
@@ -304,11 +107,14 @@ def main() -> None:
         action="store_true",
         help="with --home: search the database an earlier run built when it has --chunks chunks",
     )
+    parser.add_argument(
+        "--embed-only",
+        action="store_true",
+        help="with --home: embed the set's base sentences into the cache, then stop",
+    )
     parser.add_argument("--ef-search", default="40,100,200,400", help="hnsw.ef_search values")
     args = parser.parse_args()
-    pool = sentences()
-    random.Random(3).shuffle(pool)
-    base = pool[: args.base]
+    base = base_sentences(args.set, args.chunks, args.base)
     queries = [
         json.loads(x)["text"]
         for x in (SHARED / "pbl-questions" / "queries.jsonl")
@@ -329,7 +135,10 @@ def main() -> None:
             stop_embedded(pgdata)
             server = start_embedded(pgdata)
         try:
-            result = run(server, inner, base, queries, args.chunks, args.reuse and args.home, efs)
+            if args.embed_only:
+                result = {"embedded": len(embed_base(server, inner, base)[0])}
+            else:
+                result = run(server, inner, base, queries, args, efs)
         finally:
             stop_embedded(pgdata)
     print(json.dumps(result, indent=2, ensure_ascii=False))
@@ -358,30 +167,38 @@ def count_chunks(store: Store) -> int:
         ).fetchone()["n"]
 
 
+def embed_base(server: str, inner: E5Local, base: list[str]) -> tuple[np.ndarray, float, Store]:
+    """The base sentences' embeddings through the cache (`bench_cache`), a slice at a time;
+    returns them, the seconds spent, and the cache's store."""
+    cache = Store(ensure_database(server, "bench_cache"), max_size=2)
+    embedder = CachedEmbedder(inner, EmbeddingCache(cache))
+    started = time.perf_counter()
+    vectors = embed_in_slices(embedder.embed_passages, base)
+    return vectors, time.perf_counter() - started, cache
+
+
 def run(
     server: str,
     inner: E5Local,
     base: list[str],
     queries: list[str],
-    chunks: int,
-    reuse: bool,
+    args: argparse.Namespace,
     efs: list[int],
 ) -> dict:
-    cache = Store(ensure_database(server, "bench_cache"), max_size=2)
+    vectors, embed_s, cache = embed_base(server, inner, base)
     embedder = CachedEmbedder(inner, EmbeddingCache(cache))
-    started = time.perf_counter()
-    vectors = embedder.embed_passages(base)
-    embed_s = time.perf_counter() - started
-    store = Store(ensure_database(server, "bench_search"), max_size=2)
+    chunks, reuse = args.chunks, args.reuse and args.home
+    database = "bench_search" if args.set == "clusters" else f"bench_search_{args.set}"
+    store = Store(ensure_database(server, database), max_size=2)
     build = {"reused": True}
     if not (reuse and count_chunks(store) == sum(int(chunks * s) for s in SPLIT.values())):
         store.close()
-        drop_database(server, "bench_search")
-        store = Store(ensure_database(server, "bench_search"), max_size=2)
+        drop_database(server, database)
+        store = Store(ensure_database(server, database), max_size=2)
         with store.transaction() as conn:
             set_active_embedder(conn, inner.id, inner.dim)
         started = time.perf_counter()
-        build = load(store, base, vectors, chunks)
+        build = load(store, base, vectors, chunks, spread=args.set == "distinct")
         build["total_seconds"] = round(time.perf_counter() - started, 1)
     app = App(Settings(database_url=store.url), store=store, embedder=inner)
     app._embedder = embedder
@@ -470,7 +287,9 @@ def run(
         "chunks": total,
         "queries": len(queries),
         "k": 10,
+        "set": args.set,
         "embedded_for_real": len(base),
+        "copies_per_sentence": round(total / len(base), 1),
         "embed_seconds": round(embed_s, 1),
         "build": build,
         "latency": stats,

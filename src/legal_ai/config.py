@@ -135,10 +135,11 @@ class Settings(BaseSettings):
         default=100,
         ge=10,
         le=1000,
-        description="pgvector's hnsw.ef_search for the semantic leg: candidates kept per scan. "
-        "At or above the leg's window (50) one scan fills it; at 40k chunks per partition 100 "
-        "kept recall@10 at 0.95 where pgvector's default 40 gave 0.78; partitions of hundreds "
-        "of thousands need more (docs/benchmarks.md, docs/scaling.md).",
+        description="pgvector's hnsw.ef_search for the semantic leg (candidates kept per scan) "
+        "in a partition of up to 40,000 units; a larger partition scans wider, by the square "
+        "root of its size (200 at 160k, 317 at 400k, at most 1000). At or above the leg's "
+        "window (50) one scan fills it; at 40k chunks 100 kept recall@10 at 0.95 where "
+        "pgvector's default 40 gave 0.78 (docs/benchmarks.md, docs/scaling.md).",
     )
     committee_chair: str | None = Field(
         default=None,

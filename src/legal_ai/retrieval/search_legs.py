@@ -31,9 +31,7 @@ def hnsw_configured(conn, settings: Settings, needed: bool) -> bool:
     never are), while the model is still at work."""
     configured = needed and not conn.autocommit
     if configured:
-        legs.configure_hnsw(
-            conn, max_scan_tuples=settings.hnsw_max_scan_tuples, ef_search=settings.hnsw_ef_search
-        )
+        legs.configure_hnsw(conn, max_scan_tuples=settings.hnsw_max_scan_tuples)
     return configured
 
 
@@ -164,6 +162,7 @@ def semantic_legs(
                 embedder=embedder.id,
                 dim=embedder.dim,
                 window=window,
+                ef_search=settings.hnsw_ef_search,
             ).items():
                 found[_leg_name(source, "semantic")] = ids
         for source in () if configured else corpus.sources:
