@@ -64,6 +64,13 @@ def chunk_vectors(store: Store, corpus: str) -> tuple[np.ndarray, np.ndarray, np
             "source_kind",
             "external_upload",
         ),
+        "internal": (
+            "case_law_chunks",
+            "case_law_id",
+            "case_law",
+            "source_kind",
+            "internal_committee",
+        ),
         "style": ("document_chunks", "document_id", "documents", "corpus", "style"),
     }[corpus]
     from psycopg import sql
@@ -320,35 +327,50 @@ def measure_recall(
     efs: list[int],
     settings: Settings,
 ) -> dict:
-    """Recall@10 of the semantic leg (window 50, as search runs it) against exact cosine search,
-    per hnsw.ef_search: on the external corpus, and on the style corpus under the 5 % filter
-    (the iterative scan fills the window)."""
+    """Recall@10 of the semantic leg (window 50, as search runs it) against exact cosine search
+    over the partition's vectors, per hnsw.ef_search: each fixed value, and `scaled` (what search
+    runs: the base setting grown by the partition's size, legs.scaled_ef_search); in the external
+    and internal partitions, and in the style partition under the 5 % filter (the iterative scan
+    fills the window)."""
+    int_ids, int_matrix, _, _ = chunk_vectors(app.store, "internal")
     style_ids, style_matrix, style_areas, _ = chunk_vectors(app.store, "style")
     mask = style_areas == "betterment_levy"
-    filtered_ids, filtered_matrix = style_ids[mask], style_matrix[mask]
     vectors = [inner.embed_query(q) for q in queries]
     cases = (
-        ("external", Filters(), ext_ids, ext_matrix),
+        ("external", "external", Filters(), ext_ids, ext_matrix),
+        ("internal", "internal", Filters(), int_ids, int_matrix),
         (
             "style_filtered5pct",
+            "style",
             Filters(practice_area="betterment_levy"),
-            filtered_ids,
-            filtered_matrix,
+            style_ids[mask],
+            style_matrix[mask],
         ),
     )
     out: dict[str, dict] = {}
     with app.store.pool.connection() as conn:
-        for name, filters, ids, matrix in cases:
-            corpus = get_corpus("external" if name == "external" else "style")
+        for name, key, filters, ids, matrix in cases:
+            corpus = get_corpus(key)
             source = corpus.sources[0]
-            for ef in efs:
-                conn.execute(f"SET hnsw.ef_search = {int(ef)}")
+            out[name] = {"partition_rows": partition_rows(conn, source.table)}
+            position = {int(i): n for n, i in enumerate(ids)}
+            exact = []
+            for vec in vectors:
+                similarity = matrix @ vec
+                best = np.argsort(-similarity)[:10]
+                exact.append((similarity, best, set(ids[best].tolist())))
+            for ef in [*efs, None]:
+                if ef is None:
+                    conn.execute("RESET hnsw.ef_search")
+                    conn.execute(*legs.scaled_ef_search(source, settings.hnsw_ef_search))
+                    label = (
+                        f"scaled={conn.execute('SHOW hnsw.ef_search').fetchone()['hnsw.ef_search']}"
+                    )
+                else:
+                    conn.execute(f"SET hnsw.ef_search = {int(ef)}")
+                    label = f"ef_search={ef}"
                 found, close, times = [], [], []
-                position = {int(i): n for n, i in enumerate(ids)}
-                for vec in vectors:
-                    similarity = matrix @ vec
-                    best = np.argsort(-similarity)[:10]
-                    exact = set(ids[best].tolist())
+                for vec, (similarity, best, wanted) in zip(vectors, exact, strict=True):
                     t0 = time.perf_counter()
                     got = legs.semantic(
                         conn,
@@ -360,16 +382,17 @@ def measure_recall(
                         dim=inner.dim,
                         window=settings.leg_window,
                         max_scan_tuples=settings.hnsw_max_scan_tuples,
+                        ef_search=None if ef is not None else settings.hnsw_ef_search,
                     )
                     times.append(time.perf_counter() - t0)
-                    found.append(len(exact & set(got[:10])) / 10)
-                    # The synthetic chunks come in clusters of near-duplicates of one sentence
-                    # (cosine distances apart in the 4th decimal), among which the exact top 10
-                    # is a coin toss: also count a hit as found when its distance is within 1 %
-                    # of the exact 10th's.
+                    found.append(len(wanted & set(got[:10])) / 10)
+                    # The clusters set's chunks are near-duplicates of one sentence (cosine
+                    # distances apart in the 4th decimal), among which the exact top 10 is a
+                    # coin toss: also count a hit as found within 1 % of the exact 10th's distance.
                     bound = (1 - similarity[best[-1]]) * 1.01
                     close.append(sum(1 - similarity[position[i]] <= bound for i in got[:10]) / 10)
-                out.setdefault(name, {})[f"ef_search={ef}"] = {
+                conn.rollback()  # the scaled setting was set for its transaction only
+                out[name][label] = {
                     "recall_at_10": round(statistics.mean(found), 4),
                     "min": min(found),
                     "recall_at_10_within_1pct": round(statistics.mean(close), 4),
@@ -379,6 +402,14 @@ def measure_recall(
         conn.execute("RESET hnsw.ef_search")
         conn.commit()
     return out
+
+
+def partition_rows(conn, table: str) -> int:
+    return int(
+        conn.execute(
+            "SELECT reltuples::bigint AS n FROM pg_class WHERE oid = %s::regclass", (table,)
+        ).fetchone()["n"]
+    )
 
 
 def measure_sizes(store: Store) -> dict:

@@ -162,88 +162,28 @@ def load(
         conn.execute("SET LOCAL session_replication_role = replica")  # bulk: no row triggers
         for corpus, count in plan.items():
             items = count // 10
-            if corpus in ("external", "internal"):
-                kind = "external_upload" if corpus == "external" else "internal_committee"
-                doc_type = "ruling" if corpus == "external" else "decision"
-                with conn.cursor().copy(
-                    "COPY case_law (source_kind, doc_type, doc_id, case_number, title, court,"
-                    " decided_on, chair_name, practice_area, content, content_hash, searchable)"
-                    " FROM STDIN"
-                ) as copy:
-                    for i in range(items):
-                        area = "betterment_levy" if i % 20 == 0 else "planning"
-                        copy.write_row(
-                            (
-                                kind,
-                                doc_type,
-                                f"{corpus}-{i}",
-                                f"ערר {i}/24",
-                                f"{corpus} {i}",
-                                "העליון",
-                                "2024-01-01",
-                                'יו"ר',
-                                area,
-                                "",
-                                "h",
-                                True,
-                            )
-                        )
-                ids = [
-                    r["id"]
-                    for r in conn.execute(
-                        "SELECT id FROM case_law WHERE source_kind = %s ORDER BY id", (kind,)
-                    )
-                ]
-                table, parent, scope, scope_col = (
-                    "case_law_chunks",
-                    "case_law_id",
-                    kind,
-                    "source_kind",
-                )
-            else:
-                conn.execute(
-                    "INSERT INTO cases (case_number) VALUES (%s) ON CONFLICT DO NOTHING",
-                    (f"bench-{corpus}",),
-                )
-                with conn.cursor().copy(
-                    "COPY documents (corpus, doc_id, case_number, practice_area, title, content,"
-                    " content_hash, searchable) FROM STDIN"
-                ) as copy:
-                    for i in range(items):
-                        area = "betterment_levy" if i % 20 == 0 else "planning"
-                        copy.write_row(
-                            (
-                                corpus,
-                                f"{corpus}-{i}",
-                                f"bench-{corpus}",
-                                area,
-                                f"{corpus} {i}",
-                                "",
-                                "h",
-                                True,
-                            )
-                        )
-                ids = [
-                    r["id"]
-                    for r in conn.execute(
-                        "SELECT id FROM documents WHERE corpus = %s ORDER BY id", (corpus,)
-                    )
-                ]
-                table, parent, scope, scope_col = "document_chunks", "document_id", corpus, "corpus"
+            chunks = []  # (base sentence, text, analyzed text, term frequencies) per chunk
+            for n in range(items * 10):
+                a = drawn % len(texts) if spread else pick.randrange(len(texts))
+                b = pick.randrange(len(texts))
+                drawn += 1
+                if n % 3:
+                    chunks.append((a, texts[a], analyzed[a], stats[a]))
+                else:
+                    words, freqs = analyzed[a] + " " + analyzed[b], stats[a] + stats[b]
+                    chunks.append((a, texts[a] + " " + texts[b], words, freqs))
+            # Each item's text is its chunks' texts, one per line, so every chunk's span reads
+            # its text there (an item is searchable only then: migration 0030).
+            contents = ["\n".join(c[1] for c in chunks[i * 10 : i * 10 + 10]) for i in range(items)]
+            ids, table, parent, scope, scope_col = copy_items(conn, corpus, contents)
             statement = f"COPY {table} ({COLUMNS}) FROM STDIN (FORMAT BINARY)".format(
                 parent=parent, scope=scope_col
             )
             with conn.cursor().copy(statement) as copy:
                 copy.set_types(TYPES)
-                for n in range(items * 10):
-                    b = pick.randrange(len(texts))
-                    a = drawn % len(texts) if spread else pick.randrange(len(texts))
-                    drawn += 1
-                    if n % 3:
-                        text, words, freqs = texts[a], analyzed[a], stats[a]
-                    else:
-                        text = texts[a] + " " + texts[b]
-                        words, freqs = analyzed[a] + " " + analyzed[b], stats[a] + stats[b]
+                offset = 0
+                for n, (a, text, words, freqs) in enumerate(chunks):
+                    offset = 0 if n % 10 == 0 else offset
                     vec = vectors[a] + rng.normal(0, 0.01, vectors.shape[1]).astype(np.float32)
                     vec /= np.linalg.norm(vec)
                     copy.write_row(
@@ -251,8 +191,8 @@ def load(
                             ids[n // 10],
                             scope,
                             n % 10,
-                            0,
-                            len(text),
+                            offset,
+                            offset + len(text),
                             text,
                             "t",
                             words,
@@ -264,6 +204,7 @@ def load(
                             sum(freqs.values()),
                         )
                     )
+                    offset += len(text) + 1
     steps["copy"] = time.perf_counter() - started
     with psycopg.connect(store.url, autocommit=True) as conn:
         conn.execute("SET maintenance_work_mem = '2GB'")
@@ -277,3 +218,52 @@ def load(
         conn.execute("VACUUM ANALYZE")
         steps["lexicon_and_vacuum"] = time.perf_counter() - started
     return {"plan": plan, "seconds": {k: round(v, 1) for k, v in steps.items()}}
+
+
+def copy_items(conn, corpus: str, contents: list[str]) -> tuple[list[int], str, str, str, str]:
+    """COPY one corpus's items (every 20th in a second practice area; an internal decision with
+    the headnote, summary and tags it needs to be searchable); returns their ids in order and the
+    chunk table, its parent column, the scope value and the scope column."""
+    if corpus in ("external", "internal"):
+        kind = "external_upload" if corpus == "external" else "internal_committee"
+        doc_type = "ruling" if corpus == "external" else "decision"
+        with conn.cursor().copy(
+            "COPY case_law (source_kind, doc_type, doc_id, case_number, title, court, decided_on,"
+            " chair_name, practice_area, content, content_hash, headnote, summary, tags,"
+            " searchable) FROM STDIN"
+        ) as copy:
+            for i, content in enumerate(contents):
+                area = "betterment_levy" if i % 20 == 0 else "planning"
+                copy.write_row(
+                    (kind, doc_type, f"{corpus}-{i}", f"ערר {i}/24", f"{corpus} {i}", "העליון")
+                    + ("2024-01-01", 'יו"ר', area, content, "h", "תקציר", "סיכום", ["תכנון"], True)
+                )
+        rows = conn.execute(
+            "SELECT id FROM case_law WHERE source_kind = %s ORDER BY id", (kind,)
+        ).fetchall()
+        return [r["id"] for r in rows], "case_law_chunks", "case_law_id", kind, "source_kind"
+    conn.execute(
+        "INSERT INTO cases (case_number) VALUES (%s) ON CONFLICT DO NOTHING", (f"bench-{corpus}",)
+    )
+    with conn.cursor().copy(
+        "COPY documents (corpus, doc_id, case_number, practice_area, title, content,"
+        " content_hash, searchable) FROM STDIN"
+    ) as copy:
+        for i, content in enumerate(contents):
+            area = "betterment_levy" if i % 20 == 0 else "planning"
+            copy.write_row(
+                (
+                    corpus,
+                    f"{corpus}-{i}",
+                    f"bench-{corpus}",
+                    area,
+                    f"{corpus} {i}",
+                    content,
+                    "h",
+                    True,
+                )
+            )
+    rows = conn.execute(
+        "SELECT id FROM documents WHERE corpus = %s ORDER BY id", (corpus,)
+    ).fetchall()
+    return [r["id"] for r in rows], "document_chunks", "document_id", corpus, "corpus"
