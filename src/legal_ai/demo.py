@@ -7,6 +7,7 @@ Embeddings are cached in the main database, so a second run does not embed again
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
 from collections.abc import Callable
@@ -72,7 +73,11 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
     hits = legal.tool("search_internal_decisions", query="חלונות עמומים בהקלה בקו בניין", limit=1)[
         "hits"
     ]
-    echo(f"  search_internal_decisions finds it: {hits[0]['case_number'] if hits else 'nothing'}")
+    first = hits[0]["case_number"] if hits else "nothing"
+    if first == case:
+        echo(f"  search_internal_decisions finds it: {first}")
+    else:  # its metadata not filled (the enricher skipped): not searchable, as the rule says
+        echo(f"  search_internal_decisions: not yet, its metadata waits (first hit: {first})")
     return {
         "pair_status": promoted["pair_status"],
         "history_row": row,
@@ -89,6 +94,13 @@ def _enriched(legal: App, meta: dict, echo: Callable[[str], None]) -> None:
     if not meta.get("awaiting_metadata"):
         return
     echo(f"  internal decision awaits metadata ({', '.join(meta['missing'])}): {meta['state']}")
+    if importlib.util.find_spec("openai") is None:  # a bare `pip install legal-ai`
+        echo(
+            "  enricher: skipped, the demo's scripted model is reached through the openai "
+            "package, which is not installed (pip install 'legal-ai[models]'; `make install` "
+            "has it): the decision waits for its metadata, unsearchable"
+        )
+        return
     settings = legal.settings
     with scripted_enricher() as spec:
         legal.settings = settings.model_copy(update={"enricher": spec})
