@@ -1,13 +1,18 @@
-# The README's two commands: `make demo` and `make test`. Both set everything up first.
+# The README's two commands: `make demo` and `make test`. Both set up what they need first.
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
 LOCK := requirements.lock
 
-.PHONY: install demo test check bench bench-desk clean stop lock audit
+.PHONY: install install-test demo test check bench bench-desk clean stop lock audit dist
 
+# What running needs (`make install`, `make demo`): the runtime system packages
+# (scripts/install-system: poppler-utils, hspell, tesseract-ocr + heb) and legal-ai with its
+# voyage and models extras. `make test` adds the test stack (`make install-test`): the tests'
+# fonts and the browser tests' chromium (scripts/install-system --test) and the dev extra.
 install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
 
 # The tested versions of every package (requirements.lock) constrain what is installed; a new
 # dependency not yet in the lock installs unconstrained until `make lock` is run.
@@ -15,6 +20,12 @@ $(VENV)/.installed: pyproject.toml $(LOCK) scripts/install-system
 	scripts/install-system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -c $(LOCK) --upgrade pip setuptools
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[voyage,models]'
+	touch $@
+
+# Remade whenever the runtime part is (a changed pyproject.toml or lock installs both again).
+$(VENV)/.installed-test: $(VENV)/.installed
+	scripts/install-system --test
 	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev,voyage,models]'
 	touch $@
 
@@ -30,23 +41,28 @@ lock:
 	rm -rf build/lock-venv
 
 # Known vulnerabilities in the installed packages (needs pip-audit's service: see scripts/audit).
-audit: install
+audit: install-test
 	scripts/audit
 
 demo: install
 	$(BIN)/legal-ai demo
 
-test: install
+# The wheel, migrations, demo data and the desk's templates and assets inside, into dist/
+# (`pip install dist/legal_ai-*.whl`: docs/deployment.md); built from a clean copy of the source.
+dist: install
+	VENV=$(VENV) scripts/wheel dist
+
+test: install-test
 	scripts/test
 
-check: install
+check: install-test
 	scripts/check
 
-bench: install
+bench: install-test
 	$(BIN)/python bench/ingest.py
 
 # Every desk page at the server over the demo data plus 1,000 lessons and 200 cases (issue 23).
-bench-desk: install
+bench-desk: install-test
 	$(BIN)/python bench/desk_pages.py
 
 stop:
