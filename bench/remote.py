@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -63,6 +64,8 @@ class Run:
     def __init__(self, base: str, queries: list[str], seconds: float) -> None:
         self.base, self.queries, self.seconds = base, queries, seconds
         self.samples: list[dict] = []  # surface, seconds, ok, error, during_upload
+        self.searching = 0.0  # from the first search to the last search's answer
+        self.cpu: dict[str, float] = {}  # CPU seconds while the clients searched, by process
         self.uploading = False
         self.counter = 0
 
@@ -75,6 +78,7 @@ class Run:
             {
                 "surface": surface,
                 "seconds": time.perf_counter() - started,
+                "ended": time.perf_counter(),
                 "error": error,
                 "during_upload": self.uploading,
             }
@@ -104,7 +108,10 @@ class Run:
 
         headers = {"Authorization": f"Bearer {AGENT}"}
         tools = ("search_precedent_library", "search_internal_decisions")
-        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        # The SDK's own timeouts: 30 s, and 300 s to read, since the session's event stream may
+        # stay quiet for minutes (a 60 s read timeout ended the session with a ReadTimeout).
+        timeout = httpx2.Timeout(30, read=300)
+        async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
             transport = streamable_http_client(f"{self.base}/mcp", http_client=http)
             async with Client(transport) as client:
                 n = 0
@@ -159,14 +166,49 @@ class Run:
             "error": body.get("error"),
         }
 
-    async def main(self, clients: int, upload_after: float) -> dict:
-        deadline = time.perf_counter() + self.seconds
+    async def main(self, clients: int, upload_after: float, server_pid: int) -> dict:
+        started = time.perf_counter()
+        deadline = started + self.seconds
         workers = [
             self.mcp_client(deadline) if i % 2 else self.api_client(deadline)
             for i in range(clients)
         ]
-        *_, upload = await asyncio.gather(*workers, self.upload(upload_after))
+        before = cpu_seconds(server_pid)
+
+        async def searches() -> None:
+            await asyncio.gather(*workers)
+            self.cpu = {k: v - before[k] for k, v in cpu_seconds(server_pid).items()}
+
+        upload, _ = await asyncio.gather(self.upload(upload_after), searches())
+        self.searching = max(s["ended"] for s in self.samples) - started
         return upload
+
+
+def cpu_seconds(server_pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by the server, by every postgres process of the
+    machine (the bench's server: nothing else runs during a run) and by these clients."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def used(pid: int | str) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+
+    postgres = 0.0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "postgres":
+                postgres += used(pid)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    clients = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "server": used(server_pid),
+        "postgres": postgres,
+        "clients": clients.ru_utime + clients.ru_stime,
+    }
 
 
 def main() -> None:
@@ -194,12 +236,14 @@ def main() -> None:
             LEGAL_AI_CHAIR_TOKEN=CHAIR,
             LEGAL_AI_COMMITTEE_CHAIR='עו"ד רותם לוי',
         )
+        # The server logs a JSON line per request to stderr: into a file, never an unread pipe
+        # (a full pipe blocks the server's event loop at its next log line).
+        log = open(Path(home) / "serve.log", "w")
         serve = subprocess.Popen(
             [sys.executable, "-m", "legal_ai.cli", "serve", "--port", str(port)],
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stderr=log,
         )
         base = f"http://127.0.0.1:{port}"
         try:
@@ -218,7 +262,7 @@ def main() -> None:
             assert warm.status_code == 200, warm.text
             run = Run(base, queries, args.seconds)
             started = time.perf_counter()
-            upload = asyncio.run(run.main(args.clients, args.upload_after))
+            upload = asyncio.run(run.main(args.clients, args.upload_after, serve.pid))
             wall = time.perf_counter() - started
         finally:
             serve.terminate()
@@ -226,11 +270,24 @@ def main() -> None:
                 serve.wait(30)
             except subprocess.TimeoutExpired:
                 serve.kill()
+            log.close()
             stop_embedded(pgdata)
     report: dict = {
         "benchmark": "remote",
         "clients": args.clients,
         "seconds": round(wall, 1),
+        "searching_seconds": round(run.searching, 1),
+        "searches_per_second": round(
+            sum(s["error"] is None for s in run.samples) / run.searching, 1
+        ),
+        # Where the two cores went while the clients searched, per search answered (the
+        # upload's share too when it ran meanwhile): the server (the model's threads included),
+        # PostgreSQL, and the clients themselves (they share the machine).
+        "cpu_ms_per_search": {
+            name: round(1000 * seconds / max(1, len(run.samples)), 1)
+            for name, seconds in {**run.cpu, "total": sum(run.cpu.values())}.items()
+        },
+        "cores_busy": round(sum(run.cpu.values()) / run.searching, 2),
         "upload": upload,
         "surfaces": {},
     }
@@ -247,7 +304,8 @@ def main() -> None:
             "during_upload": percentiles(
                 [s["seconds"] for s in mine if s["error"] is None and s["during_upload"]]
             ),
-            "searches_per_second": round(len(ok) / wall, 1),
+            # over the time the clients searched (the run's wall time also waits for the upload)
+            "searches_per_second": round(len(ok) / run.searching, 1),
         }
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
