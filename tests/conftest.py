@@ -28,12 +28,14 @@ from helpers import (
     TEST_DB,
     TEST_HOME,
     local_server,
+    set_chair_password,
     sign_in,
 )
 from legal_ai import accounts
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.providers.embedders import E5Local
+from legal_ai.store import accounts as account_rows
 from legal_ai.store import drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import set_active_embedder
 from legal_ai.store.db import with_database
@@ -252,10 +254,9 @@ def cli_env(settings) -> dict[str, str]:
 
 @pytest.fixture
 def desk_app(app):
-    """The test App with the desk's tables emptied and the chair's password (PASSWORD) set."""
-    with app.store.transaction() as conn:
-        conn.execute("TRUNCATE desk_sessions, desk_login_failures, desk_users")
-    accounts.set_password(app, "chair", PASSWORD)
+    """The test App (the desk's tables emptied with the rest) with the chair's password
+    (PASSWORD) set (helpers.set_chair_password: hashed once per session)."""
+    set_chair_password(app, PASSWORD)
     return app
 
 
@@ -275,11 +276,31 @@ def client(desk_app):
         yield c
 
 
+# The cookie and the session row of the session's first sign-in through /login (`chair`).
+_SIGNED_IN: dict = {}
+
+
 @pytest.fixture
-def chair(client):
-    """`client` signed in to the desk as the chair."""
-    response = sign_in(client)
-    assert response.status_code == 303 and response.headers["location"] == "/"  # today
+def chair(client, desk_app):
+    """`client` signed in to the desk as the chair. The session's first `chair` signs in through
+    /login (helpers.sign_in; its answer checked); later ones get that sign-in's cookie and its
+    session row written back as accounts.sign_in writes it (the token's SHA-256, her CSRF token,
+    24 hours to live), without argon2's check (~0.15 s by design) per test. Tests of signing in
+    sign in themselves."""
+    if not _SIGNED_IN:
+        response = sign_in(client)
+        assert response.status_code == 303 and response.headers["location"] == "/"  # today
+        with desk_app.store.as_role(None).connection() as conn:
+            row = conn.execute("SELECT token_hash, csrf FROM desk_sessions").fetchone()
+        _SIGNED_IN.update(cookies=list(client.cookies.jar), row=row)
+        return client
+    with desk_app.store.as_role(None).transaction() as conn:
+        row = _SIGNED_IN["row"]
+        account_rows.insert_session(
+            conn, row["token_hash"], "chair", row["csrf"], accounts.ABSOLUTE_S
+        )
+    for cookie in _SIGNED_IN["cookies"]:
+        client.cookies.jar.set_cookie(cookie)
     return client
 
 

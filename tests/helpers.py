@@ -13,8 +13,9 @@ scenarios.py.
   (`legal-ai mcp` over stdio, the official client), `remote_session(url, token, calls)` (/mcp
   over streamable HTTP) and `payload(result)` (a tool result's JSON).
 - The desk: its credentials (`PASSWORD`, `AGENT`, `CHAIR_TOKEN`: those of conftest's
-  `desk_app` and `client`), `sign_in(client)`, `csrf_of(html)`, `text_of(html)` (entities
-  decoded) and `section(html, id)`.
+  `desk_app` and `client`), `set_chair_password(app, password)` (what the fixtures set),
+  `sign_in(client)`, `csrf_of(html)`, `text_of(html)` (entities decoded) and
+  `section(html, id)`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+
+from legal_ai import accounts
+from legal_ai.store import accounts as account_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 # The larger data beside the clone (../shared/data); LEGAL_AI_SHARED_DATA points elsewhere
@@ -197,6 +201,26 @@ def payload(result) -> dict:
 PASSWORD = "סיסמה-ארוכה-1042/23"  # the chair's desk password (Hebrew, a slash and digits)
 AGENT = "s3cret-agent-token"
 CHAIR_TOKEN = "s3cret-chair-token"
+
+
+# Each password's argon2id hash, as accounts.set_password made it the first time in this session.
+_HASHES: dict[str, str] = {}
+
+
+def set_chair_password(app, password: str = PASSWORD) -> None:
+    """accounts.set_password(app, "chair", password) for a fixture: the first time in the
+    session for real (argon2id at production's parameters), after that the hash it made written
+    back, her sessions ended and her failed sign-ins forgotten as it does, without hashing again
+    (~0.15 s by design). Tests of setting a password call accounts.set_password themselves."""
+    if password not in _HASHES:
+        accounts.set_password(app, "chair", password)
+        with app.store.as_role(None).transaction() as conn:
+            _HASHES[password] = account_rows.get_user(conn, "chair")["password_hash"]
+        return
+    with app.store.as_role(None).transaction() as conn:
+        account_rows.set_password_hash(conn, "chair", _HASHES[password])
+        account_rows.end_sessions_of(conn, "chair")
+        account_rows.forget_failures_of(conn, "chair")
 
 
 def csrf_of(html: str) -> str:

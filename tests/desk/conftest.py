@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from desk_browser import AGENT_TOKEN, CHAIR_TOKEN, CHROMIUM, FLAGS, VIEWPORT, Desk, unavailable
-from helpers import serving
+from helpers import serving, set_chair_password
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +45,9 @@ def desk_server(session_app, settings):
 
 @pytest.fixture
 def desk(app, desk_server):
-    """The desk over this test's emptied database, with the chair's password set."""
-    from legal_ai import accounts
-
-    with app.store.transaction() as conn:
-        conn.execute("TRUNCATE desk_sessions, desk_login_failures, desk_users")
-    accounts.set_password(app, desk_server.name, desk_server.password)
+    """The desk over this test's emptied database (the desk's tables with the rest), with the
+    chair's password set (helpers.set_chair_password: hashed once per session)."""
+    set_chair_password(app, desk_server.password)
     return desk_server
 
 

@@ -29,7 +29,7 @@ from desk_a11y import (
     weak_focus,
 )
 from desk_browser import sign_in
-from legal_ai import accounts
+from helpers import set_chair_password
 from legal_ai.auth import CHAIR
 from legal_ai.learning import methodology
 from legal_ai.web.desk import core
@@ -82,7 +82,7 @@ def test_every_desk_page_passes_axe(page, desk, chair, desk_app, tmp_path):
     methodology.edit(
         desk_app.acting_as(CHAIR), "permit", {"anti_patterns": ["במאמר מוסגר"]}, reason="השוואה"
     )
-    accounts.set_password(desk_app, desk.name, desk.password)  # `chair` set its own
+    set_chair_password(desk_app, desk.password)  # `chair` set its own
     sign_in(page, desk)
     assert "/login" not in page.url
     paths = desk_paths(desk.api, {**PATH_VALUES, "case": shown["case"]})
