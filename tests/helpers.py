@@ -248,3 +248,16 @@ def text_of(page: str) -> str:
 def section(page: str, name: str) -> str:
     """The `<section id="NAME">` of a page."""
     return page.split(f'<section id="{name}"')[1].split("</section>")[0]
+
+
+# The demo's seven searches, one per search tool (tests/cli/test_demo.py; tests/test_wheel.py
+# reads each one's first hit from the printed demo of an installed wheel).
+DEMO_SEARCH_TOOLS = (
+    "search_precedent_library",
+    "search_decisions",
+    "search_case_documents",
+    "find_similar_cases",
+    "search_internal_decisions",
+    "precedent_search_library",
+    "search_digests",
+)

@@ -18,20 +18,11 @@ from pathlib import Path
 import pytest
 
 import legal_ai
+from helpers import DEMO_SEARCH_TOOLS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "legal_ai"
 DIST_INFO = {"METADATA", "WHEEL", "entry_points.txt", "top_level.txt", "RECORD"}
-# The demo's seven searches: each prints its tool, then its first hit as "  1. ...".
-TOOLS = (
-    "search_precedent_library",
-    "search_decisions",
-    "search_case_documents",
-    "find_similar_cases",
-    "search_internal_decisions",
-    "precedent_search_library",
-    "search_digests",
-)
 TEST_STACK = ("pytest", "playwright", "fpdf", "hypothesis", "axe_playwright_python", "ruff")
 
 
@@ -153,7 +144,7 @@ def test_wheel_in_a_fresh_venv_runs_the_demo(wheel, tmp_path_factory):
         )
     assert demo.returncode == 0, demo.stderr[-3000:]
     lines = demo.stdout.splitlines()
-    for tool in TOOLS:  # each search printed its first hit under its tool's line
+    for tool in DEMO_SEARCH_TOOLS:  # each search printed its first hit under its tool's line
         at = next(i for i, line in enumerate(lines) if line.startswith(f"{tool}: "))
         assert lines[at + 1].startswith("  1. "), tool
     # The bare wheel has no model SDK: the scripted enricher's step says what to install.

@@ -3,6 +3,7 @@ incomplete item is reported and never searched, and nothing leaks."""
 
 import pytest
 
+from helpers import DEMO_SEARCH_TOOLS
 from legal_ai.config import Settings
 from legal_ai.demo import run_demo
 
@@ -21,15 +22,7 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
     assert summary["health"]["unsearchable"] == 1
     text = "\n".join(lines)
     assert "chars " in text and "digest: a pointer, not citable" in text
-    assert {s["tool"] for s in summary["searches"]} == {
-        "search_precedent_library",
-        "search_decisions",
-        "search_case_documents",
-        "find_similar_cases",
-        "search_internal_decisions",
-        "precedent_search_library",
-        "search_digests",
-    }
+    assert {s["tool"] for s in summary["searches"]} == set(DEMO_SEARCH_TOOLS)
     assert "principle" in text and 'quote: "' in text
     learning = summary["learning"]
     assert learning["pair_status"] == "lessons_folded"
