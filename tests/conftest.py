@@ -143,22 +143,6 @@ def collect_what_the_test_left():
 
 
 @pytest.fixture(autouse=True)
-def server_db(request):
-    """A test marked server_db(NAME) uses a database named for the whole server (the demo's
-    legal_ai_demo, an evaluation's legal_ai_eval_<dataset>), which another worker (pytest-xdist)
-    or session could drop under it: it holds an advisory lock of that name in the server's
-    postgres database while it runs."""
-    marker = request.node.get_closest_marker("server_db")
-    if marker is None:
-        yield
-        return
-    url = with_database(request.getfixturevalue("server_url"), "postgres")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (marker.args[0],))
-        yield  # ended with the connection
-
-
-@pytest.fixture(autouse=True)
 def clean_environ(monkeypatch):
     """No setting leaks in from the environment; the suite's own LEGAL_AI_TEST_* stay (a test
     may read the agent login's URL of the second server, say)."""
