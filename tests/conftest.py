@@ -1,6 +1,5 @@
 """Test worlds: one real embedded PostgreSQL (pgvector) per session, started here and stopped at
-the end (shared by pytest-xdist's workers, stopped by its controller); a fresh database per
-session (per worker); every table but the embedding cache emptied per test.
+the end; a fresh database per session; every table but the embedding cache emptied per test.
 The embedder is the real local model (retrieval quality is what we sell).
 
 Every fixture that tests in more than one folder use is here (pytest offers a conftest.py's
@@ -28,7 +27,6 @@ from helpers import (
     TEST_CHAIR,
     TEST_DB,
     TEST_HOME,
-    WORKER,
     local_server,
     set_chair_password,
     sign_in,
@@ -104,24 +102,6 @@ def pytest_collection_modifyitems(config, items):
         config.stash[_SHARED_DESELECTED] = len(larger)
 
 
-def pytest_sessionfinish(session):
-    """Under pytest-xdist the workers share the embedded server, each in a database of its own
-    (helpers.TEST_DB); the controller stops it once every worker is done. A worker sends back
-    how many runs it deselected, for the controller's summary."""
-    config = session.config
-    if WORKER:
-        config.workeroutput["shared_deselected"] = config.stash.get(_SHARED_DESELECTED, 0)
-    elif config.pluginmanager.hasplugin("dsession") and not (KEEP_SERVER or EXTERNAL_URL):
-        stop_embedded(TEST_HOME / "pgdata")
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node, error):
-    """(pytest-xdist, on the controller) a worker is done: its count of deselected runs."""
-    count = getattr(node, "workeroutput", {}).get("shared_deselected", 0)
-    node.config.stash[_SHARED_DESELECTED] = max(node.config.stash.get(_SHARED_DESELECTED, 0), count)
-
-
 def pytest_terminal_summary(terminalreporter, config):
     if count := config.stash.get(_SHARED_DESELECTED, 0):
         terminalreporter.write_line(
@@ -170,9 +150,9 @@ def server_url():
             pytest.fail("CI: LEGAL_AI_TEST_DATABASE_URL is set without the agent login's URL")
         yield EXTERNAL_URL
         return
-    url = start_embedded(TEST_HOME / "pgdata")  # joined when another worker started it
+    url = start_embedded(TEST_HOME / "pgdata")
     yield url
-    if not KEEP_SERVER and not WORKER:  # under pytest-xdist the controller stops it (below)
+    if not KEEP_SERVER:
         stop_embedded(TEST_HOME / "pgdata")
 
 
@@ -197,8 +177,8 @@ def agent_db_url(db_url) -> str:
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute(
             "DO $$ BEGIN CREATE ROLE legal_ai_agent_test LOGIN NOSUPERUSER NOCREATEDB"
-            " NOCREATEROLE IN ROLE legal_ai_agent; EXCEPTION WHEN duplicate_object OR"
-            " unique_violation THEN NULL; END $$"  # or another worker made it at that moment
+            " NOCREATEROLE IN ROLE legal_ai_agent; EXCEPTION WHEN duplicate_object THEN NULL;"
+            " END $$"
         )
     params = conninfo.conninfo_to_dict(db_url)
     params["user"] = "legal_ai_agent_test"

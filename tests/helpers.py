@@ -4,7 +4,7 @@ servers in llm_servers.py, the scripts and small worlds tests of more than one p
 scenarios.py.
 
 - Paths: `ROOT` (the clone), `TEST_HOME` and `TEST_DB` (the suite's embedded server and
-  database; `WORKER`, pytest-xdist's worker under `-n`), `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
+  database), `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
 - Files: `write(path, text)`.
 - Local servers on 127.0.0.1: `local_server(handler)` (an http.server in a thread, for a
   `ScriptedHandler` that stands in for an external API) and `serving(api)` (the web app under a
@@ -47,10 +47,7 @@ SHARED = Path(os.environ.get("LEGAL_AI_SHARED_DATA") or ROOT.parent / "shared" /
 TEST_HOME = ROOT / ".legal-ai-test"
 # Several test sessions may share the one test server (parallel work on one machine): each names
 # its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
-# Under pytest-xdist (scripts/test runs two workers) each worker (gw0, gw1) has a database of
-# its own on the one server.
-WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
-TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test") + (f"_{WORKER}" if WORKER else "")
+TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test")
 FIXTURES = ROOT / "tests" / "fixtures"
 TEST_CHAIR = 'עו"ד נועה בדיקה'  # fictional chair of the tests' committee decisions
 # An internal decision is searchable only with its headnote, summary and tags (issue 21 item 6):
