@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,12 +71,10 @@ def semantic(
     query, arguments = semantic_statement(
         corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
     )
-    if configured:  # inside the caller's transaction
-        if ef_search is not None:
-            conn.execute(*scaled_ef_search(source, ef_search))
-        return [r["id"] for r in conn.execute(query, arguments).fetchall()]
-    with conn.transaction():
-        configure_hnsw(conn, max_scan_tuples=max_scan_tuples)
+    # Configured: inside the caller's transaction; else in one of its own.
+    with nullcontext() if configured else conn.transaction():
+        if not configured:
+            configure_hnsw(conn, max_scan_tuples=max_scan_tuples)
         if ef_search is not None:
             conn.execute(*scaled_ef_search(source, ef_search))
         rows = conn.execute(query, arguments).fetchall()
@@ -164,21 +163,15 @@ def semantic_statement(
     return query, {**params, "embedder": embedder, "qvec": vector, "window": window}
 
 
-def configure_hnsw(
-    conn: psycopg.Connection, *, max_scan_tuples: int, ef_search: int | None = None
-) -> None:
-    """pgvector's scan settings for the rest of the connection's transaction: the iterative
-    scan (relaxed order: `semantic` re-sorts exactly), its bound, and a fixed ef_search when
-    given (a search scales it per partition instead: `scaled_ef_search`)."""
-    statement = (
+def configure_hnsw(conn: psycopg.Connection, *, max_scan_tuples: int) -> None:
+    """pgvector's iterative-scan settings for the rest of the connection's transaction: the
+    iterative scan (relaxed order: `semantic` re-sorts exactly) and its bound (ef_search is set
+    per partition: `scaled_ef_search`)."""
+    conn.execute(
         "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-        " set_config('hnsw.max_scan_tuples', %s, true)"
+        " set_config('hnsw.max_scan_tuples', %s, true)",
+        [str(int(max_scan_tuples))],
     )
-    values = [str(int(max_scan_tuples))]
-    if ef_search is not None:
-        statement += ", set_config('hnsw.ef_search', %s, true)"
-        values.append(str(int(ef_search)))
-    conn.execute(statement, values)
 
 
 # BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009).
