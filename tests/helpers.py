@@ -223,6 +223,24 @@ def set_chair_password(app, password: str = PASSWORD) -> None:
         account_rows.forget_failures_of(conn, "chair")
 
 
+# Each chair token's argon2id hash, as accounts.set_chair_token made it the first time.
+_TOKEN_HASHES: dict[str, str] = {}
+
+
+def register_chair_token(app, token: str = CHAIR_TOKEN) -> str:
+    """`legal-ai user set-token chair` for a test (the CLI acts as the chair only with the
+    registered token): the first time in the session through accounts.set_chair_token, then the
+    hash it made written back. Returns the token."""
+    if token not in _TOKEN_HASHES:
+        accounts.set_chair_token(app, token)
+        with app.store.as_role(None).connection() as conn:
+            _TOKEN_HASHES[token] = account_rows.chair_token_hash(conn)
+        return token
+    with app.store.as_role(None).transaction() as conn:
+        account_rows.set_chair_token_hash(conn, _TOKEN_HASHES[token])
+    return token
+
+
 def csrf_of(html: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 

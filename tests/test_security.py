@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from helpers import write
+from helpers import register_chair_token, write
 from legal_ai.auth import CHAIR, Principal, agent, authenticate, cli_principal, system_principal
 from legal_ai.config import Settings
 from legal_ai.errors import Forbidden, InvalidInput, Unauthorized
@@ -176,7 +176,7 @@ def test_the_cli_acts_as_the_chair_only_with_her_token(app, tmp_path, cli_env):
         str(fact["id"]),
         "approve",
         "--json",
-        LEGAL_AI_CHAIR_TOKEN="her-token",
+        LEGAL_AI_CHAIR_TOKEN=register_chair_token(app, "her-token"),
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["reviewed_by"] == "chair"

@@ -17,6 +17,12 @@ stored as an argon2id hash (argon2-cffi's PasswordHasher, RFC 9106 parameters), 
 - The desk's tables belong to the application's login: the services here run on it whoever is
   acting, and the database refuses them to the request roles (migration 0014). An agent may not
   set a password.
+- The chair's token for the CLI (issue 31 item 9): `legal-ai user set-token chair` keeps its
+  argon2id hash in the desk's accounts (a row `chair-token` that signs no one in; no request
+  role reads or writes the table: an agent's login may not register a token);
+  a CLI run acts as the chair only when LEGAL_AI_CHAIR_TOKEN verifies against it
+  (`check_chair_token`; argon2's own comparison runs in constant time), never on any other
+  value, and never when no token is registered.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
+import psycopg
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
@@ -105,6 +112,46 @@ def set_password(app: Context, name: str, password: str) -> None:
         store.set_password_hash(conn, name, hashed)
         store.end_sessions_of(conn, name)
         store.forget_failures_of(conn, name)  # a new password lifts the account's lock
+
+
+def set_chair_token(app: Context, token: str) -> None:
+    """Register the chair's token for the CLI (its argon2id hash; the operator's, on the
+    application's own login: no request role may write it)."""
+    if app.principal.kind == "agent":
+        raise Forbidden(
+            f"registering the chair's token is not for {app.principal.actor}; the operator runs "
+            "`legal-ai user set-token chair` without an agent token in the environment"
+        )
+    token = (token or "").strip()
+    if not token:
+        raise InvalidInput("the chair's token is empty: give the value of LEGAL_AI_CHAIR_TOKEN")
+    if len(token) > MAX_PASSWORD or "\x00" in token:
+        raise InvalidInput(f"the chair's token: at most {MAX_PASSWORD} characters, no NUL")
+    try:
+        with _owner(app).transaction() as conn:
+            store.set_chair_token_hash(conn, _hasher.hash(token))
+    except psycopg.errors.InsufficientPrivilege:
+        raise Forbidden(
+            "registering the chair's token is the operator's, on the application's login; "
+            "this database login may not"
+        ) from None
+
+
+def check_chair_token(app: Context, token: str) -> None:
+    """Unauthorized unless `token` is the registered chair's token (a CLI run acting as her)."""
+    with _owner(app).connection() as conn:
+        hashed = store.chair_token_hash(conn)
+    if hashed is None:
+        raise Unauthorized(
+            "LEGAL_AI_CHAIR_TOKEN is set but no chair's token is registered: the operator runs "
+            "`legal-ai user set-token chair` once; nothing was done"
+        )
+    supplied = (token or "").strip()[:MAX_PASSWORD]
+    if not _verify(hashed, supplied):
+        raise Unauthorized(
+            "LEGAL_AI_CHAIR_TOKEN is not the chair's token (`legal-ai user set-token chair` "
+            "registers it); nothing was done"
+        )
 
 
 def _verify(hashed: str, password: str) -> bool:

@@ -25,7 +25,7 @@ from .providers.embedders import text_hash
 from .retrieval import audit, legs
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import TOOLS
-from .store import integrity, maintenance
+from .store import deployment, integrity, maintenance
 from .store import items as sql_items
 from .store import ocr as ocr_store
 from .store.cache import active_embedder
@@ -85,6 +85,8 @@ class App(Context):
         target = get_corpus(corpus)
         if corpus == "case_precedents":
             raise InvalidInput("attach citations with `legal-ai case attach-precedent`")
+        if corpus == "case":
+            self._may_add_case_files()
         return self.ingestor().ingest_paths(
             paths,
             target,
@@ -94,6 +96,22 @@ class App(Context):
             progress=progress,
             reassign=reassign,
         )
+
+    def _may_add_case_files(self) -> None:
+        """A case file's documents (protocols, appeal notices, pleadings) are the operator's or
+        the chair's to add: Forbidden for an agent, and for a process on an agent's own
+        database login (the database refuses them too: migration 0036)."""
+        if self.principal.kind == "agent":
+            raise Forbidden(
+                f"adding documents to a case file is the operator's or the chair's, not "
+                f"{self.principal.actor}'s; nothing was ingested"
+            )
+        with self.store.as_role(None).connection() as conn:
+            if deployment.login_is_agent(conn):
+                raise Forbidden(
+                    "adding documents to a case file is the operator's or the chair's: this "
+                    "database login is an agent's; nothing was ingested"
+                )
 
     # -- search ---------------------------------------------------------------------------------
     def search(

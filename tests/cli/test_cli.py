@@ -5,7 +5,7 @@ import json
 import pytest
 
 import factories
-from helpers import run, write
+from helpers import register_chair_token, run, write
 
 pytestmark = pytest.mark.db
 
@@ -206,7 +206,8 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     assert "#1 [proposed] style (style): משפטים קצרים" in listed
     denied = run(cli_env, "lessons", "review", "1", "approve", check=False)
     assert denied.returncode == 7 and "chair's decision" in denied.stderr
-    cli_env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "her-token"}  # a script acting as the chair
+    # a script acting as the chair, with her token as `legal-ai user set-token chair` registered it
+    cli_env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": register_chair_token(app, "her-token")}
     assert "approved" in run(cli_env, "lessons", "review", "1", "approve").stdout
     run(
         cli_env,

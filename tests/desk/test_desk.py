@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from helpers import AGENT, CHAIR_TOKEN, PASSWORD, csrf_of, sign_in, text_of
+from helpers import AGENT, CHAIR_TOKEN, PASSWORD, csrf_of, register_chair_token, sign_in, text_of
 from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
 from legal_ai.learning import lesson_panel, lessons
 from legal_ai.web.app import create_app
@@ -728,7 +728,7 @@ def test_methodology_history_diff_restore_on_the_cli(desk_app, cli_env):
     refused = run(cli_env, "restore", "universal", "1")  # no chair token: the operator
     assert refused.returncode == 7 and refused.stderr.count("\n") == 1
     assert methodology.show(desk_app, "universal")["version"] == 2
-    her = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "her-token"}
+    her = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": register_chair_token(desk_app, "her-token")}
     done = run(her, "restore", "universal", "1", "--reason", "חזרה")
     assert done.returncode == 0, done.stderr
     assert "universal: version 3 restores version 1" in done.stdout

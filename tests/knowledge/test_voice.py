@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from helpers import run
+from helpers import register_chair_token, run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief, voice, voice_review
@@ -236,7 +236,7 @@ def test_cli_and_http_are_the_chairs_where_she_decides(
     case = rec["case_number"]
     denied = run(cli_env, "voice", "mark", case, check=False)
     assert denied.returncode == 7 and "chair" in denied.stderr
-    as_chair = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "chair-secret"}
+    as_chair = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": register_chair_token(app, "chair-secret")}
     marked = json.loads(run(as_chair, "voice", "mark", case, "--note", "מופתי", "--json").stdout)
     assert marked["status"] == "queued" and marked["note"] == "מופתי"
     script.document = claims(blocks_of(app, rec["final_text"]))

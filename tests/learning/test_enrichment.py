@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from helpers import run
+from helpers import register_chair_token, run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.learning import enrichment, enrichment_review, metadata
@@ -343,7 +343,7 @@ def test_cli_http_and_the_database_leave_the_decision_to_the_chair(
     assert item(app)["headnote"] is None
     reverted = client.get("/api/enrichments", headers=agent_h, params={"status": "reverted"})
     assert [e["id"] for e in reverted.json()["enrichments"]] == [1]
-    as_chair = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "chair-secret"}
+    as_chair = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": register_chair_token(app, "chair-secret")}
     out = run(as_chair, "enrich", "review", "1", "revert").stdout
     assert out.startswith("#1 [reverted] d-1042")
     with pytest.raises(NotFound):

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from helpers import run
+from helpers import register_chair_token, run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
 from legal_ai.learning import (
@@ -346,7 +346,7 @@ def test_cli_cull_and_canonical_commands(app, tmp_path, panel, cli_env):
         cli_env, "principles", "canonical", "edit", str(k["id"]), "--statement", "נוסח", check=False
     )
     assert refused.returncode != 0 and "chair" in refused.stderr
-    chair_env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": "chair-secret"}
+    chair_env = {**cli_env, "LEGAL_AI_CHAIR_TOKEN": register_chair_token(app, "chair-secret")}
     edited = json.loads(
         run(
             chair_env,

@@ -210,6 +210,11 @@ def health(as_json: JsonFlag = False) -> None:
     typer.echo(
         f"isolation: {report['isolation']['checked']} checked, {report['isolation']['leaks']} leaks"
     )
+    for name, found in report["rechecked"].items():  # ops/rechecks.py
+        typer.echo(f"{name}: {found['found']} found, {found['checked']} checked")
+        for key, entries in found.items():
+            for entry in entries if isinstance(entries, list) else []:
+                typer.echo(f"  {key}: {entry}")
     for entry in report["unsearchable_items"]:
         typer.echo(f"  {entry['corpus']}/{entry['doc_id']}: missing {', '.join(entry['missing'])}")
     ocr = report["ocr"]

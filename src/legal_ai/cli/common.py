@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ..accounts import check_chair_token
 from ..app import App
 from ..auth import cli_principal
 from ..config import Settings
@@ -21,9 +22,19 @@ def _settings() -> Settings:
 
 def _app():
     """The App acting for whoever runs the command: the chair when LEGAL_AI_CHAIR_TOKEN is in
-    the environment, an agent when an agent token is, else the operator (never the chair)."""
+    the environment and is her registered token (`legal-ai user set-token chair`; any other
+    value is refused with exit code 6 before anything runs), an agent when an agent token is,
+    else the operator (never the chair)."""
     settings = _settings()
-    return App(settings, principal=cli_principal(settings))
+    principal = cli_principal(settings)
+    legal = App(settings, principal=principal)
+    if principal.is_chair:
+        try:
+            check_chair_token(legal, settings.chair_token or "")
+        except BaseException:
+            legal.close()
+            raise
+    return legal
 
 
 def _print_json(data: Any) -> None:

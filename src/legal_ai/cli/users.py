@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
-from ..accounts import set_password
+from ..accounts import set_chair_token, set_password
+from ..app import App
+from ..auth import OPERATOR, agent_tokens
 from ..errors import InvalidInput
-from .common import _app
+from .common import _app, _settings
 
 user_app = typer.Typer(help="Who signs in to the chair's desk.", no_args_is_help=True)
 
@@ -34,6 +36,29 @@ def user_set_password(
     with _app() as legal:
         set_password(legal, name, password)
     typer.echo(f"password of {name} set; every earlier session of {name} ended")
+
+
+@user_app.command("set-token")
+def user_set_token(
+    name: Annotated[str, typer.Argument(help="Whose token: chair.")],
+    token_stdin: Annotated[
+        bool, typer.Option("--token-stdin", help="Read the token from standard input.")
+    ] = False,
+) -> None:
+    """Register the chair's token for the CLI: a command acts as her only when its
+    LEGAL_AI_CHAIR_TOKEN is this one (its argon2id hash is kept). The token is read from
+    standard input (--token-stdin) or else from LEGAL_AI_CHAIR_TOKEN (the server's)."""
+    if name.strip().lower() != "chair":
+        raise InvalidInput(f"unknown user {name!r}: the one token registered here is the chair's")
+    settings = _settings()
+    token = sys.stdin.readline().rstrip("\r\n") if token_stdin else settings.chair_token
+    if not token:
+        raise InvalidInput("no token: pass --token-stdin or set LEGAL_AI_CHAIR_TOKEN")
+    if token.strip() in agent_tokens(settings):
+        raise InvalidInput("the chair's token must differ from every agent token")
+    with App(settings, principal=OPERATOR) as legal:
+        set_chair_token(legal, token)
+    typer.echo("the chair's token is registered: the CLI acts as the chair with it only")
 
 
 def register(app: typer.Typer) -> None:

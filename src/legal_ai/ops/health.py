@@ -2,18 +2,20 @@
 searchability, embeddings, isolation, roles, OCR, upkeep) with the scheduler's part beside it —
 the scheduled jobs whose last run failed and the standing evaluation's drops beyond its tolerance
 (ops/scheduler.py; docs/deployment.md "Scheduled jobs") — and the backups' (ops/backups.py: the
-last run of nightly-backup and the newest backup it proved)."""
+last run of nightly-backup and the newest backup it proved), and `rechecked`: what it re-checks
+of the rows only the system writes, each a named check with its counts (ops/rechecks.py)."""
 
 from __future__ import annotations
 
 from ..app import App
-from . import backups, scheduler
+from . import backups, rechecks, scheduler
 from .cron import schedule_zone
 
 
 def report(app: App) -> dict:
     """App.health() with `scheduler` ({"failed_jobs", "eval_drops"}) and `backup`
-    ({"last_run", "last_proven"}) after `roles_enforced`."""
+    ({"last_run", "last_proven"}) after `roles_enforced`, and `rechecked` ({check: {"checked",
+    "found", ...}}: ops/rechecks.py) at the end."""
     found = app.health()
     with app.store.connection() as conn:
         jobs = scheduler.health(conn)
@@ -24,4 +26,5 @@ def report(app: App) -> dict:
         if key == "roles_enforced":
             out["scheduler"] = jobs
             out["backup"] = backup
+    out["rechecked"] = rechecks.run(app)
     return out

@@ -89,3 +89,19 @@ def touch_session(conn: psycopg.Connection, token_hash: str, idle_s: int) -> dic
 
 def delete_session(conn: psycopg.Connection, token_hash: str) -> None:
     conn.execute("DELETE FROM desk_sessions WHERE token_hash = %s", (token_hash,))
+
+
+# The chair's token for the CLI is kept beside her desk password, as a row of its own that signs
+# no one in to the desk (accounts.NAMES has no such user): the desk's accounts are the one table
+# no request role may read or write (migrations 0014, 0033).
+CHAIR_TOKEN_ROW = "chair-token"
+
+
+def chair_token_hash(conn: psycopg.Connection) -> str | None:
+    """The registered chair's token hash, None before `legal-ai user set-token chair`."""
+    row = get_user(conn, CHAIR_TOKEN_ROW)
+    return row["password_hash"] if row else None
+
+
+def set_chair_token_hash(conn: psycopg.Connection, token_hash: str) -> None:
+    set_password_hash(conn, CHAIR_TOKEN_ROW, token_hash)

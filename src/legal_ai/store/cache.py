@@ -11,7 +11,12 @@ from .db import Store
 
 
 class EmbeddingCache:
-    """(embedder id, text sha256) -> vector, shared by every ingest and rebuild on this database."""
+    """(embedder id, text sha256) -> vector, shared by every ingest and rebuild on this database.
+
+    Only the system's rows are served: each row records the role that wrote it, forced by the
+    database (migration 0036), and a vector an agent (its role or its own login) or a request
+    put there is never read back; the system's own write replaces it. A login that may not
+    write the cache (an agent's) embeds without storing."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -22,7 +27,7 @@ class EmbeddingCache:
         with self.store.connection() as conn:
             rows = conn.execute(
                 "SELECT text_hash, embedding FROM embedding_cache"
-                " WHERE embedder = %s AND text_hash = ANY(%s)",
+                " WHERE embedder = %s AND text_hash = ANY(%s) AND by_system",
                 (embedder, list(hashes)),
             ).fetchall()
         return {
@@ -32,12 +37,16 @@ class EmbeddingCache:
     def put_many(self, embedder: str, items: dict[str, np.ndarray]) -> None:
         if not items:
             return
-        with self.store.transaction() as conn, conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO embedding_cache (embedder, text_hash, embedding) VALUES (%s, %s, %s)"
-                " ON CONFLICT DO NOTHING",
-                [(embedder, h, v) for h, v in items.items()],
-            )
+        try:
+            with self.store.transaction() as conn, conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO embedding_cache (embedder, text_hash, embedding)"
+                    " VALUES (%s, %s, %s) ON CONFLICT (embedder, text_hash) DO UPDATE"
+                    " SET embedding = EXCLUDED.embedding WHERE NOT embedding_cache.by_system",
+                    [(embedder, h, v) for h, v in items.items()],
+                )
+        except psycopg.errors.InsufficientPrivilege:
+            return  # an agent's login: the vectors are used, not kept
 
 
 def active_embedder(conn: psycopg.Connection) -> dict | None:

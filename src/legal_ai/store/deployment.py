@@ -96,6 +96,16 @@ def roles(conn: psycopg.Connection) -> dict:
     return out
 
 
+def login_is_agent(conn: psycopg.Connection) -> bool:
+    """Whether the session's login is an agent's only (a member of legal_ai_agent that can
+    become neither the chair nor the worker: `acting_as_agent()` of migration 0027, asked as the
+    login itself). The application's login and a superuser are not."""
+    row = conn.execute(
+        "SELECT session_user = current_user AND acting_as_agent() AS agent"
+    ).fetchone()
+    return bool(row["agent"] if isinstance(row, dict) else row[0])
+
+
 def _exists(conn: psycopg.Connection, table: str) -> bool:
     return conn.execute("SELECT to_regclass(%s) IS NOT NULL AS e", (table,)).fetchone()["e"]
 

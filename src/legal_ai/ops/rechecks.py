@@ -1,0 +1,145 @@
+"""What `legal-ai health` re-checks of the rows only the system writes (issue 31 item 2), each a
+named check `{"checked": n, "found": n, ...}` (`found`: what does not hold; 0 on an untampered
+database):
+
+- `copy_fingerprints`: the copy check's fingerprints of each final and committee decision taken
+  again from its stored text and compared (`differ`); `missing` (no row of its current text) and
+  `stale` (a row of an older text) are taken again by the next copy check and are not counted
+  as found.
+- `embedding_cache`: a bounded sample of embedded chunks (SAMPLE; first those whose text has a
+  cache row the system did not write) embedded again by the model and compared, cosine at least
+  MIN_COSINE, with the cache's vector of the text (`cache_differ`) and the chunk's own
+  (`chunk_differ`); `planted`: cache rows a request role or an agent's login wrote (never served).
+- `bm25_statistics`: `lexicon` / `lexicon_size` beside a recount of the units (`sources`: each
+  source whose unit count, token count or a term's document frequency differs).
+- `schema_migrations`: the rows beside the migration files (`missing`: a file without its row,
+  `unknown`: a row without its file or with another name).
+- `final_blocks`: each pair's blocks of her final found verbatim in the final's stored text
+  (`pairs`: those with a block that is not).
+
+The checks read through the login's own store (`App.derived_store`), whoever asks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..learning.shingles import METHOD, fingerprints, keyed_words
+from ..store import migrations
+from ..store import rechecks as sql
+
+SAMPLE = 32  # chunks embedded again per health run (bounded: each is a model call)
+MIN_COSINE = 0.999  # the same text embedded again by the same model
+LISTED = 20  # items listed per check (the counts are whole)
+
+
+def run(app: Any) -> dict:
+    """Every re-check, by name."""
+    store = app.derived_store
+    with store.connection() as conn:
+        return {
+            "copy_fingerprints": _fingerprints(conn),
+            "embedding_cache": _embeddings(conn, app.embedder),
+            "bm25_statistics": _statistics(conn),
+            "schema_migrations": _migrations(conn),
+            "final_blocks": _final_blocks(conn),
+        }
+
+
+def _fingerprints(conn) -> dict:
+    checked = missing = stale = 0
+    items = []
+    for row in sql.fingerprinted(conn):
+        checked += 1
+        if row["taken_of"] is None:
+            missing += 1
+        elif row["taken_of"] != row["content_hash"] or row["method"] != METHOD:
+            stale += 1
+        elif list(row["shingles"]) != fingerprints(keyed_words(row["content"])):
+            items.append({"corpus": row["corpus"], "doc_id": row["doc_id"]})
+    return {
+        "checked": checked,
+        "found": len(items),
+        "differ": len(items),
+        "missing": missing,
+        "stale": stale,
+        "items": items[:LISTED],
+    }
+
+
+def _cosine(a, b) -> float:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        return -1.0
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norm if norm else -1.0
+
+
+def _embeddings(conn, embedder) -> dict:
+    planted = sql.planted_cache_rows(conn)
+    rows = sql.embedded_sample(conn, embedder.id, SAMPLE)
+    fresh = embedder.inner.embed_passages([r["text"] for r in rows]) if rows else []
+    cache_differ = chunk_differ = 0
+    items = []
+    for row, vector in zip(rows, fresh, strict=True):
+        what = []
+        if row["cached"] is not None and row["cached_system"]:
+            if _cosine(row["cached"].to_numpy(), vector) < MIN_COSINE:
+                cache_differ += 1
+                what.append("cache")
+        if _cosine(row["embedding"].to_numpy(), vector) < MIN_COSINE:
+            chunk_differ += 1
+            what.append("chunk")
+        if what:
+            items.append({"chunk_table": row["chunk_table"], "chunk_id": row["id"], "vector": what})
+    planted_rows = sum(r["rows"] for r in planted)
+    return {
+        "checked": len(rows),
+        "found": cache_differ + chunk_differ + planted_rows,
+        "cache_differ": cache_differ,
+        "chunk_differ": chunk_differ,
+        "planted": planted_rows,
+        "planted_by": {r["written_by"]: r["rows"] for r in planted},
+        "min_cosine": MIN_COSINE,
+        "items": items[:LISTED],
+    }
+
+
+def _statistics(conn) -> dict:
+    sources = sql.lexicon_differences(conn)
+    return {
+        "checked": sql.lexicon_sources(conn),
+        "found": len(sources),
+        "sources": sources[:LISTED],
+    }
+
+
+def _migrations(conn) -> dict:
+    recorded = sql.recorded_migrations(conn)
+    files = {m.version: m.name for m in migrations.available()}
+    missing = [f"{v:04d}_{n}" for v, n in files.items() if v not in recorded]
+    unknown = [f"{v:04d}_{n}" for v, n in recorded.items() if files.get(v) != n]
+    return {
+        "checked": len(files),
+        "found": len(missing) + len(unknown),
+        "missing": missing,
+        "unknown": unknown,
+    }
+
+
+def _final_blocks(conn) -> dict:
+    checked = 0
+    items = []
+    for row in sql.final_blocks(conn):
+        checked += 1
+        text = (row["content"] or "").replace("\r\n", "\n")
+        blocks = row["final_blocks"] if isinstance(row["final_blocks"], dict) else {}
+        foreign = sorted(
+            block
+            for block, body in blocks.items()
+            if not isinstance(body, str) or (body and body not in text)
+        )
+        if foreign:
+            items.append({"case_number": row["case_number"], "blocks": foreign})
+    return {"checked": checked, "found": len(items), "pairs": items[:LISTED]}
