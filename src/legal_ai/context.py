@@ -129,8 +129,14 @@ class Context:
         if self._embedder is None:
             inner = self._inner_embedder or make_embedder(self.settings)
             self._embedder = CachedEmbedder(inner, EmbeddingCache(self._cache_store))
-            with self.store.transaction() as conn:
-                set_active_embedder(conn, inner.id, inner.dim)
+            # The embedder in force is the system's record (a change re-evaluates every item):
+            # written through the login's own store, never a request's role (migration 0033).
+            # An agent-only login (the MCP server) records nothing.
+            try:
+                with self._cache_store.transaction() as conn:
+                    set_active_embedder(conn, inner.id, inner.dim)
+            except psycopg.errors.InsufficientPrivilege:
+                pass
         return self._embedder
 
     @property

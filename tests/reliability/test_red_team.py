@@ -594,6 +594,129 @@ def test_in_sql_the_agent_login_cannot_decide_or_forge(app, world, agent_db_url)
     assert what_the_writer_reads(app, world) == before
 
 
+# What only the system or the chair writes: in SQL, the agent login writes none of it (issue 31,
+# migration 0033's allowlist). Each is refused; the brief, the pairs and her finals unchanged.
+SYSTEM_ROWS = [
+    ("her final's blocks rewritten", "UPDATE draft_final_pairs SET final_blocks = '{}'"),
+    ("the pair the distiller reads rewritten", "UPDATE draft_final_pairs SET analysis = '{}'"),
+    ("pairs walked to lessons_folded", "UPDATE draft_final_pairs SET status = 'lessons_folded'"),
+    ("a waiting scan's OCR reading replaced", "UPDATE scanned_files SET content = 'פסק דין'"),
+    ("a migration forgotten", "DELETE FROM schema_migrations WHERE version = 1"),
+    (
+        "a future migration recorded",
+        "INSERT INTO schema_migrations (version, name) VALUES (9999, 'x')",
+    ),
+    ("a case renamed (cascading into her finals)", "UPDATE cases SET case_number = 'planted'"),
+    ("a case's chair renamed", "UPDATE cases SET chair_name = 'planted'"),
+    ("a case created in SQL", "INSERT INTO cases (case_number) VALUES ('planted-1')"),
+    (
+        "a vector planted in the embedding cache",
+        "INSERT INTO embedding_cache (embedder, text_hash, embedding) SELECT 'e5-local', 'x',"
+        " embedding FROM document_chunks LIMIT 1",
+    ),
+    ("the copy fingerprints emptied", "DELETE FROM copy_fingerprints"),
+    ("the BM25 statistics zeroed", "UPDATE lexicon SET df = 0"),
+    ("the BM25 sizes zeroed", "UPDATE lexicon_size SET units = 0, tokens = 0"),
+    ("the lexicon emptied", "DELETE FROM lexicon"),
+    (
+        "a canonical statement version 'by the chair'",
+        "INSERT INTO canonical_statement_versions (canonical_id, version, statement, author)"
+        " SELECT id, 99, 'כלל אחר', 'chair' FROM canonical_principles LIMIT 1",
+    ),
+    (
+        "a 0 % row in the held-out style history",
+        "INSERT INTO style_distance_history (pair_id, case_number, final_version, change_percent,"
+        " held_out) SELECT id, case_number, 1, 0, true FROM draft_final_pairs LIMIT 1",
+    ),
+    ("a draft rewritten", "UPDATE drafts SET content = 'טקסט אחר'"),
+    ("a draft's copy report cleared", "UPDATE drafts SET copy_report = NULL"),
+    ("a draft deleted", "DELETE FROM drafts"),
+    ("her final rewritten", "UPDATE documents SET content = 'טקסט אחר'"),
+    (
+        "a hearing protocol planted in a case file",
+        "INSERT INTO documents (corpus, doc_id, doc_type, content, content_hash, case_number)"
+        " VALUES ('case', 'planted', 'protocol', 'פרוטוקול', 'h', 'x')",
+    ),
+    ("chunks of her finals rewritten (parent)", "UPDATE document_chunks SET text = 'x'"),
+    ("chunks of a case file deleted (partition)", "DELETE FROM document_chunks_case"),
+    ("page images of her finals deleted (parent)", "DELETE FROM document_page_images"),
+    ("page images deleted (partition)", "DELETE FROM document_page_images_style"),
+    ("her logged search's query rewritten", "UPDATE search_log SET query = 'planted'"),
+    ("her logged searches deleted", "DELETE FROM search_log"),
+    ("her search marks deleted", "DELETE FROM search_marks"),
+    ("a case's precedents deleted", "DELETE FROM case_precedents"),
+    (
+        "a case precedent planted",
+        "INSERT INTO case_precedents (case_number, citation) SELECT case_number, 'בג\"ץ 1/99'"
+        " FROM cases LIMIT 1",
+    ),
+    (
+        "an item version forged",
+        "INSERT INTO item_versions (item_table, item_id, corpus, doc_id, version, content,"
+        " content_hash) VALUES ('documents', 1, 'style', 'x', 9, 'x', 'x')",
+    ),
+    (
+        "an audit row forged",
+        "INSERT INTO learning_audit (actor, action) VALUES ('agent:mallory', 'approve')",
+    ),
+    ("a ruling rewritten", "UPDATE case_law SET content = 'טקסט אחר'"),
+    ("a job marked done", "UPDATE jobs SET status = 'done'"),
+    ("the active embedder switched", "UPDATE embedding_config SET dim = 3"),
+    ("the evaluation history forged", "DELETE FROM eval_history"),
+    ("a TRUNCATE of the lexicon", "TRUNCATE lexicon"),
+]
+
+
+def test_in_sql_the_agent_login_writes_nothing_of_the_system(app, world, agent_db_url):
+    before, state = what_the_writer_reads(app, world), decided_state(app)
+    with app.store.pool.connection() as conn:
+        pairs = conn.execute("SELECT * FROM draft_final_pairs ORDER BY id").fetchall()
+        finals = conn.execute("SELECT id, content FROM documents ORDER BY id").fetchall()
+        drafts_before = conn.execute("SELECT * FROM drafts ORDER BY id").fetchall()
+    with as_agent_login(agent_db_url) as conn:
+        for what, statement in SYSTEM_ROWS:
+            tried(f"SQL as the agent login: {what}")
+            with pytest.raises(REFUSED_SQL):
+                conn.execute(statement)
+        # Its own draft only as the case's next version, never into a case whose final arrived.
+        tried("SQL as the agent login: a draft added to a case whose final has arrived")
+        with pytest.raises(REFUSED_SQL):
+            conn.execute(
+                "INSERT INTO drafts (case_number, version, content, content_hash, blocks)"
+                " VALUES (%s, 1, 'טיוטה אחרת', 'h', '{}')",
+                (world["case"],),
+            )
+        tried("SQL as the agent login: a search logged in the chair's name")
+        with pytest.raises(REFUSED_SQL):
+            conn.execute(
+                "INSERT INTO search_log (surface, actor, actor_kind, corpus, query, mode, k,"
+                " n_hits, latency_ms) VALUES ('desk', 'chair', 'chair', 'style', 'q', 'hybrid',"
+                " 5, 0, 1)"
+            )
+    with app.store.pool.connection() as conn:
+        assert conn.execute("SELECT * FROM draft_final_pairs ORDER BY id").fetchall() == pairs
+        assert conn.execute("SELECT id, content FROM documents ORDER BY id").fetchall() == finals
+        assert conn.execute("SELECT * FROM drafts ORDER BY id").fetchall() == drafts_before
+    assert decided_state(app) == state
+    assert what_the_writer_reads(app, world) == before
+
+
+def test_an_agents_draft_in_sql_is_only_the_cases_next_version(app, agent_db_url):
+    """The one table of the case's files an agent writes: a new draft, numbered and hashed by
+    the database, its copy report left to the server."""
+    with app.store.pool.connection() as conn:
+        conn.execute("INSERT INTO cases (case_number) VALUES ('ערר 9/24')")
+    with as_agent_login(agent_db_url) as conn:
+        tried("SQL as the agent login: a draft with a chosen version, hash and copy report")
+        row = conn.execute(
+            "INSERT INTO drafts (case_number, version, content, content_hash, blocks, copy_report)"
+            " VALUES ('ערר 9/24', 7, 'טיוטה', 'forged', '{}', '{\"clean\": true}')"
+            " RETURNING version, content_hash, copy_report"
+        ).fetchone()
+    assert row["version"] == 1 and row["copy_report"] is None
+    assert row["content_hash"] != "forged" and len(row["content_hash"]) == 64
+
+
 def test_a_temporary_object_named_like_a_catalog_fools_no_gate(app, world):
     """As the schema's owner, the one login that may still make temporary objects: an empty
     temporary `pg_roles` made the old acting_as_chair() NULL, and the gates then trusted the

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import psycopg
+
 from ..errors import InvalidInput
 from ..store import learning as learning_store
 from ..store import templates as template_store
@@ -53,7 +55,15 @@ from .citation_check import quote_in as quote_in
 from .copy_sources import Source, _matched_sources
 from .decisions import read_decision, segment
 from .methodology import merged_profile
-from .shingles import SHINGLE, Word, block_at, fold, keyed_words, through_punctuation
+from .shingles import (
+    SHINGLE,
+    Word,
+    block_at,
+    fold,
+    keyed_words,
+    refresh_fingerprints,
+    through_punctuation,
+)
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -244,7 +254,9 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
     return runs
 
 
-def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None = None) -> dict:
+def check_text(
+    conn, case: str, text: str, draft_blocks: dict[str, str] | None = None, *, refresh: bool = True
+) -> dict:
     """The copy-policy report of a draft of `case` (its text, and its blocks when known)."""
     case = vocab.case_number(case)
     if draft_blocks is None:
@@ -254,7 +266,7 @@ def check_text(conn, case: str, text: str, draft_blocks: dict[str, str] | None =
             draft_blocks = {}
     spec = _block_spec(conn)
     words = keyed_words(text)
-    sources = _matched_sources(conn, case, words)
+    sources = _matched_sources(conn, case, words, refresh=refresh)
     own = _own_file(conn, case, draft_blocks)
     templates = _template_spans(conn) if sources else {}
     passages = []
@@ -293,16 +305,31 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
     network has no file on this machine), cleaned like any text it sends; nothing is stored."""
     case = vocab.case_number(case)
     text = vocab.free_text(text, "draft text", max_chars=MAX_DRAFT_CHARS)
-    with app.store.transaction() as conn:  # a check also takes fingerprints it lacks
-        return check_text(conn, case, text)
+    take_fingerprints(app)
+    with app.store.transaction() as conn:
+        return check_text(conn, case, text, refresh=False)
 
 
 def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
     """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored)."""
     case = vocab.case_number(case)
     extracted = read_decision(app, path, source_name)
-    with app.store.transaction() as conn:  # a check also takes fingerprints it lacks
-        return check_text(conn, case, extracted.text)
+    take_fingerprints(app)
+    with app.store.transaction() as conn:
+        return check_text(conn, case, extracted.text, refresh=False)
+
+
+def take_fingerprints(app: Context) -> int:
+    """Take the fingerprints a check lacks (new finals and decisions) before it runs, through the
+    login's own store: they are derived here from stored texts, and no request's role writes
+    them (an agent would empty or forge them; migration 0033). A login that may not write them
+    (an agent-only MCP server) checks against those taken so far (`legal-ai upkeep` and the
+    server's next check take the rest)."""
+    try:
+        with app.derived_store.transaction() as conn:
+            return refresh_fingerprints(conn)
+    except psycopg.errors.InsufficientPrivilege:
+        return 0
 
 
 def store_report(conn, draft_id: int, report: dict) -> None:

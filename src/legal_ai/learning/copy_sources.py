@@ -65,7 +65,7 @@ class Source:
         return self._names or set()
 
 
-def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
+def _matched_sources(conn, case: str, draft: list[Word], *, refresh: bool = True) -> list[Source]:
     """The finals and internal decisions of other cases sharing a word 8-gram with the draft,
     each with the draft words it covers; found from their stored fingerprints (taken first for
     the texts that have none), so no text is read here. One per text: a final is in both corpora
@@ -75,7 +75,8 @@ def _matched_sources(conn, case: str, draft: list[Word]) -> list[Source]:
         wanted[shingle].append(position)
     if not wanted:
         return []
-    refresh_fingerprints(conn)
+    if refresh:  # else the caller took them through the login's own store (copy_policy)
+        refresh_fingerprints(conn)
     found, seen = [], set()
     for row in fingerprint_store.compared(conn, METHOD):
         number = normalize_case_number(row["case_number"]) if row["case_number"] else None

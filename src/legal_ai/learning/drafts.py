@@ -38,18 +38,24 @@ def add_draft(
     practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
     extracted = read_decision(app, path, source_name)
     digest = hashlib.sha256(extracted.text.encode("utf-8")).hexdigest()
+    copy_policy.take_fingerprints(app)
     with app.store.transaction() as conn:
         seg = segment(conn, extracted.text)
-        store.lock_case(conn, case)
-        pair = store.get_pair(conn, case, lock=True)
-        if pair and pair["status"] != "draft_done":
-            raise InvalidInput(
-                f"the final of {case} has already arrived (pair {pair['status']}); a draft added "
-                "now could not be compared fairly, so it is refused"
+        # What the server keeps of the upload (the case's row and lock, the pair, the copy
+        # report) is its own bookkeeping, written as its login (store/db.Store.as_login); the
+        # request's role writes only the draft itself, which the database admits as the case's
+        # next version and nothing else (migration 0033).
+        with app.store.as_login(conn):
+            store.lock_case(conn, case)
+            pair = store.get_pair(conn, case, lock=True)
+            if pair and pair["status"] != "draft_done":
+                raise InvalidInput(
+                    f"the final of {case} has already arrived (pair {pair['status']}); a draft "
+                    "added now could not be compared fairly, so it is refused"
+                )
+            store.upsert_case(
+                conn, case, appeal_type=appeal_type, outcome=outcome, practice_area=practice_area
             )
-        store.upsert_case(
-            conn, case, appeal_type=appeal_type, outcome=outcome, practice_area=practice_area
-        )
         draft, created = _stored_draft(
             conn,
             {
@@ -64,13 +70,14 @@ def add_draft(
                 "source_path": source_name or str(path),
             },
         )
-        if pair is None:
-            pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
-        elif pair["draft_id"] != draft["id"]:
-            pair = store.update_pair(conn, pair["id"], draft_id=draft["id"])
         # The copy policy (issue 14 item 5), on every registration: stored with the draft.
-        report = copy_policy.check_text(conn, case, extracted.text, seg.blocks)
-        copy_policy.store_report(conn, draft["id"], report)
+        report = copy_policy.check_text(conn, case, extracted.text, seg.blocks, refresh=False)
+        with app.store.as_login(conn):
+            if pair is None:
+                pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
+            elif pair["draft_id"] != draft["id"]:
+                pair = store.update_pair(conn, pair["id"], draft_id=draft["id"])
+            copy_policy.store_report(conn, draft["id"], report)
     return {
         "case_number": case,
         "pair_status": pair["status"],

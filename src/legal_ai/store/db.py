@@ -152,6 +152,27 @@ class Store:
                 conn.execute("SELECT set_config('legal_ai.request_id', %s, true)", (request,))
             yield conn
 
+    @contextmanager
+    def as_login(self, conn: psycopg.Connection) -> Iterator[psycopg.Connection]:
+        """Inside a transaction of this view, the statements of the block run as the login's own
+        role (the schema's owner: `legal-ai serve`, the CLI), then as this view's role again:
+        what the server derives itself from what a request sent (the case's bookkeeping, the
+        pair, the copy report of an agent's draft) is written with the same locks and in the
+        same transaction, while the request's role may not write it (migration 0033). A login
+        that is an agent's own (the MCP server) gains nothing: its own role is the agent's."""
+        if self.role is None:
+            yield conn
+            return
+        conn.execute("SET LOCAL ROLE NONE")
+        try:
+            yield conn
+        finally:
+            if (
+                not conn.closed
+                and conn.info.transaction_status != psycopg.pq.TransactionStatus.INERROR
+            ):
+                conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self.role)))
+
     def as_role(self, role: str | None) -> Store:
         """A view of this store (same pool) whose connections run as database role `role`,
         or as the login's own role when the database has no such role (it could not be
