@@ -172,14 +172,23 @@ def test_a_vector_planted_before_a_ruling_arrives_is_never_served(app, agent_db_
     key = _sha(RULING)
     with _owner(app) as conn:
         conn.execute("DELETE FROM embedding_cache WHERE text_hash = %s", (key,))
-    # The agent's login plants it: refused (no privilege), and were it admitted, not the system's.
+    # The agent's login plants it: refused (no privilege: migration 0033), and were it admitted,
+    # the row is not the system's and never served.
     with psycopg.connect(agent_db_url, autocommit=True) as conn:
-        with pytest.raises(REFUSED):
+        try:
             conn.execute(
-                "INSERT INTO embedding_cache (embedder, text_hash, embedding)"
-                " VALUES ('e5-local', %s, %s::vector)",
+                "INSERT INTO embedding_cache (embedder, text_hash, embedding, by_system)"
+                " VALUES ('e5-local', %s, %s::vector, true)",
                 (key, str(planted.tolist())),
             )
+        except REFUSED:
+            pass
+    with _owner(app) as conn:
+        rows = conn.execute(
+            "SELECT by_system FROM embedding_cache WHERE text_hash = %s", (key,)
+        ).fetchall()
+        assert rows in ([], [{"by_system": False}])
+        conn.execute("DELETE FROM embedding_cache WHERE text_hash = %s", (key,))
     # A row nobody can vouch for (written before migration 0036, or with the triggers off) holds
     # the unrelated vector under the ruling's text: it is not served either.
     with _owner(app) as conn, conn.transaction():
