@@ -394,3 +394,16 @@ def test_health_counts_planted_cache_rows_it_never_serves(world):
     found = health_report(world)["rechecked"]["embedding_cache"]
     assert found["planted"] == 1 and found["planted_by"] == {"legal_ai_agent_login": 1}
     assert found["found"] == 1
+
+
+def test_the_desks_health_page_shows_each_recheck(world, chair):
+    page = chair.get("/health").text
+    assert 'id="rechecked"' in page and page.count("תקין") >= len(CLEAN)
+    with _owner(world) as conn:
+        conn.execute("UPDATE lexicon_size SET units = 0")
+    try:
+        page = chair.get("/health").text
+    finally:
+        with _owner(world) as conn:
+            conn.execute("SELECT lexicon_rebuild()")
+    assert "נתוני החיפוש לפי מילים" in page and "אינם כפי שהמערכת כתבה אותם" in page

@@ -229,6 +229,14 @@ MODEL_ROLE = {
     "voice_writer": "כתיבת מסמכי הקול",
     "enricher": "כתיבת תקצירים ותגיות להחלטות",
 }
+# What health re-checks of the rows only the system writes (ops/rechecks.py), by check.
+RECHECK = {
+    "copy_fingerprints": "טביעות בדיקת ההעתקה של ההחלטות",
+    "embedding_cache": "ההטמעות השמורות, מול הטמעה חוזרת של מדגם",
+    "bm25_statistics": "נתוני החיפוש לפי מילים, מול ספירה חוזרת",
+    "schema_migrations": "גרסאות מבנה מסד הנתונים",
+    "final_blocks": "פרקי ההחלטות הסופיות שבזוגות, מול הטקסט השמור",
+}
 
 TABLES: dict[str, dict[str, str]] = {
     "corpus": CORPUS,
@@ -256,6 +264,7 @@ TABLES: dict[str, dict[str, str]] = {
     "unit": UNIT,
     "leg": LEG,
     "model_role": MODEL_ROLE,
+    "recheck": RECHECK,
     "block": dict(BLOCK_LABELS),
 }
 # An id a table lacks is shown as its kind's general word, never as itself.
