@@ -388,6 +388,39 @@ class Settings(BaseSettings):
         "runs in its own process, also limited in memory); a page over it is left empty and "
         "flagged.",
     )
+    ocr_max_page_megapixels: float = Field(
+        default=150.0,
+        gt=0,
+        description="A scanned page larger than this many million pixels at LEGAL_AI_OCR_DPI is "
+        "not rendered (a page of 1000 x 1000 inches asks for gigabytes): it is left empty and "
+        "flagged. A4 at 300 dpi is 8.7; A0 is 139.",
+    )
+    max_text_chars: int = Field(
+        default=20_000_000,
+        ge=1000,
+        description="A file whose text comes to more characters than this is refused with one "
+        "line (a 500-page decision is about a million); a Word file is stopped while it is read, "
+        "before it gets there (docs/ingest.md).",
+    )
+    max_pages: int = Field(
+        default=5000,
+        ge=1,
+        description="A PDF with more pages than this is refused (its text), or not read by OCR "
+        "(its scan).",
+    )
+    read_seconds: float = Field(
+        default=180.0,
+        gt=0,
+        le=3600,
+        description="Wall-clock seconds one file's reading (PDF, DOCX, TXT, in a child process "
+        "of its own) may take: past it the child is killed and the file refused.",
+    )
+    read_memory_mb: int = Field(
+        default=2048,
+        ge=256,
+        description="Address space (MB) of the child process one file is read in: an allocation "
+        "past it fails, and the file is refused as taking too much memory to read.",
+    )
     backup_dir: Path | None = Field(
         default=None,
         description="The folder the database's backups are kept in: the scheduled job "

@@ -3,6 +3,7 @@
 AppError
  ├── InvalidInput        the caller can fix it (bad file, unknown corpus, missing field)
  │    ├── UnsupportedFile  a file we cannot read as given (encoding, corrupt, image-only, size)
+ │    │    └── OverBound      it asks for more than a document may (a list start, cells, time)
  │    └── Conflict         the item's state refuses the change (HTTP 409)
  │         └── Stale         no longer in the status the caller saw: decided meanwhile
  ├── NotFound            a case, document or ruling that does not exist
@@ -85,6 +86,16 @@ def as_shown(
 
 class UnsupportedFile(InvalidInput):
     pass
+
+
+class OverBound(UnsupportedFile):
+    """A file that asks for more than a document may (text/bounds.py): a list starting at
+    440,000,000, a million table cells, more time or memory than one file's reading has. `what`
+    names the bound ("list start", "table cells", "reading time", ...)."""
+
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
 
 
 class NotFound(AppError):

@@ -88,7 +88,9 @@ def test_a_table_a_list_and_a_text_box_are_read_in_document_order(tmp_path):
         "סוף",
     ]
     assert "כותרת עליונה" not in read.text and "עמוד 1" not in read.text
-    assert read.notes == () and read.body_end is None and read.reading == ()
+    assert read.notes == () and read.body_end is None
+    assert read.reading == ("1 run of hidden text left out: Word does not show it",)
+    assert read.hidden_text == {"direct": 1}
 
 
 def test_tracked_changes_are_read_accepted_and_counted(tmp_path):

@@ -27,6 +27,7 @@ from ..errors import AppError, InvalidInput, StoreError
 from ..providers.embedders import Embedder
 from ..store import items as sql_items
 from ..store.db import Store
+from ..text.bounds import Limits
 from ..text.hebrew import get_analyzer
 from . import ocr_jobs
 from .sources import IngestItem, SourceError, iter_paths, read_source
@@ -158,6 +159,7 @@ class Ingestor(Stager):
         if doc_id and len(files) > 1:
             raise InvalidInput("--doc-id names one document; give a single file with it")
         self.reassign = reassign
+        limits = Limits.of(self.settings)
 
         def entries() -> Iterable[tuple[IngestItem | SourceError, str]]:
             for path, name in files:
@@ -169,6 +171,7 @@ class Ingestor(Stager):
                     max_bytes=self.settings.max_file_mb * 2**20,
                     text_fields=text_fields,
                     name=name,
+                    limits=limits,
                 ):
                     yield entry, str(path)
 

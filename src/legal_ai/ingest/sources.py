@@ -20,7 +20,8 @@ from typing import Any
 
 from ..corpora import Corpus
 from ..errors import InvalidInput, UnsupportedFile
-from ..text import akn, citations, extract
+from ..text import akn, citations, extract, isolated
+from ..text.bounds import LIMITS, Limits
 from ..text.case_numbers import normalize_case_number
 from ..text.hebrew import clean_text, clean_value
 
@@ -231,9 +232,11 @@ def read_source(
     max_bytes: int,
     text_fields: tuple[str, ...] = RECORD_TEXT_FIELDS,
     name: str | None = None,
+    limits: Limits = LIMITS,
 ) -> Iterator[IngestItem | SourceError]:
     """Items read from one path. `meta` (from the command line) applies to every item; record
-    fields override it."""
+    fields override it. A single-document file (PDF, DOCX, TXT, MD) is read in a child process
+    under `limits` (text/isolated.py)."""
     try:
         extract.check_size(path, max_bytes)
         suffix = path.suffix.lower()
@@ -242,7 +245,7 @@ def read_source(
         elif suffix == ".xml":
             yield from _akn(path, corpus, meta)
         else:
-            yield _single(path, corpus, meta, doc_id, name or path.name)
+            yield _single(path, corpus, meta, doc_id, name or path.name, limits)
     except (UnsupportedFile, InvalidInput) as exc:
         yield SourceError(str(path), str(exc))
     except OSError as exc:  # unreadable: permissions, a folder named like a file, an I/O error
@@ -262,8 +265,10 @@ def _doc_type(corpus: Corpus, value: Any, where: str) -> str:
     return doc_type
 
 
-def _single(path: Path, corpus: Corpus, meta: dict, doc_id: str | None, name: str) -> IngestItem:
-    extracted = extract.extract(path)
+def _single(
+    path: Path, corpus: Corpus, meta: dict, doc_id: str | None, name: str, limits: Limits
+) -> IngestItem:
+    extracted = isolated.read(path, limits)
     fields, metadata = coerce_fields(corpus, meta, str(path))
     fields.setdefault("title", path.stem)
     return IngestItem(

@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, OverBound
 from ..text import blocks as text_blocks
-from ..text import extract
+from ..text import extract, isolated
+from ..text.bounds import Limits
 from .methodology import merged_profile
 
 if TYPE_CHECKING:
@@ -19,11 +20,15 @@ if TYPE_CHECKING:
 
 def read_decision(app: Context, path: Path | str, name: str | None = None) -> extract.Extracted:
     """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big).
-    `name` is what messages call the file (an upload's own name, not its temp path)."""
+    `name` is what messages call the file (an upload's own name, not its temp path). It is read
+    in a child process bounded in time and memory (text/isolated.py)."""
     path = Path(path)
     name = name or str(path)
     extract.check_size(path, app.settings.max_file_mb * 2**20)
-    extracted = extract.extract(path)
+    try:
+        extracted = isolated.read(path, Limits.of(app.settings))
+    except OverBound as exc:  # said of the file by its own name
+        raise OverBound(str(exc).replace(str(path), name), exc.what) from None
     if extracted.issue == extract.IMAGE_ONLY:
         raise InvalidInput(
             f"{name}: a scan (a PDF without a text layer): upload the decision as it was written "

@@ -18,6 +18,7 @@ from ..ingest.sources import IngestItem, SourceError, read_source
 from ..retrieval.terms import court_of_case_number
 from ..store import jsonable
 from ..store import learning as store
+from ..text.bounds import Limits
 from ..text.case_numbers import case_id
 from . import library_links
 from . import vocabulary as vocab
@@ -71,6 +72,7 @@ def upload_ruling(
             doc_id=None,
             max_bytes=app.settings.max_file_mb * 2**20,
             name=source_name.removeprefix("upload:"),
+            limits=Limits.of(app.settings),
         )
     )
     items: list[IngestItem] = []

@@ -5,9 +5,10 @@ paragraph that anchors them, tracked changes accepted and counted, notes' anchor
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 
+from .bounds import LIMITS, Budget
 from .docx_numbering import Numbering
+from .docx_styles import Styles
 from .hebrew import clean_text
 
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -24,17 +25,40 @@ _NOTE_KINDS = {"footnoteReference": "footnote", "endnoteReference": "endnote"}
 _TRUE = ("", "1", "true", "on")
 
 
-@dataclass
 class Para:
-    """Text being built, with its notes' anchors: (offset, kind, id, custom mark)."""
+    """Text being built, with its notes' anchors: (offset, kind, id, custom mark). Its pieces
+    are joined once, when its text is read: a paragraph of a million runs, or a body of a million
+    paragraphs, costs their length, not its square."""
 
-    text: str = ""
-    anchors: list[list] = field(default_factory=list)
-    label: str = ""  # the list number Word shows before it
-    joins_next: bool = False  # its paragraph mark was deleted: it runs on into the next
+    def __init__(
+        self,
+        text: str = "",
+        anchors: list[list] | None = None,
+        label: str = "",  # the list number Word shows before it
+        joins_next: bool = False,  # its paragraph mark was deleted: it runs on into the next
+    ) -> None:
+        self._pieces = [text] if text else []
+        self.size = len(text)
+        self.anchors = anchors if anchors is not None else []
+        self.label = label
+        self.joins_next = joins_next
+
+    @property
+    def text(self) -> str:
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
 
     def add(self, text: str) -> None:
-        self.text += clean_text(text)
+        text = clean_text(text)
+        self._pieces.append(text)
+        self.size += len(text)
+
+    def extend(self, other: Para) -> None:
+        """`other` appended, its anchors shifted to where it now starts."""
+        self.anchors += other.shifted(self.size)
+        self._pieces.append(other.text)
+        self.size += other.size
 
     def shifted(self, by: int) -> list[list]:
         return [[offset + by, *rest] for offset, *rest in self.anchors]
@@ -55,9 +79,8 @@ def join(parts: list[Para], separator: str) -> Para:
     joined = Para()
     for index, part in enumerate(parts):
         if index:
-            joined.text += separator
-        joined.anchors += part.shifted(len(joined.text))
-        joined.text += part.text
+            joined.add(separator)
+        joined.extend(part)
     return joined
 
 
@@ -67,13 +90,9 @@ def _merge_runs_on(paras: list[Para]) -> list[Para]:
     carry: Para | None = None
     for para in paras:
         if carry is not None:
-            para = Para(
-                carry.text + para.text,
-                carry.anchors + para.shifted(len(carry.text)),
-                para.label,
-                para.joins_next,
-            )
-            carry = None
+            carry.extend(para)
+            carry.label, carry.joins_next = para.label, para.joins_next
+            para, carry = carry, None
         if para.joins_next:
             carry = para
         else:
@@ -82,10 +101,16 @@ def _merge_runs_on(paras: list[Para]) -> list[Para]:
 
 
 class Walker:
-    def __init__(self, w: str, numbering: Numbering):
+    def __init__(
+        self, w: str, numbering: Numbering, styles: Styles, budget: Budget | None = None
+    ) -> None:
         self.w = w
         self.numbering = numbering
+        self.styles = styles
+        self.budget = budget or Budget(LIMITS)
         self.changes: Counter[str] = Counter()
+        self.hidden: Counter[str] = Counter()  # runs left out as hidden: "direct", "style"
+        self.paragraph_hides = False  # the paragraph being read: its style hides its runs
         self.comments = 0
 
     def name(self, node) -> str:
@@ -132,12 +157,19 @@ class Walker:
     def paragraph(self, p) -> list[Para]:
         """The paragraph, then the paragraphs of the text boxes it anchors."""
         para, boxes = Para(), []
-        self.inline(p, para, boxes)
-        mark = p.find(f"{self.w}pPr/{self.w}rPr")
-        if mark is not None and mark.find(self.w + "del") is not None:
-            para.joins_next = True
-        else:
-            para.label = self.numbering.label(p)
+        outer, self.paragraph_hides = self.paragraph_hides, self.styles.paragraph_hides(p)
+        try:
+            self.inline(p, para, boxes)
+            mark = p.find(f"{self.w}pPr/{self.w}rPr")
+            if mark is not None and mark.find(self.w + "del") is not None:
+                para.joins_next = True
+            else:
+                label = self.numbering.label(p)  # counted even when hidden, as Word counts it
+                if para.text.strip() or not self.styles.hidden_mark(p, self.paragraph_hides):
+                    para.label = label
+                    self.budget.spend("characters", len(label))
+        finally:
+            self.paragraph_hides = outer  # a text box's paragraph inside this one's run
         return [para, *boxes]
 
     def inline(self, element, para: Para, boxes: list[Para]) -> None:
@@ -155,10 +187,13 @@ class Walker:
 
     def run(self, r, para: Para, boxes: list[Para]) -> None:
         w = self.w
-        hidden = r.find(f"{w}rPr/{w}vanish")
-        if hidden is not None and (hidden.get(w + "val") or "").lower() in _TRUE:
+        self.budget.spend("runs of text")
+        hidden = self.styles.hidden_run(r, self.paragraph_hides)
+        if hidden:  # Word does not show it: left out, and counted
+            self.hidden[hidden] += 1
             return
         custom_mark = False
+        before = para.size
         for child in r:
             name = self.name(child)
             if name == "t":
@@ -174,12 +209,15 @@ class Walker:
             elif name == "noBreakHyphen":
                 para.add("-")
             elif name in _NOTE_KINDS:
-                para.anchors.append([len(para.text), _NOTE_KINDS[name], child.get(w + "id"), None])
+                self.budget.spend("note references")
+                para.anchors.append([para.size, _NOTE_KINDS[name], child.get(w + "id"), None])
                 custom_mark = (child.get(w + "customMarkFollows") or "0").lower() in _TRUE
             elif name == "commentReference":
                 self.comments += 1
             elif name in ("drawing", "pict", "object", "mc:AlternateContent"):
+                self.budget.spend("objects")
                 boxes += self.text_boxes(child)
+        self.budget.spend("characters", para.size - before)
 
     def text_boxes(self, node) -> list[Para]:
         out: list[Para] = []
@@ -206,6 +244,7 @@ class Walker:
         return rows
 
     def cell(self, tc) -> Para:
+        self.budget.spend("table cells")
         paras = [p.rendered() for p in self.blocks(tc)]
         return join([p for p in paras if p.text or p.anchors], " ")
 

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from ..errors import OverBound
+from .bounds import LIMITS, Limits
+
 _UNITS = "אבגדהוזחט"
 _TENS = "יכלמנסעפצ"
 _HUNDREDS = "קרש"
@@ -56,8 +59,28 @@ def _roman(n: int) -> str:
     return "".join(out)
 
 
+# A label in letters or Roman numerals longer than this is written in digits instead: its length
+# grows with the value (hebrew2's 440,000,000 is 20 million letters), digits' with its logarithm.
+MAX_LETTERS = 16
+
+
+def _letters_length(n: int, fmt: str) -> int:
+    """How many letters `n` takes in `fmt`, computed without writing them."""
+    if fmt == "hebrew1":
+        return n // 400 + 3
+    if fmt == "hebrew2":
+        return (n - 1) // 22 + 1
+    if fmt in ("lowerLetter", "upperLetter"):
+        return (n - 1) // 26 + 1
+    if fmt in ("lowerRoman", "upperRoman"):
+        return n // 1000 + 15
+    return 0
+
+
 def format_number(n: int, fmt: str) -> str:
-    if n <= 0:
+    """`n` as Word writes it in `fmt`; in digits when that would take over MAX_LETTERS letters
+    (so a label costs the value's digits, never the value)."""
+    if n <= 0 or _letters_length(n, fmt) > MAX_LETTERS:
         return str(n)
     if fmt == "hebrew1":
         return hebrew_numeral(n)
@@ -84,8 +107,15 @@ class _Level:
 class Numbering:
     """The labels of one document's numbered paragraphs, computed in document order."""
 
-    def __init__(self, numbering: etree._Element | None, styles: etree._Element | None, w: str):
+    def __init__(
+        self,
+        numbering: etree._Element | None,
+        styles: etree._Element | None,
+        w: str,
+        limits: Limits = LIMITS,
+    ):
         self.w = w
+        self.limits = limits
         self.abstract: dict[str, dict[int, _Level]] = {}
         self.nums: dict[str, tuple[str, dict[int, int]]] = {}
         if numbering is not None:
@@ -106,10 +136,10 @@ class Numbering:
     def _levels(self, abstract: etree._Element) -> dict[int, _Level]:
         levels = {}
         for lvl in abstract.iterchildren(self.w + "lvl"):
-            start = self._child_val(lvl, "start")
+            start = self._start(self._child_val(lvl, "start"))
             suffix = {"nothing": "", "space": " "}.get(self._child_val(lvl, "suff") or "", " ")
-            levels[_int(self._val(lvl, "ilvl"))] = _Level(
-                start=_int(start, 1),
+            levels[self._level(self._val(lvl, "ilvl"))] = _Level(
+                start=start,
                 fmt=self._child_val(lvl, "numFmt") or "decimal",
                 text=self._child_val(lvl, "lvlText") or "",
                 suffix=suffix,
@@ -121,7 +151,7 @@ class Numbering:
         for override in num.iterchildren(self.w + "lvlOverride"):
             start = self._child_val(override, "startOverride")
             if start is not None:
-                starts[_int(self._val(override, "ilvl"))] = _int(start, 1)
+                starts[self._level(self._val(override, "ilvl"))] = self._start(start)
         return self._child_val(num, "abstractNumId") or "", starts
 
     def _style_numbering(self, styles: etree._Element) -> dict[str, tuple[str | None, int | None]]:
@@ -134,7 +164,7 @@ class Numbering:
                 level = self._child_val(num_pr, "ilvl")
                 own[style_id] = (
                     self._child_val(num_pr, "numId"),
-                    None if level is None else _int(level),
+                    None if level is None else self._level(level),
                 )
         resolved = {}
         for style_id in based:
@@ -154,7 +184,7 @@ class Numbering:
         if num_pr is not None:
             num_id = self._child_val(num_pr, "numId") or num_id
             direct = self._child_val(num_pr, "ilvl")
-            level = _int(direct) if direct is not None else level
+            level = self._level(direct) if direct is not None else level
         if not num_id or num_id == "0" or num_id not in self.nums:
             return ""
         abstract_id, starts = self.nums[num_id]
@@ -181,6 +211,30 @@ class Numbering:
                 value = counters.get(k - 1, starts.get(k - 1, at.start))
                 text = text.replace(f"%{k}", format_number(value, at.fmt))
         return text.strip() + this.suffix if text.strip() else ""
+
+    def _start(self, value: str | None) -> int:
+        """A level's start, refused outside 0 .. limits.list_start (its label is computed for
+        every paragraph of the list)."""
+        start = _int(value, 1)
+        if not 0 <= start <= self.limits.list_start:
+            raise OverBound(
+                f"the file asks for a list that starts at {start:,} (outside 0 to "
+                f"{self.limits.list_start:,}); restart the list's numbering in Word and save "
+                "it again",
+                "list start",
+            )
+        return start
+
+    def _level(self, value: str | None) -> int:
+        """A list level (w:ilvl), refused outside Word's 0 .. limits.list_levels - 1."""
+        level = _int(value)
+        if not 0 <= level < self.limits.list_levels:
+            raise OverBound(
+                f"the file asks for list level {level:,} (Word's levels are 0 to "
+                f"{self.limits.list_levels - 1}); save the document again from Word",
+                "list level",
+            )
+        return level
 
     def _style_of(self, paragraph: etree._Element) -> str | None:
         style = paragraph.find(f"{self.w}pPr/{self.w}pStyle")

@@ -17,8 +17,12 @@ are both read.
   each `w:ins`, `w:del`, `w:moveTo` and inserted or deleted row is counted
   (`changes`: inserted, deleted, moved). Formatting changes change no text and are not counted.
 - **Left out:** headers and footers (other parts, never read), comments (their part is never
-  read; the references in the body are counted), hidden text (`w:vanish`), field codes (their
-  results are read), deleted text.
+  read; the references in the body are counted), hidden text (`w:vanish` in the run's
+  properties, or in its character style, its paragraph's style, a style either is based on or
+  linked to, or the document defaults: text/docx_styles.py; counted, by direct and by style),
+  field codes (their results are read), deleted text.
+- **Bounded.** A list's start and level, the runs, table cells, note references, objects and
+  characters are counted as they are read and refused past `limits` (text/bounds.py).
 - **Notes.** Each footnote and endnote referenced in the body is read from its part (its own
   tracked changes accepted) and placed after the body (text/notes.py), numbered in order of
   reference (1, 2, ... per kind) or by the author's custom mark. A missing or damaged notes part
@@ -34,8 +38,10 @@ from pathlib import Path
 
 from lxml import etree
 
+from .bounds import LIMITS, Budget, Limits
 from .docx_body import Walker, join
 from .docx_numbering import Numbering
+from .docx_styles import Styles
 from .notes import Note, Written, with_notes
 
 W_NAMESPACES = (
@@ -53,10 +59,19 @@ class DocxText:
     body_end: int | None = None  # where the body ends and the notes begin (None: no notes)
     changes: dict[str, int] = field(default_factory=dict)  # tracked changes accepted
     messages: tuple[str, ...] = ()  # what the reading says: changes accepted, notes unreadable
+    hidden: dict[str, int] = field(default_factory=dict)  # runs of hidden text left out, by why
 
 
 def _xml(archive: zipfile.ZipFile, name: str):
-    root = etree.fromstring(archive.read(name), _PARSER)
+    try:
+        root = etree.fromstring(archive.read(name), _PARSER)
+    except etree.XMLSyntaxError as exc:
+        # An allocation that failed (under the reading's memory limit, text/isolated.py):
+        # libxml2 says so, or, when it cannot allocate even its message, "unknown error".
+        said = str(exc)
+        if "Memory allocation failed" in said or said.startswith("unknown error"):
+            raise MemoryError(name) from None
+        raise
     if root.getroottree().docinfo.doctype:
         raise ValueError(f"{name} declares a DOCTYPE")
     return root
@@ -84,9 +99,10 @@ class Unreadable(ValueError):
     """The file is a zip but not a Word document we can read; the message says why."""
 
 
-def read_docx(path: Path) -> DocxText:
-    """Read a DOCX (already checked by check_docx_archive). Raises Unreadable, or whatever the
-    zip and XML readers raise on a damaged package (the caller reports it as unreadable)."""
+def read_docx(path: Path, limits: Limits = LIMITS) -> DocxText:
+    """Read a DOCX (already checked by check_docx_archive). Raises OverBound when it asks for
+    more than `limits` (text/bounds.py), Unreadable, or whatever the zip and XML readers raise
+    on a damaged package (the caller reports it as unreadable)."""
     with zipfile.ZipFile(path) as archive:
         _xml(archive, "[Content_Types].xml")  # a package declares its parts' types
         main = _relationships(archive, "").get("officeDocument")
@@ -99,18 +115,22 @@ def read_docx(path: Path) -> DocxText:
             raise Unreadable("not a Word document")
         parts = _relationships(archive, main)
         issues: list[str] = []
+        styles = _optional(archive, parts.get("styles"), "styles", issues)
         numbering = Numbering(
             _optional(archive, parts.get("numbering"), "list numbering", issues),
-            _optional(archive, parts.get("styles"), "styles", issues),
+            styles,
             w,
+            limits,
         )
-        walker = Walker(w, numbering)
+        walker = Walker(w, numbering, Styles(styles, w), Budget(limits))
         paras = [p.rendered() for p in walker.blocks(body)]
         body_text = join([p for p in paras if p.text or p.anchors], "\n\n")
         written = _notes(archive, parts, walker, body_text.anchors, issues)
     text, notes, body_end = with_notes(body_text.text, written)
     changes = _changes(walker)
-    return DocxText(text, notes, body_end, changes, _messages(changes, walker.comments, issues))
+    hidden = {why: n for why, n in walker.hidden.items() if n}
+    messages = _messages(changes, walker.comments, hidden, issues)
+    return DocxText(text, notes, body_end, changes, messages, hidden)
 
 
 def _changes(walker: Walker) -> dict[str, int]:
@@ -128,6 +148,8 @@ def _optional(archive: zipfile.ZipFile, name: str | None, what: str, issues: lis
         return None
     try:
         return _xml(archive, name)
+    except MemoryError:
+        raise
     except Exception as exc:  # damaged XML, a DOCTYPE, a bad zip member: read on without it
         issues.append(
             f"the {what} could not be read ({name}: {type(exc).__name__}): read without it"
@@ -143,6 +165,8 @@ def _note_part(archive: zipfile.ZipFile, name: str | None, tag: str) -> tuple[di
         return {}, f"{name} is missing from the file"
     try:
         root = _xml(archive, name)
+    except MemoryError:
+        raise
     except Exception as exc:  # damaged XML, a DOCTYPE, a bad zip member
         return {}, f"{name} is damaged: {type(exc).__name__}"
     w = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
@@ -186,7 +210,9 @@ def _notes(
     return written
 
 
-def _messages(changes: dict[str, int], comments: int, issues: list[str]) -> tuple[str, ...]:
+def _messages(
+    changes: dict[str, int], comments: int, hidden: dict[str, int], issues: list[str]
+) -> tuple[str, ...]:
     out = []
     total = sum(changes.values())
     if total:
@@ -205,5 +231,13 @@ def _messages(changes: dict[str, int], comments: int, issues: list[str]) -> tupl
         out.append(
             f"{comments} comment{'s' if comments != 1 else ''} left out: "
             "comments are not part of the decision's text"
+        )
+    total = sum(hidden.values())
+    if total:
+        by_style = hidden.get("style", 0)
+        styled = f" ({by_style} hidden by a style)" if by_style else ""
+        out.append(
+            f"{total} run{'s' if total != 1 else ''} of hidden text left out{styled}: "
+            f"Word does not show {'it' if total == 1 else 'them'}"
         )
     return (*out, *issues)

@@ -2,7 +2,8 @@
 
 Every failure is an `UnsupportedFile` naming the file and what to do about it, never a raw
 exception. Size is checked before anything is read, and what a file can expand into is bounded
-too (`Limits`): pdftotext runs under a time limit with its output capped, and a DOCX's declared
+too (`Limits`, text/bounds.py: a list's start, runs, cells, notes, objects, pages, characters):
+pdftotext runs under a time limit with its output capped, and a DOCX's declared
 uncompressed size and compression ratio are checked before python-docx opens it (a zip bomb
 is refused without being inflated).
 """
@@ -22,8 +23,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UnsupportedFile
+from ..errors import OverBound, UnsupportedFile
 from . import pdf_layout
+from .bounds import LIMITS, Limits, check_characters, check_pages
 from .docx_reader import Unreadable, read_docx
 from .hebrew import clean_text
 from .notes import Note
@@ -33,23 +35,6 @@ SUPPORTED = (".pdf", ".docx", ".txt", ".md", ".jsonl", ".xml")
 
 # Hebrew letters must make up at least this share of the letters of a legacy-encoded file.
 _MIN_HEBREW_SHARE = 0.3
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one file may expand into. The defaults are far above any real decision (a 500-page
-    PDF is about 2 MB of text and a few seconds of pdftotext; a DOCX unpacks to a few MB at
-    ratios under 20) and far below what would exhaust the machine."""
-
-    pdf_seconds: float = 120.0  # pdftotext's wall-clock time
-    text_bytes: int = 64 * 2**20  # pdftotext's output (UTF-8)
-    pdf_memory_bytes: int = 2 * 2**30  # pdftotext's address space (RLIMIT_AS)
-    docx_bytes: int = 256 * 2**20  # a DOCX's members, uncompressed, as its zip directory declares
-    docx_ratio: int = 200  # uncompressed/compressed of any member over 1 MB
-    docx_members: int = 5000
-
-
-LIMITS = Limits()
 
 
 def _size(n: float) -> str:
@@ -74,6 +59,7 @@ class Extracted:
     body_end: int | None = None  # None: the text is all body
     tracked_changes: dict[str, int] | None = None
     reading: tuple[str, ...] = ()
+    hidden_text: dict[str, int] | None = None  # runs of hidden text left out: direct, style
 
     def reading_metadata(self) -> dict:
         """What the reading found, kept in the item's metadata: the notes' places
@@ -84,6 +70,8 @@ class Extracted:
             found["body_end"] = self.body_end
         if self.tracked_changes:
             found["tracked_changes_accepted"] = dict(self.tracked_changes)
+        if self.hidden_text:
+            found["hidden_text_left_out"] = dict(self.hidden_text)
         if self.reading:
             found["reading"] = list(self.reading)
         return found
@@ -113,7 +101,18 @@ def check_size(path: Path, max_bytes: int) -> int:
 
 
 def extract(path: Path, limits: Limits = LIMITS) -> Extracted:
-    """Extract a single-document file (PDF, DOCX, TXT, MD)."""
+    """Extract a single-document file (PDF, DOCX, TXT, MD), in this process (text/isolated.py
+    reads an upload in a child process of its own). A file that asks for more than `limits`
+    is refused (OverBound, naming the file and the bound)."""
+    try:
+        extracted = _extract(path, limits)
+        check_characters(extracted.text, limits)
+    except OverBound as exc:
+        raise OverBound(f"{path}: {exc}", exc.what) from None
+    return extracted
+
+
+def _extract(path: Path, limits: Limits) -> Extracted:
     suffix = path.suffix.lower()
     if suffix == ".pdf":
         return _pdf(path, limits)
@@ -272,6 +271,7 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
     raw_pages = stdout.decode("utf-8", "replace").split("\f")
     if raw_pages and not raw_pages[-1].strip():
         raw_pages.pop()  # pdftotext ends the last page with a form feed too
+    check_pages(len(raw_pages), limits)
     pages = [pdf_page_text(page).strip("\n") for page in raw_pages]
     layout = pdf_layout.tidy(pages)  # page furniture out, paragraphs joined
     text, starts = join_pages(layout.pages, layout.continued)
@@ -333,7 +333,11 @@ def check_docx_archive(path: Path, limits: Limits = LIMITS) -> None:
 def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:
     check_docx_archive(path, limits)
     try:
-        read = read_docx(path)
+        read = read_docx(path, limits)
+    except OverBound:
+        raise
+    except MemoryError:
+        raise
     except Exception as exc:  # any failure of the reader on this file
         # A damaged package raises many types (KeyError for a missing part, lxml's
         # XMLSyntaxError, BadZipFile, RuntimeError on an encrypted member, ...): all mean the
@@ -349,4 +353,5 @@ def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:
         body_end=read.body_end,
         tracked_changes=read.changes or None,
         reading=read.messages,
+        hidden_text=read.hidden or None,
     )

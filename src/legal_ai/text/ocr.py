@@ -2,7 +2,9 @@
 Tesseract with its Hebrew model (Debian's tesseract-ocr and tesseract-ocr-heb, installed by
 `make install`).
 
-Every page is two processes of its own (render, then read), each under the same kind of limits
+A scan of more pages than LEGAL_AI_MAX_PAGES is refused, and a page that would render to more
+than LEGAL_AI_OCR_MAX_PAGE_MEGAPIXELS is left empty and flagged before it is rendered
+(text/bounds.py). Every page is two processes of its own (render, then read), each under the same kind of limits
 as pdftotext (`extract.run_bounded`: wall-clock seconds LEGAL_AI_OCR_PAGE_SECONDS, output capped,
 address space capped), so one bad page is left empty and flagged instead of stopping the file.
 Tesseract runs with one thread (OMP_THREAD_LIMIT=1): the pages of a file are read one after
@@ -28,8 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..config import Settings
-from ..errors import UnsupportedFile
+from ..errors import OverBound, UnsupportedFile
 from . import ocr_numbers as numbers
+from .bounds import Limits, check_pages
 from .extract import _Overflow, join_pages, run_bounded
 from .hebrew import clean_text
 
@@ -145,18 +148,51 @@ def engine(settings: Settings) -> str:
     return f"{version} ({settings.ocr_languages})"
 
 
-def page_count(pdf: Path, settings: Settings) -> int:
-    """The PDF's number of pages (poppler's pdfinfo)."""
+def _pdfinfo(pdf: Path, *options: str) -> bytes:
     try:
         code, out, _ = run_bounded(
-            ["pdfinfo", str(pdf.absolute())], INFO_SECONDS, 2**20, MEMORY_BYTES
+            ["pdfinfo", *options, str(pdf.absolute())], INFO_SECONDS, 4 * 2**20, MEMORY_BYTES
         )
     except (subprocess.TimeoutExpired, _Overflow):
         code, out = 1, b""
-    found = re.search(rb"^Pages:\s+(\d+)", out, re.MULTILINE)
-    if code != 0 or not found:
+    if code != 0:
         raise UnsupportedFile(f"{pdf.name}: poppler cannot count the scan's pages (a damaged PDF)")
-    return int(found.group(1))
+    return out
+
+
+def page_count(pdf: Path, settings: Settings) -> int:
+    """The PDF's number of pages (poppler's pdfinfo), refused past LEGAL_AI_MAX_PAGES."""
+    found = re.search(rb"^Pages:\s+(\d+)", _pdfinfo(pdf), re.MULTILINE)
+    if not found:
+        raise UnsupportedFile(f"{pdf.name}: poppler cannot count the scan's pages (a damaged PDF)")
+    pages = int(found.group(1))
+    try:
+        check_pages(pages, Limits.of(settings))
+    except OverBound as exc:
+        raise OverBound(f"{pdf.name}: {exc}", exc.what) from None
+    return pages
+
+
+def page_sizes(pdf: Path, pages: int) -> dict[int, tuple[float, float]]:
+    """{page: (width, height) in points} as pdfinfo reads each page's box."""
+    out = _pdfinfo(pdf, "-f", "1", "-l", str(pages))
+    sizes = re.finditer(rb"^Page\s+(\d+)\s+size:\s+([\d.]+) x ([\d.]+) pts", out, re.MULTILINE)
+    return {int(m.group(1)): (float(m.group(2)), float(m.group(3))) for m in sizes}
+
+
+def too_many_pixels(size: tuple[float, float] | None, settings: Settings) -> str | None:
+    """Why a page of `size` (points) is not rendered at LEGAL_AI_OCR_DPI (None: it is)."""
+    if size is None:
+        return None
+    scale = settings.ocr_dpi / 72
+    pixels = size[0] * scale * size[1] * scale
+    bound = Limits.of(settings).page_pixels
+    if pixels <= bound:
+        return None
+    return (
+        f"the page asks for {pixels / 1e6:,.0f} million pixels at {settings.ocr_dpi} dpi (over "
+        f"{bound / 1e6:,.0f}) and was not rendered (LEGAL_AI_OCR_MAX_PAGE_MEGAPIXELS)"
+    )
 
 
 def parse_tsv(tsv: str) -> tuple[str, float | None, int]:
@@ -292,12 +328,17 @@ def read_pdf(
     """Read every page of `pdf`, one after another. `keep_going(page, pages)` is asked before
     each page (a worker renews its lease there); False stops the read (None is returned)."""
     pages = page_count(pdf, settings)
+    sizes = page_sizes(pdf, pages)
     resolutions = scan_resolutions(pdf, settings)
     result = Result(engine(settings))
     with tempfile.TemporaryDirectory(prefix="legal-ai-ocr-") as tmp:
         for number in range(1, pages + 1):
             if keep_going is not None and not keep_going(number, pages):
                 return None
+            oversized = too_many_pixels(sizes.get(number), settings)
+            if oversized:
+                result.pages.append(Page(number, "", None, 0, oversized))
+                continue
             page = read_page(pdf, number, settings, Path(tmp))
             ppi = resolutions.get(number)
             result.pages.append(replace(page, scan_ppi=ppi, warning=resolution_warning(ppi)))

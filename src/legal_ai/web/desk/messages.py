@@ -37,6 +37,17 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     (r"no draft/final pair", "אין לתיק זוג טיוטה והחלטה"),
     (r"^no .* (item|doc_id)|^no \w+ \d+", "הפריט לא נמצא (אולי נמחק בינתיים)"),
     (r"a bulk action takes", "פעולה מרוכזת חלה על פריט אחד לפחות ועד מספר מוגבל"),
+    (r"took too long to read", "קריאת הקובץ ארכה זמן רב מדי והופסקה: פצלי אותו או שמרי אותו מחדש"),
+    (r"took too much memory to read", "קריאת הקובץ דרשה זיכרון רב מדי והופסקה: פצלי אותו"),
+    (
+        r"asks for a list that starts at|asks for list level",
+        "מספור הרשימות בקובץ אינו תקין: התחילי את המספור מחדש ושמרי את המסמך שוב",
+    ),
+    (r"asks for more than [\d,]+ (characters|pages)", "הקובץ ארוך מדי: פצלי אותו לכמה קבצים"),
+    (
+        r"asks for more than [\d,]+ ",
+        "הקובץ מורכב מדי לקריאה (טבלאות, הערות או תמונות רבות מדי): פצלי אותו או שמרי אותו מחדש",
+    ),
     (r"upload limit|is over|unpacks to", "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות"),
     (r"file type .* is not accepted|content type", "סוג הקובץ אינו נתמך: העלי DOCX, PDF או טקסט"),
     (r"backtracks|not a valid (regular expression|pattern)", "הביטוי הרגולרי אינו תקין"),

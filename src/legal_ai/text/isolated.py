@@ -1,0 +1,159 @@
+"""One file's reading in a child process of its own, bounded in time and memory (issue 31 item 4).
+
+The bounds of text/bounds.py stop what a file asks for before it is done; this stops what they
+did not foresee. The child sets its own limits before it reads (RLIMIT_AS: its address space,
+LEGAL_AI_READ_MEMORY_MB; RLIMIT_CPU: its processor seconds) and leads a process group of its own
+(pdftotext runs inside it); the parent waits at most LEGAL_AI_READ_SECONDS of wall clock, then
+kills the whole group. A child that is killed, or dies, leaves a one-line refusal
+(`OverBound`, "reading time" or "reading memory"); nothing of it outlives the call.
+
+Children are forked from multiprocessing's fork server, started once per process with the
+readers already imported (measured in docs/benchmarks.md: a few milliseconds a file against
+the ~0.3 s of a fresh interpreter, and never a fork of the multi-threaded server itself).
+The fork server lives as long as the process that started it.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import resource
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InvalidInput, OverBound, UnsupportedFile
+from .bounds import LIMITS, Limits
+from .extract import Extracted, extract
+
+# How a reading's child starts (bench/isolation.py measures the three): "forkserver" (the
+# default), "spawn" (a fresh interpreter a file), "fork" (a copy of the caller: unsafe in a
+# multi-threaded server, and its address-space limit would count the caller's memory).
+START_METHOD = "forkserver"
+multiprocessing.get_context("forkserver").set_forkserver_preload(
+    ["__main__", "legal_ai.text.isolated"]  # __main__: multiprocessing's own default
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a child said: the text, or the refusal; and what the reading cost the child (its
+    resident memory when it started and at its peak, in bytes; None: it did not say)."""
+
+    extracted: Extracted | None
+    error: Exception | None
+    seconds: float
+    start_rss: int | None = None
+    peak_rss: int | None = None
+
+
+def _rss_peak() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: kilobytes
+
+
+def _child(conn, path: str, limits: Limits) -> None:
+    """The child's whole life: limits, read, say what happened, exit."""
+    os.setpgrp()  # its own group: the parent kills pdftotext with it
+    start = _rss_peak()
+    memory = limits.read_memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = max(1, math.ceil(limits.read_seconds))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    try:
+        said: tuple = ("ok", extract(Path(path), limits))
+    except OverBound as exc:
+        said = ("bound", str(exc), exc.what)
+    except UnsupportedFile as exc:
+        said = ("unsupported", str(exc))
+    except InvalidInput as exc:
+        said = ("invalid", str(exc))
+    except MemoryError:
+        said = ("memory",)
+    except Exception as exc:  # a reader's failure on this file, said in one line
+        said = ("unsupported", f"{path}: could not be read ({type(exc).__name__})")
+    try:
+        conn.send((*said, start, _rss_peak()))
+    except MemoryError:
+        conn.send(("memory", start, None))
+    conn.close()
+
+
+def _too_long(path: Path, limits: Limits) -> OverBound:
+    return OverBound(
+        f"{path}: the file took too long to read (over {limits.read_seconds:g} s) and was "
+        "stopped; split it or export it again (LEGAL_AI_READ_SECONDS)",
+        "reading time",
+    )
+
+
+def _too_much(path: Path, limits: Limits) -> OverBound:
+    return OverBound(
+        f"{path}: the file took too much memory to read (over "
+        f"{limits.read_memory_bytes / 2**20:,.0f} MB) and was stopped; split it or export it "
+        "again (LEGAL_AI_READ_MEMORY_MB)",
+        "reading memory",
+    )
+
+
+def _error(said: tuple, path: Path, limits: Limits) -> Exception:
+    kind = said[0]
+    if kind == "bound":
+        return OverBound(said[1], said[2])
+    if kind == "unsupported":
+        return UnsupportedFile(said[1])
+    if kind == "invalid":
+        return InvalidInput(said[1])
+    return _too_much(path, limits)
+
+
+def _kill(process) -> None:
+    """The child and everything in its group (a pdftotext it started), then reaped."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone already
+    process.kill()
+    process.join()
+
+
+def run(path: Path, limits: Limits = LIMITS, method: str = START_METHOD) -> Outcome:
+    """Read `path` in a child process under `limits`: what it said, or why it was stopped."""
+    began = time.monotonic()
+    context = multiprocessing.get_context(method)
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(
+        target=_child, args=(sender, str(path), limits), name="legal-ai-read", daemon=True
+    )
+    process.start()
+    sender.close()
+    said, timed_out = None, False
+    try:
+        if receiver.poll(limits.read_seconds):
+            said = receiver.recv()
+        else:
+            timed_out = True
+    except EOFError:  # the child died without a word: killed by a limit, or crashed
+        said = None
+    finally:
+        receiver.close()
+        _kill(process)
+    seconds = time.monotonic() - began
+    if said is None:
+        cpu = process.exitcode == -signal.SIGXCPU
+        error = _too_long(path, limits) if timed_out or cpu else _too_much(path, limits)
+        return Outcome(None, error, seconds)
+    *body, start, peak = said
+    if body[0] == "ok":
+        return Outcome(body[1], None, seconds, start, peak)
+    return Outcome(None, _error(tuple(body), path, limits), seconds, start, peak)
+
+
+def read(path: Path, limits: Limits = LIMITS) -> Extracted:
+    """`extract(path, limits)` in a child process bounded in time and memory; its refusal
+    raised here (OverBound, UnsupportedFile)."""
+    outcome = run(path, limits)
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.extracted
