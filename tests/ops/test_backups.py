@@ -19,11 +19,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import conninfo, sql
+from psycopg import conninfo
 
 from helpers import TEST_DB, TEST_HOME, text_of, write
 from legal_ai.app import App
@@ -35,6 +36,7 @@ from legal_ai.store import drop_database, ensure_database, start_embedded, stop_
 from legal_ai.store.backup import backup
 from legal_ai.store.backup_manifest import manifest_path, row_counts
 from legal_ai.store.db import with_database
+from legal_ai.store.scratch_server import PREFIX as SCRATCH_PREFIX
 from scenarios import ingest, local
 
 pytestmark = pytest.mark.db
@@ -63,14 +65,10 @@ def with_settings(app: App, **update) -> App:
     )
 
 
-def scratch_left(url: str) -> list[str]:
-    """Scratch databases of this session's proofs still on the server."""
-    with psycopg.connect(with_database(url, "postgres")) as conn:
-        rows = conn.execute(
-            "SELECT datname FROM pg_database WHERE datname LIKE %s",
-            (TEST_DB[:30].replace("_", "\\_") + "\\_proof\\_%",),
-        ).fetchall()
-    return [r[0] for r in rows]
+def scratch_left() -> list[str]:
+    """Scratch servers' folders of proofs still in the temporary folder (a proof runs on a
+    server of its own there: store/scratch_server.py)."""
+    return sorted(p.name for p in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"))
 
 
 def live_counts(app: App) -> dict[str, int]:
@@ -148,7 +146,7 @@ def test_the_nightly_backup_runs_on_schedule_proves_and_keeps_the_newest(app, tm
     assert proof["health"]["isolation_checked"] > 0 and proof["health"]["isolation_leaks"] == 0
     assert proof["health"]["unsearchable"] == 0
     assert "proven: restored, rows as at backup, health clean" in result["summary"]
-    assert scratch_left(app.store.url) == []
+    assert scratch_left() == []
 
     # Three more nights with two kept: the oldest two of ours go, with their manifests.
     for day in (4, 5, 6):
@@ -183,17 +181,19 @@ def test_restore_check_proves_a_backup_by_hand(app, tmp_path, cli_env):
     assert made.returncode == 0, made.stderr
     assert manifest_path(tmp_path / "state.backup").is_file()
     before = live_counts(app)
-    # A scratch database a killed proof left behind: the next proof drops it.
-    killed = TEST_DB[:30] + "_proof_0badcafe"
-    with psycopg.connect(with_database(app.store.url, "postgres"), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(killed)))
-    assert scratch_left(app.store.url) == [killed]
+    # A scratch folder a killed proof left behind (its process gone): the next proof deletes it.
+    with subprocess.Popen(["true"]) as gone:
+        pass
+    killed = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    (killed / "owner").write_text(str(gone.pid), encoding="utf-8")
+    assert scratch_left() == [killed.name]
     done = cli(cli_env, "db", "restore", "--check", str(tmp_path / "state.backup"))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert [line.split(":")[0] for line in lines] == [
         "archive",
         "manifest",
+        "contents",
         "restore",
         "rows",
         "health",
@@ -201,15 +201,16 @@ def test_restore_check_proves_a_backup_by_hand(app, tmp_path, cli_env):
         "proven",
     ]
     assert "size and SHA-256 match" in lines[1]
-    assert f"{sum(before.values())} rows, each as counted at backup time" in lines[3]
-    assert ", 0 leaks" in lines[4]
+    assert "each as migrations up to" in lines[2]
+    assert f"{sum(before.values())} rows, each as counted at backup time" in lines[4]
+    assert ", 0 leaks" in lines[5]
     assert live_counts(app) == before  # the live database untouched
-    assert scratch_left(app.store.url) == []
+    assert scratch_left() == []
     # --json: the steps and figures
     done = cli(cli_env, "db", "restore", "--check", "--json", str(tmp_path / "state.backup"))
     proof = json.loads(done.stdout)
     assert proof["rows"] == sum(before.values()) and proof["manifest"] is True
-    assert len(proof["steps"]) == 6
+    assert len(proof["steps"]) == 7
 
 
 @pytest.fixture
@@ -250,8 +251,9 @@ def test_restore_check_refuses_a_corrupt_file_in_one_line(app, tmp_path, cli_env
         "cannot be read",
         "cut-end.backup": f"cut-end.backup is {len(data) - 200} bytes where its manifest says "
         f"{len(data)}: the archive was truncated or altered after it was written",
-        "cut-tail.backup": "cut-tail.backup could not be restored: could not read from input "
-        "file: end of file",
+        # its record of migrations (read before anything is restored) is in the cut-off tail
+        "cut-tail.backup": "cut-tail.backup is a damaged or incomplete backup: its contents "
+        "cannot be read (could not read from input file: end of file)",
         "other.backup": "other.backup is a PostgreSQL backup of another database, not of "
         "legal-ai's (it holds no schema_migrations table)",
     }
@@ -262,7 +264,7 @@ def test_restore_check_refuses_a_corrupt_file_in_one_line(app, tmp_path, cli_env
         assert done.stderr.startswith(f"error: {said}"), done.stderr
         assert str(tmp_path) not in done.stderr and "postgresql://" not in done.stderr
         assert "proven" not in done.stdout
-    assert scratch_left(app.store.url) == []  # nothing created left behind
+    assert scratch_left() == []  # nothing created left behind
     assert sorted((p.name, p.stat().st_size) for p in tmp_path.iterdir()) == before
     # A plain restore refuses another database's archive too, before touching anything.
     refused = cli(cli_env, "db", "restore", "--force", str(other_archive))
@@ -353,8 +355,8 @@ def test_a_full_backup_folder_keeps_the_backups_and_fails_the_job(app, tmp_path,
 @pytest.fixture
 def no_createdb(app, tmp_path):
     """An App on a private embedded cluster whose application login owns its database but may
-    not create databases (NOCREATEDB): a deployment where a proof cannot make its scratch
-    database. The shared test server's roles are never touched."""
+    not create databases (NOCREATEDB), nor is a superuser: a proof needs neither (it runs on a
+    scratch server of its own). The shared test server's roles are never touched."""
     pgdata = TEST_HOME / f"backups-{TEST_DB}" / "pgdata"
     shutil.rmtree(pgdata.parent, ignore_errors=True)
     root = start_embedded(pgdata)
@@ -382,19 +384,30 @@ def no_createdb(app, tmp_path):
 
 
 def test_a_failed_proof_keeps_the_backups_and_fails_the_job(app, no_createdb, chair):
-    """The proof fails on a real fault of the deployment: the application's login may not
-    create the scratch database. The archive just written and the older one stay (keep=1 would
-    have deleted the older after a proof), the job fails with the step and the reason, and the
-    desk's system page says the backup was written but its restore failed."""
+    """The proof fails on a real fault of the deployment: someone added a function of their own
+    to the live database (as its owner), so the archive holds an object the migrations do not
+    make and the proof refuses it before restoring anything. The archive just written and the
+    older one stay (keep=1 would have deleted the older after a proof), the job fails with the
+    step and the reason, and the desk's system page says the backup was written but its
+    restore failed. The application's login has neither CREATEDB nor superuser: the proof of
+    the older archive, on a scratch server of its own, needed neither."""
     legal, folder = no_createdb
     older = folder / "legal-ai-20260501T000000Z.backup"
     backup(legal.store.url, older)
+    assert backups.prove(legal, older)["rows"] >= 0
+    assert scratch_left() == []
+    with psycopg.connect(legal.store.url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE FUNCTION public.cleanup_notes() RETURNS void LANGUAGE sql AS $$ SELECT $$"
+        )
     report = schedule.run_now(legal, "nightly-backup", now=NIGHT)
     assert report["outcome"] == "failed" and report["result"]["step"] == "proof"
     assert report["error"] == (
-        "proof of legal-ai-20260503T000000Z.backup failed: restore needs a login that may create "
-        "databases (CREATEDB) and owns the target database; see docs/deployment.md"
+        "proof of legal-ai-20260503T000000Z.backup failed: legal-ai-20260503T000000Z.backup "
+        "holds FUNCTION public.cleanup_notes(), which the migrations do not make: refused, "
+        "nothing restored (a legal-ai backup holds only its migrations' schema and data)"
     )
+    assert scratch_left() == []
     assert [p.name for p in backups.ours(folder)] == [
         older.name,
         "legal-ai-20260503T000000Z.backup",

@@ -8,10 +8,13 @@
   writable or full; a proof that fails) fails the run with the reason, and nothing already in
   the folder is deleted.
 - `prove` (also `legal-ai db restore --check FILE`): the archive read (its first bytes, its
-  manifest's size and SHA-256, a legal-ai database's table of contents), restored into a scratch
-  database on the same server, its rows counted against the manifest (the rows of the source at
-  backup time), `health` run on it (the isolation audit searches it), and the scratch database
-  dropped whatever happens. Each step reports one line; the first that fails raises, one line.
+  manifest's size and SHA-256, a legal-ai database's table of contents), then on a scratch
+  server of its own (store/scratch_server.py: a throwaway PostgreSQL in a temporary folder,
+  never the live server) its contents compared with the schema the migrations make (an object
+  they do not make refused before anything is restored: store/archive_contents.py), restored by
+  an unprivileged login, its rows counted against the manifest (the rows of the source at backup
+  time), `health` run on it (the isolation audit searches it), and the server stopped and
+  deleted whatever happens. Each step reports one line; the first that fails raises, one line.
 - `health` is what `legal-ai health` and the desk's system page read: the job's last run and the
   newest backup it proved.
 """
@@ -27,10 +30,11 @@ from typing import Any
 
 from ..app import App
 from ..errors import AppError, InvalidInput, StoreError
-from ..store import backup_check
+from ..store import archive_contents, backup_check
 from ..store import schedule as store
 from ..store.backup import backup
 from ..store.backup_manifest import is_archive, manifest_path
+from ..store.scratch_server import scratch_server
 
 JOB = "nightly-backup"
 OURS = re.compile(r"^legal-ai-(\d{8}T\d{6}Z)\.backup$")  # the job's archives: all it may delete
@@ -115,8 +119,20 @@ def prove(app: App, file: Path, *, echo: Callable[[str], None] | None = None) ->
             f"size and SHA-256 match; taken {manifest.get('taken_at')}, "
             f"{len(manifest['tables'])} tables, {sum(manifest['tables'].values())} rows",
         )
-    with backup_check.scratch(app.store.url, Path(found["file"]), found["entries"]) as db:
-        step("restore", "restored whole into a scratch database, in one transaction")
+    with scratch_server() as server:
+        checked = archive_contents.check(Path(found["file"]), found["entries"], server)
+        step(
+            "contents",
+            f"{checked['objects']} schema objects, each as migrations up to "
+            f"{checked['version']:04d} make it (nothing else: no foreign function, trigger or "
+            "constraint)",
+        )
+        db = backup_check.restore(server, Path(found["file"]), found["entries"])
+        step(
+            "restore",
+            "restored whole, in one transaction, into a scratch server of its own by an "
+            "unprivileged login",
+        )
         counts = backup_check.counts(db["url"])
         rows = sum(counts.values())
         if manifest is not None:
@@ -136,7 +152,7 @@ def prove(app: App, file: Path, *, echo: Callable[[str], None] | None = None) ->
             f"{health['unsearchable']} unsearchable, {health['missing_embeddings']} missing "
             f"embeddings; isolation {health['isolation_checked']} checked, 0 leaks",
         )
-    step("drop", "the scratch database was dropped")
+    step("drop", "the scratch server was stopped and its folder deleted")
     return {
         "file": name,
         "bytes": found["bytes"],

@@ -8,7 +8,9 @@ ones on PATH (store/pg_programs.py). Beside each archive its manifest, `FILE.jso
 (store/backup_manifest.py): every table's rows as dumped, counted in the snapshot pg_dump dumps,
 and the archive's size and SHA-256 — what a restore proof (store/backup_check.py, `legal-ai db
 restore --check`, the scheduled `nightly-backup`) checks the restored database against. An
-archive of another database (no schema_migrations table) is refused.
+archive of another database (no schema_migrations table) is refused, and so is one holding a
+function, trigger, constraint or any schema object the migrations do not make
+(store/archive_contents.py), before anything is restored.
 
 Restore never mixes two states and never leaves a half-restored database: the archive is
 restored in one transaction into a new database beside the target, and only when that succeeded
@@ -27,7 +29,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import secrets
 import tempfile
 import time
@@ -37,6 +38,8 @@ import psycopg
 from psycopg import conninfo, sql
 
 from ..errors import InvalidInput, NotFound, StoreError
+from . import archive_contents
+from .archive_contents import TOC_LINE
 from .backup_manifest import (
     is_archive,
     manifest_path,
@@ -46,11 +49,7 @@ from .backup_manifest import (
     write_manifest,
 )
 from .pg_programs import MAINTENANCE_DATABASE, connect, one_line, run, split
-
-# A line of `pg_restore --list`: "ID; CATALOG OID DESCRIPTION SCHEMA NAME OWNER", where the
-# description is one or more upper-case words ("TABLE DATA", "COMMENT") and the schema is "-"
-# for objects outside any schema.
-_TOC_LINE = re.compile(r"^\d+; \d+ \d+ (?P<desc>[A-Z]+(?: [A-Z]+)*) (?P<rest>(?:- |[a-z_\"]).*)$")
+from .scratch_server import scratch_server
 
 
 def backup(url: str, file: Path, *, overwrite: bool = False) -> dict:
@@ -151,7 +150,7 @@ def _toc(file: Path, env: dict[str, str], *, ours: bool = True) -> list[tuple[st
         )
     entries = []
     for line in listed.stdout.splitlines():
-        match = _TOC_LINE.match(line)
+        match = TOC_LINE.match(line)
         if match:
             entries.append((line, match["desc"], match["rest"]))
     if ours and not any(
@@ -211,6 +210,10 @@ def restore(url: str, file: Path, *, force: bool = False) -> dict:
     if not target:
         raise InvalidInput("the database URL names no database; add its name to the URL")
     target = str(target)
+    # What the archive holds is compared with what the migrations make, on a scratch server of
+    # its own, before anything on this server is touched (store/archive_contents.py).
+    with scratch_server() as server:
+        archive_contents.check(file, entries, server)
 
     with connect(url, MAINTENANCE_DATABASE) as admin:
         exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (target,)).fetchone()

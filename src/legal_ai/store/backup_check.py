@@ -1,10 +1,11 @@
 """The store's part of a restore proof (ops/backups.py: `legal-ai db restore --check FILE` and
 the scheduled `nightly-backup`): the archive read without restoring it (its first bytes, its
-manifest's size and SHA-256, pg_restore's table of contents, a legal-ai database's), then
-restored into a scratch database beside the live one, its rows counted, and that database
-dropped whatever happens. Nothing here touches the live database: the scratch database is new,
-named `<database>_proof_<random>`, and exists only while the proof runs; one left behind by a
-proof that was killed (no session on it) is dropped by the next proof.
+manifest's size and SHA-256, pg_restore's table of contents, a legal-ai database's), then, on a
+scratch PostgreSQL server of its own (store/scratch_server.py: a throwaway cluster in a temporary
+folder, stopped and deleted whatever happens), its table of contents compared with the schema
+the migrations make (store/archive_contents.py: an object they do not make is refused before
+anything is restored), restored there by an unprivileged login, and its rows counted. The live
+server is never connected to, let alone restored on.
 
 Errors are one line naming what is wrong (InvalidInput: the file; StoreError: the server, the
 restore, the counts), without connection details or paths."""
@@ -12,21 +13,15 @@ restore, the counts), without connection details or paths."""
 from __future__ import annotations
 
 import os
-import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
-from psycopg import conninfo
-
 from ..errors import InvalidInput, NotFound, StoreError
-from .backup import _toc, create_database, fill
+from .backup import _toc, fill
 from .backup_manifest import ARCHIVE_MAGIC, is_archive, read_manifest, row_counts
-from .db import drop_database, with_database
-from .pg_programs import MAINTENANCE_DATABASE, connect, one_line
+from .pg_programs import MAINTENANCE_DATABASE, connect
+from .scratch_server import ScratchServer
 
-SCRATCH_MARK = "_proof_"
+DATABASE = "proof"  # the restored database, on the scratch server
 
 
 def inspect(file: Path) -> dict:
@@ -53,48 +48,18 @@ def inspect(file: Path) -> dict:
     }
 
 
-@contextmanager
-def scratch(url: str, file: Path, entries: list[tuple[str, str, str]]) -> Iterator[dict]:
-    """`file` restored into a new database on the server of `url`: yields {"url", "database",
-    "notes"}; the database is dropped on leaving, whatever happened (a failed restore too)."""
-    target = str(conninfo.conninfo_to_dict(url).get("dbname") or "legal_ai")
-    prefix = f"{target[:30]}{SCRATCH_MARK}"
-    name = f"{prefix}{secrets.token_hex(4)}"
-    with connect(url, MAINTENANCE_DATABASE) as admin:
-        for left in leftovers(admin, prefix):
-            _drop(url, left)
-        create_database(admin, name)
+def restore(server: ScratchServer, file: Path, entries: list[tuple[str, str, str]]) -> dict:
+    """`file` (its table of contents `entries`, already checked: store/archive_contents.py)
+    restored whole, in one transaction, into a new database of the scratch `server` by its
+    unprivileged login: {"url", "notes"}."""
+    url = server.create_database(DATABASE)
+    with connect(server.url(MAINTENANCE_DATABASE)) as admin:
         try:
-            try:
-                notes = fill(url, admin, name, file, entries)
-            except StoreError as exc:
-                reason = str(exc).removeprefix("restore failed, nothing changed: ")
-                raise StoreError(f"{file.name} could not be restored: {reason}") from None
-            yield {"url": with_database(url, name), "database": name, "notes": notes}
-        finally:
-            _drop(url, name)
-
-
-def leftovers(admin: psycopg.Connection, prefix: str) -> list[str]:
-    """Scratch databases of earlier proofs (`prefix` + 8 hex digits) that no session uses: left
-    by a proof whose process was killed; one still in use is another proof's, running now."""
-    rows = admin.execute(
-        "SELECT d.datname FROM pg_database d WHERE starts_with(d.datname, %s)"
-        " AND d.datname ~ '_proof_[0-9a-f]{8}$'"
-        " AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)",
-        (prefix,),
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
-def _drop(url: str, name: str) -> None:
-    try:
-        drop_database(url, name)
-    except psycopg.Error as exc:
-        raise StoreError(
-            f"the scratch database {name} could not be dropped ({one_line(str(exc))}); drop it "
-            "by hand: DROP DATABASE ... WITH (FORCE)"
-        ) from None
+            notes = fill(url, admin, DATABASE, file, entries)
+        except StoreError as exc:
+            reason = str(exc).removeprefix("restore failed, nothing changed: ")
+            raise StoreError(f"{file.name} could not be restored: {reason}") from None
+    return {"url": url, "notes": notes}
 
 
 def counts(url: str) -> dict[str, int]:
