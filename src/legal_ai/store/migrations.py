@@ -145,8 +145,10 @@ def migrate(url: str, *, until: int | None = None) -> list[str]:
                     )
                 done.append(f"{migration.version:04d}_{migration.name}")
             if done and (until is None or until >= ALLOWLIST):
-                # The roles' privileges from the one list (0033), over what the migrations just
-                # made: a new table is readable and written by no role the list does not name.
+                # Every new function's search_path pinned, and the roles' privileges from the
+                # one list (0033) over what the migrations just made: a new table is readable
+                # and written by no role the list does not name.
+                conn.execute("SELECT pin_search_paths()")
                 conn.execute("SELECT apply_role_grants()")
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))

@@ -409,5 +409,11 @@ BEGIN
     END LOOP;
     EXECUTE format('ALTER FUNCTION apply_role_grants() SET search_path = %I, pg_catalog, pg_temp',
                    current_schema());
+    -- pin_search_paths names the schema by current_schema(): with pg_catalog first in its own
+    -- path it found pg_catalog and pinned nothing since 0027. It reads only pg_catalog's tables,
+    -- by schema, and only the owner runs it (`legal-ai db migrate` after every run).
+    EXECUTE format('ALTER FUNCTION pin_search_paths() SET search_path = %I, pg_catalog, pg_temp',
+                   current_schema());
 END $pin$;
+SELECT pin_search_paths();
 SELECT apply_role_grants();
