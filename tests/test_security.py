@@ -313,6 +313,7 @@ def test_an_upload_is_recorded_under_its_own_name_never_its_temp_path(app, tmp_p
             f"/api/cases/{case}/final/upload",
             headers={"Authorization": "Bearer her"},
             files={"file": ("final.txt", record["final_text"].encode())},
+            data={"appeal_type": record["appeal_type"]},  # her final's labels are hers
         )
         assert final.status_code == 200, final.text
     with app.store.pool.connection() as conn:

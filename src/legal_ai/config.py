@@ -172,6 +172,29 @@ class Settings(BaseSettings):
         description="The chair's desk: minutes a signed-in session may sit unused before it ends "
         "(she signs in again); every session ends 24 hours after sign-in regardless.",
     )
+    max_open_proposals: int = Field(
+        default=50,
+        ge=1,
+        le=200,
+        description="Agents: proposals (curator findings, lessons) one agent may have waiting "
+        "for the chair at once; past it HTTP and MCP answer 429 and nothing is written. The "
+        "database refuses past 200 per agent name (1000 per agent role or login) whatever this "
+        "says.",
+    )
+    max_new_cases: int = Field(
+        default=30,
+        ge=1,
+        le=200,
+        description="Agents: new cases one agent may open (by uploading a draft of a case not yet "
+        "known) per LEGAL_AI_NEW_CASES_WINDOW_MINUTES; past it 429 with Retry-After and nothing "
+        "is written. The database refuses past 200 per agent role or login in an hour.",
+    )
+    new_cases_window_minutes: int = Field(
+        default=60,
+        ge=1,
+        le=10080,
+        description="Agents: the window LEGAL_AI_MAX_NEW_CASES counts in, in minutes.",
+    )
     trusted_proxies: str = Field(
         default="",
         description="HTTP API and desk: the reverse proxies (comma-separated IP addresses or "

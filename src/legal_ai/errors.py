@@ -10,6 +10,7 @@ AppError
  ├── Unauthorized        no credential, or one we do not know (HTTP 401)
  ├── Forbidden           a known credential asking for what its role may not do (HTTP 403)
  │    └── RateLimited      too many failed sign-ins: wait (the message says how long; HTTP 429)
+ │         └── CapReached     an agent past one of its caps (open proposals, new cases): nothing written
  ├── TooLarge            an upload over the size cap (HTTP 413)
  ├── StoreError          the database could not be reached or started
  ├── ProviderError       an external service (embedder, LLM) failed or is not configured
@@ -119,6 +120,24 @@ class RateLimited(Forbidden):
         super().__init__(message)
         self.retry_after = retry_after
         self.account = account
+
+
+class CapReached(RateLimited):
+    """An agent past one of its caps (LEGAL_AI_MAX_OPEN_PROPOSALS, LEGAL_AI_MAX_NEW_CASES):
+    nothing was written. `cap` names the setting, `limit` its value; `retry_after` is None when
+    waiting alone does not help (open proposals wait for the chair's decisions). HTTP 429."""
+
+    def __init__(self, message: str, cap: str, limit: int, retry_after: int | None = None) -> None:
+        super().__init__(message, retry_after or 0)
+        self.retry_after = retry_after  # type: ignore[assignment]
+        self.cap, self.limit = cap, limit
+
+    def as_json(self) -> dict:
+        """What HTTP and MCP answer: the message, the cap's name and value, and when to retry."""
+        said = {"error": str(self), "status": 429, "cap": self.cap, "limit": self.limit}
+        if self.retry_after is not None:
+            said["retry_after"] = self.retry_after
+        return said
 
 
 class TooLarge(InvalidInput):

@@ -1,8 +1,8 @@
 """The server's log lines and the request id (issue 24 item 4; docs/deployment.md "Monitoring").
 
 - **Request id.** Every HTTP request has one (web/request_ids.py): the caller's `X-Request-ID`
-  when it is well formed (1-128 of `A-Z a-z 0-9 . _ : = + / -`), else a new one (32 hex
-  digits). It lives in `REQUEST_ID` (a context variable) for the request's duration, so
+  when it is well formed (8-128 of `A-Z a-z 0-9 . _ : = + / -`) and no earlier request used
+  it, else a new one (32 hex digits). It lives in `REQUEST_ID` (a context variable) for the request's duration, so
   everything the request does sees it: each log line carries it, and each transaction of the
   store sets it in the database session (`legal_ai.request_id`, store/db.py), where the audit,
   the search log and the model calls record it (migration 0031).
@@ -29,7 +29,7 @@ from .config import Settings
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("legal_ai_request_id", default=None)
 REQUEST_ID_HEADER = "X-Request-ID"
-_WELL_FORMED = re.compile(r"[A-Za-z0-9._:=+/-]{1,128}")
+_WELL_FORMED = re.compile(r"[A-Za-z0-9._:=+/-]{8,128}")
 FORMATS = ("json", "text")
 TEXT_FORMAT = "%(levelname)s %(name)s [%(request_id)s] %(message)s"
 

@@ -11,6 +11,7 @@ and a database with migrations pending is refused with what to run, never migrat
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -18,7 +19,7 @@ from pydantic import Field
 from .app import App
 from .auth import agent, agent_tokens
 from .config import Settings
-from .errors import AppError
+from .errors import AppError, CapReached
 from .mcp_knowledge import knowledge_tools
 
 Query = Annotated[
@@ -74,6 +75,8 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
                     config, principal=mcp_principal(config), surface="mcp", migrate=False
                 )
             return function(state["app"], **arguments)
+        except CapReached as exc:  # an agent's cap: the same JSON as HTTP's 429
+            raise ToolError(json.dumps(exc.as_json(), ensure_ascii=False)) from exc
         except AppError as exc:
             raise ToolError(str(exc)) from exc
 

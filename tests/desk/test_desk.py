@@ -316,9 +316,10 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
     )
     assert draft.status_code == 200, draft.text
     assert "טיוטה הוגשה" in draft.text and "נקלטה" in draft.text
+    labels = {k: record[k] for k in ("appeal_type", "outcome", "practice_area")}
     final = chair.post(
         "/cases/final/upload",
-        data={"csrf": token, "case_number": case},
+        data={"csrf": token, "case_number": case, **labels},  # the form asks for her labels
         files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
     )
     assert final.status_code == 200, final.text

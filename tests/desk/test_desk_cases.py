@@ -171,7 +171,7 @@ def test_an_upload_lands_on_its_case_with_the_figures_explained(chair, desk_app)
     assert "הטיוטה הזו כבר נקלטה (גרסה 1); לא נוספה גרסה חדשה" in said
     assert len([d for d in finals.pairs(desk_app)["pairs"] if d["case_number"] == case]) == 1
 
-    sent = upload(chair, "final", case, record["final_text"])
+    sent = upload(chair, "final", case, record["final_text"], **fields)  # the form asks hers
     assert sent.headers["location"] == page_of(case) + "?uploaded=final"
     page = chair.get(sent.headers["location"])
     assert problems(page.text) == []

@@ -131,7 +131,7 @@ def world(chair, desk_app, tmp_path) -> dict:
     )
     final = chair.post(
         "/cases/final/upload",
-        data={"csrf": token, "case_number": record["case_number"]},
+        data={"csrf": token, "case_number": record["case_number"], **fields},
         files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
     )
     assert draft.status_code == final.status_code == 200, final.text

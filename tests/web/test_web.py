@@ -71,6 +71,7 @@ def test_upload_pair_history_feedback_over_http(client):
         f"/api/cases/{case}/final/upload",
         headers=auth(CHAIR),
         files={"file": ("f.txt", record["final_text"].encode(), "text/plain")},
+        data={"appeal_type": record["appeal_type"], "outcome": record["outcome"]},  # hers
     )
     assert final.status_code == 200, final.text
     body = final.json()

@@ -109,6 +109,15 @@ def final_upload(
     ] = None,
     appeal_type: AppealType = None,
     outcome: Outcome = None,
+    labels_from_draft: Annotated[
+        bool,
+        typer.Option(
+            "--labels-from-draft",
+            help="The final's appeal type, outcome and practice area not given here are the "
+            "draft's, confirmed (without it they are taken marked unconfirmed, shown on her "
+            "case page)",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Upload the chair's signed final: style corpus, internal decisions, citations, held-out
@@ -122,6 +131,7 @@ def final_upload(
             decided_on=decided_on,
             appeal_type=appeal_type,
             outcome=outcome,
+            labels_from_draft=True if labels_from_draft else None,
         )
     if as_json:
         _print_json(result)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidInput
 from ..store import learning as store
 from ..text import blocks as text_blocks
-from . import copy_policy
+from . import agent_bounds, copy_policy
 from . import vocabulary as vocab
 from .decisions import read_decision, segment
 
@@ -53,8 +53,14 @@ def add_draft(
                     f"the final of {case} has already arrived (pair {pair['status']}); a draft "
                     "added now could not be compared fairly, so it is refused"
                 )
+            opener = agent_bounds.new_case(app, conn, case)  # an agent past its cap: refused
             store.upsert_case(
-                conn, case, appeal_type=appeal_type, outcome=outcome, practice_area=practice_area
+                conn,
+                case,
+                appeal_type=appeal_type,
+                outcome=outcome,
+                practice_area=practice_area,
+                created_by=opener,
             )
         draft, created = _stored_draft(
             conn,

@@ -87,23 +87,53 @@ def _read_case(app: Context, case: str, text: str) -> tuple:
     return seg, known, pair, draft
 
 
+LABELS = ("appeal_type", "outcome", "practice_area")
+
+
+def _labels(
+    name: str, seg, known: dict, draft: dict | None, given: dict, from_draft: bool | None
+) -> dict:
+    """Her final's appeal type, outcome and practice area (issue 31 item 6): what she gives;
+    for one she does not give, the draft's only when she confirms it (`from_draft` True), else
+    (False: HTTP and the desk) refused when the draft has one — a practice area read from her
+    own final's header is hers. None (the CLI's and scripts' default): the draft's, marked
+    `draft` (unconfirmed, shown on her case page). Labels a final already has stay unless she
+    gives new ones. {labels, source, from_draft: [names taken from the draft]}."""
+    if known.get("labels_source") == "final":
+        kept = {k: given.get(k) or known.get(k) for k in LABELS}
+        return {"labels": kept, "source": "final", "from_draft": []}
+    drafted = {k: (draft or {}).get(k) or known.get(k) for k in LABELS}
+    own_area = vocab.practice_area_from(seg.blocks["header"], seg.blocks.get("subject", ""))
+    fallback = {} if from_draft is False else drafted
+    labels = {k: given.get(k) or fallback.get(k) for k in LABELS}
+    labels["practice_area"] = labels["practice_area"] or own_area
+    taken = [k for k in LABELS if drafted[k] and not given.get(k) and labels[k] == drafted[k]]
+    if from_draft is False:
+        missing = [k for k in LABELS if drafted[k] and not labels[k]]
+        if missing:
+            said = ", ".join(f"{k} = {drafted[k]}" for k in missing)
+            raise InvalidInput(
+                f"{name}: the final's labels are the chair's: give {', '.join(missing)} (the "
+                f"draft says {said}), or labels_from_draft=true to confirm the draft's"
+            )
+        taken = []
+    source = "draft" if taken and from_draft is None else "final"
+    return {"labels": labels, "source": source, "from_draft": taken}
+
+
 def _final_fields(
     app: Context,
     case: str,
     name: str,
     seg,
     known: dict,
-    draft: dict | None,
     practice_area: str | None,
     decided_on: str | None,
 ) -> dict:
-    """The final's practice area, decision date and chair (given, stored, or read from it);
-    InvalidInput when one cannot be told."""
+    """The final's practice area (its labels', `_labels`), decision date and chair (given,
+    stored, or read from it); InvalidInput when one cannot be told."""
     fields = {
-        "practice_area": practice_area
-        or known.get("practice_area")
-        or (draft or {}).get("practice_area")
-        or vocab.practice_area_from(seg.blocks["header"], seg.blocks.get("subject", "")),
+        "practice_area": practice_area,
         "decided_on": vocab.iso_date(decided_on, "decided_on")
         or vocab.decision_date(seg.blocks.get("signature", ""), seg.blocks["header"]),
         "chair_name": known.get("chair_name") or app.settings.committee_chair,
@@ -134,22 +164,16 @@ def _write_final(
     ingestor,
     case: str,
     fields: dict,
-    appeal_type: str | None,
-    outcome: str | None,
+    labelled: dict,
     staged_style,
     staged_internal,
 ) -> tuple:
-    """The case row and both copies of the final written (the caller's transaction, the case
-    locked); its pair, locked; the copies' statuses; and whether nothing changed."""
+    """The case row (its labels the final's: `_labels`) and both copies of the final written
+    (the caller's transaction, the case locked); its pair, locked; the copies' statuses; and
+    whether nothing changed."""
     store.lock_case(conn, case)
-    store.upsert_case(
-        conn,
-        case,
-        practice_area=fields["practice_area"],
-        appeal_type=appeal_type,
-        outcome=outcome,
-        chair_name=fields["chair_name"],
-    )
+    store.upsert_case(conn, case, chair_name=fields["chair_name"])
+    store.set_final_labels(conn, case, labelled["labels"], labelled["source"])
     style_outcome, style_status = ingestor.write_staged(conn, staged_style)
     internal_outcome, internal_status = ingestor.write_staged(conn, staged_internal)
     pair = store.get_pair(conn, case, lock=True)
@@ -210,19 +234,51 @@ def _read_final(
     app: Context,
     case: str,
     path: Path,
-    practice_area: str | None,
+    given: dict,
+    from_draft: bool | None,
     decided_on: str | None,
     source_name: str | None,
 ) -> tuple:
-    """The final read: its text, its blocks, its case's pair, its fields and its two copies to
-    ingest (the style corpus's, the internal decisions')."""
+    """The final read: its text, its blocks, its case's pair, its labels, its fields and its two
+    copies to ingest (the style corpus's, the internal decisions')."""
     extracted = read_decision(app, path, source_name)
     seg, known, pair, draft = _read_case(app, case, extracted.text)
-    fields = _final_fields(
-        app, case, source_name or path.name, seg, known, draft, practice_area, decided_on
-    )
+    name = source_name or path.name
+    labelled = _labels(name, seg, known, draft, given, from_draft)
+    area = labelled["labels"]["practice_area"]
+    fields = _final_fields(app, case, name, seg, known, area, decided_on)
     style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
-    return extracted, seg, pair, fields, style_item, internal_item
+    return extracted, seg, pair, labelled, fields, style_item, internal_item
+
+
+def _shown_labels(labelled: dict) -> dict:
+    """The final's labels as the upload answers them: each label, whose they are
+    (`source`: final | draft) and which came from the draft (`from_draft`)."""
+    return {
+        **labelled["labels"],
+        "source": labelled["source"],
+        "from_draft": labelled["from_draft"],
+    }
+
+
+def _label_note(labelled: dict) -> list[str]:
+    if labelled["source"] != "draft":
+        return []
+    return [
+        "the final's " + ", ".join(labelled["from_draft"]) + " were taken from the draft, "
+        "unconfirmed: give them with the final (--appeal-type, --outcome, --practice-area) or "
+        "confirm the draft's (--labels-from-draft); her case page shows them as the draft's"
+    ]
+
+
+def _relabel(app: Context, case: str, labelled: dict) -> None:
+    """The same final again with labels: its case takes them (nothing else changes)."""
+    with app.store.transaction() as conn:
+        store.lock_case(conn, case)
+        known = sql_items.get_case(conn, case) or {}
+        now = {k: known.get(k) for k in LABELS}
+        if (now, known.get("labels_source")) != (labelled["labels"], labelled["source"]):
+            store.set_final_labels(conn, case, labelled["labels"], labelled["source"])
 
 
 def upload_final(
@@ -234,32 +290,42 @@ def upload_final(
     decided_on: str | None = None,
     appeal_type: str | None = None,
     outcome: str | None = None,
+    labels_from_draft: bool | str | None = None,
     source_name: str | None = None,
 ) -> dict:
+    """Store the chair's signed final (the module's docstring says what in order). Its labels
+    (appeal type, outcome, practice area) are hers: given here, or the draft's when
+    `labels_from_draft` is true; False (HTTP, the desk) refuses to take the draft's unasked;
+    None (the CLI's default) takes them marked unconfirmed (`_labels`)."""
     case = vocab.case_number(case)
     path = Path(path)
-    practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
-    appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
-    outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
-    extracted, seg, pair, fields, style_item, internal_item = _read_final(
-        app, case, path, practice_area, decided_on, source_name
+    given = {
+        "practice_area": vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area"),
+        "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
+        "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
+    }
+    from_draft = vocab.flag(labels_from_draft, "labels_from_draft")
+    extracted, seg, pair, labelled, fields, style_item, internal_item = _read_final(
+        app, case, path, given, from_draft, decided_on, source_name
     )
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
 
     final_hash = content_hash(internal_item)
     if _already_stored(app, case, pair, final_hash):
-        return _unchanged(app, case, pair)
+        _relabel(app, case, labelled)
+        return {**_unchanged(app, case, pair), "labels": _shown_labels(labelled)}
 
     ingestor = app.ingestor()
     staged_style = ingestor.stage(style_item, style_corpus)
     staged_internal = ingestor.stage(internal_item, internal_corpus)  # same texts: cache hits
     notes: list[str] = list(extracted.reading)  # what reading the file did (DOCX: changes accepted)
+    notes += _label_note(labelled)
     with app.store.transaction() as conn:
         pair, style_status, internal_status, unchanged = _write_final(
-            conn, ingestor, case, fields, appeal_type, outcome, staged_style, staged_internal
+            conn, ingestor, case, fields, labelled, staged_style, staged_internal
         )
-        if unchanged:
-            return _unchanged(app, case, pair)  # another upload of this file won the race
+        if unchanged:  # another upload of this file won the race (the labels given written)
+            return {**_unchanged(app, case, pair), "labels": _shown_labels(labelled)}
         pair, style_row, internal_row = _advance_pair(conn, case, pair, seg.blocks, notes)
         cited = _citations(conn, case, internal_row["id"], extracted.text)
         pair, history_row = _held_out(conn, pair, seg.blocks, extracted.text, notes)
@@ -283,6 +349,7 @@ def upload_final(
         "citations": cited,
         "history_row": history_row,
         "learning_job": job["id"] if job else None,
+        "labels": _shown_labels(labelled),
         "notes": notes,
         "metadata": metadata.report_of(app, internal_row["id"]),  # awaiting metadata: what to set
     }

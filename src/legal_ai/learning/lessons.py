@@ -29,6 +29,7 @@ from ..store import items as sql_items
 from ..store import jsonable
 from ..store import learning as store
 from ..text.hebrew import normalize
+from . import agent_bounds
 from . import vocabulary as vocab
 from .gate import Gated
 from .promotion import chosen_lessons, fold_into_profile
@@ -91,13 +92,20 @@ def propose(
         else {}
     )
     try:
-        return _insert(app, case, category, text, source, block, appeal_type, outcome, decided)
+        with app.store.transaction() as conn:
+            agent_bounds.open_proposals(app, conn, [_dedupe_key(source, case, category, text)])
+            return _insert(
+                app, conn, case, category, text, source, block, appeal_type, outcome, decided
+            )
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
+    except psycopg.errors.ConfigurationLimitExceeded as exc:
+        raise agent_bounds.from_database(exc) from None
 
 
 def _insert(
     app: Context,
+    conn: psycopg.Connection,
     case: str | None,
     category: str,
     text: str,
@@ -107,30 +115,30 @@ def _insert(
     outcome: str | None,
     decided: dict,
 ) -> dict:
-    with app.store.transaction() as conn:
-        kinds = store.category_kinds(conn)
-        vocab.choice(category, tuple(kinds), "lesson category", required=True)
-        pair = store.get_pair(conn, case) if case else None
-        known = sql_items.get_case(conn, case) if case else None
-        if case and known is None:
-            raise NotFound(f"unknown case {case}; add its draft or final first")
-        row, created = store.insert_lesson(
-            conn,
-            {
-                "pair_id": pair["id"] if pair else None,
-                "case_number": case,
-                "category": category,
-                "text": text,
-                "block": vocab.block(block),
-                # Scoped only when asked: a lesson learned on one case is general by default.
-                "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
-                "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
-                "source": source,
-                "dedupe_key": _dedupe_key(source, case, category, text),
-                "proposed_by": app.principal.actor,
-                **decided,
-            },
-        )
+    """The lesson inserted in the caller's transaction (or found: the same lesson again)."""
+    kinds = store.category_kinds(conn)
+    vocab.choice(category, tuple(kinds), "lesson category", required=True)
+    pair = store.get_pair(conn, case) if case else None
+    known = sql_items.get_case(conn, case) if case else None
+    if case and known is None:
+        raise NotFound(f"unknown case {case}; add its draft or final first")
+    row, created = store.insert_lesson(
+        conn,
+        {
+            "pair_id": pair["id"] if pair else None,
+            "case_number": case,
+            "category": category,
+            "text": text,
+            "block": vocab.block(block),
+            # Scoped only when asked: a lesson learned on one case is general by default.
+            "appeal_type": vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type"),
+            "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
+            "source": source,
+            "dedupe_key": _dedupe_key(source, case, category, text),
+            "proposed_by": app.principal.actor,
+            **decided,
+        },
+    )
     return {**jsonable(row), "created": created}
 
 
@@ -298,8 +306,22 @@ def record_curator_findings(app: Context, case: str, findings: list[str]) -> dic
                 f"finding {finding!r} has no known tag; start it with one of: "
                 + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS)
             )
-        parsed.append((category, match.group("text").strip()))
-    rows = [propose(app, case, category, text, source="curator") for category, text in parsed]
+        text = vocab.free_text(match.group("text").strip(), "lesson text", max_chars=4000)
+        parsed.append((category, text))
+    case = vocab.case_number(case)
+    # All or nothing, in one transaction: past the agent's cap, none of them is recorded.
+    try:
+        with app.store.transaction() as conn:
+            keys = [_dedupe_key("curator", case, category, text) for category, text in parsed]
+            agent_bounds.open_proposals(app, conn, keys)
+            rows = [
+                _insert(app, conn, case, category, text, "curator", None, None, None, {})
+                for category, text in parsed
+            ]
+    except psycopg.errors.CheckViolation as exc:
+        raise _gate_error(exc) from None
+    except psycopg.errors.ConfigurationLimitExceeded as exc:
+        raise agent_bounds.from_database(exc) from None
     return {
         "case_number": vocab.case_number(case),
         "recorded": sum(1 for r in rows if r["created"]),

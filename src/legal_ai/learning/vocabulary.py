@@ -85,6 +85,20 @@ def choice(
     return value
 
 
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+def flag(value: bool | str | None, what: str) -> bool | None:
+    """A yes/no a caller gave (a form's `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`, or a
+    bool); None when not given."""
+    if value is None or isinstance(value, bool):
+        return value
+    said = str(value).strip().lower()
+    if said in _TRUE or said in _FALSE:
+        return said in _TRUE
+    raise InvalidInput(f"{what} {value!r}: write true or false")
+
+
 def block(value: str | None) -> str | None:
     return choice(value, BLOCKS, "block")
 

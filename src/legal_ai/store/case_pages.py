@@ -128,3 +128,17 @@ def linked_rulings(conn: psycopg.Connection, ids: list[int]) -> dict[int, dict]:
         "SELECT id, doc_id, source_kind FROM case_law WHERE id = ANY(%s)", (ids,)
     ).fetchall()
     return {r["id"]: r for r in rows}
+
+
+def labels_of(conn: psycopg.Connection, case_number: str) -> dict | None:
+    """The case's labels (its final's once `labels_source` is set) and its latest draft's."""
+    return conn.execute(
+        "SELECT c.appeal_type, c.outcome, c.practice_area, c.labels_source,"
+        " d.appeal_type AS draft_appeal_type, d.outcome AS draft_outcome,"
+        " d.practice_area AS draft_practice_area"
+        " FROM cases c LEFT JOIN LATERAL (SELECT x.appeal_type, x.outcome, x.practice_area"
+        "  FROM drafts x WHERE x.case_number = c.case_number ORDER BY x.version DESC LIMIT 1) d"
+        "  ON true"
+        " WHERE c.case_number = %s",
+        (case_number,),
+    ).fetchone()

@@ -41,15 +41,21 @@ def lock_case(conn: psycopg.Connection, case_number: str) -> None:
 
 def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> dict:
     """Create the case or fill in what it lacks (given values win over NULLs, never over a
-    value the chair set)."""
+    value the chair set: the labels of a case whose final arrived, `labels_source`, stay; its
+    final sets them with `set_final_labels`). `created_by`: who opens it (an agent's name)."""
     given = {k: v for k, v in fields.items() if v is not None}
     conn.execute(
-        "INSERT INTO cases (case_number, practice_area, appeal_type, outcome, chair_name)"
-        " VALUES (%(case)s, %(practice_area)s, %(appeal_type)s, %(outcome)s, %(chair_name)s)"
+        "INSERT INTO cases (case_number, practice_area, appeal_type, outcome, chair_name,"
+        " created_by)"
+        " VALUES (%(case)s, %(practice_area)s, %(appeal_type)s, %(outcome)s, %(chair_name)s,"
+        " %(created_by)s)"
         " ON CONFLICT (case_number) DO UPDATE SET"
-        " practice_area = coalesce(EXCLUDED.practice_area, cases.practice_area),"
-        " appeal_type = coalesce(EXCLUDED.appeal_type, cases.appeal_type),"
-        " outcome = coalesce(EXCLUDED.outcome, cases.outcome),"
+        " practice_area = CASE WHEN cases.labels_source IS NULL"
+        " THEN coalesce(EXCLUDED.practice_area, cases.practice_area) ELSE cases.practice_area END,"
+        " appeal_type = CASE WHEN cases.labels_source IS NULL"
+        " THEN coalesce(EXCLUDED.appeal_type, cases.appeal_type) ELSE cases.appeal_type END,"
+        " outcome = CASE WHEN cases.labels_source IS NULL"
+        " THEN coalesce(EXCLUDED.outcome, cases.outcome) ELSE cases.outcome END,"
         " chair_name = coalesce(cases.chair_name, EXCLUDED.chair_name)",
         {
             "case": case_number,
@@ -57,9 +63,29 @@ def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> di
             "appeal_type": given.get("appeal_type"),
             "outcome": given.get("outcome"),
             "chair_name": given.get("chair_name"),
+            "created_by": given.get("created_by"),
         },
     )
     return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
+
+
+def set_final_labels(
+    conn: psycopg.Connection, case_number: str, labels: dict[str, str | None], source: str
+) -> dict:
+    """The case's appeal type, outcome and practice area as its final's (`source`: `final`,
+    given with it or confirmed; `draft`, the draft's unconfirmed). Migration 0034 refuses it to
+    an agent, and to any request role but the chair's over labels that are the final's."""
+    return conn.execute(
+        "UPDATE cases SET appeal_type = %s, outcome = %s, practice_area = %s, labels_source = %s"
+        " WHERE case_number = %s RETURNING *",
+        (
+            labels.get("appeal_type"),
+            labels.get("outcome"),
+            labels.get("practice_area"),
+            source,
+            case_number,
+        ),
+    ).fetchone()
 
 
 def find_draft(conn: psycopg.Connection, case_number: str, content_hash: str) -> dict | None:

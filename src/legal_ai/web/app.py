@@ -74,7 +74,7 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     api.add_middleware(errors.Edge, max_file=api.state.max_file)
     # GET /metrics and the app's own registry (web/metrics.py); outermost, each request's id
     # and the registry its searches and uploads count in (web/request_ids.py).
-    api.add_middleware(RequestContext, metrics=metrics.mount(api, settings, legal))
+    api.add_middleware(RequestContext, metrics=metrics.mount(api, settings, legal), legal=legal)
 
     include(api, health.router)
     if settings.api_schema:

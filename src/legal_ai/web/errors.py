@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..config import Settings
 from ..errors import (
     AppError,
+    CapReached,
     Conflict,
     Forbidden,
     InvalidInput,
@@ -40,6 +41,7 @@ from ..errors import (
     TooLarge,
     Unauthorized,
 )
+from ..learning import agent_bounds
 from ..metrics import uploaded
 from .uploads import UnsupportedMediaType, upload_kind
 
@@ -91,6 +93,10 @@ def install(api: FastAPI, settings: Settings) -> None:
             logger.error("database unavailable: %s", exc)
             return error(503, "the database is unavailable; try again (details in the server log)")
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        if isinstance(exc, CapReached):  # an agent's cap: its name and value, nothing written
+            said = {**exc.as_json(), "error": scrub(str(exc))}
+            wait = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+            return JSONResponse(said, status_code=429, headers=wait)
         if isinstance(exc, RateLimited):
             headers = {"Retry-After": str(exc.retry_after)}
         return error(status, scrub(str(exc)), headers)
@@ -126,6 +132,8 @@ def install(api: FastAPI, settings: Settings) -> None:
                 "the database is busy: no connection was free in time; try again shortly",
                 {"Retry-After": "1"},
             )
+        if isinstance(exc, psycopg.errors.ConfigurationLimitExceeded):  # migration 0034
+            return await app_error(request, agent_bounds.from_database(exc))
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
             return error(
                 403,

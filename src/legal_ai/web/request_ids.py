@@ -4,8 +4,12 @@
 it sets are those of the request's own task, which FastAPI's worker threads and the MCP tools'
 handlers inherit). For each request it:
 
-- takes the caller's `X-Request-ID` when well formed (logs.well_formed), else makes one, and
-  returns it in the response's `X-Request-ID`, whatever the answer (an error, a desk page);
+- takes the caller's `X-Request-ID` only when it is well formed (logs.well_formed: 8-128 of a
+  safe charset) and unseen — not used by an earlier request of this process (`SeenIds`, the
+  newest 100,000) nor recorded by any row of the database (store/request_ids.py: the audit, the
+  search log, the model calls; a database that cannot answer counts as seen) — else makes one,
+  and returns the id actually used in the response's `X-Request-ID`, whatever the answer (an
+  error, a desk page): an agent cannot file its rows under another's request;
 - sets `logs.REQUEST_ID` (log lines, and the store's transactions: the audit, search-log and
   model-call rows) and `metrics.CURRENT` (the app's registry: searches and uploads counted);
 - logs one access line when the answer has gone (`legal_ai.web.access`: method, path without
@@ -16,35 +20,83 @@ handlers inherit). For each request it:
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
+from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id, well_formed
 from ..metrics import CURRENT, Metrics
+from ..store import request_ids as recorded_ids
 
 access = logging.getLogger("legal_ai.web.access")
+logger = logging.getLogger(__name__)
 QUIET = ("/metrics", "/healthz")
 HEADER = REQUEST_ID_HEADER.lower().encode()
+REMEMBERED = 100_000
 
 
-def chosen(scope: Scope) -> str:
-    """The request's id: its well-formed X-Request-ID, else a new one."""
-    given = dict(scope.get("headers") or []).get(HEADER, b"")
-    text = given.decode("latin-1").strip()
-    return text if well_formed(text) else new_request_id()
+class SeenIds:
+    """The ids this process's requests used, newest `size` kept: `claim(id)` is True for an id
+    not among them (and remembers it), False for one already used."""
+
+    def __init__(self, size: int = REMEMBERED) -> None:
+        self.size = size
+        self._ids: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def claim(self, rid: str) -> bool:
+        with self._lock:
+            if rid in self._ids:
+                return False
+            self._ids[rid] = None
+            if len(self._ids) > self.size:
+                self._ids.popitem(last=False)
+            return True
+
+
+def given_id(scope: Scope) -> str:
+    raw = dict(scope.get("headers") or []).get(HEADER, b"")
+    return raw.decode("latin-1").strip()
 
 
 class RequestContext:
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, legal: Any = None) -> None:
         self.app = app
         self.metrics = metrics
+        self.legal = legal  # its store answers whether an id is recorded (None: memory only)
+        self.seen = SeenIds()
+
+    async def chosen(self, scope: Scope) -> str:
+        """The request's id: its X-Request-ID when well formed and unseen, else a new one."""
+        text = given_id(scope)
+        if not well_formed(text) or not self.seen.claim(text):
+            return self._fresh()
+        if self.legal is not None and await run_in_threadpool(self._recorded, text):
+            return self._fresh()
+        return text
+
+    def _fresh(self) -> str:
+        rid = new_request_id()
+        self.seen.claim(rid)
+        return rid
+
+    def _recorded(self, rid: str) -> bool:
+        try:
+            with self.legal.store.connection() as conn:
+                return recorded_ids.recorded(conn, rid)
+        except Exception:  # no answer: the caller's id is not taken on trust
+            logger.warning("could not look up a request id; a new one is used", exc_info=True)
+            return True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        rid = chosen(scope)
+        rid = await self.chosen(scope)
         status = 0
 
         async def stamped(message: Message) -> None:

@@ -37,7 +37,9 @@ from ..metrics import uploaded
 logger = logging.getLogger(__name__)
 # The form fields an upload takes beside its file (the API's and the desk's forms alike).
 DRAFT_FIELDS = frozenset({"appeal_type", "outcome", "practice_area"})
-FINAL_FIELDS = frozenset({"practice_area", "decided_on", "appeal_type", "outcome"})
+FINAL_FIELDS = frozenset(
+    {"practice_area", "decided_on", "appeal_type", "outcome", "labels_from_draft"}
+)
 
 # extension -> (kind shown to the user, content types a client may declare for it)
 ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
@@ -344,7 +346,10 @@ async def handled(
                 answer = await run_in_threadpool(work, received)
             except AppError as exc:
                 message = str(exc).replace(str(received.path), received.name)
-                refused = type(exc)(message.replace(str(folder), ""))
+                # The same kind with what it carries (a cap's name, a wait), its message bare.
+                refused = type(exc).__new__(type(exc))
+                refused.__dict__.update(exc.__dict__)
+                refused.args = (message.replace(str(folder), ""),)
                 refused.fields = dict(received.fields)  # the form as it was filled, to show again
                 raise refused from None
     except Exception as exc:

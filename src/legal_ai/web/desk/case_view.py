@@ -23,6 +23,7 @@ from ...store import learning as learning_store
 from ...text.parties import party_line
 from . import labels
 from .case_figures import figures, learning_state, plural
+from .case_labels import labels_state
 from .labels import bdi
 from .timeline import timeline
 
@@ -170,6 +171,7 @@ def _read(conn: Any, row: dict) -> dict:
         "precedents": store.precedents_of(conn, case),
         "cited": learning_store.citations_of(conn, case_law_id) if case_law_id else [],
         "metadata": metadata.state_of(conn, case_law_id) if case_law_id else None,
+        "final_labels": labels_state(conn, case),
     }
 
 

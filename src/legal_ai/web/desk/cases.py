@@ -144,6 +144,8 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             if not case.strip():
                 raise InvalidInput("the case number is empty; write it")
             given = {k: v for k, v in given.items() if v}
+            if kind == "final":  # her final's labels are hers: the form asks (prefilled)
+                given.setdefault("labels_from_draft", False)
             return service(
                 desk.view, case, received.path, source_name=f"upload:{received.name}", **given
             )

@@ -229,6 +229,8 @@ MODEL_ROLE = {
     "voice_writer": "כתיבת מסמכי הקול",
     "enricher": "כתיבת תקצירים ותגיות להחלטות",
 }
+# The names of a final's labels (a draft labelled otherwise than her final: the case page).
+LABEL_NAME = {"appeal_type": "סוג ערר", "outcome": "תוצאה", "practice_area": "תחום"}
 # What health re-checks of the rows only the system writes (ops/rechecks.py), by check.
 RECHECK = {
     "copy_fingerprints": "טביעות בדיקת ההעתקה של ההחלטות",
@@ -240,6 +242,7 @@ RECHECK = {
 
 TABLES: dict[str, dict[str, str]] = {
     "corpus": CORPUS,
+    "label_name": LABEL_NAME,
     "appeal_type": APPEAL_TYPE,
     "outcome": OUTCOME,
     "practice_area": PRACTICE_AREA,

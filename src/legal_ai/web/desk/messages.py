@@ -34,6 +34,10 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
     (r"is the chair's decision|only the chair", 'ההכרעה שמורה ליו"ר'),
     (r"nothing to edit", "לא שונה דבר: כתבי נוסח חדש או בחרי קטגוריה אחרת"),
+    (
+        r"the final's labels are the chair's",
+        "סוג הערר, התוצאה והתחום של ההחלטה החתומה נקבעים בידייך: בחרי אותם בטופס",
+    ),
     (r"no draft/final pair", "אין לתיק זוג טיוטה והחלטה"),
     (r"^no .* (item|doc_id)|^no \w+ \d+", "הפריט לא נמצא (אולי נמחק בינתיים)"),
     (r"a bulk action takes", "פעולה מרוכזת חלה על פריט אחד לפחות ועד מספר מוגבל"),
@@ -53,6 +57,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     (r"backtracks|not a valid (regular expression|pattern)", "הביטוי הרגולרי אינו תקין"),
     (r"wrong name or password", "שם המשתמש או הסיסמה שגויים"),
     (r"too many (failed )?sign-ins", "יותר מדי ניסיונות כניסה שגויים; המתיני ונסי שוב"),
+    (r"open proposals cap|new cases cap", "הסוכן הגיע למכסה שלו; דבר לא נשמר"),
     (r"changed after", "הטקסט השתנה מאז; טעני את הדף מחדש"),
     (r"already", "הפריט כבר במצב אחר; טעני את הדף מחדש"),
 )

@@ -52,11 +52,18 @@ async def draft_upload(case: str, request: Request, view: Acting) -> dict:
     return await uploaded(request, view, uploads.DRAFT_FIELDS, drafts.add_draft, case)
 
 
+def her_final(view: Any, case: str, path: Any, **fields: Any) -> dict:
+    """Her final over HTTP: its labels are hers — given with it, or the draft's only when she
+    sends labels_from_draft=true (else a draft's labels she did not give are refused, 400)."""
+    fields.setdefault("labels_from_draft", False)
+    return finals.upload_final(view, case, path, **fields)
+
+
 @router.post("/api/cases/{case:path}/final/upload")
 async def final_upload(
     case: str, request: Request, view: Annotated[Any, Depends(chair_final)]
 ) -> dict:
-    return await uploaded(request, view, uploads.FINAL_FIELDS, finals.upload_final, case)
+    return await uploaded(request, view, uploads.FINAL_FIELDS, her_final, case)
 
 
 @router.post("/api/cases/{case:path}/promote")

@@ -1,0 +1,17 @@
+"""Whether a request id was used already (issue 31 item 7): the rows a request writes carry its
+id (migration 0031: the audit, the search log, the model calls), so an id found there belongs to
+a request that ran before — whoever sent it."""
+
+from __future__ import annotations
+
+import psycopg
+
+
+def recorded(conn: psycopg.Connection, request_id: str) -> bool:
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM learning_audit WHERE request_id = %(r)s)"
+        " OR EXISTS (SELECT 1 FROM search_log WHERE request_id = %(r)s)"
+        " OR EXISTS (SELECT 1 FROM model_calls WHERE request_id = %(r)s) AS used",
+        {"r": request_id},
+    ).fetchone()
+    return bool(row["used"])
