@@ -153,6 +153,7 @@ class Run:
                 f"/api/cases/{case}/final/upload",
                 headers={"Authorization": f"Bearer {CHAIR}"},
                 files={"file": ("final.txt", final_text.encode())},
+                data={"appeal_type": "permit", "outcome": "partially_accepted"},  # hers
             )
             seconds = time.perf_counter() - started
             self.uploading = False
