@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from legal_ai.auth import system_principal
 from legal_ai.learning import lesson_panel, lessons
+from legal_ai.learning import vocabulary as vocab
 from legal_ai.learning.engine import recorder
 from legal_ai.providers.models import CallRecord
+from legal_ai.store import jsonable
+from legal_ai.store import learning as learning_store
 
 ENGINE = system_principal("learning-engine")
 
@@ -20,8 +23,32 @@ def engine(app):
 
 
 def distilled(app, case, category, text, **kw) -> dict:
-    """A lesson the system's distillation proposed (the only kind the panel may decide)."""
-    return lessons.propose(engine(app), case, category, text, source="distillation", **kw)
+    """A lesson the system's distillation proposed (the only kind the panel may decide), as its
+    stage records one: a style lesson with `evidence_verified` (the stage found its evidence on
+    her edits; the database admits the flag from the worker's role only), substance without.
+    Whether a distilled lesson earns the flag is tested through the distiller itself
+    (learning/test_engine_stages.py, reliability/test_red_team_lessons.py)."""
+    stage = engine(app)
+    case = vocab.case_number(case) if case else None
+    with stage.store.transaction() as conn:
+        pair = learning_store.get_pair(conn, case) if case else None
+        row, created = learning_store.insert_lesson(
+            conn,
+            {
+                "pair_id": pair["id"] if pair else None,
+                "case_number": case,
+                "category": category,
+                "text": text,
+                "block": kw.get("block"),
+                "appeal_type": kw.get("appeal_type"),
+                "outcome": kw.get("outcome"),
+                "source": "distillation",
+                "dedupe_key": lessons._dedupe_key("distillation", case, category, text),
+                "proposed_by": stage.principal.actor,
+                "evidence_verified": learning_store.category_kinds(conn)[category] == "style",
+            },
+        )
+    return {**jsonable(row), "created": created}
 
 
 def system_call(app, stage: str, model: str) -> int:

@@ -34,7 +34,7 @@ from legal_ai.learning.engine import recorder as engine_recorder
 from legal_ai.providers.models import make_model, parse_spec
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai
-from system_panel import panel_decides
+from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
 
@@ -342,6 +342,9 @@ def test_near_duplicates_corroborate_across_finals(app, tmp_path, models):
     ]
     base = distill.distill(engine, first["case_number"], make("distiller"))
     assert len(base["proposed"]) == 2 and base["merged"] == 1
+    # Only a lesson she (or the panel) approved is corroborated: she approves the opening one.
+    opening = next(r for r in lesson_rows(app) if r["text"] == OPENING)
+    lessons.review(app.acting_as(CHAIR), opening["id"], "approve")
     # The next final: a paraphrase of the opening lesson (cosine 0.97: corroborates it) and a
     # lesson about another filler (as close in embedding, but it quotes a different phrase).
     script.lessons = [
@@ -673,7 +676,7 @@ def test_kappa_and_ac1_undefined():
 
 def test_panel_stats_against_the_chair(app, tmp_path, cli_env):
     rec = upload_pair(app, tmp_path, 0)
-    case, engine, chair = rec["case_number"], engine_of(app), app.acting_as(CHAIR)
+    case, chair = rec["case_number"], app.acting_as(CHAIR)
     votes = {
         "yes": ("approve", "approve"),
         "no": ("reject", "reject"),
@@ -689,7 +692,7 @@ def test_panel_stats_against_the_chair(app, tmp_path, cli_env):
         ("waiting", "split", None),
     ]
     for name, said, decision in plan:
-        row = lessons.propose(engine, case, "style", f"שיעור {name}")
+        row = distilled(app, case, "style", f"שיעור {name}")
         panel_decides(app, row["id"], {"openai:a": votes[said][0], "openai:b": votes[said][1]})
         if decision:
             lessons.review(chair, row["id"], decision)

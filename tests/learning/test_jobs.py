@@ -28,6 +28,7 @@ from legal_ai.learning import drafts, engine, finals, jobs, lesson_panel, lesson
 from legal_ai.ops.worker import STAGES
 from legal_ai.store import engine as store
 from llm_servers import Reply, schema_name, scripted_openai
+from system_panel import distilled
 
 pytestmark = pytest.mark.db
 
@@ -117,7 +118,7 @@ def double_stages(fail: str | None = None) -> jobs.Stages:
         said = model.ask("distill the pair", f"case {case}", Said, stage="distill")
         if fail == "distill":
             raise ProviderError("scripted failure of the distiller")
-        row = lessons.propose(app, case, "style", said.text, source="distillation")
+        row = distilled(app, case, "style", said.text)
         return {
             "proposed": [row["id"]],
             "routed_to_chair": 0,

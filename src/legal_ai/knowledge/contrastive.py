@@ -60,15 +60,8 @@ NUMBER_WORDS = frozenset(
         "אלפיים אלפים מיליון"
     ).split()
 )
-# The outcome of the appeal and its operative terms (a condition, a cancellation).
-OUTCOME_WORDS = frozenset(
-    word_key(w)
-    for w in (
-        "נדחה נדחית נדחים נדחו להידחות לדחות דוחים מתקבל מתקבלת מתקבלים התקבל להתקבל לקבל "
-        "מקבלים מוחזר מוחזרת יוחזר להחזיר מחזירים בחלקו יותנה תותנה מותנה מותנית להתנות בתנאי "
-        "תנאי יבוטל תבוטל מבוטל מבוטלת לבטל"
-    ).split()
-)
+# The outcome of the appeal and its operative terms: one vocabulary with the lessons' purity.
+OUTCOME_WORDS = purity.OUTCOME_WORDS
 MIN_WORDS = 4  # words on each side of an example
 # Words the two sides share, at least this share of the shorter side: below it she did not
 # reword our paragraph but wrote another one (content, not wording).

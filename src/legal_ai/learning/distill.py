@@ -11,9 +11,15 @@ verbatim spans of our draft and of her final it comes from.
   A lesson whose evidence is not found is dropped and counted.
 - Voice purity (learning/purity.py): a lesson that carries substance is routed to the chair
   under a substance category and never reaches the panel.
+- Her edits (learning/lesson_evidence.py): a style lesson whose evidence shows no change of hers,
+  that copies our draft's words she removed, or that prescribes an outcome or a party's position
+  goes to the chair (needs_chair, with the reason) under its own category; the others are stored
+  with `evidence_verified`, the only lessons the panel sees.
 - Near-duplicates: a style lesson whose embedding is within `DUPLICATE_COSINE` of a lesson of the
   same category learned on another case (and that quotes no different phrase) corroborates that
-  lesson instead of adding a new one, once per case.
+  lesson instead of adding a new one, once per case — only a lesson the chair or the panel
+  approved: near a lesson merely proposed (an agent's curator finding, another final's
+  undecided lesson) the candidate stays a lesson of its own and goes through the panel.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from ..store import engine_lessons as engine_store
 from ..store import learning as store
 from ..text.blocks import BLOCKS
 from ..text.hebrew import normalize
-from . import purity
+from . import lesson_evidence, purity
 from . import vocabulary as vocab
 from .lessons import _dedupe_key
 
@@ -236,6 +242,7 @@ class _Candidate:
     text: str
     evidence: dict
     routed: tuple[str, str] | None
+    to_chair: str | None = None  # why a style lesson waits for the chair (lesson_evidence)
     vector: np.ndarray | None = None
     duplicate: tuple[dict, float] | None = None
     same_as: int | None = None  # index of an earlier candidate of this answer it repeats
@@ -243,8 +250,10 @@ class _Candidate:
 
 def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = None) -> dict:
     """Ask `model` for the style lessons of the analyzed pair of `case`; keep those whose
-    evidence is found; route substance to the chair; corroborate near-duplicates; store the rest
-    as proposed. Returns {"proposed": [ids of proposed style lessons], "routed_to_chair",
+    evidence is found; route substance to the chair, and a style lesson that does not rest on
+    her edits; corroborate near-duplicates of approved lessons; store the rest as proposed.
+    Returns {"proposed": [ids of style lessons the panel may see], "routed_to_chair" (all sent
+    to her), "evidence_to_chair" (of them, style lessons sent by lesson_evidence),
     "dropped_evidence", "corroborated", "merged", "invalid"}. A model failure (ProviderError)
     writes nothing."""
     case = vocab.case_number(case)
@@ -262,6 +271,7 @@ def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = N
         "proposed": [],
         "routed_to_chair": 0,
         "dropped_evidence": 0,
+        "evidence_to_chair": 0,
         "corroborated": 0,
         "merged": 0,
         "invalid": 0,
@@ -296,8 +306,10 @@ def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = N
             model_reason=lesson.substance_reason,
             model_category=lesson.substance_category,
         )
-        candidates.append(_Candidate(lesson.category, lesson.block, text, found, routed))
-    _find_duplicates(app, case, [c for c in candidates if c.routed is None])
+        found["her_edit"] = lesson_evidence.her_edit(found, draft, final)
+        to_chair = None if routed else lesson_evidence.to_the_chair(text, found, draft, final)
+        candidates.append(_Candidate(lesson.category, lesson.block, text, found, routed, to_chair))
+    _find_duplicates(app, case, [c for c in candidates if c.routed is None and not c.to_chair])
     return _write(app, case, pair, candidates, model.spec.name, job_id, report)
 
 
@@ -359,7 +371,7 @@ def _write(
             if candidate.same_as is not None:
                 report["merged"] += 1
                 continue
-            category, reason = candidate.routed or (candidate.category, None)
+            category, reason = candidate.routed or (candidate.category, candidate.to_chair)
             values = {
                 "pair_id": pair["id"],
                 "case_number": case,
@@ -371,6 +383,7 @@ def _write(
                 "proposed_by": actor,
                 "routed_reason": reason,
                 "needs_chair": reason is not None,
+                "evidence_verified": reason is None,
                 "job_id": job_id,
                 "evidence": {
                     **candidate.evidence,
@@ -381,6 +394,7 @@ def _write(
             row, _ = store.insert_lesson(conn, values)
             if reason is not None:
                 report["routed_to_chair"] += 1
+                report["evidence_to_chair"] += candidate.to_chair is not None
             elif row["review_status"] == "proposed" and row["id"] not in report["proposed"]:
                 report["proposed"].append(row["id"])
     return report

@@ -88,12 +88,15 @@ def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
 
 def panel_may_vote(lesson: dict) -> bool:
     """Whether the system's panel may decide `lesson`: a proposed style lesson the system's own
-    distillation proposed (under the worker's role) and not already sent to the chair. Curator
-    findings and whatever an agent proposes wait for her (the database holds the same rule)."""
+    distillation proposed (under the worker's role), whose evidence it verified on her edits
+    (`evidence_verified`, learning/lesson_evidence.py), and not already sent to the chair.
+    Curator findings and whatever an agent proposes wait for her (the database holds the same
+    rule)."""
     return (
         lesson["kind"] == "style"
         and lesson["review_status"] == "proposed"
         and lesson["source"] == "distillation"
         and not lesson["needs_chair"]
+        and bool(lesson.get("evidence_verified"))
         and lesson.get("proposed_role") == WORKER_ROLE
     )

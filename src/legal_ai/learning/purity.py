@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..text import citations
 from ..text.hebrew import normalize, prefix_variants, tokens
+from .shingles import keyed_words, word_key
 
 SUBSTANCE_CATEGORIES = ("fact", "halacha", "precedent")
 # Which substance category a finding stands for, strongest first (a lesson that cites a ruling
@@ -118,6 +119,52 @@ _PARTY_LINE = re.compile(
     r"עותרים|עותרת|צד|צדדים)(?:\s+\d+)?\s*:\s*(?P<names>.+)$",
     re.M,
 )
+
+
+# The outcome of an appeal and its operative terms (a condition, a cancellation), as comparison
+# keys: a contrastive example whose two sides differ in them is substance
+# (knowledge/contrastive.py), and a lesson that says them prescribes an outcome (`prescribes`).
+OUTCOME_WORDS = frozenset(
+    word_key(w)
+    for w in (
+        "נדחה נדחית נדחים נדחו להידחות לדחות דוחים מתקבל מתקבלת מתקבלים התקבל להתקבל לקבל "
+        "מקבלים מוחזר מוחזרת יוחזר להחזיר מחזירים בחלקו יותנה תותנה מותנה מותנית להתנות בתנאי "
+        "תנאי יבוטל תבוטל מבוטל מבוטלת לבטל יתקבל תתקבל יתקבלו יידחה ידחה תידחה יידחו ידחו "
+        "נקבל נדחה נדחית לדחותו לקבלו"
+    ).split()
+)
+# A party of an appeal, and what states a party's position or whom a decision favours: a
+# lesson naming both prescribes a party's position ("יש לקבל את עמדת העוררים").
+PARTY_WORDS = frozenset(
+    word_key(w)
+    for w in (
+        "עורר עוררים עוררת עוררות משיב משיבה משיבים משיבות מבקש מבקשת מבקשים מבקשות עותר "
+        "עותרים עותרת עותרות הצדדים צד"
+    ).split()
+)
+STANCE_WORDS = frozenset(
+    word_key(w)
+    for w in (
+        "עמדת עמדה עמדתם עמדתה עמדתו עמדותיהם צודק צודקת צודקים צודקות זכאי זכאית זכאים "
+        "זכאיות לטובת להעדיף מעדיפים להצדיק מוצדקת מוצדק מוצדקות טענתם טענתו טענתה גרסת"
+    ).split()
+)
+
+
+def prescribes(text: str) -> str | None:
+    """Why `text` prescribes what a decision decides (None: it does not): an outcome word (the
+    appeal accepted, rejected, remanded, conditioned, cancelled) or a party named with its
+    position or with whom the decision favours. A voice lesson says how she writes, never what
+    she decides: such a lesson is the chair's (learning/lesson_evidence.py)."""
+    norm = normalize(text or "")
+    words = keyed_words(norm)
+    keys = {w.key for w in words}
+    outcome = [w for w in words if w.key in OUTCOME_WORDS]
+    if outcome:
+        return f"prescribes an outcome ({norm[outcome[0].start : outcome[0].end]})"
+    if keys & PARTY_WORDS and keys & STANCE_WORDS:
+        return "prescribes a party's position"
+    return None
 
 
 def quoted_phrases(text: str) -> list[str]:

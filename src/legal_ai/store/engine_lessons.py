@@ -36,12 +36,14 @@ def final_of(conn: psycopg.Connection, case_number: str) -> dict | None:
 def duplicate_candidates(
     conn: psycopg.Connection, categories: list[str], exclude_case: str | None
 ) -> list[dict]:
-    """Lessons a new proposal may repeat: proposed or approved, of these categories, learned on
-    another case (a lesson of the same case is the same final read again, not corroboration)."""
+    """Lessons a new proposal may corroborate: approved by the chair or by the panel, of these
+    categories, learned on another case (a lesson of the same case is the same final read
+    again, not corroboration). A lesson merely proposed (an agent's curator finding, another
+    final's undecided lesson) absorbs nothing: the candidate stays a lesson of its own."""
     return conn.execute(
         "SELECT id, category, text, case_number, review_status, corroboration"
         " FROM decision_lessons WHERE category = ANY(%s)"
-        " AND review_status IN ('proposed', 'approved')"
+        " AND review_status = 'approved' AND reviewed_by IN ('chair', 'panel')"
         " AND case_number IS DISTINCT FROM %s ORDER BY id",
         (categories, exclude_case),
     ).fetchall()

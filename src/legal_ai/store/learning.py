@@ -233,6 +233,7 @@ _LESSON_DEFAULTS = {
     "review_reason": None,
     "routed_reason": None,
     "needs_chair": False,
+    "evidence_verified": False,
     "job_id": None,
 }
 
@@ -244,11 +245,11 @@ def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dic
     row = conn.execute(
         "INSERT INTO decision_lessons (pair_id, case_number, category, text, block, appeal_type,"
         " outcome, source, dedupe_key, proposed_by, review_status, reviewed_by, review_reason,"
-        " evidence, routed_reason, needs_chair, job_id)"
+        " evidence, routed_reason, needs_chair, evidence_verified, job_id)"
         " VALUES (%(pair_id)s, %(case_number)s, %(category)s, %(text)s, %(block)s,"
         " %(appeal_type)s, %(outcome)s, %(source)s, %(dedupe_key)s, %(proposed_by)s,"
         " %(review_status)s, %(reviewed_by)s, %(review_reason)s, %(evidence)s, %(routed_reason)s,"
-        " %(needs_chair)s, %(job_id)s)"
+        " %(needs_chair)s, %(evidence_verified)s, %(job_id)s)"
         " ON CONFLICT (dedupe_key) DO NOTHING RETURNING *",
         {
             **_LESSON_DEFAULTS,
