@@ -79,7 +79,8 @@ class Context:
         base = store or open_store(settings, migrate=migrate)
         self._owns_store = store is None
         self._inner_embedder = embedder
-        self._cache_store = cache_store or base
+        self._cache_store = cache_store or base  # the embedding cache (maybe another database)
+        self._login_store = base  # this database as its login: what the server derives itself
         self._embedder: CachedEmbedder | None = None
         self.analyzer = get_analyzer(settings.analyzer)
         self.principal = principal
@@ -117,8 +118,9 @@ class Context:
         """The login's own store, for what is derived here from stored texts and nothing a
         caller sends — the embedding cache, the templates measured from her finals: a request's
         role may not write those tables (an agent would plant their content), so a request's
-        read that finds them stale refreshes them through this store."""
-        return self._cache_store
+        read that finds them stale refreshes them through this store. (The embedding cache may
+        live in another database: the demo's and the evaluation's share the home's.)"""
+        return self._login_store
 
     @property
     def embedder(self) -> CachedEmbedder:
@@ -133,7 +135,7 @@ class Context:
             # written through the login's own store, never a request's role (migration 0033).
             # An agent-only login (the MCP server) records nothing.
             try:
-                with self._cache_store.transaction() as conn:
+                with self._login_store.transaction() as conn:
                     set_active_embedder(conn, inner.id, inner.dim)
             except psycopg.errors.InsufficientPrivilege:
                 pass
