@@ -95,6 +95,8 @@ def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
     page.goto("/cases")
     form = page.locator("form[action='/cases/final/upload']")
     form.locator("input[name=case_number]").fill(record["case_number"])
+    for label in ("appeal_type", "outcome", "practice_area"):  # her final's labels: hers
+        form.locator(f"select[name={label}]").select_option(record[label])
     form.locator("input[name=file]").set_input_files(str(final))
     form.locator("button").click()
     page.wait_for_selector("[data-status=analyzed]")
@@ -160,6 +162,8 @@ def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
         sign_in(other, desk, next_path="/cases")
         final = other.locator("form[action='/cases/final/upload']")
         final.locator("input[name=case_number]").fill(case)
+        for label in ("appeal_type", "outcome", "practice_area"):
+            final.locator(f"select[name={label}]").select_option(record[label])
         final.locator("input[name=file]").set_input_files(
             files=[
                 {

@@ -60,6 +60,8 @@ def upload(page, kind: str, case: str, path, record: dict | None = None) -> None
     if record:
         form.locator("select[name=appeal_type]").select_option(record["appeal_type"])
         form.locator("select[name=outcome]").select_option(record["outcome"])
+        if kind == "final":  # her final's labels are hers: the form asks for each
+            form.locator("select[name=practice_area]").select_option(record["practice_area"])
     form.locator("input[name=file]").set_input_files(str(path))
     with page.expect_navigation(url=re.compile(rf"/cases/.+\?uploaded={kind}$")):
         form.locator("button").click()
@@ -124,7 +126,7 @@ def test_the_chairs_day(page, desk, tmp_path):
     # Her signed final: the figures in words, and what is being learned.
     final = tmp_path / "final.txt"
     final.write_text(record["final_text"], encoding="utf-8")
-    upload(page, "final", COPY_CASE, final)
+    upload(page, "final", COPY_CASE, final, record)
     assert "ההחלטה החתומה נקלטה" in page.inner_text("[role=status]")
     figures = page.inner_text("#findings")
     assert "מילות הטיוטה" in figures and not re.search(r"\d+\.\d{3,}", figures)

@@ -639,6 +639,10 @@ def run_load(
         url, work / "home", work / "tmp", chair_token=CHAIR_TOKEN, agent_token=AGENT_TOKEN, **CHUNKS
     )
     serve = Spawned([*CLI, "serve", "--port", str(port)], env, work, "serve")
+    # The ingest is the operator's (no token: a case file is not an agent's to add, and the
+    # chair's CLI token must be registered first).
+    tokens = ("LEGAL_AI_CHAIR_TOKEN", "LEGAL_AI_AGENT_TOKEN")
+    operator = {k: v for k, v in env.items() if k not in tokens}
     base = f"http://127.0.0.1:{port}"
     ready, stop = threading.Event(), threading.Event()
     failure: list[BaseException] = []
@@ -694,7 +698,7 @@ def run_load(
                 "planning",
                 "--json",
             ],
-            env,
+            operator,
             work,
             "ingest",
         )

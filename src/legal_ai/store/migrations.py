@@ -127,6 +127,7 @@ def migrate(url: str, *, until: int | None = None) -> list[str]:
         conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
         try:
             have = applied(conn)
+            newest = max(have, default=0)
             for migration in available():
                 if migration.version in have or (until is not None and migration.version > until):
                     continue
@@ -144,7 +145,8 @@ def migrate(url: str, *, until: int | None = None) -> list[str]:
                         (migration.version, migration.name),
                     )
                 done.append(f"{migration.version:04d}_{migration.name}")
-            if done and (until is None or until >= ALLOWLIST):
+                newest = max(newest, migration.version)
+            if done and newest >= ALLOWLIST:
                 # Every new function's search_path pinned, and the roles' privileges from the
                 # one list (0033) over what the migrations just made: a new table is readable
                 # and written by no role the list does not name.

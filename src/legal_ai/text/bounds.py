@@ -47,6 +47,9 @@ class Limits:
     characters: int = 20_000_000  # the text after extraction
     read_seconds: float = 180.0  # one file's reading, wall clock (its child process)
     read_memory_bytes: int = 2 * 2**30  # one file's reading, address space (its child process)
+    # Where the readers' fork server keeps its socket (LEGAL_AI_HOME/run); None: the system's
+    # temporary folder, which a process killed with -9 would leave it in (text/isolated.py).
+    run_dir: str | None = None
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
@@ -59,6 +62,7 @@ class Limits:
             read_seconds=seconds,
             pdf_seconds=min(cls.pdf_seconds, seconds),
             read_memory_bytes=settings.read_memory_mb * 2**20,
+            run_dir=str(settings.home / "run"),
         )
 
 

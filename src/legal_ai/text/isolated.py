@@ -10,16 +10,24 @@ kills the whole group. A child that is killed, or dies, leaves a one-line refusa
 Children are forked from multiprocessing's fork server, started once per process with the
 readers already imported (measured in docs/benchmarks.md: a few milliseconds a file against
 the ~0.3 s of a fresh interpreter, and never a fork of the multi-threaded server itself).
-The fork server lives as long as the process that started it.
+The fork server lives as long as the process that started it. It listens on a socket in a
+folder of its own, made under LEGAL_AI_HOME/run rather than the system's temporary folder: a
+process killed with -9 cannot remove it, and the next start sweeps the folders whose server no
+longer listens.
 """
 
 from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import resource
+import shutil
 import signal
+import socket
+import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,9 +126,54 @@ def _kill(process) -> None:
     process.join()
 
 
+_SERVER = threading.Lock()
+_STARTED: list[str] = []  # the folder the fork server was started in (at most one)
+
+
+def _listening(folder: Path) -> bool:
+    """Whether a fork server still listens on a socket of `folder` (a folder multiprocessing
+    made: `pymp-*`, its socket `listener-*`)."""
+    for address in folder.glob("listener-*"):
+        with socket.socket(socket.AF_UNIX) as probe:
+            try:
+                probe.connect(str(address))
+            except OSError:
+                continue
+            return True
+    return False
+
+
+def _sweep(run_dir: Path) -> None:
+    """The folders of fork servers that no longer listen (their process was killed)."""
+    for folder in run_dir.glob("pymp-*"):
+        if folder.is_dir() and not _listening(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _start_server(run_dir: str | None) -> None:
+    """multiprocessing's fork server, started once, its socket's folder under `run_dir`
+    (multiprocessing makes it where `tempfile` says: its `tempdir`, for the start only)."""
+    if run_dir is None:
+        return
+    with _SERVER:
+        if _STARTED:
+            return
+        folder = Path(run_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        _sweep(folder)
+        saved, tempfile.tempdir = tempfile.tempdir, str(folder)
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            tempfile.tempdir = saved
+        _STARTED.append(str(folder))
+
+
 def run(path: Path, limits: Limits = LIMITS, method: str = START_METHOD) -> Outcome:
     """Read `path` in a child process under `limits`: what it said, or why it was stopped."""
     began = time.monotonic()
+    if method == "forkserver":
+        _start_server(limits.run_dir)
     context = multiprocessing.get_context(method)
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(

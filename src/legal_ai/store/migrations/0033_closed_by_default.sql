@@ -60,7 +60,9 @@ BEGIN
         RAISE EXCEPTION 'a search in the chair''s name is logged under her role only (running as %)',
             current_user USING ERRCODE = 'check_violation';
     END IF;
-    NEW.at := now();
+    IF acting_as_request() THEN  -- a request's row is logged when it is written
+        NEW.at := now();
+    END IF;
     RETURN NEW;
 END $$;
 CREATE TRIGGER search_log_gate BEFORE INSERT ON search_log
@@ -142,6 +144,7 @@ LANGUAGE sql IMMUTABLE AS $list$
     ('legal_ai_chair', 'schedules', 'INSERT', NULL),
     ('legal_ai_chair', 'schedules', 'UPDATE', NULL),
     ('legal_ai_chair', 'search_marks', 'INSERT', NULL),
+    ('legal_ai_chair', 'search_marks', 'DELETE', NULL),  -- a mark she takes back
     ('legal_ai_chair', 'style_distance_history', 'INSERT', NULL),
     ('legal_ai_chair', 'template_state', 'INSERT', NULL),
     ('legal_ai_chair', 'template_state', 'UPDATE', NULL),
@@ -198,6 +201,7 @@ LANGUAGE sql IMMUTABLE AS $list$
     ('legal_ai_worker', 'documents', 'UPDATE', NULL),
     ('legal_ai_worker', 'draft_final_pairs', 'UPDATE', NULL),
     ('legal_ai_worker', 'eval_history', 'INSERT', NULL),
+    ('legal_ai_worker', 'eval_history', 'UPDATE', NULL),  -- a second run that day replaces it
     ('legal_ai_worker', 'item_versions', 'INSERT', NULL),
     ('legal_ai_worker', 'jobs', 'INSERT', NULL),
     ('legal_ai_worker', 'jobs', 'UPDATE', NULL),
