@@ -5,7 +5,7 @@ scenarios.py.
 
 - Paths: `ROOT` (the clone), `TEST_HOME` and `TEST_DB` (the suite's embedded server and
   database), `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
-- Files: `write(path, text)`.
+- Files: `write(path, text)`; a database's every table, row for row: `table_fingerprints(url)`.
 - Local servers on 127.0.0.1: `local_server(handler)` (an http.server in a thread, for a
   `ScriptedHandler` that stands in for an external API) and `serving(api)` (the web app under a
   real uvicorn in a thread, as `legal-ai serve` runs it).
@@ -34,8 +34,10 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
+import psycopg
 import pytest
 import uvicorn
+from psycopg import sql
 
 from legal_ai import accounts
 from legal_ai.store import accounts as account_rows
@@ -279,3 +281,23 @@ DEMO_SEARCH_TOOLS = (
     "precedent_search_library",
     "search_digests",
 )
+
+
+def table_fingerprints(url: str) -> dict[str, tuple[int, str]]:
+    """Every user table: its row count and an md5 of all its rows (in a fixed order)."""
+    with psycopg.connect(url) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE c.relkind = 'r' AND n.nspname = current_schema() ORDER BY 1"
+            )
+        ]
+        found = {}
+        for table in tables:
+            query = sql.SQL(
+                "SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), ''))"
+                " FROM {} t"
+            ).format(sql.Identifier(table))
+            found[table] = tuple(conn.execute(query).fetchone())
+    return found

@@ -501,3 +501,17 @@ class ScriptedMultimodal(ScriptedHandler):
             data.append({"object": "embedding", "index": index, "embedding": vector.tolist()})
         usage = {"text_tokens": 1, "image_pixels": 1, "video_pixels": 0, "total_tokens": 1}
         self.send_json({"object": "list", "data": data, "model": body["model"], "usage": usage})
+
+
+def distiller_lesson(category: str, block: str, text: str, draft: str, final: str) -> dict:
+    """One lesson as the scripted distiller answers it (its evidence spans, no substance)."""
+    return {
+        "category": category,
+        "block": block,
+        "lesson": text,
+        "draft_span": draft,
+        "final_span": final,
+        "is_substance": False,
+        "substance_reason": "",
+        "substance_category": "",
+    }

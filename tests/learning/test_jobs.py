@@ -28,6 +28,7 @@ from legal_ai.learning import drafts, engine, finals, jobs, lesson_panel, lesson
 from legal_ai.ops.worker import STAGES
 from legal_ai.store import engine as store
 from llm_servers import Reply, schema_name, scripted_openai
+from scenarios import distiller_lesson
 from system_panel import distilled
 
 pytestmark = pytest.mark.db
@@ -484,19 +485,6 @@ _BLOCK_RE = re.compile(
 APPROVED_TEXT = "משפטים קצרים והצהרתיים, בלי הקדמות ובלי מילות מילוי"
 
 
-def _lesson(category: str, block: str, text: str, draft: str, final: str) -> dict:
-    return {
-        "category": category,
-        "block": block,
-        "lesson": text,
-        "draft_span": draft,
-        "final_span": final,
-        "is_substance": False,
-        "substance_reason": "",
-        "substance_category": "",
-    }
-
-
 def engine_script(request: dict, path: str) -> Reply:
     """The scripted models of the end-to-end run: a distiller that quotes its own prompt (so its
     spans are verbatim), adds one lesson whose evidence is nowhere and one that carries
@@ -513,14 +501,14 @@ def engine_script(request: dict, path: str) -> Reply:
         return Reply(
             json={
                 "lessons": [
-                    _lesson("style", b1, APPROVED_TEXT, span(d1), span(f1)),
-                    _lesson(
+                    distiller_lesson("style", b1, APPROVED_TEXT, span(d1), span(f1)),
+                    distiller_lesson(
                         "anti_pattern", b2, "להשמיט ביטויי מילוי בפתיחת פסקה", span(d2), span(f2)
                     ),
-                    _lesson(
+                    distiller_lesson(
                         "style", b1, "לקצר את הפתיחה", "משפט שאינו מופיע בטיוטה כלל ועיקר", span(f1)
                     ),
-                    _lesson(
+                    distiller_lesson(
                         "style", b1, "בתכנית 1234 נקבע קו בניין של 3 מטרים", span(d1), span(f1)
                     ),
                 ]

@@ -31,7 +31,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from helpers import TEST_DB, TEST_HOME
+from helpers import TEST_DB, TEST_HOME, table_fingerprints
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
@@ -45,26 +45,6 @@ pytestmark = pytest.mark.db
 
 HERS = "המועד הנכון להגשת ערר הוא שלושים יום מיום ההחלטה"
 FORGED = "the agent's text, approved"
-
-
-def fingerprint(url: str) -> dict[str, tuple[int, str]]:
-    """Every user table: its row count and an md5 of all its rows (in a fixed order)."""
-    with psycopg.connect(url) as conn:
-        tables = [
-            r[0]
-            for r in conn.execute(
-                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                " WHERE c.relkind = 'r' AND n.nspname = current_schema() ORDER BY 1"
-            )
-        ]
-        found = {}
-        for table in tables:
-            query = sql.SQL(
-                "SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), ''))"
-                " FROM {} t"
-            ).format(sql.Identifier(table))
-            found[table] = tuple(conn.execute(query).fetchone())
-    return found
 
 
 def open_app(url: str, settings) -> App:
@@ -178,7 +158,7 @@ def test_a_crafted_archive_is_refused_before_anything_runs(
 ):
     live_url, lesson_id = live
     archive, marker = crafted
-    before = fingerprint(live_url)
+    before = table_fingerprints(live_url)
     said = (
         "error: crafted.backup holds FUNCTION public.restore_note_ok(text), which the migrations "
         "do not make: refused, nothing restored"
@@ -198,7 +178,7 @@ def test_a_crafted_archive_is_refused_before_anything_runs(
 
     time.sleep(0.5)  # a program started in the background would have written by now
     assert not marker.exists(), "the archive's program ran"
-    assert fingerprint(live_url) == before  # every table, row for row
+    assert table_fingerprints(live_url) == before  # every table, row for row
     with psycopg.connect(live_url) as conn:
         text, status = conn.execute(
             "SELECT text, review_status FROM decision_lessons WHERE id = %s", (lesson_id,)
@@ -215,7 +195,7 @@ def test_a_clean_archive_is_still_proven_and_restored(live, cli_env, scratch_tmp
     live_url, lesson_id = live
     archive = tmp_path / "clean.backup"
     assert cli(cli_env, live_url, scratch_tmp, "backup", str(archive)).returncode == 0
-    before = fingerprint(live_url)
+    before = table_fingerprints(live_url)
     proof = cli(cli_env, live_url, scratch_tmp, "restore", "--check", str(archive))
     assert proof.returncode == 0, proof.stderr
     lines = proof.stdout.splitlines()
@@ -233,7 +213,7 @@ def test_a_clean_archive_is_still_proven_and_restored(live, cli_env, scratch_tmp
     nothing_left(scratch_tmp)
     restored = cli(cli_env, live_url, scratch_tmp, "restore", "--force", str(archive))
     assert restored.returncode == 0, restored.stderr
-    assert fingerprint(live_url) == before
+    assert table_fingerprints(live_url) == before
     nothing_left(scratch_tmp)
 
 

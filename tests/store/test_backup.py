@@ -12,9 +12,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
 
-from helpers import TEST_DB, TEST_HOME, write
+from helpers import TEST_DB, TEST_HOME, table_fingerprints, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
@@ -39,26 +38,6 @@ def own_db(server_url, settings):
     yield url, legal
     legal.store.close()
     drop_database(server_url, name)
-
-
-def fingerprint(url: str) -> dict[str, tuple[int, str]]:
-    """Every user table: its row count and an md5 of all its rows (in a fixed order)."""
-    with psycopg.connect(url) as conn:
-        tables = [
-            r[0]
-            for r in conn.execute(
-                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                " WHERE c.relkind = 'r' AND n.nspname = current_schema() ORDER BY 1"
-            )
-        ]
-        found = {}
-        for table in tables:
-            query = sql.SQL(
-                "SELECT count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), ''))"
-                " FROM {} t"
-            ).format(sql.Identifier(table))
-            found[table] = tuple(conn.execute(query).fetchone())
-    return found
 
 
 def cli(env: dict, url: str, *args: str) -> subprocess.CompletedProcess:
@@ -88,7 +67,7 @@ def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):
     assert final["history_row"]  # one append-only style_distance_history row
     lesson = lessons.propose(legal, CASE, "fact", "המועד הנכון הוא 5.7.2023")
     lessons.review(legal.acting_as(CHAIR), lesson["id"], "approve")  # a learning_audit row
-    before = fingerprint(url)
+    before = table_fingerprints(url)
     assert before["style_distance_history"][0] == 1
     assert before["learning_audit"][0] >= 1 and before["decision_lessons"][0] == 1
     assert before["item_versions"][0] >= 2  # the ruling and the final
@@ -106,7 +85,7 @@ def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):
     lessons.propose(legal, CASE, "style", "משפטים קצרים בפתח הדבר")
     with legal.store.transaction() as conn:
         conn.execute("DELETE FROM case_law WHERE doc_id = 'ruling-1'")  # and its chunks
-    assert fingerprint(url) != before
+    assert table_fingerprints(url) != before
     legal.store.close()  # the restore closes every session on the database anyway
 
     refused = cli(cli_env, url, "restore", str(backup))
@@ -114,7 +93,7 @@ def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):
     assert len(refused.stderr.strip().splitlines()) == 1
     restored = cli(cli_env, url, "restore", str(backup), "--force")
     assert restored.returncode == 0, restored.stderr
-    assert fingerprint(url) == before  # every table, row for row
+    assert table_fingerprints(url) == before  # every table, row for row
 
     # The restored database works: its triggers hold, its sequences go on, search finds the item.
     chair_name = legal.settings.committee_chair
