@@ -11,9 +11,9 @@ Children are forked from multiprocessing's fork server, started once per process
 readers already imported (measured in docs/benchmarks.md: a few milliseconds a file against
 the ~0.3 s of a fresh interpreter, and never a fork of the multi-threaded server itself).
 The fork server lives as long as the process that started it. It listens on a socket in a
-folder of its own, made under LEGAL_AI_HOME/run rather than the system's temporary folder: a
-process killed with -9 cannot remove it, and the next start sweeps the folders whose server no
-longer listens.
+folder of its own, made under LEGAL_AI_HOME/run/<its process id> rather than the system's
+temporary folder: multiprocessing removes its socket's folder when the process ends, but a
+process killed with -9 cannot; the next start sweeps the folders of processes that are gone.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import os
 import resource
 import shutil
 import signal
-import socket
 import tempfile
 import threading
 import time
@@ -130,37 +129,37 @@ _SERVER = threading.Lock()
 _STARTED: list[str] = []  # the folder the fork server was started in (at most one)
 
 
-def _listening(folder: Path) -> bool:
-    """Whether a fork server still listens on a socket of `folder` (a folder multiprocessing
-    made: `pymp-*`, its socket `listener-*`)."""
-    for address in folder.glob("listener-*"):
-        with socket.socket(socket.AF_UNIX) as probe:
-            try:
-                probe.connect(str(address))
-            except OSError:
-                continue
-            return True
-    return False
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def _sweep(run_dir: Path) -> None:
-    """The folders of fork servers that no longer listen (their process was killed)."""
-    for folder in run_dir.glob("pymp-*"):
-        if folder.is_dir() and not _listening(folder):
+    """The folders of processes that are gone (killed before they could remove theirs). A
+    folder is a process's own, named by its id: nothing is asked of a live fork server."""
+    for folder in run_dir.iterdir():
+        if folder.is_dir() and folder.name.isdigit() and not _alive(int(folder.name)):
             shutil.rmtree(folder, ignore_errors=True)
 
 
 def _start_server(run_dir: str | None) -> None:
-    """multiprocessing's fork server, started once, its socket's folder under `run_dir`
+    """multiprocessing's fork server, started once, its socket's folder under `run_dir`/<pid>
     (multiprocessing makes it where `tempfile` says: its `tempdir`, for the start only)."""
     if run_dir is None:
         return
     with _SERVER:
         if _STARTED:
             return
-        folder = Path(run_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        _sweep(folder)
+        base = Path(run_dir)
+        base.mkdir(parents=True, exist_ok=True)
+        _sweep(base)
+        folder = base / str(os.getpid())
+        folder.mkdir(exist_ok=True)
         saved, tempfile.tempdir = tempfile.tempdir, str(folder)
         try:
             multiprocessing.forkserver.ensure_running()
