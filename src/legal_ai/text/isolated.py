@@ -11,7 +11,8 @@ Children are forked from multiprocessing's fork server, started once per process
 readers already imported (measured in docs/benchmarks.md: a few milliseconds a file against
 the ~0.3 s of a fresh interpreter, and never a fork of the multi-threaded server itself).
 The fork server lives as long as the process that started it. It listens on a socket in a
-folder of its own, made under LEGAL_AI_HOME/run/<its process id> rather than the system's
+folder of its own, made under LEGAL_AI_HOME/run/<its process id> (or /dev/shm/legal-ai-<uid>/
+<its process id> when the home's path is too long for a socket) rather than the system's
 temporary folder: multiprocessing removes its socket's folder when the process ends, but a
 process killed with -9 cannot; the next start sweeps the folders of processes that are gone.
 """
@@ -147,16 +148,38 @@ def _sweep(run_dir: Path) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+# A Unix socket's path holds at most 107 bytes; multiprocessing adds
+# "/pymp-XXXXXXXX/listener-XXXXXXXX" (32) to the folder it is given.
+SOCKET_PATH_MAX = 107 - 32
+
+
+def _socket_base(run_dir: str) -> Path | None:
+    """Where this process's socket folder goes: LEGAL_AI_HOME/run, or, when that path is too
+    long for a socket, a folder of this user's in /dev/shm (memory, never the temp folder);
+    None when neither can be used (then the system's temporary folder, as multiprocessing does)."""
+    for base in (Path(run_dir), Path("/dev/shm") / f"legal-ai-{os.getuid()}"):
+        if len(os.fsencode(base / str(os.getpid()))) > SOCKET_PATH_MAX:
+            continue
+        try:
+            base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError:
+            continue
+        return base
+    return None
+
+
 def _start_server(run_dir: str | None) -> None:
-    """multiprocessing's fork server, started once, its socket's folder under `run_dir`/<pid>
+    """multiprocessing's fork server, started once, its socket's folder under <base>/<pid>
     (multiprocessing makes it where `tempfile` says: its `tempdir`, for the start only)."""
     if run_dir is None:
         return
     with _SERVER:
         if _STARTED:
             return
-        base = Path(run_dir)
-        base.mkdir(parents=True, exist_ok=True)
+        base = _socket_base(run_dir)
+        if base is None:
+            _STARTED.append("")
+            return
         _sweep(base)
         folder = base / str(os.getpid())
         folder.mkdir(exist_ok=True)
