@@ -301,3 +301,7 @@ def table_fingerprints(url: str) -> dict[str, tuple[int, str]]:
             ).format(sql.Identifier(table))
             found[table] = tuple(conn.execute(query).fetchone())
     return found
+
+
+# The lines of `legal-ai db restore --check`, a step each, in order (a proven archive).
+PROOF_STEPS = ["archive", "manifest", "contents", "restore", "rows", "health", "drop", "proven"]

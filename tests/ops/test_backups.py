@@ -26,7 +26,7 @@ import psycopg
 import pytest
 from psycopg import conninfo
 
-from helpers import TEST_DB, TEST_HOME, text_of, write
+from helpers import PROOF_STEPS, TEST_DB, TEST_HOME, text_of, write
 from legal_ai.app import App
 from legal_ai.ops import backups
 from legal_ai.ops import scheduler as schedule
@@ -190,16 +190,7 @@ def test_restore_check_proves_a_backup_by_hand(app, tmp_path, cli_env):
     done = cli(cli_env, "db", "restore", "--check", str(tmp_path / "state.backup"))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert [line.split(":")[0] for line in lines] == [
-        "archive",
-        "manifest",
-        "contents",
-        "restore",
-        "rows",
-        "health",
-        "drop",
-        "proven",
-    ]
+    assert [line.split(":")[0] for line in lines] == PROOF_STEPS
     assert "size and SHA-256 match" in lines[1]
     assert "each as migrations up to" in lines[2]
     assert f"{sum(before.values())} rows, each as counted at backup time" in lines[4]

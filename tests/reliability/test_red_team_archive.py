@@ -31,7 +31,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from helpers import TEST_DB, TEST_HOME, table_fingerprints
+from helpers import PROOF_STEPS, TEST_DB, TEST_HOME, table_fingerprints
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
@@ -199,16 +199,7 @@ def test_a_clean_archive_is_still_proven_and_restored(live, cli_env, scratch_tmp
     proof = cli(cli_env, live_url, scratch_tmp, "restore", "--check", str(archive))
     assert proof.returncode == 0, proof.stderr
     lines = proof.stdout.splitlines()
-    assert [line.split(":")[0] for line in lines] == [
-        "archive",
-        "manifest",
-        "contents",
-        "restore",
-        "rows",
-        "health",
-        "drop",
-        "proven",
-    ]
+    assert [line.split(":")[0] for line in lines] == PROOF_STEPS
     assert "by an unprivileged login" in lines[3]
     nothing_left(scratch_tmp)
     restored = cli(cli_env, live_url, scratch_tmp, "restore", "--force", str(archive))
