@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "config",
             "config_checks",
+            "config_env",
             "errors",
             "corpora",
             "vocabulary",

@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import psycopg
 import typer
 
 from ..demo import run_demo
-from ..errors import AppError, InvalidInput
+from ..errors import AppError, InvalidInput, Scrubber, StoreError
 from ..evaluation import evaluate as run_eval
 from ..evaluation import load_dataset
 from ..evaluation.baseline import check
@@ -344,6 +345,16 @@ register_arrival(app)
 register_doctor(app)
 
 
+def lost_database(exc: psycopg.OperationalError) -> str:
+    """A connection that failed or was lost in one line: what the server said (its first line,
+    without paths, addresses or logins) and what to check."""
+    said = Scrubber()(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+    return (
+        f"the database connection failed: {said}; check that PostgreSQL is running and "
+        "reachable (`legal-ai doctor`), then run the command again"
+    )
+
+
 def main() -> None:
     # The pool's own warnings (a lost server, with its socket path) are not for the user: the
     # error line below says what happened and what to do.
@@ -353,6 +364,9 @@ def main() -> None:
     except AppError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except psycopg.OperationalError as exc:  # the server went away mid-command, or refused us
+        typer.echo(f"error: {lost_database(exc)}", err=True)
+        sys.exit(StoreError.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
 

@@ -10,7 +10,7 @@ from .. import logs
 from ..ops.worker import work
 from ..web import app as web_app
 from ..web.clients import uvicorn_options
-from .common import _app, _settings
+from .common import _settings, _system_app
 
 
 def serve(
@@ -56,8 +56,11 @@ def worker(
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request_stop)
-    logs.configure(_settings())
-    with _app() as legal:
+    settings = _settings()
+    logs.configure(settings)
+    # The system, never a caller: the tokens of the environment file it shares with `serve`
+    # are not its own (cli/common.py: _system_app).
+    with _system_app(settings) as legal:
         work(legal, once=once, poll=poll, echo=typer.echo, should_stop=lambda: bool(stop))
 
 
