@@ -5,6 +5,7 @@ an empty value unset for every setting, a malformed one said in one line. Pure: 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,7 @@ def test_env_example_parses_clean_and_names_only_settings():
     text = (ROOT / "deploy" / "env.example").read_text(encoding="utf-8")
     assert parse_env_file(text).values == {} and parse_env_file(text).ignored == []
     filled = "\n".join(
-        line[2:] if line.startswith("# ") and "=" in line.split()[1] else line
+        line[2:] if re.match(r"# [A-Z_]+=", line) else line
         for line in text.splitlines()
         if line.strip()
     )
