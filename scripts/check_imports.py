@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "display",
             "logs",
             "metrics",
+            "progress",
         ),
     ),
     ("text", ("text",)),

@@ -82,6 +82,13 @@ class Settings(BaseSettings):
         description="Files larger than this are rejected before they are read (bounded memory).",
     )
     pool_max_size: int = Field(default=4, ge=1, description="Connection pool size.")
+    progress_interval_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="Long commands (ingest, reindex, eval, db backup) without a terminal: seconds "
+        "between their JSON progress lines on stderr (on a terminal they draw a bar).",
+    )
     pool_timeout_s: float = Field(
         default=10.0,
         gt=0,

@@ -35,8 +35,9 @@ from .enrich import register as register_arrival
 from .items import register as register_items
 from .learning import register
 from .ocr import register as register_ocr
-from .output import _echo_eval, _print_result, _progress
+from .output import _echo_eval, _print_result
 from .principles import register as register_principles
+from .progress import RESUME_EVAL, RESUME_INGEST, RESUME_REINDEX, watch
 from .scheduler import register as register_scheduler
 from .telemetry import register as register_telemetry
 from .users import register as register_users
@@ -93,7 +94,7 @@ def ingest(
     if practice_area:
         values["practice_area"] = practice_area
     text_fields = tuple(f.strip() for f in fields.split(",") if f.strip())
-    with _app() as legal, _progress(not as_json) as progress:
+    with _app() as legal, watch(legal.settings, RESUME_INGEST) as progress:
         report = legal.ingest(
             paths,
             corpus,
@@ -251,8 +252,8 @@ def health(as_json: JsonFlag = False) -> None:
 def reindex(as_json: JsonFlag = False) -> None:
     """Re-embed what its text or embedder outdated (chunks, principles, precedents, exemplars,
     canonical statements, page images); re-analyze what an older analyzer indexed."""
-    with _app() as legal:
-        result = legal.reindex()
+    with _app() as legal, watch(legal.settings, RESUME_REINDEX) as progress:
+        result = legal.reindex(progress=progress)
     if as_json:
         _print_json(result)
     else:
@@ -302,9 +303,9 @@ def evaluate(
     unknown = set(chosen) - {"hybrid", "semantic", "lexical"}
     if unknown or not chosen:
         raise InvalidInput(f"--modes takes hybrid, semantic and lexical, not {sorted(unknown)}")
-    report = run_eval(
-        _settings(), dataset, peers=peers, modes=chosen, progress=lambda m: typer.echo(m, err=True)
-    )
+    settings = _settings()
+    with watch(settings, RESUME_EVAL) as progress:
+        report = run_eval(settings, dataset, peers=peers, modes=chosen, progress=progress)
     if not per_query:
         report.pop("per_query_ndcg@10", None)
     verdict = None

@@ -15,6 +15,7 @@ from ..store import database_url, stop_embedded
 from ..store.backup import backup, restore
 from ..store.migrations import apply_role_grants, available, migrate, plan, summary
 from .common import JsonFlag, _app, _print_json, _settings
+from .progress import RESUME_BACKUP, watch
 
 db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
 
@@ -101,7 +102,9 @@ def db_backup(
     json_out: JsonFlag = False,
 ) -> None:
     """Back up the whole database (every item, embedding, lesson, audit and history row)."""
-    result = backup(database_url(_settings()), file, overwrite=force)
+    settings = _settings()
+    with watch(settings, RESUME_BACKUP) as progress:
+        result = backup(database_url(settings), file, overwrite=force, progress=progress)
     if json_out:
         _print_json(result)
     else:
