@@ -22,7 +22,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ..config import Settings
-from ..errors import StoreError
+from ..errors import NotFound, StoreError
 from ..logs import REQUEST_ID
 from . import migrations
 from .server import start_embedded
@@ -49,6 +49,24 @@ def with_database(url: str, dbname: str) -> str:
     params = conninfo.conninfo_to_dict(url)
     params["dbname"] = dbname
     return conninfo.make_conninfo(**params)
+
+
+def other_database(settings: Settings, dbname: str) -> str:
+    """The URL of database `dbname` on the server in use (`legal-ai db url --database`);
+    NotFound, naming it, when the server has none."""
+    url = server_url(settings)
+    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone()
+    if not exists:
+        raise NotFound(
+            f"the server has no database {dbname!r} (`legal-ai demo` makes legal_ai_demo)"
+        )
+    return with_database(url, dbname)
+
+
+def database_name(url: str) -> str | None:
+    """The database a URL names (None: the login's default)."""
+    return conninfo.conninfo_to_dict(url).get("dbname")
 
 
 def ensure_database(url: str, dbname: str) -> str:
