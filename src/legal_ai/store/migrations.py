@@ -2,6 +2,9 @@
 transaction, recorded in `schema_migrations`. A merged migration is never edited: change the
 schema with a new file. Concurrent migrators serialise on an advisory lock.
 
+Both ask first whether the server has pgvector (store/extension.py): without it, one line naming
+what to install, before any migration runs or is listed.
+
 A process that may not migrate (the MCP server, which runs with an agent-only login) calls
 `check` instead: it only reads `schema_migrations` and refuses, in one line naming what to run,
 a database with migrations pending.
@@ -16,6 +19,7 @@ from importlib import resources
 import psycopg
 
 from ..errors import StoreError
+from .extension import require_pgvector
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x1E6A1A1  # advisory lock id for migrations
@@ -73,6 +77,7 @@ def plan(url: str) -> list[Migration]:
 
 def _unapplied(url: str) -> list[Migration]:
     with psycopg.connect(url, autocommit=True) as conn:
+        require_pgvector(conn)  # a server without it: one line, whatever is pending
         if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
             have: set[int] = set()
         else:
@@ -124,6 +129,7 @@ def migrate(url: str, *, until: int | None = None) -> list[str]:
     names applied."""
     done: list[str] = []
     with psycopg.connect(url, autocommit=True) as conn:
+        require_pgvector(conn)
         conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
         try:
             have = applied(conn)
