@@ -15,6 +15,7 @@ from typing import Annotated
 import psycopg
 import typer
 
+from .. import __version__
 from ..demo import run_demo
 from ..errors import AppError, InvalidInput, Scrubber, StoreError
 from ..evaluation import evaluate as run_eval
@@ -49,6 +50,30 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"legal-ai {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            help="Print legal-ai's version (CHANGELOG.md) and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
 register_db(app)
 register_cases(app)
 register_items(app)
