@@ -1,7 +1,9 @@
 """A PostgreSQL server without pgvector (issue 32 item 3): Debian's own PostgreSQL 15, as an
 office installs it from Debian 12, ships no pgvector. Against such a server every command says so
 in one line naming the package to install, with exit code 4 (`db migrate`, its `--dry-run`,
-`search`, `serve`), the doctor in its pgvector line, and nothing is written to the database.
+`search`, `serve`), the doctor in its pgvector line, and nothing is written to the database. (And
+on the test server, which offers pgvector: a database without it and a login that may not create
+it are told that a superuser must.)
 
 The server is real: a throwaway cluster of Debian's PostgreSQL 15 binaries (/usr/lib/postgresql/
 15/bin), made with initdb in a temporary folder and reached only on a Unix socket there; as root
@@ -23,6 +25,9 @@ import pytest
 from psycopg import conninfo
 
 from helpers import run
+from legal_ai.errors import StoreError
+from legal_ai.store import migrations
+from legal_ai.store.db import drop_database, with_database
 
 BIN = Path("/usr/lib/postgresql/15/bin")
 SYSTEM_USER = "pgserver"
@@ -128,3 +133,41 @@ def test_doctor_names_it_in_its_pgvector_line(env):
     (line,) = [row for row in result.stdout.splitlines() if row.split()[1:2] == ["pgvector"]]
     assert line.startswith("error") and "has no pgvector" in line and PACKAGE in line
     assert "Traceback" not in result.stderr
+
+
+NO_VECTOR_DB = "legal_ai_novector_test"
+NO_VECTOR_LOGIN = "legal_ai_novector_test"
+
+
+@pytest.mark.db
+def test_a_login_that_may_not_create_pgvector_is_told_who_may(server_url):
+    """A server that offers pgvector, a database without it (made from template0) and its owner,
+    a login that is not a superuser: migrate and plan (`db migrate`, its `--dry-run`) say in one
+    line that a superuser must create it, instead of migration 0001's privilege error."""
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        superuser = "SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user"
+        if not conn.execute(superuser).fetchone()[0]:
+            pytest.skip("needs a superuser on the test server to make the login and database")
+        conn.execute(
+            f"DO $$ BEGIN CREATE ROLE {NO_VECTOR_LOGIN} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE;"
+            " EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+        )
+    drop_database(server_url, NO_VECTOR_DB)
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {NO_VECTOR_DB} OWNER {NO_VECTOR_LOGIN} TEMPLATE template0")
+    params = conninfo.conninfo_to_dict(with_database(server_url, NO_VECTOR_DB))
+    url = conninfo.make_conninfo(**{**params, "user": NO_VECTOR_LOGIN})
+    try:
+        for attempt in (migrations.migrate, migrations.plan):
+            with pytest.raises(StoreError) as caught:
+                attempt(url)
+            said = str(caught.value)
+            assert said.startswith(
+                f"pgvector is not created in database {NO_VECTOR_DB} and login "
+                f"{NO_VECTOR_LOGIN} may not create it (only a superuser may)"
+            ), said
+            assert "CREATE EXTENSION vector in template1" in said and "\n" not in said
+            assert caught.value.exit_code == 4
+        _schema_untouched(url)
+    finally:
+        drop_database(server_url, NO_VECTOR_DB)
