@@ -14,10 +14,13 @@ from ..errors import StoreError
 GUIDE = 'docs/deployment.md, "PostgreSQL from the PostgreSQL project"'
 
 
-def missing_pgvector(facts: dict) -> tuple[str, str] | None:
+def missing_pgvector(facts: dict, *, creating: bool = True) -> tuple[str, str] | None:
     """What is missing and what to do, or None when pgvector is there (created in this
     database, or offered by the server to a login that may create it). `facts`: "major" (the
-    server's major version), "database", "login", "superuser", "created", "offered"."""
+    server's major version), "database", "login", "superuser", "created", "offered".
+    `creating`: the login would run migration 0001 itself (migrate, `db migrate --dry-run`, the
+    doctor judging the application's login); a process that only checks (the MCP server's
+    agent login) is told what is pending instead."""
     if facts["created"]:
         return None
     if not facts["offered"]:
@@ -28,7 +31,7 @@ def missing_pgvector(facts: dict) -> tuple[str, str] | None:
             f"PostgreSQL project's apt repository, apt.postgresql.org; {GUIDE}), then run the "
             "command again",
         )
-    if not facts["superuser"]:
+    if creating and not facts["superuser"]:
         return (
             f"pgvector is not created in database {facts['database']} and login "
             f"{facts['login']} may not create it (only a superuser may)",
@@ -56,8 +59,9 @@ def facts(conn: psycopg.Connection) -> dict:
     return {**dict(zip(keys, row, strict=True)), "offered": offered}
 
 
-def require_pgvector(conn: psycopg.Connection) -> None:
-    """StoreError (one line, exit code 4) when the database cannot have pgvector as it stands."""
-    missing = missing_pgvector(facts(conn))
+def require_pgvector(conn: psycopg.Connection, *, creating: bool = True) -> None:
+    """StoreError (one line, exit code 4) when the database cannot have pgvector as it stands
+    (`creating`: as missing_pgvector)."""
+    missing = missing_pgvector(facts(conn), creating=creating)
     if missing is not None:
         raise StoreError(f"{missing[0]}: {missing[1]}")

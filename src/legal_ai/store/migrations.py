@@ -62,22 +62,23 @@ def pending(url: str) -> list[str]:
     """The shipped migrations the database at `url` has not applied, read without writing
     anything (no table created, no lock taken): names like `0027_worker_role`. A database
     without `schema_migrations` has every migration pending."""
-    return [f"{m.version:04d}_{m.name}" for m in _unapplied(url)]
+    return [f"{m.version:04d}_{m.name}" for m in _unapplied(url, creating=False)]
 
 
 def plan(url: str) -> list[Migration]:
     """What `migrate(url)` would apply, in order, read without writing anything (`legal-ai db
     migrate --dry-run`); a database it cannot reach is a StoreError saying why."""
     try:
-        return _unapplied(url)
+        return _unapplied(url, creating=True)
     except psycopg.OperationalError as exc:
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise StoreError(f"cannot read the database's migrations: {reason}") from None
 
 
-def _unapplied(url: str) -> list[Migration]:
+def _unapplied(url: str, *, creating: bool) -> list[Migration]:
+    """`creating`: the login reading is the one that would migrate (plan), not a checker."""
     with psycopg.connect(url, autocommit=True) as conn:
-        require_pgvector(conn)  # a server without it: one line, whatever is pending
+        require_pgvector(conn, creating=creating)  # a server without it: one line
         if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
             have: set[int] = set()
         else:
