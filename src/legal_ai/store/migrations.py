@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import psycopg
 
@@ -79,11 +80,25 @@ def _unapplied(url: str, *, creating: bool) -> list[Migration]:
     """`creating`: the login reading is the one that would migrate (plan), not a checker."""
     with psycopg.connect(url, autocommit=True) as conn:
         require_pgvector(conn, creating=creating)  # a server without it: one line
-        if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
-            have: set[int] = set()
-        else:
-            have = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+        return _unapplied_on(conn)
+
+
+def pending_on(conn: psycopg.Connection) -> list[str]:
+    """`pending`, read on a connection the caller holds (/readyz: a pooled one)."""
+    return [f"{m.version:04d}_{m.name}" for m in _unapplied_on(conn)]
+
+
+def _unapplied_on(conn: psycopg.Connection) -> list[Migration]:
+    if _first(conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()):
+        have: set[int] = set()
+    else:
+        have = {_first(row) for row in conn.execute("SELECT version FROM schema_migrations")}
     return [m for m in available() if m.version not in have]
+
+
+def _first(row: Any) -> Any:
+    """The first column of a row, a tuple's or a dict_row's (the pool's connections)."""
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]
 
 
 def summary(migration: Migration, width: int = 90) -> str:
