@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "config",
             "config_checks",
+            "config_env",
             "errors",
             "corpora",
             "vocabulary",
@@ -41,6 +42,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "display",
             "logs",
             "metrics",
+            "progress",
         ),
     ),
     ("text", ("text",)),

@@ -19,6 +19,7 @@ import pytest
 
 import legal_ai
 from helpers import DEMO_SEARCH_TOOLS
+from legal_ai.store.migrations import available
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "legal_ai"
@@ -98,21 +99,22 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**keep, "PATH": os.pathsep.join(path), **extra}
 
 
-@pytest.mark.slow
-def test_wheel_in_a_fresh_venv_runs_the_demo(wheel, tmp_path_factory):
-    place = tmp_path_factory.mktemp("fresh")  # short: the server's socket lives under it
-    venv, home = place / "venv", place / "home"
+def fresh_venv(venv: Path) -> Path:
+    """A new venv without pip (this venv's pip installs into it: pip_install); its python."""
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300
     )
-    python, cli = venv / "bin" / "python", venv / "bin" / "legal-ai"
-    # Its own dependency list only, at the tested versions, by this venv's pip (--python: into
-    # the fresh venv; the pip that `venv` bundles is older and took 36 s here where this one
-    # takes 10), without compiling every installed module ahead (the demo compiles what it
-    # imports).
-    installed = subprocess.run(
+    return venv / "bin" / "python"
+
+
+def pip_install(python: Path, wheel: Path) -> subprocess.CompletedProcess:
+    """`wheel` into the venv of `python` with its own dependency list only, at the tested
+    versions, by this venv's pip (--python: into the fresh venv; the pip that `venv` bundles is
+    older and took 36 s here where this one takes 10), without compiling every installed module
+    ahead (what runs compiles what it imports). pip's own words on stdout (what it replaced)."""
+    return subprocess.run(
         [
-            *(sys.executable, "-m", "pip", "--python", python, "install", "--quiet"),
+            *(sys.executable, "-m", "pip", "--python", python, "install"),
             *("--no-compile", "-c", ROOT / "requirements.lock", wheel),
         ],
         env=clean_env(),
@@ -120,6 +122,14 @@ def test_wheel_in_a_fresh_venv_runs_the_demo(wheel, tmp_path_factory):
         text=True,
         timeout=900,
     )
+
+
+@pytest.mark.slow
+def test_wheel_in_a_fresh_venv_runs_the_demo(wheel, tmp_path_factory):
+    place = tmp_path_factory.mktemp("fresh")  # short: the server's socket lives under it
+    venv, home = place / "venv", place / "home"
+    python, cli = fresh_venv(venv), venv / "bin" / "legal-ai"
+    installed = pip_install(python, wheel)
     assert installed.returncode == 0, installed.stderr[-3000:]
     env = clean_env(LEGAL_AI_HOME=str(home))
     probe = subprocess.run(
@@ -150,6 +160,117 @@ def test_wheel_in_a_fresh_venv_runs_the_demo(wheel, tmp_path_factory):
     # The bare wheel has no model SDK: the scripted enricher's step says what to install.
     assert "enricher: skipped" in demo.stdout and "legal-ai[models]" in demo.stdout
     assert "isolation: 0 leaks" in demo.stdout and "done in" in demo.stdout
+    assert stopped.returncode == 0, stopped.stderr
+
+
+PREVIOUS = "707190d475c78f030e0abb9dfbaea2321211ecef"  # release 0.1.0's last commit
+PREVIOUS_VERSION, PREVIOUS_HEAD = "0.1.0", "0032_precedent_search_text"
+PASSWORD = "סיסמה-של-השדרוג-2026"  # the chair's desk password, set under the old release
+
+
+@pytest.fixture(scope="module")
+def previous_wheel(tmp_path_factory) -> Path:
+    """Release 0.1.0's wheel, built from git (`git archive` of its commit) by its own
+    scripts/wheel, as `make dist` built it then."""
+    source, out = tmp_path_factory.mktemp("previous"), tmp_path_factory.mktemp("previous-dist")
+    archive = subprocess.run(
+        ["git", "-C", ROOT, "archive", "--format=tar", PREVIOUS],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    if archive.returncode != 0:  # a shallow clone, or an export without .git
+        pytest.skip(f"release {PREVIOUS_VERSION}'s commit {PREVIOUS[:7]} is not in this clone")
+    subprocess.run(["tar", "-x", "-C", source], input=archive.stdout, check=True, timeout=120)
+    subprocess.run(
+        [str(source / "scripts" / "wheel"), str(out)],
+        env={**clean_env(), "VENV": sys.prefix},
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (built,) = out.glob("legal_ai-*.whl")
+    assert built.name == f"legal_ai-{PREVIOUS_VERSION}-py3-none-any.whl"
+    return built
+
+
+@pytest.mark.slow
+def test_wheel_upgrades_the_previous_release(previous_wheel, wheel, tmp_path_factory):
+    """The office's upgrade (docs/deployment.md, "Upgrading"): release 0.1.0 installed from its
+    wheel into a fresh venv migrates its embedded database, sets the chair's desk password and
+    backs up; this release's wheel installed over it replaces it (the versions differ, so pip
+    does: "already installed with the same version" kept the old code when every wheel was
+    0.1.0); `db migrate` applies this release's migrations only; the doctor finds no error."""
+    assert legal_ai.__version__ != PREVIOUS_VERSION, "bump __version__ for a release"
+    place = tmp_path_factory.mktemp("upgrade")  # short: the server's socket lives under it
+    venv, home, backups = place / "venv", place / "home", place / "backups"
+    backups.mkdir()
+    python, cli = fresh_venv(venv), venv / "bin" / "legal-ai"
+    # The operator's environment; the service's has the callers' tokens too (the doctor reads
+    # the service's: a deployment without a token is an error).
+    env = clean_env(LEGAL_AI_HOME=str(home), LEGAL_AI_BACKUP_DIR=str(backups))
+    service = {**env, "LEGAL_AI_AGENT_TOKEN": "agent=an-agent-token-of-the-upgrade-test"}
+
+    def legal_ai_cli(
+        *args: str, stdin: str | None = None, environ: dict[str, str] = env
+    ) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [cli, *args],
+            cwd=place,
+            env=environ,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    def installed_version() -> str:
+        probe = subprocess.run(
+            [python, "-c", PROBE],
+            cwd=place,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        return probe.stdout.splitlines()[1]
+
+    old = pip_install(python, previous_wheel)
+    assert old.returncode == 0, old.stderr[-3000:]
+    assert installed_version() == PREVIOUS_VERSION
+    try:
+        migrated = legal_ai_cli("db", "migrate")
+        assert migrated.returncode == 0, migrated.stderr[-3000:]
+        assert migrated.stdout.splitlines()[0].endswith(f", {PREVIOUS_HEAD}")
+        password = legal_ai_cli("user", "set-password", "chair", "--password-stdin", stdin=PASSWORD)
+        assert password.returncode == 0, password.stderr[-3000:]
+        backup = legal_ai_cli("db", "backup", str(backups / "legal-ai-before-upgrade.backup"))
+        assert backup.returncode == 0, backup.stderr[-3000:]
+
+        new = pip_install(python, wheel)
+        assert new.returncode == 0, new.stderr[-3000:]
+        assert f"Successfully uninstalled legal-ai-{PREVIOUS_VERSION}" in new.stdout
+        assert f"Successfully installed legal-ai-{legal_ai.__version__}" in new.stdout
+        assert installed_version() == legal_ai.__version__
+        version = legal_ai_cli("--version")
+        assert version.stdout == f"legal-ai {legal_ai.__version__}\n"
+
+        dry = legal_ai_cli("db", "migrate", "--dry-run")
+        assert dry.returncode == 0 and f"the database is at {PREVIOUS_HEAD}" in dry.stdout
+        upgraded = legal_ai_cli("db", "migrate")
+        assert upgraded.returncode == 0, upgraded.stderr[-3000:]
+        since = int(PREVIOUS_HEAD[:4])
+        newer = [f"{m.version:04d}_{m.name}" for m in available() if m.version > since]
+        assert newer and upgraded.stdout.splitlines()[0] == "applied: " + ", ".join(newer)
+        doctor = legal_ai_cli("doctor", "--offline", environ=service)
+    finally:
+        stopped = legal_ai_cli("db", "stop")
+    errors = [line for line in doctor.stdout.splitlines() if line.startswith("error")]
+    assert (doctor.returncode, errors) == (0, []), doctor.stdout[-3000:] + doctor.stderr[-3000:]
+    for check in ("migrations", "desk_password", "backup", "pgvector"):
+        line = next(row for row in doctor.stdout.splitlines() if row.split()[1:2] == [check])
+        assert line.startswith("ok"), line
     assert stopped.returncode == 0, stopped.stderr
 
 

@@ -4,4 +4,6 @@ Layers (one direction of dependency, see docs/architecture.md):
 interfaces (cli, mcp) -> services (ingest, retrieval) -> adapters (store, providers) -> text.
 """
 
-__version__ = "0.1.0"
+# The release: bumped for each one, with its entry in CHANGELOG.md (tests/test_versions.py);
+# the wheel's version (pyproject.toml reads it) and `legal-ai --version` print it.
+__version__ = "0.2.0"

@@ -6,7 +6,6 @@ nothing below them imports this module (scripts/check_imports.py)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from .knowledge import exemplars, templates
 from .learning import arrival, library_links, metadata, principle_jobs, principle_review, rekey
 from .learning.vocabulary import free_text
 from .metrics import searched
+from .progress import QUIET, Progress
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
 from .retrieval.search import SearchResult, search
@@ -79,7 +79,7 @@ class App(Context):
         meta: dict[str, Any] | None = None,
         doc_id: str | None = None,
         text_fields: tuple[str, ...] = ("text",),
-        progress: Callable[[str], None] | None = None,
+        progress: Progress = QUIET,
         reassign: bool = False,
     ) -> IngestReport:
         target = get_corpus(corpus)
@@ -362,9 +362,9 @@ class App(Context):
         """INV-RET1, checked two ways (retrieval/audit.py)."""
         return audit.isolation(self, probe)
 
-    def reindex(self, batch: int = 64) -> dict:
+    def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> dict:
         """What changed re-embedded and re-analyzed (ingest/reindex.py)."""
-        return reindex.reindex(self, batch)
+        return reindex.reindex(self, batch, progress=progress)
 
 
 def _changed_outside_ingest(conn) -> dict:

@@ -6,11 +6,19 @@ Build it once (`Settings()`) and pass it in; deep modules never read the environ
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 from .config_checks import budgets_of, default_home, known_analyzer, model_budgets, proxy_addresses
 
@@ -18,7 +26,8 @@ from .config_checks import budgets_of, default_home, known_analyzer, model_budge
 class Settings(BaseSettings):
     """Every setting of legal-ai, typed, defaulted and described (docs/configuration.md)."""
 
-    model_config = SettingsConfigDict(env_prefix="LEGAL_AI_", extra="ignore")
+    # An empty variable (`LEGAL_AI_BACKUP_DIR=`) is unset, for every setting: its default holds.
+    model_config = SettingsConfigDict(env_prefix="LEGAL_AI_", extra="ignore", env_ignore_empty=True)
 
     home: Path = Field(
         default_factory=default_home,
@@ -73,6 +82,13 @@ class Settings(BaseSettings):
         description="Files larger than this are rejected before they are read (bounded memory).",
     )
     pool_max_size: int = Field(default=4, ge=1, description="Connection pool size.")
+    progress_interval_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="Long commands (ingest, reindex, eval, db backup) without a terminal: seconds "
+        "between their JSON progress lines on stderr (on a terminal they draw a bar).",
+    )
     pool_timeout_s: float = Field(
         default=10.0,
         gt=0,
@@ -494,3 +510,59 @@ class Settings(BaseSettings):
     @property
     def pgdata(self) -> Path:
         return self.home / "pgdata"
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Settings:
+        """The settings `environ` gives (the process's environment, or an environment file's
+        variables: `legal-ai doctor --env-file`) and nothing else, by the rules `Settings()`
+        reads the process's with: the prefix, the unprefixed names, empty meaning unset. A
+        malformed value raises pydantic's ValidationError (config_env.read says it in one
+        line)."""
+        given = _ENVIRON.set(dict(environ))
+        try:
+            return cls()
+        finally:
+            _ENVIRON.reset(given)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """pydantic-settings' sources, the environment's from_environ's mapping when given."""
+        environ = _ENVIRON.get()
+        if environ is not None:
+            env_settings = _Given(settings_cls, environ)
+        return init_settings, env_settings, dotenv_settings, file_secret_settings
+
+
+# The environment Settings.from_environ reads (None: the process's).
+_ENVIRON: ContextVar[dict[str, str] | None] = ContextVar("legal_ai_environ", default=None)
+
+
+def env_names() -> dict[str, tuple[str, ...]]:
+    """Each setting's field name -> the environment variables it is read from."""
+    names = {}
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        given = alias.choices if isinstance(alias, AliasChoices) else ()
+        names[name] = tuple(str(c) for c in given) or (f"LEGAL_AI_{name.upper()}",)
+    return names
+
+
+class _Given(EnvSettingsSource):
+    """pydantic-settings' own reading of environment variables, from a given mapping instead of
+    os.environ."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._given = dict(environ)
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(
+            self._given, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
+        )

@@ -26,7 +26,15 @@ from .knowledge.templates import get_templates
 from .learning import drafts, enrichment, finals, jobs, lessons, principle_jobs
 from .ops.health import report as health_report
 from .ops.worker import STAGES
-from .store.db import Store, database_url, drop_database, ensure_database, server_url
+from .store.db import (
+    DEFAULT_DATABASE,
+    Store,
+    database_name,
+    database_url,
+    drop_database,
+    ensure_database,
+    server_url,
+)
 
 DEMO_DATABASE = "legal_ai_demo"
 DEMO_CHAIR = 'עו"ד רותם לוי'  # fictional
@@ -293,6 +301,11 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     if not settings.committee_chair:  # the demo's committee has a fictional chair of its own
         settings = settings.model_copy(update={"committee_chair": DEMO_CHAIR})
     echo("legal-ai demo: starting PostgreSQL + pgvector ...")
+    if settings.database_url and database_name(settings.database_url) == DEMO_DATABASE:
+        # pointed at the demo's own database (as its closing lines say): it is rebuilt, so the
+        # embedding cache stays in the server's application database
+        url = ensure_database(settings.database_url, DEFAULT_DATABASE)
+        settings = settings.model_copy(update={"database_url": url})
     server = server_url(settings)
     cache_store = Store(database_url(settings), max_size=2)
     drop_database(server, DEMO_DATABASE)
@@ -314,6 +327,14 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
         "legal-ai serve\n"
         "  then open http://127.0.0.1:8765/login and sign in as `chair` with the demo password "
         f"{DEMO_DESK_PASSWORD} (fictional, set for the demo database only)"
+    )
+    echo(
+        f"\nthe demo's data is in its own database, {DEMO_DATABASE} (rebuilt by each run; the "
+        "commands use another, legal_ai, until told). Point them at the demo's, as README.md's "
+        "examples expect:\n"
+        f'  export LEGAL_AI_DATABASE_URL="$(legal-ai db url --database {DEMO_DATABASE})"\n'
+        f"  export LEGAL_AI_COMMITTEE_CHAIR='{settings.committee_chair}'   # the chair of the "
+        "committee's decisions (the demo's is fictional)"
     )
     echo(f"done in {time.perf_counter() - started:.1f}s. Stop the server with `legal-ai db stop`.")
     summary["health"] = {k: health[k] for k in ("unsearchable", "stale_embeddings", "isolation")}

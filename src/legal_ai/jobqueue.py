@@ -16,6 +16,7 @@ from typing import Any
 from .context import Context
 from .errors import AppError, Scrubber
 from .store import engine as store
+from .store.db import connection_lost
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +77,10 @@ def retry_later(
     """A claimed job's attempt failed with `exc`: queued again with backoff while attempts
     remain, else failed. Returns (its status, or "lost" when another worker has it; the error
     as said to the user — an AppError's message, else "internal error in `what`" with the
-    traceback in the log)."""
+    traceback in the log). The database out of reach is raised again instead: nothing can be
+    recorded, and the job stays claimed until its lease ends (the worker waits the outage out)."""
+    if connection_lost(exc):
+        raise exc
     if isinstance(exc, AppError):
         error = Scrubber.of(app.settings)(str(exc))  # stored in jobs.error and shown: scrubbed
     else:

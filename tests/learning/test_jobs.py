@@ -457,14 +457,16 @@ def test_worker_stops_cleanly_on_sigterm(legal, cli_env):
         text=True,
     )
     try:
-        assert "started" in process.stdout.readline()
+        assert json.loads(process.stderr.readline())["message"].endswith(": started")
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode == 0, err
-    assert "stopped after 0 job(s)" in out
+    # Its lines are JSON log records on stderr, like the server's (logs.py); nothing on stdout.
+    messages = [json.loads(line)["message"] for line in err.splitlines()]
+    assert out == "" and messages[-1].endswith("stopped after 0 job(s)"), err
 
 
 def _wait_for(predicate, timeout: float, what: str):

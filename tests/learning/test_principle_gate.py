@@ -85,7 +85,7 @@ def test_the_worker_extracts_a_missing_precedent_arriving(app, tmp_path, panel, 
     ingest(app, tmp_path, "ruling-late", RULING)
     env = {**cli_env, "LEGAL_AI_PRINCIPLE_PANEL": value, "LEGAL_AI_MODEL_RETRIES": "0"}
     out = run(env, "worker", "--once")
-    assert "principles job" in out.stdout and "approved 1" in out.stdout
+    assert "principles job" in out.stderr and "approved 1" in out.stderr  # its log lines
     assert [
         p["rule_text"] for p in principle_review.list_principles(app, "approved")["principles"]
     ] == [R2[0]]

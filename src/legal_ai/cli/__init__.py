@@ -12,10 +12,12 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import psycopg
 import typer
 
+from .. import __version__
 from ..demo import run_demo
-from ..errors import AppError, InvalidInput
+from ..errors import AppError, InvalidInput, Scrubber, StoreError
 from ..evaluation import evaluate as run_eval
 from ..evaluation import load_dataset
 from ..evaluation.baseline import check
@@ -34,8 +36,9 @@ from .enrich import register as register_arrival
 from .items import register as register_items
 from .learning import register
 from .ocr import register as register_ocr
-from .output import _echo_eval, _print_result, _progress
+from .output import _echo_eval, _print_result
 from .principles import register as register_principles
+from .progress import RESUME_EVAL, RESUME_INGEST, RESUME_REINDEX, watch
 from .scheduler import register as register_scheduler
 from .telemetry import register as register_telemetry
 from .users import register as register_users
@@ -47,6 +50,30 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"legal-ai {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            help="Print legal-ai's version (CHANGELOG.md) and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
 register_db(app)
 register_cases(app)
 register_items(app)
@@ -92,7 +119,7 @@ def ingest(
     if practice_area:
         values["practice_area"] = practice_area
     text_fields = tuple(f.strip() for f in fields.split(",") if f.strip())
-    with _app() as legal, _progress(not as_json) as progress:
+    with _app() as legal, watch(legal.settings, RESUME_INGEST) as progress:
         report = legal.ingest(
             paths,
             corpus,
@@ -250,8 +277,8 @@ def health(as_json: JsonFlag = False) -> None:
 def reindex(as_json: JsonFlag = False) -> None:
     """Re-embed what its text or embedder outdated (chunks, principles, precedents, exemplars,
     canonical statements, page images); re-analyze what an older analyzer indexed."""
-    with _app() as legal:
-        result = legal.reindex()
+    with _app() as legal, watch(legal.settings, RESUME_REINDEX) as progress:
+        result = legal.reindex(progress=progress)
     if as_json:
         _print_json(result)
     else:
@@ -301,9 +328,9 @@ def evaluate(
     unknown = set(chosen) - {"hybrid", "semantic", "lexical"}
     if unknown or not chosen:
         raise InvalidInput(f"--modes takes hybrid, semantic and lexical, not {sorted(unknown)}")
-    report = run_eval(
-        _settings(), dataset, peers=peers, modes=chosen, progress=lambda m: typer.echo(m, err=True)
-    )
+    settings = _settings()
+    with watch(settings, RESUME_EVAL) as progress:
+        report = run_eval(settings, dataset, peers=peers, modes=chosen, progress=progress)
     if not per_query:
         report.pop("per_query_ndcg@10", None)
     verdict = None
@@ -344,6 +371,16 @@ register_arrival(app)
 register_doctor(app)
 
 
+def lost_database(exc: psycopg.OperationalError) -> str:
+    """A connection that failed or was lost in one line: what the server said (its first line,
+    without paths, addresses or logins) and what to check."""
+    said = Scrubber()(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+    return (
+        f"the database connection failed: {said}; check that PostgreSQL is running and "
+        "reachable (`legal-ai doctor`), then run the command again"
+    )
+
+
 def main() -> None:
     # The pool's own warnings (a lost server, with its socket path) are not for the user: the
     # error line below says what happened and what to do.
@@ -353,6 +390,9 @@ def main() -> None:
     except AppError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except psycopg.OperationalError as exc:  # the server went away mid-command, or refused us
+        typer.echo(f"error: {lost_database(exc)}", err=True)
+        sys.exit(StoreError.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
 

@@ -3,21 +3,41 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 
+from .. import config_env
 from ..accounts import check_chair_token
 from ..app import App
-from ..auth import cli_principal
+from ..auth import OPERATOR, cli_principal
 from ..config import Settings
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
+_warned: set[str] = set()  # the variables already warned about in this process
+
 
 def _settings() -> Settings:
-    return Settings()
+    """The settings of this process's environment. A `LEGAL_AI_*` variable that is no setting is
+    a warning on stderr, once, naming the nearest real one; a malformed value is one line and
+    exit code 2 (config_env.read)."""
+    for name, nearest in config_env.unknown(os.environ):
+        if name not in _warned:
+            _warned.add(name)
+            typer.echo(f"warning: {config_env.unknown_line(name, nearest)}", err=True)
+    return config_env.read(os.environ)
+
+
+def _system_app(settings: Settings | None = None) -> App:
+    """The App of the system's own work run from the CLI — `legal-ai worker`, `jobs run`, and
+    the stages it drains run by hand (`learning run`, `principles run|extract|synthesize`,
+    `ocr run`, `enrich run`, `voice run`): always the operator, whatever token the environment
+    holds. The worker's unit reads the same environment file as the server's, tokens included;
+    they are the callers' credentials, and the worker is no caller (docs/deployment.md)."""
+    return App(settings or _settings(), principal=OPERATOR)
 
 
 def _app():

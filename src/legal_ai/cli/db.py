@@ -13,16 +13,27 @@ from ..learning.rekey import describe, planned
 from ..ops.backups import prove
 from ..store import database_url, stop_embedded
 from ..store.backup import backup, restore
+from ..store.db import other_database
 from ..store.migrations import apply_role_grants, available, migrate, plan, summary
 from .common import JsonFlag, _app, _print_json, _settings
+from .progress import RESUME_BACKUP, watch
 
 db_app = typer.Typer(help="The PostgreSQL database.", no_args_is_help=True)
 
 
 @db_app.command("url")
-def db_url() -> None:
+def db_url(
+    database: Annotated[
+        str | None,
+        typer.Option(
+            help="Another database of the same server, e.g. legal_ai_demo (what `legal-ai demo` "
+            "loads): its URL, for LEGAL_AI_DATABASE_URL."
+        ),
+    ] = None,
+) -> None:
     """Print the connection URL in use (starts the embedded server if needed)."""
-    typer.echo(database_url(_settings()))
+    settings = _settings()
+    typer.echo(other_database(settings, database) if database else database_url(settings))
 
 
 @db_app.command("migrate")
@@ -101,7 +112,9 @@ def db_backup(
     json_out: JsonFlag = False,
 ) -> None:
     """Back up the whole database (every item, embedding, lesson, audit and history row)."""
-    result = backup(database_url(_settings()), file, overwrite=force)
+    settings = _settings()
+    with watch(settings, RESUME_BACKUP) as progress:
+        result = backup(database_url(settings), file, overwrite=force, progress=progress)
     if json_out:
         _print_json(result)
     else:

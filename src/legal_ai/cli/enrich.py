@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..learning import enrichment, enrichment_review
-from .common import JsonFlag, _app, _print_json, print_one, print_rows
+from .common import JsonFlag, _app, _print_json, _system_app, print_one, print_rows
 
 enrich_app = typer.Typer(
     help="Headnote, summary and tags of internal decisions, written by a model: a grounded "
@@ -82,7 +82,7 @@ def review(
 def run(as_json: JsonFlag = False) -> None:
     """Enrich the internal decisions queued (LEGAL_AI_ENRICHER); without a model they wait and
     this says what to set."""
-    with _app() as legal:
+    with _system_app() as legal:
         report = enrichment.run(legal)
     if as_json:
         _print_json(report)

@@ -24,7 +24,7 @@ from ..learning.lessons import promote
 from ..learning.panel_audit import rebuild
 from ..ops.worker import STAGES
 from .args import AppealType, Case, File, Outcome, PracticeArea, emit
-from .common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json, _system_app
 from .costs import register as register_costs
 from .methodology import register as register_methodology
 from .services import register as register_serve
@@ -210,7 +210,7 @@ def learning_run(
     as_json: JsonFlag = False,
 ) -> None:
     """Run the queued learning stage (distill -> style panel -> curator) in this process."""
-    with _app() as legal:
+    with _system_app() as legal:
         result = run(legal, case, stages=STAGES)
     if as_json:
         _print_json(result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..ingest import ocr_jobs
-from .common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json, _system_app
 
 ocr_app = typer.Typer(
     help="Scanned PDFs (no text layer): read by OCR (Tesseract, Hebrew) in the background.",
@@ -18,7 +18,7 @@ def run(as_json: JsonFlag = False) -> None:
     """Read the queued scans now (what `legal-ai worker` does too): each page rendered and read,
     the text written into the scan's items with page numbers. Without Tesseract and its Hebrew
     model the jobs wait, saying what to install."""
-    with _app() as legal:
+    with _system_app() as legal:
         report = ocr_jobs.run(legal)
     if as_json:
         _print_json(report)

@@ -1,48 +1,12 @@
-"""How the library's commands show their work (cli/__init__.py): the progress line of a long
-ingest, a search's hits, the evaluation report as text."""
+"""How the library's commands show their work (cli/__init__.py): a search's hits, the
+evaluation report as text (the progress of long work: cli/progress.py)."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import typer
 
 from ..display import format_hit
 from .common import _print_json
-
-
-class _progress:
-    """A progress line on stderr for long runs (only on a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self._progress = None
-        self._task = None
-        self._last = None
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        self._progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            TextColumn("{task.completed} items"),
-            TimeElapsedColumn(),
-            transient=True,
-        )
-        self._progress.__enter__()
-        self._task = self._progress.add_task("ingesting", total=None)
-        return self._advance
-
-    def _advance(self, path: str) -> None:
-        self._progress.update(self._task, advance=1, description=Path(path).name)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
 
 
 def _print_result(result: dict, as_json: bool) -> None:

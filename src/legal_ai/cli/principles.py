@@ -16,7 +16,7 @@ from ..learning import (
     principles,
     synthesis,
 )
-from .common import JsonFlag, _app, _print_json, print_one
+from .common import JsonFlag, _app, _print_json, _system_app, print_one
 
 principles_app = typer.Typer(
     help="Legal principles of the case law and the chair's gate.", no_args_is_help=True
@@ -42,7 +42,7 @@ def extract(
 ) -> None:
     """Principles of rulings and decisions by the three-model panel (LEGAL_AI_PRINCIPLE_PANEL),
     now (the retroactive path; new items are queued on arrival: `principles run`)."""
-    with _app() as legal:
+    with _system_app() as legal:
         report = principles.extract(legal, corpus=corpus, doc_id=doc_id, all=all_items)
     print_one(report, _counts, as_json=as_json)
     for failure in [] if as_json else report["failed"]:
@@ -53,7 +53,7 @@ def extract(
 def run(as_json: JsonFlag = False) -> None:
     """Drain the extraction queue (rulings and decisions ingested since): what `legal-ai worker`
     does too. Without a complete panel the jobs wait, saying what to set."""
-    with _app() as legal:
+    with _system_app() as legal:
         report = principle_jobs.run(legal)
     if as_json:
         _print_json(report)
@@ -141,7 +141,7 @@ def cull(
 def synthesize(as_json: JsonFlag = False) -> None:
     """Canonical statements of the canonical principles pending synthesis (LEGAL_AI_SYNTHESIZER):
     grounded in the quotes or abstained, drift-gated; never approves (-> pending_review)."""
-    with _app() as legal:
+    with _system_app() as legal:
         report = synthesis.synthesize(legal)
     print_one(report, _counts, as_json=as_json)
 

@@ -10,7 +10,7 @@ import typer
 
 from ..ops import scheduler as schedule
 from ..ops.tasks import reminders as listed
-from .common import JsonFlag, _app, _print_json
+from .common import JsonFlag, _app, _print_json, _system_app
 
 jobs_app = typer.Typer(
     help="The scheduled jobs: list, run on demand, runs, reminders.", no_args_is_help=True
@@ -49,7 +49,7 @@ def run(
 ) -> None:
     """Run one job now, on demand (recorded as a manual run); exits 1 when it failed or another
     process is running it."""
-    with _app() as legal:
+    with _system_app() as legal:
         report = schedule.run_now(legal, name)
     if as_json:
         _print_json(report)

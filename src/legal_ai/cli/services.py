@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated
 
 import typer
@@ -10,7 +11,9 @@ from .. import logs
 from ..ops.worker import work
 from ..web import app as web_app
 from ..web.clients import uvicorn_options
-from .common import _app, _settings
+from .common import _settings, _system_app
+
+worker_log = logging.getLogger("legal_ai.worker")
 
 
 def serve(
@@ -52,13 +55,20 @@ def worker(
         if stop:  # a second signal: stop now (the job's lease makes it claimable again)
             raise SystemExit(128 + signum)
         stop.append(signum)
-        typer.echo("stopping after the job in hand (signal again to stop now)", err=True)
+        worker_log.info("stopping after the job in hand (signal again to stop now)")
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request_stop)
-    logs.configure(_settings())
-    with _app() as legal:
-        work(legal, once=once, poll=poll, echo=typer.echo, should_stop=lambda: bool(stop))
+    # Its lines are log records, JSON like the server's unless LEGAL_AI_LOG_FORMAT=text (logs.py).
+    # The pool's own complaint at each failed reconnection is left out: the worker says once
+    # that the database is lost and once that it is back (ops/worker.py).
+    settings = _settings()
+    logs.configure(settings)
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+    # The system, never a caller: the tokens of the environment file it shares with `serve`
+    # are not its own (cli/common.py: _system_app).
+    with _system_app(settings) as legal:
+        work(legal, once=once, poll=poll, echo=worker_log.info, should_stop=lambda: bool(stop))
 
 
 def register(app: typer.Typer) -> None:

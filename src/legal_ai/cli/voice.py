@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..knowledge import voice, voice_review
-from .common import JsonFlag, _app, _print_json, print_one, print_rows
+from .common import JsonFlag, _app, _print_json, _system_app, print_one, print_rows
 
 voice_app = typer.Typer(
     help="Deep-read voice documents of exemplary finals (channel C).", no_args_is_help=True
@@ -90,7 +90,7 @@ def review(
 def run(as_json: JsonFlag = False) -> None:
     """Write the documents of the marked cases (LEGAL_AI_VOICE_WRITER); without a model they
     wait in the queue and this says what to set."""
-    with _app() as legal:
+    with _system_app() as legal:
         report = voice.run(legal)
     if as_json:
         _print_json(report)

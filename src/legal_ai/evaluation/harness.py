@@ -10,13 +10,13 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Callable
 
 from ..config import Settings
 from ..context import Context
 from ..corpora import get_corpus
 from ..ingest import Ingestor
 from ..ingest.sources import IngestItem
+from ..progress import QUIET, Progress
 from ..retrieval.search import search
 from ..store.db import Store, database_url, drop_database, ensure_database, server_url
 from . import metrics
@@ -102,12 +102,14 @@ def _run_modes(
     eval_settings: Settings,
     dataset: Dataset,
     modes: tuple[str, ...],
-    progress: Callable[[str], None] | None,
+    progress: Progress,
 ) -> tuple[dict[str, metrics.Run], dict[str, dict[str, dict[str, float]]]]:
     """Every query in every mode, timed at each k of LATENCY_KS: the runs the metrics read (the
     documents of k = DEPTH) and the latency percentiles per mode and k."""
     runs: dict[str, metrics.Run] = {}
     latency: dict[str, dict[str, dict[str, float]]] = {}
+    progress.start("eval: searching", len(modes) * len(dataset.queries), "queries")
+    asked = 0
     for mode in modes:
         runs[mode] = {}
         timings: dict[int, list[float]] = {k: [] for k in LATENCY_KS}
@@ -130,9 +132,9 @@ def _run_modes(
                 timings[k].append(time.perf_counter() - t0)
                 if k == DEPTH:
                     runs[mode][qid] = [h["doc_id"] for h in hits]
+            asked += 1
+            progress.update(asked, current=f"{mode} {qid}")
         latency[mode] = {f"k{k}": {"k": k, **_percentiles(timings[k])} for k in LATENCY_KS}
-        if progress:
-            progress(f"{dataset.name}: {mode} done")
     return runs, latency
 
 
@@ -171,7 +173,7 @@ def evaluate(
     *,
     peers: bool = False,
     modes: tuple[str, ...] = MODES,
-    progress: Callable[[str], None] | None = None,
+    progress: Progress = QUIET,
 ) -> dict:
     """Run the whole evaluation; returns the `--json` object."""
     server = server_url(settings)
@@ -183,8 +185,9 @@ def evaluate(
         eval_settings = settings.model_copy(update={"database_url": store.url})
         app = Context(eval_settings, store=store, cache_store=cache_store)
         started = time.perf_counter()
+        progress.start("eval: loading", len(dataset.corpus), "docs")
         report = Ingestor(store, app.embedder, eval_settings).ingest_items(
-            _items(dataset), get_corpus("external")
+            _items(dataset), get_corpus("external"), progress=progress
         )
         load_seconds = time.perf_counter() - started
         runs, latency = _run_modes(store, app, eval_settings, dataset, modes, progress)

@@ -24,6 +24,7 @@ from ..config import Settings
 from ..context import NO_HOOKS, ArrivalHooks, Context
 from ..corpora import Corpus
 from ..errors import AppError, InvalidInput, StoreError
+from ..progress import QUIET, Progress
 from ..providers.embedders import Embedder
 from ..store import items as sql_items
 from ..store.db import Store
@@ -80,6 +81,10 @@ def to_set(item: IngestItem, missing: list[str]) -> str:
             "(/training/metadata) or by the enricher (LEGAL_AI_ENRICHER, `legal-ai enrich run`)"
         )
     return hint
+
+
+class FileRead:
+    """The mark, among a batch's items, that the file before it has given all its items."""
 
 
 class TextMovedOn(StoreError):
@@ -150,18 +155,35 @@ class Ingestor(Stager):
         *,
         doc_id: str | None = None,
         text_fields: tuple[str, ...] = ("text",),
-        progress: Callable[[str], None] | None = None,
+        progress: Progress = QUIET,
         reassign: bool = False,
     ) -> IngestReport:
         """Ingest files and folders. An item whose doc_id is already stored under another case
-        is refused unless `reassign` (the explicit --reassign of the CLI)."""
+        is refused unless `reassign` (the explicit --reassign of the CLI). `progress` hears the
+        files done of all the files named, the file written (its name under the folder named;
+        a statute's title beside it) and the last item written."""
         files = list(iter_paths(paths))
         if doc_id and len(files) > 1:
             raise InvalidInput("--doc-id names one document; give a single file with it")
         self.reassign = reassign
         limits = Limits.of(self.settings)
+        progress.start("ingest", len(files), "files")
+        names = {str(path): name for path, name in files}
+        finished = 0
 
-        def entries() -> Iterable[tuple[IngestItem | SourceError, str]]:
+        def tally(where: str, done: IngestItem | FileRead | None) -> None:
+            nonlocal finished
+            finished += isinstance(done, FileRead)
+            item = done if isinstance(done, IngestItem) else None
+            title = item and (item.fields.get("law_title") or item.metadata.get("law_title"))
+            name = names.get(where, where)
+            progress.update(
+                finished,
+                current=f"{name} ({title})" if title else name,
+                last=item.doc_id if item else None,
+            )
+
+        def entries() -> Iterable[tuple[IngestItem | SourceError | FileRead, str]]:
             for path, name in files:
                 for entry in read_source(
                     path,
@@ -174,17 +196,30 @@ class Ingestor(Stager):
                     limits=limits,
                 ):
                     yield entry, str(path)
+                yield FileRead(), str(path)
 
-        return self._ingest_all(entries(), corpus, progress)
+        return self._ingest_all(entries(), corpus, tally)
 
-    def ingest_items(self, items: Iterable[IngestItem], corpus: Corpus) -> IngestReport:
-        return self._ingest_all(((item, item.source_path) for item in items), corpus)
+    def ingest_items(
+        self, items: Iterable[IngestItem], corpus: Corpus, *, progress: Progress = QUIET
+    ) -> IngestReport:
+        """Ingest items already read; `progress` hears how many are written (its phase and
+        total are the caller's to start)."""
+        written = 0
+
+        def tally(where: str, item: IngestItem | FileRead | None) -> None:
+            nonlocal written
+            written += 1
+            last = item.doc_id if isinstance(item, IngestItem) else None
+            progress.update(written, current=where, last=last)
+
+        return self._ingest_all(((item, item.source_path) for item in items), corpus, tally)
 
     def _ingest_all(
         self,
-        entries: Iterable[tuple[IngestItem | SourceError, str]],
+        entries: Iterable[tuple[IngestItem | SourceError | FileRead, str]],
         corpus: Corpus,
-        progress: Callable[[str], None] | None = None,
+        tally: Callable[[str, IngestItem | FileRead | None], None] | None = None,
     ) -> IngestReport:
         """Stage the next item in a worker thread while this one is written. Staging (chunking,
         analysis, the embedder) is Python and the model; writing is the database; on two cores
@@ -194,7 +229,7 @@ class Ingestor(Stager):
         written correctly (staged as unchanged but finding another text stored, it is staged
         again in full)."""
         report = IngestReport()
-        pending: tuple[IngestItem | SourceError, str, Future | None] | None = None
+        pending: tuple[IngestItem | SourceError | FileRead, str, Future | None] | None = None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="legal-ai-stage") as worker:
             for entry, where in entries:
                 staging = (
@@ -203,10 +238,10 @@ class Ingestor(Stager):
                     else None
                 )
                 if pending:
-                    self._finish(*pending, report, progress)
+                    self._finish(*pending, report, tally)
                 pending = (entry, where, staging)
             if pending:
-                self._finish(*pending, report, progress)
+                self._finish(*pending, report, tally)
         if corpus.key == "style" and report.ingested:  # the chair's templates, once per batch
             with self.store.transaction() as conn:
                 self.hooks.finals_changed(conn)
@@ -215,18 +250,25 @@ class Ingestor(Stager):
     # -- one item -------------------------------------------------------------------------------
     def _finish(
         self,
-        entry: IngestItem | SourceError,
+        entry: IngestItem | SourceError | FileRead,
         where: str,
         staging: Future | None,
         report: IngestReport,
-        progress: Callable[[str], None] | None,
+        tally: Callable[[str, IngestItem | FileRead | None], None] | None,
     ) -> None:
+        """Write an item (or record a source's error); `tally` is told the item once written,
+        and a file once its every item was (a FileRead after them)."""
+        written = len(report.doc_ids)
+        if isinstance(entry, FileRead):
+            if tally:
+                tally(where, entry)
+            return
         if isinstance(entry, SourceError):
             report.failed.append({"path": entry.path, "error": entry.error})
         else:
             self._write(entry, staging, report)
-        if progress:
-            progress(where)
+        if tally:  # told the item when it was written (not when it failed)
+            tally(where, entry if len(report.doc_ids) > written else None)
 
     def _write(self, item: IngestItem, staging: Future, report: IngestReport) -> None:
         try:

@@ -7,10 +7,12 @@ batch is written in one transaction."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..context import Context
 from ..corpora import CORPORA
+from ..progress import QUIET, Progress
 from ..providers.embedders import text_hash
 from ..providers.multimodal import render_pages
 from ..store import integrity, maintenance
@@ -36,12 +38,25 @@ def _mend(ctx: Context, rows: list[dict]) -> tuple[list[dict], int, int]:
     return updates, len(texts), sum(row["needs_analysis"] for row in rows)
 
 
-def _chunks(ctx: Context, batch: int, done: dict) -> None:
+def _phase(progress: Progress, what: str, batches: list[list[dict]]) -> Iterator[list[dict]]:
+    """The batches of one kind of stale rows, a phase of `progress` (none when nothing is
+    stale): its total the rows, each batch counted when it was written."""
+    total = sum(len(rows) for rows in batches)
+    if total:
+        progress.start(f"reindex {what}", total, "rows")
+    done = 0
+    for rows in batches:
+        yield rows
+        done += len(rows)
+        progress.update(done, current=what)
+
+
+def _chunks(ctx: Context, batch: int, done: dict, progress: Progress) -> None:
     embedder, analyzer = ctx.embedder, ctx.analyzer
     for corpus in CORPORA.values():
         with ctx.store.connection() as read_conn:
             batches = list(maintenance.stale_chunks(read_conn, corpus, analyzer.id, batch))
-        for rows in batches:
+        for rows in _phase(progress, f"{corpus.key} chunks", batches):
             updates, embedded, analyzed = _mend(ctx, rows)
             with ctx.store.transaction() as conn:
                 maintenance.update_chunks(
@@ -51,13 +66,13 @@ def _chunks(ctx: Context, batch: int, done: dict) -> None:
             done["reanalyzed"] += analyzed
 
 
-def _units(ctx: Context, batch: int, done: dict) -> None:
+def _units(ctx: Context, batch: int, done: dict, progress: Progress) -> None:
     """Principles, attached precedents and block exemplars (maintenance.text_units)."""
     embedder, analyzer = ctx.embedder, ctx.analyzer
     for units in maintenance.text_units():
         with ctx.store.connection() as read_conn:
             batches = list(maintenance.stale_units(read_conn, units, analyzer.id, batch))
-        for rows in batches:
+        for rows in _phase(progress, f"{units.corpus.key} {units.kind}", batches):
             updates, embedded, analyzed = _mend(ctx, rows)
             with ctx.store.transaction() as conn:
                 maintenance.update_units(
@@ -67,12 +82,12 @@ def _units(ctx: Context, batch: int, done: dict) -> None:
             done[units.kind]["reanalyzed"] += analyzed
 
 
-def _canonicals(ctx: Context, batch: int) -> dict:
+def _canonicals(ctx: Context, batch: int, progress: Progress) -> dict:
     done = {"reembedded": 0}
     for corpus in maintenance.canonical_corpora():
         with ctx.store.connection() as read_conn:
             batches = list(maintenance.stale_canonicals(read_conn, corpus, batch))
-        for rows in batches:
+        for rows in _phase(progress, f"{corpus.key} canonical statements", batches):
             vectors = ctx.embedder.embed_passages([r["text"] for r in rows])
             updates = [{**r, "embedding": v} for r, v in zip(rows, vectors, strict=True)]
             with ctx.store.transaction() as conn:
@@ -82,21 +97,22 @@ def _canonicals(ctx: Context, batch: int) -> dict:
     return done
 
 
-def reindex(ctx: Context, batch: int = 64) -> dict:
+def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> dict:
     """Re-embed chunks, principles, attached precedents and canonical statements whose text
     or embedder changed, re-analyze outdated chunks, principles and precedents, and re-embed
     page images with the image embedder (counted as skipped without one). Each text is sent
     to the model at most once (the embedder's cache); `reembedded` and `reanalyzed` are the
-    totals, with the counts of each kind beside them."""
+    totals, with the counts of each kind beside them. `progress` hears a phase per kind and
+    corpus with stale rows: its rows, and those written."""
     done = {
         kind: {"reembedded": 0, "reanalyzed": 0}
         for kind in ("chunks", "principles", "precedents", "exemplars")
     }
     repaired = repair(ctx)
-    _chunks(ctx, batch, done["chunks"])
-    _units(ctx, batch, done)
-    done["canonical_statements"] = _canonicals(ctx, batch)
-    done["page_images"] = _page_images(ctx, batch)
+    _chunks(ctx, batch, done["chunks"], progress)
+    _units(ctx, batch, done, progress)
+    done["canonical_statements"] = _canonicals(ctx, batch, progress)
+    done["page_images"] = _page_images(ctx, batch, progress)
     return {
         "reembedded": sum(d["reembedded"] for d in done.values()),
         "reanalyzed": sum(d.get("reanalyzed", 0) for d in done.values()),
@@ -174,7 +190,7 @@ def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> dict:
     return entry
 
 
-def _page_images(ctx: Context, batch: int) -> dict:
+def _page_images(ctx: Context, batch: int, progress: Progress) -> dict:
     """Re-embed stale page images with the image embedder: from the embedding cache (keyed
     by the image's hash) or, when it lacks one, by rendering the item's PDF again. Without
     an image embedder nothing is re-embedded and every page image is counted as skipped; a
@@ -198,7 +214,7 @@ def _page_images(ctx: Context, batch: int) -> dict:
     for corpus in maintenance.image_corpora():
         with ctx.store.connection() as read_conn:
             batches = list(maintenance.stale_page_images(read_conn, corpus, images.id, batch))
-        for rows in batches:
+        for rows in _phase(progress, f"{corpus.key} page images", batches):
             hashes = sorted({r["text_hash"] for r in rows})
             found = cache.get_many(images.id, hashes) if cache else {}
             todo = _rendered(rows, found, unreadable)

@@ -39,6 +39,7 @@ from ..jobqueue import backoff, worker_id
 from ..store import engine as store
 from ..store import jsonable
 from ..store import learning as learning_store
+from ..store.db import connection_lost
 from . import budgets
 from . import vocabulary as vocab
 from .engine import Lease, Models, configured
@@ -178,7 +179,10 @@ class _Run:
 
 def _retry_or_fail(run: _Run, exc: Exception) -> dict | None:
     """A stage failed (called in the handler): the error scrubbed into the outcome and the job
-    retried with backoff, or failed at its last attempt; its row (None: taken over)."""
+    retried with backoff, or failed at its last attempt; its row (None: taken over). The
+    database out of reach is raised again: the job stays claimed until its lease ends."""
+    if connection_lost(exc):
+        raise exc
     job, attempt = run.job, run.job["attempts"]
     if isinstance(exc, AppError):
         error = Scrubber.of(run.engine.settings)(str(exc))  # stored in jobs.error: scrubbed

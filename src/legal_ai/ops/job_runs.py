@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..auth import system_principal
 from ..errors import AppError, Scrubber
 from ..store import schedule as store
+from ..store.db import connection_lost
 from .cron import next_after, slots_between, timezone_of
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ def _execute(job: Job, app: App, now: dt.datetime) -> tuple[str, dict | None, st
     except AppError as exc:
         return "failed", None, scrub(str(exc) or type(exc).__name__)
     except Exception as exc:  # a bug or an outage: recorded, retried, the other jobs go on
+        if connection_lost(exc):  # nothing can be recorded: the worker waits the outage out
+            raise
         logger.exception("scheduled job %s failed", job.name)  # the log keeps the details
         return "failed", None, scrub(f"internal error in {job.name} ({type(exc).__name__}: {exc})")
     result = scrub.deep(jsonable_deep(result or {}))

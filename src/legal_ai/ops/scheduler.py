@@ -44,6 +44,7 @@ from ..errors import Forbidden, InvalidInput, NotFound, Scrubber
 from ..paging import Page
 from ..store import jsonable
 from ..store import schedule as store
+from ..store.db import connection_lost
 from . import tasks
 from .cron import next_after, timezone_of
 from .cron import slots_between as slots_between
@@ -148,7 +149,9 @@ def run_due(
     for job in jobs or JOBS:
         try:
             report = run_job(app, job, now, manual=False, worker=worker, requested_by=RUNNER.actor)
-        except Exception as exc:  # the bookkeeping itself failed (the database went away)
+        except Exception as exc:  # the bookkeeping itself failed
+            if connection_lost(exc):  # the database went away: the worker waits it out
+                raise
             logger.exception("scheduler: %s could not be run", job.name)
             report = {
                 "name": job.name,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import secrets
 import tempfile
 import time
@@ -38,6 +39,7 @@ import psycopg
 from psycopg import conninfo, sql
 
 from ..errors import InvalidInput, NotFound, StoreError
+from ..progress import QUIET, Progress
 from . import archive_contents
 from .archive_contents import TOC_LINE
 from .backup_manifest import (
@@ -48,15 +50,19 @@ from .backup_manifest import (
     schema_version,
     write_manifest,
 )
-from .pg_programs import MAINTENANCE_DATABASE, connect, one_line, run, split
+from .pg_programs import MAINTENANCE_DATABASE, connect, one_line, run, run_watched, split
 from .scratch_server import scratch_server
 
+# pg_dump --verbose, as a table's rows begin: `pg_dump: dumping contents of table "public.x"`
+_DUMPING = re.compile(r'pg_dump: dumping contents of table "(?:public\.)?([^"]+)"')
 
-def backup(url: str, file: Path, *, overwrite: bool = False) -> dict:
+
+def backup(url: str, file: Path, *, overwrite: bool = False, progress: Progress = QUIET) -> dict:
     """Dump the database of `url` into `file` (custom format) with its manifest beside it
     (`FILE.json`: every table's rows as dumped, the archive's size and SHA-256); both written
     whole or not at all. The rows are counted in the transaction whose snapshot pg_dump dumps
-    (pg_export_snapshot), so they are the archive's own, whatever is written meanwhile."""
+    (pg_export_snapshot), so they are the archive's own, whatever is written meanwhile.
+    `progress` hears the tables dumped of all of them (pg_dump's `--verbose` steps)."""
     file = file.expanduser()
     if file.is_dir():
         raise InvalidInput(f"{file.name}: is a folder; name the backup file")
@@ -67,7 +73,7 @@ def backup(url: str, file: Path, *, overwrite: bool = False) -> dict:
     partial = _partial(file)
     partial_manifest = _partial(manifest_path(file))
     try:
-        values, tables = _dump(url, partial)
+        values, tables = _dump(url, partial, progress)
         try:
             write_manifest(partial_manifest, partial, file.name, values)
         except OSError as exc:
@@ -98,7 +104,7 @@ def _partial(file: Path) -> Path:
     return Path(name)
 
 
-def _dump(url: str, partial: Path) -> tuple[dict, int]:
+def _dump(url: str, partial: Path, progress: Progress) -> tuple[dict, int]:
     """pg_dump of `url` into `partial` in a snapshot whose rows are counted: (the manifest's
     values, the tables dumped)."""
     dsn, env = split(url)
@@ -114,18 +120,30 @@ def _dump(url: str, partial: Path) -> tuple[dict, int]:
             version = schema_version(conn)
             database = conn.execute("SELECT current_database()").fetchone()[0]
             at = dt.datetime.now(dt.UTC)
-            done = run(
+            progress.start("db backup", len(counts), "tables")
+            dumped = 0
+
+            def step(line: str) -> None:
+                nonlocal dumped
+                if found := _DUMPING.match(line):
+                    progress.update(dumped, current=found[1])
+                    dumped += 1
+
+            done = run_watched(
                 "pg_dump",
                 [
                     "--format=custom",
                     "--no-password",
+                    "--verbose",
                     f"--snapshot={snapshot}",
                     f"--file={partial}",
                     "-d",
                     dsn,
                 ],
                 env,
+                step,
             )
+            progress.update(dumped)
     if done.returncode != 0:
         raise StoreError(f"backup failed: {one_line(done.stderr)}")
     tables = sum(1 for _, desc, _ in _toc(partial, env, ours=False) if desc == "TABLE DATA")

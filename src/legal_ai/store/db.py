@@ -19,10 +19,10 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import conninfo, sql
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..config import Settings
-from ..errors import StoreError
+from ..errors import NotFound, StoreError
 from ..logs import REQUEST_ID
 from . import migrations
 from .server import start_embedded
@@ -35,6 +35,32 @@ AGENT_ROLE = "legal_ai_agent"
 CHAIR_ROLE = "legal_ai_chair"
 WORKER_ROLE = "legal_ai_worker"
 ROLES = (AGENT_ROLE, CHAIR_ROLE, WORKER_ROLE)
+# The server went away (shut down, restarting, crashed) or refuses connections for now: 57P01-03.
+_GONE = frozenset({"57P01", "57P02", "57P03"})
+
+
+def connection_lost(exc: BaseException | None) -> bool:
+    """Whether `exc` (or what caused it) is the database being out of reach rather than a
+    statement's failure: a connection that failed or broke (libpq's own errors carry no
+    SQLSTATE; class 08), a server shutting down or starting (57P01-03), or no connection to
+    be had from the pool in time. The worker waits such an outage out (ops/worker.py)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, PoolTimeout):
+            return True
+        if isinstance(exc, psycopg.OperationalError):
+            state = exc.sqlstate
+            if state is None or state.startswith("08") or state in _GONE:
+                return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def bounded(conn: psycopg.Connection, seconds: float) -> None:
+    """This transaction's statements end after `seconds` (statement_timeout, SET LOCAL): a
+    probe (/readyz, /metrics) answers in time even when the server is slow to."""
+    conn.execute("SELECT set_config('statement_timeout', %s, true)", (f"{int(seconds * 1000)}ms",))
 
 
 def server_url(settings: Settings) -> str:
@@ -49,6 +75,24 @@ def with_database(url: str, dbname: str) -> str:
     params = conninfo.conninfo_to_dict(url)
     params["dbname"] = dbname
     return conninfo.make_conninfo(**params)
+
+
+def other_database(settings: Settings, dbname: str) -> str:
+    """The URL of database `dbname` on the server in use (`legal-ai db url --database`);
+    NotFound, naming it, when the server has none."""
+    url = server_url(settings)
+    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchone()
+    if not exists:
+        raise NotFound(
+            f"the server has no database {dbname!r} (`legal-ai demo` makes legal_ai_demo)"
+        )
+    return with_database(url, dbname)
+
+
+def database_name(url: str) -> str | None:
+    """The database a URL names (None: the login's default)."""
+    return conninfo.conninfo_to_dict(url).get("dbname")
 
 
 def ensure_database(url: str, dbname: str) -> str:
@@ -122,9 +166,10 @@ class Store:
     role: str | None = None  # the database role this view's transactions run as
 
     @contextmanager
-    def connection(self) -> Iterator[psycopg.Connection]:
-        """A pooled connection (reads), running as this view's role."""
-        with self.pool.connection() as conn:
+    def connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
+        """A pooled connection (reads), running as this view's role; `timeout`: seconds to
+        wait for one (PoolTimeout after), instead of the pool's LEGAL_AI_POOL_TIMEOUT_S."""
+        with self.pool.connection(timeout=timeout) as conn:
             if self.role is not None:
                 conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.role)))
             try:
@@ -139,12 +184,13 @@ class Store:
                         conn.close()  # a broken connection: the pool replaces it
 
     @contextmanager
-    def transaction(self) -> Iterator[psycopg.Connection]:
+    def transaction(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
         """A pooled connection inside one transaction (committed on exit, rolled back on error),
         running as this view's role: `SET LOCAL ROLE` ends with the transaction. Inside an HTTP
         request, the transaction carries its id (`legal_ai.request_id`, logs.py): the audit,
-        search log and model-call rows it writes record it (migration 0031)."""
-        with self.pool.connection() as conn, conn.transaction():
+        search log and model-call rows it writes record it (migration 0031). `timeout`: as
+        for `connection`."""
+        with self.pool.connection(timeout=timeout) as conn, conn.transaction():
             if self.role is not None:
                 conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self.role)))
             request = REQUEST_ID.get()
@@ -198,6 +244,19 @@ class Store:
     @property
     def roles_enforced(self) -> bool:
         return len(self.roles) == len(ROLES)
+
+    def reachable(self, timeout: float) -> bool:
+        """Whether the server answers now, within about `timeout` seconds: the pool's idle
+        connections are checked first (those a restart broke are replaced), then one answers
+        `SELECT 1`. Used by the worker to know an outage is over."""
+        try:
+            self.pool.check()
+            with self.pool.connection(timeout=timeout) as conn:
+                bounded(conn, timeout)
+                conn.execute("SELECT 1")
+            return True
+        except (psycopg.Error, PoolTimeout):
+            return False
 
     def close(self) -> None:
         self.pool.close()

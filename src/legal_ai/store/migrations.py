@@ -2,6 +2,9 @@
 transaction, recorded in `schema_migrations`. A merged migration is never edited: change the
 schema with a new file. Concurrent migrators serialise on an advisory lock.
 
+Both ask first whether the server has pgvector (store/extension.py): without it, one line naming
+what to install, before any migration runs or is listed.
+
 A process that may not migrate (the MCP server, which runs with an agent-only login) calls
 `check` instead: it only reads `schema_migrations` and refuses, in one line naming what to run,
 a database with migrations pending.
@@ -12,10 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import psycopg
 
 from ..errors import StoreError
+from .extension import require_pgvector
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x1E6A1A1  # advisory lock id for migrations
@@ -58,26 +63,42 @@ def pending(url: str) -> list[str]:
     """The shipped migrations the database at `url` has not applied, read without writing
     anything (no table created, no lock taken): names like `0027_worker_role`. A database
     without `schema_migrations` has every migration pending."""
-    return [f"{m.version:04d}_{m.name}" for m in _unapplied(url)]
+    return [f"{m.version:04d}_{m.name}" for m in _unapplied(url, creating=False)]
 
 
 def plan(url: str) -> list[Migration]:
     """What `migrate(url)` would apply, in order, read without writing anything (`legal-ai db
     migrate --dry-run`); a database it cannot reach is a StoreError saying why."""
     try:
-        return _unapplied(url)
+        return _unapplied(url, creating=True)
     except psycopg.OperationalError as exc:
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise StoreError(f"cannot read the database's migrations: {reason}") from None
 
 
-def _unapplied(url: str) -> list[Migration]:
+def _unapplied(url: str, *, creating: bool) -> list[Migration]:
+    """`creating`: the login reading is the one that would migrate (plan), not a checker."""
     with psycopg.connect(url, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
-            have: set[int] = set()
-        else:
-            have = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+        require_pgvector(conn, creating=creating)  # a server without it: one line
+        return _unapplied_on(conn)
+
+
+def pending_on(conn: psycopg.Connection) -> list[str]:
+    """`pending`, read on a connection the caller holds (/readyz: a pooled one)."""
+    return [f"{m.version:04d}_{m.name}" for m in _unapplied_on(conn)]
+
+
+def _unapplied_on(conn: psycopg.Connection) -> list[Migration]:
+    if _first(conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()):
+        have: set[int] = set()
+    else:
+        have = {_first(row) for row in conn.execute("SELECT version FROM schema_migrations")}
     return [m for m in available() if m.version not in have]
+
+
+def _first(row: Any) -> Any:
+    """The first column of a row, a tuple's or a dict_row's (the pool's connections)."""
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]
 
 
 def summary(migration: Migration, width: int = 90) -> str:
@@ -124,6 +145,7 @@ def migrate(url: str, *, until: int | None = None) -> list[str]:
     names applied."""
     done: list[str] = []
     with psycopg.connect(url, autocommit=True) as conn:
+        require_pgvector(conn)
         conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
         try:
             have = applied(conn)

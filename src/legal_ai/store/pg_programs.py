@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -67,6 +68,26 @@ def one_line(stderr: str) -> str:
         line = pattern.sub(replacement, line)
     line = re.sub(r"^FATAL:\s+", "", line)
     return f"cannot reach the database server: {line}" if unreachable else line
+
+
+def run_watched(
+    name: str, args: list[str], env: dict[str, str], on_line: Callable[[str], None]
+) -> subprocess.CompletedProcess:
+    """`run`, each line the program writes on stderr (its `--verbose` steps) given to `on_line`
+    as it comes; the whole of stderr kept for its error line."""
+    lines = []
+    with subprocess.Popen(
+        [str(pg_binary(name)), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as child:
+        for line in child.stderr:
+            lines.append(line)
+            on_line(line.rstrip("\n"))
+    return subprocess.CompletedProcess(child.args, child.returncode, "", "".join(lines))
 
 
 def run(name: str, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:

@@ -10,7 +10,9 @@ docs/deployment.md "Monitoring", docs/api.md).
   worker did: the queues' depth and oldest age by kind, the queued jobs that finished and the
   scheduled jobs' runs by outcome, the model calls, their tokens and seconds by role (the stage
   that called) and model. When the database cannot be read the scrape still answers, with
-  `legal_ai_database_up 0` and the process's own series.
+  `legal_ai_database_up 0` and the process's own series, within about a second (the reads wait
+  READ_WAIT_S for a connection and STATEMENT_S for each statement, not the pool's 10 s).
+  The scheduled jobs' label is `job_name`: `job` is Prometheus' own target label.
 - **Format.** Prometheus' text format (0.0.4), or OpenMetrics when the scraper asks for it
   (`prometheus_client`'s negotiation of the Accept header).
 """
@@ -34,6 +36,7 @@ from .. import auth
 from ..config import Settings
 from ..metrics import Metrics
 from ..store import monitoring
+from ..store.db import bounded
 from .errors import error
 
 logger = logging.getLogger(__name__)
@@ -43,6 +46,8 @@ OFF = (
     "metrics are off: set LEGAL_AI_METRICS_TOKEN on the server and scrape /metrics with "
     "Authorization: Bearer <that token> (docs/deployment.md, Monitoring)"
 )
+READ_WAIT_S = 1.0  # seconds a scrape waits for a database connection
+STATEMENT_S = 1.5  # seconds each of its reads may take
 SEND = "send Authorization: Bearer <LEGAL_AI_METRICS_TOKEN> (the metrics token, no other)"
 
 
@@ -55,7 +60,11 @@ class DatabaseCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         started = time.perf_counter()
         try:
-            with self.store.connection() as conn:
+            # Bounded: a connection within READ_WAIT_S, each statement within STATEMENT_S, so
+            # a scrape with the database down answers in time (Prometheus' default timeout is
+            # 10 s, the pool's own wait as long).
+            with self.store.transaction(timeout=READ_WAIT_S) as conn:
+                bounded(conn, STATEMENT_S)
                 jobs = monitoring.jobs(conn)
                 runs = monitoring.schedule_runs(conn)
                 calls = monitoring.model_calls(conn)
@@ -77,7 +86,7 @@ class DatabaseCollector(Collector):
         scheduled = CounterMetricFamily(
             "legal_ai_scheduled_runs",
             "Runs of the scheduled jobs, by job and outcome (ok, failed, skipped).",
-            labels=("job", "outcome"),
+            labels=("job_name", "outcome"),
         )
         for row in runs:
             scheduled.add_metric((row["name"], row["outcome"]), row["n"])

@@ -13,7 +13,7 @@ handlers inherit). For each request it:
 - sets `logs.REQUEST_ID` (log lines, and the store's transactions: the audit, search-log and
   model-call rows) and `metrics.CURRENT` (the app's registry: searches and uploads counted);
 - logs one access line when the answer has gone (`legal_ai.web.access`: method, path without
-  its query, status, milliseconds); /metrics and /healthz, polled by machines, at DEBUG.
+  its query, status, milliseconds); /metrics, /healthz and /readyz, polled by machines, at DEBUG.
   `legal-ai serve` turns uvicorn's own access log off (it would log the query string: the
   searches' text)."""
 
@@ -34,7 +34,7 @@ from ..store import request_ids as recorded_ids
 
 access = logging.getLogger("legal_ai.web.access")
 logger = logging.getLogger(__name__)
-QUIET = ("/metrics", "/healthz")
+QUIET = ("/metrics", "/healthz", "/readyz")
 HEADER = REQUEST_ID_HEADER.lower().encode()
 REMEMBERED = 100_000
 

@@ -15,6 +15,7 @@ from ...errors import AppError
 from ...store import database_url
 from ...store import deployment as facts_of
 from ...store.db import ROLES
+from ...store.extension import missing_pgvector
 from ...store.migrations import available
 from .finding import Finding, error, ok, skip, warn
 
@@ -128,6 +129,18 @@ def _version(text: str | None) -> tuple[int, ...]:
 def pgvector(server: dict) -> Finding:
     installed, offered = server["vector"], server["vector_available"]
     least = ".".join(map(str, MIN_VECTOR))
+    missing = missing_pgvector(
+        {
+            "major": server["version"] // 10000,
+            "database": server["database"],
+            "login": server["login"],
+            "superuser": server["superuser"],
+            "created": installed is not None,
+            "offered": offered is not None,
+        }
+    )
+    if missing is not None:  # the words every migrating command says (store/extension.py)
+        return error("pgvector", *missing)
     if installed is None:
         return error(
             "pgvector",

@@ -1,7 +1,7 @@
 """The /api route tables, one APIRouter per concern; each handler parses, calls the same service
 as the CLI on the App acting for who authenticated (web/deps.py), and returns its answer.
 
-- health: /healthz, and /openapi.json (included only with LEGAL_AI_API_SCHEMA=true)
+- health: /healthz, /readyz, and /openapi.json (included only with LEGAL_AI_API_SCHEMA=true)
 - learning: a case's draft and final upload, promote, curator findings, the figures, lessons
 - methodology: the profiles, their versions, diff, edit and restore
 - feedback: the chair's feedback and its weekly summary
