@@ -42,10 +42,12 @@ UNITS = {
 ENV_FILE_UNITS = ("legal-ai-serve.service", "legal-ai-worker.service")  # /etc/legal-ai/env
 VENV_BIN = "/srv/legal-ai/.venv/bin/"  # where docs/deployment.md installs it
 MAX_EXPOSURE = 4.0  # systemd-analyze security: "OK" below 4.0 (the units were 8.8 and 9.2)
-# What each unit may write with ProtectSystem=strict: the data, and the worker its backups.
+# What each unit may write with ProtectSystem=strict: the data, the worker its backups, the
+# embedded server its cluster.
 WRITABLE = {
-    "legal-ai-serve.service": "/srv/legal-ai",
-    "legal-ai-worker.service": "/srv/legal-ai -/srv/backups/legal-ai",
+    "legal-ai-serve.service": "/srv/legal-ai -/var/lib/legal-ai",
+    "legal-ai-worker.service": "/srv/legal-ai -/srv/backups/legal-ai -/var/lib/legal-ai",
+    "legal-ai-db.service": "/var/lib/legal-ai",  # its StateDirectory, the cluster
 }
 
 

@@ -7,7 +7,9 @@ doctor), registered below in the order `--help` lists them."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -381,6 +383,15 @@ def lost_database(exc: psycopg.OperationalError) -> str:
     )
 
 
+def disk_full(said: str) -> str:
+    """A full disk in one line: whose disk, what to free, and that a re-run resumes."""
+    return (
+        f"the disk is full ({said}): free space on it (`legal-ai doctor` shows what is free "
+        "under LEGAL_AI_HOME), then run the command again: nothing half-written was kept, and a "
+        "re-run carries on where this one stopped"
+    )
+
+
 def main() -> None:
     # The pool's own warnings (a lost server, with its socket path) are not for the user: the
     # error line below says what happened and what to do.
@@ -390,8 +401,18 @@ def main() -> None:
     except AppError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except psycopg.errors.DiskFull:  # the database server could not extend a file (53100)
+        typer.echo(f"error: {disk_full('the database server could not write')}", err=True)
+        sys.exit(StoreError.exit_code)
     except psycopg.OperationalError as exc:  # the server went away mid-command, or refused us
         typer.echo(f"error: {lost_database(exc)}", err=True)
+        sys.exit(StoreError.exit_code)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        typer.echo(f"error: {disk_full('no space left on the device being written')}", err=True)
+        # what stdout still holds cannot be written either: dropped, not a second traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(StoreError.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
