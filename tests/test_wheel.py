@@ -8,9 +8,7 @@ whatever happens."""
 from __future__ import annotations
 
 import email
-import os
 import subprocess
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -20,8 +18,8 @@ import pytest
 import legal_ai
 from helpers import DEMO_SEARCH_TOOLS
 from legal_ai.store.migrations import available
+from wheels import ROOT, build_wheel, clean_env, fresh_venv, pip_install
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "legal_ai"
 DIST_INFO = {"METADATA", "WHEEL", "entry_points.txt", "top_level.txt", "RECORD"}
 TEST_STACK = ("pytest", "playwright", "fpdf", "hypothesis", "axe_playwright_python", "ruff")
@@ -29,16 +27,7 @@ TEST_STACK = ("pytest", "playwright", "fpdf", "hypothesis", "axe_playwright_pyth
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [str(ROOT / "scripts" / "wheel"), str(out)],
-        env={**os.environ, "VENV": sys.prefix},
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (built,) = out.glob("legal_ai-*.whl")
-    return built
+    return build_wheel(ROOT, tmp_path_factory.mktemp("dist"))
 
 
 def source_files() -> set[str]:
@@ -85,43 +74,6 @@ def test_wheel_metadata(wheel):
     assert len(required) == len(project["dependencies"])
     assert sorted(meta.get_all("Provides-Extra")) == sorted(project["optional-dependencies"])
     assert "legal-ai = legal_ai.cli:main" in entry_points
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment without anything that would point the fresh venv back at
-    the clone or at another database: no LEGAL_AI_*, PYTHON*, VIRTUAL_ENV or PG*."""
-    keep = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("LEGAL_AI_", "PYTHON", "VIRTUAL_ENV", "PG"))
-    }
-    path = [p for p in os.environ["PATH"].split(os.pathsep) if not p.startswith(sys.prefix)]
-    return {**keep, "PATH": os.pathsep.join(path), **extra}
-
-
-def fresh_venv(venv: Path) -> Path:
-    """A new venv without pip (this venv's pip installs into it: pip_install); its python."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300
-    )
-    return venv / "bin" / "python"
-
-
-def pip_install(python: Path, wheel: Path) -> subprocess.CompletedProcess:
-    """`wheel` into the venv of `python` with its own dependency list only, at the tested
-    versions, by this venv's pip (--python: into the fresh venv; the pip that `venv` bundles is
-    older and took 36 s here where this one takes 10), without compiling every installed module
-    ahead (what runs compiles what it imports). pip's own words on stdout (what it replaced)."""
-    return subprocess.run(
-        [
-            *(sys.executable, "-m", "pip", "--python", python, "install"),
-            *("--no-compile", "-c", ROOT / "requirements.lock", wheel),
-        ],
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
 
 
 @pytest.mark.slow
@@ -182,14 +134,7 @@ def previous_wheel(tmp_path_factory) -> Path:
     if archive.returncode != 0:  # a shallow clone, or an export without .git
         pytest.skip(f"release {PREVIOUS_VERSION}'s commit {PREVIOUS[:7]} is not in this clone")
     subprocess.run(["tar", "-x", "-C", source], input=archive.stdout, check=True, timeout=120)
-    subprocess.run(
-        [str(source / "scripts" / "wheel"), str(out)],
-        env={**clean_env(), "VENV": sys.prefix},
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (built,) = out.glob("legal_ai-*.whl")
+    built = build_wheel(source, out)
     assert built.name == f"legal_ai-{PREVIOUS_VERSION}-py3-none-any.whl"
     return built
 
