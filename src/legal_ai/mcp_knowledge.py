@@ -152,7 +152,12 @@ def knowledge_tools(server: Any, run: Any) -> None:
         "citations not in this case's file: never copy it), each with its source case and span; "
         "and every citation checked against the library by its whole case number (found, "
         "ambiguous = several rulings fit it, say its district; not_in_library = a missing "
-        "precedent, quote_not_found = a quotation its text does not hold). The draft is not stored."
+        "precedent, quote_not_found = a quotation its text does not hold; name_mismatch = the "
+        "parties are not the ruling's; pinpoint_not_found = no such paragraph or page; "
+        "section_not_found / law_not_in_library; lookup_failed = could not be checked, with why), "
+        "each with its problems, what was verified, and the passage of the ruling that best "
+        "supports its sentence (attention: weak support). Mend every problem before handing the "
+        "draft over. The draft is not stored."
     )
     def check_draft(
         case_number: Annotated[

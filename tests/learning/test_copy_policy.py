@@ -18,6 +18,8 @@ from scenarios import COPY_CASE as CASE
 from scenarios import LIBRARY, other_finals, planted_draft
 
 pytestmark = pytest.mark.db
+# What issue 33 added to each checked citation (tests/learning/test_citation_states.py).
+NEW_KEYS = {"problems", "verified", "unchecked", "in_quotation", "support", "attention"}
 
 
 def kinds(report: dict) -> dict[str, list[dict]]:
@@ -65,7 +67,7 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
 
     by_ref = {}
     for citation in report["citations"]:
-        assert set(citation) == {"text", "ref", "status", "doc_id"}
+        assert set(citation) == {"text", "ref", "status", "doc_id"} | NEW_KEYS
         by_ref.setdefault(citation["ref"], []).append(citation)
     assert [c["status"] for c in by_ref['עע"מ 9101/20']] == ["quote_not_found"]
     assert by_ref['עע"מ 9101/20'][0]["doc_id"] == "r-9101"
@@ -75,9 +77,14 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
     # The copied holding's citation is not in the library either: a missing precedent.
     assert [c["status"] for c in by_ref['עע"מ 9388/23']] == ["not_in_library"]
     assert CASE not in by_ref  # the draft's own case number is no citation
-    # A statute section the library does not hold is said so, not invented.
+    # A statute section of a law the library does not hold is said so, not invented.
     statutes = [c for r, cs in by_ref.items() if "סעיף" in r for c in cs]
-    assert statutes and {c["status"] for c in statutes} == {"not_in_library"}
+    assert statutes and {c["status"] for c in statutes} == {"law_not_in_library"}
+    # 9101/20's parties are written, but the library's title records none: not verified.
+    assert by_ref['עע"מ 9101/20'][0]["unchecked"] == [
+        {"what": "parties", "why": "the library records no parties"}
+    ]
+    assert by_ref['בר"מ 9555/21'][0]["verified"] == ["number", "quote"]
 
 
 def test_a_correct_quotation_is_found_and_ellipses_are_honoured(app, tmp_path):
@@ -174,6 +181,9 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert set(report) == {"case_number", "passages", "citations"}
+    assert all(set(c) >= NEW_KEYS for c in report["citations"])
+    quoted = next(c for c in report["citations"] if c["ref"] == 'עע"מ 9101/20')
+    assert quoted["problems"][0]["kind"] == "quote_not_found"
     assert {p["kind"] for p in report["passages"]} == {"template", "analysis", "substance"}
     with app.store.pool.connection() as conn:  # a check stores nothing
         assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
@@ -186,6 +196,16 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     ).stdout
     assert "[substance: never copy it] from ערר 8815/25" in lines
     assert 'citation עע"מ 9999/24: not_in_library' in lines
+    assert "    problem quote_not_found: " in lines and "    verified: number" in lines
+    uncited = write(tmp_path / "uncited.txt", "טקסט בלי אסמכתאות.")
+    said = subprocess.run(
+        [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(uncited)],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert said.returncode == 0 and "no citations found in the draft" in said.stdout
     added = subprocess.run(
         [sys.executable, "-m", "legal_ai.cli", "draft", "add", CASE, str(draft)],
         env=cli_env,
@@ -293,6 +313,9 @@ def test_a_writing_agent_checks_its_draft_over_mcp(app, tmp_path):
     over_mcp = result.structured_content or json.loads(result.content[0].text)
     assert over_mcp == copy_policy.check(app, CASE, write(tmp_path / "draft.txt", text))
     assert {p["kind"] for p in over_mcp["passages"]} == {"template", "analysis", "substance"}
+    assert all(set(c) >= NEW_KEYS for c in over_mcp["citations"])
+    found = next(c for c in over_mcp["citations"] if c["ref"] == 'בר"מ 9555/21')
+    assert found["status"] == "found" and found["verified"] == ["number", "quote"]
     with app.store.pool.connection() as conn:
         assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
     for arguments, said in (

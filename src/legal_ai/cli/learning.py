@@ -14,6 +14,7 @@ from ..knowledge import curator
 from ..knowledge.brief import writing_brief
 from ..knowledge.contrastive import get_contrastive_examples
 from ..learning import finals, fingerprint, panel_stats
+from ..learning.citation_text import citation_lines
 from ..learning.copy_policy import check, summary
 from ..learning.drafts import add_draft
 from ..learning.engine import configured
@@ -95,8 +96,14 @@ def draft_check(case: Case, file: File, as_json: JsonFlag = False) -> None:
             f"  [{p['kind']}: {advice[p['kind']]}] from {src['case_number']} "
             f"({src['doc_id']} {src['char_start']}-{src['char_end']}): {p['text'][:120]}"
         )
+    if not result["citations"]:
+        typer.echo("  no citations found in the draft: nothing to check against the library")
     for c in result["citations"]:
         typer.echo(f"  citation {c['ref']}: {c['status']}")
+        for line in citation_lines(c):
+            typer.echo(f"    {line}")
+    if result.get("citations_stopped"):
+        typer.echo(f"  {result['citations_stopped']}")
 
 
 @final_app.command("upload")

@@ -24,8 +24,10 @@ passage. Each passage is classified:
 The same check verifies every citation of the draft against the library (learning/library_links.py
 matches it as a final's citations are linked, a ruling by its whole identity): `found`,
 `ambiguous` (several rulings fit: none guessed), `not_in_library` (a missing precedent, or an
-invented one), or `quote_not_found` when a quotation set right before or after the citation is not
-in the cited text.
+invented one), `quote_not_found` when a quotation set right before or after the citation is not
+in the cited text, and the states of learning/citation_check.py (name_mismatch,
+pinpoint_not_found, section_not_found, law_not_in_library, lookup_failed), each citation with its
+problems, what was verified, and the passage that supports its sentence (docs/verification.md).
 
 The words, the block spans and the fingerprints are in learning/shingles.py, the decisions of
 other cases that share shingles with a draft in learning/copy_sources.py, the citations' check in
@@ -50,7 +52,7 @@ from ..text.hebrew import tokens
 from ..text.sentences import sentence_ends
 from . import purity
 from . import vocabulary as vocab
-from .citation_check import check_citations
+from .citation_check import SEVERITY, check_all
 from .citation_check import quote_in as quote_in
 from .copy_sources import Source, _matched_sources
 from .decisions import read_decision, segment
@@ -255,9 +257,18 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
 
 
 def check_text(
-    conn, case: str, text: str, draft_blocks: dict[str, str] | None = None, *, refresh: bool = True
+    conn,
+    case: str,
+    text: str,
+    draft_blocks: dict[str, str] | None = None,
+    *,
+    refresh: bool = True,
+    embedder=None,
 ) -> dict:
-    """The copy-policy report of a draft of `case` (its text, and its blocks when known)."""
+    """The copy-policy report of a draft of `case` (its text, and its blocks when known); with
+    an `embedder`, each citation's supporting passage (learning/citation_support.py). A draft
+    citing more than citation_check.MAX_CITATIONS authorities gets `citations_stopped`: where
+    the check stopped."""
     case = vocab.case_number(case)
     if draft_blocks is None:
         try:
@@ -283,11 +294,11 @@ def check_text(
                 },
             }
         )
-    return {
-        "case_number": case,
-        "passages": passages,
-        "citations": check_citations(conn, case, text),
-    }
+    citations, stopped = check_all(conn, case, text, embedder)
+    report = {"case_number": case, "passages": passages, "citations": citations}
+    if stopped:
+        report["citations_stopped"] = stopped
+    return report
 
 
 def _block_spec(conn) -> dict:
@@ -307,7 +318,7 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
     text = vocab.free_text(text, "draft text", max_chars=MAX_DRAFT_CHARS)
     take_fingerprints(app)
     with app.store.transaction() as conn:
-        return check_text(conn, case, text, refresh=False)
+        return check_text(conn, case, text, refresh=False, embedder=app.embedder)
 
 
 def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
@@ -316,7 +327,7 @@ def check(app: Context, case: str, path: Path | str, *, source_name: str | None 
     extracted = read_decision(app, path, source_name)
     take_fingerprints(app)
     with app.store.transaction() as conn:
-        return check_text(conn, case, extracted.text, refresh=False)
+        return check_text(conn, case, extracted.text, refresh=False, embedder=app.embedder)
 
 
 def take_fingerprints(app: Context) -> int:
@@ -345,6 +356,7 @@ def summary(report: dict | None) -> dict | None:
     for passage in report.get("passages", []):
         kinds[passage["kind"]] = kinds.get(passage["kind"], 0) + 1
     statuses = {s: 0 for s in ("found", "ambiguous", "not_in_library", "quote_not_found")}
+    statuses.update({s: 0 for s in SEVERITY if s not in statuses})
     for citation in report.get("citations", []):
         statuses[citation["status"]] = statuses.get(citation["status"], 0) + 1
     return {"passages": kinds, "citations": statuses}

@@ -77,7 +77,9 @@ def add_draft(
             },
         )
         # The copy policy (issue 14 item 5), on every registration: stored with the draft.
-        report = copy_policy.check_text(conn, case, extracted.text, seg.blocks, refresh=False)
+        report = copy_policy.check_text(
+            conn, case, extracted.text, seg.blocks, refresh=False, embedder=app.embedder
+        )
         with app.store.as_login(conn):
             if pair is None:
                 pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])

@@ -16,10 +16,35 @@ def case_document_contents(conn: psycopg.Connection, case_number: str) -> list[d
 
 
 def case_law_text(conn: psycopg.Connection, case_law_id: int) -> dict | None:
-    """The library item's {doc_id, content}; None when it is gone."""
+    """The library item's {doc_id, content} and what the citation check compares (its title,
+    case number, kind, stored pages, and a statute's law and section); None when it is gone."""
     return conn.execute(
-        "SELECT doc_id, content FROM case_law WHERE id = %s", (case_law_id,)
+        "SELECT id, doc_id, content, title, case_number, doc_type, source_kind, page_starts,"
+        " law_title, section_num FROM case_law WHERE id = %s",
+        (case_law_id,),
     ).fetchone()
+
+
+def law_title(conn: psycopg.Connection, law_pattern: str) -> str | None:
+    """The title of a law the library holds whose title matches `law_pattern` (a regular
+    expression: retrieval/legs' law patterns); None when it holds no such law."""
+    row = conn.execute(
+        "SELECT law_title FROM case_law WHERE doc_type = 'legislation' AND law_title ~ %s"
+        " ORDER BY id LIMIT 1",
+        (law_pattern,),
+    ).fetchone()
+    return row["law_title"] if row else None
+
+
+def passages_of(conn: psycopg.Connection, case_law_id: int, embedder: str) -> list[dict]:
+    """A library item's chunks in order: {char_start, char_end, page, text, embedding} (the
+    embedding when it is `embedder`'s and of the chunk's current text, else None)."""
+    return conn.execute(
+        "SELECT char_start, char_end, page, text, CASE WHEN embedder = %s"
+        " AND embedded_hash = text_hash THEN embedding END AS embedding"
+        " FROM case_law_chunks WHERE case_law_id = %s ORDER BY ordinal",
+        (embedder, case_law_id),
+    ).fetchall()
 
 
 def set_copy_report(conn: psycopg.Connection, draft_id: int, report: dict) -> None:

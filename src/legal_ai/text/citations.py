@@ -123,6 +123,7 @@ class Citation:
     subsections: str = ""  # e.g. (א)(2)
     district: str | None = None  # a ruling's district, folded (`ת"א` -> תל אביב)
     reporter: str | None = None  # its reporter citation (`פ"ד מד(1) 565`), when written
+    parties: str | None = None  # a ruling's parties as written after its number (`כהן נ' ...`)
 
     @property
     def identity(self) -> CaseId | None:
@@ -237,6 +238,7 @@ def _rulings(text: str, norm: str) -> list[Citation]:
                 case_number=identity.number if identity else f"{number}/{m.group('year')}",
                 district=identity.district if identity else None,
                 reporter=reporter_ref(reporter) if reporter else None,
+                parties=text[m.start("parties") : m.end("parties")].strip() if parties else None,
             )
         )
     return found

@@ -190,7 +190,13 @@ CITATION_STATUS = {
     "not_in_library": "אינו בספרייה",
     "ambiguous": "כמה פסקי דין בספרייה תואמים — יש לבחור",
     "found": "נמצא בספרייה",
+    "name_mismatch": "שמות הצדדים אינם של פסק הדין שבספרייה",
+    "pinpoint_not_found": "הפסקה או העמוד אינם בפסק הדין",
+    "section_not_found": "הסעיף אינו בחוק שבספרייה",
+    "law_not_in_library": "החוק אינו בספרייה",
+    "lookup_failed": "לא ניתן היה לבדוק",
 }
+CITATION_ATTENTION = {"weak_support": "התמיכה בטענה חלשה — כדאי לעיין במקור"}
 FEEDBACK = feedback.CATEGORY_LABELS  # the feedback categories in Hebrew (one table)
 HEALTH = {
     "items": "פריטים",
@@ -262,6 +268,7 @@ TABLES: dict[str, dict[str, str]] = {
     "job": JOB,
     "copy_kind": COPY_KIND,
     "citation_status": CITATION_STATUS,
+    "citation_attention": CITATION_ATTENTION,
     "feedback": FEEDBACK,
     "health": HEALTH,
     "unit": UNIT,
