@@ -6,8 +6,10 @@ The sentence (text/sentences: the one rule every passage is cut by) without its 
 pinpoints is the claim; it is embedded as a query by the configured embedder (its in-process
 cache: a claim is embedded once per process). The ruling's passages are its stored chunks
 (case_law_chunks: each already embedded at ingest, of about LEGAL_AI_CHUNK_TOKENS tokens, so
-nothing of the library is embedded again; a chunk without a current vector of this embedder is
-embedded through the persistent embedding cache, once). The score is the cosine of the claim and
+nothing of the library is embedded again; a chunk without a current vector of this embedder —
+one `legal-ai reindex` has yet to embed, which health lists — is left out: the check runs inside
+the request's one transaction and neither embeds library text there nor takes a second
+connection from the pool for the embedding cache). The score is the cosine of the claim and
 the passage; the best passage is the support, located by its paragraph (text/passages), page and
 character span in the ruling's stored text.
 
@@ -62,18 +64,14 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 def support(conn, embedder, row: dict, said: str) -> dict | None:
     """The ruling's passage that best supports `said`: {passage, paragraph, page, char_start,
-    char_end, score, embedder}; None when the ruling has no stored passages."""
-    chunks = store.passages_of(conn, row["id"], embedder.id)
+    char_end, score, embedder}; None when the ruling has no stored passage with a current
+    vector of this embedder."""
+    chunks = [
+        c for c in store.passages_of(conn, row["id"], embedder.id) if c["embedding"] is not None
+    ]
     if not chunks:
         return None
-    missing = [n for n, c in enumerate(chunks) if c["embedding"] is None]
-    fresh = embedder.embed_passages([chunks[n]["text"] for n in missing]) if missing else []
-    vectors = [
-        np.asarray(c["embedding"].to_numpy() if c["embedding"] is not None else [], np.float32)
-        for c in chunks
-    ]
-    for n, vector in zip(missing, fresh, strict=True):
-        vectors[n] = np.asarray(vector, np.float32)
+    vectors = [np.asarray(c["embedding"].to_numpy(), np.float32) for c in chunks]
     scores = _unit(np.stack(vectors)) @ _unit(np.asarray(embedder.embed_query(said), np.float32))
     best = int(np.argmax(scores))
     chunk = chunks[best]

@@ -317,8 +317,9 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
     case = vocab.case_number(case)
     text = vocab.free_text(text, "draft text", max_chars=MAX_DRAFT_CHARS)
     take_fingerprints(app)
+    embedder = app.embedder  # made before the transaction: it records itself on its own connection
     with app.store.transaction() as conn:
-        return check_text(conn, case, text, refresh=False, embedder=app.embedder)
+        return check_text(conn, case, text, refresh=False, embedder=embedder)
 
 
 def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
@@ -326,8 +327,9 @@ def check(app: Context, case: str, path: Path | str, *, source_name: str | None 
     case = vocab.case_number(case)
     extracted = read_decision(app, path, source_name)
     take_fingerprints(app)
+    embedder = app.embedder  # made before the transaction: it records itself on its own connection
     with app.store.transaction() as conn:
-        return check_text(conn, case, extracted.text, refresh=False, embedder=app.embedder)
+        return check_text(conn, case, extracted.text, refresh=False, embedder=embedder)
 
 
 def take_fingerprints(app: Context) -> int:

@@ -39,6 +39,9 @@ def add_draft(
     extracted = read_decision(app, path, source_name)
     digest = hashlib.sha256(extracted.text.encode("utf-8")).hexdigest()
     copy_policy.take_fingerprints(app)
+    # Made (and recorded, through a connection of its own) before the upload's one connection
+    # is taken: a pool of one must not wait on itself.
+    embedder = app.embedder
     with app.store.transaction() as conn:
         seg = segment(conn, extracted.text)
         # What the server keeps of the upload (the case's row and lock, the pair, the copy
@@ -78,7 +81,7 @@ def add_draft(
         )
         # The copy policy (issue 14 item 5), on every registration: stored with the draft.
         report = copy_policy.check_text(
-            conn, case, extracted.text, seg.blocks, refresh=False, embedder=app.embedder
+            conn, case, extracted.text, seg.blocks, refresh=False, embedder=embedder
         )
         with app.store.as_login(conn):
             if pair is None:
