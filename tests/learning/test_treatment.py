@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from helpers import AGENT, CHAIR_TOKEN, csrf_of, mcp_session, payload, text_of, write
-from legal_ai.learning import treatment
+from legal_ai.learning import citation_check, treatment
 from legal_ai.text import citations as text_citations
 from legal_ai.text import treatment as rules
 
@@ -118,6 +118,11 @@ def test_a_petition_sets_aside_the_committee_decision_and_cites_with_its_sentenc
     assert found["kind"] == "set_aside" and found["by"] == PETITION
     assert found["confirmed"] is False and found["review"] == "unconfirmed"
     assert found["read_by"] == "rule" and "1212/19 מבוטלת" in found["sentence"]
+    draft = 'כפי שנקבע בערר (ת"א) 1212/19, ההקלה אינה מוצדקת.'
+    with app.store.connection() as conn:
+        [checked] = citation_check.check_citations(conn, "ערר (מרכז) 9/25", draft)
+    assert checked["status"] == "found" and checked["treatment"]["kind"] == "set_aside"
+    assert checked["treatment"]["by"] == PETITION and checked["treatment"]["confirmed"] is False
     history = treatment.history(app, case_number='ערר (ת"א) 1212/19')
     assert history["doc_id"] == "arar-1212" and history["treatment"]["by_doc_id"] == "atm-3030"
     cited = treatment.history(app, doc_id="aam-5151")

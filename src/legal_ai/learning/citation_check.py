@@ -14,6 +14,7 @@ from ..text import citations as text_citations
 from ..text.hebrew import fold_quotes
 from .library_links import match
 from .shingles import fold
+from .treatment import treatment_for
 
 MIN_QUOTE_WORDS = 2  # a one-word "quotation" is a term, not a quotation to verify
 QUOTE_GAP = 40  # characters between a quotation and the citation it is attributed to
@@ -85,6 +86,7 @@ def check_citations(conn, case: str, text: str) -> list[dict]:
                 "ref": citation.ref,
                 "status": status,
                 "doc_id": row["doc_id"] if row else None,
+                "treatment": treatment_for(conn, row["doc_id"]) if row else None,
             }
         )
     return out
