@@ -89,6 +89,7 @@ def test_every_tool_over_stdio(app, tmp_path, mcp_env):
         "list_principles",
         "list_canonical_principles",
         "get_canonical_principle",
+        "get_ruling_history",
     ]
     schema = tools["search_decisions"].input_schema
     assert set(schema["required"]) == {"query", "practice_area"}

@@ -1,7 +1,8 @@
 """The MCP server's tools beyond search (mcp_server.py builds the server and holds the seven
 search tools): the writer's brief and its parts (checklist, lessons, block exemplars, templates,
-contrastive pairs), the copy policy on a draft, the chair's feedback, the curator's findings and
-the principles' lists. Each tool calls a use case through the server's `run`."""
+contrastive pairs), the copy policy on a draft, the chair's feedback, the curator's findings,
+the principles' lists and a ruling's later history (treatment, cited_by: read only — the chair
+confirms a treatment on the desk, no tool does). Each tool calls a use case through the server's `run`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .knowledge import brief, contrastive, curator, exemplars, templates
-from .learning import canonical, copy_policy, feedback, lessons, principle_review
+from .learning import canonical, copy_policy, feedback, lessons, principle_review, treatment
 from .paging import Page
 
 # The paging of the list tools (paging.py): at most 500 rows a call.
@@ -266,3 +267,26 @@ def knowledge_tools(server: Any, run: Any) -> None:
         canonical_id: Annotated[int, Field(ge=1, description="The canonical principle's id.")],
     ) -> dict:
         return run(canonical.show, canonical_id=canonical_id)
+
+    @server.tool(
+        description="What became of a ruling or committee decision of the library: `treatment` "
+        "(the latest petition or appeal against it the chair has not rejected: kind set_aside | "
+        "upheld | partly_set_aside | returned | unknown, `by` the later ruling, the operative "
+        "words read, `confirmed` true only once the chair confirmed it — a rule's reading "
+        "until then, never a fact), every such reading (`treatments`) and `cited_by` (the "
+        "later decisions that cite it, each with the sentence around the citation). Give "
+        "doc_id or case_number."
+    )
+    def get_ruling_history(
+        doc_id: Annotated[
+            str | None, Field(max_length=500, description="The ruling's doc_id (from a hit).")
+        ] = None,
+        case_number: Annotated[
+            str | None,
+            Field(
+                max_length=200,
+                description="Or its case number in full, e.g. ערר (תל אביב) 1212/19.",
+            ),
+        ] = None,
+    ) -> dict:
+        return run(treatment.history, doc_id=doc_id, case_number=case_number)

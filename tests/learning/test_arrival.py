@@ -186,6 +186,7 @@ def test_resolve_all_repairs_what_was_stored_before_and_is_idempotent(app, tmp_p
         "digests_linked": 1,
         "digests_keyed": 2,
         "enrichment_queued": 0,
+        "treatments_changed": 0,
         "missing_precedents_open": 1,
         "citations_ambiguous": 0,
         "unresolved_digests": 1,

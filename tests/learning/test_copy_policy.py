@@ -67,7 +67,7 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
 
     by_ref = {}
     for citation in report["citations"]:
-        assert set(citation) == {"text", "ref", "status", "doc_id"} | NEW_KEYS
+        assert set(citation) == {"text", "ref", "status", "doc_id"} | NEW_KEYS | {"treatment"}
         by_ref.setdefault(citation["ref"], []).append(citation)
     assert [c["status"] for c in by_ref['עע"מ 9101/20']] == ["quote_not_found"]
     assert by_ref['עע"מ 9101/20'][0]["doc_id"] == "r-9101"

@@ -9,7 +9,10 @@ calls `on_arrival` before its transaction commits:
   at it (`digests.case_law_id`);
 - a digest is linked at once when the ruling it points at (`digests.points_to`) is in the library,
   and stays unresolved otherwise (listed in `legal-ai health` as `unresolved_digests`);
-- an internal decision whose text is new queues its enrichment (learning/enrichment.py).
+- an internal decision whose text is new queues its enrichment (learning/enrichment.py);
+- a ruling or decision is read for what it says of the rulings it names (learning/treatment.py:
+  the decision it attacks, with the outcome, and the others it cites), and the later rulings'
+  readings that name its number are linked to it (`treatments` counts the rows changed).
 
 The matching is the citation graph's (learning/library_links.py): a ruling is named by its whole
 identity — proceeding, district, number/year, as text/case_numbers spells it — so a decision of
@@ -29,7 +32,7 @@ from ..store import citations as citation_store
 from ..store import jsonable
 from ..store import learning as store
 from ..text.case_numbers import case_id
-from . import enrichment, library_links
+from . import enrichment, library_links, treatment
 
 if TYPE_CHECKING:
     import psycopg
@@ -61,12 +64,13 @@ def on_arrival(
 ) -> dict:
     """What the write of item `item_id` (its column `values`) settles, in the caller's
     transaction: {"missing_precedents": resolved, "digests": linked, "digest_linked": bool|None,
-    "enrichment_queued": bool}."""
+    "enrichment_queued": bool, "treatments": rows changed}."""
     found: dict[str, Any] = {
         "missing_precedents": 0,
         "digests": 0,
         "digest_linked": None,
         "enrichment_queued": False,
+        "treatments": 0,
     }
     doc_type = values.get("doc_type")
     if corpus.item_table == "case_law" and doc_type in ("ruling", "decision"):
@@ -75,6 +79,7 @@ def on_arrival(
             store.lock_citations(conn)
             resolved, linked = _resolve_number(conn, identity.number)
             found.update(missing_precedents=resolved, digests=linked)
+        found["treatments"] = treatment.on_arrival(conn, item_id, values.get("case_number"))
         if corpus.key == "internal" and text_changed:
             found["enrichment_queued"] = enrichment.enqueue_on_arrival(conn, item_id, values)
     elif corpus.item_table == "digests":
@@ -114,7 +119,8 @@ def resolve_all(app: Context) -> dict:
     """Run the matching over everything (idempotent; the nightly upkeep's step): link every
     authority not linked by its whole identity or the chair (library_links.link_library),
     reopen a resolved precedent whose ruling is gone, key every digest's pointer and link the
-    unresolved ones, and queue the enrichment of internal decisions that never had one. Returns
+    unresolved ones, queue the enrichment of internal decisions that never had one, and read
+    every ruling's treatment of the rulings it names again (learning/treatment.py). Returns
     what this run changed and what stays open."""
     with app.store.transaction() as conn:
         store.lock_citations(conn)
@@ -130,6 +136,7 @@ def resolve_all(app: Context) -> dict:
             keyed += now["points_to_key"] != was[0]
             linked += now["case_law_id"] is not None and was[1] is None
         queued = enrichment.enqueue_missing(conn)
+        treatments = treatment.recompute_all(conn)
         report = upkeep(conn)
     return {
         "precedents_resolved": len(before - after),
@@ -137,6 +144,7 @@ def resolve_all(app: Context) -> dict:
         "digests_linked": linked,
         "digests_keyed": keyed,
         "enrichment_queued": queued,
+        "treatments_changed": treatments,
         "missing_precedents_open": report["missing_precedents"]["count"],
         "citations_ambiguous": links["ambiguous"],
         "unresolved_digests": report["unresolved_digests"]["count"],

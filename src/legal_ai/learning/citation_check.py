@@ -32,6 +32,7 @@ from ..text.hebrew import fold_quotes
 from . import citation_names, citation_pinpoints, citation_sections, citation_support
 from .library_links import match
 from .shingles import fold
+from .treatment import treatment_for
 
 # The states, most serious first: a citation's status is the first of its problems' kinds.
 SEVERITY = (
@@ -180,6 +181,7 @@ def check_all(conn, case: str, text: str, embedder=None) -> tuple[list[dict], st
             "in_quotation": inside,
             "support": None,
             "attention": [],
+            "treatment": treatment_for(conn, row["doc_id"]) if row else None,
         }
         if row is None:
             entry["problems"].append(_not_held(conn, citation, found))

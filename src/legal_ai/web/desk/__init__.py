@@ -10,7 +10,8 @@ decides, keyboard-first; the old /training addresses lead there), search (/searc
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
 internal decisions), metadata (/training/metadata: the chair writes the headnote, summary and
-tags of the internal decisions awaiting them), pages (/health), cases (/cases: the list, a page
+tags of the internal decisions awaiting them), treatments (/training/treatments: she confirms
+what a later ruling did to one of the library's), pages (/health), cases (/cases: the list, a page
 per case, the uploads), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
@@ -45,6 +46,7 @@ from . import (
     session,
     today,
     training,
+    treatments,
     voice,
 )
 from .enrichment import routes as enrichment
@@ -65,6 +67,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     voice.routes(api, signed_in)
     enrichment(api, signed_in)  # /training/enrichment: proposals for internal decisions
     metadata(api, signed_in)  # /training/metadata: she writes a decision's three fields
+    treatments.routes(api, signed_in)  # /training/treatments: what became of a ruling
     pages.routes(api, signed_in)  # /health
     cases.routes(api, signed_in, settings)  # /cases and a page per case
     learning.routes(api, signed_in)

@@ -163,6 +163,7 @@ ACTION = {
     "edit_canonical_statement": "עריכת נוסח קנוני",
     "citation_linked": "ציטוט קושר לפסק דין",
     "citations_moved": "ציטוטים הועברו לפסק דין אחר",
+    "review_treatment": "הכרעה במה שעלה בגורל פסק דין",
     "voice_document": "מסמך קול",
     "enrichment": "העשרת החלטה",
     "promote": "קידום לקחים למתודולוגיה",
@@ -197,6 +198,26 @@ CITATION_STATUS = {
     "lookup_failed": "לא ניתן היה לבדוק",
 }
 CITATION_ATTENTION = {"weak_support": "התמיכה בטענה חלשה — כדאי לעיין במקור"}
+# What became of a ruling (learning/treatment.py): what a later ruling did to it, her review of
+# that reading, and who read it.
+TREATMENT_KIND = {
+    "set_aside": "בוטל",
+    "upheld": "נותר על כנו",
+    "partly_set_aside": "בוטל בחלקו",
+    "returned": "הוחזר לדיון",
+    "unknown": "התוצאה לא זוהתה",
+}
+TREATMENT_STATUS = {
+    "unconfirmed": "ממתין לאישורך",
+    "confirmed": "אישרת",
+    "rejected": "דחית",
+}
+TREATMENT_READER = {"rule": "כללי הקריאה של המערכת", "model": "מודל"}
+TREATMENT_DONE = {
+    "confirm": "אישרת את הקריאה; היא מוצגת מעתה כמאושרת",
+    "reject": "דחית את הקריאה; היא אינה מוצגת עוד כגורלו של פסק הדין",
+    "reopen": "הקריאה חזרה להמתין לאישורך",
+}
 FEEDBACK = feedback.CATEGORY_LABELS  # the feedback categories in Hebrew (one table)
 HEALTH = {
     "items": "פריטים",
@@ -269,6 +290,9 @@ TABLES: dict[str, dict[str, str]] = {
     "copy_kind": COPY_KIND,
     "citation_status": CITATION_STATUS,
     "citation_attention": CITATION_ATTENTION,
+    "treatment_kind": TREATMENT_KIND,
+    "treatment_status": TREATMENT_STATUS,
+    "treatment_reader": TREATMENT_READER,
     "feedback": FEEDBACK,
     "health": HEALTH,
     "unit": UNIT,

@@ -9,6 +9,7 @@ as the CLI on the App acting for who authenticated (web/deps.py), and returns it
 - voice: exemplary cases and their voice documents
 - enrichment: proposals for internal decisions
 - citations: citations several rulings fit, and the chair's pick
+- treatments: a ruling's later history (treatment, cited_by) and the chair's confirmation
 - knowledge: what the writer reads (exemplars, templates, contrastive, brief, checklist)
 - jobs: the scheduled jobs and the reminders
 - search: `legal-ai search --json` over HTTP
@@ -30,6 +31,7 @@ from . import (
     methodology,
     principles,
     search,
+    treatments,
     voice,
 )
 
@@ -41,6 +43,7 @@ API = (
     voice.router,
     enrichment.router,
     citations.router,
+    treatments.router,
     knowledge.router,
     jobs.router,
     search.router,
