@@ -196,7 +196,17 @@ CITATION_STATUS = {
     "law_not_in_library": "החוק אינו בספרייה",
     "lookup_failed": "לא ניתן היה לבדוק",
 }
-CITATION_ATTENTION = {"weak_support": "התמיכה בטענה חלשה — כדאי לעיין במקור"}
+CITATION_ATTENTION = {
+    "weak_support": "התמיכה בטענה חלשה — כדאי לעיין במקור",
+    "judge": "לדעת המודל המקור אינו תומך בטענה במלואה — כדאי לעיין במקור",
+}
+# The judge model's word on a supporting passage (LEGAL_AI_VERIFIER): always said as the model's.
+CITATION_JUDGE = {
+    "supported": "לדעת המודל: המקור תומך בטענה",
+    "partly": "לדעת המודל: המקור תומך בטענה בחלקה",
+    "not_supported": "לדעת המודל: המקור אינו תומך בטענה",
+    "unanswered": "המודל לא השיב — התמיכה נבדקה בדמיון בלבד",
+}
 FEEDBACK = feedback.CATEGORY_LABELS  # the feedback categories in Hebrew (one table)
 HEALTH = {
     "items": "פריטים",
@@ -234,6 +244,7 @@ MODEL_ROLE = {
     "synthesizer": "ניסוח העקרונות הקנוניים",
     "voice_writer": "כתיבת מסמכי הקול",
     "enricher": "כתיבת תקצירים ותגיות להחלטות",
+    "verifier": "בדיקת התמיכה בציטוטים",
 }
 # The names of a final's labels (a draft labelled otherwise than her final: the case page).
 LABEL_NAME = {"appeal_type": "סוג ערר", "outcome": "תוצאה", "practice_area": "תחום"}
@@ -269,6 +280,7 @@ TABLES: dict[str, dict[str, str]] = {
     "copy_kind": COPY_KIND,
     "citation_status": CITATION_STATUS,
     "citation_attention": CITATION_ATTENTION,
+    "citation_judge": CITATION_JUDGE,
     "feedback": FEEDBACK,
     "health": HEALTH,
     "unit": UNIT,
