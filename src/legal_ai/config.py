@@ -355,6 +355,22 @@ class Settings(BaseSettings):
         "written into the decision until the chair approves it (`legal-ai enrich review`). Unset: "
         "the decisions wait in the queue and `legal-ai health` lists them.",
     )
+    verifier: str | None = Field(
+        default=None,
+        description="Language model (one spec, as LEGAL_AI_DISTILLER) that judges, in `legal-ai "
+        "draft check`, whether the passage the embedder found supports the draft's sentence "
+        "citing it: supported / partly / not_supported, with the words of the passage it rests "
+        "on, kept only when they are in the passage verbatim (docs/verification.md). Its word "
+        "is shown as the model's, never as a problem or a status. Unset: the check is the "
+        "embedder's only.",
+    )
+    verifier_max_calls: int = Field(
+        default=30,
+        ge=1,
+        le=500,
+        description="At most this many questions to LEGAL_AI_VERIFIER in one draft check; the "
+        "citations past it say they were not asked.",
+    )
     halacha_canonical_synth_drift_floor: float | None = Field(
         default=None,
         ge=0,
@@ -388,8 +404,8 @@ class Settings(BaseSettings):
         default="",
         description="Daily ceilings on what the language models spend, in tokens (in + out, as "
         "each provider reports them) per role: comma-separated `ROLE=TOKENS`, ROLE one of "
-        "distiller, style_panel, curator, principle_panel, synthesizer, voice_writer, enricher "
-        "(e.g. `distiller=200000,style_panel=400000`; 0 pauses a role). The day runs from "
+        "distiller, style_panel, curator, principle_panel, synthesizer, voice_writer, enricher, "
+        "verifier (e.g. `distiller=200000,style_panel=400000`; 0 pauses a role). The day runs from "
         "midnight to midnight in LEGAL_AI_SCHEDULE_TIMEZONE. Before each call a stage reads its "
         "role's spending today (model_calls); once it reached the budget the stage stops before "
         "its next call and its job waits, deferred (not failed), until the next day or until "

@@ -57,6 +57,7 @@ MODEL_ROLES = (
     "synthesizer",
     "voice_writer",
     "enricher",
+    "verifier",
 )
 _TOKENS = re.compile(r"\d[\d_]*")
 

@@ -26,6 +26,7 @@ from legal_ai.errors import BudgetReached
 from legal_ai.knowledge import voice
 from legal_ai.learning import (
     budgets,
+    citation_judge,
     drafts,
     engine,
     enrichment,
@@ -352,6 +353,7 @@ def test_the_budgets_setting_is_read_plainly():
 def test_every_stage_that_calls_a_model_counts_against_a_role():
     stages = {"distill", "fingerprint", "panel", "curator"}
     stages |= {principles.STAGE, synthesis.STAGE, voice.STAGE, enrichment.STAGE}
+    stages |= {citation_judge.STAGE}
     assert {spending.role_of(s) for s in stages} == set(spending.ROLE_STAGES)
     assert set(MODEL_ROLES) == set(spending.ROLE_STAGES)
 

@@ -74,6 +74,7 @@ def deployment(desk_app, cli_env, tmp_path):
             "LEGAL_AI_SYNTHESIZER": f"openai:distiller@{openai.url}",  # the distiller's model
             "LEGAL_AI_VOICE_WRITER": f"openai:voice@{openai.url}",
             "LEGAL_AI_ENRICHER": f"gemini:enricher@{gemini.url}",
+            "LEGAL_AI_VERIFIER": f"anthropic:verifier@{anthropic.url}",
         }
         yield env, (openai, anthropic, gemini)
 
@@ -86,7 +87,7 @@ def test_the_test_deployment_is_ok_but_for_its_caveats(deployment, settings):
     assert list(found) == [
         "settings", "database", "pgvector", "roles", "tls", "tokens", "worker", "desk_password",
         "model:distiller", "model:curator", "model:style_panel", "model:principle_panel",
-        "model:synthesizer", "model:voice_writer", "model:enricher",
+        "model:synthesizer", "model:voice_writer", "model:enricher", "model:verifier",
         "embedder", "tesseract", "pdftotext", "hspell", "chromium", "disk", "migrations",
         "backup",
     ]  # fmt: skip
@@ -107,10 +108,10 @@ def test_the_test_deployment_is_ok_but_for_its_caveats(deployment, settings):
     assert "legal-ai-today.backup" in found["backup"]["message"]
     assert "heb" in found["tesseract"]["message"]
     assert "e5-local" in found["embedder"]["message"]
-    # one call per distinct model (the synthesizer shares the distiller's): 9 of 10 roles' models
+    # one call per distinct model (the synthesizer shares the distiller's): 10 of 11 roles' models
     asked = sorted(r["model"] for r in servers[0].requests)
     assert asked == ["distiller", "p1", "panel-a", "voice"]
-    assert len(servers[1].requests) == 2 and len(servers[2].requests) == 3
+    assert len(servers[1].requests) == 3 and len(servers[2].requests) == 3
     assert not any(m in json.dumps(findings) for m in (CHAIR, WRITER, REVIEWER))
 
     text = CliRunner().invoke(cli, ["doctor"], env=env)
@@ -167,6 +168,12 @@ def test_faults_of_tokens_models_and_disk_each_named(deployment):
     assert "names 2 different models" in f["model:style_panel"]["message"]
     code, f = found(LEGAL_AI_CURATOR="anthropic:claude-sonnet-4-5")  # no URL, no key
     assert code == 1 and f["model:curator"]["fix"] == "set ANTHROPIC_API_KEY"
+    # The verifier is optional (off by default): unset is said, not warned; set, it is checked.
+    code, f = found(LEGAL_AI_VERIFIER=None)
+    assert code == 0 and f["model:verifier"]["status"] == "info"
+    assert f["model:verifier"]["message"].startswith("off (optional; set LEGAL_AI_VERIFIER")
+    code, f = found(LEGAL_AI_VERIFIER="openai:gpt-4.1-mini")  # no URL, no key
+    assert code == 1 and f["model:verifier"]["fix"] == "set OPENAI_API_KEY"
 
     code, f = found(LEGAL_AI_DISK_WARN_GB="900000")
     assert code == 0 and f["disk"]["status"] == "warn"

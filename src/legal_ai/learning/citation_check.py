@@ -18,7 +18,9 @@ that the library cannot compare, with why), `in_quotation`, `support` and `atten
 - `pinpoint_not_found` / `lookup_failed`: the paragraph or page written after it
   (learning/citation_pinpoints.py); `lookup_failed` is also a citation the check could not run
   for, always with why.
-- `support` and `attention`: learning/citation_support.py.
+- `support` and `attention`: learning/citation_support.py; with a judge model (LEGAL_AI_VERIFIER,
+  `legal-ai draft check` only), its word on the support as `support.judge`
+  (learning/citation_judge.py).
 
 A draft's first MAX_CITATIONS citations are checked; `check_all` says where it stopped."""
 
@@ -29,7 +31,13 @@ import re
 from ..store import learning as learning_store
 from ..text import citations as text_citations
 from ..text.hebrew import fold_quotes
-from . import citation_names, citation_pinpoints, citation_sections, citation_support
+from . import (
+    citation_judge,
+    citation_names,
+    citation_pinpoints,
+    citation_sections,
+    citation_support,
+)
 from .library_links import match
 from .shingles import fold
 from .treatment import treatment_for
@@ -140,10 +148,13 @@ def _compare(citation, row: dict, quotes: list[str], pin, out: dict) -> None:
         verified.extend([] if problem else ["pinpoint"])
 
 
-def check_all(conn, case: str, text: str, embedder=None) -> tuple[list[dict], str | None]:
+def check_all(
+    conn, case: str, text: str, embedder=None, judge: citation_judge.Judge | None = None
+) -> tuple[list[dict], str | None]:
     """Every citation of the draft (its first MAX_CITATIONS) against the library, and a line
     saying where the check stopped (None when it checked them all). With an `embedder`, each
-    ruling cited without a quotation gets the passage that best supports its sentence."""
+    ruling cited without a quotation gets the passage that best supports its sentence; with a
+    `judge` too, the model's word on that support (`support.judge`)."""
     every = [c for c in text_citations.extract(text) if c.ref != case and c.kind != "plan"]
     cites = every[:MAX_CITATIONS]
     stopped = None
@@ -197,6 +208,10 @@ def check_all(conn, case: str, text: str, embedder=None) -> tuple[list[dict], st
                 if said:
                     entry["support"] = citation_support.support(conn, embedder, row, said)
                     entry["attention"] = citation_support.attention(entry["support"])
+                if said and entry["support"] and judge is not None:
+                    judged = judge.judge(said, entry["support"]["passage"])
+                    entry["support"]["judge"] = judged
+                    entry["attention"] += citation_judge.attention(judged)
         entry["status"] = status_of(entry["problems"])
         out.append(entry)
     return out, stopped

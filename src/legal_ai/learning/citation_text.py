@@ -1,6 +1,6 @@
 """A checked citation (learning/citation_check.py) in a line per finding, for the CLI's
-`draft check`: its problems, what was verified and not, its supporting passage and what asks
-for the chair's attention."""
+`draft check`: its problems, what was verified and not, its supporting passage (and the judge
+model's word on it, said as the model's) and what asks for the chair's attention."""
 
 from __future__ import annotations
 
@@ -48,8 +48,20 @@ def citation_lines(c: dict) -> list[str]:
             if x
         )
         out.append(f"support {support['score']} ({where}): {support['passage'][:120]}")
-    out += [
-        f"attention: {a['kind']} (score {a['score']} under {a['threshold']})"
-        for a in c.get("attention", [])
-    ]
+        if support.get("judge"):
+            out.append(_judged(support["judge"]))
+    out += [_attention(a) for a in c.get("attention", [])]
     return out
+
+
+def _judged(j: dict) -> str:
+    """The judge model's word, said as the model's."""
+    if j["verdict"] is None:
+        return f"judge (the model's word, {j['model'] or 'LEGAL_AI_VERIFIER'}): {j['unanswered']}"
+    return f"judge (the model's word, {j['model']}): {j['verdict']}, quoting {j['quote'][:120]!r}"
+
+
+def _attention(a: dict) -> str:
+    if a["kind"] == "judge":
+        return f"attention: the model {a['model']} says {a['verdict']} (the model's word)"
+    return f"attention: {a['kind']} (score {a['score']} under {a['threshold']})"

@@ -50,7 +50,7 @@ from ..store import templates as template_store
 from ..text import citations as text_citations
 from ..text.hebrew import tokens
 from ..text.sentences import sentence_ends
-from . import purity
+from . import citation_judge, purity
 from . import vocabulary as vocab
 from .citation_check import SEVERITY, check_all
 from .citation_check import quote_in as quote_in
@@ -264,9 +264,11 @@ def check_text(
     *,
     refresh: bool = True,
     embedder=None,
+    judge: citation_judge.Judge | None = None,
 ) -> dict:
     """The copy-policy report of a draft of `case` (its text, and its blocks when known); with
-    an `embedder`, each citation's supporting passage (learning/citation_support.py). A draft
+    an `embedder`, each citation's supporting passage (learning/citation_support.py), and with a
+    `judge` the model's word on it (learning/citation_judge.py). A draft
     citing more than citation_check.MAX_CITATIONS authorities gets `citations_stopped`: where
     the check stopped."""
     case = vocab.case_number(case)
@@ -294,7 +296,7 @@ def check_text(
                 },
             }
         )
-    citations, stopped = check_all(conn, case, text, embedder)
+    citations, stopped = check_all(conn, case, text, embedder, judge)
     report = {"case_number": case, "passages": passages, "citations": citations}
     if stopped:
         report["citations_stopped"] = stopped
@@ -323,13 +325,21 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
 
 
 def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
-    """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored)."""
+    """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored);
+    with LEGAL_AI_VERIFIER set, the judge model's word on each supporting passage."""
     case = vocab.case_number(case)
     extracted = read_decision(app, path, source_name)
     take_fingerprints(app)
     embedder = app.embedder  # made before the transaction: it records itself on its own connection
-    with app.store.transaction() as conn:
-        return check_text(conn, case, extracted.text, refresh=False, embedder=embedder)
+    judge = citation_judge.for_check(app)
+    try:
+        with app.store.transaction() as conn:
+            return check_text(
+                conn, case, extracted.text, refresh=False, embedder=embedder, judge=judge
+            )
+    finally:
+        if judge is not None:
+            judge.close()
 
 
 def take_fingerprints(app: Context) -> int:

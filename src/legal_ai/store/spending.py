@@ -23,6 +23,7 @@ ROLE_STAGES: dict[str, tuple[str, ...]] = {
     "synthesizer": ("canonical_synthesis",),
     "voice_writer": ("voice_document",),
     "enricher": ("enrichment",),
+    "verifier": ("verification",),
 }
 STAGE_ROLE = {stage: role for role, stages in ROLE_STAGES.items() for stage in stages}
 

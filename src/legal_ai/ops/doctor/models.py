@@ -17,7 +17,7 @@ from ...errors import AppError
 from ...learning.engine import key_missing, public_url
 from ...providers.embedders import make_embedder
 from ...providers.models import CallRecord, ModelSpec, make_model, parse_spec, parse_specs
-from .finding import Finding, error, ok, skip, warn
+from .finding import Finding, error, info, ok, skip, warn
 
 # role (the setting's name) -> (how many models, what waits while it is unset)
 ROLES = {
@@ -28,7 +28,9 @@ ROLES = {
     "synthesizer": (1, "no canonical statement is written"),
     "voice_writer": (1, "marked finals wait for their voice document"),
     "enricher": (1, "internal decisions wait for their headnote, summary and tags"),
+    "verifier": (1, "the draft check's support is the embedder's only, no model judges it"),
 }
+OPTIONAL = frozenset({"verifier"})  # off by default: unset is said (info), not warned
 CALL_TIMEOUT_S = 30.0  # a doctor's call; the stages keep LEGAL_AI_MODEL_TIMEOUT_S
 PROBE_TEXT = "בדיקה"  # what the embedder is asked to embed
 
@@ -67,6 +69,9 @@ def model_checks(
     for role, (count, waits) in ROLES.items():
         check, name = f"model:{role}", variable(role)
         value = (getattr(settings, role) or "").strip()
+        if not value and role in OPTIONAL:
+            found.append(info(check, f"off (optional; set {name} to turn it on): {waits}"))
+            continue
         if not value:
             found.append(warn(check, f"not configured: {waits}", f"set {name}"))
             continue

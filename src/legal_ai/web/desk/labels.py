@@ -197,7 +197,17 @@ CITATION_STATUS = {
     "law_not_in_library": "החוק אינו בספרייה",
     "lookup_failed": "לא ניתן היה לבדוק",
 }
-CITATION_ATTENTION = {"weak_support": "התמיכה בטענה חלשה — כדאי לעיין במקור"}
+CITATION_ATTENTION = {
+    "weak_support": "התמיכה בטענה חלשה — כדאי לעיין במקור",
+    "judge": "לדעת המודל המקור אינו תומך בטענה במלואה — כדאי לעיין במקור",
+}
+# The judge model's word on a supporting passage (LEGAL_AI_VERIFIER): always said as the model's.
+CITATION_JUDGE = {
+    "supported": "לדעת המודל: המקור תומך בטענה",
+    "partly": "לדעת המודל: המקור תומך בטענה בחלקה",
+    "not_supported": "לדעת המודל: המקור אינו תומך בטענה",
+    "unanswered": "המודל לא השיב — התמיכה נבדקה בדמיון בלבד",
+}
 # What became of a ruling (learning/treatment.py): what a later ruling did to it, her review of
 # that reading, and who read it.
 TREATMENT_KIND = {
@@ -255,6 +265,7 @@ MODEL_ROLE = {
     "synthesizer": "ניסוח העקרונות הקנוניים",
     "voice_writer": "כתיבת מסמכי הקול",
     "enricher": "כתיבת תקצירים ותגיות להחלטות",
+    "verifier": "בדיקת התמיכה בציטוטים",
 }
 # The names of a final's labels (a draft labelled otherwise than her final: the case page).
 LABEL_NAME = {"appeal_type": "סוג ערר", "outcome": "תוצאה", "practice_area": "תחום"}
@@ -293,6 +304,7 @@ TABLES: dict[str, dict[str, str]] = {
     "treatment_kind": TREATMENT_KIND,
     "treatment_status": TREATMENT_STATUS,
     "treatment_reader": TREATMENT_READER,
+    "citation_judge": CITATION_JUDGE,
     "feedback": FEEDBACK,
     "health": HEALTH,
     "unit": UNIT,
