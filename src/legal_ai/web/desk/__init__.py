@@ -35,6 +35,7 @@ from ...errors import AppError, StoreError
 from .. import errors as web_errors
 from . import (
     cases,
+    cite_report,
     core,
     learning,
     methodology,
@@ -67,6 +68,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     metadata(api, signed_in)  # /training/metadata: she writes a decision's three fields
     pages.routes(api, signed_in)  # /health
     cases.routes(api, signed_in, settings)  # /cases and a page per case
+    cite_report.routes(api, signed_in)  # /cite-report: a case's cite-check report
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)
     reminders(api, signed_in)  # /reminders: stale cases and the scheduled jobs

@@ -190,7 +190,40 @@ CITATION_STATUS = {
     "not_in_library": "אינו בספרייה",
     "ambiguous": "כמה פסקי דין בספרייה תואמים — יש לבחור",
     "found": "נמצא בספרייה",
+    "name_mismatch": "שמות הצדדים אינם של פסק הדין",
+    "pinpoint_not_found": "הפסקה או העמוד אינם בפסק הדין",
+    "section_not_found": "הסעיף אינו בחוק",
+    "law_not_in_library": "החוק אינו בספרייה",
+    "lookup_failed": "הבדיקה לא הצליחה",
+    "weak_support": "התמיכה בטענה חלשה",
 }
+# The cite-check report (learning/cite_report.py): what was verified, a problem's evidence,
+# what became of a ruling, and the report's own words.
+VERIFIED = {
+    "number": "המספר",
+    "parties": "שמות הצדדים",
+    "pinpoint": "הפסקה או העמוד",
+    "quote": "הציטוט",
+    "section": "הסעיף",
+    "law": "החוק",
+}
+REPORT_FIELD = {  # a problem's evidence, by its key (values shown as written)
+    "written": "בטיוטה",
+    "held": "בספרייה",
+    "pinpoint": "ההפניה",
+    "missing": "אין בפסק הדין",
+    "quote_in": "הציטוט נמצא ב",
+    "law": "החוק",
+    "section": "הסעיף",
+}
+TREATMENT = {
+    "set_aside": "בוטלה",
+    "upheld": "אושרה",
+    "partly_set_aside": "בוטלה בחלקה",
+    "returned": "הוחזרה לדיון",
+    "unknown": "תוצאה לא ידועה",
+}
+REPORT_SUBJECT = {"draft": "טיוטה", "final": "ההחלטה החתומה"}
 FEEDBACK = feedback.CATEGORY_LABELS  # the feedback categories in Hebrew (one table)
 HEALTH = {
     "items": "פריטים",
@@ -262,6 +295,10 @@ TABLES: dict[str, dict[str, str]] = {
     "job": JOB,
     "copy_kind": COPY_KIND,
     "citation_status": CITATION_STATUS,
+    "verified": VERIFIED,
+    "report_field": REPORT_FIELD,
+    "treatment": TREATMENT,
+    "report_subject": REPORT_SUBJECT,
     "feedback": FEEDBACK,
     "health": HEALTH,
     "unit": UNIT,
@@ -278,6 +315,9 @@ FALLBACK = {
     "action": "פעולה אחרת",
     "job": "משימה מתוזמנת",
     "block": "פרק אחר",
+    "citation_status": "בעיה אחרת",
+    "treatment": "החלטה מאוחרת",
+    "verified": "פרט אחר",
 }
 
 
