@@ -152,7 +152,9 @@ def knowledge_tools(server: Any, run: Any) -> None:
         "citations not in this case's file: never copy it), each with its source case and span; "
         "and every citation checked against the library by its whole case number (found, "
         "ambiguous = several rulings fit it, say its district; not_in_library = a missing "
-        "precedent, quote_not_found = a quotation its text does not hold). The draft is not stored."
+        "precedent, quote_not_found = a quotation its text does not hold). The draft is not stored. "
+        "Run it before handing a draft over and mend every citation that is not found; when the "
+        "text is a registered draft version, `report` names the cite-check report kept of it."
     )
     def check_draft(
         case_number: Annotated[
