@@ -99,7 +99,9 @@ def test_the_report_prints_ten_authorities_to_an_a4_page(page, desk, tmp_path):
         assert said in shown
     assert problems(page.content()) == []
     screenshot(page, "cite-report")
-    assert pages_of(page.pdf(format="A4")) == 1
+    printed = page.pdf(format="A4")
+    (tmp_path / "ten.pdf").write_bytes(printed)  # kept in pytest's temp folder, to look at
+    assert pages_of(printed) == 1
 
     page.goto(f"/cite-report/{CASE}?version={twenty}")
     assert page.locator("li.authority").count() == 20
