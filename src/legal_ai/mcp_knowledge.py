@@ -157,8 +157,9 @@ def knowledge_tools(server: Any, run: Any) -> None:
         "parties are not the ruling's; pinpoint_not_found = no such paragraph or page; "
         "section_not_found / law_not_in_library; lookup_failed = could not be checked, with why), "
         "each with its problems, what was verified, and the passage of the ruling that best "
-        "supports its sentence (attention: weak support). Mend every problem before handing the "
-        "draft over. The draft is not stored."
+        "supports its sentence (attention: weak support). The draft is not stored. Run it before "
+        "handing a draft over and mend every problem; when the text is a registered draft "
+        "version, `report` names the cite-check report kept of it."
     )
     def check_draft(
         case_number: Annotated[

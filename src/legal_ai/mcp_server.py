@@ -41,7 +41,8 @@ INSTRUCTIONS = (
     "Search tools of an Israeli planning-and-building appeals committee. Each tool searches one "
     "corpus only. Every hit carries provenance (doc_id, case number, page, chunk id, character "
     "span, snippet, supporting quote); cite from the snippet or quote, never from memory. "
-    "Digests are pointers to rulings and are never citable."
+    "Digests are pointers to rulings and are never citable. Before handing a draft over, run "
+    "check_draft and mend every citation whose status is not found."
 )
 
 

@@ -39,7 +39,9 @@ def test_a_draft_lands_on_its_case_with_the_findings_first(page, desk, tmp_path)
     with page.expect_navigation(url=re.compile(r"/cases/.+\?uploaded=draft$")):
         form.locator("button").click()
     assert "הטיוטה נקלטה — גרסה 1" in page.inner_text("[role=status]")
-    assert page.evaluate("document.querySelector('main section').id") == "findings"
+    # The newest cite-check report's problems first (issue 33), then the copy check's findings.
+    assert page.evaluate("document.querySelector('main section').id") == "cite-check"
+    assert page.evaluate("document.querySelector('#cite-check ~ section').id") == "findings"
     assert page.get_attribute("#copy", "open") is not None
     first = page.locator("#copy li.passage").first
     assert first.get_attribute("data-kind") == "substance"

@@ -15,6 +15,7 @@ from ..knowledge.brief import writing_brief
 from ..knowledge.contrastive import get_contrastive_examples
 from ..learning import finals, fingerprint, panel_stats
 from ..learning.citation_text import citation_lines
+from ..learning.cite_report import get_report
 from ..learning.copy_policy import check, summary
 from ..learning.drafts import add_draft
 from ..learning.engine import configured
@@ -104,6 +105,55 @@ def draft_check(case: Case, file: File, as_json: JsonFlag = False) -> None:
             typer.echo(f"    {line}")
     if result.get("citations_stopped"):
         typer.echo(f"  {result['citations_stopped']}")
+
+
+@draft_app.command("report")
+def draft_report(
+    case: Case,
+    version: Annotated[
+        int | None, typer.Option(min=1, help="The draft version (default: the newest report)")
+    ] = None,
+    final: Annotated[bool, typer.Option("--final", help="The final's report")] = False,
+    again: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Check the stored text again against the library as it is now (a new report)",
+        ),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """The cite-check report of a draft version or the final: each authority, its state and
+    problems, its support and treatment, kept with the library as it was (a new check: --check)."""
+    with _app() as legal:
+        result = get_report(
+            legal, case, version=version, subject="final" if final else None, check=again
+        )
+    if as_json:
+        _print_json(result)
+        return
+    library = result["library"]
+    typer.echo(
+        f"{result['case_number']}: cite-check report {result['report_id']} of the "
+        f"{result['subject']} v{result['version']}, checked {result['checked_at']} against "
+        f"{library['items']} library item(s) (last ingest {library['ingested_at'] or 'none'})"
+    )
+    if result["empty"]:
+        typer.echo("  no citations in this text: nothing to check")
+        return
+    typer.echo(
+        f"  {len(result['authorities'])} authority(ies), {result['problems']} with a problem, "
+        f"{result['attention']} for attention"
+    )
+    for c in result["ordered"]:
+        problems = "; ".join(_problem_line(p) for p in c.get("problems") or [])
+        typer.echo(f"  {c['status']}: {c['text']}" + (f" ({problems})" if problems else ""))
+
+
+def _problem_line(problem) -> str:
+    if isinstance(problem, dict):
+        return str(problem.get("kind") or problem.get("status") or problem.get("said") or problem)
+    return str(problem)
 
 
 @final_app.command("upload")

@@ -40,6 +40,16 @@ MIN_BRIEF_CHARS = 2_000
 MAX_BRIEF_CHARS = 500_000
 TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
 NEVER_CUT = ("methodology (channel A)", "lessons")
+# What the writer does before handing a draft over (issue 33 item 5): the same check the
+# chair's report shows, run by the agent itself.
+BEFORE_HANDING_OVER = (
+    "Before you hand a draft over, run the draft check (MCP check_draft, or `legal-ai draft "
+    "check CASE FILE`) and mend every citation whose status is not `found` (read its `problems`: "
+    "a name, a pinpoint, a section or a quotation the library does not bear out), and look again "
+    "at those marked `attention`. Cite only what the library holds, from its text. The chair "
+    "receives a cite-check report of every draft version you register."
+)
+
 CHANNELS = {
     "A": [
         "block_order",
@@ -271,6 +281,7 @@ def writing_brief(
         "contrastive_examples": _contrastive(app, appeal_type, case, notes),
         "voice_documents": voice_documents,
         "channels": CHANNELS,
+        "before_handing_over": BEFORE_HANDING_OVER,
         "provenance": _provenance(methodology, ratios_from),
         "notes": list(dict.fromkeys(notes)),
     }

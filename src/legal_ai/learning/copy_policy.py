@@ -50,7 +50,7 @@ from ..store import templates as template_store
 from ..text import citations as text_citations
 from ..text.hebrew import tokens
 from ..text.sentences import sentence_ends
-from . import citation_judge, purity
+from . import citation_judge, cite_report, purity
 from . import vocabulary as vocab
 from .citation_check import SEVERITY, check_all
 from .citation_check import quote_in as quote_in
@@ -315,13 +315,20 @@ MAX_DRAFT_CHARS = 200_000  # a draft given as text (a decision runs 20-80k chara
 
 def check_draft_text(app: Context, case: str, text: str) -> dict:
     """The same report for a draft given as text (MCP `check_draft`: a writing agent over the
-    network has no file on this machine), cleaned like any text it sends; nothing is stored."""
+    network has no file on this machine), cleaned like any text it sends. Nothing of the text is
+    stored; when it is a stored draft version of the case, the system keeps a new cite-check
+    report of that version (`report`: its id and version; learning/cite_report.py)."""
     case = vocab.case_number(case)
     text = vocab.free_text(text, "draft text", max_chars=MAX_DRAFT_CHARS)
     take_fingerprints(app)
     embedder = app.embedder  # made before the transaction: it records itself on its own connection
     with app.store.transaction() as conn:
-        return check_text(conn, case, text, refresh=False, embedder=embedder)
+        report = check_text(conn, case, text, refresh=False, embedder=embedder)
+        # The text of a stored draft version: a new cite-check report of it (issue 33 item 4).
+        return {
+            **report,
+            **cite_report.for_stored_draft(app, conn, case, text, report["citations"]),
+        }
 
 
 def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidInput
 from ..store import learning as store
 from ..text import blocks as text_blocks
-from . import agent_bounds, copy_policy
+from . import agent_bounds, cite_report, copy_policy
 from . import vocabulary as vocab
 from .decisions import read_decision, segment
 
@@ -89,6 +89,16 @@ def add_draft(
             elif pair["draft_id"] != draft["id"]:
                 pair = store.update_pair(conn, pair["id"], draft_id=draft["id"])
             copy_policy.store_report(conn, draft["id"], report)
+            # The cite-check report of this version (issue 33 item 4): a new check, a new one.
+            kept = cite_report.record(
+                conn,
+                case=case,
+                subject="draft",
+                version=draft["version"],
+                text=extracted.text,
+                citations=report["citations"],
+                draft_id=draft["id"],
+            )
     return {
         "case_number": case,
         "pair_status": pair["status"],
@@ -97,6 +107,7 @@ def add_draft(
         "blocks": _block_words(seg),
         "missing_blocks": seg.missing,
         "copy_check": report,
+        "cite_report": cite_report.handle(kept),
         "notes": list(extracted.reading),  # what reading the file did (DOCX: changes accepted)
     }
 

@@ -26,9 +26,10 @@ from ..store import jsonable
 from ..store import learning as store
 from ..text import citations as text_citations
 from ..text import extract
-from . import copy_policy, metadata
+from . import cite_report, copy_policy, metadata
 from . import jobs as learning_jobs
 from . import vocabulary as vocab
+from .citation_check import check_citations
 from .decisions import read_decision, segment
 from .held_out import analyze
 from .library_links import link_library
@@ -328,6 +329,7 @@ def upload_final(
             return {**_unchanged(app, case, pair), "labels": _shown_labels(labelled)}
         pair, style_row, internal_row = _advance_pair(conn, case, pair, seg.blocks, notes)
         cited = _citations(conn, case, internal_row["id"], extracted.text)
+        kept = _cite_report(app, conn, case, internal_row, extracted.text)
         pair, history_row = _held_out(conn, pair, seg.blocks, extracted.text, notes)
         # The learning stage (distill, panel, curator) of this final, queued with the upload:
         # one job per case and final text (the same final again queues nothing).
@@ -347,12 +349,29 @@ def upload_final(
         "searchable": bool(internal_status["searchable"] and style_status["searchable"]),
         "blocks_missing": seg.missing,
         "citations": cited,
+        "cite_report": cite_report.handle(kept),
         "history_row": history_row,
         "learning_job": job["id"] if job else None,
         "labels": _shown_labels(labelled),
         "notes": notes,
         "metadata": metadata.report_of(app, internal_row["id"]),  # awaiting metadata: what to set
     }
+
+
+def _cite_report(app: Context, conn, case: str, internal_row: dict, text: str) -> dict:
+    """The final's cite-check report (issue 33 item 4), kept with its version and the library
+    as it is now, written by the system (the login's own role) in the upload's transaction."""
+    checked = check_citations(conn, case, text)
+    with app.store.as_login(conn):
+        return cite_report.record(
+            conn,
+            case=case,
+            subject="final",
+            version=internal_row["version"],
+            text=text,
+            citations=checked,
+            case_law_id=internal_row["id"],
+        )
 
 
 def _unchanged(app: Context, case: str, pair: dict) -> dict:

@@ -36,6 +36,7 @@ from ...errors import AppError, StoreError
 from .. import errors as web_errors
 from . import (
     cases,
+    cite_report,
     core,
     learning,
     methodology,
@@ -70,6 +71,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     treatments.routes(api, signed_in)  # /training/treatments: what became of a ruling
     pages.routes(api, signed_in)  # /health
     cases.routes(api, signed_in, settings)  # /cases and a page per case
+    cite_report.routes(api, signed_in)  # /cite-report: a case's cite-check report
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)
     reminders(api, signed_in)  # /reminders: stale cases and the scheduled jobs

@@ -1,6 +1,6 @@
 """What the case pages show (web/desk/cases.py, issue 23 item 4), read in one connection and put
 in the chair's words: the list of cases (number, parties, status, last activity, what waits on
-each) and one case's page — the copy check's findings of its latest draft (substance first,
+each) and one case's page — the newest cite-check report's problems first (cite_report.py), the copy check's findings of its latest draft (substance first,
 each passage with its source), the figures of its final explained (case_figures.py), where the
 learning stands, its timeline in date order (timeline.py), its citations (linked, missing with
 their upload, several rulings to pick from), the lessons a promote may fold, and the draft and
@@ -24,6 +24,7 @@ from ...text.parties import party_line
 from . import labels
 from .case_figures import figures, learning_state, plural
 from .case_labels import labels_state
+from .cite_report import problems_first
 from .labels import bdi
 from .timeline import timeline
 
@@ -172,6 +173,7 @@ def _read(conn: Any, row: dict) -> dict:
         "cited": learning_store.citations_of(conn, case_law_id) if case_law_id else [],
         "metadata": metadata.state_of(conn, case_law_id) if case_law_id else None,
         "final_labels": labels_state(conn, case),
+        "cite": problems_first(conn, case),  # the page opens with its problems (issue 33)
     }
 
 

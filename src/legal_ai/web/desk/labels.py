@@ -228,6 +228,26 @@ TREATMENT_DONE = {
     "reject": "דחית את הקריאה; היא אינה מוצגת עוד כגורלו של פסק הדין",
     "reopen": "הקריאה חזרה להמתין לאישורך",
 }
+# The cite-check report (learning/cite_report.py): what was verified, a problem's evidence,
+# what became of a ruling, and the report's own words.
+VERIFIED = {
+    "number": "המספר",
+    "parties": "שמות הצדדים",
+    "pinpoint": "הפסקה או העמוד",
+    "quote": "הציטוט",
+    "section": "הסעיף",
+    "law": "החוק",
+}
+REPORT_FIELD = {  # a problem's evidence, by its key (values shown as written)
+    "written": "בטיוטה",
+    "held": "בספרייה",
+    "pinpoint": "ההפניה",
+    "missing": "אין בפסק הדין",
+    "quote_in": "הציטוט נמצא ב",
+    "law": "החוק",
+    "section": "הסעיף",
+}
+REPORT_SUBJECT = {"draft": "טיוטה", "final": "ההחלטה החתומה"}
 FEEDBACK = feedback.CATEGORY_LABELS  # the feedback categories in Hebrew (one table)
 HEALTH = {
     "items": "פריטים",
@@ -305,6 +325,9 @@ TABLES: dict[str, dict[str, str]] = {
     "treatment_status": TREATMENT_STATUS,
     "treatment_reader": TREATMENT_READER,
     "citation_judge": CITATION_JUDGE,
+    "verified": VERIFIED,
+    "report_field": REPORT_FIELD,
+    "report_subject": REPORT_SUBJECT,
     "feedback": FEEDBACK,
     "health": HEALTH,
     "unit": UNIT,
@@ -321,6 +344,9 @@ FALLBACK = {
     "action": "פעולה אחרת",
     "job": "משימה מתוזמנת",
     "block": "פרק אחר",
+    "citation_status": "בעיה אחרת",
+    "treatment": "החלטה מאוחרת",
+    "verified": "פרט אחר",
 }
 
 
