@@ -149,12 +149,19 @@ def _compare(citation, row: dict, quotes: list[str], pin, out: dict) -> None:
 
 
 def check_all(
-    conn, case: str, text: str, embedder=None, judge: citation_judge.Judge | None = None
+    conn,
+    case: str,
+    text: str,
+    embedder=None,
+    judge: citation_judge.Judge | None = None,
+    *,
+    treatment: bool = True,
 ) -> tuple[list[dict], str | None]:
     """Every citation of the draft (its first MAX_CITATIONS) against the library, and a line
     saying where the check stopped (None when it checked them all). With an `embedder`, each
     ruling cited without a quotation gets the passage that best supports its sentence; with a
-    `judge` too, the model's word on that support (`support.judge`)."""
+    `judge` too, the model's word on that support (`support.judge`). `treatment=False` leaves
+    each citation's treatment null (bench/verify.py times the check without it)."""
     every = [c for c in text_citations.extract(text) if c.ref != case and c.kind != "plan"]
     cites = every[:MAX_CITATIONS]
     stopped = None
@@ -192,7 +199,7 @@ def check_all(
             "in_quotation": inside,
             "support": None,
             "attention": [],
-            "treatment": treatment_for(conn, row["doc_id"]) if row else None,
+            "treatment": treatment_for(conn, row["doc_id"]) if row and treatment else None,
         }
         if row is None:
             entry["problems"].append(_not_held(conn, citation, found))
@@ -217,6 +224,8 @@ def check_all(
     return out, stopped
 
 
-def check_citations(conn, case: str, text: str, embedder=None) -> list[dict]:
+def check_citations(
+    conn, case: str, text: str, embedder=None, *, treatment: bool = True
+) -> list[dict]:
     """Every citation of the draft against the library (check_all, without where it stopped)."""
-    return check_all(conn, case, text, embedder)[0]
+    return check_all(conn, case, text, embedder, treatment=treatment)[0]
