@@ -178,6 +178,10 @@ class App(Context):
         with self.store.connection() as conn:
             return sql_items.case_profile(conn, case_number, self.embedder.id)
 
+    def case_practice_area(self, case_number: str) -> str | None:
+        with self.store.connection() as conn:
+            return sql_items.case_practice_area(conn, case_number)
+
     def _unit(self, text: str, *, page: int | None = None, start: int = 0) -> sql_items.ChunkRow:
         """Analyze and embed one searchable unit (a principle, an attached precedent)."""
         return sql_items.ChunkRow(

@@ -14,6 +14,7 @@ import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus
+from .precedents import case_practice_area as case_practice_area
 from .precedents import case_profile as case_profile
 from .precedents import find_ruling as find_ruling
 from .precedents import index_precedent as index_precedent
