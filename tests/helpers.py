@@ -305,3 +305,15 @@ def table_fingerprints(url: str) -> dict[str, tuple[int, str]]:
 
 # The lines of `legal-ai db restore --check`, a step each, in order (a proven archive).
 PROOF_STEPS = ["archive", "manifest", "contents", "restore", "rows", "health", "drop", "proven"]
+
+
+def until(predicate, timeout: float, what: str):
+    """The first true value of `predicate()`, asked every 0.2 s; an AssertionError naming `what`
+    after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")

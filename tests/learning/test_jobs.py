@@ -20,7 +20,7 @@ import pytest
 from pydantic import BaseModel
 
 import factories
-from helpers import write
+from helpers import until, write
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.knowledge.brief import writing_brief
@@ -469,16 +469,6 @@ def test_worker_stops_cleanly_on_sigterm(legal, cli_env):
     assert out == "" and messages[-1].endswith("stopped after 0 job(s)"), err
 
 
-def _wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 # -- end to end through the CLI, with the real stages and a scripted OpenAI-compatible server --
 
 _BLOCK_RE = re.compile(
@@ -670,7 +660,7 @@ def test_worker_killed_mid_job_runs_again_after_its_lease_and_completes_once(
             stderr=subprocess.DEVNULL,
         )
         try:
-            _wait_for(lambda: server.requests, 120, "the worker's first model call")
+            until(lambda: server.requests, 120, "the worker's first model call")
             killed_at = time.monotonic()
             worker.send_signal(signal.SIGKILL)
             worker.wait(30)
@@ -693,7 +683,7 @@ def test_worker_killed_mid_job_runs_again_after_its_lease_and_completes_once(
             early = jobs.run(models, case, stages=STAGES, environ={})
             assert early["jobs"] == [] and early["pending"][0]["status"] == "running"
             assert early["pending"][0]["reason"].startswith("running on worker")
-        _wait_for(lambda: _lease_ended(legal), 30, "the dead worker's lease to end")
+        until(lambda: _lease_ended(legal), 30, "the dead worker's lease to end")
         report = jobs.run(models, case, stages=STAGES, environ={})
     [outcome] = report["jobs"]
     assert outcome["status"] == "done" and outcome["attempt"] == 2

@@ -22,7 +22,7 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from helpers import AGENT, TEST_CHAIR, TEST_HOME
+from helpers import AGENT, TEST_CHAIR, TEST_HOME, until
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.store import ensure_database, start_embedded, stop_embedded
@@ -89,16 +89,6 @@ def database_up(client) -> float:
         if s.name == "legal_ai_database_up"
     ]
     return sample.value
-
-
-def until(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_probes_apart_and_metrics_in_time_with_the_database_stopped(legal, restart):
