@@ -379,10 +379,10 @@ class App(Context):
     def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> dict:
         """What changed re-embedded and re-analyzed (ingest/reindex.py), then the principles
         whose span or rule changed outside the gate: spans found again, or returned to the
-        chair (`principles`: learning/principle_spans.repair)."""
+        chair (`principle_spans`: learning/principle_spans.repair)."""
         done = reindex.reindex(self, batch, progress=progress)
         with self.store.transaction() as conn:
-            done["principles"] = principle_spans.repair(conn)
+            done["principle_spans"] = principle_spans.repair(conn)
         return done
 
 

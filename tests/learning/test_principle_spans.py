@@ -85,7 +85,7 @@ def test_a_span_that_no_longer_reads_is_not_returned_then_reindex_finds_it_again
         True,
         False,
     )
-    done = app.reindex()["principles"]
+    done = app.reindex()["principle_spans"]
     assert (done["moved"], done["returned"]) == (1, [])
     _, [hit] = _principle_hits(app)
     assert (hit["char_start"], hit["char_end"]) == (row["char_start"], row["char_end"])
@@ -132,7 +132,7 @@ def test_a_rule_edited_in_sql_is_seen_and_goes_back_to_the_chair(app, tmp_path, 
         )
     [changed] = app.health()["principles_changed"]["items"]
     assert changed["principle_id"] == row["id"] and changed["rule_changed"]
-    [returned] = app.reindex()["principles"]["returned"]
+    [returned] = app.reindex()["principle_spans"]["returned"]
     assert returned["principle_id"] == row["id"] and "rule" in returned["reason"]
     health = app.health()
     assert health["principles_changed"]["count"] == 0

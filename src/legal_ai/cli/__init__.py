@@ -296,7 +296,7 @@ def reindex(as_json: JsonFlag = False) -> None:
         for entry in result["repaired"]:
             done = "repaired" if entry["repaired"] else f"not repaired: {entry['reason']}"
             typer.echo(f"  {entry['corpus']}/{entry['doc_id']} changed outside ingest: {done}")
-        principles = result["principles"]
+        principles = result["principle_spans"]
         if principles["moved"] or principles["returned"]:
             typer.echo(
                 f"principles: {principles['moved']} span(s) found again, "

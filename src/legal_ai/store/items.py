@@ -157,9 +157,7 @@ def replace_chunks(
             rows=sql.SQL(", ").join([row] * len(batch)),
         )
         params = [
-            value
-            for c in batch
-            for value in (*_chunk_values(item_id, scope_vals, c), len(chunks))
+            value for c in batch for value in (*_chunk_values(item_id, scope_vals, c), len(chunks))
         ]
         conn.execute(query, params, binary=True)
 
