@@ -112,12 +112,14 @@ def test_the_chairs_day(page, desk, tmp_path):
     assert current(page) == T["pending"]
     shows_hebrew_only(page)
 
-    # A draft: she lands on its case, the copy check's findings first, substance in red.
+    # A draft: she lands on its case, the cite check's problems first, then the copy check's
+    # findings, substance in red.
     record = factories.records()[0]
     draft = tmp_path / "draft.txt"
     draft.write_text(planted_draft(), encoding="utf-8")
     upload(page, "draft", COPY_CASE, draft, record)
-    assert page.evaluate("document.querySelector('main section').id") == "findings"
+    sections = page.evaluate("[...document.querySelectorAll('main section')].map(s => s.id)")
+    assert sections[:2] == ["cite-check", "findings"], sections
     first = page.locator("#copy li.passage").first
     assert first.get_attribute("data-kind") == "substance"
     assert first.locator(".badge").inner_text() == "מהות — אסור להעתיק"
