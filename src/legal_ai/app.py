@@ -66,6 +66,18 @@ class App(Context):
         # migrates; a process that may not migrate (the MCP server) leaves it to one that does.
         migrating = options.get("migrate", True)
         self.rekeyed = rekey.run_pending(self.store.as_role(None)) if migrating else None
+        if migrating:  # the deployment's settings the database holds, recorded once (0040)
+            self.record_deployment_settings()
+
+    def record_deployment_settings(self, *, replace: bool = False) -> dict[str, int]:
+        """Record the deployment's values the database enforces (HALACHA_PANEL_MAX_NEW, the
+        cap of new principles per decision) by the login's own role: on first use when absent,
+        anew by `legal-ai db migrate` (`replace`). Never from a request's role."""
+        with self.store.as_role(None).transaction() as conn:
+            cap = sql_items.record_principle_cap(
+                conn, self.settings.halacha_panel_max_new, replace=replace
+            )
+        return {"halacha_panel_max_new": cap}
 
     # -- ingestion ------------------------------------------------------------------------------
     def ingestor(self) -> Ingestor:
@@ -177,6 +189,10 @@ class App(Context):
     def case_profile(self, case_number: str) -> tuple[str, Any]:
         with self.store.connection() as conn:
             return sql_items.case_profile(conn, case_number, self.embedder.id)
+
+    def case_practice_area(self, case_number: str) -> str | None:
+        with self.store.connection() as conn:
+            return sql_items.case_practice_area(conn, case_number)
 
     def _unit(self, text: str, *, page: int | None = None, start: int = 0) -> sql_items.ChunkRow:
         """Analyze and embed one searchable unit (a principle, an attached precedent)."""

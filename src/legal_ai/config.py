@@ -330,8 +330,9 @@ class Settings(BaseSettings):
         ge=0,
         le=50,
         validation_alias=AliasChoices("HALACHA_PANEL_MAX_NEW", "LEGAL_AI_HALACHA_PANEL_MAX_NEW"),
-        description="At most this many NEW principles per ruling or decision, by score (one "
-        "linked to an existing principle does not count).",
+        description="At most this many NEW principles per ruling or decision over all its text "
+        "versions, by score (one linked to an existing principle does not count). The database "
+        "holds the value recorded on first use; `legal-ai db migrate` records it anew.",
     )
     synthesizer: str | None = Field(
         default=None,

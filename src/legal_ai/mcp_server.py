@@ -121,7 +121,8 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
         )
 
     @server.tool(
-        description="Find other cases like a given case (by its documents) or like a text; one hit per case."
+        description="Find other cases like a given case (by its documents) or like a text; one hit per"
+        " case, within one practice area: the given case's own, or practice_area (required with a text)."
     )
     def find_similar_cases(
         case_number: Annotated[

@@ -9,6 +9,7 @@ import pytest
 
 from helpers import ROOT
 from legal_ai.config import Settings
+from legal_ai.errors import InvalidInput
 from legal_ai.evaluation import metrics
 from legal_ai.evaluation.baseline import check
 from legal_ai.evaluation.datasets import load_dataset
@@ -60,13 +61,28 @@ def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path
     # Without its lexical leg, hybrid is the semantic leg alone.
     dropped = evaluate(settings.model_copy(update={"bm25_hybrid_enabled": False}), dataset)
     assert dropped["modes"]["hybrid"] == dropped["modes"]["semantic"]
-    # The gate's tolerance: 0.01 below the baseline passes, more fails.
+    # The gate's nDCG@10 tolerance: 0.01 below the baseline passes, more fails.
     for delta, passes in ((0.005, True), (0.02, False)):
         raised = json.loads(json.dumps(report))
         raised["modes"]["hybrid"]["ndcg@10"] = dropped["modes"]["hybrid"]["ndcg@10"] + delta
+        raised["modes"]["hybrid"]["recall@100"] = dropped["modes"]["hybrid"]["recall@100"]
         baseline.write_text(json.dumps(raised), encoding="utf-8")
         passed, verdict = check(dropped, baseline)
-        assert passed is passes and verdict.startswith("ok" if passes else "REGRESSION tiny")
+        assert passed is passes and verdict.startswith("ok" if passes else "REGRESSION (nDCG@10)")
+    # Recall@100 has its own tolerance (0.015): a recall drop fails even when nDCG@10 holds.
+    for delta, passes in ((0.01, True), (0.02, False)):
+        raised = json.loads(json.dumps(dropped))
+        raised["modes"]["hybrid"]["recall@100"] = dropped["modes"]["hybrid"]["recall@100"] + delta
+        baseline.write_text(json.dumps(raised), encoding="utf-8")
+        passed, verdict = check(dropped, baseline)
+        assert passed is passes, verdict
+        assert verdict.startswith("ok" if passes else "REGRESSION (Recall@100) tiny")
+        assert "Recall@100" in verdict and "tolerance 0.015" in verdict
+    # A baseline without Recall@100 is refused, naming what to do.
+    del raised["modes"]["hybrid"]["recall@100"]
+    baseline.write_text(json.dumps(raised), encoding="utf-8")
+    with pytest.raises(InvalidInput, match="no hybrid recall@100; refresh it"):
+        check(dropped, baseline)
 
 
 @pytest.mark.db

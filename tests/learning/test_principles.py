@@ -12,10 +12,8 @@ import pytest
 
 from helpers import run
 from legal_ai.auth import system_principal
-from legal_ai.corpora import get_corpus
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import principle_review, principles
-from legal_ai.store import items as sql_items
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, Q3, Q4, R1, R2, R3, R4, cand, ingest
 from system_panel import system_call
@@ -277,32 +275,3 @@ def test_a_rejected_principle_never_links_nor_seeds_a_canonical(app, tmp_path, p
     # The rejected wording drawn again from its own ruling: nothing new.
     again = principles.extract(app, doc_id="ruling-1")
     assert (again["approved"], again["pending_review"], again["linked"]) == (0, 0, 0)
-
-
-def test_the_cap_holds_in_the_database(app, tmp_path, panel):
-    """Issue 21 item 5: more new principles for one ruling in one extraction than the cap are
-    refused by the database itself (migration 0028), whoever writes them."""
-    ingest(app, tmp_path, "ruling-1", RULING)
-    engine = app.acting_as(system_principal("principle-panel"))
-    external = get_corpus("external")
-    with engine.store.connection() as conn:
-        item = conn.execute("SELECT id FROM case_law WHERE doc_id = 'ruling-1'").fetchone()["id"]
-    units = [app._unit(f"כלל מספר {n}") for n in range(3)]
-    with pytest.raises(psycopg.errors.CheckViolation, match="principle cap"):
-        with engine.store.transaction() as conn:
-            sql_items.set_principle_cap(conn, 2)
-            for n, unit in enumerate(units):
-                canonical = sql_items.insert_canonical(conn, "external_upload", f"כלל מספר {n}")
-                sql_items.insert_principle(
-                    conn, external, item, unit, Q1, "proposed", canonical_id=canonical
-                )
-    # Two are within the cap.
-    with engine.store.transaction() as conn:
-        sql_items.set_principle_cap(conn, 2)
-        for n, unit in enumerate(units[:2]):
-            canonical = sql_items.insert_canonical(conn, "external_upload", f"כלל מספר {n}")
-            sql_items.insert_principle(
-                conn, external, item, unit, Q1, "proposed", canonical_id=canonical
-            )
-    with engine.store.connection() as conn:
-        assert conn.execute("SELECT count(*) AS n FROM case_law_principles").fetchone()["n"] == 2

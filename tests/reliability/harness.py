@@ -483,7 +483,10 @@ SEARCHES = (
     ("search_case_documents", {"query": "פגיעה בזכות להתנגד", "case_number": LOAD_CASE}),
     ("search_digests", {"query": "הקלה בקו בניין"}),
     ("precedent_search_library", {"query": "הקלה ופרטיות"}),
-    ("find_similar_cases", {"text": "הקלה בקו בניין צדדי ופגיעה בשכנים"}),
+    (
+        "find_similar_cases",
+        {"text": "הקלה בקו בניין צדדי ופגיעה בשכנים", "practice_area": "planning"},
+    ),
 )
 
 

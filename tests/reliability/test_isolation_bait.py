@@ -195,7 +195,7 @@ def test_every_leg_of_every_corpus_in_every_mode_keeps_to_its_corpus(baited, cap
                         assert foreign_units(conn, corpus, source, ids) == 0, (key, mode, hit)
                         checked += 1
         # find_similar_cases: by text and by case (its own case excluded), one hit per case
-        for arguments in ({"text": BAIT}, {"case_number": BAIT_CASE}):
+        for arguments in ({"text": BAIT, "practice_area": "planning"}, {"case_number": BAIT_CASE}):
             hits = app.tool("find_similar_cases", **arguments)["hits"]
             searches += 1
             assert hits and all(h["corpus"] == "case" for h in hits), arguments

@@ -158,7 +158,7 @@ def test_cli_search_and_similar_are_logged_and_stats_count_them(app, tmp_path, c
             "--json",
         ).stdout
     )
-    run(env, "similar", "--text", "מחסן בחצר", "--json")
+    run(env, "similar", "--text", "מחסן בחצר", "--practice-area", "planning", "--json")
     search, similar = rows(app)
     assert found["search_id"] == search["id"]
     assert (search["surface"], search["actor"], search["actor_kind"], search["k"]) == (
@@ -202,7 +202,10 @@ def test_mcp_calls_are_logged_as_the_agent(app, tmp_path, cli_env):
     }
     assert search["hits"][0]["doc_id"] == "shed-1" and search["k"] == 4
     # By a case's own documents: flagged, so it never becomes a gold-set query.
-    assert similar["by_example"] and similar["filters"] == {"exclude_case_number": "ערר 20/25"}
+    assert similar["by_example"] and similar["filters"] == {
+        "practice_area": "planning",
+        "exclude_case_number": "ערר 20/25",
+    }
     assert similar["hits"][0]["rank"] == 1 and len(similar["query"]) <= 2000
 
 

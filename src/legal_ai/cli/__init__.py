@@ -196,11 +196,15 @@ def search(
 def similar(
     case_number: Annotated[str | None, typer.Option(help="Find cases like this one.")] = None,
     text: Annotated[str | None, typer.Option(help="...or like this text.")] = None,
-    practice_area: Annotated[str | None, typer.Option()] = None,
+    practice_area: Annotated[
+        str | None,
+        typer.Option(help="Required with --text; a case's own practice area is taken from it."),
+    ] = None,
     limit: Annotated[int, typer.Option(help="How many cases.")] = 5,
     as_json: JsonFlag = False,
 ) -> None:
-    """Cases like a given case (by its documents) or a text: one hit per case."""
+    """Cases like a given case (by its documents) or a text: one hit per case, within one
+    practice area (the case's own, or --practice-area with --text)."""
     with _app() as legal:
         result = legal.on_surface("cli").tool(
             "find_similar_cases",

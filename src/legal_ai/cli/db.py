@@ -57,6 +57,8 @@ def db_migrate(
     with App(_settings()) as legal:  # runs what a migration left to the application (a re-key)
         if legal.rekeyed:
             typer.echo(describe(legal.rekeyed))
+        recorded = legal.record_deployment_settings(replace=True)
+        typer.echo(f"recorded: HALACHA_PANEL_MAX_NEW={recorded['halacha_panel_max_new']}")
     enforced = apply_role_grants(url)
     typer.echo(
         "roles legal_ai_chair / legal_ai_agent: "

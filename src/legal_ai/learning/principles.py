@@ -11,7 +11,8 @@ has `votes` (how many models proposed it) and `score` (the mean over its voters)
     2 votes and lower -> proposed (pending the chair's review); <= 1 vote -> rejected.
 
 The database checks every panel decision against the votes and score on the row (migration
-0015). At most HALACHA_PANEL_MAX_NEW new principles per item, by score (the rest `capped`); a
+0015). At most HALACHA_PANEL_MAX_NEW new principles per decision over all its text versions,
+the value the deployment recorded (migration 0040), by score (the rest `capped`); a
 candidate matching an existing principle of the same corpus is linked to its canonical
 principle as a new occurrence and not counted in the cap; one matching a principle already
 drawn from the same item adds nothing (extraction twice adds nothing). A model that fails leaves
@@ -192,13 +193,16 @@ def _judged(
     return fresh, links
 
 
-def _within_cap(app: Context, fresh: list[dict], report: dict) -> list[dict]:
-    """The new principles kept: at most LEGAL_AI_HALACHA_PANEL_MAX_NEW not rejected (the rest
-    counted as capped); the rejected are all kept, to be recorded."""
-    kept, new_count = [], 0
+def _within_cap(app: Context, item: dict, fresh: list[dict], report: dict) -> list[dict]:
+    """The new principles kept: the decision's places left under the cap the deployment
+    recorded (HALACHA_PANEL_MAX_NEW, migration 0040), over all its text versions, by score (the
+    rest counted as capped); the rejected are all kept, to be recorded."""
+    with app.store.connection() as conn:
+        cap, taken = sql_items.principle_cap_taken(conn, item["id"])
+    kept, new_count = [], taken
     for cluster in fresh:
         if cluster["status"] != "rejected":
-            if new_count >= app.settings.halacha_panel_max_new:
+            if new_count >= cap:
                 report["capped"] += 1
                 continue
             new_count += 1
@@ -236,9 +240,8 @@ def _extract_item(
     existing, known = _existing(app, kind)
     fresh, links = _judged(app, item, clusters, existing, known, report)
     fresh.sort(key=lambda c: -c["score"])
-    kept = _within_cap(app, fresh, report)
-    with app.store.transaction() as conn:
-        sql_items.set_principle_cap(conn, app.settings.halacha_panel_max_new)  # held by the DB too
+    kept = _within_cap(app, item, fresh, report)
+    with app.store.transaction() as conn:  # the database holds the cap too (migration 0040)
         for cluster in kept:
             canonical = None
             if cluster["status"] != "rejected":

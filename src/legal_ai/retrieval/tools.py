@@ -27,6 +27,8 @@ class Searcher(Protocol):
 
     def case_profile(self, case_number: str) -> tuple[str, np.ndarray | None]: ...
 
+    def case_practice_area(self, case_number: str) -> str | None: ...
+
 
 def _result(tool: str, result: SearchResult) -> dict:
     return {"tool": tool, **result.as_dict()}
@@ -73,19 +75,35 @@ def find_similar_cases(
     practice_area: str | None = None,
     limit: int = 5,
 ) -> dict:
-    """Other cases like a given case (by its documents) or like a text: one hit per case."""
+    """Other cases like a given case (by its documents) or like a text: one hit per case, within
+    one practice area (03 §5) — the given case's own, or `practice_area` (required with a text)."""
     if text is not None and not isinstance(text, str):
         raise InvalidInput("find_similar_cases: text must be text")
     exclude = filter_value("case_number", case_number)
     text = clean_text(text).strip()[:MAX_QUERY_CHARS] if text else None
     if bool(exclude) == bool(text):
         raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
+    area = filter_value("practice_area", practice_area)
     vector = None
     if exclude:
         text, vector = app.case_profile(exclude)
         if not text:
             raise NotFound(f"case {exclude!r} has no searchable documents to compare")
-    filters = Filters(practice_area=practice_area, exclude_case_number=exclude)
+        own = app.case_practice_area(exclude)
+        if not own:
+            raise InvalidInput(f"find_similar_cases: case {exclude!r} has no practice_area; set it")
+        if area and area != own:
+            raise InvalidInput(
+                f"find_similar_cases: practice_area {area!r} is not the case's own ({own!r});"
+                " leave practice_area out"
+            )
+        area = own
+    elif not area:
+        raise InvalidInput(
+            "find_similar_cases by text needs practice_area"
+            " (e.g. planning, betterment_levy, compensation)"
+        )
+    filters = Filters(practice_area=area, exclude_case_number=exclude)
     result = app.search(
         "case",
         text[:MAX_QUERY_CHARS],

@@ -14,6 +14,7 @@ import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus
+from .precedents import case_practice_area as case_practice_area
 from .precedents import case_profile as case_profile
 from .precedents import find_ruling as find_ruling
 from .precedents import index_precedent as index_precedent
@@ -29,8 +30,9 @@ from .principles import insert_principle as insert_principle
 from .principles import insert_principle_votes as insert_principle_votes
 from .principles import list_principles as list_principles
 from .principles import panel_principles as panel_principles
+from .principles import principle_cap_taken as principle_cap_taken
+from .principles import record_principle_cap as record_principle_cap
 from .principles import set_principle_canonical as set_principle_canonical
-from .principles import set_principle_cap as set_principle_cap
 from .principles import set_principle_reason as set_principle_reason
 from .principles import set_principle_review as set_principle_review
 from .principles import tally_principle as tally_principle

@@ -61,6 +61,19 @@ def case_profile(
     return text, mean / (np.linalg.norm(mean) or 1.0)
 
 
+def case_practice_area(conn: psycopg.Connection, case_number: str) -> str | None:
+    """The case's own practice area: the case's, else the one most of its documents carry."""
+    row = conn.execute(
+        "SELECT coalesce(c.practice_area, (SELECT d.practice_area FROM documents d"
+        " WHERE d.corpus = 'case' AND d.case_number = %(case)s AND d.practice_area IS NOT NULL"
+        " GROUP BY d.practice_area ORDER BY count(*) DESC, d.practice_area LIMIT 1)) AS area"
+        " FROM (SELECT %(case)s AS case_number) q"
+        " LEFT JOIN cases c ON c.case_number = q.case_number",
+        {"case": case_number},
+    ).fetchone()
+    return row["area"] if row else None
+
+
 def index_precedent(conn: psycopg.Connection, precedent_id: int, unit: ChunkRow) -> None:
     """Store the searchable text, analysis and embedding of an attached precedent."""
     conn.execute(

@@ -215,7 +215,31 @@ def set_principle_review(
     ).fetchone()
 
 
-def set_principle_cap(conn: psycopg.Connection, max_new: int) -> None:
-    """The cap of new principles per item that the database holds for this transaction's
-    extraction (migration 0028, `principle_cap`)."""
-    conn.execute("SELECT set_config('legal_ai.principle_max_new', %s, true)", (str(int(max_new)),))
+def principle_cap_taken(conn: psycopg.Connection, case_law_id: int) -> tuple[int, int]:
+    """The cap of new principles per decision as the deployment recorded it (migration 0040,
+    `principle_cap_value`), and how many of them the decision already has over all its text
+    versions (counted, neither rejected nor vetoed)."""
+    row = conn.execute(
+        "SELECT principle_cap_value() AS cap, (SELECT count(*) FROM case_law_principles p"
+        " WHERE p.case_law_id = %s AND p.cap_counted"
+        " AND p.review_status NOT IN ('rejected', 'vetoed')) AS taken",
+        (case_law_id,),
+    ).fetchone()
+    return int(row["cap"]), int(row["taken"])
+
+
+def record_principle_cap(conn: psycopg.Connection, value: int, *, replace: bool = False) -> int:
+    """Record the deployment's HALACHA_PANEL_MAX_NEW (the login's own role: no request role
+    writes deployment_settings). Recorded once: an existing value is kept unless `replace`
+    (`legal-ai db migrate`). Returns the value in force."""
+    insert = "INSERT INTO deployment_settings (name, value) VALUES ('halacha_panel_max_new', %s)"
+    if replace:
+        conn.execute(
+            insert + " ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value,"
+            " recorded_at = now(), recorded_by = current_user"
+            " WHERE deployment_settings.value <> EXCLUDED.value",
+            (int(value),),
+        )
+    else:
+        conn.execute(insert + " ON CONFLICT (name) DO NOTHING", (int(value),))
+    return int(conn.execute("SELECT principle_cap_value() AS cap").fetchone()["cap"])
