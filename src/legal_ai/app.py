@@ -17,7 +17,15 @@ from .corpora import CORPORA, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
 from .knowledge import exemplars, templates
-from .learning import arrival, library_links, metadata, principle_jobs, principle_review, rekey
+from .learning import (
+    arrival,
+    library_links,
+    metadata,
+    principle_jobs,
+    principle_review,
+    principle_spans,
+    rekey,
+)
 from .learning.vocabulary import free_text
 from .metrics import searched
 from .progress import QUIET, Progress
@@ -46,6 +54,7 @@ def arrival_hooks() -> ArrivalHooks:
     return ArrivalHooks(
         arrived=arrival.on_arrival,
         ruling_arrived=principle_jobs.enqueue,
+        ruling_changed=principle_spans.reanchor,
         final_warm=exemplars.warm,
         final_arrived=exemplars.index_document,
         finals_changed=templates.recompute,
@@ -336,6 +345,7 @@ class App(Context):
             upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
             upkeep["awaiting_metadata"] = metadata.awaiting(conn)  # decisions without their 3
             changed = _changed_outside_ingest(conn)
+            principles = principle_spans.health(conn)  # spans, rules, canonical statements
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
         total = {
             key: sum(c.get(key) or 0 for c in every)
@@ -365,6 +375,10 @@ class App(Context):
             "ocr": ocr,
             # Texts or chunks changed outside ingest (hash/span check; `reindex` repairs them).
             "changed_outside_ingest": changed,
+            # Principles whose rule or span changed outside the gate (`reindex` finds the span
+            # again or returns them to the chair), canonical statements changed outside it, and
+            # the principles returned to the chair awaiting her (learning/principle_spans.py).
+            **principles,
             # Upkeep on arrival (learning/arrival.py): `unresolved_digests`, `missing_precedents`
             # (open), `awaiting_enrichment` and `awaiting_metadata` (internal decisions not
             # searchable without their headnote, summary and tags), each {"count", "items"}.
@@ -379,8 +393,13 @@ class App(Context):
         return audit.isolation(self, probe)
 
     def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> dict:
-        """What changed re-embedded and re-analyzed (ingest/reindex.py)."""
-        return reindex.reindex(self, batch, progress=progress)
+        """What changed re-embedded and re-analyzed (ingest/reindex.py), then the principles
+        whose span or rule changed outside the gate: spans found again, or returned to the
+        chair (`principle_spans`: learning/principle_spans.repair)."""
+        done = reindex.reindex(self, batch, progress=progress)
+        with self.store.transaction() as conn:
+            done["principle_spans"] = principle_spans.repair(conn)
+        return done
 
 
 def _changed_outside_ingest(conn) -> dict:
@@ -388,15 +407,18 @@ def _changed_outside_ingest(conn) -> dict:
     items = []
     for corpus in CORPORA.values():
         for row in integrity.damaged(conn, corpus):
-            what = (["its stored text"] if row["text_changed"] else []) + [
-                f"chunk {n}" for n in row["chunks"] or []
-            ]
+            what = (
+                (["its stored text"] if row["text_changed"] else [])
+                + [f"chunk {n}" for n in row["chunks"] or []]
+                + (["its chunks deleted or added"] if row["count_changed"] else [])
+            )
             items.append(
                 {
                     "corpus": corpus.key,
                     "doc_id": row["doc_id"],
                     "text_changed": row["text_changed"],
                     "chunks": list(row["chunks"] or []),
+                    "count_changed": bool(row["count_changed"]),
                     "reason": f"changed outside ingest: {', '.join(what)}; run `legal-ai reindex`",
                 }
             )

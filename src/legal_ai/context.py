@@ -37,12 +37,15 @@ class ArrivalHooks:
     - `arrived(conn, corpus, item_id, values, text_changed=...) -> dict`: links, resolutions and
       queued enrichment (learning/arrival.on_arrival); its answer is returned as `arrival`.
     - `ruling_arrived(conn, item_id, content_hash)`: its principles are queued for extraction.
+    - `ruling_changed(conn, item_id) -> dict`: the principles of a ruling whose text changed
+      found again in the new text, or returned to the chair (learning/principle_spans.py).
     - `final_warm(store, embedder, text)`: a final's paragraphs embedded before the transaction.
     - `final_arrived(conn, item_id, analyzer, embedder)`: a final cut into block exemplars.
     - `finals_changed(conn)`: the chair's templates measured again."""
 
     arrived: Callable[..., dict | None] = _nothing
     ruling_arrived: Callable[[psycopg.Connection, int, str], None] = _nothing
+    ruling_changed: Callable[[psycopg.Connection, int], dict | None] = _nothing
     final_warm: Callable[[Store, Embedder, str], None] = _nothing
     final_arrived: Callable[..., None] = _nothing
     finals_changed: Callable[[psycopg.Connection], None] = _nothing

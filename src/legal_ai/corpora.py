@@ -58,14 +58,15 @@ class Corpus:
         chunks = Source("chunk", self.chunk_table, self.chunk_root, self.parent_column, "text")
         if self.principle_table is None:
             return (chunks,)
-        # Only principles the gate approved are searchable (INV-LRN1).
+        # Only principles the gate approved are searchable (INV-LRN1), and not one returned to
+        # the chair because its span or rule no longer holds (migration 0039).
         principles = Source(
             "principle",
             self.principle_table,
             "case_law_principles",
             "case_law_id",
             "rule_text",
-            "u.review_status = 'approved'",
+            "u.review_status = 'approved' AND u.returned_at IS NULL",
         )
         return (chunks, principles)
 

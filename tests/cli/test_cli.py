@@ -75,6 +75,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
         "canonical_statements": {"reembedded": 0},
         "page_images": {"reembedded": 0, "skipped": 0, "reason": None},
         "repaired": [],  # nothing was changed outside ingest
+        "principle_spans": {"moved": 0, "returned": []},  # no principle's span or rule changed
     }
 
 

@@ -152,6 +152,11 @@ def ingest(
                 f"resolved, {settled['digests']} digest(s) linked to their ruling, "
                 f"{settled['enrichment_queued']} decision(s) queued for enrichment"
             )
+        for entry in result.get("returned_to_chair", []):  # its text changed (issue 34)
+            typer.echo(
+                f"  principle {entry['principle_id']} of {entry['doc_id']} returned to the chair:"
+                f" {entry['reason']}"
+            )
         for entry in result["failed"]:
             typer.echo(f"  failed: {entry['error']}", err=True)
     if result["failed"] and not (result["ingested"] or result["unchanged"] or result["updated"]):
@@ -270,6 +275,9 @@ def health(as_json: JsonFlag = False) -> None:
         ("awaiting_enrichment", "internal decisions awaiting enrichment"),
         ("awaiting_metadata", "internal decisions awaiting metadata, not searchable"),
         ("changed_outside_ingest", "items changed outside ingest"),
+        ("principles_changed", "principles whose rule or span changed outside the gate"),
+        ("canonicals_changed", "canonical statements changed outside the gate"),
+        ("returned_to_chair", "principles returned to the chair, out of search"),
     ):
         typer.echo(f"{key}: {report[key]['count']} ({label})")
         for entry in report[key]["items"]:
@@ -292,6 +300,16 @@ def reindex(as_json: JsonFlag = False) -> None:
         for entry in result["repaired"]:
             done = "repaired" if entry["repaired"] else f"not repaired: {entry['reason']}"
             typer.echo(f"  {entry['corpus']}/{entry['doc_id']} changed outside ingest: {done}")
+        principles = result["principle_spans"]
+        if principles["moved"] or principles["returned"]:
+            typer.echo(
+                f"principles: {principles['moved']} span(s) found again, "
+                f"{len(principles['returned'])} returned to the chair"
+            )
+        for entry in principles["returned"]:
+            typer.echo(
+                f"  principle {entry['principle_id']} of {entry['doc_id']}: {entry['reason']}"
+            )
 
 
 @app.command("eval")

@@ -53,9 +53,12 @@ class IngestReport:
     resolved: dict = field(
         default_factory=lambda: {"missing_precedents": 0, "digests": 0, "enrichment_queued": 0}
     )
+    # Principles of a re-ingested ruling whose quote its new text no longer holds: back to the
+    # chair, with the reason (learning/principle_spans.py); in the JSON only when there are any.
+    returned_to_chair: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "ingested": self.ingested,
             "unchanged": self.unchanged,
             "updated": self.updated,
@@ -63,6 +66,9 @@ class IngestReport:
             "failed": self.failed,
             "resolved": self.resolved,
         }
+        if self.returned_to_chair:
+            out["returned_to_chair"] = self.returned_to_chair
+        return out
 
 
 METADATA = ("headnote", "summary", "tags")  # an internal decision's, filled by the enricher
@@ -308,6 +314,7 @@ class Ingestor(Stager):
         arrival = (status or {}).get("arrival") or {}
         for key in ("missing_precedents", "digests", "enrichment_queued"):
             report.resolved[key] += int(arrival.get(key) or 0)
+        report.returned_to_chair += ((status or {}).get("principles") or {}).get("returned", [])
         if status and not status["searchable"]:
             missing = list(status["missing"]) or ["an embedded chunk (run `legal-ai reindex`)"]
             report.unsearchable.append(
@@ -361,6 +368,9 @@ class Ingestor(Stager):
         sql_items.replace_chunks(conn, corpus, item_id, staged.chunks, new_item=existing is None)
         if self.images is not None:
             sql_items.replace_page_images(conn, corpus, item_id, staged.pages or [], self.images.id)
+        moved = {}
+        if existing is not None and corpus.principle_table:  # its principles' spans, found again
+            moved = {"principles": self.hooks.ruling_changed(conn, item_id)}
         if corpus.principle_table and values["doc_type"] in ("ruling", "decision") and item.text:
             self.hooks.ruling_arrived(conn, item_id, values["content_hash"])  # its principles
         if corpus.key == "style":  # cut into blocks and paragraphs (migration 0018), measured
@@ -368,7 +378,7 @@ class Ingestor(Stager):
             if measure_templates:
                 self.hooks.finals_changed(conn)
         found = self._arrived(conn, corpus, item_id, values, text_changed=True)
-        return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found}
+        return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found, **moved}
 
     def _prepare(
         self, conn: psycopg.Connection, item: IngestItem, corpus: Corpus, values: dict

@@ -128,7 +128,7 @@ def repair(ctx: Context) -> list[dict]:
     """Every item whose stored text or chunks changed outside ingest (store/integrity.py): its
     text taken back from the version ingest stored under its hash, its chunks cut again from it
     and embedded (through the cache). One entry per item: {corpus, doc_id, text_restored,
-    chunks, repaired, reason}; an item whose text no version holds is left as it is, and says
+    chunks, count_changed (chunks deleted or added), repaired, reason}; an item whose text no version holds is left as it is, and says
     so."""
     ingestor = Ingestor.of(ctx)
     out = []
@@ -154,6 +154,7 @@ def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> dict:
         "doc_id": row["doc_id"],
         "text_restored": False,
         "chunks": list(row["chunks"] or []),
+        "count_changed": bool(row["count_changed"]),
         "repaired": False,
         "reason": None,
     }

@@ -11,6 +11,7 @@ ignored."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,6 +22,7 @@ import numpy as np
 from ..config import Settings
 from ..corpora import Corpus, Source
 from ..providers.embedders import Embedder
+from ..store import spans
 from ..store.db import Store
 from . import legs
 from .arguments import MAX_FILTER_CHARS as MAX_FILTER_CHARS
@@ -45,6 +47,7 @@ from .search_legs import (
 from .terms import approved_by, principle_term
 
 SNIPPET_CHARS = 400
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -56,9 +59,15 @@ class SearchResult:
     hits: list[dict] = field(default_factory=list)
     dropped_by_cap: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    # Hits whose span no longer read the text it was cut or drawn from (INV-RET5): not
+    # returned, backfilled from the window; `legal-ai health` lists them, `reindex` repairs.
+    unverified: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
+        out = {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
+        if self.unverified:
+            out["dropped_unverified"] = len(self.unverified)
+        return out
 
 
 def cap_per_item(
@@ -141,9 +150,23 @@ def search(
             rankings(corpus, found), k=settings.rrf_k, weights={"image": settings.image_weight}
         )
         sources = (*corpus.sources, *([image_source] if use_image else []))
-        kept, dropped = _capped(conn, corpus, sources, fused, rows, group_by, limit, cap, timings)
+        kept, dropped, unverified = _capped(
+            conn, corpus, sources, fused, rows, group_by, limit, cap, timings
+        )
     timings["total"] = (time.perf_counter() - clock) * 1000
-    return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped, timings)
+    bad = [
+        {"kind": key[0], "unit_id": key[1], "doc_id": rows[key]["doc_id"]}
+        for key in sorted(unverified)
+    ]
+    if bad:
+        logger.warning(
+            "search %s: %d hit(s) whose span no longer reads its text were not returned: %s"
+            " (legal-ai health lists them, legal-ai reindex repairs them)",
+            corpus.key,
+            len(bad),
+            ", ".join(f"{b['kind']} {b['unit_id']} of {b['doc_id']}" for b in bad),
+        )
+    return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped, timings, bad)
 
 
 def _plan(
@@ -196,14 +219,18 @@ def _capped(
     limit: int,
     cap: int,
     timings: dict[str, float],
-) -> tuple[list[Fused], int]:
+) -> tuple[list[Fused], int, set]:
     """Provenance for as much of the fused list as the cap needs: a prefix of it, grown until
     `limit` hits are kept. A prefix never splits a tie of scores, so the tie-break below orders
-    it as it would order the whole list. Returns the kept hits and how many the cap dropped."""
+    it as it would order the whole list. Each hit kept is verified (its span still reads its
+    text: store/spans.py); one that does not is passed over like a capped one and the list
+    backfilled. Returns the kept hits, how many the cap dropped and the keys not verified."""
     grouping = group_by or (lambda row: row["item_id"])
     by_kind = {s.kind: s for s in sources}
     upto = 0
     asked = set(rows)
+    verified: set = set()
+    unverified: set = set()
     while True:
         upto = _prefix_end(fused, upto + limit * cap)
         missing = [f.key for f in fused[:upto] if f.key not in asked]
@@ -220,10 +247,24 @@ def _capped(
             fused[:upto],
             key=lambda f: (-f.score, -((rows.get(f.key) or {}).get("corroboration") or 0)),
         )
-        group_of = {f.key: grouping(rows[f.key]) for f in ordered if f.key in rows}
+        group_of = {
+            f.key: grouping(rows[f.key])
+            for f in ordered
+            if f.key in rows and f.key not in unverified
+        }
         kept, dropped = cap_per_item(ordered, group_of, limit, cap)
+        fresh = [f.key for f in kept if f.key not in verified]
+        if fresh:
+            with timer(timings, "verify"):
+                for kind, source in by_kind.items():
+                    wanted = [key[1] for key in fresh if key[0] == kind]
+                    good = spans.verified(conn, corpus, source, wanted)
+                    verified.update((kind, unit_id) for unit_id in good)
+                    unverified.update((kind, unit_id) for unit_id in set(wanted) - good)
+            if any(key in unverified for key in fresh):
+                continue  # cap again without them, backfilling from the window
         if len(kept) == limit or upto >= len(fused):
-            return kept, dropped
+            return kept, dropped, unverified
 
 
 # Query embeddings run here while a search's SQL runs (one task per search that needs both).

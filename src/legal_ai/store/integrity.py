@@ -3,7 +3,7 @@
 An item's `content_hash` is what ingest computed from its text and page offsets
 (ingest/staging.content_hash: sha256 of the UTF-8 text followed by Python's repr of the page
 offsets); a chunk's `text_hash` is the sha256 of its text, and its span reads its text out of the
-item's. `damaged` recomputes all three in the database, per corpus (registry identifiers);
+item's; the chunks of one cut each carry how many there are (`chunk_total`, ordinals 0 .. n - 1). `damaged` recomputes all three in the database, per corpus (registry identifiers);
 `legal-ai health` lists what it finds and `legal-ai reindex` repairs it (ingest/reindex.py): the
 text ingest stored is taken back from `item_versions` (append-only), the chunks are cut again.
 """
@@ -29,16 +29,25 @@ _TEXT_HASH = (
 def damaged(conn: psycopg.Connection, corpus: Corpus, *, item_id: int | None = None) -> list[dict]:
     """The items of `corpus` whose stored text no longer hashes to its `content_hash`
     (`text_changed`), or with chunks whose text no longer hashes to their `text_hash` or whose
-    span no longer reads their text (`chunks`: their ordinals); `item_id`: that item only."""
+    span no longer reads their text (`chunks`: their ordinals), or whose chunks were deleted or
+    added (`count_changed`); `item_id`: that item only."""
     query = sql.SQL(
         "SELECT * FROM (SELECT i.id, i.doc_id, i.content_hash,"
         " i.content_hash <> {text_hash} AS text_changed,"
         " (SELECT array_agg(c.ordinal ORDER BY c.ordinal) FROM {chunks} c"
         "   WHERE c.{fk} = i.id AND (c.text_hash <> encode(sha256(convert_to(c.text, 'UTF8')),"
         "   'hex') OR substr(i.content, c.char_start + 1, c.char_end - c.char_start)"
-        "   IS DISTINCT FROM c.text)) AS chunks"
+        "   IS DISTINCT FROM c.text)) AS chunks,"
+        # Chunks deleted or added: they no longer count up to the cut's `chunk_total` (all
+        # carrying the same), their ordinals no longer run 0 .. n - 1, or a text ingest cut
+        # has none left (migration 0039).
+        " (SELECT count(*) <> coalesce(max(c.chunk_total), 0)"
+        "   OR count(DISTINCT c.chunk_total) > 1 OR count(c.chunk_total) <> count(*)"
+        "   OR min(c.ordinal) <> 0 OR max(c.ordinal) <> count(*) - 1"
+        "   OR (count(*) = 0 AND btrim(i.content) <> '' AND i.extraction_issue IS NULL)"
+        "   FROM {chunks} c WHERE c.{fk} = i.id) AS count_changed"
         " FROM {items} i WHERE {scope} AND (%(id)s::bigint IS NULL OR i.id = %(id)s)) d"
-        " WHERE d.text_changed OR d.chunks IS NOT NULL ORDER BY d.id"
+        " WHERE d.text_changed OR d.chunks IS NOT NULL OR d.count_changed ORDER BY d.id"
     ).format(
         text_hash=sql.SQL(_TEXT_HASH),
         chunks=sql.Identifier(corpus.chunk_table),

@@ -145,6 +145,7 @@ def replace_chunks(
         "embedding",
         "embedder",
         "embedded_hash",
+        "chunk_total",  # how many chunks the item was cut into (migration 0039)
     ]
     row = sql.SQL("({})").format(sql.SQL(", ").join(sql.Placeholder() * len(cols)))
     scope_vals = [corpus.scope_value] if scope else []
@@ -157,7 +158,9 @@ def replace_chunks(
             cols=sql.SQL(", ").join(map(sql.Identifier, cols)),
             rows=sql.SQL(", ").join([row] * len(batch)),
         )
-        params = [value for c in batch for value in _chunk_values(item_id, scope_vals, c)]
+        params = [
+            value for c in batch for value in (*_chunk_values(item_id, scope_vals, c), len(chunks))
+        ]
         conn.execute(query, params, binary=True)
 
 

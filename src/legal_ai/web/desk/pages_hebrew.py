@@ -120,6 +120,8 @@ def changed_note(row: dict) -> str:
         parts.append(f"קטע {chunks[0]} שונה")
     elif chunks:
         parts.append(f"{len(chunks)} קטעים שונו ({', '.join(str(n) for n in chunks)})")
+    if row.get("count_changed"):
+        parts.append("קטעים נמחקו או נוספו")
     return "; ".join(parts)
 
 
