@@ -232,6 +232,15 @@ def record_principle_cap(conn: psycopg.Connection, value: int, *, replace: bool 
     """Record the deployment's HALACHA_PANEL_MAX_NEW (the login's own role: no request role
     writes deployment_settings). Recorded once: an existing value is kept unless `replace`
     (`legal-ai db migrate`). Returns the value in force."""
+    cap = "SELECT principle_cap_value() AS cap"
+    recorded = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM deployment_settings WHERE name = 'halacha_panel_max_new')"
+        " AS recorded, has_table_privilege(current_user, 'deployment_settings', 'INSERT')"
+        " AS may_write"
+    ).fetchone()
+    if not recorded["may_write"] or (recorded["recorded"] and not replace):
+        # a login that may not record (an agent's own) reads what the deployment recorded
+        return int(conn.execute(cap).fetchone()["cap"])
     insert = "INSERT INTO deployment_settings (name, value) VALUES ('halacha_panel_max_new', %s)"
     if replace:
         conn.execute(
@@ -242,4 +251,4 @@ def record_principle_cap(conn: psycopg.Connection, value: int, *, replace: bool 
         )
     else:
         conn.execute(insert + " ON CONFLICT (name) DO NOTHING", (int(value),))
-    return int(conn.execute("SELECT principle_cap_value() AS cap").fetchone()["cap"])
+    return int(conn.execute(cap).fetchone()["cap"])
