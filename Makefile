@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 LOCK := requirements.lock
 
-.PHONY: install install-test demo test check bench bench-desk clean stop lock audit dist
+.PHONY: install install-test demo test test-fast check bench bench-desk clean stop lock audit dist
 
 # What running needs (`make install`, `make demo`): the runtime system packages
 # (scripts/install-system: poppler-utils, hspell, tesseract-ocr + heb) and legal-ai with its
@@ -54,6 +54,10 @@ dist: install
 
 test: install-test
 	scripts/test
+
+# The inner loop: lint and the tests that need no PostgreSQL (text/, the pure rules), one process.
+test-fast: install-test
+	scripts/test --fast
 
 check: install-test
 	scripts/check

@@ -1,5 +1,7 @@
 """Test worlds: one real embedded PostgreSQL (pgvector) per session, started here and stopped at
-the end; a fresh database per session; every table but the embedding cache emptied per test.
+the end (shared by pytest-xdist's workers, stopped by its controller after both); a fresh
+database per session (per worker, with a home of its own); every table but the embedding cache
+emptied per test.
 The embedder is the real local model (retrieval quality is what we sell).
 
 Every fixture that tests in more than one folder use is here (pytest offers a conftest.py's
@@ -23,10 +25,12 @@ from helpers import (
     AGENT,
     CHAIR_TOKEN,
     PASSWORD,
+    SERVER_HOME,
     SHARED,
     TEST_CHAIR,
     TEST_DB,
     TEST_HOME,
+    WORKER,
     local_server,
     set_chair_password,
     sign_in,
@@ -51,6 +55,8 @@ KEEP_SERVER = os.environ.get("LEGAL_AI_TEST_KEEP_SERVER") == "1"
 EXTERNAL_URL = os.environ.get("LEGAL_AI_TEST_DATABASE_URL")
 EXTERNAL_AGENT_URL = os.environ.get("LEGAL_AI_TEST_AGENT_DATABASE_URL")
 IN_CI = os.environ.get("CI") == "true"
+# `make test-fast` (scripts/test --fast): only what needs no PostgreSQL (text/, the pure rules).
+FAST = os.environ.get("LEGAL_AI_TEST_FAST") == "1"
 
 ITEM_TABLES = (
     "documents, case_law, digests, cases, case_precedents, learning_audit, item_versions,"
@@ -87,12 +93,36 @@ RESTART = (
 )
 
 _SHARED_DESELECTED = pytest.StashKey[int]()
+# What the fast tier leaves out: the markers of the slow or the database's tests.
+NOT_FAST = ("db", "slow", "shared", "live")
+
+
+def pytest_configure(config):
+    """A pytest-xdist worker's home (helpers.TEST_HOME, SERVER_HOME/gw0) has its own files and
+    a link to the one server's cluster, so that what starts the server of a home
+    (Settings.pgdata, the demo, `legal-ai db`) joins the suite's."""
+    if WORKER:
+        TEST_HOME.mkdir(parents=True, exist_ok=True)
+        if not (TEST_HOME / "pgdata").is_symlink():
+            (TEST_HOME / "pgdata").symlink_to(SERVER_HOME / "pgdata")
 
 
 def pytest_collection_modifyitems(config, items):
     """Without the shared data, outside CI, the larger runs marked `shared` are deselected and
     the summary says how many (their features are tested on the project's own fixtures); asked
-    for with `-m shared`, they stay and skip with the reason."""
+    for with `-m shared`, they stay and skip with the reason. The fast tier deselects every
+    test marked db, slow, shared or live, and every one that reaches the test server."""
+    if FAST:
+        left = [
+            item
+            for item in items
+            if any(item.get_closest_marker(m) for m in NOT_FAST)
+            or "server_url" in getattr(item, "fixturenames", ())
+        ]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = [item for item in items if item not in left]
+        return
     if SHARED.is_dir() or os.environ.get("CI") == "true" or "shared" in config.option.markexpr:
         return
     larger = [item for item in items if item.get_closest_marker("shared")]
@@ -100,6 +130,24 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=larger)
         items[:] = [item for item in items if not item.get_closest_marker("shared")]
         config.stash[_SHARED_DESELECTED] = len(larger)
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist the workers share the embedded server, each in a database of its own
+    (helpers.TEST_DB); the controller stops it once every worker is done. A worker sends back
+    how many runs it deselected, for the controller's summary."""
+    config = session.config
+    if WORKER:
+        config.workeroutput["shared_deselected"] = config.stash.get(_SHARED_DESELECTED, 0)
+    elif config.pluginmanager.hasplugin("dsession") and not (KEEP_SERVER or EXTERNAL_URL):
+        stop_embedded(SERVER_HOME / "pgdata")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(pytest-xdist, on the controller) a worker is done: its count of deselected runs."""
+    count = getattr(node, "workeroutput", {}).get("shared_deselected", 0)
+    node.config.stash[_SHARED_DESELECTED] = max(node.config.stash.get(_SHARED_DESELECTED, 0), count)
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -120,6 +168,22 @@ def collect_what_the_test_left():
     yield
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def server_db(request):
+    """A test marked server_db(NAME) uses a database named for the whole server (the demo's
+    legal_ai_demo, an evaluation's legal_ai_eval_<dataset>), which another worker (pytest-xdist)
+    or session could drop under it: it holds an advisory lock of that name in the server's
+    postgres database while it runs."""
+    marker = request.node.get_closest_marker("server_db")
+    if marker is None:
+        yield
+        return
+    url = with_database(request.getfixturevalue("server_url"), "postgres")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (marker.args[0],))
+        yield  # released with the connection
 
 
 @pytest.fixture(autouse=True)
@@ -150,10 +214,10 @@ def server_url():
             pytest.fail("CI: LEGAL_AI_TEST_DATABASE_URL is set without the agent login's URL")
         yield EXTERNAL_URL
         return
-    url = start_embedded(TEST_HOME / "pgdata")
+    url = start_embedded(SERVER_HOME / "pgdata")  # joined when another worker started it
     yield url
-    if not KEEP_SERVER:
-        stop_embedded(TEST_HOME / "pgdata")
+    if not KEEP_SERVER and not WORKER:  # under pytest-xdist the controller stops it
+        stop_embedded(SERVER_HOME / "pgdata")
 
 
 @pytest.fixture(scope="session")
@@ -177,8 +241,8 @@ def agent_db_url(db_url) -> str:
     with psycopg.connect(db_url, autocommit=True) as conn:
         conn.execute(
             "DO $$ BEGIN CREATE ROLE legal_ai_agent_test LOGIN NOSUPERUSER NOCREATEDB"
-            " NOCREATEROLE IN ROLE legal_ai_agent; EXCEPTION WHEN duplicate_object THEN NULL;"
-            " END $$"
+            " NOCREATEROLE IN ROLE legal_ai_agent; EXCEPTION WHEN duplicate_object OR"
+            " unique_violation THEN NULL; END $$"  # or another worker made it at that moment
         )
     params = conninfo.conninfo_to_dict(db_url)
     params["user"] = "legal_ai_agent_test"

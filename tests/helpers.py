@@ -3,8 +3,9 @@ fixtures are in conftest.py, the documents the suite makes in factories.py, the 
 servers in llm_servers.py, the scripts and small worlds tests of more than one part set up in
 scenarios.py.
 
-- Paths: `ROOT` (the clone), `TEST_HOME` and `TEST_DB` (the suite's embedded server and
-  database), `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
+- Paths: `ROOT` (the clone), `SERVER_HOME` (the suite's embedded server), `TEST_HOME` and
+  `TEST_DB` (the session's home and database: a worker's own under pytest-xdist, `WORKER`),
+  `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
 - Files: `write(path, text)`; a database's every table, row for row: `table_fingerprints(url)`.
 - Local servers on 127.0.0.1: `local_server(handler)` (an http.server in a thread, for a
   `ScriptedHandler` that stands in for an external API) and `serving(api)` (the web app under a
@@ -46,10 +47,15 @@ ROOT = Path(__file__).resolve().parents[1]
 # The larger data beside the clone (../shared/data); LEGAL_AI_SHARED_DATA points elsewhere
 # (LEGAL_AI_SHARED_DATA=/nonexistent runs the suite as a clone without it would).
 SHARED = Path(os.environ.get("LEGAL_AI_SHARED_DATA") or ROOT.parent / "shared" / "data")
-TEST_HOME = ROOT / ".legal-ai-test"
+SERVER_HOME = ROOT / ".legal-ai-test"  # the suite's embedded server: SERVER_HOME/pgdata
 # Several test sessions may share the one test server (parallel work on one machine): each names
 # its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
-TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test")
+# Under pytest-xdist (scripts/test runs two workers) each worker (gw0, gw1) has a database and
+# a home of its own (what the App writes there: uploads, audit files, proposals); its home's
+# pgdata is a link to the one server's (conftest.py makes it).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+TEST_HOME = SERVER_HOME / WORKER if WORKER else SERVER_HOME
+TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test") + (f"_{WORKER}" if WORKER else "")
 FIXTURES = ROOT / "tests" / "fixtures"
 TEST_CHAIR = 'עו"ד נועה בדיקה'  # fictional chair of the tests' committee decisions
 # An internal decision is searchable only with its headnote, summary and tags (issue 21 item 6):

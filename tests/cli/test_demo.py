@@ -10,6 +10,7 @@ from legal_ai.demo import run_demo
 pytestmark = pytest.mark.db
 
 
+@pytest.mark.server_db("legal_ai_demo")
 def test_demo_loads_every_corpus_and_searches(server_url, settings):
     lines: list[str] = []
     # the embedded server of the test home; the demo builds its own database on it

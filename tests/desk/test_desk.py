@@ -416,6 +416,7 @@ def test_learning_dashboard_and_feedback(chair, desk_app):
     assert "<th>תוכן חסר</th><td>1</td>" in text_of(sent.text)
 
 
+@pytest.mark.server_db("legal_ai_demo")
 def test_the_demo_prints_how_to_open_the_desk_and_its_password_signs_in(server_url, settings):
     from legal_ai.app import App
     from legal_ai.config import Settings

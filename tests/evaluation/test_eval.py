@@ -39,6 +39,7 @@ def test_bootstrap_of_a_constant_difference_is_that_constant():
     assert mean == 0.5 and low <= mean <= high
 
 
+@pytest.mark.server_db("legal_ai_eval_tiny")
 @pytest.mark.db
 def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path):
     dataset = write_dataset(tmp_path)

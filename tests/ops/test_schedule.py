@@ -596,6 +596,7 @@ def test_sync_case_status_reconciles_with_the_ledger_and_pushes_only_changes(app
     assert len(server.received) == 4
 
 
+@pytest.mark.server_db("legal_ai_eval_tiny")
 def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp_path):
     from scenarios import write_dataset
 

@@ -93,9 +93,11 @@ def test_the_embedding_runs_beside_the_lexical_legs_with_the_same_hits(
         app.store, embedder, app.settings, "external", QUERY, limit=5, mode=mode
     )
     concurrent = run("hybrid")
-    ((thread, started, ended),) = slow.calls
+    ((thread, _, ended),) = slow.calls
     assert thread.startswith("legal-ai-query")  # not the caller's thread
-    assert lexical_started and started <= lexical_started[0] < ended  # the SQL did not wait
+    # The SQL did not wait: the lexical legs began before the 0.25 s embedding ended (which of
+    # the two threads began first is the scheduler's: under load the SQL may begin first).
+    assert lexical_started and lexical_started[0] < ended
     # The search waited for the model only for what the SQL did not cover.
     timings = concurrent.timings
     assert timings["embedding"] >= 250 and timings["embedding_wait"] < timings["embedding"]
