@@ -346,6 +346,7 @@ class App(Context):
             upkeep["awaiting_metadata"] = metadata.awaiting(conn)  # decisions without their 3
             changed = _changed_outside_ingest(conn)
             principles = principle_spans.health(conn)  # spans, rules, canonical statements
+            paragraphs = exemplars.health(conn)  # her finals' paragraphs as they were cut
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
         total = {
             key: sum(c.get(key) or 0 for c in every)
@@ -379,6 +380,9 @@ class App(Context):
             # again or returns them to the chair), canonical statements changed outside it, and
             # the principles returned to the chair awaiting her (learning/principle_spans.py).
             **principles,
+            # Her finals' paragraphs (block exemplars) edited, deleted or added outside their
+            # cut (knowledge/exemplars.health; `reindex` cuts them again).
+            **paragraphs,
             # Upkeep on arrival (learning/arrival.py): `unresolved_digests`, `missing_precedents`
             # (open), `awaiting_enrichment` and `awaiting_metadata` (internal decisions not
             # searchable without their headnote, summary and tags), each {"count", "items"}.
@@ -395,8 +399,11 @@ class App(Context):
     def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> dict:
         """What changed re-embedded and re-analyzed (ingest/reindex.py), then the principles
         whose span or rule changed outside the gate: spans found again, or returned to the
-        chair (`principle_spans`: learning/principle_spans.repair)."""
+        chair (`principle_spans`: learning/principle_spans.repair). Her finals whose paragraphs
+        changed outside their cut are cut again first (`exemplars_recut`)."""
+        recut = exemplars.repair(self)  # before the re-index embeds what the cut left out
         done = reindex.reindex(self, batch, progress=progress)
+        done["exemplars_recut"] = recut
         with self.store.transaction() as conn:
             done["principle_spans"] = principle_spans.repair(conn)
         return done

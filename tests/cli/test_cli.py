@@ -76,6 +76,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
         "page_images": {"reembedded": 0, "skipped": 0, "reason": None},
         "repaired": [],  # nothing was changed outside ingest
         "principle_spans": {"moved": 0, "returned": []},  # no principle's span or rule changed
+        "exemplars_recut": [],  # no final's paragraphs changed outside their cut
     }
 
 

@@ -352,3 +352,40 @@ def test_style_ingest_refresh_and_delete(app, tmp_path):
         assert [r["case_number"] for r in conn.execute(left)] == [recs[1]["case_number"]]
     after = templates.get_templates(app)
     assert after["templates"] == [] and after["finals"] == 1
+
+
+def test_paragraphs_changed_in_sql_are_seen_and_reindex_cuts_them_again(app, tmp_path):
+    """Her finals' paragraphs carry their text's hash and their span in the final: one edited
+    past its trigger, one deleted in SQL, each is reported by health with the final's case
+    number, and `reindex` cuts the final again (same paragraphs as before, health clean)."""
+    record = factories.records()[0]
+    upload(app, tmp_path, record)
+    assert app.health()["exemplars_changed"] == {"count": 0, "items": []}
+    every = "SELECT block, ordinal, char_start, char_end, text FROM block_exemplars ORDER BY 1, 2"
+    with app.store.connection() as conn:
+        before = conn.execute(every).fetchall()
+        first, second = conn.execute(
+            "SELECT id, block FROM block_exemplars e WHERE ordinal = 1 AND EXISTS (SELECT 1"
+            " FROM block_exemplars n WHERE n.block = e.block AND n.ordinal = 2) ORDER BY id LIMIT 2"
+        ).fetchall()  # a middle paragraph: one deleted from a block's end leaves no gap
+    with app.store.transaction() as conn:
+        conn.execute("SET LOCAL session_replication_role = replica")  # past the span trigger
+        conn.execute(
+            "UPDATE block_exemplars SET text = text || ' ועוד' WHERE id = %s", (first["id"],)
+        )
+        conn.execute("DELETE FROM block_exemplars WHERE id = %s", (second["id"],))
+    [changed] = app.health()["exemplars_changed"]["items"]
+    assert changed["case_number"] == record["case_number"]
+    assert changed["edited"] == [first["id"]] and changed["gaps"] == [second["block"]]
+    assert "run `legal-ai reindex`" in changed["reason"]
+    done = app.reindex()
+    assert len(done["exemplars_recut"]) == 1
+    with app.store.connection() as conn:
+        assert conn.execute(every).fetchall() == before
+        assert (
+            conn.execute(
+                "SELECT count(*) AS n FROM block_exemplars WHERE embedding IS NULL"
+            ).fetchone()["n"]
+            == 0
+        )
+    assert app.health()["exemplars_changed"]["count"] == 0

@@ -278,6 +278,7 @@ def health(as_json: JsonFlag = False) -> None:
         ("principles_changed", "principles whose rule or span changed outside the gate"),
         ("canonicals_changed", "canonical statements changed outside the gate"),
         ("returned_to_chair", "principles returned to the chair, out of search"),
+        ("exemplars_changed", "finals whose paragraphs changed outside their cut"),
     ):
         typer.echo(f"{key}: {report[key]['count']} ({label})")
         for entry in report[key]["items"]:
@@ -310,6 +311,8 @@ def reindex(as_json: JsonFlag = False) -> None:
             typer.echo(
                 f"  principle {entry['principle_id']} of {entry['doc_id']}: {entry['reason']}"
             )
+        for doc_id in result["exemplars_recut"]:
+            typer.echo(f"  {doc_id}: her final's paragraphs cut again")
 
 
 @app.command("eval")

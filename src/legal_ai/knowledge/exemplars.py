@@ -161,6 +161,42 @@ def refresh(app: Context, batch: int = 64) -> dict:
     }
 
 
+def health(conn) -> dict:
+    """What health reports of the paragraphs (`exemplars_changed`): the finals whose kept
+    paragraphs were edited, deleted or added outside their cut, or cut from another text of the
+    final (store/exemplars.changed); `legal-ai reindex` cuts them again (`repair`)."""
+    items = []
+    for row in exemplar_store.changed(conn):
+        what = (
+            ([f"paragraph(s) {', '.join(map(str, row['edited']))} edited"] if row["edited"] else [])
+            + (["cut from another text of the final"] if row["stale"] else [])
+            + ([f"paragraphs deleted or added in {', '.join(row['gaps'])}"] if row["gaps"] else [])
+        )
+        items.append(
+            {
+                "doc_id": row["doc_id"],
+                "case_number": row["case_number"],
+                "edited": list(row["edited"] or []),
+                "stale": row["stale"],
+                "gaps": list(row["gaps"] or []),
+                "reason": f"{'; '.join(what)}: run `legal-ai reindex`",
+            }
+        )
+    return {"exemplars_changed": {"count": len(items), "items": items}}
+
+
+def repair(app: Context) -> list[str]:
+    """Cut again every final whose paragraphs changed outside their cut (its vectors from the
+    embedder's cache, the rest embedded by the re-index that follows): the doc_ids."""
+    with app.store.connection() as conn:
+        todo = exemplar_store.changed(conn)
+    for row in todo:
+        with app.store.transaction() as conn:
+            exemplar_store.lock_document(conn, row["id"])
+            index_document(conn, row["id"], app.analyzer, app.embedder)
+    return [row["doc_id"] for row in todo]
+
+
 # -- reading them ---------------------------------------------------------------------------------
 def _filter(block: str, filters: dict, case: str | None) -> exemplar_store.Filter:
     return exemplar_store.Filter(block, filters["appeal_type"], filters["outcome"], case)

@@ -197,3 +197,26 @@ def paragraphs(conn: psycopg.Connection, ids: list[int]) -> list[dict]:
         " ON d.id = e.document_id AND d.corpus = 'style' WHERE e.id = ANY(%s)",
         (ids,),
     ).fetchall()
+
+
+# -- what health re-checks ------------------------------------------------------------------------
+def changed(conn: psycopg.Connection) -> list[dict]:
+    """The finals whose paragraphs are no longer what their cut wrote (issue 34 item 2): a
+    paragraph whose text no longer hashes to its `text_hash` or no longer reads its span of the
+    final (`edited`: their ids), paragraphs cut from another text of the final (`stale`), or a
+    block whose ordinals no longer run 0 .. n - 1 (`gaps`: a paragraph deleted or added)."""
+    return conn.execute(
+        "SELECT * FROM (SELECT d.id, d.doc_id, d.case_number,"
+        " (SELECT array_agg(e.id ORDER BY e.id) FROM block_exemplars e WHERE e.document_id = d.id"
+        "  AND (e.text_hash <> encode(sha256(convert_to(e.text, 'UTF8')), 'hex')"
+        "  OR substr(d.content, e.char_start + 1, e.char_end - e.char_start)"
+        "  IS DISTINCT FROM e.text)) AS edited,"
+        " EXISTS (SELECT 1 FROM block_exemplars e WHERE e.document_id = d.id"
+        "  AND e.source_hash <> d.content_hash) AS stale,"
+        " (SELECT array_agg(g.block ORDER BY g.block) FROM (SELECT e.block FROM block_exemplars e"
+        "  WHERE e.document_id = d.id GROUP BY e.block"
+        "  HAVING min(e.ordinal) <> 0 OR max(e.ordinal) <> count(*) - 1) g) AS gaps"
+        " FROM documents d WHERE d.corpus = 'style'"
+        " AND EXISTS (SELECT 1 FROM block_exemplars e WHERE e.document_id = d.id)) c"
+        " WHERE c.edited IS NOT NULL OR c.stale OR c.gaps IS NOT NULL ORDER BY c.id"
+    ).fetchall()
