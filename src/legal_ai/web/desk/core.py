@@ -279,6 +279,20 @@ def in_hebrew(
     return messages.said(text)
 
 
+def decision_form(
+    form: dict, decisions: Any, choices: str, noun: str, max_reason: int
+) -> tuple[str, int, str | None, str | None]:
+    """Her decision on a gated row as a review form posts it: (decision, the row's id, her
+    reason, the status the page showed — checked first by the use case). An unknown decision is
+    refused listing `choices`; a missing id names `noun`; both in Hebrew."""
+    decision = str(form.get("decision") or "")
+    if decision not in decisions:
+        raise InvalidInput(f"החלטה לא מוכרת {decision!r}: {choices}")
+    row = item_id(form.get("id"), noun)
+    reason = form_text(form, "reason", max_reason, "הנימוק")
+    return decision, row, reason, str(form.get("expected_status") or "") or None
+
+
 def form_text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:
     """A text field of a posted form, stripped (None when empty, unless `required`), at most
     `limit` characters; the refusal names `what` in Hebrew."""
