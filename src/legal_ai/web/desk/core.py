@@ -66,7 +66,6 @@ labels.install(env)  # the one dictionary: he, hebrew_date, when, cron, bdi, mix
 hebrew_date = labels.hebrew_date
 ACTORS = labels.ACTOR
 JOBS = labels.JOB
-CORPUS_LABELS = labels.CORPUS
 
 
 def is_desk(path: str) -> bool:
@@ -222,10 +221,6 @@ async def form_of(request: Request, desk: Desk) -> dict[str, Any]:
         values = form.getlist(key)
         out[key] = values if len(values) > 1 else values[0]
     return out
-
-
-def message_of(exc: AppError) -> Markup:
-    return messages.said(str(exc))
 
 
 # -- what the desk's decision pages (principles, voice, enrichment) share -----------------------
