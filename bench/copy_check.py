@@ -24,23 +24,18 @@ import random
 import re
 import statistics
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import factories  # noqa: E402  (tests/factories.py: the project's own fictional pairs)
-from legal_ai.learning import copy_policy  # noqa: E402
-from legal_ai.store import (  # noqa: E402
-    Store,
-    drop_database,
-    ensure_database,
-    start_embedded,
-    stop_embedded,
-)
+from common import bench_store, server_option  # noqa: E402
+from legal_ai.learning import copy_policy, shingles  # noqa: E402
+from legal_ai.store import Store  # noqa: E402
 from legal_ai.text.case_numbers import normalize_case_number  # noqa: E402
 
 DB = "legal_ai_bench_copy"
@@ -88,7 +83,7 @@ def peer_sources(conn, case: str, draft: list) -> int:
     """The former method: every compared text read and cut on every check; how many share an
     8-gram with the draft."""
     wanted: dict[int, list[int]] = defaultdict(list)
-    for position, shingle in enumerate(copy_policy.fingerprints(draft)):
+    for position, shingle in enumerate(shingles.fingerprints(draft)):
         wanted[shingle].append(position)
     rows = conn.execute(
         "SELECT 'style' AS corpus, id, doc_id, case_number, content FROM documents"
@@ -104,9 +99,7 @@ def peer_sources(conn, case: str, draft: list) -> int:
             continue
         seen.add(row["content"])
         cover: dict[int, int] = {}
-        for q, shingle in enumerate(
-            copy_policy.fingerprints(copy_policy.keyed_words(row["content"]))
-        ):
+        for q, shingle in enumerate(shingles.fingerprints(shingles.keyed_words(row["content"]))):
             for p in wanted.get(shingle, ()):
                 cover.setdefault(p, q)
         found += bool(cover)
@@ -126,36 +119,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--decisions", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument(
-        "--server-url",
-        help="A PostgreSQL server (pgvector) to make the "
-        "bench's database on; default: an embedded one in a temp folder.",
-    )
+    server_option(parser)
     args = parser.parse_args()
     texts, draft, case = finals_and_draft()
     draft_words = copy_policy.keyed_words(draft)
-    with tempfile.TemporaryDirectory(prefix="legal-ai-copy-bench-") as tmp:
-        pgdata = Path(tmp) / "pgdata"
-        server = args.server_url or start_embedded(pgdata)
-        try:
-            drop_database(server, DB)
-            store = Store(ensure_database(server, DB), max_size=2)
-            load(store, texts, args.decisions)
-            chars = sum(len(variant(texts[i % len(texts)], i)) for i in range(args.decisions))
-            with store.transaction() as conn:
-                started = time.perf_counter()
-                first = copy_policy.check_text(conn, case, draft)
-                cold = time.perf_counter() - started
-            with store.transaction() as conn:
-                kept, report = timed(lambda: copy_policy.check_text(conn, case, draft), args.repeat)
-                matched, sources = timed(
-                    lambda: len(copy_policy._matched_sources(conn, case, draft_words)), args.repeat
-                )
-                peer, peer_found = timed(lambda: peer_sources(conn, case, draft_words), args.repeat)
-            store.close()
-        finally:
-            if not args.server_url:
-                stop_embedded(pgdata)
+    with bench_store(args.server_url, DB, "legal-ai-copy-bench-") as store:
+        load(store, texts, args.decisions)
+        chars = sum(len(variant(texts[i % len(texts)], i)) for i in range(args.decisions))
+        with store.transaction() as conn:
+            started = time.perf_counter()
+            first = copy_policy.check_text(conn, case, draft)
+            cold = time.perf_counter() - started
+        with store.transaction() as conn:
+            kept, report = timed(lambda: copy_policy.check_text(conn, case, draft), args.repeat)
+            matched, sources = timed(
+                lambda: len(copy_policy._matched_sources(conn, case, draft_words)), args.repeat
+            )
+            peer, peer_found = timed(lambda: peer_sources(conn, case, draft_words), args.repeat)
     print(
         json.dumps(
             {

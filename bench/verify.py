@@ -31,13 +31,15 @@ import argparse
 import inspect
 import json
 import random
-import statistics
-import tempfile
+import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import bench_store, percentiles, server_option
 from legal_ai.learning import citation_check, cite_report
-from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
+from legal_ai.store import Store
 from legal_ai.text import citations as text_citations
 from legal_ai.text.case_numbers import identity_columns
 
@@ -129,77 +131,58 @@ def draft(rulings: int, citations: int, pages: int, seed: int = 7) -> str:
     return "\n\n".join(["פתח דבר", *text, "דיון והכרעה", FILLER])
 
 
-def percentiles(samples: list[float]) -> dict:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50_s": round(statistics.median(ordered), 3), "p95_s": round(p95, 3)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rulings", type=int, default=10_000)
     parser.add_argument("--citations", type=int, default=200)
     parser.add_argument("--pages", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument(
-        "--server-url",
-        help="A PostgreSQL server (pgvector) to make the bench's database on; default: an "
-        "embedded one in a temp folder.",
-    )
+    server_option(parser)
     args = parser.parse_args()
     text = draft(args.rulings, args.citations, args.pages)
     case = "ערר (מרכז) 1/99"
     switch = "treatment" in inspect.signature(citation_check.check_citations).parameters
-    with tempfile.TemporaryDirectory(prefix="legal-ai-verify-bench-") as tmp:
-        pgdata = Path(tmp) / "pgdata"
-        server = args.server_url or start_embedded(pgdata)
-        try:
-            drop_database(server, DB)
-            store = Store(ensure_database(server, DB), max_size=2)
-            started = time.perf_counter()
-            load(store, args.rulings)
-            with store.transaction() as conn:
-                conn.execute("ANALYZE case_law")
-            loaded = time.perf_counter() - started
-            runs: dict[str, list[float]] = {"check": [], "check_and_report": [], "extraction": []}
-            if switch:
-                runs["check_without_treatment"] = []
-            statuses: dict[str, int] = {}
-            for n in range(args.repeat + 1):  # the first run warms the caches, not counted
-                timed = {}
-                with store.connection() as conn, conn.transaction(force_rollback=True):
+    with bench_store(args.server_url, DB, "legal-ai-verify-bench-") as store:
+        started = time.perf_counter()
+        load(store, args.rulings)
+        with store.transaction() as conn:
+            conn.execute("ANALYZE case_law")
+        loaded = time.perf_counter() - started
+        runs: dict[str, list[float]] = {"check": [], "check_and_report": [], "extraction": []}
+        if switch:
+            runs["check_without_treatment"] = []
+        statuses: dict[str, int] = {}
+        for n in range(args.repeat + 1):  # the first run warms the caches, not counted
+            timed = {}
+            with store.connection() as conn, conn.transaction(force_rollback=True):
+                at = time.perf_counter()
+                checked = citation_check.check_citations(conn, case, text)
+                timed["check"] = time.perf_counter() - at
+                if switch:
                     at = time.perf_counter()
-                    checked = citation_check.check_citations(conn, case, text)
-                    timed["check"] = time.perf_counter() - at
-                    if switch:
-                        at = time.perf_counter()
-                        citation_check.check_citations(conn, case, text, treatment=False)
-                        timed["check_without_treatment"] = time.perf_counter() - at
-                    at = time.perf_counter()
-                    cite_report.record(
-                        conn,
-                        case=case,
-                        subject="final",
-                        version=1,
-                        text=text,
-                        citations=citation_check.check_citations(conn, case, text),
-                        case_law_id=1,
-                    )
-                    timed["check_and_report"] = time.perf_counter() - at
-                    at = time.perf_counter()
-                    found = text_citations.extract(text)
-                    citation_check._quotes(text)
-                    timed["extraction"] = time.perf_counter() - at
-                    # rolled back: the report was written to be timed, not kept
-                if n:
-                    for key, seconds in timed.items():
-                        runs[key].append(seconds)
-            for c in checked:
-                statuses[c["status"]] = statuses.get(c["status"], 0) + 1
-            store.close()
-        finally:
-            if not args.server_url:
-                stop_embedded(pgdata)
+                    citation_check.check_citations(conn, case, text, treatment=False)
+                    timed["check_without_treatment"] = time.perf_counter() - at
+                at = time.perf_counter()
+                cite_report.record(
+                    conn,
+                    case=case,
+                    subject="final",
+                    version=1,
+                    text=text,
+                    citations=citation_check.check_citations(conn, case, text),
+                    case_law_id=1,
+                )
+                timed["check_and_report"] = time.perf_counter() - at
+                at = time.perf_counter()
+                found = text_citations.extract(text)
+                citation_check._quotes(text)
+                timed["extraction"] = time.perf_counter() - at
+                # rolled back: the report was written to be timed, not kept
+            if n:
+                for key, seconds in timed.items():
+                    runs[key].append(seconds)
+        for c in checked:
+            statuses[c["status"]] = statuses.get(c["status"], 0) + 1
     print(
         json.dumps(
             {

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-MEASURES = ("ndcg@10", "recall@10", "recall@100", "p@10", "mrr@10")
-
 
 def _measures():
     from ir_measures import RR, P, R, nDCG

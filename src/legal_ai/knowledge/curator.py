@@ -34,7 +34,6 @@ MAX_FINAL_CHARS = 12_000
 MAX_BRIEF_CHARS = 6_000
 MAX_BRIEF_LESSONS = 40
 TAGS = tuple(vocab.CURATOR_TAGS)  # סגנון, מבנה, לקסיקון משפטי, טבלאי
-TAG_OF = {category: tag for tag, category in vocab.CURATOR_TAGS.items()}
 
 SYSTEM = """You are the curator of a Hebrew-speaking appeals-committee chair's writing brief. \
 You read a final decision she signed and the current brief (her methodology and the lessons she \

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from ..context import Context
     from ..providers.models import ChatModel
 
-STYLE_CATEGORIES = ("style", "structure", "legal_lexicon", "tabular", "phrase", "anti_pattern")
 # What the model is shown: the blocks that changed most (never the header, whose lines are the
 # parties, nor the signature), each side bounded, the diff bounded.
 MAX_BLOCKS = 4

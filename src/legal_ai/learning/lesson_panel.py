@@ -21,11 +21,6 @@ if TYPE_CHECKING:
     from ..context import Context
 
 
-def panel_models(models) -> str:
-    """How a lesson records the models that voted on it: `panel:MODEL_A+MODEL_B`."""
-    return "panel:" + "+".join(models)
-
-
 def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
     """The system's panel on a proposed style lesson it distilled: two verdicts [{model, vote,
     reason, model_call_id}], each naming the `model_calls` row of the call this worker made.

@@ -210,10 +210,6 @@ TOOL_OF_CORPUS = {
     "digests": "search_digests",
 }
 
-# The filters `legal-ai search` and GET /api/search take beside the query (each corpus's tool
-# accepts some of them).
-CORPUS_FILTERS = ("practice_area", "case_number", "court", "date_from", "date_to")
-
 
 def corpus_tool(
     corpus: str, given: dict[str, str | None], spell=lambda name: name

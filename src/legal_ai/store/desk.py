@@ -43,17 +43,6 @@ def verdicts(conn: psycopg.Connection, lesson_ids: list[int]) -> list[dict]:
     ).fetchall()
 
 
-def pending_principles(conn: psycopg.Connection, limit: int = 200) -> list[dict]:
-    """Principles proposed and not yet decided, with the ruling they belong to."""
-    return conn.execute(
-        "SELECT p.id, p.source_kind, p.rule_text, p.supporting_quote, p.page, p.char_start,"
-        " p.char_end, p.review_status, p.reviewed_by, c.doc_id, c.title, c.case_number, c.court"
-        " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
-        " WHERE p.review_status = 'proposed' ORDER BY p.id LIMIT %s",
-        (limit,),
-    ).fetchall()
-
-
 # What the chair decides or looks over (web/desk/review_queue.py, one queue): the same filters
 # as WAITING's lanes below (proposed lessons, the panel's own approvals not yet folded; principles
 # pending and the panel's approvals she has not confirmed), with the panel's record on each.

@@ -55,12 +55,6 @@ def call_totals(conn: psycopg.Connection, job_ids: list[int], since: Any = None)
     return {**total, "stages": {r["stage"]: {k: r[k] for k in total} for r in rows}}
 
 
-def calls_of(conn: psycopg.Connection, job_id: int) -> list[dict]:
-    return conn.execute(
-        "SELECT * FROM model_calls WHERE job_id = %s ORDER BY id", (job_id,)
-    ).fetchall()
-
-
 # -- the queue ----------------------------------------------------------------------------------
 
 
@@ -286,10 +280,6 @@ def requeue(conn: psycopg.Connection, job_ids: list[int]) -> int:
         " WHERE id = ANY(%s) AND status = 'waiting'",
         (job_ids,),
     ).rowcount
-
-
-def get_job(conn: psycopg.Connection, job_id: int) -> dict | None:
-    return conn.execute("SELECT * FROM jobs WHERE id = %s", (job_id,)).fetchone()
 
 
 def open_jobs(

@@ -81,16 +81,6 @@ def applied(conn: psycopg.Connection, case_law_id: int) -> dict | None:
     return dict(row) if row else None
 
 
-def model_written(conn: psycopg.Connection, limit: int) -> list[dict]:
-    """The internal decisions whose fields an applied enrichment of their current text wrote
-    (newest first): what the chair may revert or edit."""
-    return conn.execute(
-        _ROW + " WHERE e.status = 'applied' AND c.content_hash = e.content_hash"
-        " ORDER BY e.id DESC LIMIT %s",
-        (limit,),
-    ).fetchall()
-
-
 def get(conn: psycopg.Connection, enrichment_id: int, *, lock: bool = False) -> dict | None:
     lock_clause = " FOR UPDATE OF e" if lock else ""
     row = conn.execute(_ROW + " WHERE e.id = %s" + lock_clause, (enrichment_id,)).fetchone()

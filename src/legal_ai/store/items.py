@@ -207,14 +207,6 @@ def get_case(conn: psycopg.Connection, case_number: str) -> dict | None:
     return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
 
 
-def requirements(conn: psycopg.Connection) -> dict[tuple[str, str], list[str]]:
-    rows = conn.execute(
-        "SELECT corpus, doc_type, array_agg(field ORDER BY field) AS fields"
-        " FROM corpus_requirements GROUP BY corpus, doc_type"
-    ).fetchall()
-    return {(r["corpus"], r["doc_type"]): r["fields"] for r in rows}
-
-
 def item_history(conn: psycopg.Connection, doc_id: str, corpus: str | None) -> list[dict]:
     """Every recorded version of the items named `doc_id` (in one corpus, or in all), oldest
     first."""

@@ -162,8 +162,6 @@ def _update_embedded(
 # (coalesce(canonical_statement, rule_text)) has no hash, so only its embedder tells; page images
 # are embedded by the image embedder (App.images), never by the text embedder.
 
-UNIT_KINDS = ("principles", "precedents", "exemplars", "canonical_statements", "page_images")
-
 
 @dataclass(frozen=True)
 class TextUnits:

@@ -9,7 +9,6 @@ releases the lease with its connection; the job is then due again."""
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from typing import Any
 
@@ -269,14 +268,6 @@ def eval_drops(conn: psycopg.Connection, tolerance: float, window_days: int) -> 
         "  AND h.day < l.day AND h.day >= l.day - %s::integer) r"
         " WHERE r.best - l.ndcg_at_10 > %s ORDER BY l.dataset",
         (window_days, tolerance),
-    ).fetchall()
-
-
-def eval_history(conn: psycopg.Connection, since: dt.date | None = None) -> list[dict]:
-    return conn.execute(
-        "SELECT * FROM eval_history WHERE (%(since)s::date IS NULL OR day >= %(since)s)"
-        " ORDER BY dataset, day",
-        {"since": since},
     ).fetchall()
 
 

@@ -66,7 +66,6 @@ labels.install(env)  # the one dictionary: he, hebrew_date, when, cron, bdi, mix
 hebrew_date = labels.hebrew_date
 ACTORS = labels.ACTOR
 JOBS = labels.JOB
-CORPUS_LABELS = labels.CORPUS
 
 
 def is_desk(path: str) -> bool:
@@ -224,10 +223,6 @@ async def form_of(request: Request, desk: Desk) -> dict[str, Any]:
     return out
 
 
-def message_of(exc: AppError) -> Markup:
-    return messages.said(str(exc))
-
-
 # -- what the desk's decision pages (principles, voice, enrichment) share -----------------------
 
 
@@ -277,6 +272,20 @@ def in_hebrew(
     if missing is not None and isinstance(exc, NotFound):
         return Markup("{}. ").format(missing) + messages.technical(text)
     return messages.said(text)
+
+
+def decision_form(
+    form: dict, decisions: Any, choices: str, noun: str, max_reason: int
+) -> tuple[str, int, str | None, str | None]:
+    """Her decision on a gated row as a review form posts it: (decision, the row's id, her
+    reason, the status the page showed — checked first by the use case). An unknown decision is
+    refused listing `choices`; a missing id names `noun`; both in Hebrew."""
+    decision = str(form.get("decision") or "")
+    if decision not in decisions:
+        raise InvalidInput(f"החלטה לא מוכרת {decision!r}: {choices}")
+    row = item_id(form.get("id"), noun)
+    reason = form_text(form, "reason", max_reason, "הנימוק")
+    return decision, row, reason, str(form.get("expected_status") or "") or None
 
 
 def form_text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:

@@ -147,13 +147,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         first."""
         form = await core.form_of(request, desk)
         try:
-            decision = str(form.get("decision") or "")
-            if decision not in enrichment_review.DECISIONS:
-                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
-            item_id = core.item_id(form.get("id"), "ההצעה")
-            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
-            expected = str(form.get("expected_status") or "") or None
-
+            decision, item_id, reason, expected = core.decision_form(
+                form, enrichment_review.DECISIONS, "אישור או דחייה", "ההצעה", MAX_REASON
+            )
             await run_in_threadpool(
                 enrichment_review.review, desk.view, item_id, decision, reason, expected
             )

@@ -145,13 +145,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         """Approve or reject a principle pending review, or withdraw an approved one (revert)."""
         form = await core.form_of(request, desk)
         try:
-            decision = str(form.get("decision") or "")
-            if decision not in DONE:
-                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור, דחייה או משיכה")
-            item_id = core.item_id(form.get("id"), "העיקרון")
-            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
-            expected = str(form.get("expected_status") or "") or None
-
+            decision, item_id, reason, expected = core.decision_form(
+                form, DONE, "אישור, דחייה או משיכה", "העיקרון", MAX_REASON
+            )
             await run_in_threadpool(desk.view.review_principle, item_id, decision, reason, expected)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)
@@ -161,13 +157,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     async def canonical_decide(request: Request, desk: Chair) -> Response:
         form = await core.form_of(request, desk)
         try:
-            decision = str(form.get("decision") or "")
-            if decision not in CANONICAL_DONE:
-                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
-            item_id = core.item_id(form.get("id"), "העיקרון הקנוני")
-            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
-            expected = str(form.get("expected_status") or "") or None
-
+            decision, item_id, reason, expected = core.decision_form(
+                form, CANONICAL_DONE, "אישור או דחייה", "העיקרון הקנוני", MAX_REASON
+            )
             await run_in_threadpool(canon.review, desk.view, item_id, decision, reason, expected)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)

@@ -81,12 +81,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         """Confirm, reject or reopen a reading; the status the page showed is checked first."""
         form = await core.form_of(request, desk)
         try:
-            decision = str(form.get("decision") or "")
-            if decision not in service.DECISIONS:
-                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור, דחייה או החזרה להמתנה")
-            item_id = core.item_id(form.get("id"), "הקריאה")
-            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
-            expected = str(form.get("expected_status") or "") or None
+            decision, item_id, reason, expected = core.decision_form(
+                form, service.DECISIONS, "אישור, דחייה או החזרה להמתנה", "הקריאה", MAX_REASON
+            )
             await run_in_threadpool(service.review, desk.view, item_id, decision, reason, expected)
         except (InvalidInput, NotFound) as exc:
             return await refused(request, desk, exc)

@@ -177,13 +177,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         queued case (reject); the status the page showed is checked first."""
         form = await core.form_of(request, desk)
         try:
-            decision = str(form.get("decision") or "")
-            if decision not in voice_review.DECISIONS:
-                raise InvalidInput(f"החלטה לא מוכרת {decision!r}: אישור או דחייה")
-            item_id = core.item_id(form.get("id"), "מסמך הקול")
-            reason = core.form_text(form, "reason", MAX_REASON, "הנימוק")
-            expected = str(form.get("expected_status") or "") or None
-
+            decision, item_id, reason, expected = core.decision_form(
+                form, voice_review.DECISIONS, "אישור או דחייה", "מסמך הקול", MAX_REASON
+            )
             await run_in_threadpool(
                 voice_review.review, desk.view, item_id, decision, reason, expected
             )

@@ -1,0 +1,33 @@
+"""Names vulture (dead code, run by scripts/check) cannot see used: read by a framework, a
+template or a registry by name. Each line names one; this file is only read by vulture."""
+
+# pydantic and pydantic-settings read these by name
+_.model_config
+_.settings_customise_sources
+_._load_env_vars
+# learning/methodology.py and learning/fingerprint.py: the fields of a model's answer / profile
+_.signature_start
+_.golden_ratios
+_.discussion_rules
+_.content_checklists
+_.transition_phrases
+_.anti_patterns
+_.voice_invariants
+_.openings
+_.transitions
+# ops/tasks.py: the scheduler registers its jobs by name (ops/scheduler.py `_lazy`)
+_.weekly_feedback_analysis
+_.stale_case_reminder
+_.sync_case_status
+# the standard library calls these by name, with these parameters
+_.log_message  # http.server.BaseHTTPRequestHandler
+_.redirect_request  # urllib.request.HTTPRedirectHandler
+_.newurl
+_.frame  # a signal handler's second parameter
+# psycopg's connection and cursor settings
+_.isolation_level
+_.itersize
+# the desk's templates read these by name
+_.bulk  # _review_bulk.html
+_.choose  # search.html
+_.holds  # search.html

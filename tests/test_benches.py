@@ -1,0 +1,48 @@
+"""The copy check's and the verification's benchmarks at a tiny scale, on the suite's server, so
+they cannot rot unseen (bench/copy_check.py once called a function the copy check no longer had
+and nothing noticed). Their figures come from full runs (docs/benchmarks.md)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT
+
+pytestmark = pytest.mark.db
+
+
+def _bench(name: str, server_url: str, *args: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / f"{name}.py"), *args, "--server-url", server_url],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout)
+
+
+@pytest.mark.server_db("legal_ai_bench_copy")
+def test_the_copy_check_bench_finds_what_its_peer_finds(server_url):
+    figures = _bench("copy_check", server_url, "--decisions", "8", "--repeat", "1")
+    assert figures["decisions"] == 8 and figures["reports_equal"]
+    shared = figures["texts_sharing_an_8gram_with_the_draft"]
+    assert shared == figures["peer_found"] and shared > 0
+    assert figures["passages"] > 0
+
+
+@pytest.mark.server_db("legal_ai_bench_verify")
+def test_the_verification_bench_checks_every_citation_it_wrote(server_url):
+    figures = _bench(
+        "verify", server_url, "--rulings", "40", "--citations", "8", "--pages", "2", "--repeat", "2"
+    )
+    assert figures["rulings"] == 40 and figures["citations_checked"] >= 8
+    assert sum(figures["statuses"].values()) == figures["citations_checked"]
+    for key in ("check", "check_and_report", "extraction"):
+        assert 0 < figures[key]["p50_s"] <= figures[key]["p95_s"]
