@@ -33,7 +33,7 @@ from .providers.embedders import text_hash
 from .retrieval import audit, legs
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import TOOLS
-from .store import deployment, integrity, maintenance
+from .store import deployment, integrity, maintenance, meta_fold
 from .store import items as sql_items
 from .store import ocr as ocr_store
 from .store.cache import active_embedder
@@ -345,6 +345,7 @@ class App(Context):
             upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
             upkeep["awaiting_metadata"] = metadata.awaiting(conn)  # decisions without their 3
             changed = _changed_outside_ingest(conn)
+            unfolded = meta_fold.count_pending(conn)  # decisions' metadata not yet searched
             principles = principle_spans.health(conn)  # spans, rules, canonical statements
             paragraphs = exemplars.health(conn)  # her finals' paragraphs as they were cut
         every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
@@ -376,6 +377,9 @@ class App(Context):
             "ocr": ocr,
             # Texts or chunks changed outside ingest (hash/span check; `reindex` repairs them).
             "changed_outside_ingest": changed,
+            # Decisions whose headnote, summary and tags their first chunk does not yet hold (an
+            # edit by SQL; `reindex` folds them in: ingest/metadata_fold.py).
+            "metadata_unfolded": unfolded,
             # Principles whose rule or span changed outside the gate (`reindex` finds the span
             # again or returns them to the chair), canonical statements changed outside it, and
             # the principles returned to the chair awaiting her (learning/principle_spans.py).

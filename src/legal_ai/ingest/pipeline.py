@@ -30,7 +30,7 @@ from ..store import items as sql_items
 from ..store.db import Store
 from ..text.bounds import Limits
 from ..text.hebrew import get_analyzer
-from . import ocr_jobs
+from . import metadata_fold, ocr_jobs
 from .sources import IngestItem, SourceError, iter_paths, read_source
 from .staging import Staged, Stager
 from .staging import content_hash as content_hash
@@ -358,6 +358,7 @@ class Ingestor(Stager):
                 if k not in ("content", "content_hash", "page_starts", "doc_id")
             }
             sql_items.update_fields(conn, corpus, existing["id"], changed)
+            self._fold_metadata(conn, corpus, existing["id"])
             found = self._arrived(conn, corpus, existing["id"], values, text_changed=False)
             return "updated", {**sql_items.item_status(conn, corpus, existing["id"]), **found}
         if staged.chunks is None:
@@ -366,6 +367,7 @@ class Ingestor(Stager):
             )
         item_id = sql_items.upsert_item(conn, corpus, values)
         sql_items.replace_chunks(conn, corpus, item_id, staged.chunks, new_item=existing is None)
+        self._fold_metadata(conn, corpus, item_id)
         if self.images is not None:
             sql_items.replace_page_images(conn, corpus, item_id, staged.pages or [], self.images.id)
         moved = {}
@@ -379,6 +381,11 @@ class Ingestor(Stager):
                 self.hooks.finals_changed(conn)
         found = self._arrived(conn, corpus, item_id, values, text_changed=True)
         return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found, **moved}
+
+    def _fold_metadata(self, conn: psycopg.Connection, corpus: Corpus, item_id: int) -> None:
+        """A decision's headnote, summary and tags into its first chunk (metadata_fold)."""
+        if corpus.item_table == "case_law":
+            metadata_fold.fold(conn, self.analyzer, self.embedder, [item_id])
 
     def _prepare(
         self, conn: psycopg.Connection, item: IngestItem, corpus: Corpus, values: dict

@@ -17,6 +17,7 @@ from ..providers.embedders import text_hash
 from ..providers.multimodal import render_pages
 from ..store import integrity, maintenance
 from ..store import items as sql_items
+from . import metadata_fold
 from .pipeline import Ingestor
 from .sources import IngestItem
 from .staging import content_hash
@@ -110,6 +111,8 @@ def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> dic
     }
     repaired = repair(ctx)
     _chunks(ctx, batch, done["chunks"], progress)
+    with ctx.store.transaction() as conn:  # decisions' metadata edited outside the write paths
+        folded = metadata_fold.fold(conn, ctx.analyzer, ctx.embedder, batch=batch)
     _units(ctx, batch, done, progress)
     done["canonical_statements"] = _canonicals(ctx, batch, progress)
     done["page_images"] = _page_images(ctx, batch, progress)
@@ -118,6 +121,7 @@ def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> dic
         "reanalyzed": sum(d.get("reanalyzed", 0) for d in done.values()),
         **done,
         "repaired": repaired,
+        "metadata_folded": folded,
     }
 
 

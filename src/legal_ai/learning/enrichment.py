@@ -192,6 +192,8 @@ def _store_proposal(
             },
             ungrounded,
         )
+        if applied:
+            metadata.fold_metadata(app, conn, item_id)
         result = {"enrichment_id": enrichment_id, "applied": applied}
         if queue.complete(conn, job["id"], worker, job["attempts"], result) is None:
             raise _Lost

@@ -131,6 +131,7 @@ def review(
                 "tags": list(row["tags"] or []),
             },
         )
+        metadata.fold_metadata(app, conn, item["id"])
         return None
 
     return ENRICHMENT.review(app, enrichment_id, decision, reason, expected_status, decide)
@@ -149,5 +150,6 @@ def _revert(conn, app: Context, row: dict, reason: str | None) -> None:
             f"the decision {row['doc_id']} no longer holds what enrichment {row['id']} wrote "
             "(its text or a field changed since); write the fields yourself instead"
         )
+    metadata.fold_metadata(app, conn, row["case_law_id"])
     store.decide(conn, row["id"], "reverted", app.principal.actor, reason, row["previous"])
     return None

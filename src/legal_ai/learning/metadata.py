@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..auth import require_chair
 from ..corpora import get_corpus
 from ..errors import InvalidInput, NotFound
+from ..ingest import metadata_fold
 from ..store import enrichment as store
 from ..store import items as sql_items
 from . import budgets
@@ -110,6 +111,12 @@ def revert(conn: psycopg.Connection, row: dict, item: dict) -> dict | None:
     return back
 
 
+def fold_metadata(app: Context, conn: psycopg.Connection, case_law_id: int) -> None:
+    """The decision's new fields into its first chunk, in the write's transaction (what the
+    lexical and semantic legs find it by: ingest/metadata_fold.py)."""
+    metadata_fold.fold(conn, app.analyzer, app.embedder, [case_law_id])
+
+
 def _clean(headnote: object, summary: object, tags: object) -> dict:
     tag_list = tags.split(",") if isinstance(tags, str) else list(tags or [])
     cleaned = []
@@ -142,6 +149,7 @@ def set_fields(app: Context, doc_id: str, headnote: object, summary: object, tag
         if model is not None and model["content_hash"] == found["content_hash"]:
             store.decide(conn, model["id"], "edited", app.principal.actor, None, model["previous"])
         sql_items.update_fields(conn, corpus, found["id"], values)
+        fold_metadata(app, conn, found["id"])
         status = sql_items.item_status(conn, corpus, found["id"])
     return {"doc_id": doc_id, "searchable": status["searchable"], "missing": status["missing"]}
 
