@@ -694,6 +694,46 @@ BEGIN
 END $$;
 
 --
+-- Name: case_law_chunk_meta(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.case_law_chunk_meta() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    meta_weight constant integer := 2;
+BEGIN
+    NEW.meta_hash := CASE WHEN NEW.ordinal = 0 THEN
+        (SELECT c.meta_hash FROM case_law c
+         WHERE c.id = NEW.case_law_id AND c.source_kind = NEW.source_kind) END;
+    IF TG_OP = 'UPDATE' AND NEW.embedding IS DISTINCT FROM OLD.embedding
+       AND NEW.meta_embedded_hash IS NOT DISTINCT FROM OLD.meta_embedded_hash THEN
+        NEW.meta_embedded_hash := NULL;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.analyzer IS DISTINCT FROM OLD.analyzer
+       AND NEW.meta_analyzed_hash IS NOT DISTINCT FROM OLD.meta_analyzed_hash THEN
+        NEW.meta_analyzed_hash := NULL;  -- analyzed again: its metadata too (reindex)
+    END IF;
+    IF TG_OP = 'INSERT'
+       OR (NEW.analyzed, NEW.meta_analyzed, NEW.meta_analyzed_hash, NEW.meta_hash)
+          IS DISTINCT FROM (OLD.analyzed, OLD.meta_analyzed, OLD.meta_analyzed_hash, OLD.meta_hash)
+    THEN
+        SELECT coalesce(jsonb_object_agg(t.lexeme, t.n), '{}'::jsonb), coalesce(sum(t.n), 0)
+        INTO NEW.term_freqs, NEW.token_count
+        FROM (SELECT lexeme, sum(n)::integer AS n FROM (
+                  SELECT lexeme, array_length(positions, 1) AS n
+                  FROM unnest(to_tsvector('simple'::regconfig, NEW.analyzed))
+                  UNION ALL
+                  SELECT lexeme, meta_weight * array_length(positions, 1)
+                  FROM unnest(to_tsvector('simple'::regconfig, NEW.meta_analyzed))
+                  WHERE NEW.meta_hash IS NOT NULL AND NEW.meta_analyzed_hash = NEW.meta_hash) f
+              GROUP BY lexeme) t;
+    END IF;
+    RETURN NEW;
+END $$;
+
+--
 -- Name: case_law_enrichment_columns(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -728,6 +768,21 @@ BEGIN
             current_user USING ERRCODE = 'check_violation';
     END IF;
     RETURN NEW;
+END $$;
+
+--
+-- Name: case_law_meta_changed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.case_law_meta_changed() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    UPDATE case_law_chunks SET meta_hash = NEW.meta_hash
+    WHERE case_law_id = NEW.id AND source_kind = NEW.source_kind AND ordinal = 0
+      AND meta_hash IS DISTINCT FROM NEW.meta_hash;
+    RETURN NULL;
 END $$;
 
 --
@@ -818,6 +873,19 @@ BEGIN
 END $$;
 
 --
+-- Name: chunk_lexical_text(text, text, text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.chunk_lexical_text(analyzed text, meta_analyzed text, meta_analyzed_hash text, meta_hash text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT CASE WHEN meta_hash IS NOT NULL AND meta_analyzed_hash = meta_hash
+                     AND meta_analyzed <> ''
+                THEN analyzed || ' ' || meta_analyzed ELSE analyzed END
+$$;
+
+--
 -- Name: chunks_touch_parents(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -854,6 +922,29 @@ BEGIN
     NEW.created_at := now();
     RETURN NEW;
 END $$;
+
+--
+-- Name: decision_meta_hash(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.decision_meta_hash(meta_text text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT encode(sha256(convert_to(meta_text, 'UTF8')), 'hex')
+$$;
+
+--
+-- Name: decision_meta_text(text, text, text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.decision_meta_text(headnote text, summary text, tags text[]) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT nullif(concat_ws(E'\n', nullif(btrim(headnote), ''), nullif(btrim(summary), ''),
+                            nullif(btrim(array_to_string(tags, ', ')), '')), '')
+$$;
 
 --
 -- Name: drafts_agent_gate(); Type: FUNCTION; Schema: public; Owner: -
@@ -2479,6 +2570,8 @@ CREATE TABLE public.case_law (
     ruling_district text,
     ruling_number text,
     aliases text[] DEFAULT '{}'::text[] NOT NULL,
+    meta_text text GENERATED ALWAYS AS (public.decision_meta_text(headnote, summary, tags)) STORED,
+    meta_hash text GENERATED ALWAYS AS (public.decision_meta_hash(public.decision_meta_text(headnote, summary, tags))) STORED,
     CONSTRAINT case_law_doc_id_check CHECK ((btrim(doc_id) <> ''::text)),
     CONSTRAINT case_law_doc_type_check CHECK ((doc_type = ANY (ARRAY['ruling'::text, 'legislation'::text, 'reference'::text, 'decision'::text]))),
     CONSTRAINT case_law_source_kind_check CHECK ((source_kind = ANY (ARRAY['external_upload'::text, 'internal_committee'::text]))),
@@ -2503,14 +2596,18 @@ CREATE TABLE public.case_law_chunks (
     text_hash text NOT NULL,
     analyzed text NOT NULL,
     analyzer text NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, analyzed)) STORED,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, public.chunk_lexical_text(analyzed, meta_analyzed, meta_analyzed_hash, meta_hash))) STORED,
     embedding public.vector,
     embedder text,
     embedded_hash text,
-    stale boolean GENERATED ALWAYS AS ((embedded_hash IS DISTINCT FROM text_hash)) STORED,
+    stale boolean GENERATED ALWAYS AS (((embedded_hash IS DISTINCT FROM text_hash) OR ((meta_embedded_hash IS NOT NULL) AND (meta_embedded_hash IS DISTINCT FROM meta_hash)))) STORED,
     term_freqs jsonb DEFAULT '{}'::jsonb NOT NULL,
     token_count integer DEFAULT 0 NOT NULL,
     chunk_total integer,
+    meta_hash text,
+    meta_analyzed text DEFAULT ''::text NOT NULL,
+    meta_analyzed_hash text,
+    meta_embedded_hash text,
     CONSTRAINT case_law_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT case_law_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT case_law_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -2534,14 +2631,18 @@ CREATE TABLE public.case_law_chunks_external (
     text_hash text CONSTRAINT case_law_chunks_text_hash_not_null NOT NULL,
     analyzed text CONSTRAINT case_law_chunks_analyzed_not_null NOT NULL,
     analyzer text CONSTRAINT case_law_chunks_analyzer_not_null NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, analyzed)) STORED,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, public.chunk_lexical_text(analyzed, meta_analyzed, meta_analyzed_hash, meta_hash))) STORED,
     embedding public.vector,
     embedder text,
     embedded_hash text,
-    stale boolean GENERATED ALWAYS AS ((embedded_hash IS DISTINCT FROM text_hash)) STORED,
+    stale boolean GENERATED ALWAYS AS (((embedded_hash IS DISTINCT FROM text_hash) OR ((meta_embedded_hash IS NOT NULL) AND (meta_embedded_hash IS DISTINCT FROM meta_hash)))) STORED,
     term_freqs jsonb DEFAULT '{}'::jsonb CONSTRAINT case_law_chunks_term_freqs_not_null NOT NULL,
     token_count integer DEFAULT 0 CONSTRAINT case_law_chunks_token_count_not_null NOT NULL,
     chunk_total integer,
+    meta_hash text,
+    meta_analyzed text DEFAULT ''::text CONSTRAINT case_law_chunks_meta_analyzed_not_null NOT NULL,
+    meta_analyzed_hash text,
+    meta_embedded_hash text,
     CONSTRAINT case_law_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT case_law_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT case_law_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -2577,14 +2678,18 @@ CREATE TABLE public.case_law_chunks_internal (
     text_hash text CONSTRAINT case_law_chunks_text_hash_not_null NOT NULL,
     analyzed text CONSTRAINT case_law_chunks_analyzed_not_null NOT NULL,
     analyzer text CONSTRAINT case_law_chunks_analyzer_not_null NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, analyzed)) STORED,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, public.chunk_lexical_text(analyzed, meta_analyzed, meta_analyzed_hash, meta_hash))) STORED,
     embedding public.vector,
     embedder text,
     embedded_hash text,
-    stale boolean GENERATED ALWAYS AS ((embedded_hash IS DISTINCT FROM text_hash)) STORED,
+    stale boolean GENERATED ALWAYS AS (((embedded_hash IS DISTINCT FROM text_hash) OR ((meta_embedded_hash IS NOT NULL) AND (meta_embedded_hash IS DISTINCT FROM meta_hash)))) STORED,
     term_freqs jsonb DEFAULT '{}'::jsonb CONSTRAINT case_law_chunks_term_freqs_not_null NOT NULL,
     token_count integer DEFAULT 0 CONSTRAINT case_law_chunks_token_count_not_null NOT NULL,
     chunk_total integer,
+    meta_hash text,
+    meta_analyzed text DEFAULT ''::text CONSTRAINT case_law_chunks_meta_analyzed_not_null NOT NULL,
+    meta_analyzed_hash text,
+    meta_embedded_hash text,
     CONSTRAINT case_law_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT case_law_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT case_law_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -5783,7 +5888,7 @@ CREATE TRIGGER case_law_chunks_lexicon_upd AFTER UPDATE ON public.case_law_chunk
 -- Name: case_law_chunks case_law_chunks_term_stats; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER case_law_chunks_term_stats BEFORE INSERT OR UPDATE OF analyzed ON public.case_law_chunks FOR EACH ROW EXECUTE FUNCTION public.unit_term_stats();
+CREATE TRIGGER case_law_chunks_term_stats BEFORE INSERT OR UPDATE ON public.case_law_chunks FOR EACH ROW EXECUTE FUNCTION public.case_law_chunk_meta();
 
 --
 -- Name: case_law_chunks case_law_chunks_touch_del; Type: TRIGGER; Schema: public; Owner: -
@@ -5826,6 +5931,12 @@ CREATE TRIGGER case_law_enrichments_gate BEFORE INSERT OR UPDATE ON public.case_
 --
 
 CREATE TRIGGER case_law_enrichments_record AFTER INSERT OR UPDATE ON public.case_law_enrichments FOR EACH ROW EXECUTE FUNCTION public.enrichment_record();
+
+--
+-- Name: case_law case_law_meta_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_meta_changed AFTER UPDATE OF headnote, summary, tags ON public.case_law FOR EACH ROW WHEN ((old.meta_hash IS DISTINCT FROM new.meta_hash)) EXECUTE FUNCTION public.case_law_meta_changed();
 
 --
 -- Name: case_law_principles case_law_principles_audit; Type: TRIGGER; Schema: public; Owner: -
