@@ -1,15 +1,14 @@
 """The second phase of a search (LEGAL_AI_RERANKER): the fused list's first N reordered by the
 reranker's relevance — the RRF scores untouched, each hit carrying its rerank score and its rank
 before reranking — and a reranker that fails or runs past its budget leaving the fused order,
-the hits saying so, the search never failing. The scripted reranker (bench/scripted_reranker.py)
-speaks Voyage's wire format through the real SDK."""
+the hits saying so, the search never failing. The scripted rerankers speak Voyage's wire format
+(through the real SDK) on a local server."""
 
-import importlib.util
 import time
 
 import pytest
 
-from helpers import ROOT, ScriptedHandler, local_server, write
+from helpers import ScriptedHandler, local_server, write
 from legal_ai.app import App
 from legal_ai.ops import health
 from legal_ai.providers.rerankers import make_reranker
@@ -28,13 +27,15 @@ TEXTS = [
 ]
 
 
-def _scripted():
-    spec = importlib.util.spec_from_file_location(
-        "scripted_reranker", ROOT / "bench" / "scripted_reranker.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+class Reversing(ScriptedHandler):
+    """Voyage's /v1/rerank, scripted: passage i of n scores (i + 1) / n, so the reranked order
+    is the fused order reversed."""
+
+    def do_POST(self):
+        body = self.read_json()
+        n = len(body["documents"])
+        data = [{"index": i, "relevance_score": (i + 1) / n} for i in reversed(range(n))]
+        self.send_json({"object": "list", "data": data, "usage": {"total_tokens": n}})
 
 
 class Failing(ScriptedHandler):
@@ -53,7 +54,8 @@ class Failing(ScriptedHandler):
 def library(app, tmp_path):
     for n, text in enumerate(TEXTS):
         path = write(tmp_path / f"d{n}.txt", text)
-        assert app.ingest([path], "external", doc_id=f"d{n}").ingested == 1
+        meta = {"court": "העליון", "decided_on": "2021-02-01", "case_number": f'עע"מ {70 + n}/20'}
+        assert app.ingest([path], "external", meta=meta, doc_id=f"d{n}").ingested == 1
     return app
 
 
@@ -62,33 +64,39 @@ def _search(app, settings, reranker=None):
 
 
 def test_the_reranker_reorders_the_fused_list_and_says_how(library, settings, e5):
-    scripted = _scripted()
     fused = _search(library, settings)
     assert "rerank" not in fused.hits[0] and "rerank" not in fused.as_dict()  # off by default
-    with scripted.serve() as url:
-        configured = settings.model_copy(
-            update={"reranker": scripted.spec(url), "rerank_top_n": 30}
-        )
+    assert len(fused.hits) == len(TEXTS)  # one chunk each, none capped
+    with local_server(Reversing) as url:
+        configured = settings.model_copy(update={"reranker": f"voyage:rerank-2.5@{url}"})
         reranked = _search(library, configured, make_reranker(configured))
         # The composition root hands its reranker to every search (the tools, MCP, HTTP, desk).
         legal = App(configured, store=library.store, embedder=e5)
         through_app = legal.search("external", QUERY, limit=6)
     assert through_app.hits == reranked.hits
-    relevance = [scripted.scripted_score(QUERY, hit["snippet"]) for hit in reranked.hits]
-    assert relevance == sorted(relevance, reverse=True) and relevance != [
-        scripted.scripted_score(QUERY, hit["snippet"]) for hit in fused.hits
-    ]
-    before = {hit["doc_id"]: (rank, hit["score"]) for rank, hit in enumerate(fused.hits, 1)}
-    for hit, score in zip(reranked.hits, relevance, strict=True):
+    n = len(TEXTS)
+    assert [h["doc_id"] for h in reranked.hits] == [h["doc_id"] for h in reversed(fused.hits)]
+    for rank, hit in enumerate(reranked.hits, 1):
+        fused_rank = n + 1 - rank
         assert hit["rerank"] == {
-            "score": score,
-            "fused_rank": before[hit["doc_id"]][0],
-            "by": f"voyage:scripted@{url}",
+            "score": round(fused_rank / n, 6),
+            "fused_rank": fused_rank,
+            "by": f"voyage:rerank-2.5@{url}",
         }
-        assert hit["score"] == before[hit["doc_id"]][1]  # fusion untouched: RRF's score
+        # Fusion untouched: each hit keeps its RRF score.
+        assert hit["score"] == fused.hits[fused_rank - 1]["score"]
     stage = reranked.as_dict()["rerank"]
-    assert stage["by"] == f"voyage:scripted@{url}" and stage["skipped"] is None
-    assert stage["candidates"] == len(TEXTS) and "rerank" in reranked.timings
+    assert stage["by"] == f"voyage:rerank-2.5@{url}" and stage["skipped"] is None
+    assert stage["candidates"] == n and "rerank" in reranked.timings
+    # Only the first N are reordered: with N = 2 the first two swap, the rest keep their place.
+    with local_server(Reversing) as url2:
+        two = settings.model_copy(
+            update={"reranker": f"voyage:rerank-2.5@{url2}", "rerank_top_n": 2}
+        )
+        partial = _search(library, two, make_reranker(two))
+    order = [h["doc_id"] for h in fused.hits]
+    assert [h["doc_id"] for h in partial.hits] == [order[1], order[0], *order[2:]]
+    assert [h["rerank"]["score"] for h in partial.hits[2:]] == [None] * (n - 2)
 
 
 @pytest.mark.parametrize("slow", [False, True], ids=["http-500", "past-the-budget"])

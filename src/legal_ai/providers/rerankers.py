@@ -158,8 +158,10 @@ class OnnxReranker:
             why = _line(exc).replace(str(root), root.name)
             raise RerankFailed(f"onnx: tokenizer.json is not a tokenizer ({why})") from exc
         try:
+            options = onnxruntime.SessionOptions()
+            options.log_severity_level = 3  # errors only: the graph's own notes stay quiet
             self._session = onnxruntime.InferenceSession(
-                str(model), providers=["CPUExecutionProvider"]
+                str(model), options, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:  # onnxruntime's own error types
             why = _line(exc).replace(str(root), root.name)
