@@ -436,6 +436,7 @@ def _rerank_at(app: App, queries: list[str], spec: str) -> dict:
         reranker = make_reranker(settings)
         stage, total, skipped = [], [], 0
         for query in queries:
+            app.embedder.forget_queries()  # each whole-search figure includes the embedding
             t0 = time.perf_counter()
             result = search_module.search(
                 app.store, app.embedder, settings, "external", query, limit=10, reranker=reranker
