@@ -14,7 +14,10 @@ query embedding alone; hybrid with the embedding run first, as before (`hybrid_s
 and, in the same process and interleaved query by query, the peer: bm25s over whitespace tokens
 + exact numpy cosine, fused by the same RRF. Then recall@10 of the semantic leg against exact
 search for several `hnsw.ef_search` values (unfiltered, and under the 5 % filter with the
-iterative scan), and the bytes of every table and index.
+iterative scan), and the bytes of every table and index. Last, the rerank stage's own latency
+(LEGAL_AI_RERANKER's second phase) at N = 20/30/50 with the scripted reranker
+(bench/scripted_reranker.py: HTTP, the SDK and the reordering, no model), and with the office's
+own reranker when LEGAL_AI_RERANKER is set in the environment.
 
     .venv/bin/python bench/search.py [--chunks 100000] [--queries 60] [--home DIR [--reuse]]
 
@@ -35,10 +38,12 @@ from pathlib import Path
 
 import numpy as np
 
+import scripted_reranker
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.corpora import get_corpus
 from legal_ai.providers.embedders import CachedEmbedder, E5Local
+from legal_ai.providers.rerankers import make_reranker
 from legal_ai.retrieval import legs
 from legal_ai.retrieval import search as search_module
 from legal_ai.retrieval.fusion import rrf
@@ -284,6 +289,7 @@ def run(
         "hybrid_phases": {phase: percentiles(values) for phase, values in phases.items()},
         "by_corpus_and_mode": {key: percentiles(values) for key, values in timings.items()},
     }
+    rerank = measure_rerank(app, queries)
     recall = measure_recall(app, inner, queries, ext_ids, ext_matrix, efs, settings)
     sizes = measure_sizes(store)
     total = count_chunks(store)
@@ -312,6 +318,7 @@ def run(
             ),
         },
         "full_k_filtered": full_k,
+        "rerank_stage": rerank,
         "recall_at_10": recall,
         "sizes": sizes,
         "targets": {"hybrid_p50_to_query_embedding_alone": 1.3, "hybrid_p50_to_peer": 0.3},
@@ -402,6 +409,49 @@ def measure_recall(
         conn.execute("RESET hnsw.ef_search")
         conn.commit()
     return out
+
+
+RERANK_NS = (20, 30, 50)
+
+
+def measure_rerank(app: App, queries: list[str]) -> dict:
+    """The rerank stage's latency (its own milliseconds, `timings["rerank"]`) and the whole
+    hybrid search's, at each N of RERANK_NS: with the scripted reranker, and with the one
+    LEGAL_AI_RERANKER names when set (a real model: its figures are the office's)."""
+    out: dict = {}
+    with scripted_reranker.serve() as url:
+        out["scripted"] = _rerank_at(app, queries, scripted_reranker.spec(url))
+    configured = Settings().reranker
+    if configured:
+        out["configured"] = _rerank_at(app, queries, configured)
+    return out
+
+
+def _rerank_at(app: App, queries: list[str], spec: str) -> dict:
+    figures: dict = {}
+    for n in RERANK_NS:
+        settings = app.settings.model_copy(
+            update={"reranker": spec, "rerank_top_n": n, "rerank_budget_ms": 60000}
+        )
+        reranker = make_reranker(settings)
+        stage, total, skipped = [], [], 0
+        for query in queries:
+            app.embedder.forget_queries()  # each whole-search figure includes the embedding
+            t0 = time.perf_counter()
+            result = search_module.search(
+                app.store, app.embedder, settings, "external", query, limit=10, reranker=reranker
+            )
+            total.append(time.perf_counter() - t0)
+            stage.append(result.timings["rerank"] / 1000)
+            skipped += result.rerank["skipped"] is not None
+        figures[f"n{n}"] = {
+            "n": n,
+            "by": reranker.name.split("@")[0],
+            "stage": percentiles(stage),
+            "hybrid_with_rerank": percentiles(total),
+            "skipped": skipped,
+        }
+    return figures
 
 
 def partition_rows(conn, table: str) -> int:

@@ -159,6 +159,7 @@ class App(Context):
             limit=limit,
             mode=mode,
             image_embedder=self.images,
+            reranker=self.reranker,
             **options,
         )
         searched(corpus, mode, self.surface, time.perf_counter() - started, len(result.hits))

@@ -20,7 +20,14 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources.utils import parse_env_vars
 
-from .config_checks import budgets_of, default_home, known_analyzer, model_budgets, proxy_addresses
+from .config_checks import (
+    budgets_of,
+    default_home,
+    known_analyzer,
+    model_budgets,
+    proxy_addresses,
+    reranker_spec,
+)
 
 
 class Settings(BaseSettings):
@@ -135,6 +142,34 @@ class Settings(BaseSettings):
         description="Reference leg: at most this many sections and rulings named in one query are "
         "looked up (each is a regular expression matched against the corpus; sections first, in "
         "the order named). 0 turns the leg off.",
+    )
+    reranker: str | None = Field(
+        default=None,
+        description="Second-phase reranker of every search (off when unset): the top "
+        "LEGAL_AI_RERANK_TOP_N hits of the fused list reordered by a cross-encoder's relevance "
+        "(fusion stays RRF). `voyage:MODEL[@BASE_URL]` (VOYAGE_API_KEY), `cohere:MODEL[@BASE_URL]` "
+        "(COHERE_API_KEY) or `onnx:/path/to/folder` (a cross-encoder exported to ONNX beside its "
+        "tokenizer.json, run locally). A reranker that fails or runs past "
+        "LEGAL_AI_RERANK_BUDGET_MS leaves the fused order, and the hits say so (docs/search.md).",
+    )
+    rerank_top_n: int = Field(
+        default=30,
+        ge=2,
+        le=200,
+        description="How many of the fused list's first hits the reranker reorders (the rest "
+        "follow in fused order).",
+    )
+    rerank_budget_ms: int = Field(
+        default=2000,
+        ge=10,
+        le=60000,
+        description="Milliseconds the reranker may take in one search; past it the search "
+        "answers in the fused order and its hits say so.",
+    )
+    cohere_api_key: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("COHERE_API_KEY", "CO_API_KEY", "LEGAL_AI_COHERE_API_KEY"),
+        description="API key for a Cohere reranker (LEGAL_AI_RERANKER=cohere:...).",
     )
     max_per_case_law: int = Field(
         default=3,
@@ -508,6 +543,11 @@ class Settings(BaseSettings):
     @classmethod
     def _proxy_addresses(cls, value: str) -> str:
         return proxy_addresses(value)
+
+    @field_validator("reranker")
+    @classmethod
+    def _reranker_spec(cls, value: str | None) -> str | None:
+        return reranker_spec(value)
 
     @field_validator("analyzer")
     @classmethod

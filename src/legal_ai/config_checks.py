@@ -1,5 +1,5 @@
 """What the settings check their values against: the data directory's default, the analyzer ids,
-the trusted proxies' addresses and the models' daily budgets (legal_ai.config's Settings calls
+the trusted proxies' addresses, the models' daily budgets and the reranker's spec (legal_ai.config's Settings calls
 these in its validators)."""
 
 from __future__ import annotations
@@ -87,3 +87,32 @@ def budgets_of(value: str) -> dict[str, int]:
     """The checked setting as {role: tokens per day}; a role left out has no ceiling."""
     pairs = (entry.partition("=") for entry in (value or "").split(",") if entry)
     return {role: int(tokens) for role, _, tokens in pairs}
+
+
+RERANKERS = ("voyage", "cohere", "onnx")
+
+
+def reranker_parts(value: str) -> tuple[str, str, str | None]:
+    """`voyage:MODEL[@BASE_URL]`, `cohere:MODEL[@BASE_URL]` or `onnx:/path/to/folder` ->
+    (provider, model or folder, base URL or None); ValueError saying the form."""
+    text = (value or "").strip()
+    provider, sep, rest = text.partition(":")
+    provider, rest = provider.strip().lower(), rest.strip()
+    if provider == "onnx" and sep and rest:
+        return provider, rest, None
+    model, at, base_url = rest.partition("@")
+    model, base_url = model.strip(), base_url.strip()
+    if not sep or provider not in RERANKERS or not model or (at and not base_url):
+        raise ValueError(
+            f"{value!r}: write voyage:MODEL[@BASE_URL], cohere:MODEL[@BASE_URL] or "
+            "onnx:/path/to/folder, e.g. voyage:rerank-2.5 or cohere:rerank-v3.5"
+        )
+    return provider, model, base_url or None
+
+
+def reranker_spec(value: str | None) -> str | None:
+    """The setting's value, checked (None or blank: no reranker)."""
+    if value is None or not value.strip():
+        return None
+    reranker_parts(value)
+    return value.strip()

@@ -19,6 +19,7 @@ from .config import Settings
 from .errors import Forbidden
 from .providers.embedders import CachedEmbedder, Embedder, make_embedder
 from .providers.multimodal import make_multimodal
+from .providers.rerankers import Reranker, make_reranker
 from .store.cache import EmbeddingCache, set_active_embedder
 from .store.db import Store, open_store
 from .text.hebrew import get_analyzer
@@ -150,6 +151,17 @@ class Context:
         if not hasattr(self, "_images"):
             self._images = make_multimodal(self.settings)
         return self._images
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The second-phase reranker LEGAL_AI_RERANKER names (None: off); built on first use,
+        one for every view of this context."""
+        root = self.__dict__.get("_root")
+        if root is not None:
+            return root.reranker
+        if "_reranker" not in self.__dict__:
+            self._reranker = make_reranker(self.settings)
+        return self._reranker
 
     def close(self) -> None:
         if self._owns_store:

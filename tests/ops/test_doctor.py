@@ -88,12 +88,13 @@ def test_the_test_deployment_is_ok_but_for_its_caveats(deployment, settings):
         "settings", "database", "pgvector", "roles", "tls", "tokens", "worker", "desk_password",
         "model:distiller", "model:curator", "model:style_panel", "model:principle_panel",
         "model:synthesizer", "model:voice_writer", "model:enricher", "model:verifier",
-        "embedder", "tesseract", "pdftotext", "hspell", "chromium", "disk", "migrations",
-        "backup",
+        "embedder", "reranker", "tesseract", "pdftotext", "hspell", "chromium", "disk",
+        "migrations", "backup",
     ]  # fmt: skip
     embedded = conninfo.conninfo_to_dict(settings.database_url).get("host", "").startswith("/")
     # The worker needs no token: those of the shared environment it ignores (issue 32 item 1).
-    caveats = {"worker": "info", "chromium": "info"} | ({"roles": "warn"} if embedded else {})
+    caveats = {"worker": "info", "reranker": "info", "chromium": "info"}
+    caveats |= {"roles": "warn"} if embedded else {}
     assert {f["check"]: f["status"] for f in findings if f["status"] != "ok"} == caveats
     assert all(f["fix"] is None for f in findings if f["status"] in ("ok", "info"))
     assert "PostgreSQL 18" in found["database"]["message"]
@@ -118,7 +119,7 @@ def test_the_test_deployment_is_ok_but_for_its_caveats(deployment, settings):
     lines = text.stdout.splitlines()
     assert text.exit_code == 0 and len(lines) == len(findings) + 1
     assert lines[0].split()[:2] == ["ok", "settings"]
-    assert lines[-1].startswith(f"{sum(f['status'] == 'ok' for f in findings)} ok, 2 info")
+    assert lines[-1].startswith(f"{sum(f['status'] == 'ok' for f in findings)} ok, 3 info")
 
 
 def test_offline_calls_no_model(deployment):

@@ -53,6 +53,12 @@ def test_the_search_bench_measures_every_corpus_it_builds(tmp_path):
         # a few hundred near-duplicates: the exact top 10 is found, fixed or scaled
         assert measured["ef_search=100"]["recall_at_10"] >= 0.9, partition
         assert measured["scaled=100"]["recall_at_10"] >= 0.9, partition
+    # The rerank stage's own latency at N = 20/30/50, with the scripted reranker (no model).
+    stage = figures["rerank_stage"]["scripted"]
+    assert [stage[key]["n"] for key in ("n20", "n30", "n50")] == [20, 30, 50]
+    for figure in stage.values():
+        assert figure["by"] == "voyage:scripted" and figure["skipped"] == 0
+        assert 0 < figure["stage"]["p50_ms"] <= figure["hybrid_with_rerank"]["p50_ms"]
 
 
 def test_the_distinct_set_has_enough_sentences_for_a_million_chunks():

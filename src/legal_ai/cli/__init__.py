@@ -248,6 +248,15 @@ def health(as_json: JsonFlag = False) -> None:
     typer.echo(
         f"isolation: {report['isolation']['checked']} checked, {report['isolation']['leaks']} leaks"
     )
+    if (stage := report["reranker"]) is not None:
+        typer.echo(
+            f"reranker {stage['by']}: "
+            + (
+                f"WARNING {stage['warning']}; searches keep the fused order"
+                if stage["warning"]
+                else "ok"
+            )
+        )
     for name, found in report["rechecked"].items():  # ops/rechecks.py
         typer.echo(f"{name}: {found['found']} found, {found['checked']} checked")
         for key, entries in found.items():
@@ -352,9 +361,11 @@ def evaluate(
     if sample_docs is not None:  # judged documents of the kept queries, plus this many others
         dataset = sample_corpus(dataset, sample_docs)
     chosen = tuple(m.strip() for m in modes.split(",") if m.strip())
-    unknown = set(chosen) - {"hybrid", "semantic", "lexical"}
+    unknown = set(chosen) - {"hybrid", "semantic", "lexical", "hybrid+rerank"}
     if unknown or not chosen:
-        raise InvalidInput(f"--modes takes hybrid, semantic and lexical, not {sorted(unknown)}")
+        raise InvalidInput(
+            f"--modes takes hybrid, semantic, lexical and hybrid+rerank, not {sorted(unknown)}"
+        )
     settings = _settings()
     with watch(settings, RESUME_EVAL) as progress:
         report = run_eval(settings, dataset, peers=peers, modes=chosen, progress=progress)

@@ -31,6 +31,11 @@ def _echo_eval(report: dict, verdict: str | None) -> None:
         typer.echo(f"  {peer:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
     diff = report["hybrid_minus_best_single"]
     typer.echo(f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})")
+    if gain := report.get("rerank_minus_hybrid"):
+        typer.echo(
+            f"  hybrid+rerank - hybrid ({gain['reranker']}): {gain['ndcg@10']:+.4f} "
+            f"(95% CI {gain['ci95']})"
+        )
     for mode, figures in report["latency_ms"].items():
         typer.echo(
             f"  latency {mode:>8}: "

@@ -3,7 +3,9 @@ analyzer, embedder) into an isolated database, run every query in semantic, lexi
 mode through the project's own search, map chunk hits to documents (first occurrence), and
 report metrics, a paired bootstrap interval for hybrid minus the best single leg, latency (p50
 and p95 per mode at k = 10 and k = 100, each figure carrying its k), and optionally the
-do-it-yourself peers on identical data."""
+do-it-yourself peers on identical data. With LEGAL_AI_RERANKER set, `hybrid+rerank` runs beside
+`hybrid` (the same fused list, its first LEGAL_AI_RERANK_TOP_N reordered by the reranker) with
+its paired difference from hybrid."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import time
 from ..config import Settings
 from ..context import Context
 from ..corpora import get_corpus
+from ..errors import InvalidInput
 from ..ingest import Ingestor
 from ..ingest.sources import IngestItem
 from ..progress import QUIET, Progress
@@ -24,6 +27,7 @@ from .datasets import Dataset
 from .peers import run_peers
 
 MODES = ("hybrid", "semantic", "lexical")
+RERANKED = "hybrid+rerank"  # hybrid, then the configured reranker (LEGAL_AI_RERANKER)
 DEPTH = 100  # documents retrieved per query (Recall@100)
 # Latency is reported per k: DEPTH (the searches the metrics read) and 10, the size users ask
 # for and the size bench/search.py times, so the two compare.
@@ -124,10 +128,11 @@ def _run_modes(
                     "external",
                     text,
                     limit=k,
-                    mode=mode,
+                    mode="hybrid" if mode == RERANKED else mode,
                     group_by=lambda row: row["doc_id"],
                     cap=1,
                     image_embedder=app.images,
+                    reranker=app.reranker if mode == RERANKED else None,
                 ).hits
                 timings[k].append(time.perf_counter() - t0)
                 if k == DEPTH:
@@ -154,6 +159,30 @@ def _hybrid_minus_best_single(result: dict, per_query: dict) -> None:
         }
 
 
+def _with_reranker(modes: tuple[str, ...], app: Context) -> tuple[str, ...]:
+    """`modes` with hybrid+rerank after hybrid when a reranker is configured; InvalidInput when
+    hybrid+rerank is asked for without one."""
+    if RERANKED in modes and app.reranker is None:
+        raise InvalidInput(f"{RERANKED} needs LEGAL_AI_RERANKER (docs/evaluation.md)")
+    if app.reranker is None or "hybrid" not in modes or RERANKED in modes:
+        return modes
+    at = modes.index("hybrid") + 1
+    return (*modes[:at], RERANKED, *modes[at:])
+
+
+def _rerank_minus_hybrid(result: dict, per_query: dict, app: Context) -> None:
+    """hybrid+rerank's nDCG@10 against hybrid's (paired bootstrap), and the reranker's name."""
+    if RERANKED in per_query and "hybrid" in per_query:
+        mean, low, high = metrics.paired_bootstrap(
+            per_query[RERANKED]["ndcg@10"], per_query["hybrid"]["ndcg@10"]
+        )
+        result["rerank_minus_hybrid"] = {
+            "reranker": app.reranker.name,
+            "ndcg@10": mean,
+            "ci95": [low, high],
+        }
+
+
 def _config(embedder: str, settings: Settings) -> dict:
     """The settings the figures depend on, as the report states them."""
     return {
@@ -164,6 +193,7 @@ def _config(embedder: str, settings: Settings) -> dict:
         "leg_window": settings.leg_window,
         "chunk_tokens": settings.chunk_tokens,
         "lexical_candidate_budget": settings.lexical_candidate_budget,
+        "rerank_top_n": settings.rerank_top_n,
     }
 
 
@@ -184,6 +214,7 @@ def evaluate(
     try:
         eval_settings = settings.model_copy(update={"database_url": store.url})
         app = Context(eval_settings, store=store, cache_store=cache_store)
+        modes = _with_reranker(modes, app)
         started = time.perf_counter()
         progress.start("eval: loading", len(dataset.corpus), "docs")
         report = Ingestor(store, app.embedder, eval_settings).ingest_items(
@@ -200,6 +231,7 @@ def evaluate(
             "modes": {mode: metrics.aggregate(values) for mode, values in per_query.items()},
         }
         _hybrid_minus_best_single(result, per_query)
+        _rerank_minus_hybrid(result, per_query, app)
         result["latency_ms"] = latency
         result["ingest"] = {
             "ingested": report.ingested,
@@ -208,6 +240,7 @@ def evaluate(
             "seconds": round(load_seconds, 1),
         }
         result["config"] = _config(app.embedder.id, settings)
+        result["config"]["reranker"] = app.reranker.name if app.reranker else None
         if peers:
             peer_runs = run_peers(store, app.embedder, dataset, k=settings.rrf_k, depth=DEPTH)
             result["peers"] = {

@@ -2,12 +2,15 @@
 searchability, embeddings, isolation, roles, OCR, upkeep) with the scheduler's part beside it —
 the scheduled jobs whose last run failed and the standing evaluation's drops beyond its tolerance
 (ops/scheduler.py; docs/deployment.md "Scheduled jobs") — and the backups' (ops/backups.py: the
-last run of nightly-backup and the newest backup it proved), and `rechecked`: what it re-checks
+last run of nightly-backup and the newest backup it proved), `reranker`: the configured reranker
+asked to order two passages within its budget (a failing one is a warning: searches keep the
+fused order), and `rechecked`: what it re-checks
 of the rows only the system writes, each a named check with its counts (ops/rechecks.py)."""
 
 from __future__ import annotations
 
 from ..app import App
+from ..providers.rerankers import probe
 from . import backups, rechecks, scheduler
 from .cron import schedule_zone
 
@@ -26,5 +29,15 @@ def report(app: App) -> dict:
         if key == "roles_enforced":
             out["scheduler"] = jobs
             out["backup"] = backup
+    out["reranker"] = reranker(app)
     out["rechecked"] = rechecks.run(app)
     return out
+
+
+def reranker(app: App) -> dict | None:
+    """None when LEGAL_AI_RERANKER is unset; else {"by", "warning"}: warning is why it does not
+    rerank now (one line; None: it answered)."""
+    built = app.reranker
+    if built is None:
+        return None
+    return {"by": built.name, "warning": probe(built, app.settings.rerank_budget_ms)}

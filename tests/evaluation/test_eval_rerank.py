@@ -1,0 +1,58 @@
+"""`legal-ai eval` with a reranker configured: hybrid and hybrid+rerank side by side with the peers,
+the reranked run's paired difference from hybrid, its latency, and the reranker named (here the
+scripted one, bench/scripted_reranker.py: the code path, not a reranker's quality). Asking for
+hybrid+rerank without a reranker is one line."""
+
+import importlib.util
+import json
+
+import pytest
+
+from helpers import ROOT, run
+from scenarios import write_dataset
+
+
+def _scripted():
+    spec = importlib.util.spec_from_file_location(
+        "scripted_reranker", ROOT / "bench" / "scripted_reranker.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.server_db("legal_ai_eval_tiny")
+@pytest.mark.db
+def test_eval_shows_hybrid_and_hybrid_rerank_with_the_peers(cli_env, tmp_path):
+    write_dataset(tmp_path)
+    files = [
+        "--corpus",
+        str(tmp_path / "corpus.jsonl"),
+        "--queries",
+        str(tmp_path / "queries.jsonl"),
+    ]
+    files += ["--qrels", str(tmp_path / "qrels.tsv"), "--name", "tiny"]
+    scripted = _scripted()
+    with scripted.serve() as url:
+        env = {**cli_env, "LEGAL_AI_RERANKER": scripted.spec(url)}
+        report = json.loads(
+            run(env, "eval", *files, "--modes", "hybrid,lexical", "--peers", "--json").stdout
+        )
+        assert scripted.ScriptedRerank.calls > 0
+    assert list(report["modes"]) == ["hybrid", "hybrid+rerank", "lexical"]
+    assert set(report["peers"]) == {"bm25s", "dense_exact", "bm25s+dense_rrf"}
+    assert 0 <= report["modes"]["hybrid+rerank"]["ndcg@10"] <= 1
+    gain = report["rerank_minus_hybrid"]
+    assert gain["reranker"] == f"voyage:scripted@{url}"
+    assert gain["ci95"][0] <= gain["ndcg@10"] <= gain["ci95"][1]
+    assert report["config"]["reranker"] == f"voyage:scripted@{url}"
+    assert report["config"]["rerank_top_n"] == 30
+    assert report["latency_ms"]["hybrid+rerank"]["k10"]["p50"] > 0
+
+    refused = run(cli_env, "eval", *files, "--modes", "hybrid+rerank", check=False)
+    assert refused.returncode != 0
+    assert (
+        refused.stderr.strip()
+        .splitlines()[-1]
+        .endswith("hybrid+rerank needs LEGAL_AI_RERANKER (docs/evaluation.md)")
+    )
