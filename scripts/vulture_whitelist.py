@@ -31,3 +31,5 @@ _.itersize
 _.bulk  # _review_bulk.html
 _.choose  # search.html
 _.holds  # search.html
+# onnxruntime's SessionOptions are set as attributes (providers/rerankers.py)
+_.log_severity_level
