@@ -295,6 +295,14 @@ class Settings(BaseSettings):
         "runs (eval/standing.json names the CI gate's sets); hybrid nDCG@10 is recorded per day "
         "and a drop beyond 0.01 is reported by `legal-ai health`. Unset: no standing evaluation.",
     )
+    standing_eval_office: bool = Field(
+        default=True,
+        description="nightly-upkeep: also run the standing evaluation on the office's own gold "
+        "set, built from the chair's finals (the sentence citing a ruling or section is the "
+        "query, the cited item the answer: `legal-ai eval gold from-finals`) and recorded as "
+        "`office-gold`; with no final citing what the library holds it is skipped and said. "
+        "false: not run.",
+    )
     telemetry: bool = Field(
         default=True,
         description="Search telemetry: every search from the CLI, MCP, the HTTP API and the desk "

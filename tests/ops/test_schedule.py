@@ -651,7 +651,11 @@ def test_nightly_upkeep_reindexes_and_records_the_standing_eval_per_day(app, tmp
     assert "precedents_resolved" in steps["resolve"]
     evaluated = steps["standing_eval"]
     assert evaluated["day"] == "2026-05-05" and evaluated["drops"] == []
-    tiny, absent = evaluated["sets"]
+    tiny, absent, office = evaluated["sets"]
+    assert office == {  # the office's own set: no finals here, skipped and said
+        "name": "office-gold",
+        "skipped": "no finals in the style corpus: the office's gold set is empty",
+    }
     assert tiny["name"] == "tiny" and 0.5 < tiny["ndcg@10"] <= 1 and tiny["n_queries"] == 9
     assert absent["name"] == "elsewhere" and absent["skipped"].startswith("absent: ")
     with app.store.connection() as conn:

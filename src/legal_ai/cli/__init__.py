@@ -35,6 +35,7 @@ from .common import JsonFlag, _app, _print_json, _settings
 from .db import register as register_db
 from .doctor import register as register_doctor
 from .enrich import register as register_arrival
+from .gold import register as register_gold
 from .items import register as register_items
 from .learning import register
 from .ocr import register as register_ocr
@@ -324,11 +325,17 @@ def reindex(as_json: JsonFlag = False) -> None:
             typer.echo(f"  {doc_id}: her final's paragraphs cut again")
 
 
-@app.command("eval")
+eval_app = typer.Typer()
+app.add_typer(eval_app, name="eval")
+register_gold(eval_app)
+
+
+@eval_app.callback(invoke_without_command=True)
 def evaluate(
-    corpus: Annotated[Path, typer.Option(help="corpus.jsonl (BEIR layout)")],
-    queries: Annotated[Path, typer.Option(help="queries.jsonl")],
-    qrels: Annotated[Path, typer.Option(help="qrels.tsv (with a header line)")],
+    ctx: typer.Context,
+    corpus: Annotated[Path | None, typer.Option(help="corpus.jsonl (BEIR layout)")] = None,
+    queries: Annotated[Path | None, typer.Option(help="queries.jsonl")] = None,
+    qrels: Annotated[Path | None, typer.Option(help="qrels.tsv (with a header line)")] = None,
     fields: Annotated[
         str | None, typer.Option(help="Indexed corpus fields (default: title,text).")
     ] = None,
@@ -354,6 +361,10 @@ def evaluate(
     as_json: JsonFlag = False,
 ) -> None:
     """Evaluate retrieval on a labeled dataset in an isolated database (INV-RET4)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if corpus is None or queries is None or qrels is None:
+        raise InvalidInput("eval needs --corpus, --queries and --qrels (or a command: eval gold)")
     wanted = tuple(f.strip() for f in fields.split(",") if f.strip()) if fields else None
     dataset = load_dataset(corpus, queries, qrels, fields=wanted, name=name)
     if sample_queries is not None:

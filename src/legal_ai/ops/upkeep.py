@@ -4,7 +4,8 @@ they run): re-index what is stale (App.reindex), resolve missing precedents and 
 pending canonical statements (LEGAL_AI_SYNTHESIZER), cut the finals into block exemplars, take
 the copy check's fingerprints, queue stored scans for OCR, delete the logged searches past their
 retention (telemetry.prune), and run the standing evaluation on the gold sets of
-LEGAL_AI_STANDING_EVAL, recording hybrid nDCG@10 per day; each step runs even when an earlier
+LEGAL_AI_STANDING_EVAL and on the office's own set from the chair's citations
+(learning/gold_set.py), recording hybrid nDCG@10 per day; each step runs even when an earlier
 one failed."""
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from ..evaluation.datasets import load_dataset
 from ..evaluation.harness import evaluate, sample_corpus, sample_queries
 from ..ingest import ocr_jobs
 from ..knowledge import exemplars
-from ..learning import shingles, synthesis
+from ..learning import gold_set, shingles, synthesis
 from ..learning.arrival import resolve_all
+from ..store import gold as gold_store
 from ..store import schedule as store
 from ..store import synthesis as synthesis_store
 from ..telemetry import prune
@@ -97,13 +99,37 @@ def load_manifest(path: Path) -> list[dict]:
     return out
 
 
-def standing_eval(app: App, now: dt.datetime) -> dict:
-    """Run the manifest's gold sets (hybrid mode, the CI gate's slices) and record each set's
-    nDCG@10 for today (in the schedule's time zone); sets whose files are absent are skipped
-    and said. Returns the day, each set's figures and the drops beyond the tolerance."""
-    if app.settings.standing_eval is None:
-        return {"skipped": "LEGAL_AI_STANDING_EVAL is not set (e.g. eval/standing.json)"}
-    day = now.astimezone(schedule_zone(app)).date()
+def _record(app: App, name: str, dataset, day: dt.date, now: dt.datetime) -> dict:
+    """Evaluate one gold set (hybrid mode), record its figures for `day` in eval_history, and
+    return them."""
+    report = evaluate(app.settings, dataset, modes=("hybrid",))
+    hybrid = report["modes"]["hybrid"]
+    with app.store.transaction() as conn:
+        store.record_eval(
+            conn,
+            {
+                "dataset": name,
+                "day": day,
+                "fingerprint": dataset.fingerprint,
+                "ndcg_at_10": hybrid["ndcg@10"],
+                "recall_at_100": hybrid.get("recall@100"),
+                "n_queries": report["n_queries"],
+                "n_docs": report["n_docs"],
+                "config": report.get("config") or {},
+                "recorded_at": now,
+            },
+        )
+    return {
+        "name": name,
+        "ndcg@10": hybrid["ndcg@10"],
+        "recall@100": hybrid.get("recall@100"),
+        "n_queries": report["n_queries"],
+        "n_docs": report["n_docs"],
+    }
+
+
+def _manifest_sets(app: App, day: dt.date, now: dt.datetime) -> list[dict]:
+    """The sets of LEGAL_AI_STANDING_EVAL's manifest; those whose files are absent skipped."""
     sets = []
     for entry in load_manifest(app.settings.standing_eval):
         absent = [str(entry[k]) for k in ("corpus", "queries", "qrels") if not entry[k].is_file()]
@@ -118,35 +144,63 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
             dataset = sample_queries(dataset, int(entry["sample_queries"]))
         if entry.get("sample_docs"):
             dataset = sample_corpus(dataset, int(entry["sample_docs"]))
-        report = evaluate(app.settings, dataset, modes=("hybrid",))
-        hybrid = report["modes"]["hybrid"]
-        with app.store.transaction() as conn:
-            store.record_eval(
-                conn,
-                {
-                    "dataset": entry["name"],
-                    "day": day,
-                    "fingerprint": dataset.fingerprint,
-                    "ndcg_at_10": hybrid["ndcg@10"],
-                    "recall_at_100": hybrid.get("recall@100"),
-                    "n_queries": report["n_queries"],
-                    "n_docs": report["n_docs"],
-                    "config": report.get("config") or {},
-                    "recorded_at": now,
-                },
-            )
-        sets.append(
-            {
-                "name": entry["name"],
-                "ndcg@10": hybrid["ndcg@10"],
-                "recall@100": hybrid.get("recall@100"),
-                "n_queries": report["n_queries"],
-                "n_docs": report["n_docs"],
-            }
+        sets.append(_record(app, entry["name"], dataset, day, now))
+    return sets
+
+
+def _office_set(app: App, day: dt.date, now: dt.datetime) -> dict:
+    """The office's own gold set from the chair's citations (learning/gold_set.py), unless
+    LEGAL_AI_STANDING_EVAL_OFFICE is false or no final cites what the library holds."""
+    if not app.settings.standing_eval_office:
+        return {"name": gold_set.NAME, "skipped": "LEGAL_AI_STANDING_EVAL_OFFICE is false"}
+    gold = gold_set.of_office(app)
+    if gold.empty:
+        why = (
+            "no final cites a ruling or section the library holds"
+            if gold.finals
+            else ("no finals in the style corpus")
         )
+        return {"name": gold_set.NAME, "skipped": f"{why}: the office's gold set is empty"}
+    result = _record(app, gold_set.NAME, gold.dataset(), day, now)
+    return {**result, "left_out": gold.report()["left_out"]}
+
+
+TREND_DAYS = 14  # the system page's trend: the office set's last 14 recorded days
+TREND_STEADY = 0.01  # within this of the first day shown, the trend is "steady" (the tolerance)
+
+
+def office_trend(app: App) -> dict:
+    """The office set's trend for the desk's system page: its last TREND_DAYS days (day,
+    nDCG@10, queries) and its direction (`up`, `down`, `steady`; None with one day or none)."""
+    with app.store.connection() as conn:
+        rows = gold_store.trend(conn, gold_set.NAME, TREND_DAYS)
+    points = [{"day": r["day"], "ndcg": r["ndcg_at_10"], "queries": r["n_queries"]} for r in rows]
+    direction = None
+    if len(points) > 1:
+        change = points[-1]["ndcg"] - points[0]["ndcg"]
+        direction = "steady" if abs(change) <= TREND_STEADY else ("up" if change > 0 else "down")
+    return {"points": points, "direction": direction}
+
+
+def standing_eval(app: App, now: dt.datetime) -> dict:
+    """Run the manifest's gold sets (LEGAL_AI_STANDING_EVAL; hybrid mode) and the office's own
+    set from the chair's citations, recording each set's figures for today (in the schedule's
+    time zone); a set that cannot run is skipped and said. Returns the day, each set's figures
+    and the drops beyond the tolerance; `skipped` (why) when no set ran."""
+    day = now.astimezone(schedule_zone(app)).date()
+    sets = [] if app.settings.standing_eval is None else _manifest_sets(app, day, now)
+    sets.append(_office_set(app, day, now))
     with app.store.connection() as conn:
         drops = [dict(r) for r in store.eval_drops(conn, EVAL_TOLERANCE, EVAL_WINDOW_DAYS)]
-    return {"day": day.isoformat(), "sets": sets, "drops": drops, "tolerance": EVAL_TOLERANCE}
+    result = {"day": day.isoformat(), "sets": sets, "drops": drops, "tolerance": EVAL_TOLERANCE}
+    if not any("ndcg@10" in s for s in sets):
+        reasons = (
+            []
+            if app.settings.standing_eval is not None
+            else ["LEGAL_AI_STANDING_EVAL is not set (e.g. eval/standing.json)"]
+        )
+        result["skipped"] = "; ".join(reasons + [f"{s['name']}: {s['skipped']}" for s in sets])
+    return result
 
 
 def nightly_upkeep(app: App, now: dt.datetime) -> dict:
@@ -196,6 +250,8 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
     for s in evaluated.get("sets") or []:
         if "ndcg@10" in s:
             parts.append(f"{s['name']} nDCG@10 {s['ndcg@10']:.4f}")
+        elif s.get("name") == gold_set.NAME and "skipped" in s:
+            parts.append(f"{s['name']} not evaluated ({s['skipped']})")
     for d in evaluated.get("drops") or []:
         parts.append(f"{d['dataset']} dropped {d['drop']:.4f}")
     result: dict[str, Any] = {"steps": steps, "summary": "; ".join(parts) or "nothing to do"}

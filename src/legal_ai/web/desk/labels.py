@@ -297,6 +297,8 @@ RECHECK = {
     "schema_migrations": "גרסאות מבנה מסד הנתונים",
     "final_blocks": "פרקי ההחלטות הסופיות שבזוגות, מול הטקסט השמור",
 }
+# The trend of the search test built from her own citations (the system page: ops/upkeep).
+GOLD_TREND = {"up": "משתפרת", "down": "יורדת", "steady": "יציבה"}
 
 TABLES: dict[str, dict[str, str]] = {
     "corpus": CORPUS,
@@ -334,6 +336,7 @@ TABLES: dict[str, dict[str, str]] = {
     "leg": LEG,
     "model_role": MODEL_ROLE,
     "recheck": RECHECK,
+    "gold_trend": GOLD_TREND,
     "block": dict(BLOCK_LABELS),
 }
 # An id a table lacks is shown as its kind's general word, never as itself.

@@ -2,8 +2,9 @@
 with its count, read once with the menu's badges (core.signed_in: menu.counts), and a link to
 the page where she does it (the review queue, /review, at the card's lane: web/desk/review.py).
 /system ("מערכת"): the pages that keep the system (health, the reminders and scheduled jobs),
-gathered on one page, the nightly backup's state (red when its last run failed) and the models'
-daily budgets (learning/budgets.py). Hebrew only: what waits and where, never a setting or a command."""
+gathered on one page, the nightly backup's state (red when its last run failed), the models'
+daily budgets (learning/budgets.py) and the trend of the search test built from her own
+citations (ops/upkeep.office_trend). Hebrew only: what waits and where, never a setting or a command."""
 
 from typing import Annotated, Any
 
@@ -12,7 +13,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ...learning import budgets as model_budgets
-from ...ops import backups
+from ...ops import backups, upkeep
 from ...ops.cron import schedule_zone
 from . import core, menu
 
@@ -41,8 +42,15 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         stale = (desk.waiting or {}).get("stale", 0)
         backup = await run_in_threadpool(backup_state, desk.view)  # ops/backups.health
         spent = await run_in_threadpool(model_budgets.overview, desk.view)  # learning/budgets
+        gold = await run_in_threadpool(upkeep.office_trend, desk.view)  # her citations' test
         return core.render(
-            request, "system.html", desk=desk, stale=stale, backup=backup, budgets=spent
+            request,
+            "system.html",
+            desk=desk,
+            stale=stale,
+            backup=backup,
+            budgets=spent,
+            gold=gold,
         )
 
 
