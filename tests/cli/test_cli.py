@@ -77,6 +77,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
         "repaired": [],  # nothing was changed outside ingest
         "principle_spans": {"moved": 0, "returned": []},  # no principle's span or rule changed
         "exemplars_recut": [],  # no final's paragraphs changed outside their cut
+        "metadata_folded": 0,  # every decision's metadata already in its first chunk
     }
 
 

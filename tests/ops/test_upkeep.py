@@ -13,6 +13,7 @@ import factories
 from helpers import DECISION_FIELDS, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR, system_principal
+from legal_ai.ingest.metadata_fold import semantic_meta, semantic_text
 from scenarios import ScriptedMultimodal
 
 pytestmark = pytest.mark.db
@@ -218,11 +219,19 @@ def test_an_embedder_change_makes_the_units_stale_until_reindex(app, tmp_path):
                 "SELECT id, embedder, embedding IS NOT NULL AS embedded FROM canonical_principles"
             )
         }
-        chunk_texts = {
-            r["text"]
-            for r in conn.execute(
-                "SELECT text FROM document_chunks UNION ALL SELECT text FROM case_law_chunks"
+        # a decision's first chunk is embedded as a chunk, then again with its headnote, tags
+        # and summary (0041): the fold after the chunks (one more embedding per decision)
+        rows = list(
+            conn.execute(
+                "SELECT text, ordinal, NULL AS headnote, NULL AS summary, NULL::text[] AS tags"
+                " FROM document_chunks UNION ALL SELECT c.text, c.ordinal, l.headnote, l.summary,"
+                " l.tags FROM case_law_chunks c JOIN case_law l ON l.id = c.case_law_id"
             )
+        )
+        chunk_texts = {r["text"] for r in rows} | {
+            semantic_text(r["text"], semantic_meta(r["headnote"], r["summary"], r["tags"]))
+            for r in rows
+            if r["ordinal"] == 0
         }
     assert set(model.sent) == chunk_texts | {RULE, INTERNAL_RULE, precedent_text, STATEMENT}
     assert [(p["rule_text"], p["supporting_quote"], p["review_status"]) for p in principles] == [
