@@ -3,7 +3,7 @@ Asia/Jerusalem, run by `legal-ai worker` on schedule and on demand (CLI, HTTP), 
 driven here by a controlled clock (`now`), never by sleeping. Bad input: a job that fails
 (recorded, retried after a backoff, never blocking the others), two workers at once (one runs;
 threads, and a second process), a worker down for days (a daily job caught up once). And what
-each job does: recurring feedback proposed as lessons, stale cases listed and sent to a webhook,
+each job does: her feedback proposed as lessons, stale cases listed and sent to a webhook,
 case statuses reconciled and only their changes pushed to a tracker, the nightly upkeep with the
 standing evaluation's nDCG per day and a drop reported by health (the nightly backup's own tests:
 tests/ops/test_backups.py)."""
@@ -390,7 +390,7 @@ def test_runs_are_append_only(app):
 # -- the jobs -----------------------------------------------------------------------------------
 
 
-def test_weekly_feedback_analysis_proposes_recurring_feedback_and_skips_an_empty_week(app):
+def test_weekly_feedback_analysis_proposes_from_her_feedback_and_skips_an_empty_week(app):
     sunday = schedule.next_after("0 19 * * sun", J, dt.datetime.now(dt.UTC))  # within 7 days
     schedule.run_due(app, now=sunday - dt.timedelta(hours=1))  # first sight: due at 19:00
     empty = schedule.run_now(app, "weekly-feedback-analysis", now=sunday - dt.timedelta(hours=1))
@@ -412,33 +412,37 @@ def test_weekly_feedback_analysis_proposes_recurring_feedback_and_skips_an_empty
         "style": 1,
     }
     assert result["by_block"] == {"hearing": 2, "discussion": 1}
-    [proposed] = result["proposed_lessons"]
-    assert (proposed["feedback_category"], proposed["block"], proposed["count"]) == (
-        "missing_content",
-        "hearing",
-        2,
+    # Every item names a category or a block: the recurring two grouped, the others one each.
+    proposed = {(p["feedback_category"], p["block"]): p for p in result["proposed_lessons"]}
+    assert {k: p["count"] for k, p in proposed.items()} == {
+        ("missing_content", "hearing"): 2,
+        ("wrong_tone", "discussion"): 1,
+        ("style", None): 1,
+    }
+    assert all(p["created"] and p["review_status"] == "proposed" for p in proposed.values())
+    grouped = proposed[("missing_content", "hearing")]
+    assert sorted(x["id"] for x in lessons.list_lessons(app, "proposed")["lessons"]) == sorted(
+        p["lesson_id"] for p in proposed.values()
     )
-    assert proposed["created"] and proposed["review_status"] == "proposed"
-    assert [x["id"] for x in lessons.list_lessons(app, "proposed")["lessons"]] == [
-        proposed["lesson_id"]
-    ]
     with app.store.connection() as conn:
-        lesson = conn.execute("SELECT * FROM decision_lessons").fetchall()
+        lesson = conn.execute(
+            "SELECT * FROM decision_lessons WHERE id = %s", (grouped["lesson_id"],)
+        ).fetchall()
     assert [
         (x["id"], x["category"], x["block"], x["source"], x["proposed_by"]) for x in lesson
-    ] == [(proposed["lesson_id"], "lessons_document", "hearing", "curator", "system:scheduler")]
+    ] == [(grouped["lesson_id"], "lessons_document", "hearing", "curator", "system:scheduler")]
     text = lesson[0]["text"]
     assert "2 פעמים" in text and "תוכן חסר" in text and "הדיון בפנינו" in text
     assert "«לא תואר מה נראה בסיור»" in text and "«חסרה התייחסות לסיור במקרקעין»" in text
     assert (
         result["summary"]
-        == "4 feedback item(s) this week; 1 recurring, 1 lesson(s) proposed to the chair"
+        == "4 feedback item(s) this week; 3 proposal(s) to the chair (3 new lesson(s))"
     )
-    # run again the same week: the same proposal, not a second one; never approved by the job
+    # run again the same week: nothing proposed again; never approved by the job
     again = schedule.run_now(app, "weekly-feedback-analysis", now=sunday)
-    assert again["result"]["proposed_lessons"][0]["lesson_id"] == proposed["lesson_id"]
-    assert not again["result"]["proposed_lessons"][0]["created"]
-    assert len(lessons.list_lessons(app)["lessons"]) == 1
+    assert again["result"]["proposed_lessons"] == []
+    assert len(again["result"]["already_proposed"]) == 4
+    assert len(lessons.list_lessons(app)["lessons"]) == 3
     # a week later the feedback is out of the window: skipped
     later = schedule.run_now(app, "weekly-feedback-analysis", now=sunday + dt.timedelta(days=7))
     assert later["outcome"] == "skipped"

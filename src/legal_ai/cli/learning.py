@@ -209,7 +209,8 @@ def final_upload(
         typer.echo(
             f"  held-out: change {row['change_percent']}%, anti-patterns "
             f"{row['anti_pattern_total']}, ratio deviation {row['ratio_deviation']}, "
-            f"lesson pool {row['lesson_pool_size']}"
+            f"lesson pool {row['lesson_pool_size']}, methodology rules and phrases "
+            f"{row['methodology_size']}"
         )
     for note in result["notes"]:
         typer.echo(f"  note: {note}")
@@ -234,7 +235,7 @@ def learning_history(as_json: JsonFlag = False) -> None:
             f"{row['captured_at'][:10]}  {row['case_number']}  change "
             f"{row['change_percent']}%  anti-patterns {row['anti_pattern_total']}  "
             f"ratio dev {row['ratio_deviation']}  delta {row['stylometric_delta']}  "
-            f"pool {row['lesson_pool_size']}"
+            f"pool {row['lesson_pool_size']}  methodology {row['methodology_size']}"
         )
 
 

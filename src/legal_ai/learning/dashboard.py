@@ -1,14 +1,16 @@
 """The learning dashboard's figures (issue 12, the desk's /learning): the held-out style distance
 of our drafts to the chair's finals over time, one point per row of `style_distance_history`
-(one analyzed final version) placed at its final's decision date, with the lesson pool's size
-and each block's share changed.
+(one analyzed final version) placed at its final's decision date, with its two Ns — the lesson
+pool's size (approved lessons) and the specification's N, the discussion rules, folded lessons
+and transition phrases of the `universal` methodology then (`methodology_size`, migration 0042;
+07 §0.7) — and each block's share changed.
 
 `plot_svg` draws them with matplotlib (Agg canvas, written out as SVG). Its text stays text
 (`svg.fonttype = none`): the browser shapes the Hebrew labels right to left with the page's
 fonts, which matplotlib's own renderer does not (drawn as glyphs, כותרת would read תרתוכ). Each
 series is an SVG group with an id (`change_percent`, `anti_pattern_total`, `ratio_deviation`,
-`stylometric_delta`, `lesson_pool_size`, `block_<block>`) whose markers are one per history
-row. The time axis is the decision date (ticks written 1.6.2021; finals of one date a little
+`stylometric_delta`, `lesson_pool_size`, `methodology_size`, `block_<block>`) whose markers are
+one per history row. The time axis is the decision date (ticks written 1.6.2021; finals of one date a little
 apart, each its own point); every axis's range holds all its values. A drawing is kept per
 distinct data (`_drawn`): the page draws again only when a row is added or changes."""
 
@@ -35,6 +37,8 @@ LABELS = {
     "ratio_deviation": "סטיית יחסי הבלוקים",
     "stylometric_delta": "דלתא סגנונית",
     "lesson_pool_size": "מאגר הלקחים",
+    # The specification's N: what it counts, in words (the plot's axis and the page's column).
+    "methodology_size": "כללי דיון, לקחים וביטויי מעבר במתודולוגיה הכללית",
     "blocks": "שינוי לפי בלוק (%)",
     "decided_on": "תאריך ההחלטה",
 }
@@ -42,13 +46,16 @@ LABELS = {
 FROM_ZERO = ("change_percent", "anti_pattern_total")
 SPREAD = 0.015  # finals of one decision date: this share of the time axis apart
 MARKED_BLOCKS = 40  # up to this many finals, each block's line marks its points
-MARGINS = {"left": 0.09, "right": 0.8, "top": 0.985, "bottom": 0.075, "hspace": 0.12}
+MARGINS = {"left": 0.09, "right": 0.8, "top": 0.985, "bottom": 0.065, "hspace": 0.12}
+# The N axis's label on two lines (one would run past the axis's height).
+N_AXIS = "כללי דיון, לקחים וביטויי מעבר\nבמתודולוגיה הכללית"
 
 
 def figures(app: Context) -> dict:
     """Per analyzed final, in the order of its decision date (then as captured): its decision
-    date, when it was analyzed, which case, the four distances, the lesson pool's size then,
-    and each block's percent changed; per block, its series."""
+    date, when it was analyzed, which case, the four distances, its two Ns (the lesson pool's
+    size then, and the specification's N: `methodology_size`, None for a row written before it
+    was recorded) and each block's percent changed; per block, its series."""
     with app.store.connection() as conn:
         rows = style_history.history_by_decision(conn)
     finals: list[dict[str, Any]] = []
@@ -67,6 +74,7 @@ def figures(app: Context) -> dict:
                 "ratio_deviation": row["ratio_deviation"],
                 "stylometric_delta": row["stylometric_delta"],
                 "lesson_pool_size": row["lesson_pool_size"],
+                "methodology_size": row["methodology_size"],
                 "blocks": {
                     block: round(100 * measured[block]["share_changed"], 2)
                     for block in BLOCKS
@@ -101,7 +109,7 @@ def _drawn(key: str) -> str:
     with matplotlib.rc_context(style):
         # Fixed margins (room for the Hebrew axis labels, the pool's scale and the blocks'
         # legend): the constrained layout took half of the drawing's time.
-        fig = Figure(figsize=(8, 9.5))
+        fig = Figure(figsize=(8, 11))
         fig.subplots_adjust(**MARGINS)
         FigureCanvasAgg(fig)
         if not data["finals"]:
@@ -203,10 +211,11 @@ def _hold(ax, values: list[float | None], *, floor: float | None = None) -> None
 def _draw(fig, data: dict) -> None:
     finals = data["finals"]
     x = positions(finals)
-    axes = fig.subplots(len(SERIES) + 1, 1, sharex=True)
+    axes = fig.subplots(len(SERIES) + 2, 1, sharex=True)
     for ax, key in zip(axes, SERIES, strict=False):
         _series(ax, key, x, [f[key] for f in finals])
     _pool(axes[0], x, [f["lesson_pool_size"] for f in finals])
+    _methodology(axes[len(SERIES)], x, [f.get("methodology_size") for f in finals])
     _blocks(axes[-1], x, data["blocks"])
     days = [float(dt.date.fromisoformat(f["decided_on"]).toordinal()) for f in finals]
     axes[-1].set_xlim(min(x) - _pad(days), max(x) + _pad(days))
@@ -255,6 +264,28 @@ def _pool(ax, x: list[float], sizes: list[int]) -> None:
     pool.set_ylabel(LABELS["lesson_pool_size"], color="#b5651d")
     pool.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     _hold(pool, [*sizes, 4], floor=0)
+
+
+def _methodology(ax, x: list[float], sizes: list[int | None]) -> None:
+    """The specification's N (07 §0.7): how many discussion rules, folded lessons and
+    transition phrases the universal methodology held at each final, as steps; a row written
+    before it was recorded is a gap."""
+    from matplotlib.ticker import MaxNLocator
+
+    (line,) = ax.step(
+        x,
+        [float("nan") if v is None else v for v in sizes],
+        where="mid",
+        marker="D",
+        markersize=5 if len(x) <= MARKED_BLOCKS else 3,
+        color="#2e7d32",
+        linewidth=1,
+    )
+    line.set_gid("methodology_size")
+    ax.set_ylabel(N_AXIS, fontsize=8)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+    ax.grid(True, alpha=0.3)
+    _hold(ax, [*sizes, 0], floor=0)
 
 
 def _blocks(ax, x: list[float], blocks: dict[str, list[float | None]]) -> None:

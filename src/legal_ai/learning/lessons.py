@@ -25,6 +25,7 @@ from ..auth import require_chair
 from ..errors import Forbidden, InvalidInput, NotFound, as_shown
 from ..paging import Page
 from ..store import engine_lessons as engine_store
+from ..store import feedback as feedback_store
 from ..store import items as sql_items
 from ..store import jsonable
 from ..store import learning as store
@@ -114,6 +115,7 @@ def _insert(
     appeal_type: str | None,
     outcome: str | None,
     decided: dict,
+    evidence: dict | None = None,
 ) -> dict:
     """The lesson inserted in the caller's transaction (or found: the same lesson again)."""
     kinds = store.category_kinds(conn)
@@ -136,10 +138,36 @@ def _insert(
             "source": source,
             "dedupe_key": _dedupe_key(source, case, category, text),
             "proposed_by": app.principal.actor,
+            "evidence": evidence,
             **decided,
         },
     )
     return {**jsonable(row), "created": created}
+
+
+class _Taken(Exception):
+    """Some of the feedback was proposed from meanwhile (another run): nothing is recorded."""
+
+
+def propose_from_feedback(
+    app: Context, category: str, text: str, block: str | None, evidence: dict, feedback_ids: list
+) -> dict | None:
+    """A lesson proposed from the chair's feedback items `feedback_ids` (the weekly job's,
+    learning/feedback_lessons.py), with her words as its `evidence`, and the items recorded as
+    proposed from (feedback_lessons: each item once, ever), in one transaction. Proposed — for
+    her gate, never decided here. None when one of the items was proposed from meanwhile."""
+    try:
+        with app.store.transaction() as conn:
+            row = _insert(
+                app, conn, None, category, text, "curator", block, None, None, {}, evidence
+            )
+            if len(feedback_store.link_feedback(conn, row["id"], feedback_ids)) < len(feedback_ids):
+                raise _Taken
+            return row
+    except _Taken:
+        return None
+    except psycopg.errors.CheckViolation as exc:
+        raise _gate_error(exc) from None
 
 
 STATUSES = ("proposed", "approved", "rejected", "vetoed")

@@ -74,8 +74,9 @@ JOBS: tuple[Job, ...] = (
     Job(
         "weekly-feedback-analysis",
         "0 19 * * sun",
-        "the week's chair feedback by category and block; recurring feedback (same category and "
-        "block twice or more) proposed as lessons for the chair's gate; skipped without feedback",
+        "the week's chair feedback by category and block; a lesson proposed for the chair's gate "
+        "from every item that names a block or a category (grouped when they recur, her words as "
+        "its evidence, each item once); skipped without feedback",
         _lazy("weekly_feedback_analysis"),
     ),
     Job(

@@ -4,9 +4,11 @@ as JSON values with a one-line `summary`; `skipped` (why) or `error` (what faile
 the result kept) set the run's outcome.
 
 - `weekly_feedback_analysis`: the week's chair feedback by category and block
-  (feedback.weekly_summary); feedback that recurs (same category and block, twice or more) is
-  proposed as a lesson through the lessons' gate (lessons.propose, source `curator`, as the
-  agent: proposed, never approved); no feedback that week: skipped.
+  (feedback.weekly_summary); every item that names a block or a category is proposed as a
+  lesson, items that recur (same category and block) grouped into one, each proposal carrying
+  her words verbatim as its evidence (learning/feedback_lessons.py: source `curator`, proposed,
+  never approved; an item proposed once, ever); an item naming neither is said in the report;
+  no feedback that week: skipped.
 - `stale_case_reminder`: the cases whose ledger has not moved for LEGAL_AI_STALE_CASE_DAYS days
   (`reminders`, which the CLI, the API and the desk read too), POSTed as JSON to
   LEGAL_AI_REMINDER_WEBHOOK when set and the list is not empty.
@@ -29,10 +31,9 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AppError, Scrubber
-from ..learning import feedback, lessons
+from ..learning import feedback, feedback_lessons
 from ..paging import Page, cut
 from ..store import schedule as store
-from ..text.blocks import BLOCK_LABELS
 from .backups import nightly_backup as nightly_backup
 from .cron import schedule_zone
 from .upkeep import nightly_upkeep as nightly_upkeep
@@ -41,19 +42,6 @@ from .webhooks import post_json
 if TYPE_CHECKING:
     from ..app import App
 
-MAX_EXAMPLE_CHARS = 300
-
-# The lesson category a recurring feedback category is proposed under. Content, facts and what
-# cannot be told are substance: only the chair approves those (the database's gate).
-LESSON_CATEGORY = {
-    "style": "style",
-    "wrong_tone": "style",
-    "wrong_structure": "structure",
-    "missing_content": "lessons_document",
-    "factual_error": "fact",
-    "other": "lessons_document",
-}
-FEEDBACK_HE = feedback.CATEGORY_LABELS
 STATUS_HE = {
     "open": "טרם נכתבה טיוטה",
     "draft_done": "הטיוטה נכתבה, ממתין להחלטה הסופית",
@@ -66,33 +54,10 @@ STATUS_HE = {
 # -- weekly-feedback-analysis -------------------------------------------------------------------
 
 
-def _lesson_text(group: dict, since: dt.datetime, until: dt.datetime) -> str:
-    where = f' בבלוק "{BLOCK_LABELS.get(group["block"], group["block"])}"' if group["block"] else ""
-    examples = "; ".join(
-        f"«{e if len(e) <= MAX_EXAMPLE_CHARS else e[:MAX_EXAMPLE_CHARS] + '…'}»"
-        for e in group["examples"]
-    )
-    return (
-        f"{_feedback_source(group)} ({group['count']} פעמים בשבוע "
-        f"{since:%d.%m}–{until:%d.%m.%Y}): "
-        f"{FEEDBACK_HE.get(group['category'], group['category'])}{where}. "
-        f"דוגמאות: {examples}"
-    )
-
-
-def _feedback_source(group: dict) -> str:
-    """Whose recurring feedback it is: the chair's own, relayed by agents, or both (an agent's
-    entry is never presented as hers)."""
-    agents = ", ".join(a.removeprefix("agent:") for a in group.get("relayed_by") or [])
-    own = group.get("from_chair", group["count"])
-    if own == group["count"]:
-        return 'משוב חוזר של היו"ר'
-    if own == 0:
-        return f'משוב חוזר שהעבירו סוכנים ({agents}), לא נכתב בידי היו"ר'
-    return f'משוב חוזר: {own} מהיו"ר, {group["count"] - own} שהעבירו סוכנים ({agents})'
-
-
 def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
+    """The week's feedback by category and block, and a lesson proposed from every item of it
+    that names a block or a category and was not proposed from before (grouped when they recur;
+    learning/feedback_lessons.py), run as the system's worker whoever asked."""
     summary = feedback.weekly_summary(app, days=7, now=now)
     if not summary["total"]:
         return {
@@ -102,34 +67,19 @@ def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
             "until": summary["until"],
             "summary": "no chair feedback this week",
         }
-    since = dt.datetime.fromisoformat(summary["since"]).astimezone(schedule_zone(app))
-    until = dt.datetime.fromisoformat(summary["until"]).astimezone(schedule_zone(app))
-    proposed = []
-    for group in summary["groups"]:
-        if group["count"] < 2:
-            continue
-        category = LESSON_CATEGORY[group["category"]]
-        row = lessons.propose(
-            app,
-            None,
-            category,
-            _lesson_text(group, since, until),
-            source="curator",
-            block=group["block"],
-        )
-        proposed.append(
-            {
-                "lesson_id": row["id"],
-                "created": row["created"],
-                "review_status": row["review_status"],
-                "category": category,
-                "feedback_category": group["category"],
-                "block": group["block"],
-                "count": group["count"],
-                "feedback_ids": group["feedback_ids"],
-            }
-        )
+    since = dt.datetime.fromisoformat(summary["since"])
+    until = dt.datetime.fromisoformat(summary["until"])
+    done = feedback_lessons.propose(app, since, until, schedule_zone(app))
+    proposed, unnamed = done["proposed"], done["not_proposed"]
     new = sum(p["created"] for p in proposed)
+    said = [
+        f"{summary['total']} feedback item(s) this week",
+        f"{len(proposed)} proposal(s) to the chair ({new} new lesson(s))",
+    ]
+    if unnamed:
+        said.append(f"{len(unnamed)} item(s) not proposed: {feedback_lessons.UNNAMED}")
+    if done["already_proposed"]:
+        said.append(f"{len(done['already_proposed'])} item(s) proposed from before")
     return {
         "since": summary["since"],
         "until": summary["until"],
@@ -138,8 +88,9 @@ def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
         "by_block": summary["by_block"],
         "groups": [{k: g[k] for k in ("category", "block", "count")} for g in summary["groups"]],
         "proposed_lessons": proposed,
-        "summary": f"{summary['total']} feedback item(s) this week; {len(proposed)} recurring, "
-        f"{new} lesson(s) proposed to the chair",
+        "not_proposed": unnamed,
+        "already_proposed": done["already_proposed"],
+        "summary": "; ".join(said),
     }
 
 

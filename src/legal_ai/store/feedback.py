@@ -53,3 +53,40 @@ def feedback_by_week(conn: psycopg.Connection, since: Any) -> list[dict]:
         " GROUP BY 1, 2 ORDER BY 1, 2",
         (since,),
     ).fetchall()
+
+
+# -- the weekly job's proposals from her feedback (feedback_lessons, migration 0042) ---------------
+
+
+def unproposed_feedback(conn: psycopg.Connection, since: Any, until: Any = None) -> list[dict]:
+    """The feedback written from `since` (to `until`) that no lesson was proposed from yet, by
+    id."""
+    return conn.execute(
+        "SELECT f.* FROM chair_feedback f WHERE f.created_at >= %s"
+        " AND (%s::timestamptz IS NULL OR f.created_at <= %s)"
+        " AND NOT EXISTS (SELECT 1 FROM feedback_lessons l WHERE l.feedback_id = f.id)"
+        " ORDER BY f.id",
+        (since, until, until),
+    ).fetchall()
+
+
+def link_feedback(conn: psycopg.Connection, lesson_id: int, feedback_ids: list[int]) -> list[int]:
+    """Record that `lesson_id` was proposed from each of `feedback_ids`; the ids recorded now (an
+    item already proposed from is left as it was)."""
+    rows = conn.execute(
+        "INSERT INTO feedback_lessons (feedback_id, lesson_id)"
+        " SELECT unnest(%s::bigint[]), %s ON CONFLICT (feedback_id) DO NOTHING"
+        " RETURNING feedback_id",
+        (feedback_ids, lesson_id),
+    ).fetchall()
+    return [r["feedback_id"] for r in rows]
+
+
+def proposed_from(conn: psycopg.Connection, since: Any, until: Any = None) -> list[dict]:
+    """The feedback of the window already proposed from: its id and its lesson's."""
+    return conn.execute(
+        "SELECT l.feedback_id, l.lesson_id FROM feedback_lessons l"
+        " JOIN chair_feedback f ON f.id = l.feedback_id WHERE f.created_at >= %s"
+        " AND (%s::timestamptz IS NULL OR f.created_at <= %s) ORDER BY l.feedback_id",
+        (since, until, until),
+    ).fetchall()

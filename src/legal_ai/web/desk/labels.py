@@ -17,7 +17,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from ...learning import feedback
+from ...learning import dashboard, feedback
 from ...text.blocks import BLOCK_LABELS
 
 CORPUS = {
@@ -249,6 +249,8 @@ REPORT_FIELD = {  # a problem's evidence, by its key (values shown as written)
 }
 REPORT_SUBJECT = {"draft": "טיוטה", "final": "ההחלטה החתומה"}
 FEEDBACK = feedback.CATEGORY_LABELS  # the feedback categories in Hebrew (one table)
+# The held-out trend's series and axes (/learning): the words its plot draws, one table.
+TREND = dashboard.LABELS
 HEALTH = {
     "items": "פריטים",
     "searchable": "ניתנים לחיפוש",
@@ -331,6 +333,7 @@ TABLES: dict[str, dict[str, str]] = {
     "report_field": REPORT_FIELD,
     "report_subject": REPORT_SUBJECT,
     "feedback": FEEDBACK,
+    "trend": TREND,
     "health": HEALTH,
     "unit": UNIT,
     "leg": LEG,

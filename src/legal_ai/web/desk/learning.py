@@ -14,7 +14,7 @@ from ...errors import InvalidInput, NotFound
 from ...learning import dashboard, feedback
 from ...learning import panel_stats as panel_figures
 from ...learning import vocabulary as vocab
-from . import core
+from . import core, labels
 from .messages import refusal
 
 
@@ -47,7 +47,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             "learning.html",
             status=status,
             desk=desk,
-            labels=dashboard.LABELS,
+            labels=labels.TREND,
             series=dashboard.SERIES,
             categories=vocab.FEEDBACK_CATEGORIES,
             blocks=vocab.BLOCKS,

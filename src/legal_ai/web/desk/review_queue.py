@@ -284,7 +284,8 @@ def word_diff(before: str, after: str) -> list[tuple[str, str]]:
 
 def evidence(item: dict) -> dict | None:
     """What the item rests on, shown beside it: a lesson's span of our draft and of her final
-    (with their block and the word diff), a principle's quote at its page in the ruling."""
+    (with their block and the word diff), or her feedback's words it was proposed from (the
+    weekly job's, learning/feedback_lessons.py); a principle's quote at its page in the ruling."""
     row = item["row"]
     if item["kind"] == "principle":
         corpus = item["source"]
@@ -298,6 +299,14 @@ def evidence(item: dict) -> dict | None:
             "href": f"/source/{corpus}/{row['doc_id']}{span}#span",
         }
     found = row.get("evidence") or {}
+    if found.get("kind") == "feedback":
+        return {
+            "block": found.get("block") or row.get("block"),
+            "feedback": [
+                {"text": f["text"], "actor": f["actor"], "written_at": f["written_at"]}
+                for f in found.get("feedback") or []
+            ],
+        }
     draft = (found.get("draft") or {}).get("text")
     final = (found.get("final") or {}).get("text")
     if not draft and not final:
