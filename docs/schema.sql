@@ -251,6 +251,17 @@ CREATE FUNCTION public.apply_role_grants_reads_before_0040() RETURNS text[]
 $$;
 
 --
+-- Name: apply_role_grants_reads_before_0042(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_reads_before_0042() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT apply_role_grants_reads_before_0040() || ARRAY['deployment_settings']
+$$;
+
+--
 -- Name: apply_role_grants_writes_before_0038(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -422,6 +433,17 @@ CREATE FUNCTION public.apply_role_grants_writes_before_0038() RETURNS TABLE(gran
     ('legal_ai_worker', 'voice_documents', 'INSERT', NULL),
     ('legal_ai_worker', 'voice_documents', 'UPDATE', NULL)
     ) AS grants (grantee, table_name, privilege, columns)
+$$;
+
+--
+-- Name: apply_role_grants_writes_before_0042(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_writes_before_0042() RETURNS TABLE(grantee text, table_name text, privilege text, columns text[])
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT * FROM apply_role_grants_writes_before_0038()
 $$;
 
 --
@@ -1140,6 +1162,25 @@ BEGIN
                                    'doc_id', NEW.doc_id, 'model', NEW.model));
     END IF;
     RETURN NULL;
+END $$;
+
+--
+-- Name: feedback_lesson_gate(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.feedback_lesson_gate() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF acting_as_agent() OR acting_as_chair() THEN
+        RAISE EXCEPTION 'a lesson proposed from the chair''s feedback is the weekly job''s, run '
+            'by the system; not % may record one', current_user
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    NEW.proposed_by := current_user;
+    NEW.proposed_at := now();
+    RETURN NEW;
 END $$;
 
 --
@@ -2043,7 +2084,7 @@ CREATE FUNCTION public.role_read_tables() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT apply_role_grants_reads_before_0040() || ARRAY['deployment_settings']
+    SELECT apply_role_grants_reads_before_0042() || ARRAY['feedback_lessons']
 $$;
 
 --
@@ -2054,7 +2095,9 @@ CREATE FUNCTION public.role_write_grants() RETURNS TABLE(grantee text, table_nam
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT * FROM apply_role_grants_writes_before_0038()
+    SELECT * FROM apply_role_grants_writes_before_0042()
+    UNION ALL
+    SELECT 'legal_ai_worker', 'feedback_lessons', 'INSERT', NULL::text[]
 $$;
 
 --
@@ -2123,6 +2166,41 @@ BEGIN
             USING ERRCODE = 'insufficient_privilege';
     END IF;
     RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+END $$;
+
+--
+-- Name: style_history_methodology_size(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.style_history_methodology_size() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    profile jsonb;
+    saved integer;
+    rules integer;
+    folded integer;
+    phrases integer;
+BEGIN
+    SELECT m.profile, m.version INTO profile, saved
+    FROM methodology_profiles m WHERE m.appeal_type = 'universal';
+    IF profile IS NULL THEN
+        NEW.methodology_size := NULL;
+        RETURN NEW;
+    END IF;
+    rules := CASE WHEN jsonb_typeof(profile -> 'discussion_rules') = 'array'
+                  THEN jsonb_array_length(profile -> 'discussion_rules') ELSE 0 END;
+    folded := CASE WHEN jsonb_typeof(profile -> 'lessons') = 'array'
+                   THEN jsonb_array_length(profile -> 'lessons') ELSE 0 END;
+    phrases := CASE WHEN jsonb_typeof(profile -> 'transition_phrases') = 'array'
+                    THEN jsonb_array_length(profile -> 'transition_phrases') ELSE 0 END;
+    NEW.methodology_size := rules + folded + phrases;
+    NEW.metrics := coalesce(NEW.metrics, '{}'::jsonb) || jsonb_build_object(
+        'methodology_size', jsonb_build_object(
+            'version', saved, 'discussion_rules', rules, 'folded_lessons', folded,
+            'transition_phrases', phrases));
+    RETURN NEW;
 END $$;
 
 --
@@ -3691,6 +3769,17 @@ CREATE TABLE public.eval_history (
 );
 
 --
+-- Name: feedback_lessons; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.feedback_lessons (
+    feedback_id bigint NOT NULL,
+    lesson_id bigint NOT NULL,
+    proposed_by text DEFAULT CURRENT_USER NOT NULL,
+    proposed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: item_versions; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4202,7 +4291,9 @@ CREATE TABLE public.style_distance_history (
     profile_finals integer NOT NULL,
     lesson_pool_size integer NOT NULL,
     held_out boolean NOT NULL,
-    metrics jsonb NOT NULL
+    metrics jsonb NOT NULL,
+    methodology_size integer,
+    CONSTRAINT style_distance_history_methodology_size_check CHECK ((methodology_size >= 0))
 );
 
 --
@@ -4943,6 +5034,13 @@ ALTER TABLE ONLY public.eval_history
     ADD CONSTRAINT eval_history_pkey PRIMARY KEY (dataset, day);
 
 --
+-- Name: feedback_lessons feedback_lessons_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.feedback_lessons
+    ADD CONSTRAINT feedback_lessons_pkey PRIMARY KEY (feedback_id);
+
+--
 -- Name: item_versions item_versions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -5577,6 +5675,12 @@ CREATE INDEX documents_decided_idx ON public.documents USING btree (corpus, deci
 --
 
 CREATE INDEX documents_file_idx ON public.documents USING btree (corpus, file_sha256);
+
+--
+-- Name: feedback_lessons_lesson_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX feedback_lessons_lesson_idx ON public.feedback_lessons USING btree (lesson_id);
 
 --
 -- Name: item_versions_doc_idx; Type: INDEX; Schema: public; Owner: -
@@ -6251,6 +6355,12 @@ CREATE TRIGGER embedding_cache_writer BEFORE INSERT OR UPDATE ON public.embeddin
 CREATE TRIGGER embedding_config_changed AFTER INSERT OR UPDATE ON public.embedding_config FOR EACH ROW EXECUTE FUNCTION public.embedder_changed();
 
 --
+-- Name: feedback_lessons feedback_lessons_gate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER feedback_lessons_gate BEFORE INSERT ON public.feedback_lessons FOR EACH ROW EXECUTE FUNCTION public.feedback_lesson_gate();
+
+--
 -- Name: item_versions item_versions_append_only; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6393,6 +6503,12 @@ CREATE TRIGGER search_marks_gate BEFORE INSERT OR UPDATE ON public.search_marks 
 --
 
 CREATE TRIGGER style_distance_history_append_only BEFORE DELETE OR UPDATE ON public.style_distance_history FOR EACH ROW EXECUTE FUNCTION public.refuse_change();
+
+--
+-- Name: style_distance_history style_distance_history_methodology_size; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER style_distance_history_methodology_size BEFORE INSERT ON public.style_distance_history FOR EACH ROW EXECUTE FUNCTION public.style_history_methodology_size();
 
 --
 -- Name: style_distance_history style_distance_history_no_truncate; Type: TRIGGER; Schema: public; Owner: -
@@ -6673,6 +6789,20 @@ ALTER TABLE ONLY public.draft_final_pairs
 
 ALTER TABLE ONLY public.drafts
     ADD CONSTRAINT drafts_case_number_fkey FOREIGN KEY (case_number) REFERENCES public.cases(case_number) ON UPDATE CASCADE;
+
+--
+-- Name: feedback_lessons feedback_lessons_feedback_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.feedback_lessons
+    ADD CONSTRAINT feedback_lessons_feedback_id_fkey FOREIGN KEY (feedback_id) REFERENCES public.chair_feedback(id);
+
+--
+-- Name: feedback_lessons feedback_lessons_lesson_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.feedback_lessons
+    ADD CONSTRAINT feedback_lessons_lesson_id_fkey FOREIGN KEY (lesson_id) REFERENCES public.decision_lessons(id);
 
 --
 -- Name: learning_audit learning_audit_lesson_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
