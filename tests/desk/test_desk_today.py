@@ -33,6 +33,7 @@ EXPECTED = {
     "panel_approved": 1,
     "principles": 1,
     "principles_to_confirm": 1,
+    "principles_returned": 0,  # tests/learning/test_principle_spans.py returns one
     "voice": 1,
     "enrichment": 1,
     "metadata": 1,
@@ -131,6 +132,7 @@ def _listed(app) -> dict[str, int]:
         "principles_to_confirm": len(
             principle_review.list_principles(app, "to_confirm")["principles"]
         ),
+        "principles_returned": len(principle_review.list_principles(app, "returned")["principles"]),
         "voice": len(voice_review.list_documents(app, "pending_review")["voice_documents"]),
         "enrichment": len(enrichment_review.list_enrichments(app, "pending_review")["enrichments"]),
         "metadata": metadata.to_fill(app)["count"],

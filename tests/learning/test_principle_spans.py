@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import csrf_of, section
 from legal_ai.auth import CHAIR
 from legal_ai.learning import finals, principle_review, principles
 from scenarios import PANEL_RULING as RULING
@@ -251,3 +252,43 @@ def _write(tmp_path, text, name="ruling-again.txt"):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_a_returned_principle_waits_on_the_desk_with_its_reason(app, tmp_path, panel, chair):
+    """A principle returned to the chair is in her review queue (its own lane, the reason in
+    Hebrew, only a decision that changes its status offered), on the principles page and on
+    the today page's cards; her withdrawal there answers the return."""
+    script, _ = panel
+    ingest(app, tmp_path, "ruling-1", RULING)
+    row = _extract(app, script)
+    app.ingest(
+        [_write(tmp_path, RULING.replace(Q1 + ". ", ""))], "external", meta=_META, doc_id="ruling-1"
+    )
+    queue = chair.get("/review?lane=returned")
+    assert queue.status_code == 200
+    assert "הציטוט שעליו העיקרון נשען אינו עוד בטקסט של פסק הדין" in queue.text
+    assert 'value="revert"' in queue.text and 'value="confirm"' not in queue.text
+    assert "עקרונות שהמקור שלהם השתנה" in chair.get("/").text  # the today page's card
+    page = chair.get("/training/principles")
+    returned = section(page.text, "returned")
+    assert "אינו עוד בטקסט של פסק הדין" in returned and 'value="revert"' in returned
+    assert f'id="principle-{row["id"]}"' not in section(page.text, "approved")  # not in search
+    done = chair.post(
+        "/training/principles/decide",
+        data={
+            "csrf": csrf_of(page.text),
+            "id": row["id"],
+            "decision": "revert",
+            "expected_status": "approved",
+            "reason": "הציטוט הוסר מפסק הדין",
+        },
+        follow_redirects=False,
+    )
+    assert done.status_code == 303
+    assert app.health()["returned_to_chair"]["count"] == 0
+    with app.store.connection() as conn:
+        status = conn.execute(
+            "SELECT review_status, returned_at FROM case_law_principles WHERE id = %s", (row["id"],)
+        ).fetchone()
+    assert status == {"review_status": "vetoed", "returned_at": None}
+    assert 'id="returned"' not in chair.get("/training/principles").text

@@ -73,7 +73,8 @@ def run(as_json: JsonFlag = False) -> None:
 @principles_app.command("list")
 def list_(
     status: Annotated[
-        str | None, typer.Option(help="pending_review | approved | rejected | vetoed")
+        str | None,
+        typer.Option(help="pending_review | approved | rejected | vetoed | to_confirm | returned"),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:

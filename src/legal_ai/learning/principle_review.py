@@ -19,25 +19,44 @@ if TYPE_CHECKING:
 
 def list_principles(app: Context, status: str | None = None, page: Page | None = None) -> dict:
     """Every principle (or those of one status; `to_confirm`: what the panel approved and the
-    chair has not confirmed yet) with its term (הלכה / כלל פרשני / עיקרון, from its source),
+    chair has not confirmed yet; `returned`: those returned to her because their source changed,
+    which a list of one status leaves out) with its term (הלכה / כלל פרשני / עיקרון, from its source),
     who approved it (`approved_by`: chair, panel 3/3, panel 2/3 · 0.91), whether it reaches
     what the writer reads (`confirmed`), the panel's votes and score, and its canonical's
     occurrences; one `page` of them by id with its `page` object (paging.py), or all when
     `page` is None."""
-    statuses = {"proposed", "pending_review", "approved", "rejected", "vetoed", "to_confirm"}
+    statuses = {
+        "proposed",
+        "pending_review",
+        "approved",
+        "rejected",
+        "vetoed",
+        "to_confirm",
+        "returned",
+    }
     if status is not None and status not in statuses:
         raise InvalidInput(f"unknown status {status!r}; choose {', '.join(sorted(statuses))}")
     unconfirmed = status == "to_confirm"
+    # `returned`: those sent back to her because their source changed (out of search until she
+    # decides); the other lists of live principles leave them out.
+    returned = True if status == "returned" else False if status is not None else None
     if status == "pending_review":
         status = "proposed"
     elif unconfirmed:
         status = "approved"
+    elif status == "returned":
+        status = None
     limit, offset = window(page)
     with app.store.connection() as conn:
         rows, info = cut(
             page,
             sql_items.list_principles(
-                conn, status, limit=limit, offset=offset, unconfirmed=unconfirmed
+                conn,
+                status,
+                limit=limit,
+                offset=offset,
+                unconfirmed=unconfirmed,
+                returned=returned,
             ),
         )
     return {
@@ -62,6 +81,8 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
                 "confirmed": r["review_status"] == "approved"
                 and (r["reviewed_by"] == "chair" or r["confirmed_by"] == "chair"),
                 "review_reason": r["review_reason"],
+                "returned_reason": r["returned_reason"],
+                "returned_at": r["returned_at"],
                 "doc_id": r["doc_id"],
                 "case_number": r["case_number"],
                 "models": r["models"],

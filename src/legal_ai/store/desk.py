@@ -62,13 +62,14 @@ _LESSONS_WAITING = (
 _QUEUE_PRINCIPLES = (
     "SELECT p.id, p.source_kind, p.rule_text, p.supporting_quote, p.page, p.char_start,"
     " p.char_end, p.review_status, p.reviewed_by, p.confirmed_by, p.review_reason, p.votes,"
-    " p.score, c.doc_id,"
+    " p.score, p.returned_reason, c.doc_id,"
     " c.title, c.case_number, c.court, c.is_binding FROM case_law_principles p"
     " JOIN case_law c ON c.id = p.case_law_id"
 )
 _PRINCIPLES_WAITING = (
     " WHERE (p.review_status = 'proposed' OR (p.review_status = 'approved'"
-    " AND p.reviewed_by = 'panel' AND p.confirmed_by IS NULL)) ORDER BY p.id"
+    " AND p.reviewed_by = 'panel' AND p.confirmed_by IS NULL) OR p.returned_at IS NOT NULL)"
+    " ORDER BY p.id"
 )
 
 
@@ -132,10 +133,16 @@ WAITING = {
     # Style lessons the panel approved on its own (2/2), not yet folded by a promote.
     "panel_approved": "SELECT count(*) AS n FROM decision_lessons"
     " WHERE review_status = 'approved' AND reviewed_by = 'panel' AND folded_into IS NULL",
-    # principle_review.list_principles("pending_review") and ("to_confirm").
-    "principles": "SELECT count(*) AS n FROM case_law_principles WHERE review_status = 'proposed'",
+    # principle_review.list_principles("pending_review"), ("to_confirm") and ("returned").
+    "principles": "SELECT count(*) AS n FROM case_law_principles WHERE review_status = 'proposed'"
+    " AND returned_at IS NULL",
     "principles_to_confirm": "SELECT count(*) AS n FROM case_law_principles"
-    " WHERE review_status = 'approved' AND reviewed_by = 'panel' AND confirmed_by IS NULL",
+    " WHERE review_status = 'approved' AND reviewed_by = 'panel' AND confirmed_by IS NULL"
+    " AND returned_at IS NULL",
+    # Returned to her because their source changed (migration 0039): out of search until she
+    # decides, whatever their status.
+    "principles_returned": "SELECT count(*) AS n FROM case_law_principles"
+    " WHERE returned_at IS NOT NULL",
     # voice_review.list_documents("pending_review"), enrichment_review.list_enrichments(...).
     "voice": "SELECT count(*) AS n FROM voice_documents WHERE status = 'pending_review'",
     "enrichment": "SELECT count(*) AS n FROM case_law_enrichments WHERE status = 'pending_review'",

@@ -124,22 +124,31 @@ def list_principles(
     limit: int | None = None,
     offset: int = 0,
     unconfirmed: bool = False,
+    returned: bool | None = None,
 ) -> list[dict]:
     """Principles with their source (for the term), the panel's record and how many
-    occurrences their canonical has; by id, `limit` rows after `offset` (None: all)."""
+    occurrences their canonical has; by id, `limit` rows after `offset` (None: all).
+    `returned`: only those returned to the chair (True), none of them (False), or both."""
     return conn.execute(
         "SELECT p.id, p.source_kind, p.rule_text, p.supporting_quote, p.page, p.votes, p.score,"
         " p.models, p.review_status, p.reviewed_by, p.confirmed_by, p.review_reason,"
-        " p.canonical_id, c.doc_id, c.case_number,"
+        " p.returned_reason, p.returned_at, p.canonical_id, c.doc_id, c.case_number,"
         " c.court, c.is_binding, CASE WHEN p.canonical_id IS NULL THEN 1 ELSE"
         " (SELECT count(*) FROM case_law_principles o WHERE o.canonical_id = p.canonical_id)"
         " END AS occurrences, ruling_corroboration(p.case_law_id) AS corroboration"
         " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
         " WHERE (%(status)s::text IS NULL OR p.review_status = %(status)s)"
         " AND (NOT %(unconfirmed)s OR (p.review_status = 'approved' AND p.reviewed_by = 'panel'"
-        " AND p.confirmed_by IS NULL)) ORDER BY p.id"
-        " LIMIT %(limit)s OFFSET %(offset)s",
-        {"status": status, "limit": limit, "offset": offset, "unconfirmed": unconfirmed},
+        " AND p.confirmed_by IS NULL))"
+        " AND (%(returned)s::boolean IS NULL OR (p.returned_at IS NOT NULL) = %(returned)s)"
+        " ORDER BY p.id LIMIT %(limit)s OFFSET %(offset)s",
+        {
+            "status": status,
+            "limit": limit,
+            "offset": offset,
+            "unconfirmed": unconfirmed,
+            "returned": returned,
+        },
     ).fetchall()
 
 

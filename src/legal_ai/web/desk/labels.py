@@ -18,6 +18,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from ...learning import dashboard, feedback
+from ...learning.principle_spans import QUOTE_GONE, RULE_CHANGED
 from ...text.blocks import BLOCK_LABELS
 
 CORPUS = {
@@ -72,6 +73,17 @@ LANE = {
     "panel_approved": "אושר על ידי הפאנל — לעיון",
     "principles": "עקרונות משפטיים לאישור",
     "to_confirm": "עקרונות שהפאנל אישר — לאישורך",
+    "returned": "עקרונות שהמקור שלהם השתנה — להכרעתך",
+}
+# Why a principle was returned to her (learning/principle_spans.py's reasons), in her words.
+RETURNED_REASON = {
+    QUOTE_GONE: (
+        "הציטוט שעליו העיקרון נשען אינו עוד בטקסט של פסק הדין: הטקסט השתנה. עד שתכריעי הוא אינו"
+        " מופיע בחיפוש."
+    ),
+    RULE_CHANGED: (
+        "נוסח העיקרון שונה במסד הנתונים שלא דרך אישורך. עד שתכריעי הוא אינו מופיע בחיפוש."
+    ),
 }
 QUEUE_ORDER = {
     "confident": "ביטחון הפאנל, מהגבוה לנמוך",

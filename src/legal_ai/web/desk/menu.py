@@ -122,6 +122,14 @@ CARDS = (
         _counted("principles_to_confirm"),
     ),
     Card(
+        "principles_returned",
+        "עקרונות שהמקור שלהם השתנה",
+        "אינם בחיפוש עד שתכריעי: למשוך או לדחות",
+        "/review?lane=returned",
+        "review",
+        _counted("principles_returned"),
+    ),
+    Card(
         "voice",
         "מסמכי קול לבדיקה",
         "כל טענה לצד המילים שלך בהחלטה",

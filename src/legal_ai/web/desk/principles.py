@@ -72,6 +72,7 @@ def _load(view: Any) -> dict:
     pending = principle_service.list_principles(view, "pending_review")["principles"]
     approved = principle_service.list_principles(view, "approved")["principles"]
     to_confirm = principle_service.list_principles(view, "to_confirm")["principles"]
+    returned = principle_service.list_principles(view, "returned")["principles"]
     review = canon.list_canonicals(view, "pending_review")["canonical_principles"]
     waiting = [
         c
@@ -83,6 +84,7 @@ def _load(view: Any) -> dict:
         "pending": pending,
         "approved": approved,
         "to_confirm": to_confirm,
+        "returned": returned,
         "canonicals": cards,
         "canonical_total": len(review),
         "waiting": waiting[:MAX_CANONICALS],
@@ -100,6 +102,9 @@ def _shown(view: Any) -> dict:
         "approved_total": len(data["approved"]),
         "to_confirm": data["to_confirm"][:MAX_SHOWN],
         "confirm_total": len(data["to_confirm"]),
+        "returned": data["returned"][:MAX_SHOWN],
+        "returned_total": len(data["returned"]),
+        "returned_reasons": labels.RETURNED_REASON,
         "canonicals": data["canonicals"],
         "canonical_total": data["canonical_total"],
         "waiting": data["waiting"],

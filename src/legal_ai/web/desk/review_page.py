@@ -139,6 +139,7 @@ async def render(
         blocks=vocab.BLOCKS,
         appeal_types=vocab.APPEAL_TYPES,
         outcomes=vocab.OUTCOMES,
+        returned_reasons=labels.RETURNED_REASON,
         **data,
     )
 

@@ -42,6 +42,10 @@ ACTIONS = {
     ("principle", "pending_review"): ("approve", "reject"),
     ("principle", "approved"): ("confirm", "revert"),  # the panel approved it: confirm or withdraw
 }
+# A principle returned to her (its quote gone from its ruling, or its rule changed in the
+# database): withdrawn or rejected; approving or confirming would not change its status, and only
+# a change of status answers the return (migration 0039).
+RETURNED_ACTIONS = {"approved": ("revert",), "pending_review": ("reject",)}
 REASON_NEEDED = frozenset({"veto", "revert"})  # overturning the panel says why
 # What each decision leaves (what the undo, the chair's `reopen`, expects to find). A confirmed
 # principle has no undo: reopening it would take it out of search, not back to the panel's.
@@ -169,6 +173,8 @@ def _principle(row: dict) -> dict:
     lane = "principles" if status == "pending_review" else None
     if status == "approved" and row["reviewed_by"] == "panel" and row["confirmed_by"] is None:
         lane = "to_confirm"
+    if row.get("returned_reason"):  # its source changed: out of search until she decides
+        lane = "returned"
     votes = row["votes"]
     return {
         "ref": ref_of("principle", row["id"]),
@@ -194,6 +200,8 @@ def _principle(row: dict) -> dict:
 def _shaped(item: dict) -> dict:
     """The item with what the page offers on it: its decisions (none once it left the queue)."""
     item["actions"] = ACTIONS.get((item["kind"], item["status"]), ()) if item["lane"] else ()
+    if item["lane"] == "returned":  # only a decision that changes its status answers a return
+        item["actions"] = RETURNED_ACTIONS.get(item["status"], ())
     return item
 
 
