@@ -12,7 +12,11 @@ reference, and every other format is made from the same decision:
 - text: the plain-text version (.txt), read as ingest reads it;
 - docx: the Word file (footnotes, the two tracked changes, the table);
 - pdf: the plain-text version set on A5 pages (factories.paged_pdf: justified lines, paragraphs
-  broken across pages, a running header with the committee and the case line, `עמוד N מתוך M`);
+  broken across pages, a running header with the committee and the case line, `עמוד N מתוך M`),
+  by fpdf2's shaping engine: a visual-order producer (its lines come out of pdftotext in visual
+  order and are put back by text/pdf_bidi.py);
+- pdf-office: the plain-text version as a word processor's right-to-left document exported to PDF
+  by LibreOffice (tests/office_files.office_pdf; needs `soffice`: scripts/install-system --office);
 - scan300 / scan200 / scan150: the plain-text version on A4 pages (factories.pages_of), rendered
   at that resolution into a PDF with no text layer (factories.scanned_pdf) and read as the OCR
   worker reads it (legal_ai.text.ocr.read_pdf).
@@ -26,7 +30,7 @@ a new database holds) and the style distance to the decision's draft (the change
 learning loop: learning/alignment.change_percent over the blocks), and its difference from the
 text version's. Medians across decisions per format; prints one JSON object.
 
-    .venv/bin/python bench/reading.py [--formats text,docx,pdf,scan300,scan200,scan150]
+    .venv/bin/python bench/reading.py [--formats text,docx,pdf,pdf-office,scan300,scan200,scan150]
         [--decisions fixtures|shared|all|<slug>,...]
 
 No database; the scans need tesseract-ocr, tesseract-ocr-heb and poppler-utils (make install).
@@ -49,17 +53,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import factories  # noqa: E402
+import office_files  # noqa: E402
 import word_docs  # noqa: E402
 from legal_ai.config import Settings  # noqa: E402
 from legal_ai.errors import InvalidInput  # noqa: E402
 from legal_ai.learning import alignment, methodology  # noqa: E402
 from legal_ai.text import blocks as text_blocks  # noqa: E402
-from legal_ai.text import citations, extract, ocr  # noqa: E402
+from legal_ai.text import citations, extract, ocr, office  # noqa: E402
 from legal_ai.text import ocr_numbers as numbers  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "synthetic-decisions"
-FORMATS = ("text", "docx", "pdf", "scan300", "scan200", "scan150")
+FORMATS = ("text", "docx", "pdf", "pdf-office", "scan300", "scan200", "scan150")
 COMMITTEE = "ועדת הערר לתכנון ובנייה – מחוז מרכז"
+
+
+def office_pdf(path: Path, text: str) -> Path:
+    """The word processor's export (LibreOffice), its DOCX kept beside it."""
+    return office_files.office_pdf(path, text)
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,8 @@ def write(form: str, decision: Decision, tmp: Path) -> Path:
             footer="עמוד {page} מתוך {pages}",
         )
         return factories.paged_pdf(name.with_suffix(".pdf"), text, furniture, page="A5")
+    if form == "pdf-office":
+        return office_pdf(name.with_suffix(".pdf"), text)
     if form.startswith("scan"):
         pages = factories.pages_of(text)
         return factories.scanned_pdf(name.with_suffix(".pdf"), pages, dpi=int(form[4:]))
@@ -238,6 +250,8 @@ def main() -> None:
     if unknown:
         sys.exit(f"unknown format(s): {', '.join(sorted(unknown))}; known: {', '.join(FORMATS)}")
     settings = Settings()
+    if "pdf-office" in forms and office.problem():
+        sys.exit(office.problem())
     if any(f.startswith("scan") for f in forms) and ocr.problem(settings):
         sys.exit(ocr.problem(settings))
     spec = methodology.seed_profile()["blocks"]

@@ -129,8 +129,8 @@ def test_windows_1255_is_detected(tmp_path):
 
 
 def test_unsupported_type(tmp_path):
-    with pytest.raises(UnsupportedFile, match="unsupported file type .odt"):
-        extract(write(tmp_path / "x.odt", "x"))
+    with pytest.raises(UnsupportedFile, match="unsupported file type .pages"):
+        extract(write(tmp_path / "x.pages", "x"))
 
 
 def test_corrupt_docx(tmp_path):

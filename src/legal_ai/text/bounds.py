@@ -33,6 +33,7 @@ class Limits:
     pdf_seconds: float = 120.0  # pdftotext's wall-clock time
     text_bytes: int = 64 * 2**20  # pdftotext's output (UTF-8)
     pdf_memory_bytes: int = 2 * 2**30  # pdftotext's address space (RLIMIT_AS)
+    office_seconds: float = 90.0  # LibreOffice's conversion of a .doc/.rtf/.odt, wall clock
     docx_bytes: int = 256 * 2**20  # a DOCX's members, uncompressed, as its zip directory declares
     docx_ratio: int = 200  # uncompressed/compressed of any member over 1 MB
     docx_members: int = 5000
@@ -61,6 +62,8 @@ class Limits:
             page_pixels=int(settings.ocr_max_page_megapixels * 1_000_000),
             read_seconds=seconds,
             pdf_seconds=min(cls.pdf_seconds, seconds),
+            # killed by its own deadline before the reading's child is, so nothing outlives it
+            office_seconds=min(cls.office_seconds, seconds * 0.8),
             read_memory_bytes=settings.read_memory_mb * 2**20,
             run_dir=str(settings.home / "run"),
         )

@@ -13,25 +13,24 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import resource
 import selectors
 import shutil
 import subprocess
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import OverBound, UnsupportedFile
-from . import pdf_layout
+from . import office, pdf_bidi, pdf_layout
 from .bounds import LIMITS, Limits, check_characters, check_pages
 from .docx_reader import Unreadable, read_docx
 from .hebrew import clean_text
 from .notes import Note
 
 TEXT_SUFFIXES = {".txt", ".md"}
-SUPPORTED = (".pdf", ".docx", ".txt", ".md", ".jsonl", ".xml")
+SUPPORTED = (".pdf", ".docx", ".doc", ".rtf", ".odt", ".txt", ".md", ".jsonl", ".xml")
 
 # Hebrew letters must make up at least this share of the letters of a legacy-encoded file.
 _MIN_HEBREW_SHARE = 0.3
@@ -118,6 +117,8 @@ def _extract(path: Path, limits: Limits) -> Extracted:
         return _pdf(path, limits)
     if suffix == ".docx":
         return _docx(path, limits)
+    if suffix in office.SUFFIXES:
+        return _office(path, limits)
     if suffix in TEXT_SUFFIXES:
         return Extracted(clean_text(decode_text(path.read_bytes(), path)), suffix[1:])
     raise UnsupportedFile(
@@ -152,33 +153,10 @@ def _hebrew_share(text: str) -> float:
 
 
 # --- PDF ---------------------------------------------------------------------------------------
-_LRE_RUN = re.compile("\u202a([^\u202a\u202c]*)\u202c")
-
-
-# A left-to-right segment inside an LRE run: a Latin phrase (letters and digits, with the spaces
-# and marks between them), or a number with its separators and terminators (10%, 5.7.2023,
-# 1042/23, ₪1,200). Everything else in the run is a neutral that took the line's right-to-left
-# direction, and so sits in visual order.
-_LTR_SEGMENT = re.compile(
-    r"[A-Za-z\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f]*"
-    r"(?:[ \-'.,&_/:@]+[A-Za-z0-9\u00c0-\u024f]+)*"
-    r"|[#$€£₪+\-]?\d+(?:[.,:/]\d+)*[%‰°]?"
-    r"|."
-)
-
-
-def _logical_run(run: str) -> str:
-    """pdftotext wraps left-to-right material inside Hebrew lines in LRE..PDF, in visual order:
-    the numbers and Latin phrases read left to right, while the neutral characters between and
-    around them (spaces, parentheses, periods) took the line's right-to-left direction. Undo the
-    visual reordering: the segments in reverse order, each left-to-right segment kept whole
-    (" .1" → "1. ", " 10%" → "10% ", ")1(4" → "4(1)", "()6(2" → "2(6)(")."""
-    return "".join(reversed(_LTR_SEGMENT.findall(run)))
-
-
 def pdf_page_text(raw: str) -> str:
-    """Clean one page of pdftotext output into logical order."""
-    return clean_text(_LRE_RUN.sub(lambda m: _logical_run(m.group(1)), raw))
+    """Clean one page of pdftotext output into logical order (text/pdf_bidi.py: a line in visual
+    order is put in logical order by the Unicode bidirectional algorithm)."""
+    return clean_text(pdf_bidi.logical_page(raw))
 
 
 # The issue of a PDF with no text layer (a scan). Ingest queues it for OCR (ingest/ocr_jobs.py);
@@ -328,6 +306,17 @@ def check_docx_archive(path: Path, limits: Limits = LIMITS) -> None:
                 f"{path}: a part of the DOCX expands {ratio:.0f} times (over "
                 f"{limits.docx_ratio}); this looks like a zip bomb, not a document"
             )
+
+
+def _office(path: Path, limits: Limits = LIMITS) -> Extracted:
+    """A .doc, .rtf or .odt: LibreOffice's DOCX of it (text/office.py) read as a DOCX, the
+    messages naming the file itself."""
+    with office.as_docx(path, limits) as converted:
+        try:
+            read = _docx(converted, limits)
+        except UnsupportedFile as exc:
+            raise UnsupportedFile(str(exc).replace(str(converted), str(path))) from None
+    return replace(read, source_format=path.suffix.lower()[1:])
 
 
 def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:

@@ -7,9 +7,10 @@ reachable (PostgreSQL 15+), pgvector's version (0.8+), the roles in force (or th
 server's superuser caveat), TLS on a network URL, the tokens set and distinct (what `legal-ai
 serve` needs), what the worker needs (no token: one there is ignored), the chair's desk
 password, each configured model per role answering a one-token call through its adapter
-(`offline`: not called), the embedder, the reranker, Tesseract with its languages, pdftotext, hspell, Chromium
-(not needed: info), disk free under the data folder, migrations pending, the newest backup's
-age. Every check is a small function returning a `Finding` (environment.py, database.py,
+(`offline`: not called), the embedder, the reranker, Tesseract with its languages, pdftotext,
+LibreOffice (optional: info without it), hspell, Chromium (not needed: info), disk free under the
+data folder, migrations pending, the newest backup's age. Every check is a small function
+returning a `Finding` (environment.py, database.py,
 host.py, models.py); the doctor reads and never writes: it does not migrate, create or grant
 anything.
 """
@@ -56,7 +57,10 @@ def run(
         *models.model_checks(settings, offline=offline, environ=environ),
         models.embedder(settings, offline=offline),
         models.reranker(settings, offline=offline),
-        *(machine[name] for name in ("tesseract", "pdftotext", "hspell", "chromium", "disk")),
+        *(
+            machine[name]
+            for name in ("tesseract", "pdftotext", "office", "hspell", "chromium", "disk")
+        ),
         db["migrations"],
         machine["backup"],
     ]

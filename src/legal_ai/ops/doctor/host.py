@@ -1,5 +1,5 @@
 """The doctor's checks of this machine and its settings: the tokens, the programs legal-ai runs
-(Tesseract with its languages, pdftotext, hspell; Chromium is not one), the disk under the data
+(Tesseract with its languages, pdftotext, LibreOffice if installed, hspell; Chromium is not one), the disk under the data
 folder and the newest backup."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from ...auth import agent_tokens, metrics_token
 from ...config import Settings
 from ...errors import InvalidInput
-from ...text import ocr
+from ...text import ocr, office
 from .finding import Finding, error, info, ok, warn
 
 MIN_TOKEN = 24  # characters; secrets.token_urlsafe(32) gives 43
@@ -86,6 +86,14 @@ def pdftotext() -> Finding:
             "apt-get install poppler-utils (or `make install`)",
         )
     return ok("pdftotext", found)
+
+
+def libreoffice() -> Finding:
+    """Optional: .doc, .rtf and .odt are read through it, refused without it."""
+    problem = office.problem()
+    if problem:
+        return info("office", problem)
+    return ok("office", f"{office.soffice()}: .doc, .rtf and .odt are read (converted to DOCX)")
 
 
 def hspell(settings: Settings) -> Finding:
@@ -192,10 +200,12 @@ def _age(hours: float) -> str:
 
 
 def host_checks(settings: Settings) -> list[Finding]:
-    """tesseract, pdftotext, hspell, chromium, disk, backup (programs on this process's PATH)."""
+    """tesseract, pdftotext, office, hspell, chromium, disk, backup (programs on this process's
+    PATH)."""
     return [
         tesseract(settings),
         pdftotext(),
+        libreoffice(),
         hspell(settings),
         chromium(),
         disk(settings),
