@@ -1,10 +1,10 @@
-"""Signing in to the chair's desk (issue 12): a password set with `legal-ai user set-password`,
+"""Signing in to the chair's desk: a password set with `legal-ai user set-password`,
 stored as an argon2id hash (argon2-cffi's PasswordHasher, RFC 9106 parameters), and sessions.
 
 - `sign_in` checks the password in constant work (an unknown name is checked against a dummy
   hash), refuses with `RateLimited` after MAX_FAILURES failures of that name from that client in
   WINDOW_S seconds, or ACCOUNT_MAX_FAILURES failures of that name from any client (a run of
-  wrong passwords from rotating addresses; issue 19 item 7), the message saying how long to
+  wrong passwords from rotating addresses), the message saying how long to
   wait, and on success opens a session. The client is the connection's address, a proxy's
   X-Forwarded-For only from LEGAL_AI_TRUSTED_PROXIES (web/clients.py). The account's lock is a
   lock-out anyone can cause for WINDOW_S seconds; a session already open is not ended by it,
@@ -17,7 +17,7 @@ stored as an argon2id hash (argon2-cffi's PasswordHasher, RFC 9106 parameters), 
 - The desk's tables belong to the application's login: the services here run on it whoever is
   acting, and the database refuses them to the request roles (migration 0014). An agent may not
   set a password.
-- The chair's token for the CLI (issue 31 item 9): `legal-ai user set-token chair` keeps its
+- The chair's token for the CLI: `legal-ai user set-token chair` keeps its
   argon2id hash in the desk's accounts (a row `chair-token` that signs no one in; no request
   role reads or writes the table: an agent's login may not register a token);
   a CLI run acts as the chair only when LEGAL_AI_CHAIR_TOKEN verifies against it

@@ -286,7 +286,7 @@ def populate(legal: App, echo: Callable[[str], None] = print) -> dict:
         f" (library id {saved['case_law_id']})"
     )
     for principle in manifest["principles"]:
-        # Demo only: the chair's gate (issue 5) is what approves substance in real use.
+        # Demo only: the chair's gate is what approves substance in real use.
         legal.acting_as(CHAIR).add_principle(**principle, review_status="approved")
     echo("  added one approved principle, grounded in a verbatim quote")
     _searches(legal, manifest, summary, echo)

@@ -2,7 +2,7 @@
 OpenAI chat-completions wire format, whose one answer is the headnote, summary (each sentence with
 the words of the decision it rests on) and tags of the demo's final of ערר (מרכז) 7001/25. The
 demo names it as LEGAL_AI_ENRICHER, so the enrichment runs its real path: the adapter, the
-recorded model call, the grounding check, the proposal applied to the decision (issue 21 item 6).
+recorded model call, the grounding check, the proposal applied to the decision.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The server's log lines and the request id (issue 24 item 4; docs/deployment.md "Monitoring").
+"""The server's log lines and the request id (docs/deployment.md "Monitoring").
 
 - **Request id.** Every HTTP request has one (web/request_ids.py): the caller's `X-Request-ID`
   when it is well formed (8-128 of `A-Z a-z 0-9 . _ : = + / -`) and no earlier request used

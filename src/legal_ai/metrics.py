@@ -1,7 +1,7 @@
-"""What the web server counts in its own process for `GET /metrics` (issue 24 item 4;
-docs/deployment.md "Monitoring"): searches and uploads. What the worker does (jobs, model calls
-and their tokens) is read from the database when Prometheus scrapes (web/metrics.py), so it is
-right whichever process did the work and survives restarts.
+"""What the web server counts in its own process for `GET /metrics` (docs/deployment.md
+"Monitoring"): searches and uploads. What the worker does (jobs, model calls and their tokens) is
+read from the database when Prometheus scrapes (web/metrics.py), so it is right whichever process
+did the work and survives restarts.
 
 Each web app owns one `Metrics` (its own `CollectorRegistry`, never the process-wide default:
 two apps in one process, or the tests' many, count apart). The request in progress knows its

@@ -1,4 +1,4 @@
-"""Pages of a list (issue 19 item 7): the HTTP API's and the MCP server's list answers are read
+"""Pages of a list: the HTTP API's and the MCP server's list answers are read
 a page at a time, never a whole table.
 
 A `Page` is `limit` rows (1..MAX_LIMIT, default DEFAULT_LIMIT) after `offset` rows of the list's

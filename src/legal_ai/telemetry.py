@@ -1,4 +1,4 @@
-"""Search telemetry (issue 15 item 2; 03-retrieval §3 `log_search`): every search made through
+"""Search telemetry (03-retrieval §3 `log_search`): every search made through
 an interface — `legal-ai search` / `similar`, the MCP tools, the HTTP API, the desk — is one row
 of `search_log` (migration 0022), written by `App.search` (app.py), the one place every search passes.
 

@@ -153,7 +153,7 @@ def ingest(
                 f"resolved, {settled['digests']} digest(s) linked to their ruling, "
                 f"{settled['enrichment_queued']} decision(s) queued for enrichment"
             )
-        for entry in result.get("returned_to_chair", []):  # its text changed (issue 34)
+        for entry in result.get("returned_to_chair", []):  # its text changed
             typer.echo(
                 f"  principle {entry['principle_id']} of {entry['doc_id']} returned to the chair:"
                 f" {entry['reason']}"

@@ -1,5 +1,5 @@
 """`legal-ai enrich ...`: the headnote, summary and tags a model proposes for each internal
-decision ingested (issue 15 item 3; issue 21 item 6; docs/ingest.md "Completeness"): `run` drains
+decision ingested (docs/ingest.md "Completeness"): `run` drains
 the queue (LEGAL_AI_ENRICHER; a grounded proposal is applied at once, an ungrounded one waits),
 `list` and `show` the proposals, `review` is the chair's (approve writes a pending proposal's
 fields into the decision, reject writes nothing, revert puts back what an applied one replaced)."""

@@ -1,6 +1,6 @@
 """`legal-ai principles ...`: legal principles (עקרונות משפטיים) — the panel's extraction, the
 queue that extracts them on arrival, the cull, canonical synthesis and the chair's gate
-(issue 13; README "Legal principles")."""
+(README "Legal principles")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`legal-ai jobs ...`: the scheduled jobs (issue 15 item 1; README "Running it as a service" →
+"""`legal-ai jobs ...`: the scheduled jobs (README "Running it as a service" →
 "Scheduled jobs"): list them with their schedule, next run and last outcome, run one now, read
 the recorded runs and the stale-case reminder list. `legal-ai worker` runs them on schedule."""
 

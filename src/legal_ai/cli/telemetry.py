@@ -1,4 +1,4 @@
-"""`legal-ai telemetry export|stats|prune`: the search log (issue 15 item 2; telemetry.py;
+"""`legal-ai telemetry export|stats|prune`: the search log (telemetry.py;
 README "Search telemetry")."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""`legal-ai voice ...`: deep-read voice documents, the writer's channel C (issue 14 item 4;
-README "What the writer reads"): the chair marks a case as exemplary, a model writes the worked
-document (`run`), the chair approves or rejects it; only approved ones reach the writer."""
+"""`legal-ai voice ...`: deep-read voice documents, the writer's channel C (README "What the writer
+reads"): the chair marks a case as exemplary, a model writes the worked document (`run`), the chair
+approves or rejects it; only approved ones reach the writer."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`legal-ai exemplars` and `legal-ai templates`: what the writer reads of the chair's finals,
-channel B (issue 14 items 1 and 2; README "Block exemplars and templates")."""
+channel B (README "Block exemplars and templates")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scanned documents (issue 15, item 5): a PDF without a text layer is stored, kept (its bytes in
+"""Scanned documents: a PDF without a text layer is stored, kept (its bytes in
 `scanned_files`) and queued for OCR in the ingest's transaction — one job per file, kind `ocr`,
 key `ocr:<file sha256>`. `legal-ai worker` and `legal-ai ocr run` drain the queue with the
 learning queue's machinery (jobs table, leases, retries with backoff, waiting for the machine):

@@ -1,5 +1,5 @@
 """The writer's brief: everything the writing agent reads for one decision, all of it approved,
-each part with its provenance, within a size budget (issue 14, item 6; 07-learning §0.2).
+each part with its provenance, within a size budget (07-learning §0.2).
 
 - Channel A — the chair's measured and adopted methodology: block order, golden ratios (the
   profile's, or measured over her finals), discussion rules, content checklist, and her voice as
@@ -40,7 +40,7 @@ MIN_BRIEF_CHARS = 2_000
 MAX_BRIEF_CHARS = 500_000
 TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
 NEVER_CUT = ("methodology (channel A)", "lessons")
-# What the writer does before handing a draft over (issue 33 item 5): the same check the
+# What the writer does before handing a draft over: the same check the
 # chair's report shows, run by the agent itself.
 BEFORE_HANDING_OVER = (
     "Before you hand a draft over, run the draft check (MCP check_draft, or `legal-ai draft "

@@ -1,4 +1,4 @@
-"""Contrastive pairs (07-learning §0.2 channel B; issue 14 item 3): where our draft and the chair's
+"""Contrastive pairs (07-learning §0.2 channel B): where our draft and the chair's
 final of an analyzed pair differ, as (our wording -> her wording) with the word-level diff,
 served per block: "write like the right side, not the left".
 

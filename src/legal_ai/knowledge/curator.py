@@ -1,4 +1,4 @@
-"""The curator (issue 11, item 5): after each final, a model reads the final against the current
+"""The curator: after each final, a model reads the final against the current
 writing brief and records 3–5 tagged findings ([סגנון], [מבנה], [לקסיקון משפטי], [טבלאי])
 through `lessons.record_curator_findings` — proposed lessons with source `curator`, retry-safe
 (the same findings twice are recorded once). The chair decides them.

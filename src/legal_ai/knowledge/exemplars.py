@@ -1,5 +1,5 @@
-"""Block exemplars: the chair's own paragraphs of one block, chosen for the case at hand (issue 14
-item 1; docs/learning.md "Block exemplars and templates").
+"""Block exemplars: the chair's own paragraphs of one block, chosen for the case at hand
+(docs/learning.md "Block exemplars and templates").
 
 Every final in the style corpus is kept cut into its 12 blocks and their paragraphs (table
 block_exemplars, migration 0018): written in the final's ingest transaction (`index_document`,

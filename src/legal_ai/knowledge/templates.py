@@ -1,6 +1,6 @@
 """Templates: the passages the chair repeats nearly verbatim across her finals (the opening
 formula, the hearing formula, the closing and costs formula, the signature), found by
-measurement, never written by hand (issue 14 item 2; docs/learning.md "Block exemplars and templates").
+measurement, never written by hand (docs/learning.md "Block exemplars and templates").
 How they are found is knowledge/template_detection.py (pure text); this module keeps and
 serves them.
 

@@ -1,4 +1,4 @@
-"""Deep-read voice documents: the writer's channel C (issue 14, item 4; 07-learning §0.2). This
+"""Deep-read voice documents: the writer's channel C (07-learning §0.2). This
 module writes them and gathers the approved ones for the brief; the chair's part (marking a case,
 the lists, her review) is knowledge/voice_review.py.
 

@@ -1,4 +1,4 @@
-"""Bounds on what one agent may add (issue 31 item 7): open proposals waiting for the chair
+"""Bounds on what one agent may add: open proposals waiting for the chair
 (LEGAL_AI_MAX_OPEN_PROPOSALS per agent name) and new cases opened per window
 (LEGAL_AI_MAX_NEW_CASES per LEGAL_AI_NEW_CASES_WINDOW_MINUTES). Past a cap: CapReached (HTTP 429,
 an MCP tool error carrying the same JSON), inside the transaction that would write, so nothing

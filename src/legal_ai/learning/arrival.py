@@ -1,4 +1,4 @@
-"""Upkeep on arrival (issue 15, item 3): what an item's ingest settles in its own transaction.
+"""Upkeep on arrival: what an item's ingest settles in its own transaction.
 
 Every write of an item goes through ingest/pipeline.Ingestor.write_staged (`legal-ai ingest`,
 the desk's and the CLI's final upload, the missing precedent's ruling uploaded at the desk), which

@@ -1,4 +1,4 @@
-"""Daily token budgets per model role (LEGAL_AI_MODEL_BUDGETS; issue 24 item 5).
+"""Daily token budgets per model role (LEGAL_AI_MODEL_BUDGETS).
 
 Every model the learning engine builds for a role with a budget (learning/engine.py:
 `configured`, `single_model`, `principle_panel`) is wrapped in `Budgeted`: before each call it

@@ -1,4 +1,4 @@
-"""The chair's gate for canonical principles (issue 13, item 4; migration 0017).
+"""The chair's gate for canonical principles (migration 0017).
 
 A canonical principle gathers the occurrences of one principle across rulings and decisions of
 one corpus. Its statement is the source wording (the first occurrence's rule) until the

@@ -1,5 +1,5 @@
 """The copy check's citations (learning/copy_policy.py): every citation of a draft against the
-library, as a careful clerk checks it (issue 33; docs/verification.md).
+library, as a careful clerk checks it (docs/verification.md).
 
 Each citation gets `status` (its most serious problem, by SEVERITY; `found` when it has none),
 `problems` (all of them, each `{"kind", ...what was compared}`), `verified` (what was checked and

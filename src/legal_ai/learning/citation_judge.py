@@ -1,4 +1,4 @@
-"""The judge model of the citation check (issue 33 item 2; DESIGN §8, the role `verifier`): for a
+"""The judge model of the citation check (DESIGN §8, the role `verifier`): for a
 sentence of a draft that cites a ruling, and the passage of that ruling the embedder found for it
 (learning/citation_support.py), a language model says whether the passage supports the sentence
 — `supported`, `partly` or `not_supported` — and quotes the words of the passage its verdict

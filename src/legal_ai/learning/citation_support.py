@@ -1,4 +1,4 @@
-"""Support for what a draft says (issue 33 item 2): for a sentence that cites a ruling without
+"""Support for what a draft says: for a sentence that cites a ruling without
 quoting it, the passage of that ruling that best supports the sentence, with its locator and a
 support score.
 

@@ -1,4 +1,4 @@
-"""The cite-check report (issue 33 item 4; docs/verification.md "The report"): for every draft
+"""The cite-check report (docs/verification.md "The report"): for every draft
 version and every final, each authority the check read — its state and problems, the passage
 supporting it with its locator, its treatment — kept with the version it checked and the library
 as it was then (store/cite_reports.py, migration 0038: append-only, the system's own).

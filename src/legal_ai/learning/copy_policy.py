@@ -1,4 +1,4 @@
-"""The copy policy on drafts (07-learning §0.1, INV-LRN5; issue 14 item 5): `legal-ai draft check
+"""The copy policy on drafts (07-learning §0.1, INV-LRN5): `legal-ai draft check
 CASE FILE` and every `legal-ai draft add`.
 
 Copied text is found by shingle overlap, never by embeddings: the draft and every other decision
@@ -324,7 +324,7 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
     embedder = app.embedder  # made before the transaction: it records itself on its own connection
     with app.store.transaction() as conn:
         report = check_text(conn, case, text, refresh=False, embedder=embedder)
-        # The text of a stored draft version: a new cite-check report of it (issue 33 item 4).
+        # The text of a stored draft version: a new cite-check report of it.
         return {
             **report,
             **cite_report.for_stored_draft(app, conn, case, text, report["citations"]),

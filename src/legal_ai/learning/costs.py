@@ -1,8 +1,8 @@
-"""What the language models cost, in tokens (`legal-ai learning costs [--since DATE]`; issue 24
-item 5): every recorded call (model_calls: each attempt, failed ones too, with the tokens its
-provider reported) summed per role (the setting that names the model: LEGAL_AI_DISTILLER, ...),
-per role and model, and per final (the case a call worked for), with each role's daily budget
-and what it spent today (learning/budgets.py)."""
+"""What the language models cost, in tokens (`legal-ai learning costs [--since DATE]`): every
+recorded call (model_calls: each attempt, failed ones too, with the tokens its provider reported)
+summed per role (the setting that names the model: LEGAL_AI_DISTILLER, ...), per role and model, and
+per final (the case a call worked for), with each role's daily budget and what it spent today
+(learning/budgets.py)."""
 
 from __future__ import annotations
 

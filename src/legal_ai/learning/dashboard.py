@@ -1,4 +1,4 @@
-"""The learning dashboard's figures (issue 12, the desk's /learning): the held-out style distance
+"""The learning dashboard's figures (the desk's /learning): the held-out style distance
 of our drafts to the chair's finals over time, one point per row of `style_distance_history`
 (one analyzed final version) placed at its final's decision date, with its two Ns — the lesson
 pool's size (approved lessons) and the specification's N, the discussion rules, folded lessons

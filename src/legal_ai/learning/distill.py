@@ -1,4 +1,4 @@
-"""Distillation (step 4 of the per-final pipeline, issue 11): from the block alignment of an
+"""Distillation (step 4 of the per-final pipeline): from the block alignment of an
 analyzed pair, the distiller proposes style lessons, each with its evidence — the block and the
 verbatim spans of our draft and of her final it comes from.
 

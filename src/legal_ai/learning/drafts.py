@@ -79,7 +79,7 @@ def add_draft(
                 "source_path": source_name or str(path),
             },
         )
-        # The copy policy (issue 14 item 5), on every registration: stored with the draft.
+        # The copy policy, on every registration: stored with the draft.
         report = copy_policy.check_text(
             conn, case, extracted.text, seg.blocks, refresh=False, embedder=embedder
         )
@@ -89,7 +89,7 @@ def add_draft(
             elif pair["draft_id"] != draft["id"]:
                 pair = store.update_pair(conn, pair["id"], draft_id=draft["id"])
             copy_policy.store_report(conn, draft["id"], report)
-            # The cite-check report of this version (issue 33 item 4): a new check, a new one.
+            # The cite-check report of this version: a new check, a new one.
             kept = cite_report.record(
                 conn,
                 case=case,

@@ -1,5 +1,5 @@
 """The configured language models of the learning engine, and the recorder that writes each of
-their calls to `model_calls` (DESIGN §8, issue 11).
+their calls to `model_calls` (DESIGN §8).
 
 `configured(app, case=..., job_id=...)` reads LEGAL_AI_DISTILLER, LEGAL_AI_STYLE_PANEL and
 LEGAL_AI_CURATOR (specs `PROVIDER:MODEL[@BASE_URL]`) and builds each model with a recorder bound

@@ -1,4 +1,4 @@
-"""Internal decisions enriched on arrival (issue 15 item 3; issue 21 item 6): a model
+"""Internal decisions enriched on arrival: a model
 (LEGAL_AI_ENRICHER, through the learning engine's adapters and recorder) writes a decision's
 headnote, summary and tags — without which it is not searchable. This module holds the queue, its
 runner and where each decision waiting for enrichment stands; what the model is asked and the

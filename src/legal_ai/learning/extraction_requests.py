@@ -1,4 +1,4 @@
-"""Extraction asked for over HTTP (`POST /api/principles/extract`; issue 19 item 6): queued,
+"""Extraction asked for over HTTP (`POST /api/principles/extract`): queued,
 never run in the request. The principle panel (three models) runs only in `legal-ai worker` /
 `legal-ai principles run` (learning/principle_jobs), and in the operator's own
 `legal-ai principles extract` (learning/principles.extract).

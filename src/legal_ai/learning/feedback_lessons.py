@@ -1,4 +1,4 @@
-"""Lessons proposed from the chair's feedback (07 §1.2; issue 34 item 7), the weekly job's
+"""Lessons proposed from the chair's feedback (07 §1.2), the weekly job's
 (ops/tasks.weekly_feedback_analysis, run by the system's worker, never a caller).
 
 Every item of the window that names a block or a category — every item but one of category

@@ -94,7 +94,7 @@ LABELS = ("appeal_type", "outcome", "practice_area")
 def _labels(
     name: str, seg, known: dict, draft: dict | None, given: dict, from_draft: bool | None
 ) -> dict:
-    """Her final's appeal type, outcome and practice area (issue 31 item 6): what she gives;
+    """Her final's appeal type, outcome and practice area: what she gives;
     for one she does not give, the draft's only when she confirms it (`from_draft` True), else
     (False: HTTP and the desk) refused when the draft has one — a practice area read from her
     own final's header is hers. None (the CLI's and scripts' default): the draft's, marked
@@ -359,7 +359,7 @@ def upload_final(
 
 
 def _cite_report(app: Context, conn, case: str, internal_row: dict, text: str) -> dict:
-    """The final's cite-check report (issue 33 item 4), kept with its version and the library
+    """The final's cite-check report, kept with its version and the library
     as it is now, written by the system (the login's own role) in the upload's transaction."""
     checked = check_citations(conn, case, text)
     with app.store.as_login(conn):

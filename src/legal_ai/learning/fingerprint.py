@@ -1,4 +1,4 @@
-"""Voice-fingerprint proposals (issue 11, item 6; channel A, 07 §0.2): a model describes the
+"""Voice-fingerprint proposals (channel A, 07 §0.2): a model describes the
 chair's prose — sentence rhythm, openings, transitions, register — from a bounded sample of her
 finals in the style corpus, and the description is written as a dated proposal under
 `$LEGAL_AI_HOME/proposals/` (JSON, and Markdown to read). It NEVER changes the methodology: the

@@ -1,4 +1,4 @@
-"""What the chair decides, listed, shown and reviewed one way (issue 20 item 4): lessons,
+"""What the chair decides, listed, shown and reviewed one way: lessons,
 principles, canonical statements, voice documents and enrichment proposals are each a `Gated`
 kind — its noun, statuses as the lists show them, decisions, and how the store reads its rows.
 

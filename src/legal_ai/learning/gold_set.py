@@ -1,4 +1,4 @@
-"""The office's own gold set, from the chair's citations (issue 36, item 4).
+"""The office's own gold set, from the chair's citations.
 
 Her finals (the style corpus) cite rulings and sections of laws. The sentence that cites is a
 question a lawyer asked, and the cited authority its answer. For every final, in case-number

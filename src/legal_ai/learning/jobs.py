@@ -1,4 +1,4 @@
-"""The learning stage's job queue (issue 11): a final upload enqueues one job per (case, final
+"""The learning stage's job queue: a final upload enqueues one job per (case, final
 text); `legal-ai learning run [CASE]` and `legal-ai worker` drain it. The worker drains the
 principle-extraction jobs too (kind `principles`, learning/principle_jobs.py).
 

@@ -1,4 +1,4 @@
-"""Lessons rest on her edits (issue 31, item 5): which distilled lessons the system's style panel
+"""Lessons rest on her edits: which distilled lessons the system's style panel
 may see. The distiller's evidence is first found verbatim in the stored pair (learning/distill.py:
 the spans as they stand in our draft's and her final's blocks, with their offsets — never the
 model's claim). Then, on the pair as stored:

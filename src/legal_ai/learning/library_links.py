@@ -1,4 +1,4 @@
-"""The citation graph's links to the library, by one identity per ruling (issue 21, item 1).
+"""The citation graph's links to the library, by one identity per ruling.
 
 A citation names a ruling by its whole identity (text/case_numbers: proceeding, district,
 number/year), a statute section by its eId and law, a reporter citation by the aliases the

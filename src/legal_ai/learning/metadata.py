@@ -1,5 +1,5 @@
 """An internal decision's headnote, summary and tags — without which it is not searchable (the
-completeness contract, INV-RET2; migration 0030) — and who wrote them (issue 21 item 6).
+completeness contract, INV-RET2; migration 0030) — and who wrote them.
 
 - The enricher's grounded proposal is applied at once (`settle`, in the enrichment job's
   transaction, as the worker's role): the fields still empty, or still the model's own from an

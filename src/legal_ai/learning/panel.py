@@ -1,4 +1,4 @@
-"""The style panel (issue 11, item 4): two models vote approve/reject, with a reason, on each
+"""The style panel: two models vote approve/reject, with a reason, on each
 proposed STYLE lesson the system distilled. The votes are recorded through
 `lesson_panel.decide_by_panel`, each naming the `model_calls` row of the call that gave it (the
 database refuses a verdict without one, or from any role but the worker's), which decides: 2/2 approve → approved by `panel` (reversible: the chair's veto reverts it and takes it

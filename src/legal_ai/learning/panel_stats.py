@@ -1,4 +1,4 @@
-"""How far the style panel can be trusted (issue 11, item 8): the panel against the chair on
+"""How far the style panel can be trusted: the panel against the chair on
 every lesson both decided.
 
 - An item is a lesson the panel decided (2/2 approve or 2/2 reject) that the chair also decided

@@ -1,4 +1,4 @@
-"""Principles extracted on arrival (issue 13, items 1 and 4): ingesting a ruling or a committee
+"""Principles extracted on arrival: ingesting a ruling or a committee
 decision — from the CLI, a final's upload (its internal copy) or a missing precedent's ruling
 uploaded at the desk — queues one job (kind `principles`, key `principles:<item id>:<text
 hash>`) in the same transaction. `legal-ai worker` and `legal-ai principles run` drain it with the

@@ -1,4 +1,4 @@
-"""A principle's span kept true (issue 34 item 1; DESIGN INV-RET5; migration 0039).
+"""A principle's span kept true (DESIGN INV-RET5; migration 0039).
 
 A principle points at the words of its ruling that ground it: its supporting quote at a
 character span and page, with the hash of the text the span reads (`span_hash`). When the

@@ -1,4 +1,4 @@
-"""Principles extracted from rulings and decisions by a panel of three models (issue 13, items
+"""Principles extracted from rulings and decisions by a panel of three models (items
 1-2; DESIGN INV-LRN7).
 
 Each model of LEGAL_AI_PRINCIPLE_PANEL reads one ruling or committee decision and proposes

@@ -1,4 +1,4 @@
-"""Existing data re-keyed by one identity per ruling (issue 21, item 3; migration 0029).
+"""Existing data re-keyed by one identity per ruling (migration 0029).
 
 Before 0029 a ruling was looked up by its number/year alone, and a district's spellings were
 different keys: a citation of `עע"מ 1234/05` could be linked to `בג"ץ 1234/05`, one of `ערר (מרכז)

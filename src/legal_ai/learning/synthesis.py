@@ -1,4 +1,4 @@
-"""The canonical statement of a canonical principle, synthesized and gated (issue 13, item 3;
+"""The canonical statement of a canonical principle, synthesized and gated (item 3;
 DESIGN INV-LRN6).
 
 One model (LEGAL_AI_SYNTHESIZER) reads the supporting quotes of a canonical principle's

@@ -1,5 +1,5 @@
-"""Treatment: what became of a ruling, in the library's later rulings (issue 33 item 3;
-docs/verification.md "Treatment").
+"""Treatment: what became of a ruling, in the library's later rulings (docs/verification.md
+"Treatment").
 
 - `read_ruling(conn, id)`: what a ruling or decision of the library says of the rulings it names
   (text/treatment.read: the decision it attacks, with the outcome of its operative words, and the

@@ -1,4 +1,4 @@
-"""Backups on a schedule, each proven (issue 24 item 2; docs/deployment.md "Backups").
+"""Backups on a schedule, each proven (docs/deployment.md "Backups").
 
 - `nightly_backup` is the scheduled job `nightly-backup` (ops/scheduler.py): a backup of the whole
   database into LEGAL_AI_BACKUP_DIR named `legal-ai-<UTC time>.backup`, its manifest beside it

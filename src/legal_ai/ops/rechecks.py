@@ -1,4 +1,4 @@
-"""What `legal-ai health` re-checks of the rows only the system writes (issue 31 item 2), each a
+"""What `legal-ai health` re-checks of the rows only the system writes, each a
 named check `{"checked": n, "found": n, ...}` (`found`: what does not hold; 0 on an untampered
 database):
 

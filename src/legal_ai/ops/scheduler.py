@@ -1,5 +1,5 @@
-"""The scheduled jobs, defined in one place (`JOBS`), and the scheduler that runs them (issue 15
-item 1; docs/deployment.md "Scheduled jobs").
+"""The scheduled jobs, defined in one place (`JOBS`), and the scheduler that runs them
+(docs/deployment.md "Scheduled jobs").
 
 Each job has a cron expression (five fields: minute hour day-of-month month day-of-week) read in
 LEGAL_AI_SCHEDULE_TIMEZONE (Asia/Jerusalem); APScheduler's CronTrigger does the arithmetic,

@@ -36,7 +36,7 @@ EVAL_WINDOW_DAYS = 30  # a day's nDCG@10 is compared with the best of the 30 day
 
 
 def _resolve(app: App) -> dict:
-    """Missing precedents and digest pointers: arrival's resolver (issue 15 item 3)."""
+    """Missing precedents and digest pointers: arrival's resolver."""
     return resolve_all(app)
 
 

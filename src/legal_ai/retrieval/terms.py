@@ -1,6 +1,6 @@
 """Words derived from where a text comes from: the court a proceeding type is heard in (to
 prefill a ruling's court from its citation) and the Hebrew term for a principle drawn from a
-source (הלכה / כלל פרשני / עיקרון, issue 12's search hits)."""
+source (הלכה / כלל פרשני / עיקרון, as search hits name them)."""
 
 from __future__ import annotations
 

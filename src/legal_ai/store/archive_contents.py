@@ -1,4 +1,4 @@
-"""What a legal-ai archive may hold: the schema its migrations make, and data (issue 31 item 3).
+"""What a legal-ai archive may hold: the schema its migrations make, and data.
 
 Before anything of an archive is restored (`legal-ai db restore`, `--check`, the nightly proof),
 its table of contents is compared with the schema the migrations produce: on a scratch server

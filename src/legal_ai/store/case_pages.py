@@ -1,4 +1,4 @@
-"""SQL the desk's case pages read (web/desk/cases.py, issue 23 item 4): the list of cases with
+"""SQL the desk's case pages read (web/desk/cases.py): the list of cases with
 their status, last activity and what waits on each, and one case's record for its page —
 the case and its pair, its drafts (every version with its copy-check report), its final, the
 held-out rows of its finals, the learning jobs of its finals, its lessons, the audit's promote

@@ -1,4 +1,4 @@
-"""SQL of the learning engine's stages (issue 11): the pair as distillation reads it, lessons
+"""SQL of the learning engine's stages: the pair as distillation reads it, lessons
 proposed with their evidence, near-duplicates and corroboration, the panel's bookkeeping, and
 the figures of the curator and of the panel's reliability. Every function takes the caller's
 connection, so a stage composes them into one transaction."""

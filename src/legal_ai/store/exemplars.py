@@ -201,7 +201,7 @@ def paragraphs(conn: psycopg.Connection, ids: list[int]) -> list[dict]:
 
 # -- what health re-checks ------------------------------------------------------------------------
 def changed(conn: psycopg.Connection) -> list[dict]:
-    """The finals whose paragraphs are no longer what their cut wrote (issue 34 item 2): a
+    """The finals whose paragraphs are no longer what their cut wrote: a
     paragraph whose text no longer hashes to its `text_hash` or no longer reads its span of the
     final (`edited`: their ids), paragraphs cut from another text of the final (`stale`), or a
     block whose ordinals no longer run 0 .. n - 1 (`gaps`: a paragraph deleted or added)."""

@@ -1,4 +1,4 @@
-"""SQL of the integrity check (issue 21 item 6): a stored text or a chunk changed outside ingest.
+"""SQL of the integrity check: a stored text or a chunk changed outside ingest.
 
 An item's `content_hash` is what ingest computed from its text and page offsets
 (ingest/staging.content_hash: sha256 of the UTF-8 text followed by Python's repr of the page

@@ -1,7 +1,7 @@
-"""SQL of what `legal-ai health` re-checks of the rows only the system writes (issue 31 item 2;
-ops/rechecks.py judges them): the copy check's fingerprints beside their texts, a sample of
-embedded chunks with the cache's vector of their text, the BM25 statistics beside a recount, the
-migrations recorded, and the pairs' final blocks beside her final's stored text. Read only."""
+"""SQL of what `legal-ai health` re-checks of the rows only the system writes (ops/rechecks.py
+judges them): the copy check's fingerprints beside their texts, a sample of embedded chunks with the
+cache's vector of their text, the BM25 statistics beside a recount, the migrations recorded, and the
+pairs' final blocks beside her final's stored text. Read only."""
 
 from __future__ import annotations
 

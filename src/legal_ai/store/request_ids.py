@@ -1,4 +1,4 @@
-"""Whether a request id was used already (issue 31 item 7): the rows a request writes carry its
+"""Whether a request id was used already: the rows a request writes carry its
 id (migration 0031: the audit, the search log, the model calls), so an id found there belongs to
 a request that ran before — whoever sent it."""
 

@@ -1,4 +1,4 @@
-"""SQL of the spans that must stay true (issue 34; DESIGN INV-RET5, G6; migration 0039).
+"""SQL of the spans that must stay true (DESIGN INV-RET5, G6; migration 0039).
 
 - `verified`: of the hits a search is about to return, those whose span still reads the text it
   was cut or drawn from (a chunk: its `text_hash`; a principle: its `span_hash`), re-hashed in

@@ -1,4 +1,4 @@
-"""SQL of work a caller asks for instead of running it (issue 19 item 6): extraction jobs queued
+"""SQL of work a caller asks for instead of running it: extraction jobs queued
 over HTTP, each marked with who asked (`jobs.result.requested_by` while it is open), so that an
 agent's open requests can be counted and bounded. Every function takes the caller's connection.
 """

@@ -1,4 +1,4 @@
-"""What one file may ask of its reader (issue 31 item 4). A file is small; what it asks for need
+"""What one file may ask of its reader. A file is small; what it asks for need
 not be: a 1.7 KB Word file whose list starts at 440,000,000 asked for 140 million characters.
 Each bound is checked while the file is read, before the work it bounds is done, and refused with
 one line naming what was asked and the bound (`OverBound`).

@@ -1,4 +1,4 @@
-"""Text Word hides through its styles (issue 31 item 8). A run is hidden by `w:vanish` in its own
+"""Text Word hides through its styles. A run is hidden by `w:vanish` in its own
 properties (direct formatting, which decides when present: `w:val="0"` shows it), else by a
 `w:vanish` in its character style, its paragraph's style (a linked style's either half), any
 style either inherits through `w:basedOn`, or the document's defaults (`w:docDefaults`).

@@ -1,4 +1,4 @@
-"""One file's reading in a child process of its own, bounded in time and memory (issue 31 item 4).
+"""One file's reading in a child process of its own, bounded in time and memory.
 
 The bounds of text/bounds.py stop what a file asks for before it is done; this stops what they
 did not foresee. The child sets its own limits before it reads (RLIMIT_AS: its address space,

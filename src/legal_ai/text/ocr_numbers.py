@@ -1,4 +1,4 @@
-"""Numbers in scanned Hebrew pages (issue 22, item 3): Tesseract's Hebrew model drops the leading
+"""Numbers in scanned Hebrew pages: Tesseract's Hebrew model drops the leading
 digits of numbers in right-to-left lines (`סעיף 198(ד)` read `סעיף 8(ד)`, paragraph `10.` read
 `0.`), even on a clean 300-dpi page, while its word boxes hold the whole number. So every word
 of the Hebrew reading that holds a digit is cut out of the page picture and read again by the

@@ -1,4 +1,4 @@
-"""Word 97 `.doc`, `.rtf` and `.odt` through LibreOffice (issue 38 item 3): an optional system
+"""Word 97 `.doc`, `.rtf` and `.odt` through LibreOffice: an optional system
 dependency (`scripts/install-system --office`: libreoffice-writer-nogui, the `soffice` command).
 
 The file is copied into a private temporary folder under a fixed name (so no name is read as an

@@ -1,4 +1,4 @@
-"""What a later ruling says became of the rulings it names (issue 33 item 3): pure rules over its
+"""What a later ruling says became of the rulings it names: pure rules over its
 text, no database (learning/treatment.py stores and links what they read; docs/verification.md
 "Treatment" lists them).
 

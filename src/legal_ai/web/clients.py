@@ -1,4 +1,4 @@
-"""Who is at the other end of a request (issue 19 item 7): the address the desk's sign-in
+"""Who is at the other end of a request: the address the desk's sign-in
 throttle counts failures by.
 
 A proxy header (X-Forwarded-For, X-Forwarded-Proto) is a claim any caller can make; it is

@@ -1,5 +1,5 @@
-"""`GET /metrics`: Prometheus' exposition of the web app's registry (issue 24 item 4;
-docs/deployment.md "Monitoring", docs/api.md).
+"""`GET /metrics`: Prometheus' exposition of the web app's registry (docs/deployment.md
+"Monitoring", docs/api.md).
 
 - **Who may scrape.** `Authorization: Bearer <LEGAL_AI_METRICS_TOKEN>`, a token of its own (a
   scraper holding it can neither search nor act as anyone). Without it configured /metrics is

@@ -1,4 +1,4 @@
-"""Each HTTP request's id and its access line (issue 24 item 4; logs.py says where the id goes).
+"""Each HTTP request's id and its access line (logs.py says where the id goes).
 
 `RequestContext` is the outermost middleware of the web app (pure ASGI, so the context variables
 it sets are those of the request's own task, which FastAPI's worker threads and the MCP tools'

@@ -1,4 +1,4 @@
-"""Language models behind one small interface (DESIGN §8, issue 11).
+"""Language models behind one small interface (DESIGN §8).
 
 A model is named by a spec `PROVIDER:MODEL[@BASE_URL]` (PROVIDER: anthropic | openai | gemini;
 `openai` is any OpenAI-compatible endpoint). `make_model(spec, settings, recorder)` returns a

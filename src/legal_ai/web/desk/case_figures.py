@@ -1,9 +1,9 @@
-"""What a final's measures and its learning mean, in the chair's words (the case page, issue 23
-item 4): each held-out figure (style_distance_history: the words she changed, the phrases to
-avoid, the blocks' proportions, the stylometric distance) as a sentence with its unit, her usual
-beside it — the median over her other finals — and whether lower is better and where this one
-stands; and where the learning from her final stands ("ממתינה לתור", "נלמדו 3 לקחים, מחכים
-להכרעתך"), never a job's number or a command. Numbers inside the Hebrew are in <bdi>."""
+"""What a final's measures and its learning mean, in the chair's words (the case page): each
+held-out figure (style_distance_history: the words she changed, the phrases to avoid, the blocks'
+proportions, the stylometric distance) as a sentence with its unit, her usual beside it — the median
+over her other finals — and whether lower is better and where this one stands; and where the
+learning from her final stands ("ממתינה לתור", "נלמדו 3 לקחים, מחכים להכרעתך"), never a job's number
+or a command. Numbers inside the Hebrew are in <bdi>."""
 
 from __future__ import annotations
 

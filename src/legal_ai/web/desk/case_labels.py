@@ -1,4 +1,4 @@
-"""Her final's labels on the case page (issue 31 item 6): the appeal type, outcome and practice
+"""Her final's labels on the case page: the appeal type, outcome and practice
 area of her final against her latest draft's, for the final's upload form (prefilled: her
 final's when she gave them, else the draft's) and two notices — labels taken from the draft
 without her confirmation, and a draft labelled otherwise than her final (each label with both

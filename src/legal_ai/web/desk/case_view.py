@@ -1,4 +1,4 @@
-"""What the case pages show (web/desk/cases.py, issue 23 item 4), read in one connection and put
+"""What the case pages show (web/desk/cases.py), read in one connection and put
 in the chair's words: the list of cases (number, parties, status, last activity, what waits on
 each) and one case's page — the newest cite-check report's problems first (cite_report.py), the copy check's findings of its latest draft (substance first,
 each passage with its source), the figures of its final explained (case_figures.py), where the
@@ -173,7 +173,7 @@ def _read(conn: Any, row: dict) -> dict:
         "cited": learning_store.citations_of(conn, case_law_id) if case_law_id else [],
         "metadata": metadata.state_of(conn, case_law_id) if case_law_id else None,
         "final_labels": labels_state(conn, case),
-        "cite": problems_first(conn, case),  # the page opens with its problems (issue 33)
+        "cite": problems_first(conn, case),  # the page opens with its problems
     }
 
 

@@ -1,4 +1,4 @@
-"""/cases: the list of cases, and a page per case (issue 23 item 4).
+"""/cases: the list of cases, and a page per case.
 
 `/cases` lists every case — its number, its parties, its status, its last activity and what
 waits on it — each linking to its page, `/cases/<the case number, URL-encoded>` (no internal

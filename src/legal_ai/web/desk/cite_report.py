@@ -1,4 +1,4 @@
-"""The cite-check report on the desk (issue 33 items 4-5): `/cite-report/<case number>` shows the
+"""The cite-check report on the desk: `/cite-report/<case number>` shows the
 case's newest report (the final's when there is one, else its latest draft's; `?version=N` a
 draft version's, `?subject=final` the final's) as one self-contained Hebrew page with a print
 stylesheet (ten authorities to an A4 page); `?download=1` gives the same page as a file. Each

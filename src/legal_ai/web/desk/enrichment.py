@@ -1,5 +1,5 @@
-"""/training/enrichment: the enrichment proposals of internal decisions on the desk (issue 15
-item 3; docs/ingest.md "Upkeep on arrival"), linked from the training page's navigation.
+"""/training/enrichment: the enrichment proposals of internal decisions on the desk (docs/ingest.md
+"Upkeep on arrival"), linked from the training page's navigation.
 
 Over the same services as the CLI and the API (learning/enrichment_review.py):
 - proposals pending her review (list_enrichments "pending_review", each shown in full): the

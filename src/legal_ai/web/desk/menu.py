@@ -1,4 +1,4 @@
-"""The desk's menu and what waits for the chair ("מה מחכה לי", issue 23 item 1).
+"""The desk's menu and what waits for the chair ("מה מחכה לי").
 
 NAV is the menu: six items, each standing for a group of pages (the current page's item is
 marked) and, for "תיקים" and "לבדיקתי", a badge counting what waits there. CARDS are the things

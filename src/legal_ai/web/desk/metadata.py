@@ -1,5 +1,5 @@
 """/training/metadata: the one screen where the chair writes the headnote, summary and tags of the
-internal decisions awaiting them (issue 21 item 6; docs/ingest.md "Completeness"). Without the
+internal decisions awaiting them (docs/ingest.md "Completeness"). Without the
 three an internal decision is not searchable; the enricher fills them when a model is set, and
 here she fills them herself. Linked from the desk's navigation and from /health's list of
 decisions awaiting metadata.

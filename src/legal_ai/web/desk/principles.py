@@ -1,4 +1,4 @@
-"""/training/principles: the chair's gate for legal principles (issue 13, item 4), linked from
+"""/training/principles: the chair's gate for legal principles, linked from
 the training page and the navigation.
 
 Three parts, over the same services as the CLI and the API:

@@ -1,4 +1,4 @@
-"""/review ("לבדיקתי"): the chair's one review queue, keyboard-first (issue 23 item 2). The items
+"""/review ("לבדיקתי"): the chair's one review queue, keyboard-first. The items
 and their filters are review_queue.py's, the page review_page.py's.
 
 - GET /review: the queue, filtered (lane, kind, source, case) and sorted by the panel's

@@ -1,4 +1,4 @@
-"""The chair's one review queue (issue 23 item 2; the routes are web/desk/review.py): everything
+"""The chair's one review queue (the routes are web/desk/review.py): everything
 she decides or looks over, as one list of items across sources.
 
 - Lessons: proposed (from comparing a draft with her final, from reading her finals — the

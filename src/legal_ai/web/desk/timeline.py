@@ -1,4 +1,4 @@
-"""A case's timeline in date order, in the chair's words (the case page, issue 23 item 4): each
+"""A case's timeline in date order, in the chair's words (the case page): each
 draft version and its copy check, her final and its comparison with the draft, the citations it
 brought, the learning from it, each lesson proposed and decided, each promote into the
 methodology, each precedent she attached. An event: {at, kind, said (Markup), anchor}."""

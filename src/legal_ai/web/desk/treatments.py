@@ -1,5 +1,5 @@
-"""/training/treatments: what became of the library's rulings, for the chair to confirm (issue 33
-item 3; learning/treatment.py, docs/verification.md "Treatment").
+"""/training/treatments: what became of the library's rulings, for the chair to confirm
+(learning/treatment.py, docs/verification.md "Treatment").
 
 A petition or appeal in the library against one of its rulings is read by the system's rules (or
 a model): which decision it attacks and what its operative words did to it (set aside, upheld,

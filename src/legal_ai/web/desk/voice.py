@@ -1,4 +1,4 @@
-"""/training/voice: deep-read voice documents on the desk (issue 14 item 4, channel C), linked
+"""/training/voice: deep-read voice documents on the desk (channel C), linked
 from the training page and the navigation.
 
 Over the same services as the CLI and the API (knowledge/voice.py):

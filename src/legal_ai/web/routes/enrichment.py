@@ -1,4 +1,4 @@
-"""Enrichment of internal decisions (issue 15 item 3; docs/ingest.md "Upkeep on arrival"): the
+"""Enrichment of internal decisions (docs/ingest.md "Upkeep on arrival"): the
 proposed headnotes, summaries and tags, and their review (the chair's)."""
 
 from typing import Annotated, Any

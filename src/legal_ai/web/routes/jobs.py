@@ -1,4 +1,4 @@
-"""Scheduled jobs (issue 15 item 1; docs/deployment.md "Scheduled jobs") and the reminders.
+"""Scheduled jobs (docs/deployment.md "Scheduled jobs") and the reminders.
 
 Jobs are operations: they propose, reconcile and re-index, and run as the agent `scheduler`
 whoever asks. Running one on demand is the chair's (403 for an agent), and it is handed to the

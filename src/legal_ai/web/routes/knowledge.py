@@ -1,4 +1,4 @@
-"""What the writer reads (issue 14 items 1-2; docs/learning.md): block
+"""What the writer reads (docs/learning.md): block
 exemplars and templates, contrastive examples, the writing brief, the content checklist and
 the lessons for an outcome."""
 

@@ -1,4 +1,4 @@
-"""Legal principles (issue 13; docs/principles.md) and the canonical principles synthesized
+"""Legal principles (docs/principles.md) and the canonical principles synthesized
 from them: lists, the chair's review, extraction and synthesis queued for the worker (a request
 never runs a model), the cull, a canonical statement's edit and revert (the chair's)."""
 

@@ -1,4 +1,4 @@
-"""Search over HTTP (issue 15 item 6; docs/api.md): `GET /api/search` takes `legal-ai search`'s
+"""Search over HTTP (docs/api.md): `GET /api/search` takes `legal-ai search`'s
 parameters and answers its `--json`."""
 
 from fastapi import APIRouter

@@ -1,4 +1,4 @@
-"""Deep-read voice documents (issue 14 item 4; docs/learning.md): a case
+"""Deep-read voice documents (docs/learning.md): a case
 marked exemplary (the chair's), the documents, their run queued for the worker, their review
 (the chair's)."""
 
