@@ -285,6 +285,9 @@ def rerank(reranker: Reranker, query: str, documents: Sequence[str], budget_ms: 
         return Reranked(None, f"no answer within {budget_ms:g} ms", _since(started))
     except Exception as exc:  # an SDK's or onnxruntime's own error: one line, the search goes on
         why = str(exc) if isinstance(exc, RerankFailed) else _line(exc)
+        if "timeout" in why.lower() or "timed out" in why.lower():
+            # the SDK's own timeout (set to the budget) may fire before ours: the same cause
+            why = f"no answer within {budget_ms:g} ms"
         logger.warning("reranker %s failed: %s", reranker.name, why)
         return Reranked(None, why, _since(started))
     return Reranked(scores, None, _since(started))
