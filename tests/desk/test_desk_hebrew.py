@@ -70,10 +70,14 @@ class Visible(HTMLParser):
 
 def problems(page: str) -> list[str]:
     """Latin words outside <bdi> (or <code>, <kbd>), and technical text or a dictionary key
-    anywhere visible (in <bdi> and <code> too: only the technical details may hold them)."""
+    anywhere visible (in <bdi> and <code> too: only the technical details may hold them); markup
+    inside the page's <title>."""
     parser = Visible()
     parser.feed(page)
     found = []
+    title = re.search(r"<title>(.*?)</title>", page, re.S)
+    if title and "<" in title.group(1):  # a browser shows a title's markup as text
+        found.append(f"markup in the title: {title.group(1)[:80]}")
     for text, in_bdi in parser.runs:
         if TECHNICAL.search(text):
             found.append(f"technical: {text.strip()[:120]}")
