@@ -197,3 +197,84 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
     assert 'פסק הדין עע"מ 1/99 אינו בספרייה' in digests
     awaiting = html.split('<h2 id="enrichment">')[1].split("</table>")[0]
     assert CASE in awaiting and "ממתינה להגדרת מודל" in awaiting
+
+
+def test_written_at_once_is_said_reverted_and_corrected_on_the_desk(
+    chair, desk_app, tmp_path, enricher
+):
+    """A grounded proposal is written into the decision at once: the page says so (not that
+    nothing is written until she approves), counts it, and she reverts it or corrects it there,
+    through the same use cases as `legal-ai enrich review ID revert` and /training/metadata."""
+    ingest_decision(desk_app, tmp_path)
+    [applied] = enrichment.run(desk_app)["applied"]
+    eid = applied["enrichment_id"]
+    assert item(desk_app)["headnote"] == GROUNDED["headnote"]
+    page = chair.get(PAGE)
+    html = text_of(page.text)
+    assert "דבר אינו נכתב בהחלטה עד שאישרת" not in html
+    assert "נכתב בהחלטה מיד ומסומן כעבודת המודל" in html
+    assert 'נכתבו בידי המודל <span class="n">1</span>' in html
+    assert 'טופלו <span class="n">0</span>' in html
+    written = card(section(html, "applied"), eid)
+    assert GROUNDED["headnote"] in written and "נכתבה בהחלטה בידי המודל" in written
+    assert f'<mark class="span">{GROUNDED["summary"][0]["quote"]}</mark>' in written
+    assert "ביטול — החזרת מה שהיה" in written and "תיקון בידייך" in written
+    token = csrf_of(page.text)
+
+    # Corrected: her three fields written, the enrichment marked edited, by her.
+    refused = chair.post(
+        f"{PAGE}/edit",
+        data={"csrf": token, "id": eid, "headnote": "תקציר שלי", "summary": "", "tags": "הקלה"},
+    )
+    assert refused.status_code == 400
+    said = text_of(refused.text)
+    assert "הסיכום ריק" in said and 'aria-invalid="true"' in card(section(said, "applied"), eid)
+    assert "תקציר שלי" in card(section(said, "applied"), eid)  # what she typed is kept
+    assert enrichment_review.show(desk_app, eid)["status"] == "applied"
+    done = chair.post(
+        f"{PAGE}/edit",
+        data={
+            "csrf": token,
+            "id": eid,
+            "headnote": 'תקציר שכתבה היו"ר',
+            "summary": 'סיכום שכתבה היו"ר.',
+            "tags": "הקלה, פרטיות",
+        },
+        follow_redirects=False,
+    )
+    assert done.status_code == 303
+    edited = enrichment_review.show(desk_app, eid)
+    assert (edited["status"], edited["reviewed_by"]) == ("edited", "chair")
+    row = item(desk_app)
+    assert row["headnote"] == 'תקציר שכתבה היו"ר' and row["tags"] == ["הקלה", "פרטיות"]
+    after = text_of(chair.get(done.headers["location"]).text)
+    assert f"הצעה {eid}: נשמרו התקציר, הסיכום והתגיות שכתבת" in after
+    assert "תוקנה בידייך" in section(after, "decided") and 'טופלו <span class="n">1</span>' in after
+    assert "אין החלטות שהמודל כתב בהן" in section(after, "applied")
+
+
+def test_revert_on_the_desk_puts_back_what_was_there(chair, desk_app, tmp_path, enricher):
+    ingest_decision(desk_app, tmp_path, headnote="תקציר קודם")  # the model fills the others
+    [applied] = enrichment.run(desk_app)["applied"]
+    eid = applied["enrichment_id"]
+    assert item(desk_app)["summary"] and item(desk_app)["headnote"] == "תקציר קודם"
+    page = chair.get(PAGE)
+    form = {
+        "csrf": csrf_of(page.text),
+        "id": eid,
+        "decision": "revert",
+        "expected_status": "applied",
+        "reason": "אכתוב בעצמי",
+    }
+    done = chair.post(f"{PAGE}/decide", data=form, follow_redirects=False)
+    assert done.status_code == 303
+    reverted = enrichment_review.show(desk_app, eid)
+    assert (reverted["status"], reverted["reviewed_by"]) == ("reverted", "chair")
+    row = item(desk_app)
+    assert row["headnote"] == "תקציר קודם" and row["summary"] is None and not row["searchable"]
+    after = text_of(chair.get(done.headers["location"]).text)
+    assert f"הצעה {eid}: בוטלה; התקציר, הסיכום והתגיות חזרו למה שהיה" in after
+    assert "בוטלה בידייך (חזר מה שהיה)" in section(after, "decided")
+    assert "אכתוב בעצמי" in section(after, "decided")
+    again = chair.post(f"{PAGE}/decide", data=form)  # another tab still showing it applied
+    assert again.status_code == 409 and "כבר במצב" in text_of(again.text)
