@@ -210,7 +210,40 @@ def test_what_was_learned_in_her_words(chair, desk_app):
         lessons.propose(desk_app, case, "style", text)
     learned = section(chair.get(page_of(case)).text, "findings").split('id="learning"')[1]
     assert "נלמדו 3 לקחים, מחכים להכרעתך" in text_of(learned)
-    assert f'href="/review?case={quote(case, safe="")}">לתור שלך' in learned
+    assert f'href="/review?case={quote(case, safe="")}">ל־3 הלקחים שבתור שלך' in text_of(learned)
+
+
+def test_lessons_waiting_for_her_are_said_while_the_learning_waits_for_a_model(chair, desk_app):
+    """Two lessons of the case already in her queue while its learning job waits for a model:
+    the page says the two wait for her, with a link to the queue filtered to the case, and the
+    model's wait after them (not instead of them)."""
+    record = factories.records()[0]
+    case = record["case_number"]
+    analyzed_final(desk_app, record)
+    for text in ("פסקה אחת לכל טענה", "משפטים קצרים"):
+        lessons.propose(desk_app, case, "style", text)
+    with desk_app.store.transaction() as conn:
+        conn.execute(
+            "UPDATE jobs SET status = 'waiting', waiting_for = 'set LEGAL_AI_DISTILLER'"
+            " WHERE case_number = %s AND kind = 'learning'",
+            (case,),
+        )
+        queued = conn.execute(
+            "SELECT count(*) AS n FROM decision_lessons WHERE case_number = %s"
+            " AND review_status = 'proposed'",
+            (case,),
+        ).fetchone()["n"]
+    assert queued == 2
+    page = chair.get(page_of(case)).text
+    learned = text_of(section(page, "findings").split('id="learning"')[1])
+    assert "נלמדו 2 לקחים, מחכים להכרעתך." in learned
+    link = f"/review?case={quote(case, safe='')}"
+    assert f'href="{link}">ל־2 הלקחים שבתור שלך' in learned
+    assert "ועוד: הלמידה מההחלטה הזו ממתינה: לא הוגדר מודל" in learned
+    assert learned.index("מחכים להכרעתך") < learned.index("לא הוגדר מודל")
+    assert problems(page) == []
+    queue = text_of(chair.get(link).text)
+    assert "פסקה אחת לכל טענה" in queue and "משפטים קצרים" in queue
 
 
 def test_a_learning_that_waits_says_why_in_her_words(chair, desk_app):
