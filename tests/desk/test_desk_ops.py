@@ -10,6 +10,7 @@ learning/test_enrichment.py); the failing job runs on a controlled clock (as in
 ops/test_schedule.py); the digest points nowhere (scenarios.digest, as in
 learning/test_arrival.py)."""
 
+import datetime as dt
 import json
 
 import pytest
@@ -278,3 +279,50 @@ def test_revert_on_the_desk_puts_back_what_was_there(chair, desk_app, tmp_path, 
     assert "אכתוב בעצמי" in section(after, "decided")
     again = chair.post(f"{PAGE}/decide", data=form)  # another tab still showing it applied
     assert again.status_code == 409 and "כבר במצב" in text_of(again.text)
+
+
+def banner(html: str) -> str | None:
+    """The red banner of background work that stopped (base.html), or None."""
+    if 'class="error ops-alarm"' not in html:
+        return None
+    return text_of(html.split('class="error ops-alarm"')[1].split("</div>")[0])
+
+
+def test_a_red_banner_on_every_page_when_background_work_stopped(chair, desk_app):
+    """No backup proven ever: red on every page (and on the system page's card), not grey. Every
+    job run and a backup proven now: no banner. Then a job that failed, one overdue (due five
+    hours ago, no process running it) and a backup proven three days ago: each said, in
+    Hebrew, with where to look."""
+    for path in ("/", "/cases", PAGE, "/system"):
+        said = banner(chair.get(path).text)
+        assert said and "מעולם לא נלקח גיבוי שנבדק בשחזור" in said, path
+        assert "יש לפנות למי שמפעיל את המערכת" in said and "nightly" not in said
+    system = text_of(chair.get("/system").text)
+    assert '<b class="field-error">טרם נלקח גיבוי שנבדק</b>' in system
+
+    now = dt.datetime.now(dt.UTC)
+    ok = [Job(j.name, j.cron, j.about, lambda a, at: {"summary": "ok"}) for j in schedule.JOBS]
+    for job in ok:
+        assert schedule.run_now(desk_app, job.name, now=now, jobs=ok)["outcome"] == "ok"
+    with desk_app.store.connection() as conn:
+        rows = conn.execute("SELECT name, next_run_at, last_outcome FROM schedules").fetchall()
+    assert len(rows) == len(schedule.JOBS) and all(r["next_run_at"] > now for r in rows)
+    assert banner(chair.get("/").text) is None
+    assert '<b class="field-error">' not in chair.get("/system").text.split('data-card="backup"')[1]
+
+    broken = [Job("sync-case-status", "*/15 * * * *", "x", lambda a, at: {"error": "refused"})]
+    assert schedule.run_now(desk_app, "sync-case-status", now=now, jobs=broken)["outcome"] == (
+        "failed"
+    )
+    with desk_app.store.transaction() as conn:
+        conn.execute(
+            "UPDATE schedules SET next_run_at = now() - interval '5 hours'"
+            " WHERE name = 'stale-case-reminder'"
+        )
+    three_days = now - dt.timedelta(days=3)
+    schedule.run_now(desk_app, "nightly-backup", now=three_days, jobs=ok)
+    said = banner(chair.get("/reminders").text)
+    assert "נכשלו בריצתן האחרונה: סנכרון מצב התיקים." in said
+    assert "לא רצו בזמנן: תזכורת לתיקים שלא זזו." in said
+    assert "לא נלקח גיבוי שנבדק בשחזור מאז" in said and "מעולם" not in said
+    assert 'href="/reminders">לפרטים' in said
