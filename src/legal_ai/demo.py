@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shlex
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -296,6 +297,18 @@ def populate(legal: App, echo: Callable[[str], None] = print) -> dict:
     return summary
 
 
+def serve_line(url: str, chair: str | None) -> str:
+    """The command that serves the desk over the demo's database, each value quoted for a POSIX
+    shell: its URL, the agent's token (the API never runs without a credential) and the
+    committee's chair (her finals are attributed to her, never to a default)."""
+    env = {
+        "LEGAL_AI_DATABASE_URL": url,
+        "LEGAL_AI_AGENT_TOKEN": DEMO_AGENT_TOKEN,
+        "LEGAL_AI_COMMITTEE_CHAIR": chair or DEMO_CHAIR,
+    }
+    return " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " legal-ai serve"
+
+
 def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     started = time.perf_counter()
     if not settings.committee_chair:  # the demo's committee has a fictional chair of its own
@@ -323,8 +336,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     )
     echo(
         "\nthe chair's desk on the demo data:\n"
-        f"  LEGAL_AI_DATABASE_URL='{demo_store.url}' LEGAL_AI_AGENT_TOKEN={DEMO_AGENT_TOKEN} "
-        "legal-ai serve\n"
+        f"  {serve_line(demo_store.url, settings.committee_chair)}\n"
         "  then open http://127.0.0.1:8765/login and sign in as `chair` with the demo password "
         f"{DEMO_DESK_PASSWORD} (fictional, set for the demo database only)"
     )

@@ -1,11 +1,21 @@
 """`legal-ai demo` on the embedded server: every corpus loads, searches return provenance, the
 incomplete item is reported and never searched, and nothing leaks."""
 
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
 import pytest
 
-from helpers import DEMO_SEARCH_TOOLS
+import factories
+from helpers import DEMO_SEARCH_TOOLS, csrf_of
 from legal_ai.config import Settings
-from legal_ai.demo import run_demo
+from legal_ai.demo import DEMO_CHAIR, DEMO_DESK_PASSWORD, run_demo
 
 pytestmark = pytest.mark.db
 
@@ -48,3 +58,59 @@ def test_demo_loads_every_corpus_and_searches(server_url, settings):
     assert "legal principles (עקרונות משפטיים)" in text
     # What the writer reads: the demo finals' shared formulas (header, opening, hearing, ...).
     assert summary["writer"]["templates"] >= 3 and "what the writer reads" in text
+
+    serves_the_desk(text, settings.home)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serves_the_desk(printed: str, home: Path) -> None:
+    """The serve line the demo prints, run as printed (on a free port): the desk answers, the
+    chair signs in with the printed password, and her first signed final of a new case is taken
+    (the committee's chair is on the line; the API's credential too)."""
+    [line] = [x.strip() for x in printed.splitlines() if x.strip().endswith("legal-ai serve")]
+    assert "LEGAL_AI_COMMITTEE_CHAIR=" in line and DEMO_CHAIR in line
+    port = free_port()
+    env = {**os.environ, "LEGAL_AI_HOME": str(home)}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    for name in ("LEGAL_AI_DATABASE_URL", "LEGAL_AI_COMMITTEE_CHAIR", "LEGAL_AI_AGENT_TOKEN"):
+        env.pop(name, None)  # only what the line sets
+    with (
+        subprocess.Popen(
+            ["bash", "-c", f"exec env {line} --port {port}"],  # as typed; exec: one process
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        ) as server,
+        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client,
+    ):
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                assert server.poll() is None, server.stderr.read().decode()[-2000:]
+                try:
+                    form = client.get("/login")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, "the printed serve line never answered"
+                    time.sleep(0.3)
+            password = {"name": "chair", "password": DEMO_DESK_PASSWORD}
+            signed = client.post("/login", data={**password, "csrf": csrf_of(form.text)})
+            assert signed.status_code == 303
+            record = factories.records()[1]  # a case the demo does not hold
+            fields = {k: record[k] for k in ("appeal_type", "outcome", "practice_area")}
+            fields |= {"csrf": csrf_of(client.get("/cases").text)}
+            sent = client.post(
+                "/cases/final/upload",
+                data={"case_number": record["case_number"], **fields},
+                files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
+            )
+            assert sent.status_code == 303, re.sub(r"<[^>]+>", " ", sent.text)[:2000]
+            assert sent.headers["location"].endswith("?uploaded=final")
+        finally:
+            server.terminate()
+            server.wait(20)

@@ -88,7 +88,11 @@ def test_where_the_learning_stands_in_her_words():
     assert "נכשלה" in learning_state([job("failed", error="boom")], [], link)["said"]
     three = learning_state([job("done")], [lesson("proposed")] * 3, link)
     assert text_of(str(three["said"])) == "נלמדו 3 לקחים, מחכים להכרעתך."
-    assert three["link"] == f"/review?case={link}" and three["link_said"] == "לתור שלך"
+    assert three["link"] == f"/review?case={link}"
+    assert text_of(str(three["link_said"])) == "ל־3 הלקחים שבתור שלך"
+    both = learning_state([job("waiting", waiting_for="set X")], [lesson("proposed")] * 2, link)
+    assert text_of(str(both["said"])) == "נלמדו 2 לקחים, מחכים להכרעתך."
+    assert both["link"] == f"/review?case={link}" and "לא הוגדר מודל" in both["job_said"]
     one = learning_state([job("done")], [lesson("proposed"), lesson("rejected", "chair")], link)
     assert text_of(str(one["said"])) == "נלמדו 2 לקחים, אחד מהם מחכה להכרעתך."
     panel = learning_state([job("done")], [lesson("approved", "panel")], link)

@@ -15,12 +15,15 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from fastapi.testclient import TestClient
 from test_desk_hebrew import problems
 
 import factories
-from helpers import csrf_of, section, text_of, write
+from helpers import csrf_of, section, sign_in, text_of, write
+from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.learning import drafts, finals, lessons, methodology
+from legal_ai.web.app import create_app
 from scenarios import COPY_CASE, analyzed_final, other_finals, planted_draft
 from word_docs import as_word, word_docx
 
@@ -210,7 +213,40 @@ def test_what_was_learned_in_her_words(chair, desk_app):
         lessons.propose(desk_app, case, "style", text)
     learned = section(chair.get(page_of(case)).text, "findings").split('id="learning"')[1]
     assert "נלמדו 3 לקחים, מחכים להכרעתך" in text_of(learned)
-    assert f'href="/review?case={quote(case, safe="")}">לתור שלך' in learned
+    assert f'href="/review?case={quote(case, safe="")}">ל־3 הלקחים שבתור שלך' in text_of(learned)
+
+
+def test_lessons_waiting_for_her_are_said_while_the_learning_waits_for_a_model(chair, desk_app):
+    """Two lessons of the case already in her queue while its learning job waits for a model:
+    the page says the two wait for her, with a link to the queue filtered to the case, and the
+    model's wait after them (not instead of them)."""
+    record = factories.records()[0]
+    case = record["case_number"]
+    analyzed_final(desk_app, record)
+    for text in ("פסקה אחת לכל טענה", "משפטים קצרים"):
+        lessons.propose(desk_app, case, "style", text)
+    with desk_app.store.transaction() as conn:
+        conn.execute(
+            "UPDATE jobs SET status = 'waiting', waiting_for = 'set LEGAL_AI_DISTILLER'"
+            " WHERE case_number = %s AND kind = 'learning'",
+            (case,),
+        )
+        queued = conn.execute(
+            "SELECT count(*) AS n FROM decision_lessons WHERE case_number = %s"
+            " AND review_status = 'proposed'",
+            (case,),
+        ).fetchone()["n"]
+    assert queued == 2
+    page = chair.get(page_of(case)).text
+    learned = text_of(section(page, "findings").split('id="learning"')[1])
+    assert "נלמדו 2 לקחים, מחכים להכרעתך." in learned
+    link = f"/review?case={quote(case, safe='')}"
+    assert f'href="{link}">ל־2 הלקחים שבתור שלך' in learned
+    assert "ועוד: הלמידה מההחלטה הזו ממתינה: לא הוגדר מודל" in learned
+    assert learned.index("מחכים להכרעתך") < learned.index("לא הוגדר מודל")
+    assert problems(page) == []
+    queue = text_of(chair.get(link).text)
+    assert "פסקה אחת לכל טענה" in queue and "משפטים קצרים" in queue
 
 
 def test_a_learning_that_waits_says_why_in_her_words(chair, desk_app):
@@ -489,3 +525,46 @@ def test_what_reading_a_word_file_said_is_on_its_case_page(chair, desk_app, tmp_
     other = chair.get(page_of(COPY_CASE))  # the notes belong to this upload's case only
     assert 'class="explain reading"' not in chair.get("/cases").text
     assert other.status_code == 200
+
+
+def test_a_server_without_a_chair_takes_hers_from_the_final(desk_app):
+    """A server started without LEGAL_AI_COMMITTEE_CHAIR (as the demo's serve line once was):
+    her final names her in its "בפני:" line, or beside "יו"ר" in its signature, and is taken
+    with that name; a final that names nobody is refused in one Hebrew line saying what to do,
+    and nothing is stored."""
+    unset = desk_app.settings.model_copy(
+        update={"committee_chair": None, "agent_token": "demo-agent-token-not-secret"}
+    )
+    unconfigured = App(unset, store=desk_app.store, embedder=desk_app._inner_embedder)
+    with TestClient(create_app(unset, legal=unconfigured)) as client:
+        assert sign_in(client).status_code == 303
+        first, second, third = factories.records()[:3]
+        fields = {k: first[k] for k in ("appeal_type", "outcome", "practice_area")}
+        before = first["final_text"].replace(
+            "\nהעוררים:", '\nבפני: עו"ד מיכל שחר, יו"ר ועדת הערר\n\nהעוררים:', 1
+        )
+        sent = upload(client, "final", first["case_number"], before, **fields)
+        assert sent.status_code == 303, text_of(sent.text)
+        signed = upload(client, "final", second["case_number"], second["final_text"], **fields)
+        assert signed.status_code == 303, text_of(signed.text)
+        nameless = third["final_text"].replace('יו"ר ועדת הערר', "")
+        refused = upload(client, "final", third["case_number"], nameless, **fields)
+    said = text_of(refused.text)
+    assert refused.status_code == 400
+    assert 'לא נמצא שם יו"ר הוועדה: אין שורת "בפני:" בראש ההחלטה' in said
+    assert 'לא רשום יו"ר הוועדה בהגדרות השרת' not in said
+    with desk_app.store.connection() as conn:
+        chairs = {
+            r["case_number"]: r["chair_name"]
+            for r in conn.execute("SELECT case_number, chair_name FROM cases")
+        }
+        stored = {
+            r["case_number"]: r["chair_name"]
+            for r in conn.execute(
+                "SELECT case_number, chair_name FROM case_law"
+                " WHERE source_kind = 'internal_committee'"
+            )
+        }
+    assert chairs[first["case_number"]] == stored[first["case_number"]] == 'עו"ד מיכל שחר'
+    assert chairs[second["case_number"]] == stored[second["case_number"]] == "רותם לוי"
+    assert third["case_number"] not in stored and chairs.get(third["case_number"]) is None

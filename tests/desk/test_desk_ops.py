@@ -10,6 +10,7 @@ learning/test_enrichment.py); the failing job runs on a controlled clock (as in
 ops/test_schedule.py); the digest points nowhere (scenarios.digest, as in
 learning/test_arrival.py)."""
 
+import datetime as dt
 import json
 
 import pytest
@@ -197,3 +198,131 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
     assert 'פסק הדין עע"מ 1/99 אינו בספרייה' in digests
     awaiting = html.split('<h2 id="enrichment">')[1].split("</table>")[0]
     assert CASE in awaiting and "ממתינה להגדרת מודל" in awaiting
+
+
+def test_written_at_once_is_said_reverted_and_corrected_on_the_desk(
+    chair, desk_app, tmp_path, enricher
+):
+    """A grounded proposal is written into the decision at once: the page says so (not that
+    nothing is written until she approves), counts it, and she reverts it or corrects it there,
+    through the same use cases as `legal-ai enrich review ID revert` and /training/metadata."""
+    ingest_decision(desk_app, tmp_path)
+    [applied] = enrichment.run(desk_app)["applied"]
+    eid = applied["enrichment_id"]
+    assert item(desk_app)["headnote"] == GROUNDED["headnote"]
+    page = chair.get(PAGE)
+    html = text_of(page.text)
+    assert "דבר אינו נכתב בהחלטה עד שאישרת" not in html
+    assert "נכתב בהחלטה מיד ומסומן כעבודת המודל" in html
+    assert 'נכתבו בידי המודל <span class="n">1</span>' in html
+    assert 'טופלו <span class="n">0</span>' in html
+    written = card(section(html, "applied"), eid)
+    assert GROUNDED["headnote"] in written and "נכתבה בהחלטה בידי המודל" in written
+    assert f'<mark class="span">{GROUNDED["summary"][0]["quote"]}</mark>' in written
+    assert "ביטול — החזרת מה שהיה" in written and "תיקון בידייך" in written
+    token = csrf_of(page.text)
+
+    # Corrected: her three fields written, the enrichment marked edited, by her.
+    refused = chair.post(
+        f"{PAGE}/edit",
+        data={"csrf": token, "id": eid, "headnote": "תקציר שלי", "summary": "", "tags": "הקלה"},
+    )
+    assert refused.status_code == 400
+    said = text_of(refused.text)
+    assert "הסיכום ריק" in said and 'aria-invalid="true"' in card(section(said, "applied"), eid)
+    assert "תקציר שלי" in card(section(said, "applied"), eid)  # what she typed is kept
+    assert enrichment_review.show(desk_app, eid)["status"] == "applied"
+    done = chair.post(
+        f"{PAGE}/edit",
+        data={
+            "csrf": token,
+            "id": eid,
+            "headnote": 'תקציר שכתבה היו"ר',
+            "summary": 'סיכום שכתבה היו"ר.',
+            "tags": "הקלה, פרטיות",
+        },
+        follow_redirects=False,
+    )
+    assert done.status_code == 303
+    edited = enrichment_review.show(desk_app, eid)
+    assert (edited["status"], edited["reviewed_by"]) == ("edited", "chair")
+    row = item(desk_app)
+    assert row["headnote"] == 'תקציר שכתבה היו"ר' and row["tags"] == ["הקלה", "פרטיות"]
+    after = text_of(chair.get(done.headers["location"]).text)
+    assert f"הצעה {eid}: נשמרו התקציר, הסיכום והתגיות שכתבת" in after
+    assert "תוקנה בידייך" in section(after, "decided") and 'טופלו <span class="n">1</span>' in after
+    assert "אין החלטות שהמודל כתב בהן" in section(after, "applied")
+
+
+def test_revert_on_the_desk_puts_back_what_was_there(chair, desk_app, tmp_path, enricher):
+    ingest_decision(desk_app, tmp_path, headnote="תקציר קודם")  # the model fills the others
+    [applied] = enrichment.run(desk_app)["applied"]
+    eid = applied["enrichment_id"]
+    assert item(desk_app)["summary"] and item(desk_app)["headnote"] == "תקציר קודם"
+    page = chair.get(PAGE)
+    form = {
+        "csrf": csrf_of(page.text),
+        "id": eid,
+        "decision": "revert",
+        "expected_status": "applied",
+        "reason": "אכתוב בעצמי",
+    }
+    done = chair.post(f"{PAGE}/decide", data=form, follow_redirects=False)
+    assert done.status_code == 303
+    reverted = enrichment_review.show(desk_app, eid)
+    assert (reverted["status"], reverted["reviewed_by"]) == ("reverted", "chair")
+    row = item(desk_app)
+    assert row["headnote"] == "תקציר קודם" and row["summary"] is None and not row["searchable"]
+    after = text_of(chair.get(done.headers["location"]).text)
+    assert f"הצעה {eid}: בוטלה; התקציר, הסיכום והתגיות חזרו למה שהיה" in after
+    assert "בוטלה בידייך (חזר מה שהיה)" in section(after, "decided")
+    assert "אכתוב בעצמי" in section(after, "decided")
+    again = chair.post(f"{PAGE}/decide", data=form)  # another tab still showing it applied
+    assert again.status_code == 409 and "כבר במצב" in text_of(again.text)
+
+
+def banner(html: str) -> str | None:
+    """The red banner of background work that stopped (base.html), or None."""
+    if 'class="error ops-alarm"' not in html:
+        return None
+    return text_of(html.split('class="error ops-alarm"')[1].split("</div>")[0])
+
+
+def test_a_red_banner_on_every_page_when_background_work_stopped(chair, desk_app):
+    """No backup proven ever: red on every page (and on the system page's card), not grey. Every
+    job run and a backup proven now: no banner. Then a job that failed, one overdue (due five
+    hours ago, no process running it) and a backup proven three days ago: each said, in
+    Hebrew, with where to look."""
+    for path in ("/", "/cases", PAGE, "/system"):
+        said = banner(chair.get(path).text)
+        assert said and "מעולם לא נלקח גיבוי שנבדק בשחזור" in said, path
+        assert "יש לפנות למי שמפעיל את המערכת" in said and "nightly" not in said
+    system = text_of(chair.get("/system").text)
+    assert '<b class="field-error">טרם נלקח גיבוי שנבדק</b>' in system
+
+    now = dt.datetime.now(dt.UTC)
+    ok = [Job(j.name, j.cron, j.about, lambda a, at: {"summary": "ok"}) for j in schedule.JOBS]
+    for job in ok:
+        assert schedule.run_now(desk_app, job.name, now=now, jobs=ok)["outcome"] == "ok"
+    with desk_app.store.connection() as conn:
+        rows = conn.execute("SELECT name, next_run_at, last_outcome FROM schedules").fetchall()
+    assert len(rows) == len(schedule.JOBS) and all(r["next_run_at"] > now for r in rows)
+    assert banner(chair.get("/").text) is None
+    assert '<b class="field-error">' not in chair.get("/system").text.split('data-card="backup"')[1]
+
+    broken = [Job("sync-case-status", "*/15 * * * *", "x", lambda a, at: {"error": "refused"})]
+    assert schedule.run_now(desk_app, "sync-case-status", now=now, jobs=broken)["outcome"] == (
+        "failed"
+    )
+    with desk_app.store.transaction() as conn:
+        conn.execute(
+            "UPDATE schedules SET next_run_at = now() - interval '5 hours'"
+            " WHERE name = 'stale-case-reminder'"
+        )
+    three_days = now - dt.timedelta(days=3)
+    schedule.run_now(desk_app, "nightly-backup", now=three_days, jobs=ok)
+    said = banner(chair.get("/reminders").text)
+    assert "נכשלו בריצתן האחרונה: סנכרון מצב התיקים." in said
+    assert "לא רצו בזמנן: תזכורת לתיקים שלא זזו." in said
+    assert "לא נלקח גיבוי שנבדק בשחזור מאז" in said and "מעולם" not in said
+    assert 'href="/reminders">לפרטים' in said

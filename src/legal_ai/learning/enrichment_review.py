@@ -82,6 +82,15 @@ def show(app: Context, enrichment_id: int) -> dict:
     return ENRICHMENT.show(app, enrichment_id)
 
 
+def applied(app: Context, limit: int) -> list[dict]:
+    """The newest `limit` enrichments the system applied and the chair has neither reverted nor
+    edited, in full, each with `holds`: whether the decision still holds what it wrote (only
+    then is it reverted: metadata.still_holds)."""
+    with app.store.connection() as conn:
+        rows = store.list_all(conn, "applied", limit=limit, newest_first=True)
+    return [{**_shape(row, full=True), "holds": metadata.still_holds(row)} for row in rows]
+
+
 def review(
     app: Context,
     enrichment_id: int,

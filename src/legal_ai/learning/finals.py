@@ -26,6 +26,7 @@ from ..store import jsonable
 from ..store import learning as store
 from ..text import citations as text_citations
 from ..text import extract
+from ..text.blocks import chair_named
 from . import cite_report, copy_policy, metadata
 from . import jobs as learning_jobs
 from . import vocabulary as vocab
@@ -132,12 +133,15 @@ def _final_fields(
     decided_on: str | None,
 ) -> dict:
     """The final's practice area (its labels', `_labels`), decision date and chair (given,
-    stored, or read from it); InvalidInput when one cannot be told."""
+    stored, or read from it; the chair: the case's, else the server's setting, else the one the
+    final names — text/blocks.chair_named); InvalidInput when one cannot be told."""
     fields = {
         "practice_area": practice_area,
         "decided_on": vocab.iso_date(decided_on, "decided_on")
         or vocab.decision_date(seg.blocks.get("signature", ""), seg.blocks["header"]),
-        "chair_name": known.get("chair_name") or app.settings.committee_chair,
+        "chair_name": known.get("chair_name")
+        or app.settings.committee_chair
+        or chair_named(seg.blocks),
     }
     if fields["practice_area"] is None:
         raise InvalidInput(f"{name}: cannot tell the practice area; pass --practice-area")
@@ -145,8 +149,10 @@ def _final_fields(
         raise InvalidInput(f"{name}: no decision date found; pass --decided-on YYYY-MM-DD")
     if not fields["chair_name"]:
         raise InvalidInput(
-            f"{case}: no chair is recorded for this case; set LEGAL_AI_COMMITTEE_CHAIR to the "
-            "committee chair's name (a decision is never attributed to a default)"
+            f"{case}: no chair is recorded for this case and the final names none (no 'בפני:' "
+            "line in its header, no name beside 'יו\"ר' in its signature); add one to the file, "
+            "or set LEGAL_AI_COMMITTEE_CHAIR to the committee chair's name (a decision is never "
+            "attributed to a default)"
         )
     return fields
 

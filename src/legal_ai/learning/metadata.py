@@ -96,6 +96,17 @@ def applied_fields(row: dict) -> list[str]:
     return list((row.get("previous") or {}).get("applied") or FIELDS)
 
 
+def still_holds(row: dict) -> bool:
+    """Whether the decision still holds what an applied enrichment wrote (a row as
+    store/enrichment lists it, with the item's fields beside its own): only then is it
+    reverted."""
+    if row["text_changed"]:
+        return False
+    current = {"headnote": row["item_headnote"], "summary": row["item_summary"]}
+    current["tags"] = list(row["item_tags"] or [])
+    return all(current[f] == _field(row, f) for f in applied_fields(row))
+
+
 def revert(conn: psycopg.Connection, row: dict, item: dict) -> dict | None:
     """The fields an applied enrichment wrote, back to what they were; None when the decision no
     longer holds what it wrote (its text or a field changed since)."""

@@ -93,13 +93,15 @@ def list_all(
     *,
     limit: int | None = None,
     offset: int = 0,
+    newest_first: bool = False,
 ) -> list[dict]:
-    """By id; `limit` rows after `offset` (None: all)."""
-    return conn.execute(
-        _ROW + " WHERE (%(s)s::text IS NULL OR e.status = %(s)s) ORDER BY e.id"
-        " LIMIT %(limit)s OFFSET %(offset)s",
-        {"s": status, "limit": limit, "offset": offset},
-    ).fetchall()
+    """By id (the newest first when `newest_first`); `limit` rows after `offset` (None: all)."""
+    order = sql.SQL("DESC" if newest_first else "ASC")
+    query = sql.SQL(
+        _ROW + " WHERE (%(s)s::text IS NULL OR e.status = %(s)s) ORDER BY e.id {}"
+        " LIMIT %(limit)s OFFSET %(offset)s"
+    ).format(order)
+    return conn.execute(query, {"s": status, "limit": limit, "offset": offset}).fetchall()
 
 
 def decide(

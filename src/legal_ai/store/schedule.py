@@ -287,3 +287,28 @@ def last_ok_run(conn: psycopg.Connection, name: str) -> dict | None:
         " ORDER BY id DESC LIMIT 1",
         (name,),
     ).fetchone()
+
+
+def alarms(conn: psycopg.Connection, names: list[str], backup_job: str, overdue_after: Any) -> dict:
+    """What the desk's banner needs, in one statement (every desk page runs it): the database's
+    clock, when it was installed (its first migration), which of the jobs `names` have a row,
+    which failed last, which are overdue by more than `overdue_after` (an interval) with no
+    process holding their lease, and when `backup_job` last succeeded (its proven backup)."""
+    return conn.execute(
+        "SELECT now() AS now,"
+        " (SELECT min(applied_at) FROM schema_migrations) AS installed_at,"
+        " ARRAY(SELECT name FROM schedules WHERE name = ANY(%(names)s)) AS known,"
+        " ARRAY(SELECT name FROM schedules WHERE name = ANY(%(names)s)"
+        "       AND last_outcome = 'failed' ORDER BY name) AS failed,"
+        " ARRAY(SELECT s.name FROM schedules s WHERE s.name = ANY(%(names)s)"
+        "       AND s.next_run_at < now() - %(after)s::interval"
+        "       AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
+        "         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+        "         AND l.database = (SELECT oid FROM pg_catalog.pg_database"
+        "                           WHERE datname = pg_catalog.current_database())"
+        "         AND l.classid = %(lease)s::oid AND l.objid = pg_catalog.hashtext(s.name)::oid)"
+        "       ORDER BY s.name) AS overdue,"
+        " (SELECT finished_at FROM schedule_runs WHERE name = %(backup)s AND outcome = 'ok'"
+        "  ORDER BY id DESC LIMIT 1) AS proven_at",
+        {"names": names, "after": overdue_after, "lease": LEASE_CLASS, "backup": backup_job},
+    ).fetchone()

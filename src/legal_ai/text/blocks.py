@@ -203,3 +203,66 @@ BLOCK_LABELS = {
     "conclusion": "סוף דבר",
     "signature": "חתימה",
 }
+
+
+# -- the chair a decision names -----------------------------------------------------------------
+
+# "בפני:" / "לפני:" at the head of a line of the header (the panel the decision was given before).
+_BEFORE = re.compile(r"^\s*(?:בפני|לפני)\s*:\s*(.*)$")
+_CHAIR_ROLE = 'יו"ר'
+_ROLE_CUT = re.compile(r"\s*(?:,|;|\s[-–—]\s).*$")  # "X, יו"ר ..." / "X – יו"ר": the name is X
+_PARENTHESES = re.compile(r"\s*\([^)]*\)")
+_NAME = re.compile(r"^[\u05d0-\u05ea'\". ]+$")  # Hebrew letters, geresh, gershayim, dots, spaces
+MAX_NAME_WORDS = 6
+
+
+def _name(line: str) -> str | None:
+    """The person's name of a line that names one ("עו"ד רותם לוי, יו"ר הוועדה" -> "עו"ד רותם
+    לוי"): its role and remarks in parentheses dropped; None when what is left is not a name."""
+    text = _PARENTHESES.sub("", fold_quotes(line)).strip()
+    text = _ROLE_CUT.sub("", text).strip()
+    if text.startswith(_CHAIR_ROLE):
+        return None
+    words = text.split()
+    if not words or len(words) > MAX_NAME_WORDS or not _NAME.match(text):
+        return None
+    return " ".join(words)
+
+
+def _before_line(header: str) -> str | None:
+    """The chair in the header's "בפני:" line: its rest, or the lines right after it (the one
+    marked יו"ר when several are listed, else the first)."""
+    lines = [fold_quotes(line).strip() for line in header.splitlines()]
+    for index, line in enumerate(lines):
+        found = _BEFORE.match(line)
+        if found is None:
+            continue
+        named = [part for part in found.group(1).split(";") if part.strip()]
+        if not named:
+            after = lines[index + 1 : index + 1 + MAX_NAME_WORDS]
+            named = [x for x in after[: after.index("")] if x] if "" in after else after
+        chosen = next((n for n in named if _CHAIR_ROLE in n), named[0] if named else "")
+        return _name(chosen)
+    return None
+
+
+def _signed(signature: str) -> str | None:
+    """The chair in the signature block: the name on the line marked יו"ר, or on the line above
+    it ("רותם לוי, עו"ד" over "יו"ר ועדת הערר")."""
+    lines = [line.strip() for line in fold_quotes(signature).splitlines() if line.strip()]
+    for index, line in enumerate(lines):
+        if _CHAIR_ROLE not in line:
+            continue
+        own = _name(line.split(_CHAIR_ROLE)[0])
+        if own:
+            return own
+        if index > 0:
+            return _name(lines[index - 1])
+    return None
+
+
+def chair_named(blocks: dict[str, str]) -> str | None:
+    """The committee chair a segmented decision names (`segment`'s blocks): in the header's
+    "בפני:" line, else in the signature block beside "יו"ר"; None when it names none (never
+    guessed: a line that is not a name gives None)."""
+    return _before_line(blocks.get("header") or "") or _signed(blocks.get("signature") or "")

@@ -171,9 +171,33 @@ def waiting_said(waiting: int, total: int) -> Markup:
     return Markup("{} מהם מחכים להכרעתך").format(bdi(waiting))
 
 
+JOB_SAID = {
+    "queued": "הלמידה מההחלטה הזו ממתינה לתור; היא תתבצע ברקע, והלקחים יגיעו לבדיקתך.",
+    "running": "הלמידה מההחלטה הזו מתבצעת כעת.",
+    "waiting": "הלמידה מההחלטה הזו ממתינה: לא הוגדר מודל שיבצע אותה; מי שמתחזק את השרת צריך "
+    "להגדיר אותו.",
+    "failed": "הלמידה מההחלטה הזו נכשלה; מי שמתחזק את השרת יכול להריץ אותה שוב.",
+}
+BUDGET_SAID = (
+    "הלמידה מההחלטה הזו ממתינה: המודלים הגיעו למכסת השימוש היומית שנקבעה להם; היא תתחדש "
+    "מעצמה כשהמכסה תתחדש או תוגדל."
+)
+
+
+def _job_said(job: dict | None) -> str | None:
+    """Where the case's learning job stands, when it has not finished (None: it has)."""
+    if job is None or job["status"] not in JOB_SAID:
+        return None
+    if job["status"] == "waiting" and (job["waiting_for"] or "").startswith("budget: "):
+        return BUDGET_SAID
+    return JOB_SAID[job["status"]]
+
+
 def learning_state(jobs: list[dict], lessons: list[dict], case_link: str) -> dict | None:
-    """Where the learning from her final stands, in her words: {said, link, link_said,
-    technical}; None when nothing was learned or queued for the case."""
+    """Where the learning from her final stands, in her words: {said, link, link_said, waiting,
+    job_said, technical}; None when nothing was learned or queued for the case. Lessons of the
+    case already in her queue come first, with a link to the queue filtered to the case, even
+    while a stage of the learning still waits (for a model, a budget)."""
     job = jobs[-1] if jobs else None
     waiting = [r for r in lessons if r["review_status"] == "proposed"]
     by_panel = [
@@ -181,27 +205,27 @@ def learning_state(jobs: list[dict], lessons: list[dict], case_link: str) -> dic
         for r in lessons
         if r["review_status"] == "approved" and r["reviewed_by"] == "panel" and not r["folded_into"]
     ]
-    state: dict[str, Any] = {"link": None, "link_said": None, "technical": None}
-    if job is not None and job["status"] in ("queued", "running", "waiting", "failed"):
-        state["said"] = {
-            "queued": "הלמידה מההחלטה הזו ממתינה לתור; היא תתבצע ברקע, והלקחים יגיעו לבדיקתך.",
-            "running": "הלמידה מההחלטה הזו מתבצעת כעת.",
-            "waiting": "הלמידה מההחלטה הזו ממתינה: לא הוגדר מודל שיבצע אותה; מי שמתחזק את "
-            "השרת צריך להגדיר אותו.",
-            "failed": "הלמידה מההחלטה הזו נכשלה; מי שמתחזק את השרת יכול להריץ אותה שוב.",
-        }[job["status"]]
-        if job["status"] == "waiting" and (job["waiting_for"] or "").startswith("budget: "):
-            state["said"] = (
-                "הלמידה מההחלטה הזו ממתינה: המודלים הגיעו למכסת השימוש היומית שנקבעה להם; "
-                "היא תתחדש מעצמה כשהמכסה תתחדש או תוגדל."
-            )
-        state["technical"] = job["waiting_for"] or job["error"]
-        return state
+    job_said = _job_said(job)
+    state: dict[str, Any] = {
+        "link": None,
+        "link_said": None,
+        "waiting": len(waiting),
+        "job_said": None,
+        "technical": (job["waiting_for"] or job["error"]) if job_said else None,
+    }
     if waiting:
         state["said"] = Markup("{}, {}.").format(
             learned(len(lessons)), waiting_said(len(waiting), len(lessons))
         )
-        state["link"], state["link_said"] = f"/review?case={case_link}", "לתור שלך"
+        state["link"] = f"/review?case={case_link}"
+        state["link_said"] = (
+            "ללקח שבתור שלך"
+            if len(waiting) == 1
+            else Markup("ל־{} הלקחים שבתור שלך").format(bdi(len(waiting)))
+        )
+        state["job_said"] = job_said
+    elif job_said:
+        state["said"] = job_said
     elif by_panel:
         state["said"] = Markup("{}; הפאנל אישר בעצמו {} — לעיונך.").format(
             learned(len(lessons)),

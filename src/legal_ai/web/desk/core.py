@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ... import accounts
 from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
+from ...ops import alarms
 from .. import errors as web_errors
 from . import labels, menu, messages
 
@@ -92,6 +93,7 @@ class Desk:
     view: Any
     request: Request
     waiting: dict[str, int] | None = None  # menu.counts, read once for a page asked for
+    alarm: dict | None = None  # ops/alarms.alarm: what stopped in the background (the banner)
 
     @property
     def csrf(self) -> str:
@@ -107,6 +109,7 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
         waiting_words=menu.waiting_words,
         path=request.url.path,
         csrf=desk.csrf if desk else None,
+        alarm=desk.alarm if desk else None,
         **context,
     )
     return HTMLResponse(page, status_code=status, headers={"Cache-Control": "no-store"})
@@ -206,8 +209,12 @@ def signed_in(legal: Any):
         view = legal.acting_as(session.principal)
         # What waits for her, for the menu's badges and the today page: once per page asked
         # for (a form's POST answers with a redirect, or its page without badges).
-        waiting = menu.counts(view) if request.method == "GET" else None
-        return Desk(session=session, view=view, request=request, waiting=waiting)
+        if request.method != "GET":
+            return Desk(session=session, view=view, request=request)
+        with view.store.connection() as conn:
+            waiting = menu.counts(view, conn)
+            alarm = alarms.alarm(view, conn)  # the red banner: one statement
+        return Desk(session=session, view=view, request=request, waiting=waiting, alarm=alarm)
 
     return dependency
 

@@ -137,6 +137,9 @@ ENRICHMENT_STATUS = {
     "approved": "אושרה (נכתבה בהחלטה)",
     "rejected": "נדחתה",
     "superseded": "הוחלפה (טקסט ההחלטה השתנה)",
+    "applied": "נכתבה בהחלטה בידי המודל",
+    "reverted": "בוטלה בידייך (חזר מה שהיה)",
+    "edited": "תוקנה בידייך",
 }
 DECISION = {
     "approve": "אישור",

@@ -182,16 +182,19 @@ CARDS = (
 GROUPS = {"review": "לבדיקתי", "cases": "תיקים"}
 
 
-def counts(view: Any) -> dict[str, int]:
-    """Every card's count, read once, in one connection: those of store/desk.WAITING together in
-    one statement (desk_store.waiting_all: each the subquery its card's `read` runs alone), the
-    others by their service (the decisions awaiting metadata, the stale cases)."""
-    with view.store.connection() as conn:
-        counted = desk_store.waiting_all(conn)
-        return {
-            card.key: counted[card.key] if card.key in counted else card.read(view, conn)
-            for card in CARDS
-        }
+def counts(view: Any, conn: Any = None) -> dict[str, int]:
+    """Every card's count, read once, in one connection (`conn`, else one of its own): those of
+    store/desk.WAITING together in one statement (desk_store.waiting_all: each the subquery its
+    card's `read` runs alone), the others by their service (the decisions awaiting metadata,
+    the stale cases)."""
+    if conn is None:
+        with view.store.connection() as own:
+            return counts(view, own)
+    counted = desk_store.waiting_all(conn)
+    return {
+        card.key: counted[card.key] if card.key in counted else card.read(view, conn)
+        for card in CARDS
+    }
 
 
 def badges(counts: dict[str, int]) -> dict[str, int]:
