@@ -334,6 +334,8 @@ def client(desk_app):
             "agent_token": f"writer={AGENT}",
             "chair_token": CHAIR_TOKEN,
             "max_file_mb": 1,
+            "max_decision_mb": 1,
+            "max_decision_text_mb": 1,
         }
     )
     with TestClient(create_app(settings, legal=desk_app)) as c:

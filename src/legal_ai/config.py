@@ -88,7 +88,48 @@ class Settings(BaseSettings):
         ge=1,
         description="Files larger than this are rejected before they are read (bounded memory).",
     )
+    max_decision_mb: int = Field(
+        default=10,
+        ge=1,
+        description="Our draft and the chair's signed final as PDF or DOCX (the desk's and the "
+        "API's uploads): files larger than this are refused before anything is stored. A "
+        "decision runs 20-80 thousand characters (under 200 KB of text); its Word or PDF file "
+        "adds fonts, a logo and a scanned signature, a few MB at most. A ruling uploaded for a "
+        "missing precedent may be a long or scanned PDF (its scan goes to the OCR queue): "
+        "LEGAL_AI_MAX_FILE_MB bounds it.",
+    )
+    max_decision_text_mb: int = Field(
+        default=2,
+        ge=1,
+        description="Our draft and her final as TXT or MD: 2 MB of UTF-8 is about a million "
+        "Hebrew characters, ten times the longest decision.",
+    )
+    max_decision_chars: int = Field(
+        default=1_000_000,
+        ge=10_000,
+        description="A draft or final whose text comes to more characters than this is refused "
+        "while it is read (a Word file's text can be much larger than the file): the copy "
+        "check and the analysis of an upload take time in proportion to its text.",
+    )
     pool_max_size: int = Field(default=4, ge=1, description="Connection pool size.")
+    request_lock_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=600,
+        description="HTTP requests (the desk, the API, MCP over HTTP): seconds a statement of a "
+        "request's transaction waits for a lock (a row, a table, a case's advisory lock) before "
+        "it is stopped, the transaction rolled back and the request answered 503 (busy, try "
+        "again) (PostgreSQL lock_timeout). The worker and the CLI are not bound by it.",
+    )
+    request_statement_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="HTTP requests: seconds one statement of a request's transaction may run "
+        "before it is stopped, the transaction rolled back and the request answered 503 "
+        "(PostgreSQL statement_timeout). An upload's reading, copy check and analysis run "
+        "before its transaction, which only writes.",
+    )
     progress_interval_s: float = Field(
         default=10.0,
         gt=0,

@@ -141,7 +141,12 @@ class CapReached(RateLimited):
 
 
 class TooLarge(InvalidInput):
-    pass
+    """Over a size limit (HTTP 413). `limit_mb`, when known: the limit in MB, for a page to
+    say it in its own words."""
+
+    def __init__(self, message: str = "", limit_mb: float | None = None) -> None:
+        super().__init__(message)
+        self.limit_mb = limit_mb
 
 
 class StoreError(AppError):

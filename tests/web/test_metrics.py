@@ -47,6 +47,8 @@ def web_settings(app, tmp_path, **update):
             "chair_token": CHAIR_TOKEN,
             "metrics_token": METRICS_TOKEN,
             "max_file_mb": 1,
+            "max_decision_mb": 1,
+            "max_decision_text_mb": 1,
             **update,
         }
     )

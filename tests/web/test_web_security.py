@@ -54,6 +54,8 @@ def web_settings(app, tmp_path):
             "chair_token": CHAIR,
             "api_token": LEGACY,
             "max_file_mb": 1,
+            "max_decision_mb": 1,
+            "max_decision_text_mb": 1,
             "committee_chair": 'עו"ד בדיקה',
         }
     )

@@ -63,7 +63,7 @@ from .shingles import (
     block_at,
     fold,
     keyed_words,
-    refresh_fingerprints,
+    refresh_apart,
     through_punctuation,
 )
 
@@ -322,8 +322,9 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
     text = vocab.free_text(text, "draft text", max_chars=MAX_DRAFT_CHARS)
     take_fingerprints(app)
     embedder = app.embedder  # made before the transaction: it records itself on its own connection
-    with app.store.transaction() as conn:
+    with app.store.reading() as conn:  # the check holds no transaction while it compares
         report = check_text(conn, case, text, refresh=False, embedder=embedder)
+    with app.store.transaction() as conn:
         # The text of a stored draft version: a new cite-check report of it.
         return {
             **report,
@@ -340,7 +341,7 @@ def check(app: Context, case: str, path: Path | str, *, source_name: str | None 
     embedder = app.embedder  # made before the transaction: it records itself on its own connection
     judge = citation_judge.for_check(app)
     try:
-        with app.store.transaction() as conn:
+        with app.store.reading() as conn:
             return check_text(
                 conn, case, extracted.text, refresh=False, embedder=embedder, judge=judge
             )
@@ -356,8 +357,7 @@ def take_fingerprints(app: Context) -> int:
     (an agent-only MCP server) checks against those taken so far (`legal-ai upkeep` and the
     server's next check take the rest)."""
     try:
-        with app.derived_store.transaction() as conn:
-            return refresh_fingerprints(conn)
+        return refresh_apart(app.derived_store)
     except psycopg.errors.InsufficientPrivilege:
         return 0
 

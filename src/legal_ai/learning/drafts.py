@@ -42,8 +42,18 @@ def add_draft(
     # Made (and recorded, through a connection of its own) before the upload's one connection
     # is taken: a pool of one must not wait on itself.
     embedder = app.embedder
-    with app.store.transaction() as conn:
+    # Everything that computes runs first, holding no transaction (Store.reading: each read
+    # its own): the blocks, the copy check against the other decisions and the citations'
+    # check. The write transaction below only writes, so no other upload or page waits on a
+    # lock while a long draft is compared.
+    with app.store.reading() as conn:
+        _refuse_after_final(case, store.get_pair(conn, case))
         seg = segment(conn, extracted.text)
+        # The copy policy (issue 14 item 5), on every registration: stored with the draft.
+        report = copy_policy.check_text(
+            conn, case, extracted.text, seg.blocks, refresh=False, embedder=embedder
+        )
+    with app.store.transaction() as conn:
         # What the server keeps of the upload (the case's row and lock, the pair, the copy
         # report) is its own bookkeeping, written as its login (store/db.Store.as_login); the
         # request's role writes only the draft itself, which the database admits as the case's
@@ -51,11 +61,7 @@ def add_draft(
         with app.store.as_login(conn):
             store.lock_case(conn, case)
             pair = store.get_pair(conn, case, lock=True)
-            if pair and pair["status"] != "draft_done":
-                raise InvalidInput(
-                    f"the final of {case} has already arrived (pair {pair['status']}); a draft "
-                    "added now could not be compared fairly, so it is refused"
-                )
+            _refuse_after_final(case, pair)  # again: a final may have arrived meanwhile
             opener = agent_bounds.new_case(app, conn, case)  # an agent past its cap: refused
             store.upsert_case(
                 conn,
@@ -78,10 +84,6 @@ def add_draft(
                 "practice_area": practice_area,
                 "source_path": source_name or str(path),
             },
-        )
-        # The copy policy, on every registration: stored with the draft.
-        report = copy_policy.check_text(
-            conn, case, extracted.text, seg.blocks, refresh=False, embedder=embedder
         )
         with app.store.as_login(conn):
             if pair is None:
@@ -110,6 +112,14 @@ def add_draft(
         "cite_report": cite_report.handle(kept),
         "notes": list(extracted.reading),  # what reading the file did (DOCX: changes accepted)
     }
+
+
+def _refuse_after_final(case: str, pair: dict | None) -> None:
+    if pair and pair["status"] != "draft_done":
+        raise InvalidInput(
+            f"the final of {case} has already arrived (pair {pair['status']}); a draft "
+            "added now could not be compared fairly, so it is refused"
+        )
 
 
 def _stored_draft(conn, values: dict[str, Any]) -> tuple[dict, bool]:

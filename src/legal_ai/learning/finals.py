@@ -2,13 +2,15 @@
 endpoint, and the views of what it stores (the pairs, the held-out history, the missing
 precedents); a draft's registration is learning/drafts.py.
 
-Final upload, in one transaction after the file is read and embedded: enroll the final in the
+Final upload: first, holding no transaction (Store.reading), the file is read and embedded,
+its citations found and checked against the library and, when our draft exists, the two aligned
+and measured (learning/held_out.py). Then one short write transaction: enroll the final in the
 style corpus under the full case number; open or advance the pair to `final_received`; insert
 it into `case_law` as `internal_committee` (chair from the case, else the committee default);
-extract citations, link those in the library and flag missing precedents; rebuild
-corroboration; then, when our draft exists, align the two, append the held-out style-distance
-row (before any lesson of the case is folded; learning/held_out.py) and advance the pair to
-`analyzed`.
+store the citations found, link those in the library and flag missing precedents; rebuild
+corroboration; then, with our draft, append the held-out style-distance row (before any lesson
+of the case is folded) and advance the pair to `analyzed`. A draft registered between the two
+(the measure would be of another draft) refuses the upload, nothing written: send it again.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..corpora import get_corpus
-from ..errors import InvalidInput
+from ..errors import Conflict, InvalidInput
 from ..ingest.pipeline import content_hash
 from ..ingest.sources import IngestItem
 from ..paging import Page, listed, window
@@ -27,12 +29,11 @@ from ..store import learning as store
 from ..text import citations as text_citations
 from ..text import extract
 from ..text.blocks import chair_named
-from . import cite_report, copy_policy, metadata
+from . import cite_report, copy_policy, held_out, metadata
 from . import jobs as learning_jobs
 from . import vocabulary as vocab
 from .citation_check import check_citations
 from .decisions import read_decision, segment
-from .held_out import analyze
 from .library_links import link_library
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def _items(
 
 def _read_case(app: Context, case: str, text: str) -> tuple:
     """The final's blocks and what is stored of its case: the case row, its pair, our draft."""
-    with app.store.connection() as conn:
+    with app.store.reading() as conn:
         seg = segment(conn, text)
         known = sql_items.get_case(conn, case) or {}
         pair = store.get_pair(conn, case)
@@ -217,18 +218,18 @@ def _advance_pair(
 
 
 def _held_out(
-    conn, pair: dict, blocks: dict, text: str, notes: list[str]
+    conn, pair: dict, measured: dict | None, notes: list[str]
 ) -> tuple[dict, dict | None]:
-    """With our draft: the analysis and the held-out history row, the pair `analyzed`."""
+    """With our draft (measured before the transaction): the analysis and the held-out
+    history row, the pair `analyzed`."""
     history_row = None
-    draft = store.get_draft(conn, pair["draft_id"]) if pair["draft_id"] else None
-    if draft is None:
+    if measured is None:
         notes.append(
             "no draft was registered for this case, so no held-out snapshot was possible; "
             "the final still joined the style corpus and the internal decisions"
         )
     else:
-        analysis, history = analyze(conn, pair, draft, blocks, text)
+        analysis, history = held_out.rows(measured, pair)
         history_row = jsonable(store.append_history(conn, history))
         changes = {"analysis": analysis}
         if pair["status"] == "final_received":
@@ -255,7 +256,7 @@ def _read_final(
     area = labelled["labels"]["practice_area"]
     fields = _final_fields(app, case, name, seg, known, area, decided_on)
     style_item, internal_item = _items(case, extracted, path, fields, source_name or str(path))
-    return extracted, seg, pair, labelled, fields, style_item, internal_item
+    return extracted, seg, pair, draft, labelled, fields, style_item, internal_item
 
 
 def _shown_labels(labelled: dict) -> dict:
@@ -312,7 +313,7 @@ def upload_final(
         "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
     }
     from_draft = vocab.flag(labels_from_draft, "labels_from_draft")
-    extracted, seg, pair, labelled, fields, style_item, internal_item = _read_final(
+    extracted, seg, pair, draft, labelled, fields, style_item, internal_item = _read_final(
         app, case, path, given, from_draft, decided_on, source_name
     )
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
@@ -327,16 +328,24 @@ def upload_final(
     staged_internal = ingestor.stage(internal_item, internal_corpus)  # same texts: cache hits
     notes: list[str] = list(extracted.reading)  # what reading the file did (DOCX: changes accepted)
     notes += _label_note(labelled)
+    # What computes (the citations' check, the alignment with our draft) holds no transaction.
+    with app.store.reading() as conn:
+        found = _graph_citations(case, extracted.text)
+        checked = check_citations(conn, case, extracted.text)
+        measured = (
+            held_out.measure(conn, case, draft, seg.blocks, extracted.text) if draft else None
+        )
     with app.store.transaction() as conn:
         pair, style_status, internal_status, unchanged = _write_final(
             conn, ingestor, case, fields, labelled, staged_style, staged_internal
         )
         if unchanged:  # another upload of this file won the race (the labels given written)
             return {**_unchanged(app, case, pair), "labels": _shown_labels(labelled)}
+        _same_draft(case, pair, draft)
         pair, style_row, internal_row = _advance_pair(conn, case, pair, seg.blocks, notes)
-        cited = _citations(conn, case, internal_row["id"], extracted.text)
-        kept = _cite_report(app, conn, case, internal_row, extracted.text)
-        pair, history_row = _held_out(conn, pair, seg.blocks, extracted.text, notes)
+        cited = _citations(conn, internal_row["id"], found)
+        kept = _cite_report(app, conn, case, internal_row, extracted.text, checked)
+        pair, history_row = _held_out(conn, pair, measured, notes)
         # The learning stage (distill, panel, curator) of this final, queued with the upload:
         # one job per case and final text (the same final again queues nothing).
         job = learning_jobs.enqueue(conn, case, final_hash)
@@ -364,10 +373,22 @@ def upload_final(
     }
 
 
-def _cite_report(app: Context, conn, case: str, internal_row: dict, text: str) -> dict:
-    """The final's cite-check report, kept with its version and the library
-    as it is now, written by the system (the login's own role) in the upload's transaction."""
-    checked = check_citations(conn, case, text)
+def _same_draft(case: str, pair: dict | None, draft: dict | None) -> None:
+    """The draft the final was measured against is still the pair's (Conflict, nothing
+    written, when a draft was registered while the final was being read)."""
+    now = pair["draft_id"] if pair else None
+    if now != (draft["id"] if draft else None):
+        raise Conflict(
+            f"a draft of {case} was registered while the final was being read; nothing was "
+            "stored: send the final again"
+        )
+
+
+def _cite_report(
+    app: Context, conn, case: str, internal_row: dict, text: str, checked: list[dict]
+) -> dict:
+    """The final's cite-check report, checked before the transaction against
+    the library as it was then, written by the system (the login's own role) in it."""
     with app.store.as_login(conn):
         return cite_report.record(
             conn,
@@ -424,10 +445,15 @@ def _counts(cites: list[dict]) -> dict:
 GRAPH_KINDS = ("ruling", "reporter", "statute")
 
 
-def _citations(conn, case: str, case_law_id: int, text: str) -> dict:
-    """Store the decision's citations, (re)link the library's authorities, and refresh missing
-    precedents and corroboration. Returns this decision's counts (`_counts`)."""
-    found = [c for c in text_citations.extract(text) if c.ref != case and c.kind in GRAPH_KINDS]
+def _graph_citations(case: str, text: str) -> list:
+    """The decision's citations the graph keeps (not its own number)."""
+    return [c for c in text_citations.extract(text) if c.ref != case and c.kind in GRAPH_KINDS]
+
+
+def _citations(conn, case_law_id: int, found: list) -> dict:
+    """Store the decision's citations (`_graph_citations`), (re)link the library's
+    authorities, and refresh missing precedents and corroboration. Returns this decision's
+    counts (`_counts`)."""
     store.lock_citations(conn)  # two finals citing one authority: one after the other
     store.replace_citations(conn, case_law_id, found)
     link_library(conn)

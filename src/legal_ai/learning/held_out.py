@@ -30,10 +30,10 @@ def chair_ratios(
     return measure_corpus_ratios(found) or profile.get("golden_ratios") or {}, found
 
 
-def analyze(
-    conn, pair: dict, draft: dict, final_blocks: dict, final_text: str
-) -> tuple[dict, dict]:
-    """Block alignment and the held-out style distance of our draft to the chair's final."""
+def measure(conn, case: str, draft: dict, final_blocks: dict, final_text: str) -> dict:
+    """Block alignment and the held-out style distance of our draft to the chair's final: what
+    does not depend on the pair's row. It reads (the profile, her other finals) and computes,
+    so an upload runs it before its write transaction (Store.reading); `rows` completes it."""
     profile = merged_profile(conn, draft["appeal_type"])
     diffs = align(draft["blocks"], final_blocks)
     edits = sum(d.edit_distance for d in diffs)
@@ -42,7 +42,7 @@ def analyze(
     anti = profile.get("anti_patterns", [])
     draft_anti = count_phrases(draft["content"], anti)
     final_anti = count_phrases(final_text, anti)
-    past = store.style_finals(conn, exclude_case=pair["case_number"])
+    past = store.style_finals(conn, exclude_case=case)
     past_texts = [r["content"] for r in past]
     ratios, past_blocks = chair_ratios(conn, profile, past)
     draft_shares = block_shares(draft["blocks"])
@@ -61,10 +61,8 @@ def analyze(
         "final_words": final_words,
         "draft_version": draft["version"],
     }
-    history = {
-        "pair_id": pair["id"],
-        "case_number": pair["case_number"],
-        "final_version": pair["final_version"],
+    return {
+        "draft_id": draft["id"],
         "appeal_type": draft["appeal_type"],
         "outcome": draft["outcome"],
         "anti_pattern_total": sum(draft_anti.values()),
@@ -75,9 +73,21 @@ def analyze(
         "stylometric_delta": burrows_delta(draft["content"], past_texts),
         "profile_finals": len(past_blocks),
         "lesson_pool_size": store.lesson_pool_size(conn),
-        "held_out": pair["status"] in ("final_received", "analyzed"),
         "metrics": metrics,
     }
+
+
+def rows(measured: dict, pair: dict) -> tuple[dict, dict]:
+    """The pair's analysis and its held-out history row, from `measure` and the pair as the
+    upload's transaction left it."""
+    history = {
+        "pair_id": pair["id"],
+        "case_number": pair["case_number"],
+        "final_version": pair["final_version"],
+        **{k: v for k, v in measured.items() if k != "draft_id"},
+        "held_out": pair["status"] in ("final_received", "analyzed"),
+    }
+    metrics = measured["metrics"]
     analysis = {
         "blocks": metrics["blocks"],
         "unchanged_blocks": metrics["unchanged_blocks"],

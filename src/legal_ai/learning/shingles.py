@@ -114,6 +114,27 @@ def refresh_fingerprints(conn) -> int:
     return taken
 
 
+def refresh_apart(store) -> int:
+    """`refresh_fingerprints` for a request (through the login's own store): each stale text is
+    read and its fingerprints computed with no transaction open (Store.reading), then saved in
+    a short transaction of its own — a long final's fingerprints never hold a lock another
+    upload waits on. A text that changed meanwhile keeps its new content's turn (its hash no
+    longer matches: the next refresh takes it). Returns how many were taken."""
+    with store.reading() as conn:
+        stale = fingerprint_store.stale_keys(conn, METHOD)
+    taken = 0
+    for corpus, item_id, content_hash in stale:
+        with store.reading() as conn:
+            text = fingerprint_store.content(conn, corpus, item_id, content_hash)
+        if text is None:
+            continue
+        shingles = fingerprints(keyed_words(text))
+        with store.transaction() as conn:
+            fingerprint_store.save(conn, corpus, item_id, content_hash, METHOD, shingles)
+        taken += 1
+    return taken
+
+
 _TRAILING = ").,;:!?\"'”’״׳"
 
 

@@ -57,6 +57,11 @@ def connection_lost(exc: BaseException | None) -> bool:
     return False
 
 
+# An HTTP request's lock_timeout and statement_timeout, in seconds, unless the settings say
+# otherwise (LEGAL_AI_REQUEST_LOCK_TIMEOUT_S, LEGAL_AI_REQUEST_STATEMENT_TIMEOUT_S).
+REQUEST_TIMEOUTS = (5.0, 30.0)
+
+
 def bounded(conn: psycopg.Connection, seconds: float) -> None:
     """This transaction's statements end after `seconds` (statement_timeout, SET LOCAL): a
     probe (/readyz, /metrics) answers in time even when the server is slow to."""
@@ -143,9 +148,18 @@ class Store:
     `legal-ai db migrate`)."""
 
     def __init__(
-        self, url: str, *, max_size: int = 4, timeout: float = 30.0, migrate: bool = True
+        self,
+        url: str,
+        *,
+        max_size: int = 4,
+        timeout: float = 30.0,
+        migrate: bool = True,
+        request_timeouts: tuple[float, float] | None = REQUEST_TIMEOUTS,
     ) -> None:
         self.url = url
+        # (lock_timeout, statement_timeout) in seconds of an HTTP request's transactions (None:
+        # unbounded); the worker and the CLI, outside a request, are never bound by them.
+        self.request_timeouts = request_timeouts
         try:
             if migrate:
                 migrations.migrate(url)
@@ -165,6 +179,22 @@ class Store:
 
     role: str | None = None  # the database role this view's transactions run as
 
+    def _request_bounds(self) -> tuple[str, str] | None:
+        """Inside an HTTP request: its lock_timeout and statement_timeout, as PostgreSQL takes
+        them; None outside one (the worker, the CLI)."""
+        if self.request_timeouts is None or REQUEST_ID.get() is None:
+            return None
+        lock, statement = self.request_timeouts
+        return f"{int(lock * 1000)}ms", f"{int(statement * 1000)}ms"
+
+    def _bound(self, conn: psycopg.Connection, local: bool) -> None:
+        bounds = self._request_bounds()
+        if bounds is not None:
+            conn.execute(
+                "SELECT set_config('lock_timeout', %s, %s), set_config('statement_timeout', %s, %s)",
+                (bounds[0], local, bounds[1], local),
+            )
+
     @contextmanager
     def connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
         """A pooled connection (reads), running as this view's role; `timeout`: seconds to
@@ -172,6 +202,7 @@ class Store:
         with self.pool.connection(timeout=timeout) as conn:
             if self.role is not None:
                 conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.role)))
+            self._bound(conn, local=True)  # the reads' own transaction, until it ends
             try:
                 yield conn
             finally:
@@ -193,10 +224,36 @@ class Store:
         with self.pool.connection(timeout=timeout) as conn, conn.transaction():
             if self.role is not None:
                 conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self.role)))
+            self._bound(conn, local=True)
             request = REQUEST_ID.get()
             if request is not None:
                 conn.execute("SELECT set_config('legal_ai.request_id', %s, true)", (request,))
             yield conn
+
+    @contextmanager
+    def reading(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
+        """A pooled connection in autocommit, running as this view's role: each statement is a
+        transaction of its own, so nothing is held between the reads of a computation — an
+        upload's copy check and analysis read what they compare with here, before their write
+        transaction (pg_stat_activity shows the session `idle` while Python computes, never
+        `idle in transaction`, and no lock outlives its statement). Inside an HTTP request each
+        statement is bounded like a transaction's (`request_timeouts`). Never for writes."""
+        with self.pool.connection(timeout=timeout) as conn:
+            conn.autocommit = True
+            try:
+                if self.role is not None:
+                    conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.role)))
+                self._bound(conn, local=False)
+                yield conn
+            finally:
+                if not conn.closed:
+                    try:  # as the pool lent it: the login's role, no bounds, transactions
+                        conn.execute("RESET ROLE")
+                        conn.execute("RESET lock_timeout")
+                        conn.execute("RESET statement_timeout")
+                        conn.autocommit = False
+                    except psycopg.Error:
+                        conn.close()  # a broken connection: the pool replaces it
 
     @contextmanager
     def as_login(self, conn: psycopg.Connection) -> Iterator[psycopg.Connection]:
@@ -275,6 +332,7 @@ def open_store(settings: Settings, *, migrate: bool = True) -> Store:
         max_size=settings.pool_max_size,
         timeout=settings.pool_timeout_s,
         migrate=migrate,
+        request_timeouts=(settings.request_lock_timeout_s, settings.request_statement_timeout_s),
     )
 
 

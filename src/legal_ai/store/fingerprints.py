@@ -68,8 +68,10 @@ def save(
 def compared(conn: psycopg.Connection, method: str, batch: int = 200) -> Iterator[dict]:
     """Every compared text with fingerprints of its current content by `method`, the finals
     first: {corpus, id, doc_id, case_number, content_hash, shingles} (no text), streamed through
-    a server-side cursor `batch` rows at a time (the caller's transaction), so a check holds a
-    few hundred fingerprint arrays at once, not every one."""
+    a server-side cursor `batch` rows at a time, so a check holds a few hundred fingerprint
+    arrays at once, not every one. The cursor lives in the caller's transaction, or, on a
+    connection in autocommit (Store.reading), is held over (WITH HOLD): no transaction stays
+    open while the caller compares."""
     for corpus, table, column, which in _SOURCES:
         query = sql.SQL(
             "SELECT %s::text AS corpus, t.id, t.doc_id, t.case_number, t.content_hash, f.shingles"
@@ -82,10 +84,33 @@ def compared(conn: psycopg.Connection, method: str, batch: int = 200) -> Iterato
             which=sql.SQL(which),
             compared=sql.SQL(_COMPARED),
         )
-        with conn.cursor(name=f"copy_fingerprints_{corpus}") as cursor:
+        name = f"copy_fingerprints_{corpus}"
+        with conn.cursor(name=name, withhold=conn.autocommit) as cursor:
             cursor.itersize = batch
             cursor.execute(query, (corpus, method))
             yield from cursor
+
+
+def stale_keys(conn: psycopg.Connection, method: str) -> list[tuple[str, int, str]]:
+    """(corpus, id, content_hash) of every compared text without fingerprints of its current
+    content by `method` (their texts are read one at a time: `content`)."""
+    found = []
+    for corpus, table, column, which in _SOURCES:
+        rows = conn.execute(
+            sql.SQL(
+                "SELECT t.id, t.content_hash FROM {t} t WHERE {which} AND {compared} AND NOT EXISTS"
+                " (SELECT 1 FROM copy_fingerprints f WHERE f.{c} = t.id"
+                " AND f.content_hash = t.content_hash AND f.method = %s) ORDER BY t.id"
+            ).format(
+                t=sql.Identifier(table),
+                c=sql.Identifier(column),
+                which=sql.SQL(which),
+                compared=sql.SQL(_COMPARED),
+            ),
+            (method,),
+        )
+        found += [(corpus, r["id"], r["content_hash"]) for r in rows]
+    return found
 
 
 def content(conn: psycopg.Connection, corpus: str, item_id: int, content_hash: str) -> str | None:

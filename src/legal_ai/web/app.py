@@ -70,8 +70,15 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
     api.state.settings = settings
     api.state.upload_root = upload_root
     api.state.max_file = settings.max_file_mb * 2**20
+    # A draft's or final's file: its kind's cap (web/uploads.Caps; config says why).
+    api.state.decision_caps = uploads.Caps.decisions(settings)
     errors.install(api, settings)
-    api.add_middleware(errors.Edge, max_file=api.state.max_file)
+    api.add_middleware(
+        errors.Edge,
+        max_file=api.state.max_file,
+        max_decision=api.state.decision_caps.largest,
+        page=desk.too_large_page,
+    )
     # GET /metrics and the app's own registry (web/metrics.py); outermost, each request's id
     # and the registry its searches and uploads count in (web/request_ids.py).
     api.add_middleware(RequestContext, metrics=metrics.mount(api, settings, legal), legal=legal)

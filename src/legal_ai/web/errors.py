@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 
 import psycopg
 import psycopg_pool
@@ -77,7 +78,8 @@ def too_large(max_file: int, upload: bool) -> str:
     if upload:
         return (
             f"the upload is too large: a file may have up to {max_file / 2**20:.0f} MB "
-            "(the operator sets LEGAL_AI_MAX_FILE_MB); split the file"
+            "(the operator sets LEGAL_AI_MAX_DECISION_MB for a draft or final, "
+            "LEGAL_AI_MAX_FILE_MB for other files); split the file"
         )
     return f"the request body is over {JSON_BODY_LIMIT >> 20} MB; send less"
 
@@ -125,13 +127,9 @@ def install(api: FastAPI, settings: Settings) -> None:
 
     @api.exception_handler(psycopg.Error)
     async def database_error(request: Request, exc: psycopg.Error) -> JSONResponse:
-        if isinstance(exc, psycopg_pool.PoolTimeout | psycopg_pool.TooManyRequests):
-            logger.warning("connection pool exhausted: %s %s", request.method, request.url.path)
-            return error(
-                503,
-                "the database is busy: no connection was free in time; try again shortly",
-                {"Retry-After": "1"},
-            )
+        if busy(exc):
+            logger.warning("database busy (%s): %s %s", busy(exc), request.method, request.url.path)
+            return error(503, BUSY, {"Retry-After": RETRY_AFTER})
         if isinstance(exc, psycopg.errors.ConfigurationLimitExceeded):  # migration 0034
             return await app_error(request, agent_bounds.from_database(exc))
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
@@ -150,22 +148,58 @@ def install(api: FastAPI, settings: Settings) -> None:
         )
 
 
+BUSY = (
+    "the database is busy: no connection or lock was free in time; nothing was written, "
+    "try again shortly"
+)
+RETRY_AFTER = "1"
+
+
+def busy(exc: BaseException) -> str | None:
+    """Why a request found the database busy — no pooled connection free in time, a lock not
+    granted within LEGAL_AI_REQUEST_LOCK_TIMEOUT_S, a statement stopped at
+    LEGAL_AI_REQUEST_STATEMENT_TIMEOUT_S (its transaction rolled back) — or None."""
+    if isinstance(exc, psycopg_pool.PoolTimeout | psycopg_pool.TooManyRequests):
+        return "no free connection"
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return "lock timeout"
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return "statement timeout"
+    return None
+
+
 def is_upload(method: str, path: str) -> bool:
+    """A draft's or final's upload (bounded by the decisions' caps)."""
     return method == "POST" and path.endswith(("/draft/upload", "/final/upload"))
+
+
+def is_file_upload(method: str, path: str) -> bool:
+    """Any other upload route (a missing precedent's ruling): LEGAL_AI_MAX_FILE_MB."""
+    return method == "POST" and path.endswith("/upload") and not is_upload(method, path)
 
 
 class Edge:
     """Pure ASGI middleware in front of the routes:
     - refuses NUL characters in the URL (400);
-    - bounds the request body: `max_file` + UPLOAD_OVERHEAD bytes for the upload routes,
-      JSON_BODY_LIMIT for every other; a declared Content-Length over it is answered 413 before the body is read, a
-      body that grows past it (chunked) is stopped at that point;
+    - bounds the request body: the largest draft or final (`max_decision`) + UPLOAD_OVERHEAD
+      bytes for their upload routes, `max_file` + UPLOAD_OVERHEAD for the other uploads,
+      JSON_BODY_LIMIT for every other; a declared Content-Length over it is answered 413 before
+      the body is read (on the desk's paths by `page(scope, status, limit)`, its Hebrew page),
+      a body that grows past it (chunked) is stopped at that point;
     - turns any exception that escaped the handlers into a logged incident and a bare 500 JSON
       body (never a traceback)."""
 
-    def __init__(self, app: ASGIApp, max_file: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_file: int,
+        max_decision: int | None = None,
+        page: Callable[[Scope, int, int], ASGIApp] | None = None,
+    ) -> None:
         self.app = app
         self.max_file = max_file
+        self.max_decision = max_decision or max_file
+        self.page = page
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -174,13 +208,16 @@ class Edge:
         if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
             await error(400, "the URL contains a NUL character")(scope, receive, send)
             return
-        upload = is_upload(scope["method"], scope["path"])
-        limit = self.max_file + UPLOAD_OVERHEAD if upload else JSON_BODY_LIMIT
+        decision = is_upload(scope["method"], scope["path"])
+        upload = decision or is_file_upload(scope["method"], scope["path"])
+        largest = self.max_decision if decision else self.max_file
+        limit = largest + UPLOAD_OVERHEAD if upload else JSON_BODY_LIMIT
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
             if upload:  # refused before web/uploads.py sees it: counted here
                 uploaded(upload_kind(scope["path"]), "too_large")
-            await error(413, too_large(self.max_file, upload))(scope, receive, send)
+            answer = self.page(scope, 413, largest) if self.page and upload else None
+            await (answer or error(413, too_large(largest, upload)))(scope, receive, send)
             return
         received = 0
 
@@ -190,7 +227,7 @@ class Edge:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise HTTPException(413, too_large(self.max_file, upload))
+                    raise HTTPException(413, too_large(largest, upload))
             return message
 
         started = False

@@ -1,7 +1,10 @@
 """Uploads at the HTTP edge: the multipart body is parsed as it streams in (python-multipart) and
 the file part is written in chunks to a private folder under `HOME/uploads`, so memory stays
-bounded whatever is sent. The file is capped at LEGAL_AI_MAX_FILE_MB while it is read (413 the
-moment it passes the cap); only PDF, DOCX, TXT and MD are accepted, by extension, declared content
+bounded whatever is sent. The file is capped while it is read (413 the moment it passes the
+cap) by its kind's limit (`Caps`): our draft and her final are text, LEGAL_AI_MAX_DECISION_MB as
+PDF or DOCX and LEGAL_AI_MAX_DECISION_TEXT_MB as TXT or MD; a ruling uploaded for a missing
+precedent (maybe a long or scanned PDF, whose scan goes to the OCR queue) LEGAL_AI_MAX_FILE_MB;
+only PDF, DOCX, TXT and MD are accepted, by extension, declared content
 type and (PDF, DOCX) leading bytes; the client's file name is reduced to a safe basename and never
 used as a path.
 
@@ -31,7 +34,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
+from ..config import Settings
 from ..errors import AppError, InvalidInput, TooLarge, UnsupportedFile
+from ..learning.decisions import file_limit
+from ..learning.decisions import too_large as decision_too_large
 from ..metrics import uploaded
 
 logger = logging.getLogger(__name__)
@@ -63,6 +69,38 @@ LOCK_NAME = ".lock"
 FOLDER_PREFIX = "up-"
 STAGING_PREFIX = ".new-"
 STALE_STAGING_S = 60  # a staging folder older than this was left by a killed process
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The largest file an upload route takes, by extension: {".pdf": (MB, setting), ...};
+    `decision` True: a draft or final (said as such when refused)."""
+
+    by_suffix: dict[str, tuple[int, str]]
+    decision: bool = False
+
+    @classmethod
+    def decisions(cls, settings: Settings) -> Caps:
+        return cls({s: file_limit(settings, s) for s in ACCEPTED}, decision=True)
+
+    @classmethod
+    def files(cls, settings: Settings) -> Caps:
+        return cls({s: (settings.max_file_mb, "LEGAL_AI_MAX_FILE_MB") for s in ACCEPTED})
+
+    @property
+    def largest(self) -> int:
+        """The largest file of any kind, in bytes (the request body's bound, web/errors.Edge)."""
+        return max(mb for mb, _ in self.by_suffix.values()) * 2**20
+
+    def refuse(self, name: str, suffix: str) -> TooLarge:
+        mb, setting = self.by_suffix[suffix]
+        if self.decision:
+            return decision_too_large(name, suffix, mb, setting)
+        return TooLarge(
+            f"{name}: over the {mb} MB upload limit; split the file (the operator sets the "
+            f"limit: {setting})",
+            limit_mb=mb,
+        )
 
 
 class UnsupportedMediaType(UnsupportedFile):
@@ -171,8 +209,9 @@ class _Receiver:
     """python-multipart callbacks: the one `file` part to disk, form fields to memory, each
     within its bound; any breach raises at once, which stops reading the body."""
 
-    def __init__(self, folder: Path, max_bytes: int, fields: frozenset[str]) -> None:
-        self.folder, self.max_bytes, self.allowed = folder, max_bytes, fields
+    def __init__(self, folder: Path, caps: Caps, fields: frozenset[str]) -> None:
+        self.folder, self.caps, self.allowed = folder, caps, fields
+        self.max_bytes = caps.largest  # the chosen file's kind's, once its name is known
         self.upload: Upload | None = None
         self.fields: dict[str, str] = {}
         self.parts = 0
@@ -230,6 +269,7 @@ class _Receiver:
             if ctype not in GENERIC_TYPES and ctype not in types:
                 raise _refuse_type(f"{safe}: declared content type {ctype!r} is not {kind}")
             path = self.folder / safe
+            self.max_bytes = self.caps.by_suffix[path.suffix][0] * 2**20
             self.upload = Upload(path=path, name=safe)
             self._file = path.open("xb")
         elif name in self.allowed:
@@ -249,10 +289,7 @@ class _Receiver:
         if self._file is not None and self.upload is not None:
             self.upload.size += len(chunk)
             if self.upload.size > self.max_bytes:
-                raise TooLarge(
-                    f"{self.upload.name}: over the {self.max_bytes / 2**20:.0f} MB upload limit; "
-                    "split the file (the operator sets the limit: LEGAL_AI_MAX_FILE_MB)"
-                )
+                raise self.caps.refuse(self.upload.name, self.upload.path.suffix)
             if len(self._head) < SNIFF_BYTES:
                 self._head += chunk[: SNIFF_BYTES - len(self._head)]
             self._file.write(chunk)
@@ -295,16 +332,14 @@ class _Receiver:
             self._file = None
 
 
-async def receive(
-    request: Request, folder: Path, *, max_bytes: int, fields: frozenset[str]
-) -> Upload:
-    """Stream a multipart/form-data request into `folder`: one part `file` (at most `max_bytes`)
-    and the form `fields` named; anything else is refused as soon as it is seen."""
+async def receive(request: Request, folder: Path, *, caps: Caps, fields: frozenset[str]) -> Upload:
+    """Stream a multipart/form-data request into `folder`: one part `file` (at most its kind's
+    cap) and the form `fields` named; anything else is refused as soon as it is seen."""
     ctype, params = parse_options_header(request.headers.get("content-type"))
     boundary = params.get(b"boundary")
     if ctype != b"multipart/form-data" or not boundary:
         raise InvalidInput("send the upload as multipart/form-data with the file in a part 'file'")
-    receiver = _Receiver(folder, max_bytes, fields)
+    receiver = _Receiver(folder, caps, fields)
     try:
         try:
             parser = MultipartParser(boundary, receiver.callbacks())
@@ -331,7 +366,7 @@ async def handled(
     root: Path,
     *,
     fields: frozenset[str],
-    max_bytes: int,
+    caps: Caps,
     work: Callable[[Upload], Any],
 ) -> Any:
     """Stream the request's file into a private folder under `root`, run `work(received)` on it
@@ -341,7 +376,7 @@ async def handled(
     kind = upload_kind(request.url.path)
     try:
         with private_folder(root) as folder:
-            received = await receive(request, folder, fields=fields, max_bytes=max_bytes)
+            received = await receive(request, folder, fields=fields, caps=caps)
             try:
                 answer = await run_in_threadpool(work, received)
             except AppError as exc:

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import RedirectResponse
+from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup
 from starlette.exceptions import HTTPException
@@ -53,6 +54,7 @@ from . import (
 from .enrichment import routes as enrichment
 from .messages import technical
 from .metadata import routes as metadata
+from .pages_hebrew import too_large
 from .reminders import routes as reminders
 
 
@@ -83,6 +85,14 @@ def _html_errors(api: FastAPI) -> None:
     json_app_error = api.exception_handlers[AppError]
     json_http_error = api.exception_handlers[HTTPException]
     json_invalid = api.exception_handlers[RequestValidationError]
+    json_database_error = api.exception_handlers[psycopg.Error]
+
+    async def database_error(request: Request, exc: psycopg.Error):
+        """A busy database (no pooled connection, a lock or a statement past its timeout) on a
+        desk path: the desk's own page, 503 with Retry-After; the API keeps its JSON."""
+        if not core.is_desk(request.url.path) or not web_errors.busy(exc):
+            return await json_database_error(request, exc)
+        return busy_page(request)
 
     async def sign_in(request: Request, exc: core.SignInNeeded) -> RedirectResponse:
         # A form sent without a session (she signed out in another tab, or it expired) did
@@ -119,3 +129,28 @@ def _html_errors(api: FastAPI) -> None:
     api.add_exception_handler(AppError, app_error)
     api.add_exception_handler(HTTPException, http_error)
     api.add_exception_handler(RequestValidationError, invalid)
+    api.add_exception_handler(psycopg.Error, database_error)
+
+
+BUSY = "המערכת עמוסה כרגע, ולא התפנה לה מקום לבקשה בזמן. {} נסי שוב בעוד כמה שניות."
+
+
+def busy_page(request: Request) -> Response:
+    """The desk's answer when the database is busy: its own Hebrew page (rendered without the
+    database), 503 with Retry-After; an upload is said plainly not to have been stored."""
+    sent = request.method == "POST"
+    done = "הפעולה לא בוצעה ודבר לא נשמר" + (" — גם הקובץ ששלחת לא נשמר." if sent else ".")
+    answer = core.error_page(request, 503, BUSY.format(done))
+    answer.headers["Retry-After"] = web_errors.RETRY_AFTER
+    return answer
+
+
+def too_large_page(scope: Any, status: int, limit: int) -> Response | None:
+    """web/errors.Edge's answer on a desk path to an upload declared larger than its kind may
+    be (before a byte of it is read): the desk's page with the limit in Hebrew; None
+    elsewhere (the API's JSON)."""
+    request = Request(scope)
+    if not core.is_desk(request.url.path):
+        return None
+    decision = web_errors.is_upload(request.method, request.url.path)
+    return core.error_page(request, status, too_large(limit / 2**20, decision))

@@ -42,7 +42,8 @@ BACK = "back"  # a form's hidden field: the case number of the page it was poste
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
     upload_root = settings.home / "uploads"
-    max_file = settings.max_file_mb * 2**20
+    decision_caps = uploads.Caps.decisions(settings)  # our draft, her final: text, small
+    file_caps = uploads.Caps.files(settings)  # a ruling: maybe a long PDF or a scan (OCR queue)
     fixed = forms.choices(settings)
 
     async def list_page(
@@ -121,6 +122,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         desk: core.Desk,
         fields: frozenset[str],
         work: Callable[[uploads.Upload, dict], dict],
+        caps: uploads.Caps = decision_caps,
     ) -> tuple[dict, str | None]:
         """Receive an upload form, check its CSRF token before anything runs, then
         `work(received, fields)` in a worker thread: its result, and the page it came from."""
@@ -131,9 +133,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             back = given.pop(BACK, None) or None
             return work(received, given), back
 
-        return await uploads.handled(
-            request, upload_root, fields=fields, max_bytes=max_file, work=checked
-        )
+        return await uploads.handled(request, upload_root, fields=fields, caps=caps, work=checked)
 
     async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
         fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number", BACK}
@@ -264,7 +264,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             )
 
         try:
-            result, back = await checked_upload(request, desk, fields, work)
+            result, back = await checked_upload(request, desk, fields, work, file_caps)
         except core.CsrfRefused:
             raise
         except AppError as exc:

@@ -49,12 +49,15 @@ READING = (
 
 
 def choices(settings: Settings) -> dict:
-    """What the forms' selects offer (ids; the page shows their Hebrew) and the size cap."""
+    """What the forms' selects offer (ids; the page shows their Hebrew) and the size caps: a
+    draft's or final's (Word or PDF, text), a ruling's (web/uploads.Caps)."""
     return {
         "appeal_types": vocab.APPEAL_TYPES,
         "outcomes": vocab.OUTCOMES,
         "areas": vocab.PRACTICE_AREAS,
         "max_mb": settings.max_file_mb,
+        "decision_mb": settings.max_decision_mb,
+        "decision_text_mb": settings.max_decision_text_mb,
     }
 
 

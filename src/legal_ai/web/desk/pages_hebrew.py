@@ -7,7 +7,7 @@ import re
 
 from markupsafe import Markup
 
-from ...errors import AppError
+from ...errors import AppError, TooLarge
 from . import core, messages
 from .labels import mixed
 
@@ -129,6 +129,14 @@ def changed_note(row: dict) -> str:
 # for the record): the first pattern that matches the refusal's text.
 _UPLOAD_REFUSALS = (
     (r"^no file", "לא נבחר קובץ: בחרי את הקובץ או גררי אותו אל הטופס"),
+    (
+        r"the file's text is over [\d,]+ characters",
+        "טקסט הקובץ ארוך בהרבה מהחלטה (החלטה היא 20–80 אלף תווים): האם זה קובץ ההחלטה? דבר לא נשמר",
+    ),
+    (
+        r"was registered while the final was being read",
+        "בזמן שההחלטה נקראה נרשמה טיוטה חדשה לתיק; דבר לא נשמר — שלחי את ההחלטה שוב",
+    ),
     (r"the case number is empty", "מספר התיק ריק: כתבי אותו, למשל 'ערר (מרכז) 1042/23'"),
     (
         r"a scan \(a PDF without a text layer\)",
@@ -189,8 +197,28 @@ _UPLOAD_REFUSALS = (
 UPLOAD_REFUSALS = tuple((pattern, mixed(said)) for pattern, said in _UPLOAD_REFUSALS)
 
 
+def too_large(limit_mb: float, decision: bool = True) -> str:
+    """A file over its kind's limit, in her words: the limit, and that nothing was stored."""
+    if decision:
+        return (
+            f"הקובץ גדול מהמותר לטיוטה או להחלטה: עד {limit_mb:g} מגה־בייט. החלטה שלמה שוקלת "
+            "בדרך כלל פחות ממגה־בייט — האם זה קובץ ההחלטה? דבר לא נשמר"
+        )
+    return f"הקובץ גדול מהמותר: עד {limit_mb:g} מגה־בייט. דבר לא נשמר; פצלי אותו"
+
+
+def _too_large_of(exc: AppError) -> str | None:
+    limit = getattr(exc, "limit_mb", None)
+    if not isinstance(exc, TooLarge) or limit is None:
+        return None
+    return too_large(limit, "draft or final" in str(exc))
+
+
 def upload_refusal(exc: AppError) -> Markup:
     """A refused draft or final in Hebrew, the service's own text kept after it."""
+    said = _too_large_of(exc)
+    if said is not None:
+        return Markup("{}. ").format(said) + messages.technical(str(exc))
     return core.in_hebrew(exc, UPLOAD_REFUSALS)
 
 
@@ -213,6 +241,7 @@ def field_refusal(exc: AppError) -> tuple[str | None, Markup]:
     text = str(exc)
     field = next((f for pattern, f in UPLOAD_FIELDS if re.search(pattern, text)), None)
     said = next((h for pattern, h in UPLOAD_REFUSALS if re.search(pattern, text)), None)
+    said = _too_large_of(exc) or said
     if said is None:
         said = messages.hebrew_of(text) or ("הערך אינו תקין" if field else messages.REFUSED)
     if field == "file" and said == messages.REFUSED:

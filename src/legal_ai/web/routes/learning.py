@@ -37,7 +37,7 @@ async def uploaded(
         request,
         state.upload_root,
         fields=fields,
-        max_bytes=state.max_file,
+        caps=state.decision_caps,
         work=lambda upload: service(
             view, case, upload.path, source_name=f"upload:{upload.name}", **upload.fields
         ),

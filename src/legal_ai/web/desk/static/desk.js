@@ -106,6 +106,20 @@
     shown.textContent = "קובץ: " + files[0].name;
     input.parentNode.insertAdjacentElement("afterend", shown);
   }
+  // A file over its kind's limit (the field's data-caps, "pdf:10,docx:10,txt:2"): what to say,
+  // or "" when it may go.
+  function overCap(input, file) {
+    var caps = {};
+    (input.getAttribute("data-caps") || "").split(",").forEach(function (pair) {
+      var kv = pair.split(":"); if (kv.length === 2) caps[kv[0]] = parseFloat(kv[1]);
+    });
+    var ext = (file.name.split(".").pop() || "").toLowerCase();
+    var mb = caps[ext];
+    if (!mb || file.size <= mb * 1048576) return "";
+    var size = (file.size / 1048576).toFixed(1);
+    return "הקובץ (" + size + " מגה־בייט) גדול מהמותר ל" + (input.getAttribute("data-kind") || "קובץ") +
+      ": עד " + mb + " מגה־בייט. הוא לא נשלח ודבר לא נשמר.";
+  }
   function uploadForm(node) {
     var form = node && node.closest ? node.closest("form[data-upload]") : null;
     return form && form.querySelector("input[type=file]") ? form : null;
@@ -146,9 +160,20 @@
       if (sending) sending.textContent = "ההעלאה כבר נשלחת; המתיני לתשובה";
       return;
     }
-    form.setAttribute("data-sending", "1");
     var chosen = form.querySelector("input[type=file]");
     var files = chosen && chosen.files && chosen.files.length ? chosen.files : null;
+    var over = files && overCap(chosen, files[0]);
+    if (over) {  // over its kind's limit: said at once, nothing sent
+      var said = form.querySelector(".upload-state") || document.createElement("span");
+      said.className = "upload-state field-error"; said.setAttribute("role", "alert");
+      said.textContent = over;
+      (button || form.lastChild).insertAdjacentElement("afterend", said);
+      chosen.setAttribute("aria-invalid", "true");
+      chosen.focus();
+      return;
+    }
+    chosen && chosen.removeAttribute("aria-invalid");
+    form.setAttribute("data-sending", "1");
     var bar = form.querySelector("progress.upload") || document.createElement("progress");
     bar.className = "upload"; bar.max = 100; bar.value = 0;
     bar.setAttribute("aria-label", "התקדמות ההעלאה");
@@ -159,6 +184,18 @@
     bar.insertAdjacentElement("afterend", label);
     if (button) button.disabled = true;
     var request = new XMLHttpRequest();
+    // While the file is on its way she may stop it (nothing reaches the server whole, nothing
+    // is stored); once sent, the server works on it and the answer says what became of it.
+    var stop = document.createElement("button");
+    stop.type = "button"; stop.className = "upload-cancel"; stop.textContent = "ביטול השליחה";
+    stop.addEventListener("click", function () { request.abort(); });
+    label.insertAdjacentElement("afterend", stop);
+    function lost(text) {  // the upload did not go through: said, the form ready again
+      label.textContent = text; label.setAttribute("role", "alert");
+      bar.remove(); stop.remove();
+      form.removeAttribute("data-sending");
+      if (button) button.disabled = false;
+    }
     request.open("POST", form.action);
     request.upload.addEventListener("progress", function (e) {
       if (!e.lengthComputable) return;
@@ -166,7 +203,8 @@
       label.textContent = "נשלח… " + bar.value + "%";
     });
     request.upload.addEventListener("load", function () {
-      bar.value = 100; label.textContent = "הקובץ נשלח; מעבד…";
+      bar.value = 100; stop.remove();
+      label.textContent = "הקובץ נשלח; השרת קורא ובודק אותו (בדרך כלל כמה שניות)…";
     });
     request.addEventListener("load", function () {
       var landed = (request.responseURL || "").split("#")[0];
@@ -177,7 +215,11 @@
       var page = new DOMParser().parseFromString(request.responseText, "text/html");
       var main = page.querySelector("main");
       form.removeAttribute("data-sending");
-      if (!main) { label.textContent = "תשובה לא צפויה מהשרת (" + request.status + ")"; if (button) button.disabled = false; return; }
+      if (!main) {
+        lost("ההעלאה לא נשמרה: השרת לא השיב כמצופה (" + request.status + "); הקובץ לא נשמר — נסי שוב בעוד רגע");
+        return;
+      }
+      stop.remove();
       document.querySelector("main").replaceWith(document.adoptNode(main));
       document.title = page.title;
       keepFile(form, files);
@@ -185,9 +227,10 @@
       if (invalid) invalid.focus(); else window.scrollTo(0, 0);
     });
     request.addEventListener("error", function () {
-      label.textContent = "השליחה נכשלה (אין חיבור לשרת); נסי שוב";
-      form.removeAttribute("data-sending");
-      if (button) button.disabled = false;
+      lost("השליחה נכשלה (החיבור לשרת נותק); ייתכן שהקובץ לא נשמר — בדקי בדף התיק או שלחי שוב");
+    });
+    request.addEventListener("abort", function () {
+      lost("השליחה בוטלה; הקובץ לא נשמר");
     });
     request.send(new FormData(form));
   });
