@@ -223,11 +223,20 @@ def scanned_pdf(
     as a bad photocopy (their OCR confidence falls); an empty string is a blank page."""
     import tempfile
 
+    with tempfile.TemporaryDirectory(prefix="scan-") as tmp:
+        text = hebrew_pdf(Path(tmp) / "text.pdf", [p or " " for p in pages])
+        return scan_of(path, text, dpi=dpi, degrade=degrade)
+
+
+def scan_of(path: Path, text: Path, *, dpi: int = 150, degrade: tuple[int, ...] = ()) -> Path:
+    """The PDF `text` as a scanner gives it back (`scanned_pdf`): each page a grey picture at
+    `dpi`, no text layer; the pages numbered in `degrade` blurred."""
+    import tempfile
+
     from fpdf import FPDF
     from PIL import Image, ImageFilter
 
     with tempfile.TemporaryDirectory(prefix="scan-") as tmp:
-        text = hebrew_pdf(Path(tmp) / "text.pdf", [p or " " for p in pages])
         subprocess.run(
             ["pdftoppm", "-r", str(dpi), "-gray", "-png", str(text), f"{tmp}/p"],
             check=True,
@@ -243,6 +252,28 @@ def scanned_pdf(
             pdf.add_page()
             pdf.image(image, x=0, y=0, w=210, h=297)
         pdf.output(str(path))
+    return path
+
+
+def two_column_pdf(path: Path, title: str, right: list[str], left: list[str]) -> Path:
+    """One page as a two-column report sets it: `title` across the page, then the paragraphs of
+    `right` in the right column and those of `left` in the left one (a right-to-left reader
+    reads the right column first)."""
+    pdf = _paged_fpdf(Furniture())
+    pdf.add_page()
+    pdf.multi_cell(0, 8, title, align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    top, gutter = pdf.get_y(), 12
+    width = (pdf.epw - gutter) / 2
+    for x, paragraphs in ((pdf.l_margin + width + gutter, right), (pdf.l_margin, left)):
+        pdf.set_xy(x, top)
+        for paragraph in paragraphs:
+            pdf.set_x(x)
+            pdf.multi_cell(width, 6, paragraph, align="R", new_x="LEFT", new_y="NEXT")
+            pdf.ln(3)
+    if pdf.page != 1:
+        raise ValueError("the columns do not fit on one page")
+    pdf.output(str(path))
     return path
 
 

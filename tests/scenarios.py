@@ -70,17 +70,19 @@ class PanelScript:
         return Reply(json={"principles": self.answers[request["model"]]})
 
 
+RULING_META = {  # the ruling every principle scenario reads: a binding Supreme Court one
+    "title": "פסק דין",
+    "case_number": 'עע"מ 1234/05',
+    "court": "בית המשפט העליון",
+    "is_binding": True,
+    "practice_area": "planning",
+    "decided_on": "2005-03-01",
+}
+
+
 def ingest(app, tmp_path, doc_id, text, corpus="external", expect="ingested"):
-    path = tmp_path / f"{doc_id}.txt"
-    path.write_text(text, encoding="utf-8")
-    meta = {
-        "title": "פסק דין",
-        "case_number": 'עע"מ 1234/05',
-        "court": "בית המשפט העליון",
-        "is_binding": True,
-        "practice_area": "planning",
-        "decided_on": "2005-03-01",
-    }
+    path = write(tmp_path / f"{doc_id}.txt", text)
+    meta = RULING_META
     if corpus == "internal":
         meta = {
             "title": "החלטה",

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import csrf_of, section
+from helpers import csrf_of, section, write
 from legal_ai.auth import CHAIR
 from legal_ai.learning import finals, principle_review, principles
 from scenarios import PANEL_RULING as RULING
-from scenarios import Q1, Q2, Q4, R1, cand, ingest
+from scenarios import Q1, Q2, Q4, R1, RULING_META, cand, ingest
 
 pytestmark = pytest.mark.db
 
@@ -54,7 +54,10 @@ def test_a_reingested_ruling_moves_the_span_and_search_reads_the_right_words(app
     assert before["content"][before["char_start"] : before["char_end"]] == Q1
 
     report = app.ingest(
-        [_write(tmp_path, PREFIX + RULING)], "external", meta=_META, doc_id="ruling-1"
+        [write(tmp_path / "ruling-again.txt", PREFIX + RULING)],
+        "external",
+        meta=RULING_META,
+        doc_id="ruling-1",
     )
     assert report.ingested == 1 and "returned_to_chair" not in report.as_dict()
     content = _content(app)
@@ -101,7 +104,12 @@ def test_a_reingest_that_removes_the_quote_returns_the_principle_to_the_chair(
     row = _extract(app, script)
     without = RULING.replace(Q1 + ". ", "")
     assert Q1 not in without
-    report = app.ingest([_write(tmp_path, without)], "external", meta=_META, doc_id="ruling-1")
+    report = app.ingest(
+        [write(tmp_path / "ruling-again.txt", without)],
+        "external",
+        meta=RULING_META,
+        doc_id="ruling-1",
+    )
     [returned] = report.as_dict()["returned_to_chair"]
     assert returned["principle_id"] == row["id"] and "no longer in the text" in returned["reason"]
     assert _principle_hits(app)[1] == []  # out of search
@@ -190,7 +198,10 @@ def test_a_quote_at_the_texts_end_and_a_deleted_ruling(app, tmp_path, panel):
     _, [hit] = _principle_hits(app)
     assert hit["char_end"] == len(text)
     report = app.ingest(
-        [_write(tmp_path, PREFIX + text)], "external", meta=_META, doc_id="ruling-1"
+        [write(tmp_path / "ruling-again.txt", PREFIX + text)],
+        "external",
+        meta=RULING_META,
+        doc_id="ruling-1",
     )
     assert "returned_to_chair" not in report.as_dict()
     _, [hit] = _principle_hits(app)
@@ -212,14 +223,14 @@ def test_a_final_uploaded_again_moves_its_principles_span(app, tmp_path, panel):
     script, _ = panel
     case = "ערר (מרכז) 1042/23"
     body = f"פתח דבר\nהערר הוגש נגד החלטת הוועדה המקומית.\nדיון והכרעה\n{Q1}. {Q4}.\nסוף דבר\nהערר נדחה."
-    path = _write(tmp_path, body, "final.txt")
+    path = write(tmp_path / "final.txt", body)
     finals.upload_final(app, case, path, **_FINAL)
     with app.store.connection() as conn:
         doc_id = conn.execute(
             "SELECT doc_id FROM case_law WHERE source_kind = 'internal_committee'"
         ).fetchone()["doc_id"]
     row = _extract(app, script, doc_id=doc_id)
-    path = _write(tmp_path, body.replace("דיון והכרעה\n", "דיון והכרעה\n" + PREFIX), "final.txt")
+    path = write(tmp_path / "final.txt", body.replace("דיון והכרעה\n", "דיון והכרעה\n" + PREFIX))
     finals.upload_final(app, case, path, **_FINAL)
     with app.store.connection() as conn:
         moved = conn.execute(
@@ -238,20 +249,6 @@ _FINAL = {
     "practice_area": "planning",
     "decided_on": "2024-03-01",
 }
-_META = {
-    "title": "פסק דין",
-    "case_number": 'עע"מ 1234/05',
-    "court": "בית המשפט העליון",
-    "is_binding": True,
-    "practice_area": "planning",
-    "decided_on": "2005-03-01",
-}
-
-
-def _write(tmp_path, text, name="ruling-again.txt"):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_a_returned_principle_waits_on_the_desk_with_its_reason(app, tmp_path, panel, chair):
@@ -262,7 +259,10 @@ def test_a_returned_principle_waits_on_the_desk_with_its_reason(app, tmp_path, p
     ingest(app, tmp_path, "ruling-1", RULING)
     row = _extract(app, script)
     app.ingest(
-        [_write(tmp_path, RULING.replace(Q1 + ". ", ""))], "external", meta=_META, doc_id="ruling-1"
+        [write(tmp_path / "ruling-again.txt", RULING.replace(Q1 + ". ", ""))],
+        "external",
+        meta=RULING_META,
+        doc_id="ruling-1",
     )
     queue = chair.get("/review?lane=returned")
     assert queue.status_code == 200

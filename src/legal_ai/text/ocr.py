@@ -14,7 +14,9 @@ Tesseract writes Hebrew in logical order (the order it is typed), words of a lin
 in its TSV; numbers and Latin words inside a Hebrew line come as words of their own, in their
 place. Each page's text passes through `clean_text` (no bidi controls, NUL or zero-width
 characters), like every stored text. A page's confidence is the mean of Tesseract's word
-confidences (0-100) over the words it read; a page with no word has none (None).
+confidences (0-100) over the words it read; a page with no word has none (None). A
+two-column page is read right column first, and the running header and footer are taken out of
+the pages' text like a text PDF's (text/ocr_layout.py).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..errors import OverBound, UnsupportedFile
+from . import ocr_layout
 from . import ocr_numbers as numbers
 from .bounds import Limits, check_pages
 from .extract import _Overflow, join_pages, run_bounded
@@ -304,7 +307,7 @@ def read_page(pdf: Path, number: int, settings: Settings, workdir: Path) -> Page
             reason = clean_text(detail[-1])[:120] if detail else f"exit status {code}"
             return Page(number, "", None, 0, f"Tesseract failed on the page ({reason})")
         words = numbers.parse_words(out.decode("utf-8", "replace"))
-        words = _number_words(image, words, settings, workdir)
+        words = ocr_layout.reading_order(_number_words(image, words, settings, workdir))
     except subprocess.TimeoutExpired:
         return Page(
             number,
@@ -342,7 +345,17 @@ def read_pdf(
             page = read_page(pdf, number, settings, Path(tmp))
             ppi = resolutions.get(number)
             result.pages.append(replace(page, scan_ppi=ppi, warning=resolution_warning(ppi)))
-    return result
+    return replace(result, pages=without_furniture(result.pages))
+
+
+def without_furniture(pages: list[Page]) -> list[Page]:
+    """The pages without their running header and footer (text/ocr_layout.py)."""
+    out = []
+    cuts = ocr_layout.furniture([p.text for p in pages])
+    for page, (top, bottom) in zip(pages, cuts, strict=True):
+        text, low = ocr_layout.cut(page.text, page.low_confidence_numbers, top, bottom)
+        out.append(replace(page, text=text, low_confidence_numbers=low))
+    return out
 
 
 def scan_resolutions(pdf: Path, settings: Settings) -> dict[int, float]:

@@ -21,6 +21,10 @@ page among them, and a hard line break wherever a paragraph wrapped. Over the li
   next are judged the same way (`Layout.continued`), so a paragraph broken by a page is one
   paragraph again.
 
+A scan's pages (text/ocr.py) lose their furniture the same way, the repetition compared as OCR
+reads it (`near_line`: a misread letter does not make the running header a new line); their
+lines are not joined (Tesseract's reading already holds the paragraphs).
+
 Line lengths are counted in characters, not measured in points, and when unsure two lines stay
 apart: a paragraph left in two lines changes no word and no block, a heading joined to a
 paragraph would be lost to the blocks (docs/ingest.md, PDF page furniture and paragraphs).
@@ -30,12 +34,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 EDGE_LINES = 4  # at most this many lines at each edge of a page are furniture
 FULL_SHARE = 0.86  # a line this share of the full line's length, with the next word, is full
 FULL_PERCENTILE = 0.9  # the full line: this percentile of the lengths of the document's lines
 MAX_HEADING_CHARS = 60  # a protected heading is at most this long (as text/blocks.py reads them)
+# OCR's repetitions (text/ocr.py): lines alike in this share of their characters are one line
+NEAR_RATIO = 0.8
+NEAR_MIN_CHARS = 12
 
 PAGE_NUMBER = re.compile(
     r"(?:עמוד|עמ['׳]|page)\s*\d{1,4}(?:\s*(?:מתוך|מ-|/|of)\s*\d{1,4})?"
@@ -78,27 +87,52 @@ def _key(line: str) -> str:
     return " ".join(_DIGITS.sub("#", line).split())
 
 
+def same_line(a: str, b: str) -> bool:
+    """Two lines' keys are one line repeated: equal (a word processor's pages)."""
+    return a == b
+
+
+def near_line(a: str, b: str) -> bool:
+    """Two lines' keys are one line repeated as OCR reads it: equal, or — lines of at least
+    `NEAR_MIN_CHARS` — alike in `NEAR_RATIO` of their characters (a letter misread, a speck
+    read as a mark)."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < NEAR_MIN_CHARS:
+        return False
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= NEAR_RATIO
+
+
+def furniture_depths(
+    pages: list[list[str]], same: Callable[[str, str], bool] = same_line
+) -> tuple[list[int], list[int]]:
+    """How many of each page's non-blank lines, from its top and from its bottom, are
+    furniture (`same`: whether two lines' keys are one line repeated)."""
+    if len(pages) < 2:
+        return [0] * len(pages), [0] * len(pages)
+    filled = [[line for line in page if line.strip()] for page in pages]
+    top = [[_key(line) for line in lines[:EDGE_LINES]] for lines in filled]
+    bottom = [[_key(line) for line in reversed(lines[-EDGE_LINES:])] for lines in filled]
+    tops, bottoms = _edges(top, same), _edges(bottom, same)
+    bottoms = [min(b, len(lines) - t) for lines, t, b in zip(filled, tops, bottoms, strict=True)]
+    return tops, bottoms  # a page of furniture only: its lines counted once
+
+
 def _without_furniture(pages: list[list[str]]) -> tuple[list[list[str]], list[list[str]]]:
     """Each page's lines without the furniture at its two edges, and the lines taken."""
     if len(pages) < 2:
         return [list(page) for page in pages], [[] for _ in pages]
     filled = [[i for i, line in enumerate(page) if line.strip()] for page in pages]
-    top = [[_key(p[i]) for i in idx[:EDGE_LINES]] for p, idx in zip(pages, filled, strict=True)]
-    bottom = [
-        [_key(p[i]) for i in reversed(idx[-EDGE_LINES:])]
-        for p, idx in zip(pages, filled, strict=True)
-    ]
-    tops, bottoms = _edges(top), _edges(bottom)
+    tops, bottoms = furniture_depths(pages)
     bodies, removed = [], []
     for page, idx, drop_top, drop_bottom in zip(pages, filled, tops, bottoms, strict=True):
-        drop_bottom = min(drop_bottom, len(idx) - drop_top)  # a page of furniture only
         taken = set(idx[:drop_top]) | set(idx[len(idx) - drop_bottom :])
         bodies.append(_strip_blank([line for i, line in enumerate(page) if i not in taken]))
         removed.append([page[i] for i in sorted(taken)])
     return bodies, removed
 
 
-def _edges(keys: list[list[str]]) -> list[int]:
+def _edges(keys: list[list[str]], same: Callable[[str, str], bool]) -> list[int]:
     """How many lines from one edge of each page are furniture (`keys`: each page's lines from
     that edge, outermost first). A page's run — its lines repeated at the same place on enough
     pages, or page numbers — counts only when enough pages have that same run: a first page
@@ -108,18 +142,22 @@ def _edges(keys: list[list[str]]) -> list[int]:
     for page in keys:
         depth = 0
         for place, key in enumerate(page):
-            repeated = sum(len(other) > place and other[place] == key for other in keys)
+            repeated = sum(len(other) > place and same(other[place], key) for other in keys)
             if repeated < needed and not _page_number(key):
                 break
             depth += 1
         runs.append(tuple(page[:depth]))
     depths = []
     for run in runs:
-        if run and sum(other == run for other in runs) >= needed:
+        if run and sum(_same_run(other, run, same) for other in runs) >= needed:
             depths.append(len(run))
         else:  # only the page numbers at the very edge
             depths.append(next((i for i, key in enumerate(run) if not _page_number(key)), len(run)))
     return depths
+
+
+def _same_run(a: tuple[str, ...], b: tuple[str, ...], same: Callable[[str, str], bool]) -> bool:
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _page_number(key: str) -> bool:
