@@ -135,6 +135,9 @@ def test_a_scanned_two_column_page_is_read_right_column_first(tmp_path):
     reading = ocr.read_pdf(scan, Settings())
     assert reading is not None
     read = " ".join(reading.pages[0].text.split())
-    order = [read.find(word) for word in ("החלטה", "טוענים", "לטענתם", "מבקשים", "משיבה", "לדבריה", "לפיכך")]
+    order = [
+        read.find(word)
+        for word in ("החלטה", "טוענים", "לטענתם", "מבקשים", "משיבה", "לדבריה", "לפיכך")
+    ]
     assert -1 not in order, read
     assert order == sorted(order), read
