@@ -1,10 +1,13 @@
 """Word 97 .doc, .rtf and .odt read through LibreOffice (issue 38 item 3), from files LibreOffice
 itself writes: notes, tracked changes and tables as the DOCX reader reads a Word final; every bad
-input refused with one line; a conversion past its time killed with its process group."""
+input refused with one line (a password-protected file said to be one, before LibreOffice); a conversion past its time killed with its process group."""
 
 import subprocess
+import zipfile
 from dataclasses import replace
 
+import msoffcrypto
+import olefile
 import pytest
 
 import word_docs
@@ -101,3 +104,52 @@ def test_a_conversion_past_its_time_is_killed_with_its_group(final_docx):
     # nothing of it left running: no soffice with a profile of ours
     left = subprocess.run(["pgrep", "-f", "legal-ai-office-"], capture_output=True, text=True)
     assert left.stdout.strip() == ""
+
+
+def _encrypted_docx(source, target):
+    """`source` (a DOCX) encrypted with a password as Word encrypts one (ECMA-376 agile
+    encryption, msoffcrypto-tool): a compound file holding an EncryptedPackage."""
+    with source.open("rb") as plain, target.open("wb") as locked:
+        msoffcrypto.OfficeFile(plain).encrypt("סוד-1234", locked)
+    return target
+
+
+@pytest.mark.parametrize("name", ["final.docx", "final.doc"])
+def test_a_password_protected_word_file_is_refused_in_one_line(final_docx, tmp_path, name):
+    locked = _encrypted_docx(final_docx, tmp_path / name)
+    with pytest.raises(UnsupportedFile, match="protected by a password") as refused:
+        extract(locked)
+    said = str(refused.value)
+    assert "\n" not in said and "remove the password" in said and "legal-ai-office-" not in said
+
+
+def test_a_word_97_file_whose_fib_says_encrypted_is_refused_before_libreoffice(final_docx):
+    doc = saved_as(final_docx, "doc")
+    locked = doc.with_name("locked.doc")
+    locked.write_bytes(doc.read_bytes())
+    with olefile.OleFileIO(str(locked), write_mode=True) as ole:
+        fib = bytearray(ole.openstream("WordDocument").read())
+        fib[11] |= 0x01  # fEncrypted: the flags' high byte, bit 0x0100 of the word at 10
+        ole.write_stream("WordDocument", bytes(fib))
+    assert "לפנינו ערר" in extract(doc).text  # the same file unlocked reads
+    with pytest.raises(UnsupportedFile, match="protected by a password"):
+        extract(locked)
+
+
+def test_an_odt_saved_with_a_password_is_refused(final_docx, tmp_path):
+    odt = saved_as(final_docx, "odt")
+    locked = tmp_path / "locked.odt"
+    with zipfile.ZipFile(odt) as source, zipfile.ZipFile(locked, "w") as target:
+        for member in source.infolist():
+            data = source.read(member)
+            if member.filename == "META-INF/manifest.xml":  # what an ODT with a password lists
+                data = data.replace(
+                    b'manifest:full-path="content.xml" manifest:media-type="text/xml"/>',
+                    b'manifest:full-path="content.xml" manifest:media-type="text/xml">'
+                    b'<manifest:encryption-data manifest:checksum-type="SHA1/1K" '
+                    b'manifest:checksum="AAAA"/></manifest:file-entry>',
+                )
+                assert b"encryption-data" in data
+            target.writestr(member, data)
+    with pytest.raises(UnsupportedFile, match="protected by a password"):
+        extract(locked)

@@ -320,6 +320,10 @@ def _office(path: Path, limits: Limits = LIMITS) -> Extracted:
 
 
 def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:
+    with path.open("rb") as file:
+        compound = file.read(8) == office.OLE2  # a password-protected DOCX is not a zip
+    if compound:
+        office.check_unlocked(path, path.read_bytes())
     check_docx_archive(path, limits)
     try:
         read = read_docx(path, limits)

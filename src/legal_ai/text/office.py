@@ -7,12 +7,15 @@ option), LibreOffice converts it there to DOCX headless, with a profile folder o
 group of its own that is killed whole at `Limits.office_seconds`; the DOCX is then read by the
 DOCX reader (notes, tracked changes, tables as a Word final's) and the folder removed. Before
 LibreOffice sees it, the file must be what its extension says (a `.doc` that is HTML is refused,
-not rendered), and an `.rtf` that embeds an object is refused.
+not rendered), an `.rtf` that embeds an object is refused, and so is a document protected by a
+password (`check_unlocked`, for a `.docx` too): its content is encrypted, and LibreOffice would
+only fail on it later, less plainly.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import shutil
 import signal
@@ -22,6 +25,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import olefile
+
 from ..errors import UnsupportedFile
 from .bounds import LIMITS, Limits
 
@@ -30,12 +35,18 @@ ENABLE = (
     "install LibreOffice to read it (scripts/install-system --office; Debian: apt-get install "
     "libreoffice-writer-nogui) or save it as .docx"
 )
-_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file a Word 97 .doc is
+OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the compound file a Word 97 .doc is
 _ODT = b"application/vnd.oasis.opendocument.text"
 _NAMES = {".doc": "Word 97 document", ".rtf": "RTF document", ".odt": "OpenDocument text"}
 # The import filter named, so that LibreOffice never falls back to another (a damaged .doc read
 # as plain text): it refuses what its filter cannot load.
 _FILTERS = {".doc": "MS Word 97", ".rtf": "Rich Text Format", ".odt": "writer8"}
+# A Word 97 file's FIB (the WordDocument stream's start): its flags at 10-11, fEncrypted 0x0100
+_FIB_FLAGS, _F_ENCRYPTED = slice(10, 12), 0x0100
+_LOCKED = (
+    "is protected by a password (its content is encrypted); open it in Word, remove the "
+    "password (File > Info > Protect Document) and save it as .docx"
+)
 # RTF control words that embed an object (OLE, a linked file) or its data.
 _RTF_OBJECTS = (b"\\object", b"\\objdata", b"\\objemb", b"\\objlink", b"\\objautlink")
 
@@ -55,7 +66,7 @@ def check_kind(path: Path, data: bytes) -> None:
     suffix = path.suffix.lower()
     name = _NAMES[suffix]
     if suffix == ".doc":
-        ok = data.startswith(_OLE2)
+        ok = data.startswith(OLE2)
     elif suffix == ".rtf":
         ok = data.lstrip(b"\xef\xbb\xbf \r\n\t").startswith(b"{\\rtf")
     else:
@@ -72,6 +83,39 @@ def check_kind(path: Path, data: bytes) -> None:
             f"{path}: the RTF embeds an object (\\object), which is not read; "
             "delete the object, or save the document as .docx"
         )
+
+
+def check_unlocked(path: Path, data: bytes) -> None:
+    """Refuse a Word or OpenDocument file protected by a password, in one line."""
+    if _encrypted(data):
+        raise UnsupportedFile(f"{path}: the document {_LOCKED}")
+
+
+def _encrypted(data: bytes) -> bool:
+    """Whether the file's content is encrypted: a compound file holding an encrypted Word 2007+
+    package (`EncryptedPackage`, whatever its extension says) or a Word 97 document whose FIB
+    says fEncrypted; an OpenDocument zip whose manifest carries encryption data."""
+    if data.startswith(OLE2):
+        try:
+            with olefile.OleFileIO(data) as ole:
+                if ole.exists("EncryptedPackage"):
+                    return True
+                if not ole.exists("WordDocument"):
+                    return False
+                fib = ole.openstream("WordDocument").read(12)
+        except (OSError, ValueError, IndexError, TypeError):  # not a compound file we can read
+            return False
+        return len(fib) == 12 and bool(int.from_bytes(fib[_FIB_FLAGS], "little") & _F_ENCRYPTED)
+    if data.startswith(b"PK"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                if "META-INF/manifest.xml" not in archive.namelist():
+                    return False
+                manifest = archive.read("META-INF/manifest.xml")
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError):
+            return False
+        return b"encryption-data" in manifest
+    return False
 
 
 def _is_odt(path: Path) -> bool:
@@ -150,7 +194,9 @@ def as_docx(path: Path, limits: Limits = LIMITS) -> Iterator[Path]:
         raise UnsupportedFile(
             f"{path}: a {_NAMES[suffix]} ({suffix}) is read through LibreOffice; {ENABLE}"
         )
-    check_kind(path, path.read_bytes())
+    data = path.read_bytes()
+    check_kind(path, data)
+    check_unlocked(path, data)
     with tempfile.TemporaryDirectory(prefix="legal-ai-office-") as tmp:
         folder = Path(tmp)
         source = folder / f"document{suffix}"
