@@ -1,13 +1,14 @@
-"""The context a reader has of a chunk, for the lexical index (issue 36 item 3;
-LEGAL_AI_CHUNK_CONTEXT: `legislation` by default, `all` adds rulings and decisions, `off`): a statute section's law, chapter and side heading; a ruling's court,
-parties and the number of the paragraph the chunk opens in. A chunk of a kind the setting names is
-analyzed from this line and then its own text, so the lexical leg finds a chunk by the words
-that name where it sits; the chunk's text, span and text_hash stay its own (provenance exact),
-and its embedding is made from its text alone. A chunk that carries the line records its
-analyzer as `<id>+context` (chunk_analyzer), so a change of the setting is a change of analyzer
-for the chunks it touches: reindex analyzes them again. metadata_fold.py does the same for a decision's
-headnote, summary and tags in its first chunk only; this line is short and goes to every chunk.
-Measured before it was offered: docs/evaluation.md, "Context in every chunk"."""
+"""The context a reader has of a chunk, for the lexical index (issue 36 item 3): a statute
+section's law, chapter and side heading; a ruling's court, parties and the number of the
+paragraph the chunk opens in. LEGAL_AI_CHUNK_CONTEXT names the kinds that carry it:
+`legislation` (the default), `all` (rulings and decisions too) or `off`. Such a chunk is
+analyzed from this line and then its own text, so the lexical leg finds it by the words that
+name where it sits; its text, span and text_hash stay its own (provenance exact), and its
+embedding is made from its text alone. It records its analyzer as `<id>+context`
+(chunk_analyzer), so a change of the setting is a change of analyzer for the chunks it touches:
+`reindex` analyzes them again. metadata_fold.py does the like for a decision's headnote, summary
+and tags in its first chunk only; this line is short and goes to every chunk. Measured before
+it was turned on: docs/evaluation.md, "Context in every chunk"."""
 
 from __future__ import annotations
 

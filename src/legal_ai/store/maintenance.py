@@ -109,10 +109,11 @@ def stale_chunks(
     """Batches of chunks needing a new embedding or a new analysis (id, text, flags, the
     analyzer each should record; `analyzer`: from `analyzers`), with
     what their context line reads (ingest/chunk_context.py): the chunk's start, its item's
-    doc_type, text, metadata, law_title, court and title (None where the item has no such
-    column)."""
+    doc_type, text up to the chunk (at least its first 2,000 characters: the parties), metadata,
+    law_title, court and title (None where the item has no such column)."""
     query = sql.SQL(
-        "SELECT c.id, c.text, c.text_hash, c.char_start, i.doc_type, i.content, i.metadata,"
+        "SELECT c.id, c.text, c.text_hash, c.char_start, i.doc_type, i.metadata,"
+        " left(i.content, greatest(c.char_start + 1, 2000)) AS content,"
         " to_jsonb(i) ->> 'law_title' AS law_title, to_jsonb(i) ->> 'court' AS court,"
         " to_jsonb(i) ->> 'title' AS title,"
         " (c.embedding IS NULL OR c.embedder IS DISTINCT FROM "
