@@ -16,6 +16,7 @@ from .context import ArrivalHooks, Context
 from .corpora import CORPORA, get_corpus
 from .errors import Forbidden, InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
+from .ingest.chunk_context import chunk_analyzers
 from .knowledge import exemplars, templates
 from .learning import (
     arrival,
@@ -337,7 +338,9 @@ class App(Context):
         images = self.images
         image = (images.id, images.dim) if images else (None, None)
         with self.store.connection() as conn:
-            counts = maintenance.chunk_counts(conn, self.analyzer.id)
+            counts = maintenance.chunk_counts(
+                conn, chunk_analyzers(self.analyzer.id, self.settings.chunk_context)
+            )
             units = maintenance.unit_counts(conn, self.analyzer.id, *image)
             unsearchable = maintenance.unsearchable_items(conn)
             items = maintenance.searchable_counts(conn)

@@ -176,6 +176,15 @@ class Settings(BaseSettings):
         description="Lexical leg: query terms are kept rarest first while their summed document "
         "frequency stays within this many units (bounds the rows BM25 scores).",
     )
+    chunk_context: Literal["off", "legislation", "all"] = Field(
+        default="legislation",
+        description="Lexical index: the chunks analyzed after a line of their context, their text "
+        "and span unchanged: `legislation` (a section's law, chapter and side heading; it raised "
+        "the held-out folds of both statute dev sets), `all` (also a ruling's or decision's "
+        "court, parties and paragraph number; not measured: no dev set holds rulings) or `off`. "
+        "A change makes those chunks' analysis stale until `legal-ai reindex` "
+        "(docs/search.md).",
+    )
     reference_lookups_per_query: int = Field(
         default=8,
         ge=0,

@@ -44,6 +44,7 @@ from .principles import register as register_principles
 from .progress import RESUME_EVAL, RESUME_INGEST, RESUME_REINDEX, watch
 from .scheduler import register as register_scheduler
 from .telemetry import register as register_telemetry
+from .tune import register as register_tune
 from .users import register as register_users
 from .voice import register as register_voice
 from .writer import register as register_writer
@@ -328,6 +329,7 @@ def reindex(as_json: JsonFlag = False) -> None:
 eval_app = typer.Typer()
 app.add_typer(eval_app, name="eval")
 register_gold(eval_app)
+register_tune(eval_app)
 
 
 @eval_app.callback(invoke_without_command=True)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from ..config import Settings
 from ..context import Context
 from ..corpora import get_corpus
 from ..errors import InvalidInput
-from ..ingest import Ingestor
+from ..ingest import Ingestor, IngestReport
 from ..ingest.sources import IngestItem
 from ..progress import QUIET, Progress
 from ..retrieval.search import search
@@ -32,6 +35,18 @@ DEPTH = 100  # documents retrieved per query (Recall@100)
 # Latency is reported per k: DEPTH (the searches the metrics read) and 10, the size users ask
 # for and the size bench/search.py times, so the two compare.
 LATENCY_KS = (10, DEPTH)
+
+
+@dataclass
+class Loaded:
+    """A dataset ingested into its isolated database: the store, the context and settings that
+    search it, the ingest's report and how long loading took."""
+
+    store: Store
+    app: Context
+    settings: Settings
+    report: IngestReport
+    seconds: float
 
 
 def sample_corpus(dataset: Dataset, extra_docs: int, seed: int = 7) -> Dataset:
@@ -71,6 +86,7 @@ def _items(dataset: Dataset) -> list[IngestItem]:
     for doc_id, record in dataset.corpus.items():
         text = dataset.doc_text(doc_id)
         fields, doc_type = {"title": str(record.get("title") or doc_id)}, "reference"
+        metadata: dict[str, str] = {}
         if record.get("eId") and record.get("law_title"):  # a statute section (Akoma Ntoso)
             doc_type = "legislation"
             fields.update(
@@ -78,6 +94,13 @@ def _items(dataset: Dataset) -> list[IngestItem]:
                 eid=str(record["eId"]),
                 section_num=str(record.get("num") or record["eId"]).rstrip(". "),
             )
+            # as text/akn.py keeps them; the side heading only when it is an indexed field
+            # (pbl-silver's queries are its headings: never indexed there)
+            metadata = {
+                k: str(record[k])
+                for k in ("container", "heading")
+                if record.get(k) and (k != "heading" or k in dataset.fields)
+            }
         items.append(
             IngestItem(
                 doc_id=doc_id,
@@ -86,6 +109,7 @@ def _items(dataset: Dataset) -> list[IngestItem]:
                 source_format="jsonl",
                 doc_type=doc_type,
                 fields=fields,
+                metadata=metadata,
                 issue=None if text.strip() else "empty text",
             )
         )
@@ -101,12 +125,7 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
 
 
 def _run_modes(
-    store: Store,
-    app: Context,
-    eval_settings: Settings,
-    dataset: Dataset,
-    modes: tuple[str, ...],
-    progress: Progress,
+    ready: Loaded, dataset: Dataset, modes: tuple[str, ...], progress: Progress
 ) -> tuple[dict[str, metrics.Run], dict[str, dict[str, dict[str, float]]]]:
     """Every query in every mode, timed at each k of LATENCY_KS: the runs the metrics read (the
     documents of k = DEPTH) and the latency percentiles per mode and k."""
@@ -119,24 +138,12 @@ def _run_modes(
         timings: dict[int, list[float]] = {k: [] for k in LATENCY_KS}
         for qid, text in dataset.queries.items():
             for k in LATENCY_KS:  # k = DEPTH's hits are the run the metrics read
-                app.embedder.forget_queries()  # every timing includes embedding the query
+                ready.app.embedder.forget_queries()  # every timing includes embedding the query
                 t0 = time.perf_counter()
-                hits = search(
-                    store,
-                    app.embedder,
-                    eval_settings,
-                    "external",
-                    text,
-                    limit=k,
-                    mode="hybrid" if mode == RERANKED else mode,
-                    group_by=lambda row: row["doc_id"],
-                    cap=1,
-                    image_embedder=app.images,
-                    reranker=app.reranker if mode == RERANKED else None,
-                ).hits
+                docs = ranked(ready, ready.settings, mode, text, k)
                 timings[k].append(time.perf_counter() - t0)
                 if k == DEPTH:
-                    runs[mode][qid] = [h["doc_id"] for h in hits]
+                    runs[mode][qid] = docs
             asked += 1
             progress.update(asked, current=f"{mode} {qid}")
         latency[mode] = {f"k{k}": {"k": k, **_percentiles(timings[k])} for k in LATENCY_KS}
@@ -192,9 +199,53 @@ def _config(embedder: str, settings: Settings) -> dict:
         "rrf_k": settings.rrf_k,
         "leg_window": settings.leg_window,
         "chunk_tokens": settings.chunk_tokens,
+        "chunk_context": settings.chunk_context,
         "lexical_candidate_budget": settings.lexical_candidate_budget,
         "rerank_top_n": settings.rerank_top_n,
     }
+
+
+@contextmanager
+def loaded(settings: Settings, dataset: Dataset, *, progress: Progress = QUIET) -> Iterator[Loaded]:
+    """The dataset ingested into an isolated database (dropped on leaving; embeddings stay
+    cached in the main database, so a text is embedded once across runs)."""
+    server = server_url(settings)
+    dbname = f"legal_ai_eval_{dataset.fingerprint}".replace("-", "_")[:63]
+    drop_database(server, dbname)
+    cache_store = Store(database_url(settings), max_size=2)
+    store = Store(ensure_database(server, dbname), max_size=2)
+    try:
+        eval_settings = settings.model_copy(update={"database_url": store.url})
+        app = Context(eval_settings, store=store, cache_store=cache_store)
+        started = time.perf_counter()
+        progress.start("eval: loading", len(dataset.corpus), "docs")
+        report = Ingestor(store, app.embedder, eval_settings).ingest_items(
+            _items(dataset), get_corpus("external"), progress=progress
+        )
+        yield Loaded(store, app, eval_settings, report, time.perf_counter() - started)
+    finally:
+        store.close()
+        cache_store.close()
+        drop_database(server, dbname)
+
+
+def ranked(loaded_: Loaded, settings: Settings, mode: str, text: str, limit: int) -> list[str]:
+    """One query through the project's own search with `settings` (a copy of the loaded
+    database's): the documents of its hits, best first (first occurrence, cap 1)."""
+    hits = search(
+        loaded_.store,
+        loaded_.app.embedder,
+        settings,
+        "external",
+        text,
+        limit=limit,
+        mode="hybrid" if mode == RERANKED else mode,
+        group_by=lambda row: row["doc_id"],
+        cap=1,
+        image_embedder=loaded_.app.images,
+        reranker=loaded_.app.reranker if mode == RERANKED else None,
+    ).hits
+    return [h["doc_id"] for h in hits]
 
 
 def evaluate(
@@ -206,22 +257,11 @@ def evaluate(
     progress: Progress = QUIET,
 ) -> dict:
     """Run the whole evaluation; returns the `--json` object."""
-    server = server_url(settings)
-    dbname = f"legal_ai_eval_{dataset.fingerprint}".replace("-", "_")[:63]
-    drop_database(server, dbname)
-    cache_store = Store(database_url(settings), max_size=2)
-    store = Store(ensure_database(server, dbname), max_size=2)
-    try:
-        eval_settings = settings.model_copy(update={"database_url": store.url})
-        app = Context(eval_settings, store=store, cache_store=cache_store)
+    with loaded(settings, dataset, progress=progress) as ready:
+        store, app = ready.store, ready.app
         modes = _with_reranker(modes, app)
-        started = time.perf_counter()
-        progress.start("eval: loading", len(dataset.corpus), "docs")
-        report = Ingestor(store, app.embedder, eval_settings).ingest_items(
-            _items(dataset), get_corpus("external"), progress=progress
-        )
-        load_seconds = time.perf_counter() - started
-        runs, latency = _run_modes(store, app, eval_settings, dataset, modes, progress)
+        report, load_seconds = ready.report, ready.seconds
+        runs, latency = _run_modes(ready, dataset, modes, progress)
         per_query = {mode: metrics.per_query(run, dataset.qrels) for mode, run in runs.items()}
         result = {
             "dataset": dataset.name,
@@ -251,7 +291,3 @@ def evaluate(
             mode: values["ndcg@10"] for mode, values in per_query.items()
         }
         return result
-    finally:
-        store.close()
-        cache_store.close()
-        drop_database(server, dbname)

@@ -18,6 +18,7 @@ from ..providers.multimodal import render_pages
 from ..store import integrity, maintenance
 from ..store import items as sql_items
 from . import metadata_fold
+from .chunk_context import chunk_analyzers, context_line, indexed_text
 from .pipeline import Ingestor
 from .sources import IngestItem
 from .staging import content_hash
@@ -32,7 +33,9 @@ def _mend(ctx: Context, rows: list[dict]) -> tuple[list[dict], int, int]:
             "id": row["id"],
             "text_hash": row["text_hash"] or text_hash(row["text"]),
             "embedding": next(vectors) if row["needs_embedding"] else None,
-            "analyzed": ctx.analyzer.analyze(row["text"]) if row["needs_analysis"] else None,
+            "analyzed": ctx.analyzer.analyze(row.get("indexed") or row["text"])
+            if row["needs_analysis"]
+            else None,
         }
         for row in rows
     ]
@@ -53,16 +56,36 @@ def _phase(progress: Progress, what: str, batches: list[list[dict]]) -> Iterator
 
 
 def _chunks(ctx: Context, batch: int, done: dict, progress: Progress) -> None:
-    embedder, analyzer = ctx.embedder, ctx.analyzer
+    embedder, mode = ctx.embedder, ctx.settings.chunk_context
+    expected = chunk_analyzers(ctx.analyzer.id, mode)
     for corpus in CORPORA.values():
         with ctx.store.connection() as read_conn:
-            batches = list(maintenance.stale_chunks(read_conn, corpus, analyzer.id, batch))
+            batches = list(maintenance.stale_chunks(read_conn, corpus, expected, batch))
         for rows in _phase(progress, f"{corpus.key} chunks", batches):
-            updates, embedded, analyzed = _mend(ctx, rows)
-            with ctx.store.transaction() as conn:
-                maintenance.update_chunks(
-                    conn, corpus, updates, embedder=embedder.id, analyzer=analyzer.id
+            for row in rows:  # analyzed after their context line, as ingest does
+                item = {k: row[k] for k in ("law_title", "court", "title")}
+                line = context_line(
+                    mode,
+                    row["doc_type"],
+                    item,
+                    row["metadata"] or {},
+                    row["content"],
+                    row["char_start"],
                 )
+                row["indexed"] = indexed_text(line, row["text"])
+            updates, embedded, analyzed = _mend(ctx, rows)
+            recorded = {
+                u["id"]: row["expected_analyzer"] for u, row in zip(updates, rows, strict=True)
+            }
+            with ctx.store.transaction() as conn:
+                for analyzer in sorted(set(recorded.values())):
+                    maintenance.update_chunks(
+                        conn,
+                        corpus,
+                        [u for u in updates if recorded[u["id"]] == analyzer],
+                        embedder=embedder.id,
+                        analyzer=analyzer,
+                    )
             done["reembedded"] += embedded
             done["reanalyzed"] += analyzed
 

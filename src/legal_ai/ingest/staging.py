@@ -22,6 +22,7 @@ from ..text.case_numbers import identity_columns
 from ..text.chunking import chunk_text
 from ..text.extract import IMAGE_ONLY
 from . import ocr_reading
+from .chunk_context import chunk_analyzer, context_line, indexed_text
 from .sources import IngestItem
 
 
@@ -134,6 +135,11 @@ class Stager:
         ingest stores, and what `legal-ai reindex` cuts again for a chunk changed outside it."""
         return self._chunks(item)
 
+    def _context(self, item: IngestItem, char_start: int) -> str:
+        """The chunk's context line for the lexical index (LEGAL_AI_CHUNK_CONTEXT)."""
+        mode = self.settings.chunk_context
+        return context_line(mode, item.doc_type, item.fields, item.metadata, item.text, char_start)
+
     def _chunks(self, item: IngestItem) -> list[sql_items.ChunkRow]:
         if item.issue or not item.text.strip():
             return []
@@ -155,8 +161,12 @@ class Stager:
                 section=section,
                 text=p.text,
                 text_hash=text_hash(p.text),
-                analyzed=self.analyzer.analyze(p.text),
-                analyzer=self.analyzer.id,
+                analyzed=self.analyzer.analyze(
+                    indexed_text(self._context(item, p.char_start), p.text)
+                ),
+                analyzer=chunk_analyzer(
+                    self.analyzer.id, self.settings.chunk_context, item.doc_type
+                ),
                 embedding=vector,
                 embedder=self.embedder.id,
             )

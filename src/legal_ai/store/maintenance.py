@@ -26,8 +26,26 @@ def _chunk_from(corpus: Corpus) -> sql.Composable:
     )
 
 
-def chunk_counts(conn: psycopg.Connection, analyzer: str) -> dict[str, dict[str, int]]:
-    """Per corpus: chunks, missing, stale and dimension-mismatched embeddings, stale analysis."""
+# The analyzer a chunk should record: `context_analyzer` for an item of `context_kinds` (its
+# chunks carry a context line, ingest/chunk_context.py), `analyzer` for the rest.
+_EXPECTED_ANALYZER = (
+    "CASE WHEN i.doc_type = ANY(%(context_kinds)s::text[]) THEN %(context_analyzer)s"
+    " ELSE %(analyzer)s END"
+)
+
+
+def analyzers(analyzer: str, context_analyzer: str, context_kinds: tuple[str, ...]) -> dict:
+    """The parameters `chunk_counts` and `stale_chunks` compare each chunk's analyzer with."""
+    return {
+        "analyzer": analyzer,
+        "context_analyzer": context_analyzer,
+        "context_kinds": list(context_kinds),
+    }
+
+
+def chunk_counts(conn: psycopg.Connection, analyzer: dict) -> dict[str, dict[str, int]]:
+    """Per corpus: chunks, missing, stale and dimension-mismatched embeddings, stale analysis
+    (`analyzer`: from `analyzers`)."""
     out = {}
     for corpus in CORPORA.values():
         query = sql.SQL(
@@ -40,12 +58,10 @@ def chunk_counts(conn: psycopg.Connection, analyzer: str) -> dict[str, dict[str,
             "   (SELECT embedder FROM embedding_config)"
             "   AND vector_dims(c.embedding) <> (SELECT dim FROM embedding_config))"
             "   AS dimension_mismatches,"
-            " count(*) FILTER (WHERE c.analyzer <> %(analyzer)s) AS stale_analysis"
+            " count(*) FILTER (WHERE c.analyzer <> {expected}) AS stale_analysis"
             " FROM {src}"
-        ).format(src=_chunk_from(corpus))
-        out[corpus.key] = conn.execute(
-            query, {**corpus.scope_params(), "analyzer": analyzer}
-        ).fetchone()
+        ).format(src=_chunk_from(corpus), expected=sql.SQL(_EXPECTED_ANALYZER))
+        out[corpus.key] = conn.execute(query, {**corpus.scope_params(), **analyzer}).fetchone()
     return out
 
 
@@ -88,21 +104,28 @@ def searchable_counts(conn: psycopg.Connection) -> dict[str, dict[str, int]]:
 
 
 def stale_chunks(
-    conn: psycopg.Connection, corpus: Corpus, analyzer: str, batch: int
+    conn: psycopg.Connection, corpus: Corpus, analyzer: dict, batch: int
 ) -> Iterator[list[dict]]:
-    """Batches of chunks needing a new embedding or a new analysis (id, text, flags)."""
+    """Batches of chunks needing a new embedding or a new analysis (id, text, flags, the
+    analyzer each should record; `analyzer`: from `analyzers`), with
+    what their context line reads (ingest/chunk_context.py): the chunk's start, its item's
+    doc_type, text up to the chunk (at least its first 2,000 characters: the parties), metadata,
+    law_title, court and title (None where the item has no such column)."""
     query = sql.SQL(
-        "SELECT c.id, c.text, c.text_hash,"
+        "SELECT c.id, c.text, c.text_hash, c.char_start, i.doc_type, i.metadata,"
+        " left(i.content, greatest(c.char_start + 1, 2000)) AS content,"
+        " to_jsonb(i) ->> 'law_title' AS law_title, to_jsonb(i) ->> 'court' AS court,"
+        " to_jsonb(i) ->> 'title' AS title,"
         " (c.embedding IS NULL OR c.embedder IS DISTINCT FROM "
         "   (SELECT embedder FROM embedding_config)"
         "  OR c.embedded_hash IS DISTINCT FROM c.text_hash) AS needs_embedding,"
-        " c.analyzer <> %(analyzer)s AS needs_analysis"
+        " c.analyzer <> {expected} AS needs_analysis, {expected} AS expected_analyzer"
         " FROM {src} WHERE (c.embedding IS NULL OR c.embedder IS DISTINCT FROM "
         "   (SELECT embedder FROM embedding_config)"
-        "  OR c.embedded_hash IS DISTINCT FROM c.text_hash OR c.analyzer <> %(analyzer)s)"
+        "  OR c.embedded_hash IS DISTINCT FROM c.text_hash OR c.analyzer <> {expected})"
         " AND c.id > %(after)s ORDER BY c.id LIMIT %(batch)s"
-    ).format(src=_chunk_from(corpus))
-    yield from _pages(conn, query, {**corpus.scope_params(), "analyzer": analyzer}, batch)
+    ).format(src=_chunk_from(corpus), expected=sql.SQL(_EXPECTED_ANALYZER))
+    yield from _pages(conn, query, {**corpus.scope_params(), **analyzer}, batch)
 
 
 def update_chunks(
