@@ -356,3 +356,34 @@ def test_scans_stored_before_the_queue_are_queued_by_the_nightly_upkeep(app, tmp
         assert ocr_jobs.run(app)["read"] == 1
         hits = app.search("case", "מסמיך את ועדת הערר לדון בהשגה", limit=3).hits
         assert hits[0]["doc_id"] == report.doc_ids[0] and hits[0]["page"] == 1
+
+
+def test_the_first_pages_case_numbers_are_checked_against_the_case_filed_under():
+    header = "ועדת הערר מחוז מרכז\nערר 115/23 כהן נ' הוועדה המקומית\nניתנה ביום 1.8.2020"
+    text, starts = header + "\n\nעמוד שני: ערר 8115/23", [0, len(header) + 2]
+    assert ocr_reading.header_mismatch("ערר (מרכז) 8115/23", text, starts) == {
+        "filed": "ערר (מרכז) 8115/23",
+        "read": ["115/23"],
+    }
+    assert ocr_reading.header_mismatch("ערר 115/23", text, starts) is None
+    assert ocr_reading.header_mismatch(None, text, starts) is None  # not filed under a case
+    no_number = "פרוטוקול הדיון בוועדה מיום 1.8.2020"  # a date is not a case number
+    assert ocr_reading.header_mismatch("ערר 8115/23", no_number, [0]) is None
+
+
+@needs_tesseract
+@pytest.mark.db
+def test_a_scan_naming_another_case_is_said_in_the_ocr_report(app, tmp_path, cli_env):
+    other = "ועדת הערר לתכנון ובנייה מחוז מרכז\nערר 8115/23 לוי נ' הוועדה המקומית"
+    scan = factories.scanned_pdf(tmp_path / "misfiled.pdf", [other, PAGE_3], dpi=200)
+    report = app.ingest([scan], "case", meta=CASE)
+    result = ocr_jobs.run(app)
+    [entry] = result["items"]
+    assert entry["case_number_mismatch"] == {"filed": "ערר 4410/25", "read": ["8115/23"]}
+    [item] = items(app, report.doc_ids[0])
+    assert item["metadata"]["ocr_case_number_mismatch"]["read"] == ["8115/23"]
+    # the CLI says it in one line (a second scan filed under the same wrong case)
+    again = factories.scanned_pdf(tmp_path / "misfiled-2.pdf", [other, PAGE_2], dpi=200)
+    app.ingest([again], "case", meta=CASE)
+    out = run(cli_env, "ocr", "run").stdout
+    assert "check the case number" in out and "8115/23" in out and "4410/25" in out

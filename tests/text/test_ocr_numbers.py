@@ -90,3 +90,56 @@ def test_at_100_dpi_no_number_is_silently_wrong(tmp_path):
         ]
         assert numbers.number_accuracy(reference, " ".join(unmarked))[2] == 0, page.text
         assert page.as_dict()["low_confidence_numbers"] == page.low_confidence_numbers
+
+
+def _word(left: int, width: int, text: str, line=(1, 1, 1), confidence=90.0) -> numbers.Word:
+    return numbers.Word(line, (left, 100, width, 40), confidence, text)
+
+
+def test_the_pieces_of_a_number_the_hebrew_model_split_are_joined():
+    # visual left to right: "ביום" ... then 9.2.2025 read as ".2.." (close) and "2025"
+    line = [
+        _word(900, 120, "ביום"),
+        _word(700, 180, "הוועדה"),
+        _word(500, 180, "החליטה"),
+        _word(330, 150, "2025"),
+        _word(240, 82, ".2..", confidence=40.0),
+        _word(50, 170, "ביום"),
+    ]
+    joined = numbers.joined(line)
+    assert [w.text for w in joined] == ["ביום", "הוועדה", "החליטה", ".2..2025", "ביום"]
+    date = joined[3]
+    assert date.box == (240, 100, 240, 40) and date.confidence == 40.0
+    # a separator between two pieces joins them across a wider space: "3.1." beside "2025"
+    wide = [
+        _word(600, 200, "ביום"),
+        _word(330, 106, "2025"),
+        _word(199, 84, "3.1."),
+        _word(20, 150, "פורסמה"),
+    ]
+    assert [w.text for w in numbers.joined(wide)] == ["ביום", "3.1.2025", "פורסמה"]
+
+
+def test_two_numbers_a_word_apart_and_words_with_letters_are_never_joined():
+    line = [
+        _word(700, 60, "12"),
+        _word(500, 180, "סעיף"),
+        _word(350, 60, "13"),
+        _word(150, 150, "לחוק"),
+    ]
+    assert numbers.joined(line) == line
+    close = [_word(700, 100, "2025"), _word(590, 60, "20"), _word(300, 200, "ביום")]
+    assert numbers.joined(close) == close  # side by side, no separator: two numbers
+    other_line = [_word(700, 60, "12"), _word(640, 50, "13", line=(1, 1, 2))]
+    assert numbers.joined(other_line) == other_line
+
+
+def test_a_number_read_otherwise_when_binarized_is_marked_and_a_dotted_date_kept():
+    word = _word(100, 80, "1", confidence=95.0)
+    same = numbers.checked(word, [("11", 93.0)], [("11", 91.0)])
+    assert same.text == "11" and not same.doubtful
+    differs = numbers.checked(word, [("11", 93.0)], [("1", 91.0)])
+    assert differs.doubtful
+    assert numbers.low_confidence([differs], [0], 60.0)[0]["text"] == "11"
+    date = numbers.checked(_word(100, 200, "2025", confidence=80.0), [("12.5:2025", 85.0)])
+    assert date.text == "12.5.2025"

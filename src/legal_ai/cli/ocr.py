@@ -34,6 +34,13 @@ def run(as_json: JsonFlag = False) -> None:
             f"  low confidence: {item['corpus']}/{item['doc_id']} page(s) "
             f"{', '.join(map(str, item['pages']))}"
         )
+    for item in report["items"]:
+        if item.get("case_number_mismatch"):
+            said = item["case_number_mismatch"]
+            typer.echo(
+                f"  check the case number: {item['corpus']}/{item['doc_id']} is filed under "
+                f"{said['filed']}, its first page reads {', '.join(said['read'])}"
+            )
     for failure in report["failed"]:
         typer.echo(f"  failed: job {failure['job_id']}: {failure['error']}")
     if report["pending"]:

@@ -33,7 +33,7 @@ from ..store import engine as store
 from ..store import jsonable
 from ..store import ocr as ocr_store
 from ..text import extract, ocr
-from .ocr_reading import METADATA, WAITING, low_confidence_reasons
+from .ocr_reading import METADATA, WAITING, header_mismatch, low_confidence_reasons
 from .sources import IngestItem
 
 if TYPE_CHECKING:
@@ -125,9 +125,11 @@ def _item_of(corpus, row: dict, pdf: Path) -> IngestItem:
 
 def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
     """Write the scan's reading into every item waiting for it, through the ingest path.
-    Returns [{"corpus", "doc_id", "searchable"}]."""
+    Returns [{"corpus", "doc_id", "searchable"}], with "case_number_mismatch" ({"filed",
+    "read"}) for an item whose scan's first page names other case numbers than its own."""
     with app.store.connection() as conn:
         waiting = ocr_store.items_waiting(conn, sha)
+        scan = ocr_store.get_scan(conn, sha)
     written = []
     ingestor = app.ingestor()
     for corpus in {c.key: c for c, _ in waiting}.values():
@@ -136,10 +138,13 @@ def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
         if report.failed:
             raise StoreError(f"writing the OCR text failed: {report.failed[0]['error']}")
         unsearchable = {u["doc_id"] for u in report.unsearchable}
-        written += [
-            {"corpus": corpus.key, "doc_id": i.doc_id, "searchable": i.doc_id not in unsearchable}
-            for i in items
-        ]
+        for i in items:
+            entry = {"corpus": corpus.key, "doc_id": i.doc_id}
+            entry["searchable"] = i.doc_id not in unsearchable
+            mismatch = header_mismatch(
+                i.fields.get("case_number"), scan["content"] or "", scan["page_starts"] or []
+            )
+            written.append({**entry, "case_number_mismatch": mismatch} if mismatch else entry)
     return written
 
 

@@ -5,17 +5,22 @@ confidence), `ocr_page_confidence` (per page, null for a page with no word),
 `ocr_low_confidence_pages` (pages below LEGAL_AI_OCR_MIN_CONFIDENCE, unread, or scanned below
 text/ocr.MIN_SCAN_PPI), `ocr_low_confidence_reasons` (why, per such page) and
 `ocr_low_confidence_numbers` (the numbers read with low confidence, their spans), which
-`legal-ai health`, `legal-ai ocr list` and `legal-ai item history` show."""
+`legal-ai health`, `legal-ai ocr list` and `legal-ai item history` show; and
+`ocr_case_number_mismatch` when the scan's first page names case numbers of which none is the
+one the item is filed under (`header_mismatch`: a case number OCR misread, `8115/23` read
+`115/23`, or a scan filed under the wrong case), said in `legal-ai ocr run`'s report too."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..store import ocr as ocr_store
 from ..text import extract, ocr
+from ..text.case_numbers import case_id
 from .sources import IngestItem
 
 if TYPE_CHECKING:
@@ -28,6 +33,9 @@ WAITING = (
 METADATA = ("ocr_engine", "ocr_confidence", "ocr_page_confidence", "ocr_low_confidence_pages")
 METADATA += ("ocr_low_confidence_reasons",)  # [{"page", "reason"}] for those pages
 METADATA += ("ocr_low_confidence_numbers",)  # numbers read with low confidence, their spans
+METADATA += ("ocr_case_number_mismatch",)  # {"filed", "read"}: the header names another case
+# number/year as a case number is written (1042/23, 8115/2023), not a date (1.8.2020)
+_CASE_NUMBER = re.compile(r"(?<![\d/.])\d{1,6}/\d{2,4}(?![\d/.])")
 
 
 def low_confidence_reasons(pages: list[dict], floor: float) -> list[dict]:
@@ -57,6 +65,20 @@ def scanned(conn, item: IngestItem, settings: Settings) -> tuple[IngestItem, byt
     return waiting, data
 
 
+def header_mismatch(case_number: str | None, text: str, starts: list[int]) -> dict | None:
+    """{"filed", "read"} when the first page of a scan's `text` names case numbers (number/year)
+    of which none is `case_number`'s (the case the item is filed under); None when they agree,
+    when the page names none, or the item has no case number."""
+    filed = case_id(case_number)
+    if filed is None:
+        return None
+    first = text[: starts[1]] if len(starts) > 1 else text
+    read = list(dict.fromkeys(_CASE_NUMBER.findall(first)))
+    if not read or filed.number in read:
+        return None
+    return {"filed": case_number, "read": read}
+
+
 def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem:
     """The item with the text OCR read from its scan, page offsets and confidences."""
     pages = scan["page_confidence"] or []
@@ -77,6 +99,11 @@ def with_reading(item: IngestItem, scan: dict, settings: Settings) -> IngestItem
             for n in p.get("low_confidence_numbers", [])
         ],
     )
+    mismatch = header_mismatch(
+        item.fields.get("case_number"), scan["content"] or "", scan["page_starts"] or []
+    )
+    if mismatch:
+        metadata["ocr_case_number_mismatch"] = mismatch
     issue = None
     if not scan["content"].strip():
         issue = (

@@ -231,24 +231,30 @@ def _pgm(path: Path):
 def _number_words(
     image: Path, words: list[numbers.Word], settings: Settings, workdir: Path
 ) -> list[numbers.Word]:
-    """The words holding digits read again by the number model (text/ocr_numbers.py), cut out of
-    the page's picture, all in one Tesseract process; the words as they were when that model is
-    not installed or the reading fails."""
-    chosen = numbers.candidates(words)
+    """The words holding digits read again by the number model (text/ocr_numbers.py), the
+    pieces of a number the Hebrew model split joined first; each cut out of the page's picture
+    twice — as scanned and binarized (`_binarized`) — and all read in one Tesseract process. The
+    words as they were when that model is not installed or the reading fails."""
     binary = _binary(settings)
-    if not chosen or binary is None or numbers.NUMBER_MODEL not in _probe(binary)[1]:
+    if binary is None or numbers.NUMBER_MODEL not in _probe(binary)[1]:
+        return words
+    joined = numbers.joined(words)
+    chosen = numbers.candidates(joined)
+    if not chosen:
         return words
     picture = _pgm(image)
     names = []
     for k, i in enumerate(chosen):
-        left, top, width, height = words[i].box
+        left, top, width, height = joined[i].box
         pad = numbers.PAD
         crop = picture[
             max(0, top - pad) : top + height + pad, max(0, left - pad) : left + width + pad
         ]
-        name = workdir / f"number-{k}.pgm"
-        name.write_bytes(b"P5\n%d %d\n255\n" % (crop.shape[1], crop.shape[0]) + crop.tobytes())
-        names.append(str(name))
+        for variant, pixels in (("grey", crop), ("binary", _binarized(crop))):
+            name = workdir / f"number-{k}-{variant}.pgm"
+            header = b"P5\n%d %d\n255\n" % (pixels.shape[1], pixels.shape[0])
+            name.write_bytes(header + pixels.tobytes())
+            names.append(str(name))
     listing = workdir / "numbers.txt"
     listing.write_text("\n".join(names) + "\n", encoding="utf-8")
     command = _tesseract(
@@ -272,10 +278,28 @@ def _number_words(
     if code != 0:
         return words
     pieces = numbers.parse_pieces(out.decode("utf-8", "replace"))
-    words = list(words)
     for k, i in enumerate(chosen):
-        words[i] = numbers.checked(words[i], pieces.get(k, []))
-    return words
+        joined[i] = numbers.checked(joined[i], pieces.get(2 * k, []), pieces.get(2 * k + 1, []))
+    return joined
+
+
+def _binarized(crop):
+    """A word's crop in black and white at Otsu's threshold (the grey level that best splits its
+    histogram in two): the second reading of a number, which must agree with the first."""
+    import numpy as np
+
+    if crop.size == 0 or crop.min() == crop.max():
+        return crop
+    counts = np.bincount(crop.ravel(), minlength=256).astype(float)
+    levels = np.arange(256)
+    weight = np.cumsum(counts)
+    mass = np.cumsum(counts * levels)
+    total, total_mass = weight[-1], mass[-1]
+    background = total - weight
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (total_mass * weight - total * mass) ** 2 / (weight * background)
+    threshold = int(np.nanargmax(np.where(background > 0, between, np.nan)))
+    return np.where(crop > threshold, 255, 0).astype(np.uint8)
 
 
 def _render(pdf: Path, number: int, settings: Settings, image: Path) -> str | None:

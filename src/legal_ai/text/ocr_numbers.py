@@ -30,6 +30,11 @@ PAD = 6  # pixels around a word's box when it is cut out
 NUMBER_RE = re.compile(r"\d+(?:[/.,:\-–]\d+)*(?:\([\u05d0-\u05ea0-9]{1,3}\))*")
 _CORE = re.compile(r"\d+(?:[/.,:\-]\d+)*")
 _PURE = re.compile(r"[\d/.,:\-()]+")
+_PIECE = re.compile(r"[\d/.,:\-]+")  # a piece of a split number: no letter, no bracket
+JOIN_SHARE = 1.6  # pieces of one number: at most this share of the line's median space apart
+_SEPARATORS = "./,:-"
+# d.m.yyyy with a colon for one of its dots (never a time: hh:mm has no year after it)
+_MIXED_DATE = re.compile(r"(?<![\d.:])(\d{1,2})[.:](\d{1,2})[.:](\d{4})(?![\d.:])")
 _SEGMENT = re.compile(r"\d+(?:[/.,:\-]\d+)*|\([^()\s]{0,4}\)|.")
 _HEBREW = "\u05d0-\u05ea"
 
@@ -106,6 +111,83 @@ def mean_confidence(words: list[Word]) -> float | None:
     return round(statistics.fmean(w.confidence for w in words), 1) if words else None
 
 
+def joined(words: list[Word]) -> list[Word]:
+    """`words` with the pieces of one number the Hebrew model split (`9.2.2025` read as `2025`
+    and `.2..`, `1,200` as `200` and `,1`) joined into one word over their boxes: neighbours on
+    a line, each of digits and number punctuation only, a separator between them, the space
+    between them at most `JOIN_SHARE` of the line's median space between words
+    (`_one_number`). The joined word takes the first piece's place and line and the lowest
+    confidence; its text is read again by the number model (the pieces' own text is the visual
+    concatenation, a placeholder)."""
+    lines: dict[tuple[int, int, int], list[int]] = {}
+    for i, word in enumerate(words):
+        lines.setdefault(word.line, []).append(i)
+    groups: dict[int, list[int]] = {}  # first index -> the indexes joined into it
+    for indexes in lines.values():
+        visual = sorted(indexes, key=lambda i: words[i].box[0])
+        gaps = [_gap(words[a], words[b]) for a, b in zip(visual, visual[1:], strict=False)]
+        spaces = [g for g in gaps if g > 0]
+        if not spaces:
+            continue
+        median = statistics.median(spaces)
+        run: list[int] = []
+        for k, i in enumerate(visual):
+            piece = _PIECE.fullmatch(words[i].text) is not None
+            if (
+                run
+                and piece
+                and _one_number(words[run[-1]].text, words[i].text, gaps[k - 1], median)
+            ):
+                run.append(i)
+                continue
+            _keep(run, words, groups)
+            run = [i] if piece else []
+        _keep(run, words, groups)
+    if not groups:
+        return words
+    dropped = {i for run in groups.values() for i in run}
+    out = []
+    for i, word in enumerate(words):
+        if i in groups:
+            out.append(_union([words[k] for k in groups[i]]))
+        elif i not in dropped:
+            out.append(word)
+    return out
+
+
+def _one_number(left: str, right: str, gap: int, median: float) -> bool:
+    """Whether two neighbouring pieces (visual order) are one number: a separator stands
+    between them (`3.1.` beside `2025`, `,1` beside `200`) and they are at most
+    `JOIN_SHARE` of the line's median space apart. Two numbers side by side without a separator
+    (`2025 20`) stay two."""
+    separated = left[-1] in _SEPARATORS or right[0] in _SEPARATORS
+    return separated and gap <= JOIN_SHARE * median
+
+
+def _gap(left: Word, right: Word) -> int:
+    return right.box[0] - (left.box[0] + left.box[2])
+
+
+def _keep(run: list[int], words: list[Word], groups: dict[int, list[int]]) -> None:
+    """A run of two pieces or more, one of them with a digit, is joined."""
+    if len(run) > 1 and any(c.isdigit() for i in run for c in words[i].text):
+        groups[min(run)] = run
+
+
+def _union(pieces: list[Word]) -> Word:
+    """One word over `pieces` (in visual order)."""
+    left = min(w.box[0] for w in pieces)
+    top = min(w.box[1] for w in pieces)
+    right = max(w.box[0] + w.box[2] for w in pieces)
+    bottom = max(w.box[1] + w.box[3] for w in pieces)
+    return Word(
+        pieces[0].line,
+        (left, top, right - left, bottom - top),
+        min(w.confidence for w in pieces),
+        "".join(w.text for w in pieces),
+    )
+
+
 def candidates(words: list[Word]) -> list[int]:
     """The indexes of the words read again for their numbers: those holding a digit."""
     return [i for i, w in enumerate(words) if any(c.isdigit() for c in w.text)]
@@ -142,14 +224,27 @@ def merge(hebrew: str, read: str) -> tuple[str, bool]:
     return hebrew, True
 
 
-def checked(word: Word, pieces: list[tuple[str, float]]) -> Word:
+def _dotted(read: str) -> str:
+    """A date read with a colon among its dots (`12.5:2025`: a speck on the dot) as a date."""
+    return _MIXED_DATE.sub(r"\1.\2.\3", read)
+
+
+def checked(
+    word: Word, pieces: list[tuple[str, float]], again: list[tuple[str, float]] | None = None
+) -> Word:
     """`word` after its number reading (`pieces`: the words Tesseract read in its box, visual
-    order, with their confidences); no piece: the number reading found nothing (doubtful)."""
+    order, with their confidences); no piece: the number reading found nothing (doubtful).
+    `again`: the same box read once more, binarized; a reading whose digits differ makes the
+    number doubtful (marked, never silently taken)."""
     if not pieces:
         return replace(word, checked=0.0, doubtful=True)
-    read = logical("".join(text for text, _ in pieces))
+    read = _dotted(logical("".join(text for text, _ in pieces)))
     confidence = min(c for _, c in pieces)
     text, doubtful = merge(word.text, read)
+    if again is not None and _CORE.findall(read) != _CORE.findall(
+        logical("".join(t for t, _ in again))
+    ):
+        doubtful = True
     if text == word.text and not doubtful:  # the two readings agree
         confidence = max(confidence, word.confidence)
     return replace(word, text=text, checked=round(confidence, 1), doubtful=doubtful)
