@@ -115,12 +115,96 @@ def timed(function, repeat: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
+SHARED_PAIRS = SHARED.parent / "decisions.jsonl"
+
+
+def pairs() -> list[dict]:
+    """The project's fictional pairs, and ../shared/data's when present (case number, draft,
+    final)."""
+    out = [
+        {"case_number": r["case_number"], "draft": r["draft_text"], "final": r["final_text"]}
+        for r in factories.records()
+    ]
+    if SHARED_PAIRS.is_file():
+        for line in SHARED_PAIRS.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            out.append(
+                {
+                    "case_number": r["case_number"],
+                    "draft": r["draft_text"],
+                    "final": r["final_text"],
+                }
+            )
+    return out
+
+
+def noise(store: Store) -> dict:
+    """Issue 37 item 12: every pair's final is a committee decision; each pair's draft is
+    checked against the others' with the generic-passage filter off (specific_words=0) and on:
+    the passages of each kind, and the true copies kept: each draft with a discussion paragraph
+    of another pair's final pasted in (its longest of 25 words or more) must still have it
+    flagged (substance or analysis)."""
+    found = pairs()
+    with store.transaction() as conn:
+        for i, pair in enumerate(found):
+            conn.execute(
+                "INSERT INTO case_law (source_kind, doc_type, doc_id, case_number, title,"
+                " chair_name, practice_area, content, content_hash)"
+                " VALUES ('internal_committee', 'decision', %s, %s, %s, %s, 'planning', %s, %s)",
+                (
+                    f"pair-{i}",
+                    pair["case_number"],
+                    f"החלטה {i}",
+                    'עו"ד בדיקה',
+                    pair["final"],
+                    f"pair-hash-{i}",
+                ),
+            )
+    counts = {"before": defaultdict(int), "after": defaultdict(int)}
+    kept = lost = 0
+    with store.transaction() as conn:
+        for i, pair in enumerate(found):
+            case = normalize_case_number(pair["case_number"])
+            for name, words in (("before", 0), ("after", copy_policy.MIN_SPECIFIC_WORDS)):
+                report = copy_policy.check_text(conn, case, pair["draft"], specific_words=words)
+                for p in report["passages"]:
+                    counts[name][p["kind"]] += 1
+            other = found[(i + 1) % len(found)]["final"]
+            paragraph = max(other.split("\n"), key=lambda t: len(t.split()))
+            if len(paragraph.split()) < 25:
+                continue
+            copied = pair["draft"] + "\n\n" + paragraph + "\n"
+            report = copy_policy.check_text(conn, case, copied)
+            at = copied.index(paragraph)
+            flagged = any(
+                p["kind"] in ("substance", "analysis") and p["text"] in copied[at:]
+                for p in report["passages"]
+            )
+            kept, lost = kept + flagged, lost + (not flagged)
+    return {
+        "pairs": len(found),
+        "passages_before": dict(counts["before"]),
+        "passages_after": dict(counts["after"]),
+        "true_copies_flagged": kept,
+        "true_copies_lost": lost,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--decisions", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--noise",
+        action="store_true",
+        help="count the passages flagged before/after the generic-passage filter (issue 37)",
+    )
     server_option(parser)
     args = parser.parse_args()
+    if args.noise:
+        with bench_store(args.server_url, DB, "legal-ai-copy-bench-") as store:
+            print(json.dumps(noise(store), ensure_ascii=False, indent=1))
+        return
     texts, draft, case = finals_and_draft()
     draft_words = copy_policy.keyed_words(draft)
     with bench_store(args.server_url, DB, "legal-ai-copy-bench-") as store:

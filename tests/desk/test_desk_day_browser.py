@@ -23,7 +23,7 @@ from system_panel import distilled
 pytestmark = pytest.mark.db
 T = review_world.TEXTS
 RULING = "עע\"מ 9202/21 פלונית נ' הוועדה המקומית לתכנון ולבנייה (בדוי)"
-CITATION = "עע\"מ 9202/21 פלונית נ' הוועדה המקומית לתכנון ולבנייה, פס' 2 (3.3.2021)"
+CITATION = "עע\"מ 9202/21 פלונית נ' הוועדה המקומית לתכנון ולבנייה, פס' 2 (נבו 3.3.2021)"
 
 
 def ruling(app, tmp_path) -> None:

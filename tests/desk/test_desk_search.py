@@ -353,7 +353,7 @@ def test_citation_in_israeli_style_with_its_paragraph_on_search_and_source(
     )
     page = chair.get("/search", params={"corpus": "external", "q": "הצדקה תכנונית של ממש"})
     [result] = results(page.text)
-    expected = "עע\"מ 9101/20 פלוני נ' הוועדה המקומית, פס' 2 (1.6.2021)"
+    expected = "עע\"מ 9101/20 פלוני נ' הוועדה המקומית, פס' 2 (נבו 1.6.2021)"
     assert result["cites"][0] == expected
     assert text_of(page.text).count("9101/20") >= 1 and "T00" not in page.text
     # The source page offers the same citation for the passage it shows.
@@ -364,7 +364,44 @@ def test_citation_in_israeli_style_with_its_paragraph_on_search_and_source(
     assert "ציטוט הקטע המסומן" in source.text
     # Without a passage, the document's citation (no pinpoint).
     whole = chair.get("/source/external/demo-ext-9101")
-    assert "עע\"מ 9101/20 פלוני נ' הוועדה המקומית (1.6.2021)" in text_of(whole.text)
+    assert "עע\"מ 9101/20 פלוני נ' הוועדה המקומית (נבו 1.6.2021)" in text_of(whole.text)
+
+
+def test_statute_and_committee_decision_cited_as_the_rules_write_them(chair, desk_app, tmp_path):
+    """Issue 37 item 6: a section of a law is cited with its law (never `פס' 197`, never the
+    law's date); a committee decision with the parties of its header and `החלטה מיום`."""
+    ruling(
+        desk_app,
+        tmp_path,
+        "pbl#point_197",
+        "פגיעה על ידי תכנית\nנפגעו על ידי תכנית מקרקעין הנמצאים בתחום התכנית זכאי הנפגע לפיצויים.",
+        doc_type="legislation",
+        case_number=None,
+        court=None,
+        decided_on="1965-08-12",
+        title='חוק התכנון והבניה, תשכ"ה–1965, סעיף 197 – פגיעה על ידי תכנית',
+        law_title='חוק התכנון והבניה, תשכ"ה–1965',
+        section_num="197",
+    )
+    law = results(
+        chair.get("/search", params={"corpus": "external", "q": "זכאי הנפגע לפיצויים"}).text
+    )
+    assert law[0]["cites"][0] == 'סעיף 197 לחוק התכנון והבניה, התשכ"ה-1965'
+    path = tmp_path / "int-1042.md"
+    header = "העוררים: י' כהן (בדוי)\nהמשיבים: הוועדה המקומית לתכנון ובנייה מודיעין\n\n"
+    path.write_text(header + numbered(PARAGRAPHS), encoding="utf-8")
+    meta = {
+        "case_number": "ערר (מרכז) 1042/23",
+        "title": "ערר (מרכז) 1042/23 – הקלה בקו בניין",
+        "decided_on": "2024-04-03",
+        "practice_area": "planning",
+    }
+    assert desk_app.ingest([path], "internal", meta=meta, doc_id="int-1042").ingested == 1
+    source = chair.get("/source/internal/int-1042")
+    assert source.status_code == 200, source.text
+    assert (
+        "ערר (מרכז) 1042/23 י' כהן נ' הוועדה המקומית לתכנון ובנייה מודיעין (החלטה מיום 3.4.2024)"
+    ) in text_of(source.text)
 
 
 def test_bad_input_is_said_beside_its_field_and_kept(chair, desk_app, tmp_path):

@@ -34,11 +34,11 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
     draft = write(tmp_path / "draft.txt", planted_draft())
     report = copy_policy.check(app, CASE, draft)
 
-    assert set(report) == {"case_number", "passages", "citations"}
+    assert set(report) == {"case_number", "passages", "generic_left_out", "citations"}
     assert report["case_number"] == CASE
     for passage in report["passages"]:
         assert set(passage) == {"kind", "text", "source"}
-        assert set(passage["source"]) == {"case_number", "doc_id", "char_start", "char_end"}
+        assert set(passage["source"]) == {"case_number", "doc_id", "char_start", "char_end", "text"}
         assert passage["source"]["case_number"] != CASE  # never the case's own documents
     found = kinds(report)
 
@@ -49,6 +49,7 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
     assert source["case_number"] == "ערר 8815/25" and source["doc_id"] == "ערר 8815/25"
     copied = records["ערר 8815/25"]["final_text"][source["char_start"] : source["char_end"]]
     assert "שהיתרו ניתן בשנת 1998" in copied and "המגרש ריק" in copied
+    assert source["text"] == copied  # the source's own words, shown beside the draft's
     assert "ההשבחה" in holding[0]["text"] and "9388/23" in holding[0]["text"]
 
     # The generic analysis: analysis (generalize), from 7014's discussion.
@@ -67,7 +68,9 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
 
     by_ref = {}
     for citation in report["citations"]:
-        assert set(citation) == {"text", "ref", "status", "doc_id"} | NEW_KEYS | {"treatment"}
+        assert set(citation) == {"text", "ref", "kind", "status", "doc_id"} | NEW_KEYS | {
+            "treatment"
+        }
         by_ref.setdefault(citation["ref"], []).append(citation)
     assert [c["status"] for c in by_ref['עע"מ 9101/20']] == ["quote_not_found"]
     assert by_ref['עע"מ 9101/20'][0]["doc_id"] == "r-9101"
@@ -180,7 +183,7 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert set(report) == {"case_number", "passages", "citations"}
+    assert set(report) == {"case_number", "passages", "generic_left_out", "citations"}
     assert all(set(c) >= NEW_KEYS for c in report["citations"])
     quoted = next(c for c in report["citations"] if c["ref"] == 'עע"מ 9101/20')
     assert quoted["problems"][0]["kind"] == "quote_not_found"
@@ -330,7 +333,12 @@ def test_a_writing_agent_checks_its_draft_over_mcp(app, tmp_path):
 def test_a_draft_without_copies_or_citations_reports_nothing(app, tmp_path):
     text = "פתח דבר\n\nטקסט מקורי לגמרי.\n\nרקע עובדתי\n\nעוד טקסט.\n\nדיון והכרעה\n\nהכרעה."
     report = copy_policy.check(app, "ערר 5/25", write(tmp_path / "d.txt", text))
-    assert report == {"case_number": "ערר 5/25", "passages": [], "citations": []}
+    assert report == {
+        "case_number": "ערר 5/25",
+        "passages": [],
+        "generic_left_out": 0,
+        "citations": [],
+    }
 
 
 def test_a_run_inside_her_measured_templates_counts_as_template(app, tmp_path):

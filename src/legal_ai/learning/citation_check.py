@@ -191,6 +191,7 @@ def check_all(
         entry = {
             "text": citation.text,
             "ref": citation.ref,
+            "kind": citation.kind,  # ruling | reporter | statute
             "status": "found",
             "doc_id": row["doc_id"] if row else None,
             "problems": [],

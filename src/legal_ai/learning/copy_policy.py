@@ -19,7 +19,14 @@ passage. Each passage is classified:
   statute sections, which every case may cite), or it comes from the source's facts (background,
   subject, decision under appeal) or its holding (conclusion);
 - `analysis` (generalize and adapt): the rest, copied from the source's claims, legal framework
-  or discussion.
+  or discussion;
+- left out (`generic_left_out` counts them): a passage that copies no substance of the source
+  (above) and shares fewer than MIN_SPECIFIC_WORDS words with it through 8-grams that fewer than
+  COMMON_IN other decisions hold (learning/copy_sources.py) — a generic sentence or a fact
+  pattern of the field ("העוררים הם הבעלים של בית מגורים חד-משפחתי") is no evidence of copying,
+  wherever it stands in its source.
+
+Each passage gives the source's own words beside the draft's (`source.text`).
 
 The same check verifies every citation of the draft against the library (learning/library_links.py
 matches it as a final's citations are linked, a ruling by its whole identity): `found`,
@@ -38,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,6 +79,10 @@ if TYPE_CHECKING:
 
 COPY_SHARE = 0.6  # share of a sentence's words that must lie in shared shingles
 MIN_SENTENCE_WORDS = 3  # shorter sentences are never a passage on their own
+# Words of a passage the source must share through rare 8-grams (copy_sources.COMMON_IN) for
+# its place in the source alone (facts, holding, discussion) to make it a finding: fewer is a
+# generic sentence ("העוררים הם הבעלים של בית מגורים חד-משפחתי"), not evidence of copying.
+MIN_SPECIFIC_WORDS = 12
 FORMULAIC_BLOCKS = ("header", "opening", "hearing", "signature")
 SUBSTANCE_BLOCKS = ("background", "subject", "decision_under_appeal", "conclusion")
 # Findings of learning/purity.py that are not substance here: a statute section is the law every
@@ -165,6 +176,7 @@ class _Run:
     source: Source
     span: tuple[int, int]  # character span in the source
     recurrent: bool  # in two or more of the chair's finals
+    words: list[int] = field(default_factory=list)  # the draft word indices of its sentences
 
 
 def _template_spans(conn) -> dict[int, list[tuple[int, int]]]:
@@ -195,9 +207,14 @@ def _in_template(run: _Run, templates: dict[int, list[tuple[int, int]]]) -> bool
 
 
 def _classify(
-    run: _Run, text: str, block_spec: dict, own: _Own, templates: dict[int, list[tuple[int, int]]]
+    run: _Run,
+    text: str,
+    block_spec: dict,
+    own: _Own,
+    templates: dict[int, list[tuple[int, int]]],
+    specific_words: int = MIN_SPECIFIC_WORDS,
 ) -> str:
-    """template | substance | analysis (the module's docstring says how)."""
+    """template | substance | analysis | generic (the module's docstring says how)."""
     if run.recurrent:  # one of the chair's formulas: it recurs across her finals
         return "template"
     source = run.source
@@ -210,6 +227,8 @@ def _classify(
     block = block_at(source.segmentation(block_spec), run.span[0])
     if block in FORMULAIC_BLOCKS:
         return "template"
+    if sum(1 for i in run.words if i in source.rare) < specific_words:
+        return "generic"  # common phrasing, too little of it: no evidence of copying
     if block in SUBSTANCE_BLOCKS:
         return "substance"
     return "analysis"
@@ -250,8 +269,11 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
         ):
             last.end = char_end
             last.span = (min(last.span[0], span[0]), max(last.span[1], span[1]))
+            last.words.extend(range(start, end))
         else:
-            runs.append(_Run(char_start, char_end, source, span, recurrent))
+            runs.append(
+                _Run(char_start, char_end, source, span, recurrent, list(range(start, end)))
+            )
         joinable = True
     return runs
 
@@ -265,6 +287,7 @@ def check_text(
     refresh: bool = True,
     embedder=None,
     judge: citation_judge.Judge | None = None,
+    specific_words: int = MIN_SPECIFIC_WORDS,
 ) -> dict:
     """The copy-policy report of a draft of `case` (its text, and its blocks when known); with
     an `embedder`, each citation's supporting passage (learning/citation_support.py), and with a
@@ -282,22 +305,32 @@ def check_text(
     sources = _matched_sources(conn, case, words, refresh=refresh)
     own = _own_file(conn, case, draft_blocks)
     templates = _template_spans(conn) if sources else {}
-    passages = []
+    passages, generic = [], 0
     for run in _runs(text, words, sources):
+        kind = _classify(run, text, spec, own, templates, specific_words)
+        if kind == "generic":
+            generic += 1
+            continue
         passages.append(
             {
-                "kind": _classify(run, text, spec, own, templates),
+                "kind": kind,
                 "text": text[run.start : run.end],
                 "source": {
                     "case_number": run.source.case_number,
                     "doc_id": run.source.doc_id,
                     "char_start": run.span[0],
                     "char_end": run.span[1],
+                    "text": run.source.content[run.span[0] : run.span[1]],
                 },
             }
         )
     citations, stopped = check_all(conn, case, text, embedder, judge)
-    report = {"case_number": case, "passages": passages, "citations": citations}
+    report = {
+        "case_number": case,
+        "passages": passages,
+        "generic_left_out": generic,
+        "citations": citations,
+    }
     if stopped:
         report["citations_stopped"] = stopped
     return report

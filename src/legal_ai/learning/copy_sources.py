@@ -1,13 +1,16 @@
 """The decisions a draft may copy from, for the copy policy (learning/copy_policy.py): the
 chair's finals and the committee's internal decisions of other cases that share a word 8-gram
-with the draft, found from their stored fingerprints, each read only when a passage is its."""
+with the draft, found from their stored fingerprints, each read only when a passage is its; and
+which draft words each covers through 8-grams that are not common phrasing: an 8-gram that
+COMMON_IN or more other decisions share (a fact pattern, a formula of the field: "העוררים הם
+הבעלים של בית מגורים חד-משפחתי") is no evidence that the draft copied any one of them."""
 
 from __future__ import annotations
 
 import functools
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import InvalidInput
 from ..store import fingerprints as fingerprint_store
@@ -24,6 +27,8 @@ from .shingles import (
     refresh_fingerprints,
 )
 
+COMMON_IN = 3  # decisions of other cases sharing an 8-gram that make it common phrasing
+
 
 @dataclass
 class Source:
@@ -36,6 +41,8 @@ class Source:
     # draft word index -> source word index, for every draft word in a shared shingle
     cover: dict[int, int]
     reader: Callable[[], str] | None = None
+    # draft word indices covered through 8-grams few other decisions share (not COMMON_IN)
+    rare: set[int] = field(default_factory=set)
     _spans: dict[str, tuple[int, int]] | None = None
     _names: set[str] | None = None
 
@@ -78,16 +85,21 @@ def _matched_sources(conn, case: str, draft: list[Word], *, refresh: bool = True
     if refresh:  # else the caller took them through the login's own store (copy_policy)
         refresh_fingerprints(conn)
     found, seen = [], set()
+    shared_by: dict[int, int] = defaultdict(int)  # draft 8-gram -> other decisions holding it
     for row in fingerprint_store.compared(conn, METHOD):
         number = normalize_case_number(row["case_number"]) if row["case_number"] else None
         if number == case or row["doc_id"] == case or row["content_hash"] in seen:
             continue
         seen.add(row["content_hash"])
         cover: dict[int, int] = {}
+        shared = set()
         for q, shingle in enumerate(row["shingles"]):
             for p in wanted.get(shingle, ()):
+                shared.add(shingle)
                 for t in range(SHINGLE):
                     cover.setdefault(p + t, q + t)
+        for shingle in shared:
+            shared_by[shingle] += 1
         if cover:
             reader = functools.partial(
                 fingerprint_store.content, conn, row["corpus"], row["id"], row["content_hash"]
@@ -102,6 +114,10 @@ def _matched_sources(conn, case: str, draft: list[Word], *, refresh: bool = True
                     None,
                     cover,
                     reader,
+                    rare=shared,  # its shared 8-grams until all are counted (below)
                 )
             )
+    for source in found:  # the draft words each covers through rare 8-grams only
+        rare = [s for s in source.rare if shared_by[s] < COMMON_IN]
+        source.rare = {p + t for s in rare for p in wanted[s] for t in range(SHINGLE)}
     return found

@@ -376,12 +376,16 @@ def reference(
 
 # What each kind of unit reports; `item_id` groups hits for the diversity cap.
 _ITEM_FIELDS = {
+    # A decision's header (its party lines name the parties its citation gives: text/
+    # citation_style.py) for the chair's finals and the committee's decisions.
     "documents": "i.doc_id, i.title, i.doc_type, i.case_number, NULL::text AS court,"
     " NULL::date AS decided_on, i.practice_area, NULL::bigint AS case_law_id,"
-    " i.id AS document_id, NULL::text AS source_kind",
+    " i.id AS document_id, NULL::text AS source_kind,"
+    " CASE WHEN i.corpus = 'style' THEN left(i.content, 1500) END AS header",
     "case_law": "i.doc_id, i.title, i.doc_type, i.case_number, i.court, i.decided_on,"
     " i.practice_area, i.id AS case_law_id, NULL::bigint AS document_id, i.source_kind,"
-    " i.is_binding, i.law_title, i.section_num, i.eid",
+    " i.is_binding, i.law_title, i.section_num, i.eid,"
+    " CASE WHEN i.source_kind = 'internal_committee' THEN left(i.content, 1500) END AS header",
     "digests": "i.doc_id, i.title, i.doc_type, i.points_to AS case_number, i.publisher AS court,"
     " i.published_on AS decided_on, i.practice_area, i.case_law_id,"
     " NULL::bigint AS document_id, NULL::text AS source_kind, i.points_to",

@@ -25,6 +25,8 @@ from ..providers.embedders import Embedder
 from ..providers.rerankers import Reranker, rerank
 from ..store import spans
 from ..store.db import Store
+from ..text.citation_style import cited_parties, israeli_citation, kind_of
+from ..text.passages import paragraph_marks
 from . import legs
 from .arguments import MAX_FILTER_CHARS as MAX_FILTER_CHARS
 from .arguments import MAX_LIMIT as MAX_LIMIT
@@ -415,4 +417,35 @@ def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
         )
     if row["kind"] == "precedent":
         hit.update(citation=row["citation"], note=row.get("note"), precedent_id=row["unit_id"])
+    elif corpus.citable:
+        hit.update(
+            doc_type=row.get("doc_type"),
+            law_title=row.get("law_title"),
+            section_num=row.get("section_num"),
+            parties=cited_parties(row.get("title"), row.get("case_number"), row.get("header")),
+        )
+        hit["citation"] = hit_citation(hit)
     return hit
+
+
+def hit_citation(hit: dict, paragraph: str | None = None) -> str:
+    """A hit's citation, ready to paste (text/citation_style.py), its pinpoint `paragraph`
+    (by default the one its passage opens, `12.`), else its page. The desk's search page cites
+    the paragraph the query's words stand in."""
+    if paragraph is None and hit["kind"] == "chunk":
+        snippet = hit.get("snippet") or ""
+        marks = paragraph_marks(snippet)
+        paragraph = marks[0][1] if marks and not snippet[: marks[0][0]].strip() else None
+    return israeli_citation(
+        case_number=hit.get("case_number"),
+        title=hit.get("title"),
+        decided_on=hit.get("decided_on"),
+        paragraph=paragraph,
+        page=hit.get("page"),
+        kind=kind_of(
+            hit.get("doc_type"), hit.get("source_kind"), hit["corpus"], hit.get("case_number")
+        ),
+        law_title=hit.get("law_title"),
+        section_num=hit.get("section_num"),
+        named=hit.get("parties"),
+    )

@@ -11,10 +11,12 @@ from ..corpora import SEARCHABLE, Corpus
 
 
 def item_text(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | None:
-    """The item's title, case number and stored text (with its page offsets), within its corpus
-    only (the scope predicate of the registry)."""
+    """The item's title, case number and stored text (with its page offsets), and what its
+    citation names (its kind, date, a statute's law and section), within its corpus only (the
+    scope predicate of the registry)."""
     columns = ["id", "doc_id", "title", "content", "page_starts"]
-    columns += [c for c in ("case_number", "court", "decided_on") if c in corpus.columns]
+    extra = ("case_number", "court", "decided_on", "law_title", "section_num", "doc_type")
+    columns += [c for c in extra if c in corpus.columns or c == "doc_type"]
     query = sql.SQL("SELECT {cols} FROM {t} i WHERE i.doc_id = %(doc_id)s AND {scope}").format(
         cols=sql.SQL(", ").join(sql.SQL("i.{}").format(sql.Identifier(c)) for c in columns),
         t=sql.Identifier(corpus.item_table),

@@ -1,6 +1,7 @@
 """A decision's parties as a case is named: "העוררים נ' המשיבים" from its header's party lines
 (`העוררים: י' כהן ומ' כהן (בדויים)` / `המשיבים: הוועדה המקומית ...; ד' לוי`), the desk's list of
-cases shows it beside the case number. The first party on each side, a parenthesised note
+cases shows it beside the case number, a citation names it (text/citation_style.py). The first
+party on each side (of a numbered list too: `1. י' כהן 2. מ' כהן`), a parenthesised note
 (בדויים) left out, "ואח'" when the side names more."""
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ MAX_CHARS = 140
 
 def _first(names: str) -> str:
     names = re.sub(r"\s*\([^)]*\)", "", names).strip(" ;,.")
-    parts = [p.strip(" ,.") for p in re.split(r";|\s+-\s+", names) if p.strip(" ,.")]
+    names = re.sub(r"^\d{1,2}[.)]\s*", "", names)  # a numbered list: `1. י' כהן 2. מ' כהן`
+    parts = [p.strip(" ,.") for p in re.split(r";|\s+-\s+|\s+\d{1,2}[.)]\s+", names)]
+    parts = [p for p in parts if p]
     if not parts:
         return ""
     return parts[0] + (" ואח'" if len(parts) > 1 else "")

@@ -8,6 +8,7 @@ final texts side by side."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -16,6 +17,7 @@ from markupsafe import Markup
 from ...errors import InvalidInput
 from ...learning import copy_policy, library_links, metadata
 from ...learning import vocabulary as vocab
+from ...learning.citation_check import SEVERITY
 from ...retrieval import terms
 from ...store import case_pages as store
 from ...store import desk as desk_store
@@ -30,6 +32,7 @@ from .timeline import timeline
 
 COPY_KINDS = labels.COPY_KIND  # most serious first
 CITATION_STATUS = labels.CITATION_STATUS
+SEVERITY_ORDER = {k: n for n, k in enumerate(SEVERITY)}  # found: none of them
 # A case's status; a case without a draft or a final has no pair yet.
 STATUS = {"open": "טרם הוגשה טיוטה", **labels.PAIR_STATUS}
 CORPUS_OF = {"external_upload": "external", "internal_committee": "internal"}
@@ -121,12 +124,34 @@ def copy_findings(conn: Any, report: dict | None) -> dict | None:
     rank = {k: n for n, k in enumerate(COPY_KINDS)}
     order = {k: n for n, k in enumerate(CITATION_STATUS)}
     passages = sorted(report.get("passages", []), key=lambda x: rank.get(x["kind"], 9))
-    citations = sorted(report.get("citations", []), key=lambda c: order.get(c["status"], 9))
+    citations = sorted(
+        grouped(report.get("citations", [])), key=lambda c: order.get(c["status"], 9)
+    )
     return {
         "passages": [{**x, "corpus": where.get(x["source"]["doc_id"])} for x in passages],
         "citations": [{**c, "corpus": ruling.get(c["doc_id"])} for c in citations],
         "counts": copy_policy.summary(report),
     }
+
+
+def grouped(citations: list[dict]) -> list[dict]:
+    """The report's citations one row per authority (its `ref`), in order of first mention:
+    the first mention's words, the most serious status of its mentions, how many there are
+    (`mentions`), and its kind (`statute` or not: a report kept before kinds were recorded
+    reads a statute from its key, `... סעיף N`)."""
+    rows: dict[str, dict] = {}
+    for c in citations:
+        key = c.get("ref") or c.get("text") or ""
+        kind = c.get("kind") or ("statute" if re.search(r"(?:סעיף|תקנה) \S+$", key) else "ruling")
+        row = rows.get(key)
+        if row is None:
+            rows[key] = {**c, "kind": kind, "mentions": 1}
+            continue
+        row["mentions"] += 1
+        if SEVERITY_ORDER.get(c["status"], 99) < SEVERITY_ORDER.get(row["status"], 99):
+            row.update(status=c["status"], problems=c.get("problems"))
+        row["doc_id"] = row.get("doc_id") or c.get("doc_id")
+    return list(rows.values())
 
 
 def citations(conn: Any, rows: list[dict], ambiguous: list[dict]) -> dict:

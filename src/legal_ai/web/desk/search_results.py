@@ -17,8 +17,8 @@ from typing import Any
 from markupsafe import Markup
 
 from ...corpora import SEARCHABLE
+from ...retrieval.search import hit_citation
 from ...store import desk_search
-from ...text.citation_style import israeli_citation
 from ...text.passages import paragraph_of, plain, window
 from . import labels
 from .search_form import FILTER_LABELS, address
@@ -192,15 +192,9 @@ def found_by(hit: dict) -> str:
 def cite(hit: dict, paragraph: str | None) -> str:
     """The citation to copy: an attached precedent's as the chair wrote it, else the Israeli
     style with the pinpoint (the paragraph, else the page)."""
-    if hit.get("citation"):
-        return hit["citation"]
-    return israeli_citation(
-        case_number=hit.get("case_number"),
-        title=hit.get("title"),
-        decided_on=hit.get("decided_on"),
-        paragraph=paragraph,
-        page=hit.get("page"),
-    )
+    if hit.get("kind") == "precedent":
+        return hit.get("citation") or ""
+    return hit_citation(hit, paragraph)
 
 
 def suggestions(form: Any, query: str, args: dict[str, str]) -> list[tuple[str, str | None]]:

@@ -14,7 +14,7 @@ from ... import telemetry
 from ...corpora import SEARCHABLE
 from ...errors import NotFound
 from ...store import desk as desk_store
-from ...text.citation_style import israeli_citation
+from ...text.citation_style import israeli_citation, kind_of
 from ...text.passages import paragraph_of, paragraphs_over
 from . import core, labels
 
@@ -81,13 +81,14 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             next_link=link(current + 1) if current else None,
             images=images,
             citable=target.citable,
-            cite=citation(item, content, start, end, pinpoint, span_pages),
+            cite=citation(item, corpus, content, start, end, pinpoint, span_pages),
             label=labels.CORPUS[corpus],
         )
 
 
 def citation(
     item: dict,
+    corpus: str,
     content: str,
     start: int | None,
     end: int | None,
@@ -99,12 +100,17 @@ def citation(
     if start is not None and end is not None:
         numbers = [n for _, _, n in paragraphs_over(content, start, end)]
         paragraph = pinpoint if pinpoint in numbers else paragraph_of(content, start, end)
+    case_number = item.get("case_number")
     return israeli_citation(
-        case_number=item.get("case_number"),
+        case_number=case_number,
         title=item.get("title"),
         decided_on=item.get("decided_on"),
         paragraph=paragraph,
         page=span_pages[0] if span_pages else None,
+        kind=kind_of(item.get("doc_type"), item.get("source_kind"), corpus, case_number),
+        law_title=item.get("law_title"),
+        section_num=item.get("section_num"),
+        content=content,
     )
 
 
