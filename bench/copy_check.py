@@ -161,7 +161,7 @@ def noise(store: Store) -> dict:
                 ),
             )
     counts = {"before": defaultdict(int), "after": defaultdict(int)}
-    kept = lost = 0
+    copies = {"pasted": 0, "before": 0, "after": 0}
     with store.transaction() as conn:
         for i, pair in enumerate(found):
             case = normalize_case_number(pair["case_number"])
@@ -174,19 +174,22 @@ def noise(store: Store) -> dict:
             if len(paragraph.split()) < 25:
                 continue
             copied = pair["draft"] + "\n\n" + paragraph + "\n"
-            report = copy_policy.check_text(conn, case, copied)
             at = copied.index(paragraph)
-            flagged = any(
-                p["kind"] in ("substance", "analysis") and p["text"] in copied[at:]
-                for p in report["passages"]
-            )
-            kept, lost = kept + flagged, lost + (not flagged)
+            for name, words in (("before", 0), ("after", copy_policy.MIN_SPECIFIC_WORDS)):
+                report = copy_policy.check_text(conn, case, copied, specific_words=words)
+                flagged = any(
+                    p["kind"] in ("substance", "analysis") and p["text"] in copied[at:]
+                    for p in report["passages"]
+                )
+                copies[name] += flagged
+            copies["pasted"] += 1
     return {
         "pairs": len(found),
         "passages_before": dict(counts["before"]),
         "passages_after": dict(counts["after"]),
-        "true_copies_flagged": kept,
-        "true_copies_lost": lost,
+        "true_copies": copies["pasted"],
+        "true_copies_flagged_before": copies["before"],
+        "true_copies_flagged_after": copies["after"],
     }
 
 
