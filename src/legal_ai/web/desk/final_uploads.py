@@ -126,6 +126,9 @@ class FinalUploads:
             waiting = task.status == "confirm"
             if waiting:
                 task.status, task.ended = "cancelled", time.monotonic()
+                task.error = self._said(
+                    task, Cancelled("the upload was cancelled; nothing was stored")
+                )
         if waiting:
             task.stack.close()
 
@@ -154,7 +157,7 @@ class FinalUploads:
         except finals.OpenRevisions as exc:
             task.revisions, status, keep = exc, "confirm", True
         except Cancelled as exc:
-            task.error, status = exc, "cancelled"
+            task.error, status = self._said(task, exc), "cancelled"
         except AppError as exc:
             task.error = self._said(task, exc)
         except Exception as exc:  # never silent: said on her page, the trace in the log
