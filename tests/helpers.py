@@ -265,6 +265,18 @@ def sign_in(client, password: str = PASSWORD, name: str = "chair"):
     )
 
 
+def final_landed(client, answer, timeout_s: float = 120.0):
+    """A desk final's upload answers at once with its stages page (/uploads/final/<token>);
+    asked again until it ends: the case's page (stored), the form with its refusal, or the
+    confirm step of a Word file with open changes (the page then holds `confirm-open`)."""
+    deadline = time.monotonic() + timeout_s
+    while 'id="upload-stages"' in answer.text and "confirm-open" not in answer.text:
+        assert time.monotonic() < deadline, "the final's upload never ended"
+        time.sleep(0.1)
+        answer = client.get(str(answer.url), follow_redirects=True)
+    return answer
+
+
 def text_of(page: str) -> str:
     """A page's HTML with its character references decoded (`&#34;` -> `"`) and its <bdi> and
     <kbd> marks dropped (numbers and Latin letters inside Hebrew are isolated in <bdi>)."""

@@ -110,7 +110,15 @@ def serves_the_desk(printed: str, home: Path) -> None:
                 files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
             )
             assert sent.status_code == 303, re.sub(r"<[^>]+>", " ", sent.text)[:2000]
-            assert sent.headers["location"].endswith("?uploaded=final")
+            stages = sent.headers["location"]  # answered at once: the upload's stages
+            assert stages.startswith("/uploads/final/")
+            for _ in range(600):
+                ended = client.get(stages)
+                if ended.status_code != 200:
+                    break
+                time.sleep(0.1)
+            assert ended.status_code == 303, re.sub(r"<[^>]+>", " ", ended.text)[:2000]
+            assert ended.headers["location"].endswith("?uploaded=final")
         finally:
             server.terminate()
             server.wait(20)

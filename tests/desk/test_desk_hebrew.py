@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 
 import factories
-from helpers import csrf_of
+from helpers import csrf_of, final_landed
 from legal_ai.auth import CHAIR
 from legal_ai.learning import feedback, lesson_panel, lessons
 from legal_ai.web.desk import labels, messages
@@ -133,10 +133,13 @@ def world(chair, desk_app, tmp_path) -> dict:
         data={"csrf": token, "case_number": record["case_number"], **fields},
         files={"file": ("draft.txt", record["draft_text"].encode(), "text/plain")},
     )
-    final = chair.post(
-        "/cases/final/upload",
-        data={"csrf": token, "case_number": record["case_number"], **fields},
-        files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
+    final = final_landed(
+        chair,
+        chair.post(
+            "/cases/final/upload",
+            data={"csrf": token, "case_number": record["case_number"], **fields},
+            files={"file": ("final.txt", record["final_text"].encode(), "text/plain")},
+        ),
     )
     assert draft.status_code == final.status_code == 200, final.text
     feedback.record(desk_app, "wrong_tone", "הטון חד מדי", case=record["case_number"])

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import write
 from legal_ai.learning import drafts, finals
 from legal_ai.store import learning as store
@@ -68,7 +70,10 @@ def test_a_footnote_citation_is_linked_and_the_changes_accepted_are_reported(app
     final = word_docx(
         tmp_path / "final.docx", _decision(outcome, footnote=True), footnotes={1: CITATION}
     )
-    uploaded = finals.upload_final(app, CASE, final)
+    with pytest.raises(finals.OpenRevisions, match="2 open tracked change") as open_:
+        finals.upload_final(app, CASE, final)  # open changes: taken only when she says so
+    assert open_.value.changes == 2 and open_.value.comments == ()
+    uploaded = finals.upload_final(app, CASE, final, accept_open_changes=True)
     assert uploaded["citations"] == {"linked": 1, "missing": 0, "ambiguous": 0}
     assert uploaded["notes"][0] == (
         "2 tracked changes were accepted in reading (1 insertion, 1 deletion): "

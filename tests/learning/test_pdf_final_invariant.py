@@ -51,7 +51,9 @@ def test_one_final_as_pdf_docx_and_text(app, tmp_path):
             outcome=record["outcome"],
             practice_area=record["practice_area"],
         )
-        uploaded = finals.upload_final(app, cases[form], path, decided_on=record["decided_on"])
+        uploaded = finals.upload_final(
+            app, cases[form], path, decided_on=record["decided_on"], accept_open_changes=True
+        )
         text = decisions.read_decision(app, path).text
         with app.store.pool.connection() as conn:
             blocks = decisions.segment(conn, text).blocks

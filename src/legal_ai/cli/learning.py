@@ -175,6 +175,15 @@ def final_upload(
             "case page)",
         ),
     ] = False,
+    accept_open_changes: Annotated[
+        bool,
+        typer.Option(
+            "--accept-open-changes",
+            help="Take a Word file that still has open tracked changes or comments as her "
+            "signed final (its changes accepted, its comments left out); without it such a "
+            "file is refused, nothing stored",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Upload the chair's signed final: style corpus, internal decisions, citations, held-out
@@ -189,6 +198,7 @@ def final_upload(
             appeal_type=appeal_type,
             outcome=outcome,
             labels_from_draft=True if labels_from_draft else None,
+            accept_open_changes=accept_open_changes,
         )
     if as_json:
         _print_json(result)

@@ -15,6 +15,7 @@ of the case is folded) and advance the pair to `analyzed`. A draft registered be
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,10 @@ from .library_links import link_library
 
 if TYPE_CHECKING:
     from ..context import Context
+
+
+# What upload_final tells `on_stage`, in order ("aligning" only with our draft).
+STAGES = ("reading", "indexing", "citations", "aligning", "writing", "learning")
 
 
 def _items(
@@ -238,6 +243,35 @@ def _held_out(
     return pair, history_row
 
 
+class OpenRevisions(Conflict):
+    """A Word final that still has open tracked changes or comments: maybe not yet the signed
+    one. Taken only when the caller says so (`accept_open_changes`); nothing was stored.
+    `changes`: how many tracked changes; `comments`: the comments' texts (their count
+    `comment_count`)."""
+
+    def __init__(self, message: str, changes: int, comments: tuple[str, ...], count: int):
+        super().__init__(message)
+        self.changes, self.comments, self.comment_count = changes, comments, count
+
+
+def open_revisions(extracted: extract.Extracted, name: str) -> OpenRevisions | None:
+    """The refusal of a Word file with open tracked changes or comments, or None."""
+    changes = sum((extracted.tracked_changes or {}).values())
+    count = len(extracted.comments)
+    if not changes and not count:
+        return None
+    first = f' (the first: "{extracted.comments[0][:120]}")' if extracted.comments else ""
+    return OpenRevisions(
+        f"{name}: the Word file still has {changes} open tracked change(s) and {count} "
+        f"comment(s){first}: is it the signed final? Send it with accept_open_changes=true "
+        "(CLI: --accept-open-changes) to take it as signed, its changes accepted and its "
+        "comments left out",
+        changes,
+        extracted.comments,
+        count,
+    )
+
+
 def _read_final(
     app: Context,
     case: str,
@@ -246,10 +280,15 @@ def _read_final(
     from_draft: bool | None,
     decided_on: str | None,
     source_name: str | None,
+    accept_open: bool,
 ) -> tuple:
     """The final read: its text, its blocks, its case's pair, its labels, its fields and its two
-    copies to ingest (the style corpus's, the internal decisions')."""
+    copies to ingest (the style corpus's, the internal decisions'). A Word file with open
+    tracked changes or comments is refused unless `accept_open` (OpenRevisions)."""
     extracted = read_decision(app, path, source_name)
+    unsettled = None if accept_open else open_revisions(extracted, source_name or path.name)
+    if unsettled is not None:
+        raise unsettled
     seg, known, pair, draft = _read_case(app, case, extracted.text)
     name = source_name or path.name
     labelled = _labels(name, seg, known, draft, given, from_draft)
@@ -289,6 +328,17 @@ def _relabel(app: Context, case: str, labelled: dict) -> None:
             store.set_final_labels(conn, case, labelled["labels"], labelled["source"])
 
 
+def check_fields(given: dict) -> None:
+    """What a final's form says, checked before its file is read (the desk answers at once):
+    its labels, its date and its yes/no flags; InvalidInput names the field."""
+    vocab.choice(given.get("practice_area"), vocab.PRACTICE_AREAS, "practice area")
+    vocab.choice(given.get("appeal_type"), vocab.APPEAL_TYPES, "appeal type")
+    vocab.choice(given.get("outcome"), vocab.OUTCOMES, "outcome")
+    vocab.iso_date(given.get("decided_on"), "decided_on")
+    vocab.flag(given.get("labels_from_draft"), "labels_from_draft")
+    vocab.flag(given.get("accept_open_changes"), "accept_open_changes")
+
+
 def upload_final(
     app: Context,
     case: str,
@@ -300,11 +350,16 @@ def upload_final(
     outcome: str | None = None,
     labels_from_draft: bool | str | None = None,
     source_name: str | None = None,
+    accept_open_changes: bool | str | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> dict:
     """Store the chair's signed final (the module's docstring says what in order). Its labels
     (appeal type, outcome, practice area) are hers: given here, or the draft's when
     `labels_from_draft` is true; False (HTTP, the desk) refuses to take the draft's unasked;
-    None (the CLI's default) takes them marked unconfirmed (`_labels`)."""
+    None (the CLI's default) takes them marked unconfirmed (`_labels`). A Word file with open
+    tracked changes or comments is refused (OpenRevisions) unless `accept_open_changes`.
+    `on_stage(name)` is told each stage as it begins (STAGES), for a page that shows them."""
+    stage = on_stage or (lambda _name: None)
     case = vocab.case_number(case)
     path = Path(path)
     given = {
@@ -313,8 +368,10 @@ def upload_final(
         "outcome": vocab.choice(outcome, vocab.OUTCOMES, "outcome"),
     }
     from_draft = vocab.flag(labels_from_draft, "labels_from_draft")
+    accept_open = bool(vocab.flag(accept_open_changes, "accept_open_changes"))
+    stage("reading")
     extracted, seg, pair, draft, labelled, fields, style_item, internal_item = _read_final(
-        app, case, path, given, from_draft, decided_on, source_name
+        app, case, path, given, from_draft, decided_on, source_name, accept_open
     )
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
 
@@ -324,17 +381,22 @@ def upload_final(
         return {**_unchanged(app, case, pair), "labels": _shown_labels(labelled)}
 
     ingestor = app.ingestor()
+    stage("indexing")
     staged_style = ingestor.stage(style_item, style_corpus)
     staged_internal = ingestor.stage(internal_item, internal_corpus)  # same texts: cache hits
     notes: list[str] = list(extracted.reading)  # what reading the file did (DOCX: changes accepted)
     notes += _label_note(labelled)
     # What computes (the citations' check, the alignment with our draft) holds no transaction.
     with app.store.reading() as conn:
+        stage("citations")
         found = _graph_citations(case, extracted.text)
         checked = check_citations(conn, case, extracted.text)
+        if draft:
+            stage("aligning")
         measured = (
             held_out.measure(conn, case, draft, seg.blocks, extracted.text) if draft else None
         )
+    stage("writing")
     with app.store.transaction() as conn:
         pair, style_status, internal_status, unchanged = _write_final(
             conn, ingestor, case, fields, labelled, staged_style, staged_internal
@@ -349,6 +411,7 @@ def upload_final(
         # The learning stage (distill, panel, curator) of this final, queued with the upload:
         # one job per case and final text (the same final again queues nothing).
         job = learning_jobs.enqueue(conn, case, final_hash)
+    stage("learning")
     if job is not None:
         notes.append(
             f"learning stage queued (job {job['id']}): run `legal-ai learning run` "

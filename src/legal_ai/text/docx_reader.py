@@ -60,6 +60,7 @@ class DocxText:
     changes: dict[str, int] = field(default_factory=dict)  # tracked changes accepted
     messages: tuple[str, ...] = ()  # what the reading says: changes accepted, notes unreadable
     hidden: dict[str, int] = field(default_factory=dict)  # runs of hidden text left out, by why
+    comments: tuple[str, ...] = ()  # the comments' texts (left out of `text`), in order
 
 
 def _xml(archive: zipfile.ZipFile, name: str):
@@ -126,11 +127,33 @@ def read_docx(path: Path, limits: Limits = LIMITS) -> DocxText:
         paras = [p.rendered() for p in walker.blocks(body)]
         body_text = join([p for p in paras if p.text or p.anchors], "\n\n")
         written = _notes(archive, parts, walker, body_text.anchors, issues)
+        comments = _comments(_optional(archive, parts.get("comments"), "comments", issues), w)
     text, notes, body_end = with_notes(body_text.text, written)
     changes = _changes(walker)
     hidden = {why: n for why, n in walker.hidden.items() if n}
     messages = _messages(changes, walker.comments, hidden, issues)
-    return DocxText(text, notes, body_end, changes, messages, hidden)
+    return DocxText(text, notes, body_end, changes, messages, hidden, comments)
+
+
+MAX_COMMENTS = 500  # comments' texts kept
+MAX_COMMENT_CHARS = 500
+
+
+def _comments(root, w: str) -> tuple[str, ...]:
+    """The texts of the comments part's comments (each its paragraphs joined by a space,
+    at most MAX_COMMENT_CHARS; at most MAX_COMMENTS): what a reviewer left open in the file,
+    shown to the chair before a Word final is taken as signed (learning/finals.py)."""
+    if root is None:
+        return ()
+    out = []
+    for comment in root.iterchildren(w + "comment"):
+        paras = ["".join(t.text or "" for t in p.iter(w + "t")) for p in comment.iter(w + "p")]
+        said = " ".join(" ".join(p.split()) for p in paras if p.strip())
+        if said:
+            out.append(said[:MAX_COMMENT_CHARS])
+        if len(out) == MAX_COMMENTS:
+            break
+    return tuple(out)
 
 
 def _changes(walker: Walker) -> dict[str, int]:

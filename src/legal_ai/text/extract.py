@@ -59,6 +59,7 @@ class Extracted:
     tracked_changes: dict[str, int] | None = None
     reading: tuple[str, ...] = ()
     hidden_text: dict[str, int] | None = None  # runs of hidden text left out: direct, style
+    comments: tuple[str, ...] = ()  # a DOCX's comments' texts (not in `text`)
 
     def reading_metadata(self) -> dict:
         """What the reading found, kept in the item's metadata: the notes' places
@@ -347,4 +348,5 @@ def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:
         tracked_changes=read.changes or None,
         reading=read.messages,
         hidden_text=read.hidden or None,
+        comments=read.comments,
     )

@@ -44,7 +44,14 @@ logger = logging.getLogger(__name__)
 # The form fields an upload takes beside its file (the API's and the desk's forms alike).
 DRAFT_FIELDS = frozenset({"appeal_type", "outcome", "practice_area"})
 FINAL_FIELDS = frozenset(
-    {"practice_area", "decided_on", "appeal_type", "outcome", "labels_from_draft"}
+    {
+        "practice_area",
+        "decided_on",
+        "appeal_type",
+        "outcome",
+        "labels_from_draft",
+        "accept_open_changes",
+    }
 )
 
 # extension -> (kind shown to the user, content types a client may declare for it)

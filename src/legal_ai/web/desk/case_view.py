@@ -3,8 +3,8 @@ in the chair's words: the list of cases (number, parties, status, last activity,
 each) and one case's page — the newest cite-check report's problems first (cite_report.py), the copy check's findings of its latest draft (substance first,
 each passage with its source), the figures of its final explained (case_figures.py), where the
 learning stands, its timeline in date order (timeline.py), its citations (linked, missing with
-their upload, several rulings to pick from), the lessons a promote may fold, and the draft and
-final texts side by side."""
+their upload, several rulings to pick from), the lessons a promote may fold, and the redline of
+our draft against her final, block by block (`redline`, the review queue's word diff)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ...errors import InvalidInput
 from ...learning import copy_policy, library_links, metadata
 from ...learning import vocabulary as vocab
 from ...learning.citation_check import SEVERITY
+from ...learning.decisions import segment
 from ...retrieval import terms
 from ...store import case_pages as store
 from ...store import desk as desk_store
@@ -28,6 +29,7 @@ from .case_figures import figures, learning_state, plural
 from .case_labels import labels_state
 from .cite_report import problems_first
 from .labels import bdi
+from .review_queue import word_diff
 from .timeline import timeline
 
 COPY_KINDS = labels.COPY_KIND  # most serious first
@@ -202,6 +204,45 @@ def _read(conn: Any, row: dict) -> dict:
     }
 
 
+REDLINE_MAX_WORDS = 6000  # a block longer than this (either side) is shown whole, not diffed
+
+
+def _blocks(conn: Any, text: str) -> dict[str, str]:
+    """A decision's blocks in order, by the methodology's headings; a text whose headings
+    cannot be told is one block (`other`)."""
+    try:
+        found = segment(conn, text).blocks
+    except InvalidInput:
+        return {"other": text}
+    return {b: t for b, t in found.items() if t.strip()} or {"other": text}
+
+
+def redline(conn: Any, draft: str | None, final: str | None) -> list[dict]:
+    """Our draft against her final, block by block, in the final's order then the draft's
+    blocks she dropped: each {block, diff: (op, text) runs — review_queue.word_diff, as the
+    review queue draws a lesson's evidence —, changed, long: too long to diff (both shown)}."""
+    if not draft or not final:
+        return []
+    ours, hers = _blocks(conn, draft), _blocks(conn, final)
+    out = []
+    for block in [*hers, *(b for b in ours if b not in hers)]:
+        before, after = ours.get(block, ""), hers.get(block, "")
+        long = max(len(before.split()), len(after.split())) > REDLINE_MAX_WORDS
+        diff = [] if long else word_diff(before, after)
+        changed = long or any(op != "equal" for op, _ in diff)
+        out.append(
+            {
+                "block": block,
+                "diff": diff,
+                "changed": changed,
+                "long": long,
+                "draft": before,
+                "final": after,
+            }
+        )
+    return out
+
+
 def exists(view: Any, case: str) -> str | None:
     """The case's number as stored, when there is such a case (else None)."""
     try:
@@ -221,6 +262,8 @@ def case_page(view: Any, case: str) -> dict | None:
         read = _read(conn, row)
         ambiguous = library_links.ambiguous(view)["ambiguous"] if read["cited"] else []
         cited = citations(conn, read["cited"], ambiguous)
+        draft_text = read["drafts"][-1]["content"] if read["drafts"] else None
+        lines = redline(conn, draft_text, read["final"]["content"] if read["final"] else None)
     link = quote(case, safe="")
     history = read["history"]
     lessons = read["lessons"]
@@ -229,6 +272,7 @@ def case_page(view: Any, case: str) -> dict | None:
         "case": listed(row),
         "row": row,
         "citations": cited,
+        "redline": lines,
         "figures": figures(history[-1] if history else None, read["others"]),
         "usual_count": len(read["others"]),
         "learning": learning_state(read["jobs"], lessons, link),

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from urllib.parse import quote, unquote
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
@@ -31,12 +31,16 @@ from ...learning import vocabulary as vocab
 from .. import errors as web_errors
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
-from . import case_view, core, forms
+from . import case_completion, case_view, core, final_uploads, forms, labels
 from .messages import refusal
 from .pages_hebrew import upload_refusal
 
 NOTES_COOKIE = "legal_ai_desk_read"  # what reading an uploaded file said, for its case page
 BACK = "back"  # a form's hidden field: the case number of the page it was posted from
+LOST_UPLOAD = (
+    "ההעלאה הזאת אינה ידועה לשרת: ייתכן שהוא הופעל מחדש בזמן שקרא את הקובץ. אם ההחלטה אינה "
+    "מופיעה בדף התיק, דבר לא נשמר — שלחי אותה שוב"
+)
 
 
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
@@ -135,20 +139,46 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
 
         return await uploads.handled(request, upload_root, fields=fields, caps=caps, work=checked)
 
+    finals_on_way = final_uploads.FinalUploads(upload_root)
+
+    def case_of(desk: core.Desk, given: dict) -> str:
+        """The form's case number, completed against her cases ("8092/24" naming one case);
+        one that names several refused, naming them (case_completion)."""
+        typed = given.pop("case_number", "")
+        if not typed.strip():
+            raise InvalidInput("the case number is empty; write it")
+        with desk.view.store.connection() as conn:
+            found = case_completion.complete(conn, typed)
+        if found.several:
+            refused = InvalidInput(
+                f"case number {typed} names several cases ({', '.join(found.several)}); "
+                "write the full number"
+            )
+            refused.several = found.several
+            raise refused
+        given["_completed"] = found.completed
+        return found.number
+
     async def upload(request: Request, desk: core.Desk, kind: str) -> Response:
         fields = (DRAFT_FIELDS if kind == "draft" else FINAL_FIELDS) | {"csrf", "case_number", BACK}
-        service = drafts.add_draft if kind == "draft" else finals.upload_final
 
         def work(received: uploads.Upload, given: dict) -> dict:
-            case = given.pop("case_number", "")
-            if not case.strip():
-                raise InvalidInput("the case number is empty; write it")
+            filled = dict(received.fields)
+            case = case_of(desk, given)
+            completed = given.pop("_completed")
             given = {k: v for k, v in given.items() if v}
-            if kind == "final":  # her final's labels are hers: the form asks (prefilled)
-                given.setdefault("labels_from_draft", False)
-            return service(
-                desk.view, case, received.path, source_name=f"upload:{received.name}", **given
+            if kind == "draft":
+                result = drafts.add_draft(
+                    desk.view, case, received.path, source_name=f"upload:{received.name}", **given
+                )
+                return {**result, "completed": completed}
+            # Her final: checked at once, the rest in the background (final_uploads.py).
+            given.setdefault("labels_from_draft", False)  # her labels are hers: the form asks
+            finals.check_fields(given)
+            task = finals_on_way.begin(
+                desk.view, received, vocab.case_number(case), given, filled, completed
             )
+            return {"token": task.token}
 
         try:
             result, _ = await checked_upload(request, desk, fields, work)
@@ -156,11 +186,18 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             raise
         except AppError as exc:
             return await refused_upload(request, desk, exc, "ההעלאה לא בוצעה", kind)
+        if kind == "final":
+            return RedirectResponse(f"/uploads/final/{result['token']}", 303)
+        return landed(request, "draft", result)
+
+    def landed(request: Request, kind: str, result: dict) -> Response:
+        """The case's page after an upload: which version, what reading the file said."""
         same = not result.get("created", result.get("changed", True))
         target = (
             case_view.href(result["case_number"])
             + f"?uploaded={kind}"
             + ("&same=1" if same else "")
+            + ("&completed=1" if result.get("completed") else "")
         )
         answer = RedirectResponse(target, 303)
         notes = [
@@ -170,6 +207,62 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             value = quote(json.dumps({"case": result["case_number"], "notes": notes[:5]}))
             core.set_cookie(answer, request, NOTES_COOKIE, value, max_age=600)
         return answer
+
+    def on_way(desk: core.Desk, token: str) -> final_uploads.Task | None:
+        task = finals_on_way.get(token)
+        return (
+            task
+            if task is not None and task.view.principal.actor == desk.view.principal.actor
+            else None
+        )
+
+    @api.get("/uploads/final/{token}", include_in_schema=False)
+    async def final_stages(request: Request, desk: Chair, token: str) -> Response:
+        """Her final on its way: its stages (desk.js polls /status); ended, the case's page or
+        the form again with the reason; unknown to this server, said so."""
+        task = on_way(desk, token)
+        if task is None:
+            return core.error_page(request, 404, LOST_UPLOAD, desk)
+        if task.status == "done":
+            return landed(request, "final", {**task.result, "completed": task.completed})
+        if task.status in ("failed", "cancelled"):
+            return await refused_upload(request, desk, task.error, "ההעלאה לא בוצעה", "final")
+        return core.render(
+            request,
+            "upload_stages.html",
+            desk=desk,
+            task=task,
+            stages=final_uploads.stages_of(task),
+            case_href=case_view.href(task.case),
+        )
+
+    @api.get("/uploads/final/{token}/status", include_in_schema=False)
+    async def final_status(desk: Chair, token: str) -> Response:
+        task = on_way(desk, token)
+        if task is None:
+            return JSONResponse({"status": "lost", "said": LOST_UPLOAD}, 404)
+        stages = [
+            {
+                **s,
+                "said": labels.label(s["name"], "upload_stage"),
+                "state_said": labels.label(s["state"], "upload_stage_state"),
+            }
+            for s in final_uploads.stages_of(task)
+        ]
+        return JSONResponse({"status": task.status, "stages": stages})
+
+    @api.post("/uploads/final/{token}/{act}", include_in_schema=False)
+    async def final_act(request: Request, desk: Chair, token: str, act: str) -> Response:
+        """Her answer to a Word final with open changes (confirm), or a cancel."""
+        await core.form_of(request, desk)  # its CSRF token checked
+        task = on_way(desk, token)
+        if task is None or act not in ("confirm", "cancel"):
+            return core.error_page(request, 404, LOST_UPLOAD, desk)
+        if act == "confirm":
+            finals_on_way.confirm(task)
+        else:
+            finals_on_way.cancel(task)
+        return RedirectResponse(f"/uploads/final/{token}", 303)
 
     @api.post("/cases/draft/upload", include_in_schema=False)
     async def draft_upload(request: Request, desk: Chair) -> Response:

@@ -71,6 +71,11 @@ def refused_upload(name: str, exc: AppError, filled: dict) -> dict:
     is named beside its field whatever else was refused."""
     field, said = field_refusal(exc)
     errors = {field: said} if field else {}
+    several = getattr(exc, "several", None)
+    if several:  # a number/year several of her cases have: which, by their full numbers
+        errors["case_number"] = Markup(
+            "המספר מתאים לכמה תיקים: {} — כתבי את המספר המלא של אחד מהם"
+        ).format(Markup(", ").join(bdi(c) for c in several))
     if "case_number" in filled and not str(filled.get("case_number") or "").strip():
         errors.setdefault(
             "case_number", Markup("מספר התיק ריק: כתבי אותו, למשל ערר (מרכז) 1042/23")
@@ -120,7 +125,10 @@ def case_notice(view: Any, page: dict, query: dict) -> Markup | None:
     """A case's page after an upload, a promote, an attached precedent or a citation linked."""
     uploaded = query.get("uploaded")
     if uploaded in ("draft", "final"):
-        return case_view.upload_notice(page, uploaded, query.get("same") == "1")
+        said = case_view.upload_notice(page, uploaded, query.get("same") == "1")
+        if query.get("completed") == "1" and said is not None:  # "8092/24" named this case
+            said += Markup(" מספר התיק הושלם: {}.").format(bdi(page["case"]["case_number"]))
+        return said
     done = query.get("done")
     if done == "promote" and page["promotions"]:
         d = page["promotions"][-1]["details"] or {}

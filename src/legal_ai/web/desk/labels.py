@@ -317,6 +317,23 @@ RECHECK = {
 # The trend of the search test built from her own citations (the system page: ops/upkeep).
 GOLD_TREND = {"up": "משתפרת", "down": "יורדת", "steady": "יציבה"}
 
+# A final's upload on the desk, stage by stage (learning/finals.STAGES; web/desk/final_uploads.py).
+UPLOAD_STAGE = {
+    "received": "הקובץ התקבל",
+    "reading": "קריאת הקובץ",
+    "indexing": "הכנה לחיפוש",
+    "citations": "בדיקת האזכורים",
+    "aligning": "השוואה לטיוטה שלנו",
+    "writing": "שמירה",
+    "learning": "הועברה לתור הלמידה",
+}
+UPLOAD_STAGE_STATE = {
+    "done": "הושלם",
+    "now": "מתבצע עכשיו",
+    "next": "ממתין",
+    "skipped": "לא נדרש (אין טיוטה)",
+}
+
 TABLES: dict[str, dict[str, str]] = {
     "corpus": CORPUS,
     "label_name": LABEL_NAME,
@@ -356,6 +373,8 @@ TABLES: dict[str, dict[str, str]] = {
     "recheck": RECHECK,
     "gold_trend": GOLD_TREND,
     "block": dict(BLOCK_LABELS),
+    "upload_stage": UPLOAD_STAGE,
+    "upload_stage_state": UPLOAD_STAGE_STATE,
 }
 # An id a table lacks is shown as its kind's general word, never as itself.
 FALLBACK = {

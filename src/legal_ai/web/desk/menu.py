@@ -31,7 +31,7 @@ class Item:
 NAV = (
     Item("/", "היום", None, ("/",)),
     Item("/search", "חיפוש", None, ("/search", "/source")),
-    Item("/cases", "תיקים", "cases", ("/cases",)),
+    Item("/cases", "תיקים", "cases", ("/cases", "/uploads")),
     Item("/review", "לבדיקתי", "review", ("/review", "/training", "/audit", "/learning")),
     Item("/methodology", "מתודולוגיה", None, ("/methodology",)),
     Item("/system", "מערכת", None, ("/system", "/health", "/reminders")),

@@ -137,6 +137,16 @@ _UPLOAD_REFUSALS = (
         r"was registered while the final was being read",
         "בזמן שההחלטה נקראה נרשמה טיוטה חדשה לתיק; דבר לא נשמר — שלחי את ההחלטה שוב",
     ),
+    (
+        r"names several cases",
+        "המספר מתאים לכמה תיקים: כתבי את המספר המלא של התיק, כפי שהוא מופיע ברשימה למטה",
+    ),
+    (
+        r"open tracked change",
+        "בקובץ ה-Word יש עדיין שינויים במעקב או הערות פתוחים: האם זו ההחלטה החתומה? דבר לא "
+        "נשמר עד שתאשרי",
+    ),
+    (r"the upload was cancelled", "ההעלאה בוטלה; דבר לא נשמר"),
     (r"the case number is empty", "מספר התיק ריק: כתבי אותו, למשל 'ערר (מרכז) 1042/23'"),
     (
         r"a scan \(a PDF without a text layer\)",

@@ -234,6 +234,37 @@
     });
     request.send(new FormData(form));
   });
+  // Her final on its way (/uploads/final/<token>): its stages polled and redrawn as they
+  // happen; ended (stored, refused, cancelled) or waiting for her answer, the page is asked
+  // again and says so. A lost upload (the server restarted) is said, never left spinning.
+  window.addEventListener("DOMContentLoaded", function () {
+    var box = document.getElementById("upload-stages");
+    if (!box || !window.fetch || box.querySelector(".confirm-open")) return;
+    var list = box.querySelector("ol.stages"), line = box.querySelector(".stage-now");
+    function poll() {
+      fetch(box.getAttribute("data-poll"), { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (answer) { return answer.json(); })
+        .then(function (state) {
+          if (state.status === "lost") { line.textContent = state.said; line.setAttribute("role", "alert"); return; }
+          list.textContent = "";
+          state.stages.forEach(function (s) {
+            var item = document.createElement("li");
+            item.className = "stage " + s.state;
+            if (s.state === "now") item.setAttribute("aria-current", "step");
+            item.textContent = s.said + " · " + s.state_said;
+            list.appendChild(item);
+          });
+          if (state.status === "running") { setTimeout(poll, 400); return; }
+          window.location.assign(box.getAttribute("data-next"));
+        })
+        .catch(function () {
+          line.textContent = "הקשר עם השרת נותק; הקליטה ממשיכה בשרת — רענני את הדף בעוד רגע";
+          line.setAttribute("role", "alert");
+          setTimeout(poll, 2000);
+        });
+    }
+    setTimeout(poll, 300);
+  });
   // The reader view brings the highlighted span into view (a page link's #page-N goes there).
   window.addEventListener("DOMContentLoaded", function () {
     var span = document.getElementById("span");

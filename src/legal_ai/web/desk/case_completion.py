@@ -1,0 +1,53 @@
+"""A case number as she types it on a desk form, completed against her cases (docs/desk.md,
+"Case numbers"): the number in its one spelling when a case has it; else the one case whose
+number/year she wrote ("8092/24") and whose proceeding and district it does not contradict;
+several such: none, and the form names them. What it cannot complete is left as typed, for the
+service to take (a new case's full number) or refuse. The search form completes the same way
+(search_form._case_number)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...store import desk_search
+from ...text.case_numbers import case_id, normalize_case_number
+
+
+@dataclass(frozen=True)
+class Completed:
+    """`number`: the case's number to use (completed, or as typed); `completed`: it names an
+    existing case other than as typed; `several`: the cases it may name when more than one."""
+
+    number: str
+    completed: bool = False
+    several: list[str] = field(default_factory=list)
+
+
+def complete(conn: Any, typed: str) -> Completed:
+    typed = (typed or "").strip()
+    if not typed:
+        return Completed(typed)
+    spelled = normalize_case_number(typed)
+    named = case_id(typed)
+    if named is None:
+        return Completed(typed)
+    same = [
+        c
+        for c in desk_search.cases_ending(conn, named.number)
+        if (found := case_id(c)) is not None and found.number == named.number
+    ]
+    if spelled in same:
+        return Completed(spelled)
+    fitting = [
+        c
+        for c in same
+        if (found := case_id(c)) is not None
+        and named.proceeding in (None, found.proceeding)
+        and named.district in (None, found.district)
+    ]
+    if len(fitting) == 1:
+        return Completed(fitting[0], completed=True)
+    if len(fitting) > 1:
+        return Completed(typed, several=fitting)
+    return Completed(typed)
