@@ -85,20 +85,41 @@ def number_rows(reference: str, page: ocr.Page) -> dict:
         "numbers_marked": len(page.low_confidence_numbers),
         "citations": sum(want.values()),
         "citations_right": sum((want & got).values()),
+        "missed": sorted(
+            (Counter(numbers.numbers(reference)) - Counter(numbers.numbers(page.text))).elements()
+        ),
+        "read_wrong": sorted(
+            (Counter(numbers.numbers(page.text)) - Counter(numbers.numbers(reference))).elements()
+        ),
     }
 
 
-def office_scan(path: Path, pages: list[str], *, seed: int, dpi: int = 200) -> Path:
-    """A scan as an office makes one: serif text at `dpi`, a slight skew, specks, JPEG."""
-    from fpdf import FPDF
-    from PIL import Image, ImageDraw
+OFFICE = {  # condition: (dpi, Hebrew face, greatest skew in degrees, JPEG quality, faint copy)
+    "office": (200, "serif", 0.6, 55, False),
+    "office-300": (300, "serif", 2.0, 70, False),
+    "office-sans": (200, "sans", 2.0, 60, False),
+    "office-skew": (200, "serif", 2.0, 65, False),
+    "fax": (200, "serif", 1.0, 75, True),
+}
+SANS_FONT = Path("/usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf")
+SANS_DIGITS = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
+
+def office_scan(path: Path, pages: list[str], *, seed: int, condition: str = "office") -> Path:
+    """A scan as an office makes one (`OFFICE[condition]`): text in a serif or sans Hebrew face
+    at a scan resolution, skewed, with specks, JPEG-compressed; a faint copy is a fax's: grey
+    ink on a grey page, softened strokes."""
+    from fpdf import FPDF
+    from PIL import Image, ImageDraw, ImageFilter
+
+    dpi, face, skew, quality, faint = OFFICE[condition]
+    font, digits = (OFFICE_FONT, OFFICE_DIGITS) if face == "serif" else (SANS_FONT, SANS_DIGITS)
     rnd = random.Random(seed)
     text = FPDF(format="A4")
     text.set_auto_page_break(True, margin=15)
-    text.add_font("serif", fname=str(OFFICE_FONT))
-    text.add_font("digits", fname=str(OFFICE_DIGITS))
-    text.set_font("serif", size=12)
+    text.add_font("face", fname=str(font))
+    text.add_font("digits", fname=str(digits))
+    text.set_font("face", size=12)
     text.set_fallback_fonts(["digits"])
     text.set_text_shaping(use_shaping_engine=True, direction="rtl", script="hebr", language="he")
     for page in pages:
@@ -117,13 +138,15 @@ def office_scan(path: Path, pages: list[str], *, seed: int, dpi: int = 200) -> P
         )
         for picture in sorted(Path(tmp).glob("p-*.png"), key=lambda f: int(f.stem[2:])):
             image = Image.open(picture).convert("L")
-            image = image.rotate(rnd.uniform(-0.6, 0.6), resample=Image.BICUBIC, fillcolor=255)
+            image = image.rotate(rnd.uniform(-skew, skew), resample=Image.BICUBIC, fillcolor=255)
+            if faint:  # a fax: softened strokes, grey ink on a grey page
+                image = image.filter(ImageFilter.GaussianBlur(0.7)).point(lambda v: 80 + v * 0.6)
             draw = ImageDraw.Draw(image)
             for _ in range(400):
                 x, y, r = rnd.randrange(image.width), rnd.randrange(image.height), rnd.randrange(3)
                 draw.ellipse((x, y, x + r, y + r), fill=rnd.randrange(120))
             jpeg = io.BytesIO()
-            image.save(jpeg, "JPEG", quality=55)
+            image.save(jpeg, "JPEG", quality=quality)
             scan.add_page()
             scan.image(Image.open(io.BytesIO(jpeg.getvalue())), x=0, y=0, w=210, h=297)
     scan.output(str(path))
@@ -131,14 +154,15 @@ def office_scan(path: Path, pages: list[str], *, seed: int, dpi: int = 200) -> P
 
 
 def measure(condition: str, settings: Settings, tmp: Path) -> dict:
-    dpi = {"blurred": 150, "office": 200}.get(condition) or int(condition)
+    dpi = 150 if condition == "blurred" else OFFICE[condition][0] if condition in OFFICE else 0
+    dpi = dpi or int(condition)
     rows = []
     for number, record in enumerate(factories.records()):
         pages = factories.pages_of(record["final_text"])
         degrade = tuple(range(1, len(pages) + 1)) if condition == "blurred" else ()
         path = tmp / f"{condition}-{number}.pdf"
-        if condition == "office":
-            scan = office_scan(path, pages, seed=number)
+        if condition in OFFICE:
+            scan = office_scan(path, pages, seed=number, condition=condition)
         else:
             scan = factories.scanned_pdf(path, pages, dpi=dpi, degrade=degrade)
         started = time.perf_counter()
@@ -154,6 +178,8 @@ def measure(condition: str, settings: Settings, tmp: Path) -> dict:
                     "accuracy": round(ocr.character_accuracy(reference, page.text), 4),
                     "confidence": page.confidence,
                     **number_rows(reference, page),
+                    "case_number_right": page.page != 1
+                    or record["case_number"].split()[-1] in page.text,
                     "flagged": page.confidence is None
                     or page.confidence < settings.ocr_min_confidence,
                     "seconds": round(seconds / len(pages), 2),
@@ -174,6 +200,8 @@ def measure(condition: str, settings: Settings, tmp: Path) -> dict:
         "confidence_mean": round(statistics.fmean(r["confidence"] or 0 for r in rows), 1),
         "flagged_pages": sum(r["flagged"] for r in rows),
         **{k: sum(r[k] for r in rows) for k in COUNTS},
+        "case_numbers_right": f"{sum(r['case_number_right'] for r in rows if r['page'] == 1)}"
+        f"/{sum(r['page'] == 1 for r in rows)}",
         "number_accuracy": round(sum(r["numbers_right"] for r in rows) / numbers_total, 4),
         "citation_accuracy": round(sum(r["citations_right"] for r in rows) / citations_total, 4),
         "seconds_per_page": round(statistics.fmean(r["seconds"] for r in rows), 2),

@@ -143,3 +143,13 @@ def test_a_number_read_otherwise_when_binarized_is_marked_and_a_dotted_date_kept
     assert numbers.low_confidence([differs], [0], 60.0)[0]["text"] == "11"
     date = numbers.checked(_word(100, 200, "2025", confidence=80.0), [("12.5:2025", 85.0)])
     assert date.text == "12.5.2025"
+
+
+def test_a_thousands_separator_the_hebrew_reading_mirrored_still_joins():
+    line = [
+        _word(600, 200, "בשטח"),
+        _word(330, 106, "200"),
+        _word(290, 30, ",1"),
+        _word(20, 150, "מטר"),
+    ]
+    assert [w.text for w in numbers.joined(line)] == ["בשטח", ",1200", "מטר"]

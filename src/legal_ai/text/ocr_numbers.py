@@ -156,11 +156,12 @@ def joined(words: list[Word]) -> list[Word]:
 
 
 def _one_number(left: str, right: str, gap: int, median: float) -> bool:
-    """Whether two neighbouring pieces (visual order) are one number: a separator stands
-    between them (`3.1.` beside `2025`, `,1` beside `200`) and they are at most
+    """Whether two neighbouring pieces (visual order) are one number: a separator at an end of
+    one of them (`3.1.` beside `2025`, `,1` beside `200`) and they are at most
     `JOIN_SHARE` of the line's median space apart. Two numbers side by side without a separator
     (`2025 20`) stay two."""
-    separated = left[-1] in _SEPARATORS or right[0] in _SEPARATORS
+    # either end of either piece: the Hebrew reading mirrors a number's punctuation (`,1`)
+    separated = any(p[0] in _SEPARATORS or p[-1] in _SEPARATORS for p in (left, right))
     return separated and gap <= JOIN_SHARE * median
 
 
