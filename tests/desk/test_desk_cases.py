@@ -161,7 +161,7 @@ def test_the_case_page_opens_with_the_copy_findings(chair, desk_app, tmp_path):
         assert passage["text"].endswith((".", '."', ".)", "?", "!")) or after in ("", "\n")
         assert not re.search(r"(?:^|\s)\d{1,2}\.$", passage["text"])
     citations = copy.split('<ul class="citations">')[1]
-    assert 'data-citation="quote_not_found"><span class="badge substance">' in citations
+    assert 'data-citation="quote_not_found" data-kind="ruling"><span class="badge substance">' in citations
     assert 'href="/source/external/r-9555">פסק הדין בספרייה' in citations
     # The timeline in date order; the draft's text beside the final's place.
     timeline = section(page.text, "timeline")
