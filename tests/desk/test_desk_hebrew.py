@@ -193,8 +193,25 @@ def test_refusals_are_hebrew_with_the_english_behind_details(chair, desk_app, tm
     token = csrf_of(chair.get("/review").text)
     empty = chair.post("/review/lesson", data={"csrf": token, "category": "style", "text": ""})
     assert empty.status_code == 400 and problems(empty.text) == []
-    assert "הלקח לא נשמר: השדה ריק" in html.unescape(empty.text)
-    assert "פרטים טכניים" in empty.text
+    # beside the field it is about, in Hebrew, what she typed kept
+    assert 'id="lesson-text-error" role="alert">כתבי את נוסח הלקח' in html.unescape(empty.text)
+    assert 'aria-describedby="lesson-text-error"' in empty.text
+    unknown = chair.post(
+        "/review/lesson",
+        data={"csrf": token, "category": "style", "text": "לקח", "case_number": "ערר 9999/99"},
+    )
+    said = html.unescape(unknown.text)
+    assert unknown.status_code == 400 and problems(unknown.text) == []
+    assert 'id="lesson-case-error" role="alert">אין תיק כזה' in said
+    assert 'value="ערר 9999/99"' in said and ">לקח</textarea>" in said
+    garbled = chair.post(
+        "/review/lesson",
+        data={"csrf": token, "category": "style", "text": "לקח", "case_number": "abc"},
+    )
+    assert "מספר התיק אינו נקרא" in html.unescape(garbled.text)
+    tampered = chair.post("/review/lesson", data={"csrf": token, "category": "x", "text": "לקח"})
+    assert tampered.status_code == 400 and problems(tampered.text) == []
+    assert 'id="lesson-category-error"' in tampered.text and "פרטים טכניים" in tampered.text
     long = chair.get("/search", params={"corpus": "external", "q": "א" * 5000})
     assert "השאילתה ארוכה מדי" in long.text and problems(long.text) == []
     swapped = {

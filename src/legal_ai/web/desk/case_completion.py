@@ -17,11 +17,13 @@ from ...text.case_numbers import case_id, normalize_case_number
 @dataclass(frozen=True)
 class Completed:
     """`number`: the case's number to use (completed, or as typed); `completed`: it names an
-    existing case other than as typed; `several`: the cases it may name when more than one."""
+    existing case other than as typed; `several`: the cases it may name when more than one;
+    `known`: `number` is one of her cases."""
 
     number: str
     completed: bool = False
     several: list[str] = field(default_factory=list)
+    known: bool = False
 
 
 def complete(conn: Any, typed: str) -> Completed:
@@ -38,7 +40,7 @@ def complete(conn: Any, typed: str) -> Completed:
         if (found := case_id(c)) is not None and found.number == named.number
     ]
     if spelled in same:
-        return Completed(spelled)
+        return Completed(spelled, known=True)
     fitting = [
         c
         for c in same
@@ -47,7 +49,7 @@ def complete(conn: Any, typed: str) -> Completed:
         and named.district in (None, found.district)
     ]
     if len(fitting) == 1:
-        return Completed(fitting[0], completed=True)
+        return Completed(fitting[0], completed=True, known=True)
     if len(fitting) > 1:
         return Completed(typed, several=fitting)
     return Completed(typed)

@@ -27,8 +27,9 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import lessons
+from ...text.case_numbers import case_id
 from .. import errors as web_errors
-from . import core
+from . import case_completion, core
 from . import review_queue as rq
 from .messages import refusal
 from .review_page import Shown, after_decision, render, stale_panel
@@ -36,6 +37,9 @@ from .review_page import Shown, after_decision, render, stale_panel
 MAX_REASON = 2000
 MAX_TEXT = 4000
 NEW_LESSON = ("category", "text", "case_number", "block", "appeal_type", "outcome")
+LESSON_MAX_CHARS = 4000  # as lessons.propose takes it
+# a refusal of the service about one field, shown beside it (its English names the field)
+_LESSON_FIELDS = (("category", "lesson-category"), ("case", "lesson-case"), ("text", "lesson-text"))
 
 
 def _ref(form: dict) -> str:
@@ -228,6 +232,11 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         form = await core.form_of(request, desk)
         filters = rq.Filters.of(form)
         written = {k: str(form.get(k) or "").strip() for k in NEW_LESSON}
+        errors = await run_in_threadpool(lambda: _lesson_errors(desk, written))
+        if errors:
+            shown = Shown(status=400, written=written)
+            shown.errors.update(errors)
+            return await render(request, desk, filters, None, shown)
         try:
             await run_in_threadpool(
                 lambda: lessons.propose(
@@ -243,7 +252,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             )
         except AppError as exc:
             shown = Shown(status=web_errors.status_of(exc), written=written)
-            shown.errors["lesson"] = refusal("הלקח לא נשמר", exc)
+            said = str(exc)
+            field = next((f for word, f in _LESSON_FIELDS if word in said), "lesson")
+            shown.errors[field] = refusal("הלקח לא נשמר", exc)
             return await render(request, desk, filters, None, shown)
         return RedirectResponse(filters.url(("added", 1)), 303)
 
@@ -257,6 +268,31 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         return RedirectResponse(
             filters.url(("item", f"{kind}-{item}" if item.isdigit() else None)), 303
         )
+
+
+def _lesson_errors(desk: core.Desk, written: dict) -> dict[str, str]:
+    """What is wrong with the lesson she wrote, in Hebrew, by the field it is about (the form
+    shows each beside its field; what she typed is kept); her case number completed ("8092/24"
+    naming one of her cases) in `written`."""
+    errors = {}
+    if not written["text"]:
+        errors["lesson-text"] = "כתבי את נוסח הלקח"
+    elif len(written["text"]) > LESSON_MAX_CHARS:
+        errors["lesson-text"] = f"הלקח ארוך מ-{LESSON_MAX_CHARS:,} תווים; קצרי אותו"
+    typed = written["case_number"]
+    if typed:
+        if case_id(typed) is None:
+            errors["lesson-case"] = "מספר התיק אינו נקרא; כתבי אותו כמו ערר (מרכז) 1042/23"
+            return errors
+        with desk.view.store.connection() as conn:
+            found = case_completion.complete(conn, typed)
+        if found.several:
+            errors["lesson-case"] = "המספר מתאים לכמה תיקים: " + ", ".join(found.several)
+        elif not found.known:
+            errors["lesson-case"] = "אין תיק כזה; בדקי את המספר, או השאירי את השדה ריק"
+        else:
+            written["case_number"] = found.number
+    return errors
 
 
 def _marked(view: Any, refs: list[str], decision: str) -> dict:
