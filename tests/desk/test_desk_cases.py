@@ -113,6 +113,50 @@ def test_the_list_a_row_per_case_linking_to_its_page(chair, desk_app, tmp_path):
     assert not ISO.search(main_of(text_of(page.text)))
 
 
+def rows_of(page: str) -> list[str]:
+    table = page.split('<table class="cases">')[1].split("</table>")[0]
+    return [text_of(r) for r in re.findall(r"<tr><td class=\"case\">(.*?)</tr>", table, re.S)]
+
+
+def test_the_list_searched_filtered_sorted_and_paged(chair, desk_app, tmp_path):
+    planted(desk_app, tmp_path)
+    by_number = chair.get("/cases", params={"q": "8815/25"})
+    assert by_number.status_code == 200 and problems(by_number.text) == []
+    [row] = rows_of(by_number.text)
+    assert "8815/25" in row and "מוצגים תיקים 1–1 מתוך 1 שנמצאו (בסך הכול 4 תיקים)" in (
+        text_of(by_number.text)
+    )
+    assert len(rows_of(chair.get("/cases", params={"q": "כֹּהֵן"}).text)) >= 1  # niqqud folded
+    drafts_only = rows_of(chair.get("/cases", params={"status": "draft_done"}).text)
+    assert len(drafts_only) == 1 and "7001/25" in drafts_only[0]
+    waiting = rows_of(chair.get("/cases", params={"waiting": "1"}).text)
+    assert waiting and all("—" not in r.rsplit("</td>", 1)[-1] for r in waiting)
+    numbers = [
+        re.search(r"\d+/\d+", r).group() for r in rows_of(chair.get("/cases?sort=number").text)
+    ]
+    assert numbers == sorted(numbers, key=lambda n: n)
+    nothing = chair.get("/cases", params={"q": "אין כזה 999"})
+    assert "לא נמצא תיק כזה" in text_of(nothing.text) and rows_of(nothing.text) == []
+    odd = chair.get("/cases", params={"status": "drop table", "sort": "x", "page": "-3"})
+    assert odd.status_code == 200 and len(rows_of(odd.text)) == 4  # unknown choices: all
+    with desk_app.store.transaction() as conn:  # thirty more cases: two pages
+        for n in range(30):
+            conn.execute(
+                "INSERT INTO cases (case_number, practice_area) VALUES (%s, 'planning')",
+                (f"ערר (מרכז) {5000 + n}/24",),
+            )
+    first = chair.get("/cases")
+    assert len(rows_of(first.text)) == 25 and 'rel="next"' in first.text
+    assert "דף 1 מתוך 2" in text_of(first.text)
+    second = chair.get("/cases", params={"page": "2"})
+    assert len(rows_of(second.text)) == 9 and 'rel="prev"' in second.text
+    assert "מוצגים תיקים 26–34 מתוך 34" in text_of(second.text)
+    past = chair.get("/cases", params={"page": "99"})
+    assert len(rows_of(past.text)) == 9  # past the end: the last page
+    kept = chair.get("/cases", params={"q": "ערר", "sort": "number", "page": "2"})
+    assert 'href="/cases?q=%D7%A2%D7%A8%D7%A8&amp;sort=number"' in kept.text  # previous page
+
+
 def test_the_case_page_opens_with_the_copy_findings(chair, desk_app, tmp_path):
     world = planted(desk_app, tmp_path)
     report, records = world["report"], world["records"]
@@ -161,7 +205,10 @@ def test_the_case_page_opens_with_the_copy_findings(chair, desk_app, tmp_path):
         assert passage["text"].endswith((".", '."', ".)", "?", "!")) or after in ("", "\n")
         assert not re.search(r"(?:^|\s)\d{1,2}\.$", passage["text"])
     citations = copy.split('<ul class="citations">')[1]
-    assert 'data-citation="quote_not_found" data-kind="ruling"><span class="badge substance">' in citations
+    assert (
+        'data-citation="quote_not_found" data-kind="ruling"><span class="badge substance">'
+        in citations
+    )
     assert 'href="/source/external/r-9555">פסק הדין בספרייה' in citations
     # The timeline in date order; the draft's text beside the final's place.
     timeline = section(page.text, "timeline")

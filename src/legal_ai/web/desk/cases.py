@@ -31,7 +31,7 @@ from ...learning import vocabulary as vocab
 from .. import errors as web_errors
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
-from . import case_completion, case_view, core, final_uploads, forms, labels
+from . import case_completion, case_list, case_view, core, final_uploads, forms, labels
 from .messages import refusal
 from .pages_hebrew import upload_refusal
 
@@ -54,6 +54,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         request: Request, desk: core.Desk, status: int = 200, **context: Any
     ) -> Response:
         data = await run_in_threadpool(case_view.case_list, desk.view)
+        data.update(case_list.chosen(data["cases"], dict(request.query_params)))
         return core.render(
             request, "cases.html", status=status, desk=desk, **fixed, **data, **context
         )
