@@ -224,6 +224,28 @@ def lexical_query(
     return LexicalQuery(kept, idf, max(size["tokens"] / units, 1.0))
 
 
+# Unfiltered, nearly every best-scored unit is eligible: each is checked by its primary key in
+# score order (a scalar subquery, kept in the sorted order) until the window is full. Filtered,
+# the scored units are joined with the filter's own rows once (the planner picks the side to
+# start from: a selective filter reads only its rows), then sorted: the check per unit would
+# visit about twenty scored units per hit under a 5 % filter.
+_UNFILTERED = sql.SQL(
+    "ORDER BY score DESC, id OFFSET 0)"
+    " SELECT s.id FROM scored s"
+    " WHERE (SELECT true FROM {src} WHERE u.id = s.id AND {where} AND {unit})"
+    " LIMIT %(window)s"
+)
+_FILTERED = sql.SQL(
+    ") SELECT s.id FROM scored s JOIN {src} ON u.id = s.id WHERE {where} AND {unit}"
+    " ORDER BY s.score DESC, s.id LIMIT %(window)s"
+)
+
+
+def filtered(filters: Filters) -> bool:
+    """Whether the search narrows its corpus by any filter."""
+    return any(value is not None for value in filters.__dict__.values())
+
+
 def lexical(
     conn: psycopg.Connection,
     corpus: Corpus,
@@ -238,9 +260,8 @@ def lexical(
     """Unit ids holding any selective analyzed query term, ranked by BM25, best first. The
     scores come from the kept terms' postings alone (`lexical_postings`, migration 0043: term,
     unit, term frequency and token count in one covering index, read in term order without
-    touching a unit's row); the filter, scope and freshness are then checked on the units in
-    score order, each by its primary key, until the window is full (a scalar subquery per row,
-    which the planner keeps in the sorted order and stops at the LIMIT)."""
+    touching a unit's row); the scope, freshness and filters are checked after scoring
+    (`_UNFILTERED`, `_FILTERED`)."""
     query = lexical_query(conn, corpus, source, terms, budget)
     if query is None:
         return []
@@ -250,11 +271,12 @@ def lexical(
         " scored AS (SELECT p.unit_id AS id, sum(qt.idf * p.tf * (%(k1)s + 1)"
         "   / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.token_count / %(avgdl)s))) AS score"
         "   FROM qt JOIN lexical_postings p ON p.source = %(source)s AND p.term = qt.term"
-        "   GROUP BY p.unit_id ORDER BY score DESC, id OFFSET 0)"
-        " SELECT s.id FROM scored s"
-        " WHERE (SELECT true FROM {src} WHERE u.id = s.id AND {where} AND {unit})"
-        " LIMIT %(window)s"
-    ).format(src=_from(corpus, source), where=where, unit=_unit_predicates(source))
+        "   GROUP BY p.unit_id {rest}"
+    ).format(
+        rest=(_FILTERED if filtered(filters) else _UNFILTERED).format(
+            src=_from(corpus, source), where=where, unit=_unit_predicates(source)
+        )
+    )
     rows = conn.execute(
         statement,
         {
