@@ -10,7 +10,8 @@ corpus's scope predicate, and sees only searchable items and fresh units.
   number; each matching item contributes its first chunk, in the order the query names them.
 - lexical: BM25 over the selective query terms' postings (`lexical_postings`: each unit's term
   frequency and token count, kept by triggers), with idf and average length from the `lexicon`
-  tables; the filter checked on the best-scored units only, until the window is full.
+  tables; unfiltered, the best-scored units checked one by one until the window is full;
+  filtered, one join with the filter's rows.
 
 The filters (which each corpus honours, and their predicate) are retrieval/filters.py.
 """
