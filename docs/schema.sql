@@ -216,6 +216,19 @@ BEGIN
 END $$;
 
 --
+-- Name: apply_role_grants_owner_only_before_0043(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_owner_only_before_0043(name text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT name LIKE 'apply\_role\_grants%' OR name IN ('pin_search_paths', 'role_write_grants',
+                                                        'role_read_tables', 'lexicon_rebuild',
+                                                        'owner_only_function')
+$$;
+
+--
 -- Name: apply_role_grants_reads_before_0038(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -259,6 +272,17 @@ CREATE FUNCTION public.apply_role_grants_reads_before_0042() RETURNS text[]
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     SELECT apply_role_grants_reads_before_0040() || ARRAY['deployment_settings']
+$$;
+
+--
+-- Name: apply_role_grants_reads_before_0043(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_reads_before_0043() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT apply_role_grants_reads_before_0042() || ARRAY['feedback_lessons']
 $$;
 
 --
@@ -444,6 +468,19 @@ CREATE FUNCTION public.apply_role_grants_writes_before_0042() RETURNS TABLE(gran
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     SELECT * FROM apply_role_grants_writes_before_0038()
+$$;
+
+--
+-- Name: apply_role_grants_writes_before_0043(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_writes_before_0043() RETURNS TABLE(grantee text, table_name text, privilege text, columns text[])
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT * FROM apply_role_grants_writes_before_0042()
+    UNION ALL
+    SELECT 'legal_ai_worker', 'feedback_lessons', 'INSERT', NULL::text[]
 $$;
 
 --
@@ -1467,6 +1504,77 @@ BEGIN
 END $$;
 
 --
+-- Name: lexical_postings_apply(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lexical_postings_apply() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    part text := TG_ARGV[0];
+    old_source text := CASE WHEN part = '' THEN quote_literal(TG_TABLE_NAME)
+                            ELSE quote_literal(TG_TABLE_NAME || '_') || ' || o.' || quote_ident(part) END;
+    new_source text := CASE WHEN part = '' THEN quote_literal(TG_TABLE_NAME)
+                            ELSE quote_literal(TG_TABLE_NAME || '_') || ' || n.' || quote_ident(part) END;
+    -- An update that leaves a unit's statistics and partition alone leaves its postings alone.
+    same text := format('n.id = o.id AND n.term_freqs = o.term_freqs'
+                        ' AND n.token_count = o.token_count AND %s = %s', old_source, new_source);
+BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        EXECUTE format(
+            'DELETE FROM lexical_postings p USING ('
+            '  SELECT %s AS source, o.id, w.key AS term FROM old_rows o, jsonb_each(o.term_freqs) w'
+            '  WHERE %s) g'
+            ' WHERE p.source = g.source AND p.term = g.term AND p.unit_id = g.id',
+            old_source,
+            CASE WHEN TG_OP = 'UPDATE'
+                 THEN format('NOT EXISTS (SELECT 1 FROM new_rows n WHERE %s)', same)
+                 ELSE 'true' END);
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        EXECUTE format(
+            'INSERT INTO lexical_postings (source, term, unit_id, tf, token_count)'
+            ' SELECT %s, w.key, n.id, (w.value)::integer, n.token_count'
+            ' FROM new_rows n, jsonb_each_text(n.term_freqs) w'
+            ' WHERE (w.value)::integer > 0 AND %s ORDER BY 1, 2, 3',
+            new_source,
+            CASE WHEN TG_OP = 'UPDATE'
+                 THEN format('NOT EXISTS (SELECT 1 FROM old_rows o WHERE %s)', same)
+                 ELSE 'true' END);
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: lexical_postings_rebuild(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lexical_postings_rebuild() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    DELETE FROM lexical_postings;
+    INSERT INTO lexical_postings
+        SELECT 'document_chunks_' || u.corpus, w.key, u.id, (w.value)::integer, u.token_count
+        FROM document_chunks u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings
+        SELECT 'case_law_chunks_' || u.source_kind, w.key, u.id, (w.value)::integer, u.token_count
+        FROM case_law_chunks u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings
+        SELECT 'case_law_principles_' || u.source_kind, w.key, u.id, (w.value)::integer,
+               u.token_count
+        FROM case_law_principles u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings
+        SELECT 'digest_chunks', w.key, u.id, (w.value)::integer, u.token_count
+        FROM digest_chunks u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings
+        SELECT 'case_precedents', w.key, u.id, (w.value)::integer, u.token_count
+        FROM case_precedents u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+END $$;
+
+--
 -- Name: lexicon_apply(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1511,6 +1619,19 @@ END $$;
 --
 
 CREATE FUNCTION public.lexicon_rebuild() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM lexicon_rebuild_before_0043();
+    PERFORM lexical_postings_rebuild();
+END $$;
+
+--
+-- Name: lexicon_rebuild_before_0043(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lexicon_rebuild_before_0043() RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -1561,9 +1682,8 @@ CREATE FUNCTION public.owner_only_function(name text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT name LIKE 'apply\_role\_grants%' OR name IN ('pin_search_paths', 'role_write_grants',
-                                                        'role_read_tables', 'lexicon_rebuild',
-                                                        'owner_only_function')
+    SELECT apply_role_grants_owner_only_before_0043(name)
+        OR name IN ('lexicon_rebuild_before_0043', 'lexical_postings_rebuild')
 $$;
 
 --
@@ -2084,7 +2204,7 @@ CREATE FUNCTION public.role_read_tables() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT apply_role_grants_reads_before_0042() || ARRAY['feedback_lessons']
+    SELECT apply_role_grants_reads_before_0043() || ARRAY['lexical_postings']
 $$;
 
 --
@@ -2095,9 +2215,13 @@ CREATE FUNCTION public.role_write_grants() RETURNS TABLE(grantee text, table_nam
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT * FROM apply_role_grants_writes_before_0042()
+    SELECT * FROM apply_role_grants_writes_before_0043()
     UNION ALL
-    SELECT 'legal_ai_worker', 'feedback_lessons', 'INSERT', NULL::text[]
+    SELECT * FROM (VALUES
+        ('legal_ai_chair', 'lexical_postings', 'INSERT', NULL::text[]),
+        ('legal_ai_chair', 'lexical_postings', 'DELETE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_postings', 'INSERT', NULL::text[]),
+        ('legal_ai_worker', 'lexical_postings', 'DELETE', NULL::text[])) AS v
 $$;
 
 --
@@ -3900,6 +4024,20 @@ CREATE TABLE public.lesson_categories (
 );
 
 --
+-- Name: lexical_postings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.lexical_postings (
+    source text NOT NULL,
+    term text NOT NULL,
+    unit_id bigint NOT NULL,
+    tf integer NOT NULL,
+    token_count integer NOT NULL,
+    CONSTRAINT lexical_postings_tf_check CHECK ((tf > 0)),
+    CONSTRAINT lexical_postings_token_count_check CHECK ((token_count >= 0))
+);
+
+--
 -- Name: lexicon; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -5076,6 +5214,13 @@ ALTER TABLE ONLY public.lesson_categories
     ADD CONSTRAINT lesson_categories_pkey PRIMARY KEY (category);
 
 --
+-- Name: lexical_postings lexical_postings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.lexical_postings
+    ADD CONSTRAINT lexical_postings_pkey PRIMARY KEY (source, term, unit_id) INCLUDE (tf, token_count);
+
+--
 -- Name: lexicon lexicon_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -5989,6 +6134,24 @@ CREATE TRIGGER case_law_chunks_lexicon_ins AFTER INSERT ON public.case_law_chunk
 CREATE TRIGGER case_law_chunks_lexicon_upd AFTER UPDATE ON public.case_law_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexicon_apply('source_kind');
 
 --
+-- Name: case_law_chunks case_law_chunks_postings_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_chunks_postings_del AFTER DELETE ON public.case_law_chunks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('source_kind');
+
+--
+-- Name: case_law_chunks case_law_chunks_postings_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_chunks_postings_ins AFTER INSERT ON public.case_law_chunks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('source_kind');
+
+--
+-- Name: case_law_chunks case_law_chunks_postings_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_chunks_postings_upd AFTER UPDATE ON public.case_law_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('source_kind');
+
+--
 -- Name: case_law_chunks case_law_chunks_term_stats; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6091,6 +6254,24 @@ CREATE TRIGGER case_law_principles_lexicon_ins AFTER INSERT ON public.case_law_p
 CREATE TRIGGER case_law_principles_lexicon_upd AFTER UPDATE ON public.case_law_principles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexicon_apply('source_kind');
 
 --
+-- Name: case_law_principles case_law_principles_postings_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_principles_postings_del AFTER DELETE ON public.case_law_principles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('source_kind');
+
+--
+-- Name: case_law_principles case_law_principles_postings_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_principles_postings_ins AFTER INSERT ON public.case_law_principles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('source_kind');
+
+--
+-- Name: case_law_principles case_law_principles_postings_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_principles_postings_upd AFTER UPDATE ON public.case_law_principles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('source_kind');
+
+--
 -- Name: case_law_principles case_law_principles_reopen; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6125,6 +6306,24 @@ CREATE TRIGGER case_precedents_lexicon_ins AFTER INSERT ON public.case_precedent
 --
 
 CREATE TRIGGER case_precedents_lexicon_upd AFTER UPDATE ON public.case_precedents REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexicon_apply('');
+
+--
+-- Name: case_precedents case_precedents_postings_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_precedents_postings_del AFTER DELETE ON public.case_precedents REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('');
+
+--
+-- Name: case_precedents case_precedents_postings_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_precedents_postings_ins AFTER INSERT ON public.case_precedents REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('');
+
+--
+-- Name: case_precedents case_precedents_postings_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_precedents_postings_upd AFTER UPDATE ON public.case_precedents REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('');
 
 --
 -- Name: case_precedents case_precedents_term_stats; Type: TRIGGER; Schema: public; Owner: -
@@ -6217,6 +6416,24 @@ CREATE TRIGGER digest_chunks_lexicon_ins AFTER INSERT ON public.digest_chunks RE
 CREATE TRIGGER digest_chunks_lexicon_upd AFTER UPDATE ON public.digest_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexicon_apply('');
 
 --
+-- Name: digest_chunks digest_chunks_postings_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER digest_chunks_postings_del AFTER DELETE ON public.digest_chunks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('');
+
+--
+-- Name: digest_chunks digest_chunks_postings_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER digest_chunks_postings_ins AFTER INSERT ON public.digest_chunks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('');
+
+--
+-- Name: digest_chunks digest_chunks_postings_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER digest_chunks_postings_upd AFTER UPDATE ON public.digest_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('');
+
+--
 -- Name: digest_chunks digest_chunks_term_stats; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6275,6 +6492,24 @@ CREATE TRIGGER document_chunks_lexicon_ins AFTER INSERT ON public.document_chunk
 --
 
 CREATE TRIGGER document_chunks_lexicon_upd AFTER UPDATE ON public.document_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexicon_apply('corpus');
+
+--
+-- Name: document_chunks document_chunks_postings_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER document_chunks_postings_del AFTER DELETE ON public.document_chunks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('corpus');
+
+--
+-- Name: document_chunks document_chunks_postings_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER document_chunks_postings_ins AFTER INSERT ON public.document_chunks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('corpus');
+
+--
+-- Name: document_chunks document_chunks_postings_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER document_chunks_postings_upd AFTER UPDATE ON public.document_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('corpus');
 
 --
 -- Name: document_chunks document_chunks_term_stats; Type: TRIGGER; Schema: public; Owner: -
