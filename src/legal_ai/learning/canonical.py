@@ -74,6 +74,7 @@ def _detail(conn, row: dict) -> dict:
                             o["source_kind"], o["court"], o["is_binding"], o["case_number"]
                         ),
                         chair_confirmed(o["review_status"], o["reviewed_by"], o["confirmed_by"]),
+                        o["votes"] is not None,
                     ),
                     "rule_text": o["rule_text"],
                     "supporting_quote": o["supporting_quote"],

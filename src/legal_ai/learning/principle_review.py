@@ -67,6 +67,7 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
                 **shown_term(
                     principle_term(r["source_kind"], r["court"], r["is_binding"], r["case_number"]),
                     chair_confirmed(r["review_status"], r["reviewed_by"], r["confirmed_by"]),
+                    r["votes"] is not None,
                 ),
                 "rule_text": r["rule_text"],
                 "supporting_quote": r["supporting_quote"],

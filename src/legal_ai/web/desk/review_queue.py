@@ -193,6 +193,7 @@ def _principle(row: dict) -> dict:
         **shown_term(
             principle_term(row["source_kind"], row["court"], row["is_binding"], row["case_number"]),
             chair_confirmed(row["review_status"], row["reviewed_by"], row["confirmed_by"]),
+            row["votes"] is not None,
         ),
         "row": row,
     }
