@@ -177,7 +177,12 @@ def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_pa
     findings = ["[סגנון] משפטים קצרים", "[מבנה] מסגרת נורמטיבית נפרדת", "[טבלאי] טבלת מועדים"]
     names, _, results = asyncio.run(
         mcp_session(
-            env, [("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings})]
+            env,
+            [
+                ("record_curator_findings", {"case_number": "ערר 20/25", "findings": findings}),
+                # The desk's bulk decision on principles (issue 37 item 10) is no tool here.
+                ("review_principles_bulk", {"ids": [1], "decision": "confirm"}),
+            ],
         )
     )
     gated = ("review", "approve", "veto", "promote", "methodology", "principle", "reject")
@@ -185,7 +190,9 @@ def test_mcp_callers_act_as_agents_and_reach_nothing_the_chair_gates(app, tmp_pa
     assert not [
         n for n in names if any(word in n for word in gated) and not n.startswith(("list_", "get_"))
     ]
-    assert payload(next(iter(results.values())))["recorded"] == 3
+    recorded, bulk = results.values()
+    assert payload(recorded)["recorded"] == 3
+    assert bulk.is_error and "review_principles_bulk" in bulk.content[0].text
     with app.store.pool.connection() as conn:
         rows = conn.execute(
             "SELECT DISTINCT l.proposed_by, l.review_status, a.db_role"

@@ -228,7 +228,9 @@ def knowledge_tools(server: Any, run: Any) -> None:
 
     @server.tool(
         description="Legal principles (עקרונות משפטיים) with their term (הלכה / כלל פרשני / "
-        "עיקרון), rule, verbatim supporting quote and page, the panel's votes and score, "
+        "עיקרון once the chair approved or confirmed it; until then 'הצעת הפאנל' with "
+        "`unconfirmed` true — never cite one as binding), rule, verbatim supporting quote and "
+        "page, the panel's votes and score, "
         "occurrences and corroboration, and who approved it (`approved_by`: chair, panel 3/3, "
         "panel 2/3 · 0.91). Only `approved` ones may be relied on, and a panel's approval only "
         "once the chair confirmed it (`confirmed`)."

@@ -143,7 +143,9 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
         )
 
     @server.tool(
-        description="Search external authoritative sources: court rulings and legislation, with approved principles."
+        description="Search external authoritative sources: court rulings and legislation, "
+        "with approved principles (one the chair has not confirmed has term 'הצעת הפאנל' and "
+        "`unconfirmed` true: the panel's proposal, not a binding rule)."
     )
     def search_precedent_library(
         query: Query,

@@ -241,9 +241,10 @@ def test_principles_queue_approve(page, desk, tmp_path, panel):
     assert page.evaluate("document.documentElement.dir") == "rtl"
     assert page.evaluate("getComputedStyle(document.body).direction") == "rtl"
     card = page.locator(f"#principle-{pending['id']}")
-    assert pending["rule_text"] in card.inner_text() and "2 מתוך 3" in card.inner_text()
-    assert "עמ' 3" in card.inner_text() and card.locator(".term").inner_text() == "הלכה"
-    screenshot(page, "principles")
+    assert pending["rule_text"] in card.inner_text() and "עמ' 3" in card.inner_text()
+    card.locator("details.more summary").click()  # the quote and the panel's votes, in words
+    assert "שניים משלושת מודלי הפאנל" in card.inner_text()
+    assert card.locator(".term").inner_text() == "הצעת הפאנל"  # not הלכה before her word
     with page.expect_navigation():
         card.locator("button.approve").click()
     assert "נכנס לחיפוש" in page.inner_text("[role=status]")

@@ -38,21 +38,24 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     assert '<html lang="he" dir="rtl">' in html
     assert '<a href="/review" aria-current="page">לבדיקתי' in html  # her queues' menu item
     queue = section(html, "pending")
-    # Term, rule, verbatim quote at its page, source, the panel's votes and score, counts.
+    # Its label (not הלכה before her word), rule, verbatim quote at its page, source, the
+    # panel's votes in words (no raw score, no id), counts.
     for shown in (
-        "הלכה",
+        "הצעת הפאנל",
         pending["rule_text"],
         Q2,
         "עמ' 3",
         CASE,
-        "הצבעות הפאנל: 2 מתוך 3 · ציון 0.70",
+        "שניים משלושת מודלי הפאנל הציעו אותו",
         "הופעות: 1",
         "טרם צוטט בהחלטות",
     ):
         assert shown in queue, shown
+    for hidden in ("0.70", "ציון", f"עיקרון {pending['id']}"):
+        assert hidden not in queue, hidden
     assert approved["rule_text"] not in queue
     listed = section(html, "approved")
-    assert approved["rule_text"] in listed and "3 מתוך 3" in listed and "עמ' 2" in listed
+    assert approved["rule_text"] in listed and "כל מודלי הפאנל" in listed and "עמ' 2" in listed
     assert 'value="revert"' in listed
     # Not searchable before her approval.
     assert pending["id"] not in principle_hits(desk_app, R2[0])
@@ -73,7 +76,7 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
     assert done.status_code == 303
     assert done.headers["location"] == f"{PAGE}?done=approve&principle={pending['id']}"
     shown = chair.get(done.headers["location"])
-    assert f"עיקרון {pending['id']}: אושר; הוא נכנס לחיפוש עכשיו" in text_of(shown.text)
+    assert "העיקרון אושר; הוא נכנס לחיפוש עכשיו" in text_of(shown.text)
     assert pending["rule_text"] in section(shown.text, "approved")
     hit = principle_hits(desk_app, R2[0])[pending["id"]]
     assert hit["term"] == "הלכה" and hit["page"] == 3 and hit["supporting_quote"] == Q2
@@ -89,9 +92,7 @@ def test_queue_approve_then_revert(chair, desk_app, tmp_path, panel):
         },
     )
     assert stale.status_code == 409
-    assert "לא בוצע דבר" in stale.text and f'עיקרון {pending["id"]} כבר במצב "אושר"' in text_of(
-        stale.text
-    )
+    assert "לא בוצע דבר" in stale.text and 'הפריט כבר במצב "אושר"' in text_of(stale.text)
     assert "Traceback" not in stale.text
 
     withdrawn = chair.post(
@@ -216,7 +217,7 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
     assert shown["statement"] == wording and shown["status"] == "pending_review"
     assert [(v["version"], v["author"]) for v in shown["versions"]][-1] == (2, "chair")
     page = chair.get(edited.headers["location"])
-    assert f"עיקרון קנוני {kid}: הנוסח שלך נשמר כגרסה 2" in text_of(page.text)
+    assert "עיקרון קנוני: הנוסח שלך נשמר כגרסה 2" in text_of(page.text)
     card = section(page.text, "canonical")
     for part in (
         wording,
@@ -224,7 +225,7 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
         "הנוסח במקור",
         Q1,
         "עמ' 2",
-        "3 מתוך 3",
+        "כל מודלי הפאנל הציעו אותו",
         'data-version="2"',
         'data-version="1"',
         '<option value="1">גרסה 1 (הנוסח המקורי)</option>',
@@ -267,7 +268,7 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
     final = canonical.show(desk_app, kid)
     assert final["status"] == "approved" and final["reviewed_by"] == "chair"
     after = chair.get(approved.headers["location"])
-    assert f"עיקרון קנוני {kid}: הנוסח אושר" in text_of(after.text)
+    assert "עיקרון קנוני: הנוסח אושר" in text_of(after.text)
     assert f'id="canonical-{kid}"' not in after.text  # no longer awaiting her
     again = chair.post(
         f"{PAGE}/canonical/decide",
@@ -279,3 +280,79 @@ def test_canonical_edit_versions_revert_and_approve(chair, desk_app, tmp_path, p
     with pytest.raises(Forbidden):
         canonical.edit(desk_app.acting_as(agent("writer")), kid, "נוסח של סוכן")
     assert canonical.show(desk_app.acting_as(CHAIR), kid)["version"] == 4
+
+
+def test_bulk_by_words_confirms_each_as_hers_and_refuses_an_agent(
+    chair, client, desk_app, tmp_path, panel
+):
+    """Issue 37 item 10: she filters the panel's approvals by words and confirms the ticked
+    ones in one action, each audited as hers; until then search calls them "הצעת הפאנל" with
+    `unconfirmed`, never הלכה; an agent's token (HTTP, the desk and the API) changes nothing."""
+    script, _ = panel
+    rows = extracted(desk_app, tmp_path, script)
+    approved = rows["R1"]
+    # Before her word: search does not call it הלכה.
+    hit = principle_hits(desk_app, R1[0])[approved["id"]]
+    assert hit["term"] == "הצעת הפאנל" and hit["unconfirmed"] is True
+    assert hit["term_once_confirmed"] == "הלכה"
+    [listed] = principle_review.list_principles(desk_app, "to_confirm")["principles"]
+    assert listed["term"] == "הצעת הפאנל" and listed["unconfirmed"] is True
+
+    # Filtered by words: what matches is listed ticked; what does not is not listed.
+    words = R1[0].split()[1]
+    page = chair.get(PAGE, params={"q": words})
+    confirm = section(page.text, "to_confirm")
+    assert approved["rule_text"] in text_of(confirm)
+    assert f'value="{approved["id"]}" form="bulk-confirm"' in confirm and " checked" in confirm
+    none = chair.get(PAGE, params={"q": "מילה-שאינה-בשום-עיקרון"})
+    assert "אין אישורי פאנל שמתאימים לסינון" in text_of(section(none.text, "to_confirm"))
+
+    token = csrf_of(page.text)
+    form = {"csrf": token, "decision": "confirm", "ids": [str(approved["id"])], "q": words}
+    # Nothing ticked: asked again in Hebrew, nothing done.
+    empty = chair.post(f"{PAGE}/bulk", data={"csrf": token, "decision": "confirm", "q": words})
+    assert empty.status_code == 400 and "לא סומן אף עיקרון" in text_of(empty.text)
+    done = chair.post(f"{PAGE}/bulk", data=form, follow_redirects=False)
+    assert done.status_code == 303
+    shown = chair.get(done.headers["location"])
+    assert "אישרת את אישור הפאנל של עיקרון אחד" in text_of(shown.text)
+    assert principle_review.list_principles(desk_app, "to_confirm")["principles"] == []
+    hit = principle_hits(desk_app, R1[0])[approved["id"]]
+    assert hit["term"] == "הלכה" and hit["unconfirmed"] is False
+    audit = desk_app.store.connection()
+    with audit as conn:
+        actors = [
+            r["actor"]
+            for r in conn.execute(
+                "SELECT actor FROM learning_audit WHERE principle_id = %s ORDER BY id",
+                (approved["id"],),
+            ).fetchall()
+        ]
+    assert actors[-1] == CHAIR.actor  # her confirmation, the last word on it
+    # Rejecting it now, as the page showed it pending: it is not, so it is skipped and said.
+    stale = {**form, "decision": "reject"}
+    again = chair.post(f"{PAGE}/bulk", data=stale, follow_redirects=False)
+    assert "n=0&skipped=1" in again.headers["location"]
+    said_again = text_of(chair.get(again.headers["location"]).text)
+    assert "1 לא שונו, כי הוכרעו בינתיים" in said_again
+    # An agent (the chair's session gone): refused on the desk (its token opens no page) and
+    # on the API; nothing changes.
+    client.cookies.clear()
+    as_agent = client.post(
+        f"{PAGE}/bulk",
+        data={**form, "decision": "approve", "ids": [str(rows["R2"]["id"])]},
+        headers={"Authorization": f"Bearer {AGENT}"},
+    )
+    assert as_agent.status_code == 403
+    api = client.post(
+        "/api/principles/review-bulk",
+        json={"ids": [rows["R2"]["id"]], "decision": "approve"},
+        headers={"Authorization": f"Bearer {AGENT}"},
+    )
+    assert api.status_code == 403
+    with pytest.raises(Forbidden):
+        principle_review.bulk_review(
+            desk_app.acting_as(agent("writer")), [rows["R2"]["id"]], "approve"
+        )
+    [still] = principle_review.list_principles(desk_app, "pending_review")["principles"]
+    assert still["id"] == rows["R2"]["id"] and still["reviewed_by"] is None

@@ -198,7 +198,9 @@ def test_the_chairs_canonical_gate_edit_revert_and_search(app, tmp_path, panel):
     approved = canonical.review(chair, k["id"], "approve", "מאושר")
     assert approved["status"] == "approved" and approved["reviewed_by"] == "chair"
     [hit] = search_principles(app)
-    assert hit["canonical_statement"] == wording and hit["term"] == "הלכה"
+    assert hit["canonical_statement"] == wording and hit["term_once_confirmed"] == "הלכה"
+    # The principle itself is still the panel's until she confirms it (issue 37 item 10).
+    assert hit["term"] == "הצעת הפאנל" and hit["unconfirmed"] is True
 
     reverted = canonical.revert(chair, k["id"])  # back to version 1, the source wording
     assert (reverted["statement"], reverted["version"]) == (R1[0], 3)

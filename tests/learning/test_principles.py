@@ -49,7 +49,9 @@ def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel
     assert {r["votes"] for r in rows.values()} == {3, 2, 1}
     three = next(r for r in rows.values() if r["votes"] == 3)
     assert three["review_status"] == "approved" and three["score"] == pytest.approx(0.8)
-    assert three["term"] == "הלכה" and three["supporting_quote"] == Q1
+    # The panel's approval is "הצעת הפאנל" until the chair confirms it (issue 37 item 10).
+    assert three["term"] == "הצעת הפאנל" and three["term_once_confirmed"] == "הלכה"
+    assert three["unconfirmed"] is True and three["supporting_quote"] == Q1
     two_high = next(r for r in rows.values() if r["votes"] == 2 and r["score"] >= 0.85)
     two_low = next(r for r in rows.values() if r["votes"] == 2 and r["score"] < 0.85)
     one = next(r for r in rows.values() if r["votes"] == 1)
@@ -64,7 +66,8 @@ def test_every_branch_of_the_rule_dropped_quotes_and_search(app, tmp_path, panel
     # Approved ones are search hits with their term and verbatim quote; nothing else is.
     hits = app.tool("search_precedent_library", query="סטייה ניכרת הקלה")["hits"]
     found = [h for h in hits if h["kind"] == "principle"]
-    assert found and all(h["term"] == "הלכה" for h in found)
+    assert found and all(h["term"] == "הצעת הפאנל" and h["unconfirmed"] for h in found)
+    assert all(h["term_once_confirmed"] == "הלכה" for h in found)
     texts = json.dumps(found, ensure_ascii=False)
     assert Q1 in texts and R4 not in texts and two_low["rule_text"] not in texts
 
@@ -115,7 +118,7 @@ def test_cap_and_linking_and_isolation(app, tmp_path, panel):
         for p in principle_review.list_principles(app)["principles"]
         if p["doc_id"] == "decision-1"
     )
-    assert inner_row["term"] == "כלל פרשני" and inner_row["occurrences"] == 1
+    assert inner_row["term_once_confirmed"] == "כלל פרשני" and inner_row["occurrences"] == 1
     with app.store.connection() as conn:
         external = conn.execute(
             "SELECT canonical_id FROM case_law_principles WHERE source_kind ="
@@ -234,7 +237,7 @@ def test_cli_extract_and_list_json(app, tmp_path, panel, cli_env):
             "occurrences",
         )
     } == {
-        "term": "הלכה",
+        "term": "הצעת הפאנל",
         "rule_text": R1[0],
         "supporting_quote": Q1,
         "votes": 3,

@@ -60,3 +60,26 @@ def test_a_term_without_a_court_comes_from_the_case_number():
     assert canonical_term([committee, supreme]) == "הלכה"
     assert canonical_term([committee]) == "כלל פרשני"
     assert canonical_term([]) is None
+
+
+def test_a_principle_is_called_by_its_term_only_once_the_chair_stands_behind_it():
+    """Issue 37 item 10: the panel's approval is "הצעת הפאנל" until she confirms it."""
+    from legal_ai.retrieval.terms import chair_confirmed, shown_term
+
+    assert not chair_confirmed("approved", "panel", None)
+    assert chair_confirmed("approved", "panel", "chair") and chair_confirmed(
+        "approved", "chair", None
+    )
+    assert not chair_confirmed("proposed", None, None)
+    assert shown_term("הלכה", False) == {
+        "term": "הצעת הפאנל",
+        "unconfirmed": True,
+        "term_once_confirmed": "הלכה",
+    }
+    assert shown_term("הלכה", False, by_panel=False)["term"] == "הצעה"
+    assert shown_term("כלל פרשני", True)["term"] == "כלל פרשני"
+    assert shown_term(None, False) == {
+        "term": None,
+        "unconfirmed": False,
+        "term_once_confirmed": None,
+    }

@@ -21,7 +21,7 @@ import numpy as np
 from ..auth import require_chair
 from ..errors import Conflict, InvalidInput, NotFound, refused_by_gate
 from ..paging import Page
-from ..retrieval.terms import canonical_term, principle_term
+from ..retrieval.terms import canonical_term, chair_confirmed, principle_term, shown_term
 from ..store import jsonable
 from ..store import synthesis as store
 from .gate import Gated
@@ -41,8 +41,9 @@ def _shape(row: dict) -> dict:
             "corpus": "external" if row["source_kind"] == "external_upload" else "internal",
             "statement": row["statement"],
             "source_wording": row["rule_text"],
-            # הלכה / כלל פרשני / עיקרון: the strongest of its live occurrences' rulings.
-            "term": canonical_term(row.get("sources") or []),
+            # הלכה / כלל פרשני / עיקרון: the strongest of its live occurrences' rulings, once the
+            # chair approved the statement; "הצעת הפאנל" until then (terms.shown_term).
+            **shown_term(canonical_term(row.get("sources") or []), row["status"] == "approved"),
             "status": row["status"],
             "grounded": row["grounded"],
             "statement_by": row["statement_by"],
@@ -68,8 +69,12 @@ def _detail(conn, row: dict) -> dict:
             jsonable(
                 {
                     "principle_id": o["id"],
-                    "term": principle_term(
-                        o["source_kind"], o["court"], o["is_binding"], o["case_number"]
+                    **shown_term(
+                        principle_term(
+                            o["source_kind"], o["court"], o["is_binding"], o["case_number"]
+                        ),
+                        chair_confirmed(o["review_status"], o["reviewed_by"], o["confirmed_by"]),
+                        o["votes"] is not None,
                     ),
                     "rule_text": o["rule_text"],
                     "supporting_quote": o["supporting_quote"],

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
+from ..auth import require_chair
+from ..errors import InvalidInput, NotFound
 from ..paging import Page, cut, window
-from ..retrieval.terms import approved_by, principle_term
+from ..retrieval.terms import approved_by, chair_confirmed, principle_term, shown_term
 from ..store import items as sql_items
 from .gate import Gated
 
@@ -63,8 +64,10 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
         "principles": [
             {
                 "id": r["id"],
-                "term": principle_term(
-                    r["source_kind"], r["court"], r["is_binding"], r["case_number"]
+                **shown_term(
+                    principle_term(r["source_kind"], r["court"], r["is_binding"], r["case_number"]),
+                    chair_confirmed(r["review_status"], r["reviewed_by"], r["confirmed_by"]),
+                    r["votes"] is not None,
                 ),
                 "rule_text": r["rule_text"],
                 "supporting_quote": r["supporting_quote"],
@@ -78,8 +81,9 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
                 "approved_by": approved_by(
                     r["review_status"], r["reviewed_by"], r["votes"], r["score"]
                 ),
-                "confirmed": r["review_status"] == "approved"
-                and (r["reviewed_by"] == "chair" or r["confirmed_by"] == "chair"),
+                "confirmed": chair_confirmed(
+                    r["review_status"], r["reviewed_by"], r["confirmed_by"]
+                ),
                 "review_reason": r["review_reason"],
                 "returned_reason": r["returned_reason"],
                 "returned_at": r["returned_at"],
@@ -152,3 +156,46 @@ def review(
 
     expected = SHOWN.get(expected_status or "", expected_status)
     return PRINCIPLES.review(app, principle_id, decision, reason, expected, decide)
+
+
+# -- many at once -----------------------------------------------------------------------------------
+
+# A bulk decision and the status each principle must still be in (what the page showed).
+BULK_FROM = {
+    "confirm": "approved",
+    "revert": "approved",
+    "approve": "pending_review",
+    "reject": "pending_review",
+}
+BULK_MAX = 500
+
+
+def bulk_review(app: Context, ids: list[int], decision: str, reason: str | None = None) -> dict:
+    """The chair's decision on many principles at once (those she picked on the desk after
+    filtering the list by words): confirm or withdraw (revert) what the panel approved, approve
+    or reject those pending her review. Each principle is decided alone, as `review` decides one
+    — audited with the signed-in chair as the actor, the database's gate refusing any other role
+    — in its own transaction, so one refusal undoes nothing else; one no longer in the status
+    the page showed, unknown or refused is skipped with the reason. Returns {"decided": [...],
+    "skipped": [{"id", "reason"}]}, which between them hold every id given, once."""
+    expected = BULK_FROM.get(decision)
+    if expected is None:
+        raise InvalidInput(
+            f"decision {decision!r} is not a bulk action; choose one of: {', '.join(BULK_FROM)} "
+            "(reopen, the undo, is one principle at a time)"
+        )
+    require_chair(app.principal, f"bulk {decision} of principles")
+    if not isinstance(ids, list | tuple) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in ids
+    ):
+        raise InvalidInput("give the principles as a list of principle ids (integers)")
+    unique = list(dict.fromkeys(ids))
+    if not unique or len(unique) > BULK_MAX:
+        raise InvalidInput(f"a bulk action takes 1 to {BULK_MAX} principles; got {len(unique)}")
+    decided, skipped = [], []
+    for principle_id in unique:
+        try:
+            decided.append(review(app, principle_id, decision, reason, expected))
+        except (InvalidInput, NotFound) as exc:
+            skipped.append({"id": principle_id, "reason": str(exc)})
+    return {"decided": decided, "skipped": skipped}

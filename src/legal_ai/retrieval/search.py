@@ -47,7 +47,7 @@ from .search_legs import (
     semantic_legs,
     timer,
 )
-from .terms import approved_by, principle_term
+from .terms import approved_by, principle_term, shown_term
 
 SNIPPET_CHARS = 400
 logger = logging.getLogger(__name__)
@@ -400,11 +400,15 @@ def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
         "score": round(fused.score, 6),
         "explain": {leg: {"rank": rank} for leg, rank in fused.ranks.items()},
     }
-    # A principle's term from its source (הלכה / כלל פרשני / עיקרון); None for other units.
-    hit["term"] = (
-        principle_term(row.get("source_kind"), row.get("court"), row.get("is_binding"))
-        if row["kind"] == "principle"
-        else None
+    # A principle's term from its source (הלכה / כלל פרשני / עיקרון) once the chair stands behind
+    # it, else "הצעת הפאנל" with `unconfirmed` true (terms.shown_term); None for other units.
+    hit.update(
+        shown_term(
+            principle_term(row.get("source_kind"), row.get("court"), row.get("is_binding"))
+            if row["kind"] == "principle"
+            else None,
+            bool(row.get("confirmed")),
+        )
     )
     if row["kind"] == "principle":
         hit.update(

@@ -112,3 +112,30 @@ def approved_by(
         return "panel"
     shown = f"panel {votes}/3"
     return shown if votes >= 3 or score is None else f"{shown} · {score:.2f}"
+
+
+# What a principle the chair has not confirmed is called wherever it is shown (search hits, the
+# writer's brief, MCP, the desk, the CLI): never הלכה / כלל פרשני / עיקרון as if it bound.
+PANEL_PROPOSAL = "הצעת הפאנל"
+PROPOSAL = "הצעה"  # one the panel never voted on (added by hand), not yet hers
+
+
+def chair_confirmed(status: str | None, reviewed_by: str | None, confirmed_by: str | None) -> bool:
+    """Whether the chair stands behind an approved principle: she approved it, or she confirmed
+    what the panel approved."""
+    return status == "approved" and (reviewed_by == "chair" or confirmed_by == "chair")
+
+
+def shown_term(term: str | None, confirmed: bool, by_panel: bool = True) -> dict:
+    """The one labelling of a principle, for every place that shows one: `term` is its term
+    (הלכה / כלל פרשני / עיקרון) only once the chair approved or confirmed it, else
+    "הצעת הפאנל" ("הצעה" for one the panel never voted on, `by_panel` false); `unconfirmed` says so for a program; `term_once_confirmed` keeps the term its
+    source would give it (what it becomes when she confirms it). A unit that is not a
+    principle (term None) stays unlabelled."""
+    if term is None:
+        return {"term": None, "unconfirmed": False, "term_once_confirmed": None}
+    return {
+        "term": term if confirmed else PANEL_PROPOSAL if by_panel else PROPOSAL,
+        "unconfirmed": not confirmed,
+        "term_once_confirmed": term,
+    }

@@ -174,7 +174,8 @@ def occurrence_rows(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
         dict(r)
         for r in conn.execute(
             "SELECT p.id, p.rule_text, p.supporting_quote, p.page, p.votes, p.score, p.models,"
-            " p.review_status, c.doc_id, c.case_number, c.court, c.is_binding, c.source_kind"
+            " p.review_status, p.reviewed_by, p.confirmed_by, c.doc_id, c.case_number, c.court,"
+            " c.is_binding, c.source_kind"
             " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"
             " WHERE p.canonical_id = %s ORDER BY p.id",
             (canonical_id,),

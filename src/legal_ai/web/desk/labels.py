@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 from ...learning import dashboard, feedback
 from ...learning.principle_spans import QUOTE_GONE, RULE_CHANGED
 from ...text.blocks import BLOCK_LABELS
+from ...text.passages import plain
 
 CORPUS = {
     "case": "מסמכי תיק",
@@ -505,6 +506,15 @@ def mixed(value: Any) -> Markup:
     return Markup("".join(out))
 
 
+def paragraphs(value: Any) -> Markup:
+    """Text of a document or a model (a rule, a quote) as paragraphs: Markdown's marks out
+    (text/passages.plain), each line its own <p>, never run together."""
+    text = plain("" if value is None else str(value))
+    return Markup("").join(
+        Markup("<p>{}</p>").format(mixed(line.strip())) for line in text.split("\n") if line.strip()
+    )
+
+
 def install(env: Any) -> None:
     """The dictionary's filters and tables in a Jinja environment: `he` (key|he("table")),
     `hebrew_date`, `when`, `cron`, `bdi`, `mixed`, `who` and `job`; the tables as `he`."""
@@ -514,6 +524,7 @@ def install(env: Any) -> None:
     env.filters["cron"] = cron_hebrew
     env.filters["bdi"] = bdi
     env.filters["mixed"] = mixed
+    env.filters["paras"] = paragraphs
     env.filters["who"] = lambda actor: label(actor, "actor")
     env.filters["job"] = lambda name: label(name, "job")
     env.globals["he"] = TABLES

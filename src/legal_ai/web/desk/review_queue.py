@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 
 from ...errors import InvalidInput
 from ...learning import lessons
-from ...retrieval.terms import principle_term
+from ...retrieval.terms import chair_confirmed, principle_term, shown_term
 from ...store import desk as desk_store
 from . import labels
 
@@ -190,8 +190,10 @@ def _principle(row: dict) -> dict:
         "votes": PANEL_SIZE if votes is not None else 0,
         "votes_for": votes or 0,
         "score": row["score"],
-        "term": principle_term(
-            row["source_kind"], row["court"], row["is_binding"], row["case_number"]
+        **shown_term(
+            principle_term(row["source_kind"], row["court"], row["is_binding"], row["case_number"]),
+            chair_confirmed(row["review_status"], row["reviewed_by"], row["confirmed_by"]),
+            row["votes"] is not None,
         ),
         "row": row,
     }

@@ -46,6 +46,22 @@ def list_principles(view: Acting, paged: Paged, status: str | None = None) -> di
     return principle_review.list_principles(view, status, paged)
 
 
+class BulkReviewBody(Body):
+    ids: list[int] = Field(min_length=1, max_length=principle_review.BULK_MAX)
+    decision: str = Field(max_length=20)
+    reason: str | None = Field(default=None, max_length=2000)
+
+
+# Registered before /{principle_id}/review so that "review-bulk" is never read as an id.
+@router.post("/api/principles/review-bulk")
+def review_principles_bulk(
+    body: BulkReviewBody,
+    view: Annotated[Any, Depends(chair("reviewing principles"))],
+) -> dict:
+    """The chair's decision on many principles at once (principle_review.bulk_review)."""
+    return jsonable(principle_review.bulk_review(view, body.ids, body.decision, body.reason))
+
+
 @router.post("/api/principles/{principle_id}/review")
 def review_principle(
     principle_id: int,
