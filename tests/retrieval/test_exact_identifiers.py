@@ -14,7 +14,10 @@ import json
 import pytest
 
 from helpers import DECISION_FIELDS, write
+from legal_ai.auth import CHAIR, agent
+from legal_ai.errors import InvalidInput
 from legal_ai.retrieval import exact, legs
+from legal_ai.retrieval.tools import CHAIR_TOOLS, TOOLS
 from legal_ai.text.citations import PBL
 
 pytestmark = pytest.mark.db
@@ -159,3 +162,22 @@ def test_a_query_naming_nothing_reports_no_identifiers(library):
 def test_named_identifiers_are_exactly_the_reference_legs_lookups():
     for query in ("סעיף 152 וסעיף 14 לתוספת השלישית", 'עע"מ 1234/05', "8092/24", "הקלה"):
         assert [n.reference for n in exact.named(query)] == legs.references(query)
+
+
+def test_her_own_finals_without_a_practice_area_are_hers_alone(app, tmp_path):
+    """The desk's search of her finals across practice areas (issue 37 item 11) is the chair's
+    tool: an agent (MCP, HTTP) still goes through search_decisions, which keeps to one area."""
+    final = write(tmp_path / "final.txt", "החלטתי: הבקשה להקלה בקו בניין נדחית.")
+    meta = {"case_number": "ערר (מרכז) 7001/24", "practice_area": "betterment_levy"}
+    assert app.ingest([final], "style", meta=meta).ingested == 1
+    hits = app.acting_as(CHAIR).tool("search_my_decisions", query="הקלה בקו בניין")["hits"]
+    assert [h["corpus"] for h in hits] == ["style"]
+    with pytest.raises(InvalidInput, match="unknown tool 'search_my_decisions'"):
+        app.acting_as(agent("drafter")).tool("search_my_decisions", query="הקלה בקו בניין")
+    with pytest.raises(InvalidInput, match="needs practice_area"):
+        app.acting_as(agent("drafter")).tool("search_decisions", query="הקלה", practice_area="")
+    assert "search_my_decisions" not in TOOLS and "search_my_decisions" in CHAIR_TOOLS
+    laws = app.tool("search_precedent_library", query="הקלה", doc_type="legislation")
+    assert laws["hits"] == []
+    with pytest.raises(InvalidInput, match="doc_type 'digest' is not one of"):
+        app.tool("search_precedent_library", query="הקלה", doc_type="digest")
