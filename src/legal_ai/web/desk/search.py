@@ -145,7 +145,11 @@ def _search_all(view: Any, asked: Any) -> dict[str, Any]:
         if len(args) < len(form.required):  # a case's documents: only with its number
             facets.append({"form": form, "count": None, "href": link, "results": []})
             continue
-        result = runner.tool(form.tool, query=query, limit=HITS, **args, **dict(form.fixed))
+        try:
+            result = runner.tool(form.tool, query=query, limit=HITS, **args, **dict(form.fixed))
+        except InvalidInput as exc:  # the query itself (too long): said beside the box
+            asked.refused(str(exc))
+            return {"searched": False}
         shown = search_results.paged(
             view, result["hits"], query, 1, _linker(result.get("search_id")), set(), PER_FACET
         )
