@@ -33,7 +33,7 @@ from .progress import QUIET, Progress
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
 from .retrieval.search import SearchResult, search
-from .retrieval.tools import TOOLS
+from .retrieval.tools import CHAIR_TOOLS, TOOLS
 from .store import deployment, integrity, maintenance, meta_fold
 from .store import items as sql_items
 from .store import ocr as ocr_store
@@ -185,12 +185,13 @@ class App(Context):
     def tool(self, name: str, **arguments: Any) -> dict:
         """Call a search tool by name (the MCP server and `legal-ai search` go through here).
         A logged search's answer carries its telemetry row's id (`search_id`)."""
-        if name not in TOOLS:
+        tool = TOOLS.get(name) or (CHAIR_TOOLS.get(name) if self.principal.is_chair else None)
+        if tool is None:
             raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
         call: dict[str, Any] = {"tool": name}
         token = _TOOL_CALL.set(call)
         try:
-            answer = TOOLS[name](self, **arguments)
+            answer = tool(self, **arguments)
         finally:
             _TOOL_CALL.reset(token)
         if "search_id" in call:

@@ -12,7 +12,7 @@ and a database with migrations pending is refused with what to run, never migrat
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -153,6 +153,10 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
         practice_area: PracticeArea = None,
         date_from: DateFrom = None,
         date_to: DateTo = None,
+        doc_type: Annotated[
+            Literal["ruling", "legislation"] | None,
+            Field(description="Only rulings, or only the sections of laws."),
+        ] = None,
         limit: Limit = 10,
         mode: Mode = "hybrid",
     ) -> dict:
@@ -163,6 +167,7 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
             practice_area=practice_area,
             date_from=date_from,
             date_to=date_to,
+            doc_type=doc_type,
             limit=limit,
             mode=mode,
         )

@@ -2,12 +2,18 @@
 with one result per ruling and the others behind "עוד N קטעים" (opened without a script), the
 ruling's source opened at its passage, its citation copied to the clipboard in the Israeli style
 with its paragraph; then the bad inputs — an empty form, a 5,000-character query, reversed
-dates — each answered in Hebrew beside its field with what she typed kept. Screenshots:
-docs/desk/search.png, source.png, search-refused.png."""
+dates — each answered in Hebrew beside its field with what she typed kept; the one box across
+every corpus with its facets and counts, and exact identifiers first (issue 37 items 5, 11).
+Screenshots: docs/desk/search.png, source.png, search-refused.png, search-all.png,
+search-facet.png, search-not-found.png."""
+
+import json
 
 import pytest
 
+from desk_a11y import page_problems
 from desk_browser import screenshot, sign_in
+from helpers import DECISION_FIELDS, write
 
 pytestmark = pytest.mark.db
 
@@ -110,3 +116,89 @@ def test_bad_search_input_is_said_beside_its_field_and_kept(page, desk, tmp_path
     assert page.input_value("input[name=date_to]") == "2020-01-01"
     assert page.locator(".hit").count() == 0
     screenshot(page, "search-refused")
+
+
+def everything(app, tmp_path) -> None:
+    """The ruling above, three sections of the law (255כ names "סעיף 152" again and again) and
+    a committee decision numbered 8092/24: a library every facet has something of."""
+    library(app, tmp_path)
+    sections = [
+        ("pbl-152", "point_152", "152", "הוועדה המקומית רשאית לדחות בקשה להקלה בקו בניין."),
+        ("pbl-255k", "point_255כ", "255כ", "לעניין סעיף 152 וסעיף 152 ולפי סעיף 152: הקלה."),
+    ]
+    lines = [
+        {
+            "doc_id": doc_id,
+            "doc_type": "legislation",
+            "title": f"חוק התכנון והבנייה, סעיף {num}",
+            "law_title": 'חוק התכנון והבנייה, התשכ"ה-1965',
+            "section_num": num,
+            "eid": eid,
+            "text": text,
+        }
+        for doc_id, eid, num, text in sections
+    ]
+    path = write(
+        tmp_path / "law.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines)
+    )
+    assert app.ingest([path], "external").ingested == 2
+    decision = write(tmp_path / "d.txt", "החלטת ועדת הערר: הקלה בקו בניין צדדי נדחתה.")
+    meta = {
+        "case_number": "ערר (מרכז) 8092/24",
+        "title": "ערר (מרכז) 8092/24 כהן נ' הוועדה המקומית (בדוי)",
+        "decided_on": "2024-06-01",
+        "practice_area": "planning",
+        **DECISION_FIELDS,
+    }
+    assert app.ingest([decision], "internal", doc_id="d-8092", meta=meta).ingested == 1
+
+
+def test_one_box_its_facets_and_counts_and_exact_identifiers(page, desk, tmp_path):
+    """Issue 37 items 5 and 11 as she walks them: one box (no corpus to choose first), the
+    results grouped by facet with their counts, a facet opened, a case number found first, one
+    not found said plainly, section 152 before 255כ; each page axe-clean."""
+    everything(desk.legal, tmp_path)
+    sign_in(page, desk)
+    page.goto("/search")
+    assert page.is_checked("input[name=corpus][value=all]")
+    page.fill("input[name=q]", "הקלה בקו בניין")
+    with page.expect_navigation():
+        page.press("input[name=q]", "Enter")
+    counts = page.locator("nav.facet-counts li")
+    labels = [t.split("(")[0].strip() for t in counts.all_inner_texts()]
+    assert labels[:4] == ["פסיקה", "חקיקה", "החלטות ועדות", "החלטותיי"]
+    assert page.locator("section.facet").count() == len(labels)
+    law = page.locator("section.facet", has=page.locator("h2#h-legislation"))
+    assert law.locator("a[href*='pbl-152']").count() >= 1
+    rulings = page.locator("section.facet", has=page.locator("h2#h-rulings"))
+    assert rulings.locator("a[href*='pbl-']").count() == 0  # the law is not "פסיקה"
+    assert "יומונים" not in page.inner_text("main") and "תקדימים" not in page.inner_text("main")
+    assert page_problems(page) == []
+    screenshot(page, "search-all")
+    with page.expect_navigation():
+        page.click("nav.facet-counts a:has-text('חקיקה')")
+    assert page.is_checked("input[name=corpus][value=legislation]")
+    assert page.locator(".hit a[href*='demo-ext-']").count() == 0
+    assert page_problems(page) == []
+    screenshot(page, "search-facet")
+    page.fill("input[name=q]", "סעיף 152")
+    with page.expect_navigation():
+        page.press("input[name=q]", "Enter")
+    first = page.locator("ol.hits > li").first
+    assert "pbl-152?" in first.locator("h2 a").get_attribute("href")
+    assert "התאמה מדויקת" in first.inner_text()
+    page.goto("/search")
+    page.fill("input[name=q]", "8092/24")
+    with page.expect_navigation():
+        page.press("input[name=q]", "Enter")
+    exact = page.locator("section.exact li").first
+    assert "d-8092" in exact.locator("a").first.get_attribute("href")
+    assert "מתוך: החלטות ועדות" in exact.inner_text()
+    page.fill("input[name=q]", "9999/24")
+    with page.expect_navigation():
+        page.press("input[name=q]", "Enter")
+    said = page.locator("p.not-found").first
+    assert said.inner_text() == "לא נמצאה החלטה שמספרה 9999/24" and said.is_visible()
+    assert page.locator("section.exact").count() == 0
+    assert page_problems(page) == []
+    screenshot(page, "search-not-found")

@@ -398,11 +398,12 @@ def test_the_desk_health_page_shows_the_units(app, tmp_path):
     # corpus, kind, units, missing, stale, dimension, stale analysis, unchecked
     rows = re.findall(r"<tr>((?:<td>[^<]*</td>)+)</tr>", units)
     cells = [tuple(re.findall(r"<td>([^<]*)</td>", row)) for row in rows]
-    assert ("פסיקה", "עקרונות משפטיים", "1", "0", "1", "0", "0", "—") in cells
+    assert ("פסיקה וחקיקה", "עקרונות משפטיים", "1", "0", "1", "0", "0", "—") in cells
     assert ("החלטות ועדות", "עקרונות משפטיים", "1", "0", "0", "0", "0", "—") in cells
-    assert ("תקדימים מצורפים", "תקדימים מצורפים", "1", "0", "0", "0", "0", "—") in cells
-    assert ("פסיקה", "ניסוחים קנוניים", "1", "0", "0", "0", "—", "—") in cells
-    assert ("ההחלטות שלי", "תמונות עמודים", "0", "0", "—", "—", "—", "0") in cells
+    mine = "אסמכתאות שצירפתי לתיקים"
+    assert (mine, mine, "1", "0", "0", "0", "0", "—") in cells
+    assert ("פסיקה וחקיקה", "ניסוחים קנוניים", "1", "0", "0", "0", "—", "—") in cells
+    assert ("החלטותיי", "תמונות עמודים", "0", "0", "—", "—", "—", "0") in cells
     assert "לא הוגדר מודל לחיפוש בתמונות העמודים" in page.text
     assert "MULTIMODAL_ENABLED is off" in page.text.split("פרטים טכניים")[-1]  # the details
     summary = page.text.split('<table class="summary">')[1].split("</table>")[0]

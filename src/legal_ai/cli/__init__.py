@@ -179,6 +179,9 @@ def search(
     date_to: Annotated[str | None, typer.Option(help="YYYY-MM-DD")] = None,
     limit: Annotated[int, typer.Option(help="How many hits.")] = 10,
     mode: Annotated[str, typer.Option(help="hybrid | semantic | lexical")] = "hybrid",
+    doc_type: Annotated[
+        str | None, typer.Option(help="--corpus external only: ruling | legislation.")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Search one corpus through its tool; every hit carries its provenance."""
@@ -188,6 +191,7 @@ def search(
         "court": court,
         "date_from": date_from,
         "date_to": date_to,
+        "doc_type": doc_type,
     }
     # The same rules as GET /api/search: the corpus's tool, the filters it takes (one it does
     # not take is refused), a filter it requires passed on so the tool says it is missing.

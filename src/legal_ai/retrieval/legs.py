@@ -29,6 +29,7 @@ from psycopg import sql
 
 from ..corpora import Corpus, Source
 from ..text import citations
+from ..text.case_numbers import normalize_case_number
 from .filters import SUPPORTED_FILTERS as SUPPORTED_FILTERS
 from .filters import Filters, filter_sql
 from .filters import check_filters as check_filters
@@ -346,15 +347,44 @@ def reference_for(citation: citations.Citation) -> Reference:
     return Reference("eid", pattern, _law_pattern(citation.law))
 
 
-def references(query: str, limit: int | None = None) -> list[Reference]:
-    """The exact lookups a query asks for: the statute sections it names (a bare `סעיף 152`
-    included), then the rulings; at most `limit` distinct ones (each is a regular expression
-    matched against the corpus's items, so a query listing hundreds of sections must not fan
-    out into hundreds of lookups: LEGAL_AI_REFERENCE_LOOKUPS_PER_QUERY)."""
+def named_references(
+    query: str, limit: int | None = None
+) -> list[tuple[citations.Citation | None, Reference]]:
+    """The exact lookups a query asks for, each with the citation that names it (None: the
+    query is a bare case number): the statute sections it names (a bare `סעיף 152` included),
+    then the rulings; at most `limit` distinct ones (each is a regular expression matched
+    against the corpus's items, so a query listing hundreds of sections must not fan out into
+    hundreds of lookups: LEGAL_AI_REFERENCE_LOOKUPS_PER_QUERY). A query that is nothing but a
+    number/year (`8092/24`, the form her cases are known by) names the items of that number
+    whatever their proceeding and district."""
     named = [c for c in citations.extract(query, bare_sections=True) if c.kind != "plan"]
     ordered = sorted(named, key=lambda c: c.kind != "statute")  # stable: sections first
-    lookups = list(dict.fromkeys(reference_for(c) for c in ordered))
-    return lookups if limit is None else lookups[:limit]
+    pairs: list[tuple[citations.Citation | None, Reference]] = [
+        (c, reference_for(c)) for c in ordered
+    ]
+    bare = _bare_number(query)
+    if bare is not None and not named:
+        pairs.append((None, bare))
+    seen: set[Reference] = set()
+    unique = [(c, r) for c, r in pairs if not (r in seen or seen.add(r))]
+    return unique if limit is None else unique[:limit]
+
+
+def references(query: str, limit: int | None = None) -> list[Reference]:
+    """The exact lookups a query asks for (`named_references` without the citations)."""
+    return [r for _, r in named_references(query, limit)]
+
+
+_BARE_NUMBER = re.compile(r"^\d{1,6}/\d{2}(?:\d{2}|/\d{2})?$")
+
+
+def _bare_number(query: str) -> Reference | None:
+    """A query that is one number/year and nothing else (`8092/24`, `8092-24`): every item of
+    that number, whatever its proceeding and district (its stored case number ends with it)."""
+    spelled = normalize_case_number(query)
+    if not _BARE_NUMBER.match(spelled):
+        return None
+    return Reference("case_number", f"(^| ){re.escape(spelled)}$")
 
 
 def reference(

@@ -27,7 +27,7 @@ from ..store import spans
 from ..store.db import Store
 from ..text.citation_style import cited_parties, israeli_citation, kind_of
 from ..text.passages import paragraph_marks
-from . import legs
+from . import exact, legs
 from .arguments import MAX_FILTER_CHARS as MAX_FILTER_CHARS
 from .arguments import MAX_LIMIT as MAX_LIMIT
 from .arguments import MAX_QUERY_CHARS as MAX_QUERY_CHARS
@@ -68,9 +68,14 @@ class SearchResult:
     # The second phase (LEGAL_AI_RERANKER; None: none ran): {"by", "candidates", "ms",
     # "skipped"} — skipped is why the fused order stands (None: reranked).
     rerank: dict | None = None
+    # The identifiers the query names (a section, a case number) and whether the corpus holds
+    # each (retrieval/exact.py): [{"identifier", "kind", "found"}]; empty when it names none.
+    identifiers: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         out = {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
+        if self.identifiers:
+            out["identifiers"] = self.identifiers
         if self.unverified:
             out["dropped_unverified"] = len(self.unverified)
         if self.rerank is not None:
@@ -165,6 +170,16 @@ def search(
             fused, head, stage, provenance = _reranked(
                 conn, corpus, sources, fused, rows, reranker, text, settings, timings
             )
+        # An exact identifier's items first, as their own group; the rest in fused order.
+        # (Not for a search by a case's own vector: its text is no query she typed.)
+        exact_ids = (found.get(exact.REFERENCE_LEG) or []) if vector is None else []
+        fused, head = exact.first(fused, head, exact_ids)
+        identifiers = []
+        if use_lexical and vector is None:
+            names = exact.named(text, settings.reference_lookups_per_query)
+            keys = [("chunk", unit_id) for unit_id in exact_ids]
+            _hydrate(conn, corpus, {s.kind: s for s in sources}, keys, rows, timings)
+            identifiers = exact.report(names, [rows[k] for k in keys if k in rows])
         kept, dropped, unverified = _capped(
             conn, corpus, sources, fused, rows, group_by, limit, cap, timings, head
         )
@@ -181,13 +196,14 @@ def search(
             len(bad),
             ", ".join(f"{b['kind']} {b['unit_id']} of {b['doc_id']}" for b in bad),
         )
-    hits = [_hit(corpus, rows[f.key], f) for f in kept]
+    lifted = {("chunk", unit_id) for unit_id in exact_ids}
+    hits = [_hit(corpus, rows[f.key], f, f.key in lifted) for f in kept]
     if stage is not None:
         for hit, entry in zip(hits, kept, strict=True):
             hit["rerank"] = {**provenance[entry.key], "by": stage["by"]}
             if stage["skipped"]:
                 hit["rerank"]["skipped"] = stage["skipped"]
-    return SearchResult(hits, dropped, timings, bad, stage)
+    return SearchResult(hits, dropped, timings, bad, stage, identifiers)
 
 
 def _plan(
@@ -375,7 +391,7 @@ def _prefix_end(fused: list[Fused], end: int) -> int:
     return end
 
 
-def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
+def _hit(corpus: Corpus, row: dict, fused: Fused, is_exact: bool = False) -> dict:
     decided = row.get("decided_on")
     hit = {
         "corpus": corpus.key,
@@ -399,6 +415,8 @@ def _hit(corpus: Corpus, row: dict, fused: Fused) -> dict:
         "citable": corpus.citable,
         "score": round(fused.score, 6),
         "explain": {leg: {"rank": rank} for leg, rank in fused.ranks.items()},
+        # In the "exact match" group ahead of the fused list: the item the query names.
+        "exact": is_exact,
     }
     # A principle's term from its source (הלכה / כלל פרשני / עיקרון) once the chair stands behind
     # it, else "הצעת הפאנל" with `unconfirmed` true (terms.shown_term); None for other units.

@@ -30,6 +30,10 @@ class Searcher(Protocol):
     def case_practice_area(self, case_number: str) -> str | None: ...
 
 
+# The two kinds of the precedent library a search may keep to (its rulings, the law's sections).
+LIBRARY_KINDS = ("ruling", "legislation")
+
+
 def _result(tool: str, result: SearchResult) -> dict:
     return {"tool": tool, **result.as_dict()}
 
@@ -52,6 +56,23 @@ def search_decisions(
     filters = Filters(practice_area=practice_area, date_from=date_from, date_to=date_to)
     return _result(
         "search_decisions", app.search("style", query, filters=filters, limit=limit, mode=mode)
+    )
+
+
+def search_my_decisions(
+    app: Searcher,
+    query: str,
+    *,
+    practice_area: str | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+) -> dict:
+    """The chair's own signed finals (style corpus), across her practice areas unless she keeps
+    to one. Hers alone (CHAIR_TOOLS): the writing agents keep to one practice area through
+    `search_decisions` (DESIGN §3), the chair looking for what she wrote need not."""
+    filters = Filters(practice_area=practice_area)
+    return _result(
+        "search_my_decisions", app.search("style", query, filters=filters, limit=limit, mode=mode)
     )
 
 
@@ -124,13 +145,23 @@ def search_precedent_library(
     practice_area: str | None = None,
     date_from: str | None = None,
     date_to: str | None = None,
+    doc_type: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
 ) -> dict:
     """External authoritative sources: court rulings and legislation (chunks and approved
-    principles)."""
+    principles); `doc_type` keeps to one of them (`ruling` | `legislation`)."""
+    kind = filter_value("doc_type", doc_type)
+    if kind not in (None, *LIBRARY_KINDS):
+        raise InvalidInput(
+            f"search_precedent_library: doc_type {kind!r} is not one of: {', '.join(LIBRARY_KINDS)}"
+        )
     filters = Filters(
-        court=court, practice_area=practice_area, date_from=date_from, date_to=date_to
+        court=court,
+        practice_area=practice_area,
+        date_from=date_from,
+        date_to=date_to,
+        doc_type=kind,
     )
     return _result(
         "search_precedent_library",
@@ -199,6 +230,10 @@ TOOLS = {
         search_digests,
     )
 }
+
+# Tools only the chair may call (App.tool refuses them to anyone else; no MCP tool or HTTP
+# route names them): the desk's search of her own finals without a practice area.
+CHAIR_TOOLS = {search_my_decisions.__name__: search_my_decisions}
 
 # `legal-ai search --corpus C` routes to the tool of that corpus, so the same rules apply.
 TOOL_OF_CORPUS = {

@@ -23,12 +23,26 @@ from ...text.blocks import BLOCK_LABELS
 from ...text.passages import plain
 
 CORPUS = {
-    "case": "מסמכי תיק",
-    "style": "ההחלטות שלי",
-    "external": "פסיקה",
+    "case": "מסמכי התיק",
+    "style": "החלטותיי",
+    "external": "פסיקה וחקיקה",
     "internal": "החלטות ועדות",
-    "digests": "יומונים",
-    "case_precedents": "תקדימים מצורפים",
+    # Summaries that point at a ruling: she reads them to find it, never cites them.
+    "digests": "תקצירי פסיקה (להפניה בלבד)",
+    "case_precedents": "אסמכתאות שצירפתי לתיקים",
+}
+# The facets of the one search box (/search), in the order she reads them: "all", then each
+# corpus — the precedent library split into its rulings and the law's sections.
+FACET = {
+    "all": "הכול",
+    "rulings": "פסיקה",
+    "legislation": "חקיקה",
+    "internal": CORPUS["internal"],
+    "style": CORPUS["style"],
+    "case": CORPUS["case"],
+    "case_precedents": CORPUS["case_precedents"],
+    "digests": CORPUS["digests"],
+    "external": CORPUS["external"],  # the address of a search saved before the facets
 }
 APPEAL_TYPE = {
     "universal": "כללי (לכל סוגי הערר)",
@@ -280,7 +294,7 @@ HEALTH = {
 }
 UNIT = {
     "principles": "עקרונות משפטיים",
-    "precedents": "תקדימים מצורפים",
+    "precedents": "אסמכתאות שצירפתי לתיקים",
     "exemplars": "פסקאות לדוגמה מההחלטות",
     "canonical_statements": "ניסוחים קנוניים",
     "page_images": "תמונות עמודים",
@@ -337,6 +351,7 @@ UPLOAD_STAGE_STATE = {
 
 TABLES: dict[str, dict[str, str]] = {
     "corpus": CORPUS,
+    "facet": FACET,
     "label_name": LABEL_NAME,
     "appeal_type": APPEAL_TYPE,
     "outcome": OUTCOME,

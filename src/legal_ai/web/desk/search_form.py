@@ -27,51 +27,66 @@ from . import labels
 
 @dataclass(frozen=True)
 class CorpusForm:
+    """One facet of the search box: the tool that searches it, the corpus that tool searches
+    (what the telemetry records), the filters it takes, and the arguments it always passes
+    (`fixed`: the precedent library kept to its rulings, or to the law's sections)."""
+
     key: str
     label: str
     tool: str
     filters: tuple[str, ...]  # the tool's filter arguments, in the form's order
     required: tuple[str, ...] = ()
+    corpus: str = ""
+    fixed: tuple[tuple[str, str], ...] = ()
 
 
+def _facet(key: str, tool: str, corpus: str, filters: tuple[str, ...], **rest: Any) -> CorpusForm:
+    return CorpusForm(key, labels.FACET[key], tool, filters, corpus=corpus, **rest)
+
+
+_DATES = ("date_from", "date_to")
 CORPUS_FORMS: dict[str, CorpusForm] = {
     f.key: f
     for f in (
-        CorpusForm(
-            "style",
-            labels.CORPUS["style"],
-            "search_decisions",
-            ("practice_area", "date_from", "date_to"),
-            ("practice_area",),
-        ),
-        CorpusForm(
-            "case",
-            labels.CORPUS["case"],
-            "search_case_documents",
-            ("case_number",),
-            ("case_number",),
-        ),
-        CorpusForm(
-            "external",
-            labels.CORPUS["external"],
+        # Every facet at once (web/desk/search.py runs each on its own and groups them).
+        _facet("all", "", "", ("case_number",)),
+        _facet(
+            "rulings",
             "search_precedent_library",
-            ("court", "practice_area", "date_from", "date_to"),
+            "external",
+            ("court", "practice_area", *_DATES),
+            fixed=(("doc_type", "ruling"),),
         ),
-        CorpusForm(
-            "internal",
-            labels.CORPUS["internal"],
-            "search_internal_decisions",
-            ("practice_area", "date_from", "date_to"),
+        _facet(
+            "legislation",
+            "search_precedent_library",
+            "external",
+            (),
+            fixed=(("doc_type", "legislation"),),
         ),
-        CorpusForm("digests", labels.CORPUS["digests"], "search_digests", ("practice_area",)),
-        CorpusForm(
-            "case_precedents",
-            labels.CORPUS["case_precedents"],
-            "precedent_search_library",
+        _facet("internal", "search_internal_decisions", "internal", ("practice_area", *_DATES)),
+        # Her own finals: a practice area narrows them, none is demanded (the writing agents'
+        # search_decisions keeps to one area; she is looking for what she wrote).
+        _facet("style", "search_my_decisions", "style", ("practice_area",)),
+        _facet(
+            "case",
+            "search_case_documents",
+            "case",
             ("case_number",),
+            required=("case_number",),
+        ),
+        _facet("case_precedents", "precedent_search_library", "case_precedents", ("case_number",)),
+        _facet("digests", "search_digests", "digests", ("practice_area",)),
+        # A search saved before the facets (`corpus=external`): rulings and the law together.
+        _facet(
+            "external", "search_precedent_library", "external", ("court", "practice_area", *_DATES)
         ),
     )
 }
+FACETS = tuple(k for k in CORPUS_FORMS if k != "external")  # the chips, in order
+SEARCHED_IN_ALL = tuple(k for k in FACETS if k != "all")
+# An address of a search saved before the facets: the library with a kind is that facet.
+_OLD_KINDS = {("external", "ruling"): "rulings", ("external", "legislation"): "legislation"}
 
 FILTER_LABELS = {
     "practice_area": "תחום",
@@ -127,19 +142,27 @@ class Asked:
         self.errors["q"] = message
 
 
+def facet_of(params: Any) -> CorpusForm:
+    """The facet an address asks for: its `corpus` (a search saved before the facets — the
+    library with a `doc_type` — is that facet); none or unknown: every facet at once."""
+    key = params.get("corpus") or "all"
+    key = _OLD_KINDS.get((key, params.get("doc_type") or ""), key)
+    return CORPUS_FORMS.get(key) or CORPUS_FORMS["all"]
+
+
 def read(params: Any, view: Any) -> Asked:
     """The form from the query string, each filter resolved against the library (one
-    connection); unknown corpus: the precedent library's form."""
-    form = CORPUS_FORMS.get(params.get("corpus") or "external") or CORPUS_FORMS["external"]
+    connection)."""
+    form = facet_of(params)
     values = {name: (params.get(name) or "").strip() for name in form.filters}
     asked = Asked(
         form, (params.get("q") or "").strip(), values, submitted=params.get("go") is not None
     )
     with view.store.connection() as conn:
         if "court" in form.filters:
-            asked.courts = desk_search.courts(conn, SEARCHABLE[form.key])
+            asked.courts = desk_search.courts(conn, SEARCHABLE[form.corpus])
+        asked.cases = desk_search.case_numbers(conn)
         if "case_number" in form.filters:
-            asked.cases = desk_search.case_numbers(conn)
             asked.args["case_number"] = _case_number(conn, asked, values["case_number"])
     for name in ("practice_area", "court", "date_from", "date_to"):
         if name in form.filters:

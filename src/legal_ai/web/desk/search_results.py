@@ -19,11 +19,13 @@ from markupsafe import Markup
 from ...corpora import SEARCHABLE
 from ...retrieval.search import hit_citation
 from ...store import desk_search
+from ...text.case_numbers import case_id
 from ...text.passages import paragraph_of, plain, window
 from . import labels
 from .search_form import FILTER_LABELS, address
 
 PER_PAGE = 10  # documents a page
+PER_FACET = 3  # documents of each facet shown under "הכול"
 HITS = 50  # passages asked of the search: with at most 3 a document, 17 documents or more
 PASSAGE_CHARS = 400  # the window of a passage shown
 LOOKBACK = 3000  # characters read before a passage to find the paragraph it stands in
@@ -79,12 +81,18 @@ def page_number(groups: list[list[tuple[int, dict]]], asked: int | None, at: int
 
 
 def paged(
-    view: Any, hits: list[dict], query: str, number: int, link: Any, useful: set[int]
+    view: Any,
+    hits: list[dict],
+    query: str,
+    number: int,
+    link: Any,
+    useful: set[int],
+    per_page: int = PER_PAGE,
 ) -> Page:
-    """Page `number` of the hits grouped by document, each passage shaped for the page:
-    `link(hit, rank, paragraph)` is its source's address."""
+    """Page `number` of the hits grouped by document (`per_page` documents), each passage
+    shaped for the page: `link(hit, rank, paragraph)` is its source's address."""
     groups = grouped(hits)
-    shown = groups[(number - 1) * PER_PAGE : number * PER_PAGE]
+    shown = groups[(number - 1) * per_page : number * per_page]
     texts = _texts(view, [h for group in shown for _, h in group])
     words = QueryWords(view.analyzer, query)
     results = [
@@ -212,10 +220,12 @@ def suggestions(form: Any, query: str, args: dict[str, str]) -> list[tuple[str, 
     plainer = _without_district(query)
     if plainer != query:
         out.append((f"בלי המחוז: «{plainer}»", address(base | {"q": plainer})))
-    for other in ("external", "internal"):
+    if form.key != "all":
+        out.append(("אותו חיפוש בכל המאגרים", address({"q": query})))
+    for other in ("rulings", "internal"):
         if other != form.key:
             again = address({"corpus": other, "q": query})
-            out.append((f"אותו חיפוש במאגר «{labels.CORPUS[other]}»", again))
+            out.append((f"אותו חיפוש במאגר «{labels.FACET[other]}»", again))
     out.append(("נסי מילים אחרות, פחות מילים, או כתיב אחר של מספר התיק (למשל בלי המחוז)", None))
     return out
 
@@ -227,3 +237,33 @@ def _without_district(query: str) -> str:
     """The query with a case number's district taken out (`ערר (מרכז) 1157/23` → `ערר
     1157/23`)."""
     return _DISTRICT_IN_QUERY.sub(" ", query).strip()
+
+
+def not_found(named: dict, where: str | None = None) -> str:
+    """An identifier the search did not find, said plainly: "לא נמצאה החלטה שמספרה 8092/24"
+    (in a facet: "… במאגר «החלטות ועדות»")."""
+    if named["kind"] == "case_number":
+        said = f"לא נמצאה החלטה שמספרה {named['identifier']}"
+    else:
+        said = f"לא נמצא {named['identifier']}"
+    return said + (f" במאגר «{where}»" if where else "")
+
+
+def hers(named: dict, cases: set[str]) -> bool:
+    """Whether a case number the query names is one of her own cases (then it was not asked
+    of the library in vain: her case and its documents are hers, found or not there)."""
+    if named["kind"] != "case_number":
+        return False
+    wanted = case_id(named["identifier"])
+    if wanted is None:
+        return False
+    for case in cases:
+        found = case_id(case)
+        if (
+            found is not None
+            and found.number == wanted.number
+            and wanted.proceeding in (None, found.proceeding)
+            and wanted.district in (None, found.district)
+        ):
+            return True
+    return False

@@ -19,6 +19,7 @@ def search(
     court: str | None = None,
     date_from: str | None = None,
     date_to: str | None = None,
+    doc_type: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
 ) -> dict:
@@ -29,6 +30,7 @@ def search(
         "court": court,
         "date_from": date_from,
         "date_to": date_to,
+        "doc_type": doc_type,
     }
     tool, filters = corpus_tool(corpus, given)
     return view.tool(tool, query=query, limit=limit, mode=mode, **filters)

@@ -1,0 +1,183 @@
+"""Exact identifiers search exact first and say "not found" plainly (issue 37 item 5).
+
+A small library: sections 152, 152א and 255כ of the Planning and Building Law, where 255כ's text
+repeats "סעיף 152" so that fusion alone would rank it first; committee decisions numbered 1042/23
+in two districts and 8092/24 in one. A query naming a section or a case number puts that item
+first as the "exact match" group (every hit says `exact`), in every form the one case-number
+normalizer knows; a number the corpus lacks is reported `found: false` in the answer's
+`identifiers`, in the tool's JSON as in the search's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import DECISION_FIELDS, write
+from legal_ai.auth import CHAIR, agent
+from legal_ai.errors import InvalidInput
+from legal_ai.retrieval import exact, legs
+from legal_ai.retrieval.tools import CHAIR_TOOLS, TOOLS
+from legal_ai.text.citations import PBL
+
+pytestmark = pytest.mark.db
+
+SECTIONS = [
+    ("pbl-152", "point_152", "152", "הוועדה המקומית רשאית לדחות בקשה להיתר מטעמים תכנוניים."),
+    ("pbl-152a", "point_152א", "152א", "הוראות מעבר לעניין בקשות שהוגשו לפני יום התחילה."),
+    (
+        "pbl-255k",
+        "point_255כ",
+        "255כ",
+        "סעיף 152 סעיף 152 לעניין סעיף 152: הסמכות לפי סעיף 152 חלה גם על סעיף 152 בתיקון.",
+    ),
+]
+DECISIONS = [
+    ("center-1042", "ערר (מרכז) 1042/23"),
+    ("tlv-1042", "ערר (תל אביב) 1042/23"),
+    ("center-8092", "ערר (מרכז) 8092/24"),
+    ("other", "ערר (מרכז) 5555/22"),
+]
+
+
+@pytest.fixture
+def library(app, tmp_path):
+    lines = [
+        {
+            "doc_id": doc_id,
+            "doc_type": "legislation",
+            "title": f"{PBL}, סעיף {num}",
+            "law_title": PBL,
+            "section_num": num,
+            "eid": eid,
+            "text": text,
+        }
+        for doc_id, eid, num, text in SECTIONS
+    ] + [
+        {
+            "doc_id": "aam-1234",
+            "doc_type": "ruling",
+            "title": 'פסק דין עע"מ 1234/05',
+            "court": "בית המשפט העליון",
+            "decided_on": "2006-01-01",
+            "case_number": 'עע"מ 1234/05',
+            "text": "פסק דין בעניין הקלה בקו בניין; נזכרים בו 1042/23 ו-8092/24 ו-9999/24.",
+        }
+    ]
+    path = write(
+        tmp_path / "ext.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines)
+    )
+    assert app.ingest([path], "external").ingested == len(lines)
+    for doc_id, number in DECISIONS:
+        text = write(
+            tmp_path / f"{doc_id}.txt",
+            f"החלטת ועדת הערר {doc_id}: הקלה בקו בניין, וכן הערה על ערר 9999/24 ועל 1042/23.",
+        )
+        meta = {
+            "case_number": number,
+            "title": doc_id,
+            "decided_on": "2023-06-01",
+            "practice_area": "planning",
+            **DECISION_FIELDS,
+        }
+        assert app.ingest([text], "internal", doc_id=doc_id, meta=meta).ingested == 1
+    return app
+
+
+def test_a_section_is_compared_exactly_and_put_first(library):
+    for query in ("סעיף 152", "סעיף 152 לחוק התכנון והבניה"):
+        result = library.search("external", query, limit=5)
+        assert result.hits[0]["doc_id"] == "pbl-152" and result.hits[0]["exact"] is True
+        assert [h["doc_id"] for h in result.hits if h["exact"]] == ["pbl-152"]
+        assert result.identifiers == [
+            {"identifier": result.identifiers[0]["identifier"], "kind": "section", "found": True}
+        ]
+        assert result.identifiers[0]["identifier"].startswith("סעיף 152")
+    # Fusion alone would rank 255כ first: its text says "סעיף 152" five times.
+    lexical = library.search("external", "סעיף 152", limit=5, mode="lexical")
+    assert lexical.hits[0]["doc_id"] == "pbl-152"
+    fused_only = [h for h in lexical.hits if not h["exact"]]
+    assert fused_only[0]["doc_id"] == "pbl-255k"
+    first = library.search("external", "סעיף 152א", limit=5).hits
+    assert first[0]["doc_id"] == "pbl-152a" and [h["doc_id"] for h in first if h["exact"]] == [
+        "pbl-152a"
+    ]
+    other = library.search("external", "סעיף 255כ", limit=5).hits
+    assert other[0]["doc_id"] == "pbl-255k"
+    missing = library.search("external", "סעיף 153", limit=5)
+    assert missing.identifiers == [{"identifier": "סעיף 153", "kind": "section", "found": False}]
+    assert not any(h["exact"] for h in missing.hits)
+
+
+@pytest.mark.parametrize(
+    "query, first",
+    [
+        ("ערר (מרכז) 8092/24", "center-8092"),
+        ("ערר(מרכז) 8092 / 24", "center-8092"),
+        ("ערר 8092/24", "center-8092"),
+        ("8092/24", "center-8092"),
+        ("8092-24", "center-8092"),
+        ('ערר (ת"א) 1042/23', "tlv-1042"),
+    ],
+)
+def test_an_existing_case_number_in_any_form_puts_its_decision_first(library, query, first):
+    result = library.search("internal", query, limit=5)
+    assert result.hits[0]["doc_id"] == first and result.hits[0]["exact"] is True
+    assert [i["found"] for i in result.identifiers] == [True]
+    assert result.identifiers[0]["kind"] == "case_number"
+
+
+def test_a_bare_number_brings_every_district_of_it(library):
+    result = library.search("internal", "1042/23", limit=5)
+    assert {h["doc_id"] for h in result.hits if h["exact"]} == {"center-1042", "tlv-1042"}
+    assert [h["exact"] for h in result.hits[:2]] == [True, True]
+    assert result.identifiers == [{"identifier": "1042/23", "kind": "case_number", "found": True}]
+
+
+@pytest.mark.parametrize("query", ["ערר (מרכז) 9999/24", "ערר 9999/24", "9999/24", "9999-24"])
+def test_a_case_number_that_does_not_exist_is_said_not_found(library, query):
+    result = library.search("internal", query, limit=5)
+    assert [i["found"] for i in result.identifiers] == [False]
+    assert not any(h["exact"] for h in result.hits)
+    answer = library.tool("search_internal_decisions", query=query)
+    assert answer["identifiers"][0]["found"] is False
+    assert "9999/24" in answer["identifiers"][0]["identifier"]
+
+
+def test_the_court_is_part_of_the_identity(library):
+    assert [h["doc_id"] for h in library.search("external", 'עע"מ 1234/05').hits][:1] == [
+        "aam-1234"
+    ]
+    missing = library.tool("search_precedent_library", query='בג"ץ 1234/05')
+    assert missing["identifiers"] == [
+        {"identifier": 'בג"ץ 1234/05', "kind": "case_number", "found": False}
+    ]
+
+
+def test_a_query_naming_nothing_reports_no_identifiers(library):
+    answer = library.tool("search_internal_decisions", query="הקלה בקו בניין")
+    assert "identifiers" not in answer and not any(h["exact"] for h in answer["hits"])
+
+
+def test_named_identifiers_are_exactly_the_reference_legs_lookups():
+    for query in ("סעיף 152 וסעיף 14 לתוספת השלישית", 'עע"מ 1234/05', "8092/24", "הקלה"):
+        assert [n.reference for n in exact.named(query)] == legs.references(query)
+
+
+def test_her_own_finals_without_a_practice_area_are_hers_alone(app, tmp_path):
+    """The desk's search of her finals across practice areas (issue 37 item 11) is the chair's
+    tool: an agent (MCP, HTTP) still goes through search_decisions, which keeps to one area."""
+    final = write(tmp_path / "final.txt", "החלטתי: הבקשה להקלה בקו בניין נדחית.")
+    meta = {"case_number": "ערר (מרכז) 7001/24", "practice_area": "betterment_levy"}
+    assert app.ingest([final], "style", meta=meta).ingested == 1
+    hits = app.acting_as(CHAIR).tool("search_my_decisions", query="הקלה בקו בניין")["hits"]
+    assert [h["corpus"] for h in hits] == ["style"]
+    with pytest.raises(InvalidInput, match="unknown tool 'search_my_decisions'"):
+        app.acting_as(agent("drafter")).tool("search_my_decisions", query="הקלה בקו בניין")
+    with pytest.raises(InvalidInput, match="needs practice_area"):
+        app.acting_as(agent("drafter")).tool("search_decisions", query="הקלה", practice_area="")
+    assert "search_my_decisions" not in TOOLS and "search_my_decisions" in CHAIR_TOOLS
+    laws = app.tool("search_precedent_library", query="הקלה", doc_type="legislation")
+    assert laws["hits"] == []
+    with pytest.raises(InvalidInput, match="doc_type 'digest' is not one of"):
+        app.tool("search_precedent_library", query="הקלה", doc_type="digest")
