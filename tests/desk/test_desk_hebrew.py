@@ -288,3 +288,19 @@ def test_dates_labels_and_messages():
     )
     tail = str(messages.said("הקובץ ריק (the file is empty)"))
     assert tail.startswith("הקובץ ריק") and '<bdi dir="ltr">the file is empty</bdi>' in tail
+
+
+def test_why_a_lesson_came_to_her_is_said_in_hebrew():
+    """learning/purity.route's reasons (English, stored with the lesson) in her words: what of
+    the case it carries with the words found, or the distilling model's own Hebrew reason."""
+    carried = str(
+        messages.reason('voice purity: carries a ruling citation (עע"מ 1234/05); a date (1.8.2020)')
+    )
+    assert carried.startswith("הלקח נושא פרטים מן התיק ולא רק סגנון: הפניה לפסק דין")
+    assert "<bdi>1.8.2020</bdi>" in carried and "תאריך" in carried and problems(carried) == []
+    by_model = str(
+        messages.reason("voice purity: the distiller classified it as substance (נושא עובדות)")
+    )
+    assert by_model.endswith(": נושא עובדות") and "technical" not in by_model
+    english = str(messages.reason("voice purity: the distiller classified it as substance (facts)"))
+    assert "סבר שהוא נושא מהות" in english and '<details class="technical">' in english

@@ -543,3 +543,19 @@ def install(env: Any) -> None:
     env.filters["who"] = lambda actor: label(actor, "actor")
     env.filters["job"] = lambda name: label(name, "job")
     env.globals["he"] = TABLES
+
+
+# What learning/purity.py found in a lesson that carries the case's facts (its English label,
+# as `Finding.describe` writes it), in her words.
+PURITY_FINDING = {
+    "a ruling citation": "הפניה לפסק דין",
+    "a statute citation": "הפניה לחוק",
+    "a case number": "מספר תיק",
+    "a plan or parcel number": "מספר תכנית או חלקה",
+    "a date": "תאריך",
+    "an amount": "סכום",
+    "a number": "מספר",
+    "an address": "כתובת",
+    "a party's or person's name": "שם של צד או אדם",
+    "a holding": "הלכה",
+}

@@ -12,6 +12,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from . import labels
 from .labels import ACTOR, mixed
 
 # (regular expression over the English text, the Hebrew shown). First match wins.
@@ -107,6 +108,34 @@ def _translated_inside(text: str) -> Markup:
     return mixed(text)
 
 
+_PURITY = "voice purity: "  # why a lesson came to her as substance (learning/purity.route)
+_CARRIES = "carries "
+_CLASSIFIED = re.compile(r"the distiller classified it as substance \((?P<why>.*)\)$", re.S)
+_FINDING = re.compile(r"(?P<what>[^;(]+?) \((?P<match>[^)]*)\)")
+
+
+def routed(text: str) -> Markup:
+    """Why a lesson came to her as substance, in Hebrew: what of the facts it carries (each
+    with the words found), or that the model that distilled it thought so (its reason when
+    Hebrew)."""
+    if text.startswith(_CARRIES):
+        found = [
+            Markup("{} (<bdi>{}</bdi>)").format(
+                labels.PURITY_FINDING.get(m["what"].strip(), "פרט מן התיק"), m["match"]
+            )
+            for m in _FINDING.finditer(text[len(_CARRIES) :])
+        ]
+        return Markup("הלקח נושא פרטים מן התיק ולא רק סגנון: ") + Markup("; ").join(found)
+    said_by_model = _CLASSIFIED.match(text)
+    if said_by_model:
+        why = said_by_model["why"]
+        lead = Markup("המודל שזיקק את הלקח סבר שהוא נושא מהות ולא רק סגנון")
+        if _HEBREW.search(why) and not _LATIN_WORD.search(why):
+            return lead + Markup(": ") + mixed(why)
+        return lead + Markup(". ") + technical(why)
+    return Markup("נימוק שרשמה המערכת. ") + technical(text)
+
+
 def reason(value: Any) -> Markup:
     """A decision's reason: hers as written (its Latin and numbers in <bdi>), an id the
     dictionary knows ("seed") in Hebrew, the system's English behind the details."""
@@ -115,6 +144,8 @@ def reason(value: Any) -> Markup:
     text = str(value)
     if text in ACTOR:
         return Markup("{}").format(ACTOR[text])
+    if text.startswith(_PURITY):
+        return routed(text[len(_PURITY) :])
     if _HEBREW.search(text) or not _LATIN_WORD.search(text):
         return said(text)
     return Markup("נימוק שרשמה המערכת. ") + technical(text)
