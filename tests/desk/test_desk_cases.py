@@ -461,6 +461,29 @@ def test_promote_from_the_case_page_refusals_then_a_new_version(chair, desk_app)
     assert again.status_code == 400 and "הלקחים שולבו" in html.unescape(again.text)
     assert versions(desk_app, appeal_type) == before + 1
 
+    # A folded lesson is vetoed on the methodology page (a reason needed, said beside it).
+    method = chair.get(f"/methodology/{appeal_type}")
+    assert f'action="/methodology/{appeal_type}/veto"' in method.text
+    folded = method.text.split('id="lessons"')[1].split("<h2>")[0]
+    assert problems(method.text) == [] and f"<bdi>{style['id']}</bdi>" not in folded
+    veto = {"csrf": csrf_of(method.text), "lesson": str(style["id"])}
+    bare = chair.post(f"/methodology/{appeal_type}/veto", data={**veto, "reason": " "})
+    assert bare.status_code == 400 and f'id="veto-{style["id"]}-error"' in bare.text
+    assert "כתבי נימוק" in html.unescape(bare.text)
+    vetoed = chair.post(
+        f"/methodology/{appeal_type}/veto",
+        data={**veto, "reason": "אינו משקף את סגנוני"},
+        follow_redirects=False,
+    )
+    assert vetoed.status_code == 303
+    assert "הלקח נפסל (וטו)" in text_of(chair.get(vetoed.headers["location"]).text)
+    profile = methodology.show(desk_app, appeal_type)
+    profile = profile.get("profile", profile)
+    assert style["id"] not in {item["id"] for item in profile["lessons"]}
+    twice = chair.post(f"/methodology/{appeal_type}/veto", data={**veto, "reason": "שוב"})
+    assert twice.status_code == 409 and problems(twice.text) == []
+    assert "הווטו לא בוצע" in html.unescape(twice.text)
+
 
 def test_attach_a_precedent_from_the_case_page(chair, desk_app):
     record = factories.records()[0]

@@ -4,8 +4,8 @@ forms, never as raw JSON; their versions, a diff between two, and a one-click re
 A profile's keys become fields: a heading pattern per block and the signature's start (regular
 expressions), a golden ratio per block (a number from 0 to 1), and one-item-per-line textareas
 for the discussion rules, the content checklist of each outcome, transition phrases,
-anti-patterns and voice invariants. Folded lessons are shown read-only (a veto in /training
-takes one out). On save only the keys whose value changed are sent, through
+anti-patterns and voice invariants. Folded lessons are listed, each with her veto (with a
+reason: out of every profile that holds it, POST /methodology/TYPE/veto). On save only the keys whose value changed are sent, through
 `methodology.edit` (its pydantic schema and time-boxed regex checks decide; nothing is saved
 when it refuses). Before that each field is checked on its own — the same checks: the pattern
 compiled and time-boxed by `text.blocks.check_pattern`, the changed keys against
@@ -22,7 +22,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput, NotFound
-from ...learning import methodology
+from ...learning import lessons, methodology
 from ...learning import vocabulary as vocab
 from ...text import blocks as text_blocks
 from . import core, labels
@@ -103,6 +103,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         source: int = 0,
         dropped: int = 0,
         same: int = 0,
+        vetoed: int = 0,
     ) -> Response:
         notice = None
         if saved:
@@ -113,7 +114,35 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 notice += f"; {dropped} לקחים שנפסלו מאז לא הוחזרו"
         elif same:
             notice = "לא היה שינוי בשדות; לא נשמרה גרסה חדשה"
+        elif vetoed:
+            notice = "הלקח נפסל (וטו) והוצא מכל פרופיל שבו היה משולב"
         return await page(request, desk, _type(appeal_type), notice=notice)
+
+    @api.post("/methodology/{appeal_type}/veto", include_in_schema=False)
+    async def veto(request: Request, appeal_type: str, desk: Chair) -> Response:
+        """Her veto of a lesson folded into the profile (lessons.review, as from the queue):
+        out of every profile that holds it; a reason needed, said beside the lesson."""
+        appeal_type = _type(appeal_type)
+        form = await core.form_of(request, desk)
+        lesson = str(form.get("lesson") or "")
+        reason = str(form.get("reason") or "").strip()[:2000]
+        if not lesson.isdigit():
+            raise InvalidInput("the lesson was not named; reload the page")
+        if not reason:
+            said = "כתבי נימוק: הוא נשמר עם הווטו ומסביר אותו לפאנל"
+            return await page(request, desk, appeal_type, 400, errors={f"veto-{lesson}": said})
+        try:
+            await run_in_threadpool(
+                lambda: lessons.review(
+                    desk.view, int(lesson), "veto", reason=reason, expected_status="approved"
+                )
+            )
+        except (InvalidInput, NotFound) as exc:
+            said = refusal("הווטו לא בוצע", exc)  # beside the lesson, and above (it may be gone)
+            return await page(
+                request, desk, appeal_type, 409, errors={f"veto-{lesson}": said}, message=said
+            )
+        return RedirectResponse(f"/methodology/{appeal_type}?vetoed=1#lessons", 303)
 
     @api.post("/methodology/{appeal_type}", include_in_schema=False)
     async def save(request: Request, appeal_type: str, desk: Chair) -> Response:
