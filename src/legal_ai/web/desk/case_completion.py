@@ -2,8 +2,8 @@
 "Case numbers"): the number in its one spelling when a case has it; else the one case whose
 number/year she wrote ("8092/24") and whose proceeding and district it does not contradict;
 several such: none, and the form names them. What it cannot complete is left as typed, for the
-service to take (a new case's full number) or refuse. The search form completes the same way
-(search_form._case_number)."""
+service to take (a new case's full number) or refuse. The upload forms, the new-lesson form and
+the search form (search_form._case_number) complete through it."""
 
 from __future__ import annotations
 
@@ -18,12 +18,14 @@ from ...text.case_numbers import case_id, normalize_case_number
 class Completed:
     """`number`: the case's number to use (completed, or as typed); `completed`: it names an
     existing case other than as typed; `several`: the cases it may name when more than one;
-    `known`: `number` is one of her cases."""
+    `known`: `number` is one of her cases; `alike`: when none fits, the cases with its
+    number/year in another proceeding or district (to offer)."""
 
     number: str
     completed: bool = False
     several: list[str] = field(default_factory=list)
     known: bool = False
+    alike: list[str] = field(default_factory=list)  # none fits: her cases of that number/year
 
 
 def complete(conn: Any, typed: str) -> Completed:
@@ -52,4 +54,4 @@ def complete(conn: Any, typed: str) -> Completed:
         return Completed(fitting[0], completed=True, known=True)
     if len(fitting) > 1:
         return Completed(typed, several=fitting)
-    return Completed(typed)
+    return Completed(typed, alike=same)

@@ -20,9 +20,9 @@ from urllib.parse import urlencode
 from ...corpora import SEARCHABLE
 from ...learning import vocabulary as vocab
 from ...store import desk_search
-from ...text.case_numbers import case_id, normalize_case_number
+from ...text.case_numbers import case_id
 from ...text.hebrew import fold_quotes
-from . import labels
+from . import case_completion, labels
 
 
 @dataclass(frozen=True)
@@ -222,30 +222,16 @@ def _case_number(conn: Any, asked: Asked, typed: str) -> str:
     (said beside the field); several such: none, and she chooses (`asked.choose`)."""
     if not typed:
         return ""
-    spelled = normalize_case_number(typed)
-    if spelled in asked.cases:
-        asked.values["case_number"] = spelled
-        return spelled
-    named = case_id(typed)
-    if named is None:
+    if case_id(typed) is None:
         asked.errors["case_number"] = "מספר התיק אינו תקין: כתבי מספר ושנה, למשל 1157/23"
         return ""
-    same_number = [
-        c
-        for c in desk_search.cases_ending(conn, named.number)
-        if (found := case_id(c)) is not None and found.number == named.number
-    ]
-    fitting = [
-        c
-        for c in same_number
-        if (found := case_id(c)) is not None
-        and named.proceeding in (None, found.proceeding)
-        and named.district in (None, found.district)
-    ]
-    if len(fitting) == 1:
-        asked.values["case_number"] = fitting[0]
-        asked.notes["case_number"] = f"מספר התיק הושלם: {fitting[0]}"
-        return fitting[0]
+    found = case_completion.complete(conn, typed)
+    if found.known:
+        asked.values["case_number"] = found.number
+        if found.completed:
+            asked.notes["case_number"] = f"מספר התיק הושלם: {found.number}"
+        return found.number
+    fitting, same_number = found.several, found.alike
     base = {"corpus": asked.form.key, "q": asked.query}
     asked.choose = [(c, address(base | {"case_number": c})) for c in fitting or same_number]
     if fitting:
