@@ -31,6 +31,7 @@ from helpers import DECISION_FIELDS, ScriptedHandler, write
 from legal_ai.auth import CHAIR
 from legal_ai.evaluation.datasets import load_dataset
 from legal_ai.learning import drafts, finals, principle_review, principles
+from legal_ai.text.citations import PBL
 from llm_servers import Reply, prompt_text, schema_name
 
 # --- The principle panel ----------------------------------------------------------------------
@@ -517,3 +518,40 @@ def distiller_lesson(category: str, block: str, text: str, draft: str, final: st
         "substance_reason": "",
         "substance_category": "",
     }
+
+
+def external_library(app, tmp_path, sections: list[tuple], ruling: dict) -> None:
+    """The planning law's sections (`sections`: doc_id, eid, number, text) and one ruling
+    (`ruling`: its fields and text) ingested into the external corpus as one JSONL file."""
+    lines = [
+        {
+            "doc_id": doc_id,
+            "doc_type": "legislation",
+            "title": f"{PBL}, סעיף {num}",
+            "law_title": PBL,
+            "section_num": num,
+            "eid": eid,
+            "practice_area": "planning",
+            "text": text,
+        }
+        for doc_id, eid, num, text in sections
+    ] + [{"doc_type": "ruling", "court": "בית המשפט העליון", "practice_area": "planning", **ruling}]
+    path = write(
+        tmp_path / "ext.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines)
+    )
+    assert app.ingest([path], "external").ingested == len(lines)
+
+
+def committee_decisions(app, tmp_path, decisions: list[tuple], text: str, decided_on: str):
+    """Committee decisions (`decisions`: doc_id, case number) in the internal corpus, each
+    `text` with its doc_id filled in ({doc_id})."""
+    for doc_id, number in decisions:
+        path = write(tmp_path / f"{doc_id}.txt", text.format(doc_id=doc_id))
+        meta = {
+            "case_number": number,
+            "title": f"החלטה {doc_id}",
+            "decided_on": decided_on,
+            "practice_area": "planning",
+            **DECISION_FIELDS,
+        }
+        assert app.ingest([path], "internal", doc_id=doc_id, meta=meta).ingested == 1

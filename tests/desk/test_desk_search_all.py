@@ -10,14 +10,13 @@ exact match, one found nowhere is said plainly; addresses saved before the facet
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from test_desk_hebrew import problems
 
-from helpers import DECISION_FIELDS, text_of, write
-from legal_ai.text.citations import PBL
+from helpers import text_of, write
+from scenarios import committee_decisions, external_library
 
 pytestmark = pytest.mark.db
 
@@ -35,47 +34,21 @@ SECTIONS = [
 
 @pytest.fixture
 def library(desk_app, tmp_path):
-    lines = [
-        {
-            "doc_id": doc_id,
-            "doc_type": "legislation",
-            "title": f"{PBL}, סעיף {num}",
-            "law_title": PBL,
-            "section_num": num,
-            "eid": eid,
-            "practice_area": "planning",
-            "text": text,
-        }
-        for doc_id, eid, num, text in SECTIONS
-    ] + [
-        {
-            "doc_id": "aam-1234",
-            "doc_type": "ruling",
-            "title": "פסק דין בעניין הקלה בקו בניין",
-            "court": "בית המשפט העליון",
-            "decided_on": "2006-01-01",
-            "case_number": 'עע"מ 1234/05',
-            "practice_area": "planning",
-            "text": "הקלה בקו בניין צדדי אינה עניין שבשגרה; נזכרו בו 8092/24 ו-9999/24.",
-        }
-    ]
-    path = write(
-        tmp_path / "ext.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines)
+    ruling = {
+        "doc_id": "aam-1234",
+        "title": "פסק דין בעניין הקלה בקו בניין",
+        "decided_on": "2006-01-01",
+        "case_number": 'עע"מ 1234/05',
+        "text": "הקלה בקו בניין צדדי אינה עניין שבשגרה; נזכרו בו 8092/24 ו-9999/24.",
+    }
+    external_library(desk_app, tmp_path, SECTIONS, ruling)
+    committee_decisions(
+        desk_app,
+        tmp_path,
+        [("center-8092", "ערר (מרכז) 8092/24"), ("tlv-1042", "ערר 1042/23")],
+        "החלטת ועדת הערר {doc_id}: הקלה בקו בניין נדחתה; הוזכר ערר 9999/24.",
+        "2024-06-01",
     )
-    assert desk_app.ingest([path], "external").ingested == len(lines)
-    for doc_id, number in (("center-8092", "ערר (מרכז) 8092/24"), ("tlv-1042", "ערר 1042/23")):
-        text = write(
-            tmp_path / f"{doc_id}.txt",
-            f"החלטת ועדת הערר {doc_id}: הקלה בקו בניין נדחתה; הוזכר ערר 9999/24.",
-        )
-        meta = {
-            "case_number": number,
-            "title": f"החלטה {doc_id}",
-            "decided_on": "2024-06-01",
-            "practice_area": "planning",
-            **DECISION_FIELDS,
-        }
-        assert desk_app.ingest([text], "internal", doc_id=doc_id, meta=meta).ingested == 1
     final = write(tmp_path / "final.txt", "החלטתי: הבקשה להקלה בקו בניין נדחית.")
     meta = {"case_number": "ערר (מרכז) 7001/24", "practice_area": "betterment_levy"}
     assert desk_app.ingest([final], "style", meta=meta).ingested == 1

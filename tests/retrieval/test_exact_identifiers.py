@@ -9,16 +9,14 @@ normalizer knows; a number the corpus lacks is reported `found: false` in the an
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers import DECISION_FIELDS, write
+from helpers import write
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval import exact, legs
 from legal_ai.retrieval.tools import CHAIR_TOOLS, TOOLS
-from legal_ai.text.citations import PBL
+from scenarios import committee_decisions, external_library
 
 pytestmark = pytest.mark.db
 
@@ -42,45 +40,21 @@ DECISIONS = [
 
 @pytest.fixture
 def library(app, tmp_path):
-    lines = [
-        {
-            "doc_id": doc_id,
-            "doc_type": "legislation",
-            "title": f"{PBL}, סעיף {num}",
-            "law_title": PBL,
-            "section_num": num,
-            "eid": eid,
-            "text": text,
-        }
-        for doc_id, eid, num, text in SECTIONS
-    ] + [
-        {
-            "doc_id": "aam-1234",
-            "doc_type": "ruling",
-            "title": 'פסק דין עע"מ 1234/05',
-            "court": "בית המשפט העליון",
-            "decided_on": "2006-01-01",
-            "case_number": 'עע"מ 1234/05',
-            "text": "פסק דין בעניין הקלה בקו בניין; נזכרים בו 1042/23 ו-8092/24 ו-9999/24.",
-        }
-    ]
-    path = write(
-        tmp_path / "ext.jsonl", "\n".join(json.dumps(x, ensure_ascii=False) for x in lines)
+    ruling = {
+        "doc_id": "aam-1234",
+        "title": 'פסק דין עע"מ 1234/05',
+        "decided_on": "2006-01-01",
+        "case_number": 'עע"מ 1234/05',
+        "text": "פסק דין בעניין הקלה בקו בניין; נזכרים בו 1042/23 ו-8092/24 ו-9999/24.",
+    }
+    external_library(app, tmp_path, SECTIONS, ruling)
+    committee_decisions(
+        app,
+        tmp_path,
+        DECISIONS,
+        "החלטת ועדת הערר {doc_id}: הקלה בקו בניין, וכן הערה על ערר 9999/24 ועל 1042/23.",
+        "2023-06-01",
     )
-    assert app.ingest([path], "external").ingested == len(lines)
-    for doc_id, number in DECISIONS:
-        text = write(
-            tmp_path / f"{doc_id}.txt",
-            f"החלטת ועדת הערר {doc_id}: הקלה בקו בניין, וכן הערה על ערר 9999/24 ועל 1042/23.",
-        )
-        meta = {
-            "case_number": number,
-            "title": doc_id,
-            "decided_on": "2023-06-01",
-            "practice_area": "planning",
-            **DECISION_FIELDS,
-        }
-        assert app.ingest([text], "internal", doc_id=doc_id, meta=meta).ingested == 1
     return app
 
 
