@@ -4,7 +4,8 @@ helpers in tests/desk_browser.py): sign in and land on what waits for her (then 
 and see the pair advance, the dashboard's plot with one point per final, a methodology edit
 refused at its field then saved, diffed and restored, a principle approved from its queue, a
 voice document approved beside her marked words, a decision's headnote, summary and tags written
-on /training/metadata after an empty field was refused. Each page is saved as docs/desk/NAME.png
+on /training/metadata after an empty field was refused, a page printed (content only, folds
+open). Each page is saved as docs/desk/NAME.png
 (embedded in docs/desk.md and README). The review queue by keyboard: test_desk_review_browser.py."""
 
 import pytest
@@ -54,6 +55,17 @@ def test_sign_in_search_and_source(page, desk, tmp_path):
     marked = page.locator("mark#span")
     assert "סטייה ניכרת" in marked.inner_text() or marked.inner_text() in RULING
     assert marked.is_visible()
+    # Printed: the content only (no menu, forms or banner), every folded part open.
+    page.goto("/search?corpus=external&q=" + "סטייה ניכרת")
+    page.emulate_media(media="print")
+    assert not page.locator("header.top").is_visible()
+    assert all(not f.is_visible() for f in page.locator("main form").all())
+    assert page.locator(".hit").first.is_visible()
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.locator("main details:not([open])").count() == 0
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    page.emulate_media(media="screen")
+    assert page.locator("header.top").is_visible()
 
 
 def test_today_then_review_and_system(page, desk):

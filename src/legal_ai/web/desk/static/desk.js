@@ -271,3 +271,16 @@
     if (span && (!location.hash || location.hash === "#span")) { span.scrollIntoView({ block: "center" }); span.focus({ preventScroll: true }); }
   });
 })();
+
+// Printing: every folded part prints open, and folds again after (desk.css's print rules).
+(() => {
+  let opened = [];
+  window.addEventListener("beforeprint", () => {
+    opened = [...document.querySelectorAll("main details:not([open])")];
+    opened.forEach((d) => { d.open = true; });
+  });
+  window.addEventListener("afterprint", () => {
+    opened.forEach((d) => { d.open = false; });
+    opened = [];
+  });
+})();
