@@ -25,7 +25,10 @@ def beside(page, error: str, field: str) -> bool:
     return abs(shown["y"] - (box["y"] + box["height"])) < 40
 
 
-def test_a_draft_lands_on_its_case_with_the_findings_first(page, desk, tmp_path):
+PHONE = {"width": 390, "height": 844}
+
+
+def test_a_draft_lands_on_its_case_with_the_findings_first(page, desk, tmp_path, chromium):
     other_finals(desk.legal, tmp_path)  # the other cases' finals the copy check reads
     record = factories.records()[0]
     draft = tmp_path / "draft.txt"
@@ -51,9 +54,20 @@ def test_a_draft_lands_on_its_case_with_the_findings_first(page, desk, tmp_path)
     assert first.locator("a").is_visible()
     assert problems(page.content()) == []
     screenshot(page, "case-findings")
+    case_url = page.url
     with page.expect_navigation():
         first.locator("a").click()  # the source, at the copied span
     assert "/source/style/" in page.url and page.locator("mark#span").is_visible()
+    # On a phone the case's page does not scroll sideways (its tables scroll in their frames).
+    phone = chromium.new_context(base_url=desk.url, locale="he-IL", viewport=PHONE)
+    try:
+        small = phone.new_page()
+        small.context.add_cookies(page.context.cookies())
+        small.goto(case_url)
+        wide = small.evaluate("document.documentElement.scrollWidth")
+        assert wide <= PHONE["width"], f"the case page is {wide}px wide on a 390px phone"
+    finally:
+        phone.close()
 
 
 def test_bad_uploads_answered_beside_the_field_then_one_submit(page, desk, tmp_path):
