@@ -32,5 +32,7 @@ _.itersize
 _.bulk  # _review_bulk.html
 _.choose  # search.html
 _.holds  # search.html
+_.revisions  # upload_stages.html (final_uploads.Task)
+_.comment_count  # upload_stages.html (a Word final's open comments)
 # onnxruntime's SessionOptions are set as attributes (providers/rerankers.py)
 _.log_severity_level
