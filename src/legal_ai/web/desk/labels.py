@@ -455,6 +455,13 @@ def bdi(value: Any) -> Markup:
     return Markup("<bdi>{}</bdi>").format(value)
 
 
+def percent(value: float) -> Markup:
+    """A percentage inside Hebrew, rounded: <bdi>39%</bdi> — the sign inside the isolate with its
+    number, so it stays on the number's right as Hebrew writes 39% (outside it, the browser set
+    it on the left: %39)."""
+    return Markup("<bdi>{}%</bdi>").format(round(value))
+
+
 def mixed(value: Any) -> Markup:
     """Text written by people or in documents (a lesson, a title, a reason), escaped, with each
     run of Latin letters or digits in <bdi> so it keeps its order inside the Hebrew."""
@@ -479,6 +486,7 @@ def install(env: Any) -> None:
     env.filters["when"] = when
     env.filters["cron"] = cron_hebrew
     env.filters["bdi"] = bdi
+    env.filters["percent"] = percent
     env.filters["mixed"] = mixed
     env.filters["who"] = lambda actor: label(actor, "actor")
     env.filters["job"] = lambda name: label(name, "job")
