@@ -1,10 +1,14 @@
 """A final's figures and its learning in the chair's words (web/desk/case_figures.py, issue 23
-item 4): each measure a sentence with its unit, her usual (the median of her other finals)
-beside it and whether lower is better — never a bare 68.48, 0.1097 or "Delta 2.0037" — and where
-the learning from her final stands, never a job's number or a command."""
+item 4, issue 37 item 9): each measure a sentence with its unit (39% with its sign on the
+number's right, inside the number's <bdi>; the stylometric distance in standard deviations),
+her usual (the median of her other finals when it was uploaded) beside it only when it rests on
+three of them — else one sentence saying how many more — and whether lower is better; never a
+bare 68.48, 0.1097 or "Delta 2.0037"; and where the learning from her final stands, never a
+job's number or a command."""
 
 from helpers import text_of
-from legal_ai.web.desk.case_figures import figures, learning_state
+from legal_ai.learning.held_out import usual_of
+from legal_ai.web.desk.case_figures import figures, frozen_usual, learning_state, usual_said
 
 ROW = {
     "change_percent": 68.48,
@@ -28,7 +32,14 @@ OTHERS = [
         "ratio_deviation": 0.08,
         "stylometric_delta": 1.6,
     },
+    {
+        "change_percent": 70.0,
+        "anti_pattern_total": 3,
+        "ratio_deviation": 0.09,
+        "stylometric_delta": 1.4,
+    },
 ]
+USUAL = usual_of(OTHERS)
 
 
 def said(figure: dict) -> str:
@@ -36,11 +47,12 @@ def said(figure: dict) -> str:
 
 
 def test_each_figure_in_words_against_her_usual():
-    shown = {f["key"]: f for f in figures(ROW, OTHERS)}
+    shown = {f["key"]: f for f in figures(ROW, USUAL)}
     assert list(shown) == ["change", "avoided", "blocks", "voice"]
     change = said(shown["change"])
     assert "שינית 150 מתוך 219 מילות הטיוטה — כ-68% מהנוסח." in change
-    assert "בהחלטותייך האחרות שינית בדרך כלל כ-55% (החציון של 2 החלטות)." in change
+    assert "<bdi>68%</bdi>" in str(shown["change"]["said"])  # the sign inside, on its right
+    assert "בהחלטותייך האחרות שינית בדרך כלל כ-60% (החציון של 3 החלטות)." in change
     assert "פחות שינויים — טוב יותר" in change
     assert shown["change"]["verdict"] == "worse"
     assert shown["change"]["verdict_said"] == "פחות טוב מהרגיל אצלך"
@@ -48,10 +60,12 @@ def test_each_figure_in_words_against_her_usual():
     assert "בטיוטה נמצאו 3 ביטויים מרשימת הביטויים שביקשת להימנע מהם" in avoided
     assert "בהחלטה החתומה לא נשאר אף אחד" in avoided
     assert shown["avoided"]["verdict"] == "same"  # 3 against a median of 3
+    assert "נמצאו בדרך כלל 3 ביטויים (החציון של 3 החלטות)" in avoided
     assert "כ-11% מהנוסח היה צריך לעבור מפרק לפרק" in said(shown["blocks"])
     assert shown["blocks"]["verdict"] == "worse"
     voice = said(shown["voice"])
-    assert "הוא 2.0 (אפס: בדיוק כמו הממוצע שלך)" in voice and "בדרך כלל 1.4" in voice
+    assert "הוא 2.0 סטיות תקן בממוצע (אפס: בדיוק כמו הממוצע שלך)" in voice
+    assert "בדרך כלל 1.4 סטיות תקן" in voice
     for figure in shown.values():
         for bare in ("68.48", "0.1097", "2.0037", "Delta"):
             assert bare not in said(figure), (figure["key"], bare)
@@ -59,14 +73,31 @@ def test_each_figure_in_words_against_her_usual():
 
 def test_lower_than_usual_is_better_and_missing_measures_are_said():
     better = {**ROW, "change_percent": 20.0, "ratio_deviation": None, "stylometric_delta": None}
-    shown = {f["key"]: f for f in figures(better, OTHERS)}
+    shown = {f["key"]: f for f in figures(better, USUAL)}
     assert shown["change"]["verdict"] == "better"
     assert shown["change"]["verdict_said"] == "טוב מהרגיל אצלך"
     assert "אין עדיין די החלטות שלך" in said(shown["blocks"]) and not shown["blocks"]["verdict"]
     assert "נדרשות לפחות שתיים" in said(shown["voice"]) and not shown["voice"]["usual"]
-    alone = {f["key"]: f for f in figures(ROW, [])}
+    alone = {f["key"]: f for f in figures(ROW, usual_of([]))}
     assert alone["change"]["usual"] is None and alone["change"]["verdict"] is None
-    assert figures(None, OTHERS) == []
+    assert figures(None, USUAL) == []
+
+
+def test_her_usual_only_on_three_finals_and_as_it_was_at_the_upload():
+    # Two of her finals: no usual, no verdict, one sentence with how many more.
+    two = {f["key"]: f for f in figures(ROW, usual_of(OTHERS[:2]))}
+    assert all(f["usual"] is None and f["verdict"] is None for f in two.values())
+    assert text_of(str(usual_said(2))) == (
+        "השוואה לרגיל אצלך נעשית רק כשיש לפחות 3 החלטות אחרות שלך שהושוו לטיוטה; כשהעלית את "
+        "ההחלטה הזו היו רק 2 החלטות אחרות שלך, כלומר חסרו עוד אחת."
+    )
+    assert "לא הייתה אף החלטה אחרת שלך, כלומר חסרו עוד 3." in text_of(str(usual_said(0)))
+    assert "החציון ב־3 החלטות אחרות שלך" in text_of(str(usual_said(3)))
+    # The usual stored with the row wins over the rows read now; a row without one is compared
+    # with what came before it.
+    stored = {**ROW, "metrics": {**ROW["metrics"], "usual": USUAL}}
+    assert frozen_usual(stored, [{"change_percent": 1.0}]) == USUAL
+    assert frozen_usual(ROW, OTHERS) == USUAL
 
 
 def job(status: str, **extra) -> dict:

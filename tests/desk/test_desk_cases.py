@@ -23,7 +23,8 @@ import factories
 from helpers import csrf_of, final_landed, section, sign_in, text_of, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
-from legal_ai.learning import drafts, finals, lessons, methodology
+from legal_ai.learning import drafts, finals, held_out, lessons, methodology
+from legal_ai.store import style_history
 from legal_ai.web.app import create_app
 from scenarios import COPY_CASE, analyzed_final, other_finals, planted_draft
 from word_docs import as_word, word_docx
@@ -219,6 +220,42 @@ def test_the_case_page_opens_with_the_copy_findings(chair, desk_app, tmp_path):
     assert chair.get(page_of("ערר 77/25")).status_code == 404
 
 
+def test_a_cases_verdicts_stay_as_they_were_when_other_finals_arrive(chair, desk_app):
+    """Issue 37 item 9: the verdicts ("better than usual") of a final are against her usual as
+    it was at its upload (stored with its held-out row), not recomputed as finals arrive."""
+    records = factories.records()
+    for record in records[1:]:
+        analyzed_final(desk_app, record)  # three of her finals: her usual
+    target = records[0]
+    analyzed_final(desk_app, target)
+
+    def figures_of() -> tuple[str, list[str]]:
+        page = chair.get(page_of(target["case_number"]))
+        part = page.text.split('id="figures"')[1].split('id="learning"')[0]
+        return text_of(part), re.findall(r'data-verdict="(\w+)"', part)
+
+    before, verdicts = figures_of()
+    assert len(verdicts) >= 2 and "החציון ב־3 החלטות אחרות שלך" in before
+    assert "ההשוואה אינה משתנה כשמגיעות החלטות נוספות" in before
+    # Two more finals, each far from its draft (another case's final): her usual moves.
+    for n, (draft_of, final_of) in enumerate([(1, 2), (2, 3)]):
+        odd = {
+            **records[draft_of],
+            "case_number": f"ערר 90{n}1/25",
+            "final_text": records[final_of]["final_text"] + f"\nסוף ההחלטה, עותק {n}.\n",
+        }
+        analyzed_final(desk_app, odd)
+    with desk_app.store.connection() as conn:
+        rows = conn.execute(
+            "SELECT metrics->'usual' AS usual FROM style_distance_history WHERE case_number = %s",
+            (target["case_number"],),
+        ).fetchall()
+        now = held_out.usual_of(style_history.latest_of_others(conn, target["case_number"]))
+    (stored,) = [r["usual"] for r in rows]
+    assert now["finals"] == 5 and now["change_percent"] != stored["change_percent"]
+    assert figures_of() == (before, verdicts)  # the same words, the same verdicts
+
+
 def test_an_upload_lands_on_its_case_with_the_figures_explained(chair, desk_app):
     earlier, record = factories.records()[1], factories.records()[0]
     analyzed_final(desk_app, earlier)  # her usual: one other final compared with its draft
@@ -245,9 +282,11 @@ def test_an_upload_lands_on_its_case_with_the_figures_explained(chair, desk_app)
     words = row["word_edit_distance"]
     total = row["metrics"]["draft_words"]
     assert f"שינית {words} מתוך {total} מילות הטיוטה — כ-{round(row['change_percent'])}%" in figures
-    assert "בהחלטותייך האחרות שינית בדרך כלל כ-" in figures and "החלטה אחת" in figures
+    # One other final: too few for "your usual" (three are needed) — said in one sentence.
+    assert "בהחלטותייך האחרות שינית בדרך כלל" not in figures
+    assert "הייתה רק החלטה אחרת אחת שלך, כלומר חסרו עוד 2." in figures
     assert "פחות שינויים — טוב יותר" in figures and "נמוך יותר — טוב יותר" in figures
-    assert re.search(r'data-verdict="(better|worse|same)"', page.text)
+    assert not re.search(r'data-verdict="(better|worse|same)"', page.text)
     for bare in (str(row["change_percent"]), str(row["stylometric_delta"]), "Delta"):
         assert bare not in figures, bare  # never a bare measure
     learned = text_of(section(page.text, "findings").split('id="learning"')[1])

@@ -271,7 +271,8 @@ def test_dates_labels_and_messages():
     assert labels.hebrew_date("2021-06-01") == "1.6.2021"
     assert labels.when("2021-06-01T19:05:00+03:00") == "1.6.2021 19:05"
     assert (
-        labels.when(dt.datetime(2021, 6, 1, 9, 0)) == "1.6.2021 09:00" and labels.when(None) == "—"
+        # A naive moment is UTC (as stored), shown on Israel's clock (text/clock.py).
+        labels.when(dt.datetime(2021, 6, 1, 9, 0)) == "1.6.2021 12:00" and labels.when(None) == "—"
     )
     assert labels.label("agent:learning-engine", "actor") == "מנוע הלמידה"
     assert labels.label("agent:somebody", "actor") == "סוכן"

@@ -1,10 +1,13 @@
 """The held-out measure of a final (learning/finals.py, on upload; DESIGN §7): our draft
 aligned with the chair's final block by block, and the style distance between them, taken
 before any lesson of the case is folded: edits, anti-patterns, block-length ratios against
-hers (measured over her other finals), stylometric delta."""
+hers (measured over her other finals), stylometric delta — and her usual then (`usual_of`: the
+median of each over the other cases' latest rows), stored with the row so that what the case
+page says of this final ("better than usual") never changes as later finals arrive."""
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from ..errors import InvalidInput
@@ -13,6 +16,19 @@ from ..text import blocks as text_blocks
 from .alignment import align, block_shares, change_percent, count_phrases, ratio_deviation
 from .methodology import merged_profile
 from .stylometry import burrows_delta, measure_corpus_ratios
+
+USUAL_KEYS = ("change_percent", "anti_pattern_total", "ratio_deviation", "stylometric_delta")
+MIN_USUAL = 3  # "your usual" rests on at least this many of her other finals
+
+
+def usual_of(rows: list[dict]) -> dict[str, Any]:
+    """Her usual over `rows` (the other cases' latest held-out rows): how many finals, and the
+    median of each measure (None where none has it)."""
+    out: dict[str, Any] = {"finals": len(rows)}
+    for key in USUAL_KEYS:
+        values = [r[key] for r in rows if r.get(key) is not None]
+        out[key] = statistics.median(values) if values else None
+    return out
 
 
 def chair_ratios(
@@ -60,6 +76,7 @@ def measure(conn, case: str, draft: dict, final_blocks: dict, final_text: str) -
         "draft_words": draft_words,
         "final_words": final_words,
         "draft_version": draft["version"],
+        "usual": usual_of(store.latest_of_others(conn, case)),
     }
     return {
         "draft_id": draft["id"],

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import psycopg
 
+from . import style_history
+
 # One row per case: its pair's status ('open' without one), its last movement (the case's
 # creation, its pair's last status change, a draft, a lesson proposed or decided, an audit row,
 # a precedent attached, a learning job) and the counts of what waits on it.
@@ -83,14 +85,10 @@ def history_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
     ).fetchall()
 
 
-def usual(conn: psycopg.Connection, case_number: str) -> list[dict]:
-    """The latest held-out row of every other case: her usual, to compare a final with."""
-    return conn.execute(
-        "SELECT DISTINCT ON (case_number) case_number, change_percent, word_edit_distance,"
-        " anti_pattern_total, ratio_deviation, stylometric_delta FROM style_distance_history"
-        " WHERE case_number <> %s ORDER BY case_number, id DESC",
-        (case_number,),
-    ).fetchall()
+def usual(conn: psycopg.Connection, case_number: str, before_id: int | None = None) -> list[dict]:
+    """The latest held-out row of every other case (as it stood before row `before_id`): her
+    usual, to compare a final with."""
+    return style_history.latest_of_others(conn, case_number, before_id)
 
 
 def jobs_of(conn: psycopg.Connection, case_number: str) -> list[dict]:

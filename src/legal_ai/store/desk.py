@@ -1,5 +1,5 @@
 """SQL the chair's desk reads (web/desk): a stored item's text for the reader view, the panel's
-votes on lessons, principles waiting for the chair, and the learning audit trail, newest first.
+votes on lessons and principles waiting for the chair (the decisions log: decisions_log.py).
 Reads only; every decision goes through the services (lessons, App.review_principle)."""
 
 from __future__ import annotations
@@ -91,17 +91,6 @@ def queue_principles(conn: psycopg.Connection, principle_id: int | None = None) 
     if principle_id is None:
         return conn.execute(_QUEUE_PRINCIPLES + _PRINCIPLES_WAITING).fetchall()
     return conn.execute(_QUEUE_PRINCIPLES + " WHERE p.id = %s", (principle_id,)).fetchall()
-
-
-def audit_page(conn: psycopg.Connection, limit: int, offset: int) -> tuple[list[dict], int]:
-    """One page of learning_audit, newest first, and how many rows there are in all."""
-    rows = conn.execute(
-        "SELECT id, at, actor, action, lesson_id, case_number, from_status, to_status, reason,"
-        " details FROM learning_audit ORDER BY id DESC LIMIT %s OFFSET %s",
-        (limit, offset),
-    ).fetchall()
-    total = conn.execute("SELECT count(*) AS n FROM learning_audit").fetchone()["n"]
-    return rows, total
 
 
 def located(

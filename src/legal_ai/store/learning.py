@@ -30,6 +30,7 @@ from .feedback import list_feedback as list_feedback
 from .style_history import HISTORY_COLUMNS as HISTORY_COLUMNS
 from .style_history import append_history as append_history
 from .style_history import history as history
+from .style_history import latest_of_others as latest_of_others
 
 # -- cases, drafts, pairs ----------------------------------------------------------------------
 

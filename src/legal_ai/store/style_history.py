@@ -54,3 +54,17 @@ def history_by_decision(conn: psycopg.Connection) -> list[dict]:
         " FROM style_distance_history h JOIN draft_final_pairs p ON p.id = h.pair_id"
         " LEFT JOIN case_law c ON c.id = p.case_law_id ORDER BY decided_on, h.id"
     ).fetchall()
+
+
+def latest_of_others(
+    conn: psycopg.Connection, case_number: str, before_id: int | None = None
+) -> list[dict]:
+    """The latest held-out row of every other case — her usual, to compare a final with — as
+    the history stood before row `before_id` (None: now)."""
+    return conn.execute(
+        "SELECT DISTINCT ON (case_number) case_number, change_percent, word_edit_distance,"
+        " anti_pattern_total, ratio_deviation, stylometric_delta FROM style_distance_history"
+        " WHERE case_number <> %s AND (%s::bigint IS NULL OR id < %s)"
+        " ORDER BY case_number, id DESC",
+        (case_number, before_id, before_id),
+    ).fetchall()

@@ -1,18 +1,22 @@
 """What a final's measures and its learning mean, in the chair's words (the case page): each
 held-out figure (style_distance_history: the words she changed, the phrases to avoid, the blocks'
 proportions, the stylometric distance) as a sentence with its unit, her usual beside it — the median
-over her other finals — and whether lower is better and where this one stands; and where the
+over her other finals as it was when this final was uploaded (held_out.usual_of, stored with the
+row: the verdict never changes as later finals arrive; a row from before that was stored is
+compared with the rows before it), shown only when it rests on at least three of her finals
+(held_out.MIN_USUAL; else one sentence: how many more) — and whether lower is better and where
+this one stands; and where the
 learning from her final stands ("ממתינה לתור", "נלמדו 3 לקחים, מחכים להכרעתך"), never a job's number
 or a command. Numbers inside the Hebrew are in <bdi>."""
 
 from __future__ import annotations
 
-import statistics
 from typing import Any
 
 from markupsafe import Markup
 
-from .labels import bdi
+from ...learning.held_out import MIN_USUAL, USUAL_KEYS, usual_of
+from .labels import bdi, percent
 
 CLOSE = 0.1  # within 10% of her usual: "as usual"
 
@@ -20,11 +24,6 @@ CLOSE = 0.1  # within 10% of her usual: "as usual"
 def plural(n: int, one: str, many: str) -> Markup:
     """ "לקח אחד" / "3 לקחים" (the number in <bdi>)."""
     return Markup(one) if n == 1 else Markup("{} {}").format(bdi(n), many)
-
-
-def _median(rows: list[dict], key: str) -> float | None:
-    values = [r[key] for r in rows if r.get(key) is not None]
-    return statistics.median(values) if values else None
 
 
 def _verdict(value: float, usual: float | None) -> str | None:
@@ -48,22 +47,21 @@ def _usual(text: str, value: Markup, n: int) -> Markup:
     return Markup("{}{} (החציון של {}).").format(text, value, plural(n, "החלטה אחת", "החלטות"))
 
 
-def _change(row: dict, others: list[dict]) -> dict:
+def _change(row: dict, usual_row: dict) -> dict:
     words = row["word_edit_distance"]
     total = (row.get("metrics") or {}).get("draft_words")
-    percent = round(row["change_percent"])
-    said = Markup("שינית {} מתוך {} מילות הטיוטה — כ-{}% מהנוסח.").format(
-        bdi(words), bdi(total if total is not None else "—"), bdi(percent)
+    said = Markup("שינית {} מתוך {} מילות הטיוטה — כ-{} מהנוסח.").format(
+        bdi(words), bdi(total if total is not None else "—"), percent(row["change_percent"])
     )
-    usual = _median(others, "change_percent")
+    usual = usual_row["change_percent"]
     return {
         "key": "change",
         "title": "כמה שינית בטיוטה",
         "said": said,
         "usual": _usual(
             "בהחלטותייך האחרות שינית בדרך כלל כ-",
-            Markup("{}%").format(bdi(round(usual))),
-            len(others),
+            percent(usual),
+            usual_row["finals"],
         )
         if usual is not None
         else None,
@@ -72,7 +70,7 @@ def _change(row: dict, others: list[dict]) -> dict:
     }
 
 
-def _avoided(row: dict, others: list[dict]) -> dict:
+def _avoided(row: dict, usual_row: dict) -> dict:
     found, kept = row["anti_pattern_total"], row["final_anti_pattern_total"]
     if found:
         said = Markup(
@@ -83,13 +81,15 @@ def _avoided(row: dict, others: list[dict]) -> dict:
         )
     else:
         said = Markup("בטיוטה לא נמצא אף ביטוי מרשימת הביטויים שביקשת להימנע מהם.")
-    usual = _median(others, "anti_pattern_total")
+    usual = usual_row["anti_pattern_total"]
     return {
         "key": "avoided",
         "title": "ביטויים שביקשת להימנע מהם",
         "said": said,
         "usual": _usual(
-            "בטיוטות של החלטותייך האחרות נמצאו בדרך כלל", bdi(f"{usual:g}"), len(others)
+            "בטיוטות של החלטותייך האחרות נמצאו בדרך כלל ",
+            Markup("{} ביטויים").format(bdi(f"{usual:g}")) if usual != 1 else "ביטוי אחד",
+            usual_row["finals"],
         )
         if usual is not None
         else None,
@@ -98,24 +98,24 @@ def _avoided(row: dict, others: list[dict]) -> dict:
     }
 
 
-def _blocks(row: dict, others: list[dict]) -> dict:
+def _blocks(row: dict, usual_row: dict) -> dict:
     deviation = row["ratio_deviation"]
-    usual = _median(others, "ratio_deviation")
+    usual = usual_row["ratio_deviation"]
     if deviation is None:
         said = Markup("אין עדיין די החלטות שלך כדי להשוות את אורכי הפרקים בטיוטה לשלך.")
     else:
         said = Markup(
-            "אורכי הפרקים בטיוטה שונים מהחלוקה הרגילה שלך: כ-{}% מהנוסח היה צריך לעבור מפרק "
+            "אורכי הפרקים בטיוטה שונים מהחלוקה הרגילה שלך: כ-{} מהנוסח היה צריך לעבור מפרק "
             "לפרק כדי להתאים לה."
-        ).format(bdi(round(100 * deviation)))
+        ).format(percent(100 * deviation))
     return {
         "key": "blocks",
         "title": "אורכי הפרקים",
         "said": said,
         "usual": _usual(
             "בטיוטות של החלטותייך האחרות כ-",
-            Markup("{}%").format(bdi(round(100 * usual))),
-            len(others),
+            percent(100 * usual),
+            usual_row["finals"],
         )
         if usual is not None and deviation is not None
         else None,
@@ -124,21 +124,25 @@ def _blocks(row: dict, others: list[dict]) -> dict:
     }
 
 
-def _voice(row: dict, others: list[dict]) -> dict:
+def _voice(row: dict, usual_row: dict) -> dict:
     delta = row["stylometric_delta"]
-    usual = _median(others, "stylometric_delta")
+    usual = usual_row["stylometric_delta"]
     if delta is None:
         said = Markup("אין עדיין די החלטות שלך (נדרשות לפחות שתיים) כדי למדוד את המרחק הסגנוני.")
     else:
         said = Markup(
             "המרחק הסגנוני של הטיוטה מהחלטותייך — עד כמה מילות היחס והקישור בה שכיחות אחרת "
-            "מאשר אצלך — הוא {} (אפס: בדיוק כמו הממוצע שלך)."
+            "מאשר אצלך — הוא {} סטיות תקן בממוצע (אפס: בדיוק כמו הממוצע שלך)."
         ).format(bdi(f"{delta:.1f}"))
     return {
         "key": "voice",
         "title": "המרחק הסגנוני",
         "said": said,
-        "usual": _usual("בטיוטות של החלטותייך האחרות בדרך כלל ", bdi(f"{usual:.1f}"), len(others))
+        "usual": _usual(
+            "בטיוטות של החלטותייך האחרות בדרך כלל ",
+            Markup("{} סטיות תקן").format(bdi(f"{usual:.1f}")),
+            usual_row["finals"],
+        )
         if usual is not None and delta is not None
         else None,
         "verdict": _verdict(delta, usual) if delta is not None else None,
@@ -146,12 +150,48 @@ def _voice(row: dict, others: list[dict]) -> dict:
     }
 
 
-def figures(row: dict | None, others: list[dict]) -> list[dict]:
-    """The held-out row of a final explained, each figure against her usual (the median of
-    the other cases' latest rows): [{key, title, said, usual, verdict, verdict_said, lower}]."""
+def frozen_usual(row: dict, before: list[dict]) -> dict:
+    """Her usual for this row: as stored with it at the upload (metrics.usual), else — a row
+    stored before the usual was — over `before`, the other cases' rows that preceded it."""
+    return (row.get("metrics") or {}).get("usual") or usual_of(before)
+
+
+def usual_said(finals: int) -> Markup:
+    """One sentence: what her usual rests on, or how many more of her finals it needs."""
+    if finals >= MIN_USUAL:
+        return Markup(
+            "כל מדד מושווה לרגיל אצלך: החציון ב־{} החלטות אחרות שלך, כפי שהיו כשהעלית את ההחלטה "
+            "הזו — ההשוואה אינה משתנה כשמגיעות החלטות נוספות."
+        ).format(bdi(finals))
+    missing = MIN_USUAL - finals
+    had = (
+        Markup("לא הייתה אף החלטה אחרת שלך")
+        if finals == 0
+        else Markup("הייתה רק החלטה אחרת אחת שלך")
+        if finals == 1
+        else Markup("היו רק {} החלטות אחרות שלך").format(bdi(finals))
+    )
+    return Markup(
+        "השוואה לרגיל אצלך נעשית רק כשיש לפחות {} החלטות אחרות שלך שהושוו לטיוטה; כשהעלית את "
+        "ההחלטה הזו {}, כלומר חסרו עוד {}."
+    ).format(
+        bdi(MIN_USUAL),
+        had,
+        Markup("אחת") if missing == 1 else Markup("{}").format(bdi(missing)),
+    )
+
+
+def figures(row: dict | None, usual_row: dict) -> list[dict]:
+    """The held-out row of a final explained, each figure against her usual (`frozen_usual`:
+    the median of the other cases' latest rows when it was uploaded), the usual and a verdict
+    only when it rests on MIN_USUAL finals: [{key, title, said, usual, verdict, verdict_said,
+    lower}]."""
     if row is None:
         return []
-    out = [f(row, others) for f in (_change, _avoided, _blocks, _voice)]
+    enough = usual_row.get("finals", 0) >= MIN_USUAL
+    if not enough:
+        usual_row = {"finals": usual_row.get("finals", 0), **dict.fromkeys(USUAL_KEYS)}
+    out = [f(row, usual_row) for f in (_change, _avoided, _blocks, _voice)]
     for figure in out:
         figure["verdict_said"] = VERDICTS.get(figure["verdict"] or "")
     return out

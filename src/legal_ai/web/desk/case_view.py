@@ -25,7 +25,7 @@ from ...store import desk as desk_store
 from ...store import learning as learning_store
 from ...text.parties import party_line
 from . import labels
-from .case_figures import figures, learning_state, plural
+from .case_figures import figures, frozen_usual, learning_state, plural, usual_said
 from .case_labels import labels_state
 from .cite_report import problems_first
 from .labels import bdi
@@ -187,12 +187,14 @@ def _read(conn: Any, row: dict) -> dict:
     """Everything of one case the page shows, from one connection."""
     case, case_law_id = row["case_number"], row["case_law_id"]
     drafts = store.drafts_of(conn, case)
+    history = store.history_of(conn, case)
     return {
         "drafts": drafts,
         "copy": copy_findings(conn, drafts[-1]["copy_report"]) if drafts else None,
         "final": store.final_of(conn, case_law_id) if case_law_id else None,
-        "history": store.history_of(conn, case),
-        "others": store.usual(conn, case),
+        "history": history,
+        # Her usual before the final's row (used only for a row stored without its own usual).
+        "others": store.usual(conn, case, history[-1]["id"]) if history else [],
         "jobs": store.jobs_of(conn, case),
         "lessons": learning_store.list_lessons(conn, case_number=case),
         "promotions": store.promotions_of(conn, case),
@@ -267,14 +269,15 @@ def case_page(view: Any, case: str) -> dict | None:
     link = quote(case, safe="")
     history = read["history"]
     lessons = read["lessons"]
+    usual = frozen_usual(history[-1], read["others"]) if history else {"finals": 0}
     return {
         **read,
         "case": listed(row),
         "row": row,
         "citations": cited,
         "redline": lines,
-        "figures": figures(history[-1] if history else None, read["others"]),
-        "usual_count": len(read["others"]),
+        "figures": figures(history[-1] if history else None, usual),
+        "usual_said": usual_said(usual["finals"]),
         "learning": learning_state(read["jobs"], lessons, link),
         "timeline": timeline(read, cited),
         "candidates": [r for r in lessons if r["review_status"] in ("proposed", "approved")]

@@ -6,12 +6,11 @@ id, so a filter she picks by its Hebrew sends what the service knows. An id the 
 never shown: its kind's general word is (`FALLBACK`).
 
 Beside the tables, the forms she reads: dates as 1.6.2021 (`hebrew_date`, `when` with the time as
-19:00), a cron expression in words ("כל יום ראשון ב-19:00", `cron_hebrew`), and Latin letters and
+19:00, both on Israel's clock: text/clock.py), a cron expression in words ("כל יום ראשון ב-19:00", `cron_hebrew`), and Latin letters and
 numbers inside Hebrew in <bdi> (`bdi`, `mixed`)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Any
 
@@ -19,6 +18,7 @@ from markupsafe import Markup, escape
 
 from ...learning import dashboard, feedback
 from ...learning.principle_spans import QUOTE_GONE, RULE_CHANGED
+from ...text import clock
 from ...text.blocks import BLOCK_LABELS
 from ...text.passages import plain
 
@@ -430,28 +430,13 @@ def keys() -> frozenset[str]:
 
 
 def hebrew_date(value: Any) -> str:
-    """A date as the chair writes it: 1.6.2021 (from a date, a datetime or an ISO string)."""
-    if isinstance(value, dt.datetime | dt.date):
-        return f"{value.day}.{value.month}.{value.year}"
-    text = str(value or "")[:10]
-    parts = text.split("-")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        return text
-    return f"{int(parts[2])}.{int(parts[1])}.{parts[0]}"
+    """A date as the chair writes it: 1.6.2021 (a moment: its day in Israel; text/clock.py)."""
+    return clock.hebrew_date(value)
 
 
 def when(value: Any) -> str:
-    """A moment as the chair reads it: 1.6.2021 19:00 (never ISO with a T); "—" for none."""
-    if value is None or value == "":
-        return "—"
-    if isinstance(value, str):
-        try:
-            value = dt.datetime.fromisoformat(value)
-        except ValueError:
-            return hebrew_date(value)
-    if isinstance(value, dt.datetime):
-        return f"{hebrew_date(value)} {value:%H:%M}"
-    return hebrew_date(value)
+    """A moment as the chair reads it, on Israel's clock: 1.6.2021 19:00 (text/clock.py)."""
+    return clock.when(value)
 
 
 DAYS = ("ראשון", "שני", "שלישי", "רביעי", "חמישי", "שישי", "שבת")
@@ -505,6 +490,13 @@ def bdi(value: Any) -> Markup:
     return Markup("<bdi>{}</bdi>").format(value)
 
 
+def percent(value: float) -> Markup:
+    """A percentage inside Hebrew, rounded: <bdi>39%</bdi> — the sign inside the isolate with its
+    number, so it stays on the number's right as Hebrew writes 39% (outside it, the browser set
+    it on the left: %39)."""
+    return Markup("<bdi>{}%</bdi>").format(round(value))
+
+
 def mixed(value: Any) -> Markup:
     """Text written by people or in documents (a lesson, a title, a reason), escaped, with each
     run of Latin letters or digits in <bdi> so it keeps its order inside the Hebrew."""
@@ -538,6 +530,7 @@ def install(env: Any) -> None:
     env.filters["when"] = when
     env.filters["cron"] = cron_hebrew
     env.filters["bdi"] = bdi
+    env.filters["percent"] = percent
     env.filters["mixed"] = mixed
     env.filters["paras"] = paragraphs
     env.filters["who"] = lambda actor: label(actor, "actor")

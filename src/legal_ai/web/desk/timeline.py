@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from . import labels
 from .case_figures import plural
-from .labels import bdi, mixed
+from .labels import bdi, mixed, percent
 
 # A lesson's decision, by who decided and what it became.
 DECIDED = {
@@ -61,10 +61,10 @@ def _finals(read: dict, cited: dict) -> list[dict]:
     out = []
     for h in read["history"]:
         draft = (h["metrics"] or {}).get("draft_version")
-        said = Markup("ההחלטה החתומה (גרסה {}) הושוותה לטיוטה{}: שינית כ-{}% מהנוסח").format(
+        said = Markup("ההחלטה החתומה (גרסה {}) הושוותה לטיוטה{}: שינית כ-{} מהנוסח").format(
             bdi(h["final_version"]),
             Markup(" (גרסה {})").format(bdi(draft)) if draft else "",
-            bdi(round(h["change_percent"])),
+            percent(h["change_percent"]),
         )
         out.append({"at": h["captured_at"], "kind": "final", "said": said, "anchor": "figures"})
     final = read["final"]
