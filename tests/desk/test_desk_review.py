@@ -114,7 +114,7 @@ def test_filter_selects_show_hebrew_and_send_ids(world, chair):
     assert '<option value="panel_approved">אושר על ידי הפאנל — לעיון (1)</option>' in page
     assert '<option value="principle">עיקרון משפטי (2)</option>' in page
     assert '<option value="distillation">השוואת הטיוטה להחלטה (4)</option>' in page
-    assert '<option value="external">פסיקה (2)</option>' in page
+    assert '<option value="external">פסיקה וחקיקה (2)</option>' in page
     assert f'<option value="{review_world.CASE_A}">{review_world.CASE_A} (2)</option>' in (
         text_of(page)
     )
