@@ -35,7 +35,7 @@ LABELS = {
     "change_percent": "אחוז השינוי",
     "anti_pattern_total": "ביטויים להימנע מהם",
     "ratio_deviation": "סטיית יחסי הבלוקים",
-    "stylometric_delta": "דלתא סגנונית",
+    "stylometric_delta": "המרחק הסגנוני (סטיות תקן)",
     "lesson_pool_size": "מאגר הלקחים",
     # The specification's N: what it counts, in words (the plot's axis and the page's column).
     "methodology_size": "כללי דיון, לקחים וביטויי מעבר במתודולוגיה הכללית",

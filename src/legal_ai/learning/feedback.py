@@ -15,6 +15,7 @@ from ..paging import Page, listed
 from ..store import items as sql_items
 from ..store import jsonable
 from ..store import learning as store
+from ..text import clock
 from . import vocabulary as vocab
 
 if TYPE_CHECKING:
@@ -112,16 +113,15 @@ MAX_WEEKS = 104
 
 
 def by_week(app: Context, weeks: int = 12) -> dict:
-    """Feedback by category per week over the last `weeks` weeks (ISO weeks, Monday to Sunday,
-    in UTC; this week included): every week is listed, oldest first, with a count for every
-    category (zero when none), so the series has no holes."""
+    """Feedback by category per week over the last `weeks` weeks (Israel's weeks, Sunday to
+    Saturday on Asia/Jerusalem's clock, text/clock.py; this week included): every week is
+    listed, oldest first, with a count for every category (zero when none)."""
     if isinstance(weeks, bool) or not isinstance(weeks, int) or not 1 <= weeks <= MAX_WEEKS:
         raise InvalidInput(f"weeks must be a whole number from 1 to {MAX_WEEKS}")
-    today = dt.datetime.now(dt.UTC).date()
-    first = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=weeks - 1)
-    since = dt.datetime.combine(first, dt.time(), tzinfo=dt.UTC)
+    today = clock.day_of(dt.datetime.now(dt.UTC))
+    first = clock.week_start(today) - dt.timedelta(weeks=weeks - 1)
     with app.store.connection() as conn:
-        rows = store.feedback_by_week(conn, since)
+        rows = store.feedback_by_week(conn, clock.day_start(first), clock.ZONE_NAME)
     series = [
         {
             "week": (first + dt.timedelta(weeks=n)).isoformat(),
@@ -132,7 +132,7 @@ def by_week(app: Context, weeks: int = 12) -> dict:
     ]
     index = {w["week"]: w for w in series}
     for row in rows:
-        week = index.get(row["week"].isoformat())
+        week = index.get(clock.week_start(row["day"]).isoformat())
         if week is None:  # a row written between the two clocks' readings
             continue
         week["by_category"][row["category"]] = (

@@ -45,13 +45,14 @@ def feedback_summary(conn: psycopg.Connection, since: Any, until: Any = None) ->
     ).fetchall()
 
 
-def feedback_by_week(conn: psycopg.Connection, since: Any) -> list[dict]:
-    """Feedback counts per ISO week (Monday, UTC) and category since `since`."""
+def feedback_by_week(conn: psycopg.Connection, since: Any, zone: str) -> list[dict]:
+    """Feedback counts per calendar day in time zone `zone` and category since `since` (the
+    caller groups the days into weeks)."""
     return conn.execute(
-        "SELECT (date_trunc('week', created_at AT TIME ZONE 'UTC'))::date AS week, category,"
+        "SELECT (created_at AT TIME ZONE %s)::date AS day, category,"
         " count(*) AS n FROM chair_feedback WHERE created_at >= %s"
         " GROUP BY 1, 2 ORDER BY 1, 2",
-        (since,),
+        (zone, since),
     ).fetchall()
 
 

@@ -1,6 +1,9 @@
-"""/learning: the held-out style distance over time (dashboard.plot_svg inline, the figures in a
-table), the panel's agreement with the chair (panel_stats), this week's feedback by category
-and the last 12 weeks' by category (feedback.by_week), and a feedback form (feedback.record)."""
+"""/learning: first one plain sentence — are her edits to our drafts shrinking, by the order the
+finals were learned (`trend_said`) — then the held-out style distance over time
+(dashboard.plot_svg inline, the figures in a table), the panel's agreement with the chair
+(panel_stats: in words, no statistics jargon), this week's feedback by category and, of the last
+12 weeks (Israel's weeks, feedback.by_week), only those with feedback, and a feedback form
+(feedback.record)."""
 
 import re
 from typing import Annotated, Any
@@ -25,6 +28,49 @@ def _inline(svg: str) -> Markup:
     return Markup(svg[svg.find("<svg") :])
 
 
+TREND_MIN = 4  # finals compared with their drafts before the page says which way it goes
+TREND_CLOSE = 0.1  # within 10% of the earlier mean: "about the same"
+
+
+def trend_said(finals: list[dict]) -> Markup:
+    """Whether her edits to our drafts are shrinking, in one sentence: the mean share of words
+    she changed in the later half of the finals, by the order they were learned (captured),
+    against the earlier half."""
+    learned = sorted(
+        (f for f in finals if f.get("change_percent") is not None),
+        key=lambda f: (f["captured_at"], f["id"]),
+    )
+    if len(learned) < TREND_MIN:
+        return Markup(
+            "עוד מוקדם לומר אם השינויים שלך בטיוטות שלנו הולכים וקטנים: עד עכשיו הושוו לטיוטה {}, "
+            "ונדרשות לפחות {}."
+        ).format(
+            Markup("החלטה אחת")
+            if len(learned) == 1
+            else Markup("{} החלטות").format(labels.bdi(len(learned))),
+            labels.bdi(TREND_MIN),
+        )
+    half = len(learned) // 2
+    early, late = learned[:half], learned[-half:]
+    before = sum(f["change_percent"] for f in early) / len(early)
+    after = sum(f["change_percent"] for f in late) / len(late)
+    if after < before * (1 - TREND_CLOSE):
+        head = "השינויים שלך בטיוטות שלנו הולכים וקטנים"
+    elif after > before * (1 + TREND_CLOSE):
+        head = "השינויים שלך בטיוטות שלנו אינם קטנים — הם גדלו"
+    else:
+        head = "השינויים שלך בטיוטות שלנו נשארו בערך כשהיו"
+    return Markup(
+        "{}: ב־{} ההחלטות האחרונות שלמדנו שינית בממוצע כ־{} מהנוסח, לעומת כ־{} ב־{} הראשונות."
+    ).format(
+        head,
+        labels.bdi(half),
+        labels.percent(after),
+        labels.percent(before),
+        labels.bdi(half),
+    )
+
+
 def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
@@ -39,6 +85,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
                 "panel": panel_figures.stats(desk.view),
                 "week": feedback.weekly_summary(desk.view),
                 "weekly": feedback.by_week(desk.view, weeks=12),
+                "trend": trend_said(figures["finals"]),
             }
 
         data = await run_in_threadpool(load)
