@@ -272,6 +272,7 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 serve.kill()
             log.close()
+            exhausted = pool_timeouts(Path(home) / "serve.log")
             stop_embedded(pgdata)
     report: dict = {
         "benchmark": "remote",
@@ -290,6 +291,9 @@ def main() -> None:
         },
         "cores_busy": round(sum(run.cpu.values()) / run.searching, 2),
         "upload": upload,
+        # The pool ran dry when a request waited LEGAL_AI_POOL_TIMEOUT_S for a connection in
+        # vain (PoolTimeout, answered 503): the server's log names each (issue 39 item 2).
+        "pool_exhausted": exhausted,
         "surfaces": {},
     }
     for surface in ("mcp", "api"):
@@ -309,6 +313,12 @@ def main() -> None:
             "searches_per_second": round(len(ok) / run.searching, 1),
         }
     print(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+def pool_timeouts(log: Path) -> int:
+    """How many times the server's log says a request found no pooled connection in time."""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    return text.count("PoolTimeout") + text.count("couldn't get a connection")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ are the real ones of its text (the analyzer runs once per distinct sentence; a c
 sentences gets both, as the analyzer would give). Loads in bulk, builds the HNSW and GIN
 indexes, then times p50/p95 at k = 10 with the corpus filter (and a 5 % practice-area filter):
 hybrid, semantic and lexical search including query embedding; the phases of the hybrid search
-(the query embedding in its thread, the lexical, reference and semantic legs, hydration); the
+(the query embedding in its thread, the lexical, reference and semantic legs, hydration); per
+corpus and under the 5 % filter, hybrid with its legs side by side and one after the other, each
+leg, the ratio to the embedding alone and the work beyond it against the peer's, and the bad
+input of issue 39 (bench/search_corpora.py); the
 query embedding alone; hybrid with the embedding run first, as before (`hybrid_sequential`);
 and, in the same process and interleaved query by query, the peer: bm25s over whitespace tokens
 + exact numpy cosine, fused by the same RRF. Then recall@10 of the semantic leg against exact
@@ -20,6 +23,7 @@ iterative scan), and the bytes of every table and index. Last, the rerank stage'
 own reranker when LEGAL_AI_RERANKER is set in the environment.
 
     .venv/bin/python bench/search.py [--chunks 100000] [--queries 60] [--home DIR [--reuse]]
+        [--latency-only]
 
 Prints one JSON object. Targets (issue 15): hybrid p50 <= 1.3x the query embedding alone and
 <= 0.3x the peer, in the same run; full k on every filtered query. (Issue 3: hybrid p50 <= 60
@@ -50,6 +54,7 @@ from legal_ai.retrieval.fusion import rrf
 from legal_ai.retrieval.legs import Filters
 from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache, set_active_embedder
+from search_corpora import measure_bad_input, measure_corpora
 from search_data import SHARED, SPLIT, base_sentences, embed_in_slices, load
 
 
@@ -125,6 +130,11 @@ def main() -> None:
         help="with --home: embed the set's base sentences into the cache, then stop",
     )
     parser.add_argument("--ef-search", default="40,100,200,400", help="hnsw.ef_search values")
+    parser.add_argument(
+        "--latency-only",
+        action="store_true",
+        help="skip recall@10, the rerank stage and the sizes (the latency figures only)",
+    )
     args = parser.parse_args()
     base = base_sentences(args.set, args.chunks, args.base)
     queries = [
@@ -278,6 +288,17 @@ def run(
                     full_k["checked"] += 1
                     full_k["short"] += len(hits) < 10
 
+    # Per corpus (and the 5 % filter): legs side by side against one after the other, each
+    # leg, the embedding alone and the peer; then the bad input (search_corpora.py).
+    sequential_app = App(
+        Settings(database_url=store.url, search_parallel_legs=False), store=store, embedder=inner
+    )
+    sequential_app._embedder = embedder
+    per_corpus = measure_corpora(
+        app, sequential_app, inner, queries, lambda corpus: chunk_vectors(store, corpus)
+    )
+    bad_input = measure_bad_input(app, queries)
+
     hybrid_p = percentiles(hybrid)
     alone_p = percentiles(alone)
     peer_p = percentiles(peer)
@@ -286,12 +307,16 @@ def run(
         "hybrid_sequential": percentiles(hybrid_seq),
         "query_embedding_alone": alone_p,
         "peer_bm25s_numpy_rrf": {**peer_p, "chunks": int(len(ext_ids))},
-        "hybrid_phases": {phase: percentiles(values) for phase, values in phases.items()},
+        "hybrid_phases": {
+            phase: percentiles(values) for phase, values in phases.items() if phase != "parallel"
+        },
         "by_corpus_and_mode": {key: percentiles(values) for key, values in timings.items()},
     }
-    rerank = measure_rerank(app, queries)
-    recall = measure_recall(app, inner, queries, ext_ids, ext_matrix, efs, settings)
-    sizes = measure_sizes(store)
+    rerank, recall, sizes = {}, {}, {}
+    if not args.latency_only:
+        rerank = measure_rerank(app, queries)
+        recall = measure_recall(app, inner, queries, ext_ids, ext_matrix, efs, settings)
+        sizes = measure_sizes(store)
     total = count_chunks(store)
     cache.close()
     store.close()
@@ -317,6 +342,8 @@ def run(
                 stats["hybrid_sequential"]["p50_ms"] / alone_p["p50_ms"], 2
             ),
         },
+        "per_corpus": per_corpus,
+        "bad_input": bad_input,
         "full_k_filtered": full_k,
         "rerank_stage": rerank,
         "recall_at_10": recall,

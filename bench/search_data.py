@@ -14,6 +14,7 @@ Two sets of base sentences, both real Hebrew text cut into sentences of 6-60 wor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -184,6 +185,7 @@ def load(
                 offset = 0
                 for n, (a, text, words, freqs) in enumerate(chunks):
                     offset = 0 if n % 10 == 0 else offset
+                    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
                     vec = vectors[a] + rng.normal(0, 0.01, vectors.shape[1]).astype(np.float32)
                     vec /= np.linalg.norm(vec)
                     copy.write_row(
@@ -194,12 +196,14 @@ def load(
                             offset,
                             offset + len(text),
                             text,
-                            "t",
+                            # its real hash: a search returns only hits whose span still reads
+                            # its text (INV-RET5, store/spans.py; "t" made every hit unverified)
+                            digest,
                             words,
                             analyzer.id,
                             vec,
                             "e5-local",
-                            "t",
+                            digest,  # embedded from this text: not stale
                             Jsonb(freqs),
                             sum(freqs.values()),
                         )

@@ -185,6 +185,13 @@ class Settings(BaseSettings):
         "A change makes those chunks' analysis stale until `legal-ai reindex` "
         "(docs/search.md).",
     )
+    search_parallel_legs: bool = Field(
+        default=True,
+        description="Hybrid search: run the semantic legs beside the lexical legs, on a second "
+        "pooled connection taken only when one is free at once (a search holds at most two; "
+        "under load it runs its legs one after the other on one). Off: always one after the "
+        "other. The ranking is the same either way.",
+    )
     reference_lookups_per_query: int = Field(
         default=8,
         ge=0,

@@ -45,6 +45,22 @@ def test_the_search_bench_measures_every_corpus_it_builds(tmp_path):
         for corpus, suffix in (("external", ""), ("internal", ""), ("style", "_filtered5pct"))
         for mode in ("hybrid", "semantic", "lexical")
     }
+    # Per corpus: legs side by side and one after the other, each leg, the peer (issue 39).
+    per_corpus = figures["per_corpus"]
+    assert set(per_corpus) == {"external", "internal", "style_filtered5pct"}
+    for name, measured in per_corpus.items():
+        assert measured["parallel_share"] == 1.0, name  # one client: a spare connection is free
+        for variant in ("hybrid_parallel", "hybrid_sequential"):
+            assert measured[variant]["p50_ms"] > 0 and measured[variant]["to_embedding_alone"] > 0
+            assert {"lexical", "semantic", "embedding"} <= set(measured[variant]["legs"])
+        assert "semantic_join" in measured["hybrid_parallel"]["legs"]
+        assert measured["peer"]["beyond_embedding_ms"] > 0
+    bad = figures["bad_input"]
+    assert bad["query_of_max_chars"]["fewest_hits"] == 10
+    assert bad["query_of_stop_words"]["fewest_hits"] == 10
+    assert bad["filter_matching_nothing"]["fewest_hits"] == 0
+    assert bad["practice_area_of_95pct"]["fewest_hits"] == 10
+    assert bad["query_of_5500_chars_refused"]["refused"] == 10
     # (at this scale the 5 % filter leaves three documents: the cap of 3 a document leaves 9)
     assert figures["full_k_filtered"]["checked"] == 8
     for partition in ("external", "internal", "style_filtered5pct"):

@@ -140,7 +140,9 @@ def test_a_repeated_query_is_not_embedded_again(app, tmp_path, e5):
 
 
 @pytest.mark.db
-def test_a_search_takes_one_pooled_connection(app, tmp_path, monkeypatch):
+def test_a_search_takes_at_most_two_pooled_connections(app, tmp_path, monkeypatch):
+    """One for its lexical legs (and all but a hybrid search's semantic legs), a spare one
+    beside it for a hybrid search's semantic legs (tests/retrieval/test_parallel_legs.py)."""
     path = write(tmp_path / "d.txt", TEXT)
     app.ingest(
         [path],
@@ -161,7 +163,7 @@ def test_a_search_takes_one_pooled_connection(app, tmp_path, monkeypatch):
     for mode in ("hybrid", "semantic", "lexical"):
         taken.clear()
         hits = app.search("external", QUERY, mode=mode).hits
-        assert hits and len(taken) == 1, mode
+        assert hits and len(taken) == (2 if mode == "hybrid" else 1), mode
 
 
 @pytest.mark.db

@@ -1,7 +1,9 @@
 """Hybrid search over one corpus: for each of the corpus's sources (chunks, approved principles,
 or attached precedents) a semantic and a lexical leg; Reciprocal Rank Fusion of all legs; the
 diversity cap; and provenance on every hit (DESIGN §4). Each leg is run by
-retrieval/search_legs.py; the query's embedding overlaps the database work here.
+retrieval/search_legs.py; no leg waits for another: the query's embedding and the lexical and
+reference legs start at once, and the semantic legs as soon as the query's vector exists, on a
+spare pooled connection when one is free (else after the lexical legs, on the search's own).
 
 Every argument is checked before the database is touched (retrieval/arguments.py): the query and
 each filter value are text, cleaned like stored text (no NUL, zero-width or bidi characters),
@@ -15,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,13 +41,13 @@ from .arguments import filter_value as filter_value
 from .arguments import normalized_filters as normalized_filters
 from .fusion import Fused, rrf
 from .search_legs import (
+    SemanticPlan,
     hnsw_configured,
     hydrate_found,
     image_leg,
     lexical_legs,
-    query_vector,
     rankings,
-    semantic_legs,
+    semantic_beside,
     timer,
 )
 from .terms import approved_by, principle_term, shown_term
@@ -56,8 +59,11 @@ logger = logging.getLogger(__name__)
 @dataclass
 class SearchResult:
     """The hits and how many the diversity cap passed over. `timings`: milliseconds per phase
-    (embedding — the model's own time, embedding_wait — how long the search waited for it after
-    its lexical work, lexical, reference, semantic, image, hydrate, total); not part of the JSON."""
+    (embedding — the model's own time, embedding_wait — how long the semantic legs waited for it,
+    lexical, reference, semantic, semantic_join — how long the search waited for the semantic
+    legs run beside its lexical legs after its own work, image, hydrate, total) and `parallel`
+    (1: the semantic legs ran beside the lexical legs on a spare connection; 0: after them, on
+    the search's connection); not part of the JSON."""
 
     hits: list[dict] = field(default_factory=list)
     dropped_by_cap: int = 0
@@ -137,17 +143,25 @@ def search(
         embedder, image_embedder, text, vector, use_semantic, use_lexical, use_image
     )
     found: dict[str, list[int]] = {}  # leg name -> unit ids, best first
-    with store.connection() as conn:
-        configured = hnsw_configured(conn, settings, use_semantic or use_image)
+    plan = SemanticPlan(corpus, filters, text, vector, embedding, embedder, settings, window)
+    with store.connection() as conn, ExitStack() as stack:
+        beside = None  # the semantic legs' future, when they run beside the lexical legs
+        if use_semantic and use_lexical and settings.search_parallel_legs:
+            beside = stack.enter_context(semantic_beside(store, plan))
+        own_semantic = use_semantic and beside is None
+        configured = hnsw_configured(conn, settings, own_semantic or use_image)
         if use_lexical:
             lexical_legs(conn, corpus, filters, text, settings, embedder, window, found, timings)
-        if embedding is not None and not embedding.done():
+        waiting = beside if beside is not None else embedding
+        if waiting is not None and not waiting.done():
             hydrate_found(conn, corpus, found, rows, timings)
-        if use_semantic:
-            qvec = query_vector(vector, embedding, embedder, text, timings)
-            semantic_legs(
-                conn, corpus, filters, qvec, settings, embedder, window, configured, found, timings
-            )
+        if beside is not None:
+            with timer(timings, "semantic_join"):
+                semantic_found, semantic_timings = beside.result()
+            found.update(semantic_found)
+            timings.update(semantic_timings)
+        elif use_semantic:
+            plan.run(conn, configured, found, timings)
         if image_vector is not None:
             with timer(timings, "image"):
                 found["image"] = image_leg(
@@ -184,6 +198,7 @@ def search(
             conn, corpus, sources, fused, rows, group_by, limit, cap, timings, head
         )
     timings["total"] = (time.perf_counter() - clock) * 1000
+    timings["parallel"] = 1.0 if beside is not None else 0.0
     bad = [
         {"kind": key[0], "unit_id": key[1], "doc_id": rows[key]["doc_id"]}
         for key in sorted(unverified)

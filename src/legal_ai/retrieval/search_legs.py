@@ -1,21 +1,24 @@
-"""The legs of one search (retrieval/search.py runs them), each over the search's connection and
-into its `found` (leg name -> unit ids, best first), timed: the lexical and reference legs of
-every source, the semantic legs (in one round trip when the HNSW scan's settings are set), the
-image leg, the early provenance of what the lexical legs found, and the legs in their fixed order
-for fusion."""
+"""The legs of one search (retrieval/search.py runs them), each into its `found` (leg name -> unit
+ids, best first), timed: the lexical and reference legs of every source, the semantic legs (in
+one round trip when the HNSW scan's settings are set) — beside the lexical legs, in a thread on a
+spare pooled connection when the pool has one free (`semantic_beside`), else after them on the
+search's own connection —, the image leg, the early provenance of what the lexical legs found,
+and the legs in their fixed order for fusion."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..config import Settings
 from ..corpora import Corpus
 from ..providers.embedders import Embedder
+from ..store.db import Store
 from ..text.hebrew import get_analyzer
 from ..text.synonyms import expand_query
 from . import legs
@@ -178,6 +181,69 @@ def semantic_legs(
                 max_scan_tuples=settings.hnsw_max_scan_tuples,
                 ef_search=settings.hnsw_ef_search,
             )
+
+
+@dataclass(frozen=True)
+class SemanticPlan:
+    """What the semantic legs of one search need: the query's vector (given, or its embedding's
+    future, or embedded where the legs run) and how wide each leg reads."""
+
+    corpus: Corpus
+    filters: legs.Filters
+    text: str
+    vector: np.ndarray | None
+    embedding: Future | None
+    embedder: Embedder
+    settings: Settings
+    window: int
+
+    def run(
+        self, conn, configured: bool, found: dict[str, list[int]], timings: dict[str, float]
+    ) -> None:
+        """The semantic leg of every source, on `conn`, as soon as the query's vector exists."""
+        qvec = query_vector(self.vector, self.embedding, self.embedder, self.text, timings)
+        semantic_legs(
+            conn,
+            self.corpus,
+            self.filters,
+            qvec,
+            self.settings,
+            self.embedder,
+            self.window,
+            configured,
+            found,
+            timings,
+        )
+
+
+@contextmanager
+def semantic_beside(store: Store, plan: SemanticPlan) -> Iterator[Future | None]:
+    """The semantic legs started at once in a thread of their own, on a spare pooled connection
+    (`Store.spare_connection`), while the caller runs the lexical legs on its connection: the
+    future's result is (found, timings) of the semantic legs. None when the pool has no spare
+    connection free now (another search waits for one, or all are lent): the caller then runs
+    them after its lexical legs on its own connection, as a search always did. The spare
+    connection returns to the pool only once the thread is done with it, even on an error."""
+    with store.spare_connection() as spare:
+        if spare is None:
+            yield None
+            return
+        future = _LEG_THREADS.submit(_semantic_on, spare, plan)
+        try:
+            yield future
+        finally:
+            wait([future])
+
+
+def _semantic_on(conn, plan: SemanticPlan) -> tuple[dict[str, list[int]], dict[str, float]]:
+    found: dict[str, list[int]] = {}
+    timings: dict[str, float] = {}
+    plan.run(conn, hnsw_configured(conn, plan.settings, True), found, timings)
+    return found, timings
+
+
+# The semantic legs that run beside a search's lexical legs (at most one per spare connection).
+_LEG_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="legal-ai-leg")
 
 
 def rankings(corpus: Corpus, found: dict[str, list[int]]) -> dict[str, list[tuple[str, int]]]:

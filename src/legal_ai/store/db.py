@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import psycopg
 from pgvector.psycopg import register_vector
@@ -37,6 +37,9 @@ WORKER_ROLE = "legal_ai_worker"
 ROLES = (AGENT_ROLE, CHAIR_ROLE, WORKER_ROLE)
 # The server went away (shut down, restarting, crashed) or refuses connections for now: 57P01-03.
 _GONE = frozenset({"57P01", "57P02", "57P03"})
+# How long `spare_connection` waits for a free one: a connection returned in the meantime, never
+# a queue behind other callers.
+SPARE_WAIT_S = 0.002
 
 
 def connection_lost(exc: BaseException | None) -> bool:
@@ -213,6 +216,22 @@ class Store:
                         conn.commit()
                     except psycopg.Error:
                         conn.close()  # a broken connection: the pool replaces it
+
+    @contextmanager
+    def spare_connection(self) -> Iterator[psycopg.Connection | None]:
+        """A second pooled connection for a caller that already holds one (a search's semantic
+        leg, run beside its lexical leg), as `connection` gives it — or None, at once, when
+        taking it could make anyone wait: another caller is queued for a connection, or none is
+        free within SPARE_WAIT_S (a pool below its size grows meanwhile, for the next caller).
+        Never waits on a busy pool, so a caller holding one connection cannot deadlock on it."""
+        with ExitStack() as stack:
+            conn = None
+            if not self.pool.get_stats().get("requests_waiting", 0):
+                try:
+                    conn = stack.enter_context(self.connection(timeout=SPARE_WAIT_S))
+                except PoolTimeout:
+                    conn = None
+            yield conn
 
     @contextmanager
     def transaction(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:

@@ -1,0 +1,140 @@
+"""bench/search.py's figures per corpus (issue 39 item 4): in the external and internal corpora
+and in the style corpus under the 5 % practice-area filter, interleaved query by query so the
+machine's noise hits each alike: the query's embedding alone; hybrid search with its legs side by
+side (the semantic legs beside the lexical legs on a spare connection) and one after the other
+(LEGAL_AI_SEARCH_PARALLEL_LEGS=false: the order before); each leg's own time in the hybrid search
+(lexical, reference, semantic, hydrate, and the embedding in its thread); and the in-memory peer
+over the same chunks (bm25s over whitespace tokens + exact numpy cosine, fused by the same RRF;
+under the filter, both over the filtered chunks only). Then the bad input of issue 39: the
+longest query taken (MAX_QUERY_CHARS), one over it (refused), a query of stop words only, a
+filter matching nothing and the practice area of 95 % of the chunks."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import bm25s
+import numpy as np
+
+from legal_ai.app import App
+from legal_ai.errors import InvalidInput
+from legal_ai.retrieval.arguments import MAX_QUERY_CHARS
+from legal_ai.retrieval.fusion import rrf
+from legal_ai.retrieval.legs import Filters
+
+LEGS = ("embedding", "lexical", "reference", "semantic", "hydrate", "semantic_join")
+CORPORA = (
+    ("external", "external", Filters()),
+    ("internal", "internal", Filters()),
+    ("style_filtered5pct", "style", Filters(practice_area="betterment_levy")),
+)
+
+
+def percentiles(samples: list[float]) -> dict:
+    """p50/p95 in milliseconds of samples in seconds."""
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return {"p50_ms": round(statistics.median(ordered) * 1000, 2), "p95_ms": round(p95 * 1000, 2)}
+
+
+class Peer:
+    """bm25s + exact numpy cosine over one corpus's chunks (those the filter keeps), top 50 of
+    each fused by the same RRF."""
+
+    def __init__(self, ids: np.ndarray, matrix: np.ndarray, texts: list[str]) -> None:
+        self.ids, self.matrix = ids, matrix
+        self.retriever = bm25s.BM25()
+        self.retriever.index([t.split() for t in texts], show_progress=False)
+
+    def search(self, qvec: np.ndarray, query: str) -> list:
+        dense = self.ids[np.argsort(-(self.matrix @ qvec))[:50]].tolist()
+        tokens = bm25s.tokenize([query], stopwords=None, show_progress=False)
+        k = min(50, len(self.ids))
+        docs, _ = self.retriever.retrieve(tokens, k=k, show_progress=False)
+        return rrf({"semantic": dense, "lexical": self.ids[docs[0]].tolist()})[:10]
+
+
+def measure_corpora(app: App, sequential: App, inner, queries: list[str], vectors) -> dict:
+    """`app` runs its legs side by side, `sequential` one after the other (the same store and
+    embedder); `vectors(corpus)` gives (ids, matrix, practice areas, texts) of a corpus's chunks."""
+    out: dict[str, dict] = {}
+    for name, corpus, filters in CORPORA:
+        ids, matrix, areas, texts = vectors(corpus)
+        keep = (
+            np.ones(len(ids), bool) if filters.practice_area is None else areas == "betterment_levy"
+        )
+        peer = Peer(ids[keep], matrix[keep], [t for t, k in zip(texts, keep, strict=True) if k])
+        alone, peer_total, peer_beyond, parallel_share = [], [], [], []
+        hybrid: dict[str, list[float]] = {"parallel": [], "sequential": []}
+        legs: dict[str, dict[str, list[float]]] = {"parallel": {}, "sequential": {}}
+        for n, query in enumerate(queries):
+            t0 = time.perf_counter()
+            inner.embed_query(query)
+            alone.append(time.perf_counter() - t0)
+            order = ("parallel", "sequential") if n % 2 == 0 else ("sequential", "parallel")
+            for variant in order:
+                searcher = app if variant == "parallel" else sequential
+                searcher.embedder.forget_queries()  # every figure includes the query's embedding
+                t0 = time.perf_counter()
+                result = searcher.search(corpus, query, filters=filters, limit=10)
+                hybrid[variant].append(time.perf_counter() - t0)
+                for leg in LEGS:
+                    if leg in result.timings:
+                        legs[variant].setdefault(leg, []).append(result.timings[leg] / 1000)
+                if variant == "parallel":
+                    parallel_share.append(result.timings.get("parallel", 0.0))
+            t0 = time.perf_counter()
+            qvec = inner.embed_query(query)
+            t1 = time.perf_counter()
+            peer.search(qvec, query)
+            peer_total.append(time.perf_counter() - t0)
+            peer_beyond.append(time.perf_counter() - t1)
+        alone_p = percentiles(alone)
+        figures: dict = {"query_embedding_alone": alone_p, "chunks_searched": int(keep.sum())}
+        for variant in ("parallel", "sequential"):
+            p = percentiles(hybrid[variant])
+            figures[f"hybrid_{variant}"] = {
+                **p,
+                "to_embedding_alone": round(p["p50_ms"] / alone_p["p50_ms"], 2),
+                "beyond_embedding_ms": round(p["p50_ms"] - alone_p["p50_ms"], 2),
+                "legs": {leg: percentiles(v) for leg, v in legs[variant].items()},
+            }
+        figures["parallel_share"] = round(statistics.mean(parallel_share), 2)
+        figures["peer"] = {
+            **percentiles(peer_total),
+            "beyond_embedding_ms": percentiles(peer_beyond)["p50_ms"],
+        }
+        out[name] = figures
+    return out
+
+
+def measure_bad_input(app: App, queries: list[str]) -> dict:
+    """p50/p95 of each bad input of issue 39 (hybrid, k = 10) and the fewest hits it gave."""
+    longest = (" ".join(queries) * 20)[:MAX_QUERY_CHARS]
+    cases = {
+        "query_of_max_chars": ("external", longest, Filters()),
+        "query_of_stop_words": ("external", "של את על עם כי זה הוא", Filters()),
+        "filter_matching_nothing": ("internal", queries[0], Filters(practice_area="no_such_area")),
+        "practice_area_of_95pct": ("internal", queries[0], Filters(practice_area="planning")),
+        "style_filter_matching_nothing": ("style", queries[0], Filters(practice_area="none")),
+    }
+    out: dict[str, dict] = {}
+    for name, (corpus, query, filters) in cases.items():
+        times, fewest = [], None
+        for _ in range(10):
+            app.embedder.forget_queries()  # every figure includes the query's embedding
+            t0 = time.perf_counter()
+            hits = app.search(corpus, query, filters=filters).hits
+            times.append(time.perf_counter() - t0)
+            fewest = len(hits) if fewest is None else min(fewest, len(hits))
+        out[name] = {**percentiles(times), "fewest_hits": fewest}
+    times = []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        try:
+            app.search("external", "היטל השבחה " * 500)  # 5,500 characters
+        except InvalidInput:
+            times.append(time.perf_counter() - t0)
+    out["query_of_5500_chars_refused"] = {**percentiles(times), "refused": len(times)}
+    return out
