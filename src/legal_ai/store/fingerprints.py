@@ -17,26 +17,31 @@ _SOURCES = (
 _COMPARED = "t.extraction_issue IS NULL AND t.content <> ''"
 
 
+def _without_fingerprints(
+    conn: psycopg.Connection, method: str, table: str, column: str, which: str
+) -> list[dict]:
+    """{id, content_hash} of the compared texts of `table` without fingerprints of their
+    current content by `method`, in id order."""
+    return conn.execute(
+        sql.SQL(
+            "SELECT t.id, t.content_hash FROM {t} t WHERE {which} AND {compared} AND NOT EXISTS"
+            " (SELECT 1 FROM copy_fingerprints f WHERE f.{c} = t.id"
+            " AND f.content_hash = t.content_hash AND f.method = %s) ORDER BY t.id"
+        ).format(
+            t=sql.Identifier(table),
+            c=sql.Identifier(column),
+            which=sql.SQL(which),
+            compared=sql.SQL(_COMPARED),
+        ),
+        (method,),
+    ).fetchall()
+
+
 def stale(conn: psycopg.Connection, method: str, batch: int = 50) -> Iterator[tuple[str, dict]]:
     """The compared texts without fingerprints of their current content by `method`:
     (corpus, {id, content_hash, content}), read `batch` at a time."""
     for corpus, table, column, which in _SOURCES:
-        ids = [
-            r["id"]
-            for r in conn.execute(
-                sql.SQL(
-                    "SELECT t.id FROM {t} t WHERE {which} AND {compared} AND NOT EXISTS"
-                    " (SELECT 1 FROM copy_fingerprints f WHERE f.{c} = t.id"
-                    " AND f.content_hash = t.content_hash AND f.method = %s) ORDER BY t.id"
-                ).format(
-                    t=sql.Identifier(table),
-                    c=sql.Identifier(column),
-                    which=sql.SQL(which),
-                    compared=sql.SQL(_COMPARED),
-                ),
-                (method,),
-            )
-        ]
+        ids = [r["id"] for r in _without_fingerprints(conn, method, table, column, which)]
         query = sql.SQL(
             "SELECT id, content_hash, content FROM {t} WHERE id = ANY(%s) ORDER BY id"
         ).format(t=sql.Identifier(table))
@@ -94,23 +99,11 @@ def compared(conn: psycopg.Connection, method: str, batch: int = 200) -> Iterato
 def stale_keys(conn: psycopg.Connection, method: str) -> list[tuple[str, int, str]]:
     """(corpus, id, content_hash) of every compared text without fingerprints of its current
     content by `method` (their texts are read one at a time: `content`)."""
-    found = []
-    for corpus, table, column, which in _SOURCES:
-        rows = conn.execute(
-            sql.SQL(
-                "SELECT t.id, t.content_hash FROM {t} t WHERE {which} AND {compared} AND NOT EXISTS"
-                " (SELECT 1 FROM copy_fingerprints f WHERE f.{c} = t.id"
-                " AND f.content_hash = t.content_hash AND f.method = %s) ORDER BY t.id"
-            ).format(
-                t=sql.Identifier(table),
-                c=sql.Identifier(column),
-                which=sql.SQL(which),
-                compared=sql.SQL(_COMPARED),
-            ),
-            (method,),
-        )
-        found += [(corpus, r["id"], r["content_hash"]) for r in rows]
-    return found
+    return [
+        (corpus, r["id"], r["content_hash"])
+        for corpus, table, column, which in _SOURCES
+        for r in _without_fingerprints(conn, method, table, column, which)
+    ]
 
 
 def content(conn: psycopg.Connection, corpus: str, item_id: int, content_hash: str) -> str | None:
