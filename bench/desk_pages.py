@@ -39,6 +39,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -98,6 +99,8 @@ def pages(api: Any, filled: dict[str, str]) -> tuple[list[str], list[str]]:
             continue
         if not core.is_desk(route.path) or route.path == "/login":
             continue
+        if route.path == "/original":  # a file, asked for by its case and kind (below)
+            continue
         names = [p.name for p in route.dependant.path_params]
         required = [p.alias for p in route.dependant.query_params if p.field_info.is_required()]
         if any(n not in filled for n in names + required):
@@ -109,6 +112,7 @@ def pages(api: Any, filled: dict[str, str]) -> tuple[list[str], list[str]]:
     for card in menu.CARDS:  # each queue by its link (?queue=...), the fragment dropped
         found.append(card.href.split("#")[0])
     found.append(SEARCH)
+    found.append(f"/original?case={quote(filled['case'], safe='')}&kind=draft&version=1")
     return list(dict.fromkeys(found)), skipped
 
 

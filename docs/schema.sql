@@ -484,6 +484,23 @@ CREATE FUNCTION public.apply_role_grants_writes_before_0043() RETURNS TABLE(gran
 $$;
 
 --
+-- Name: apply_role_grants_writes_before_0046(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_writes_before_0046() RETURNS TABLE(grantee text, table_name text, privilege text, columns text[])
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT * FROM apply_role_grants_writes_before_0043()
+    UNION ALL
+    SELECT * FROM (VALUES
+        ('legal_ai_chair', 'lexical_postings', 'INSERT', NULL::text[]),
+        ('legal_ai_chair', 'lexical_postings', 'DELETE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_postings', 'INSERT', NULL::text[]),
+        ('legal_ai_worker', 'lexical_postings', 'DELETE', NULL::text[])) AS v
+$$;
+
+--
 -- Name: audit_record(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2215,13 +2232,11 @@ CREATE FUNCTION public.role_write_grants() RETURNS TABLE(grantee text, table_nam
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT * FROM apply_role_grants_writes_before_0043()
+    SELECT * FROM apply_role_grants_writes_before_0046()
     UNION ALL
     SELECT * FROM (VALUES
-        ('legal_ai_chair', 'lexical_postings', 'INSERT', NULL::text[]),
-        ('legal_ai_chair', 'lexical_postings', 'DELETE', NULL::text[]),
-        ('legal_ai_worker', 'lexical_postings', 'INSERT', NULL::text[]),
-        ('legal_ai_worker', 'lexical_postings', 'DELETE', NULL::text[])) AS v
+        ('legal_ai_chair', 'original_files', 'SELECT', NULL::text[]),
+        ('legal_ai_chair', 'draft_originals', 'SELECT', NULL::text[])) AS v
 $$;
 
 --
@@ -3809,6 +3824,15 @@ ALTER TABLE public.draft_final_pairs ALTER COLUMN id ADD GENERATED ALWAYS AS IDE
 );
 
 --
+-- Name: draft_originals; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.draft_originals (
+    draft_id bigint NOT NULL,
+    file_sha256 text NOT NULL
+);
+
+--
 -- Name: drafts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4179,6 +4203,22 @@ ALTER TABLE public.model_calls ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY 
     NO MINVALUE
     NO MAXVALUE
     CACHE 1
+);
+
+--
+-- Name: original_files; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.original_files (
+    file_sha256 text NOT NULL,
+    content bytea NOT NULL,
+    bytes integer GENERATED ALWAYS AS (length(content)) STORED,
+    file_name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT content_is_its_hash CHECK ((encode(sha256(content), 'hex'::text) = file_sha256)),
+    CONSTRAINT original_files_content_check CHECK (((length(content) >= 1) AND (length(content) <= 33554432))),
+    CONSTRAINT original_files_file_name_check CHECK (((btrim(file_name) <> ''::text) AND (length(file_name) <= 255))),
+    CONSTRAINT original_files_file_sha256_check CHECK ((file_sha256 ~ '^[0-9a-f]{64}$'::text))
 );
 
 --
@@ -5130,6 +5170,13 @@ ALTER TABLE ONLY public.draft_final_pairs
     ADD CONSTRAINT draft_final_pairs_pkey PRIMARY KEY (id);
 
 --
+-- Name: draft_originals draft_originals_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.draft_originals
+    ADD CONSTRAINT draft_originals_pkey PRIMARY KEY (draft_id);
+
+--
 -- Name: drafts drafts_case_number_content_hash_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -5275,6 +5322,13 @@ ALTER TABLE ONLY public.missing_precedents
 
 ALTER TABLE ONLY public.model_calls
     ADD CONSTRAINT model_calls_pkey PRIMARY KEY (id);
+
+--
+-- Name: original_files original_files_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.original_files
+    ADD CONSTRAINT original_files_pkey PRIMARY KEY (file_sha256);
 
 --
 -- Name: panel_verdicts panel_verdicts_one_per_call; Type: CONSTRAINT; Schema: public; Owner: -
@@ -7017,6 +7071,20 @@ ALTER TABLE ONLY public.draft_final_pairs
 
 ALTER TABLE ONLY public.draft_final_pairs
     ADD CONSTRAINT draft_final_pairs_style_document_id_fkey FOREIGN KEY (style_document_id) REFERENCES public.documents(id);
+
+--
+-- Name: draft_originals draft_originals_draft_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.draft_originals
+    ADD CONSTRAINT draft_originals_draft_id_fkey FOREIGN KEY (draft_id) REFERENCES public.drafts(id) ON DELETE CASCADE;
+
+--
+-- Name: draft_originals draft_originals_file_sha256_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.draft_originals
+    ADD CONSTRAINT draft_originals_file_sha256_fkey FOREIGN KEY (file_sha256) REFERENCES public.original_files(file_sha256);
 
 --
 -- Name: drafts drafts_case_number_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -302,7 +302,7 @@ def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
 
 
 def test_health_page(chair):
-    page = chair.get("/health")
+    page = chair.get("/health/technical")
     assert page.status_code == 200 and "בדיקת בידוד המאגרים" in page.text
     assert "הפרדת תפקידים" in page.text
 

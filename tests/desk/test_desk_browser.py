@@ -120,7 +120,7 @@ def test_upload_draft_and_final_then_dashboard(page, desk, tmp_path):
     assert page.get_attribute("figure.plot", "data-points") == "1"
     assert page.locator("figure.plot svg").count() == 1
     screenshot(page, "learning")
-    page.goto("/health")
+    page.goto("/health/technical")
     assert "תקין" in page.inner_text("table.summary")
     screenshot(page, "health")
 

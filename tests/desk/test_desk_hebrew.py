@@ -165,6 +165,7 @@ PAGES = (
     "/cases/" + quote(factories.records()[0]["case_number"], safe=""),  # the world's case
     "/learning",
     "/health",
+    "/health/technical",
     "/reminders",
     "/methodology",
     "/methodology/permit",

@@ -56,7 +56,7 @@ def test_the_chair_fills_the_three_fields_and_the_decision_is_searchable(
     assert "d-1042" not in said and english_in(said) == [], english_in(said)
 
     # The health page lists it in Hebrew, linked here.
-    health = text_of(chair.get("/health").text)
+    health = text_of(chair.get("/health/technical").text)
     awaiting = health.split('<h2 id="metadata">')[1].split("</table>")[0]
     case_law_id = item(desk_app)["id"]
     assert f'<a href="/training/metadata#decision-{case_law_id}">{CASE}</a>' in awaiting
@@ -139,7 +139,7 @@ def test_health_says_in_hebrew_what_changed_outside_ingest(chair, desk_app, tmp_
             " WHERE case_law_id = %s AND ordinal = 0",
             (item(desk_app)["id"],),
         )
-    html = text_of(chair.get("/health").text)
+    html = text_of(chair.get("/health/technical").text)
     changed = html.split('<h2 id="changed">')[1].split("</table>")[0]
     assert "פריטים שהשתנו במסד הנתונים שלא דרך הקליטה (1)" in changed
     assert "<td>החלטות ועדות</td>" in changed and 'href="/source/internal/d-1042"' in changed

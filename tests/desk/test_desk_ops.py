@@ -175,7 +175,7 @@ def test_health_shows_a_failed_job_ocr_a_digest_and_awaiting_enrichment(
         )
     digest(desk_app, tmp_path, "yomon-9", "עע\"מ 1/99 אין כזה נ' אין כזו")
 
-    page = chair.get("/health")
+    page = chair.get("/health/technical")
     assert page.status_code == 200
     html = text_of(page.text)
     assert '<html lang="he" dir="rtl">' in html and "תקינות המערכת" in html

@@ -27,6 +27,7 @@ from ..errors import AppError, InvalidInput, StoreError
 from ..progress import QUIET, Progress
 from ..providers.embedders import Embedder
 from ..store import items as sql_items
+from ..store import originals
 from ..store.db import Store
 from ..text.bounds import Limits
 from ..text.hebrew import get_analyzer
@@ -349,6 +350,9 @@ class Ingestor(Stager):
         self._prepare(conn, item, corpus, values)
         if staged.scan is not None and item.file_sha256:
             ocr_jobs.enqueue(conn, item.file_sha256, staged.scan)  # a scan: kept, queued for OCR
+        if staged.original is not None:  # the file as she uploaded it (migration 0046)
+            with self.store.as_login(conn):
+                originals.keep(conn, staged.original, Path(item.source_path).name)
         if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
                 return "unchanged", sql_items.item_status(conn, corpus, existing["id"])

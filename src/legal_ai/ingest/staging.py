@@ -18,6 +18,7 @@ from ..providers.embedders import text_hash
 from ..providers.multimodal import render_pages
 from ..retrieval.terms import binding_of
 from ..store import items as sql_items
+from ..store import originals
 from ..text.case_numbers import identity_columns
 from ..text.chunking import chunk_text
 from ..text.extract import IMAGE_ONLY
@@ -30,7 +31,8 @@ from .sources import IngestItem
 class Staged:
     """An item ready to write: its column values and (when its text must be (re)indexed) its
     embedded chunks and page images; `chunks` None means the stored text is expected to match.
-    `scan`: the bytes of a PDF without a text layer, to keep and queue for OCR."""
+    `scan`: the bytes of a PDF without a text layer, to keep and queue for OCR; `original`: the
+    file of a final or a case document as it came, to keep (store/originals.py)."""
 
     item: IngestItem
     corpus: Corpus
@@ -38,6 +40,25 @@ class Staged:
     chunks: list[sql_items.ChunkRow] | None
     pages: list[tuple[int, str, Any]] | None
     scan: bytes | None = None
+    original: bytes | None = None
+
+
+# The corpora whose uploads are the chair's files: her finals (in two) and a case's documents.
+KEEPS_ORIGINAL = frozenset({"internal", "style", "case"})
+
+
+def original_of(item: IngestItem, corpus: Corpus, scan: bytes | None) -> bytes | None:
+    """The uploaded file's bytes to keep, read before the transaction: a single file of a corpus
+    that keeps originals, within originals.MAX_BYTES (a scan is kept for OCR already)."""
+    if corpus.key not in KEEPS_ORIGINAL or not item.file_sha256 or scan is not None:
+        return None
+    path = Path(item.file_path or item.source_path)
+    try:
+        if path.stat().st_size > originals.MAX_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def content_hash(item: IngestItem) -> str:
@@ -99,6 +120,7 @@ class Stager:
             self._chunks(item),
             self._page_images(item),
             scan,
+            original_of(item, corpus, scan),
         )
         if corpus.key == "style" and staged.chunks:  # her paragraphs, embedded before it is written
             self.hooks.final_warm(self.store, self.embedder, item.text)
@@ -111,7 +133,8 @@ class Stager:
         with self.store.connection() as conn:
             existing = sql_items.find_item(conn, corpus, item.doc_id)
         if existing and existing["content_hash"] == values["content_hash"]:
-            return Staged(item, corpus, values, None, None, scan)  # nothing to embed
+            original = original_of(item, corpus, scan)
+            return Staged(item, corpus, values, None, None, scan, original)  # nothing to embed
         return self._stage(item, scan, corpus)
 
     def _page_images(self, item: IngestItem) -> list[tuple[int, str, Any]]:

@@ -5,10 +5,12 @@ copy-policy report, and its case's pair opened at `draft_done`."""
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from ..store import learning as store
+from ..store import originals
 from ..text import blocks as text_blocks
 from . import agent_bounds, cite_report, copy_policy
 from . import vocabulary as vocab
@@ -37,6 +39,7 @@ def add_draft(
     outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
     practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
     extracted = read_decision(app, path, source_name)
+    original = _original(path)  # the file as it came, kept with the draft (migration 0046)
     digest = hashlib.sha256(extracted.text.encode("utf-8")).hexdigest()
     copy_policy.take_fingerprints(app)
     # Made (and recorded, through a connection of its own) before the upload's one connection
@@ -86,6 +89,10 @@ def add_draft(
             },
         )
         with app.store.as_login(conn):
+            name = os.path.basename(source_name or str(path))
+            kept_as = original and originals.keep(conn, original, name)
+            if kept_as:
+                originals.link_draft(conn, draft["id"], kept_as)
             if pair is None:
                 pair = store.insert_pair(conn, case, "draft_done", draft_id=draft["id"])
             elif pair["draft_id"] != draft["id"]:
@@ -112,6 +119,16 @@ def add_draft(
         "cite_report": cite_report.handle(kept),
         "notes": list(extracted.reading),  # what reading the file did (DOCX: changes accepted)
     }
+
+
+def _original(path: Path | str) -> bytes | None:
+    """The uploaded file's bytes, when within what is kept (store/originals.MAX_BYTES)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(originals.MAX_BYTES + 1)
+    except OSError:
+        return None
+    return data if len(data) <= originals.MAX_BYTES else None
 
 
 def _refuse_after_final(case: str, pair: dict | None) -> None:

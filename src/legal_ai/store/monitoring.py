@@ -39,3 +39,19 @@ def model_calls(conn: psycopg.Connection) -> list[dict]:
         " coalesce(sum(latency_ms), 0)::float8 / 1000 AS seconds"
         " FROM model_calls GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
     ).fetchall()
+
+
+def open_work(conn: psycopg.Connection, failed_days: int = 7) -> list[dict]:
+    """Per job kind, for the chair's health page: jobs queued or running, waiting (for a model
+    or its budget), and failed within `failed_days` days (a later job of the same key that ran
+    leaves its failure behind), with the oldest open one's creation."""
+    return conn.execute(
+        "SELECT kind, count(*) FILTER (WHERE status IN ('queued', 'running')) AS queued,"
+        " count(*) FILTER (WHERE status = 'waiting') AS waiting,"
+        " count(*) FILTER (WHERE status = 'failed' AND finished_at > now() - make_interval("
+        "days => %s) AND NOT EXISTS (SELECT 1 FROM jobs l WHERE l.key = j.key AND l.kind = j.kind"
+        " AND l.id > j.id AND l.status = 'done')) AS failed,"
+        " min(created_at) FILTER (WHERE status IN ('queued', 'running', 'waiting')) AS oldest"
+        " FROM jobs j GROUP BY kind ORDER BY kind",
+        (failed_days,),
+    ).fetchall()

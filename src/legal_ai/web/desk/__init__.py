@@ -41,6 +41,7 @@ from . import (
     core,
     learning,
     methodology,
+    originals,
     pages,
     principles,
     review,
@@ -73,6 +74,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     treatments.routes(api, signed_in)  # /training/treatments: what became of a ruling
     pages.routes(api, signed_in)  # /health
     cases.routes(api, signed_in, settings)  # /cases and a page per case
+    originals.routes(api, signed_in)  # /original: a case's upload as she sent it
     cite_report.routes(api, signed_in)  # /cite-report: a case's cite-check report
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)

@@ -24,7 +24,7 @@ from ...store import case_pages as store
 from ...store import desk as desk_store
 from ...store import learning as learning_store
 from ...text.parties import party_line
-from . import labels
+from . import labels, originals
 from .case_figures import figures, frozen_usual, learning_state, plural, usual_said
 from .case_labels import labels_state
 from .cite_report import problems_first
@@ -203,6 +203,7 @@ def _read(conn: Any, row: dict) -> dict:
         "metadata": metadata.state_of(conn, case_law_id) if case_law_id else None,
         "final_labels": labels_state(conn, case),
         "cite": problems_first(conn, case),  # the page opens with its problems
+        "files": originals.listed(conn, case),  # each upload's original file, when kept
     }
 
 

@@ -203,6 +203,13 @@ ACTION = {
     "mark": "סימון",
     "move": "העברה",
 }
+# The queued background work (jobs.kind), for her health page.
+WORK_KIND = {
+    "learning": "למידה מההחלטות החתומות",
+    "principles": "חילוץ עקרונות מפסיקה",
+    "enrichment": "כתיבת תקציר ותגיות להחלטות",
+    "ocr": "קריאת מסמכים סרוקים",
+}
 # The scheduled jobs (ops/scheduler.py).
 JOB = {
     "weekly-feedback-analysis": "ניתוח המשוב השבועי",
@@ -370,6 +377,7 @@ TABLES: dict[str, dict[str, str]] = {
     "actor": ACTOR,
     "action": ACTION,
     "job": JOB,
+    "work_kind": WORK_KIND,
     "copy_kind": COPY_KIND,
     "citation_status": CITATION_STATUS,
     "citation_attention": CITATION_ATTENTION,

@@ -1,4 +1,4 @@
-"""/health: what cannot be searched and why, stale embeddings, the isolation audit and whether
+"""/health/technical (the maintainer's page; hers is /health, health_page.py): what cannot be searched and why, stale embeddings, the isolation audit and whether
 the database enforces the roles (App.health), and each scheduled job's last outcome; the upkeep's
 reasons in Hebrew (pages_hebrew.health_notes). The cases' pages are cases.py."""
 
@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...ops import scheduler as schedule
 from ...ops.health import report as health_report
-from . import core
+from . import core, health_page
 from .pages_hebrew import health_notes
 
 
@@ -18,6 +18,13 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
 
     @api.get("/health", include_in_schema=False)
+    async def her_health(request: Request, desk: Chair) -> Response:
+        """Her page: is the work running, the last proven backup, what waits or stopped, what
+        to tell the engineer (health_page.state)."""
+        found = await run_in_threadpool(health_page.state, desk.view, desk.alarm)
+        return core.render(request, "health_chair.html", desk=desk, s=found)
+
+    @api.get("/health/technical", include_in_schema=False)
     async def health(request: Request, desk: Chair) -> Response:
         """App.health() and, beside it, each scheduled job's last outcome (schedule.list_jobs);
         the upkeep's reasons in Hebrew (health_notes)."""
