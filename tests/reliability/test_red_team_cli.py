@@ -396,13 +396,46 @@ def test_health_counts_planted_cache_rows_it_never_serves(world):
     assert found["found"] == 1
 
 
+def test_the_desks_page_reuses_the_models_answers_yet_sees_a_changed_vector(world):
+    """The maintainer's page (rechecks.MODEL_FRESH) does not embed the sample again on every
+    view, but reads and compares the stored vectors every time."""
+    first = health_report(world, rechecks.MODEL_FRESH)["rechecked"]["embedding_cache"]
+    assert first["checked"] > 0 and first["chunk_differ"] == 0
+    asked = world.embedder.inner.embed_passages
+    world.embedder.inner.embed_passages = None  # the model is not asked again within the window
+    try:
+        with _owner(world) as conn:
+            chunk = conn.execute(
+                "SELECT c.id, c.embedding::text AS v FROM case_law_chunks c JOIN case_law l"
+                " ON l.id = c.case_law_id WHERE l.doc_id = 'ruling-levy'"
+            ).fetchone()
+            other = conn.execute(
+                "SELECT embedding::text AS v FROM document_chunks ORDER BY id LIMIT 1"
+            ).fetchone()["v"]
+            conn.execute(
+                "UPDATE case_law_chunks SET embedding = %s WHERE id = %s", (other, chunk["id"])
+            )
+        try:
+            again = health_report(world, rechecks.MODEL_FRESH)["rechecked"]["embedding_cache"]
+        finally:
+            with _owner(world) as conn:
+                conn.execute(
+                    "UPDATE case_law_chunks SET embedding = %s WHERE id = %s",
+                    (chunk["v"], chunk["id"]),
+                )
+        assert again["chunk_differ"] == 1 and again["found"] == first["found"] + 1
+    finally:
+        world.embedder.inner.embed_passages = asked
+    assert health_report(world)["rechecked"]["embedding_cache"]["chunk_differ"] == 0  # asked anew
+
+
 def test_the_desks_health_page_shows_each_recheck(world, chair):
-    page = chair.get("/health").text
+    page = chair.get("/health/technical").text
     assert 'id="rechecked"' in page and page.count("תקין") >= len(CLEAN)
     with _owner(world) as conn:
         conn.execute("UPDATE lexicon_size SET units = 0")
     try:
-        page = chair.get("/health").text
+        page = chair.get("/health/technical").text
     finally:
         with _owner(world) as conn:
             conn.execute("SELECT lexicon_rebuild()")

@@ -15,10 +15,11 @@ from . import backups, rechecks, scheduler
 from .cron import schedule_zone
 
 
-def report(app: App) -> dict:
+def report(app: App, model_within: float = 0) -> dict:
     """App.health() with `scheduler` ({"failed_jobs", "eval_drops"}) and `backup`
     ({"last_run", "last_proven"}) after `roles_enforced`, and `rechecked` ({check: {"checked",
-    "found", ...}}: ops/rechecks.py) at the end."""
+    "found", ...}}: ops/rechecks.py) at the end. `model_within`: seconds within which the
+    model's answer for a text is reused by the embedding re-check (rechecks.run)."""
     found = app.health()
     with app.store.connection() as conn:
         jobs = scheduler.health(conn)
@@ -30,7 +31,7 @@ def report(app: App) -> dict:
             out["scheduler"] = jobs
             out["backup"] = backup
     out["reranker"] = reranker(app)
-    out["rechecked"] = rechecks.run(app)
+    out["rechecked"] = rechecks.run(app, model_within)
     return out
 
 

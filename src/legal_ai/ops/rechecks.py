@@ -17,10 +17,17 @@ database):
 - `final_blocks`: each pair's blocks of her final found verbatim in the final's stored text
   (`pairs`: those with a block that is not).
 
-The checks read through the login's own store (`App.derived_store`), whoever asks."""
+The checks read through the login's own store (`App.derived_store`), whoever asks. Embedding
+the sample again costs a model call per chunk (~3 s for 32 with the offline model): `legal-ai
+health` embeds it every time; the desk's page (`run(app, model_within=MODEL_FRESH)`) reuses
+what this process's model answered for the same text within MODEL_FRESH seconds. The stored
+vectors are read and compared on every view either way: a vector changed in the database is
+found at once; only the model's own answer for an unchanged text is not asked twice."""
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -32,15 +39,21 @@ from ..store import rechecks as sql
 SAMPLE = 32  # chunks embedded again per health run (bounded: each is a model call)
 MIN_COSINE = 0.999  # the same text embedded again by the same model
 LISTED = 20  # items listed per check (the counts are whole)
+MODEL_FRESH = 15 * 60  # seconds the desk's page reuses the model's answer for a text
+
+# (embedder id, text) -> (monotonic time, the model's vector): what the model answered lately
+_answered: dict[tuple[str, str], tuple[float, Any]] = {}
+_lock = threading.Lock()
 
 
-def run(app: Any) -> dict:
-    """Every re-check, by name."""
+def run(app: Any, model_within: float = 0) -> dict:
+    """Every re-check, by name. `model_within` > 0: the embedding re-check reuses the model's
+    answer for a text it embedded within that many seconds (the stored vectors are read anew)."""
     store = app.derived_store
     with store.connection() as conn:
         return {
             "copy_fingerprints": _fingerprints(conn),
-            "embedding_cache": _embeddings(conn, app.embedder),
+            "embedding_cache": _embeddings(conn, app.embedder, model_within),
             "bm25_statistics": _statistics(conn),
             "schema_migrations": _migrations(conn),
             "final_blocks": _final_blocks(conn),
@@ -76,10 +89,30 @@ def _cosine(a, b) -> float:
     return float(a @ b) / norm if norm else -1.0
 
 
-def _embeddings(conn, embedder) -> dict:
+def _model_answers(embedder, texts: list[str], within: float) -> list:
+    """The model's vectors of `texts`: asked anew, or (within > 0) those it gave this process
+    for the same text within `within` seconds, asking only for the rest."""
+    if not texts:
+        return []
+    with _lock:  # two views at once ask the model once
+        now = time.monotonic()
+        for key in [k for k, (at, _) in _answered.items() if now - at >= max(within, 0)]:
+            del _answered[key]
+        asked = [t for t in dict.fromkeys(texts) if (embedder.id, t) not in _answered]
+        for text, vector in zip(
+            asked, embedder.inner.embed_passages(asked) if asked else [], strict=True
+        ):
+            _answered[(embedder.id, text)] = (now, vector)
+        answers = [_answered[(embedder.id, t)][1] for t in texts]
+        if within <= 0:
+            _answered.clear()
+        return answers
+
+
+def _embeddings(conn, embedder, within: float = 0) -> dict:
     planted = sql.planted_cache_rows(conn)
     rows = sql.embedded_sample(conn, embedder.id, SAMPLE)
-    fresh = embedder.inner.embed_passages([r["text"] for r in rows]) if rows else []
+    fresh = _model_answers(embedder, [r["text"] for r in rows], within)
     cache_differ = chunk_differ = 0
     items = []
     for row, vector in zip(rows, fresh, strict=True):

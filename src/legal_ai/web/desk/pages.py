@@ -8,6 +8,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from ...ops import rechecks
 from ...ops import scheduler as schedule
 from ...ops.health import report as health_report
 from . import core, health_page
@@ -30,7 +31,10 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         the upkeep's reasons in Hebrew (health_notes)."""
 
         def load() -> tuple[dict, dict]:
-            return health_report(desk.view), schedule.list_jobs(desk.view)
+            return (
+                health_report(desk.view, rechecks.MODEL_FRESH),
+                schedule.list_jobs(desk.view),
+            )
 
         report, jobs = await run_in_threadpool(load)
         return core.render(
