@@ -391,7 +391,7 @@ def test_the_desk_health_page_shows_the_units(app, tmp_path):
     settings = app.settings.model_copy(update={"chair_token": "s3cret-chair-token"})
     with TestClient(create_app(settings, legal=app)) as client:
         assert sign_in(client).status_code == 303
-        page = client.get("/health")
+        page = client.get("/health/technical")
     assert page.status_code == 200 and '<html lang="he" dir="rtl">' in page.text
     units = page.text.split('<table class="units">')[1].split("</table>")[0]
     units = re.sub(r"</?bdi>", "", units)  # the numbers are isolated in <bdi>
