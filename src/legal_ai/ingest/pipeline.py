@@ -28,6 +28,7 @@ from ..progress import QUIET, Progress
 from ..providers.embedders import Embedder
 from ..store import items as sql_items
 from ..store.db import Store
+from ..store.rows import Conn
 from ..text.bounds import Limits
 from ..text.hebrew import get_analyzer
 from . import metadata_fold, ocr_jobs
@@ -138,7 +139,7 @@ class Ingestor(Stager):
 
     def _arrived(
         self,
-        conn: psycopg.Connection,
+        conn: Conn,
         corpus: Corpus,
         item_id: int,
         values: dict,
@@ -330,7 +331,7 @@ class Ingestor(Stager):
         return existing.get("metadata") == values["metadata"].obj
 
     def write_staged(
-        self, conn: psycopg.Connection, staged: Staged, *, measure_templates: bool = True
+        self, conn: Conn, staged: Staged, *, measure_templates: bool = True
     ) -> tuple[str, dict]:
         """Write a staged item inside the caller's transaction: `unchanged`, `updated` (same
         text, other fields) or `ingested` (new or changed text: chunks replaced). A style final
@@ -382,14 +383,12 @@ class Ingestor(Stager):
         found = self._arrived(conn, corpus, item_id, values, text_changed=True)
         return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found, **moved}
 
-    def _fold_metadata(self, conn: psycopg.Connection, corpus: Corpus, item_id: int) -> None:
+    def _fold_metadata(self, conn: Conn, corpus: Corpus, item_id: int) -> None:
         """A decision's headnote, summary and tags into its first chunk (metadata_fold)."""
         if corpus.item_table == "case_law":
             metadata_fold.fold(conn, self.analyzer, self.embedder, [item_id])
 
-    def _prepare(
-        self, conn: psycopg.Connection, item: IngestItem, corpus: Corpus, values: dict
-    ) -> None:
+    def _prepare(self, conn: Conn, item: IngestItem, corpus: Corpus, values: dict) -> None:
         """Checks and defaults that need the database: duplicates, the case row, the chair."""
         if item.file_sha256:
             other = sql_items.find_by_file(conn, corpus, item.file_sha256, item.doc_id)

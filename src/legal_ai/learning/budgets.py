@@ -32,9 +32,9 @@ from zoneinfo import ZoneInfo
 from ..errors import BudgetReached
 from ..store import engine as queue
 from ..store import spending
+from ..store.rows import Conn
 
 if TYPE_CHECKING:
-    import psycopg
     from pydantic import BaseModel
 
     from ..context import Context
@@ -133,9 +133,7 @@ def unit(models: list[ChatModel]) -> Iterator[None]:
 # -- jobs ---------------------------------------------------------------------------------------
 
 
-def defer(
-    conn: psycopg.Connection, job: dict, worker: str, exc: BudgetReached, result: dict
-) -> dict | None:
+def defer(conn: Conn, job: dict, worker: str, exc: BudgetReached, result: dict) -> dict | None:
     """Park a claimed job until its role may spend again: waiting, with the reason and the
     role (its `result`, the work done so far, kept); the claim not counted as an attempt. None
     when the job is no longer this worker's."""
@@ -158,16 +156,14 @@ def deferral(waiting_for: str | None) -> str | None:
     return None
 
 
-def resumable(
-    app: Context, at: dt.datetime | None = None
-) -> Callable[[psycopg.Connection, dict], bool | None]:
+def resumable(app: Context, at: dt.datetime | None = None) -> Callable[[Conn, dict], bool | None]:
     """For a worker pass: whether a waiting job may run again — for a job deferred by a budget,
     True once its role may spend (a new day, a budget raised or removed), else False; None for
     a job that waits for something else (its configuration decides)."""
     zone = app.settings.schedule_timezone
     limits = app.settings.budgets
 
-    def may_run(conn: psycopg.Connection, job: dict) -> bool | None:
+    def may_run(conn: Conn, job: dict) -> bool | None:
         role = waits_for(job)
         if role is None:
             return None

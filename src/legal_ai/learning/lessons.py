@@ -29,6 +29,7 @@ from ..store import feedback as feedback_store
 from ..store import items as sql_items
 from ..store import jsonable
 from ..store import learning as store
+from ..store.rows import Conn
 from ..text.hebrew import normalize
 from . import agent_bounds
 from . import vocabulary as vocab
@@ -106,7 +107,7 @@ def propose(
 
 def _insert(
     app: Context,
-    conn: psycopg.Connection,
+    conn: Conn,
     case: str | None,
     category: str,
     text: str,

@@ -25,12 +25,11 @@ from ..errors import InvalidInput, NotFound
 from ..ingest import metadata_fold
 from ..store import enrichment as store
 from ..store import items as sql_items
+from ..store.rows import Conn
 from . import budgets
 from .vocabulary import free_text
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
 
 FIELDS = ("headnote", "summary", "tags")
@@ -55,7 +54,7 @@ def is_empty(value) -> bool:
     return not value or (isinstance(value, str) and not value.strip())
 
 
-def open_fields(conn: psycopg.Connection, item: dict) -> list[str]:
+def open_fields(conn: Conn, item: dict) -> list[str]:
     """The fields the system may fill: empty, or still what its last applied enrichment wrote."""
     model = store.applied(conn, item["id"])
     current = _current(item)
@@ -71,7 +70,7 @@ def _field(row: dict, name: str):
 
 
 def settle(
-    conn: psycopg.Connection, corpus_item: dict, proposal: dict, ungrounded: str | None
+    conn: Conn, corpus_item: dict, proposal: dict, ungrounded: str | None
 ) -> tuple[int, bool]:
     """Store the model's proposal for the decision (in the caller's transaction, under the
     item's ingest lock): applied at once to the fields still open when grounded, pending the
@@ -107,7 +106,7 @@ def still_holds(row: dict) -> bool:
     return all(current[f] == _field(row, f) for f in applied_fields(row))
 
 
-def revert(conn: psycopg.Connection, row: dict, item: dict) -> dict | None:
+def revert(conn: Conn, row: dict, item: dict) -> dict | None:
     """The fields an applied enrichment wrote, back to what they were; None when the decision no
     longer holds what it wrote (its text or a field changed since)."""
     if item is None or item["content_hash"] != row["content_hash"]:
@@ -122,7 +121,7 @@ def revert(conn: psycopg.Connection, row: dict, item: dict) -> dict | None:
     return back
 
 
-def fold_metadata(app: Context, conn: psycopg.Connection, case_law_id: int) -> None:
+def fold_metadata(app: Context, conn: Conn, case_law_id: int) -> None:
     """The decision's new fields into its first chunk, in the write's transaction (what the
     lexical and semantic legs find it by: ingest/metadata_fold.py)."""
     metadata_fold.fold(conn, app.analyzer, app.embedder, [case_law_id])
@@ -236,7 +235,7 @@ def _entry(row: dict) -> dict:
     }
 
 
-def awaiting(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
+def awaiting(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
     """The internal decisions awaiting metadata (not searchable for want of their headnote,
     summary or tags), each with where its enrichment stands and what to set."""
     count, rows = store.awaiting_metadata(conn, limit)
@@ -263,7 +262,7 @@ def saved(app: Context, doc_id: str) -> dict | None:
     return {k: found[k] for k in keys}
 
 
-def state_of(conn: psycopg.Connection, case_law_id: int) -> dict:
+def state_of(conn: Conn, case_law_id: int) -> dict:
     """One decision's metadata: {"awaiting_metadata", "missing", "state", "set"} (the final
     upload's report)."""
     _, rows = store.awaiting_metadata(conn, HEALTH_ROWS, case_law_id=case_law_id)

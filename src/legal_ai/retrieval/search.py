@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -162,7 +163,7 @@ def search(
             timings.update(semantic_timings)
         elif use_semantic:
             plan.run(conn, configured, found, timings)
-        if image_vector is not None:
+        if image_vector is not None and image_source is not None and image_embedder is not None:
             with timer(timings, "image"):
                 found["image"] = image_leg(
                     conn,
@@ -178,8 +179,9 @@ def search(
         fused = rrf(
             rankings(corpus, found), k=settings.rrf_k, weights={"image": settings.image_weight}
         )
-        sources = (*corpus.sources, *([image_source] if use_image else []))
-        head, stage, provenance = 0, None, {}
+        sources = (*corpus.sources, *([image_source] if image_source and use_image else []))
+        head, stage = 0, None
+        provenance: dict[tuple[str, int], dict[str, Any]] = {}
         if reranker is not None and vector is None and fused:
             fused, head, stage, provenance = _reranked(
                 conn, corpus, sources, fused, rows, reranker, text, settings, timings
@@ -257,7 +259,9 @@ def _embeddings(
     embedding: Future | None = None
     if use_semantic and vector is None and use_lexical:
         embedding = _submit(_timed_embedding, embedder, text)
-    image_vector: Future | None = _submit(image_embedder.embed_query, text) if use_image else None
+    image_vector: Future | None = (
+        _submit(image_embedder.embed_query, text) if use_image and image_embedder else None
+    )
     return embedding, image_vector
 
 
@@ -312,18 +316,21 @@ def _reranked(
     documents = [_rerank_text(rows.get(f.key) or {}) for f in head]
     outcome = rerank(reranker, query, documents, settings.rerank_budget_ms)
     timings["rerank"] = outcome.ms
-    provenance = {f.key: {"score": None, "fused_rank": n} for n, f in enumerate(ordered, 1)}
+    provenance: dict[tuple[str, int], dict[str, Any]] = {
+        f.key: {"score": None, "fused_rank": n} for n, f in enumerate(ordered, 1)
+    }
     stage = {
         "by": reranker.name,
         "candidates": len(head),
         "ms": outcome.ms,
         "skipped": outcome.skipped,
     }
-    if outcome.scores is None:
+    scores = outcome.scores
+    if scores is None:
         return ordered, len(head), stage, provenance
-    for entry, score in zip(head, outcome.scores, strict=True):
+    for entry, score in zip(head, scores, strict=True):
         provenance[entry.key]["score"] = round(score, 6)
-    order = sorted(range(len(head)), key=lambda i: (-outcome.scores[i], i))
+    order = sorted(range(len(head)), key=lambda i: (-scores[i], i))
     return [head[i] for i in order] + ordered[len(head) :], len(head), stage, provenance
 
 

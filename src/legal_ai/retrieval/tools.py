@@ -124,6 +124,8 @@ def find_similar_cases(
             "find_similar_cases by text needs practice_area"
             " (e.g. planning, betterment_levy, compensation)"
         )
+    if not text:  # the case's profile or the text given, as checked above
+        raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
     filters = Filters(practice_area=area, exclude_case_number=exclude)
     result = app.search(
         "case",
