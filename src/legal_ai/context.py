@@ -115,6 +115,11 @@ class Context:
         view._root = getattr(self, "_root", None) or self  # one model for every view
         return view
 
+    def ingestor(self) -> Any:
+        """An Ingestor writing through this context: the composition root makes it (app.App;
+        ingest/ may not import app.py, nor the scan's OCR job the pipeline that runs it)."""
+        raise NotImplementedError("an Ingestor is made by the composition root (app.App)")
+
     def on_surface(self, surface: str) -> Any:
         """This context, same principal, its searches logged as coming from `surface`."""
         return self.acting_as(self.principal, surface=surface)

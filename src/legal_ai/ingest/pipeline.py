@@ -272,8 +272,12 @@ class Ingestor(Stager):
             return
         if isinstance(entry, SourceError):
             report.failed.append({"path": entry.path, "error": entry.error})
-        else:
-            self._write(entry, staging, report)
+            if tally:  # told nothing was written
+                tally(where, None)
+            return
+        if staging is None:  # an item comes with its staging (`_stage`)
+            raise ValueError(f"{entry.doc_id} was not staged")
+        self._write(entry, staging, report)
         if tally:  # told the item when it was written (not when it failed)
             tally(where, entry if len(report.doc_ids) > written else None)
 
@@ -352,7 +356,7 @@ class Ingestor(Stager):
             ocr_jobs.enqueue(conn, item.file_sha256, staged.scan)  # a scan: kept, queued for OCR
         if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
-                return "unchanged", sql_items.item_status(conn, corpus, existing["id"])
+                return "unchanged", _status(conn, corpus, existing["id"])
             changed = {
                 k: v
                 for k, v in values.items()
@@ -361,7 +365,7 @@ class Ingestor(Stager):
             sql_items.update_fields(conn, corpus, existing["id"], changed)
             self._fold_metadata(conn, corpus, existing["id"])
             found = self._arrived(conn, corpus, existing["id"], values, text_changed=False)
-            return "updated", {**sql_items.item_status(conn, corpus, existing["id"]), **found}
+            return "updated", {**_status(conn, corpus, existing["id"]), **found}
         if staged.chunks is None:
             raise TextMovedOn(
                 f"{item.source_path}: the stored text changed while this was written; run it again"
@@ -381,7 +385,7 @@ class Ingestor(Stager):
             if measure_templates:
                 self.hooks.finals_changed(conn)
         found = self._arrived(conn, corpus, item_id, values, text_changed=True)
-        return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found, **moved}
+        return "ingested", {**_status(conn, corpus, item_id), **found, **moved}
 
     def _fold_metadata(self, conn: Conn, corpus: Corpus, item_id: int) -> None:
         """A decision's headnote, summary and tags into its first chunk (metadata_fold)."""
@@ -408,3 +412,11 @@ class Ingestor(Stager):
                     f"{item.doc_id}: a committee decision needs its chair; pass --meta "
                     "chair_name=..., or set LEGAL_AI_COMMITTEE_CHAIR to the committee's chair"
                 )
+
+
+def _status(conn: Conn, corpus: Corpus, item_id: int) -> dict:
+    """The status of the item just written in this transaction (it exists)."""
+    status = sql_items.item_status(conn, corpus, item_id)
+    if status is None:
+        raise StoreError(f"item {item_id} of {corpus.key} vanished while it was written")
+    return status

@@ -72,21 +72,23 @@ def upsert_case(conn: Conn, case_number: str, **fields: Any) -> dict:
 
 def set_final_labels(
     conn: Conn, case_number: str, labels: dict[str, str | None], source: str
-) -> dict | None:
+) -> dict:
     """The case's appeal type, outcome and practice area as its final's (`source`: `final`,
     given with it or confirmed; `draft`, the draft's unconfirmed). Migration 0034 refuses it to
     an agent, and to any request role but the chair's over labels that are the final's."""
-    return conn.execute(
-        "UPDATE cases SET appeal_type = %s, outcome = %s, practice_area = %s, labels_source = %s"
-        " WHERE case_number = %s RETURNING *",
-        (
-            labels.get("appeal_type"),
-            labels.get("outcome"),
-            labels.get("practice_area"),
-            source,
-            case_number,
-        ),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE cases SET appeal_type = %s, outcome = %s, practice_area = %s, labels_source = %s"
+            " WHERE case_number = %s RETURNING *",
+            (
+                labels.get("appeal_type"),
+                labels.get("outcome"),
+                labels.get("practice_area"),
+                source,
+                case_number,
+            ),
+        )
+    )
 
 
 def find_draft(conn: Conn, case_number: str, content_hash: str) -> dict | None:
@@ -151,7 +153,7 @@ _PAIR_COLUMNS = (
 )
 
 
-def update_pair(conn: Conn, pair_id: int, **fields: Any) -> dict | None:
+def update_pair(conn: Conn, pair_id: int, **fields: Any) -> dict:
     """Set the given pair columns (names from a fixed list; values as parameters)."""
     names = [name for name in fields if name in _PAIR_COLUMNS]
     if len(names) != len(fields):
@@ -160,7 +162,7 @@ def update_pair(conn: Conn, pair_id: int, **fields: Any) -> dict | None:
     statement = sql.SQL("UPDATE draft_final_pairs SET {} WHERE id = %s RETURNING *").format(
         sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(name)) for name in names)
     )
-    return conn.execute(statement, (*values, pair_id)).fetchone()
+    return one(conn.execute(statement, (*values, pair_id)))
 
 
 def list_pairs(conn: Conn, *, limit: int | None = None, offset: int = 0) -> list[dict]:
@@ -288,12 +290,14 @@ def set_review(
     actor: str,
     reason: str | None,
     needs_chair: bool = False,
-) -> dict | None:
-    return conn.execute(
-        "UPDATE decision_lessons SET review_status = %s, reviewed_by = %s, review_reason = %s,"
-        " needs_chair = %s WHERE id = %s RETURNING *",
-        (status, actor, reason, needs_chair, lesson_id),
-    ).fetchone()
+) -> dict:
+    return one(
+        conn.execute(
+            "UPDATE decision_lessons SET review_status = %s, reviewed_by = %s, review_reason = %s,"
+            " needs_chair = %s WHERE id = %s RETURNING *",
+            (status, actor, reason, needs_chair, lesson_id),
+        )
+    )
 
 
 def set_lesson_content(conn: Conn, lesson_id: int, text: str, category: str) -> None:

@@ -182,14 +182,16 @@ def insert_principle_votes(
         )
 
 
-def tally_principle(conn: Conn, principle_id: int) -> dict | None:
+def tally_principle(conn: Conn, principle_id: int) -> dict:
     """Have the database count a principle's votes (its gate computes votes, score and models
     from principle_votes on every update): the row as counted."""
-    return conn.execute(
-        "UPDATE case_law_principles SET votes = NULL WHERE id = %s"
-        " RETURNING id, votes, score, models, review_status",
-        (principle_id,),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE case_law_principles SET votes = NULL WHERE id = %s"
+            " RETURNING id, votes, score, models, review_status",
+            (principle_id,),
+        )
+    )
 
 
 def set_principle_reason(conn: Conn, principle_id: int, reason: str) -> None:
@@ -201,26 +203,30 @@ def set_principle_reason(conn: Conn, principle_id: int, reason: str) -> None:
     )
 
 
-def confirm_principle(conn: Conn, principle_id: int) -> dict | None:
+def confirm_principle(conn: Conn, principle_id: int) -> dict:
     """The chair's confirmation of what the panel approved (the gate: her role, once; the
     audit trigger records it)."""
-    return conn.execute(
-        "UPDATE case_law_principles SET confirmed_by = 'chair' WHERE id = %s RETURNING id,"
-        " source_kind, case_law_id, rule_text, supporting_quote, page, review_status,"
-        " reviewed_by, reviewed_at, review_reason, confirmed_by, confirmed_at",
-        (principle_id,),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE case_law_principles SET confirmed_by = 'chair' WHERE id = %s RETURNING id,"
+            " source_kind, case_law_id, rule_text, supporting_quote, page, review_status,"
+            " reviewed_by, reviewed_at, review_reason, confirmed_by, confirmed_at",
+            (principle_id,),
+        )
+    )
 
 
 def set_principle_review(
     conn: Conn, principle_id: int, status: str, actor: str, reason: str | None
-) -> dict | None:
-    return conn.execute(
-        "UPDATE case_law_principles SET review_status = %s, reviewed_by = %s, review_reason = %s"
-        " WHERE id = %s RETURNING id, source_kind, case_law_id, rule_text, supporting_quote, page,"
-        " review_status, reviewed_by, reviewed_at, review_reason",
-        (status, actor, reason, principle_id),
-    ).fetchone()
+) -> dict:
+    return one(
+        conn.execute(
+            "UPDATE case_law_principles SET review_status = %s, reviewed_by = %s, review_reason = %s"
+            " WHERE id = %s RETURNING id, source_kind, case_law_id, rule_text, supporting_quote, page,"
+            " review_status, reviewed_by, reviewed_at, review_reason",
+            (status, actor, reason, principle_id),
+        )
+    )
 
 
 def principle_cap_taken(conn: Conn, case_law_id: int) -> tuple[int, int]:

@@ -112,13 +112,15 @@ def exists(conn: Conn, name: str) -> bool:
     return conn.execute("SELECT 1 FROM schedules WHERE name = %s", (name,)).fetchone() is not None
 
 
-def reschedule(conn: Conn, name: str, cron: str, timezone: str, next_run_at: Any) -> dict | None:
+def reschedule(conn: Conn, name: str, cron: str, timezone: str, next_run_at: Any) -> dict:
     """A definition whose cron or time zone changed: its next run from the new schedule."""
-    return conn.execute(
-        "UPDATE schedules SET cron = %s, timezone = %s, next_run_at = %s, updated_at = now()"
-        " WHERE name = %s RETURNING *",
-        (cron, timezone, next_run_at, name),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE schedules SET cron = %s, timezone = %s, next_run_at = %s, updated_at = now()"
+            " WHERE name = %s RETURNING *",
+            (cron, timezone, next_run_at, name),
+        )
+    )
 
 
 def all_schedules(conn: Conn) -> dict[str, dict]:
@@ -136,13 +138,15 @@ def finish(
     error: str | None,
     failures: int,
     next_run_at: Any,
-) -> dict | None:
-    return conn.execute(
-        "UPDATE schedules SET last_started_at = %s, last_finished_at = %s, last_outcome = %s,"
-        " last_result = %s, last_error = %s, failures = %s, next_run_at = %s, updated_at = now()"
-        " WHERE name = %s RETURNING *",
-        (started_at, finished_at, outcome, Jsonb(result), error, failures, next_run_at, name),
-    ).fetchone()
+) -> dict:
+    return one(
+        conn.execute(
+            "UPDATE schedules SET last_started_at = %s, last_finished_at = %s, last_outcome = %s,"
+            " last_result = %s, last_error = %s, failures = %s, next_run_at = %s, updated_at = now()"
+            " WHERE name = %s RETURNING *",
+            (started_at, finished_at, outcome, Jsonb(result), error, failures, next_run_at, name),
+        )
+    )
 
 
 def record_run(conn: Conn, run: dict[str, Any]) -> dict:
