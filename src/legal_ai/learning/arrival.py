@@ -169,7 +169,9 @@ def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
             reason = "no points_to: say which ruling it summarises (--meta points_to=...)"
         elif key is None:
             reason = f"points_to {r['points_to']!r} names no case number"
-        elif library_links.match_identity(conn, library_links.pointer(key)).ambiguous:
+        elif (pointed := library_links.pointer(key)) is not None and library_links.match_identity(
+            conn, pointed
+        ).ambiguous:
             reason = (
                 f"several rulings of the library fit {key}: name its court and district in "
                 "points_to (--meta points_to=...)"

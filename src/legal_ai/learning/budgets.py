@@ -26,7 +26,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 from zoneinfo import ZoneInfo
 
 from ..errors import BudgetReached
@@ -35,10 +35,9 @@ from ..store import spending
 from ..store.rows import Conn
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from ..context import Context
     from ..providers.models import ChatModel
+    from ..providers.models.base import T
 
 
 @dataclass
@@ -98,7 +97,7 @@ class Budgeted:
     def last_call(self) -> int | None:
         return self.model.last_call
 
-    def ask(self, system: str, user: str, schema: type[BaseModel], *, stage: str) -> Any:
+    def ask(self, system: str, user: str, schema: type[T], *, stage: str) -> T:
         if not self.budget.open_units:
             self.budget.check()
         return self.model.ask(system, user, schema, stage=stage)
@@ -111,7 +110,8 @@ class Budgeted:
 
 def guarded(model: ChatModel, budget: Budget) -> ChatModel:
     """`model` checked against `budget` before each call; as it is when the role has none."""
-    return model if budget.limit is None else Budgeted(model, budget)
+    # Budgeted is a ChatModel whose `last_call` is its model's (a read-only property).
+    return model if budget.limit is None else cast("ChatModel", Budgeted(model, budget))
 
 
 @contextmanager

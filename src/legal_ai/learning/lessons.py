@@ -267,6 +267,8 @@ def edit(
                 {"before": before, "after": after},
             )
             row = store.get_lesson(conn, lesson_id)
+            if row is None:  # locked above
+                raise NotFound(f"lesson {lesson_id} is gone")
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
     except psycopg.errors.InsufficientPrivilege:
@@ -330,7 +332,7 @@ def record_curator_findings(app: Context, case: str, findings: list[str]) -> dic
     for finding in findings:
         match = _TAG_RE.match(vocab.free_text(finding, "finding", max_chars=4000))
         category = vocab.CURATOR_TAGS.get(match.group("tag").strip()) if match else None
-        if category is None:
+        if category is None or match is None:
             raise InvalidInput(
                 f"finding {finding!r} has no known tag; start it with one of: "
                 + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS)

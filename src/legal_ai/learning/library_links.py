@@ -131,5 +131,7 @@ def pick(app: Context, authority_id: int, case_law_id: int) -> dict:
                 + (", ".join(str(c) for c in sorted(allowed)) or "none (nothing to pick)")
             )
         picked = store.pick_link(conn, authority_id, case_law_id)
+        if picked is None:
+            raise NotFound(f"no citation {authority_id} of a ruling; reload the list")
         store.refresh_missing_and_corroboration(conn)
     return {**jsonable(picked), "link_basis": CHAIR}

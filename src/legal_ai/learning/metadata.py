@@ -17,11 +17,11 @@ completeness contract, INV-RET2; migration 0030) — and who wrote them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..auth import require_chair
 from ..corpora import get_corpus
-from ..errors import InvalidInput, NotFound
+from ..errors import InvalidInput, NotFound, StoreError
 from ..ingest import metadata_fold
 from ..store import enrichment as store
 from ..store import items as sql_items
@@ -77,6 +77,8 @@ def settle(
     chair's review otherwise. Returns (its id, whether it was applied)."""
     sql_items.lock_item(conn, get_corpus("internal"), corpus_item["doc_id"])
     item = store.item(conn, corpus_item["id"])
+    if item is None:  # locked just above
+        raise StoreError(f"{corpus_item['doc_id']} is no longer stored")
     fields = open_fields(conn, item) if ungrounded is None else []
     if not fields:
         return store.insert(conn, {**proposal, "ungrounded": ungrounded}), False
@@ -127,7 +129,7 @@ def fold_metadata(app: Context, conn: Conn, case_law_id: int) -> None:
     metadata_fold.fold(conn, app.analyzer, app.embedder, [case_law_id])
 
 
-def _clean(headnote: object, summary: object, tags: object) -> dict:
+def _clean(headnote: object, summary: object, tags: Any) -> dict:
     tag_list = tags.split(",") if isinstance(tags, str) else list(tags or [])
     cleaned = []
     for tag in tag_list:
@@ -161,6 +163,8 @@ def set_fields(app: Context, doc_id: str, headnote: object, summary: object, tag
         sql_items.update_fields(conn, corpus, found["id"], values)
         fold_metadata(app, conn, found["id"])
         status = sql_items.item_status(conn, corpus, found["id"])
+    if status is None:  # locked and found above
+        raise NotFound(f"no internal decision {doc_id!r}")
     return {"doc_id": doc_id, "searchable": status["searchable"], "missing": status["missing"]}
 
 
@@ -175,8 +179,8 @@ def job_state(
     max_attempts: int | None,
 ) -> str:
     """Where an enrichment job stands, in words (health, `enrich run`)."""
-    if status == "waiting" and budgets.deferral(waiting_for):
-        return budgets.deferral(waiting_for)
+    if status == "waiting" and (deferred := budgets.deferral(waiting_for)):
+        return deferred
     if status == "waiting":
         return f"waiting for configuration: {waiting_for}"
     if status == "failed":

@@ -56,6 +56,14 @@ def case_number(raw: str | None) -> str:
     return value
 
 
+@overload
+def free_text(
+    value: object, what: str, *, required: Literal[True] = True, max_chars: int = 20_000
+) -> str: ...
+@overload
+def free_text(
+    value: object, what: str, *, required: bool, max_chars: int = 20_000
+) -> str | None: ...
 def free_text(
     value: object, what: str, *, required: bool = True, max_chars: int = 20_000
 ) -> str | None:

@@ -51,11 +51,11 @@ def digests_numbered(conn: Conn, number: str) -> list[dict]:
     ).fetchall()
 
 
-def digest_pointer(conn: Conn, digest_id: int) -> dict | None:
+def digest_pointer(conn: Conn, digest_id: int) -> dict:
     """One digest's {points_to_key, case_law_id}."""
-    return conn.execute(
-        "SELECT points_to_key, case_law_id FROM digests WHERE id = %s", (digest_id,)
-    ).fetchone()
+    return one(
+        conn.execute("SELECT points_to_key, case_law_id FROM digests WHERE id = %s", (digest_id,))
+    )
 
 
 def digest_pointers(conn: Conn) -> list[dict]:

@@ -59,7 +59,7 @@ def insert_principle(
     )["id"]
 
 
-def extractable_items(conn: Conn, source_kind: str, doc_id: str | None = None) -> list[dict]:
+def extractable_items(conn: Conn, source_kind: str | None, doc_id: str | None = None) -> list[dict]:
     """The rulings and decisions of one case-law corpus (or the one named `doc_id`) with text."""
     return conn.execute(
         "SELECT id, doc_id, case_number, court, is_binding, content, page_starts, content_hash,"
