@@ -36,3 +36,10 @@ _.revisions  # upload_stages.html (final_uploads.Task)
 _.comment_count  # upload_stages.html (a Word final's open comments)
 # onnxruntime's SessionOptions are set as attributes (providers/rerankers.py)
 _.log_severity_level
+# retrieval/contract.py: keys of the search answer's TypedDicts, written as dict literals
+_.explain
+_.canonical_statement
+_.identifier
+_.dropped_unverified
+_.term_once_confirmed
+_.chunk_id

@@ -32,6 +32,7 @@ from .metrics import searched
 from .progress import QUIET, Progress
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
+from .retrieval.contract import ToolAnswer
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import CHAIR_TOOLS, TOOLS
 from .store import deployment, integrity, maintenance, meta_fold
@@ -182,7 +183,7 @@ class App(Context):
                 call["search_id"] = search_id
         return result
 
-    def tool(self, name: str, **arguments: Any) -> dict:
+    def tool(self, name: str, **arguments: Any) -> ToolAnswer:
         """Call a search tool by name (the MCP server and `legal-ai search` go through here).
         A logged search's answer carries its telemetry row's id (`search_id`)."""
         tool = TOOLS.get(name) or (CHAIR_TOOLS.get(name) if self.principal.is_chair else None)

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -53,7 +54,7 @@ def unknown_line(name: str, nearest: str | None) -> str:
     return f"{name} is not a setting of legal-ai ({hint}docs/configuration.md lists them); ignored"
 
 
-def _expects(error: dict) -> str:
+def _expects(error: Mapping[str, Any]) -> str:
     kind, message = error["type"], str(error["msg"])
     said = {
         "int_parsing": "a whole number",

@@ -22,6 +22,7 @@ from .providers.multimodal import make_multimodal
 from .providers.rerankers import Reranker, make_reranker
 from .store.cache import EmbeddingCache, set_active_embedder
 from .store.db import Store, open_store
+from .store.rows import Conn
 from .text.hebrew import get_analyzer
 
 
@@ -45,11 +46,11 @@ class ArrivalHooks:
     - `finals_changed(conn)`: the chair's templates measured again."""
 
     arrived: Callable[..., dict | None] = _nothing
-    ruling_arrived: Callable[[psycopg.Connection, int, str], None] = _nothing
-    ruling_changed: Callable[[psycopg.Connection, int], dict | None] = _nothing
+    ruling_arrived: Callable[[Conn, int, str], None] = _nothing
+    ruling_changed: Callable[[Conn, int], dict | None] = _nothing
     final_warm: Callable[[Store, Embedder, str], None] = _nothing
     final_arrived: Callable[..., None] = _nothing
-    finals_changed: Callable[[psycopg.Connection], None] = _nothing
+    finals_changed: Callable[[Conn], None] = _nothing
 
 
 NO_HOOKS = ArrivalHooks()
@@ -58,6 +59,7 @@ NO_HOOKS = ArrivalHooks()
 class Context:
     """A configured legal-ai acting for one principal: one store, one (cached) embedder."""
 
+    _root: Context  # set on a view (`as_principal`): the context every view shares a model with
     surface: str | None = None  # where its searches come from (telemetry.py); None: not logged
     hooks: ArrivalHooks = NO_HOOKS
 
@@ -112,6 +114,11 @@ class Context:
         view._owns_store = False
         view._root = getattr(self, "_root", None) or self  # one model for every view
         return view
+
+    def ingestor(self) -> Any:
+        """An Ingestor writing through this context: the composition root makes it (app.App;
+        ingest/ may not import app.py, nor the scan's OCR job the pipeline that runs it)."""
+        raise NotImplementedError("an Ingestor is made by the composition root (app.App)")
 
     def on_surface(self, surface: str) -> Any:
         """This context, same principal, its searches logged as coming from `surface`."""

@@ -27,6 +27,13 @@ class Source:
     text_column: str
     condition: str | None = None
 
+    @property
+    def parent(self) -> str:
+        """The unit column referencing the item, for a unit that is not the item itself."""
+        if self.parent_column is None:
+            raise InvalidInput(f"{self.kind} units stand alone: they reference no item")
+        return self.parent_column
+
 
 @dataclass(frozen=True)
 class Corpus:
@@ -71,6 +78,27 @@ class Corpus:
         return (chunks, principles)
 
     @property
+    def items(self) -> str:
+        """The item table, for a corpus that has one (every corpus but the precedents')."""
+        if self.item_table is None:
+            raise InvalidInput(f"corpus {self.key!r} has no items")
+        return self.item_table
+
+    @property
+    def images(self) -> str:
+        """The page-images partition, for a corpus that keeps page images."""
+        if self.image_table is None:
+            raise InvalidInput(f"corpus {self.key!r} keeps no page images")
+        return self.image_table
+
+    @property
+    def scoped_by(self) -> str:
+        """The item column that pins the corpus, for a corpus that shares its item table."""
+        if self.scope_column is None:
+            raise InvalidInput(f"corpus {self.key!r} has no scope column")
+        return self.scope_column
+
+    @property
     def default_doc_type(self) -> str:
         return self.doc_types[0]
 
@@ -83,10 +111,10 @@ class Corpus:
             sql.Identifier(alias), sql.Identifier(self.scope_column)
         )
 
-    def scope_params(self) -> dict[str, str]:
+    def scope_params(self) -> dict[str, str | None]:
         return {"corpus_scope": self.scope_value} if self.scope_column else {}
 
-    def scope_values(self) -> dict[str, str]:
+    def scope_values(self) -> dict[str, str | None]:
         """Columns (and values) that pin a new row of this corpus."""
         return {self.scope_column: self.scope_value} if self.scope_column else {}
 

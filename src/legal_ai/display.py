@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 
-def format_hit(number: int, hit: dict, *, indent: str = "", snippet_chars: int = 220) -> str:
+
+def format_hit(
+    number: int, hit: Mapping[str, Any], *, indent: str = "", snippet_chars: int = 220
+) -> str:
     """Title, provenance (ids, page, span, per-leg ranks), snippet, and the supporting quote of a
     principle."""
     unit = hit.get("chunk_id") or hit.get("principle_id") or hit.get("precedent_id")

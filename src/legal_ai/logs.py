@@ -36,7 +36,7 @@ TEXT_FORMAT = "%(levelname)s %(name)s [%(request_id)s] %(message)s"
 
 def well_formed(value: str | None) -> bool:
     """Whether a caller's request id may be kept as it is (else a new one is made)."""
-    return bool(value) and _WELL_FORMED.fullmatch(value) is not None
+    return value is not None and _WELL_FORMED.fullmatch(value) is not None
 
 
 def new_request_id() -> str:
@@ -92,7 +92,7 @@ class _Stderr(logging.StreamHandler):
         self._own = stream
 
     @property
-    def stream(self) -> IO[str]:  # type: ignore[override]
+    def stream(self) -> IO[str]:
         return self._own if self._own is not None else sys.stderr
 
     @stream.setter

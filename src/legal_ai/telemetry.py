@@ -56,7 +56,11 @@ def clean_filters(filters: Any) -> dict[str, str]:
     bounded; unset ones left out."""
     if filters is None:
         return {}
-    values = dataclasses.asdict(filters) if dataclasses.is_dataclass(filters) else dict(filters)
+    values = (
+        dataclasses.asdict(filters)
+        if dataclasses.is_dataclass(filters) and not isinstance(filters, type)
+        else dict(filters)
+    )
     out = {}
     for name, value in values.items():
         if value is None:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ..config import Settings
 from ..context import Context
@@ -184,7 +185,7 @@ def _rerank_minus_hybrid(result: dict, per_query: dict, app: Context) -> None:
             per_query[RERANKED]["ndcg@10"], per_query["hybrid"]["ndcg@10"]
         )
         result["rerank_minus_hybrid"] = {
-            "reranker": app.reranker.name,
+            "reranker": app.reranker.name if app.reranker else None,
             "ndcg@10": mean,
             "ci95": [low, high],
         }
@@ -263,7 +264,7 @@ def evaluate(
         report, load_seconds = ready.report, ready.seconds
         runs, latency = _run_modes(ready, dataset, modes, progress)
         per_query = {mode: metrics.per_query(run, dataset.qrels) for mode, run in runs.items()}
-        result = {
+        result: dict[str, Any] = {
             "dataset": dataset.name,
             "n_queries": len(dataset.queries),
             "n_docs": len(dataset.corpus),

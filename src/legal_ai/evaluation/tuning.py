@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import statistics
+from typing import Any
 
 from ..config import Settings
 from ..errors import InvalidInput
@@ -156,11 +157,11 @@ def cross_validate(
 ) -> dict:
     """Choose on the training folds, score on the held-out one; per fold and summarised, with
     the current settings (`default`, when in the grid) on the same folds."""
-    per_fold = []
+    per_fold: list[dict[str, Any]] = []
     for number, held_out in enumerate(split):
         training = [q for i, fold in enumerate(split) if i != number for q in fold]
         chosen = choose(scores, training, default)
-        row = {
+        row: dict[str, Any] = {
             "fold": number + 1,
             "queries": len(held_out),
             "chosen": configs[chosen],
@@ -224,6 +225,7 @@ def tune(
                 scores[number] = metrics.per_query(run, dataset.qrels)["ndcg@10"]
                 done += len(dataset.queries)
                 progress.update(done, current=str(configs[number]))
+    measured = [s for s in scores if s is not None]  # every configuration, each in its load
     result = {
         "dataset": dataset.name,
         "n_queries": len(dataset.queries),
@@ -234,10 +236,10 @@ def tune(
         "fold_sizes": [len(f) for f in split],
         "configurations": [
             {**config, "ndcg@10": round(_mean(s, sorted(dataset.qrels)), 4)}
-            for config, s in zip(configs, scores, strict=True)
+            for config, s in zip(configs, measured, strict=True)
         ],
     }
-    result["cross_validation"] = cross_validate(configs, scores, split, default)
+    result["cross_validation"] = cross_validate(configs, measured, split, default)
     result["folds"] = split
-    result["per_query_ndcg@10"] = scores  # aligned with "configurations"
+    result["per_query_ndcg@10"] = measured  # aligned with "configurations"
     return result

@@ -14,10 +14,9 @@ are already out of the lexical leg and an embedding made with them is stale (the
 
 from __future__ import annotations
 
-import psycopg
-
 from ..providers.embedders import Embedder
 from ..store import meta_fold
+from ..store.rows import Conn
 from ..text.hebrew import Analyzer
 
 SEMANTIC_META_CHARS = 800
@@ -41,7 +40,7 @@ def semantic_text(text: str, meta: str) -> str:
 
 
 def fold(
-    conn: psycopg.Connection,
+    conn: Conn,
     analyzer: Analyzer,
     embedder: Embedder,
     case_law_ids: list[int] | None = None,

@@ -130,6 +130,8 @@ def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
     with app.store.connection() as conn:
         waiting = ocr_store.items_waiting(conn, sha)
         scan = ocr_store.get_scan(conn, sha)
+    if scan is None:  # saved before the job applies it; kept while items wait for it
+        raise StoreError("the scan is no longer kept")
     written = []
     ingestor = app.ingestor()
     for corpus in {c.key: c for c, _ in waiting}.values():
@@ -139,7 +141,7 @@ def apply(app: Context, sha: str, pdf: Path) -> list[dict]:
             raise StoreError(f"writing the OCR text failed: {report.failed[0]['error']}")
         unsearchable = {u["doc_id"] for u in report.unsearchable}
         for i in items:
-            entry = {"corpus": corpus.key, "doc_id": i.doc_id}
+            entry: dict[str, Any] = {"corpus": corpus.key, "doc_id": i.doc_id}
             entry["searchable"] = i.doc_id not in unsearchable
             mismatch = header_mismatch(
                 i.fields.get("case_number"), scan["content"] or "", scan["page_starts"] or []
@@ -171,7 +173,10 @@ def _save_reading(app: Context, sha: str, reading) -> dict:
         ocr_store.save_reading(
             conn, sha, reading.engine, text, starts, [p.as_dict() for p in reading.pages]
         )
-        return ocr_store.get_scan(conn, sha)
+        scan = ocr_store.get_scan(conn, sha)
+    if scan is None:  # its reading was just saved in this transaction
+        raise StoreError("the scan is no longer kept")
+    return scan
 
 
 def process(

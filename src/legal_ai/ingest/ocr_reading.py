@@ -30,7 +30,12 @@ WAITING = (
     "image-only PDF (no text layer): queued for OCR; `legal-ai worker` or `legal-ai ocr run` "
     "reads it"
 )
-METADATA = ("ocr_engine", "ocr_confidence", "ocr_page_confidence", "ocr_low_confidence_pages")
+METADATA: tuple[str, ...] = (
+    "ocr_engine",
+    "ocr_confidence",
+    "ocr_page_confidence",
+    "ocr_low_confidence_pages",
+)
 METADATA += ("ocr_low_confidence_reasons",)  # [{"page", "reason"}] for those pages
 METADATA += ("ocr_low_confidence_numbers",)  # numbers read with low confidence, their spans
 METADATA += ("ocr_case_number_mismatch",)  # {"filed", "read"}: the header names another case

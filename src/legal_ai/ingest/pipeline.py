@@ -29,6 +29,7 @@ from ..providers.embedders import Embedder
 from ..store import items as sql_items
 from ..store import originals
 from ..store.db import Store
+from ..store.rows import Conn
 from ..text.bounds import Limits
 from ..text.hebrew import get_analyzer
 from . import metadata_fold, ocr_jobs
@@ -139,7 +140,7 @@ class Ingestor(Stager):
 
     def _arrived(
         self,
-        conn: psycopg.Connection,
+        conn: Conn,
         corpus: Corpus,
         item_id: int,
         values: dict,
@@ -272,8 +273,12 @@ class Ingestor(Stager):
             return
         if isinstance(entry, SourceError):
             report.failed.append({"path": entry.path, "error": entry.error})
-        else:
-            self._write(entry, staging, report)
+            if tally:  # told nothing was written
+                tally(where, None)
+            return
+        if staging is None:  # an item comes with its staging (`_stage`)
+            raise ValueError(f"{entry.doc_id} was not staged")
+        self._write(entry, staging, report)
         if tally:  # told the item when it was written (not when it failed)
             tally(where, entry if len(report.doc_ids) > written else None)
 
@@ -331,7 +336,7 @@ class Ingestor(Stager):
         return existing.get("metadata") == values["metadata"].obj
 
     def write_staged(
-        self, conn: psycopg.Connection, staged: Staged, *, measure_templates: bool = True
+        self, conn: Conn, staged: Staged, *, measure_templates: bool = True
     ) -> tuple[str, dict]:
         """Write a staged item inside the caller's transaction: `unchanged`, `updated` (same
         text, other fields) or `ingested` (new or changed text: chunks replaced). A style final
@@ -355,7 +360,7 @@ class Ingestor(Stager):
                 originals.keep(conn, staged.original, Path(item.source_path).name)
         if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
-                return "unchanged", sql_items.item_status(conn, corpus, existing["id"])
+                return "unchanged", _status(conn, corpus, existing["id"])
             changed = {
                 k: v
                 for k, v in values.items()
@@ -364,7 +369,7 @@ class Ingestor(Stager):
             sql_items.update_fields(conn, corpus, existing["id"], changed)
             self._fold_metadata(conn, corpus, existing["id"])
             found = self._arrived(conn, corpus, existing["id"], values, text_changed=False)
-            return "updated", {**sql_items.item_status(conn, corpus, existing["id"]), **found}
+            return "updated", {**_status(conn, corpus, existing["id"]), **found}
         if staged.chunks is None:
             raise TextMovedOn(
                 f"{item.source_path}: the stored text changed while this was written; run it again"
@@ -384,16 +389,14 @@ class Ingestor(Stager):
             if measure_templates:
                 self.hooks.finals_changed(conn)
         found = self._arrived(conn, corpus, item_id, values, text_changed=True)
-        return "ingested", {**sql_items.item_status(conn, corpus, item_id), **found, **moved}
+        return "ingested", {**_status(conn, corpus, item_id), **found, **moved}
 
-    def _fold_metadata(self, conn: psycopg.Connection, corpus: Corpus, item_id: int) -> None:
+    def _fold_metadata(self, conn: Conn, corpus: Corpus, item_id: int) -> None:
         """A decision's headnote, summary and tags into its first chunk (metadata_fold)."""
         if corpus.item_table == "case_law":
             metadata_fold.fold(conn, self.analyzer, self.embedder, [item_id])
 
-    def _prepare(
-        self, conn: psycopg.Connection, item: IngestItem, corpus: Corpus, values: dict
-    ) -> None:
+    def _prepare(self, conn: Conn, item: IngestItem, corpus: Corpus, values: dict) -> None:
         """Checks and defaults that need the database: duplicates, the case row, the chair."""
         if item.file_sha256:
             other = sql_items.find_by_file(conn, corpus, item.file_sha256, item.doc_id)
@@ -413,3 +416,11 @@ class Ingestor(Stager):
                     f"{item.doc_id}: a committee decision needs its chair; pass --meta "
                     "chair_name=..., or set LEGAL_AI_COMMITTEE_CHAIR to the committee's chair"
                 )
+
+
+def _status(conn: Conn, corpus: Corpus, item_id: int) -> dict:
+    """The status of the item just written in this transaction (it exists)."""
+    status = sql_items.item_status(conn, corpus, item_id)
+    if status is None:
+        raise StoreError(f"item {item_id} of {corpus.key} vanished while it was written")
+    return status

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..context import Context
 from ..corpora import CORPORA
@@ -158,7 +159,7 @@ def repair(ctx: Context) -> list[dict]:
     chunks, count_changed (chunks deleted or added), repaired, reason}; an item whose text no version holds is left as it is, and says
     so."""
     ingestor = Ingestor.of(ctx)
-    out = []
+    out: list[dict] = []
     for corpus in CORPORA.values():
         with ctx.store.connection() as conn:
             found = integrity.damaged(conn, corpus)
@@ -176,7 +177,7 @@ def _original(conn, corpus, stored: dict) -> tuple[str, list | None] | None:
 
 
 def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> dict:
-    entry = {
+    entry: dict[str, Any] = {
         "corpus": corpus.key,
         "doc_id": row["doc_id"],
         "text_restored": False,
@@ -187,6 +188,9 @@ def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> dict:
     }
     with ctx.store.connection() as conn:
         stored = integrity.item(conn, corpus, row["id"])
+        if stored is None:  # deleted since the check listed it
+            entry["reason"] = "it is no longer stored"
+            return entry
         original = _original(conn, corpus, stored) if row["text_changed"] else None
     if row["text_changed"] and original is None:
         entry["reason"] = (

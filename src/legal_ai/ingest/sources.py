@@ -128,7 +128,8 @@ class SourceError:
 def coerce_fields(corpus: Corpus, raw: dict[str, Any], where: str) -> tuple[dict, dict]:
     """Split caller metadata into item columns (type-checked and typed) and free metadata
     (scalars, or flat lists of them). A wrong type raises InvalidInput naming the field."""
-    fields, metadata = {}, {}
+    fields: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
     for raw_key, value in raw.items():
         key = clean_value(str(raw_key))  # one line: a key shows in messages
         if key in _RESERVED or value is None:

@@ -13,15 +13,19 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from ..config import Settings
+from ..context import ArrivalHooks
 from ..corpora import Corpus
-from ..providers.embedders import text_hash
+from ..providers.embedders import Embedder, text_hash
 from ..providers.multimodal import render_pages
 from ..retrieval.terms import binding_of
 from ..store import items as sql_items
 from ..store import originals
+from ..store.db import Store
 from ..text.case_numbers import identity_columns
 from ..text.chunking import chunk_text
 from ..text.extract import IMAGE_ONLY
+from ..text.hebrew import Analyzer
 from . import ocr_reading
 from .chunk_context import chunk_analyzer, context_line, indexed_text
 from .sources import IngestItem
@@ -70,6 +74,13 @@ def content_hash(item: IngestItem) -> str:
 class Stager:
     """The staging half of the Ingestor: reads its `store`, `embedder`, `images`, `settings`,
     `analyzer` and `hooks`."""
+
+    store: Store
+    embedder: Embedder
+    images: Any  # the multimodal embedder (MULTIMODAL_ENABLED) or None
+    settings: Settings
+    analyzer: Analyzer
+    hooks: ArrivalHooks
 
     def _values(self, item: IngestItem, corpus: Corpus) -> dict[str, Any]:
         values: dict[str, Any] = dict(item.fields)

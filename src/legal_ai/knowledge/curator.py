@@ -119,7 +119,8 @@ def curate(app: Context, case: str, model: ChatModel) -> dict:
     )
     header = (final["final_blocks"] or {}).get("header") or final["content"][:600]
     names = purity.party_names(header, (known or {}).get("chair_name"))
-    clean, dropped = [], 0
+    clean: list[str] = []
+    dropped = 0
     for item in answer.findings:
         text = vocab.free_text(item.finding, "finding", required=False, max_chars=3000)
         if text is None:

@@ -42,6 +42,7 @@ from ..providers.embedders import text_hash
 from ..retrieval.fusion import rrf
 from ..retrieval.search import cap_per_item, clean_query
 from ..store import exemplars as exemplar_store
+from ..store import precedents as precedent_store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 from . import paragraphs as cutter
 from . import templates
@@ -256,7 +257,8 @@ def _query(
     if text is not None:
         out["query_from"] = "query"
     elif case is not None:
-        profile_text, vector = app.case_profile(case)
+        with app.store.connection() as conn:
+            profile_text, vector = precedent_store.case_profile(conn, case, embedder.id)
         if profile_text.strip():
             text, out["query_from"] = profile_text, "case"
     if text is not None and vector is None:

@@ -343,8 +343,9 @@ def _template(
     slots = [s.strip("{}") for s in SLOTS if s in body]
     types: dict[str, int] = defaultdict(int)
     for n, _ in places:
-        if paragraphs[n].appeal_type:
-            types[paragraphs[n].appeal_type] += 1
+        appeal_type = paragraphs[n].appeal_type
+        if appeal_type:
+            types[appeal_type] += 1
     return Template(
         block=block,
         text=body,

@@ -96,7 +96,7 @@ def refresh(app: Context) -> dict:
 def _current(conn) -> bool:
     """Whether the templates were measured on the finals as they are now."""
     state = template_store.measured_fingerprint(conn)
-    return bool(state) and state["fingerprint"] == fingerprint(conn)
+    return state is not None and state["fingerprint"] == fingerprint(conn)
 
 
 def _count(conn) -> int:

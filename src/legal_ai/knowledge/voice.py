@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
-from ..errors import AppError, BudgetReached, NotFound
+from ..errors import AppError, BudgetReached, NotFound, ProviderError
 from ..learning import purity
 from ..learning import vocabulary as vocab
 from ..learning.distill import changed_blocks, find_span, word_diff
@@ -241,7 +241,9 @@ def _segmented(conn, case: str) -> tuple[dict, dict[str, str]]:
 
 def _write_one(app: Context, row: dict, report: dict) -> None:
     case = row["case_number"]
-    model, _ = writer(app, case)
+    model, missing = writer(app, case)
+    if model is None:  # it was there when the pass began (`write_queued`)
+        raise ProviderError(f"the voice writer is no longer available: {missing}")
     with app.store.connection() as conn:
         final, blocks = _segmented(conn, case)
     draft = final["draft_blocks"] if final["analysis"] else None

@@ -20,6 +20,7 @@ import psycopg
 
 from ..errors import CapReached
 from ..store import agent_bounds as store
+from ..store.rows import Conn
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -33,7 +34,7 @@ def _agent(app: Context) -> str | None:
     return app.principal.actor if app.principal.kind == "agent" else None
 
 
-def open_proposals(app: Context, conn: psycopg.Connection, dedupe_keys: list[str]) -> None:
+def open_proposals(app: Context, conn: Conn, dedupe_keys: list[str]) -> None:
     """Refuse the agent's proposals `dedupe_keys` when the new ones among them would put it
     past its open-proposal cap (a proposal made again is never refused: it adds nothing)."""
     actor = _agent(app)
@@ -55,7 +56,7 @@ def open_proposals(app: Context, conn: psycopg.Connection, dedupe_keys: list[str
         )
 
 
-def new_case(app: Context, conn: psycopg.Connection, case_number: str) -> str | None:
+def new_case(app: Context, conn: Conn, case_number: str) -> str | None:
     """Refuse the agent's new case when it opened its cap of cases in the window (a case that
     exists is never refused); the name to record as its creator (None: not an agent)."""
     actor = _agent(app)

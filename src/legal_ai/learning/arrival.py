@@ -31,12 +31,11 @@ from ..store import arrival as arrival_store
 from ..store import citations as citation_store
 from ..store import jsonable
 from ..store import learning as store
+from ..store.rows import Conn
 from ..text.case_numbers import case_id
 from . import enrichment, library_links, treatment
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
     from ..corpora import Corpus
 
@@ -55,7 +54,7 @@ def ruling_key(text: str | None) -> str | None:
 
 
 def on_arrival(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     item_id: int,
     values: dict[str, Any],
@@ -89,7 +88,7 @@ def on_arrival(
     return found
 
 
-def _resolve_number(conn: psycopg.Connection, number: str) -> tuple[int, int]:
+def _resolve_number(conn: Conn, number: str) -> tuple[int, int]:
     """Decide again the links of the authorities and digests naming a ruling of this
     number/year (one more item of it may link them, or make a citation without a district
     ambiguous). Returns (precedents resolved, digests linked)."""
@@ -103,7 +102,7 @@ def _resolve_number(conn: psycopg.Connection, number: str) -> tuple[int, int]:
     return resolved, linked
 
 
-def link_digest(conn: psycopg.Connection, digest_id: int, points_to: str | None) -> bool:
+def link_digest(conn: Conn, digest_id: int, points_to: str | None) -> bool:
     """Key the digest's pointer by the identity it names and link it to that ruling when the
     library holds exactly one that fits (ambiguous: left unlinked)."""
     identity = library_links.pointer(points_to)
@@ -151,14 +150,14 @@ def resolve_all(app: Context) -> dict:
     }
 
 
-def _open_ids(conn: psycopg.Connection) -> set[int]:
+def _open_ids(conn: Conn) -> set[int]:
     return arrival_store.open_precedent_ids(conn)
 
 
 # -- health -------------------------------------------------------------------------------------
 
 
-def unresolved_digests(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
+def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
     """Digests whose ruling is not in the library: {"count", "items": [{doc_id, title, points_to,
     key, reason}]}."""
     count = arrival_store.count_unresolved_digests(conn)
@@ -170,7 +169,9 @@ def unresolved_digests(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> di
             reason = "no points_to: say which ruling it summarises (--meta points_to=...)"
         elif key is None:
             reason = f"points_to {r['points_to']!r} names no case number"
-        elif library_links.match_identity(conn, library_links.pointer(key)).ambiguous:
+        elif (pointed := library_links.pointer(key)) is not None and library_links.match_identity(
+            conn, pointed
+        ).ambiguous:
             reason = (
                 f"several rulings of the library fit {key}: name its court and district in "
                 "points_to (--meta points_to=...)"
@@ -192,7 +193,7 @@ def unresolved_digests(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> di
     return {"count": count, "items": items}
 
 
-def open_precedents(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
+def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
     """Open missing precedents (rulings our decisions cite that the library lacks)."""
     rows = store.missing_precedents(conn)
     return {
@@ -211,7 +212,7 @@ def open_precedents(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
     }
 
 
-def upkeep(conn: psycopg.Connection) -> dict:
+def upkeep(conn: Conn) -> dict:
     """What `legal-ai health` lists of the upkeep on arrival: unresolved digests, open missing
     precedents, internal decisions still waiting for enrichment."""
     return {
@@ -222,7 +223,7 @@ def upkeep(conn: psycopg.Connection) -> dict:
     }
 
 
-def ambiguous_citations(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
+def ambiguous_citations(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
     """Citations that fit several rulings of the library: none is guessed; the chair picks
     (`legal-ai citations pick`, or the desk's cases page)."""
     rows = citation_store.ambiguous_authorities(conn)

@@ -26,19 +26,18 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 from zoneinfo import ZoneInfo
 
 from ..errors import BudgetReached
 from ..store import engine as queue
 from ..store import spending
+from ..store.rows import Conn
 
 if TYPE_CHECKING:
-    import psycopg
-    from pydantic import BaseModel
-
     from ..context import Context
     from ..providers.models import ChatModel
+    from ..providers.models.base import T
 
 
 @dataclass
@@ -98,7 +97,7 @@ class Budgeted:
     def last_call(self) -> int | None:
         return self.model.last_call
 
-    def ask(self, system: str, user: str, schema: type[BaseModel], *, stage: str) -> Any:
+    def ask(self, system: str, user: str, schema: type[T], *, stage: str) -> T:
         if not self.budget.open_units:
             self.budget.check()
         return self.model.ask(system, user, schema, stage=stage)
@@ -111,7 +110,8 @@ class Budgeted:
 
 def guarded(model: ChatModel, budget: Budget) -> ChatModel:
     """`model` checked against `budget` before each call; as it is when the role has none."""
-    return model if budget.limit is None else Budgeted(model, budget)
+    # Budgeted is a ChatModel whose `last_call` is its model's (a read-only property).
+    return model if budget.limit is None else cast("ChatModel", Budgeted(model, budget))
 
 
 @contextmanager
@@ -133,9 +133,7 @@ def unit(models: list[ChatModel]) -> Iterator[None]:
 # -- jobs ---------------------------------------------------------------------------------------
 
 
-def defer(
-    conn: psycopg.Connection, job: dict, worker: str, exc: BudgetReached, result: dict
-) -> dict | None:
+def defer(conn: Conn, job: dict, worker: str, exc: BudgetReached, result: dict) -> dict | None:
     """Park a claimed job until its role may spend again: waiting, with the reason and the
     role (its `result`, the work done so far, kept); the claim not counted as an attempt. None
     when the job is no longer this worker's."""
@@ -158,16 +156,14 @@ def deferral(waiting_for: str | None) -> str | None:
     return None
 
 
-def resumable(
-    app: Context, at: dt.datetime | None = None
-) -> Callable[[psycopg.Connection, dict], bool | None]:
+def resumable(app: Context, at: dt.datetime | None = None) -> Callable[[Conn, dict], bool | None]:
     """For a worker pass: whether a waiting job may run again — for a job deferred by a budget,
     True once its role may spend (a new day, a budget raised or removed), else False; None for
     a job that waits for something else (its configuration decides)."""
     zone = app.settings.schedule_timezone
     limits = app.settings.budgets
 
-    def may_run(conn: psycopg.Connection, job: dict) -> bool | None:
+    def may_run(conn: Conn, job: dict) -> bool | None:
         role = waits_for(job)
         if role is None:
             return None

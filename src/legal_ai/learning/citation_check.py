@@ -27,6 +27,7 @@ A draft's first MAX_CITATIONS citations are checked; `check_all` says where it s
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..store import learning as learning_store
 from ..text import citations as text_citations
@@ -177,7 +178,7 @@ def check_all(
         i: citation_pinpoints.pinpoint_after(text, c.end) if c.kind != "statute" else None
         for i, c in enumerate(cites)
     }
-    spans = [(c.start, pins[i].end if pins[i] else c.end) for i, c in enumerate(cites)]
+    spans = [(c.start, pin.end if (pin := pins[i]) else c.end) for i, c in enumerate(cites)]
     rows: dict[str, tuple] = {}  # one lookup per ref in a check
     out = []
     for index, citation in enumerate(cites):
@@ -188,7 +189,7 @@ def check_all(
         found, row = rows[citation.ref]
         inside = any(q[0] <= citation.start < q[1] for q in quotes)
         attributed = _attributed(quotes, cites, index)
-        entry = {
+        entry: dict[str, Any] = {
             "text": citation.text,
             "ref": citation.ref,
             "kind": citation.kind,  # ruling | reporter | statute

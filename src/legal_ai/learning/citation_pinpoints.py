@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text.hebrew import fold_quotes
@@ -87,7 +88,7 @@ def _where(spans: dict[int, tuple[int, int]], content: str, quotes: list[str], q
 def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> dict | None:
     """The pinpoint's problem (pinpoint_not_found / lookup_failed), None when it holds."""
     base = {"pinpoint": pin.written, "unit": pin.unit}
-    if pin.first is None:
+    if pin.first is None or pin.last is None:  # both None together (`pinpoint_after`)
         return {"kind": "lookup_failed", **base, "why": "the pinpoint is not a number"}
     if pin.unit == "paragraph":
         spans = paragraph_spans(row["content"])
@@ -99,7 +100,7 @@ def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> dict | None:
         if not spans:
             why = "the library's copy has no pages (no reporter's pagination is kept)"
             return {"kind": "lookup_failed", **base, "why": why}
-    wanted = range(pin.first, pin.last + 1)
+    wanted: Sequence[int] = range(pin.first, pin.last + 1)
     if len(wanted) > MAX_RANGE:
         wanted = [pin.first, pin.last]
     held = f"{min(spans)}–{max(spans)}" if len(spans) > 1 else str(min(spans))

@@ -37,7 +37,7 @@ def has_subsections(content: str, subsections: str) -> bool:
         if depth:  # the parent's scope ends at the next label of its level
             level = _level(labels[depth - 1])
             stop = next(
-                (j for j in range(at, len(opened)) if opened[j] and _level(opened[j]) == level),
+                (j for j in range(at, len(opened)) if (o := opened[j]) and _level(o) == level),
                 stop,
             )
         found = next((j for j in range(at, stop) if opened[j] == label), None)

@@ -14,7 +14,7 @@ what the check said and nothing it did not."""
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import psycopg
 
@@ -101,6 +101,10 @@ def record(
     )
 
 
+@overload
+def shown(row: dict) -> dict: ...
+@overload
+def shown(row: None) -> None: ...
 def shown(row: dict | None) -> dict | None:
     """A stored report as the CLI, the API and the desk give it: the row's identity, the library
     it read, and the report with its authorities (problems first in `ordered`)."""

@@ -218,7 +218,7 @@ def _classify(
     if run.recurrent:  # one of the chair's formulas: it recurs across her finals
         return "template"
     source = run.source
-    source_text = source.content[run.span[0] : run.span[1]]
+    source_text = source.text[run.span[0] : run.span[1]]
     passage = text[run.start : run.end]
     if _copied_substance(passage, source_text, source.names(block_spec), own):
         return "substance"
@@ -256,20 +256,20 @@ def _runs(text: str, words: list[Word], sources: list[Source]) -> list[_Run]:
         source, _, (first, last) = finals[0] if recurrent else copied[0]
         source.load()
         span = (
-            source.words[first].start,
-            through_punctuation(source.content, source.words[last].end),
+            source.loaded_words[first].start,
+            through_punctuation(source.text, source.loaded_words[last].end),
         )
         char_start, char_end = words[start].start, through_punctuation(text, words[end - 1].end)
-        last = runs[-1] if runs else None
+        previous = runs[-1] if runs else None
         if (
             joinable
-            and last
-            and last.recurrent == recurrent
-            and last.source.doc_id == source.doc_id
+            and previous
+            and previous.recurrent == recurrent
+            and previous.source.doc_id == source.doc_id
         ):
-            last.end = char_end
-            last.span = (min(last.span[0], span[0]), max(last.span[1], span[1]))
-            last.words.extend(range(start, end))
+            previous.end = char_end
+            previous.span = (min(previous.span[0], span[0]), max(previous.span[1], span[1]))
+            previous.words.extend(range(start, end))
         else:
             runs.append(
                 _Run(char_start, char_end, source, span, recurrent, list(range(start, end)))
@@ -320,7 +320,7 @@ def check_text(
                     "doc_id": run.source.doc_id,
                     "char_start": run.span[0],
                     "char_end": run.span[1],
-                    "text": run.source.content[run.span[0] : run.span[1]],
+                    "text": run.source.text[run.span[0] : run.span[1]],
                 },
             }
         )

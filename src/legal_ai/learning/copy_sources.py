@@ -40,7 +40,7 @@ class Source:
     words: list[Word] | None
     # draft word index -> source word index, for every draft word in a shared shingle
     cover: dict[int, int]
-    reader: Callable[[], str] | None = None
+    reader: Callable[[], str | None] | None = None
     # draft word indices covered through 8-grams few other decisions share (not COMMON_IN)
     rare: set[int] = field(default_factory=set)
     _spans: dict[str, tuple[int, int]] | None = None
@@ -56,14 +56,30 @@ class Source:
                 )
             self.content, self.words = content, keyed_words(content)
 
+    @property
+    def text(self) -> str:
+        """The text, read when first asked for (`load`)."""
+        self.load()
+        if self.content is None:  # neither read nor given: a source without a reader
+            raise InvalidInput(f"{self.doc_id} has no text to compare with")
+        return self.content
+
+    @property
+    def loaded_words(self) -> list[Word]:
+        """The text's words (`keyed_words`), cut when the text is read."""
+        self.load()
+        if self.words is None:
+            raise InvalidInput(f"{self.doc_id} has no text to compare with")
+        return self.words
+
     def segmentation(self, spec: dict) -> dict[str, tuple[int, int]]:
         if self._spans is None:
             try:
-                seg = text_blocks.segment(self.content, spec)
-                self._spans = block_spans(self.content, seg.blocks)
+                seg = text_blocks.segment(self.text, spec)
+                self._spans = block_spans(self.text, seg.blocks)
                 header = seg.blocks.get("header", "")
             except InvalidInput:  # not a decision we can segment: blocks unknown
-                self._spans, header = {}, self.content[:600]
+                self._spans, header = {}, self.text[:600]
             self._names = purity.party_names(header)
         return self._spans
 

@@ -105,8 +105,9 @@ def _drawn(key: str) -> str:
     from matplotlib.figure import Figure
 
     data = json.loads(key)
-    style = {"svg.fonttype": "none", "svg.hashsalt": "legal-ai", "font.size": 9}
-    with matplotlib.rc_context(style):
+    with matplotlib.rc_context(
+        {"svg.fonttype": "none", "svg.hashsalt": "legal-ai", "font.size": 9}
+    ):
         # Fixed margins (room for the Hebrew axis labels, the pool's scale and the blocks'
         # legend): the constrained layout took half of the drawing's time.
         fig = Figure(figsize=(8, 11))

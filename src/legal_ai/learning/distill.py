@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -266,7 +266,7 @@ def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = N
             "final (an analyzed pair)"
         )
     draft, final, analysis = pair["draft_blocks"], pair["final_blocks"] or {}, pair["analysis"]
-    report = {
+    report: dict[str, Any] = {
         "proposed": [],
         "routed_to_chair": 0,
         "dropped_evidence": 0,
@@ -326,15 +326,21 @@ def _find_duplicates(app: Context, case: str, style: list[_Candidate]) -> None:
         candidate.vector = vector
     known = list(zip(existing, vectors[len(style) :], strict=True))
     for i, candidate in enumerate(style):
+        vector = candidate.vector
+        if vector is None:  # every candidate was embedded above
+            continue
         same = [(r, v) for r, v in known if r["category"] == candidate.category]
-        candidate.duplicate = near_duplicate(candidate.text, candidate.vector, same)
+        candidate.duplicate = near_duplicate(candidate.text, vector, same)
         if candidate.duplicate is None:
-            earlier = [
+            earlier: list[tuple[dict, np.ndarray]] = [
                 ({"text": c.text, "index": j}, c.vector)
                 for j, c in enumerate(style[:i])
-                if c.category == candidate.category and c.duplicate is None and c.same_as is None
+                if c.category == candidate.category
+                and c.duplicate is None
+                and c.same_as is None
+                and c.vector is not None
             ]
-            match = near_duplicate(candidate.text, candidate.vector, earlier)
+            match = near_duplicate(candidate.text, vector, earlier)
             candidate.same_as = match[0]["index"] if match else None
 
 

@@ -143,10 +143,9 @@ def _stored_draft(conn, values: dict[str, Any]) -> tuple[dict, bool]:
     """The draft of this text (found by its hash, else inserted as the case's next version) and
     whether it was inserted."""
     draft = store.find_draft(conn, values["case_number"], values["content_hash"])
-    created = draft is None
-    if created:
-        draft = store.insert_draft(conn, values)
-    return draft, created
+    if draft is None:
+        return store.insert_draft(conn, values), True
+    return draft, False
 
 
 def _block_words(seg) -> list[dict]:

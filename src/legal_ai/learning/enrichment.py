@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..auth import system_principal
-from ..errors import BudgetReached
+from ..errors import BudgetReached, StoreError
 from ..jobqueue import drain, retry_later, worker_id
 from ..store import engine as queue
 from ..store import enrichment as store
@@ -217,6 +217,8 @@ def process(
                 row = queue.complete(conn, job["id"], worker, attempt, result)
             outcome.update(status="done" if row else "lost")
             return outcome
+        if item is None:  # `_not_to_enrich` closed the job of an item that is gone
+            raise StoreError(f"the item of job {job['id']} is gone")
         outcome.update(doc_id=item["doc_id"], case_number=item["case_number"])
         lease = Lease(job["id"], worker, attempt, app.settings.job_lease_s)
         model, reason = enricher(
@@ -224,7 +226,7 @@ def process(
         )
         if model is None:
             with app.store.transaction() as conn:
-                row = queue.wait(conn, job["id"], worker, attempt, reason, {})
+                row = queue.wait(conn, job["id"], worker, attempt, reason or "", {})
             outcome.update(status="waiting" if row else "lost", waiting_for=reason)
             return outcome
         proposal = _proposal(model, item, outcome)

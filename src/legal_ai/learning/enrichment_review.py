@@ -108,7 +108,8 @@ def review(
         if row["status"] == status:
             return _shape(row, full=True)
         if status == "reverted":
-            return _revert(conn, app, row, reason)
+            _revert(conn, app, row, reason)
+            return None
         if row["status"] != "pending_review":
             raise Conflict(
                 f"enrichment {enrichment_id} is {row['status']}: only a "
@@ -154,7 +155,8 @@ def _revert(conn, app: Context, row: dict, reason: str | None) -> None:
             "applied is reverted"
         )
     sql_items.lock_item(conn, get_corpus("internal"), row["doc_id"])
-    if metadata.revert(conn, row, store.item(conn, row["case_law_id"])) is None:
+    item = store.item(conn, row["case_law_id"])
+    if item is None or metadata.revert(conn, row, item) is None:
         raise Conflict(
             f"the decision {row['doc_id']} no longer holds what enrichment {row['id']} wrote "
             "(its text or a field changed since); write the fields yourself instead"

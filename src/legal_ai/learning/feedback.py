@@ -8,7 +8,7 @@ entry is shown as relayed by that agent, never as hers."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, NotFound
 from ..paging import Page, listed
@@ -119,10 +119,12 @@ def by_week(app: Context, weeks: int = 12) -> dict:
     if isinstance(weeks, bool) or not isinstance(weeks, int) or not 1 <= weeks <= MAX_WEEKS:
         raise InvalidInput(f"weeks must be a whole number from 1 to {MAX_WEEKS}")
     today = clock.day_of(dt.datetime.now(dt.UTC))
+    if today is None:  # a moment always has its day
+        raise ValueError("the clock gave no day")
     first = clock.week_start(today) - dt.timedelta(weeks=weeks - 1)
     with app.store.connection() as conn:
         rows = store.feedback_by_week(conn, clock.day_start(first), clock.ZONE_NAME)
-    series = [
+    series: list[dict[str, Any]] = [
         {
             "week": (first + dt.timedelta(weeks=n)).isoformat(),
             "by_category": dict.fromkeys(vocab.FEEDBACK_CATEGORIES, 0),

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..corpora import get_corpus
-from ..errors import Conflict, InvalidInput
+from ..errors import Conflict, InvalidInput, StoreError
 from ..ingest.pipeline import content_hash
 from ..ingest.sources import IngestItem
 from ..paging import Page, listed, window
 from ..store import items as sql_items
 from ..store import jsonable
 from ..store import learning as store
+from ..store.rows import Conn
 from ..text import citations as text_citations
 from ..text import extract
 from ..text.blocks import chair_named
@@ -49,7 +50,7 @@ def _items(
     case: str, extracted: extract.Extracted, path: Path, fields: dict, name: str
 ) -> tuple[IngestItem, IngestItem]:
     sha = extract.file_sha256(path)
-    common = dict(
+    common: dict[str, Any] = dict(
         doc_id=case,
         text=extracted.text,
         source_path=name,
@@ -198,13 +199,21 @@ def _write_final(
     return pair, style_status, internal_status, unchanged
 
 
+def _written(conn: Conn, corpus_key: str, case: str) -> dict:
+    """The final's copy in `corpus_key`, written in this transaction."""
+    row = sql_items.find_item(conn, get_corpus(corpus_key), case)
+    if row is None:
+        raise StoreError(f"the final of {case} was not stored in {corpus_key}")
+    return row
+
+
 def _advance_pair(
     conn, case: str, pair: dict | None, blocks: dict, notes: list[str]
 ) -> tuple[dict, dict, dict]:
     """The pair opened or moved to `final_received` with the final's two stored copies (a
     changed final of a pair past that keeps its status); the pair and the copies' rows."""
-    style_row = sql_items.find_item(conn, get_corpus("style"), case)
-    internal_row = sql_items.find_item(conn, get_corpus("internal"), case)
+    style_row = _written(conn, "style", case)
+    internal_row = _written(conn, "internal", case)
     version = internal_row["version"]
     rows = {
         "style_document_id": style_row["id"],
@@ -236,7 +245,7 @@ def _held_out(
     else:
         analysis, history = held_out.rows(measured, pair)
         history_row = jsonable(store.append_history(conn, history))
-        changes = {"analysis": analysis}
+        changes: dict[str, Any] = {"analysis": analysis}
         if pair["status"] == "final_received":
             changes["status"] = "analyzed"
         pair = store.update_pair(conn, pair["id"], **changes)
@@ -468,7 +477,7 @@ def _unchanged(app: Context, case: str, pair: dict) -> dict:
     with app.store.connection() as conn:
         cites = store.citations_of(conn, pair["case_law_id"])
         searchable = all(
-            sql_items.item_status(conn, get_corpus(key), pair[column])["searchable"]
+            (sql_items.item_status(conn, get_corpus(key), pair[column]) or {})["searchable"]
             for key, column in (("internal", "case_law_id"), ("style", "style_document_id"))
         )
         awaiting = metadata.state_of(conn, pair["case_law_id"])

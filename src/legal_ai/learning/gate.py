@@ -23,15 +23,14 @@ from ..auth import require_chair
 from ..errors import InvalidInput, NotFound, as_shown, refused_by_gate
 from ..paging import Page, listed, window
 from ..store import jsonable
+from ..store.rows import Conn
 from .vocabulary import free_text
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
 
 # decide(conn, row, status, reason) -> the answer, or None for `show` of the item afterwards.
-Decide = Callable[["psycopg.Connection", dict, str, str | None], dict | None]
+Decide = Callable[["Conn", dict, str, str | None], dict | None]
 
 
 def _status(row: dict) -> str:
@@ -81,7 +80,7 @@ class Gated:
             rows = self.rows(conn, status, limit=limit, offset=offset, **filters)
         return listed(self.key, rows, page, self.shape)
 
-    def locked(self, conn: psycopg.Connection, item_id: int) -> dict:
+    def locked(self, conn: Conn, item_id: int) -> dict:
         row = self.get(conn, item_id, lock=True)
         if row is None:
             raise NotFound(f"no {self.noun} {item_id}")

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from ..errors import InvalidInput
 from ..evaluation.datasets import Dataset
 from ..store import gold as store
+from ..store.rows import Conn
 from ..text import citations as text_citations
 from ..text.hebrew import PREFIX_CLASS
 from ..text.sentences import sentence_spans
@@ -40,8 +41,6 @@ from .finals import GRAPH_KINDS
 from .library_links import match
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
 
 NAME = "office-gold"
@@ -174,7 +173,7 @@ def without_citations(text: str, start: int, end: int, cites: list) -> str:
     return " ".join(cut.split()).strip(" ,;:–-")
 
 
-def _resolve(conn: psycopg.Connection, citation, links: dict, own: int | None) -> tuple:
+def _resolve(conn: Conn, citation, links: dict, own: int | None) -> tuple:
     """(case_law id or None, reason when None) of a citation, by the citation graph's link."""
     link = links.get(citation.ref)
     if link is not None:
@@ -190,7 +189,7 @@ def _resolve(conn: psycopg.Connection, citation, links: dict, own: int | None) -
     return None, "ambiguous" if found.ambiguous else "not_in_library"
 
 
-def _final_queries(conn: psycopg.Connection, final: dict, left_out: list[dict]) -> list[dict]:
+def _final_queries(conn: Conn, final: dict, left_out: list[dict]) -> list[dict]:
     """The queries of one final: [{text, case, targets: [case_law ids], cites: [refs]}]."""
     case, text, own = final["case_number"], final["content"] or "", final["case_law_id"]
     every = text_citations.extract(text)
@@ -266,7 +265,7 @@ def doc_key(row: dict) -> str:
     return f"{side}:{row['doc_id']}"
 
 
-def build(conn: psycopg.Connection, distractors: int = DISTRACTORS) -> GoldSet:
+def build(conn: Conn, distractors: int = DISTRACTORS) -> GoldSet:
     """The gold set of the finals stored now (the module's docstring says how)."""
     if distractors < 0:
         raise InvalidInput(f"--distractors takes 0 or more, not {distractors}")

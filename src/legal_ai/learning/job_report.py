@@ -20,8 +20,8 @@ def reason(job: dict) -> str:
     """Why an open job has not finished, in one line."""
     status = job["status"]
     if status == "waiting":
-        if budgets.deferral(job["waiting_for"]):
-            return budgets.deferral(job["waiting_for"])
+        if deferred := budgets.deferral(job["waiting_for"]):
+            return deferred
         return f"waiting for configuration: {job['waiting_for']}"
     if status == "running":
         return (

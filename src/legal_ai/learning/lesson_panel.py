@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import psycopg
 
-from ..errors import Forbidden, InvalidInput
+from ..errors import Forbidden, InvalidInput, NotFound
 from ..store import engine_lessons as engine_store
 from ..store import jsonable
 from ..store import learning as store
@@ -75,7 +75,7 @@ def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
                     lesson["case_number"],
                     {"lesson_id": lesson_id, "verdicts": verdicts},
                 )
-                row = store.get_lesson(conn, lesson_id)
+                row = _lesson(conn, lesson_id)
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
     return jsonable(row)
@@ -95,3 +95,11 @@ def panel_may_vote(lesson: dict) -> bool:
         and bool(lesson.get("evidence_verified"))
         and lesson.get("proposed_role") == WORKER_ROLE
     )
+
+
+def _lesson(conn, lesson_id: int) -> dict:
+    """The lesson as it is now (it was locked in this transaction)."""
+    row = store.get_lesson(conn, lesson_id)
+    if row is None:
+        raise NotFound(f"lesson {lesson_id} is gone")
+    return row

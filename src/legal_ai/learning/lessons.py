@@ -29,6 +29,7 @@ from ..store import feedback as feedback_store
 from ..store import items as sql_items
 from ..store import jsonable
 from ..store import learning as store
+from ..store.rows import Conn
 from ..text.hebrew import normalize
 from . import agent_bounds
 from . import vocabulary as vocab
@@ -106,7 +107,7 @@ def propose(
 
 def _insert(
     app: Context,
-    conn: psycopg.Connection,
+    conn: Conn,
     case: str | None,
     category: str,
     text: str,
@@ -266,6 +267,8 @@ def edit(
                 {"before": before, "after": after},
             )
             row = store.get_lesson(conn, lesson_id)
+            if row is None:  # locked above
+                raise NotFound(f"lesson {lesson_id} is gone")
     except psycopg.errors.CheckViolation as exc:
         raise _gate_error(exc) from None
     except psycopg.errors.InsufficientPrivilege:
@@ -329,7 +332,7 @@ def record_curator_findings(app: Context, case: str, findings: list[str]) -> dic
     for finding in findings:
         match = _TAG_RE.match(vocab.free_text(finding, "finding", max_chars=4000))
         category = vocab.CURATOR_TAGS.get(match.group("tag").strip()) if match else None
-        if category is None:
+        if category is None or match is None:
             raise InvalidInput(
                 f"finding {finding!r} has no known tag; start it with one of: "
                 + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS)

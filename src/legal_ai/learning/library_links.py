@@ -20,17 +20,16 @@ from ..errors import InvalidInput, NotFound
 from ..retrieval import legs
 from ..store import citations as store
 from ..store import jsonable
+from ..store.rows import Conn
 from ..text import citations as text_citations
 from ..text.case_numbers import ALIAS, CHAIR, EXACT, CaseId, Resolution, case_id, resolve
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
 
 
 def match(
-    conn: psycopg.Connection, citation: text_citations.Citation, exclude: Collection[int] = ()
+    conn: Conn, citation: text_citations.Citation, exclude: Collection[int] = ()
 ) -> Resolution:
     """What the library holds for `citation` (never one of `exclude`: the decisions citing it)."""
     if citation.kind == "statute":
@@ -54,9 +53,7 @@ def match(
     return found
 
 
-def match_identity(
-    conn: psycopg.Connection, identity: CaseId, exclude: Collection[int] = ()
-) -> Resolution:
+def match_identity(conn: Conn, identity: CaseId, exclude: Collection[int] = ()) -> Resolution:
     """The library's item of this identity (text/case_numbers.resolve over its number's items)."""
     items = [
         (r["id"], CaseId(r["ruling_proceeding"], r["ruling_district"], r["ruling_number"]))
@@ -66,7 +63,7 @@ def match_identity(
     return resolve(identity, items)
 
 
-def _by_alias(conn: psycopg.Connection, alias: str, exclude: Collection[int]) -> Resolution:
+def _by_alias(conn: Conn, alias: str, exclude: Collection[int]) -> Resolution:
     ids = [i for i in store.rulings_aliased(conn, alias) if i not in exclude]
     if len(ids) == 1:
         return Resolution(ids[0], ALIAS)
@@ -81,7 +78,7 @@ def _written(authority: dict) -> text_citations.Citation | None:
     return cited[0] if cited else None
 
 
-def link_library(conn: psycopg.Connection, number: str | None = None) -> dict:
+def link_library(conn: Conn, number: str | None = None) -> dict:
     """Decide again the links of every authority not linked by its whole identity or by the
     chair (or only those of a ruling numbered `number`): linked, ambiguous (candidates kept) or
     unlinked — never to a decision that cites it; then refresh missing precedents and
@@ -134,5 +131,7 @@ def pick(app: Context, authority_id: int, case_law_id: int) -> dict:
                 + (", ".join(str(c) for c in sorted(allowed)) or "none (nothing to pick)")
             )
         picked = store.pick_link(conn, authority_id, case_law_id)
+        if picked is None:
+            raise NotFound(f"no citation {authority_id} of a ruling; reload the list")
         store.refresh_missing_and_corroboration(conn)
     return {**jsonable(picked), "link_basis": CHAIR}

@@ -17,20 +17,19 @@ completeness contract, INV-RET2; migration 0030) — and who wrote them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..auth import require_chair
 from ..corpora import get_corpus
-from ..errors import InvalidInput, NotFound
+from ..errors import InvalidInput, NotFound, StoreError
 from ..ingest import metadata_fold
 from ..store import enrichment as store
 from ..store import items as sql_items
+from ..store.rows import Conn
 from . import budgets
 from .vocabulary import free_text
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
 
 FIELDS = ("headnote", "summary", "tags")
@@ -55,7 +54,7 @@ def is_empty(value) -> bool:
     return not value or (isinstance(value, str) and not value.strip())
 
 
-def open_fields(conn: psycopg.Connection, item: dict) -> list[str]:
+def open_fields(conn: Conn, item: dict) -> list[str]:
     """The fields the system may fill: empty, or still what its last applied enrichment wrote."""
     model = store.applied(conn, item["id"])
     current = _current(item)
@@ -71,13 +70,15 @@ def _field(row: dict, name: str):
 
 
 def settle(
-    conn: psycopg.Connection, corpus_item: dict, proposal: dict, ungrounded: str | None
+    conn: Conn, corpus_item: dict, proposal: dict, ungrounded: str | None
 ) -> tuple[int, bool]:
     """Store the model's proposal for the decision (in the caller's transaction, under the
     item's ingest lock): applied at once to the fields still open when grounded, pending the
     chair's review otherwise. Returns (its id, whether it was applied)."""
     sql_items.lock_item(conn, get_corpus("internal"), corpus_item["doc_id"])
     item = store.item(conn, corpus_item["id"])
+    if item is None:  # locked just above
+        raise StoreError(f"{corpus_item['doc_id']} is no longer stored")
     fields = open_fields(conn, item) if ungrounded is None else []
     if not fields:
         return store.insert(conn, {**proposal, "ungrounded": ungrounded}), False
@@ -107,7 +108,7 @@ def still_holds(row: dict) -> bool:
     return all(current[f] == _field(row, f) for f in applied_fields(row))
 
 
-def revert(conn: psycopg.Connection, row: dict, item: dict) -> dict | None:
+def revert(conn: Conn, row: dict, item: dict) -> dict | None:
     """The fields an applied enrichment wrote, back to what they were; None when the decision no
     longer holds what it wrote (its text or a field changed since)."""
     if item is None or item["content_hash"] != row["content_hash"]:
@@ -122,13 +123,13 @@ def revert(conn: psycopg.Connection, row: dict, item: dict) -> dict | None:
     return back
 
 
-def fold_metadata(app: Context, conn: psycopg.Connection, case_law_id: int) -> None:
+def fold_metadata(app: Context, conn: Conn, case_law_id: int) -> None:
     """The decision's new fields into its first chunk, in the write's transaction (what the
     lexical and semantic legs find it by: ingest/metadata_fold.py)."""
     metadata_fold.fold(conn, app.analyzer, app.embedder, [case_law_id])
 
 
-def _clean(headnote: object, summary: object, tags: object) -> dict:
+def _clean(headnote: object, summary: object, tags: Any) -> dict:
     tag_list = tags.split(",") if isinstance(tags, str) else list(tags or [])
     cleaned = []
     for tag in tag_list:
@@ -162,6 +163,8 @@ def set_fields(app: Context, doc_id: str, headnote: object, summary: object, tag
         sql_items.update_fields(conn, corpus, found["id"], values)
         fold_metadata(app, conn, found["id"])
         status = sql_items.item_status(conn, corpus, found["id"])
+    if status is None:  # locked and found above
+        raise NotFound(f"no internal decision {doc_id!r}")
     return {"doc_id": doc_id, "searchable": status["searchable"], "missing": status["missing"]}
 
 
@@ -176,8 +179,8 @@ def job_state(
     max_attempts: int | None,
 ) -> str:
     """Where an enrichment job stands, in words (health, `enrich run`)."""
-    if status == "waiting" and budgets.deferral(waiting_for):
-        return budgets.deferral(waiting_for)
+    if status == "waiting" and (deferred := budgets.deferral(waiting_for)):
+        return deferred
     if status == "waiting":
         return f"waiting for configuration: {waiting_for}"
     if status == "failed":
@@ -236,7 +239,7 @@ def _entry(row: dict) -> dict:
     }
 
 
-def awaiting(conn: psycopg.Connection, limit: int = HEALTH_ROWS) -> dict:
+def awaiting(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
     """The internal decisions awaiting metadata (not searchable for want of their headnote,
     summary or tags), each with where its enrichment stands and what to set."""
     count, rows = store.awaiting_metadata(conn, limit)
@@ -263,7 +266,7 @@ def saved(app: Context, doc_id: str) -> dict | None:
     return {k: found[k] for k in keys}
 
 
-def state_of(conn: psycopg.Connection, case_law_id: int) -> dict:
+def state_of(conn: Conn, case_law_id: int) -> dict:
     """One decision's metadata: {"awaiting_metadata", "missing", "state", "set"} (the final
     upload's report)."""
     _, rows = store.awaiting_metadata(conn, HEALTH_ROWS, case_law_id=case_law_id)

@@ -45,9 +45,16 @@ def _text(value: str) -> str:
 
 Text = Annotated[str, Field(max_length=2000), AfterValidator(_text)]
 Pattern = Annotated[str, Field(max_length=500), AfterValidator(_text)]
-Block = Literal[text_blocks.BLOCKS]
-HeadedBlock = Literal[tuple(b for b in text_blocks.BLOCKS if b not in ("header", "signature"))]
-ChecklistKey = Literal[("any", *vocab.OUTCOMES)]
+if TYPE_CHECKING:  # the closed vocabularies are checked by pydantic when the profile is read
+    Block = str
+    HeadedBlock = str
+    ChecklistKey = str
+    Outcome = str
+else:
+    Block = Literal[text_blocks.BLOCKS]
+    HeadedBlock = Literal[tuple(b for b in text_blocks.BLOCKS if b not in ("header", "signature"))]
+    ChecklistKey = Literal[("any", *vocab.OUTCOMES)]
+    Outcome = Literal[vocab.OUTCOMES]
 Ratio = Annotated[float, Field(ge=0, le=1)]
 Phrases = Annotated[list[Text], Field(max_length=500)]
 
@@ -60,7 +67,7 @@ class BlockSpec(_Strict):
     """`blocks`: the order of the 12 blocks, one heading pattern per block (matched against a
     whole line) and the pattern that starts the signature."""
 
-    order: list[Block] = None  # type: ignore[assignment] - absent means BLOCKS
+    order: list[Block] = None  # type: ignore[assignment]  # absent means BLOCKS
     headings: Annotated[dict[HeadedBlock, Pattern], Field(min_length=text_blocks.MIN_HEADINGS)]
     signature_start: Pattern = None  # type: ignore[assignment]
 
@@ -77,7 +84,7 @@ class FoldedLesson(_Strict):
     category: Text
     text: Text
     block: Block | None = None
-    outcome: Literal[vocab.OUTCOMES] | None = None
+    outcome: Outcome | None = None
     case_number: str | None = None
 
 
@@ -191,6 +198,8 @@ def edit(app: Context, appeal_type: str, changes: dict, *, reason: str = "edit")
     changes = validated_changes(changes)
     with app.store.transaction() as conn:
         row = store.get_profile(conn, appeal_type, lock=True)
+        if row is None:
+            raise NotFound(f"no methodology profile {appeal_type!r}")
         profile = {**row["profile"], **changes}
         saved = store.save_profile(conn, appeal_type, profile, actor, reason)
         store.audit(

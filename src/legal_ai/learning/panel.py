@@ -21,7 +21,7 @@ their verdicts and are skipped when the job resumes.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -93,7 +93,7 @@ def vote(app: Context, lesson_ids: list[int], panel: list[ChatModel]) -> dict:
     [{id, outcome}]}; `needs_chair` counts splits and model failures."""
     if len(panel) != 2 or panel[0].spec.name == panel[1].spec.name:
         raise InvalidInput("the style panel is two different models (LEGAL_AI_STYLE_PANEL)")
-    report = {
+    report: dict[str, Any] = {
         "auto_approved": 0,
         "needs_chair": 0,
         "rejected": 0,

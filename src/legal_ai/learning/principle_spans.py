@@ -79,7 +79,7 @@ def repair(conn) -> dict:
             )
             continue
         item = store.item_text(conn, principle["case_law_id"])
-        if _anchor(conn, item, principle) == "returned":
+        if item is None or _anchor(conn, item, principle) == "returned":
             out["returned"].append(
                 {"principle_id": row["id"], "doc_id": row["doc_id"], "reason": QUOTE_GONE}
             )

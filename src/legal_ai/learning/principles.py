@@ -29,7 +29,7 @@ near topics 0.878-0.904; 0.93 sits between them (docs/principles.md).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -143,7 +143,8 @@ def _ask_all(models: list[ChatModel], item: dict) -> tuple[list[tuple[str, Candi
     """Every model's candidates, and the id of the call each model's answer came from."""
     text = item["content"][:MAX_ITEM_CHARS]
     user = f"{item.get('case_number') or item['doc_id']}\n\n" + delimited("DOCUMENT", text)
-    out, calls = [], {}
+    out: list[tuple[str, Candidate]] = []
+    calls: dict = {}
     with budgets.unit(models):  # the three readings of one item, or none (its daily budget)
         for model in models:
             answer = model.ask(SYSTEM, user, ProposedPrinciples, stage=STAGE)
@@ -219,7 +220,7 @@ def _extract_item(
     job_id: int | None = None,
 ) -> None:
     kind = corpus.scope_value
-    found = []
+    found: list[dict[str, Any]] = []
     answers, calls = _ask_all(models, item)
     for model_name, cand in answers:
         span = find_span(item["content"], cand.supporting_quote)
@@ -358,7 +359,7 @@ def extract(
         raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
     engine = app.acting_as(system_principal(ACTOR))
     models = principle_panel(engine)
-    report = dict.fromkeys(
+    report: dict[str, Any] = dict.fromkeys(
         (
             "candidates",
             "approved",

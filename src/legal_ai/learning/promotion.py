@@ -4,7 +4,7 @@ the profile of the case's appeal type with them and her phrases, saved as a new 
 
 from __future__ import annotations
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..store import items as sql_items
 from ..store import learning as store
 
@@ -42,6 +42,8 @@ def fold_into_profile(
     universal), locked and saved as a new version: its key and the saved row."""
     key = (sql_items.get_case(conn, case) or {}).get("appeal_type") or "universal"
     row = store.get_profile(conn, key, lock=True)  # SELECT … FOR UPDATE
+    if row is None:
+        raise NotFound(f"no methodology profile {key!r}")
     profile = dict(row["profile"])
     folded = list(profile.get("lessons", []))
     known = {item.get("id") for item in folded}

@@ -30,13 +30,12 @@ from ..store import arrival as arrival_store
 from ..store import citations as citation_store
 from ..store import jsonable
 from ..store import rekeys as store
+from ..store.rows import Conn
 from ..text import citations as text_citations
 from ..text.case_numbers import identity_columns, normalize_case_number
 from . import arrival, library_links
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
     from ..store import Store
 
@@ -71,7 +70,7 @@ def run_pending(db: Store) -> dict | None:
     return report
 
 
-def rekey(conn: psycopg.Connection) -> dict:
+def rekey(conn: Conn) -> dict:
     renamed, clashes = _case_keys(conn)
     keyed = _identities(conn)
     before = store.links(conn)
@@ -98,7 +97,7 @@ def rekey(conn: psycopg.Connection) -> dict:
     return report
 
 
-def _case_keys(conn: psycopg.Connection) -> tuple[int, list[dict]]:
+def _case_keys(conn: Conn) -> tuple[int, list[dict]]:
     """Every case number respelled as `normalize_case_number` spells it now: (values respelled,
     the case keys left because another case already has their new spelling)."""
     renamed, clashes = 0, []
@@ -119,7 +118,7 @@ def _case_keys(conn: psycopg.Connection) -> tuple[int, list[dict]]:
     return renamed, clashes
 
 
-def _identities(conn: psycopg.Connection) -> int:
+def _identities(conn: Conn) -> int:
     count = 0
     for row in store.rulings(conn):
         columns = identity_columns(row["case_number"])
@@ -129,7 +128,7 @@ def _identities(conn: psycopg.Connection) -> int:
     return count
 
 
-def _citations(conn: psycopg.Connection) -> tuple[int, list[int]]:
+def _citations(conn: Conn) -> tuple[int, list[int]]:
     """Each stored citation under the authority its text names today: (moved, emptied ids)."""
     moved, emptied = 0, set()
     for row in store.citation_rows(conn):
@@ -142,7 +141,7 @@ def _citations(conn: psycopg.Connection) -> tuple[int, list[int]]:
     return moved, sorted(emptied)
 
 
-def _digests(conn: psycopg.Connection) -> int:
+def _digests(conn: Conn) -> int:
     changed = 0
     for row in arrival_store.digest_pointers(conn):
         was = (row["points_to_key"], row["case_law_id"])

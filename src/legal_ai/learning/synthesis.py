@@ -91,6 +91,8 @@ def synthesizer(app: Context) -> ChatModel:
     )
     if missing:
         raise InvalidInput(missing)
+    if model is None:
+        raise InvalidInput(f"{VARIABLE} is not set")
     return model
 
 

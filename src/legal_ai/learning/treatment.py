@@ -27,6 +27,7 @@ from ..errors import InvalidInput, NotFound
 from ..paging import Page
 from ..store import jsonable
 from ..store import treatments as store
+from ..store.rows import Conn
 from ..text import citations as text_citations
 from ..text import treatment as rules
 from ..text.case_numbers import case_id
@@ -34,8 +35,6 @@ from .gate import Gated
 from .library_links import match, match_identity
 
 if TYPE_CHECKING:
-    import psycopg
-
     from ..context import Context
 
 RULE = "rule"  # who read a row that the rules of text/treatment.py read
@@ -49,7 +48,7 @@ def _number(ref: str) -> str | None:
     return found.number if found else None
 
 
-def read_ruling(conn: psycopg.Connection, case_law_id: int) -> int:
+def read_ruling(conn: Conn, case_law_id: int) -> int:
     """Read ruling `case_law_id` again and store what it says of the rulings it names (see the
     module). Returns the rows inserted, changed or deleted."""
     row = store.ruling(conn, case_law_id)
@@ -82,7 +81,7 @@ def read_ruling(conn: psycopg.Connection, case_law_id: int) -> int:
     return store.save(conn, case_law_id, stored)
 
 
-def relink_number(conn: psycopg.Connection, number: str) -> int:
+def relink_number(conn: Conn, number: str) -> int:
     """Link again the readings naming a ruling of this number/year (one arrived, or left)."""
     changed = 0
     for row in store.naming_number(conn, number):
@@ -92,7 +91,7 @@ def relink_number(conn: psycopg.Connection, number: str) -> int:
     return changed
 
 
-def on_arrival(conn: psycopg.Connection, case_law_id: int, case_number: str | None) -> int:
+def on_arrival(conn: Conn, case_law_id: int, case_number: str | None) -> int:
     """A ruling or decision arrived (in its ingest's transaction): read it, and link the later
     rulings' readings that name its number. Returns the rows changed."""
     changed = read_ruling(conn, case_law_id)
@@ -102,7 +101,7 @@ def on_arrival(conn: psycopg.Connection, case_law_id: int, case_number: str | No
     return changed
 
 
-def recompute_all(conn: psycopg.Connection) -> int:
+def recompute_all(conn: Conn) -> int:
     """Read every ruling and decision of the library again (idempotent)."""
     return sum(read_ruling(conn, i) for i in store.ruling_ids(conn))
 
@@ -140,7 +139,7 @@ def _current(rows: list[dict]) -> dict | None:
     return _treatment((confirmed or standing)[0])
 
 
-def treatment_for(conn: psycopg.Connection, doc_id: str) -> dict | None:
+def treatment_for(conn: Conn, doc_id: str) -> dict | None:
     """What became of the library's ruling `doc_id`: its latest petition or appeal the chair
     has not rejected — {"kind", "by", "by_doc_id", "decided_on", "confirmed", "review",
     "read_by", "sentence", ...} — or None (none in the library). For the draft check."""

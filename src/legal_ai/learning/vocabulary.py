@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Literal, overload
 
 from ..errors import InvalidInput
 from ..text.blocks import BLOCKS
@@ -55,6 +56,14 @@ def case_number(raw: str | None) -> str:
     return value
 
 
+@overload
+def free_text(
+    value: object, what: str, *, required: Literal[True] = True, max_chars: int = 20_000
+) -> str: ...
+@overload
+def free_text(
+    value: object, what: str, *, required: bool, max_chars: int = 20_000
+) -> str | None: ...
 def free_text(
     value: object, what: str, *, required: bool = True, max_chars: int = 20_000
 ) -> str | None:
@@ -73,9 +82,19 @@ def free_text(
     return text
 
 
+@overload
+def choice(
+    value: str | None, allowed: tuple[str, ...], what: str, *, required: Literal[True]
+) -> str: ...
+@overload
+def choice(
+    value: str | None, allowed: tuple[str, ...], what: str, *, required: bool = False
+) -> str | None: ...
 def choice(
     value: str | None, allowed: tuple[str, ...], what: str, *, required: bool = False
 ) -> str | None:
+    """`value` if it is one of `allowed`; None when not given, or InvalidInput naming the
+    choices when it is `required` (then never None) or unknown."""
     if value is None or value == "":
         if required:
             raise InvalidInput(f"{what} is required; choose one of: {', '.join(allowed)}")

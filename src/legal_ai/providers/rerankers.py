@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
@@ -119,7 +119,7 @@ class CohereReranker:
         except ImportError as exc:
             raise RerankFailed("cohere reranking needs the cohere package (make install)") from exc
         self.name = f"cohere:{model}{_public(base_url)}"
-        options = {"base_url": base_url} if base_url else {}
+        options: dict[str, Any] = {"base_url": base_url} if base_url else {}
         self._client = cohere.ClientV2(api_key=api_key, timeout=timeout_s, max_retries=0, **options)
         self._model = model
 

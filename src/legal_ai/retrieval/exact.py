@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..text import citations
 from ..text.case_numbers import case_id, normalize_case_number
 from . import legs
+from .contract import Identifier
 from .fusion import Fused
 
 REFERENCE_LEG = "reference"  # the chunk source's reference leg (search_legs._leg_name)
@@ -83,7 +84,7 @@ def first(fused: list[Fused], head: int, exact_ids: list[int]) -> tuple[list[Fus
     return lifted + rest, len(lifted) + kept_head
 
 
-def report(names: list[Named], rows: list[dict]) -> list[dict]:
+def report(names: list[Named], rows: list[dict]) -> list[Identifier]:
     """Each identifier with whether any unit the reference leg found is its item."""
     return [
         {"identifier": n.text, "kind": n.kind, "found": any(matches(n, r) for r in rows)}

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+# What a leg ranks: a search's (kind, unit id), a bench's document id.
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass
-class Fused:
-    key: Hashable
+class Fused(Generic[K]):
+    key: K
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
 
@@ -25,13 +29,13 @@ class Fused:
 
 
 def rrf(
-    legs: Mapping[str, Sequence[Hashable]],
+    legs: Mapping[str, Sequence[K]],
     *,
     k: int = 60,
     weights: Mapping[str, float] | None = None,
-) -> list[Fused]:
+) -> list[Fused[K]]:
     """Fuse ranked lists of keys (best first). Keys must be sortable for the final tie-break."""
-    fused: dict[Hashable, Fused] = {}
+    fused: dict[K, Fused[K]] = {}
     for leg, ranking in legs.items():
         weight = (weights or {}).get(leg, 1.0)
         for rank, key in enumerate(ranking, start=1):

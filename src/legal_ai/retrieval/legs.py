@@ -22,12 +22,13 @@ import math
 import re
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import LiteralString
 
 import numpy as np
-import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus, Source
+from ..store.rows import Conn
 from ..text import citations
 from ..text.case_numbers import normalize_case_number
 from .filters import SUPPORTED_FILTERS as SUPPORTED_FILTERS
@@ -40,7 +41,7 @@ def _from(corpus: Corpus, source: Source) -> sql.Composable:
         return sql.SQL("{} u").format(sql.Identifier(source.table))
     return sql.SQL("{} u JOIN {} i ON i.id = u.{}").format(
         sql.Identifier(source.table),
-        sql.Identifier(corpus.item_table),
+        sql.Identifier(corpus.items),
         sql.Identifier(source.parent_column),
     )
 
@@ -53,7 +54,7 @@ def _unit_predicates(source: Source) -> sql.Composable:
 
 
 def semantic(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     source: Source,
     filters: Filters,
@@ -84,7 +85,7 @@ def semantic(
 
 
 def semantic_pipelined(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     filters: Filters,
     vector: np.ndarray,
@@ -122,7 +123,7 @@ EF_SEARCH_REFERENCE_ROWS = 40_000
 EF_SEARCH_MAX = 1000
 
 
-def scaled_ef_search(source: Source, base: int) -> tuple[str, dict]:
+def scaled_ef_search(source: Source, base: int) -> tuple[LiteralString, dict]:
     """The statement that sets hnsw.ef_search for the rest of the transaction from the size of
     the source's partition (the planner's row estimate, pg_class.reltuples: no scan; -1 before
     the first ANALYZE counts as empty): base * sqrt(rows / EF_SEARCH_REFERENCE_ROWS), never
@@ -149,7 +150,7 @@ def semantic_statement(
     embedder: str,
     dim: int,
     window: int,
-) -> tuple[sql.Composable, dict]:
+) -> tuple[sql.Composed, dict]:
     """The statement of `semantic` and its parameters (rows: `id`, nearest first), for a caller
     that sends several at once (search.py pipelines the legs of a corpus's sources)."""
     where, params = filter_sql(corpus, filters)
@@ -165,7 +166,7 @@ def semantic_statement(
     return query, {**params, "embedder": embedder, "qvec": vector, "window": window}
 
 
-def configure_hnsw(conn: psycopg.Connection, *, max_scan_tuples: int) -> None:
+def configure_hnsw(conn: Conn, *, max_scan_tuples: int) -> None:
     """pgvector's iterative-scan settings for the rest of the connection's transaction: the
     iterative scan (relaxed order: `semantic` re-sorts exactly) and its bound (ef_search is set
     per partition: `scaled_ef_search`)."""
@@ -194,7 +195,7 @@ class LexicalQuery:
 
 
 def lexical_query(
-    conn: psycopg.Connection, corpus: Corpus, source: Source, terms: list[str], budget: int
+    conn: Conn, corpus: Corpus, source: Source, terms: list[str], budget: int
 ) -> LexicalQuery | None:
     """The query terms worth matching in this table, with their idf. Terms absent from the
     table are dropped; the rest are kept rarest first while their summed document frequency
@@ -249,7 +250,7 @@ def filtered(filters: Filters) -> bool:
 
 
 def lexical(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     source: Source,
     filters: Filters,
@@ -366,7 +367,11 @@ def named_references(
     if bare is not None and not named:
         pairs.append((None, bare))
     seen: set[Reference] = set()
-    unique = [(c, r) for c, r in pairs if not (r in seen or seen.add(r))]
+    unique = []
+    for c, r in pairs:
+        if r not in seen:
+            seen.add(r)
+            unique.append((c, r))
     return unique if limit is None else unique[:limit]
 
 
@@ -388,7 +393,7 @@ def _bare_number(query: str) -> Reference | None:
 
 
 def reference(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     source: Source,
     filters: Filters,
@@ -478,9 +483,7 @@ _PRECEDENT_FIELDS = (
 )
 
 
-def hydrate(
-    conn: psycopg.Connection, corpus: Corpus, source: Source, unit_ids: list[int]
-) -> dict[int, dict]:
+def hydrate(conn: Conn, corpus: Corpus, source: Source, unit_ids: list[int]) -> dict[int, dict]:
     """Provenance fields of the given units, re-checked against the corpus scope."""
     if not unit_ids:
         return {}

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from .arguments import checked
 from .arguments import clean_query as clean_query
 from .arguments import filter_value as filter_value
 from .arguments import normalized_filters as normalized_filters
+from .contract import Hit, Identifier, Rerank, SearchAnswer
 from .fusion import Fused, rrf
 from .search_legs import (
     SemanticPlan,
@@ -65,7 +67,7 @@ class SearchResult:
     (1: the semantic legs ran beside the lexical legs on a spare connection; 0: after them, on
     the search's connection); not part of the JSON."""
 
-    hits: list[dict] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
     dropped_by_cap: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     # Hits whose span no longer read the text it was cut or drawn from (INV-RET5): not
@@ -76,10 +78,10 @@ class SearchResult:
     rerank: dict | None = None
     # The identifiers the query names (a section, a case number) and whether the corpus holds
     # each (retrieval/exact.py): [{"identifier", "kind", "found"}]; empty when it names none.
-    identifiers: list[dict] = field(default_factory=list)
+    identifiers: list[Identifier] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
-        out = {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
+    def as_dict(self) -> SearchAnswer:
+        out: SearchAnswer = {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
         if self.identifiers:
             out["identifiers"] = self.identifiers
         if self.unverified:
@@ -162,7 +164,7 @@ def search(
             timings.update(semantic_timings)
         elif use_semantic:
             plan.run(conn, configured, found, timings)
-        if image_vector is not None:
+        if image_vector is not None and image_source is not None and image_embedder is not None:
             with timer(timings, "image"):
                 found["image"] = image_leg(
                     conn,
@@ -178,8 +180,9 @@ def search(
         fused = rrf(
             rankings(corpus, found), k=settings.rrf_k, weights={"image": settings.image_weight}
         )
-        sources = (*corpus.sources, *([image_source] if use_image else []))
-        head, stage, provenance = 0, None, {}
+        sources = (*corpus.sources, *([image_source] if image_source and use_image else []))
+        head, stage = 0, None
+        provenance: dict[tuple[str, int], Rerank] = {}
         if reranker is not None and vector is None and fused:
             fused, head, stage, provenance = _reranked(
                 conn, corpus, sources, fused, rows, reranker, text, settings, timings
@@ -257,7 +260,9 @@ def _embeddings(
     embedding: Future | None = None
     if use_semantic and vector is None and use_lexical:
         embedding = _submit(_timed_embedding, embedder, text)
-    image_vector: Future | None = _submit(image_embedder.embed_query, text) if use_image else None
+    image_vector: Future | None = (
+        _submit(image_embedder.embed_query, text) if use_image and image_embedder else None
+    )
     return embedding, image_vector
 
 
@@ -312,18 +317,21 @@ def _reranked(
     documents = [_rerank_text(rows.get(f.key) or {}) for f in head]
     outcome = rerank(reranker, query, documents, settings.rerank_budget_ms)
     timings["rerank"] = outcome.ms
-    provenance = {f.key: {"score": None, "fused_rank": n} for n, f in enumerate(ordered, 1)}
+    provenance: dict[tuple[str, int], Rerank] = {
+        f.key: {"score": None, "fused_rank": n} for n, f in enumerate(ordered, 1)
+    }
     stage = {
         "by": reranker.name,
         "candidates": len(head),
         "ms": outcome.ms,
         "skipped": outcome.skipped,
     }
-    if outcome.scores is None:
+    scores = outcome.scores
+    if scores is None:
         return ordered, len(head), stage, provenance
-    for entry, score in zip(head, outcome.scores, strict=True):
+    for entry, score in zip(head, scores, strict=True):
         provenance[entry.key]["score"] = round(score, 6)
-    order = sorted(range(len(head)), key=lambda i: (-outcome.scores[i], i))
+    order = sorted(range(len(head)), key=lambda i: (-scores[i], i))
     return [head[i] for i in order] + ordered[len(head) :], len(head), stage, provenance
 
 
@@ -406,9 +414,17 @@ def _prefix_end(fused: list[Fused], end: int) -> int:
     return end
 
 
-def _hit(corpus: Corpus, row: dict, fused: Fused, is_exact: bool = False) -> dict:
+def _hit(corpus: Corpus, row: dict, fused: Fused, is_exact: bool = False) -> Hit:
     decided = row.get("decided_on")
-    hit = {
+    # A principle's term from its source (הלכה / כלל פרשני / עיקרון) once the chair stands behind
+    # it, else "הצעת הפאנל" with `unconfirmed` true (terms.shown_term); None for other units.
+    shown = shown_term(
+        principle_term(row.get("source_kind"), row.get("court"), row.get("is_binding"))
+        if row["kind"] == "principle"
+        else None,
+        bool(row.get("confirmed")),
+    )
+    hit: Hit = {
         "corpus": corpus.key,
         "source_kind": row.get("source_kind"),
         "kind": row["kind"],
@@ -432,40 +448,31 @@ def _hit(corpus: Corpus, row: dict, fused: Fused, is_exact: bool = False) -> dic
         "explain": {leg: {"rank": rank} for leg, rank in fused.ranks.items()},
         # In the "exact match" group ahead of the fused list: the item the query names.
         "exact": is_exact,
+        "term": shown["term"],
+        "unconfirmed": shown["unconfirmed"],
+        "term_once_confirmed": shown["term_once_confirmed"],
     }
-    # A principle's term from its source (הלכה / כלל פרשני / עיקרון) once the chair stands behind
-    # it, else "הצעת הפאנל" with `unconfirmed` true (terms.shown_term); None for other units.
-    hit.update(
-        shown_term(
-            principle_term(row.get("source_kind"), row.get("court"), row.get("is_binding"))
-            if row["kind"] == "principle"
-            else None,
-            bool(row.get("confirmed")),
-        )
-    )
     if row["kind"] == "principle":
-        hit.update(
-            corroboration=row.get("corroboration") or 0,
-            canonical_statement=row.get("canonical_statement"),
-            approved_by=approved_by(
-                row.get("review_status"), row.get("reviewed_by"), row.get("votes"), row.get("score")
-            ),
-            confirmed=bool(row.get("confirmed")),
+        hit["corroboration"] = row.get("corroboration") or 0
+        hit["canonical_statement"] = row.get("canonical_statement")
+        hit["approved_by"] = approved_by(
+            row.get("review_status"), row.get("reviewed_by"), row.get("votes"), row.get("score")
         )
+        hit["confirmed"] = bool(row.get("confirmed"))
     if row["kind"] == "precedent":
-        hit.update(citation=row["citation"], note=row.get("note"), precedent_id=row["unit_id"])
+        hit["citation"] = row["citation"]
+        hit["note"] = row.get("note")
+        hit["precedent_id"] = row["unit_id"]
     elif corpus.citable:
-        hit.update(
-            doc_type=row.get("doc_type"),
-            law_title=row.get("law_title"),
-            section_num=row.get("section_num"),
-            parties=cited_parties(row.get("title"), row.get("case_number"), row.get("header")),
-        )
+        hit["doc_type"] = row.get("doc_type")
+        hit["law_title"] = row.get("law_title")
+        hit["section_num"] = row.get("section_num")
+        hit["parties"] = cited_parties(row.get("title"), row.get("case_number"), row.get("header"))
         hit["citation"] = hit_citation(hit)
     return hit
 
 
-def hit_citation(hit: dict, paragraph: str | None = None) -> str:
+def hit_citation(hit: Mapping[str, Any], paragraph: str | None = None) -> str:
     """A hit's citation, ready to paste (text/citation_style.py), its pinpoint `paragraph`
     (by default the one its passage opens, `12.`), else its page. The desk's search page cites
     the paragraph the query's words stand in."""

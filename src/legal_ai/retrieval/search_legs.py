@@ -157,7 +157,7 @@ def semantic_legs(
     """The semantic leg of every source of the corpus, into `found`."""
     with timer(timings, "semantic"):
         if configured:  # every source's statement in one round trip
-            for source, ids in legs.semantic_pipelined(
+            for kind, ids in legs.semantic_pipelined(
                 conn,
                 corpus,
                 filters,
@@ -167,7 +167,7 @@ def semantic_legs(
                 window=window,
                 ef_search=settings.hnsw_ef_search,
             ).items():
-                found[_leg_name(source, "semantic")] = ids
+                found[_leg_name(kind, "semantic")] = ids
         for source in () if configured else corpus.sources:
             found[_leg_name(source.kind, "semantic")] = legs.semantic(
                 conn,

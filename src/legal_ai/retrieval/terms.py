@@ -5,6 +5,7 @@ source (הלכה / כלל פרשני / עיקרון, as search hits name them)."
 from __future__ import annotations
 
 from ..text.case_numbers import COURT_SPELLINGS, normalize_case_number
+from .contract import ShownTerm
 
 SUPREME = "בית המשפט העליון"
 DISTRICT = "בית המשפט המחוזי"
@@ -126,7 +127,7 @@ def chair_confirmed(status: str | None, reviewed_by: str | None, confirmed_by: s
     return status == "approved" and (reviewed_by == "chair" or confirmed_by == "chair")
 
 
-def shown_term(term: str | None, confirmed: bool, by_panel: bool = True) -> dict:
+def shown_term(term: str | None, confirmed: bool, by_panel: bool = True) -> ShownTerm:
     """The one labelling of a principle, for every place that shows one: `term` is its term
     (הלכה / כלל פרשני / עיקרון) only once the chair approved or confirmed it, else
     "הצעת הפאנל" ("הצעה" for one the panel never voted on, `by_panel` false); `unconfirmed` says so for a program; `term_once_confirmed` keeps the term its

@@ -16,6 +16,7 @@ import numpy as np
 from ..corpora import get_corpus
 from ..errors import InvalidInput, NotFound
 from ..text.hebrew import clean_text
+from .contract import ToolAnswer
 from .legs import Filters
 from .search import MAX_QUERY_CHARS, SearchResult, filter_value
 
@@ -34,7 +35,7 @@ class Searcher(Protocol):
 LIBRARY_KINDS = ("ruling", "legislation")
 
 
-def _result(tool: str, result: SearchResult) -> dict:
+def _result(tool: str, result: SearchResult) -> ToolAnswer:
     return {"tool": tool, **result.as_dict()}
 
 
@@ -47,7 +48,7 @@ def search_decisions(
     date_to: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
-) -> dict:
+) -> ToolAnswer:
     """The chair's signed finals (style corpus), within one practice area (required)."""
     if not filter_value("practice_area", practice_area):
         raise InvalidInput(
@@ -66,7 +67,7 @@ def search_my_decisions(
     practice_area: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
-) -> dict:
+) -> ToolAnswer:
     """The chair's own signed finals (style corpus), across her practice areas unless she keeps
     to one. Hers alone (CHAIR_TOOLS): the writing agents keep to one practice area through
     `search_decisions` (DESIGN §3), the chair looking for what she wrote need not."""
@@ -78,7 +79,7 @@ def search_my_decisions(
 
 def search_case_documents(
     app: Searcher, query: str, case_number: str, *, limit: int = 10, mode: str = "hybrid"
-) -> dict:
+) -> ToolAnswer:
     """The documents of one case (pleadings, protocols, exhibits)."""
     if not filter_value("case_number", case_number):
         raise InvalidInput("search_case_documents needs the case_number, in full")
@@ -95,7 +96,7 @@ def find_similar_cases(
     text: str | None = None,
     practice_area: str | None = None,
     limit: int = 5,
-) -> dict:
+) -> ToolAnswer:
     """Other cases like a given case (by its documents) or like a text: one hit per case, within
     one practice area (03 §5) — the given case's own, or `practice_area` (required with a text)."""
     if text is not None and not isinstance(text, str):
@@ -124,6 +125,8 @@ def find_similar_cases(
             "find_similar_cases by text needs practice_area"
             " (e.g. planning, betterment_levy, compensation)"
         )
+    if not text:  # the case's profile or the text given, as checked above
+        raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
     filters = Filters(practice_area=area, exclude_case_number=exclude)
     result = app.search(
         "case",
@@ -148,7 +151,7 @@ def search_precedent_library(
     doc_type: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
-) -> dict:
+) -> ToolAnswer:
     """External authoritative sources: court rulings and legislation (chunks and approved
     principles); `doc_type` keeps to one of them (`ruling` | `legislation`)."""
     kind = filter_value("doc_type", doc_type)
@@ -178,7 +181,7 @@ def search_internal_decisions(
     date_to: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
-) -> dict:
+) -> ToolAnswer:
     """The committee's own decisions (internal corpus)."""
     filters = Filters(practice_area=practice_area, date_from=date_from, date_to=date_to)
     return _result(
@@ -194,7 +197,7 @@ def precedent_search_library(
     case_number: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
-) -> dict:
+) -> ToolAnswer:
     """The citations the chair attached to her cases (case_precedents, not the external corpus)."""
     filters = Filters(case_number=case_number)
     return _result(
@@ -210,7 +213,7 @@ def search_digests(
     practice_area: str | None = None,
     limit: int = 10,
     mode: str = "hybrid",
-) -> dict:
+) -> ToolAnswer:
     """Digests: summaries that point at rulings. Pointers only: never cite a digest."""
     filters = Filters(practice_area=practice_area)
     return _result(

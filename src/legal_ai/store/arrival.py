@@ -4,12 +4,12 @@ an arriving ruling resolves, and the digests linked to the ruling they point at 
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn, one
 
 # -- authorities and missing precedents ---------------------------------------------------------
 
 
-def reopen_precedents(conn: psycopg.Connection) -> int:
+def reopen_precedents(conn: Conn) -> int:
     """Reopen the resolved missing precedents whose authority is no longer linked; returns how
     many were."""
     return conn.execute(
@@ -19,7 +19,7 @@ def reopen_precedents(conn: psycopg.Connection) -> int:
     ).rowcount
 
 
-def open_precedent_ids(conn: psycopg.Connection) -> set[int]:
+def open_precedent_ids(conn: Conn) -> set[int]:
     """The authority ids of the open missing precedents."""
     return {
         r["authority_id"]
@@ -30,9 +30,7 @@ def open_precedent_ids(conn: psycopg.Connection) -> set[int]:
 # -- digests ------------------------------------------------------------------------------------
 
 
-def set_digest_link(
-    conn: psycopg.Connection, digest_id: int, key: str | None, case_law_id: int | None
-) -> None:
+def set_digest_link(conn: Conn, digest_id: int, key: str | None, case_law_id: int | None) -> None:
     """Set a digest's pointer key and the ruling it is linked to (None: unlinked); a row that
     already says so is not written again (every ruling's arrival reads the digests of its number)."""
     conn.execute(
@@ -42,7 +40,7 @@ def set_digest_link(
     )
 
 
-def digests_numbered(conn: psycopg.Connection, number: str) -> list[dict]:
+def digests_numbered(conn: Conn, number: str) -> list[dict]:
     """The digests whose pointer names a ruling of this number/year: {id, points_to,
     case_law_id}, by id (their key ends in it; a pointer never keyed is read again too)."""
     return conn.execute(
@@ -53,27 +51,27 @@ def digests_numbered(conn: psycopg.Connection, number: str) -> list[dict]:
     ).fetchall()
 
 
-def digest_pointer(conn: psycopg.Connection, digest_id: int) -> dict:
+def digest_pointer(conn: Conn, digest_id: int) -> dict:
     """One digest's {points_to_key, case_law_id}."""
-    return conn.execute(
-        "SELECT points_to_key, case_law_id FROM digests WHERE id = %s", (digest_id,)
-    ).fetchone()
+    return one(
+        conn.execute("SELECT points_to_key, case_law_id FROM digests WHERE id = %s", (digest_id,))
+    )
 
 
-def digest_pointers(conn: psycopg.Connection) -> list[dict]:
+def digest_pointers(conn: Conn) -> list[dict]:
     """Every digest's {id, points_to, points_to_key, case_law_id}, by id."""
     return conn.execute(
         "SELECT id, points_to, points_to_key, case_law_id FROM digests ORDER BY id"
     ).fetchall()
 
 
-def count_unresolved_digests(conn: psycopg.Connection) -> int:
+def count_unresolved_digests(conn: Conn) -> int:
     """How many digests are not linked to a ruling."""
-    row = conn.execute("SELECT count(*) AS n FROM digests WHERE case_law_id IS NULL").fetchone()
+    row = one(conn.execute("SELECT count(*) AS n FROM digests WHERE case_law_id IS NULL"))
     return row["n"]
 
 
-def unresolved_digests(conn: psycopg.Connection, limit: int) -> list[dict]:
+def unresolved_digests(conn: Conn, limit: int) -> list[dict]:
     """The first `limit` digests not linked to a ruling: {doc_id, title, points_to,
     points_to_key}, by id."""
     return conn.execute(

@@ -3,13 +3,13 @@ item of that corpus, checked against the root tables independently of the partit
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import CORPORA, Corpus, Source
+from .rows import Conn, one
 
 
-def audit_isolation(conn: psycopg.Connection) -> dict:
+def audit_isolation(conn: Conn) -> dict:
     checked = leaks = 0
     per_corpus = {}
     for corpus in CORPORA.values():
@@ -24,22 +24,24 @@ def audit_isolation(conn: psycopg.Connection) -> dict:
                 " count(*) FILTER (WHERE i.{scope_col} IS DISTINCT FROM %(corpus_scope)s) AS leaks"
                 " FROM {chunks} c LEFT JOIN {items} i ON i.id = c.{fk}"
             )
-        row = conn.execute(
-            query.format(
-                chunks=sql.Identifier(corpus.chunk_table),
-                items=sql.Identifier(corpus.item_table),
-                fk=sql.Identifier(corpus.parent_column),
-                scope_col=sql.Identifier(corpus.scope_column or "id"),
-            ),
-            corpus.scope_params(),
-        ).fetchone()
+        row = one(
+            conn.execute(
+                query.format(
+                    chunks=sql.Identifier(corpus.chunk_table),
+                    items=sql.Identifier(corpus.items),
+                    fk=sql.Identifier(corpus.parent_column),
+                    scope_col=sql.Identifier(corpus.scope_column or "id"),
+                ),
+                corpus.scope_params(),
+            )
+        )
         per_corpus[corpus.key] = dict(row)
         checked += row["checked"]
         leaks += row["leaks"]
     return {"checked": checked, "leaks": leaks, "corpora": per_corpus}
 
 
-def foreign_units(conn: psycopg.Connection, corpus: Corpus, source: Source, ids: list[int]) -> int:
+def foreign_units(conn: Conn, corpus: Corpus, source: Source, ids: list[int]) -> int:
     """How many of the unit ids a leg returned do NOT belong to `corpus`, judged from the root
     (unpartitioned) tables: a leak check independent of the leg's own SQL."""
     if not ids:
@@ -48,16 +50,16 @@ def foreign_units(conn: psycopg.Connection, corpus: Corpus, source: Source, ids:
         query = sql.SQL(
             "SELECT %(n)s - count(*) AS foreign FROM {root} u WHERE u.id = ANY(%(ids)s)"
         ).format(root=sql.Identifier(source.root))
-        return conn.execute(query, {"ids": ids, "n": len(ids)}).fetchone()["foreign"]
+        return one(conn.execute(query, {"ids": ids, "n": len(ids)}))["foreign"]
     query = sql.SQL(
         "SELECT %(n)s - count(*) AS foreign FROM {root} u JOIN {items} i ON i.id = u.{fk}"
         " WHERE u.id = ANY(%(ids)s) AND {scope}"
     ).format(
         root=sql.Identifier(source.root),
-        items=sql.Identifier(corpus.item_table),
+        items=sql.Identifier(corpus.items),
         fk=sql.Identifier(source.parent_column),
         scope=corpus.scope("i"),
     )
-    return conn.execute(
-        query, {"ids": ids, "n": len(set(ids)), **corpus.scope_params()}
-    ).fetchone()["foreign"]
+    return one(conn.execute(query, {"ids": ids, "n": len(set(ids)), **corpus.scope_params()}))[
+        "foreign"
+    ]

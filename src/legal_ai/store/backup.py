@@ -51,6 +51,7 @@ from .backup_manifest import (
     write_manifest,
 )
 from .pg_programs import MAINTENANCE_DATABASE, connect, one_line, run, run_watched, split
+from .rows import one
 from .scratch_server import scratch_server
 
 # pg_dump --verbose, as a table's rows begin: `pg_dump: dumping contents of table "public.x"`
@@ -115,10 +116,10 @@ def _dump(url: str, partial: Path, progress: Progress) -> tuple[dict, int]:
     with conn:
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         with conn.transaction():
-            snapshot = conn.execute("SELECT pg_export_snapshot()").fetchone()[0]
+            snapshot = one(conn.execute("SELECT pg_export_snapshot()"))[0]
             counts = row_counts(conn)
             version = schema_version(conn)
-            database = conn.execute("SELECT current_database()").fetchone()[0]
+            database = one(conn.execute("SELECT current_database()"))[0]
             at = dt.datetime.now(dt.UTC)
             progress.start("db backup", len(counts), "tables")
             dumped = 0
@@ -183,14 +184,16 @@ def _toc(file: Path, env: dict[str, str], *, ours: bool = True) -> list[tuple[st
 
 def _tables_in(conn: psycopg.Connection) -> int:
     """User tables in the connected database (tables of extensions not counted)."""
-    row = conn.execute(
-        "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE c.relkind IN ('r', 'p')"
-        " AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
-        " AND n.nspname NOT LIKE 'pg\\_toast%%'"
-        " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass"
-        "   AND d.objid = c.oid AND d.deptype = 'e')"
-    ).fetchone()
+    row = one(
+        conn.execute(
+            "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE c.relkind IN ('r', 'p')"
+            " AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+            " AND n.nspname NOT LIKE 'pg\\_toast%%'"
+            " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass"
+            "   AND d.objid = c.oid AND d.deptype = 'e')"
+        )
+    )
     return int(row[0])
 
 
@@ -337,7 +340,7 @@ def _regrant(url: str, dbname: str, notes: list[str]) -> None:
     """The roles' grants applied again for this login (the backup's default privileges were
     another's)."""
     with connect(url, dbname) as conn:
-        regrant = conn.execute("SELECT to_regproc('apply_role_grants')").fetchone()[0]
+        regrant = one(conn.execute("SELECT to_regproc('apply_role_grants')"))[0]
         if regrant is not None:
             conn.execute("SELECT apply_role_grants()")
     notes.append(
@@ -367,7 +370,7 @@ def _restore_into(
             "roles (roles_enforced is false until they exist and `legal-ai db migrate` runs)"
         )
     with connect(url, dbname) as conn:
-        login = conn.execute("SELECT current_user").fetchone()[0]
+        login = one(conn.execute("SELECT current_user"))[0]
     # Default privileges belong to the login that set them (ALTER DEFAULT PRIVILEGES FOR ROLE
     # x): another login may not set them for x. Those of the login that made the backup are
     # left out when another login restores, and the roles' grants are applied again for this one.
@@ -385,7 +388,7 @@ def _restore_into(
                 "--single-transaction",
                 f"--use-list={listing.name}",
                 "-d",
-                conninfo.make_conninfo(**params),
+                conninfo.make_conninfo("", **params),
                 str(file),
             ],
             env,

@@ -17,6 +17,7 @@ import psycopg
 from psycopg import sql
 
 from ..errors import InvalidInput
+from .rows import one
 
 ARCHIVE_MAGIC = b"PGDMP"  # the first bytes of every pg_dump custom-format archive
 MANIFEST_FORMAT = "legal-ai backup manifest"
@@ -61,15 +62,15 @@ def row_counts(conn: psycopg.Connection) -> dict[str, int]:
     for schema, name in tables:
         query = sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(schema, name))
         key = name if schema == "public" else f"{schema}.{name}"
-        counts[key] = int(conn.execute(query).fetchone()[0])
+        counts[key] = int(one(conn.execute(query))[0])
     return counts
 
 
 def schema_version(conn: psycopg.Connection) -> int | None:
     """The newest migration applied (None: no schema_migrations)."""
-    if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
+    if one(conn.execute("SELECT to_regclass('schema_migrations') IS NULL"))[0]:
         return None
-    return conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+    return one(conn.execute("SELECT max(version) FROM schema_migrations"))[0]
 
 
 def write_manifest(path: Path, archive: Path, name: str, values: dict) -> None:

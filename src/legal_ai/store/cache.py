@@ -8,6 +8,7 @@ import numpy as np
 import psycopg
 
 from .db import Store
+from .rows import Conn
 
 
 class EmbeddingCache:
@@ -49,12 +50,12 @@ class EmbeddingCache:
             return  # an agent's login: the vectors are used, not kept
 
 
-def active_embedder(conn: psycopg.Connection) -> dict | None:
+def active_embedder(conn: Conn) -> dict | None:
     """The embedder in force ({"embedder", "dim"}), None before the first embedding."""
     return conn.execute("SELECT embedder, dim FROM embedding_config").fetchone()
 
 
-def set_active_embedder(conn: psycopg.Connection, embedder: str, dim: int) -> bool:
+def set_active_embedder(conn: Conn, embedder: str, dim: int) -> bool:
     """Record the embedder in force; returns True when it changed (items are re-evaluated)."""
     row = active_embedder(conn)
     if row and row["embedder"] == embedder and row["dim"] == dim:

@@ -7,9 +7,8 @@ for comparing). Reads only; every change goes through the services."""
 
 from __future__ import annotations
 
-import psycopg
-
 from . import style_history
+from .rows import Conn
 
 # One row per case: its pair's status ('open' without one), its last movement (the case's
 # creation, its pair's last status change, a draft, a lesson proposed or decided, an audit row,
@@ -48,17 +47,17 @@ ORDER BY last_activity DESC, c.case_number
 """
 
 
-def case_list(conn: psycopg.Connection) -> list[dict]:
+def case_list(conn: Conn) -> list[dict]:
     """Every case, the most recently active first."""
     return conn.execute(_LIST, {"case": None}).fetchall()
 
 
-def case_row(conn: psycopg.Connection, case_number: str) -> dict | None:
+def case_row(conn: Conn, case_number: str) -> dict | None:
     """One case as the list shows it, with its pair's ids (None when there is no such case)."""
     return conn.execute(_LIST, {"case": case_number}).fetchone()
 
 
-def drafts_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
+def drafts_of(conn: Conn, case_number: str) -> list[dict]:
     """The case's drafts, oldest first, each with its copy-check report; the text of the latest
     only (the page shows it beside the final)."""
     return conn.execute(
@@ -69,7 +68,7 @@ def drafts_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
     ).fetchall()
 
 
-def final_of(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+def final_of(conn: Conn, case_law_id: int) -> dict | None:
     """The final as the committee's decision: its text, version, date and when it arrived."""
     return conn.execute(
         "SELECT id, doc_id, content, version, decided_on, created_at, updated_at, metadata"
@@ -78,20 +77,20 @@ def final_of(conn: psycopg.Connection, case_law_id: int) -> dict | None:
     ).fetchone()
 
 
-def history_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
+def history_of(conn: Conn, case_number: str) -> list[dict]:
     """The held-out rows of the case's finals, oldest first."""
     return conn.execute(
         "SELECT * FROM style_distance_history WHERE case_number = %s ORDER BY id", (case_number,)
     ).fetchall()
 
 
-def usual(conn: psycopg.Connection, case_number: str, before_id: int | None = None) -> list[dict]:
+def usual(conn: Conn, case_number: str, before_id: int | None = None) -> list[dict]:
     """The latest held-out row of every other case (as it stood before row `before_id`): her
     usual, to compare a final with."""
     return style_history.latest_of_others(conn, case_number, before_id)
 
 
-def jobs_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
+def jobs_of(conn: Conn, case_number: str) -> list[dict]:
     """The learning jobs of the case's finals, oldest first."""
     return conn.execute(
         "SELECT id, status, waiting_for, error, attempts, created_at, started_at, finished_at"
@@ -100,7 +99,7 @@ def jobs_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
     ).fetchall()
 
 
-def promotions_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
+def promotions_of(conn: Conn, case_number: str) -> list[dict]:
     """The audit's rows of the case's promotes (what was folded, into which version)."""
     return conn.execute(
         "SELECT at, actor, details FROM learning_audit WHERE case_number = %s"
@@ -109,7 +108,7 @@ def promotions_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
     ).fetchall()
 
 
-def precedents_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
+def precedents_of(conn: Conn, case_number: str) -> list[dict]:
     """The precedents she attached to the case, oldest first, with the ruling when linked."""
     return conn.execute(
         "SELECT cp.id, cp.citation, cp.note, cp.created_at, cp.case_law_id, cl.doc_id,"
@@ -120,7 +119,7 @@ def precedents_of(conn: psycopg.Connection, case_number: str) -> list[dict]:
     ).fetchall()
 
 
-def linked_rulings(conn: psycopg.Connection, ids: list[int]) -> dict[int, dict]:
+def linked_rulings(conn: Conn, ids: list[int]) -> dict[int, dict]:
     """The library's rulings by id: their doc_id and corpus (for the reader's link)."""
     rows = conn.execute(
         "SELECT id, doc_id, source_kind FROM case_law WHERE id = ANY(%s)", (ids,)
@@ -128,7 +127,7 @@ def linked_rulings(conn: psycopg.Connection, ids: list[int]) -> dict[int, dict]:
     return {r["id"]: r for r in rows}
 
 
-def labels_of(conn: psycopg.Connection, case_number: str) -> dict | None:
+def labels_of(conn: Conn, case_number: str) -> dict | None:
     """The case's labels (its final's once `labels_source` is set) and its latest draft's."""
     return conn.execute(
         "SELECT c.appeal_type, c.outcome, c.practice_area, c.labels_source,"

@@ -6,24 +6,26 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
+from .rows import Conn, one
 
 
-def lock_citations(conn: psycopg.Connection) -> None:
+def lock_citations(conn: Conn) -> None:
     """Serialise the citation graph's writes (authorities, missing precedents, corroboration)
     across finals of different cases, until the transaction ends."""
     conn.execute("SELECT pg_advisory_xact_lock(hashtext('learning:citations'))")
 
 
-def replace_citations(conn: psycopg.Connection, case_law_id: int, citations: list[Any]) -> None:
+def replace_citations(conn: Conn, case_law_id: int, citations: list[Any]) -> None:
     """The citing decision's citations, each under its (shared) authority."""
     conn.execute("DELETE FROM decision_citations WHERE citing_case_law_id = %s", (case_law_id,))
     for c in citations:
-        authority = conn.execute(
-            "INSERT INTO authorities (ref, kind) VALUES (%s, %s)"
-            " ON CONFLICT (ref) DO UPDATE SET updated_at = now() RETURNING id",
-            (c.ref, c.kind),
-        ).fetchone()["id"]
+        authority = one(
+            conn.execute(
+                "INSERT INTO authorities (ref, kind) VALUES (%s, %s)"
+                " ON CONFLICT (ref) DO UPDATE SET updated_at = now() RETURNING id",
+                (c.ref, c.kind),
+            )
+        )["id"]
         conn.execute(
             "INSERT INTO decision_citations (citing_case_law_id, authority_id, text, char_start,"
             " char_end) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
@@ -31,7 +33,7 @@ def replace_citations(conn: psycopg.Connection, case_law_id: int, citations: lis
         )
 
 
-def relinkable_authorities(conn: psycopg.Connection, number: str | None = None) -> list[dict]:
+def relinkable_authorities(conn: Conn, number: str | None = None) -> list[dict]:
     """Authorities whose link the citation graph decides again: unlinked (ambiguous ones
     included), or linked by anything but their whole identity or the chair's pick (a second
     district's decision arriving makes a citation without a district ambiguous). Each with the
@@ -52,7 +54,7 @@ def relinkable_authorities(conn: psycopg.Connection, number: str | None = None) 
     ).fetchall()
 
 
-def rulings_numbered(conn: psycopg.Connection, number: str) -> list[dict]:
+def rulings_numbered(conn: Conn, number: str) -> list[dict]:
     """The library's rulings and decisions of one number/year, each with its identity columns,
     in the order to prefer (an external ruling first, then by id)."""
     return conn.execute(
@@ -63,7 +65,7 @@ def rulings_numbered(conn: psycopg.Connection, number: str) -> list[dict]:
     ).fetchall()
 
 
-def rulings_aliased(conn: psycopg.Connection, alias: str) -> list[int]:
+def rulings_aliased(conn: Conn, alias: str) -> list[int]:
     """Ids of the library's rulings cited by `alias` (a reporter citation's ref)."""
     return [
         r["id"]
@@ -75,7 +77,7 @@ def rulings_aliased(conn: psycopg.Connection, alias: str) -> list[int]:
     ]
 
 
-def find_section(conn: psycopg.Connection, eid_pattern: str, law_pattern: str) -> int | None:
+def find_section(conn: Conn, eid_pattern: str, law_pattern: str) -> int | None:
     row = conn.execute(
         "SELECT id FROM case_law WHERE doc_type = 'legislation' AND eid ~ %s"
         " AND coalesce(law_title, '') ~ %s ORDER BY id LIMIT 1",
@@ -85,7 +87,7 @@ def find_section(conn: psycopg.Connection, eid_pattern: str, law_pattern: str) -
 
 
 def set_link(
-    conn: psycopg.Connection,
+    conn: Conn,
     authority_id: int,
     case_law_id: int | None,
     basis: str | None,
@@ -105,7 +107,7 @@ def set_link(
     )
 
 
-def pick_link(conn: psycopg.Connection, authority_id: int, case_law_id: int) -> dict | None:
+def pick_link(conn: Conn, authority_id: int, case_law_id: int) -> dict | None:
     """The chair's pick of the ruling an ambiguous citation names (the database checks it is
     hers, and audits it)."""
     return conn.execute(
@@ -115,14 +117,14 @@ def pick_link(conn: psycopg.Connection, authority_id: int, case_law_id: int) -> 
     ).fetchone()
 
 
-def authority(conn: psycopg.Connection, authority_id: int) -> dict | None:
+def authority(conn: Conn, authority_id: int) -> dict | None:
     return conn.execute(
         "SELECT id, ref, kind, case_law_id, link_basis, candidates FROM authorities WHERE id = %s",
         (authority_id,),
     ).fetchone()
 
 
-def ambiguous_authorities(conn: psycopg.Connection) -> list[dict]:
+def ambiguous_authorities(conn: Conn) -> list[dict]:
     """Citations that fit several rulings of the library (unlinked, candidates kept), each with
     its first citation as written, who cites it, and its candidates' identity and title."""
     return conn.execute(
@@ -141,7 +143,7 @@ def ambiguous_authorities(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
+def refresh_missing_and_corroboration(conn: Conn) -> None:
     """Corroboration = distinct decisions citing each authority; a cited ruling not in the
     library is an open missing precedent, resolved once it is linked."""
     conn.execute(
@@ -174,7 +176,7 @@ def refresh_missing_and_corroboration(conn: psycopg.Connection) -> None:
     )
 
 
-def citations_of(conn: psycopg.Connection, case_law_id: int) -> list[dict]:
+def citations_of(conn: Conn, case_law_id: int) -> list[dict]:
     return conn.execute(
         "SELECT dc.text, a.ref, a.kind, a.case_law_id AS linked_case_law_id, a.corroboration,"
         " a.link_basis, a.candidates, a.id AS authority_id,"
@@ -186,7 +188,7 @@ def citations_of(conn: psycopg.Connection, case_law_id: int) -> list[dict]:
     ).fetchall()
 
 
-def missing_precedent(conn: psycopg.Connection, authority_id: int) -> dict | None:
+def missing_precedent(conn: Conn, authority_id: int) -> dict | None:
     """One missing precedent with the text of its first citation (what the ruling is named)."""
     return conn.execute(
         "SELECT a.id AS authority_id, a.ref, a.kind, a.case_law_id, m.status, m.first_cited_in,"
@@ -198,7 +200,7 @@ def missing_precedent(conn: psycopg.Connection, authority_id: int) -> dict | Non
     ).fetchone()
 
 
-def missing_precedents(conn: psycopg.Connection, status: str | None = "open") -> list[dict]:
+def missing_precedents(conn: Conn, status: str | None = "open") -> list[dict]:
     return conn.execute(
         "SELECT a.ref, a.kind, m.status, m.first_cited_in, a.corroboration, m.created_at,"
         " a.id AS authority_id"

@@ -5,9 +5,10 @@ keeps them); `checked_case` is the number as it was written."""
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
+
+from .rows import Conn, one
 
 # A case's reports: its drafts' (by the draft's case) and its final's (by its pair).
 _OF_CASE = sql.SQL(
@@ -19,16 +20,18 @@ _OF_CASE = sql.SQL(
 )
 
 
-def library_marker(conn: psycopg.Connection) -> dict:
+def library_marker(conn: Conn) -> dict:
     """The library as a check reads it now: the last recorded version of a library item (rulings,
     decisions, laws: item_versions of case_law), when it was recorded, and how many items."""
-    row = conn.execute(
-        "SELECT (SELECT max(id) FROM item_versions WHERE item_table = 'case_law')"
-        " AS item_version_id,"
-        " (SELECT max(recorded_at) FROM item_versions WHERE item_table = 'case_law')"
-        " AS ingested_at,"
-        " (SELECT count(*) FROM case_law) AS items"
-    ).fetchone()
+    row = one(
+        conn.execute(
+            "SELECT (SELECT max(id) FROM item_versions WHERE item_table = 'case_law')"
+            " AS item_version_id,"
+            " (SELECT max(recorded_at) FROM item_versions WHERE item_table = 'case_law')"
+            " AS ingested_at,"
+            " (SELECT count(*) FROM case_law) AS items"
+        )
+    )
     return {
         "item_version_id": row["item_version_id"],
         "ingested_at": row["ingested_at"].isoformat() if row["ingested_at"] else None,
@@ -37,7 +40,7 @@ def library_marker(conn: psycopg.Connection) -> dict:
 
 
 def insert_report(
-    conn: psycopg.Connection,
+    conn: Conn,
     *,
     case: str,
     subject: str,
@@ -49,29 +52,31 @@ def insert_report(
     case_law_id: int | None = None,
 ) -> dict:
     """Append one report (the login's own role only: migration 0038 refuses a request's)."""
-    return conn.execute(
-        "INSERT INTO cite_reports (checked_case, subject, draft_id, case_law_id, version,"
-        " content_hash, report, library) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
-        (
-            case,
-            subject,
-            draft_id,
-            case_law_id,
-            version,
-            content_hash,
-            Jsonb(report),
-            Jsonb(library),
-        ),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "INSERT INTO cite_reports (checked_case, subject, draft_id, case_law_id, version,"
+            " content_hash, report, library) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
+            (
+                case,
+                subject,
+                draft_id,
+                case_law_id,
+                version,
+                content_hash,
+                Jsonb(report),
+                Jsonb(library),
+            ),
+        )
+    )
 
 
-def reports_of(conn: psycopg.Connection, case: str) -> list[dict]:
+def reports_of(conn: Conn, case: str) -> list[dict]:
     """Every report of the case, oldest first."""
     return conn.execute(_OF_CASE + sql.SQL(" ORDER BY r.id"), {"case": case}).fetchall()
 
 
 def latest_of(
-    conn: psycopg.Connection, case: str, subject: str | None = None, version: int | None = None
+    conn: Conn, case: str, subject: str | None = None, version: int | None = None
 ) -> dict | None:
     """The case's newest report (of a draft or the final, of one version when given; with
     neither, the final's when there is one)."""
@@ -86,7 +91,7 @@ def latest_of(
     ).fetchone()
 
 
-def draft_version(conn: psycopg.Connection, case: str, version: int | None) -> dict | None:
+def draft_version(conn: Conn, case: str, version: int | None) -> dict | None:
     """A stored draft of the case: {id, version, content, content_hash} (the latest when
     `version` is None)."""
     return conn.execute(
@@ -96,7 +101,7 @@ def draft_version(conn: psycopg.Connection, case: str, version: int | None) -> d
     ).fetchone()
 
 
-def draft_by_hash(conn: psycopg.Connection, case: str, content_hash: str) -> dict | None:
+def draft_by_hash(conn: Conn, case: str, content_hash: str) -> dict | None:
     """The stored draft of the case with this text (as stored, or trimmed as a text an agent
     sends is), if any."""
     return conn.execute(
@@ -107,7 +112,7 @@ def draft_by_hash(conn: psycopg.Connection, case: str, content_hash: str) -> dic
     ).fetchone()
 
 
-def final_of_case(conn: psycopg.Connection, case: str) -> dict | None:
+def final_of_case(conn: Conn, case: str) -> dict | None:
     """The case's final as its pair names it: {id, version, content, content_hash}."""
     return conn.execute(
         "SELECT c.id, c.version, c.content, c.content_hash FROM draft_final_pairs p"

@@ -4,18 +4,19 @@ Takes the caller's connection; the names are importable from store/learning.py t
 
 from __future__ import annotations
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from .rows import Conn
 
-def case_document_contents(conn: psycopg.Connection, case_number: str) -> list[dict]:
+
+def case_document_contents(conn: Conn, case_number: str) -> list[dict]:
     """The {content} of every document of the case in the case corpus."""
     return conn.execute(
         "SELECT content FROM documents WHERE corpus = 'case' AND case_number = %s", (case_number,)
     ).fetchall()
 
 
-def case_law_text(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+def case_law_text(conn: Conn, case_law_id: int) -> dict | None:
     """The library item's {doc_id, content} and what the citation check compares (its title,
     case number, kind, stored pages, and a statute's law and section); None when it is gone."""
     return conn.execute(
@@ -25,7 +26,7 @@ def case_law_text(conn: psycopg.Connection, case_law_id: int) -> dict | None:
     ).fetchone()
 
 
-def law_title(conn: psycopg.Connection, law_pattern: str) -> str | None:
+def law_title(conn: Conn, law_pattern: str) -> str | None:
     """The title of a law the library holds whose title matches `law_pattern` (a regular
     expression: retrieval/legs' law patterns); None when it holds no such law."""
     row = conn.execute(
@@ -36,7 +37,7 @@ def law_title(conn: psycopg.Connection, law_pattern: str) -> str | None:
     return row["law_title"] if row else None
 
 
-def passages_of(conn: psycopg.Connection, case_law_id: int, embedder: str) -> list[dict]:
+def passages_of(conn: Conn, case_law_id: int, embedder: str) -> list[dict]:
     """A library item's chunks in order: {char_start, char_end, page, text, embedding} (the
     embedding when it is `embedder`'s and of the chunk's current text, else None)."""
     return conn.execute(
@@ -47,7 +48,7 @@ def passages_of(conn: psycopg.Connection, case_law_id: int, embedder: str) -> li
     ).fetchall()
 
 
-def set_copy_report(conn: psycopg.Connection, draft_id: int, report: dict) -> None:
+def set_copy_report(conn: Conn, draft_id: int, report: dict) -> None:
     """Keep the copy-policy report with the draft it checked (migration 0019)."""
     conn.execute(
         "UPDATE drafts SET copy_report = %s, copy_checked_at = now() WHERE id = %s",

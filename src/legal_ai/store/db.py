@@ -25,6 +25,7 @@ from ..config import Settings
 from ..errors import NotFound, StoreError
 from ..logs import REQUEST_ID
 from . import migrations
+from .rows import Conn
 from .server import start_embedded
 
 logger = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ def connection_lost(exc: BaseException | None) -> bool:
 REQUEST_TIMEOUTS = (5.0, 30.0)
 
 
-def bounded(conn: psycopg.Connection, seconds: float) -> None:
+def bounded(conn: Conn, seconds: float) -> None:
     """This transaction's statements end after `seconds` (statement_timeout, SET LOCAL): a
     probe (/readyz, /metrics) answers in time even when the server is slow to."""
     conn.execute("SELECT set_config('statement_timeout', %s, true)", (f"{int(seconds * 1000)}ms",))
@@ -82,7 +83,7 @@ def with_database(url: str, dbname: str) -> str:
     """The same server URL, pointing at another database."""
     params = conninfo.conninfo_to_dict(url)
     params["dbname"] = dbname
-    return conninfo.make_conninfo(**params)
+    return conninfo.make_conninfo("", **params)
 
 
 def other_database(settings: Settings, dbname: str) -> str:
@@ -100,7 +101,8 @@ def other_database(settings: Settings, dbname: str) -> str:
 
 def database_name(url: str) -> str | None:
     """The database a URL names (None: the login's default)."""
-    return conninfo.conninfo_to_dict(url).get("dbname")
+    name = conninfo.conninfo_to_dict(url).get("dbname")
+    return None if name is None else str(name)
 
 
 def ensure_database(url: str, dbname: str) -> str:
@@ -170,8 +172,9 @@ class Store:
                 migrations.check(url)
         except psycopg.OperationalError as exc:
             raise StoreError(f"cannot reach PostgreSQL at {_redact(url)}: {exc}") from exc
-        self.pool = ConnectionPool(
+        self.pool: ConnectionPool[Conn] = ConnectionPool(
             url,
+            connection_class=Conn,
             min_size=1,
             max_size=max_size,
             kwargs={"row_factory": dict_row, "prepare_threshold": None},
@@ -190,7 +193,7 @@ class Store:
         lock, statement = self.request_timeouts
         return f"{int(lock * 1000)}ms", f"{int(statement * 1000)}ms"
 
-    def _bound(self, conn: psycopg.Connection, local: bool) -> None:
+    def _bound(self, conn: Conn, local: bool) -> None:
         bounds = self._request_bounds()
         if bounds is not None:
             conn.execute(
@@ -199,7 +202,7 @@ class Store:
             )
 
     @contextmanager
-    def connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
+    def connection(self, timeout: float | None = None) -> Iterator[Conn]:
         """A pooled connection (reads), running as this view's role; `timeout`: seconds to
         wait for one (PoolTimeout after), instead of the pool's LEGAL_AI_POOL_TIMEOUT_S."""
         with self.pool.connection(timeout=timeout) as conn:
@@ -218,7 +221,7 @@ class Store:
                         conn.close()  # a broken connection: the pool replaces it
 
     @contextmanager
-    def spare_connection(self) -> Iterator[psycopg.Connection | None]:
+    def spare_connection(self) -> Iterator[Conn | None]:
         """A second pooled connection for a caller that already holds one (a search's semantic
         leg, run beside its lexical leg), as `connection` gives it — or None, at once, when
         taking it could make anyone wait: another caller is queued for a connection, or none is
@@ -234,7 +237,7 @@ class Store:
             yield conn
 
     @contextmanager
-    def transaction(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
+    def transaction(self, timeout: float | None = None) -> Iterator[Conn]:
         """A pooled connection inside one transaction (committed on exit, rolled back on error),
         running as this view's role: `SET LOCAL ROLE` ends with the transaction. Inside an HTTP
         request, the transaction carries its id (`legal_ai.request_id`, logs.py): the audit,
@@ -250,7 +253,7 @@ class Store:
             yield conn
 
     @contextmanager
-    def reading(self, timeout: float | None = None) -> Iterator[psycopg.Connection]:
+    def reading(self, timeout: float | None = None) -> Iterator[Conn]:
         """A pooled connection in autocommit, running as this view's role: each statement is a
         transaction of its own, so nothing is held between the reads of a computation — an
         upload's copy check and analysis read what they compare with here, before their write
@@ -275,7 +278,7 @@ class Store:
                         conn.close()  # a broken connection: the pool replaces it
 
     @contextmanager
-    def as_login(self, conn: psycopg.Connection) -> Iterator[psycopg.Connection]:
+    def as_login(self, conn: Conn) -> Iterator[Conn]:
         """Inside a transaction of this view, the statements of the block run as the login's own
         role (the schema's owner: `legal-ai serve`, the CLI), then as this view's role again:
         what the server derives itself from what a request sent (the case's bookkeeping, the
@@ -359,4 +362,4 @@ def _redact(url: str) -> str:
     params = conninfo.conninfo_to_dict(url)
     if params.get("password"):
         params["password"] = "***"
-    return conninfo.make_conninfo(**params)
+    return conninfo.make_conninfo("", **params)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 from psycopg import sql
+
+from .rows import Conn, one
 
 # The kinds of item a row is about (the log's "סוג" filter): which actions belong to each.
 KINDS: dict[str, tuple[str, ...]] = {
@@ -94,28 +95,28 @@ def _where(filters: dict[str, Any]) -> tuple[sql.Composable, dict[str, Any]]:
     return sql.SQL(" WHERE ") + sql.SQL(" AND ").join(parts), params
 
 
-def page(
-    conn: psycopg.Connection, filters: dict[str, Any], limit: int, offset: int
-) -> tuple[list[dict], int]:
+def page(conn: Conn, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[dict], int]:
     """One page of the log under `filters`, newest first, and how many rows match in all."""
     where, params = _where(filters)
     rows = conn.execute(
         sql.SQL(_SELECT) + where + sql.SQL(" ORDER BY a.id DESC LIMIT %(limit)s OFFSET %(offset)s"),
         {**params, "limit": limit, "offset": offset},
     ).fetchall()
-    total = conn.execute(
-        sql.SQL(
-            "SELECT count(*) AS n FROM learning_audit a"
-            " LEFT JOIN decision_lessons l ON l.id = a.lesson_id"
-            " LEFT JOIN case_law_principles p ON p.id = a.principle_id"
+    total = one(
+        conn.execute(
+            sql.SQL(
+                "SELECT count(*) AS n FROM learning_audit a"
+                " LEFT JOIN decision_lessons l ON l.id = a.lesson_id"
+                " LEFT JOIN case_law_principles p ON p.id = a.principle_id"
+            )
+            + where,
+            params,
         )
-        + where,
-        params,
-    ).fetchone()["n"]
+    )["n"]
     return rows, total
 
 
-def lesson_texts(conn: psycopg.Connection, ids: list[int]) -> dict[int, str]:
+def lesson_texts(conn: Conn, ids: list[int]) -> dict[int, str]:
     """The texts of lessons by id (a promote's folded lessons)."""
     if not ids:
         return {}
@@ -125,7 +126,7 @@ def lesson_texts(conn: psycopg.Connection, ids: list[int]) -> dict[int, str]:
     return {r["id"]: r["text"] for r in rows}
 
 
-def cases(conn: psycopg.Connection) -> list[str]:
+def cases(conn: Conn) -> list[str]:
     """The case numbers the log names (the "תיק" filter's choices)."""
     rows = conn.execute(
         "SELECT DISTINCT case_number FROM learning_audit WHERE case_number IS NOT NULL"

@@ -4,13 +4,13 @@ Reads only; every decision goes through the services (lessons, App.review_princi
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import SEARCHABLE, Corpus
+from .rows import Conn, one
 
 
-def item_text(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | None:
+def item_text(conn: Conn, corpus: Corpus, doc_id: str) -> dict | None:
     """The item's title, case number and stored text (with its page offsets), and what its
     citation names (its kind, date, a statute's law and section), within its corpus only (the
     scope predicate of the registry)."""
@@ -19,13 +19,13 @@ def item_text(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | N
     columns += [c for c in extra if c in corpus.columns or c == "doc_type"]
     query = sql.SQL("SELECT {cols} FROM {t} i WHERE i.doc_id = %(doc_id)s AND {scope}").format(
         cols=sql.SQL(", ").join(sql.SQL("i.{}").format(sql.Identifier(c)) for c in columns),
-        t=sql.Identifier(corpus.item_table),
+        t=sql.Identifier(corpus.items),
         scope=corpus.scope("i"),
     )
     return conn.execute(query, {"doc_id": doc_id, **corpus.scope_params()}).fetchone()
 
 
-def page_images(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> list[int]:
+def page_images(conn: Conn, corpus: Corpus, item_id: int) -> list[int]:
     """The pages of an item that have a row in the corpus's page-images table (the image leg,
     MULTIMODAL_ENABLED): only a hash and an embedding are stored there, never the image."""
     if corpus.image_table is None:
@@ -36,7 +36,7 @@ def page_images(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> list[
     return [r["page"] for r in conn.execute(query, (item_id,)).fetchall()]
 
 
-def verdicts(conn: psycopg.Connection, lesson_ids: list[int]) -> list[dict]:
+def verdicts(conn: Conn, lesson_ids: list[int]) -> list[dict]:
     """The panel's votes (model, vote, reason) on these lessons, oldest first."""
     return conn.execute(
         "SELECT lesson_id, model, vote, reason, created_at FROM panel_verdicts"
@@ -75,7 +75,7 @@ _PRINCIPLES_WAITING = (
 )
 
 
-def queue_lessons(conn: psycopg.Connection, lesson_id: int | None = None) -> list[dict]:
+def queue_lessons(conn: Conn, lesson_id: int | None = None) -> list[dict]:
     """The lessons waiting for the chair (proposed, or approved by the panel and not folded),
     by id, each with the panel's verdicts counted (`votes`, `votes_for`); only `lesson_id`'s
     when given (and then whatever its status: a decided one has left the queue)."""
@@ -84,7 +84,7 @@ def queue_lessons(conn: psycopg.Connection, lesson_id: int | None = None) -> lis
     return conn.execute(_QUEUE_LESSONS + " WHERE l.id = %s", (lesson_id,)).fetchall()
 
 
-def queue_principles(conn: psycopg.Connection, principle_id: int | None = None) -> list[dict]:
+def queue_principles(conn: Conn, principle_id: int | None = None) -> list[dict]:
     """The principles waiting for the chair (proposed, or approved by the panel and not
     confirmed), by id, with their ruling and the panel's votes and score; only
     `principle_id`'s when given (whatever its status)."""
@@ -93,9 +93,7 @@ def queue_principles(conn: psycopg.Connection, principle_id: int | None = None) 
     return conn.execute(_QUEUE_PRINCIPLES + " WHERE p.id = %s", (principle_id,)).fetchall()
 
 
-def located(
-    conn: psycopg.Connection, doc_ids: set[str], corpora: tuple[str, ...]
-) -> dict[str, str]:
+def located(conn: Conn, doc_ids: set[str], corpora: tuple[str, ...]) -> dict[str, str]:
     """The corpus of each doc_id (the first of `corpora` that holds it), for the reader's link."""
     out: dict[str, str] = {}
     for key in corpora:
@@ -105,7 +103,7 @@ def located(
         corpus = SEARCHABLE[key]
         query = sql.SQL(
             "SELECT DISTINCT i.doc_id FROM {t} i WHERE i.doc_id = ANY(%(ids)s) AND {scope}"
-        ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+        ).format(t=sql.Identifier(corpus.items), scope=corpus.scope("i"))
         for row in conn.execute(query, {"ids": wanted, **corpus.scope_params()}):
             out.setdefault(row["doc_id"], key)
     return out
@@ -150,12 +148,12 @@ WAITING = {
 }
 
 
-def waiting(conn: psycopg.Connection, what: str) -> int:
+def waiting(conn: Conn, what: str) -> int:
     """How many of `what` (a key of WAITING) wait for the chair."""
-    return conn.execute(WAITING[what]).fetchone()["n"]
+    return one(conn.execute(WAITING[what]))["n"]
 
 
-def waiting_all(conn: psycopg.Connection) -> dict[str, int]:
+def waiting_all(conn: Conn) -> dict[str, int]:
     """Every count of WAITING at once: one statement, one round trip (the menu reads them on
     every page), each count the same subquery `waiting` runs alone."""
     query = sql.SQL("SELECT {}").format(
@@ -164,4 +162,4 @@ def waiting_all(conn: psycopg.Connection) -> dict[str, int]:
             for key, count in WAITING.items()
         )
     )
-    return dict(conn.execute(query).fetchone())
+    return dict(one(conn.execute(query)))

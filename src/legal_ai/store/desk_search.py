@@ -6,27 +6,27 @@ only; every value a parameter, every identifier through psycopg.sql."""
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus
+from .rows import Conn
 
 MAX_CHOICES = 500  # the most courts or case numbers a select or a completion list offers
 
 
-def courts(conn: psycopg.Connection, corpus: Corpus) -> list[str]:
+def courts(conn: Conn, corpus: Corpus) -> list[str]:
     """The distinct courts of the corpus's searchable items, by name (at most MAX_CHOICES)."""
     if corpus.item_table is None or "court" not in corpus.columns:
         return []
     query = sql.SQL(
         "SELECT DISTINCT btrim(i.court) AS court FROM {t} i WHERE {scope} AND i.searchable"
         " AND coalesce(btrim(i.court), '') <> '' ORDER BY 1 LIMIT %(limit)s"
-    ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+    ).format(t=sql.Identifier(corpus.items), scope=corpus.scope("i"))
     rows = conn.execute(query, {**corpus.scope_params(), "limit": MAX_CHOICES}).fetchall()
     return [r["court"] for r in rows]
 
 
-def case_numbers(conn: psycopg.Connection) -> list[str]:
+def case_numbers(conn: Conn) -> list[str]:
     """The chair's cases' numbers, the newest first (at most MAX_CHOICES)."""
     rows = conn.execute(
         "SELECT case_number FROM cases ORDER BY created_at DESC, id DESC LIMIT %s",
@@ -35,7 +35,7 @@ def case_numbers(conn: psycopg.Connection) -> list[str]:
     return [r["case_number"] for r in rows]
 
 
-def cases_ending(conn: psycopg.Connection, number: str) -> list[str]:
+def cases_ending(conn: Conn, number: str) -> list[str]:
     """The case numbers of cases whose number ends in `number` (a number/year such as 1157/23,
     given as a parameter; `%`, `_` and `\\` in it are matched as themselves), by number."""
     escaped = number.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -47,7 +47,7 @@ def cases_ending(conn: psycopg.Connection, number: str) -> list[str]:
 
 
 def passages(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     spans: list[tuple[str, int, int]],
     before: int,
@@ -65,7 +65,7 @@ def passages(
         " FROM unnest(%(doc_ids)s::text[], %(starts)s::int[], %(ends)s::int[]) AS w(doc_id, a, b)"
         " JOIN {t} i ON i.doc_id = w.doc_id AND {scope}"
         " WHERE 0 <= w.a AND w.a < w.b AND w.b <= length(i.content)"
-    ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+    ).format(t=sql.Identifier(corpus.items), scope=corpus.scope("i"))
     params = {
         **corpus.scope_params(),
         "before": before,

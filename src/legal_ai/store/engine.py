@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
+
+from .rows import Conn, one
 
 # A job is ready when it is queued and due, or running under a lease that has ended.
 _READY = (
@@ -27,19 +28,21 @@ _MINE = "id = %(id)s AND status = 'running' AND worker = %(worker)s AND attempts
 # -- model calls --------------------------------------------------------------------------------
 
 
-def insert_call(conn: psycopg.Connection, call: dict[str, Any]) -> int:
+def insert_call(conn: Conn, call: dict[str, Any]) -> int:
     """Append one model call (append-only: the table refuses UPDATE and DELETE)."""
-    return conn.execute(
-        "INSERT INTO model_calls (stage, provider, model, base_url, case_number, job_id,"
-        " prompt_hash, attempt, tokens_in, tokens_out, latency_ms, outcome, error)"
-        " VALUES (%(stage)s, %(provider)s, %(model)s, %(base_url)s, %(case_number)s, %(job_id)s,"
-        " %(prompt_hash)s, %(attempt)s, %(tokens_in)s, %(tokens_out)s, %(latency_ms)s,"
-        " %(outcome)s, %(error)s) RETURNING id",
-        call,
-    ).fetchone()["id"]
+    return one(
+        conn.execute(
+            "INSERT INTO model_calls (stage, provider, model, base_url, case_number, job_id,"
+            " prompt_hash, attempt, tokens_in, tokens_out, latency_ms, outcome, error)"
+            " VALUES (%(stage)s, %(provider)s, %(model)s, %(base_url)s, %(case_number)s, %(job_id)s,"
+            " %(prompt_hash)s, %(attempt)s, %(tokens_in)s, %(tokens_out)s, %(latency_ms)s,"
+            " %(outcome)s, %(error)s) RETURNING id",
+            call,
+        )
+    )["id"]
 
 
-def call_totals(conn: psycopg.Connection, job_ids: list[int], since: Any = None) -> dict:
+def call_totals(conn: Conn, job_ids: list[int], since: Any = None) -> dict:
     """Calls, failed calls and tokens of the given jobs (made at or after `since`, when given),
     overall and per stage."""
     rows = conn.execute(
@@ -59,7 +62,7 @@ def call_totals(conn: psycopg.Connection, job_ids: list[int], since: Any = None)
 
 
 def enqueue(
-    conn: psycopg.Connection,
+    conn: Conn,
     kind: str,
     case_number: str | None,
     key: str,
@@ -85,7 +88,7 @@ def enqueue(
     return job
 
 
-def close_queued(conn: psycopg.Connection, key: str, result: dict) -> int:
+def close_queued(conn: Conn, key: str, result: dict) -> int:
     """Close the job of `key` as done when it has not started (queued or waiting): its work was
     done another way (a direct run)."""
     return conn.execute(
@@ -96,7 +99,7 @@ def close_queued(conn: psycopg.Connection, key: str, result: dict) -> int:
 
 
 def claim(
-    conn: psycopg.Connection,
+    conn: Conn,
     worker: str,
     lease_s: int,
     *,
@@ -106,7 +109,7 @@ def claim(
     """Take the next ready job of `kind` (oldest `run_after` first) for `worker`: status
     running, a lease of `lease_s` seconds, attempts + 1. Rows another transaction holds are
     skipped, so two workers never take the same job."""
-    where = sql.SQL("kind = %s AND " + _READY)
+    where: sql.Composable = sql.SQL("kind = %s AND " + _READY)
     params: list[Any] = [kind]
     if case_number is not None:
         where = sql.SQL("{} AND case_number = %s").format(where)
@@ -121,7 +124,7 @@ def claim(
 
 
 def fail_abandoned(
-    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
+    conn: Conn, case_number: str | None = None, kind: str = "learning"
 ) -> list[dict]:
     """Jobs of `kind` whose lease ended on their last allowed attempt (their worker died every
     time): failed, with what happened. Returns them."""
@@ -141,7 +144,7 @@ def fail_abandoned(
     ).fetchall()
 
 
-def _guarded(conn: psycopg.Connection, assignments: str, values: dict[str, Any]) -> dict | None:
+def _guarded(conn: Conn, assignments: str, values: dict[str, Any]) -> dict | None:
     query = sql.SQL("UPDATE jobs SET {} WHERE {} RETURNING *").format(
         sql.SQL(assignments), sql.SQL(_MINE)
     )
@@ -149,7 +152,7 @@ def _guarded(conn: psycopg.Connection, assignments: str, values: dict[str, Any])
 
 
 def save_progress(
-    conn: psycopg.Connection, job_id: int, worker: str, attempt: int, result: dict, lease_s: int
+    conn: Conn, job_id: int, worker: str, attempt: int, result: dict, lease_s: int
 ) -> bool:
     """Keep the stages done so far and renew the lease; False when the job is no longer this
     worker's (its lease ended and another worker took it)."""
@@ -169,7 +172,7 @@ def save_progress(
     )
 
 
-def renew(conn: psycopg.Connection, job_id: int, worker: str, attempt: int, lease_s: int) -> bool:
+def renew(conn: Conn, job_id: int, worker: str, attempt: int, lease_s: int) -> bool:
     """Extend the lease (a heartbeat); False when the job is no longer this worker's."""
     return (
         _guarded(
@@ -181,9 +184,7 @@ def renew(conn: psycopg.Connection, job_id: int, worker: str, attempt: int, leas
     )
 
 
-def complete(
-    conn: psycopg.Connection, job_id: int, worker: str, attempt: int, result: dict
-) -> dict | None:
+def complete(conn: Conn, job_id: int, worker: str, attempt: int, result: dict) -> dict | None:
     """Mark the job done with its result, once: None when it is no longer this worker's."""
     return _guarded(
         conn,
@@ -194,7 +195,7 @@ def complete(
 
 
 def wait(
-    conn: psycopg.Connection,
+    conn: Conn,
     job_id: int,
     worker: str,
     attempt: int,
@@ -217,9 +218,7 @@ def wait(
     )
 
 
-def release(
-    conn: psycopg.Connection, job_id: int, worker: str, attempt: int, result: dict
-) -> dict | None:
+def release(conn: Conn, job_id: int, worker: str, attempt: int, result: dict) -> dict | None:
     """Give the job back to the queue (a worker asked to stop): queued, due now, the stages
     done so far kept, the claim not counted as an attempt."""
     return _guarded(
@@ -231,7 +230,7 @@ def release(
 
 
 def retry_or_fail(
-    conn: psycopg.Connection,
+    conn: Conn,
     job_id: int,
     worker: str,
     attempt: int,
@@ -258,9 +257,7 @@ def retry_or_fail(
     )
 
 
-def waiting_jobs(
-    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
-) -> list[dict]:
+def waiting_jobs(conn: Conn, case_number: str | None = None, kind: str = "learning") -> list[dict]:
     """Waiting jobs of `kind`, locked (skipping those another pass holds), to re-check."""
     where, params = "kind = %s AND status = 'waiting'", [kind]
     if case_number is not None:
@@ -273,7 +270,7 @@ def waiting_jobs(
     ).fetchall()
 
 
-def requeue(conn: psycopg.Connection, job_ids: list[int]) -> int:
+def requeue(conn: Conn, job_ids: list[int]) -> int:
     """Waiting jobs back to the queue (the configuration they waited for changed)."""
     return conn.execute(
         "UPDATE jobs SET status = 'queued', waiting_for = NULL, run_after = now()"
@@ -282,9 +279,7 @@ def requeue(conn: psycopg.Connection, job_ids: list[int]) -> int:
     ).rowcount
 
 
-def open_jobs(
-    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
-) -> list[dict]:
+def open_jobs(conn: Conn, case_number: str | None = None, kind: str = "learning") -> list[dict]:
     """Jobs of `kind` not finished (queued, running, waiting), oldest first."""
     where, params = "kind = %s AND status IN ('queued', 'running', 'waiting')", [kind]
     if case_number is not None:
@@ -295,9 +290,7 @@ def open_jobs(
     ).fetchall()
 
 
-def list_jobs(
-    conn: psycopg.Connection, case_number: str | None = None, kind: str = "learning"
-) -> list[dict]:
+def list_jobs(conn: Conn, case_number: str | None = None, kind: str = "learning") -> list[dict]:
     where, params = sql.SQL(""), [kind]
     if case_number is not None:
         where, params = sql.SQL(" AND case_number = %s"), [kind, case_number]
@@ -306,6 +299,6 @@ def list_jobs(
     ).fetchall()
 
 
-def clock(conn: psycopg.Connection):
+def clock(conn: Conn):
     """The database's clock now (clock_timestamp(): not the transaction's start)."""
-    return conn.execute("SELECT clock_timestamp() AS t").fetchone()["t"]
+    return one(conn.execute("SELECT clock_timestamp() AS t"))["t"]

@@ -5,11 +5,12 @@ connection, so a stage composes them into one transaction."""
 
 from __future__ import annotations
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from .rows import Conn, one
 
-def pair_for_distillation(conn: psycopg.Connection, case_number: str) -> dict | None:
+
+def pair_for_distillation(conn: Conn, case_number: str) -> dict | None:
     """The pair of a case with our draft's blocks, her final's blocks, the alignment, and the
     case's chair and appeal type."""
     return conn.execute(
@@ -21,7 +22,7 @@ def pair_for_distillation(conn: psycopg.Connection, case_number: str) -> dict | 
     ).fetchone()
 
 
-def final_of(conn: psycopg.Connection, case_number: str) -> dict | None:
+def final_of(conn: Conn, case_number: str) -> dict | None:
     """Her final as the style corpus holds it, with the case's appeal type and outcome."""
     return conn.execute(
         "SELECT d.content, c.appeal_type, c.outcome, p.final_blocks, p.status"
@@ -33,9 +34,7 @@ def final_of(conn: psycopg.Connection, case_number: str) -> dict | None:
     ).fetchone()
 
 
-def duplicate_candidates(
-    conn: psycopg.Connection, categories: list[str], exclude_case: str | None
-) -> list[dict]:
+def duplicate_candidates(conn: Conn, categories: list[str], exclude_case: str | None) -> list[dict]:
     """Lessons a new proposal may corroborate: approved by the chair or by the panel, of these
     categories, learned on another case (a lesson of the same case is the same final read
     again, not corroboration). A lesson merely proposed (an agent's curator finding, another
@@ -49,7 +48,7 @@ def duplicate_candidates(
     ).fetchall()
 
 
-def corroborated_by(conn: psycopg.Connection, lesson_id: int, case_number: str) -> bool:
+def corroborated_by(conn: Conn, lesson_id: int, case_number: str) -> bool:
     return (
         conn.execute(
             "SELECT 1 FROM learning_audit WHERE action = 'corroborate' AND lesson_id = %s"
@@ -61,24 +60,26 @@ def corroborated_by(conn: psycopg.Connection, lesson_id: int, case_number: str) 
 
 
 def corroborate(
-    conn: psycopg.Connection, lesson_id: int, case_number: str, actor: str, details: dict
+    conn: Conn, lesson_id: int, case_number: str, actor: str, details: dict
 ) -> int | None:
     """One more final supports the lesson: +1, once per case (retry-safe); audited. Returns the
     new count, or None when this case already corroborated it."""
     conn.execute("SELECT id FROM decision_lessons WHERE id = %s FOR UPDATE", (lesson_id,))
     if corroborated_by(conn, lesson_id, case_number):
         return None
-    row = conn.execute(
-        "UPDATE decision_lessons SET corroboration = corroboration + 1 WHERE id = %s"
-        " RETURNING corroboration",
-        (lesson_id,),
-    ).fetchone()
+    row = one(
+        conn.execute(
+            "UPDATE decision_lessons SET corroboration = corroboration + 1 WHERE id = %s"
+            " RETURNING corroboration",
+            (lesson_id,),
+        )
+    )
     audit_lesson(conn, actor, "corroborate", lesson_id, case_number, details)
     return row["corroboration"]
 
 
 def audit_lesson(
-    conn: psycopg.Connection,
+    conn: Conn,
     actor: str,
     action: str,
     lesson_id: int,
@@ -93,7 +94,7 @@ def audit_lesson(
     )
 
 
-def has_verdicts(conn: psycopg.Connection, lesson_id: int) -> bool:
+def has_verdicts(conn: Conn, lesson_id: int) -> bool:
     return (
         conn.execute(
             "SELECT 1 FROM panel_verdicts WHERE lesson_id = %s LIMIT 1", (lesson_id,)
@@ -105,7 +106,7 @@ def has_verdicts(conn: psycopg.Connection, lesson_id: int) -> bool:
 # -- the curator's figures ----------------------------------------------------------------------
 
 
-def curator_findings(conn: psycopg.Connection) -> list[dict]:
+def curator_findings(conn: Conn) -> list[dict]:
     """Every curator finding with its case and where the chair's decision stands."""
     return conn.execute(
         "SELECT id, case_number, category, review_status, reviewed_by"
@@ -116,7 +117,7 @@ def curator_findings(conn: psycopg.Connection) -> list[dict]:
 # -- the panel's reliability --------------------------------------------------------------------
 
 
-def panel_lessons(conn: psycopg.Connection) -> list[dict]:
+def panel_lessons(conn: Conn) -> list[dict]:
     """Lessons sent to the panel (votes recorded or a panel failure audited), with the votes, the
     panel's own outcome, and every decision the chair made on them afterwards, in order."""
     return conn.execute(

@@ -3,9 +3,10 @@ function takes the caller's connection; who approves is the database's gate (enr
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
+
+from .rows import Conn, one
 
 KIND = "enrichment"
 # The job of an item's current text: jobs.key = 'enrichment:<case_law id>:<content hash>'.
@@ -34,7 +35,7 @@ _ROW = (
 )
 
 
-def item(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+def item(conn: Conn, case_law_id: int) -> dict | None:
     """An item of case_law as enrichment reads it (any corpus: the caller checks it)."""
     return conn.execute(
         "SELECT id, source_kind, doc_type, doc_id, case_number, title, court, decided_on,"
@@ -44,7 +45,7 @@ def item(conn: psycopg.Connection, case_law_id: int) -> dict | None:
     ).fetchone()
 
 
-def insert(conn: psycopg.Connection, values: dict) -> int:
+def insert(conn: Conn, values: dict) -> int:
     """A new proposal: pending review (`ungrounded` says why, when it is not grounded), or
     `applied` by the system with the fields it replaced in `previous`; the item's earlier pending
     proposal (of an older text, or an earlier attempt) is superseded by it."""
@@ -54,24 +55,26 @@ def insert(conn: psycopg.Connection, values: dict) -> int:
         (values["case_law_id"],),
     )
     previous = values.get("previous")
-    return conn.execute(
-        "INSERT INTO case_law_enrichments (case_law_id, doc_id, case_number, content_hash,"
-        " headnote, summary, sentences, tags, model, job_id, written_by, status, ungrounded,"
-        " previous)"
-        " VALUES (%(case_law_id)s, %(doc_id)s, %(case_number)s, %(content_hash)s, %(headnote)s,"
-        " %(summary)s, %(sentences)s, %(tags)s, %(model)s, %(job_id)s, %(written_by)s,"
-        " %(status)s, %(ungrounded)s, %(previous)s) RETURNING id",
-        {
-            "status": "pending_review",
-            "ungrounded": None,
-            **values,
-            "sentences": Jsonb(values["sentences"]),
-            "previous": Jsonb(previous) if previous is not None else None,
-        },
-    ).fetchone()["id"]
+    return one(
+        conn.execute(
+            "INSERT INTO case_law_enrichments (case_law_id, doc_id, case_number, content_hash,"
+            " headnote, summary, sentences, tags, model, job_id, written_by, status, ungrounded,"
+            " previous)"
+            " VALUES (%(case_law_id)s, %(doc_id)s, %(case_number)s, %(content_hash)s, %(headnote)s,"
+            " %(summary)s, %(sentences)s, %(tags)s, %(model)s, %(job_id)s, %(written_by)s,"
+            " %(status)s, %(ungrounded)s, %(previous)s) RETURNING id",
+            {
+                "status": "pending_review",
+                "ungrounded": None,
+                **values,
+                "sentences": Jsonb(values["sentences"]),
+                "previous": Jsonb(previous) if previous is not None else None,
+            },
+        )
+    )["id"]
 
 
-def applied(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+def applied(conn: Conn, case_law_id: int) -> dict | None:
     """The item's latest enrichment the system applied and the chair has neither reverted nor
     edited (of any text of the item), or None."""
     row = conn.execute(
@@ -81,14 +84,14 @@ def applied(conn: psycopg.Connection, case_law_id: int) -> dict | None:
     return dict(row) if row else None
 
 
-def get(conn: psycopg.Connection, enrichment_id: int, *, lock: bool = False) -> dict | None:
+def get(conn: Conn, enrichment_id: int, *, lock: bool = False) -> dict | None:
     lock_clause = " FOR UPDATE OF e" if lock else ""
     row = conn.execute(_ROW + " WHERE e.id = %s" + lock_clause, (enrichment_id,)).fetchone()
     return dict(row) if row else None
 
 
 def list_all(
-    conn: psycopg.Connection,
+    conn: Conn,
     status: str | None = None,
     *,
     limit: int | None = None,
@@ -105,7 +108,7 @@ def list_all(
 
 
 def decide(
-    conn: psycopg.Connection,
+    conn: Conn,
     enrichment_id: int,
     status: str,
     actor: str,
@@ -119,7 +122,7 @@ def decide(
     )
 
 
-def unqueued(conn: psycopg.Connection) -> list[dict]:
+def unqueued(conn: Conn) -> list[dict]:
     """Internal decisions without a headnote or summary whose current text has neither a job nor
     a proposal (stored before enrichment on arrival, or their job was lost)."""
     query = sql.SQL(
@@ -142,11 +145,11 @@ _AWAITING = sql.SQL(
 ).format(**_PARTS)
 
 
-def awaiting(conn: psycopg.Connection, limit: int) -> tuple[int, list[dict]]:
+def awaiting(conn: Conn, limit: int) -> tuple[int, list[dict]]:
     """Internal decisions still waiting for enrichment: their current text has no approved or
     rejected proposal, and a job or a pending proposal for it, or no headnote or summary at all.
     Returns (how many, the first `limit` with their job and proposal)."""
-    count = conn.execute(sql.SQL("SELECT count(*) AS n {}").format(_AWAITING)).fetchone()["n"]
+    count = one(conn.execute(sql.SQL("SELECT count(*) AS n {}").format(_AWAITING)))["n"]
     rows = conn.execute(
         sql.SQL(
             "SELECT c.id AS case_law_id, c.doc_id, c.case_number, j.id AS job_id,"
@@ -170,14 +173,14 @@ _AWAITING_METADATA = sql.SQL(
 
 
 def awaiting_metadata(
-    conn: psycopg.Connection, limit: int, *, case_law_id: int | None = None
+    conn: Conn, limit: int, *, case_law_id: int | None = None
 ) -> tuple[int, list[dict]]:
     """Internal decisions not searchable for want of their headnote, summary or tags (the
     completeness contract's `missing`), each with its enrichment job and its latest proposal of
     the current text: (how many, the first `limit`); `case_law_id`: that decision only."""
-    one = {"id": case_law_id, "limit": limit}
+    params = {"id": case_law_id, "limit": limit}
     query = sql.SQL("SELECT count(*) AS n {} AND (%(id)s::bigint IS NULL OR c.id = %(id)s)")
-    count = conn.execute(query.format(_AWAITING_METADATA), one).fetchone()["n"]
+    count = one(conn.execute(query.format(_AWAITING_METADATA), params))["n"]
     rows = conn.execute(
         sql.SQL(
             "SELECT c.id AS case_law_id, c.doc_id, c.case_number, c.title, c.decided_on,"
@@ -186,6 +189,6 @@ def awaiting_metadata(
             " e.status AS enrichment_status, e.ungrounded {}"
             " AND (%(id)s::bigint IS NULL OR c.id = %(id)s) ORDER BY c.id LIMIT %(limit)s"
         ).format(_AWAITING_METADATA),
-        one,
+        params,
     ).fetchall()
     return count, rows

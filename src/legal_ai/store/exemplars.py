@@ -8,13 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 from psycopg import sql
+
+from .rows import Conn, one
 
 # -- writing the paragraphs ---------------------------------------------------------------------
 
 
-def style_document(conn: psycopg.Connection, document_id: int) -> dict | None:
+def style_document(conn: Conn, document_id: int) -> dict | None:
     """The style document's id, content, content hash and extraction issue; None if not one."""
     return conn.execute(
         "SELECT id, content, content_hash, extraction_issue FROM documents"
@@ -23,12 +24,12 @@ def style_document(conn: psycopg.Connection, document_id: int) -> dict | None:
     ).fetchone()
 
 
-def delete_paragraphs(conn: psycopg.Connection, document_id: int) -> None:
+def delete_paragraphs(conn: Conn, document_id: int) -> None:
     """Drop every paragraph kept of the document."""
     conn.execute("DELETE FROM block_exemplars WHERE document_id = %s", (document_id,))
 
 
-def insert_paragraphs(conn: psycopg.Connection, rows: list[tuple]) -> None:
+def insert_paragraphs(conn: Conn, rows: list[tuple]) -> None:
     """Insert paragraphs: (document_id, block, ordinal, char_start, char_end, text, source_hash,
     text_hash, analyzed, analyzer, embedding, embedder, embedded_hash) each."""
     with conn.cursor() as cur:
@@ -40,7 +41,7 @@ def insert_paragraphs(conn: psycopg.Connection, rows: list[tuple]) -> None:
         )
 
 
-def uncut_finals(conn: psycopg.Connection, analyzer: str) -> list[dict]:
+def uncut_finals(conn: Conn, analyzer: str) -> list[dict]:
     """Readable style finals with no paragraphs, or paragraphs of another text or analyzer:
     {id, doc_id, content}, by id."""
     return conn.execute(
@@ -53,12 +54,12 @@ def uncut_finals(conn: psycopg.Connection, analyzer: str) -> list[dict]:
     ).fetchall()
 
 
-def lock_document(conn: psycopg.Connection, document_id: int) -> None:
+def lock_document(conn: Conn, document_id: int) -> None:
     """Lock the document's row until the transaction ends."""
     conn.execute("SELECT id FROM documents WHERE id = %s FOR UPDATE", (document_id,))
 
 
-def unembedded(conn: psycopg.Connection, after: int, batch: int) -> list[dict]:
+def unembedded(conn: Conn, after: int, batch: int) -> list[dict]:
     """Up to `batch` paragraphs after id `after` with no embedding of the active embedder (or a
     stale one): {id, text, text_hash}, by id."""
     return conn.execute(
@@ -71,7 +72,7 @@ def unembedded(conn: psycopg.Connection, after: int, batch: int) -> list[dict]:
 
 
 def set_embeddings(
-    conn: psycopg.Connection,
+    conn: Conn,
     embedder: str,
     ids: list[int],
     text_hashes: list[str],
@@ -102,7 +103,10 @@ class Filter:
     exclude: str | None = None
 
     def where(self) -> tuple[sql.Composable, dict]:
-        parts = [sql.SQL("e.block = %(block)s"), sql.SQL("e.source_hash = d.content_hash")]
+        parts: list[sql.Composable] = [
+            sql.SQL("e.block = %(block)s"),
+            sql.SQL("e.source_hash = d.content_hash"),
+        ]
         params: dict[str, Any] = {"block": self.block}
         for name, value in (("appeal_type", self.appeal_type), ("outcome", self.outcome)):
             if value is not None:
@@ -123,26 +127,28 @@ def _vector_type(dim: int) -> sql.Composable:
     return sql.SQL("vector({})").format(sql.SQL(str(int(dim))))
 
 
-def count(conn: psycopg.Connection, chosen: Filter) -> int:
+def count(conn: Conn, chosen: Filter) -> int:
     """How many paragraphs the filter reads."""
     where, params = chosen.where()
     query = sql.SQL("SELECT count(*) AS n FROM {} WHERE {}").format(_FROM, where)
-    return conn.execute(query, params).fetchone()["n"]
+    return one(conn.execute(query, params))["n"]
 
 
-def finals_of_type(conn: psycopg.Connection, appeal_type: str, exclude: str | None) -> int:
+def finals_of_type(conn: Conn, appeal_type: str, exclude: str | None) -> int:
     """How many style finals of `appeal_type` (of another case than `exclude`) have paragraphs
     of their current text."""
-    return conn.execute(
-        "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e JOIN documents d"
-        " ON d.id = e.document_id AND d.corpus = 'style' WHERE e.source_hash = d.content_hash"
-        " AND e.appeal_type = %s AND e.case_number IS DISTINCT FROM %s",
-        (appeal_type, exclude),
-    ).fetchone()["n"]
+    return one(
+        conn.execute(
+            "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e JOIN documents d"
+            " ON d.id = e.document_id AND d.corpus = 'style' WHERE e.source_hash = d.content_hash"
+            " AND e.appeal_type = %s AND e.case_number IS DISTINCT FROM %s",
+            (appeal_type, exclude),
+        )
+    )["n"]
 
 
 def nearest(
-    conn: psycopg.Connection, chosen: Filter, vector: Any, embedder: str, dim: int, window: int
+    conn: Conn, chosen: Filter, vector: Any, embedder: str, dim: int, window: int
 ) -> list[int]:
     """Ids of the `window` paragraphs embedded by `embedder` closest to `vector`, nearest first."""
     where, params = chosen.where()
@@ -158,17 +164,17 @@ def nearest(
     return [r["id"] for r in rows]
 
 
-def centroid(conn: psycopg.Connection, chosen: Filter, embedder: str, dim: int) -> Any:
+def centroid(conn: Conn, chosen: Filter, embedder: str, dim: int) -> Any:
     """The mean of the paragraphs' embeddings by `embedder` (a vector), None when none is."""
     where, params = chosen.where()
     query = sql.SQL(
         "SELECT avg(e.embedding::{vt}) AS c FROM {src} WHERE {where}"
         " AND e.embedding IS NOT NULL AND e.embedder = %(embedder)s AND NOT e.stale"
     ).format(vt=_vector_type(dim), src=_FROM, where=where)
-    return conn.execute(query, {**params, "embedder": embedder}).fetchone()["c"]
+    return one(conn.execute(query, {**params, "embedder": embedder}))["c"]
 
 
-def lexical(conn: psycopg.Connection, chosen: Filter, websearch: str, window: int) -> list[int]:
+def lexical(conn: Conn, chosen: Filter, websearch: str, window: int) -> list[int]:
     """Ids of the `window` paragraphs whose analyzed text best matches the `websearch` query."""
     where, params = chosen.where()
     query = sql.SQL(
@@ -180,7 +186,7 @@ def lexical(conn: psycopg.Connection, chosen: Filter, websearch: str, window: in
     return [r["id"] for r in rows]
 
 
-def recent(conn: psycopg.Connection, chosen: Filter, window: int) -> list[int]:
+def recent(conn: Conn, chosen: Filter, window: int) -> list[int]:
     """Ids of the `window` paragraphs of the most recent finals, in their order."""
     where, params = chosen.where()
     query = sql.SQL(
@@ -190,7 +196,7 @@ def recent(conn: psycopg.Connection, chosen: Filter, window: int) -> list[int]:
     return [r["id"] for r in conn.execute(query, {**params, "window": window}).fetchall()]
 
 
-def paragraphs(conn: psycopg.Connection, ids: list[int]) -> list[dict]:
+def paragraphs(conn: Conn, ids: list[int]) -> list[dict]:
     """The paragraphs with these ids, each with its final's doc_id."""
     return conn.execute(
         "SELECT e.*, d.doc_id FROM block_exemplars e JOIN documents d"
@@ -200,7 +206,7 @@ def paragraphs(conn: psycopg.Connection, ids: list[int]) -> list[dict]:
 
 
 # -- what health re-checks ------------------------------------------------------------------------
-def changed(conn: psycopg.Connection) -> list[dict]:
+def changed(conn: Conn) -> list[dict]:
     """The finals whose paragraphs are no longer what their cut wrote: a
     paragraph whose text no longer hashes to its `text_hash` or no longer reads its span of the
     final (`edited`: their ids), paragraphs cut from another text of the final (`stale`), or a

@@ -10,6 +10,7 @@ from __future__ import annotations
 import psycopg
 
 from ..errors import StoreError
+from .rows import one
 
 GUIDE = 'docs/deployment.md, "PostgreSQL from the PostgreSQL project"'
 
@@ -44,16 +45,21 @@ def missing_pgvector(facts: dict, *, creating: bool = True) -> tuple[str, str] |
 def facts(conn: psycopg.Connection) -> dict:
     """What `missing_pgvector` judges, read from the server (pg_available_extensions only when
     the extension is not created: it lists the server's extension folder)."""
-    row = conn.execute(
-        "SELECT current_setting('server_version_num')::int / 10000,"
-        " current_database(), session_user,"
-        " (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = session_user),"
-        " EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname = 'vector')"
-    ).fetchone()
-    offered = row[4] or bool(
+    row = one(
         conn.execute(
-            "SELECT EXISTS (SELECT FROM pg_catalog.pg_available_extensions WHERE name = 'vector')"
-        ).fetchone()[0]
+            "SELECT current_setting('server_version_num')::int / 10000,"
+            " current_database(), session_user,"
+            " (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = session_user),"
+            " EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname = 'vector')"
+        )
+    )
+    offered = row[4] or bool(
+        one(
+            conn.execute(
+                "SELECT EXISTS (SELECT FROM pg_catalog.pg_available_extensions"
+                " WHERE name = 'vector')"
+            )
+        )[0]
     )
     keys = ("major", "database", "login", "superuser", "created")
     return {**dict(zip(keys, row, strict=True)), "offered": offered}

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
+from .rows import Conn, one
 
 
-def insert_feedback(conn: psycopg.Connection, values: dict[str, Any]) -> dict:
-    return conn.execute(
-        "INSERT INTO chair_feedback (case_number, block, category, text, actor)"
-        " VALUES (%(case_number)s, %(block)s, %(category)s, %(text)s, %(actor)s) RETURNING *",
-        values,
-    ).fetchone()
+def insert_feedback(conn: Conn, values: dict[str, Any]) -> dict:
+    return one(
+        conn.execute(
+            "INSERT INTO chair_feedback (case_number, block, category, text, actor)"
+            " VALUES (%(case_number)s, %(block)s, %(category)s, %(text)s, %(actor)s) RETURNING *",
+            values,
+        )
+    )
 
 
 def list_feedback(
-    conn: psycopg.Connection,
+    conn: Conn,
     case_number: str | None,
     category: str | None,
     limit: int,
@@ -31,7 +33,7 @@ def list_feedback(
     ).fetchall()
 
 
-def feedback_summary(conn: psycopg.Connection, since: Any, until: Any = None) -> list[dict]:
+def feedback_summary(conn: Conn, since: Any, until: Any = None) -> list[dict]:
     return conn.execute(
         "SELECT category, coalesce(block, '') AS block, count(*) AS n,"
         " count(*) FILTER (WHERE actor = 'chair') AS from_chair,"
@@ -45,7 +47,7 @@ def feedback_summary(conn: psycopg.Connection, since: Any, until: Any = None) ->
     ).fetchall()
 
 
-def feedback_by_week(conn: psycopg.Connection, since: Any, zone: str) -> list[dict]:
+def feedback_by_week(conn: Conn, since: Any, zone: str) -> list[dict]:
     """Feedback counts per calendar day in time zone `zone` and category since `since` (the
     caller groups the days into weeks)."""
     return conn.execute(
@@ -59,7 +61,7 @@ def feedback_by_week(conn: psycopg.Connection, since: Any, zone: str) -> list[di
 # -- the weekly job's proposals from her feedback (feedback_lessons, migration 0042) ---------------
 
 
-def unproposed_feedback(conn: psycopg.Connection, since: Any, until: Any = None) -> list[dict]:
+def unproposed_feedback(conn: Conn, since: Any, until: Any = None) -> list[dict]:
     """The feedback written from `since` (to `until`) that no lesson was proposed from yet, by
     id."""
     return conn.execute(
@@ -71,7 +73,7 @@ def unproposed_feedback(conn: psycopg.Connection, since: Any, until: Any = None)
     ).fetchall()
 
 
-def link_feedback(conn: psycopg.Connection, lesson_id: int, feedback_ids: list[int]) -> list[int]:
+def link_feedback(conn: Conn, lesson_id: int, feedback_ids: list[int]) -> list[int]:
     """Record that `lesson_id` was proposed from each of `feedback_ids`; the ids recorded now (an
     item already proposed from is left as it was)."""
     rows = conn.execute(
@@ -83,7 +85,7 @@ def link_feedback(conn: psycopg.Connection, lesson_id: int, feedback_ids: list[i
     return [r["feedback_id"] for r in rows]
 
 
-def proposed_from(conn: psycopg.Connection, since: Any, until: Any = None) -> list[dict]:
+def proposed_from(conn: Conn, since: Any, until: Any = None) -> list[dict]:
     """The feedback of the window already proposed from: its id and its lesson's."""
     return conn.execute(
         "SELECT l.feedback_id, l.lesson_id FROM feedback_lessons l"

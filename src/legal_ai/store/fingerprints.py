@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import psycopg
 from psycopg import sql
+
+from .rows import Conn
 
 # (corpus, item table, fingerprint column, which items): the two kinds of text compared.
 _SOURCES = (
@@ -18,7 +19,7 @@ _COMPARED = "t.extraction_issue IS NULL AND t.content <> ''"
 
 
 def _without_fingerprints(
-    conn: psycopg.Connection, method: str, table: str, column: str, which: str
+    conn: Conn, method: str, table: str, column: str, which: str
 ) -> list[dict]:
     """{id, content_hash} of the compared texts of `table` without fingerprints of their
     current content by `method`, in id order."""
@@ -37,7 +38,7 @@ def _without_fingerprints(
     ).fetchall()
 
 
-def stale(conn: psycopg.Connection, method: str, batch: int = 50) -> Iterator[tuple[str, dict]]:
+def stale(conn: Conn, method: str, batch: int = 50) -> Iterator[tuple[str, dict]]:
     """The compared texts without fingerprints of their current content by `method`:
     (corpus, {id, content_hash, content}), read `batch` at a time."""
     for corpus, table, column, which in _SOURCES:
@@ -51,7 +52,7 @@ def stale(conn: psycopg.Connection, method: str, batch: int = 50) -> Iterator[tu
 
 
 def save(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: str,
     item_id: int,
     content_hash: str,
@@ -70,7 +71,7 @@ def save(
     )
 
 
-def compared(conn: psycopg.Connection, method: str, batch: int = 200) -> Iterator[dict]:
+def compared(conn: Conn, method: str, batch: int = 200) -> Iterator[dict]:
     """Every compared text with fingerprints of its current content by `method`, the finals
     first: {corpus, id, doc_id, case_number, content_hash, shingles} (no text), streamed through
     a server-side cursor `batch` rows at a time, so a check holds a few hundred fingerprint
@@ -96,7 +97,7 @@ def compared(conn: psycopg.Connection, method: str, batch: int = 200) -> Iterato
             yield from cursor
 
 
-def stale_keys(conn: psycopg.Connection, method: str) -> list[tuple[str, int, str]]:
+def stale_keys(conn: Conn, method: str) -> list[tuple[str, int, str]]:
     """(corpus, id, content_hash) of every compared text without fingerprints of its current
     content by `method` (their texts are read one at a time: `content`)."""
     return [
@@ -106,7 +107,7 @@ def stale_keys(conn: psycopg.Connection, method: str) -> list[tuple[str, int, st
     ]
 
 
-def content(conn: psycopg.Connection, corpus: str, item_id: int, content_hash: str) -> str | None:
+def content(conn: Conn, corpus: str, item_id: int, content_hash: str) -> str | None:
     """The text the fingerprints were taken from: None when it changed or went meanwhile."""
     table = sql.Identifier("documents" if corpus == "style" else "case_law")
     query = sql.SQL("SELECT content FROM {t} WHERE id = %s AND content_hash = %s").format(t=table)

@@ -4,7 +4,7 @@ judges or holds as distractors."""
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn
 
 _ITEM = (
     "SELECT id, source_kind, doc_id, doc_type, title, content, law_title, eid, section_num"
@@ -12,7 +12,7 @@ _ITEM = (
 )
 
 
-def finals(conn: psycopg.Connection) -> list[dict]:
+def finals(conn: Conn) -> list[dict]:
     """The style corpus's finals, by case number: its text and the id of its copy among the
     internal decisions (None for a final stored without one)."""
     return conn.execute(
@@ -23,7 +23,7 @@ def finals(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def authority_links(conn: psycopg.Connection, refs: list[str]) -> dict[str, dict]:
+def authority_links(conn: Conn, refs: list[str]) -> dict[str, dict]:
     """The citation graph's authorities of `refs`: ref -> {case_law_id, candidates} (the link
     the graph decided, the chair's pick included)."""
     rows = conn.execute(
@@ -32,12 +32,12 @@ def authority_links(conn: psycopg.Connection, refs: list[str]) -> dict[str, dict
     return {r["ref"]: r for r in rows}
 
 
-def items(conn: psycopg.Connection, ids: list[int]) -> list[dict]:
+def items(conn: Conn, ids: list[int]) -> list[dict]:
     """The library items `ids` with their text and what a statute section carries."""
     return conn.execute(_ITEM + " WHERE id = ANY(%s) ORDER BY id", (ids,)).fetchall()
 
 
-def distractors(conn: psycopg.Connection, exclude: list[int], n: int) -> list[dict]:
+def distractors(conn: Conn, exclude: list[int], n: int) -> list[dict]:
     """`n` searchable library items outside `exclude`, the same ones on every run while the
     library is the same (ordered by a hash of their identity)."""
     return conn.execute(
@@ -47,7 +47,7 @@ def distractors(conn: psycopg.Connection, exclude: list[int], n: int) -> list[di
     ).fetchall()
 
 
-def trend(conn: psycopg.Connection, dataset: str, limit: int) -> list[dict]:
+def trend(conn: Conn, dataset: str, limit: int) -> list[dict]:
     """The standing evaluation's last `limit` days of one gold set, oldest first."""
     rows = conn.execute(
         "SELECT day, ndcg_at_10, recall_at_100, n_queries, n_docs, fingerprint"

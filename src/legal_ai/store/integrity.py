@@ -10,10 +10,10 @@ text ingest stored is taken back from `item_versions` (append-only), the chunks 
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus
+from .rows import Conn
 
 # Python's repr of the page offsets (None, or "[0, 120]"), as ingest hashed them.
 _PAGES_REPR = (
@@ -26,7 +26,7 @@ _TEXT_HASH = (
 )
 
 
-def damaged(conn: psycopg.Connection, corpus: Corpus, *, item_id: int | None = None) -> list[dict]:
+def damaged(conn: Conn, corpus: Corpus, *, item_id: int | None = None) -> list[dict]:
     """The items of `corpus` whose stored text no longer hashes to its `content_hash`
     (`text_changed`), or with chunks whose text no longer hashes to their `text_hash` or whose
     span no longer reads their text (`chunks`: their ordinals), or whose chunks were deleted or
@@ -52,24 +52,24 @@ def damaged(conn: psycopg.Connection, corpus: Corpus, *, item_id: int | None = N
         text_hash=sql.SQL(_TEXT_HASH),
         chunks=sql.Identifier(corpus.chunk_table),
         fk=sql.Identifier(corpus.parent_column),
-        items=sql.Identifier(corpus.item_table),
+        items=sql.Identifier(corpus.items),
         scope=corpus.scope("i"),
     )
     return conn.execute(query, {"id": item_id, **corpus.scope_params()}).fetchall()
 
 
-def item(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> dict | None:
+def item(conn: Conn, corpus: Corpus, item_id: int) -> dict | None:
     """What re-cutting an item's chunks reads: its text, pages, type, format and section."""
     section = "i.eid" if "eid" in corpus.columns else "NULL"
     query = sql.SQL(
         "SELECT i.id, i.doc_id, i.doc_type, i.content, i.content_hash, i.page_starts,"
         " i.source_path, i.source_format, i.extraction_issue, {section} AS eid"
         " FROM {items} i WHERE i.id = %s"
-    ).format(section=sql.SQL(section), items=sql.Identifier(corpus.item_table))
+    ).format(section=sql.SQL(section), items=sql.Identifier(corpus.items))
     return conn.execute(query, (item_id,)).fetchone()
 
 
-def stored_texts(conn: psycopg.Connection, corpus: Corpus, item_id: int, content_hash: str):
+def stored_texts(conn: Conn, corpus: Corpus, item_id: int, content_hash: str):
     """The texts `item_versions` kept for the item under `content_hash`, newest first (the caller
     checks which one really hashes to it)."""
     return conn.execute(
@@ -80,12 +80,12 @@ def stored_texts(conn: psycopg.Connection, corpus: Corpus, item_id: int, content
 
 
 def restore_text(
-    conn: psycopg.Connection, corpus: Corpus, item_id: int, content: str, pages: list | None
+    conn: Conn, corpus: Corpus, item_id: int, content: str, pages: list | None
 ) -> None:
     """Put back the text ingest stored (its hash unchanged: no new version is recorded)."""
     conn.execute(
         sql.SQL("UPDATE {items} SET content = %s, page_starts = %s WHERE id = %s").format(
-            items=sql.Identifier(corpus.item_table)
+            items=sql.Identifier(corpus.items)
         ),
         (content, pages, item_id),
     )

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus
@@ -36,35 +35,36 @@ from .principles import set_principle_canonical as set_principle_canonical
 from .principles import set_principle_reason as set_principle_reason
 from .principles import set_principle_review as set_principle_review
 from .principles import tally_principle as tally_principle
+from .rows import Conn, one
 from .units import ChunkRow as ChunkRow
 from .units import as_array as as_array
 
 
-def lock_item(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> None:
+def lock_item(conn: Conn, corpus: Corpus, doc_id: str) -> None:
     """Serialise writers of one (corpus, doc_id) for the rest of the transaction."""
     conn.execute(
         "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"{corpus.key}\x1f{doc_id}",)
     )
 
 
-def find_item(conn: psycopg.Connection, corpus: Corpus, doc_id: str) -> dict | None:
+def find_item(conn: Conn, corpus: Corpus, doc_id: str) -> dict | None:
     query = sql.SQL("SELECT * FROM {t} i WHERE i.doc_id = %(doc_id)s AND {scope}").format(
-        t=sql.Identifier(corpus.item_table), scope=corpus.scope("i")
+        t=sql.Identifier(corpus.items), scope=corpus.scope("i")
     )
     return conn.execute(query, {"doc_id": doc_id, **corpus.scope_params()}).fetchone()
 
 
-def find_by_file(conn: psycopg.Connection, corpus: Corpus, sha: str, doc_id: str) -> str | None:
+def find_by_file(conn: Conn, corpus: Corpus, sha: str, doc_id: str) -> str | None:
     """doc_id of another item of this corpus uploaded from a byte-identical file."""
     query = sql.SQL(
         "SELECT i.doc_id FROM {t} i WHERE i.file_sha256 = %(sha)s AND i.doc_id <> %(doc_id)s"
         " AND {scope} LIMIT 1"
-    ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+    ).format(t=sql.Identifier(corpus.items), scope=corpus.scope("i"))
     row = conn.execute(query, {"sha": sha, "doc_id": doc_id, **corpus.scope_params()}).fetchone()
     return row["doc_id"] if row else None
 
 
-def upsert_item(conn: psycopg.Connection, corpus: Corpus, values: dict[str, Any]) -> int:
+def upsert_item(conn: Conn, corpus: Corpus, values: dict[str, Any]) -> int:
     """Insert the item or update it in place (same id); return its id."""
     values = {**values, **corpus.scope_values()}
     cols = list(values)
@@ -74,7 +74,7 @@ def upsert_item(conn: psycopg.Connection, corpus: Corpus, values: dict[str, Any]
         "INSERT INTO {t} ({cols}) VALUES ({vals}) ON CONFLICT ({conflict}) DO UPDATE SET {sets},"
         " updated_at = now(), version = {t}.version + 1 RETURNING id"
     ).format(
-        t=sql.Identifier(corpus.item_table),
+        t=sql.Identifier(corpus.items),
         cols=sql.SQL(", ").join(map(sql.Identifier, cols)),
         vals=sql.SQL(", ").join(sql.Placeholder(c) for c in cols),
         conflict=sql.SQL(", ").join(map(sql.Identifier, conflict)),
@@ -82,15 +82,15 @@ def upsert_item(conn: psycopg.Connection, corpus: Corpus, values: dict[str, Any]
             sql.SQL("{c} = EXCLUDED.{c}").format(c=sql.Identifier(c)) for c in updates
         ),
     )
-    return conn.execute(query, values).fetchone()["id"]
+    return one(conn.execute(query, values))["id"]
 
 
-def update_fields(conn: psycopg.Connection, corpus: Corpus, item_id: int, values: dict) -> None:
+def update_fields(conn: Conn, corpus: Corpus, item_id: int, values: dict) -> None:
     """Change metadata only (content and chunks untouched)."""
     if not values:
         return
     query = sql.SQL("UPDATE {t} SET {sets}, updated_at = now() WHERE id = %(id)s").format(
-        t=sql.Identifier(corpus.item_table),
+        t=sql.Identifier(corpus.items),
         sets=sql.SQL(", ").join(
             sql.SQL("{} = {}").format(sql.Identifier(c), sql.Placeholder(c)) for c in values
         ),
@@ -98,7 +98,7 @@ def update_fields(conn: psycopg.Connection, corpus: Corpus, item_id: int, values
     conn.execute(query, {**values, "id": item_id})
 
 
-def _delete_units(conn: psycopg.Connection, corpus: Corpus, root: str, item_id: int) -> None:
+def _delete_units(conn: Conn, corpus: Corpus, root: str, item_id: int) -> None:
     """Delete one item's units (chunks, page images) through the partitioned root, pinned to the
     corpus's partition by its key: a DELETE aimed at the partition itself would not fire the
     root's statement-level triggers, and the lexicon (document frequencies, unit and token
@@ -115,7 +115,7 @@ CHUNKS_PER_INSERT = 2000
 
 
 def replace_chunks(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     item_id: int,
     chunks: Sequence[ChunkRow],
@@ -184,30 +184,28 @@ def _chunk_values(item_id: int, scope_vals: list, c: ChunkRow) -> tuple:
     )
 
 
-def item_status(conn: psycopg.Connection, corpus: Corpus, item_id: int) -> dict:
+def item_status(conn: Conn, corpus: Corpus, item_id: int) -> dict | None:
     query = sql.SQL("SELECT doc_id, searchable, missing FROM {t} WHERE id = %s").format(
-        t=sql.Identifier(corpus.item_table)
+        t=sql.Identifier(corpus.items)
     )
     return conn.execute(query, (item_id,)).fetchone()
 
 
-def ensure_case(
-    conn: psycopg.Connection, case_number: str, practice_area: str | None = None
-) -> dict:
+def ensure_case(conn: Conn, case_number: str, practice_area: str | None = None) -> dict:
     conn.execute(
         "INSERT INTO cases (case_number, practice_area) VALUES (%s, %s)"
         " ON CONFLICT (case_number) DO UPDATE"
         " SET practice_area = coalesce(cases.practice_area, EXCLUDED.practice_area)",
         (case_number, practice_area),
     )
+    return one(conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)))
+
+
+def get_case(conn: Conn, case_number: str) -> dict | None:
     return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
 
 
-def get_case(conn: psycopg.Connection, case_number: str) -> dict | None:
-    return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
-
-
-def item_history(conn: psycopg.Connection, doc_id: str, corpus: str | None) -> list[dict]:
+def item_history(conn: Conn, doc_id: str, corpus: str | None) -> list[dict]:
     """Every recorded version of the items named `doc_id` (in one corpus, or in all), oldest
     first."""
     return conn.execute(
@@ -220,7 +218,7 @@ def item_history(conn: psycopg.Connection, doc_id: str, corpus: str | None) -> l
 
 
 def replace_page_images(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     item_id: int,
     pages: Sequence[tuple[int, str, np.ndarray]],
@@ -239,7 +237,7 @@ def replace_page_images(
     ).format(
         t=sql.Identifier(source.root),
         fk=sql.Identifier(corpus.parent_column),
-        scope=sql.Identifier(corpus.scope_column),
+        scope=sql.Identifier(corpus.scoped_by),
     )
     with conn.cursor() as cur:
         cur.executemany(
@@ -251,7 +249,7 @@ def replace_page_images(
         )
 
 
-def external_chunk_embeddings(conn: psycopg.Connection) -> list[dict]:
+def external_chunk_embeddings(conn: Conn) -> list[dict]:
     """Every embedded chunk of the external case law with its ruling's doc_id, by chunk id
     (the exact-search peer of the evaluation, evaluation/peers.py)."""
     return conn.execute(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
@@ -27,6 +26,7 @@ from .feedback import feedback_by_week as feedback_by_week
 from .feedback import feedback_summary as feedback_summary
 from .feedback import insert_feedback as insert_feedback
 from .feedback import list_feedback as list_feedback
+from .rows import Conn, one
 from .style_history import HISTORY_COLUMNS as HISTORY_COLUMNS
 from .style_history import append_history as append_history
 from .style_history import history as history
@@ -35,12 +35,12 @@ from .style_history import latest_of_others as latest_of_others
 # -- cases, drafts, pairs ----------------------------------------------------------------------
 
 
-def lock_case(conn: psycopg.Connection, case_number: str) -> None:
+def lock_case(conn: Conn, case_number: str) -> None:
     """Serialise learning-loop writes of one case (draft add, final upload, promote)."""
     conn.execute("SELECT pg_advisory_xact_lock(hashtext('learning:' || %s))", (case_number,))
 
 
-def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> dict:
+def upsert_case(conn: Conn, case_number: str, **fields: Any) -> dict:
     """Create the case or fill in what it lacks (given values win over NULLs, never over a
     value the chair set: the labels of a case whose final arrived, `labels_source`, stay; its
     final sets them with `set_final_labels`). `created_by`: who opens it (an agent's name)."""
@@ -67,47 +67,51 @@ def upsert_case(conn: psycopg.Connection, case_number: str, **fields: Any) -> di
             "created_by": given.get("created_by"),
         },
     )
-    return conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)).fetchone()
+    return one(conn.execute("SELECT * FROM cases WHERE case_number = %s", (case_number,)))
 
 
 def set_final_labels(
-    conn: psycopg.Connection, case_number: str, labels: dict[str, str | None], source: str
+    conn: Conn, case_number: str, labels: dict[str, str | None], source: str
 ) -> dict:
     """The case's appeal type, outcome and practice area as its final's (`source`: `final`,
     given with it or confirmed; `draft`, the draft's unconfirmed). Migration 0034 refuses it to
     an agent, and to any request role but the chair's over labels that are the final's."""
-    return conn.execute(
-        "UPDATE cases SET appeal_type = %s, outcome = %s, practice_area = %s, labels_source = %s"
-        " WHERE case_number = %s RETURNING *",
-        (
-            labels.get("appeal_type"),
-            labels.get("outcome"),
-            labels.get("practice_area"),
-            source,
-            case_number,
-        ),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE cases SET appeal_type = %s, outcome = %s, practice_area = %s, labels_source = %s"
+            " WHERE case_number = %s RETURNING *",
+            (
+                labels.get("appeal_type"),
+                labels.get("outcome"),
+                labels.get("practice_area"),
+                source,
+                case_number,
+            ),
+        )
+    )
 
 
-def find_draft(conn: psycopg.Connection, case_number: str, content_hash: str) -> dict | None:
+def find_draft(conn: Conn, case_number: str, content_hash: str) -> dict | None:
     return conn.execute(
         "SELECT * FROM drafts WHERE case_number = %s AND content_hash = %s",
         (case_number, content_hash),
     ).fetchone()
 
 
-def insert_draft(conn: psycopg.Connection, values: dict[str, Any]) -> dict:
-    return conn.execute(
-        "INSERT INTO drafts (case_number, version, content, content_hash, blocks, missing_blocks,"
-        " appeal_type, outcome, practice_area, source_path)"
-        " SELECT %(case_number)s, coalesce(max(version), 0) + 1, %(content)s, %(content_hash)s,"
-        " %(blocks)s, %(missing_blocks)s, %(appeal_type)s, %(outcome)s, %(practice_area)s,"
-        " %(source_path)s FROM drafts WHERE case_number = %(case_number)s RETURNING *",
-        {**values, "blocks": Jsonb(values["blocks"])},
-    ).fetchone()
+def insert_draft(conn: Conn, values: dict[str, Any]) -> dict:
+    return one(
+        conn.execute(
+            "INSERT INTO drafts (case_number, version, content, content_hash, blocks, missing_blocks,"
+            " appeal_type, outcome, practice_area, source_path)"
+            " SELECT %(case_number)s, coalesce(max(version), 0) + 1, %(content)s, %(content_hash)s,"
+            " %(blocks)s, %(missing_blocks)s, %(appeal_type)s, %(outcome)s, %(practice_area)s,"
+            " %(source_path)s FROM drafts WHERE case_number = %(case_number)s RETURNING *",
+            {**values, "blocks": Jsonb(values["blocks"])},
+        )
+    )
 
 
-def get_draft(conn: psycopg.Connection, draft_id: int) -> dict | None:
+def get_draft(conn: Conn, draft_id: int) -> dict | None:
     return conn.execute("SELECT * FROM drafts WHERE id = %s", (draft_id,)).fetchone()
 
 
@@ -115,25 +119,27 @@ _PAIR = "SELECT * FROM draft_final_pairs WHERE case_number = %s"
 _PAIR_LOCKED = _PAIR + " FOR UPDATE"
 
 
-def get_pair(conn: psycopg.Connection, case_number: str, *, lock: bool = False) -> dict | None:
+def get_pair(conn: Conn, case_number: str, *, lock: bool = False) -> dict | None:
     return conn.execute(_PAIR_LOCKED if lock else _PAIR, (case_number,)).fetchone()
 
 
-def insert_pair(conn: psycopg.Connection, case_number: str, status: str, **fields: Any) -> dict:
-    return conn.execute(
-        "INSERT INTO draft_final_pairs (case_number, status, draft_id, style_document_id,"
-        " case_law_id, final_version, final_blocks) VALUES (%s, %s, %s, %s, %s, %s, %s)"
-        " RETURNING *",
-        (
-            case_number,
-            status,
-            fields.get("draft_id"),
-            fields.get("style_document_id"),
-            fields.get("case_law_id"),
-            fields.get("final_version"),
-            Jsonb(fields["final_blocks"]) if fields.get("final_blocks") is not None else None,
-        ),
-    ).fetchone()
+def insert_pair(conn: Conn, case_number: str, status: str, **fields: Any) -> dict:
+    return one(
+        conn.execute(
+            "INSERT INTO draft_final_pairs (case_number, status, draft_id, style_document_id,"
+            " case_law_id, final_version, final_blocks) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+            " RETURNING *",
+            (
+                case_number,
+                status,
+                fields.get("draft_id"),
+                fields.get("style_document_id"),
+                fields.get("case_law_id"),
+                fields.get("final_version"),
+                Jsonb(fields["final_blocks"]) if fields.get("final_blocks") is not None else None,
+            ),
+        )
+    )
 
 
 _PAIR_COLUMNS = (
@@ -147,7 +153,7 @@ _PAIR_COLUMNS = (
 )
 
 
-def update_pair(conn: psycopg.Connection, pair_id: int, **fields: Any) -> dict:
+def update_pair(conn: Conn, pair_id: int, **fields: Any) -> dict:
     """Set the given pair columns (names from a fixed list; values as parameters)."""
     names = [name for name in fields if name in _PAIR_COLUMNS]
     if len(names) != len(fields):
@@ -156,12 +162,10 @@ def update_pair(conn: psycopg.Connection, pair_id: int, **fields: Any) -> dict:
     statement = sql.SQL("UPDATE draft_final_pairs SET {} WHERE id = %s RETURNING *").format(
         sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(name)) for name in names)
     )
-    return conn.execute(statement, (*values, pair_id)).fetchone()
+    return one(conn.execute(statement, (*values, pair_id)))
 
 
-def list_pairs(
-    conn: psycopg.Connection, *, limit: int | None = None, offset: int = 0
-) -> list[dict]:
+def list_pairs(conn: Conn, *, limit: int | None = None, offset: int = 0) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT p.case_number, p.status, p.final_version, p.status_changed_at, d.version AS"
@@ -172,7 +176,7 @@ def list_pairs(
     ).fetchall()
 
 
-def style_finals(conn: psycopg.Connection, exclude_case: str | None = None) -> list[dict]:
+def style_finals(conn: Conn, exclude_case: str | None = None) -> list[dict]:
     """The chair's finals in the style corpus (content and case number), oldest first."""
     return conn.execute(
         "SELECT case_number, content FROM documents WHERE corpus = 'style'"
@@ -188,11 +192,11 @@ _PROFILE = "SELECT * FROM methodology_profiles WHERE appeal_type = %s"
 _PROFILE_LOCKED = _PROFILE + " FOR UPDATE"
 
 
-def get_profile(conn: psycopg.Connection, appeal_type: str, *, lock: bool = False) -> dict | None:
+def get_profile(conn: Conn, appeal_type: str, *, lock: bool = False) -> dict | None:
     return conn.execute(_PROFILE_LOCKED if lock else _PROFILE, (appeal_type,)).fetchone()
 
 
-def profiles_with_lesson(conn: psycopg.Connection, lesson_id: int) -> list[dict]:
+def profiles_with_lesson(conn: Conn, lesson_id: int) -> list[dict]:
     """Profiles holding a folded lesson, locked for update."""
     return conn.execute(
         "SELECT * FROM methodology_profiles WHERE profile->'lessons' @> %s"
@@ -201,15 +205,15 @@ def profiles_with_lesson(conn: psycopg.Connection, lesson_id: int) -> list[dict]
     ).fetchall()
 
 
-def save_profile(
-    conn: psycopg.Connection, appeal_type: str, profile: dict, actor: str, reason: str
-) -> dict:
+def save_profile(conn: Conn, appeal_type: str, profile: dict, actor: str, reason: str) -> dict:
     """Write a new version of a profile (the caller holds its row lock) and keep the version."""
-    row = conn.execute(
-        "UPDATE methodology_profiles SET profile = %s, version = version + 1, updated_by = %s,"
-        " updated_at = now() WHERE appeal_type = %s RETURNING *",
-        (Jsonb(profile), actor, appeal_type),
-    ).fetchone()
+    row = one(
+        conn.execute(
+            "UPDATE methodology_profiles SET profile = %s, version = version + 1, updated_by = %s,"
+            " updated_at = now() WHERE appeal_type = %s RETURNING *",
+            (Jsonb(profile), actor, appeal_type),
+        )
+    )
     conn.execute(
         "INSERT INTO methodology_profile_versions (appeal_type, version, profile, updated_by,"
         " reason) VALUES (%s, %s, %s, %s, %s)",
@@ -221,7 +225,7 @@ def save_profile(
 # -- lessons ------------------------------------------------------------------------------------
 
 
-def category_kinds(conn: psycopg.Connection) -> dict[str, str]:
+def category_kinds(conn: Conn) -> dict[str, str]:
     rows = conn.execute("SELECT category, kind FROM lesson_categories").fetchall()
     return {r["category"]: r["kind"] for r in rows}
 
@@ -239,7 +243,7 @@ _LESSON_DEFAULTS = {
 }
 
 
-def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dict, bool]:
+def insert_lesson(conn: Conn, values: dict[str, Any]) -> tuple[dict, bool]:
     """Insert a lesson unless its dedupe key exists; (row, created). Proposed, unless `values`
     carries a decision (`review_status`, `reviewed_by`, `review_reason`: a lesson the chair
     writes herself, which the gate admits only under her role)."""
@@ -260,9 +264,11 @@ def insert_lesson(conn: psycopg.Connection, values: dict[str, Any]) -> tuple[dic
     ).fetchone()
     if row:
         return row, True
-    existing = conn.execute(
-        "SELECT * FROM decision_lessons WHERE dedupe_key = %s", (values["dedupe_key"],)
-    ).fetchone()
+    existing = one(
+        conn.execute(
+            "SELECT * FROM decision_lessons WHERE dedupe_key = %s", (values["dedupe_key"],)
+        )
+    )
     return existing, False
 
 
@@ -273,26 +279,28 @@ _LESSON = (
 _LESSON_LOCKED = _LESSON + " FOR UPDATE OF l"
 
 
-def get_lesson(conn: psycopg.Connection, lesson_id: int, *, lock: bool = False) -> dict | None:
+def get_lesson(conn: Conn, lesson_id: int, *, lock: bool = False) -> dict | None:
     return conn.execute(_LESSON_LOCKED if lock else _LESSON, (lesson_id,)).fetchone()
 
 
 def set_review(
-    conn: psycopg.Connection,
+    conn: Conn,
     lesson_id: int,
     status: str,
     actor: str,
     reason: str | None,
     needs_chair: bool = False,
 ) -> dict:
-    return conn.execute(
-        "UPDATE decision_lessons SET review_status = %s, reviewed_by = %s, review_reason = %s,"
-        " needs_chair = %s WHERE id = %s RETURNING *",
-        (status, actor, reason, needs_chair, lesson_id),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE decision_lessons SET review_status = %s, reviewed_by = %s, review_reason = %s,"
+            " needs_chair = %s WHERE id = %s RETURNING *",
+            (status, actor, reason, needs_chair, lesson_id),
+        )
+    )
 
 
-def set_lesson_content(conn: psycopg.Connection, lesson_id: int, text: str, category: str) -> None:
+def set_lesson_content(conn: Conn, lesson_id: int, text: str, category: str) -> None:
     """The chair's edit of a lesson's text and category (the gate freezes a decided lesson's;
     the agent's role has no UPDATE privilege on these columns)."""
     conn.execute(
@@ -301,14 +309,14 @@ def set_lesson_content(conn: psycopg.Connection, lesson_id: int, text: str, cate
     )
 
 
-def flag_for_chair(conn: psycopg.Connection, lesson_id: int, reason: str) -> None:
+def flag_for_chair(conn: Conn, lesson_id: int, reason: str) -> None:
     conn.execute(
         "UPDATE decision_lessons SET needs_chair = true, review_reason = %s WHERE id = %s",
         (reason, lesson_id),
     )
 
 
-def insert_verdicts(conn: psycopg.Connection, lesson_id: int, verdicts: list[dict]) -> None:
+def insert_verdicts(conn: Conn, lesson_id: int, verdicts: list[dict]) -> None:
     """The panel's verdicts, each naming the model call it rests on (the database checks the
     call, and computes the lesson's `panel_models` from these rows when the panel decides)."""
     for verdict in verdicts:
@@ -326,7 +334,7 @@ def insert_verdicts(conn: psycopg.Connection, lesson_id: int, verdicts: list[dic
 
 
 def list_lessons(
-    conn: psycopg.Connection,
+    conn: Conn,
     *,
     status: str | None = None,
     case_number: str | None = None,
@@ -347,9 +355,7 @@ def list_lessons(
     ).fetchall()
 
 
-def approved_lessons(
-    conn: psycopg.Connection, appeal_type: str | None, outcome: str | None
-) -> list[dict]:
+def approved_lessons(conn: Conn, appeal_type: str | None, outcome: str | None) -> list[dict]:
     """Approved lessons that apply: general ones, and those of this appeal type / outcome."""
     return conn.execute(
         "SELECT l.id, l.category, c.kind, l.text, l.block, l.appeal_type, l.outcome, l.source,"
@@ -361,21 +367,19 @@ def approved_lessons(
     ).fetchall()
 
 
-def lesson_pool_size(conn: psycopg.Connection) -> int:
-    return conn.execute(
-        "SELECT count(*) AS n FROM decision_lessons WHERE review_status = 'approved'"
-    ).fetchone()["n"]
+def lesson_pool_size(conn: Conn) -> int:
+    return one(
+        conn.execute("SELECT count(*) AS n FROM decision_lessons WHERE review_status = 'approved'")
+    )["n"]
 
 
-def mark_folded(conn: psycopg.Connection, lesson_ids: list[int], version: int) -> None:
+def mark_folded(conn: Conn, lesson_ids: list[int], version: int) -> None:
     conn.execute(
         "UPDATE decision_lessons SET folded_into = %s WHERE id = ANY(%s)", (version, lesson_ids)
     )
 
 
-def audit(
-    conn: psycopg.Connection, actor: str, action: str, case_number: str | None, details: dict
-) -> None:
+def audit(conn: Conn, actor: str, action: str, case_number: str | None, details: dict) -> None:
     conn.execute(
         "INSERT INTO learning_audit (actor, action, case_number, details) VALUES (%s, %s, %s, %s)",
         (actor, action, case_number, Jsonb(details)),
@@ -385,7 +389,7 @@ def audit(
 # -- the analyzed pairs (knowledge/contrastive.py) ------------------------------------------------
 
 
-def analyzed_pairs(conn: psycopg.Connection, appeal_type: str | None) -> list[dict]:
+def analyzed_pairs(conn: Conn, appeal_type: str | None) -> list[dict]:
     """The analyzed pairs (of `appeal_type`, or all) with both texts and blocks, by pair id."""
     return conn.execute(
         "SELECT p.case_number, p.final_blocks, d.id AS draft_id, d.version AS draft_version,"

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import CORPORA, SEARCHABLE, Corpus
+from ..errors import InvalidInput
+from .rows import Conn, one
 
 # The active embedder is read as a subquery, evaluated once per statement, never as
 # active_embedder(): that function carries its own search_path, so PostgreSQL cannot inline it
@@ -20,7 +21,7 @@ from ..corpora import CORPORA, SEARCHABLE, Corpus
 def _chunk_from(corpus: Corpus) -> sql.Composable:
     return sql.SQL("{chunks} c JOIN {items} i ON i.id = c.{fk} AND {scope}").format(
         chunks=sql.Identifier(corpus.chunk_table),
-        items=sql.Identifier(corpus.item_table),
+        items=sql.Identifier(corpus.items),
         fk=sql.Identifier(corpus.parent_column),
         scope=corpus.scope("i"),
     )
@@ -43,7 +44,7 @@ def analyzers(analyzer: str, context_analyzer: str, context_kinds: tuple[str, ..
     }
 
 
-def chunk_counts(conn: psycopg.Connection, analyzer: dict) -> dict[str, dict[str, int]]:
+def chunk_counts(conn: Conn, analyzer: dict) -> dict[str, dict[str, int]]:
     """Per corpus: chunks, missing, stale and dimension-mismatched embeddings, stale analysis
     (`analyzer`: from `analyzers`)."""
     out = {}
@@ -61,11 +62,11 @@ def chunk_counts(conn: psycopg.Connection, analyzer: dict) -> dict[str, dict[str
             " count(*) FILTER (WHERE c.analyzer <> {expected}) AS stale_analysis"
             " FROM {src}"
         ).format(src=_chunk_from(corpus), expected=sql.SQL(_EXPECTED_ANALYZER))
-        out[corpus.key] = conn.execute(query, {**corpus.scope_params(), **analyzer}).fetchone()
+        out[corpus.key] = one(conn.execute(query, {**corpus.scope_params(), **analyzer}))
     return out
 
 
-def unsearchable_items(conn: psycopg.Connection, limit: int = 1000) -> list[dict]:
+def unsearchable_items(conn: Conn, limit: int = 1000) -> list[dict]:
     """Items that are not searchable, with what is missing (or why their chunks do not count)."""
     out = []
     for corpus in CORPORA.values():
@@ -76,7 +77,7 @@ def unsearchable_items(conn: psycopg.Connection, limit: int = 1000) -> list[dict
         ).format(
             chunks=sql.Identifier(corpus.chunk_table),
             fk=sql.Identifier(corpus.parent_column),
-            items=sql.Identifier(corpus.item_table),
+            items=sql.Identifier(corpus.items),
             scope=corpus.scope("i"),
         )
         for row in conn.execute(query, {**corpus.scope_params(), "limit": limit}):
@@ -92,20 +93,18 @@ def unsearchable_items(conn: psycopg.Connection, limit: int = 1000) -> list[dict
     return out
 
 
-def searchable_counts(conn: psycopg.Connection) -> dict[str, dict[str, int]]:
+def searchable_counts(conn: Conn) -> dict[str, dict[str, int]]:
     out = {}
     for corpus in CORPORA.values():
         query = sql.SQL(
             "SELECT count(*) AS items, count(*) FILTER (WHERE i.searchable) AS searchable"
             " FROM {items} i WHERE {scope}"
-        ).format(items=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
-        out[corpus.key] = conn.execute(query, corpus.scope_params()).fetchone()
+        ).format(items=sql.Identifier(corpus.items), scope=corpus.scope("i"))
+        out[corpus.key] = one(conn.execute(query, corpus.scope_params()))
     return out
 
 
-def stale_chunks(
-    conn: psycopg.Connection, corpus: Corpus, analyzer: dict, batch: int
-) -> Iterator[list[dict]]:
+def stale_chunks(conn: Conn, corpus: Corpus, analyzer: dict, batch: int) -> Iterator[list[dict]]:
     """Batches of chunks needing a new embedding or a new analysis (id, text, flags, the
     analyzer each should record; `analyzer`: from `analyzers`), with
     what their context line reads (ingest/chunk_context.py): the chunk's start, its item's
@@ -129,7 +128,7 @@ def stale_chunks(
 
 
 def update_chunks(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     rows: list[dict],
     *,
@@ -144,7 +143,7 @@ def update_chunks(
 
 
 def _update_embedded(
-    conn: psycopg.Connection,
+    conn: Conn,
     root: str,
     corpus: Corpus,
     rows: list[dict],
@@ -241,7 +240,7 @@ _IMAGE_STALE = sql.SQL(
 
 
 def unit_counts(
-    conn: psycopg.Connection, analyzer: str, image_embedder: str | None, image_dim: int | None
+    conn: Conn, analyzer: str, image_embedder: str | None, image_dim: int | None
 ) -> dict[str, dict[str, dict[str, int | None]]]:
     """Per corpus and kind of unit: units, missing, stale and dimension-mismatched embeddings,
     stale analysis (None where a kind has no analysis). Page images are judged against the image
@@ -261,8 +260,8 @@ def unit_counts(
         ).format(
             stale=_UNIT_STALE, table=sql.Identifier(units.table), scope=units.corpus.scope("u")
         )
-        row = conn.execute(query, {**units.corpus.scope_params(), "analyzer": analyzer})
-        out.setdefault(units.corpus.key, {})[units.kind] = dict(row.fetchone())
+        counted = conn.execute(query, {**units.corpus.scope_params(), "analyzer": analyzer})
+        out.setdefault(units.corpus.key, {})[units.kind] = dict(one(counted))
     for corpus in canonical_corpora():
         query = sql.SQL(
             "SELECT count(*) AS units,"
@@ -278,7 +277,7 @@ def unit_counts(
             " NULL::bigint AS stale_analysis"
             " FROM canonical_principles u WHERE {scope}"
         ).format(scope=corpus.scope("u"))
-        row = conn.execute(query, corpus.scope_params()).fetchone()
+        row = one(conn.execute(query, corpus.scope_params()))
         out.setdefault(corpus.key, {})["canonical_statements"] = dict(row)
     for corpus in image_corpora():
         query = sql.SQL(
@@ -293,15 +292,13 @@ def unit_counts(
             " NULL::bigint AS stale_analysis,"
             " CASE WHEN %(image_embedder)s::text IS NULL THEN count(*) ELSE 0 END AS unchecked"
             " FROM {table} u WHERE {scope}"
-        ).format(
-            stale=_IMAGE_STALE, table=sql.Identifier(corpus.image_table), scope=corpus.scope("u")
-        )
+        ).format(stale=_IMAGE_STALE, table=sql.Identifier(corpus.images), scope=corpus.scope("u"))
         params = {**corpus.scope_params(), "image_embedder": image_embedder, "image_dim": image_dim}
-        out.setdefault(corpus.key, {})["page_images"] = dict(conn.execute(query, params).fetchone())
+        out.setdefault(corpus.key, {})["page_images"] = dict(one(conn.execute(query, params)))
     return out
 
 
-def _pages(conn: psycopg.Connection, query: sql.Composable, params: dict, batch: int):
+def _pages(conn: Conn, query: sql.Composed, params: dict, batch: int):
     after = 0
     while True:
         rows = conn.execute(query, {**params, "after": after, "batch": batch}).fetchall()
@@ -311,9 +308,7 @@ def _pages(conn: psycopg.Connection, query: sql.Composable, params: dict, batch:
         after = rows[-1]["id"]
 
 
-def stale_units(
-    conn: psycopg.Connection, units: TextUnits, analyzer: str, batch: int
-) -> Iterator[list[dict]]:
+def stale_units(conn: Conn, units: TextUnits, analyzer: str, batch: int) -> Iterator[list[dict]]:
     """Batches of principles or precedents needing a new embedding or a new analysis."""
     query = sql.SQL(
         "SELECT u.id, u.{text} AS text, u.text_hash, ({stale}) AS needs_embedding,"
@@ -330,7 +325,7 @@ def stale_units(
 
 
 def update_units(
-    conn: psycopg.Connection, units: TextUnits, rows: list[dict], *, embedder: str, analyzer: str
+    conn: Conn, units: TextUnits, rows: list[dict], *, embedder: str, analyzer: str
 ) -> None:
     """Store a batch of re-embedded and/or re-analyzed principles or precedents (rows as for
     `update_chunks`) in one UPDATE through the root, pinned to the corpus. Only the embedding
@@ -338,7 +333,7 @@ def update_units(
     _update_embedded(conn, units.root, units.corpus, rows, embedder=embedder, analyzer=analyzer)
 
 
-def stale_canonicals(conn: psycopg.Connection, corpus: Corpus, batch: int) -> Iterator[list[dict]]:
+def stale_canonicals(conn: Conn, corpus: Corpus, batch: int) -> Iterator[list[dict]]:
     """Batches of a corpus's canonical principles whose statement needs an embedding."""
     query = sql.SQL(
         "SELECT u.id, coalesce(u.canonical_statement, u.rule_text) AS text"
@@ -348,9 +343,7 @@ def stale_canonicals(conn: psycopg.Connection, corpus: Corpus, batch: int) -> It
     yield from _pages(conn, query, corpus.scope_params(), batch)
 
 
-def update_canonicals(
-    conn: psycopg.Connection, corpus: Corpus, rows: list[dict], *, embedder: str
-) -> int:
+def update_canonicals(conn: Conn, corpus: Corpus, rows: list[dict], *, embedder: str) -> int:
     """Store statement embeddings (`id`, `text` embedded, `embedding`); a statement that changed
     since it was read keeps its row untouched. Returns the rows updated."""
     query = sql.SQL(
@@ -372,7 +365,7 @@ def update_canonicals(
 
 
 def stale_page_images(
-    conn: psycopg.Connection, corpus: Corpus, image_embedder: str, batch: int
+    conn: Conn, corpus: Corpus, image_embedder: str, batch: int
 ) -> Iterator[list[dict]]:
     """Batches of a corpus's page images not embedded by `image_embedder` from their image, with
     where their item's file was read from (to render the page again if the cache lacks it)."""
@@ -382,8 +375,8 @@ def stale_page_images(
         " WHERE {scope} AND ({stale}) AND u.id > %(after)s ORDER BY u.id LIMIT %(batch)s"
     ).format(
         fk=sql.Identifier(corpus.parent_column),
-        table=sql.Identifier(corpus.image_table),
-        items=sql.Identifier(corpus.item_table),
+        table=sql.Identifier(corpus.images),
+        items=sql.Identifier(corpus.items),
         item_scope=corpus.scope("i"),
         scope=corpus.scope("u"),
         stale=_IMAGE_STALE,
@@ -392,12 +385,12 @@ def stale_page_images(
     yield from _pages(conn, query, params, batch)
 
 
-def update_page_images(
-    conn: psycopg.Connection, corpus: Corpus, rows: list[dict], *, embedder: str
-) -> int:
+def update_page_images(conn: Conn, corpus: Corpus, rows: list[dict], *, embedder: str) -> int:
     """Store page-image embeddings (`id`, `text_hash` of the image embedded, `embedding`) through
     the root, pinned to the corpus; an image replaced since it was read is left alone."""
     source = corpus.image_source
+    if source is None:
+        raise InvalidInput(f"corpus {corpus.key!r} keeps no page images")
     query = sql.SQL(
         "UPDATE {root} u SET embedding = v.embedding, embedder = %(embedder)s,"
         " embedded_hash = v.text_hash"

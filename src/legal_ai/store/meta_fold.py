@@ -3,8 +3,9 @@ which first chunks wait for their metadata's analysis or embedding, and the writ
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
+
+from .rows import Conn, one
 
 # A first chunk waits when what its lexical terms or its embedding hold is not its decision's
 # current metadata (meta_hash NULL: none; a fold then clears what an earlier one left).
@@ -15,7 +16,7 @@ _PENDING = sql.SQL(
 
 
 def pending(
-    conn: psycopg.Connection, case_law_ids: list[int] | None = None, *, after: int = 0, batch: int
+    conn: Conn, case_law_ids: list[int] | None = None, *, after: int = 0, batch: int
 ) -> list[dict]:
     """First chunks (of the given decisions; None: of all) whose metadata is not folded in:
     id, source_kind, its text, the decision's meta_text, meta_hash and three fields, and what
@@ -36,13 +37,13 @@ def pending(
     ).fetchall()
 
 
-def count_pending(conn: psycopg.Connection) -> int:
+def count_pending(conn: Conn) -> int:
     """How many first chunks wait for their decision's metadata (`legal-ai health`)."""
     query = sql.SQL("SELECT count(*) AS n FROM case_law_chunks u WHERE {}").format(_PENDING)
-    return conn.execute(query).fetchone()["n"]
+    return one(conn.execute(query))["n"]
 
 
-def write(conn: psycopg.Connection, rows: list[dict], *, embedder: str) -> int:
+def write(conn: Conn, rows: list[dict], *, embedder: str) -> int:
     """Store folded metadata: each row's `id`, `source_kind`, `meta_hash` (what was folded),
     `meta_analyzed` (None: keep) and `embedding` (of the metadata and the chunk's text; None:
     keep). A chunk whose decision's metadata changed meanwhile is left waiting. Returns the

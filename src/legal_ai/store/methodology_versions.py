@@ -4,10 +4,10 @@ Writes go through store.learning.save_profile (one version per save)."""
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn
 
 
-def versions(conn: psycopg.Connection, appeal_type: str) -> list[dict]:
+def versions(conn: Conn, appeal_type: str) -> list[dict]:
     """Every version of a profile, newest first (without the profiles themselves)."""
     return conn.execute(
         "SELECT version, updated_by, reason, created_at FROM methodology_profile_versions"
@@ -16,7 +16,7 @@ def versions(conn: psycopg.Connection, appeal_type: str) -> list[dict]:
     ).fetchall()
 
 
-def version(conn: psycopg.Connection, appeal_type: str, number: int) -> dict | None:
+def version(conn: Conn, appeal_type: str, number: int) -> dict | None:
     return conn.execute(
         "SELECT version, profile, updated_by, reason, created_at FROM methodology_profile_versions"
         " WHERE appeal_type = %s AND version = %s",
@@ -24,7 +24,7 @@ def version(conn: psycopg.Connection, appeal_type: str, number: int) -> dict | N
     ).fetchone()
 
 
-def lesson_statuses(conn: psycopg.Connection, lesson_ids: list[int]) -> dict[int, str]:
+def lesson_statuses(conn: Conn, lesson_ids: list[int]) -> dict[int, str]:
     """id -> review_status of these lessons (ids not found are absent)."""
     rows = conn.execute(
         "SELECT id, review_status FROM decision_lessons WHERE id = ANY(%s)", (lesson_ids,)

@@ -21,6 +21,7 @@ import psycopg
 
 from ..errors import StoreError
 from .extension import require_pgvector
+from .rows import one
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x1E6A1A1  # advisory lock id for migrations
@@ -50,7 +51,7 @@ def available() -> list[Migration]:
 def applied(conn: psycopg.Connection) -> set[int]:
     # Created only when missing: a login without CREATE on the schema (an agent's) may still
     # open a migrated database.
-    if conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()[0]:
+    if one(conn.execute("SELECT to_regclass('schema_migrations') IS NULL"))[0]:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
             " version integer PRIMARY KEY, name text NOT NULL,"
@@ -183,4 +184,4 @@ def apply_role_grants(url: str) -> bool:
     """Grant the legal-ai roles their privileges again (idempotent): for a server whose roles a
     superuser created after the migrations ran. False when the roles do not exist."""
     with psycopg.connect(url, autocommit=True) as conn:
-        return bool(conn.execute("SELECT apply_role_grants()").fetchone()[0])
+        return bool(one(conn.execute("SELECT apply_role_grants()"))[0])

@@ -5,12 +5,12 @@ schedule_runs and model_calls are append-only), so they are exposed as counters.
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn
 
 OPEN = ("queued", "running", "waiting")
 
 
-def jobs(conn: psycopg.Connection) -> list[dict]:
+def jobs(conn: Conn) -> list[dict]:
     """Per job kind and status: how many jobs, and the oldest's age in seconds (by creation).
     Finished jobs (done, failed) split by whether another job superseded them before they ran
     (`superseded`: their result names it)."""
@@ -22,14 +22,14 @@ def jobs(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def schedule_runs(conn: psycopg.Connection) -> list[dict]:
+def schedule_runs(conn: Conn) -> list[dict]:
     """Per scheduled job and outcome (ok, failed, skipped): how many runs."""
     return conn.execute(
         "SELECT name, outcome, count(*) AS n FROM schedule_runs GROUP BY 1, 2 ORDER BY 1, 2"
     ).fetchall()
 
 
-def model_calls(conn: psycopg.Connection) -> list[dict]:
+def model_calls(conn: Conn) -> list[dict]:
     """Per stage (the model's role), model (`provider:model`) and outcome: calls, tokens in and
     out, and seconds spent waiting for answers."""
     return conn.execute(
@@ -41,7 +41,7 @@ def model_calls(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def open_work(conn: psycopg.Connection, failed_days: int = 7) -> list[dict]:
+def open_work(conn: Conn, failed_days: int = 7) -> list[dict]:
     """Per job kind, for the chair's health page: jobs queued or running, waiting (for a model
     or its budget), and failed within `failed_days` days (a later job of the same key that ran
     leaves its failure behind), with the oldest open one's creation."""

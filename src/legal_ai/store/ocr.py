@@ -3,16 +3,16 @@ the items they became. Tables come from the corpus registry (identifiers); value
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from ..corpora import CORPORA, Corpus
+from .rows import Conn
 
 _RESULT = "file_sha256, bytes, created_at, engine, content, page_starts, page_confidence, read_at"
 
 
-def keep_scan(conn: psycopg.Connection, sha: str, pdf: bytes) -> bool:
+def keep_scan(conn: Conn, sha: str, pdf: bytes) -> bool:
     """Keep a scan's bytes for OCR (once per file). False when it was already kept."""
     return (
         conn.execute(
@@ -24,14 +24,14 @@ def keep_scan(conn: psycopg.Connection, sha: str, pdf: bytes) -> bool:
     )
 
 
-def get_scan(conn: psycopg.Connection, sha: str, *, with_pdf: bool = False) -> dict | None:
+def get_scan(conn: Conn, sha: str, *, with_pdf: bool = False) -> dict | None:
     columns = _RESULT + (", pdf" if with_pdf else "")
     query = sql.SQL("SELECT {} FROM scanned_files WHERE file_sha256 = %s").format(sql.SQL(columns))
     return conn.execute(query, (sha,)).fetchone()
 
 
 def save_reading(
-    conn: psycopg.Connection,
+    conn: Conn,
     sha: str,
     engine: str,
     content: str,
@@ -45,19 +45,19 @@ def save_reading(
     )
 
 
-def items_waiting(conn: psycopg.Connection, sha: str) -> list[tuple[Corpus, dict]]:
+def items_waiting(conn: Conn, sha: str) -> list[tuple[Corpus, dict]]:
     """The items stored from the scan `sha` whose text is still empty (waiting for OCR)."""
     out = []
     for corpus in CORPORA.values():
         query = sql.SQL(
             "SELECT * FROM {t} i WHERE i.file_sha256 = %(sha)s AND i.content = ''"
             " AND i.extraction_issue IS NOT NULL AND {scope} ORDER BY i.id"
-        ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+        ).format(t=sql.Identifier(corpus.items), scope=corpus.scope("i"))
         out += [(corpus, row) for row in conn.execute(query, {"sha": sha, **corpus.scope_params()})]
     return out
 
 
-def unqueued_scans(conn: psycopg.Connection, issue: str) -> list[tuple[Corpus, dict]]:
+def unqueued_scans(conn: Conn, issue: str) -> list[tuple[Corpus, dict]]:
     """Items stored from a scan whose bytes were never kept, so no OCR job exists for them (items
     stored before the OCR queue: their text is empty and their issue still `issue`)."""
     out = []
@@ -67,26 +67,24 @@ def unqueued_scans(conn: psycopg.Connection, issue: str) -> list[tuple[Corpus, d
             " WHERE i.content = '' AND i.extraction_issue = %(issue)s"
             " AND i.file_sha256 IS NOT NULL AND {scope} AND NOT EXISTS"
             " (SELECT 1 FROM scanned_files s WHERE s.file_sha256 = i.file_sha256) ORDER BY i.id"
-        ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+        ).format(t=sql.Identifier(corpus.items), scope=corpus.scope("i"))
         params = {"issue": issue, **corpus.scope_params()}
         out += [(corpus, row) for row in conn.execute(query, params)]
     return out
 
 
-def set_issue(
-    conn: psycopg.Connection, corpus: Corpus, item_id: int, issue: str, *, was: str, sha: str
-) -> bool:
+def set_issue(conn: Conn, corpus: Corpus, item_id: int, issue: str, *, was: str, sha: str) -> bool:
     """Say why an item stored from the scan `sha` waits, while its text is still empty and its
     issue still `was`; False when it is no longer so."""
     query = sql.SQL(
         "UPDATE {t} SET extraction_issue = %s WHERE id = %s AND content = ''"
         " AND extraction_issue = %s AND file_sha256 = %s"
-    ).format(t=sql.Identifier(corpus.item_table))
+    ).format(t=sql.Identifier(corpus.items))
     return conn.execute(query, (issue, item_id, was, sha)).rowcount == 1
 
 
 def read_items(
-    conn: psycopg.Connection,
+    conn: Conn,
     *,
     doc_id: str | None = None,
     corpus_key: str | None = None,
@@ -123,6 +121,6 @@ def read_items(
             " coalesce(i.metadata -> 'ocr_low_confidence_numbers', '[]') AS"
             " low_confidence_numbers"
             " FROM {t} i WHERE {where} ORDER BY i.doc_id LIMIT %(limit)s"
-        ).format(t=sql.Identifier(corpus.item_table), where=sql.SQL(" AND ").join(where))
+        ).format(t=sql.Identifier(corpus.items), where=sql.SQL(" AND ").join(where))
         out += [{"corpus": corpus.key, **row} for row in conn.execute(query, params)]
     return out

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import hashlib
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus
+from .rows import Conn
 
 MAX_BYTES = 32 * 2**20  # the table's own bound (0046)
 
 
-def keep(conn: psycopg.Connection, content: bytes, file_name: str) -> str | None:
+def keep(conn: Conn, content: bytes, file_name: str) -> str | None:
     """Keep a file's bytes (once per content); its sha256, or None when it is empty or over
     MAX_BYTES (then no original is kept)."""
     if not content or len(content) > MAX_BYTES:
@@ -28,7 +28,7 @@ def keep(conn: psycopg.Connection, content: bytes, file_name: str) -> str | None
     return sha
 
 
-def link_draft(conn: psycopg.Connection, draft_id: int, sha: str) -> None:
+def link_draft(conn: Conn, draft_id: int, sha: str) -> None:
     conn.execute(
         "INSERT INTO draft_originals (draft_id, file_sha256) VALUES (%s, %s)"
         " ON CONFLICT (draft_id) DO NOTHING",
@@ -36,7 +36,7 @@ def link_draft(conn: psycopg.Connection, draft_id: int, sha: str) -> None:
     )
 
 
-def _file(conn: psycopg.Connection, sha: str | None, name: str | None) -> dict | None:
+def _file(conn: Conn, sha: str | None, name: str | None) -> dict | None:
     """The kept bytes of `sha`: the original, else a scan kept for OCR (scanned_files)."""
     if not sha:
         return None
@@ -51,7 +51,7 @@ def _file(conn: psycopg.Connection, sha: str | None, name: str | None) -> dict |
     return row
 
 
-def of_draft(conn: psycopg.Connection, case_number: str, version: int) -> dict | None:
+def of_draft(conn: Conn, case_number: str, version: int) -> dict | None:
     """The file of a case's draft version: {"content", "file_name"}, or None (none kept)."""
     row = conn.execute(
         "SELECT o.file_sha256, d.source_path FROM drafts d"
@@ -59,19 +59,23 @@ def of_draft(conn: psycopg.Connection, case_number: str, version: int) -> dict |
         " WHERE d.case_number = %s AND d.version = %s",
         (case_number, version),
     ).fetchone()
-    return _file(conn, row and row["file_sha256"], row and row["source_path"])
+    if row is None:
+        return None
+    return _file(conn, row["file_sha256"], row["source_path"])
 
 
-def of_item(conn: psycopg.Connection, corpus: Corpus, case_number: str, doc_id: str) -> dict | None:
+def of_item(conn: Conn, corpus: Corpus, case_number: str, doc_id: str) -> dict | None:
     """The file of a case's item (her final in `internal`, a case document in `case`)."""
     query = sql.SQL(
         "SELECT i.file_sha256, i.source_path FROM {t} i"
         " WHERE i.doc_id = %(doc_id)s AND i.case_number = %(case)s AND {scope}"
-    ).format(t=sql.Identifier(corpus.item_table), scope=corpus.scope("i"))
+    ).format(t=sql.Identifier(corpus.items), scope=corpus.scope("i"))
     row = conn.execute(
         query, {"doc_id": doc_id, "case": case_number, **corpus.scope_params()}
     ).fetchone()
-    return _file(conn, row and row["file_sha256"], row and row["source_path"])
+    if row is None:
+        return None
+    return _file(conn, row["file_sha256"], row["source_path"])
 
 
 _OF_CASE = """
@@ -96,7 +100,7 @@ ORDER BY kind DESC, version, doc_id
 """
 
 
-def of_case(conn: psycopg.Connection, case_number: str) -> list[dict]:
+def of_case(conn: Conn, case_number: str) -> list[dict]:
     """A case's uploads: each draft version, her final and each case document, with the kept
     file's size in bytes (None: no original kept — uploaded before 0046, or over MAX_BYTES)."""
     return conn.execute(_OF_CASE, {"case": case_number}).fetchall()

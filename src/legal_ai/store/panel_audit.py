@@ -3,7 +3,7 @@ with the votes and the model calls they rest on, read from the database."""
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn
 
 _STYLE = (
     "SELECT l.id AS lesson_id, l.case_number, l.category, l.text,"
@@ -34,11 +34,11 @@ _PRINCIPLE = (
 )
 
 
-def style_decisions(conn: psycopg.Connection, lesson_id: int | None = None) -> list[dict]:
+def style_decisions(conn: Conn, lesson_id: int | None = None) -> list[dict]:
     """The style panel's decisions (every lesson it voted on), or one lesson's."""
     return [dict(r) for r in conn.execute(_STYLE, {"lesson": lesson_id}).fetchall()]
 
 
-def principle_decisions(conn: psycopg.Connection, principle_id: int | None = None) -> list[dict]:
+def principle_decisions(conn: Conn, principle_id: int | None = None) -> list[dict]:
     """The principle panel's decisions (every principle it voted on), or one principle's."""
     return [dict(r) for r in conn.execute(_PRINCIPLE, {"principle": principle_id}).fetchall()]

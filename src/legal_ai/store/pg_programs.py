@@ -45,7 +45,7 @@ def split(url: str) -> tuple[str, dict[str, str]]:
     password = params.pop("password", None)
     if password:
         env["PGPASSWORD"] = str(password)
-    return conninfo.make_conninfo(**params), env
+    return conninfo.make_conninfo("", **params), env
 
 
 LEAKS = [
@@ -84,7 +84,7 @@ def run_watched(
         text=True,
         env=env,
     ) as child:
-        for line in child.stderr:
+        for line in child.stderr or ():  # a pipe: never None
             lines.append(line)
             on_line(line.rstrip("\n"))
     return subprocess.CompletedProcess(child.args, child.returncode, "", "".join(lines))
@@ -101,7 +101,7 @@ def connect(url: str, dbname: str | None = None) -> psycopg.Connection:
     if dbname is not None:
         params = conninfo.conninfo_to_dict(url)
         params["dbname"] = dbname
-        target = conninfo.make_conninfo(**params)
+        target = conninfo.make_conninfo("", **params)
     try:
         return psycopg.connect(target, autocommit=True, connect_timeout=15)
     except psycopg.OperationalError as exc:

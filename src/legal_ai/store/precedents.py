@@ -5,12 +5,12 @@ connection."""
 from __future__ import annotations
 
 import numpy as np
-import psycopg
 
+from .rows import Conn, one
 from .units import ChunkRow, as_array
 
 
-def find_ruling(conn: psycopg.Connection, case_number: str, key: str) -> dict | None:
+def find_ruling(conn: Conn, case_number: str, key: str) -> dict | None:
     """A searchable ruling or decision whose case number matches, quotes ignored."""
     return conn.execute(
         "SELECT id FROM case_law WHERE searchable AND"
@@ -21,26 +21,26 @@ def find_ruling(conn: psycopg.Connection, case_number: str, key: str) -> dict | 
 
 
 def save_precedent(
-    conn: psycopg.Connection,
+    conn: Conn,
     case_number: str,
     citation: str,
     key: str,
     case_law_id: int | None,
     note: str | None,
 ) -> dict:
-    return conn.execute(
-        "INSERT INTO case_precedents (case_number, citation, citation_key, case_law_id, note)"
-        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (case_number, citation_key)"
-        " DO UPDATE SET note = coalesce(EXCLUDED.note, case_precedents.note),"
-        " case_law_id = coalesce(EXCLUDED.case_law_id, case_precedents.case_law_id)"
-        " RETURNING id, case_number, citation, case_law_id, note",
-        (case_number, citation, key, case_law_id, note),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "INSERT INTO case_precedents (case_number, citation, citation_key, case_law_id, note)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (case_number, citation_key)"
+            " DO UPDATE SET note = coalesce(EXCLUDED.note, case_precedents.note),"
+            " case_law_id = coalesce(EXCLUDED.case_law_id, case_precedents.case_law_id)"
+            " RETURNING id, case_number, citation, case_law_id, note",
+            (case_number, citation, key, case_law_id, note),
+        )
+    )
 
 
-def case_profile(
-    conn: psycopg.Connection, case_number: str, embedder: str
-) -> tuple[str, np.ndarray | None]:
+def case_profile(conn: Conn, case_number: str, embedder: str) -> tuple[str, np.ndarray | None]:
     """A case's searchable documents as one text (first 2000 characters) and the mean of their
     fresh chunk embeddings (None when there are none)."""
     rows = conn.execute(
@@ -61,7 +61,7 @@ def case_profile(
     return text, mean / (np.linalg.norm(mean) or 1.0)
 
 
-def case_practice_area(conn: psycopg.Connection, case_number: str) -> str | None:
+def case_practice_area(conn: Conn, case_number: str) -> str | None:
     """The case's own practice area: the case's, else the one most of its documents carry."""
     row = conn.execute(
         "SELECT coalesce(c.practice_area, (SELECT d.practice_area FROM documents d"
@@ -74,7 +74,7 @@ def case_practice_area(conn: psycopg.Connection, case_number: str) -> str | None
     return row["area"] if row else None
 
 
-def index_precedent(conn: psycopg.Connection, precedent_id: int, unit: ChunkRow) -> None:
+def index_precedent(conn: Conn, precedent_id: int, unit: ChunkRow) -> None:
     """Store the searchable text, analysis and embedding of an attached precedent."""
     conn.execute(
         "UPDATE case_precedents SET search_text = %s, text_hash = %s, analyzed = %s,"
@@ -92,7 +92,7 @@ def index_precedent(conn: psycopg.Connection, precedent_id: int, unit: ChunkRow)
     )
 
 
-def ruling_title(conn: psycopg.Connection, case_law_id: int | None) -> str | None:
+def ruling_title(conn: Conn, case_law_id: int | None) -> str | None:
     if case_law_id is None:
         return None
     row = conn.execute("SELECT title FROM case_law WHERE id = %s", (case_law_id,)).fetchone()

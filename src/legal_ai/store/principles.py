@@ -4,14 +4,13 @@ connection."""
 
 from __future__ import annotations
 
-import psycopg
-
 from ..corpora import Corpus
+from .rows import Conn, one
 from .units import ChunkRow
 
 
 def insert_principle(
-    conn: psycopg.Connection,
+    conn: Conn,
     corpus: Corpus,
     case_law_id: int,
     unit: ChunkRow,
@@ -27,40 +26,40 @@ def insert_principle(
 ) -> int:
     """A principle of a ruling, grounded in a quote at `unit.char_start:char_end` (with the
     panel's votes, mean score and models when the panel extracted it, and its canonical)."""
-    return conn.execute(
-        "INSERT INTO case_law_principles (source_kind, case_law_id, rule_text, supporting_quote,"
-        " page, char_start, char_end, review_status, reviewed_by, text_hash, analyzed, analyzer,"
-        " embedding, embedder, embedded_hash, votes, score, models, canonical_id, job_id)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-        " RETURNING id",
-        (
-            corpus.scope_value,
-            case_law_id,
-            unit.text,
-            supporting_quote,
-            unit.page,
-            unit.char_start,
-            unit.char_end,
-            review_status,
-            reviewed_by,
-            unit.text_hash,
-            unit.analyzed,
-            unit.analyzer,
-            unit.embedding,
-            unit.embedder,
-            unit.text_hash,
-            votes,
-            score,
-            models,
-            canonical_id,
-            job_id,
-        ),
-    ).fetchone()["id"]
+    return one(
+        conn.execute(
+            "INSERT INTO case_law_principles (source_kind, case_law_id, rule_text, supporting_quote,"
+            " page, char_start, char_end, review_status, reviewed_by, text_hash, analyzed, analyzer,"
+            " embedding, embedder, embedded_hash, votes, score, models, canonical_id, job_id)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " RETURNING id",
+            (
+                corpus.scope_value,
+                case_law_id,
+                unit.text,
+                supporting_quote,
+                unit.page,
+                unit.char_start,
+                unit.char_end,
+                review_status,
+                reviewed_by,
+                unit.text_hash,
+                unit.analyzed,
+                unit.analyzer,
+                unit.embedding,
+                unit.embedder,
+                unit.text_hash,
+                votes,
+                score,
+                models,
+                canonical_id,
+                job_id,
+            ),
+        )
+    )["id"]
 
 
-def extractable_items(
-    conn: psycopg.Connection, source_kind: str, doc_id: str | None = None
-) -> list[dict]:
+def extractable_items(conn: Conn, source_kind: str | None, doc_id: str | None = None) -> list[dict]:
     """The rulings and decisions of one case-law corpus (or the one named `doc_id`) with text."""
     return conn.execute(
         "SELECT id, doc_id, case_number, court, is_binding, content, page_starts, content_hash,"
@@ -70,7 +69,7 @@ def extractable_items(
     ).fetchall()
 
 
-def extractable_item(conn: psycopg.Connection, item_id: int) -> dict | None:
+def extractable_item(conn: Conn, item_id: int) -> dict | None:
     """One ruling or decision (of either case-law corpus) by id, with its text and its hash."""
     return conn.execute(
         "SELECT id, doc_id, case_number, court, is_binding, content, page_starts, content_hash,"
@@ -80,7 +79,7 @@ def extractable_item(conn: psycopg.Connection, item_id: int) -> dict | None:
     ).fetchone()
 
 
-def panel_principles(conn: psycopg.Connection) -> list[dict]:
+def panel_principles(conn: Conn) -> list[dict]:
     """The principles the panel decided or left to the chair (never those she decided), with
     whether each is its canonical's first occurrence (a new principle, not a link)."""
     return conn.execute(
@@ -93,7 +92,7 @@ def panel_principles(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def corpus_principles(conn: psycopg.Connection, source_kind: str) -> list[dict]:
+def corpus_principles(conn: Conn, source_kind: str) -> list[dict]:
     """Every principle of one corpus (any status) with its embedding: what a new candidate is
     matched against (never another corpus's)."""
     return conn.execute(
@@ -103,14 +102,16 @@ def corpus_principles(conn: psycopg.Connection, source_kind: str) -> list[dict]:
     ).fetchall()
 
 
-def insert_canonical(conn: psycopg.Connection, source_kind: str, rule_text: str) -> int:
-    return conn.execute(
-        "INSERT INTO canonical_principles (source_kind, rule_text) VALUES (%s, %s) RETURNING id",
-        (source_kind, rule_text),
-    ).fetchone()["id"]
+def insert_canonical(conn: Conn, source_kind: str, rule_text: str) -> int:
+    return one(
+        conn.execute(
+            "INSERT INTO canonical_principles (source_kind, rule_text) VALUES (%s, %s) RETURNING id",
+            (source_kind, rule_text),
+        )
+    )["id"]
 
 
-def set_principle_canonical(conn: psycopg.Connection, principle_id: int, canonical_id: int) -> None:
+def set_principle_canonical(conn: Conn, principle_id: int, canonical_id: int) -> None:
     conn.execute(
         "UPDATE case_law_principles SET canonical_id = %s WHERE id = %s",
         (canonical_id, principle_id),
@@ -118,7 +119,7 @@ def set_principle_canonical(conn: psycopg.Connection, principle_id: int, canonic
 
 
 def list_principles(
-    conn: psycopg.Connection,
+    conn: Conn,
     status: str | None = None,
     *,
     limit: int | None = None,
@@ -152,9 +153,7 @@ def list_principles(
     ).fetchall()
 
 
-def get_principle(
-    conn: psycopg.Connection, principle_id: int, *, lock: bool = False
-) -> dict | None:
+def get_principle(conn: Conn, principle_id: int, *, lock: bool = False) -> dict | None:
     query = _PRINCIPLE_LOCKED if lock else _PRINCIPLE
     return conn.execute(query, (principle_id,)).fetchone()
 
@@ -164,7 +163,7 @@ _PRINCIPLE_LOCKED = _PRINCIPLE + " FOR UPDATE"
 
 
 def insert_principle_votes(
-    conn: psycopg.Connection, principle_id: int, source_kind: str, votes: list[dict]
+    conn: Conn, principle_id: int, source_kind: str, votes: list[dict]
 ) -> None:
     """The panel's votes on one principle: each model of the panel, whether it proposed it,
     its score, and the extraction call it rests on (the database checks the call)."""
@@ -183,17 +182,19 @@ def insert_principle_votes(
         )
 
 
-def tally_principle(conn: psycopg.Connection, principle_id: int) -> dict:
+def tally_principle(conn: Conn, principle_id: int) -> dict:
     """Have the database count a principle's votes (its gate computes votes, score and models
     from principle_votes on every update): the row as counted."""
-    return conn.execute(
-        "UPDATE case_law_principles SET votes = NULL WHERE id = %s"
-        " RETURNING id, votes, score, models, review_status",
-        (principle_id,),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE case_law_principles SET votes = NULL WHERE id = %s"
+            " RETURNING id, votes, score, models, review_status",
+            (principle_id,),
+        )
+    )
 
 
-def set_principle_reason(conn: psycopg.Connection, principle_id: int, reason: str) -> None:
+def set_principle_reason(conn: Conn, principle_id: int, reason: str) -> None:
     """Why a proposed principle waits for the chair (an ungrounded rule, say)."""
     conn.execute(
         "UPDATE case_law_principles SET review_reason = %s WHERE id = %s AND"
@@ -202,54 +203,62 @@ def set_principle_reason(conn: psycopg.Connection, principle_id: int, reason: st
     )
 
 
-def confirm_principle(conn: psycopg.Connection, principle_id: int) -> dict:
+def confirm_principle(conn: Conn, principle_id: int) -> dict:
     """The chair's confirmation of what the panel approved (the gate: her role, once; the
     audit trigger records it)."""
-    return conn.execute(
-        "UPDATE case_law_principles SET confirmed_by = 'chair' WHERE id = %s RETURNING id,"
-        " source_kind, case_law_id, rule_text, supporting_quote, page, review_status,"
-        " reviewed_by, reviewed_at, review_reason, confirmed_by, confirmed_at",
-        (principle_id,),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE case_law_principles SET confirmed_by = 'chair' WHERE id = %s RETURNING id,"
+            " source_kind, case_law_id, rule_text, supporting_quote, page, review_status,"
+            " reviewed_by, reviewed_at, review_reason, confirmed_by, confirmed_at",
+            (principle_id,),
+        )
+    )
 
 
 def set_principle_review(
-    conn: psycopg.Connection, principle_id: int, status: str, actor: str, reason: str | None
+    conn: Conn, principle_id: int, status: str, actor: str, reason: str | None
 ) -> dict:
-    return conn.execute(
-        "UPDATE case_law_principles SET review_status = %s, reviewed_by = %s, review_reason = %s"
-        " WHERE id = %s RETURNING id, source_kind, case_law_id, rule_text, supporting_quote, page,"
-        " review_status, reviewed_by, reviewed_at, review_reason",
-        (status, actor, reason, principle_id),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE case_law_principles SET review_status = %s, reviewed_by = %s, review_reason = %s"
+            " WHERE id = %s RETURNING id, source_kind, case_law_id, rule_text, supporting_quote, page,"
+            " review_status, reviewed_by, reviewed_at, review_reason",
+            (status, actor, reason, principle_id),
+        )
+    )
 
 
-def principle_cap_taken(conn: psycopg.Connection, case_law_id: int) -> tuple[int, int]:
+def principle_cap_taken(conn: Conn, case_law_id: int) -> tuple[int, int]:
     """The cap of new principles per decision as the deployment recorded it (migration 0040,
     `principle_cap_value`), and how many of them the decision already has over all its text
     versions (counted, neither rejected nor vetoed)."""
-    row = conn.execute(
-        "SELECT principle_cap_value() AS cap, (SELECT count(*) FROM case_law_principles p"
-        " WHERE p.case_law_id = %s AND p.cap_counted"
-        " AND p.review_status NOT IN ('rejected', 'vetoed')) AS taken",
-        (case_law_id,),
-    ).fetchone()
+    row = one(
+        conn.execute(
+            "SELECT principle_cap_value() AS cap, (SELECT count(*) FROM case_law_principles p"
+            " WHERE p.case_law_id = %s AND p.cap_counted"
+            " AND p.review_status NOT IN ('rejected', 'vetoed')) AS taken",
+            (case_law_id,),
+        )
+    )
     return int(row["cap"]), int(row["taken"])
 
 
-def record_principle_cap(conn: psycopg.Connection, value: int, *, replace: bool = False) -> int:
+def record_principle_cap(conn: Conn, value: int, *, replace: bool = False) -> int:
     """Record the deployment's HALACHA_PANEL_MAX_NEW (the login's own role: no request role
     writes deployment_settings). Recorded once: an existing value is kept unless `replace`
     (`legal-ai db migrate`). Returns the value in force."""
     cap = "SELECT principle_cap_value() AS cap"
-    recorded = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM deployment_settings WHERE name = 'halacha_panel_max_new')"
-        " AS recorded, has_table_privilege(current_user, 'deployment_settings', 'INSERT')"
-        " AS may_write"
-    ).fetchone()
+    recorded = one(
+        conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM deployment_settings WHERE name = 'halacha_panel_max_new')"
+            " AS recorded, has_table_privilege(current_user, 'deployment_settings', 'INSERT')"
+            " AS may_write"
+        )
+    )
     if not recorded["may_write"] or (recorded["recorded"] and not replace):
         # a login that may not record (an agent's own) reads what the deployment recorded
-        return int(conn.execute(cap).fetchone()["cap"])
+        return int(one(conn.execute(cap))["cap"])
     insert = "INSERT INTO deployment_settings (name, value) VALUES ('halacha_panel_max_new', %s)"
     if replace:
         conn.execute(
@@ -260,4 +269,4 @@ def record_principle_cap(conn: psycopg.Connection, value: int, *, replace: bool 
         )
     else:
         conn.execute(insert + " ON CONFLICT (name) DO NOTHING", (int(value),))
-    return int(conn.execute(cap).fetchone()["cap"])
+    return int(one(conn.execute(cap))["cap"])

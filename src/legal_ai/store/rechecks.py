@@ -5,10 +5,10 @@ pairs' final blocks beside her final's stored text. Read only."""
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import CORPORA
+from .rows import Conn, one
 
 # Each compared text (store/fingerprints.py's two kinds) with its fingerprint row, if any.
 _FINGERPRINTED = (
@@ -25,7 +25,7 @@ _FINGERPRINTED = (
 )
 
 
-def fingerprinted(conn: psycopg.Connection, batch: int = 100):
+def fingerprinted(conn: Conn, batch: int = 100):
     """Every text the copy check compares, with its stored fingerprints (None when it has no
     row): {corpus, id, doc_id, content_hash, content, taken_of, method, shingles}, streamed."""
     with conn.cursor(name="rechecks_fingerprints") as cursor:
@@ -39,7 +39,7 @@ def _chunk_tables() -> list[str]:
     return sorted({c.chunk_table for c in CORPORA.values() if c.chunk_table})
 
 
-def embedded_sample(conn: psycopg.Connection, embedder: str, size: int) -> list[dict]:
+def embedded_sample(conn: Conn, embedder: str, size: int) -> list[dict]:
     """Up to `size` embedded chunks by `embedder`: first those whose text has a cache row that is
     not the system's, then a random sample; each {chunk_table, id, text, embedding, cached,
     cached_system}: the chunk's own vector and the cache's vector of its text (None: none)."""
@@ -60,7 +60,7 @@ def embedded_sample(conn: psycopg.Connection, embedder: str, size: int) -> list[
     return conn.execute(query, {"e": embedder, "n": size}).fetchall()
 
 
-def planted_cache_rows(conn: psycopg.Connection) -> list[dict]:
+def planted_cache_rows(conn: Conn) -> list[dict]:
     """The cache rows a request role or an agent's login wrote (never served: store/cache.py),
     counted by who wrote them."""
     return conn.execute(
@@ -87,7 +87,7 @@ def _source(table: str, part: str | None) -> sql.Composable:
     return sql.SQL("{} || {}").format(sql.Literal(f"{table}_"), sql.Identifier(part))
 
 
-def lexicon_differences(conn: psycopg.Connection) -> list[dict]:
+def lexicon_differences(conn: Conn) -> list[dict]:
     """Per source, the stored BM25 statistics that differ from a recount: {source, units,
     counted_units, tokens, counted_tokens, terms} (`terms`: how many terms' document frequency
     differs, a term absent counting as 0)."""
@@ -124,18 +124,18 @@ def lexicon_differences(conn: psycopg.Connection) -> list[dict]:
     return conn.execute(query).fetchall()
 
 
-def lexicon_sources(conn: psycopg.Connection) -> int:
+def lexicon_sources(conn: Conn) -> int:
     """How many sources the statistics keep (what the recount checked)."""
-    return conn.execute("SELECT count(*) AS n FROM lexicon_size").fetchone()["n"]
+    return one(conn.execute("SELECT count(*) AS n FROM lexicon_size"))["n"]
 
 
-def recorded_migrations(conn: psycopg.Connection) -> dict[int, str]:
+def recorded_migrations(conn: Conn) -> dict[int, str]:
     """The migrations the database records: {version: name}."""
     rows = conn.execute("SELECT version, name FROM schema_migrations ORDER BY version")
     return {r["version"]: r["name"] for r in rows}
 
 
-def final_blocks(conn: psycopg.Connection, batch: int = 50):
+def final_blocks(conn: Conn, batch: int = 50):
     """Each pair with her final's blocks and the stored text of that final (style corpus):
     {case_number, final_blocks, content}, streamed."""
     with conn.cursor(name="rechecks_final_blocks") as cursor:

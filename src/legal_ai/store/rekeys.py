@@ -9,8 +9,10 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from .rows import Conn, one
 
-def pending(conn: psycopg.Connection) -> dict | None:
+
+def pending(conn: Conn) -> dict | None:
     """The re-key the migration left pending, locked for this transaction (None: none). Read
     first without a lock: a login that may only read (an agent's) finds none and writes nothing."""
     if not conn.execute("SELECT 1 FROM library_rekeys WHERE status = 'pending'").fetchone():
@@ -25,14 +27,14 @@ def waiting(url: str) -> bool:
     """Whether the database at `url` holds a re-key not yet run, read without writing or
     locking anything (False before migration 0029 made the table)."""
     with psycopg.connect(url, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass('library_rekeys') IS NULL").fetchone()[0]:
+        if one(conn.execute("SELECT to_regclass('library_rekeys') IS NULL"))[0]:
             return False
         return bool(
             conn.execute("SELECT 1 FROM library_rekeys WHERE status = 'pending'").fetchone()
         )
 
 
-def finish(conn: psycopg.Connection, rekey_id: int, report: dict[str, Any]) -> None:
+def finish(conn: Conn, rekey_id: int, report: dict[str, Any]) -> None:
     conn.execute(
         "UPDATE library_rekeys SET status = 'done', done_at = now(), report = %s,"
         " seen_at = CASE WHEN %s THEN now() END WHERE id = %s",
@@ -40,7 +42,7 @@ def finish(conn: psycopg.Connection, rekey_id: int, report: dict[str, Any]) -> N
     )
 
 
-def unseen(conn: psycopg.Connection) -> list[dict]:
+def unseen(conn: Conn) -> list[dict]:
     """Re-keys that changed something and nobody has marked seen: {id, done_at, report}."""
     return conn.execute(
         "SELECT id, done_at, report FROM library_rekeys WHERE status = 'done'"
@@ -48,7 +50,7 @@ def unseen(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def mark_seen(conn: psycopg.Connection, actor: str) -> int:
+def mark_seen(conn: Conn, actor: str) -> int:
     return conn.execute(
         "UPDATE library_rekeys SET seen_at = now(), seen_by = %s"
         " WHERE status = 'done' AND seen_at IS NULL",
@@ -56,7 +58,7 @@ def mark_seen(conn: psycopg.Connection, actor: str) -> int:
     ).rowcount
 
 
-def rulings(conn: psycopg.Connection) -> list[dict]:
+def rulings(conn: Conn) -> list[dict]:
     """Every library item with a case number: {id, case_number, ruling_proceeding,
     ruling_district, ruling_number}."""
     return conn.execute(
@@ -65,7 +67,7 @@ def rulings(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def set_identity(conn: psycopg.Connection, case_law_id: int, columns: dict) -> None:
+def set_identity(conn: Conn, case_law_id: int, columns: dict) -> None:
     conn.execute(
         "UPDATE case_law SET ruling_proceeding = %(ruling_proceeding)s,"
         " ruling_district = %(ruling_district)s, ruling_number = %(ruling_number)s"
@@ -74,7 +76,7 @@ def set_identity(conn: psycopg.Connection, case_law_id: int, columns: dict) -> N
     )
 
 
-def links(conn: psycopg.Connection) -> dict[int, dict]:
+def links(conn: Conn) -> dict[int, dict]:
     """Every authority's {id, ref, kind, case_law_id, link_basis, candidates}, by id."""
     rows = conn.execute(
         "SELECT a.id, a.ref, a.kind, a.case_law_id, a.link_basis, a.candidates,"
@@ -84,7 +86,7 @@ def links(conn: psycopg.Connection) -> dict[int, dict]:
     return {r["id"]: r for r in rows}
 
 
-def citation_rows(conn: psycopg.Connection) -> list[dict]:
+def citation_rows(conn: Conn) -> list[dict]:
     """Every stored citation with its authority's ref and kind."""
     return conn.execute(
         "SELECT dc.id, dc.text, dc.authority_id, a.ref, a.kind FROM decision_citations dc"
@@ -92,20 +94,22 @@ def citation_rows(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def move_citation(conn: psycopg.Connection, citation_id: int, ref: str, kind: str) -> int:
+def move_citation(conn: Conn, citation_id: int, ref: str, kind: str) -> int:
     """Move one stored citation under the authority of `ref` (made when missing); its id."""
-    authority = conn.execute(
-        "INSERT INTO authorities (ref, kind) VALUES (%s, %s)"
-        " ON CONFLICT (ref) DO UPDATE SET updated_at = now() RETURNING id",
-        (ref, kind),
-    ).fetchone()["id"]
+    authority = one(
+        conn.execute(
+            "INSERT INTO authorities (ref, kind) VALUES (%s, %s)"
+            " ON CONFLICT (ref) DO UPDATE SET updated_at = now() RETURNING id",
+            (ref, kind),
+        )
+    )["id"]
     conn.execute(
         "UPDATE decision_citations SET authority_id = %s WHERE id = %s", (authority, citation_id)
     )
     return authority
 
 
-def drop_emptied(conn: psycopg.Connection, authority_ids: list[int]) -> int:
+def drop_emptied(conn: Conn, authority_ids: list[int]) -> int:
     """Of `authority_ids` (those citations were moved from), the ones no citation names any
     more, with their missing precedents."""
     conn.execute(
@@ -120,7 +124,7 @@ def drop_emptied(conn: psycopg.Connection, authority_ids: list[int]) -> int:
     ).rowcount
 
 
-def unlink_all(conn: psycopg.Connection) -> None:
+def unlink_all(conn: Conn) -> None:
     """Every link but the chair's own picks, to be decided again by the whole identity."""
     conn.execute(
         "UPDATE authorities SET case_law_id = NULL, link_basis = NULL, candidates = '{}'"
@@ -142,11 +146,11 @@ APPEND_ONLY = (
 )
 
 
-def case_keys(conn: psycopg.Connection) -> list[str]:
+def case_keys(conn: Conn) -> list[str]:
     return [r["case_number"] for r in conn.execute("SELECT case_number FROM cases ORDER BY id")]
 
 
-def rename_case(conn: psycopg.Connection, old: str, new: str) -> bool:
+def rename_case(conn: Conn, old: str, new: str) -> bool:
     """Rename a case key (every table referencing `cases` follows: ON UPDATE CASCADE). False,
     nothing changed, when `new` is already another case's key."""
     if conn.execute("SELECT 1 FROM cases WHERE case_number = %s", (new,)).fetchone():
@@ -155,7 +159,7 @@ def rename_case(conn: psycopg.Connection, old: str, new: str) -> bool:
     return True
 
 
-def loose_case_columns(conn: psycopg.Connection) -> list[str]:
+def loose_case_columns(conn: Conn) -> list[str]:
     """Tables with a `case_number` column that does not reference `cases` (so no cascade
     reaches it) and that are not history."""
     return [
@@ -173,14 +177,14 @@ def loose_case_columns(conn: psycopg.Connection) -> list[str]:
     ]
 
 
-def case_numbers_in(conn: psycopg.Connection, table: str) -> list[str]:
+def case_numbers_in(conn: Conn, table: str) -> list[str]:
     query = sql.SQL("SELECT DISTINCT case_number FROM {} WHERE case_number IS NOT NULL").format(
         sql.Identifier(table)
     )
     return [r["case_number"] for r in conn.execute(query)]
 
 
-def respell(conn: psycopg.Connection, table: str, old: str, new: str) -> int:
+def respell(conn: Conn, table: str, old: str, new: str) -> int:
     query = sql.SQL("UPDATE {} SET case_number = %s WHERE case_number = %s").format(
         sql.Identifier(table)
     )

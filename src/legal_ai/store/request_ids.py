@@ -4,14 +4,16 @@ a request that ran before — whoever sent it."""
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn, one
 
 
-def recorded(conn: psycopg.Connection, request_id: str) -> bool:
-    row = conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM learning_audit WHERE request_id = %(r)s)"
-        " OR EXISTS (SELECT 1 FROM search_log WHERE request_id = %(r)s)"
-        " OR EXISTS (SELECT 1 FROM model_calls WHERE request_id = %(r)s) AS used",
-        {"r": request_id},
-    ).fetchone()
+def recorded(conn: Conn, request_id: str) -> bool:
+    row = one(
+        conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM learning_audit WHERE request_id = %(r)s)"
+            " OR EXISTS (SELECT 1 FROM search_log WHERE request_id = %(r)s)"
+            " OR EXISTS (SELECT 1 FROM model_calls WHERE request_id = %(r)s) AS used",
+            {"r": request_id},
+        )
+    )
     return bool(row["used"])

@@ -15,6 +15,8 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from .rows import Conn, one
+
 logger = logging.getLogger(__name__)
 
 # The advisory-lock namespace of scheduled-job runs (the second key: hashtext(job name)).
@@ -45,9 +47,9 @@ def take_lease(url: str, name: str) -> RunLease | None:
     holds it (the job is running there). Never waits."""
     conn = psycopg.connect(url, autocommit=True, application_name=f"legal-ai job {name}"[:63])
     try:
-        got = conn.execute(
-            "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (LEASE_CLASS, name)
-        ).fetchone()[0]
+        got = one(
+            conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (LEASE_CLASS, name))
+        )[0]
     except BaseException:
         conn.close()
         raise
@@ -57,7 +59,7 @@ def take_lease(url: str, name: str) -> RunLease | None:
     return RunLease(conn, name)
 
 
-def leased(conn: psycopg.Connection) -> set[str]:
+def leased(conn: Conn) -> set[str]:
     """The jobs whose run lease some process holds now (running), in this database."""
     return {
         r["name"]
@@ -75,7 +77,7 @@ def leased(conn: psycopg.Connection) -> set[str]:
 # -- schedules ----------------------------------------------------------------------------------
 
 
-def ensure(conn: psycopg.Connection, name: str, cron: str, timezone: str, next_run_at: Any) -> None:
+def ensure(conn: Conn, name: str, cron: str, timezone: str, next_run_at: Any) -> None:
     """Create the job's row when it has none (never waits on a row another process holds)."""
     conn.execute(
         "INSERT INTO schedules (name, cron, timezone, next_run_at) VALUES (%s, %s, %s, %s)"
@@ -84,7 +86,7 @@ def ensure(conn: psycopg.Connection, name: str, cron: str, timezone: str, next_r
     )
 
 
-def lock(conn: psycopg.Connection, name: str) -> dict | None:
+def lock(conn: Conn, name: str) -> dict | None:
     """The job's row, locked for this (short) transaction; None when another transaction holds
     it (or it does not exist). The run itself is guarded by its lease (`take_lease`)."""
     return conn.execute(
@@ -92,39 +94,41 @@ def lock(conn: psycopg.Connection, name: str) -> dict | None:
     ).fetchone()
 
 
-def request_run(conn: psycopg.Connection, name: str, key: str, request: dict) -> dict:
+def request_run(conn: Conn, name: str, key: str, request: dict) -> dict:
     """Mark the job's row as asked to run (`last_result[key]`, the other keys kept); a request
     already waiting stays as it was. Returns the request in force. The run's `finish` replaces
     last_result, which clears it."""
-    return conn.execute(
-        "UPDATE schedules SET last_result = coalesce(last_result, '{}'::jsonb)"
-        " || jsonb_build_object(%(key)s::text, coalesce(last_result -> %(key)s::text, %(req)s)),"
-        " updated_at = now() WHERE name = %(name)s RETURNING last_result -> %(key)s::text AS asked",
-        {"key": key, "req": Jsonb(request), "name": name},
-    ).fetchone()["asked"]
+    return one(
+        conn.execute(
+            "UPDATE schedules SET last_result = coalesce(last_result, '{}'::jsonb)"
+            " || jsonb_build_object(%(key)s::text, coalesce(last_result -> %(key)s::text, %(req)s)),"
+            " updated_at = now() WHERE name = %(name)s RETURNING last_result -> %(key)s::text AS asked",
+            {"key": key, "req": Jsonb(request), "name": name},
+        )
+    )["asked"]
 
 
-def exists(conn: psycopg.Connection, name: str) -> bool:
+def exists(conn: Conn, name: str) -> bool:
     return conn.execute("SELECT 1 FROM schedules WHERE name = %s", (name,)).fetchone() is not None
 
 
-def reschedule(
-    conn: psycopg.Connection, name: str, cron: str, timezone: str, next_run_at: Any
-) -> dict:
+def reschedule(conn: Conn, name: str, cron: str, timezone: str, next_run_at: Any) -> dict:
     """A definition whose cron or time zone changed: its next run from the new schedule."""
-    return conn.execute(
-        "UPDATE schedules SET cron = %s, timezone = %s, next_run_at = %s, updated_at = now()"
-        " WHERE name = %s RETURNING *",
-        (cron, timezone, next_run_at, name),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE schedules SET cron = %s, timezone = %s, next_run_at = %s, updated_at = now()"
+            " WHERE name = %s RETURNING *",
+            (cron, timezone, next_run_at, name),
+        )
+    )
 
 
-def all_schedules(conn: psycopg.Connection) -> dict[str, dict]:
+def all_schedules(conn: Conn) -> dict[str, dict]:
     return {r["name"]: r for r in conn.execute("SELECT * FROM schedules ORDER BY name")}
 
 
 def finish(
-    conn: psycopg.Connection,
+    conn: Conn,
     name: str,
     *,
     started_at: Any,
@@ -135,27 +139,31 @@ def finish(
     failures: int,
     next_run_at: Any,
 ) -> dict:
-    return conn.execute(
-        "UPDATE schedules SET last_started_at = %s, last_finished_at = %s, last_outcome = %s,"
-        " last_result = %s, last_error = %s, failures = %s, next_run_at = %s, updated_at = now()"
-        " WHERE name = %s RETURNING *",
-        (started_at, finished_at, outcome, Jsonb(result), error, failures, next_run_at, name),
-    ).fetchone()
+    return one(
+        conn.execute(
+            "UPDATE schedules SET last_started_at = %s, last_finished_at = %s, last_outcome = %s,"
+            " last_result = %s, last_error = %s, failures = %s, next_run_at = %s, updated_at = now()"
+            " WHERE name = %s RETURNING *",
+            (started_at, finished_at, outcome, Jsonb(result), error, failures, next_run_at, name),
+        )
+    )
 
 
-def record_run(conn: psycopg.Connection, run: dict[str, Any]) -> dict:
+def record_run(conn: Conn, run: dict[str, Any]) -> dict:
     """Append one run (the table refuses UPDATE and DELETE)."""
-    return conn.execute(
-        "INSERT INTO schedule_runs (name, trigger, scheduled_for, missed, started_at, finished_at,"
-        " outcome, result, error, worker, requested_by) VALUES (%(name)s, %(trigger)s,"
-        " %(scheduled_for)s, %(missed)s, %(started_at)s, %(finished_at)s, %(outcome)s,"
-        " %(result)s, %(error)s, %(worker)s, %(requested_by)s) RETURNING *",
-        {**run, "result": Jsonb(run.get("result"))},
-    ).fetchone()
+    return one(
+        conn.execute(
+            "INSERT INTO schedule_runs (name, trigger, scheduled_for, missed, started_at, finished_at,"
+            " outcome, result, error, worker, requested_by) VALUES (%(name)s, %(trigger)s,"
+            " %(scheduled_for)s, %(missed)s, %(started_at)s, %(finished_at)s, %(outcome)s,"
+            " %(result)s, %(error)s, %(worker)s, %(requested_by)s) RETURNING *",
+            {**run, "result": Jsonb(run.get("result"))},
+        )
+    )
 
 
 def runs(
-    conn: psycopg.Connection, name: str | None = None, limit: int | None = 50, offset: int = 0
+    conn: Conn, name: str | None = None, limit: int | None = 50, offset: int = 0
 ) -> list[dict]:
     return conn.execute(
         "SELECT * FROM schedule_runs WHERE (%(name)s::text IS NULL OR name = %(name)s)"
@@ -167,7 +175,7 @@ def runs(
 # -- stale cases --------------------------------------------------------------------------------
 
 
-def idle_cases(conn: psycopg.Connection, before: Any) -> list[dict]:
+def idle_cases(conn: Conn, before: Any) -> list[dict]:
     """Cases whose ledger has not moved since `before`: no pair (our draft not written) or a pair
     short of lessons_folded, whose last movement (the case's creation, its pair's last status
     change, its latest draft) is older. Longest idle first."""
@@ -187,7 +195,7 @@ def idle_cases(conn: psycopg.Connection, before: Any) -> list[dict]:
 # -- case status ----------------------------------------------------------------------------------
 
 
-def ledger_statuses(conn: psycopg.Connection) -> list[dict]:
+def ledger_statuses(conn: Conn) -> list[dict]:
     """Every case with the status its ledger gives it now and the status recorded last."""
     return conn.execute(
         "SELECT c.case_number, coalesce(p.status, 'open') AS ledger, s.status AS recorded"
@@ -196,7 +204,7 @@ def ledger_statuses(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def set_status(conn: psycopg.Connection, case_number: str, status: str, at: Any) -> None:
+def set_status(conn: Conn, case_number: str, status: str, at: Any) -> None:
     conn.execute(
         "INSERT INTO case_status (case_number, status, previous, changed_at)"
         " VALUES (%s, %s, NULL, %s) ON CONFLICT (case_number) DO UPDATE"
@@ -206,7 +214,7 @@ def set_status(conn: psycopg.Connection, case_number: str, status: str, at: Any)
     )
 
 
-def unpushed(conn: psycopg.Connection) -> list[dict]:
+def unpushed(conn: Conn) -> list[dict]:
     """The reconciled statuses the tracker has not been told (never pushed, or changed since)."""
     return conn.execute(
         "SELECT case_number, status, previous, pushed_status, changed_at FROM case_status"
@@ -214,7 +222,7 @@ def unpushed(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def mark_pushed(conn: psycopg.Connection, pushed: list[dict], at: Any) -> int:
+def mark_pushed(conn: Conn, pushed: list[dict], at: Any) -> int:
     """Record what the tracker accepted (a status that changed again meanwhile stays unpushed)."""
     done = 0
     for row in pushed:
@@ -229,22 +237,24 @@ def mark_pushed(conn: psycopg.Connection, pushed: list[dict], at: Any) -> int:
 # -- the standing evaluation --------------------------------------------------------------------
 
 
-def record_eval(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
+def record_eval(conn: Conn, row: dict[str, Any]) -> dict:
     """One gold set's figures for one day (a second run that day replaces the first)."""
-    return conn.execute(
-        "INSERT INTO eval_history (dataset, day, fingerprint, ndcg_at_10, recall_at_100,"
-        " n_queries, n_docs, config, recorded_at) VALUES (%(dataset)s, %(day)s, %(fingerprint)s,"
-        " %(ndcg_at_10)s, %(recall_at_100)s, %(n_queries)s, %(n_docs)s, %(config)s,"
-        " %(recorded_at)s) ON CONFLICT (dataset, day) DO UPDATE SET"
-        " fingerprint = EXCLUDED.fingerprint, ndcg_at_10 = EXCLUDED.ndcg_at_10,"
-        " recall_at_100 = EXCLUDED.recall_at_100, n_queries = EXCLUDED.n_queries,"
-        " n_docs = EXCLUDED.n_docs, config = EXCLUDED.config, recorded_at = EXCLUDED.recorded_at"
-        " RETURNING *",
-        {**row, "config": Jsonb(row.get("config") or {})},
-    ).fetchone()
+    return one(
+        conn.execute(
+            "INSERT INTO eval_history (dataset, day, fingerprint, ndcg_at_10, recall_at_100,"
+            " n_queries, n_docs, config, recorded_at) VALUES (%(dataset)s, %(day)s, %(fingerprint)s,"
+            " %(ndcg_at_10)s, %(recall_at_100)s, %(n_queries)s, %(n_docs)s, %(config)s,"
+            " %(recorded_at)s) ON CONFLICT (dataset, day) DO UPDATE SET"
+            " fingerprint = EXCLUDED.fingerprint, ndcg_at_10 = EXCLUDED.ndcg_at_10,"
+            " recall_at_100 = EXCLUDED.recall_at_100, n_queries = EXCLUDED.n_queries,"
+            " n_docs = EXCLUDED.n_docs, config = EXCLUDED.config, recorded_at = EXCLUDED.recorded_at"
+            " RETURNING *",
+            {**row, "config": Jsonb(row.get("config") or {})},
+        )
+    )
 
 
-def failed_jobs(conn: psycopg.Connection, names: list[str]) -> list[dict]:
+def failed_jobs(conn: Conn, names: list[str]) -> list[dict]:
     """The jobs among `names` whose last run failed, by name."""
     return conn.execute(
         "SELECT name, last_finished_at, last_error, failures, next_run_at FROM schedules"
@@ -253,7 +263,7 @@ def failed_jobs(conn: psycopg.Connection, names: list[str]) -> list[dict]:
     ).fetchall()
 
 
-def eval_drops(conn: psycopg.Connection, tolerance: float, window_days: int) -> list[dict]:
+def eval_drops(conn: Conn, tolerance: float, window_days: int) -> list[dict]:
     """Per gold set, its latest day against the best of the `window_days` days before it on the
     same data (fingerprint): the sets whose latest nDCG@10 fell more than `tolerance` below."""
     return conn.execute(
@@ -271,7 +281,7 @@ def eval_drops(conn: psycopg.Connection, tolerance: float, window_days: int) -> 
     ).fetchall()
 
 
-def last_run(conn: psycopg.Connection, name: str) -> dict | None:
+def last_run(conn: Conn, name: str) -> dict | None:
     """When the job `name` last finished, how, its error and what it returned."""
     return conn.execute(
         "SELECT last_finished_at, last_outcome, last_error, last_result FROM schedules"
@@ -280,7 +290,7 @@ def last_run(conn: psycopg.Connection, name: str) -> dict | None:
     ).fetchone()
 
 
-def last_ok_run(conn: psycopg.Connection, name: str) -> dict | None:
+def last_ok_run(conn: Conn, name: str) -> dict | None:
     """The newest run of job `name` that succeeded: when it finished and what it returned."""
     return conn.execute(
         "SELECT finished_at, result FROM schedule_runs WHERE name = %s AND outcome = 'ok'"
@@ -289,26 +299,28 @@ def last_ok_run(conn: psycopg.Connection, name: str) -> dict | None:
     ).fetchone()
 
 
-def alarms(conn: psycopg.Connection, names: list[str], backup_job: str, overdue_after: Any) -> dict:
+def alarms(conn: Conn, names: list[str], backup_job: str, overdue_after: Any) -> dict:
     """What the desk's banner needs, in one statement (every desk page runs it): the database's
     clock, when it was installed (its first migration), which of the jobs `names` have a row,
     which failed last, which are overdue by more than `overdue_after` (an interval) with no
     process holding their lease, and when `backup_job` last succeeded (its proven backup)."""
-    return conn.execute(
-        "SELECT now() AS now,"
-        " (SELECT min(applied_at) FROM schema_migrations) AS installed_at,"
-        " ARRAY(SELECT name FROM schedules WHERE name = ANY(%(names)s)) AS known,"
-        " ARRAY(SELECT name FROM schedules WHERE name = ANY(%(names)s)"
-        "       AND last_outcome = 'failed' ORDER BY name) AS failed,"
-        " ARRAY(SELECT s.name FROM schedules s WHERE s.name = ANY(%(names)s)"
-        "       AND s.next_run_at < now() - %(after)s::interval"
-        "       AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
-        "         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
-        "         AND l.database = (SELECT oid FROM pg_catalog.pg_database"
-        "                           WHERE datname = pg_catalog.current_database())"
-        "         AND l.classid = %(lease)s::oid AND l.objid = pg_catalog.hashtext(s.name)::oid)"
-        "       ORDER BY s.name) AS overdue,"
-        " (SELECT finished_at FROM schedule_runs WHERE name = %(backup)s AND outcome = 'ok'"
-        "  ORDER BY id DESC LIMIT 1) AS proven_at",
-        {"names": names, "after": overdue_after, "lease": LEASE_CLASS, "backup": backup_job},
-    ).fetchone()
+    return one(
+        conn.execute(
+            "SELECT now() AS now,"
+            " (SELECT min(applied_at) FROM schema_migrations) AS installed_at,"
+            " ARRAY(SELECT name FROM schedules WHERE name = ANY(%(names)s)) AS known,"
+            " ARRAY(SELECT name FROM schedules WHERE name = ANY(%(names)s)"
+            "       AND last_outcome = 'failed' ORDER BY name) AS failed,"
+            " ARRAY(SELECT s.name FROM schedules s WHERE s.name = ANY(%(names)s)"
+            "       AND s.next_run_at < now() - %(after)s::interval"
+            "       AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_locks l"
+            "         WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2"
+            "         AND l.database = (SELECT oid FROM pg_catalog.pg_database"
+            "                           WHERE datname = pg_catalog.current_database())"
+            "         AND l.classid = %(lease)s::oid AND l.objid = pg_catalog.hashtext(s.name)::oid)"
+            "       ORDER BY s.name) AS overdue,"
+            " (SELECT finished_at FROM schedule_runs WHERE name = %(backup)s AND outcome = 'ok'"
+            "  ORDER BY id DESC LIMIT 1) AS proven_at",
+            {"names": names, "after": overdue_after, "lease": LEASE_CLASS, "backup": backup_job},
+        )
+    )

@@ -6,45 +6,46 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from .rows import Conn, one
 
-def insert(conn: psycopg.Connection, row: dict[str, Any]) -> int:
+
+def insert(conn: Conn, row: dict[str, Any]) -> int:
     """One search; returns its id (one INSERT). The search does not wait for the row to reach
     the disk (a crash may lose the last rows logged, never a committed decision): 8 ms of WAL
     flush became ~0.5 ms. Called in a transaction of its own (the setting is LOCAL to it)."""
     conn.execute("SET LOCAL synchronous_commit = off")
-    return conn.execute(
-        "INSERT INTO search_log (surface, actor, actor_kind, corpus, tool, query, by_example,"
-        " filters, mode, k, hits, n_hits, latency_ms)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-        (
-            row["surface"],
-            row["actor"],
-            row["actor_kind"],
-            row["corpus"],
-            row["tool"],
-            row["query"],
-            row["by_example"],
-            Jsonb(row["filters"]),
-            row["mode"],
-            row["k"],
-            Jsonb(row["hits"]),
-            len(row["hits"]),
-            row["latency_ms"],
-        ),
-    ).fetchone()["id"]
+    return one(
+        conn.execute(
+            "INSERT INTO search_log (surface, actor, actor_kind, corpus, tool, query, by_example,"
+            " filters, mode, k, hits, n_hits, latency_ms)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            (
+                row["surface"],
+                row["actor"],
+                row["actor_kind"],
+                row["corpus"],
+                row["tool"],
+                row["query"],
+                row["by_example"],
+                Jsonb(row["filters"]),
+                row["mode"],
+                row["k"],
+                Jsonb(row["hits"]),
+                len(row["hits"]),
+                row["latency_ms"],
+            ),
+        )
+    )["id"]
 
 
-def get(conn: psycopg.Connection, search_id: int) -> dict | None:
+def get(conn: Conn, search_id: int) -> dict | None:
     return conn.execute("SELECT * FROM search_log WHERE id = %s", (search_id,)).fetchone()
 
 
-def add_mark(
-    conn: psycopg.Connection, search_id: int, rank: int, kind: str, hit: dict, actor: str
-) -> bool:
+def add_mark(conn: Conn, search_id: int, rank: int, kind: str, hit: dict, actor: str) -> bool:
     """Record a mark once (a second click on the same hit changes nothing); True when new."""
     cur = conn.execute(
         "INSERT INTO search_marks (search_id, rank, kind, doc_id, unit_kind, unit_id, actor)"
@@ -54,7 +55,7 @@ def add_mark(
     return cur.rowcount == 1
 
 
-def remove_mark(conn: psycopg.Connection, search_id: int, rank: int, kind: str) -> bool:
+def remove_mark(conn: Conn, search_id: int, rank: int, kind: str) -> bool:
     cur = conn.execute(
         "DELETE FROM search_marks WHERE search_id = %s AND rank = %s AND kind = %s",
         (search_id, rank, kind),
@@ -62,7 +63,7 @@ def remove_mark(conn: psycopg.Connection, search_id: int, rank: int, kind: str) 
     return cur.rowcount > 0
 
 
-def marks_of(conn: psycopg.Connection, search_id: int) -> list[dict]:
+def marks_of(conn: Conn, search_id: int) -> list[dict]:
     return conn.execute(
         "SELECT rank, kind, doc_id, unit_kind, unit_id, actor, at FROM search_marks"
         " WHERE search_id = %s ORDER BY rank, kind",
@@ -70,7 +71,7 @@ def marks_of(conn: psycopg.Connection, search_id: int) -> list[dict]:
     ).fetchall()
 
 
-def marked(conn: psycopg.Connection, kinds: list[str], since: dt.datetime | None) -> list[dict]:
+def marked(conn: Conn, kinds: list[str], since: dt.datetime | None) -> list[dict]:
     """Searches typed by a person (not a case's own text) with at least one mark of `kinds`,
     oldest first, each with its marks of those kinds."""
     return conn.execute(
@@ -85,7 +86,7 @@ def marked(conn: psycopg.Connection, kinds: list[str], since: dt.datetime | None
     ).fetchall()
 
 
-def stats(conn: psycopg.Connection, since: dt.datetime | None) -> dict:
+def stats(conn: Conn, since: dt.datetime | None) -> dict:
     args = {"since": since}
     total = conn.execute(
         "SELECT count(*) AS searches, count(*) FILTER (WHERE n_hits = 0) AS zero_hit,"
@@ -120,6 +121,6 @@ def stats(conn: psycopg.Connection, since: dt.datetime | None) -> dict:
     return {"total": total, "groups": groups, "marks": marks}
 
 
-def prune(conn: psycopg.Connection, before: dt.datetime) -> int:
+def prune(conn: Conn, before: dt.datetime) -> int:
     """Delete the searches logged before `before` (their marks go with them)."""
     return conn.execute("DELETE FROM search_log WHERE at < %s", (before,)).rowcount

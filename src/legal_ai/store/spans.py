@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
-import psycopg
 from psycopg import sql
 
 from ..corpora import Corpus, Source
+from .rows import Conn
 
 
 def _sha(expr: str) -> str:
@@ -30,7 +30,7 @@ _READS = {
 }
 
 
-def verified(conn: psycopg.Connection, corpus: Corpus, source: Source, ids: list[int]) -> set[int]:
+def verified(conn: Conn, corpus: Corpus, source: Source, ids: list[int]) -> set[int]:
     """The units among `ids` whose span still reads their text (only chunks and principles of
     a corpus with items carry a span; others are returned as given)."""
     if not ids or corpus.item_table is None or source.kind not in _READS:
@@ -40,8 +40,8 @@ def verified(conn: psycopg.Connection, corpus: Corpus, source: Source, ids: list
         " WHERE u.id = ANY(%(ids)s) AND {reads}"
     ).format(
         units=sql.Identifier(source.table),
-        items=sql.Identifier(corpus.item_table),
-        fk=sql.Identifier(source.parent_column),
+        items=sql.Identifier(corpus.items),
+        fk=sql.Identifier(source.parent),
         reads=sql.SQL(_READS[source.kind]),
     )
     return {r["id"] for r in conn.execute(query, {"ids": ids})}
@@ -50,14 +50,14 @@ def verified(conn: psycopg.Connection, corpus: Corpus, source: Source, ids: list
 # -- a principle's span, found again ------------------------------------------------------------
 
 
-def item_text(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+def item_text(conn: Conn, case_law_id: int) -> dict | None:
     return conn.execute(
         "SELECT id, doc_id, content, page_starts FROM case_law WHERE id = %s", (case_law_id,)
     ).fetchone()
 
 
 def principles_of(
-    conn: psycopg.Connection, case_law_id: int | None = None, ids: list[int] | None = None
+    conn: Conn, case_law_id: int | None = None, ids: list[int] | None = None
 ) -> list[dict]:
     """The live principles (approved, or awaiting her) not returned to her: of one item, or
     those of `ids`."""
@@ -72,9 +72,7 @@ def principles_of(
     ).fetchall()
 
 
-def move_span(
-    conn: psycopg.Connection, principle_id: int, start: int, end: int, page, span_hash: str
-) -> None:
+def move_span(conn: Conn, principle_id: int, start: int, end: int, page, span_hash: str) -> None:
     conn.execute(
         "UPDATE case_law_principles SET char_start = %s, char_end = %s, page = %s, span_hash = %s"
         " WHERE id = %s",
@@ -82,7 +80,7 @@ def move_span(
     )
 
 
-def return_to_chair(conn: psycopg.Connection, principle_id: int, reason: str) -> None:
+def return_to_chair(conn: Conn, principle_id: int, reason: str) -> None:
     """The principle back in her queue with `reason` (out of search until she decides)."""
     conn.execute(
         "UPDATE case_law_principles SET returned_reason = %s, returned_at = now()"
@@ -94,7 +92,7 @@ def return_to_chair(conn: psycopg.Connection, principle_id: int, reason: str) ->
 # -- what health re-checks ----------------------------------------------------------------------
 
 
-def changed_principles(conn: psycopg.Connection) -> list[dict]:
+def changed_principles(conn: Conn) -> list[dict]:
     """The live principles whose rule no longer hashes to its `text_hash` (`rule_changed`) or
     whose span no longer reads its `span_hash` (`span_changed`), not yet returned to her."""
     query = sql.SQL(
@@ -113,7 +111,7 @@ def changed_principles(conn: psycopg.Connection) -> list[dict]:
     return conn.execute(query).fetchall()
 
 
-def changed_canonicals(conn: psycopg.Connection) -> list[dict]:
+def changed_canonicals(conn: Conn) -> list[dict]:
     """The canonical principles whose standing statement is not the one their gate hashed."""
     query = sql.SQL(
         "SELECT k.id, k.source_kind, k.status FROM canonical_principles k"
@@ -122,7 +120,7 @@ def changed_canonicals(conn: psycopg.Connection) -> list[dict]:
     return conn.execute(query).fetchall()
 
 
-def returned(conn: psycopg.Connection) -> list[dict]:
+def returned(conn: Conn) -> list[dict]:
     """The principles returned to the chair, oldest first, with their item and reason."""
     return conn.execute(
         "SELECT p.id, p.source_kind, c.doc_id, p.review_status, p.returned_reason,"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-import psycopg
+from .rows import Conn, one
 
 # role -> the stages its calls are recorded under (the `stage=` each use case asks with).
 ROLE_STAGES: dict[str, tuple[str, ...]] = {
@@ -33,27 +33,27 @@ def role_of(stage: str) -> str:
     return STAGE_ROLE.get(stage, stage)
 
 
-def spent_today(
-    conn: psycopg.Connection, role: str, zone: str, at: dt.datetime | None = None
-) -> dict:
+def spent_today(conn: Conn, role: str, zone: str, at: dt.datetime | None = None) -> dict:
     """Tokens (in + out) the role's calls spent in the day of `at` (default: the database's
     clock now) in time zone `zone`: {"spent", "calls", "start", "end"} — the day's bounds as
     instants (`end` is the next day's start: when a spent budget is whole again)."""
-    return conn.execute(
-        "WITH t AS (SELECT coalesce(%(at)s::timestamptz, clock_timestamp()) AS t),"
-        " day AS (SELECT date_trunc('day', t AT TIME ZONE %(zone)s) AS d FROM t),"
-        " bounds AS (SELECT d AT TIME ZONE %(zone)s AS start,"
-        " (d + interval '1 day') AT TIME ZONE %(zone)s AS \"end\" FROM day)"
-        ' SELECT b.start, b."end", count(c.id) AS calls,'
-        " coalesce(sum(coalesce(c.tokens_in, 0) + coalesce(c.tokens_out, 0)), 0)::bigint AS spent"
-        " FROM bounds b LEFT JOIN model_calls c ON c.stage = ANY(%(stages)s)"
-        ' AND c.at >= b.start AND c.at < b."end"'
-        ' GROUP BY b.start, b."end"',
-        {"at": at, "zone": zone, "stages": list(ROLE_STAGES.get(role, (role,)))},
-    ).fetchone()
+    return one(
+        conn.execute(
+            "WITH t AS (SELECT coalesce(%(at)s::timestamptz, clock_timestamp()) AS t),"
+            " day AS (SELECT date_trunc('day', t AT TIME ZONE %(zone)s) AS d FROM t),"
+            " bounds AS (SELECT d AT TIME ZONE %(zone)s AS start,"
+            " (d + interval '1 day') AT TIME ZONE %(zone)s AS \"end\" FROM day)"
+            ' SELECT b.start, b."end", count(c.id) AS calls,'
+            " coalesce(sum(coalesce(c.tokens_in, 0) + coalesce(c.tokens_out, 0)), 0)::bigint AS spent"
+            " FROM bounds b LEFT JOIN model_calls c ON c.stage = ANY(%(stages)s)"
+            ' AND c.at >= b.start AND c.at < b."end"'
+            ' GROUP BY b.start, b."end"',
+            {"at": at, "zone": zone, "stages": list(ROLE_STAGES.get(role, (role,)))},
+        )
+    )
 
 
-def deferred(conn: psycopg.Connection) -> dict[str, int]:
+def deferred(conn: Conn) -> dict[str, int]:
     """How many jobs wait for each role's budget (status waiting, result.budget.role), by role."""
     rows = conn.execute(
         "SELECT result->'budget'->>'role' AS role, count(*) AS n FROM jobs"
@@ -62,7 +62,7 @@ def deferred(conn: psycopg.Connection) -> dict[str, int]:
     return {r["role"]: r["n"] for r in rows}
 
 
-def costs(conn: psycopg.Connection, since: dt.date | None, zone: str) -> list[dict[str, Any]]:
+def costs(conn: Conn, since: dt.date | None, zone: str) -> list[dict[str, Any]]:
     """The calls since the start of `since` in `zone` (None: all), per stage, model
     (`provider:model`) and case: calls, failed calls (any outcome but ok), tokens in and out."""
     return conn.execute(

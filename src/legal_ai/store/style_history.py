@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
+
+from .rows import Conn, one
 
 HISTORY_COLUMNS = (
     "pair_id",
@@ -30,22 +31,22 @@ HISTORY_COLUMNS = (
 )
 
 
-def append_history(conn: psycopg.Connection, row: dict[str, Any]) -> dict:
+def append_history(conn: Conn, row: dict[str, Any]) -> dict:
     statement = sql.SQL("INSERT INTO style_distance_history ({}) VALUES ({}) RETURNING *").format(
         sql.SQL(", ").join(map(sql.Identifier, HISTORY_COLUMNS)),
         sql.SQL(", ").join(map(sql.Placeholder, HISTORY_COLUMNS)),
     )
-    return conn.execute(statement, {**row, "metrics": Jsonb(row["metrics"])}).fetchone()
+    return one(conn.execute(statement, {**row, "metrics": Jsonb(row["metrics"])}))
 
 
-def history(conn: psycopg.Connection, *, limit: int | None = None, offset: int = 0) -> list[dict]:
+def history(conn: Conn, *, limit: int | None = None, offset: int = 0) -> list[dict]:
     """By id; `limit` rows after `offset` (None: all)."""
     return conn.execute(
         "SELECT * FROM style_distance_history ORDER BY id LIMIT %s OFFSET %s", (limit, offset)
     ).fetchall()
 
 
-def history_by_decision(conn: psycopg.Connection) -> list[dict]:
+def history_by_decision(conn: Conn) -> list[dict]:
     """Every row with its final's decision date (`decided_on`: the case's internal decision,
     which holds the final the row measured; the day it was analyzed when none is recorded), by
     that date and then by id (the learning dashboard's time axis)."""
@@ -56,9 +57,7 @@ def history_by_decision(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def latest_of_others(
-    conn: psycopg.Connection, case_number: str, before_id: int | None = None
-) -> list[dict]:
+def latest_of_others(conn: Conn, case_number: str, before_id: int | None = None) -> list[dict]:
     """The latest held-out row of every other case — her usual, to compare a final with — as
     the history stood before row `before_id` (None: now)."""
     return conn.execute(

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn, one
 
 
-def pending(conn: psycopg.Connection) -> list[dict]:
+def pending(conn: Conn) -> list[dict]:
     """Canonical principles awaiting synthesis that have an occurrence the writer may read (the
     chair approved it, or confirmed the panel's approval), oldest first."""
     return [
@@ -20,7 +20,7 @@ def pending(conn: psycopg.Connection) -> list[dict]:
     ]
 
 
-def occurrences(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
+def occurrences(conn: Conn, canonical_id: int) -> list[dict]:
     """The occurrences of one canonical principle that the writer may read (approved by the
     chair, or the panel's approval confirmed by her), first occurrence first: a statement is
     synthesized from their quotes only."""
@@ -35,7 +35,7 @@ def occurrences(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
 
 
 def finish(
-    conn: psycopg.Connection,
+    conn: Conn,
     canonical_id: int,
     *,
     statement: str | None,
@@ -61,7 +61,7 @@ def finish(
 
 
 def log_attempt(
-    conn: psycopg.Connection,
+    conn: Conn,
     canonical_id: int,
     model: str,
     outcome: str,
@@ -71,12 +71,14 @@ def log_attempt(
 ) -> dict:
     """One row of synthesis_attempts (append-only)."""
     return dict(
-        conn.execute(
-            "INSERT INTO synthesis_attempts (canonical_id, model, outcome, cosine, reason, statement)"
-            " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id, canonical_id, at, model, outcome, cosine,"
-            " reason, statement",
-            (canonical_id, model, outcome, cosine, reason, statement),
-        ).fetchone()
+        one(
+            conn.execute(
+                "INSERT INTO synthesis_attempts (canonical_id, model, outcome, cosine, reason, statement)"
+                " VALUES (%s, %s, %s, %s, %s, %s) RETURNING id, canonical_id, at, model, outcome, cosine,"
+                " reason, statement",
+                (canonical_id, model, outcome, cosine, reason, statement),
+            )
+        )
     )
 
 
@@ -103,7 +105,7 @@ _CANONICAL = (
 
 
 def list_canonicals(
-    conn: psycopg.Connection,
+    conn: Conn,
     status: str | None = None,
     *,
     limit: int | None = None,
@@ -120,17 +122,13 @@ def list_canonicals(
     ]
 
 
-def get_canonical(
-    conn: psycopg.Connection, canonical_id: int, *, lock: bool = False
-) -> dict | None:
+def get_canonical(conn: Conn, canonical_id: int, *, lock: bool = False) -> dict | None:
     lock_clause = " FOR UPDATE OF k" if lock else ""
     row = conn.execute(_CANONICAL + " WHERE k.id = %s" + lock_clause, (canonical_id,)).fetchone()
     return dict(row) if row else None
 
 
-def decide(
-    conn: psycopg.Connection, canonical_id: int, status: str, actor: str, reason: str | None
-) -> None:
+def decide(conn: Conn, canonical_id: int, status: str, actor: str, reason: str | None) -> None:
     conn.execute(
         "UPDATE canonical_principles SET status = %s, reviewed_by = %s, review_reason = %s"
         " WHERE id = %s",
@@ -139,7 +137,7 @@ def decide(
 
 
 def set_statement(
-    conn: psycopg.Connection,
+    conn: Conn,
     canonical_id: int,
     statement: str | None,
     *,
@@ -157,7 +155,7 @@ def set_statement(
     )
 
 
-def versions(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
+def versions(conn: Conn, canonical_id: int) -> list[dict]:
     return [
         dict(r)
         for r in conn.execute(
@@ -168,7 +166,7 @@ def versions(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
     ]
 
 
-def occurrence_rows(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
+def occurrence_rows(conn: Conn, canonical_id: int) -> list[dict]:
     """The occurrences with their source (for the chair's view): quote, page, votes, status."""
     return [
         dict(r)
@@ -183,7 +181,7 @@ def occurrence_rows(conn: psycopg.Connection, canonical_id: int) -> list[dict]:
     ]
 
 
-def to_review(conn: psycopg.Connection, canonical_id: int) -> None:
+def to_review(conn: Conn, canonical_id: int) -> None:
     """A canonical statement pending synthesis that the chair wrote herself: to her review."""
     conn.execute(
         "UPDATE canonical_principles SET status = 'pending_review' WHERE id = %s", (canonical_id,)

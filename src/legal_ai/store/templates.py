@@ -5,30 +5,33 @@ the caller's connection."""
 
 from __future__ import annotations
 
-import psycopg
 from psycopg.types.json import Jsonb
+
+from .rows import Conn, one
 
 _LOCK = 0x7E3A1A7E  # advisory lock: one recomputation at a time
 
 
-def lock_recompute(conn: psycopg.Connection) -> None:
+def lock_recompute(conn: Conn) -> None:
     """Serialise the recomputation of the templates until the transaction ends."""
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
 
 
-def fingerprint(conn: psycopg.Connection) -> str:
+def fingerprint(conn: Conn) -> str:
     """The fingerprint of the finals' current paragraphs (their text's hash, case number and
     appeal type); '' when there is none."""
-    return conn.execute(
-        "SELECT count(DISTINCT e.document_id) AS finals, coalesce(md5(string_agg(e.document_id::text"
-        " || ':' || e.source_hash || ':' || coalesce(e.case_number, '') || ':'"
-        " || coalesce(e.appeal_type, ''), ',' ORDER BY e.document_id, e.block, e.ordinal)), '') AS"
-        " fingerprint FROM block_exemplars e JOIN documents d ON d.id = e.document_id"
-        " AND d.corpus = 'style' WHERE e.source_hash = d.content_hash AND e.ordinal = 0"
-    ).fetchone()["fingerprint"]
+    return one(
+        conn.execute(
+            "SELECT count(DISTINCT e.document_id) AS finals, coalesce(md5(string_agg(e.document_id::text"
+            " || ':' || e.source_hash || ':' || coalesce(e.case_number, '') || ':'"
+            " || coalesce(e.appeal_type, ''), ',' ORDER BY e.document_id, e.block, e.ordinal)), '') AS"
+            " fingerprint FROM block_exemplars e JOIN documents d ON d.id = e.document_id"
+            " AND d.corpus = 'style' WHERE e.source_hash = d.content_hash AND e.ordinal = 0"
+        )
+    )["fingerprint"]
 
 
-def paragraphs(conn: psycopg.Connection) -> list[dict]:
+def paragraphs(conn: Conn) -> list[dict]:
     """Every current paragraph of the style finals with its final's doc_id, oldest final first."""
     return conn.execute(
         "SELECT e.document_id, e.case_number, e.block, e.ordinal, e.char_start, e.char_end, e.text,"
@@ -39,13 +42,13 @@ def paragraphs(conn: psycopg.Connection) -> list[dict]:
     ).fetchall()
 
 
-def delete_templates(conn: psycopg.Connection) -> None:
+def delete_templates(conn: Conn) -> None:
     """Drop every stored template."""
     conn.execute("DELETE FROM block_templates")
 
 
 def insert_template(
-    conn: psycopg.Connection,
+    conn: Conn,
     block: str,
     text: str,
     slots: list[str],
@@ -63,9 +66,7 @@ def insert_template(
     )
 
 
-def save_state(
-    conn: psycopg.Connection, fingerprint: str, finals: int, shares: dict[str, float]
-) -> None:
+def save_state(conn: Conn, fingerprint: str, finals: int, shares: dict[str, float]) -> None:
     """Record what the templates were measured on, how many finals, and each block's share."""
     conn.execute(
         "INSERT INTO template_state (singleton, fingerprint, finals, shares, computed_at)"
@@ -76,22 +77,22 @@ def save_state(
     )
 
 
-def measured_fingerprint(conn: psycopg.Connection) -> dict | None:
+def measured_fingerprint(conn: Conn) -> dict | None:
     """The state's {fingerprint}; None before the templates were ever measured."""
     return conn.execute("SELECT fingerprint FROM template_state").fetchone()
 
 
-def state(conn: psycopg.Connection) -> dict | None:
+def state(conn: Conn) -> dict | None:
     """The whole state row (fingerprint, finals, shares, computed_at); None before any."""
     return conn.execute("SELECT * FROM template_state").fetchone()
 
 
-def count(conn: psycopg.Connection) -> int:
+def count(conn: Conn) -> int:
     """How many templates are stored."""
-    return conn.execute("SELECT count(*) AS n FROM block_templates").fetchone()["n"]
+    return one(conn.execute("SELECT count(*) AS n FROM block_templates"))["n"]
 
 
-def templates(conn: psycopg.Connection, block: str | None, appeal_type: str | None) -> list[dict]:
+def templates(conn: Conn, block: str | None, appeal_type: str | None) -> list[dict]:
     """The stored templates of `block` recurring in finals of `appeal_type` (None: any)."""
     return conn.execute(
         "SELECT * FROM block_templates WHERE (%(block)s::text IS NULL OR block = %(block)s)"
@@ -100,16 +101,18 @@ def templates(conn: psycopg.Connection, block: str | None, appeal_type: str | No
     ).fetchall()
 
 
-def finals_of_type(conn: psycopg.Connection, appeal_type: str) -> int:
+def finals_of_type(conn: Conn, appeal_type: str) -> int:
     """How many style finals of `appeal_type` have paragraphs of their current text."""
-    return conn.execute(
-        "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e"
-        " JOIN documents d ON d.id = e.document_id AND d.corpus = 'style'"
-        " WHERE e.source_hash = d.content_hash AND e.appeal_type = %s",
-        (appeal_type,),
-    ).fetchone()["n"]
+    return one(
+        conn.execute(
+            "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e"
+            " JOIN documents d ON d.id = e.document_id AND d.corpus = 'style'"
+            " WHERE e.source_hash = d.content_hash AND e.appeal_type = %s",
+            (appeal_type,),
+        )
+    )["n"]
 
 
-def template_sources(conn: psycopg.Connection) -> list[dict]:
+def template_sources(conn: Conn) -> list[dict]:
     """The {sources} of every stored template (where it lies in the finals), unordered."""
     return conn.execute("SELECT sources FROM block_templates").fetchall()

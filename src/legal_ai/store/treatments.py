@@ -5,7 +5,7 @@ Every function takes the caller's connection."""
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn
 
 _COLUMNS = (
     "t.id, t.by_case_law_id, t.cited_ref, t.cited_number, t.cited_text, t.case_law_id,"
@@ -21,7 +21,7 @@ _FROM = (
 )
 
 
-def ruling(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+def ruling(conn: Conn, case_law_id: int) -> dict | None:
     """A ruling or decision of the library with what its treatment is read from."""
     return conn.execute(
         "SELECT id, doc_id, case_number, content, doc_type, ruling_proceeding, ruling_number"
@@ -30,7 +30,7 @@ def ruling(conn: psycopg.Connection, case_law_id: int) -> dict | None:
     ).fetchone()
 
 
-def ruling_by_doc_id(conn: psycopg.Connection, doc_id: str) -> dict | None:
+def ruling_by_doc_id(conn: Conn, doc_id: str) -> dict | None:
     """The library's ruling or decision of `doc_id` (an external ruling before a committee's
     decision of the same doc_id)."""
     return conn.execute(
@@ -41,7 +41,7 @@ def ruling_by_doc_id(conn: psycopg.Connection, doc_id: str) -> dict | None:
     ).fetchone()
 
 
-def ruling_by_id(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+def ruling_by_id(conn: Conn, case_law_id: int) -> dict | None:
     return conn.execute(
         "SELECT id, doc_id, case_number, title, court, decided_on, source_kind AS corpus"
         " FROM case_law WHERE id = %s AND doc_type IN ('ruling', 'decision')",
@@ -49,7 +49,7 @@ def ruling_by_id(conn: psycopg.Connection, case_law_id: int) -> dict | None:
     ).fetchone()
 
 
-def ruling_ids(conn: psycopg.Connection) -> list[int]:
+def ruling_ids(conn: Conn) -> list[int]:
     return [
         r["id"]
         for r in conn.execute(
@@ -58,7 +58,7 @@ def ruling_ids(conn: psycopg.Connection) -> list[int]:
     ]
 
 
-def save(conn: psycopg.Connection, by_case_law_id: int, rows: list[dict]) -> int:
+def save(conn: Conn, by_case_law_id: int, rows: list[dict]) -> int:
     """The readings of one later ruling, in place of what it was read to say before: each row
     upserted by (by_case_law_id, cited_ref) — the database sends a changed reading back to
     unconfirmed and leaves an unchanged one as she decided it — and the refs it no longer names
@@ -89,7 +89,7 @@ def save(conn: psycopg.Connection, by_case_law_id: int, rows: list[dict]) -> int
     return changed
 
 
-def naming_number(conn: psycopg.Connection, number: str) -> list[dict]:
+def naming_number(conn: Conn, number: str) -> list[dict]:
     """The rows whose cited ruling has this number/year (a ruling of it arriving may link them)."""
     return conn.execute(
         "SELECT id, by_case_law_id, cited_ref, cited_text, case_law_id FROM treatments"
@@ -98,7 +98,7 @@ def naming_number(conn: psycopg.Connection, number: str) -> list[dict]:
     ).fetchall()
 
 
-def set_link(conn: psycopg.Connection, treatment_id: int, case_law_id: int | None) -> bool:
+def set_link(conn: Conn, treatment_id: int, case_law_id: int | None) -> bool:
     return bool(
         conn.execute(
             "UPDATE treatments SET case_law_id = %s WHERE id = %s"
@@ -108,7 +108,7 @@ def set_link(conn: psycopg.Connection, treatment_id: int, case_law_id: int | Non
     )
 
 
-def of_ruling(conn: psycopg.Connection, case_law_id: int, relation: str | None = None) -> list:
+def of_ruling(conn: Conn, case_law_id: int, relation: str | None = None) -> list:
     """What the later rulings say of one ruling, the latest decided first."""
     return conn.execute(
         "SELECT " + _COLUMNS + _FROM + " WHERE t.case_law_id = %(id)s"
@@ -118,7 +118,7 @@ def of_ruling(conn: psycopg.Connection, case_law_id: int, relation: str | None =
     ).fetchall()
 
 
-def get(conn: psycopg.Connection, treatment_id: int, *, lock: bool = False) -> dict | None:
+def get(conn: Conn, treatment_id: int, *, lock: bool = False) -> dict | None:
     return conn.execute(
         "SELECT "
         + _COLUMNS
@@ -131,7 +131,7 @@ def get(conn: psycopg.Connection, treatment_id: int, *, lock: bool = False) -> d
 
 
 def list_attacked(
-    conn: psycopg.Connection, status: str | None, *, limit: int | None, offset: int = 0
+    conn: Conn, status: str | None, *, limit: int | None, offset: int = 0
 ) -> list[dict]:
     """The readings she decides (a petition or appeal against a ruling of the library), by id."""
     return conn.execute(
@@ -146,7 +146,7 @@ def list_attacked(
     ).fetchall()
 
 
-def decide(conn: psycopg.Connection, treatment_id: int, status: str, reason: str | None) -> None:
+def decide(conn: Conn, treatment_id: int, status: str, reason: str | None) -> None:
     """Her decision on a reading (the database allows it under her role only, and audits it)."""
     conn.execute(
         "UPDATE treatments SET review_status = %s, review_reason = %s WHERE id = %s",

@@ -3,8 +3,9 @@ the caller's connection; the gate (who marks, writes, approves) is the database'
 
 from __future__ import annotations
 
-import psycopg
 from psycopg.types.json import Jsonb
+
+from .rows import Conn, one
 
 _ROW = (
     "SELECT v.id, v.case_number, v.status, v.marked_by, v.marked_at, v.note,"
@@ -19,7 +20,7 @@ _ROW = (
 )
 
 
-def final_for(conn: psycopg.Connection, case_number: str) -> dict | None:
+def final_for(conn: Conn, case_number: str) -> dict | None:
     """Her final of a case as the style corpus holds it (newest), with the case's appeal type,
     outcome and chair, and the pair's alignment when our draft was there."""
     row = conn.execute(
@@ -35,7 +36,7 @@ def final_for(conn: psycopg.Connection, case_number: str) -> dict | None:
     return dict(row) if row else None
 
 
-def open_document(conn: psycopg.Connection, case_number: str) -> dict | None:
+def open_document(conn: Conn, case_number: str) -> dict | None:
     """The case's open row (queued, pending_review or approved), if any."""
     row = conn.execute(
         _ROW + " WHERE v.case_number = %s AND v.status IN ('queued', 'pending_review', 'approved')",
@@ -44,22 +45,24 @@ def open_document(conn: psycopg.Connection, case_number: str) -> dict | None:
     return dict(row) if row else None
 
 
-def mark(conn: psycopg.Connection, case_number: str, actor: str, note: str | None) -> int:
-    return conn.execute(
-        "INSERT INTO voice_documents (case_number, marked_by, note) VALUES (%s, %s, %s)"
-        " RETURNING id",
-        (case_number, actor, note),
-    ).fetchone()["id"]
+def mark(conn: Conn, case_number: str, actor: str, note: str | None) -> int:
+    return one(
+        conn.execute(
+            "INSERT INTO voice_documents (case_number, marked_by, note) VALUES (%s, %s, %s)"
+            " RETURNING id",
+            (case_number, actor, note),
+        )
+    )["id"]
 
 
-def get(conn: psycopg.Connection, document_id: int, *, lock: bool = False) -> dict | None:
+def get(conn: Conn, document_id: int, *, lock: bool = False) -> dict | None:
     lock_clause = " FOR UPDATE OF v" if lock else ""
     row = conn.execute(_ROW + " WHERE v.id = %s" + lock_clause, (document_id,)).fetchone()
     return dict(row) if row else None
 
 
 def list_documents(
-    conn: psycopg.Connection,
+    conn: Conn,
     status: str | None = None,
     *,
     limit: int | None = None,
@@ -75,12 +78,12 @@ def list_documents(
     ]
 
 
-def queued(conn: psycopg.Connection) -> list[dict]:
+def queued(conn: Conn) -> list[dict]:
     """Rows waiting for their document, oldest mark first."""
     return list_documents(conn, "queued")
 
 
-def write(conn: psycopg.Connection, document_id: int, values: dict) -> bool:
+def write(conn: Conn, document_id: int, values: dict) -> bool:
     """queued -> pending_review with the written document; False when the row was no longer
     queued (another run wrote it, or the chair dropped it)."""
     row = conn.execute(
@@ -95,7 +98,7 @@ def write(conn: psycopg.Connection, document_id: int, values: dict) -> bool:
     return row is not None
 
 
-def refuse(conn: psycopg.Connection, document_id: int, reason: str) -> None:
+def refuse(conn: Conn, document_id: int, reason: str) -> None:
     """A refused document: the row stays queued, the refusal counted and its reason kept."""
     conn.execute(
         "UPDATE voice_documents SET refusals = refusals + 1, last_refusal = %s"
@@ -104,9 +107,7 @@ def refuse(conn: psycopg.Connection, document_id: int, reason: str) -> None:
     )
 
 
-def decide(
-    conn: psycopg.Connection, document_id: int, status: str, actor: str, reason: str | None
-) -> None:
+def decide(conn: Conn, document_id: int, status: str, actor: str, reason: str | None) -> None:
     conn.execute(
         "UPDATE voice_documents SET status = %s, reviewed_by = %s, review_reason = %s"
         " WHERE id = %s",
@@ -114,9 +115,7 @@ def decide(
     )
 
 
-def drop(
-    conn: psycopg.Connection, document_id: int, actor: str, reason: str | None, final_hash: str
-) -> None:
+def drop(conn: Conn, document_id: int, actor: str, reason: str | None, final_hash: str) -> None:
     """The chair drops a queued case (queued -> rejected) before any document was written: the
     row records the final it was marked for and an empty document (migration 0020 asks every row
     past the queue for a document, its claims and the final's hash)."""
@@ -127,7 +126,7 @@ def drop(
     )
 
 
-def approved(conn: psycopg.Connection, appeal_type: str, exclude_case: str | None) -> list[dict]:
+def approved(conn: Conn, appeal_type: str, exclude_case: str | None) -> list[dict]:
     """Approved documents of cases of one appeal type (never of `exclude_case`), newest
     decision first."""
     return [
@@ -140,7 +139,7 @@ def approved(conn: psycopg.Connection, appeal_type: str, exclude_case: str | Non
     ]
 
 
-def markable(conn: psycopg.Connection) -> list[dict]:
+def markable(conn: Conn) -> list[dict]:
     """Cases whose final is in the style corpus (newest first) and that have no open voice
     document: the ones the chair may mark."""
     return [

@@ -5,13 +5,13 @@ agent's open requests can be counted and bounded. Every function takes the calle
 
 from __future__ import annotations
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from ..errors import StoreError
+from .rows import Conn, one
 
-def extraction_targets(
-    conn: psycopg.Connection, source_kind: str, doc_id: str | None = None
-) -> list[dict]:
+
+def extraction_targets(conn: Conn, source_kind: str, doc_id: str | None = None) -> list[dict]:
     """The rulings and decisions of one case-law corpus (or the one named `doc_id`) that have a
     text: their id, doc_id and text hash only (queueing reads no text)."""
     return conn.execute(
@@ -22,7 +22,7 @@ def extraction_targets(
     ).fetchall()
 
 
-def serialize(conn: psycopg.Connection, requester: str) -> None:
+def serialize(conn: Conn, requester: str) -> None:
     """One requester's requests, one at a time until this transaction ends (its count of open
     requests then holds when it queues)."""
     conn.execute(
@@ -30,22 +30,24 @@ def serialize(conn: psycopg.Connection, requester: str) -> None:
     )
 
 
-def open_requests(conn: psycopg.Connection, kind: str, requester: str) -> int:
+def open_requests(conn: Conn, kind: str, requester: str) -> int:
     """How many jobs of `kind` that `requester` queued are not finished."""
-    return conn.execute(
-        "SELECT count(*) AS n FROM jobs WHERE kind = %s AND status IN ('queued', 'running',"
-        " 'waiting') AND result ->> 'requested_by' = %s",
-        (kind, requester),
-    ).fetchone()["n"]
+    return one(
+        conn.execute(
+            "SELECT count(*) AS n FROM jobs WHERE kind = %s AND status IN ('queued', 'running',"
+            " 'waiting') AND result ->> 'requested_by' = %s",
+            (kind, requester),
+        )
+    )["n"]
 
 
-def job_of(conn: psycopg.Connection, key: str) -> dict | None:
+def job_of(conn: Conn, key: str) -> dict | None:
     return conn.execute(
         "SELECT id, key, status, created_at, finished_at FROM jobs WHERE key = %s", (key,)
     ).fetchone()
 
 
-def request(conn: psycopg.Connection, kind: str, key: str, requester: str) -> tuple[dict, bool]:
+def request(conn: Conn, kind: str, key: str, requester: str) -> tuple[dict, bool]:
     """The job of `key`: queued now for `requester` (True), or the one that exists (False), in
     whatever state it is. Two requests at once get the same job."""
     row = conn.execute(
@@ -55,4 +57,7 @@ def request(conn: psycopg.Connection, kind: str, key: str, requester: str) -> tu
     ).fetchone()
     if row is not None:
         return row, True
-    return job_of(conn, key), False
+    existing = job_of(conn, key)  # the insert met it (ON CONFLICT): it exists
+    if existing is None:
+        raise StoreError(f"the job {key!r} was removed while it was requested")
+    return existing, False

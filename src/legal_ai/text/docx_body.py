@@ -156,7 +156,7 @@ class Walker:
 
     def paragraph(self, p) -> list[Para]:
         """The paragraph, then the paragraphs of the text boxes it anchors."""
-        para, boxes = Para(), []
+        para, boxes = Para(), list[Para]()
         outer, self.paragraph_hides = self.paragraph_hides, self.styles.paragraph_hides(p)
         try:
             self.inline(p, para, boxes)

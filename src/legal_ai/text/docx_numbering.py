@@ -168,7 +168,8 @@ class Numbering:
                 )
         resolved = {}
         for style_id in based:
-            current, seen = style_id, set()
+            current: str | None = style_id
+            seen: set[str] = set()
             while current and current not in own and current not in seen:
                 seen.add(current)
                 current = based.get(current)

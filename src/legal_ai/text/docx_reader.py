@@ -85,7 +85,7 @@ def _relationships(archive: zipfile.ZipFile, part: str) -> dict[str, str]:
     rels_name = posixpath.join(folder, "_rels", base + ".rels")
     if rels_name not in archive.namelist():
         return {}
-    targets = {}
+    targets: dict[str, str] = {}
     for rel in _xml(archive, rels_name).iterchildren(_RELS + "Relationship"):
         target = rel.get("Target") or ""
         if rel.get("TargetMode") == "External" or not target:
@@ -112,7 +112,7 @@ def read_docx(path: Path, limits: Limits = LIMITS) -> DocxText:
         root = _xml(archive, main)
         w = next((f"{{{ns}}}" for ns in W_NAMESPACES if root.tag == f"{{{ns}}}document"), None)
         body = root.find(w + "body") if w else None
-        if body is None:
+        if w is None or body is None:
             raise Unreadable("not a Word document")
         parts = _relationships(archive, main)
         issues: list[str] = []

@@ -184,6 +184,9 @@ def run_bounded(
     process = subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
+    stdout, stderr = process.stdout, process.stderr
+    if stdout is None or stderr is None:  # both are pipes (PIPE above): never
+        raise ValueError("the child's output was not piped")
     if memory_bytes:
         # prlimit on the child's pid, not a preexec_fn (unsafe with the staging thread running).
         with contextlib.suppress(OSError):  # it may already have exited
@@ -192,8 +195,8 @@ def run_bounded(
     deadline = time.monotonic() + seconds
     try:
         with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ, out)
-            selector.register(process.stderr, selectors.EVENT_READ, err)
+            selector.register(stdout, selectors.EVENT_READ, out)
+            selector.register(stderr, selectors.EVENT_READ, err)
             while selector.get_map():
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -213,8 +216,8 @@ def run_bounded(
         if process.poll() is None:
             process.kill()
             process.wait()
-        process.stdout.close()
-        process.stderr.close()
+        stdout.close()
+        stderr.close()
     return returncode, bytes(out), bytes(err)
 
 

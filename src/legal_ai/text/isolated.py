@@ -198,7 +198,8 @@ def run(path: Path, limits: Limits = LIMITS, method: str = START_METHOD) -> Outc
         _start_server(limits.run_dir)
     context = multiprocessing.get_context(method)
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(
+    # Every concrete context has Process; typeshed's BaseContext does not say so.
+    process = context.Process(  # type: ignore[attr-defined]
         target=_child, args=(sender, str(path), limits), name="legal-ai-read", daemon=True
     )
     process.start()
@@ -231,4 +232,6 @@ def read(path: Path, limits: Limits = LIMITS) -> Extracted:
     outcome = run(path, limits)
     if outcome.error is not None:
         raise outcome.error
+    if outcome.extracted is None:  # an outcome holds what was read or why not, never neither
+        raise ValueError(f"the reader of {path.name} said nothing")
     return outcome.extracted

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Iterable
+from typing import IO
 
 _BLOCK_RE = re.compile(r"^(מילה חוקית|צירוף חוקי): ")
 _LEMMA_RE = re.compile(r"^\t([א-ת]+)\(")
@@ -31,6 +32,20 @@ def available() -> bool:
     return shutil.which("hspell") is not None
 
 
+def _stdin(process: subprocess.Popen) -> IO[bytes]:
+    """The pipe `_pipe` opened to hspell's input."""
+    if process.stdin is None:
+        raise ValueError("hspell was started without a pipe to its input")
+    return process.stdin
+
+
+def _stdout(process: subprocess.Popen) -> IO[bytes]:
+    """The pipe `_pipe` opened from hspell's output."""
+    if process.stdout is None:
+        raise ValueError("hspell was started without a pipe from its output")
+    return process.stdout
+
+
 def _pipe() -> subprocess.Popen:
     global _process
     if _process is None or _process.poll() is not None:
@@ -41,7 +56,7 @@ def _pipe() -> subprocess.Popen:
             stderr=subprocess.DEVNULL,
             bufsize=0,
         )
-        _process.stdout.readline()  # the version banner
+        _stdout(_process).readline()  # the version banner
         atexit.register(_close)
     return _process
 
@@ -49,8 +64,8 @@ def _pipe() -> subprocess.Popen:
 def _close() -> None:
     global _process
     if _process is not None:
-        _process.stdin.close()
-        _process.stdout.close()
+        _stdin(_process).close()
+        _stdout(_process).close()
         _process.wait(timeout=5)
         _process = None
 
@@ -58,11 +73,11 @@ def _close() -> None:
 def _ask(word: str) -> list[str]:
     """hspell's answer for one word: its lines up to the blank line that ends it."""
     process = _pipe()
-    process.stdin.write((word + "\n").encode("iso-8859-8"))
-    process.stdin.flush()
-    lines = []
+    _stdin(process).write((word + "\n").encode("iso-8859-8"))
+    _stdin(process).flush()
+    lines: list[str] = []
     while True:
-        raw = process.stdout.readline()
+        raw = _stdout(process).readline()
         if not raw:
             raise OSError("hspell stopped answering")
         line = raw.decode("iso-8859-8").rstrip("\n")

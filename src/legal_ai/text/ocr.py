@@ -273,8 +273,8 @@ def _number_words(
     except (subprocess.TimeoutExpired, _Overflow):
         code = 1
     finally:
-        for name in names:
-            Path(name).unlink(missing_ok=True)
+        for made in names:
+            Path(made).unlink(missing_ok=True)
     if code != 0:
         return words
     pieces = numbers.parse_pieces(out.decode("utf-8", "replace"))

@@ -154,7 +154,7 @@ def sentence_ends(text: str, start: int = 0, end: int | None = None) -> list[int
     """Offsets just past each sentence's end within text[start:end], ascending: after its mark
     and closing quotes, or at a line break."""
     end = len(text) if end is None else end
-    out = []
+    out: list[int] = []
     for i in range(start, end):
         ch = text[i]
         if ch == "\n" or (ch in _MARKS and ends_at(text, i)):

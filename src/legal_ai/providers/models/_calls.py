@@ -26,6 +26,7 @@ import os
 import random
 import time
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -150,7 +151,7 @@ def validation_problem(exc: ValidationError) -> str:
     errors = exc.errors(include_url=False, include_input=False)
     if errors and errors[0].get("type") == "json_invalid":
         return f"not JSON ({errors[0].get('msg', '')})"
-    first = errors[0] if errors else {}
+    first: Mapping[str, Any] = errors[0] if errors else {}
     where = ".".join(str(p) for p in first.get("loc", ())) or "the top level"
     return f"{len(errors)} schema error(s), first at {where}: {first.get('msg', '')}"
 
@@ -184,6 +185,9 @@ def api_key(spec: ModelSpec) -> str:
 
 class Adapter:
     """A ChatModel: `ask` with retries, validation and records; subclasses send and classify."""
+
+    _client: Any  # the SDK's client, made by the subclass's `_connect`
+    _sdk: Any  # the SDK module, for its exception classes (`sdk_failure`)
 
     def __init__(
         self,
