@@ -2,7 +2,8 @@
 and 3): a .doc, .rtf or .odt that LibreOffice itself writes in the test is read through the
 CLI's LibreOffice path (text/office.py) and registered like a DOCX; a .doc that is really HTML
 and an .rtf that embeds an object are refused with one line (JSON 4xx on the API, Hebrew on the
-desk), nothing stored. Where LibreOffice is absent the desk says, in Hebrew, what to install."""
+desk), nothing stored. Where LibreOffice is absent the desk says, in Hebrew, what to install. A
+scan of 1 dpi or of 10,000 dpi as a draft is refused with one line, nothing stored."""
 
 from __future__ import annotations
 
@@ -125,3 +126,38 @@ def test_without_libreoffice_the_desk_says_what_to_install(tmp_path, monkeypatch
         extract(doc)
     said = text_of(str(upload_refusal(refused.value)))
     assert "נקרא דרך LibreOffice, שאינו מותקן בשרת: שמרי את המסמך כ-DOCX" in said
+
+
+def _scan_at(path, dpi: int):
+    """An image-only PDF whose one picture is scanned at `dpi`: 1 dpi is a 8x11 pixel page, 10,000
+    dpi a 100-pixel square printed 0.01 inch wide."""
+    from fpdf import FPDF
+    from PIL import Image
+
+    pixels, inches = ((8, 11), (8.0, 11.0)) if dpi == 1 else ((100, 100), (0.01, 0.01))
+    pdf = FPDF(format="letter", unit="in")
+    pdf.add_page()
+    pdf.image(Image.new("L", pixels, 128), x=0.2, y=0.2, w=inches[0], h=inches[1])
+    pdf.output(str(path))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("dpi", [1, 10_000])
+def test_a_scan_of_1_or_10000_dpi_is_one_line_and_stores_nothing(
+    client, chair, desk_app, tmp_path, dpi
+):
+    scan = _scan_at(tmp_path / "scan.pdf", dpi)
+    before = _stored(desk_app)
+    answer = _api_draft(client, "scan.pdf", scan, "application/pdf")
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert "scan.pdf: a scan (a PDF without a text layer)" in error and "\n" not in error
+    token = csrf_of(chair.get("/cases").text)
+    shown = chair.post(
+        "/cases/draft/upload",
+        data={"csrf": token, "case_number": RECORD["case_number"], **LABELS},
+        files={"file": ("scan.pdf", scan, "application/pdf")},
+    )
+    assert shown.status_code == 400
+    assert "ההעלאה לא בוצעה: הקובץ הוא סריקה (PDF ללא שכבת טקסט)" in text_of(shown.text)
+    assert _stored(desk_app) == before
