@@ -385,7 +385,8 @@ def test_bad_uploads_are_answered_beside_their_field_with_the_form_kept(chair, d
     error = re.search(r'id="err-draft-file" role="alert">(.*?)</span>', form).group(1)
     assert "סוג הקובץ אינו נתמך" in error
     assert (
-        'name="file" accept=".pdf,.docx,.txt,.md" aria-required="true" aria-invalid="true"' in form
+        'name="file" accept=".pdf,.docx,.doc,.rtf,.odt,.txt,.md" aria-required="true" aria-invalid="true"'
+        in form
     )
     assert 'value="ערר (מרכז) 55/25"' in html.unescape(form)  # what she typed, kept
     assert '<option value="permit" selected>' in form

@@ -343,7 +343,7 @@ def test_file_names_are_reduced_to_a_safe_basename(raw, safe):
 
 @pytest.mark.parametrize("raw", ["", "..", "/etc/passwd", "x.exe", "\u202etxt.exe", "a.pdf.sh"])
 def test_names_without_an_accepted_type_are_415(raw):
-    with pytest.raises(uploads.UnsupportedMediaType, match=r"PDF, DOCX, TXT or MD"):
+    with pytest.raises(uploads.UnsupportedMediaType, match=r"PDF, DOCX, DOC, RTF, ODT, TXT or MD"):
         uploads.safe_name(raw)
 
 
@@ -374,7 +374,7 @@ def test_upload_names_types_and_contents_over_http(client, web_settings, tmp_pat
     ):
         refused = draft(client, raw, content, ctype)
         assert refused.status_code == 415, (raw, refused.text)
-        assert "PDF, DOCX, TXT or MD" in refused.json()["error"]
+        assert "PDF, DOCX, DOC, RTF, ODT, TXT or MD" in refused.json()["error"]
     # a PDF-looking file that is not readable: the error names the file, never the temp path
     broken = draft(client, "שבור.pdf", b"%PDF-1.4\n garbage", "application/pdf")
     assert broken.status_code == 400 and broken.json()["error"].startswith("שבור.pdf: ")

@@ -2,10 +2,11 @@
 the file part is written in chunks to a private folder under `HOME/uploads`, so memory stays
 bounded whatever is sent. The file is capped while it is read (413 the moment it passes the
 cap) by its kind's limit (`Caps`): our draft and her final are text, LEGAL_AI_MAX_DECISION_MB as
-PDF or DOCX and LEGAL_AI_MAX_DECISION_TEXT_MB as TXT or MD; a ruling uploaded for a missing
-precedent (maybe a long or scanned PDF, whose scan goes to the OCR queue) LEGAL_AI_MAX_FILE_MB;
-only PDF, DOCX, TXT and MD are accepted, by extension, declared content
-type and (PDF, DOCX) leading bytes; the client's file name is reduced to a safe basename and never
+PDF, DOCX, DOC, RTF or ODT and LEGAL_AI_MAX_DECISION_TEXT_MB as TXT or MD; a ruling uploaded
+for a missing precedent (maybe a long or scanned PDF, whose scan goes to the OCR queue)
+LEGAL_AI_MAX_FILE_MB; only PDF, DOCX, DOC, RTF, ODT, TXT and MD are accepted, by extension,
+declared content type and (PDF, DOCX) leading bytes (DOC, RTF, ODT: their content is checked
+by text/office.py before LibreOffice converts them); the client's file name is reduced to a safe basename and never
 used as a path.
 
 Each request's folder (`HOME/uploads/up-<random>`) holds a lock file that the request keeps
@@ -63,10 +64,15 @@ ACCEPTED: dict[str, tuple[str, frozenset[str]]] = {
     ),
     ".txt": ("TXT", frozenset({"text/plain"})),
     ".md": ("MD", frozenset({"text/markdown", "text/x-markdown", "text/plain"})),
+    # The old formats, read through LibreOffice (text/office.py; refused there, with what to
+    # install, where it is absent, and when the content is not what the extension says).
+    ".doc": ("DOC", frozenset({"application/msword"})),
+    ".rtf": ("RTF", frozenset({"application/rtf", "text/rtf", "application/x-rtf"})),
+    ".odt": ("ODT", frozenset({"application/vnd.oasis.opendocument.text"})),
 }
 # Types that say nothing about the content: the extension decides.
 GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
-ACCEPTED_TEXT = "PDF, DOCX, TXT or MD (.pdf, .docx, .txt, .md)"
+ACCEPTED_TEXT = "PDF, DOCX, DOC, RTF, ODT, TXT or MD (.pdf, .docx, .doc, .rtf, .odt, .txt, .md)"
 
 MAX_NAME_BYTES = 150  # the sanitized name, in UTF-8 (file systems allow 255)
 MAX_FIELD_BYTES = 1024  # a form field's value

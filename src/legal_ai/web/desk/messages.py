@@ -54,7 +54,10 @@ PATTERNS: tuple[tuple[str, str], ...] = (
         "הקובץ מורכב מדי לקריאה (טבלאות, הערות או תמונות רבות מדי): פצלי אותו או שמרי אותו מחדש",
     ),
     (r"upload limit|is over|unpacks to", "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות"),
-    (r"file type .* is not accepted|content type", "סוג הקובץ אינו נתמך: העלי DOCX, PDF או טקסט"),
+    (
+        r"file type .* is not accepted|content type",
+        "סוג הקובץ אינו נתמך: העלי DOCX, DOC, RTF, ODT, PDF או טקסט",
+    ),
     (r"backtracks|not a valid (regular expression|pattern)", "הביטוי הרגולרי אינו תקין"),
     (r"wrong name or password", "שם המשתמש או הסיסמה שגויים"),
     (r"too many (failed )?sign-ins", "יותר מדי ניסיונות כניסה שגויים; המתיני ונסי שוב"),

@@ -184,13 +184,45 @@ _UPLOAD_REFUSALS = (
         "הקובץ פגום או שאינו ניתן לקריאה: פתחי אותו ושמרי אותו מחדש (ב-Word, או הדפסה ל-PDF)",
     ),
     (r": not a (PDF|DOCX) \(", "תוכן הקובץ אינו תואם את סוגו: שמרי אותו מחדש בסוג הנכון"),
+    # The old formats (.doc, .rtf, .odt: text/office.py), read through LibreOffice.
+    (
+        r"is read through LibreOffice; install LibreOffice",
+        "קובץ DOC, RTF או ODT נקרא דרך LibreOffice, שאינו מותקן בשרת: שמרי את המסמך כ-DOCX, "
+        "או בקשי ממי שמתחזק את השרת להתקין את LibreOffice; דבר לא נשמר",
+    ),
+    (
+        r": it is HTML, not a ",
+        "הקובץ הוא דף אינטרנט (HTML) ולא מסמך Word: פתחי אותו ב-Word ושמרי אותו כ-DOCX; דבר לא נשמר",
+    ),
+    (
+        r": not a (Word 97 document|RTF document|OpenDocument text) \(",
+        "תוכן הקובץ אינו תואם את סוגו: פתחי אותו ב-Word ושמרי אותו כ-DOCX; דבר לא נשמר",
+    ),
+    (
+        r": the RTF embeds an object",
+        "קובץ ה-RTF מכיל אובייקט מוטמע, שאינו נקרא: מחקי את האובייקט או שמרי את המסמך כ-DOCX; "
+        "דבר לא נשמר",
+    ),
+    (
+        r"is protected by a password",
+        "המסמך מוגן בסיסמה: פתחי אותו ב-Word, הסירי את הסיסמה ושמרי אותו כ-DOCX; דבר לא נשמר",
+    ),
+    (
+        r": converting the .* took over",
+        "המרת הקובץ ארכה יותר מדי ונעצרה: שמרי אותו כ-DOCX; דבר לא נשמר",
+    ),
+    (
+        r": LibreOffice could not open",
+        "הקובץ פגום או מוגן בסיסמה: פתחי אותו ב-Word, הסירי סיסמה אם יש ושמרי אותו כ-DOCX; "
+        "דבר לא נשמר",
+    ),
     (
         r": not UTF-8 and not Hebrew windows-1255 text",
         "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8",
     ),
     (
         r"^file type .* is not accepted|: declared content type",
-        "סוג הקובץ אינו נתמך: העלי DOCX, PDF או קובץ טקסט",
+        "סוג הקובץ אינו נתמך: העלי DOCX, DOC, RTF, ODT, PDF או קובץ טקסט",
     ),
     (
         r": reading the PDF's text took over",
