@@ -212,7 +212,9 @@ def sign_in(app: Context, name: str, password: str, client: str | None) -> DeskS
     if limited is not None:
         raise limited
     if opened is None:
-        raise Unauthorized("wrong name or password; try again")
+        raise Unauthorized(
+            "wrong name or password; try again", code="auth.wrong_password", field="password"
+        )
     return opened
 
 

@@ -137,5 +137,6 @@ def require_chair(principal: Principal, what: str) -> None:
     if not principal.is_chair:
         raise Forbidden(
             f"{what} is the chair's decision; {principal.actor} may not make it "
-            "(the chair acts with LEGAL_AI_CHAIR_TOKEN)"
+            "(the chair acts with LEGAL_AI_CHAIR_TOKEN)",
+            code="auth.chair_only",
         )

@@ -16,6 +16,7 @@ import pytest
 import factories
 from helpers import csrf_of, final_landed
 from legal_ai.auth import CHAIR
+from legal_ai.errors import InvalidInput
 from legal_ai.learning import feedback, lesson_panel, lessons
 from legal_ai.web.desk import labels, messages
 from scenarios import digest, ingest_decision, ingest_ruling
@@ -280,7 +281,12 @@ def test_dates_labels_and_messages():
     assert str(labels.mixed("קובץ PDF של 3 עמודים")) == "קובץ <bdi>PDF</bdi> של <bdi>3</bdi> עמודים"
     said = html.unescape(
         str(
-            messages.said("refused by the gate: only the chair vetoes, and only an approved lesson")
+            messages.said(
+                InvalidInput(
+                    "refused by the gate: only the chair vetoes, and only an approved lesson",
+                    code="gate.lesson_veto_chair",
+                )
+            )
         )
     )
     assert said.startswith('וטו אפשרי רק בלקח שאושר, ורק בידי היו"ר')

@@ -41,7 +41,11 @@ def record(
     case = vocab.case_number(case) if case else None
     with app.store.transaction() as conn:
         if case and sql_items.get_case(conn, case) is None:
-            raise NotFound(f"unknown case {case}; feedback is about a case we drafted")
+            raise NotFound(
+                f"unknown case {case}; feedback is about a case we drafted",
+                code="case.unknown",
+                field="case_number",
+            )
         row = store.insert_feedback(
             conn,
             {

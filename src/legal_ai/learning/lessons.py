@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import psycopg
 
 from ..auth import require_chair
-from ..errors import Forbidden, InvalidInput, NotFound, as_shown
+from ..errors import Forbidden, InvalidInput, NotFound, as_shown, gate_code
 from ..paging import Page
 from ..store import engine_lessons as engine_store
 from ..store import feedback as feedback_store
@@ -63,7 +63,7 @@ def _as_shown(lesson: dict, expected_status: str | None, then: str) -> None:
 
 def _gate_error(exc: psycopg.Error) -> InvalidInput:
     message = (exc.diag.message_primary or str(exc)).strip()
-    return InvalidInput(f"refused by the gate: {message}")
+    return InvalidInput(f"refused by the gate: {message}", code=gate_code(exc))
 
 
 def propose(
@@ -123,7 +123,11 @@ def _insert(
     pair = store.get_pair(conn, case) if case else None
     known = sql_items.get_case(conn, case) if case else None
     if case and known is None:
-        raise NotFound(f"unknown case {case}; add its draft or final first")
+        raise NotFound(
+            f"unknown case {case}; add its draft or final first",
+            code="case.unknown",
+            field="case_number",
+        )
     row, created = store.insert_lesson(
         conn,
         {
@@ -244,7 +248,9 @@ def edit(
     vocab.choice(expected_status, STATUSES, "expected status")
     text = vocab.free_text(text, "lesson text", required=False, max_chars=4000)
     if text is None and not category:
-        raise InvalidInput("nothing to edit: give the lesson's new text or category")
+        raise InvalidInput(
+            "nothing to edit: give the lesson's new text or category", code="lesson.nothing_to_edit"
+        )
     actor = app.principal.actor
     try:
         with app.store.transaction() as conn:
@@ -294,7 +300,9 @@ def bulk_review(app: Context, ids: list[int], decision: str, *, reason: str | No
         raise InvalidInput("give the lessons as a list of lesson ids (integers)")
     unique = list(dict.fromkeys(ids))
     if not unique or len(unique) > BULK_MAX:
-        raise InvalidInput(f"a bulk action takes 1 to {BULK_MAX} lessons; got {len(unique)}")
+        raise InvalidInput(
+            f"a bulk action takes 1 to {BULK_MAX} lessons; got {len(unique)}", code="bulk.size"
+        )
     reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
     decided, skipped = [], []
     for lesson_id in unique:
@@ -382,7 +390,9 @@ def promote(
             store.lock_case(conn, case)
             pair = store.get_pair(conn, case, lock=True)
             if pair is None:
-                raise NotFound(f"no draft/final pair for {case}")
+                raise NotFound(
+                    f"no draft/final pair for {case}", code="case.no_pair", field="case_number"
+                )
             if pair["status"] != "analyzed":
                 raise InvalidInput(
                     f"the pair of {case} is {pair['status']}; promote needs an analyzed pair"

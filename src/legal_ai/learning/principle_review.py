@@ -191,7 +191,9 @@ def bulk_review(app: Context, ids: list[int], decision: str, reason: str | None 
         raise InvalidInput("give the principles as a list of principle ids (integers)")
     unique = list(dict.fromkeys(ids))
     if not unique or len(unique) > BULK_MAX:
-        raise InvalidInput(f"a bulk action takes 1 to {BULK_MAX} principles; got {len(unique)}")
+        raise InvalidInput(
+            f"a bulk action takes 1 to {BULK_MAX} principles; got {len(unique)}", code="bulk.size"
+        )
     decided, skipped = [], []
     for principle_id in unique:
         try:

@@ -261,7 +261,8 @@ def review(
             return None
         if row["case_law_id"] is None or row["relation"] != "attacked":
             raise InvalidInput(
-                f"treatment {treatment_id} names no ruling of the library: nothing to confirm"
+                f"treatment {treatment_id} names no ruling of the library: nothing to confirm",
+                code="treatment.no_ruling",
             )
         store.decide(conn, treatment_id, status, reason)
         return None

@@ -50,7 +50,9 @@ def case_number(raw: str | None) -> str:
     if not _CASE_RE.match(value):
         raise InvalidInput(
             f"malformed case number {raw!r}: write the full number with its kind, e.g. "
-            "'ערר (מרכז) 1042/23', 'ערר 8021/23' or 'בל\"מ 1042/23'"
+            "'ערר (מרכז) 1042/23', 'ערר 8021/23' or 'בל\"מ 1042/23'",
+            code="case.malformed_number",
+            field="case_number",
         )
     return value
 
@@ -63,13 +65,15 @@ def free_text(
     `what` when it is not text, empty (when required) or too long."""
     if value is None or (isinstance(value, str) and not clean_text(value).strip()):
         if required:
-            raise InvalidInput(f"the {what} is empty; write it")
+            raise InvalidInput(f"the {what} is empty; write it", code="text.empty")
         return None
     if not isinstance(value, str):
-        raise InvalidInput(f"the {what} must be text")
+        raise InvalidInput(f"the {what} must be text", code="text.not_text")
     text = clean_text(value).strip()
     if len(text) > max_chars:
-        raise InvalidInput(f"the {what} is {len(text)} characters; keep it to {max_chars}")
+        raise InvalidInput(
+            f"the {what} is {len(text)} characters; keep it to {max_chars}", code="text.too_long"
+        )
     return text
 
 
@@ -78,10 +82,14 @@ def choice(
 ) -> str | None:
     if value is None or value == "":
         if required:
-            raise InvalidInput(f"{what} is required; choose one of: {', '.join(allowed)}")
+            raise InvalidInput(
+                f"{what} is required; choose one of: {', '.join(allowed)}", code="choice.required"
+            )
         return None
     if value not in allowed:
-        raise InvalidInput(f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}")
+        raise InvalidInput(
+            f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}", code="choice.unknown"
+        )
     return value
 
 
@@ -145,7 +153,11 @@ def iso_date(value: str | None, what: str = "date") -> dt.date | None:
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
-        raise InvalidInput(f"{what} {value!r} is not a date; write it as YYYY-MM-DD") from None
+        raise InvalidInput(
+            f"{what} {value!r} is not a date; write it as YYYY-MM-DD",
+            code="date.invalid",
+            field=what,
+        ) from None
 
 
 def practice_area_from(header: str, subject: str) -> str | None:

@@ -51,7 +51,9 @@ def search_decisions(
     """The chair's signed finals (style corpus), within one practice area (required)."""
     if not filter_value("practice_area", practice_area):
         raise InvalidInput(
-            "search_decisions needs practice_area (e.g. planning, betterment_levy, compensation)"
+            "search_decisions needs practice_area (e.g. planning, betterment_levy, compensation)",
+            code="search.practice_area_needed",
+            field="practice_area",
         )
     filters = Filters(practice_area=practice_area, date_from=date_from, date_to=date_to)
     return _result(
@@ -81,7 +83,11 @@ def search_case_documents(
 ) -> dict:
     """The documents of one case (pleadings, protocols, exhibits)."""
     if not filter_value("case_number", case_number):
-        raise InvalidInput("search_case_documents needs the case_number, in full")
+        raise InvalidInput(
+            "search_case_documents needs the case_number, in full",
+            code="search.case_number_needed",
+            field="case_number",
+        )
     filters = Filters(case_number=case_number)
     return _result(
         "search_case_documents", app.search("case", query, filters=filters, limit=limit, mode=mode)
@@ -122,7 +128,9 @@ def find_similar_cases(
     elif not area:
         raise InvalidInput(
             "find_similar_cases by text needs practice_area"
-            " (e.g. planning, betterment_levy, compensation)"
+            " (e.g. planning, betterment_levy, compensation)",
+            code="search.practice_area_needed",
+            field="practice_area",
         )
     filters = Filters(practice_area=area, exclude_case_number=exclude)
     result = app.search(
@@ -259,7 +267,10 @@ def corpus_tool(
     accepted = set(parameters) - {"app"}
     unused = [spell(k) for k, v in given.items() if v and k not in accepted]
     if unused:
-        raise InvalidInput(f"{' '.join(unused)} does not apply to {spell('corpus')} {corpus}")
+        raise InvalidInput(
+            f"{' '.join(unused)} does not apply to {spell('corpus')} {corpus}",
+            code="filter.not_applicable",
+        )
     # A filter the tool requires goes in even when missing: the tool says what it needs.
     required = {
         k for k in given if k in parameters and parameters[k].default is parameters[k].empty

@@ -93,6 +93,8 @@ def _too_long(path: Path, limits: Limits) -> OverBound:
         f"{path}: the file took too long to read (over {limits.read_seconds:g} s) and was "
         "stopped; split it or export it again (LEGAL_AI_READ_SECONDS)",
         "reading time",
+        code="file.read_time",
+        field="file",
     )
 
 
@@ -102,6 +104,8 @@ def _too_much(path: Path, limits: Limits) -> OverBound:
         f"{limits.read_memory_bytes / 2**20:,.0f} MB) and was stopped; split it or export it "
         "again (LEGAL_AI_READ_MEMORY_MB)",
         "reading memory",
+        code="file.read_memory",
+        field="file",
     )
 
 

@@ -1,4 +1,6 @@
 """Every failure of the HTTP API is one JSON body `{"error": "..."}` with a status mapped here,
+an AppError's with its `code`, its `field` when known and `message_he`, the catalog's Hebrew
+(catalog.py; "the system refused" for a code it lacks),
 once: the AppError tree (400 bad input, 401 no or unknown token, 403 the chair's decision,
 429 too many failed sign-ins, 404, 409 an item whose state refuses the change or is no longer
 what the caller saw, 413 over a size limit, 415 a file type we do not take, 502 provider,
@@ -27,6 +29,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .. import catalog
 from ..config import Settings
 from ..errors import (
     AppError,
@@ -74,6 +77,15 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
+def coded(exc: AppError) -> dict:
+    """What an AppError adds to `error`: its code, its field when known, and its Hebrew."""
+    code, field, hebrew = catalog.of(exc)
+    said = {"code": code, "message_he": hebrew or catalog.REFUSED}
+    if field:
+        said["field"] = field
+    return said
+
+
 def too_large(max_file: int, upload: bool) -> str:
     if upload:
         return (
@@ -93,15 +105,17 @@ def install(api: FastAPI, settings: Settings) -> None:
         status = status_of(exc)
         if isinstance(exc, StoreError):
             logger.error("database unavailable: %s", exc)
-            return error(503, "the database is unavailable; try again (details in the server log)")
+            said = "the database is unavailable; try again (details in the server log)"
+            return JSONResponse({"error": said, **coded(exc)}, status_code=503)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
         if isinstance(exc, CapReached):  # an agent's cap: its name and value, nothing written
-            said = {**exc.as_json(), "error": scrub(str(exc))}
+            said = {**exc.as_json(), "error": scrub(str(exc)), **coded(exc)}
             wait = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
             return JSONResponse(said, status_code=429, headers=wait)
         if isinstance(exc, RateLimited):
             headers = {"Retry-After": str(exc.retry_after)}
-        return error(status, scrub(str(exc)), headers)
+        body = {"error": scrub(str(exc)), **coded(exc)}
+        return JSONResponse(body, status_code=status, headers=headers)
 
     @api.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

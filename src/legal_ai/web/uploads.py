@@ -107,15 +107,19 @@ class Caps:
             f"{name}: over the {mb} MB upload limit; split the file (the operator sets the "
             f"limit: {setting})",
             limit_mb=mb,
+            code="file.too_large",
+            field="file",
         )
 
 
 class UnsupportedMediaType(UnsupportedFile):
     """A file of a type the API does not accept (HTTP 415)."""
 
+    code = "file.type"
 
-def _refuse_type(what: str) -> UnsupportedMediaType:
-    return UnsupportedMediaType(f"{what}; send a {ACCEPTED_TEXT} file")
+
+def _refuse_type(what: str, code: str = "file.type") -> UnsupportedMediaType:
+    return UnsupportedMediaType(f"{what}; send a {ACCEPTED_TEXT} file", code=code, field="file")
 
 
 def safe_name(raw: str | None, content_type: str = "") -> str:
@@ -303,7 +307,10 @@ class _Receiver:
         elif self._field is not None:
             self._data += chunk
             if len(self._data) > MAX_FIELD_BYTES:
-                raise InvalidInput(f"form field {self._field!r} is over {MAX_FIELD_BYTES} bytes")
+                raise InvalidInput(
+                    f"form field {self._field!r} is over {MAX_FIELD_BYTES} bytes",
+                    code="form.field_too_long",
+                )
 
     def on_part_end(self) -> None:
         self._nameless = False
@@ -327,11 +334,19 @@ class _Receiver:
     def _sniff(self, upload: Upload) -> None:
         head, suffix = bytes(self._head), upload.path.suffix
         if upload.size == 0:
-            raise UnsupportedFile(f"{upload.name}: the file is empty; export the document again")
+            raise UnsupportedFile(
+                f"{upload.name}: the file is empty; export the document again",
+                code="file.empty",
+                field="file",
+            )
         if suffix == ".pdf" and b"%PDF-" not in head:
-            raise _refuse_type(f"{upload.name}: not a PDF (it does not start with %PDF-)")
+            raise _refuse_type(
+                f"{upload.name}: not a PDF (it does not start with %PDF-)", code="file.mismatch"
+            )
         if suffix == ".docx" and not head.startswith(b"PK\x03\x04"):
-            raise _refuse_type(f"{upload.name}: not a DOCX (it is not a zip package)")
+            raise _refuse_type(
+                f"{upload.name}: not a DOCX (it is not a zip package)", code="file.mismatch"
+            )
 
     def close(self) -> None:
         if self._file is not None:
@@ -360,7 +375,11 @@ async def receive(request: Request, folder: Path, *, caps: Caps, fields: frozens
         if not receiver.ended:
             raise InvalidInput("the multipart body ended early; send the file again")
         if receiver.upload is None:
-            raise InvalidInput("no file: send the document in a form part named 'file'")
+            raise InvalidInput(
+                "no file: send the document in a form part named 'file'",
+                code="file.missing",
+                field="file",
+            )
     except AppError as exc:
         exc.fields = dict(receiver.fields)  # what the form held, to show it again
         raise
