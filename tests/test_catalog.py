@@ -77,3 +77,9 @@ def test_a_gate_code_comes_from_the_rule_the_database_named():
     assert catalog.of(refused) == ("query.empty", "query", "השאילתה ריקה: כתבי מה לחפש")
     assert catalog.of(errors.NotFound("no case 3"))[0] == "not_found"
     assert errors.TooLarge("over").field == "file"
+
+
+def test_the_api_docs_list_every_code():
+    page = (SRC.parents[1] / "docs" / "api.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([a-z_.]+)` \|", page, re.M))
+    assert sorted(listed ^ set(catalog.PYTHON)) == []

@@ -15,6 +15,7 @@ import pytest
 
 import factories
 from helpers import csrf_of, final_landed
+from legal_ai import catalog
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import feedback, lesson_panel, lessons
@@ -222,7 +223,9 @@ def test_refusals_are_hebrew_with_the_english_behind_details(chair, desk_app, tm
         "date_to": "2020-01-01",
     }
     reversed_dates = chair.get("/search", params=swapped)
-    assert "תאריך ההתחלה מאוחר מתאריך הסיום" in reversed_dates.text
+    # the catalog's Hebrew for the refusal's code, beside the field it names (date_to)
+    beside = f'id="msg-date_to" role="alert">{catalog.hebrew("date.reversed")}. <details'
+    assert beside in html.unescape(reversed_dates.text)
     assert problems(reversed_dates.text) == []
 
 
