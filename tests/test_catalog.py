@@ -19,6 +19,8 @@ def _strings(node: ast.AST) -> list[str]:
         return [node.value]
     if isinstance(node, ast.IfExp):
         return _strings(node.body) + _strings(node.orelse)
+    if isinstance(node, ast.BoolOp):  # code or "request.refused"
+        return [s for value in node.values for s in _strings(value)]
     return []
 
 
@@ -34,6 +36,10 @@ def codes_in_src() -> set[str]:
                 isinstance(t, ast.Name) and t.id == "code" for t in node.targets
             ):
                 found.update(_strings(node.value))
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+                if any(isinstance(t, ast.Name) and t.id.endswith("CODES") for t in node.targets):
+                    for value in node.value.values:  # a table of codes (web/errors.HTTP_CODES)
+                        found.update(_strings(value))
             elif isinstance(node, ast.FunctionDef):  # a default: def f(..., code="file.type")
                 args = node.args
                 for arg, default in zip(args.args[::-1], args.defaults[::-1], strict=False):

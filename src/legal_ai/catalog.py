@@ -169,6 +169,19 @@ PYTHON: dict[str, Entry] = {
     "enrichment.not_pending": _e("רק הצעה שממתינה להכרעתך ניתנת לאישור או לדחייה"),
     "enrichment.not_applied": _e("רק מה שהמודל כתב בהחלטה ניתן לביטול"),
     "treatment.no_ruling": _e("הקריאה אינה מצביעה על פסק דין שבספרייה; אין מה לאשר"),
+    # the HTTP edge (web/errors.py): what no AppError says
+    "request.invalid": _e("הבקשה אינה תקינה: אחד השדות חסר או שגוי"),
+    "request.unreadable": _e("לא ניתן לקרוא את גוף הבקשה"),
+    "request.nul": _e("הכתובת מכילה תו אסור"),
+    "request.too_large": _e("הבקשה גדולה מהמותר; דבר לא נשמר"),
+    "request.refused": _e(REFUSED),
+    "route.unknown": _e("אין כתובת כזו"),
+    "method.not_allowed": _e("הפעולה אינה אפשרית בכתובת הזו"),
+    "internal": _e("אירעה שגיאה פנימית; הפרטים נרשמו ביומן השרת"),
+    "store.busy": _e("מסד הנתונים עמוס כרגע; דבר לא נשמר, נסי שוב בעוד רגע"),
+    "store.role_refused": _e("מסד הנתונים סירב לפעולה בהרשאה הזו"),
+    "store.value": _e("מסד הנתונים סירב לאחד הערכים"),
+    "store.failed": _e("מסד הנתונים לא השלים את הבקשה; נסי שוב"),
     # a database refusal whose rule has no name
     "gate.refused": _e("מסד הנתונים סירב לשינוי (שער ההרשאות)"),
 }

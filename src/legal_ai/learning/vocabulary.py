@@ -57,6 +57,11 @@ def case_number(raw: str | None) -> str:
     return value
 
 
+def _field(what: str) -> str:
+    """The input a refusal names `what` concerns, as a field's name ("lesson text": lesson_text)."""
+    return what.replace(" ", "_")
+
+
 def free_text(
     value: object, what: str, *, required: bool = True, max_chars: int = 20_000
 ) -> str | None:
@@ -65,14 +70,18 @@ def free_text(
     `what` when it is not text, empty (when required) or too long."""
     if value is None or (isinstance(value, str) and not clean_text(value).strip()):
         if required:
-            raise InvalidInput(f"the {what} is empty; write it", code="text.empty")
+            raise InvalidInput(
+                f"the {what} is empty; write it", code="text.empty", field=_field(what)
+            )
         return None
     if not isinstance(value, str):
-        raise InvalidInput(f"the {what} must be text", code="text.not_text")
+        raise InvalidInput(f"the {what} must be text", code="text.not_text", field=_field(what))
     text = clean_text(value).strip()
     if len(text) > max_chars:
         raise InvalidInput(
-            f"the {what} is {len(text)} characters; keep it to {max_chars}", code="text.too_long"
+            f"the {what} is {len(text)} characters; keep it to {max_chars}",
+            code="text.too_long",
+            field=_field(what),
         )
     return text
 
@@ -83,12 +92,16 @@ def choice(
     if value is None or value == "":
         if required:
             raise InvalidInput(
-                f"{what} is required; choose one of: {', '.join(allowed)}", code="choice.required"
+                f"{what} is required; choose one of: {', '.join(allowed)}",
+                code="choice.required",
+                field=_field(what),
             )
         return None
     if value not in allowed:
         raise InvalidInput(
-            f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}", code="choice.unknown"
+            f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}",
+            code="choice.unknown",
+            field=_field(what),
         )
     return value
 
