@@ -267,7 +267,8 @@ def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = N
     if pair["status"] not in ("analyzed", "lessons_folded") or not pair["draft_blocks"]:
         raise InvalidInput(
             f"the pair of {case} is {pair['status']}; distillation needs our draft and her "
-            "final (an analyzed pair)"
+            "final (an analyzed pair)",
+            code="case.pair_not_analyzed",
         )
     draft, final, analysis = pair["draft_blocks"], pair["final_blocks"] or {}, pair["analysis"]
     report = {

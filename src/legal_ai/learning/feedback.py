@@ -121,7 +121,11 @@ def by_week(app: Context, weeks: int = 12) -> dict:
     Saturday on Asia/Jerusalem's clock, text/clock.py; this week included): every week is
     listed, oldest first, with a count for every category (zero when none)."""
     if isinstance(weeks, bool) or not isinstance(weeks, int) or not 1 <= weeks <= MAX_WEEKS:
-        raise InvalidInput(f"weeks must be a whole number from 1 to {MAX_WEEKS}")
+        raise InvalidInput(
+            f"weeks must be a whole number from 1 to {MAX_WEEKS}",
+            code="number.out_of_range",
+            field="weeks",
+        )
     today = clock.day_of(dt.datetime.now(dt.UTC))
     first = clock.week_start(today) - dt.timedelta(weeks=weeks - 1)
     with app.store.connection() as conn:

@@ -276,7 +276,8 @@ def edit(
         raise _gate_error(exc) from None
     except psycopg.errors.InsufficientPrivilege:
         raise Forbidden(
-            f"editing lesson {lesson_id} is the chair's; this role may not change its content"
+            f"editing lesson {lesson_id} is the chair's; this role may not change its content",
+            code="auth.chair_only",
         ) from None
     return jsonable(row)
 
@@ -291,13 +292,17 @@ def bulk_review(app: Context, ids: list[int], decision: str, *, reason: str | No
     if expected is None:
         raise InvalidInput(
             f"decision {decision!r} is not a bulk action; choose one of: {', '.join(BULK_FROM)} "
-            "(reopen, the undo, is one lesson at a time)"
+            "(reopen, the undo, is one lesson at a time)",
+            code="bulk.decision",
+            field="decision",
         )
     require_chair(app.principal, f"bulk {decision} of lessons")
     if not isinstance(ids, list | tuple) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids
     ):
-        raise InvalidInput("give the lessons as a list of lesson ids (integers)")
+        raise InvalidInput(
+            "give the lessons as a list of lesson ids (integers)", code="bulk.ids", field="ids"
+        )
     unique = list(dict.fromkeys(ids))
     if not unique or len(unique) > BULK_MAX:
         raise InvalidInput(
@@ -340,7 +345,9 @@ def record_curator_findings(app: Context, case: str, findings: list[str]) -> dic
         if category is None:
             raise InvalidInput(
                 f"finding {finding!r} has no known tag; start it with one of: "
-                + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS)
+                + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS),
+                code="lesson.finding_tag",
+                field="findings",
             )
         text = vocab.free_text(match.group("text").strip(), "lesson text", max_chars=4000)
         parsed.append((category, text))
@@ -395,7 +402,8 @@ def promote(
                 )
             if pair["status"] != "analyzed":
                 raise InvalidInput(
-                    f"the pair of {case} is {pair['status']}; promote needs an analyzed pair"
+                    f"the pair of {case} is {pair['status']}; promote needs an analyzed pair",
+                    code="case.pair_not_analyzed",
                 )
             chosen = chosen_lessons(conn, case, lesson_ids, actor)
             key, saved = fold_into_profile(conn, case, chosen, phrases, actor)

@@ -169,7 +169,9 @@ def history(app: Context, doc_id: str | None = None, case_number: str | None = N
     (every petition or appeal against it read, with her review) and `cited_by` (every later
     decision naming it, with the sentence around the citation), by its doc_id or case number."""
     if bool(doc_id) == bool(case_number):
-        raise InvalidInput("give the ruling's doc_id or its case number (one of them)")
+        raise InvalidInput(
+            "give the ruling's doc_id or its case number (one of them)", code="treatment.target"
+        )
     with app.store.connection() as conn:
         if doc_id:
             ruling = store.ruling_by_doc_id(conn, doc_id)

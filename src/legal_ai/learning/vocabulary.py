@@ -117,7 +117,7 @@ def flag(value: bool | str | None, what: str) -> bool | None:
     said = str(value).strip().lower()
     if said in _TRUE or said in _FALSE:
         return said in _TRUE
-    raise InvalidInput(f"{what} {value!r}: write true or false")
+    raise InvalidInput(f"{what} {value!r}: write true or false", code="choice.unknown")
 
 
 def block(value: str | None) -> str | None:

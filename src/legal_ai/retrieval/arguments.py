@@ -112,9 +112,17 @@ def checked(
     """The searchable corpus, the cleaned query and the checked filters (InvalidInput first)."""
     corpus = get_corpus(corpus_key, searchable=True)
     if not isinstance(mode, str) or mode not in MODES:
-        raise InvalidInput(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+        raise InvalidInput(
+            f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}",
+            code="choice.unknown",
+            field="mode",
+        )
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+        raise InvalidInput(
+            f"limit must be a whole number from 1 to {MAX_LIMIT}",
+            code="number.out_of_range",
+            field="limit",
+        )
     text = clean_query(query)
     filters = normalized_filters(corpus, filters)
     return corpus, text, filters

@@ -105,11 +105,16 @@ def find_similar_cases(
     """Other cases like a given case (by its documents) or like a text: one hit per case, within
     one practice area (03 §5) — the given case's own, or `practice_area` (required with a text)."""
     if text is not None and not isinstance(text, str):
-        raise InvalidInput("find_similar_cases: text must be text")
+        raise InvalidInput(
+            "find_similar_cases: text must be text", code="query.not_text", field="text"
+        )
     exclude = filter_value("case_number", case_number)
     text = clean_text(text).strip()[:MAX_QUERY_CHARS] if text else None
     if bool(exclude) == bool(text):
-        raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
+        raise InvalidInput(
+            "find_similar_cases needs exactly one of case_number or text",
+            code="search.similar_target",
+        )
     area = filter_value("practice_area", practice_area)
     vector = None
     if exclude:
@@ -118,11 +123,17 @@ def find_similar_cases(
             raise NotFound(f"case {exclude!r} has no searchable documents to compare")
         own = app.case_practice_area(exclude)
         if not own:
-            raise InvalidInput(f"find_similar_cases: case {exclude!r} has no practice_area; set it")
+            raise InvalidInput(
+                f"find_similar_cases: case {exclude!r} has no practice_area; set it",
+                code="search.practice_area_needed",
+                field="practice_area",
+            )
         if area and area != own:
             raise InvalidInput(
                 f"find_similar_cases: practice_area {area!r} is not the case's own ({own!r});"
-                " leave practice_area out"
+                " leave practice_area out",
+                code="search.practice_area_mismatch",
+                field="practice_area",
             )
         area = own
     elif not area:
@@ -162,7 +173,9 @@ def search_precedent_library(
     kind = filter_value("doc_type", doc_type)
     if kind not in (None, *LIBRARY_KINDS):
         raise InvalidInput(
-            f"search_precedent_library: doc_type {kind!r} is not one of: {', '.join(LIBRARY_KINDS)}"
+            f"search_precedent_library: doc_type {kind!r} is not one of: {', '.join(LIBRARY_KINDS)}",
+            code="choice.unknown",
+            field="doc_type",
         )
     filters = Filters(
         court=court,
