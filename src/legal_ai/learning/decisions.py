@@ -39,8 +39,7 @@ def too_large(name: str, suffix: str, mb: int, setting: str) -> TooLarge:
         f"{name}: over the {mb} MB upload limit of a draft or final as {kind} (a decision's text is "
         f"far smaller: is it the decision's file? the operator sets {setting})",
         limit_mb=mb,
-        code="file.too_large",
-        field="file",
+        code="file.decision_too_large",
     )
 
 

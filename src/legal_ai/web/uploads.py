@@ -107,8 +107,6 @@ class Caps:
             f"{name}: over the {mb} MB upload limit; split the file (the operator sets the "
             f"limit: {setting})",
             limit_mb=mb,
-            code="file.too_large",
-            field="file",
         )
 
 

@@ -138,7 +138,7 @@ def _too_large_of(exc: AppError) -> str | None:
     limit = getattr(exc, "limit_mb", None)
     if not isinstance(exc, TooLarge) or limit is None:
         return None
-    return too_large(limit, "draft or final" in str(exc))
+    return too_large(limit, exc.code == "file.decision_too_large")
 
 
 def upload_refusal(exc: AppError) -> Markup:
