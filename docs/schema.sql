@@ -517,15 +517,15 @@ BEGIN
     END IF;
     IF NEW.actor = 'chair' AND NOT acting_as_chair() THEN
         RAISE EXCEPTION 'an audit row in the chair''s name is written under her role only '
-            '(running as %)', current_user USING ERRCODE = 'check_violation';
+            '(running as %)', current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'audit_chair_by_chair';
     END IF;
     IF NEW.actor = 'panel' AND NOT acting_as_worker() THEN
         RAISE EXCEPTION 'an audit row in the panel''s name is written under the worker''s role '
-            'only (running as %)', current_user USING ERRCODE = 'check_violation';
+            'only (running as %)', current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'audit_panel_by_worker';
     END IF;
     IF acting_as_request() AND NEW.actor = 'operator' THEN
         RAISE EXCEPTION 'an audit row in the operator''s name is not written by a request '
-            '(running as %)', current_user USING ERRCODE = 'check_violation';
+            '(running as %)', current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'audit_operator_not_request';
     END IF;
     IF acting_as_agent() AND NEW.actor NOT LIKE 'agent:%' THEN
         NEW.actor := 'agent:' || NEW.actor;  -- what an agent's action wrote is the agent's
@@ -603,7 +603,7 @@ BEGIN
         IF substr(f.content, NEW.char_start + 1, NEW.char_end - NEW.char_start)
            IS DISTINCT FROM NEW.text THEN
             RAISE EXCEPTION 'paragraph [%, %) of document % is not that span of the final''s text',
-                NEW.char_start, NEW.char_end, NEW.document_id USING ERRCODE = 'check_violation';
+                NEW.char_start, NEW.char_end, NEW.document_id USING ERRCODE = 'check_violation', CONSTRAINT = 'exemplar_span_of_final';
         END IF;
     END IF;
     RETURN NEW;
@@ -654,12 +654,12 @@ BEGIN
            OR (NEW.reviewed_by, NEW.review_reason, NEW.canonical_statement)
               IS DISTINCT FROM (NULL, NULL, NULL) THEN
             RAISE EXCEPTION 'a canonical principle starts pending synthesis, in its source wording'
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'canonical_starts_pending';
         END IF;
         RETURN NEW;
     END IF;
     IF NEW.source_kind IS DISTINCT FROM OLD.source_kind THEN
-        RAISE EXCEPTION 'a canonical principle stays in its corpus' USING ERRCODE = 'check_violation';
+        RAISE EXCEPTION 'a canonical principle stays in its corpus' USING ERRCODE = 'check_violation', CONSTRAINT = 'canonical_stays_in_corpus';
     END IF;
     synthesis := OLD.status = 'pending_synthesis' AND NEW.status = 'pending_review';
     IF NEW.status IS DISTINCT FROM OLD.status THEN
@@ -667,12 +667,12 @@ BEGIN
             IF NOT (acting_as_worker() OR chair) THEN
                 RAISE EXCEPTION 'canonical principle %: the synthesizer (the worker) writes the '
                     'statement for review (running as %)', OLD.id, current_user
-                    USING ERRCODE = 'check_violation';
+                    USING ERRCODE = 'check_violation', CONSTRAINT = 'canonical_synthesis_by_worker';
             END IF;
         ELSIF NOT chair THEN
             RAISE EXCEPTION 'a canonical principle is substance: only the chair moves it % -> % '
                 '(running as %)', OLD.status, NEW.status, current_user
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'canonical_chair_moves';
         END IF;
     END IF;
     IF NOT chair AND NOT synthesis
@@ -680,13 +680,13 @@ BEGIN
            (OLD.canonical_statement, OLD.rule_text) THEN
         RAISE EXCEPTION 'only the chair edits the statement of canonical principle % (the '
             'synthesizer writes it once, moving it to her review)', OLD.id
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'canonical_chair_edits';
     END IF;
     IF (NEW.reviewed_by, NEW.review_reason) IS DISTINCT FROM (OLD.reviewed_by, OLD.review_reason)
        AND (NOT chair OR (OLD.status IN ('approved', 'rejected') AND NEW.status = OLD.status
                           AND NEW.reviewed_by IS DISTINCT FROM OLD.reviewed_by)) THEN
         RAISE EXCEPTION 'canonical principle %: its review is the chair''s, recorded with her '
-            'decision', OLD.id USING ERRCODE = 'check_violation';
+            'decision', OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'canonical_review_recorded';
     END IF;
     IF NEW.status IS DISTINCT FROM OLD.status THEN
         NEW.reviewed_at := CASE WHEN NEW.status IN ('approved', 'rejected') THEN now() END;
@@ -841,7 +841,7 @@ BEGIN
     THEN
         RAISE EXCEPTION 'a decision''s headnote, summary and tags reach the library only through '
             'the chair, the operator''s ingest or an enrichment the system applied (running as %)',
-            current_user USING ERRCODE = 'check_violation';
+            current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_columns_by_review';
     END IF;
     RETURN NEW;
 END $$;
@@ -896,15 +896,15 @@ BEGIN
     IF (NEW.created_role, NEW.created_by, NEW.created_at)
        IS DISTINCT FROM (OLD.created_role, OLD.created_by, OLD.created_at) AND agent THEN
         RAISE EXCEPTION 'case %: who created it and when is kept', OLD.case_number
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'case_origin_kept';
     END IF;
     IF NEW.created_role IS DISTINCT FROM OLD.created_role THEN
         RAISE EXCEPTION 'case %: the role that created it is kept', OLD.case_number
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'case_creator_role_kept';
     END IF;
     IF agent AND NEW.labels_source IS DISTINCT FROM OLD.labels_source THEN
         RAISE EXCEPTION 'case %: whose labels these are is not an agent''s to say', OLD.case_number
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'case_labels_owner_not_agent';
     END IF;
     IF OLD.labels_source IS NOT NULL
        AND (NEW.appeal_type, NEW.outcome, NEW.practice_area)
@@ -912,7 +912,7 @@ BEGIN
        AND (agent OR (OLD.labels_source = 'final' AND acting_as_request() AND NOT acting_as_chair()))
     THEN
         RAISE EXCEPTION 'case %: the labels of its final are the chair''s (appeal type, outcome, practice area)',
-            OLD.case_number USING ERRCODE = 'check_violation';
+            OLD.case_number USING ERRCODE = 'check_violation', CONSTRAINT = 'case_final_labels_chair';
     END IF;
     RETURN NEW;
 END $$;
@@ -929,7 +929,7 @@ BEGIN
     IF TG_OP = 'UPDATE' THEN
         IF acting_as_request() THEN
             RAISE EXCEPTION 'chair feedback is kept as it was written (running as %)', current_user
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'feedback_kept';
         END IF;
         NEW.actor := OLD.actor;  -- who wrote it is never rewritten, not even by the owner
         NEW.db_role := OLD.db_role;
@@ -939,11 +939,11 @@ BEGIN
     IF (NEW.actor = 'chair') IS DISTINCT FROM acting_as_chair() THEN
         RAISE EXCEPTION 'feedback in the chair''s name is written by her role only, and hers '
             'in no other name (running as %, actor %)', current_user, NEW.actor
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'feedback_chair_by_chair';
     END IF;
     IF acting_as_agent() AND NEW.actor NOT LIKE 'agent:%' THEN
         RAISE EXCEPTION 'an agent''s feedback carries the agent''s name (agent:NAME), not %',
-            NEW.actor USING ERRCODE = 'check_violation';
+            NEW.actor USING ERRCODE = 'check_violation', CONSTRAINT = 'feedback_agent_named';
     END IF;
     RETURN NEW;
 END $$;
@@ -1038,7 +1038,7 @@ BEGIN
     IF EXISTS (SELECT 1 FROM draft_final_pairs p
                WHERE p.case_number = NEW.case_number AND p.status <> 'draft_done') THEN
         RAISE EXCEPTION 'case %: its final has arrived; an agent adds no draft to it',
-            NEW.case_number USING ERRCODE = 'check_violation';
+            NEW.case_number USING ERRCODE = 'check_violation', CONSTRAINT = 'agent_draft_before_final';
     END IF;
     NEW.version := coalesce((SELECT max(d.version) FROM drafts d
                              WHERE d.case_number = NEW.case_number), 0) + 1;
@@ -1092,16 +1092,16 @@ BEGIN
         IF NEW.status = 'applied' THEN
             IF NOT acting_as_worker() THEN
                 RAISE EXCEPTION 'an enrichment is applied only by the system''s enricher '
-                    '(running as %)', current_user USING ERRCODE = 'check_violation';
+                    '(running as %)', current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_applied_by_enricher';
             END IF;
             IF NEW.ungrounded IS NOT NULL OR NEW.reviewed_by IS NOT NULL
                OR NOT enrichment_grounded(NEW) THEN
                 RAISE EXCEPTION 'an enrichment applied at once rests on the decision''s current '
-                    'text, every sentence on its quote' USING ERRCODE = 'check_violation';
+                    'text, every sentence on its quote' USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_applied_current_text';
             END IF;
         ELSIF NEW.status <> 'pending_review' THEN
             RAISE EXCEPTION 'an enrichment starts pending the chair''s review or applied by the '
-                'system' USING ERRCODE = 'check_violation';
+                'system' USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_starts_pending';
         END IF;
         RETURN NEW;
     END IF;
@@ -1113,31 +1113,31 @@ BEGIN
         OLD.sentences, OLD.tags, OLD.model, OLD.job_id, OLD.written_by, OLD.created_at,
         OLD.ungrounded) THEN
         RAISE EXCEPTION 'enrichment %: a proposal is frozen (the chair approves or rejects it)',
-            OLD.id USING ERRCODE = 'check_violation';
+            OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_proposal_frozen';
     END IF;
     IF NEW.status IS DISTINCT FROM OLD.status THEN
         IF NOT ((OLD.status = 'pending_review'
                  AND NEW.status IN ('approved', 'rejected', 'superseded'))
                 OR (OLD.status = 'applied' AND NEW.status IN ('reverted', 'edited'))) THEN
             RAISE EXCEPTION 'enrichment %: % -> % is not a move', OLD.id, OLD.status, NEW.status
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_move';
         END IF;
         IF NEW.status <> 'superseded' THEN
             IF NOT acting_as_chair() THEN
                 RAISE EXCEPTION 'an enrichment reaches the library only by the chair: only she '
                     'approves, rejects, reverts or edits it (running as %)', current_user
-                    USING ERRCODE = 'check_violation';
+                    USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_chair_decides';
             END IF;
             IF OLD.status = 'applied' AND NEW.previous IS DISTINCT FROM OLD.previous THEN
                 RAISE EXCEPTION 'enrichment %: what it replaced is kept as it was', OLD.id
-                    USING ERRCODE = 'check_violation';
+                    USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_replaced_kept';
             END IF;
             NEW.reviewed_at := now();
         END IF;
     ELSIF (NEW.reviewed_by, NEW.review_reason, NEW.previous)
           IS DISTINCT FROM (OLD.reviewed_by, OLD.review_reason, OLD.previous) THEN
         RAISE EXCEPTION 'enrichment %: its review is recorded once, with its decision', OLD.id
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'enrichment_review_recorded';
     END IF;
     NEW.updated_at := now();
     RETURN NEW;
@@ -1327,13 +1327,13 @@ BEGIN
        OR NOT EXISTS (SELECT 1 FROM case_law c
                       WHERE 'principles:' || c.id || ':' || c.content_hash = NEW.key) THEN
         RAISE EXCEPTION 'an agent queues only the extraction of one stored ruling''s current '
-            'text, in its own name' USING ERRCODE = 'check_violation';
+            'text, in its own name' USING ERRCODE = 'check_violation', CONSTRAINT = 'agent_job_extraction_only';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM jobs WHERE key = NEW.key)
        AND (SELECT count(*) FROM jobs WHERE status IN ('queued', 'running', 'waiting')
               AND result ->> 'requested_by' LIKE 'agent:%') >= 100 THEN
         RAISE EXCEPTION 'agents have 100 requests open: ask again when the worker has run them'
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'agent_jobs_cap';
     END IF;
     RETURN NEW;
 END $$;
@@ -1380,13 +1380,13 @@ BEGIN
     END IF;
     IF NEW.evidence_verified IS DISTINCT FROM OLD.evidence_verified THEN
         RAISE EXCEPTION 'lesson %: whether its evidence rests on her edits is the distiller''s '
-            'record, written once', OLD.id USING ERRCODE = 'check_violation';
+            'record, written once', OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_evidence_by_distiller';
     END IF;
     IF NEW.reviewed_by = 'panel' AND NEW.review_status IS DISTINCT FROM OLD.review_status
        AND NOT OLD.evidence_verified THEN
         RAISE EXCEPTION 'lesson %: the panel decides only a lesson whose evidence the system '
             'verified on her edits; this one waits for the chair', OLD.id
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_panel_evidence_unedited';
     END IF;
     RETURN NEW;
 END $$;
@@ -1413,13 +1413,13 @@ BEGIN
             NEW.reviewed_by := NULL;  -- a proposal names no decider
         END IF;
     ELSIF NEW.proposed_role IS DISTINCT FROM OLD.proposed_role THEN
-        RAISE EXCEPTION 'lesson %: who proposed it is kept', OLD.id USING ERRCODE = 'check_violation';
+        RAISE EXCEPTION 'lesson %: who proposed it is kept', OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_proposer_kept';
     END IF;
     IF TG_OP = 'UPDATE' AND OLD.review_status <> 'proposed'
        AND (NEW.category, NEW.text, NEW.source) IS DISTINCT FROM (OLD.category, OLD.text, OLD.source)
     THEN
         RAISE EXCEPTION 'lesson % is %: its category, text and source are frozen',
-            OLD.id, OLD.review_status USING ERRCODE = 'check_violation';
+            OLD.id, OLD.review_status USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_frozen';
     END IF;
     IF TG_OP = 'UPDATE' AND NEW.review_status IS NOT DISTINCT FROM OLD.review_status THEN
         IF OLD.review_status <> 'proposed'
@@ -1427,11 +1427,11 @@ BEGIN
                IS DISTINCT FROM (OLD.reviewed_by, OLD.reviewed_at, OLD.review_reason, OLD.panel_models)
         THEN
             RAISE EXCEPTION 'lesson % is %: its review is recorded once, with its decision',
-                OLD.id, OLD.review_status USING ERRCODE = 'check_violation';
+                OLD.id, OLD.review_status USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_review_recorded';
         END IF;
         IF NEW.panel_models IS DISTINCT FROM OLD.panel_models THEN
             RAISE EXCEPTION 'lesson %: the panel''s models are the verdicts'' (computed)', OLD.id
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_panel_models_computed';
         END IF;
         RETURN NEW;
     END IF;
@@ -1439,41 +1439,41 @@ BEGIN
     IF TG_OP = 'INSERT' AND NEW.review_status <> 'proposed'
        AND (NEW.reviewed_by IS DISTINCT FROM 'chair' OR NOT chair) THEN
         RAISE EXCEPTION 'a lesson starts proposed (only the chair''s role writes one she decided herself)'
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_starts_proposed';
     END IF;
     IF NEW.review_status <> 'proposed' AND coalesce(btrim(NEW.reviewed_by), '') = '' THEN
-        RAISE EXCEPTION 'a review decision must say who made it' USING ERRCODE = 'check_violation';
+        RAISE EXCEPTION 'a review decision must say who made it' USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_decider_named';
     END IF;
     IF NEW.reviewed_by = 'chair' AND NOT chair THEN
         RAISE EXCEPTION 'a decision in the chair''s name must run as the chair''s role, not as %',
-            current_user USING ERRCODE = 'check_violation';
+            current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_chair_role';
     END IF;
     IF NEW.review_status = 'approved' AND lesson_kind = 'substance'
        AND NEW.reviewed_by IS DISTINCT FROM 'chair' THEN
         RAISE EXCEPTION 'substance (%) is approved by the chair only, not by %',
-            NEW.category, NEW.reviewed_by USING ERRCODE = 'check_violation';
+            NEW.category, NEW.reviewed_by USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_substance_chair';
     END IF;
     IF NEW.review_status IN ('approved', 'rejected')
        AND NEW.reviewed_by NOT IN ('chair', 'panel') THEN
         RAISE EXCEPTION 'only the chair or a 2/2 panel decides a lesson, not %', NEW.reviewed_by
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_chair_decides';
     END IF;
     IF NEW.reviewed_by = 'panel' AND NEW.review_status <> 'proposed' THEN
         IF NOT acting_as_worker() THEN
             RAISE EXCEPTION 'only the system''s panel decides as the panel (running as %)',
-                current_user USING ERRCODE = 'check_violation';
+                current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_panel_by_worker';
         END IF;
         IF before IS DISTINCT FROM 'proposed' OR NEW.review_status NOT IN ('approved', 'rejected')
            OR lesson_kind <> 'style' THEN
             RAISE EXCEPTION 'a panel decides proposed style lessons only'
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_panel_style_only';
         END IF;
         IF NEW.source IS DISTINCT FROM 'distillation'
            OR NEW.proposed_role IS DISTINCT FROM 'legal_ai_worker' OR OLD.needs_chair
            OR OLD.reviewed_by IS NOT NULL THEN
             RAISE EXCEPTION 'lesson %: the panel votes only on style lessons the system distilled; '
                 'curator findings and proposals wait for the chair', NEW.id
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_panel_distilled_only';
         END IF;
         SELECT count(*) AS n, count(DISTINCT v.model) AS models,
                bool_and(v.vote = 'approve') AS approve, bool_and(v.vote = 'reject') AS reject,
@@ -1482,13 +1482,13 @@ BEGIN
         WHERE v.lesson_id = NEW.id AND v.model_call_id IS NOT NULL;
         IF tally.n <> 2 OR tally.models <> 2 THEN
             RAISE EXCEPTION 'lesson %: a panel decision rests on two verdicts of two models the '
-                'system called (% found)', NEW.id, tally.n USING ERRCODE = 'check_violation';
+                'system called (% found)', NEW.id, tally.n USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_panel_two_verdicts';
         END IF;
         outcome := CASE WHEN tally.approve THEN 'approved' WHEN tally.reject THEN 'rejected' END;
         IF outcome IS DISTINCT FROM NEW.review_status THEN
             RAISE EXCEPTION 'lesson %: the verdicts give %, not %', NEW.id,
                 coalesce(outcome, 'a split (the chair decides)'), NEW.review_status
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_panel_verdicts_agree';
         END IF;
         NEW.panel_models := 'panel:' || tally.names;
     ELSIF TG_OP = 'UPDATE' AND NEW.panel_models IS DISTINCT FROM OLD.panel_models THEN
@@ -1497,7 +1497,7 @@ BEGIN
     IF NEW.review_status = 'vetoed' AND (NEW.reviewed_by IS DISTINCT FROM 'chair'
                                          OR before IS DISTINCT FROM 'approved') THEN
         RAISE EXCEPTION 'only the chair vetoes, and only an approved lesson'
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_veto_chair';
     END IF;
     NEW.reviewed_at := CASE WHEN NEW.review_status = 'proposed' THEN NULL ELSE now() END;
     RETURN NEW;
@@ -1515,7 +1515,7 @@ BEGIN
     IF NEW.review_status = 'proposed' AND OLD.review_status <> 'proposed'
        AND (NEW.reviewed_by IS DISTINCT FROM 'chair' OR acting_as_chair() IS FALSE) THEN
         RAISE EXCEPTION 'only the chair reopens a decided lesson (% -> proposed)',
-            OLD.review_status USING ERRCODE = 'check_violation';
+            OLD.review_status USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_reopen_chair';
     END IF;
     RETURN NEW;
 END $$;
@@ -1715,12 +1715,12 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NEW.status NOT IN ('draft_done', 'final_received') THEN
             RAISE EXCEPTION 'a pair starts at draft_done or final_received, not %', NEW.status
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'pair_starts';
         END IF;
     ELSIF NEW.status IS DISTINCT FROM OLD.status THEN
         IF pair_status_rank(NEW.status) <> pair_status_rank(OLD.status) + 1 THEN
             RAISE EXCEPTION 'pair of % cannot move from % to % (only forward, one step at a time)',
-                OLD.case_number, OLD.status, NEW.status USING ERRCODE = 'check_violation';
+                OLD.case_number, OLD.status, NEW.status USING ERRCODE = 'check_violation', CONSTRAINT = 'pair_forward';
         END IF;
         NEW.status_changed_at := now();
     END IF;
@@ -1752,7 +1752,7 @@ DECLARE
 BEGIN
     IF NOT acting_as_worker() THEN
         RAISE EXCEPTION 'a panel verdict is the system''s own: only the worker''s panel writes '
-            'one (running as %)', current_user USING ERRCODE = 'check_violation';
+            'one (running as %)', current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'verdict_by_worker';
     END IF;
     SELECT id, created_at, job_id INTO lesson FROM decision_lessons WHERE id = NEW.lesson_id;
     SELECT at, job_id INTO call FROM model_calls WHERE id = NEW.model_call_id;
@@ -1760,7 +1760,7 @@ BEGIN
        OR call.at < lesson.created_at
        OR (lesson.job_id IS NOT NULL AND call.job_id IS DISTINCT FROM lesson.job_id) THEN
         RAISE EXCEPTION 'a panel verdict names the call the system made to % for this lesson '
-            '(in its job)', NEW.model USING ERRCODE = 'check_violation';
+            '(in its job)', NEW.model USING ERRCODE = 'check_violation', CONSTRAINT = 'verdict_names_call';
     END IF;
     NEW.created_at := now();
     RETURN NEW;
@@ -1868,7 +1868,7 @@ BEGIN
     IF taken > cap THEN
         RAISE EXCEPTION 'principle cap: decision % would have % new principles over all its versions (the cap is %, HALACHA_PANEL_MAX_NEW as recorded)',
             NEW.case_law_id, taken, cap
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_cap';
     END IF;
     RETURN NULL;
 END $$;
@@ -1934,7 +1934,7 @@ BEGIN
        AND (NEW.rule_text, NEW.supporting_quote, NEW.case_law_id)
            IS DISTINCT FROM (OLD.rule_text, OLD.supporting_quote, OLD.case_law_id) THEN
         RAISE EXCEPTION 'principle % is %: its rule, quote and source are frozen',
-            OLD.id, OLD.review_status USING ERRCODE = 'check_violation';
+            OLD.id, OLD.review_status USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_frozen';
     END IF;
     -- The panel's record is the votes' (computed here); rows of releases before the votes keep
     -- theirs.
@@ -1959,14 +1959,14 @@ BEGIN
     -- The chair's confirmation of what the panel approved.
     IF TG_OP = 'INSERT' AND (NEW.confirmed_by, NEW.confirmed_at) IS DISTINCT FROM (NULL, NULL) THEN
         RAISE EXCEPTION 'a principle is confirmed by the chair after the panel approved it'
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_confirm_after_panel';
     END IF;
     IF TG_OP = 'UPDATE' AND NEW.confirmed_by IS DISTINCT FROM OLD.confirmed_by THEN
         IF NOT chair OR NEW.confirmed_by IS DISTINCT FROM 'chair' OR OLD.confirmed_by IS NOT NULL
            OR OLD.review_status <> 'approved' OR NEW.review_status <> 'approved'
            OR OLD.reviewed_by IS DISTINCT FROM 'panel' THEN
             RAISE EXCEPTION 'principle %: only the chair confirms what the panel approved (once)',
-                OLD.id USING ERRCODE = 'check_violation';
+                OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_confirm_chair';
         END IF;
         NEW.confirmed_at := now();
     ELSIF TG_OP = 'UPDATE' THEN
@@ -1977,20 +1977,20 @@ BEGIN
             OR OLD.reviewed_by IS DISTINCT FROM 'panel') THEN
         IF NOT acting_as_worker() THEN
             RAISE EXCEPTION 'only the system''s panel decides a principle as the panel (running '
-                'as %)', current_user USING ERRCODE = 'check_violation';
+                'as %)', current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_panel_by_worker';
         END IF;
         IF TG_OP = 'INSERT' OR before <> 'proposed' OR OLD.reviewed_by IS NOT NULL THEN
             RAISE EXCEPTION 'the panel decides a proposed principle nobody decided before, on '
-                'its recorded votes' USING ERRCODE = 'check_violation';
+                'its recorded votes' USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_panel_fresh';
         END IF;
         IF tally.n < 3 THEN
             RAISE EXCEPTION 'principle %: a panel decision rests on the votes of the three models '
-                'the system called (% found)', NEW.id, tally.n USING ERRCODE = 'check_violation';
+                'the system called (% found)', NEW.id, tally.n USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_panel_three_votes';
         END IF;
         outcome := principle_panel_outcome(NEW.votes, NEW.score);
         IF NEW.review_status IS DISTINCT FROM outcome OR outcome = 'proposed' THEN
             RAISE EXCEPTION 'the panel''s rule gives % for % votes and score %, not %', outcome,
-                NEW.votes, NEW.score, NEW.review_status USING ERRCODE = 'check_violation';
+                NEW.votes, NEW.score, NEW.review_status USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_panel_rule';
         END IF;
         NEW.reviewed_at := now();
         RETURN NEW;
@@ -2000,22 +2000,22 @@ BEGIN
            AND (NEW.reviewed_by, NEW.reviewed_at, NEW.review_reason)
                IS DISTINCT FROM (OLD.reviewed_by, OLD.reviewed_at, OLD.review_reason) THEN
             RAISE EXCEPTION 'principle % is %: its review is recorded once, with its decision',
-                OLD.id, OLD.review_status USING ERRCODE = 'check_violation';
+                OLD.id, OLD.review_status USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_review_recorded';
         END IF;
         RETURN NEW;
     END IF;
     IF TG_OP = 'UPDATE' AND NEW.review_status = 'proposed' AND NOT chair THEN
         RAISE EXCEPTION 'principle % is %: only the chair reopens it for review', OLD.id, before
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_reopen_review_chair';
     END IF;
     IF NEW.review_status <> 'proposed' THEN
         IF NEW.reviewed_by IS DISTINCT FROM 'chair' OR NOT chair THEN
             RAISE EXCEPTION 'a principle is substance: only the chair approves, rejects or vetoes '
                 'it (not %, running as %)', coalesce(NEW.reviewed_by, 'an unnamed writer'),
-                current_user USING ERRCODE = 'check_violation';
+                current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_chair_decides';
         END IF;
         IF NEW.review_status = 'vetoed' AND before IS DISTINCT FROM 'approved' THEN
-            RAISE EXCEPTION 'only an approved principle is vetoed' USING ERRCODE = 'check_violation';
+            RAISE EXCEPTION 'only an approved principle is vetoed' USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_veto_approved';
         END IF;
     END IF;
     IF NEW.review_status <> 'approved' THEN
@@ -2055,7 +2055,7 @@ BEGIN
     IF NEW.review_status = 'proposed' AND OLD.review_status <> 'proposed'
        AND (NEW.reviewed_by IS DISTINCT FROM 'chair' OR acting_as_chair() IS FALSE) THEN
         RAISE EXCEPTION 'only the chair reopens a decided principle (% -> proposed)',
-            OLD.review_status USING ERRCODE = 'check_violation';
+            OLD.review_status USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_reopen_chair';
     END IF;
     RETURN NEW;
 END $$;
@@ -2075,7 +2075,7 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NEW.returned_at IS NOT NULL THEN
             RAISE EXCEPTION 'a principle is returned to the chair after it was drawn, not when'
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_returned_after_drawn';
         END IF;
         RETURN NEW;
     END IF;
@@ -2086,7 +2086,7 @@ BEGIN
           AND (NEW.returned_reason, NEW.returned_at)
               IS DISTINCT FROM (OLD.returned_reason, OLD.returned_at) THEN
         RAISE EXCEPTION 'principle % was returned to the chair: only her decision takes it back',
-            OLD.id USING ERRCODE = 'check_violation';
+            OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'principle_returned_chair_takes_back';
     ELSIF NEW.returned_at IS NOT NULL AND OLD.returned_at IS NULL THEN
         NEW.returned_at := now();
     END IF;
@@ -2107,7 +2107,7 @@ DECLARE
 BEGIN
     IF NOT acting_as_worker() THEN
         RAISE EXCEPTION 'a principle vote is the system''s own: only the worker''s panel writes '
-            'one (running as %)', current_user USING ERRCODE = 'check_violation';
+            'one (running as %)', current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'vote_by_worker';
     END IF;
     SELECT created_at, job_id INTO principle FROM case_law_principles
     WHERE id = NEW.principle_id AND source_kind = NEW.source_kind;
@@ -2117,7 +2117,7 @@ BEGIN
        OR call.at > principle.created_at
        OR (principle.job_id IS NOT NULL AND call.job_id IS DISTINCT FROM principle.job_id) THEN
         RAISE EXCEPTION 'a principle vote names the extraction call the system made to % for '
-            'that principle''s ruling', NEW.model USING ERRCODE = 'check_violation';
+            'that principle''s ruling', NEW.model USING ERRCODE = 'check_violation', CONSTRAINT = 'vote_names_call';
     END IF;
     NEW.created_at := now();
     RETURN NEW;
@@ -2261,11 +2261,11 @@ CREATE FUNCTION public.search_log_gate() RETURNS trigger
 BEGIN
     IF acting_as_agent() AND (NEW.actor_kind <> 'agent' OR NEW.actor NOT LIKE 'agent:%') THEN
         RAISE EXCEPTION 'an agent logs its own searches only (agent:NAME), not %', NEW.actor
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'search_log_agent_own';
     END IF;
     IF NEW.actor_kind = 'chair' AND NOT coalesce(acting_as_chair(), true) THEN
         RAISE EXCEPTION 'a search in the chair''s name is logged under her role only (running as %)',
-            current_user USING ERRCODE = 'check_violation';
+            current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'search_log_chair_role';
     END IF;
     IF acting_as_request() THEN  -- a request's row is logged when it is written
         NEW.at := now();
@@ -2284,7 +2284,7 @@ CREATE FUNCTION public.search_mark_gate() RETURNS trigger
 BEGIN
     IF NOT coalesce(acting_as_chair(), NEW.actor = 'chair') THEN
         RAISE EXCEPTION 'only the chair marks search results (running as %)', current_user
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'search_mark_chair';
     END IF;
     RETURN NEW;
 END $$;
@@ -2414,11 +2414,11 @@ BEGIN
         END IF;
         IF reading_changed THEN
             RAISE EXCEPTION 'treatment %: a decision confirms the reading she was shown; it '
-                'changes nothing else', OLD.id USING ERRCODE = 'check_violation';
+                'changes nothing else', OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'treatment_confirms_only';
         END IF;
         IF OLD.case_law_id IS NULL OR OLD.relation <> 'attacked' THEN
             RAISE EXCEPTION 'treatment %: only a petition or appeal against a ruling of the '
-                'library is confirmed', OLD.id USING ERRCODE = 'check_violation';
+                'library is confirmed', OLD.id USING ERRCODE = 'check_violation', CONSTRAINT = 'treatment_appeal_lower_court';
         END IF;
         NEW.reviewed_by := CASE WHEN NEW.review_status = 'unconfirmed' THEN NULL ELSE 'chair' END;
         NEW.reviewed_at := CASE WHEN NEW.review_status = 'unconfirmed' THEN NULL ELSE now() END;
@@ -2485,22 +2485,22 @@ DECLARE
 BEGIN
     IF TG_OP = 'DELETE' THEN
         RAISE EXCEPTION 'voice document % is never deleted: the chair rejects it', OLD.id
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_never_deleted';
     END IF;
     IF TG_OP = 'INSERT' THEN
         IF NOT coalesce(chair, NEW.marked_by IS NOT DISTINCT FROM 'chair') THEN
             RAISE EXCEPTION 'only the chair marks a case as exemplary (running as %)', current_user
-                USING ERRCODE = 'check_violation';
+                USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_mark_chair';
         END IF;
         IF NEW.status <> 'queued' THEN
-            RAISE EXCEPTION 'a voice document starts queued' USING ERRCODE = 'check_violation';
+            RAISE EXCEPTION 'a voice document starts queued' USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_starts_queued';
         END IF;
         RETURN NEW;
     END IF;
     IF (NEW.case_number, NEW.marked_by, NEW.marked_at, NEW.note)
        IS DISTINCT FROM (OLD.case_number, OLD.marked_by, OLD.marked_at, OLD.note) THEN
         RAISE EXCEPTION 'voice document %: the mark is frozen', OLD.id
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_mark_frozen';
     END IF;
     written := OLD.status = 'queued' AND NEW.status = 'pending_review';
     IF OLD.status <> 'queued' AND NOT written
@@ -2510,28 +2510,28 @@ BEGIN
            (OLD.document, OLD.claims, OLD.dropped_claims, OLD.substance_claims, OLD.model,
             OLD.written_by, OLD.written_at, OLD.final_hash, OLD.style_document_id, OLD.doc_id) THEN
         RAISE EXCEPTION 'voice document % is written: its text and provenance are frozen', OLD.id
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_written_frozen';
     END IF;
     IF NEW.status IS DISTINCT FROM OLD.status THEN
         IF NOT (written
                 OR (OLD.status = 'pending_review' AND NEW.status IN ('approved', 'rejected'))
                 OR (OLD.status IN ('queued', 'approved') AND NEW.status = 'rejected')) THEN
             RAISE EXCEPTION 'voice document %: % -> % is not a move', OLD.id, OLD.status,
-                NEW.status USING ERRCODE = 'check_violation';
+                NEW.status USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_move';
         END IF;
         IF NEW.status IN ('approved', 'rejected') THEN
             decider := coalesce(chair, NEW.reviewed_by IS NOT DISTINCT FROM 'chair');
             IF NOT decider THEN
                 RAISE EXCEPTION 'a voice document reaches the writer only by the chair: only she '
                     'approves or rejects it (running as %)', current_user
-                    USING ERRCODE = 'check_violation';
+                    USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_chair_decides';
             END IF;
             NEW.reviewed_at := now();
         END IF;
     ELSIF (NEW.reviewed_by, NEW.review_reason) IS DISTINCT FROM (OLD.reviewed_by, OLD.review_reason)
           AND NOT coalesce(chair, NEW.reviewed_by IS NOT DISTINCT FROM 'chair') THEN
         RAISE EXCEPTION 'voice document %: only the chair records a review', OLD.id
-            USING ERRCODE = 'check_violation';
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'voice_review_chair';
     END IF;
     NEW.updated_at := now();
     RETURN NEW;

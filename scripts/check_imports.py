@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "config_checks",
             "config_env",
             "errors",
+            "catalog",
             "corpora",
             "vocabulary",
             "paging",

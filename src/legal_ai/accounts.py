@@ -79,7 +79,8 @@ def _name(name: str) -> str:
     if name not in NAMES:
         raise InvalidInput(
             f"unknown desk user {name!r}: the desk has one user, `chair`; "
-            "set her password with `legal-ai user set-password chair`"
+            "set her password with `legal-ai user set-password chair`",
+            code="account.unknown_user",
         )
     return name
 
@@ -98,15 +99,28 @@ def set_password(app: Context, name: str, password: str) -> None:
     if app.principal.kind == "agent":
         raise Forbidden(
             f"setting a desk password is not for {app.principal.actor}; the operator runs "
-            "`legal-ai user set-password chair` without an agent token in the environment"
+            "`legal-ai user set-password chair` without an agent token in the environment",
+            code="account.operator_only",
         )
     name = _name(name)
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
-        raise InvalidInput(f"the password is too short: use at least {MIN_PASSWORD} characters")
+        raise InvalidInput(
+            f"the password is too short: use at least {MIN_PASSWORD} characters",
+            code="account.password_short",
+            field="password",
+        )
     if len(password) > MAX_PASSWORD:
-        raise InvalidInput(f"the password is too long: use at most {MAX_PASSWORD} characters")
+        raise InvalidInput(
+            f"the password is too long: use at most {MAX_PASSWORD} characters",
+            code="account.password_long",
+            field="password",
+        )
     if "\x00" in password:
-        raise InvalidInput("the password contains a NUL character; choose another")
+        raise InvalidInput(
+            "the password contains a NUL character; choose another",
+            code="account.password_nul",
+            field="password",
+        )
     hashed = _hasher.hash(password)
     with _owner(app).transaction() as conn:
         store.set_password_hash(conn, name, hashed)
@@ -120,7 +134,8 @@ def set_chair_token(app: Context, token: str) -> None:
     if app.principal.kind == "agent":
         raise Forbidden(
             f"registering the chair's token is not for {app.principal.actor}; the operator runs "
-            "`legal-ai user set-token chair` without an agent token in the environment"
+            "`legal-ai user set-token chair` without an agent token in the environment",
+            code="account.operator_only",
         )
     token = (token or "").strip()
     if not token:
@@ -212,7 +227,9 @@ def sign_in(app: Context, name: str, password: str, client: str | None) -> DeskS
     if limited is not None:
         raise limited
     if opened is None:
-        raise Unauthorized("wrong name or password; try again")
+        raise Unauthorized(
+            "wrong name or password; try again", code="auth.wrong_password", field="password"
+        )
     return opened
 
 

@@ -127,13 +127,15 @@ class App(Context):
         if self.principal.kind == "agent":
             raise Forbidden(
                 f"adding documents to a case file is the operator's or the chair's, not "
-                f"{self.principal.actor}'s; nothing was ingested"
+                f"{self.principal.actor}'s; nothing was ingested",
+                code="case_file.not_agent",
             )
         with self.store.as_role(None).connection() as conn:
             if deployment.login_is_agent(conn):
                 raise Forbidden(
                     "adding documents to a case file is the operator's or the chair's: this "
-                    "database login is an agent's; nothing was ingested"
+                    "database login is an agent's; nothing was ingested",
+                    code="case_file.not_agent",
                 )
 
     # -- search ---------------------------------------------------------------------------------
@@ -188,7 +190,9 @@ class App(Context):
         A logged search's answer carries its telemetry row's id (`search_id`)."""
         tool = TOOLS.get(name) or (CHAIR_TOOLS.get(name) if self.principal.is_chair else None)
         if tool is None:
-            raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
+            raise InvalidInput(
+                f"unknown tool {name!r}; tools: {', '.join(TOOLS)}", code="tool.unknown"
+            )
         call: dict[str, Any] = {"tool": name}
         token = _TOOL_CALL.set(call)
         try:
@@ -238,13 +242,18 @@ class App(Context):
         if self.principal.kind == "agent":
             raise Forbidden(
                 "an agent does not add principles: the system's panel draws them from a ruling "
-                "(queue its extraction), or the chair adds one"
+                "(queue its extraction), or the chair adds one",
+                code="principle.not_agent",
             )
         if review_status != "proposed":
             require_chair(self.principal, f"a principle added as {review_status}")
         target = get_corpus(corpus)
         if target.principle_table is None:
-            raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
+            raise InvalidInput(
+                f"corpus {corpus!r} has no principles; use external or internal",
+                code="corpus.no_principles",
+                field="corpus",
+            )
         rule_text = free_text(rule_text, "principle's rule text", max_chars=4000)
         quote = free_text(supporting_quote, "supporting quote", max_chars=8000)
         with self.store.connection() as conn:
@@ -254,7 +263,9 @@ class App(Context):
         start = item["content"].find(quote)
         if start < 0:
             raise InvalidInput(
-                "the supporting quote is not in the ruling's text; quote it verbatim"
+                "the supporting quote is not in the ruling's text; quote it verbatim",
+                code="principle.quote_not_found",
+                field="quote",
             )
         page = None
         if item["page_starts"]:

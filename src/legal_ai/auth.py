@@ -109,7 +109,9 @@ def authenticate(settings: Settings, token: str | None) -> Principal:
     Every comparison runs in constant time."""
     supplied = (token or "").strip().encode()
     if not supplied:
-        raise Unauthorized("missing token: send Authorization: Bearer <token>")
+        raise Unauthorized(
+            "missing token: send Authorization: Bearer <token>", code="auth.missing_token"
+        )
     found: Principal | None = None
     if settings.chair_token and hmac.compare_digest(supplied, settings.chair_token.encode()):
         found = CHAIR
@@ -117,7 +119,9 @@ def authenticate(settings: Settings, token: str | None) -> Principal:
         if hmac.compare_digest(supplied, known.encode()):
             found = found or agent(name)
     if found is None:
-        raise Unauthorized("wrong token: send Authorization: Bearer <token>")
+        raise Unauthorized(
+            "wrong token: send Authorization: Bearer <token>", code="auth.wrong_token"
+        )
     return found
 
 
@@ -137,5 +141,6 @@ def require_chair(principal: Principal, what: str) -> None:
     if not principal.is_chair:
         raise Forbidden(
             f"{what} is the chair's decision; {principal.actor} may not make it "
-            "(the chair acts with LEGAL_AI_CHAIR_TOKEN)"
+            "(the chair acts with LEGAL_AI_CHAIR_TOKEN)",
+            code="auth.chair_only",
         )

@@ -237,5 +237,7 @@ def get_corpus(key: str, *, searchable: bool = False) -> Corpus:
         return registry[key]
     except KeyError:
         raise InvalidInput(
-            f"unknown corpus {key!r}; choose one of: {', '.join(registry)}"
+            f"unknown corpus {key!r}; choose one of: {', '.join(registry)}",
+            code="corpus.unknown",
+            field="corpus",
         ) from None

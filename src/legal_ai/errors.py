@@ -26,29 +26,47 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .catalog import GATES
+
 if TYPE_CHECKING:
     from .config import Settings
 
 
 class AppError(Exception):
-    """Base of every error legal-ai raises on purpose. `str(e)` is one line: what and what to do."""
+    """Base of every error legal-ai raises on purpose. `str(e)` is one line: what and what to do
+    (English, for the CLI, the log and the API's `error`). `code` is a short stable name of the
+    refusal (`query.empty`, `case.unknown`, `gate.lesson_chair_decides`): the key of its Hebrew
+    in catalog.py, the API's `code`; each class has a default, a raise site a person reads gives
+    its own. `field`, when known: the input it concerns (a form's field, a JSON key)."""
 
     exit_code = 1
+    code = "error"
+
+    def __init__(self, *args: object, code: str | None = None, field: str | None = None) -> None:
+        super().__init__(*args)
+        if code is not None:
+            self.code = code
+        self.field = field
 
 
 class InvalidInput(AppError):
     exit_code = 2
+    code = "input.invalid"
 
 
 class Conflict(InvalidInput):
     """The item's current state refuses the change (a canonical principle with no statement yet
     cannot be approved, say): nothing was changed. HTTP 409."""
 
+    code = "state.conflict"
+
 
 class Stale(Conflict):
     """The item is no longer in the status the caller saw (another tab, a process or the panel
     decided it meanwhile): nothing was changed. HTTP 409, on the API and the desk. `kind`,
     `item_id`, `status` and `by` let a page say it in its own words."""
+
+    code = "state.stale"
 
     def __init__(
         self,
@@ -86,7 +104,7 @@ def as_shown(
 
 
 class UnsupportedFile(InvalidInput):
-    pass
+    code = "file.unreadable"
 
 
 class OverBound(UnsupportedFile):
@@ -94,27 +112,36 @@ class OverBound(UnsupportedFile):
     440,000,000, a million table cells, more time or memory than one file's reading has. `what`
     names the bound ("list start", "table cells", "reading time", ...)."""
 
-    def __init__(self, message: str, what: str) -> None:
-        super().__init__(message)
+    code = "file.over_bound"
+
+    def __init__(
+        self, message: str, what: str, *, code: str | None = None, field: str | None = "file"
+    ) -> None:
+        super().__init__(message, code=code, field=field)
         self.what = what
 
 
 class NotFound(AppError):
     exit_code = 3
+    code = "not_found"
 
 
 class Unauthorized(AppError):
     exit_code = 6
+    code = "auth.unknown"
 
 
 class Forbidden(AppError):
     exit_code = 7
+    code = "auth.forbidden"
 
 
 class RateLimited(Forbidden):
     """Refused for now, not for good: too many failures; the message says how long to wait
     (`retry_after`, in seconds, for an HTTP Retry-After header). `account`: the limit of one
     account from every client together (not of one client)."""
+
+    code = "auth.rate_limited"
 
     def __init__(self, message: str, retry_after: int = 60, *, account: bool = False) -> None:
         super().__init__(message)
@@ -127,6 +154,8 @@ class CapReached(RateLimited):
     nothing was written. `cap` names the setting, `limit` its value; `retry_after` is None when
     waiting alone does not help (open proposals wait for the chair's decisions). HTTP 429."""
 
+    code = "agent.cap"
+
     def __init__(self, message: str, cap: str, limit: int, retry_after: int | None = None) -> None:
         super().__init__(message, retry_after or 0)
         self.retry_after = retry_after  # type: ignore[assignment]
@@ -134,7 +163,13 @@ class CapReached(RateLimited):
 
     def as_json(self) -> dict:
         """What HTTP and MCP answer: the message, the cap's name and value, and when to retry."""
-        said = {"error": str(self), "status": 429, "cap": self.cap, "limit": self.limit}
+        said = {
+            "error": str(self),
+            "status": 429,
+            "cap": self.cap,
+            "limit": self.limit,
+            "code": self.code,
+        }
         if self.retry_after is not None:
             said["retry_after"] = self.retry_after
         return said
@@ -144,17 +179,28 @@ class TooLarge(InvalidInput):
     """Over a size limit (HTTP 413). `limit_mb`, when known: the limit in MB, for a page to
     say it in its own words."""
 
-    def __init__(self, message: str = "", limit_mb: float | None = None) -> None:
-        super().__init__(message)
+    code = "file.too_large"
+
+    def __init__(
+        self,
+        message: str = "",
+        limit_mb: float | None = None,
+        *,
+        code: str | None = None,
+        field: str | None = "file",
+    ) -> None:
+        super().__init__(message, code=code, field=field)
         self.limit_mb = limit_mb
 
 
 class StoreError(AppError):
     exit_code = 4
+    code = "store.unavailable"
 
 
 class ProviderError(AppError):
     exit_code = 5
+    code = "provider.failed"
 
 
 class BudgetReached(AppError):
@@ -164,6 +210,7 @@ class BudgetReached(AppError):
     when it did something (its report so far)."""
 
     exit_code = 8
+    code = "budget.reached"
 
     def __init__(self, role: str, spent: int, budget: int, resumes_at, zone: str) -> None:
         self.role, self.spent, self.budget, self.resumes_at = role, spent, budget, resumes_at
@@ -178,14 +225,22 @@ class BudgetReached(AppError):
 @contextmanager
 def refused_by_gate() -> Iterator[None]:
     """A database gate's refusal inside the block (a trigger's check violation: only the chair
-    decides, a decided row is frozen, ...) as InvalidInput saying what the gate said."""
+    decides, a decided row is frozen, ...) as InvalidInput saying what the gate said, its code
+    `gate.<rule>` from the rule's name (the RAISE's CONSTRAINT, migration 0044)."""
     import psycopg
 
     try:
         yield
     except psycopg.errors.CheckViolation as exc:
         message = (exc.diag.message_primary or str(exc)).strip()
-        raise InvalidInput(f"refused by the gate: {message}") from None
+        raise InvalidInput(f"refused by the gate: {message}", code=gate_code(exc)) from None
+
+
+def gate_code(exc: BaseException) -> str:
+    """The code of a database refusal: `gate.<rule>` when the RAISE named a rule of the catalog
+    (its CONSTRAINT), else `gate.refused` (a table's own CHECK, say)."""
+    rule = getattr(getattr(exc, "diag", None), "constraint_name", None)
+    return f"gate.{rule}" if rule in GATES else "gate.refused"
 
 
 # -- scrubbing what a caller is told ------------------------------------------------------------

@@ -78,8 +78,8 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
             return function(state["app"], **arguments)
         except CapReached as exc:  # an agent's cap: the same JSON as HTTP's 429
             raise ToolError(json.dumps(exc.as_json(), ensure_ascii=False)) from exc
-        except AppError as exc:
-            raise ToolError(str(exc)) from exc
+        except AppError as exc:  # the message, then its code (catalog.py): "... [code: x]"
+            raise ToolError(f"{exc} [code: {exc.code}]") from exc
 
     def call(tool: str, **arguments: Any) -> dict:
         return run(lambda app, **kw: app.tool(tool, **kw), **arguments)

@@ -36,13 +36,29 @@ class Page:
 
     def __post_init__(self) -> None:
         if isinstance(self.limit, bool) or not isinstance(self.limit, int):
-            raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+            raise InvalidInput(
+                f"limit must be a whole number from 1 to {MAX_LIMIT}",
+                code="number.out_of_range",
+                field="limit",
+            )
         if not 1 <= self.limit <= MAX_LIMIT:
-            raise InvalidInput(f"limit must be from 1 to {MAX_LIMIT} (got {self.limit})")
+            raise InvalidInput(
+                f"limit must be from 1 to {MAX_LIMIT} (got {self.limit})",
+                code="number.out_of_range",
+                field="limit",
+            )
         if isinstance(self.offset, bool) or not isinstance(self.offset, int):
-            raise InvalidInput("offset must be a whole number, 0 or more")
+            raise InvalidInput(
+                "offset must be a whole number, 0 or more",
+                code="number.out_of_range",
+                field="offset",
+            )
         if not 0 <= self.offset <= MAX_OFFSET:
-            raise InvalidInput(f"offset must be from 0 to {MAX_OFFSET} (got {self.offset})")
+            raise InvalidInput(
+                f"offset must be from 0 to {MAX_OFFSET} (got {self.offset})",
+                code="number.out_of_range",
+                field="offset",
+            )
 
     @property
     def fetch(self) -> int:

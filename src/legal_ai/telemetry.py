@@ -131,7 +131,9 @@ def log_search(
 # -- the chair's marks ----------------------------------------------------------------------------
 def _hit_at(row: dict, rank: int) -> dict:
     if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= len(row["hits"]):
-        raise InvalidInput(f"search {row['id']} has no hit at rank {rank}")
+        raise InvalidInput(
+            f"search {row['id']} has no hit at rank {rank}", code="search.no_hit", field="rank"
+        )
     return row["hits"][rank - 1]
 
 
@@ -148,14 +150,20 @@ def mark(
     `search_id`. `doc_id`, when given, must be the hit's (a click names what was opened).
     The database's gate lets only the chair's role mark."""
     if kind not in MARKS:
-        raise InvalidInput(f"unknown mark {kind!r}; marks: {', '.join(MARKS)}")
+        raise InvalidInput(
+            f"unknown mark {kind!r}; marks: {', '.join(MARKS)}", code="choice.unknown", field="mark"
+        )
     with app.store.transaction() as conn:
         row = sql_log.get(conn, search_id)
         if row is None:
             raise NotFound(f"no logged search {search_id}")
         hit = _hit_at(row, rank)
         if doc_id is not None and hit["doc_id"] != doc_id:
-            raise InvalidInput(f"the hit at rank {rank} of search {search_id} is not {doc_id!r}")
+            raise InvalidInput(
+                f"the hit at rank {rank} of search {search_id} is not {doc_id!r}",
+                code="search.no_hit",
+                field="rank",
+            )
         if on:
             changed = sql_log.add_mark(conn, search_id, rank, kind, hit, app.principal.actor)
         else:

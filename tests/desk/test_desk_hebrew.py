@@ -15,7 +15,9 @@ import pytest
 
 import factories
 from helpers import csrf_of, final_landed
+from legal_ai import catalog
 from legal_ai.auth import CHAIR
+from legal_ai.errors import InvalidInput
 from legal_ai.learning import feedback, lesson_panel, lessons
 from legal_ai.web.desk import labels, messages
 from scenarios import digest, ingest_decision, ingest_ruling
@@ -222,7 +224,9 @@ def test_refusals_are_hebrew_with_the_english_behind_details(chair, desk_app, tm
         "date_to": "2020-01-01",
     }
     reversed_dates = chair.get("/search", params=swapped)
-    assert "תאריך ההתחלה מאוחר מתאריך הסיום" in reversed_dates.text
+    # the catalog's Hebrew for the refusal's code, beside the field it names (date_to)
+    beside = f'id="msg-date_to" role="alert">{catalog.hebrew("date.reversed")}. <details'
+    assert beside in html.unescape(reversed_dates.text)
     assert problems(reversed_dates.text) == []
 
 
@@ -281,7 +285,12 @@ def test_dates_labels_and_messages():
     assert str(labels.mixed("קובץ PDF של 3 עמודים")) == "קובץ <bdi>PDF</bdi> של <bdi>3</bdi> עמודים"
     said = html.unescape(
         str(
-            messages.said("refused by the gate: only the chair vetoes, and only an approved lesson")
+            messages.said(
+                InvalidInput(
+                    "refused by the gate: only the chair vetoes, and only an approved lesson",
+                    code="gate.lesson_veto_chair",
+                )
+            )
         )
     )
     assert said.startswith('וטו אפשרי רק בלקח שאושר, ורק בידי היו"ר')

@@ -233,7 +233,7 @@ def test_each_bound_is_refused_with_its_line(tmp_path, bound, warm):
     assert refused.value.what == bound
     message = str(refused.value)
     assert line in message and "\n" not in message, message
-    assert hebrew_of(message) is not None  # the desk says it in Hebrew
+    assert hebrew_of(refused.value) is not None  # the desk says it in Hebrew (catalog.py)
     if limits != LIMITS:  # the same file within its bound is read
         assert isolated.read(path, replace(limits, **{_field(bound): 10**7})).text
 
@@ -288,7 +288,7 @@ def test_a_reading_past_its_time_is_killed_with_nothing_left_behind(tmp_path, wa
     assert time.perf_counter() - began < 3.0
     assert refused.value.what == "reading time"
     assert "the file took too long to read (over 0.5 s) and was stopped" in str(refused.value)
-    assert hebrew_of(str(refused.value)).startswith("קריאת הקובץ ארכה זמן רב מדי")
+    assert hebrew_of(refused.value).startswith("קריאת הקובץ ארכה זמן רב מדי")
     assert descendants() <= warm
 
 
@@ -298,7 +298,7 @@ def test_a_reading_past_its_memory_is_stopped_with_nothing_left_behind(tmp_path,
         isolated.read(path, replace(LIMITS, read_memory_bytes=160 * MB))
     assert refused.value.what == "reading memory"
     assert "the file took too much memory to read (over 160 MB)" in str(refused.value)
-    assert hebrew_of(str(refused.value)).startswith("קריאת הקובץ דרשה זיכרון רב מדי")
+    assert hebrew_of(refused.value).startswith("קריאת הקובץ דרשה זיכרון רב מדי")
     assert descendants() <= warm
 
 

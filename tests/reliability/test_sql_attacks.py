@@ -52,10 +52,16 @@ def connect(app, role: str | None, agent_url: str | None = None) -> Iterator[psy
         conn.close()
 
 
-def refused(conn: psycopg.Connection, statement, params: tuple = ()) -> None:
+def refused(
+    conn: psycopg.Connection, statement, params: tuple = (), rule: str | None = None
+) -> None:
+    """`statement` refused; `rule`: the gate's rule that refused it (its RAISE's CONSTRAINT,
+    migration 0044), the code's key in catalog.py."""
     TRIED.append(statement if isinstance(statement, str) else statement.as_string(conn))
-    with pytest.raises(REFUSED):
+    with pytest.raises(REFUSED) as caught:
         conn.execute(statement, params)
+    if rule is not None:
+        assert caught.value.diag.constraint_name == rule, caught.value
 
 
 @pytest.fixture
@@ -210,10 +216,16 @@ def test_an_agent_cannot_decide_what_the_chair_gates_in_sql(app, world, login, a
 def test_a_decided_lesson_is_frozen_even_for_the_owner(app, world):
     with connect(app, None) as conn:
         refused(
-            conn, "UPDATE decision_lessons SET category = 'fact' WHERE id = %s", (world["style"],)
+            conn,
+            "UPDATE decision_lessons SET category = 'fact' WHERE id = %s",
+            (world["style"],),
+            rule="lesson_frozen",
         )  # relabel approved style as substance
         refused(
-            conn, "UPDATE decision_lessons SET text = 'נוסח אחר' WHERE id = %s", (world["style"],)
+            conn,
+            "UPDATE decision_lessons SET text = 'נוסח אחר' WHERE id = %s",
+            (world["style"],),
+            rule="lesson_frozen",
         )
         # Not the chair's role: her name on a decision is refused whoever writes it.
         refused(
@@ -238,6 +250,7 @@ def test_a_decided_lesson_is_frozen_even_for_the_owner(app, world):
             conn,
             "UPDATE case_law_principles SET rule_text = 'אחר' WHERE id = %s",
             (world["principle"],),
+            rule="principle_frozen",
         )
         row = conn.execute(
             "SELECT actor, db_role FROM learning_audit WHERE principle_id = %s"

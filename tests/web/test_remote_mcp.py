@@ -90,6 +90,9 @@ def test_a_remote_agent_lists_and_calls_the_tools_over_http(app, tmp_path, serve
     assert [h["doc_id"] for h in payload(internal)["hits"]] == ["internal-ערר 34-24"]
     assert no_area.is_error and "needs practice_area" in no_area.content[0].text
     assert bad_date.is_error and "is not a date" in bad_date.content[0].text
+    # each error ends with its code (catalog.py): the same `code` as the API's JSON
+    assert no_area.content[0].text.endswith("[code: search.practice_area_needed]")
+    assert bad_date.content[0].text.endswith("[code: date.invalid]")
     # The call ran as the agent whose token it carried, under the agent's database role.
     assert payload(curator)["recorded"] == 3
     with app.store.pool.connection() as conn:

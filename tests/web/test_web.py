@@ -130,3 +130,44 @@ def test_upload_pair_history_feedback_over_http(client):
         files={"file": ("d.txt", b"x", "text/plain")},
     )
     assert malformed.status_code == 400 and "malformed case number" in malformed.json()["error"]
+
+
+def test_a_refusal_carries_its_code_field_and_hebrew(client):
+    """A refusal's JSON keeps `error` (English) and adds its stable `code`, the `field` it
+    concerns and the catalog's Hebrew (`message_he`); a database gate's refusal names its rule
+    (migration 0044's CONSTRAINT) as `gate.<rule>`."""
+    record = factories.records()[0]
+    case = quote(record["case_number"])
+    draft = client.post(
+        f"/api/cases/{case}/draft/upload",
+        headers=auth(),
+        files={"file": ("d.txt", record["draft_text"].encode(), "text/plain")},
+        data={"appeal_type": record["appeal_type"], "practice_area": record["practice_area"]},
+    )
+    assert draft.status_code == 200, draft.text
+    found = client.post(
+        f"/api/cases/{case}/curator-findings",
+        headers=auth(),
+        json={"findings": ["[סגנון] א", "[מבנה] ב", "[טבלאי] ג"]},
+    ).json()
+    lesson = found["lessons"][0]["id"]
+    # A veto of a lesson still proposed: the page's status unsent, the database's gate refuses.
+    vetoed = client.post(
+        f"/api/lessons/{lesson}/review", headers=auth(CHAIR), json={"decision": "veto"}
+    )
+    said = vetoed.json()
+    assert vetoed.status_code == 400, said
+    assert "only the chair vetoes, and only an approved lesson" in said["error"]
+    assert said["code"] == "gate.lesson_veto_chair"
+    assert said["message_he"] == 'וטו אפשרי רק בלקח שאושר, ורק בידי היו"ר'
+    listed = client.get("/api/lessons", headers=auth(), params={"case": record["case_number"]})
+    assert {row["review_status"] for row in listed.json()["lessons"]} == {"proposed"}
+    empty = client.get("/api/search", headers=auth(), params={"query": " ", "corpus": "external"})
+    assert empty.status_code == 400, empty.text
+    assert empty.json()["code"] == "query.empty" and empty.json()["field"] == "query"
+    assert empty.json()["message_he"] == "השאילתה ריקה: כתבי מה לחפש"
+    missing = client.post(
+        "/api/lessons/999999/review", headers=auth(CHAIR), json={"decision": "veto"}
+    )
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found", missing.text
+    assert missing.json()["message_he"] == "הפריט לא נמצא (אולי נמחק בינתיים)"

@@ -11,7 +11,10 @@ import typer
 from .common import _print_json
 
 Case = Annotated[str, typer.Argument(help="The full case number, e.g. 'ערר (מרכז) 1042/23'.")]
-File = Annotated[Path, typer.Argument(help="The decision: PDF, DOCX, TXT or MD; DOC, RTF or ODT with LibreOffice.")]
+File = Annotated[
+    Path,
+    typer.Argument(help="The decision: PDF, DOCX, TXT or MD; DOC, RTF or ODT with LibreOffice."),
+]
 AppealType = Annotated[
     str | None,
     typer.Option(

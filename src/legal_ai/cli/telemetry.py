@@ -30,7 +30,9 @@ def _day(value: str | None) -> dt.date | None:
     try:
         return dt.date.fromisoformat(value.strip())
     except ValueError:
-        raise InvalidInput(f"--since {value!r} is not a date; write it as YYYY-MM-DD") from None
+        raise InvalidInput(
+            f"--since {value!r} is not a date; write it as YYYY-MM-DD", code="date.invalid"
+        ) from None
 
 
 @telemetry_app.command("export")

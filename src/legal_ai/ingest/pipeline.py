@@ -98,6 +98,8 @@ class FileRead:
 class TextMovedOn(StoreError):
     """An item staged without chunks (its text was stored) finds another text stored."""
 
+    code = "ingest.text_moved_on"
+
 
 def _comparable(value: Any) -> Any:
     if isinstance(value, dt.date):
@@ -403,7 +405,8 @@ class Ingestor(Stager):
             if other:
                 raise InvalidInput(
                     f"{item.source_path}: duplicate upload: the same file is already in corpus "
-                    f"{corpus.key!r} as doc_id {other!r}; re-ingest it under that doc_id"
+                    f"{corpus.key!r} as doc_id {other!r}; re-ingest it under that doc_id",
+                    code="file.duplicate",
                 )
         case_number = values.get("case_number")
         if corpus.item_table == "documents" and case_number:

@@ -77,7 +77,9 @@ def _date(value: Any, where: str, key: str) -> dt.date:
             return dt.date.fromisoformat(value.strip()[:10])
         except ValueError:
             pass
-    raise InvalidInput(f"{where}: {key}={value!r} is not a date; write it as YYYY-MM-DD")
+    raise InvalidInput(
+        f"{where}: {key}={value!r} is not a date; write it as YYYY-MM-DD", code="date.invalid"
+    )
 
 
 def _text_column(value: Any, where: str, key: str) -> str:

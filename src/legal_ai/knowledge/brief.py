@@ -146,7 +146,9 @@ def _max_chars(value: int | None) -> int:
         or not (MIN_BRIEF_CHARS <= value <= MAX_BRIEF_CHARS)
     ):
         raise InvalidInput(
-            f"max_chars must be a whole number from {MIN_BRIEF_CHARS} to {MAX_BRIEF_CHARS}"
+            f"max_chars must be a whole number from {MIN_BRIEF_CHARS} to {MAX_BRIEF_CHARS}",
+            code="number.out_of_range",
+            field="max_chars",
         )
     return value
 

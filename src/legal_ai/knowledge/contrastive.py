@@ -297,10 +297,16 @@ def get_contrastive_examples(
     """The chair's rewrites of our drafts in `block` (optionally of one appeal type), at most
     `k`, style only, each with its provenance and the instruction."""
     if block not in BLOCKS:
-        raise InvalidInput(f"unknown block {block!r}; choose one of: {', '.join(BLOCKS)}")
+        raise InvalidInput(
+            f"unknown block {block!r}; choose one of: {', '.join(BLOCKS)}",
+            code="choice.unknown",
+            field="block",
+        )
     appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
-        raise InvalidInput(f"k must be a whole number from 1 to {MAX_K}")
+        raise InvalidInput(
+            f"k must be a whole number from 1 to {MAX_K}", code="number.out_of_range", field="k"
+        )
     with app.store.connection() as conn:
         rows = learning_store.analyzed_pairs(conn, appeal_type)
     found, dropped = [], 0

@@ -112,7 +112,9 @@ def curate(app: Context, case: str, model: ChatModel) -> dict:
         final = engine_store.final_of(conn, case)
         known = engine_store.pair_for_distillation(conn, case)
     if final is None:
-        raise NotFound(f"no final of {case} in the style corpus; upload it first")
+        raise NotFound(
+            f"no final of {case} in the style corpus; upload it first", code="case.no_final"
+        )
     brief = _brief_for(app, final["appeal_type"], final["outcome"])
     answer = model.ask(
         SYSTEM, user_prompt(final["content"], brief), CuratorFindings, stage="curator"

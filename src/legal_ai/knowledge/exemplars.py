@@ -219,7 +219,9 @@ def _lexical(conn, chosen: exemplar_store.Filter, terms: list[str]) -> list[int]
 
 def _limit(value: Any, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInput(f"{what} must be a whole number from {low} to {high}")
+        raise InvalidInput(
+            f"{what} must be a whole number from {low} to {high}", code="number.out_of_range"
+        )
     return value
 
 

@@ -234,7 +234,8 @@ def _segmented(conn, case: str) -> tuple[dict, dict[str, str]]:
     final = store.final_for(conn, case)
     if final is None:
         raise NotFound(
-            f"no final of {case} in the style corpus; upload it first (`legal-ai final upload`)"
+            f"no final of {case} in the style corpus; upload it first (`legal-ai final upload`)",
+            code="case.no_final",
         )
     return final, segment(conn, final["content"]).blocks
 

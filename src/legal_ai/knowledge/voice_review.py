@@ -78,11 +78,12 @@ def mark(app: Context, case: str, note: str | None = None) -> dict:
                         "; reject it first to mark the case again"
                         if existing["status"] == "approved"
                         else ""
-                    )
+                    ),
+                    code="voice.already_marked",
                 )
             document_id = store.mark(conn, case, app.principal.actor, note)
     except psycopg.errors.UniqueViolation:
-        raise InvalidInput(f"{case} is already marked") from None
+        raise InvalidInput(f"{case} is already marked", code="voice.already_marked") from None
     return show(app, document_id)
 
 
@@ -127,12 +128,14 @@ def review(
             raise Conflict(
                 f"voice document {document_id} is {row['status']}: only a written document "
                 "pending review is approved"
-                + ("; run `legal-ai voice run` (needs LEGAL_AI_VOICE_WRITER)" if queued else "")
+                + ("; run `legal-ai voice run` (needs LEGAL_AI_VOICE_WRITER)" if queued else ""),
+                code="voice.not_pending",
             )
         if status == "approved" and row["final_changed"]:
             raise Conflict(
                 f"the final of {row['case_number']} changed after voice document "
-                f"{document_id} was written; reject it and mark the case again"
+                f"{document_id} was written; reject it and mark the case again",
+                code="voice.text_changed",
             )
         if row["status"] == "queued":  # dropped from the queue, nothing written
             final = store.final_for(conn, row["case_number"])

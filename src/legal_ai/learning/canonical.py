@@ -143,7 +143,8 @@ def review(
             raise Conflict(
                 f"canonical principle {canonical_id} is still pending synthesis; run "
                 "`legal-ai principles synthesize`, or write its statement yourself "
-                "(`legal-ai principles canonical edit`)"
+                "(`legal-ai principles canonical edit`)",
+                code="canonical.pending_synthesis",
             )
         if row["status"] != status:
             store.decide(conn, canonical_id, status, app.principal.actor, reason)

@@ -147,7 +147,11 @@ def get_report(
     case = vocab.case_number(case)
     subject = vocab.choice(subject, SUBJECTS, "subject")
     if version is not None and (not isinstance(version, int) or version < 1):
-        raise InvalidInput("version: give a draft's version number (1, 2, ...)")
+        raise InvalidInput(
+            "version: give a draft's version number (1, 2, ...)",
+            code="number.out_of_range",
+            field="version",
+        )
     if version is not None and subject is None:
         subject = "draft"
     if check:

@@ -52,7 +52,8 @@ class Source:
             content = self.reader()
             if content is None:  # its text changed (or it went) after its fingerprints were read
                 raise InvalidInput(
-                    f"{self.doc_id} changed while the draft was being checked; check it again"
+                    f"{self.doc_id} changed while the draft was being checked; check it again",
+                    code="draft.source_changed",
                 )
             self.content, self.words = content, keyed_words(content)
 

@@ -26,7 +26,9 @@ def since_date(value: str | None) -> dt.date | None:
     try:
         return dt.date.fromisoformat(value.strip())
     except ValueError:
-        raise InvalidInput(f"--since {value!r} is not a date: write YYYY-MM-DD") from None
+        raise InvalidInput(
+            f"--since {value!r} is not a date: write YYYY-MM-DD", code="date.invalid"
+        ) from None
 
 
 def _summed(rows: list[dict], key) -> dict[tuple, dict]:

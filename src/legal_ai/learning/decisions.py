@@ -39,6 +39,7 @@ def too_large(name: str, suffix: str, mb: int, setting: str) -> TooLarge:
         f"{name}: over the {mb} MB upload limit of a draft or final as {kind} (a decision's text is "
         f"far smaller: is it the decision's file? the operator sets {setting})",
         limit_mb=mb,
+        code="file.decision_too_large",
     )
 
 
@@ -64,18 +65,26 @@ def read_decision(app: Context, path: Path | str, name: str | None = None) -> ex
                 "than a decision (20-80 thousand): is it the decision's file? (the operator "
                 "sets LEGAL_AI_MAX_DECISION_CHARS)",
                 exc.what,
+                code="file.too_long",
+                field="file",
             ) from None
         raise OverBound(str(exc).replace(str(path), name), exc.what) from None
     if extracted.issue == extract.IMAGE_ONLY:
         raise InvalidInput(
             f"{name}: a scan (a PDF without a text layer): upload the decision as it was written "
             "(DOCX, or a PDF saved from the word processor). Text read from a scan by OCR "
-            "carries recognition errors that the comparison with the draft would take for edits"
+            "carries recognition errors that the comparison with the draft would take for edits",
+            code="file.scan",
+            field="file",
         )
     if extracted.issue:
         raise InvalidInput(f"{name}: {extracted.issue}")
     if not extracted.text.strip():
-        raise InvalidInput(f"{name}: no text in the file; export the decision again")
+        raise InvalidInput(
+            f"{name}: no text in the file; export the decision again",
+            code="file.empty",
+            field="file",
+        )
     return extracted
 
 

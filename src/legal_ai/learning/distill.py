@@ -259,11 +259,16 @@ def distill(app: Context, case: str, model: ChatModel, *, job_id: int | None = N
     with app.store.connection() as conn:
         pair = engine_store.pair_for_distillation(conn, case)
     if pair is None:
-        raise NotFound(f"no draft/final pair for {case}; add the draft and upload the final")
+        raise NotFound(
+            f"no draft/final pair for {case}; add the draft and upload the final",
+            code="case.no_pair",
+            field="case_number",
+        )
     if pair["status"] not in ("analyzed", "lessons_folded") or not pair["draft_blocks"]:
         raise InvalidInput(
             f"the pair of {case} is {pair['status']}; distillation needs our draft and her "
-            "final (an analyzed pair)"
+            "final (an analyzed pair)",
+            code="case.pair_not_analyzed",
         )
     draft, final, analysis = pair["draft_blocks"], pair["final_blocks"] or {}, pair["analysis"]
     report: dict[str, Any] = {

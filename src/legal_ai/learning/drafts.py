@@ -135,7 +135,9 @@ def _refuse_after_final(case: str, pair: dict | None) -> None:
     if pair and pair["status"] != "draft_done":
         raise InvalidInput(
             f"the final of {case} has already arrived (pair {pair['status']}); a draft "
-            "added now could not be compared fairly, so it is refused"
+            "added now could not be compared fairly, so it is refused",
+            code="draft.final_arrived",
+            field="case_number",
         )
 
 

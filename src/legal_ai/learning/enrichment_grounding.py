@@ -47,6 +47,8 @@ class Enrichment(BaseModel):
 class Refused(AppError):
     """The model's answer is not grounded in the decision."""
 
+    code = "enrichment.ungrounded"
+
 
 def user_prompt(item: dict) -> str:
     content = item["content"]

@@ -113,7 +113,8 @@ def review(
         if row["status"] != "pending_review":
             raise Conflict(
                 f"enrichment {enrichment_id} is {row['status']}: only a "
-                "proposal pending review is approved or rejected"
+                "proposal pending review is approved or rejected",
+                code="enrichment.not_pending",
             )
         if status == "rejected":
             store.decide(conn, enrichment_id, status, app.principal.actor, reason, None)
@@ -123,7 +124,8 @@ def review(
         if item is None or item["content_hash"] != row["content_hash"]:
             raise Conflict(
                 f"the text of {row['doc_id']} changed after enrichment {enrichment_id} "
-                "was written; reject it (the new text has its own job)"
+                "was written; reject it (the new text has its own job)",
+                code="enrichment.text_changed",
             )
         previous = {
             "headnote": item["headnote"],
@@ -152,14 +154,16 @@ def _revert(conn, app: Context, row: dict, reason: str | None) -> None:
     if row["status"] != "applied":
         raise Conflict(
             f"enrichment {row['id']} is {row['status']}: only an enrichment the system "
-            "applied is reverted"
+            "applied is reverted",
+            code="enrichment.not_applied",
         )
     sql_items.lock_item(conn, get_corpus("internal"), row["doc_id"])
     item = store.item(conn, row["case_law_id"])
     if item is None or metadata.revert(conn, row, item) is None:
         raise Conflict(
             f"the decision {row['doc_id']} no longer holds what enrichment {row['id']} wrote "
-            "(its text or a field changed since); write the fields yourself instead"
+            "(its text or a field changed since); write the fields yourself instead",
+            code="enrichment.replaced",
         )
     metadata.fold_metadata(app, conn, row["case_law_id"])
     store.decide(conn, row["id"], "reverted", app.principal.actor, reason, row["previous"])

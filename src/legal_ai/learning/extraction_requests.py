@@ -38,17 +38,27 @@ def request(
     text. Returns {"queued": new jobs, "already_queued": jobs that existed, "jobs": [{"job_id",
     "doc_id", "corpus", "status", "new"}], "note"}."""
     if doc_id is not None and all:
-        raise InvalidInput("name one item (doc_id) or ask for all, not both")
+        raise InvalidInput(
+            "name one item (doc_id) or ask for all, not both", code="extraction.target"
+        )
     if doc_id is None and not all and corpus is None:
-        raise InvalidInput("name a ruling or decision (doc_id and corpus), a corpus, or all")
+        raise InvalidInput(
+            "name a ruling or decision (doc_id and corpus), a corpus, or all",
+            code="extraction.target",
+        )
     if corpus is not None and corpus not in KIND_OF:
-        raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
+        raise InvalidInput(
+            f"corpus {corpus!r} has no principles; use external or internal",
+            code="corpus.no_principles",
+            field="corpus",
+        )
     who = app.principal
     if doc_id is None and who.kind not in ("chair", "operator"):
         whole = "every ruling and decision" if all else f"the {corpus} corpus"
         raise Forbidden(
             f"extracting the principles of {whole} is the chair's; {who.actor} may queue one "
-            "named item (doc_id and corpus)"
+            "named item (doc_id and corpus)",
+            code="extraction.chair_only",
         )
     corpora = [corpus] if corpus else list(KIND_OF)
     jobs: list[dict] = []

@@ -41,7 +41,11 @@ def record(
     case = vocab.case_number(case) if case else None
     with app.store.transaction() as conn:
         if case and sql_items.get_case(conn, case) is None:
-            raise NotFound(f"unknown case {case}; feedback is about a case we drafted")
+            raise NotFound(
+                f"unknown case {case}; feedback is about a case we drafted",
+                code="case.unknown",
+                field="case_number",
+            )
         row = store.insert_feedback(
             conn,
             {
@@ -117,7 +121,11 @@ def by_week(app: Context, weeks: int = 12) -> dict:
     Saturday on Asia/Jerusalem's clock, text/clock.py; this week included): every week is
     listed, oldest first, with a count for every category (zero when none)."""
     if isinstance(weeks, bool) or not isinstance(weeks, int) or not 1 <= weeks <= MAX_WEEKS:
-        raise InvalidInput(f"weeks must be a whole number from 1 to {MAX_WEEKS}")
+        raise InvalidInput(
+            f"weeks must be a whole number from 1 to {MAX_WEEKS}",
+            code="number.out_of_range",
+            field="weeks",
+        )
     today = clock.day_of(dt.datetime.now(dt.UTC))
     if today is None:  # a moment always has its day
         raise ValueError("the clock gave no day")

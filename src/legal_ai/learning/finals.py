@@ -123,7 +123,8 @@ def _labels(
             said = ", ".join(f"{k} = {drafted[k]}" for k in missing)
             raise InvalidInput(
                 f"{name}: the final's labels are the chair's: give {', '.join(missing)} (the "
-                f"draft says {said}), or labels_from_draft=true to confirm the draft's"
+                f"draft says {said}), or labels_from_draft=true to confirm the draft's",
+                code="final.labels_needed",
             )
         taken = []
     source = "draft" if taken and from_draft is None else "final"
@@ -151,15 +152,24 @@ def _final_fields(
         or chair_named(seg.blocks),
     }
     if fields["practice_area"] is None:
-        raise InvalidInput(f"{name}: cannot tell the practice area; pass --practice-area")
+        raise InvalidInput(
+            f"{name}: cannot tell the practice area; pass --practice-area",
+            code="final.practice_area_needed",
+            field="practice_area",
+        )
     if fields["decided_on"] is None:
-        raise InvalidInput(f"{name}: no decision date found; pass --decided-on YYYY-MM-DD")
+        raise InvalidInput(
+            f"{name}: no decision date found; pass --decided-on YYYY-MM-DD",
+            code="final.date_needed",
+            field="decided_on",
+        )
     if not fields["chair_name"]:
         raise InvalidInput(
             f"{case}: no chair is recorded for this case and the final names none (no 'בפני:' "
             "line in its header, no name beside 'יו\"ר' in its signature); add one to the file, "
             "or set LEGAL_AI_COMMITTEE_CHAIR to the committee chair's name (a decision is never "
-            "attributed to a default)"
+            "attributed to a default)",
+            code="final.chair_unknown",
         )
     return fields
 
@@ -258,8 +268,10 @@ class OpenRevisions(Conflict):
     `changes`: how many tracked changes; `comments`: the comments' texts (their count
     `comment_count`)."""
 
+    code = "final.open_revisions"
+
     def __init__(self, message: str, changes: int, comments: tuple[str, ...], count: int):
-        super().__init__(message)
+        super().__init__(message, field="file")
         self.changes, self.comments, self.comment_count = changes, comments, count
 
 
@@ -452,7 +464,8 @@ def _same_draft(case: str, pair: dict | None, draft: dict | None) -> None:
     if now != (draft["id"] if draft else None):
         raise Conflict(
             f"a draft of {case} was registered while the final was being read; nothing was "
-            "stored: send the final again"
+            "stored: send the final again",
+            code="final.draft_meanwhile",
         )
 
 

@@ -147,7 +147,10 @@ def propose(app: Context, model: ChatModel) -> dict:
     with app.store.connection() as conn:
         finals = sample(conn)
     if not finals:
-        raise InvalidInput("no finals in the style corpus yet; upload the chair's finals first")
+        raise InvalidInput(
+            "no finals in the style corpus yet; upload the chair's finals first",
+            code="style.no_finals",
+        )
     user = "\n\n".join(f"<<<FINAL\n{f['text']}\nFINAL>>>" for f in finals)
     fingerprint = model.ask(SYSTEM, user, VoiceFingerprint, stage="fingerprint")
     now = dt.datetime.now(dt.UTC)

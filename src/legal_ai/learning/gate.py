@@ -59,14 +59,18 @@ class Gated:
         status = self.decisions.get(decision)
         if status is None:
             raise InvalidInput(
-                f"unknown decision {decision!r}; choose one of: {', '.join(self.decisions)}"
+                f"unknown decision {decision!r}; choose one of: {', '.join(self.decisions)}",
+                code="choice.unknown",
+                field="decision",
             )
         return status
 
     def check_status(self, status: str | None, *, also: tuple[str, ...] = ()) -> None:
         if status is not None and status not in self.statuses + also:
             raise InvalidInput(
-                f"unknown status {status!r}; choose one of: {', '.join(self.statuses + also)}"
+                f"unknown status {status!r}; choose one of: {', '.join(self.statuses + also)}",
+                code="choice.unknown",
+                field="status",
             )
 
     def list(

@@ -29,37 +29,59 @@ def decide_by_panel(app: Context, lesson_id: int, verdicts: list[dict]) -> dict:
     the system: Context.acting_as refuses it); the database checks the same — the role, the calls,
     the count — and computes the outcome and `panel_models` from the verdict rows."""
     if app.principal.kind != "worker":
-        raise Forbidden("a panel verdict is the system's own: only the worker's panel records one")
+        raise Forbidden(
+            "a panel verdict is the system's own: only the worker's panel records one",
+            code="panel.worker_only",
+        )
     if not isinstance(verdicts, list) or len(verdicts) != 2:
-        raise InvalidInput("a panel verdict has exactly two votes: [{model, vote}, {model, vote}]")
+        raise InvalidInput(
+            "a panel verdict has exactly two votes: [{model, vote}, {model, vote}]",
+            code="panel.votes",
+            field="votes",
+        )
     for verdict in verdicts:
         if not isinstance(verdict, dict) or verdict.get("vote") not in ("approve", "reject"):
-            raise InvalidInput("each vote needs a model name and vote 'approve' or 'reject'")
+            raise InvalidInput(
+                "each vote needs a model name and vote 'approve' or 'reject'",
+                code="panel.votes",
+                field="votes",
+            )
         if not isinstance(verdict.get("model_call_id"), int):
-            raise InvalidInput("each vote names the model call it rests on (model_call_id)")
+            raise InvalidInput(
+                "each vote names the model call it rests on (model_call_id)",
+                code="panel.votes",
+                field="votes",
+            )
         verdict["model"] = vocab.free_text(verdict.get("model"), "model name", max_chars=200)
         verdict["reason"] = vocab.free_text(
             verdict.get("reason"), "vote's reason", required=False, max_chars=4000
         )
     if verdicts[0]["model"] == verdicts[1]["model"]:
-        raise InvalidInput("the two votes must come from two different models")
+        raise InvalidInput(
+            "the two votes must come from two different models", code="panel.votes", field="votes"
+        )
     try:
         with app.store.transaction() as conn:
             lesson = LESSONS.locked(conn, lesson_id)
             if lesson["kind"] != "style":
                 raise InvalidInput(
                     f"lesson {lesson_id} is substance ({lesson['category']}): only the chair "
-                    "decides it; a panel verdict is refused"
+                    "decides it; a panel verdict is refused",
+                    code="lesson.substance_chair",
                 )
             if lesson["review_status"] != "proposed":
                 raise InvalidInput(
                     f"lesson {lesson_id} is already {lesson['review_status']}; the panel "
-                    "decides proposed lessons only"
+                    "decides proposed lessons only",
+                    code="lesson.decided",
                 )
             if not panel_may_vote(lesson) or engine_store.has_verdicts(conn, lesson_id):
                 # One panel per lesson, on what the system distilled: a split (or a failed
                 # panel), a curator finding or an agent's proposal is the chair's.
-                raise InvalidInput(f"lesson {lesson_id} waits for the chair, not for the panel")
+                raise InvalidInput(
+                    f"lesson {lesson_id} waits for the chair, not for the panel",
+                    code="lesson.waits_for_chair",
+                )
             store.insert_verdicts(conn, lesson_id, verdicts)
             votes = {v["vote"] for v in verdicts}
             if votes == {"approve"}:

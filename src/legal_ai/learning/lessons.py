@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import psycopg
 
 from ..auth import require_chair
-from ..errors import Forbidden, InvalidInput, NotFound, as_shown
+from ..errors import Forbidden, InvalidInput, NotFound, as_shown, gate_code
 from ..paging import Page
 from ..store import engine_lessons as engine_store
 from ..store import feedback as feedback_store
@@ -64,7 +64,7 @@ def _as_shown(lesson: dict, expected_status: str | None, then: str) -> None:
 
 def _gate_error(exc: psycopg.Error) -> InvalidInput:
     message = (exc.diag.message_primary or str(exc)).strip()
-    return InvalidInput(f"refused by the gate: {message}")
+    return InvalidInput(f"refused by the gate: {message}", code=gate_code(exc))
 
 
 def propose(
@@ -124,7 +124,11 @@ def _insert(
     pair = store.get_pair(conn, case) if case else None
     known = sql_items.get_case(conn, case) if case else None
     if case and known is None:
-        raise NotFound(f"unknown case {case}; add its draft or final first")
+        raise NotFound(
+            f"unknown case {case}; add its draft or final first",
+            code="case.unknown",
+            field="case_number",
+        )
     row, created = store.insert_lesson(
         conn,
         {
@@ -245,7 +249,9 @@ def edit(
     vocab.choice(expected_status, STATUSES, "expected status")
     text = vocab.free_text(text, "lesson text", required=False, max_chars=4000)
     if text is None and not category:
-        raise InvalidInput("nothing to edit: give the lesson's new text or category")
+        raise InvalidInput(
+            "nothing to edit: give the lesson's new text or category", code="lesson.nothing_to_edit"
+        )
     actor = app.principal.actor
     try:
         with app.store.transaction() as conn:
@@ -273,7 +279,8 @@ def edit(
         raise _gate_error(exc) from None
     except psycopg.errors.InsufficientPrivilege:
         raise Forbidden(
-            f"editing lesson {lesson_id} is the chair's; this role may not change its content"
+            f"editing lesson {lesson_id} is the chair's; this role may not change its content",
+            code="auth.chair_only",
         ) from None
     return jsonable(row)
 
@@ -288,16 +295,22 @@ def bulk_review(app: Context, ids: list[int], decision: str, *, reason: str | No
     if expected is None:
         raise InvalidInput(
             f"decision {decision!r} is not a bulk action; choose one of: {', '.join(BULK_FROM)} "
-            "(reopen, the undo, is one lesson at a time)"
+            "(reopen, the undo, is one lesson at a time)",
+            code="bulk.decision",
+            field="decision",
         )
     require_chair(app.principal, f"bulk {decision} of lessons")
     if not isinstance(ids, list | tuple) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids
     ):
-        raise InvalidInput("give the lessons as a list of lesson ids (integers)")
+        raise InvalidInput(
+            "give the lessons as a list of lesson ids (integers)", code="bulk.ids", field="ids"
+        )
     unique = list(dict.fromkeys(ids))
     if not unique or len(unique) > BULK_MAX:
-        raise InvalidInput(f"a bulk action takes 1 to {BULK_MAX} lessons; got {len(unique)}")
+        raise InvalidInput(
+            f"a bulk action takes 1 to {BULK_MAX} lessons; got {len(unique)}", code="bulk.size"
+        )
     reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
     decided, skipped = [], []
     for lesson_id in unique:
@@ -335,7 +348,9 @@ def record_curator_findings(app: Context, case: str, findings: list[str]) -> dic
         if category is None or match is None:
             raise InvalidInput(
                 f"finding {finding!r} has no known tag; start it with one of: "
-                + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS)
+                + ", ".join(f"[{t}]" for t in vocab.CURATOR_TAGS),
+                code="lesson.finding_tag",
+                field="findings",
             )
         text = vocab.free_text(match.group("text").strip(), "lesson text", max_chars=4000)
         parsed.append((category, text))
@@ -385,10 +400,13 @@ def promote(
             store.lock_case(conn, case)
             pair = store.get_pair(conn, case, lock=True)
             if pair is None:
-                raise NotFound(f"no draft/final pair for {case}")
+                raise NotFound(
+                    f"no draft/final pair for {case}", code="case.no_pair", field="case_number"
+                )
             if pair["status"] != "analyzed":
                 raise InvalidInput(
-                    f"the pair of {case} is {pair['status']}; promote needs an analyzed pair"
+                    f"the pair of {case} is {pair['status']}; promote needs an analyzed pair",
+                    code="case.pair_not_analyzed",
                 )
             chosen = chosen_lessons(conn, case, lesson_ids, actor)
             key, saved = fold_into_profile(conn, case, chosen, phrases, actor)

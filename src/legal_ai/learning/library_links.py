@@ -128,7 +128,8 @@ def pick(app: Context, authority_id: int, case_law_id: int) -> dict:
         if case_law_id not in allowed:
             raise InvalidInput(
                 f"ruling {case_law_id} is not a candidate of this citation; pick one of "
-                + (", ".join(str(c) for c in sorted(allowed)) or "none (nothing to pick)")
+                + (", ".join(str(c) for c in sorted(allowed)) or "none (nothing to pick)"),
+                code="citation.not_candidate",
             )
         picked = store.pick_link(conn, authority_id, case_law_id)
         if picked is None:

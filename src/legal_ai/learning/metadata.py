@@ -150,7 +150,11 @@ def set_fields(app: Context, doc_id: str, headnote: object, summary: object, tag
     require_chair(app.principal, "a decision's headnote, summary and tags")
     values = _clean(headnote, summary, tags)
     if not values["tags"]:
-        raise InvalidInput("the tags are empty; write at least one (comma-separated)")
+        raise InvalidInput(
+            "the tags are empty; write at least one (comma-separated)",
+            code="text.empty",
+            field="tags",
+        )
     corpus = get_corpus("internal")
     with app.store.transaction() as conn:
         sql_items.lock_item(conn, corpus, doc_id)

@@ -114,12 +114,18 @@ def validated_changes(changes: Any) -> dict:
     lines (`text.blocks.check_pattern`, the engine and limit uploads run under). Returns the
     cleaned changes; InvalidInput names the offending key."""
     if not isinstance(changes, dict):
-        raise InvalidInput("a methodology edit is a JSON object of profile keys")
+        raise InvalidInput(
+            "a methodology edit is a JSON object of profile keys",
+            code="methodology.edit",
+            field="changes",
+        )
     unknown = set(changes) - set(PROFILE_KEYS)
     if not changes or unknown:
         raise InvalidInput(
             f"methodology keys {sorted(unknown) or '(none)'} are not editable; use: "
-            + ", ".join(PROFILE_KEYS)
+            + ", ".join(PROFILE_KEYS),
+            code="methodology.edit",
+            field="changes",
         )
     try:
         model = ProfileChanges.model_validate(changes)
@@ -127,7 +133,11 @@ def validated_changes(changes: Any) -> dict:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"]) or "(the edit)"
         reason = "not a known key" if error["type"] == "extra_forbidden" else error["msg"]
-        raise InvalidInput(f"methodology {where}: {reason}".replace("Value error, ", "")) from None
+        raise InvalidInput(
+            f"methodology {where}: {reason}".replace("Value error, ", ""),
+            code="methodology.edit",
+            field="changes",
+        ) from None
     cleaned = model.model_dump(exclude_unset=True)
     spec = cleaned.get("blocks")
     if spec:
@@ -236,7 +246,11 @@ def history(app: Context, appeal_type: str) -> dict:
 
 def _version(conn, appeal_type: str, number: Any) -> dict:
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        raise InvalidInput(f"a methodology version is a whole number from 1; got {number!r}")
+        raise InvalidInput(
+            f"a methodology version is a whole number from 1; got {number!r}",
+            code="number.out_of_range",
+            field="version",
+        )
     row = versions_store.version(conn, appeal_type, number)
     if row is None:
         latest = (store.get_profile(conn, appeal_type) or {}).get("version")

@@ -50,7 +50,10 @@ def upload_ruling(
     precedent = missing(app, authority_id)
     unknown = sorted(set(meta) - set(FIELDS))
     if unknown:
-        raise InvalidInput(f"unknown field(s) {', '.join(unknown)}; give {', '.join(FIELDS)}")
+        raise InvalidInput(
+            f"unknown field(s) {', '.join(unknown)}; give {', '.join(FIELDS)}",
+            code="choice.unknown",
+        )
     given = {k: v for k, v in meta.items() if v not in (None, "")}
     if precedent["kind"] == "reporter":
         if case_id(given.get("case_number")) is None:

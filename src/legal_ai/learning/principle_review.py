@@ -36,7 +36,11 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
         "returned",
     }
     if status is not None and status not in statuses:
-        raise InvalidInput(f"unknown status {status!r}; choose {', '.join(sorted(statuses))}")
+        raise InvalidInput(
+            f"unknown status {status!r}; choose {', '.join(sorted(statuses))}",
+            code="choice.unknown",
+            field="status",
+        )
     unconfirmed = status == "to_confirm"
     # `returned`: those sent back to her because their source changed (out of search until she
     # decides); the other lists of live principles leave them out.
@@ -144,7 +148,8 @@ def review(
             raise InvalidInput(
                 f"principle {principle_id} is {SHOWN.get(now, now)}"
                 f"{' by the chair' if now == 'approved' else ''}: only what the panel "
-                "approved is confirmed"
+                "approved is confirmed",
+                code="principle.not_decidable",
             )
         if by_panel and status == "approved" and row["confirmed_by"] is None:
             return dict(sql_items.confirm_principle(conn, principle_id))
@@ -182,16 +187,24 @@ def bulk_review(app: Context, ids: list[int], decision: str, reason: str | None 
     if expected is None:
         raise InvalidInput(
             f"decision {decision!r} is not a bulk action; choose one of: {', '.join(BULK_FROM)} "
-            "(reopen, the undo, is one principle at a time)"
+            "(reopen, the undo, is one principle at a time)",
+            code="bulk.decision",
+            field="decision",
         )
     require_chair(app.principal, f"bulk {decision} of principles")
     if not isinstance(ids, list | tuple) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids
     ):
-        raise InvalidInput("give the principles as a list of principle ids (integers)")
+        raise InvalidInput(
+            "give the principles as a list of principle ids (integers)",
+            code="bulk.ids",
+            field="ids",
+        )
     unique = list(dict.fromkeys(ids))
     if not unique or len(unique) > BULK_MAX:
-        raise InvalidInput(f"a bulk action takes 1 to {BULK_MAX} principles; got {len(unique)}")
+        raise InvalidInput(
+            f"a bulk action takes 1 to {BULK_MAX} principles; got {len(unique)}", code="bulk.size"
+        )
     decided, skipped = [], []
     for principle_id in unique:
         try:

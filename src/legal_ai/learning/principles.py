@@ -356,7 +356,11 @@ def extract(
     if doc_id is None and not all and corpus is None:
         raise InvalidInput("name a ruling with --doc-id, a corpus with --corpus, or pass --all")
     if corpus is not None and corpus not in KINDS:
-        raise InvalidInput(f"corpus {corpus!r} has no principles; use external or internal")
+        raise InvalidInput(
+            f"corpus {corpus!r} has no principles; use external or internal",
+            code="corpus.no_principles",
+            field="corpus",
+        )
     engine = app.acting_as(system_principal(ACTOR))
     models = principle_panel(engine)
     report: dict[str, Any] = dict.fromkeys(

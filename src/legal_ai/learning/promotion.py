@@ -16,16 +16,26 @@ def chosen_lessons(conn, case: str, lesson_ids: list[int], actor: str) -> list[d
     for lesson_id in lesson_ids:
         lesson = store.get_lesson(conn, lesson_id, lock=True)
         if lesson is None or lesson["case_number"] != case:
-            raise InvalidInput(f"lesson {lesson_id} is not a lesson of {case}")
+            raise InvalidInput(
+                f"lesson {lesson_id} is not a lesson of {case}",
+                code="lesson.other_case",
+                field="lesson_ids",
+            )
         if lesson["kind"] == "substance":
             substance = sorted(c for c, k in store.category_kinds(conn).items() if k == "substance")
             raise InvalidInput(
                 f"lesson {lesson_id} is substance ({lesson['category']}): promote folds "
                 "only style lessons into the methodology (the voice never holds "
-                f"substance); refused categories: {', '.join(substance)}"
+                f"substance); refused categories: {', '.join(substance)}",
+                code="lesson.substance_chair",
+                field="lesson_ids",
             )
         if lesson["review_status"] in ("rejected", "vetoed"):
-            raise InvalidInput(f"lesson {lesson_id} is {lesson['review_status']}")
+            raise InvalidInput(
+                f"lesson {lesson_id} is {lesson['review_status']}",
+                code="lesson.decided",
+                field="lesson_ids",
+            )
         if lesson["review_status"] == "proposed":
             lesson = {
                 **lesson,

@@ -168,7 +168,9 @@ def history(app: Context, doc_id: str | None = None, case_number: str | None = N
     (every petition or appeal against it read, with her review) and `cited_by` (every later
     decision naming it, with the sentence around the citation), by its doc_id or case number."""
     if bool(doc_id) == bool(case_number):
-        raise InvalidInput("give the ruling's doc_id or its case number (one of them)")
+        raise InvalidInput(
+            "give the ruling's doc_id or its case number (one of them)", code="treatment.target"
+        )
     with app.store.connection() as conn:
         if doc_id:
             ruling = store.ruling_by_doc_id(conn, doc_id)
@@ -260,7 +262,8 @@ def review(
             return None
         if row["case_law_id"] is None or row["relation"] != "attacked":
             raise InvalidInput(
-                f"treatment {treatment_id} names no ruling of the library: nothing to confirm"
+                f"treatment {treatment_id} names no ruling of the library: nothing to confirm",
+                code="treatment.no_ruling",
             )
         store.decide(conn, treatment_id, status, reason)
         return None

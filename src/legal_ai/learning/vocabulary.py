@@ -51,9 +51,16 @@ def case_number(raw: str | None) -> str:
     if not _CASE_RE.match(value):
         raise InvalidInput(
             f"malformed case number {raw!r}: write the full number with its kind, e.g. "
-            "'ערר (מרכז) 1042/23', 'ערר 8021/23' or 'בל\"מ 1042/23'"
+            "'ערר (מרכז) 1042/23', 'ערר 8021/23' or 'בל\"מ 1042/23'",
+            code="case.malformed_number",
+            field="case_number",
         )
     return value
+
+
+def _field(what: str) -> str:
+    """The input a refusal names `what` concerns, as a field's name ("lesson text": lesson_text)."""
+    return what.replace(" ", "_")
 
 
 @overload
@@ -72,13 +79,19 @@ def free_text(
     `what` when it is not text, empty (when required) or too long."""
     if value is None or (isinstance(value, str) and not clean_text(value).strip()):
         if required:
-            raise InvalidInput(f"the {what} is empty; write it")
+            raise InvalidInput(
+                f"the {what} is empty; write it", code="text.empty", field=_field(what)
+            )
         return None
     if not isinstance(value, str):
-        raise InvalidInput(f"the {what} must be text")
+        raise InvalidInput(f"the {what} must be text", code="text.not_text", field=_field(what))
     text = clean_text(value).strip()
     if len(text) > max_chars:
-        raise InvalidInput(f"the {what} is {len(text)} characters; keep it to {max_chars}")
+        raise InvalidInput(
+            f"the {what} is {len(text)} characters; keep it to {max_chars}",
+            code="text.too_long",
+            field=_field(what),
+        )
     return text
 
 
@@ -97,10 +110,18 @@ def choice(
     choices when it is `required` (then never None) or unknown."""
     if value is None or value == "":
         if required:
-            raise InvalidInput(f"{what} is required; choose one of: {', '.join(allowed)}")
+            raise InvalidInput(
+                f"{what} is required; choose one of: {', '.join(allowed)}",
+                code="choice.required",
+                field=_field(what),
+            )
         return None
     if value not in allowed:
-        raise InvalidInput(f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}")
+        raise InvalidInput(
+            f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}",
+            code="choice.unknown",
+            field=_field(what),
+        )
     return value
 
 
@@ -115,7 +136,7 @@ def flag(value: bool | str | None, what: str) -> bool | None:
     said = str(value).strip().lower()
     if said in _TRUE or said in _FALSE:
         return said in _TRUE
-    raise InvalidInput(f"{what} {value!r}: write true or false")
+    raise InvalidInput(f"{what} {value!r}: write true or false", code="choice.unknown")
 
 
 def block(value: str | None) -> str | None:
@@ -164,7 +185,11 @@ def iso_date(value: str | None, what: str = "date") -> dt.date | None:
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
-        raise InvalidInput(f"{what} {value!r} is not a date; write it as YYYY-MM-DD") from None
+        raise InvalidInput(
+            f"{what} {value!r} is not a date; write it as YYYY-MM-DD",
+            code="date.invalid",
+            field=what,
+        ) from None
 
 
 def practice_area_from(header: str, subject: str) -> str | None:

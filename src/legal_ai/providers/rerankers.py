@@ -47,6 +47,8 @@ PROBE_DOCUMENTS = ("היטל השבחה בשל אישור תכנית", "שימו
 class RerankFailed(ProviderError):
     """The reranker could not order these passages (one line: why)."""
 
+    code = "provider.rerank_failed"
+
 
 class Reranker(Protocol):
     """What every reranker provides: `name` (its spec, without address credentials) and one

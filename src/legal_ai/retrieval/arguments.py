@@ -24,17 +24,23 @@ _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 def clean_query(query: str) -> str:
     if not isinstance(query, str):
-        raise InvalidInput("the query must be text")
+        raise InvalidInput("the query must be text", code="query.not_text", field="query")
     if len(query) > 4 * MAX_QUERY_CHARS:  # refused before any work is spent on it
         raise InvalidInput(
-            f"the query is {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}"
+            f"the query is {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}",
+            code="query.too_long",
+            field="query",
         )
     text = clean_text(query).strip()
     if not text:
-        raise InvalidInput("the query is empty; type what to search for")
+        raise InvalidInput(
+            "the query is empty; type what to search for", code="query.empty", field="query"
+        )
     if len(text) > MAX_QUERY_CHARS:
         raise InvalidInput(
-            f"the query is {len(text)} characters; shorten it to at most {MAX_QUERY_CHARS}"
+            f"the query is {len(text)} characters; shorten it to at most {MAX_QUERY_CHARS}",
+            code="query.too_long",
+            field="query",
         )
     return text
 
@@ -45,14 +51,26 @@ def filter_value(name: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InvalidInput(f"filter {name} must be text, not {type(value).__name__}")
+        raise InvalidInput(
+            f"filter {name} must be text, not {type(value).__name__}",
+            code="filter.not_text",
+            field=name,
+        )
     if len(value) > 4 * MAX_FILTER_CHARS:
-        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
+        raise InvalidInput(
+            f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it",
+            code="filter.too_long",
+            field=name,
+        )
     text = clean_value(value)
     if not text:
         return None
     if len(text) > MAX_FILTER_CHARS:
-        raise InvalidInput(f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it")
+        raise InvalidInput(
+            f"filter {name} is over {MAX_FILTER_CHARS} characters; shorten it",
+            code="filter.too_long",
+            field=name,
+        )
     if name in ("case_number", "exclude_case_number"):
         return normalize_case_number(text)
     if name in ("date_from", "date_to"):
@@ -61,7 +79,11 @@ def filter_value(name: str, value: object) -> str | None:
                 raise ValueError
             return dt.date.fromisoformat(text).isoformat()
         except ValueError:
-            raise InvalidInput(f"{name} {text!r} is not a date; write it as YYYY-MM-DD") from None
+            raise InvalidInput(
+                f"{name} {text!r} is not a date; write it as YYYY-MM-DD",
+                code="date.invalid",
+                field=name,
+            ) from None
     return text
 
 
@@ -77,7 +99,9 @@ def normalized_filters(corpus: Corpus, filters: Filters | None) -> Filters:
     check_filters(corpus, cleaned)
     if cleaned.date_from and cleaned.date_to and cleaned.date_from > cleaned.date_to:
         raise InvalidInput(
-            f"date_from {cleaned.date_from} is after date_to {cleaned.date_to}; swap them"
+            f"date_from {cleaned.date_from} is after date_to {cleaned.date_to}; swap them",
+            code="date.reversed",
+            field="date_to",
         )
     return cleaned
 
@@ -88,9 +112,17 @@ def checked(
     """The searchable corpus, the cleaned query and the checked filters (InvalidInput first)."""
     corpus = get_corpus(corpus_key, searchable=True)
     if not isinstance(mode, str) or mode not in MODES:
-        raise InvalidInput(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+        raise InvalidInput(
+            f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}",
+            code="choice.unknown",
+            field="mode",
+        )
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+        raise InvalidInput(
+            f"limit must be a whole number from 1 to {MAX_LIMIT}",
+            code="number.out_of_range",
+            field="limit",
+        )
     text = clean_query(query)
     filters = normalized_filters(corpus, filters)
     return corpus, text, filters

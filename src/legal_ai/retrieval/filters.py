@@ -69,7 +69,8 @@ def check_filters(corpus: Corpus, filters: Filters) -> None:
     if refused:
         raise InvalidInput(
             f"corpus {corpus.key!r} cannot be filtered by {', '.join(refused)}; "
-            f"its filters: {', '.join(supported)}"
+            f"its filters: {', '.join(supported)}",
+            code="filter.not_applicable",
         )
 
 

@@ -52,7 +52,9 @@ def search_decisions(
     """The chair's signed finals (style corpus), within one practice area (required)."""
     if not filter_value("practice_area", practice_area):
         raise InvalidInput(
-            "search_decisions needs practice_area (e.g. planning, betterment_levy, compensation)"
+            "search_decisions needs practice_area (e.g. planning, betterment_levy, compensation)",
+            code="search.practice_area_needed",
+            field="practice_area",
         )
     filters = Filters(practice_area=practice_area, date_from=date_from, date_to=date_to)
     return _result(
@@ -82,7 +84,11 @@ def search_case_documents(
 ) -> ToolAnswer:
     """The documents of one case (pleadings, protocols, exhibits)."""
     if not filter_value("case_number", case_number):
-        raise InvalidInput("search_case_documents needs the case_number, in full")
+        raise InvalidInput(
+            "search_case_documents needs the case_number, in full",
+            code="search.case_number_needed",
+            field="case_number",
+        )
     filters = Filters(case_number=case_number)
     return _result(
         "search_case_documents", app.search("case", query, filters=filters, limit=limit, mode=mode)
@@ -100,11 +106,16 @@ def find_similar_cases(
     """Other cases like a given case (by its documents) or like a text: one hit per case, within
     one practice area (03 §5) — the given case's own, or `practice_area` (required with a text)."""
     if text is not None and not isinstance(text, str):
-        raise InvalidInput("find_similar_cases: text must be text")
+        raise InvalidInput(
+            "find_similar_cases: text must be text", code="query.not_text", field="text"
+        )
     exclude = filter_value("case_number", case_number)
     text = clean_text(text).strip()[:MAX_QUERY_CHARS] if text else None
     if bool(exclude) == bool(text):
-        raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
+        raise InvalidInput(
+            "find_similar_cases needs exactly one of case_number or text",
+            code="search.similar_target",
+        )
     area = filter_value("practice_area", practice_area)
     vector = None
     if exclude:
@@ -113,17 +124,25 @@ def find_similar_cases(
             raise NotFound(f"case {exclude!r} has no searchable documents to compare")
         own = app.case_practice_area(exclude)
         if not own:
-            raise InvalidInput(f"find_similar_cases: case {exclude!r} has no practice_area; set it")
+            raise InvalidInput(
+                f"find_similar_cases: case {exclude!r} has no practice_area; set it",
+                code="search.practice_area_needed",
+                field="practice_area",
+            )
         if area and area != own:
             raise InvalidInput(
                 f"find_similar_cases: practice_area {area!r} is not the case's own ({own!r});"
-                " leave practice_area out"
+                " leave practice_area out",
+                code="search.practice_area_mismatch",
+                field="practice_area",
             )
         area = own
     elif not area:
         raise InvalidInput(
             "find_similar_cases by text needs practice_area"
-            " (e.g. planning, betterment_levy, compensation)"
+            " (e.g. planning, betterment_levy, compensation)",
+            code="search.practice_area_needed",
+            field="practice_area",
         )
     if not text:  # the case's profile or the text given, as checked above
         raise InvalidInput("find_similar_cases needs exactly one of case_number or text")
@@ -157,7 +176,9 @@ def search_precedent_library(
     kind = filter_value("doc_type", doc_type)
     if kind not in (None, *LIBRARY_KINDS):
         raise InvalidInput(
-            f"search_precedent_library: doc_type {kind!r} is not one of: {', '.join(LIBRARY_KINDS)}"
+            f"search_precedent_library: doc_type {kind!r} is not one of: {', '.join(LIBRARY_KINDS)}",
+            code="choice.unknown",
+            field="doc_type",
         )
     filters = Filters(
         court=court,
@@ -262,7 +283,10 @@ def corpus_tool(
     accepted = set(parameters) - {"app"}
     unused = [spell(k) for k, v in given.items() if v and k not in accepted]
     if unused:
-        raise InvalidInput(f"{' '.join(unused)} does not apply to {spell('corpus')} {corpus}")
+        raise InvalidInput(
+            f"{' '.join(unused)} does not apply to {spell('corpus')} {corpus}",
+            code="filter.not_applicable",
+        )
     # A filter the tool requires goes in even when missing: the tool says what it needs.
     required = {
         k for k in given if k in parameters and parameters[k].default is parameters[k].empty

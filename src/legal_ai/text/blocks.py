@@ -56,11 +56,16 @@ def compile_pattern(pattern: str, what: str, *, signature: bool = False) -> rege
     """A profile pattern as segmentation applies it (a heading: the whole line; the signature:
     the start of a line). InvalidInput naming `what` when it is not a regular expression."""
     if not isinstance(pattern, str) or not pattern.strip():
-        raise InvalidInput(f"{what}: the pattern is empty or not text; write a regular expression")
+        raise InvalidInput(
+            f"{what}: the pattern is empty or not text; write a regular expression",
+            code="pattern.invalid",
+        )
     try:
         return _compile(rf"^\s*(?:{pattern})" if signature else rf"(?:{pattern})")
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:
-        raise InvalidInput(f"{what}: not a valid regular expression ({exc})") from None
+        raise InvalidInput(
+            f"{what}: not a valid regular expression ({exc})", code="pattern.invalid"
+        ) from None
 
 
 @functools.lru_cache(maxsize=256)
@@ -70,7 +75,9 @@ def _compile(source: str) -> regex.Pattern:
 
 def _match(compiled: regex.Pattern, line: str, what: str, *, whole: bool) -> bool:
     if compiled.pattern in _RUNAWAY:
-        raise InvalidInput(f"{what}: this pattern ran away on an earlier text; {_FIX}")
+        raise InvalidInput(
+            f"{what}: this pattern ran away on an earlier text; {_FIX}", code="pattern.backtracks"
+        )
     try:
         method = compiled.fullmatch if whole else compiled.match
         return method(line, timeout=MATCH_SECONDS) is not None
@@ -78,7 +85,8 @@ def _match(compiled: regex.Pattern, line: str, what: str, *, whole: bool) -> boo
         _RUNAWAY.add(compiled.pattern)
         raise InvalidInput(
             f"{what}: matching one line took over {MATCH_SECONDS:g} s (catastrophic "
-            f"backtracking); {_FIX}"
+            f"backtracking); {_FIX}",
+            code="pattern.backtracks",
         ) from None
 
 
@@ -113,7 +121,8 @@ def check_pattern(pattern: str, what: str, *, signature: bool = False) -> None:
             raise InvalidInput(
                 f"{what}: the pattern {pattern!r} backtracks without bound on a long line "
                 "(nested or overlapping repetition such as (a+)+ or (a|aa)+); rewrite it "
-                "without the nested repetition"
+                "without the nested repetition",
+                code="pattern.backtracks",
             ) from None
 
 
@@ -170,7 +179,9 @@ def segment(text: str, spec: dict) -> Segmentation:
     if len([s for s in starts if s[1] != "signature"]) < MIN_HEADINGS:
         raise InvalidInput(
             "no decision blocks found: expected headings such as 'פתח דבר', 'רקע עובדתי', "
-            "'דיון והכרעה', 'סוף דבר' on lines of their own (the methodology profile lists them)"
+            "'דיון והכרעה', 'סוף דבר' on lines of their own (the methodology profile lists them)",
+            code="file.no_blocks",
+            field="file",
         )
     blocks = dict.fromkeys(order, "")
     headings: dict[str, str] = {}

@@ -73,8 +73,10 @@ LIMITS = Limits()
 
 
 def refuse(what: str, bound: int, fix: str) -> OverBound:
-    """The one-line refusal: what the file asks for more of than its bound, what to do."""
-    return OverBound(f"the file asks for more than {bound:,} {what}; {fix}", what)
+    """The one-line refusal: what the file asks for more of than its bound, what to do (code
+    `file.too_many_pages` for characters and pages, else `file.over_bound`)."""
+    code = "file.too_many_pages" if what in ("characters", "pages") else None
+    return OverBound(f"the file asks for more than {bound:,} {what}; {fix}", what, code=code)
 
 
 class Budget:

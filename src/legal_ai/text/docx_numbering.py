@@ -223,6 +223,8 @@ class Numbering:
                 f"{self.limits.list_start:,}); restart the list's numbering in Word and save "
                 "it again",
                 "list start",
+                code="file.list_numbering",
+                field="file",
             )
         return start
 
@@ -234,6 +236,8 @@ class Numbering:
                 f"the file asks for list level {level:,} (Word's levels are 0 to "
                 f"{self.limits.list_levels - 1}); save the document again from Word",
                 "list level",
+                code="file.list_numbering",
+                field="file",
             )
         return level
 

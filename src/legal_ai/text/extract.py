@@ -91,11 +91,15 @@ def check_size(path: Path, max_bytes: int) -> int:
         raise UnsupportedFile(f"{path}: no such file")
     size = path.stat().st_size
     if size == 0:
-        raise UnsupportedFile(f"{path}: the file is empty; export the document again")
+        raise UnsupportedFile(
+            f"{path}: the file is empty; export the document again", code="file.empty", field="file"
+        )
     if size > max_bytes:
         raise UnsupportedFile(
             f"{path}: {size / 2**20:.0f} MB is over the {max_bytes / 2**20:.0f} MB limit; "
-            "split the file or raise LEGAL_AI_MAX_FILE_MB"
+            "split the file or raise LEGAL_AI_MAX_FILE_MB",
+            code="file.too_large",
+            field="file",
         )
     return size
 
@@ -142,7 +146,9 @@ def decode_text(data: bytes, path: Path) -> str:
     if text is not None and _hebrew_share(text) >= _MIN_HEBREW_SHARE:
         return text
     raise UnsupportedFile(
-        f"{path}: not UTF-8 and not Hebrew windows-1255 text; save it as UTF-8 and try again"
+        f"{path}: not UTF-8 and not Hebrew windows-1255 text; save it as UTF-8 and try again",
+        code="file.encoding",
+        field="file",
     )
 
 
@@ -236,19 +242,25 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
     except subprocess.TimeoutExpired:
         raise UnsupportedFile(
             f"{path}: reading the PDF's text took over {limits.pdf_seconds:g} s and was stopped; "
-            "split the file or export it again (print to PDF)"
+            "split the file or export it again (print to PDF)",
+            code="file.read_time",
+            field="file",
         ) from None
     except _Overflow:
         raise UnsupportedFile(
             f"{path}: the PDF's text is over {_size(limits.text_bytes)} and was not read; "
-            "split the file"
+            "split the file",
+            code="file.too_long",
+            field="file",
         ) from None
     if returncode != 0:
         detail = stderr.decode("utf-8", "replace").strip().splitlines()
         reason = clean_text(detail[-1])[:200] if detail else "pdftotext failed"
         raise UnsupportedFile(
             f"{path}: not a readable PDF ({reason}); "
-            "the file is corrupt or truncated, export it again"
+            "the file is corrupt or truncated, export it again",
+            code="file.unreadable",
+            field="file",
         )
     raw_pages = stdout.decode("utf-8", "replace").split("\f")
     if raw_pages and not raw_pages[-1].strip():
@@ -290,25 +302,33 @@ def check_docx_archive(path: Path, limits: Limits = LIMITS) -> None:
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
         raise UnsupportedFile(
             f"{path}: not a readable DOCX (not a zip archive, or a damaged one); "
-            "open it in Word and save it again"
+            "open it in Word and save it again",
+            code="file.unreadable",
+            field="file",
         ) from None
     if len(members) > limits.docx_members:
         raise UnsupportedFile(
             f"{path}: the DOCX holds {len(members)} parts (over {limits.docx_members}); "
-            "it is not a document we can read, save it again from Word"
+            "it is not a document we can read, save it again from Word",
+            code="file.unreadable",
+            field="file",
         )
     total = sum(member.file_size for member in members)
     if total > limits.docx_bytes:
         raise UnsupportedFile(
             f"{path}: the DOCX unpacks to {_size(total)}, over the {_size(limits.docx_bytes)} "
-            "limit; split the document or remove its images"
+            "limit; split the document or remove its images",
+            code="file.too_large",
+            field="file",
         )
     for member in members:
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > 2**20 and ratio > limits.docx_ratio:
             raise UnsupportedFile(
                 f"{path}: a part of the DOCX expands {ratio:.0f} times (over "
-                f"{limits.docx_ratio}); this looks like a zip bomb, not a document"
+                f"{limits.docx_ratio}); this looks like a zip bomb, not a document",
+                code="file.unreadable",
+                field="file",
             )
 
 
@@ -341,7 +361,9 @@ def _docx(path: Path, limits: Limits = LIMITS) -> Extracted:
         # same to the caller. Unreadable says itself what is wrong.
         reason = str(exc) if isinstance(exc, Unreadable) else type(exc).__name__
         raise UnsupportedFile(
-            f"{path}: not a readable DOCX ({reason}); open it in Word and save it again"
+            f"{path}: not a readable DOCX ({reason}); open it in Word and save it again",
+            code="file.unreadable",
+            field="file",
         ) from None
     return Extracted(
         read.text,

@@ -71,12 +71,12 @@ def _child(conn, path: str, limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     try:
         said: tuple = ("ok", extract(Path(path), limits))
-    except OverBound as exc:
-        said = ("bound", str(exc), exc.what)
+    except OverBound as exc:  # each with its code and field (errors.py), for the catalog
+        said = ("bound", str(exc), exc.code, exc.field, exc.what)
     except UnsupportedFile as exc:
-        said = ("unsupported", str(exc))
+        said = ("unsupported", str(exc), exc.code, exc.field)
     except InvalidInput as exc:
-        said = ("invalid", str(exc))
+        said = ("invalid", str(exc), exc.code, exc.field)
     except MemoryError:
         said = ("memory",)
     except Exception as exc:  # a reader's failure on this file, said in one line
@@ -93,6 +93,8 @@ def _too_long(path: Path, limits: Limits) -> OverBound:
         f"{path}: the file took too long to read (over {limits.read_seconds:g} s) and was "
         "stopped; split it or export it again (LEGAL_AI_READ_SECONDS)",
         "reading time",
+        code="file.read_time",
+        field="file",
     )
 
 
@@ -102,17 +104,19 @@ def _too_much(path: Path, limits: Limits) -> OverBound:
         f"{limits.read_memory_bytes / 2**20:,.0f} MB) and was stopped; split it or export it "
         "again (LEGAL_AI_READ_MEMORY_MB)",
         "reading memory",
+        code="file.read_memory",
+        field="file",
     )
 
 
 def _error(said: tuple, path: Path, limits: Limits) -> Exception:
     kind = said[0]
     if kind == "bound":
-        return OverBound(said[1], said[2])
+        return OverBound(said[1], said[4], code=said[2], field=said[3])
     if kind == "unsupported":
-        return UnsupportedFile(said[1])
+        return UnsupportedFile(said[1], code=said[2], field=said[3])
     if kind == "invalid":
-        return InvalidInput(said[1])
+        return InvalidInput(said[1], code=said[2], field=said[3])
     return _too_much(path, limits)
 
 

@@ -77,18 +77,24 @@ def check_kind(path: Path, data: bytes) -> None:
             "HTML" if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head else None
         )
         said = f"it is {what}, not a {name}" if what else f"not a {name} (its content is not one)"
-        raise UnsupportedFile(f"{path}: {said}; open it in Word and save it as .docx")
+        raise UnsupportedFile(
+            f"{path}: {said}; open it in Word and save it as .docx",
+            code="file.html_as_word" if what else "file.office_mismatch",
+            field="file",
+        )
     if suffix == ".rtf" and any(word in data for word in _RTF_OBJECTS):
         raise UnsupportedFile(
             f"{path}: the RTF embeds an object (\\object), which is not read; "
-            "delete the object, or save the document as .docx"
+            "delete the object, or save the document as .docx",
+            code="file.rtf_object",
+            field="file",
         )
 
 
 def check_unlocked(path: Path, data: bytes) -> None:
     """Refuse a Word or OpenDocument file protected by a password, in one line."""
     if _encrypted(data):
-        raise UnsupportedFile(f"{path}: the document {_LOCKED}")
+        raise UnsupportedFile(f"{path}: the document {_LOCKED}", code="file.password", field="file")
 
 
 def _encrypted(data: bytes) -> bool:
@@ -158,7 +164,7 @@ def convert(
     subprocess.TimeoutExpired past `seconds`, UnsupportedFile where nothing was written."""
     command = soffice()
     if command is None:
-        raise UnsupportedFile(f"{source.name}: {ENABLE}")
+        raise UnsupportedFile(f"{source.name}: {ENABLE}", code="file.office_missing", field="file")
     profile = (folder / "profile").absolute().as_uri()
     out = folder / "out"
     out.mkdir(exist_ok=True)
@@ -192,7 +198,9 @@ def as_docx(path: Path, limits: Limits = LIMITS) -> Iterator[Path]:
     suffix = path.suffix.lower()
     if soffice() is None:
         raise UnsupportedFile(
-            f"{path}: a {_NAMES[suffix]} ({suffix}) is read through LibreOffice; {ENABLE}"
+            f"{path}: a {_NAMES[suffix]} ({suffix}) is read through LibreOffice; {ENABLE}",
+            code="file.office_missing",
+            field="file",
         )
     data = path.read_bytes()
     check_kind(path, data)
@@ -206,11 +214,15 @@ def as_docx(path: Path, limits: Limits = LIMITS) -> Iterator[Path]:
         except subprocess.TimeoutExpired:
             raise UnsupportedFile(
                 f"{path}: converting the {_NAMES[suffix]} took over "
-                f"{limits.office_seconds:g} s and was stopped; save it as .docx"
+                f"{limits.office_seconds:g} s and was stopped; save it as .docx",
+                code="file.office_time",
+                field="file",
             ) from None
         except UnsupportedFile:
             raise UnsupportedFile(
                 f"{path}: LibreOffice could not open the {_NAMES[suffix]} (damaged, or "
-                "password-protected); open it in Word, remove any password and save it as .docx"
+                "password-protected); open it in Word, remove any password and save it as .docx",
+                code="file.office_unreadable",
+                field="file",
             ) from None
         yield docx

@@ -1,4 +1,6 @@
 """Every failure of the HTTP API is one JSON body `{"error": "..."}` with a status mapped here,
+an AppError's with its `code`, its `field` when known and `message_he`, the catalog's Hebrew
+(catalog.py; "the system refused" for a code it lacks),
 once: the AppError tree (400 bad input, 401 no or unknown token, 403 the chair's decision,
 429 too many failed sign-ins, 404, 409 an item whose state refuses the change or is no longer
 what the caller saw, 413 over a size limit, 415 a file type we do not take, 502 provider,
@@ -27,6 +29,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .. import catalog
 from ..config import Settings
 from ..errors import (
     AppError,
@@ -70,8 +73,35 @@ def status_of(exc: AppError) -> int:
     return next((status for kind, status in STATUS if isinstance(exc, kind)), 500)
 
 
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+def error(
+    status: int,
+    message: str,
+    headers: dict[str, str] | None = None,
+    *,
+    code: str | None = None,
+    field: str | None = None,
+) -> JSONResponse:
+    body = {"error": message, **(keyed(code, field) if code else {})}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def keyed(code: str | None, field: str | None = None) -> dict:
+    """What a refusal adds to `error`: its code, its field when known, and its Hebrew (the
+    catalog's; "the system refused" for a code it lacks)."""
+    found = catalog.entry(code)
+    said: dict[str, str | None] = {
+        "code": code,
+        "message_he": found.hebrew if found else catalog.REFUSED,
+    }
+    field = field or (found.field if found else None)
+    if field:
+        said["field"] = field
+    return said
+
+
+def coded(exc: AppError) -> dict:
+    """An AppError's code, field and Hebrew (catalog.py)."""
+    return keyed(exc.code, exc.field)
 
 
 def too_large(max_file: int, upload: bool) -> str:
@@ -93,43 +123,52 @@ def install(api: FastAPI, settings: Settings) -> None:
         status = status_of(exc)
         if isinstance(exc, StoreError):
             logger.error("database unavailable: %s", exc)
-            return error(503, "the database is unavailable; try again (details in the server log)")
+            said = "the database is unavailable; try again (details in the server log)"
+            return JSONResponse({"error": said, **coded(exc)}, status_code=503)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
         if isinstance(exc, CapReached):  # an agent's cap: its name and value, nothing written
-            said = {**exc.as_json(), "error": scrub(str(exc))}
+            capped = {**exc.as_json(), "error": scrub(str(exc)), **coded(exc)}
             wait = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
-            return JSONResponse(said, status_code=429, headers=wait)
+            return JSONResponse(capped, status_code=429, headers=wait)
         if isinstance(exc, RateLimited):
             headers = {"Retry-After": str(exc.retry_after)}
-        return error(status, scrub(str(exc)), headers)
+        body = {"error": scrub(str(exc)), **coded(exc)}
+        return JSONResponse(body, status_code=status, headers=headers)
 
     @api.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = []
+        problems, fields = [], []
         for item in exc.errors()[:3]:
             where = ".".join(str(p) for p in item.get("loc", ())[1:]) or "the JSON body"
             what = str(item.get("msg") or "invalid").removeprefix("Value error, ")
             problems.append(f"{where}: {what[:1].lower()}{what[1:]}")
-        return error(400, "; ".join(problems) or "invalid request")
+            fields.append(where)
+        field = fields[0] if len(fields) == 1 and fields[0] != "the JSON body" else None
+        return error(
+            400, "; ".join(problems) or "invalid request", code="request.invalid", field=field
+        )
 
     @api.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         status, headers = exc.status_code, dict(exc.headers or {})
+        code = HTTP_CODES.get(status)
         if status == 404 and exc.detail == "Not Found":
             message = f"no route {request.method} {request.url.path}; see docs/api.md"
+            code = "route.unknown"
         elif status == 405:
             message = f"{request.method} is not allowed on {request.url.path}"
         elif status == 400 and exc.detail == "There was an error parsing the body":
             message = "the request body could not be read; send JSON (or a multipart upload)"
+            code = "request.unreadable"
         else:
             message = scrub(str(exc.detail))
-        return error(status, message, headers or None)
+        return error(status, message, headers or None, code=code or "request.refused")
 
     @api.exception_handler(psycopg.Error)
     async def database_error(request: Request, exc: psycopg.Error) -> JSONResponse:
         if busy(exc):
             logger.warning("database busy (%s): %s %s", busy(exc), request.method, request.url.path)
-            return error(503, BUSY, {"Retry-After": RETRY_AFTER})
+            return error(503, BUSY, {"Retry-After": RETRY_AFTER}, code="store.busy")
         if isinstance(exc, psycopg.errors.ConfigurationLimitExceeded):  # migration 0034
             return await app_error(request, agent_bounds.from_database(exc))
         if isinstance(exc, psycopg.errors.InsufficientPrivilege):
@@ -137,14 +176,18 @@ def install(api: FastAPI, settings: Settings) -> None:
                 403,
                 "the database refused this for your credential's role; the chair's "
                 "decisions need LEGAL_AI_CHAIR_TOKEN",
+                code="store.role_refused",
             )
         if isinstance(exc, psycopg.DataError):
             primary = getattr(exc.diag, "message_primary", None) or str(exc).splitlines()[0]
-            return error(400, f"a value was refused by the database: {scrub(primary)}")
+            return error(
+                400, f"a value was refused by the database: {scrub(primary)}", code="store.value"
+            )
         logger.error("database error on %s %s", request.method, request.url.path, exc_info=exc)
         return error(
             503,
             "the database could not complete the request; try again (details in the server log)",
+            code="store.failed",
         )
 
 
@@ -153,6 +196,13 @@ BUSY = (
     "try again shortly"
 )
 RETRY_AFTER = "1"
+# An HTTPException's code by its status (a route's own 404 or 413, say), when no better is known.
+HTTP_CODES = {
+    400: "request.invalid",
+    404: "not_found",
+    405: "method.not_allowed",
+    413: "request.too_large",
+}
 
 
 def busy(exc: BaseException) -> str | None:
@@ -206,7 +256,9 @@ class Edge:
             await self.app(scope, receive, send)
             return
         if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
-            await error(400, "the URL contains a NUL character")(scope, receive, send)
+            await error(400, "the URL contains a NUL character", code="request.nul")(
+                scope, receive, send
+            )
             return
         decision = is_upload(scope["method"], scope["path"])
         upload = decision or is_file_upload(scope["method"], scope["path"])
@@ -217,7 +269,8 @@ class Edge:
             if upload:  # refused before web/uploads.py sees it: counted here
                 uploaded(upload_kind(scope["path"]), "too_large")
             answer = self.page(scope, 413, largest) if self.page and upload else None
-            await (answer or error(413, too_large(largest, upload)))(scope, receive, send)
+            refused = error(413, too_large(largest, upload), code="request.too_large")
+            await (answer or refused)(scope, receive, send)
             return
         received = 0
 
@@ -247,4 +300,4 @@ class Edge:
             if started:
                 raise
             body = f"internal error (incident {incident}); the server log has the details"
-            await error(500, body)(scope, receive, send)
+            await error(500, body, code="internal")(scope, receive, send)

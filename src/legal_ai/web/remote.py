@@ -99,7 +99,9 @@ class McpOverHttp:
         """The App acting for the caller of the tool call in progress."""
         who = CALLER.get()
         if who is None:  # only BearerGate lets a request through, and it sets the caller
-            raise Unauthorized("missing token: send Authorization: Bearer <token>")
+            raise Unauthorized(
+                "missing token: send Authorization: Bearer <token>", code="auth.missing_token"
+            )
         return self.legal.acting_as(who, surface="mcp")
 
     @asynccontextmanager

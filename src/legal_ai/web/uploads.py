@@ -119,9 +119,11 @@ class Caps:
 class UnsupportedMediaType(UnsupportedFile):
     """A file of a type the API does not accept (HTTP 415)."""
 
+    code = "file.type"
 
-def _refuse_type(what: str) -> UnsupportedMediaType:
-    return UnsupportedMediaType(f"{what}; send a {ACCEPTED_TEXT} file")
+
+def _refuse_type(what: str, code: str = "file.type") -> UnsupportedMediaType:
+    return UnsupportedMediaType(f"{what}; send a {ACCEPTED_TEXT} file", code=code, field="file")
 
 
 def safe_name(raw: str | None, content_type: str = "") -> str:
@@ -253,7 +255,9 @@ class _Receiver:
     def on_part_begin(self) -> None:
         self.parts += 1
         if self.parts > MAX_PARTS:
-            raise InvalidInput(f"too many form parts (over {MAX_PARTS}); send one file")
+            raise InvalidInput(
+                f"too many form parts (over {MAX_PARTS}); send one file", code="form.malformed"
+            )
         self._headers, self._field, self._data = {}, None, bytearray()
 
     def on_header_field(self, data: bytes, start: int, end: int) -> None:
@@ -271,7 +275,9 @@ class _Receiver:
         name = options.get(b"name", b"").decode("utf-8", errors="replace")
         if name == "file":
             if self.upload is not None:
-                raise InvalidInput("send exactly one part named 'file'")
+                raise InvalidInput(
+                    "send exactly one part named 'file'", code="form.malformed", field="file"
+                )
             ctype = parse_options_header(self._headers.get(b"content-type"))[0].decode("latin-1")
             raw = options.get(b"filename", b"").decode("utf-8", errors="replace")
             if not raw.strip() and ctype in GENERIC_TYPES:
@@ -287,12 +293,13 @@ class _Receiver:
             self._file = path.open("xb")
         elif name in self.allowed:
             if name in self.fields:
-                raise InvalidInput(f"form field {name!r} is given twice")
+                raise InvalidInput(f"form field {name!r} is given twice", code="form.malformed")
             self._field = name
         else:
             shown = name or "(no name)"
             raise InvalidInput(
-                f"unknown form part {shown!r}; send 'file' and any of: {', '.join(sorted(self.allowed))}"
+                f"unknown form part {shown!r}; send 'file' and any of: {', '.join(sorted(self.allowed))}",
+                code="form.malformed",
             )
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
@@ -309,7 +316,10 @@ class _Receiver:
         elif self._field is not None:
             self._data += chunk
             if len(self._data) > MAX_FIELD_BYTES:
-                raise InvalidInput(f"form field {self._field!r} is over {MAX_FIELD_BYTES} bytes")
+                raise InvalidInput(
+                    f"form field {self._field!r} is over {MAX_FIELD_BYTES} bytes",
+                    code="form.field_too_long",
+                )
 
     def on_part_end(self) -> None:
         self._nameless = False
@@ -321,9 +331,13 @@ class _Receiver:
             try:
                 value = self._data.decode("utf-8")
             except UnicodeDecodeError:
-                raise InvalidInput(f"form field {self._field!r} is not UTF-8") from None
+                raise InvalidInput(
+                    f"form field {self._field!r} is not UTF-8", code="form.malformed"
+                ) from None
             if "\x00" in value:
-                raise InvalidInput(f"form field {self._field!r} contains a NUL character")
+                raise InvalidInput(
+                    f"form field {self._field!r} contains a NUL character", code="form.malformed"
+                )
             self.fields[self._field] = value.strip()
             self._field = None
 
@@ -333,11 +347,19 @@ class _Receiver:
     def _sniff(self, upload: Upload) -> None:
         head, suffix = bytes(self._head), upload.path.suffix
         if upload.size == 0:
-            raise UnsupportedFile(f"{upload.name}: the file is empty; export the document again")
+            raise UnsupportedFile(
+                f"{upload.name}: the file is empty; export the document again",
+                code="file.empty",
+                field="file",
+            )
         if suffix == ".pdf" and b"%PDF-" not in head:
-            raise _refuse_type(f"{upload.name}: not a PDF (it does not start with %PDF-)")
+            raise _refuse_type(
+                f"{upload.name}: not a PDF (it does not start with %PDF-)", code="file.mismatch"
+            )
         if suffix == ".docx" and not head.startswith(b"PK\x03\x04"):
-            raise _refuse_type(f"{upload.name}: not a DOCX (it is not a zip package)")
+            raise _refuse_type(
+                f"{upload.name}: not a DOCX (it is not a zip package)", code="file.mismatch"
+            )
 
     def close(self) -> None:
         if self._file is not None:
@@ -351,7 +373,10 @@ async def receive(request: Request, folder: Path, *, caps: Caps, fields: frozens
     ctype, params = parse_options_header(request.headers.get("content-type"))
     boundary = params.get(b"boundary")
     if ctype != b"multipart/form-data" or not boundary:
-        raise InvalidInput("send the upload as multipart/form-data with the file in a part 'file'")
+        raise InvalidInput(
+            "send the upload as multipart/form-data with the file in a part 'file'",
+            code="form.malformed",
+        )
     receiver = _Receiver(folder, caps, fields)
     try:
         try:
@@ -360,13 +385,21 @@ async def receive(request: Request, folder: Path, *, caps: Caps, fields: frozens
                 parser.write(chunk)  # callbacks write the file part in place (bounded chunks)
             parser.finalize()
         except MultipartParseError:
-            raise InvalidInput("malformed multipart/form-data body; send the file again") from None
+            raise InvalidInput(
+                "malformed multipart/form-data body; send the file again", code="form.malformed"
+            ) from None
         finally:
             receiver.close()
         if not receiver.ended:
-            raise InvalidInput("the multipart body ended early; send the file again")
+            raise InvalidInput(
+                "the multipart body ended early; send the file again", code="form.malformed"
+            )
         if receiver.upload is None:
-            raise InvalidInput("no file: send the document in a form part named 'file'")
+            raise InvalidInput(
+                "no file: send the document in a form part named 'file'",
+                code="file.missing",
+                field="file",
+            )
     except AppError as exc:
         exc.fields = dict(receiver.fields)  # what the form held, to show it again
         raise

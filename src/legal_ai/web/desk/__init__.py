@@ -53,7 +53,7 @@ from . import (
     voice,
 )
 from .enrichment import routes as enrichment
-from .messages import technical
+from .messages import said, technical
 from .metadata import routes as metadata
 from .pages_hebrew import too_large
 from .reminders import routes as reminders
@@ -111,7 +111,7 @@ def _html_errors(api: FastAPI) -> None:
         if isinstance(exc, StoreError):
             return core.error_page(request, 503, "מסד הנתונים אינו זמין כרגע; נסי שוב בעוד רגע")
         status = web_errors.status_of(exc)
-        return core.error_page(request, status, str(exc))
+        return core.error_page(request, status, said(exc))
 
     async def http_error(request: Request, exc: HTTPException):
         if not core.is_desk(request.url.path):

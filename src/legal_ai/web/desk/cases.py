@@ -147,13 +147,17 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         one that names several refused, naming them (case_completion)."""
         typed = given.pop("case_number", "")
         if not typed.strip():
-            raise InvalidInput("the case number is empty; write it")
+            raise InvalidInput(
+                "the case number is empty; write it", code="case.number_empty", field="case_number"
+            )
         with desk.view.store.connection() as conn:
             found = case_completion.complete(conn, typed)
         if found.several:
             refused = InvalidInput(
                 f"case number {typed} names several cases ({', '.join(found.several)}); "
-                "write the full number"
+                "write the full number",
+                code="case.ambiguous_number",
+                field="case_number",
             )
             refused.several = found.several
             raise refused

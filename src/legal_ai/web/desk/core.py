@@ -84,6 +84,8 @@ class SignInNeeded(Exception):
 class CsrfRefused(Forbidden):
     """A form without the session's CSRF token (403; nothing was done)."""
 
+    code = "desk.csrf"
+
 
 @dataclass
 class Desk:
@@ -261,24 +263,18 @@ def item_id(raw: Any, what: str) -> int:
 
 def in_hebrew(
     exc: AppError,
-    patterns: tuple[tuple[str, str], ...],
     *,
     labels: dict[str, str] | None = None,
     missing: str | None = None,
 ) -> Markup:
     """A service's refusal as the chair reads it: a Stale one through `stale_text(labels)`, else
-    the Hebrew of the first of `patterns` (regular expression, Hebrew) its text matches, else
-    `missing` for a NotFound, else the desk's table of messages (messages.said) — the service's
-    own text kept behind "פרטים טכניים"."""
+    `missing` for a NotFound without a code of its own, else the catalog's Hebrew for its code
+    (messages.said) — the service's own text kept behind "פרטים טכניים"."""
     if labels is not None and isinstance(exc, Stale):
         return Markup("{}.").format(stale_text(exc, labels))
-    text = str(exc)
-    for pattern, said in patterns:
-        if re.search(pattern, text):
-            return Markup("{}. ").format(said) + messages.technical(text)
-    if missing is not None and isinstance(exc, NotFound):
-        return Markup("{}. ").format(missing) + messages.technical(text)
-    return messages.said(text)
+    if missing is not None and isinstance(exc, NotFound) and exc.code == NotFound.code:
+        return Markup("{}. ").format(missing) + messages.technical(str(exc))
+    return messages.said(exc)
 
 
 def decision_form(

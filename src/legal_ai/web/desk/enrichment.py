@@ -57,29 +57,9 @@ DONE = {
 DECIDED = ("approved", "rejected", "superseded", "reverted", "edited")
 
 
-# The service's refusals, as the chair reads them (core.in_hebrew).
-REFUSALS = (
-    (r"only a proposal pending review", "רק הצעה שממתינה להכרעתך ניתנת לאישור או לדחייה"),
-    (r"only an enrichment the system applied", "רק מה שהמודל כתב בהחלטה ניתן לביטול"),
-    (
-        r"no longer holds what enrichment",
-        "ההחלטה כבר אינה מחזיקה את מה שכתב המודל (הטקסט או אחד השדות השתנו מאז); "
-        "תקני את השדות בעצמך",
-    ),
-    (
-        r"changed after enrichment",
-        "טקסט ההחלטה השתנה אחרי שההצעה נכתבה; דחי אותה (לטקסט החדש תיכתב הצעה משלו)",
-    ),
-    (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
-    (r"is the chair's decision", 'ההכרעה שמורה ליו"ר'),
-)
-
-
 def hebrew(exc: AppError) -> str:
     """The service's refusals in Hebrew (its own text kept after it, for the record)."""
-    return core.in_hebrew(
-        exc, REFUSALS, labels=STATUS_LABELS, missing="ההצעה לא נמצאה (אולי נמחקה בינתיים)"
-    )
+    return core.in_hebrew(exc, labels=STATUS_LABELS, missing="ההצעה לא נמצאה (אולי נמחקה בינתיים)")
 
 
 def model_state(view: Any) -> dict:

@@ -40,6 +40,8 @@ KEEP_S = 3600.0  # an ended upload's page is kept this long
 class Cancelled(AppError):
     """She cancelled the upload before it was written: nothing was stored."""
 
+    code = "upload.cancelled"
+
 
 @dataclass
 class Task:
@@ -138,7 +140,7 @@ class FinalUploads:
 
     def _stage(self, task: Task, name: str) -> None:
         if task.cancel.is_set() and name != "learning":  # "learning": already written
-            raise Cancelled("the upload was cancelled; nothing was stored")
+            raise Cancelled("the upload was cancelled; nothing was stored", code="upload.cancelled")
         task.stages.append(name)
 
     def _work(self, task: Task, accept_open: bool) -> None:

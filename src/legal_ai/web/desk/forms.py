@@ -63,7 +63,7 @@ def choices(settings: Settings) -> dict:
 
 def said_of(exc: AppError) -> Markup:
     """A refusal's Hebrew alone (beside a field; the service's words stay in the line above)."""
-    return Markup("{}").format(messages.hebrew_of(str(exc)) or messages.REFUSED)
+    return mixed(messages.hebrew_of(exc) or messages.REFUSED)
 
 
 def refused_upload(name: str, exc: AppError, filled: dict) -> dict:

@@ -30,20 +30,15 @@ MAX_SHOWN = service.HEALTH_ROWS
 FIELDS = ("headnote", "summary", "tags")
 # Each field of the form as the chair reads it in a refusal.
 LABELS = {"headnote": "התקציר", "summary": "הסיכום", "tags": "התגיות"}
-# The service's own refusals (English), in Hebrew; shown without the English.
-REFUSALS = (
-    ("the headnote is", "headnote", "התקציר ריק או ארוך מדי; תקני אותו ונסי שוב"),
-    ("the summary is", "summary", "הסיכום ריק או ארוך מדי; תקני אותו ונסי שוב"),
-    ("the tag", "tags", "אחת התגיות ריקה או ארוכה מדי; תקני אותן ונסי שוב"),
-)
 
 
 class FieldRefused(InvalidInput):
     """A field of the form refused, in Hebrew, naming the field (shown beside it)."""
 
+    code = "metadata.field"
+
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
+        super().__init__(message, field=field)
 
 
 def tags_of(raw: str) -> list[str]:
@@ -83,10 +78,9 @@ def hebrew(exc: Exception) -> tuple[str | None, str]:
         return exc.field, str(exc)
     if isinstance(exc, NotFound):
         return None, "ההחלטה לא נמצאה (אולי נמחקה בינתיים); טעני את הדף מחדש"
-    text = str(exc)
-    for starts, field, said in REFUSALS:
-        if text.startswith(starts):
-            return field, said
+    field = {"tag": "tags"}.get(getattr(exc, "field", None) or "", getattr(exc, "field", None))
+    if field in FIELDS:  # the service's refusal of one field (empty, too long): beside it
+        return field, f"{LABELS[field]} ריק או ארוך מדי; תקני ונסי שוב"
     return None, "הפרטים לא נשמרו; בדקי את השדות ונסי שוב"
 
 

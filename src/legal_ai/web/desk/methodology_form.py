@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ... import catalog
 from ...errors import InvalidInput
 from ...learning import methodology
 from ...learning import vocabulary as vocab
@@ -73,13 +74,12 @@ def _lines(text: str) -> list[str]:
 
 
 def _pattern_error(exc: InvalidInput) -> str:
-    if "backtracks" in str(exc):
-        return (
-            "הביטוי עלול לרוץ בלי סוף על שורה ארוכה (חזרה מקוננת כמו (a+)+); "
-            "כתבי אותו בלי החזרה המקוננת"
-        )
+    """The catalog's Hebrew for a refused pattern; an invalid one with the parser's detail."""
+    said = catalog.hebrew(exc.code) or catalog.REFUSED
+    if exc.code != "pattern.invalid":
+        return said
     detail = str(exc).partition("(")[2].rstrip(")")
-    return "זה אינו ביטוי רגולרי תקין" + (f" ({detail})" if detail else "")
+    return said + (f" ({detail})" if detail else "")
 
 
 def parse(form: dict[str, Any], profile: dict) -> tuple[dict, dict[str, str]]:

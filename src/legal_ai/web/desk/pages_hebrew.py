@@ -1,12 +1,11 @@
 """What /health and /cases (web/desk/pages.py) say in Hebrew for what the services report in
 English: the upkeep's reasons on /health (`health_notes`), where a decision awaiting its
 headnote, summary and tags stands (`metadata_state`, also on /training/metadata) and why a draft
-or a final was refused (UPLOAD_REFUSALS, `upload_refusal`)."""
-
-import re
+or a final was refused (`upload_refusal`: the catalog's Hebrew)."""
 
 from markupsafe import Markup
 
+from ... import catalog
 from ...errors import AppError, TooLarge
 from . import core, messages
 from .labels import mixed
@@ -125,120 +124,6 @@ def changed_note(row: dict) -> str:
     return "; ".join(parts)
 
 
-# Why a draft or a final was refused, as the chair reads it (the service's words kept after it,
-# for the record): the first pattern that matches the refusal's text.
-_UPLOAD_REFUSALS = (
-    (r"^no file", "לא נבחר קובץ: בחרי את הקובץ או גררי אותו אל הטופס"),
-    (
-        r"the file's text is over [\d,]+ characters",
-        "טקסט הקובץ ארוך בהרבה מהחלטה (החלטה היא 20–80 אלף תווים): האם זה קובץ ההחלטה? דבר לא נשמר",
-    ),
-    (
-        r"was registered while the final was being read",
-        "בזמן שההחלטה נקראה נרשמה טיוטה חדשה לתיק; דבר לא נשמר — שלחי את ההחלטה שוב",
-    ),
-    (
-        r"names several cases",
-        "המספר מתאים לכמה תיקים: כתבי את המספר המלא של התיק, כפי שהוא מופיע ברשימה למטה",
-    ),
-    (
-        r"open tracked change",
-        "בקובץ ה-Word יש עדיין שינויים במעקב או הערות פתוחים: האם זו ההחלטה החתומה? דבר לא "
-        "נשמר עד שתאשרי",
-    ),
-    (r"the upload was cancelled", "ההעלאה בוטלה; דבר לא נשמר"),
-    (r"the case number is empty", "מספר התיק ריק: כתבי אותו, למשל 'ערר (מרכז) 1042/23'"),
-    (
-        r"a scan \(a PDF without a text layer\)",
-        "הקובץ הוא סריקה (PDF ללא שכבת טקסט). העלי את ההחלטה כפי שנכתבה (DOCX, או PDF שנשמר "
-        "ממעבד התמלילים): טקסט שזוהה מסריקה נושא שגיאות זיהוי, וההשוואה לטיוטה תפרש אותן כעריכות "
-        "שלך",
-    ),
-    (
-        r"no decision blocks found",
-        "לא נמצאו בקובץ כותרות של החלטה ('פתח דבר', 'רקע עובדתי', 'דיון והכרעה', 'סוף דבר') "
-        "בשורות משלהן; ייתכן שזה אינו קובץ ההחלטה",
-    ),
-    (
-        r"malformed case number",
-        "מספר התיק אינו תקין: כתבי את המספר המלא עם סוגו, למשל 'ערר (מרכז) 1042/23'",
-    ),
-    (
-        r"has already arrived",
-        "ההחלטה הסופית בתיק זה כבר התקבלה; טיוטה שתתווסף עכשיו לא תושווה בהגינות, ולכן לא נקלטה",
-    ),
-    (r"cannot tell the practice area", "לא ניתן לקבוע את תחום ההחלטה: בחרי תחום בטופס"),
-    (r"no decision date found", "לא נמצא בקובץ תאריך ההחלטה: מלאי אותו בטופס"),
-    (
-        r"no chair is recorded",
-        'לא נמצא שם יו"ר הוועדה: אין שורת "בפני:" בראש ההחלטה ואין שם ליד "יו"ר" בחתימה, וגם '
-        'בהגדרות השרת לא רשום; הוסיפי לראש ההחלטה שורה "בפני: שמך, יו"ר הוועדה" והעלי אותה שוב, '
-        'או בקשי ממי שמתחזק את השרת לרשום את שם היו"ר',
-    ),
-    (
-        r": the file is empty|: no text in the file",
-        "הקובץ ריק או שאין בו טקסט: ייצאי את ההחלטה שוב",
-    ),
-    (
-        r": not a readable (PDF|DOCX)|: the DOCX holds \d+ parts|looks like a zip bomb",
-        "הקובץ פגום או שאינו ניתן לקריאה: פתחי אותו ושמרי אותו מחדש (ב-Word, או הדפסה ל-PDF)",
-    ),
-    (r": not a (PDF|DOCX) \(", "תוכן הקובץ אינו תואם את סוגו: שמרי אותו מחדש בסוג הנכון"),
-    # The old formats (.doc, .rtf, .odt: text/office.py), read through LibreOffice.
-    (
-        r"is read through LibreOffice; install LibreOffice",
-        "קובץ DOC, RTF או ODT נקרא דרך LibreOffice, שאינו מותקן בשרת: שמרי את המסמך כ-DOCX, "
-        "או בקשי ממי שמתחזק את השרת להתקין את LibreOffice; דבר לא נשמר",
-    ),
-    (
-        r": it is HTML, not a ",
-        "הקובץ הוא דף אינטרנט (HTML) ולא מסמך Word: פתחי אותו ב-Word ושמרי אותו כ-DOCX; דבר לא נשמר",
-    ),
-    (
-        r": not a (Word 97 document|RTF document|OpenDocument text) \(",
-        "תוכן הקובץ אינו תואם את סוגו: פתחי אותו ב-Word ושמרי אותו כ-DOCX; דבר לא נשמר",
-    ),
-    (
-        r": the RTF embeds an object",
-        "קובץ ה-RTF מכיל אובייקט מוטמע, שאינו נקרא: מחקי את האובייקט או שמרי את המסמך כ-DOCX; "
-        "דבר לא נשמר",
-    ),
-    (
-        r"is protected by a password",
-        "המסמך מוגן בסיסמה: פתחי אותו ב-Word, הסירי את הסיסמה ושמרי אותו כ-DOCX; דבר לא נשמר",
-    ),
-    (
-        r": converting the .* took over",
-        "המרת הקובץ ארכה יותר מדי ונעצרה: שמרי אותו כ-DOCX; דבר לא נשמר",
-    ),
-    (
-        r": LibreOffice could not open",
-        "הקובץ פגום או מוגן בסיסמה: פתחי אותו ב-Word, הסירי סיסמה אם יש ושמרי אותו כ-DOCX; "
-        "דבר לא נשמר",
-    ),
-    (
-        r": not UTF-8 and not Hebrew windows-1255 text",
-        "קידוד הטקסט אינו מוכר: שמרי את הקובץ כ-UTF-8",
-    ),
-    (
-        r"^file type .* is not accepted|: declared content type",
-        "סוג הקובץ אינו נתמך: העלי DOCX, DOC, RTF, ODT, PDF או קובץ טקסט",
-    ),
-    (
-        r": reading the PDF's text took over",
-        "קריאת הקובץ ארכה יותר מדי ונעצרה: פצלי אותו או ייצאי אותו מחדש (הדפסה ל-PDF)",
-    ),
-    (
-        r"MB upload limit|: the PDF's text is over|: the DOCX unpacks to",
-        "הקובץ גדול מדי: פצלי אותו או הסירי ממנו תמונות",
-    ),
-)
-
-
-# Their Latin (DOCX, PDF, UTF-8) and numbers in <bdi>.
-UPLOAD_REFUSALS = tuple((pattern, mixed(said)) for pattern, said in _UPLOAD_REFUSALS)
-
-
 def too_large(limit_mb: float, decision: bool = True) -> str:
     """A file over its kind's limit, in her words: the limit, and that nothing was stored."""
     if decision:
@@ -253,7 +138,7 @@ def _too_large_of(exc: AppError) -> str | None:
     limit = getattr(exc, "limit_mb", None)
     if not isinstance(exc, TooLarge) or limit is None:
         return None
-    return too_large(limit, "draft or final" in str(exc))
+    return too_large(limit, exc.code == "file.decision_too_large")
 
 
 def upload_refusal(exc: AppError) -> Markup:
@@ -261,31 +146,17 @@ def upload_refusal(exc: AppError) -> Markup:
     said = _too_large_of(exc)
     if said is not None:
         return Markup("{}. ").format(said) + messages.technical(str(exc))
-    return core.in_hebrew(exc, UPLOAD_REFUSALS)
-
-
-# The field of an upload form a refusal belongs to (the first pattern its text matches): the
-# message is shown beside that field; None: the form's as a whole (the line above it).
-UPLOAD_FIELDS = (
-    (r"CSRF|no chair is recorded|duplicate upload", None),
-    (r"case number|has already arrived", "case_number"),
-    (r"practice area", "practice_area"),
-    (r"appeal type", "appeal_type"),
-    (r"outcome", "outcome"),
-    (r"decision date|is not a date", "decided_on"),
-    (r"^no file|^file type|content type|: ", "file"),
-)
+    return core.in_hebrew(exc)
 
 
 def field_refusal(exc: AppError) -> tuple[str | None, Markup]:
-    """Which field of an upload form a refusal is about, and what to say beside it (Hebrew
-    only: the service's words stay in the line above the form)."""
-    text = str(exc)
-    field = next((f for pattern, f in UPLOAD_FIELDS if re.search(pattern, text)), None)
-    said = next((h for pattern, h in UPLOAD_REFUSALS if re.search(pattern, text)), None)
-    said = _too_large_of(exc) or said
-    if said is None:
-        said = messages.hebrew_of(text) or ("הערך אינו תקין" if field else messages.REFUSED)
-    if field == "file" and said == messages.REFUSED:
-        said = "הקובץ לא נקלט"
-    return field, Markup("{}").format(said)
+    """Which field of an upload form a refusal is about (its own, else its code's in the
+    catalog), and what to say beside it (Hebrew only: the service's words stay in the line
+    above the form)."""
+    _, field, hebrew = catalog.of(exc)
+    said = _too_large_of(exc) or hebrew
+    if said in (None, catalog.REFUSED):
+        said = (
+            "הקובץ לא נקלט" if field == "file" else "הערך אינו תקין" if field else catalog.REFUSED
+        )
+    return field, mixed(said)

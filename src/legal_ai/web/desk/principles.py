@@ -77,16 +77,14 @@ def _hebrew(exc: AppError) -> Markup:
         by = f" (בידי {labels.label(exc.by, 'actor')})" if exc.by else ""
         return Markup('הפריט כבר במצב "{}"{}.').format(now, by)
     text = str(exc)
-    if "refused by the gate" in text:
-        return Markup("מסד הנתונים סירב לשינוי (שער ההרשאות). ") + technical(text)
-    if "still pending synthesis" in text:
+    if exc.code == "canonical.pending_synthesis":
         return Markup(
             "העיקרון הקנוני עדיין ממתין לסינתזה, ואין לו נוסח לאישור. כתבי את הנוסח בעצמך "
             "בטופס העריכה — ואז אשרי. "
         ) + technical(text + " (legal-ai principles synthesize)")
     if isinstance(exc, NotFound):
         return Markup("הפריט לא נמצא (אולי נמחק בינתיים). ") + technical(text)
-    return said(text)
+    return said(exc)
 
 
 def _words(raw: Any) -> list[str]:

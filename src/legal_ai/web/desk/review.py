@@ -25,6 +25,7 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from ... import catalog
 from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import lessons
 from ...text.case_numbers import case_id
@@ -38,8 +39,12 @@ MAX_REASON = 2000
 MAX_TEXT = 4000
 NEW_LESSON = ("category", "text", "case_number", "block", "appeal_type", "outcome")
 LESSON_MAX_CHARS = 4000  # as lessons.propose takes it
-# a refusal of the service about one field, shown beside it (its English names the field)
-_LESSON_FIELDS = (("category", "lesson-category"), ("case", "lesson-case"), ("text", "lesson-text"))
+# a refusal of the service about one field (its `field`), shown beside it
+_LESSON_FIELDS = {
+    "lesson_category": "lesson-category",
+    "case_number": "lesson-case",
+    "lesson_text": "lesson-text",
+}
 
 
 def _ref(form: dict) -> str:
@@ -252,8 +257,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             )
         except AppError as exc:
             shown = Shown(status=web_errors.status_of(exc), written=written)
-            said = str(exc)
-            field = next((f for word, f in _LESSON_FIELDS if word in said), "lesson")
+            field = _LESSON_FIELDS.get(catalog.of(exc)[1] or "", "lesson")
             shown.errors[field] = refusal("הלקח לא נשמר", exc)
             return await render(request, desk, filters, None, shown)
         return RedirectResponse(filters.url(("added", 1)), 303)

@@ -107,7 +107,7 @@ def _search(
         runner = view if same else view.on_surface("desk")
         result = runner.tool(form.tool, query=query, limit=HITS, **called)
     except InvalidInput as exc:
-        asked.refused(str(exc))
+        asked.refused(exc)
         return {"searched": False}
     search_id = same["id"] if same else result.get("search_id")
     useful = {m["rank"] for m in same["marks"] if m["kind"] == "useful"} if same else set()
@@ -148,7 +148,7 @@ def _search_all(view: Any, asked: Any) -> dict[str, Any]:
         try:
             result = runner.tool(form.tool, query=query, limit=HITS, **args, **dict(form.fixed))
         except InvalidInput as exc:  # the query itself (too long): said beside the box
-            asked.refused(str(exc))
+            asked.refused(exc)
             return {"searched": False}
         shown = search_results.paged(
             view, result["hits"], query, 1, _linker(result.get("search_id")), set(), PER_FACET

@@ -8,21 +8,23 @@ library's courts, and a part of its name (עליון) is the one court it names;
 one of her cases', and a partial one (1157/23, or without its district) is the one case it
 fits (text/case_numbers.case_id) — several that fit are offered to choose from, none is said.
 A refusal of the search service (a query too long, dates reversed) is shown beside the field
-it concerns (FIELD_OF)."""
+it concerns (the refusal's field, else its code's in catalog.py)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from ... import catalog
 from ...corpora import SEARCHABLE
+from ...errors import AppError
 from ...learning import vocabulary as vocab
 from ...store import desk_search
 from ...text.case_numbers import case_id
 from ...text.hebrew import fold_quotes
 from . import case_completion, labels
+from .messages import said
 
 
 @dataclass(frozen=True)
@@ -97,15 +99,6 @@ FILTER_LABELS = {
 }
 PRACTICE_AREAS = vocab.PRACTICE_AREAS  # a select: the value the id, the text its Hebrew
 
-# The field a refusal of the search service concerns (first match; a group names the field).
-FIELD_OF: tuple[tuple[str, str], ...] = (
-    (r"the query", "q"),
-    (r"date_from .* is after date_to", "date_to"),
-    (r"^(date_from|date_to) ", ""),
-    (r"filter (\w+) ", ""),
-    (r"needs practice_area", "practice_area"),
-    (r"case_number", "case_number"),
-)
 EMPTY_QUERY = "השאילתה ריקה: כתבי מה לחפש"
 
 
@@ -131,15 +124,12 @@ class Asked:
         """Whether to search: a query and no field in error."""
         return bool(self.query) and not self.errors
 
-    def refused(self, message: str) -> None:
-        """The search service's refusal, beside the field it concerns (else the query's)."""
-        for pattern, name in FIELD_OF:
-            found = re.search(pattern, message)
-            if found:
-                name = name or found.group(1)
-                self.errors[name if name in (*self.form.filters, "q") else "q"] = message
-                return
-        self.errors["q"] = message
+    def refused(self, exc: AppError) -> None:
+        """The search service's refusal, beside the field it concerns (its own, else its code's
+        in the catalog; the query's when the form has no such field), in the catalog's Hebrew."""
+        _, name, _ = catalog.of(exc)
+        name = "q" if name == "query" else name
+        self.errors[name if name in (*self.form.filters, "q") else "q"] = said(exc)
 
 
 def facet_of(params: Any) -> CorpusForm:

@@ -19,6 +19,7 @@ from ...config import Settings
 from ...errors import Forbidden, RateLimited, Unauthorized
 from .. import clients
 from . import core
+from .messages import said
 
 LOGIN_TTL_S = 3600
 
@@ -103,7 +104,7 @@ def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
             page.headers["Retry-After"] = str(exc.retry_after)
             return page
         except Forbidden as exc:
-            return _login_page(request, 403, str(exc), name, target)
+            return _login_page(request, 403, said(exc), name, target)
         response = RedirectResponse(_safe_next(target), 303)
         ttl = int((session.expires_at - datetime.now(UTC)).total_seconds())
         core.set_cookie(response, request, core.COOKIE, session.token, max(ttl, 60))

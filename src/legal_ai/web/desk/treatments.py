@@ -28,17 +28,9 @@ MAX_SHOWN = 100  # readings per list
 MAX_REASON = 2000
 STATUS_LABELS = labels.TREATMENT_STATUS
 
-REFUSALS = (
-    (r"names no ruling of the library", "הקריאה אינה מצביעה על פסק דין שבספרייה; אין מה לאשר"),
-    (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
-    (r"is the chair's decision", 'ההכרעה שמורה ליו"ר'),
-)
-
 
 def hebrew(exc: AppError) -> str:
-    return core.in_hebrew(
-        exc, REFUSALS, labels=STATUS_LABELS, missing="הקריאה לא נמצאה (אולי נמחקה בינתיים)"
-    )
+    return core.in_hebrew(exc, labels=STATUS_LABELS, missing="הקריאה לא נמצאה (אולי נמחקה בינתיים)")
 
 
 def reader(read_by: str | None) -> str:

@@ -45,28 +45,9 @@ DONE = {
 }
 
 
-# The service's refusals, as the chair reads them (core.in_hebrew).
-REFUSALS = (
-    (r"is already marked", "התיק כבר מסומן: יש לו מסמך קול פתוח (בתור, ממתין או מאושר)"),
-    (r"^no final of", "אין לתיק החלטה סופית במאגר ההחלטות שלי; העלי אותה קודם בדף התיקים"),
-    (r"malformed case number", "מספר התיק אינו תקין"),
-    (
-        r"only a written document pending review is approved",
-        "רק מסמך שנכתב וממתין להכרעתך ניתן לאישור",
-    ),
-    (
-        r"changed after voice document",
-        "ההחלטה הסופית השתנתה אחרי שהמסמך נכתב; דחי אותו וסמני את התיק מחדש",
-    ),
-    (r"refused by the gate", "מסד הנתונים סירב לשינוי (שער ההרשאות)"),
-)
-
-
 def hebrew(exc: AppError) -> str:
     """The services' refusals in Hebrew (their own text kept after it, for the record)."""
-    return core.in_hebrew(
-        exc, REFUSALS, labels=STATUS_LABELS, missing="הפריט לא נמצא (אולי נמחק בינתיים)"
-    )
+    return core.in_hebrew(exc, labels=STATUS_LABELS, missing="הפריט לא נמצא (אולי נמחק בינתיים)")
 
 
 def model_state(view: Any) -> dict:
