@@ -10,7 +10,8 @@ scenarios.py.
 - Local servers on 127.0.0.1: `local_server(handler)` (an http.server in a thread, for a
   `ScriptedHandler` that stands in for an external API) and `serving(api)` (the web app under a
   real uvicorn in a thread, as `legal-ai serve` runs it).
-- The CLI and MCP: `run(env, *args)` (`legal-ai` in a subprocess), `mcp_session(env, calls)`
+- The CLI and MCP: `run(env, *args)` (`legal-ai`'s entry point in the test's process;
+  `run_process` in a subprocess), `mcp_session(env, calls)`
   (`legal-ai mcp` over stdio, the official client), `remote_session(url, token, calls)` (/mcp
   over streamable HTTP) and `payload(result)` (a tool result's JSON).
 - The desk: its credentials (`PASSWORD`, `AGENT`, `CHAIR_TOKEN`: those of conftest's
@@ -22,6 +23,7 @@ scenarios.py.
 from __future__ import annotations
 
 import html
+import io
 import json
 import os
 import re
@@ -30,8 +32,9 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -40,7 +43,7 @@ import pytest
 import uvicorn
 from psycopg import sql
 
-from legal_ai import accounts
+from legal_ai import accounts, cli
 from legal_ai.store import accounts as account_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,7 +144,48 @@ def serving(api, *, lifespan: str = "off", **options) -> Iterator[str]:
 # --- The CLI and MCP ------------------------------------------------------------------------
 
 
-def run(env, *args, check=True):
+def run(env, *args, input="", check=True):
+    """`legal-ai ARGS` with `env`, in the test's own process: the command's entry point
+    (`legal_ai.cli.main`, what the installed `legal-ai` calls) with that argv, that environment,
+    `input` on its stdin (empty by default) and its stdout and stderr captured; its exit code as the process would have
+    it (an exception it lets out is a traceback on stderr and 1, as Python's). A subprocess
+    costs ~1.5 s of imports and the model's load a call; `run_process` is for the tests whose
+    subject is the process (a fresh interpreter, what a service's environment does to it).
+    By default the exit code must be 0."""
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_argv, saved_stdin = dict(os.environ), sys.argv, sys.stdin
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv, sys.stdin = ["legal-ai", *map(str, args)], io.StringIO(input)
+    code = 0
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                cli.main()
+            except SystemExit as exc:
+                code = _exit_code(exc.code, err)
+            except Exception:
+                traceback.print_exc(file=err)
+                code = 1
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        sys.argv, sys.stdin = saved_argv, saved_stdin
+    result = subprocess.CompletedProcess(["legal-ai", *args], code, out.getvalue(), err.getvalue())
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def _exit_code(code, err) -> int:
+    """What the process would exit with for `sys.exit(code)` (a text: printed, and 1)."""
+    if code is None or isinstance(code, int):
+        return code or 0
+    print(code, file=err)
+    return 1
+
+
+def run_process(env, *args, check=True):
     """`legal-ai ARGS` in a subprocess with `env`; by default its exit code must be 0."""
     result = subprocess.run(
         [sys.executable, "-m", "legal_ai.cli", *args],

@@ -26,7 +26,7 @@ import psycopg
 import pytest
 import typer
 
-from helpers import run
+from helpers import run_process
 from legal_ai.cli import app
 from legal_ai.config import Settings
 from legal_ai.providers.models.base import KEY_VARIABLES
@@ -226,7 +226,7 @@ def test_db_unit_start_leaves_the_postmaster_its_pid_file_and_lock(tmp_path):
     pid_file = Path(service["PIDFile"].replace(environment["LEGAL_AI_HOME"], str(state)))
     pid = None
     try:
-        started = run(env, *argv, check=False)
+        started = run_process(env, *argv, check=False)
         assert started.returncode == 0, started.stderr[-3000:]
         assert (runtime / ".lockfile").is_file()
         pid = int(pid_file.read_text().splitlines()[0])
@@ -240,4 +240,4 @@ def test_db_unit_start_leaves_the_postmaster_its_pid_file_and_lock(tmp_path):
         assert not pid_file.exists(), "a clean shutdown removes postmaster.pid"
     finally:
         if pid_file.exists():
-            run(env, "db", "stop", check=False)
+            run_process(env, "db", "stop", check=False)

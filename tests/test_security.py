@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
-from helpers import register_chair_token, write
+from helpers import register_chair_token, run, write
 from legal_ai.auth import CHAIR, Principal, agent, authenticate, cli_principal, system_principal
 from legal_ai.config import Settings
 from legal_ai.errors import Forbidden, InvalidInput, Unauthorized
@@ -151,13 +150,7 @@ def test_principles_are_approved_by_the_chair_only(app, tmp_path):
 
 
 def _cli(cli_env, *args, **env) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", *args],
-        env={**cli_env, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run({**cli_env, **env}, *args, check=False)
 
 
 def test_the_cli_acts_as_the_chair_only_with_her_token(app, tmp_path, cli_env):

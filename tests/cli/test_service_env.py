@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, TEST_CHAIR, TEST_HOME, run
+from helpers import ROOT, TEST_CHAIR, TEST_HOME, run, run_process
 from legal_ai.config_env import parse_env_file
 from scenarios import PANEL_RULING, ingest, ingest_decision
 
@@ -74,14 +74,15 @@ def service_env(path: Path) -> dict[str, str]:
 
 
 def test_the_system_runs_under_the_servers_environment(app, settings, tmp_path):
+    # In a process of its own (run_process): its subject is what the unit's environment does.
     env = service_env(units_file(tmp_path, settings))
     assert env["LEGAL_AI_COMMITTEE_CHAIR"] == TEST_CHAIR
     for args in BY_HAND:  # an empty database
-        out = run(env, *args, check=False)
+        out = run_process(env, *args, check=False)
         assert out.returncode == 0, (args, out.stderr)
         assert "system's own stage" not in out.stderr and "warning" not in out.stderr
     # Without its model, synthesis by hand says what to set (not that a caller may not).
-    out = run(env, "principles", "synthesize", check=False)
+    out = run_process(env, "principles", "synthesize", check=False)
     assert out.returncode == 2 and "set LEGAL_AI_SYNTHESIZER" in out.stderr
     ingest(app, tmp_path, "ruling-1", PANEL_RULING)  # a principles job, queued
     ingest_decision(app, tmp_path)  # an enrichment job, queued (no enricher: it waits)
@@ -92,11 +93,11 @@ def test_the_system_runs_under_the_servers_environment(app, settings, tmp_path):
         ).fetchall()
     assert queued, "the scenario queues work"
     for args in (["principles", "run"], ["enrich", "run"], ["worker", "--once"]):
-        out = run(env, *args, check=False)
+        out = run_process(env, *args, check=False)
         assert out.returncode == 0, (args, out.stderr)
     # The decision is still the chair's: a chair decision under the same file needs her
     # registered token (exit 6 until `legal-ai user set-token chair`), as before.
-    out = run(env, "lessons", "review", "1", "approve", check=False)
+    out = run_process(env, "lessons", "review", "1", "approve", check=False)
     assert out.returncode == 6 and len(out.stderr.strip().splitlines()) == 1
 
 

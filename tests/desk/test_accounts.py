@@ -4,14 +4,13 @@ conftest.py's `desk_app` sets the chair's password (helpers.PASSWORD: Hebrew, a 
 digits — any characters are allowed)."""
 
 import hashlib
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
 
 from helpers import PASSWORD
+from helpers import run as run_cli
 from legal_ai import accounts
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, RateLimited, Unauthorized
@@ -186,14 +185,7 @@ def test_request_roles_cannot_read_or_write_the_desk_tables(desk_app, agent_db_u
 
 def test_cli_sets_the_password_from_stdin(desk_app, cli_env):
     def run(*args, stdin):
-        return subprocess.run(
-            [sys.executable, "-m", "legal_ai.cli", "user", "set-password", *args],
-            env=cli_env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return run_cli(cli_env, "user", "set-password", *args, input=stdin, check=False)
 
     opened = accounts.sign_in(desk_app, "chair", PASSWORD, "c")
     done = run("chair", "--password-stdin", stdin="סיסמה חדשה של היושבת ראש\n")

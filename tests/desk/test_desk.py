@@ -23,6 +23,7 @@ from helpers import (
     sign_in,
     text_of,
 )
+from helpers import run as run_cli
 from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
 from legal_ai.learning import lesson_panel, lessons
 from legal_ai.web.app import create_app
@@ -714,19 +715,11 @@ def test_methodology_history_diff_restore_over_the_api(client, desk_app):
 
 def test_methodology_history_diff_restore_on_the_cli(desk_app, cli_env):
     import json
-    import subprocess
-    import sys
 
     from legal_ai.learning import methodology
 
     def run(env, *args):
-        return subprocess.run(
-            [sys.executable, "-m", "legal_ai.cli", "methodology", *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return run_cli(env, "methodology", *args, check=False)
 
     methodology.edit(
         desk_app.acting_as(CHAIR_PRINCIPAL),

@@ -8,13 +8,11 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import write
+from helpers import run, write
 from legal_ai.app import App
 from legal_ai.learning import finals, gold_set
 from legal_ai.ops import scheduler as schedule
@@ -213,13 +211,15 @@ def test_the_command_writes_the_same_set_twice(app, tmp_path, cli_env):
     office(app, tmp_path)
     answers = []
     for name in ("one", "two"):
-        done = subprocess.run(
-            [sys.executable, "-m", "legal_ai.cli", "eval", "gold", "from-finals"]
-            + ["--out", str(tmp_path / name), "--json"],
-            env=cli_env,
-            capture_output=True,
-            text=True,
-            timeout=300,
+        done = run(
+            cli_env,
+            "eval",
+            "gold",
+            "from-finals",
+            "--out",
+            str(tmp_path / name),
+            "--json",
+            check=False,
         )
         assert done.returncode == 0, done.stderr
         answers.append(json.loads(done.stdout))
@@ -252,13 +252,16 @@ def test_the_command_writes_the_same_set_twice(app, tmp_path, cli_env):
     halves.update(qrels_of((tmp_path / "one/half-b/qrels.tsv").read_text(encoding="utf-8")))
     assert whole == halves
     # bad input: one line naming what to fix
-    plain = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "eval", "gold", "from-finals"]
-        + ["--out", str(tmp_path / "three"), "--distractors", "-1"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    plain = run(
+        cli_env,
+        "eval",
+        "gold",
+        "from-finals",
+        "--out",
+        str(tmp_path / "three"),
+        "--distractors",
+        "-1",
+        check=False,
     )
     assert plain.returncode != 0 and "--distractors takes 0 or more" in plain.stderr
 

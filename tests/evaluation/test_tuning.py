@@ -4,11 +4,10 @@ and scored on the held-out one, and a run through the project's own ingestion an
 small set made here."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
+from helpers import run
 from legal_ai.errors import InvalidInput
 from legal_ai.evaluation.tuning import (
     choose,
@@ -113,21 +112,13 @@ def test_the_command_reports_folds_and_refuses_bad_input(tmp_path, cli_env):
     write_dataset(tmp_path)
     files = ["--corpus", str(tmp_path / "corpus.jsonl"), "--queries"]
     files += [str(tmp_path / "queries.jsonl"), "--qrels", str(tmp_path / "qrels.tsv")]
-    base = [sys.executable, "-m", "legal_ai.cli", "eval", "tune", *files, "--folds", "3"]
-    done = subprocess.run(
-        [*base, "--grid", "rrf_k=3,60", "--json"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    base = ["eval", "tune", *files, "--folds", "3"]
+    done = run(cli_env, *base, "--grid", "rrf_k=3,60", "--json", check=False)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert len(report["cross_validation"]["folds"]) == 3 and "per_query_ndcg@10" not in report
     assert report["cross_validation"]["current"]["config"] == {"rrf_k": 3}
-    text = subprocess.run(
-        [*base, "--grid", "rrf_k=3"], env=cli_env, capture_output=True, text=True, timeout=300
-    )
+    text = run(cli_env, *base, "--grid", "rrf_k=3", check=False)
     assert text.returncode == 0 and "held-out nDCG@10" in text.stdout and "fold 3" in text.stdout
     for args, said in [
         (["--grid", "k=3"], "NAME=V1,V2"),
@@ -136,8 +127,6 @@ def test_the_command_reports_folds_and_refuses_bad_input(tmp_path, cli_env):
         (["--mode", "hybrid+rerank"], "needs LEGAL_AI_RERANKER"),
         (["--grid", "rerank_top_n=10"], "needs --mode hybrid+rerank"),
     ]:
-        bad = subprocess.run(
-            [*base, *args], env=cli_env, capture_output=True, text=True, timeout=300
-        )
+        bad = run(cli_env, *base, *args, check=False)
         assert bad.returncode != 0 and said in bad.stderr, (args, bad.stderr)
         assert "Traceback" not in bad.stderr

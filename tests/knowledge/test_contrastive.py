@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from helpers import write
+from helpers import run, write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import contrastive
 from legal_ai.knowledge.contrastive import INSTRUCTION, get_contrastive_examples
@@ -184,13 +184,7 @@ def test_cli_http_and_mcp(app, tmp_path, cli_env):
     printed = json.loads(result.stdout)
     assert printed["instruction"] == INSTRUCTION and len(printed["examples"]) == 1
     assert printed["examples"][0]["case_number"] == "ערר (מרכז) 7014/25"
-    bad = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "contrastive", "verdict"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = run(cli_env, "contrastive", "verdict", check=False)
     assert bad.returncode != 0 and "unknown block" in bad.stderr
 
     settings = app.settings.model_copy(update={"agent_token": "writer=t0ken"})

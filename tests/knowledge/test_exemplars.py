@@ -3,14 +3,13 @@ paragraphs kept per block with their provenance, served from other cases only; t
 by measurement for the formulaic blocks, none for the discussion, none from one final."""
 
 import json
-import subprocess
-import sys
 
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
 import factories
+from helpers import run as run_cli
 from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import exemplars, paragraphs, templates
@@ -265,13 +264,7 @@ def test_command_line(app, tmp_path, cli_env):
         upload(app, tmp_path, record)
 
     def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "legal_ai.cli", *args],
-            env=cli_env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        return run_cli(cli_env, *args, check=False)
 
     listed = run("templates", "--block", "signature", "--json")
     assert listed.returncode == 0, listed.stderr

@@ -5,13 +5,11 @@ stored with the draft on `draft add` and shown with its pair. The planted draft 
 cases' finals are scenarios.py's."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import factories
-from helpers import write
+from helpers import run, write
 from legal_ai.errors import InvalidInput
 from legal_ai.learning import copy_policy, copy_sources, drafts, finals, shingles
 from scenarios import COPY_CASE as CASE
@@ -174,13 +172,7 @@ def test_draft_add_stores_the_report_and_the_pair_shows_it(app, tmp_path):
 def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     other_finals(app, tmp_path)
     draft = write(tmp_path / "draft.txt", planted_draft())
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(draft), "--json"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run(cli_env, "draft", "check", CASE, str(draft), "--json", check=False)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert set(report) == {"case_number", "passages", "generic_left_out", "citations"}
@@ -190,41 +182,17 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     assert {p["kind"] for p in report["passages"]} == {"template", "analysis", "substance"}
     with app.store.pool.connection() as conn:  # a check stores nothing
         assert conn.execute("SELECT count(*) AS n FROM drafts").fetchone()["n"] == 0
-    lines = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(draft)],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    ).stdout
+    lines = run(cli_env, "draft", "check", CASE, str(draft), check=False).stdout
     assert "[substance: never copy it] from ערר 8815/25" in lines
     assert 'citation עע"מ 9999/24: not_in_library' in lines
     assert "    problem quote_not_found: " in lines and "    verified: number" in lines
     uncited = write(tmp_path / "uncited.txt", "טקסט בלי אסמכתאות.")
-    said = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "draft", "check", CASE, str(uncited)],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    said = run(cli_env, "draft", "check", CASE, str(uncited), check=False)
     assert said.returncode == 0 and "no citations found in the draft" in said.stdout
-    added = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "draft", "add", CASE, str(draft)],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    added = run(cli_env, "draft", "add", CASE, str(draft), check=False)
     assert added.returncode == 0, added.stderr
     assert "copy check: " in added.stdout and "1 quote_not_found" in added.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "draft", "check", "7001", str(draft)],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = run(cli_env, "draft", "check", "7001", str(draft), check=False)
     assert bad.returncode != 0 and "malformed case number" in bad.stderr
     with pytest.raises(InvalidInput, match="no text"):
         copy_policy.check(app, CASE, write(tmp_path / "empty.txt", "  \n"))

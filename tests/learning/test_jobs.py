@@ -20,7 +20,7 @@ import pytest
 from pydantic import BaseModel
 
 import factories
-from helpers import until, write
+from helpers import run, until, write
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.knowledge.brief import writing_brief
@@ -92,16 +92,8 @@ def sql(app: App, query: str, params=()) -> None:
 
 
 def cli(env: dict, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"exit {result.returncode}: {result.stderr}")
-    return result
+    """`legal-ai ARGS` in this process (helpers.run); the worker that is killed runs apart."""
+    return run(env, *args, check=check)
 
 
 # Test doubles of the three stages (the real ones are tested in their own files): each asks the

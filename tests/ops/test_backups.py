@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import psycopg
 import pytest
 from psycopg import conninfo
 
-from helpers import PROOF_STEPS, TEST_DB, TEST_HOME, text_of, write
+from helpers import PROOF_STEPS, TEST_DB, TEST_HOME, run, text_of, write
 from legal_ai.app import App
 from legal_ai.ops import backups
 from legal_ai.ops import scheduler as schedule
@@ -77,13 +76,8 @@ def live_counts(app: App) -> dict[str, int]:
 
 
 def cli(env: dict, *args: str, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", *args],
-        env={**env, **extra},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """`legal-ai ARGS` in this process (helpers.run) with `extra` settings; any exit code."""
+    return run({**env, **extra}, *args, check=False)
 
 
 def run_at(app: App, now: dt.datetime) -> dict:

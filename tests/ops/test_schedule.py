@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import subprocess
-import sys
 import threading
 
 import psycopg
@@ -22,7 +21,7 @@ from fastapi.testclient import TestClient
 from psycopg import sql
 
 import factories
-from helpers import ScriptedHandler, local_server, write
+from helpers import ScriptedHandler, local_server, run, write
 from legal_ai.app import App
 from legal_ai.auth import agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
@@ -363,13 +362,7 @@ def test_a_second_process_finds_the_job_running_and_starts_nothing(app, cli_env)
     assert holder is not None  # "another worker" holds the run's lease
     try:
         assert schedule_store.take_lease(app.settings.database_url, "sync-case-status") is None
-        result = subprocess.run(
-            [sys.executable, "-m", "legal_ai.cli", "jobs", "run", "sync-case-status"],
-            env=cli_env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        result = run(cli_env, "jobs", "run", "sync-case-status", check=False)
     finally:
         holder.release()
     assert result.returncode == 1, result.stderr
@@ -513,23 +506,11 @@ def test_the_reminder_list_is_read_by_the_cli_the_api_and_the_desk(app, cli_env)
 
     drafted = draft(app, 1)
     backdate(app, 45)
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "jobs", "reminders", "--json"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run(cli_env, "jobs", "reminders", "--json", check=False)
     assert result.returncode == 0, result.stderr
     listed = json.loads(result.stdout)
     assert [(c["case_number"], c["idle_days"]) for c in listed["cases"]] == [(drafted, 45)]
-    text = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "jobs", "reminders"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    text = run(cli_env, "jobs", "reminders", check=False)
     assert f"{drafted}: idle 45 days (draft_done;" in text.stdout
     accounts.set_password(app, "chair", PASSWORD)
     settings = app.settings.model_copy(
@@ -733,13 +714,7 @@ def test_the_worker_runs_due_jobs_each_pass(app):
 
 def test_cli_jobs_list_run_and_runs(app, cli_env):
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "legal_ai.cli", "jobs", *args],
-            env=cli_env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        return run(cli_env, "jobs", *args, check=False)
 
     listed = cli("list", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -825,13 +800,7 @@ def test_health_reports_a_job_that_failed_last(app, cli_env):
     [failed] = health_report(app)["scheduler"]["failed_jobs"]
     assert failed["name"] == "sync-case-status" and failed["failures"] == 1
     assert failed["last_error"] == "the tracker refused the token"
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "health"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = run(cli_env, "health", check=False)
     assert result.returncode == 0, result.stderr
     assert "scheduled job sync-case-status failed at" in result.stdout
     assert "the tracker refused the token" in result.stdout

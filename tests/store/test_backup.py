@@ -6,14 +6,13 @@ connection details. Runs in a database of its own (a restore swaps databases, wh
 session's pool)."""
 
 import subprocess
-import sys
 from importlib import resources
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from helpers import TEST_DB, TEST_HOME, table_fingerprints, write
+from helpers import TEST_DB, TEST_HOME, run, table_fingerprints, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
@@ -41,13 +40,7 @@ def own_db(server_url, settings):
 
 
 def cli(env: dict, url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "db", *args],
-        env={**env, "LEGAL_AI_DATABASE_URL": url},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run({**env, "LEGAL_AI_DATABASE_URL": url}, "db", *args, check=False)
 
 
 def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):

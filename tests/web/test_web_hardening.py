@@ -11,8 +11,6 @@ import asyncio
 import datetime as dt
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 
@@ -22,7 +20,7 @@ import uvicorn
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from helpers import PASSWORD, local_server, serving
+from helpers import PASSWORD, local_server, run, serving
 from legal_ai import accounts, jobqueue, paging
 from legal_ai.app import App
 from legal_ai.config import Settings
@@ -398,13 +396,7 @@ def test_a_failing_job_is_stored_and_returned_scrubbed(app, monkeypatch, cli_env
         listed = client.get("/api/jobs/runs", headers=auth(CHAIR))
         jobs_list = client.get("/api/jobs", headers=auth(CHAIR))
     assert listed.status_code == 200 and len(listed.json()["runs"]) == 3
-    result = subprocess.run(
-        [sys.executable, "-m", "legal_ai.cli", "jobs", "runs", "--json"],
-        env=cli_env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run(cli_env, "jobs", "runs", "--json", check=False)
     assert result.returncode == 0, result.stderr
     assert len(json.loads(result.stdout)["runs"]) == 3
     for shown in (listed.text, jobs_list.text, result.stdout):
