@@ -165,3 +165,13 @@ def waiting_all(conn: psycopg.Connection) -> dict[str, int]:
         )
     )
     return dict(conn.execute(query).fetchone())
+
+
+def finals_waiting(conn: psycopg.Connection) -> dict[str, int]:
+    """Her finals waiting for their learning: received and not yet learned from
+    (`final_received`), and learned with lessons no promote folded yet (`analyzed`)."""
+    row = conn.execute(
+        "SELECT count(*) FILTER (WHERE status = 'final_received') AS learning,"
+        " count(*) FILTER (WHERE status = 'analyzed') AS promote FROM draft_final_pairs"
+    ).fetchone()
+    return {"learning": row["learning"], "promote": row["promote"]}
