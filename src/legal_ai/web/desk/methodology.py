@@ -44,7 +44,7 @@ from .methodology_form import (
     parse,
     phrases_of,
 )
-from .methodology_steps import shown_steps
+from .methodology_steps import DESK_DEFAULT, shown_steps
 
 TYPES = ("universal", *vocab.APPEAL_TYPES)
 TYPE_LABELS = labels.APPEAL_TYPE  # the one dictionary (labels.py)
@@ -210,7 +210,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             )
         if not changes:
             return RedirectResponse(f"/methodology/{appeal_type}?same=1", 303)
-        reason = str(form.get("reason") or "").strip() or "עריכה בדסק"
+        reason = str(form.get("reason") or "").strip() or DESK_DEFAULT
         try:
             saved = await run_in_threadpool(
                 methodology.edit, desk.view, appeal_type, changes, reason=reason

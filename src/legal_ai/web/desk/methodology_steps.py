@@ -12,6 +12,7 @@ from ...text.phrases import words_of
 from .methodology_form import ADVANCED, BLOCK_LABELS, CHECKLISTS, HEADED, LISTS, OUTCOME_LABELS
 
 SHOWN = 3  # items named per change; the rest counted
+DESK_DEFAULT = "עריכה בדסק"  # the reason a desk save without one records (methodology.py)
 _SYSTEM = {
     "seed": "נתוני הפתיחה",
     "edit": "עריכה",
@@ -44,6 +45,8 @@ def kind_of(step: dict) -> str:
 def reason_of(step: dict) -> str | None:
     """Her reason as she wrote it (Hebrew); the system's own reasons are not hers: None."""
     reason = str(step.get("reason") or "").strip()
+    if reason == DESK_DEFAULT:  # saved on the desk without a reason: nothing to say
+        return None
     return reason if reason and _HEBREW.search(reason) else None
 
 
