@@ -3,8 +3,8 @@
 (test_desk_hebrew.problems): the methodology's heading rule written as words with its preview
 over her finals, saved, then undone step by step; a lesson she approved and no promote folded
 vetoed on the methodology page with a reason; the today page with what matters today first.
-Screenshots: docs/desk/methodology.png, methodology-phone.png, today-phone.png (today.png is
-test_desk_browser.py's)."""
+Screenshots: docs/desk/methodology.png, methodology-preview.png (the preview beside its rule),
+methodology-phone.png, today-phone.png (today.png is test_desk_browser.py's)."""
 
 import pytest
 from test_desk_hebrew import problems
@@ -47,6 +47,8 @@ def test_a_rule_in_words_previewed_saved_and_undone_step_by_step(page, desk):
     assert page.evaluate("document.activeElement.id") == "preview-heading-discussion"
     assert discussion.input_value().endswith("דיון (המשך)")
     clean(page)
+    rule = page.locator("div.rule", has=result)  # the rule and its preview, beside each other
+    rule.screenshot(path=str(screenshot(page, "methodology-preview")))
     page.fill("input[name=reason]", "כותרת דיון נוספת")
     with page.expect_navigation():
         page.click("button.save")
