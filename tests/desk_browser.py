@@ -49,6 +49,7 @@ CHAIR_TOKEN = "desk-test-chair-token"
 AGENT_TOKEN = "desk-test-agent-token"
 PASSWORD = "סיסמת-בדיקה 1042/23"  # Hebrew, a space, digits and a slash
 VIEWPORT = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}  # a phone held upright
 
 
 def unavailable(reason: str) -> None:

@@ -202,30 +202,30 @@ def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, des
     assert page.inner_text("b.version") == "1"
     anti = page.locator("textarea[name='list.anti_patterns']")
     anti.fill(anti.input_value() + "\nבמאמר מוסגר")
-    page.fill("input[name='heading.discussion']", "(דיון")  # not a regular expression
+    opening = page.locator("textarea[name='heading.opening']")
+    opening.fill("פתח דבר\n" + "מילה " * 15)  # longer than any heading line
     with page.expect_navigation():
         page.click("button.save")
-    error = page.locator("#err-heading-discussion")
-    assert error.is_visible() and "אינו ביטוי רגולרי תקין" in error.inner_text()
+    error = page.locator("#err-heading-opening")
+    assert error.is_visible() and "ארוכה מ-60 תווים" in error.inner_text()
     # The message sits beside its field, and what she typed is still in the form.
-    field = page.locator("input[name='heading.discussion']").bounding_box()
+    field = opening.bounding_box()
     shown = error.bounding_box()
     assert abs(shown["y"] - (field["y"] + field["height"])) < 40
     assert "במאמר מוסגר" in anti.input_value()
-    pattern = page.locator("input[name='heading.discussion']")
-    assert pattern.input_value() == "(דיון" and pattern.get_attribute("aria-invalid") == "true"
+    assert opening.input_value().startswith("פתח דבר\nמילה")
+    assert opening.get_attribute("aria-invalid") == "true"
     assert problems(page.content()) == []  # Hebrew only: the English behind the details
     assert methodology.show(desk.legal, "universal")["version"] == 1
-    page.fill("input[name='heading.discussion']", "דיון והכרעה|דיון|הכרעה")
+    opening.fill("פתח דבר\nמבוא")
     page.fill("input[name=reason]", "עוד ביטוי להימנע ממנו")
     with page.expect_navigation():
         page.click("button.save")
     assert "נשמרה גרסה 2" in page.inner_text("[role=status]")
     assert page.inner_text("b.version") == "2"
-    assert page.locator("table.versions tbody tr").count() == 2
-    screenshot(page, "methodology")
+    assert page.locator("ol.steps > li").count() == 2
     with page.expect_navigation():
-        page.click("tr[data-version='2'] a.diff-link")
+        page.click("li[data-version='2'] a.diff-link")
     assert page.locator("ins").all_inner_texts() == ["במאמר מוסגר"]
     screenshot(page, "methodology-diff")
     with page.expect_navigation():

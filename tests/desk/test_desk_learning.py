@@ -1,17 +1,16 @@
 """/learning in the real headless Chromium (issue 23 item 3): the style-distance plot as the chair
 sees it — every Hebrew label of the drawn SVG (the legend's blocks, the axes' names) read back
 from the page with where the browser put its first and its last letter, which must run right to
-left (כותרת drawn as written, never תרתוכ); the time axis's dates (1.6.2021) in the order of the
-decisions' dates, not of their uploads; the table by decision date too. The SVG itself (every
-value inside its axes, the legend as text, the dates) is tested in tests/learning/test_dashboard.py."""
-
-import datetime as dt
+left (כותרת drawn as written, never תרתוכ); the horizontal axis the order the finals were learned
+(1, 2 …), not their decision dates; the table in that order too, each row with its decision
+date; on a phone, no sideways scroll. The SVG itself (every value inside its axes, the legend as
+text, the ticks) is tested in tests/learning/test_dashboard.py."""
 
 import pytest
 
 import factories
-from desk_browser import screenshot, sign_in
-from legal_ai.learning import drafts, finals
+from desk_browser import PHONE, screenshot, sign_in
+from legal_ai.learning import dashboard, drafts, finals
 
 pytestmark = pytest.mark.db
 
@@ -48,25 +47,30 @@ def _pairs(app, tmp_path, decided: list[str]) -> list[str]:
     return cases
 
 
-def test_the_plot_reads_right_to_left_by_decision_date(page, desk, tmp_path):
+def test_the_plot_reads_right_to_left_in_the_order_learned(page, desk, tmp_path):
     # Uploaded in this order; the second was decided two years before the first.
     cases = _pairs(desk.legal, tmp_path, ["2025-09-01", "2023-06-15"])
     sign_in(page, desk, next_path="/learning")
     assert page.get_attribute("figure.plot", "data-points") == "2"
     drawn = {d["text"]: d for d in page.evaluate(DRAWN)}
     # The legend's blocks and the axes' names, each drawn from right to left as it is written.
-    for label in ("כותרת", "פתח דבר", "דיון והכרעה", "אחוז השינוי", "תאריך ההחלטה"):
+    for label in ("כותרת", "פתח דבר", "דיון והכרעה", "אחוז השינוי", dashboard.ORDER_AXIS):
         assert label in drawn, (label, sorted(drawn))
     for text, where in drawn.items():
         assert where["first"] > where["last"], f"{text} drawn left to right (reversed)"
-    # The time axis: the two decision dates, the earlier on the left, written 15.6.2023.
+    # The horizontal axis: the order learned, the first learned on the left; no dates.
     ticks = [text for _, text in sorted(page.evaluate(TICKS))]
-    assert ticks == ["15.6.2023", "1.9.2025"]
-    dates = [dt.datetime.strptime(t, "%d.%m.%Y").date() for t in ticks]
-    assert dates == sorted(dates)
-    # The table: by decision date, the later upload first.
+    assert ticks == ["1", "2"]
+    assert "לפי הסדר שבו נלמדו" in page.inner_text("figure.plot figcaption")
+    # The table: in the order learned, each row with its decision date.
     rows = page.locator("table.figures tbody tr")
     assert rows.count() == 2
-    assert "15.6.2023" in rows.nth(0).inner_text() and cases[1] in rows.nth(0).inner_text()
-    assert "1.9.2025" in rows.nth(1).inner_text()
+    first, second = rows.nth(0).inner_text(), rows.nth(1).inner_text()
+    assert first.startswith("1") and "1.9.2025" in first and cases[0] in first
+    assert second.startswith("2") and "15.6.2023" in second and cases[1] in second
+    # The plain sentence stays first.
+    assert page.locator("p.said.trend").count() == 1
     screenshot(page, "learning")
+    page.set_viewport_size(PHONE)
+    page.goto("/learning")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")

@@ -265,3 +265,62 @@ def test_sign_in_lands_on_today(client):
     )
     assert answer.status_code == 303 and answer.headers["location"] == "/"
     assert client.get("/").status_code == 200
+
+
+def _order(page: str, section_id: str) -> list[str]:
+    part = page.split(f'aria-labelledby="{section_id}"')[1].split("</section>")[0]
+    return re.findall(r'data-(?:card|today)="(\w+)"', part)
+
+
+def test_today_puts_first_what_matters_today(world, chair, desk_app):
+    """What waits for her decision (the most pressing first), then what is overdue, then her
+    finals waiting for their learning; the rest after; the cards with nothing waiting last.
+    Every card once."""
+    import factories
+    from scenarios import analyzed_final
+
+    records = factories.records()[:2]
+    for record in records:
+        analyzed_final(desk_app, record)
+    with desk_app.store.transaction() as conn:  # the second's learning not yet run
+        conn.execute("SET LOCAL session_replication_role = replica")
+        conn.execute(
+            "UPDATE draft_final_pairs SET status = 'final_received' WHERE case_number = %s",
+            (records[1]["case_number"],),
+        )
+    page = text_of(chair.get("/").text)
+    first = _order(page, "today-first")
+    assert first == [
+        "escalations",
+        "copy_substance",
+        "lessons",
+        "principles_to_confirm",
+        "principles",
+        "curator",
+        "voice",
+        "enrichment",
+        "stale",
+        "metadata",
+        "learning",
+        "promote",
+    ]
+    counts = menu.counts(desk_app)
+    rest = [c.key for c in menu.CARDS if c.key not in first and counts[c.key]]
+    assert _order(page, "today-rest") == rest and {"panel_approved", "missing_precedents"} <= set(
+        rest
+    )
+    empty = [c.key for c in menu.CARDS if not counts[c.key]]
+    assert _order(page, "today-empty") == empty and "principles_returned" in empty
+    assert page.index('id="today-first"') < page.index('id="today-rest"')
+    assert page.index('id="today-rest"') < page.index('id="today-empty"')
+    assert 'href="/cases?status=final_received"' in page
+    assert 'href="/cases?status=analyzed"' in page
+    listed = chair.get("/cases?status=final_received").text
+    assert records[1]["case_number"] in text_of(listed)
+
+
+def test_today_with_nothing_waiting_says_so(chair):
+    page = text_of(chair.get("/").text)
+    assert "אין כרגע דבר שממתין לך" in page
+    assert 'id="today-first"' not in page and 'id="today-rest"' not in page
+    assert len(_order(page, "today-empty")) == len(menu.CARDS)

@@ -80,15 +80,16 @@ def test_one_point_per_history_row(app, tmp_path):
     root = ET.fromstring(svg)
     assert root.get("direction") == "ltr"
     labels = {t.text: t for t in root.iter(f"{SVG}text")}
-    axis_label = labels["תאריך ההחלטה"]
+    axis_label = labels[dashboard.ORDER_AXIS]
     assert axis_label.get("direction") == "rtl" and "text-anchor: middle" in axis_label.get("style")
     numbers = [t for text, t in labels.items() if text and text.replace(".", "").isdigit()]
     assert numbers and all(t.get("direction") is None for t in numbers)  # numbers untouched
     assert not re.search(r"<dc:date>", svg)  # no timestamp: the same history, the same SVG
 
 
-def test_finals_are_placed_by_their_decision_date_not_by_upload(app, tmp_path):
-    """The second final uploaded was decided first: it comes first, at its date."""
+def test_finals_are_placed_in_the_order_learned_not_by_decision_date(app, tmp_path):
+    """The second final uploaded was decided first: it still comes second, where it was
+    learned; its decision date is kept for the table."""
     records = factories.records()[:2]
     for record, decided in zip(records, ("2025-09-01", "2024-02-29"), strict=True):
         slug = factories.slug(record["case_number"])
@@ -103,9 +104,10 @@ def test_finals_are_placed_by_their_decision_date_not_by_upload(app, tmp_path):
         final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
         finals.upload_final(app, record["case_number"], final, decided_on=decided)
     shown = dashboard.figures(app)["finals"]
-    assert [f["case_number"] for f in shown] == [r["case_number"] for r in reversed(records)]
-    assert [f["decided_on"] for f in shown] == ["2024-02-29", "2025-09-01"]
-    assert tick_dates(dashboard.plot_svg(app)) == [dt.date(2024, 2, 29), dt.date(2025, 9, 1)]
+    assert [f["case_number"] for f in shown] == [r["case_number"] for r in records]
+    assert [f["learned"] for f in shown] == [1, 2]
+    assert [f["decided_on"] for f in shown] == ["2025-09-01", "2024-02-29"]
+    assert tick_numbers(dashboard.plot_svg(app)) == [1, 2]
 
 
 # -- the drawing alone, over figures made here (no database) -----------------------------------
@@ -120,6 +122,7 @@ def made(dates: list[str]) -> dict:
         finals.append(
             {
                 "id": n + 1,
+                "learned": n + 1,
                 "case_number": f"ערר (מרכז) {8000 + n}/24",
                 "final_version": 1,
                 "decided_on": day,
@@ -137,18 +140,16 @@ def made(dates: list[str]) -> dict:
     return {"finals": finals, "blocks": blocks}
 
 
-def tick_dates(svg: str) -> list[dt.date]:
-    """The time axis's tick labels (d.m.yyyy), as dates, in the order drawn (left to right)."""
+def tick_numbers(svg: str) -> list[int]:
+    """The horizontal axis's tick labels (the order learned), in the order drawn (left to
+    right)."""
     root = ET.fromstring(svg)
     ticks = []
     for group in root.iter(f"{SVG}g"):
         if (group.get("id") or "").startswith("xtick_"):
             ticks += [(t.get("transform"), t.text) for t in group.iter(f"{SVG}text")]
-    dates = []
-    for _transform, text in sorted(ticks, key=lambda t: float(t[0].split("(")[1].split()[0])):
-        day, month, year = map(int, text.split("."))  # 1.6.2021, never ISO
-        dates.append(dt.date(year, month, day))
-    return dates
+    ordered = sorted(ticks, key=lambda t: float(t[0].split("(")[1].split()[0]))
+    return [int(text) for _transform, text in ordered]
 
 
 def markers_within_axes(svg: str, gid: str) -> list[tuple[float, float]]:
@@ -175,10 +176,10 @@ def markers_within_axes(svg: str, gid: str) -> list[tuple[float, float]]:
     return points
 
 
-def test_the_plot_holds_every_value_by_decision_date_and_keeps_hebrew_as_text():
+def test_the_plot_holds_every_value_in_the_order_learned_and_keeps_hebrew_as_text():
     dates = ["2023-01-08", "2023-03-01", "2023-03-01", "2023-02-10", "2024-12-31"]
-    dates += [f"2024-{m:02d}-15" for m in range(1, 10)]  # more dates than ticks
-    data = made(sorted(dates))
+    dates += [f"2024-{m:02d}-15" for m in range(1, 10)]  # more finals than ticks
+    data = made(dates)  # learned in this order, whatever their decision dates
     svg = dashboard.plot_svg(None, data)
     root = ET.fromstring(svg)
     # Every marker of every series inside its axes (a change of 100 %, every block at 100 and
@@ -187,17 +188,16 @@ def test_the_plot_holds_every_value_by_decision_date_and_keeps_hebrew_as_text():
         assert len(markers_within_axes(svg, gid)) == len(dates), gid
     for gid in ("ratio_deviation", "stylometric_delta"):
         assert len(markers_within_axes(svg, gid)) == len(dates) - 1, gid
-    # The time axis: decision dates in order, the first and the last among them, at most 8,
-    # written 1.6.2021; the two finals of 1.3.2023 are two points, side by side.
-    ticks = tick_dates(svg)
+    # The horizontal axis: the order learned, the first and the last among at most 8 ticks;
+    # each final its own point, evenly apart, in the order learned (not by date).
+    ticks = tick_numbers(svg)
     assert ticks == sorted(ticks) and 2 <= len(ticks) <= 8
-    assert ticks[0] == dt.date(2023, 1, 8) and ticks[-1] == dt.date(2024, 12, 31)
-    assert {t.isoformat() for t in ticks} <= set(dates)
+    assert ticks[0] == 1 and ticks[-1] == len(dates)
     xs = [x for x, _ in markers_within_axes(svg, "change_percent")]
     assert xs == sorted(xs) and len(set(xs)) == len(xs)
-    same_day = [n for n, f in enumerate(data["finals"]) if f["decided_on"] == "2023-03-01"]
-    gap = xs[same_day[1]] - xs[same_day[0]]
-    assert 0 < gap < xs[same_day[0]] - xs[same_day[0] - 1]  # apart, yet nearer than a day before
+    gaps = [round(b - a, 1) for a, b in zip(xs, xs[1:], strict=False)]
+    assert max(gaps) - min(gaps) <= 0.2
+    assert not any(re.fullmatch(r"\d+\.\d+\.\d{4}", t.text or "") for t in root.iter(f"{SVG}text"))
     # The legend's Hebrew is text in logical order (the browser shapes it right to left): the
     # header block reads כותרת, never as glyph paths or reversed.
     texts = {t.text: t for t in root.iter(f"{SVG}text")}
@@ -206,8 +206,8 @@ def test_the_plot_holds_every_value_by_decision_date_and_keeps_hebrew_as_text():
     for block in BLOCKS:
         assert BLOCK_LABELS[block] in texts
     # Drawn once per distinct figures: the same figures, the same document, without drawing.
-    assert dashboard.plot_svg(None, made(sorted(dates))) is svg
-    changed = made(sorted(dates))
+    assert dashboard.plot_svg(None, made(dates)) is svg
+    changed = made(dates)
     changed["finals"][3]["change_percent"] = 55.5
     assert dashboard.plot_svg(None, changed) != svg
 

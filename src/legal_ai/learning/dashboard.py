@@ -1,6 +1,7 @@
 """The learning dashboard's figures (the desk's /learning): the held-out style distance
 of our drafts to the chair's finals over time, one point per row of `style_distance_history`
-(one analyzed final version) placed at its final's decision date, with its two Ns — the lesson
+(one analyzed final version) placed in the order the finals were learned (the rows' order:
+the first final learned on the left; its decision date is shown in the table), with its two Ns — the lesson
 pool's size (approved lessons) and the specification's N, the discussion rules, folded lessons
 and transition phrases of the `universal` methodology then (`methodology_size`, migration 0042;
 07 §0.7) — and each block's share changed.
@@ -10,17 +11,16 @@ and transition phrases of the `universal` methodology then (`methodology_size`, 
 fonts, which matplotlib's own renderer does not (drawn as glyphs, כותרת would read תרתוכ). Each
 series is an SVG group with an id (`change_percent`, `anti_pattern_total`, `ratio_deviation`,
 `stylometric_delta`, `lesson_pool_size`, `methodology_size`, `block_<block>`) whose markers are
-one per history row. The time axis is the decision date (ticks written 1.6.2021; finals of one date a little
-apart, each its own point); every axis's range holds all its values. A drawing is kept per
+one per history row. The horizontal axis is the order learned (1, 2, 3 …: at most eight
+numbered ticks), never the decision date: a final decided long ago but learned today is a
+point of today's learning; every axis's range holds all its values. A drawing is kept per
 distinct data (`_drawn`): the page draws again only when a row is added or changes."""
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import json
 import re
-from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -41,10 +41,13 @@ LABELS = {
     "methodology_size": "כללי דיון, לקחים וביטויי מעבר במתודולוגיה הכללית",
     "blocks": "שינוי לפי בלוק (%)",
     "decided_on": "תאריך ההחלטה",
+    "learned": "סדר הלמידה",
 }
+# The horizontal axis's name: the order learned, which end is first.
+ORDER_AXIS = "סדר הלמידה: ההחלטה הסופית שנלמדה ראשונה משמאל"
+MOST_TICKS = 8
 # Series whose scale starts at 0: the percent of words changed, the count of phrases to avoid.
 FROM_ZERO = ("change_percent", "anti_pattern_total")
-SPREAD = 0.015  # finals of one decision date: this share of the time axis apart
 MARKED_BLOCKS = 40  # up to this many finals, each block's line marks its points
 MARGINS = {"left": 0.09, "right": 0.8, "top": 0.985, "bottom": 0.065, "hspace": 0.12}
 # The N axis's label on two lines (one would run past the axis's height).
@@ -52,18 +55,19 @@ N_AXIS = "כללי דיון, לקחים וביטויי מעבר\nבמתודול�
 
 
 def figures(app: Context) -> dict:
-    """Per analyzed final, in the order of its decision date (then as captured): its decision
-    date, when it was analyzed, which case, the four distances, its two Ns (the lesson pool's
+    """Per analyzed final, in the order learned (the history rows' order; `learned`, from 1):
+    its decision date, when it was analyzed, which case, the four distances, its two Ns (the lesson pool's
     size then, and the specification's N: `methodology_size`, None for a row written before it
     was recorded) and each block's percent changed; per block, its series."""
     with app.store.connection() as conn:
-        rows = style_history.history_by_decision(conn)
+        rows = style_history.history_as_learned(conn)
     finals: list[dict[str, Any]] = []
-    for row in rows:
+    for learned, row in enumerate(rows, start=1):
         measured = (row["metrics"] or {}).get("blocks") or {}
         finals.append(
             {
                 "id": row["id"],
+                "learned": learned,
                 "case_number": row["case_number"],
                 "final_version": row["final_version"],
                 "decided_on": row["decided_on"].isoformat(),
@@ -165,35 +169,15 @@ def _directions(svg: str) -> str:
 
 
 def positions(finals: list[dict]) -> list[float]:
-    """Each final's place on the time axis: its decision date (matplotlib's day numbers).
-    Finals of one date are spread evenly around it, SPREAD of the axis apart (less when the
-    next date is near: a group never reaches halfway to its neighbours), so each stays a point
-    of its own and the points keep the order of their dates, then of their analysis."""
-    days = [float(dt.date.fromisoformat(f["decided_on"]).toordinal()) for f in finals]
-    per_day = Counter(days)
-    distinct = sorted(per_day)
-    nearest = min((b - a for a, b in zip(distinct, distinct[1:], strict=False)), default=1e9)
-    step = min(SPREAD * (max(days) - min(days) + 2 * _pad(days)), nearest / max(per_day.values()))
-    seen: Counter = Counter()
-    out = []
-    for day in days:
-        out.append(day + (seen[day] - (per_day[day] - 1) / 2) * step)
-        seen[day] += 1
-    return out
+    """Each final's place on the horizontal axis: the order it was learned (1, 2, 3 …)."""
+    return [float(n) for n in range(1, len(finals) + 1)]
 
 
-def _pad(days: list[float]) -> float:
-    """Room on each side of the time axis (days): 5 % of the span, at least two days."""
-    return max(0.05 * (max(days) - min(days)), 2.0)
-
-
-def date_ticks(finals: list[dict], most: int = 8) -> tuple[list[float], list[str]]:
-    """At most `most` of the decision dates (the first, the last and evenly between), written
-    1.6.2021."""
-    dates = sorted({dt.date.fromisoformat(f["decided_on"]) for f in finals})
-    if len(dates) > most:
-        dates = [dates[round(i * (len(dates) - 1) / (most - 1))] for i in range(most)]
-    return [float(d.toordinal()) for d in dates], [f"{d.day}.{d.month}.{d.year}" for d in dates]
+def order_ticks(count: int, most: int = MOST_TICKS) -> list[int]:
+    """At most `most` of the places 1..count: the first, the last and evenly between."""
+    if count <= most:
+        return list(range(1, count + 1))
+    return sorted({1 + round(i * (count - 1) / (most - 1)) for i in range(most)})
 
 
 def _hold(ax, values: list[float | None], *, floor: float | None = None) -> None:
@@ -218,11 +202,11 @@ def _draw(fig, data: dict) -> None:
     _pool(axes[0], x, [f["lesson_pool_size"] for f in finals])
     _methodology(axes[len(SERIES)], x, [f.get("methodology_size") for f in finals])
     _blocks(axes[-1], x, data["blocks"])
-    days = [float(dt.date.fromisoformat(f["decided_on"]).toordinal()) for f in finals]
-    axes[-1].set_xlim(min(x) - _pad(days), max(x) + _pad(days))
-    ticks, labels = date_ticks(finals)
-    axes[-1].set_xticks(ticks, labels, rotation=30, ha="right", fontsize=8)
-    axes[-1].set_xlabel(LABELS["decided_on"])
+    pad = max(0.5, 0.02 * len(finals))  # room for the first and the last point's marker
+    axes[-1].set_xlim(1 - pad, len(finals) + pad)
+    ticks = order_ticks(len(finals))
+    axes[-1].set_xticks([float(t) for t in ticks], [str(t) for t in ticks], fontsize=8)
+    axes[-1].set_xlabel(ORDER_AXIS)
 
 
 def _series(ax, key: str, x: list[float], values: list[float | None]) -> None:

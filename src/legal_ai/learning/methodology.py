@@ -277,16 +277,32 @@ def diff(app: Context, appeal_type: str, a: int, b: int) -> dict:
     return {"appeal_type": appeal_type, "a": a, "b": b, "changes": changes}
 
 
-def restore(app: Context, appeal_type: str, version: int, reason: str | None = None) -> dict:
+def restore(
+    app: Context,
+    appeal_type: str,
+    version: int,
+    reason: str | None = None,
+    *,
+    undo: bool = False,
+    expected_version: int | None = None,
+) -> dict:
     """The chair's one-click restore: a NEW version whose profile is that of `version` (history
     is never rewritten). A folded lesson that is no longer approved (vetoed since) is not
-    brought back; the answer lists it under `dropped_lessons`."""
+    brought back; the answer lists it under `dropped_lessons`. `undo`: the restore is a step
+    back (learning/methodology_undo.py), said in its audit row so that the next step goes on
+    back instead of returning. `expected_version`: the version the chair saw; saved since
+    (another tab): InvalidInput, nothing written."""
     require_chair(app.principal, "restoring a methodology version")
     actor = app.principal.actor
     appeal_type = _profile_key(appeal_type)
     reason = vocab.free_text(reason, "reason", required=False, max_chars=2000)
     with app.store.transaction() as conn:
-        store.get_profile(conn, appeal_type, lock=True)  # serialise with edits and promotes
+        row = store.get_profile(conn, appeal_type, lock=True)  # serialise with edits, promotes
+        if expected_version is not None and row and row["version"] != expected_version:
+            raise InvalidInput(
+                f"the {appeal_type} methodology was saved as version {row['version']} meanwhile;"
+                " reload"
+            )
         profile = copy.deepcopy(_version(conn, appeal_type, version)["profile"])
         folded = profile.get("lessons") or []
         ids = [item.get("id") for item in folded if isinstance(item.get("id"), int)]
@@ -307,6 +323,7 @@ def restore(app: Context, appeal_type: str, version: int, reason: str | None = N
                 "restored": version,
                 "version": saved["version"],
                 "dropped_lessons": dropped,
+                **({"undo": True} if undo else {}),
             },
         )
     return {

@@ -163,3 +163,14 @@ def waiting_all(conn: Conn) -> dict[str, int]:
         )
     )
     return dict(one(conn.execute(query)))
+
+
+def finals_waiting(conn: Conn) -> dict[str, int]:
+    """Her finals waiting for their learning: received and not yet learned from
+    (`final_received`), and learned with lessons no promote folded yet (`analyzed`)."""
+    row = conn.execute(
+        "SELECT count(*) FILTER (WHERE status = 'final_received') AS learning,"
+        " count(*) FILTER (WHERE status = 'analyzed') AS promote FROM draft_final_pairs"
+    ).fetchone()
+    assert row is not None  # an aggregate answers one row
+    return {"learning": row["learning"], "promote": row["promote"]}

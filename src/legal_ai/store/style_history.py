@@ -46,14 +46,15 @@ def history(conn: Conn, *, limit: int | None = None, offset: int = 0) -> list[di
     ).fetchall()
 
 
-def history_by_decision(conn: Conn) -> list[dict]:
+def history_as_learned(conn: Conn) -> list[dict]:
     """Every row with its final's decision date (`decided_on`: the case's internal decision,
-    which holds the final the row measured; the day it was analyzed when none is recorded), by
-    that date and then by id (the learning dashboard's time axis)."""
+    which holds the final the row measured; the day it was analyzed when none is recorded), in
+    the order the rows were written — the order the finals were learned (the learning
+    dashboard's axis)."""
     return conn.execute(
         "SELECT h.*, coalesce(c.decided_on, h.captured_at::date) AS decided_on"
         " FROM style_distance_history h JOIN draft_final_pairs p ON p.id = h.pair_id"
-        " LEFT JOIN case_law c ON c.id = p.case_law_id ORDER BY decided_on, h.id"
+        " LEFT JOIN case_law c ON c.id = p.case_law_id ORDER BY h.id"
     ).fetchall()
 
 

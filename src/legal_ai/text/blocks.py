@@ -134,7 +134,9 @@ class Segmentation:
     out_of_order: list[str] = field(default_factory=list)
 
 
-def _heading_line(line: str) -> str:
+def heading_line(line: str) -> str:
+    """A line as a heading pattern is matched against it: quotes folded, its numbering
+    ("א." / "3)") and final colon taken off."""
     line = fold_quotes(line).strip()
     line = re.sub(r"^(?:[א-ת]|\d{1,2})[.)]\s+", "", line)  # "א. רקע" / "3) דיון"
     return line.rstrip(":").strip()
@@ -159,7 +161,7 @@ def segment(text: str, spec: dict) -> Segmentation:
     starts: list[tuple[int, str, str]] = []  # (line index, block, heading)
     seen: set[str] = set()
     for index, line in enumerate(lines):
-        candidate = _heading_line(line)
+        candidate = heading_line(line)
         if not candidate or len(candidate) > MAX_HEADING_CHARS:
             continue
         for block, pattern in patterns.items():

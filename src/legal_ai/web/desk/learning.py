@@ -1,6 +1,7 @@
 """/learning: first one plain sentence — are her edits to our drafts shrinking, by the order the
-finals were learned (`trend_said`) — then the held-out style distance over time
-(dashboard.plot_svg inline, the figures in a table), the panel's agreement with the chair
+finals were learned (`trend_said`) — then the held-out style distance in the order the
+finals were learned, never by decision date (dashboard.plot_svg inline, the figures in a table
+in that order, each with its decision date), the panel's agreement with the chair
 (panel_stats: in words, no statistics jargon), this week's feedback by category and, of the last
 12 weeks (Israel's weeks, feedback.by_week), only those with feedback, and a feedback form
 (feedback.record)."""

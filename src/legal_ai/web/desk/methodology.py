@@ -1,19 +1,23 @@
 """/methodology: the chair's methodology profiles (`universal` and one per appeal type) edited in
-forms, never as raw JSON; their versions, a diff between two, and a one-click restore.
+forms, never as raw JSON or regular expressions; every change a version she steps back from.
 
-A profile's keys become fields: a heading pattern per block and the signature's start (regular
-expressions), a golden ratio per block (a number from 0 to 1), and one-item-per-line textareas
-for the discussion rules, the content checklist of each outcome, transition phrases,
-anti-patterns and voice invariants. Folded lessons are listed, each with her veto (with a
-reason: out of every profile that holds it, POST /methodology/TYPE/veto). On save only the keys whose value changed are sent, through
-`methodology.edit` (its pydantic schema and time-boxed regex checks decide; nothing is saved
-when it refuses). Before that each field is checked on its own — the same checks: the pattern
-compiled and time-boxed by `text.blocks.check_pattern`, the changed keys against
-`methodology.ProfileChanges` — so that each error is shown in Hebrew next to its field. The
-form carries the version it was loaded from: when the profile was saved meanwhile (another tab)
-nothing is saved and the page says so. Every save is a new version; history, diff and restore
-are `methodology.history`, `.diff` and `.restore` (restore: a new version equal to the old).
-The form's fields, their checks and the diff's lines are methodology_form.py."""
+A profile's keys become fields: the phrases of each block's heading and of the signature's
+start (one a line; text/phrases.py builds the escaped pattern), a golden ratio per block (a
+number from 0 to 1), and one-item-per-line textareas for the discussion rules, the content
+checklist of each outcome, transition phrases, anti-patterns and voice invariants. Beside each
+rule a preview (POST /methodology/TYPE/preview, the whole form kept): which of her finals'
+lines or sentences it would match (learning/methodology_preview.py). Lessons that reach the
+writer are listed — folded into the profile, and approved but not yet folded — each with her
+veto (with a reason; the database's gate decides, as from the CLI: POST
+/methodology/TYPE/veto). On save only the keys whose value changed are sent, through
+`methodology.edit` (its pydantic schema and time-boxed pattern checks decide; nothing is saved
+when it refuses); each error is shown in Hebrew next to its field. The form carries the version
+it was loaded from: when the profile was saved meanwhile (another tab) nothing is saved and the
+page says so. Every save is a new version: the steps are listed newest first with their date
+(Israel's clock) and what each changed in words (methodology_steps.py); "ביטול הצעד האחרון"
+steps back one change at a time (learning/methodology_undo.py), and any version can be
+restored or diffed (`methodology.restore`, `.diff`). The form's fields, their checks and the
+diff's lines are methodology_form.py."""
 
 from typing import Annotated, Any
 
@@ -22,7 +26,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput, NotFound
-from ...learning import lessons, methodology
+from ...learning import lessons, methodology, methodology_preview, methodology_undo
 from ...learning import vocabulary as vocab
 from ...text import blocks as text_blocks
 from . import core, labels
@@ -33,13 +37,32 @@ from .methodology_form import (
     HEADED,
     LISTS,
     OUTCOME_LABELS,
+    RULES,
+    advanced,
     diff_rows,
     fields_of,
     parse,
+    phrases_of,
 )
+from .methodology_steps import DESK_DEFAULT, shown_steps
 
 TYPES = ("universal", *vocab.APPEAL_TYPES)
 TYPE_LABELS = labels.APPEAL_TYPE  # the one dictionary (labels.py)
+# The fields with a preview of what they match in her finals, and how each is matched.
+PREVIEWED = {
+    **{name: "heading" for name in RULES if name != "signature_start"},
+    "signature_start": "signature",
+    "list.transition_phrases": "phrase",
+    "list.anti_patterns": "phrase",
+}
+
+
+def _unfolded(view: Any, appeal_type: str) -> list[dict]:
+    """Lessons she (or the panel) approved that no promote folded yet, of this profile: the
+    general ones on `universal`, a type's own on its page. They reach the writer as they are."""
+    rows = lessons.list_lessons(view, status="approved")["lessons"]
+    wanted = None if appeal_type == "universal" else appeal_type
+    return [r for r in rows if r.get("folded_into") is None and r.get("appeal_type") == wanted]
 
 
 # -- the pages ----------------------------------------------------------------------------------
@@ -60,13 +83,14 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         values: dict | None = None,
         **context: Any,
     ) -> Response:
-        def load() -> tuple[dict, dict]:
+        def load() -> tuple[dict, dict, list[dict]]:
             return (
                 methodology.show(desk.view, appeal_type),
-                methodology.history(desk.view, appeal_type),
+                methodology_undo.steps(desk.view, appeal_type),
+                _unfolded(desk.view, appeal_type),
             )
 
-        shown, history = await run_in_threadpool(load)
+        shown, steps, unfolded = await run_in_threadpool(load)
         return core.render(
             request,
             "methodology.html",
@@ -76,15 +100,20 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             types=TYPES,
             type_labels=TYPE_LABELS,
             shown=shown,
-            versions=history["versions"],
+            steps=shown_steps(steps["steps"]),
+            undo_to=steps["undo_to"],
             values=values if values is not None else fields_of(shown["profile"]),
+            advanced=advanced(shown["profile"]),
             lessons=shown["profile"].get("lessons") or [],
+            unfolded=unfolded,
             headed=HEADED,
             blocks=text_blocks.BLOCKS,
             block_labels=BLOCK_LABELS,
             lists=LISTS,
             checklists=CHECKLISTS,
             outcome_labels=OUTCOME_LABELS,
+            previewed=PREVIEWED,
+            previews=context.pop("previews", {}),
             errors=context.pop("errors", {}),
             **context,
         )
@@ -104,10 +133,15 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         dropped: int = 0,
         same: int = 0,
         vetoed: int = 0,
+        undone: int = 0,
     ) -> Response:
         notice = None
         if saved:
             notice = f"נשמרה גרסה {saved}"
+        elif undone:
+            notice = (
+                f"הצעד האחרון בוטל: המתודולוגיה חזרה למצב של גרסה {source} (נשמר כגרסה {undone})"
+            )
         elif restored:
             notice = f"גרסה {source} שוחזרה כגרסה חדשה, {restored}"
             if dropped:
@@ -115,13 +149,15 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         elif same:
             notice = "לא היה שינוי בשדות; לא נשמרה גרסה חדשה"
         elif vetoed:
-            notice = "הלקח נפסל (וטו) והוצא מכל פרופיל שבו היה משולב"
+            notice = "הלקח נפסל (וטו): הכותב לא יקרא אותו עוד, והוא הוצא מכל פרופיל שבו היה משולב"
         return await page(request, desk, _type(appeal_type), notice=notice)
 
     @api.post("/methodology/{appeal_type}/veto", include_in_schema=False)
     async def veto(request: Request, appeal_type: str, desk: Chair) -> Response:
-        """Her veto of a lesson folded into the profile (lessons.review, as from the queue):
-        out of every profile that holds it; a reason needed, said beside the lesson."""
+        """Her veto of a lesson that reaches the writer — folded into the profile, or approved
+        and not yet folded (lessons.review, as the CLI's veto and the queue's: the database's
+        gate decides, only as her): out of every profile that holds it; a reason needed, said
+        beside the lesson."""
         appeal_type = _type(appeal_type)
         form = await core.form_of(request, desk)
         lesson = str(form.get("lesson") or "")
@@ -174,7 +210,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             )
         if not changes:
             return RedirectResponse(f"/methodology/{appeal_type}?same=1", 303)
-        reason = str(form.get("reason") or "").strip() or "עריכה בדסק"
+        reason = str(form.get("reason") or "").strip() or DESK_DEFAULT
         try:
             saved = await run_in_threadpool(
                 methodology.edit, desk.view, appeal_type, changes, reason=reason
@@ -233,4 +269,46 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             f"/methodology/{appeal_type}?restored={result['version']}&source={raw}"
             f"&dropped={len(result['dropped_lessons'])}",
             303,
+        )
+
+    @api.post("/methodology/{appeal_type}/undo", include_in_schema=False)
+    async def undo(request: Request, appeal_type: str, desk: Chair) -> Response:
+        """One step back (methodology_undo.undo) from the version her page showed."""
+        appeal_type = _type(appeal_type)
+        form = await core.form_of(request, desk)
+        raw = str(form.get("version") or "")
+        if not raw.isdigit():
+            raise InvalidInput("the page's version was not sent; reload the page")
+        try:
+            result = await run_in_threadpool(
+                methodology_undo.undo, desk.view, appeal_type, int(raw)
+            )
+        except InvalidInput as exc:
+            said = (
+                "אין צעד קודם לבטל: זו הגרסה הראשונה"
+                if "first change" in str(exc)
+                else "המתודולוגיה נשמרה בינתיים בלשונית אחרת; לא בוטל דבר — עייני בצעדים שלמטה"
+            )
+            return await page(request, desk, appeal_type, 409, message=said)
+        return RedirectResponse(
+            f"/methodology/{appeal_type}?undone={result['version']}"
+            f"&source={result['restored_from']}&dropped={len(result['dropped_lessons'])}#steps",
+            303,
+        )
+
+    @api.post("/methodology/{appeal_type}/preview", include_in_schema=False)
+    async def preview(request: Request, appeal_type: str, desk: Chair) -> Response:
+        """Which of her finals' lines or sentences a rule would match, as she wrote it (the
+        whole form kept as typed, nothing saved)."""
+        appeal_type = _type(appeal_type)
+        form = await core.form_of(request, desk)
+        name = str(form.get("preview") or "")
+        if name not in PREVIEWED:
+            raise InvalidInput("the rule to preview was not named; reload the page")
+        values = {field: str(form.get(field) or "") for field in fields_of({})}
+        found = await run_in_threadpool(
+            methodology_preview.preview, desk.view, PREVIEWED[name], phrases_of(values[name])
+        )
+        return await page(
+            request, desk, appeal_type, values=values, previews={name: found}, focus=name
         )

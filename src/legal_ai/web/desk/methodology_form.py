@@ -1,7 +1,12 @@
 """The methodology profile as the desk's form (web/desk/methodology.py holds the routes): a
 profile's keys as form fields and the posted form back as the changed keys with each field's
 error in Hebrew (`fields_of`, `parse`), and the diff between two versions line by line
-(`diff_rows`)."""
+(`diff_rows`).
+
+A block's heading and the signature's start are rules in words: the phrases the rule matches,
+one a line (text/phrases.py builds the escaped pattern and reads a stored one back). A stored
+pattern that is no finite set of phrases (a regular expression written on the command line) is
+not shown: its field is empty and `advanced` names it; left empty, it is kept as it is."""
 
 import difflib
 import json
@@ -10,12 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ... import catalog
 from ...errors import InvalidInput
 from ...learning import methodology
 from ...learning import vocabulary as vocab
 from ...text import blocks as text_blocks
 from ...text.hebrew import clean_text
+from ...text.phrases import clean_phrase, pattern_of, words_of
 
 BLOCK_LABELS = text_blocks.BLOCK_LABELS
 OUTCOME_LABELS = {
@@ -48,21 +53,47 @@ PART_LABELS = {
 HEADED = tuple(b for b in text_blocks.BLOCKS if b not in ("header", "signature"))
 CHECKLISTS = ("any", *vocab.OUTCOMES)
 RATIO_ERROR = "יחס הוא מספר מ-0 עד 1 (למשל 0.35)"
+RULE_ERROR = "הכלל ארוך או מורכב מדי לבדיקה; חלקי אותו לפחות ביטויים"
+ADVANCED = "כלל שנכתב בשורת הפקודה ואינו רשימת ביטויים"
+RULES = (*(f"heading.{b}" for b in HEADED), "signature_start")  # the rules written in words
 
 
 # -- the profile as form fields, and the form back as changes --------------------------------------
 def fields_of(profile: dict) -> dict[str, str]:
-    """The form's field values for a stored profile (a key it lacks: empty fields)."""
+    """The form's field values for a stored profile (a key it lacks: empty fields); a heading
+    or the signature's start as its phrases, one a line."""
     spec = profile.get("blocks") or {}
     headings = spec.get("headings") or {}
     ratios = profile.get("golden_ratios") or {}
     checklists = profile.get("content_checklists") or {}
-    values = {f"heading.{b}": headings.get(b, "") for b in HEADED}
-    values["signature_start"] = spec.get("signature_start") or ""
+    values = {f"heading.{b}": _words(headings.get(b)) for b in HEADED}
+    values["signature_start"] = _words(spec.get("signature_start"))
     values |= {f"ratio.{b}": _number(ratios[b]) if b in ratios else "" for b in text_blocks.BLOCKS}
     values |= {f"list.{k}": "\n".join(profile.get(k) or []) for k in LISTS}
     values |= {f"checklist.{o}": "\n".join(checklists.get(o) or []) for o in CHECKLISTS}
     return values
+
+
+def _words(pattern: str | None) -> str:
+    return "\n".join(words_of(pattern) or [])
+
+
+def _stored_rules(profile: dict) -> dict[str, str | None]:
+    spec = profile.get("blocks") or {}
+    headings = spec.get("headings") or {}
+    rules: dict[str, str | None] = {f"heading.{b}": headings.get(b) for b in HEADED}
+    rules["signature_start"] = spec.get("signature_start")
+    return rules
+
+
+def advanced(profile: dict) -> set[str]:
+    """The rule fields whose stored pattern cannot be written as phrases."""
+    return {name for name, p in _stored_rules(profile).items() if p and words_of(p) is None}
+
+
+def phrases_of(text: str) -> list[str]:
+    """A rule field's phrases, one a line (empty lines dropped, duplicates once)."""
+    return [p for p in dict.fromkeys(clean_phrase(line) for line in text.splitlines()) if p]
 
 
 def _number(value: float) -> str:
@@ -73,15 +104,6 @@ def _lines(text: str) -> list[str]:
     return [line for line in (clean_text(raw).strip() for raw in text.splitlines()) if line]
 
 
-def _pattern_error(exc: InvalidInput) -> str:
-    """The catalog's Hebrew for a refused pattern; an invalid one with the parser's detail."""
-    said = catalog.hebrew(exc.code) or catalog.REFUSED
-    if exc.code != "pattern.invalid":
-        return said
-    detail = str(exc).partition("(")[2].rstrip(")")
-    return said + (f" ({detail})" if detail else "")
-
-
 def parse(form: dict[str, Any], profile: dict) -> tuple[dict, dict[str, str]]:
     """The posted fields as the profile keys whose value differs from `profile`, and the
     errors found field by field (name -> Hebrew message; `headings`, `golden_ratios` for a
@@ -90,21 +112,33 @@ def parse(form: dict[str, Any], profile: dict) -> tuple[dict, dict[str, str]]:
     errors: dict[str, str] = {}
     candidate: dict[str, Any] = {}
 
-    headings = {b: clean_text(text[f"heading.{b}"]).strip() for b in HEADED}
-    headings = {b: p for b, p in headings.items() if p}
-    signature = clean_text(text["signature_start"]).strip()
-    for block, pattern in headings.items():
-        try:
-            text_blocks.check_pattern(pattern, f"methodology blocks.headings.{block}")
-        except InvalidInput as exc:
-            errors[f"heading.{block}"] = _pattern_error(exc)
-    if signature:
+    rules: dict[str, str] = {}
+    stored = _stored_rules(profile)
+    for name in RULES:
+        phrases = phrases_of(text[name])
+        if not phrases:
+            if name in advanced(profile):  # a pattern from the command line, kept
+                rules[name] = stored[name] or ""
+            continue
+        if set(phrases) == set(words_of(stored[name]) or []):
+            rules[name] = stored[name] or ""  # the same phrases: the stored rule unchanged
+            continue
+        long = [p for p in phrases if len(p) > text_blocks.MAX_HEADING_CHARS]
+        if name != "signature_start" and long:
+            errors[name] = (
+                f"כותרת ארוכה מ-{text_blocks.MAX_HEADING_CHARS} תווים אינה נמצאת לעולם "
+                f"(השורה ארוכה מדי לכותרת): {long[0][:40]}…"
+            )
+            continue
+        rules[name] = pattern_of(phrases)
         try:
             text_blocks.check_pattern(
-                signature, "methodology blocks.signature_start", signature=True
+                rules[name], f"methodology {name}", signature=name == "signature_start"
             )
-        except InvalidInput as exc:
-            errors["signature_start"] = _pattern_error(exc)
+        except InvalidInput:  # in practice only a rule too long to check in time
+            errors[name] = RULE_ERROR
+    headings = {b: rules[f"heading.{b}"] for b in HEADED if rules.get(f"heading.{b}")}
+    signature = rules.get("signature_start") or ""
     candidate["blocks"] = {"headings": headings, "signature_start": signature or None}
 
     ratios: dict[str, float] = {}
@@ -219,14 +253,20 @@ def _flat(value: Any, prefix: str = "") -> list[str]:
         out: list[str] = []
         for key, item in value.items():
             label = f"{prefix}{PART_LABELS.get(key, key)}: "
+            if key in (*HEADED, "signature_start") and isinstance(item, str):
+                item = " · ".join(words_of(item) or [ADVANCED])  # a rule, in its words
+            if key == "order" and isinstance(item, list):
+                item = " ← ".join(BLOCK_LABELS.get(b, b) for b in item)
             out += _flat(item, label) if isinstance(item, dict | list) else [f"{label}{item}"]
         return out
     if isinstance(value, list):
-        return [
-            prefix + (json.dumps(item, ensure_ascii=False) if isinstance(item, dict) else str(item))
-            for item in value
-        ]
+        return [prefix + (_lesson(item) if isinstance(item, dict) else str(item)) for item in value]
     return [f"{prefix}{value}"]
+
+
+def _lesson(item: dict) -> str:
+    """A folded lesson as one line: its text (never its id or its keys)."""
+    return str(item.get("text") or json.dumps(item, ensure_ascii=False))
 
 
 def diff_rows(changes: list[dict]) -> list[dict]:

@@ -1,6 +1,11 @@
 """/: "מה מחכה לי", the chair's first page — a card per thing that needs her (menu.CARDS), each
 with its count, read once with the menu's badges (core.signed_in: menu.counts), and a link to
 the page where she does it (the review queue, /review, at the card's lane: web/desk/review.py).
+What matters today comes first (`today_first`, the order and why: docs/desk.md, "The today
+page"): what waits for her decision, the most pressing first; then overdue work (the background
+work that stopped, cases that did not move, decisions not searchable until she fills them);
+then her finals waiting for their learning. After it, the rest: what waits that holds nothing
+up, then, in one line, the cards with nothing waiting.
 /system ("מערכת"): the pages that keep the system (health, the reminders and scheduled jobs),
 gathered on one page, the nightly backup's state (red when its last run failed), the models'
 daily budgets (learning/budgets.py) and the trend of the search test built from her own
@@ -15,7 +20,38 @@ from starlette.concurrency import run_in_threadpool
 from ...learning import budgets as model_budgets
 from ...ops import backups, upkeep
 from ...ops.cron import schedule_zone
+from ...store import desk as desk_store
 from . import core, menu
+
+# What waits for her decision, the most pressing first: the panel could not decide; principles
+# out of search until she decides; a draft holding another case's substance before it goes out;
+# then what she approves or rejects, what makes search better, what needs her eye.
+DECIDE_FIRST = (
+    "escalations",
+    "principles_returned",
+    "copy_substance",
+    "lessons",
+    "principles_to_confirm",
+    "principles",
+    "curator",
+    "voice",
+    "enrichment",
+)
+OVERDUE = ("stale", "metadata")  # cases that did not move; decisions not searchable
+# Her finals waiting for their learning (store/desk.finals_waiting): the item, what it says and
+# where she follows it (the case list narrowed to that status).
+FINALS = {
+    "learning": (
+        "החלטות סופיות שטרם נלמדו",
+        "הלמידה מהן עוד לא רצה; המצב של כל אחת בדף התיק",
+        "/cases?status=final_received",
+    ),
+    "promote": (
+        "החלטות סופיות שנלמדו וממתינות לקידום הלקחים",
+        "לקדם את הלקחים שלהן למתודולוגיה",
+        "/cases?status=analyzed",
+    ),
+}
 
 
 def cards(waiting: dict[str, int], group: str | None = None) -> list[dict]:
@@ -33,9 +69,23 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     @api.get("/", include_in_schema=False)
     async def today(request: Request, desk: Chair) -> Response:
         waiting = desk.waiting or {}
-        groups = [(menu.GROUPS[g], g, cards(waiting, g)) for g in menu.GROUPS]
+        finals = await run_in_threadpool(finals_waiting, desk.view)
+        first, rest, empty = today_first(waiting)
         total = sum(waiting.values())
-        return core.render(request, "today.html", desk=desk, groups=groups, total=total)
+        return core.render(
+            request,
+            "today.html",
+            desk=desk,
+            first=first,
+            finals=[
+                {"key": key, "label": label, "said": said, "href": href, "n": finals[key]}
+                for key, (label, said, href) in FINALS.items()
+                if finals[key]
+            ],
+            rest=rest,
+            empty=empty,
+            total=total,
+        )
 
     @api.get("/system", include_in_schema=False)
     async def system(request: Request, desk: Chair) -> Response:
@@ -52,6 +102,23 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             budgets=spent,
             gold=gold,
         )
+
+
+def today_first(waiting: dict[str, int]) -> tuple[list[dict], list[dict], list[dict]]:
+    """The cards in today's order: (what waits for her decision and what is overdue, in
+    DECIDE_FIRST then OVERDUE order; the other cards with something waiting; the cards with
+    nothing waiting). Every card in exactly one of the three."""
+    shown = {c["key"]: c for c in cards(waiting)}
+    first = [shown[k] for k in (*DECIDE_FIRST, *OVERDUE) if shown[k]["n"]]
+    placed = {c["key"] for c in first}
+    rest = [c for c in shown.values() if c["key"] not in placed and c["n"]]
+    empty = [c for c in shown.values() if not c["n"]]
+    return first, rest, empty
+
+
+def finals_waiting(view: Any) -> dict[str, int]:
+    with view.store.connection() as conn:
+        return desk_store.finals_waiting(conn)
 
 
 def backup_state(view: Any) -> dict:
