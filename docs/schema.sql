@@ -4263,6 +4263,9 @@ CREATE TABLE public.principle_votes (
     voted boolean NOT NULL,
     score double precision,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    reason text,
+    CONSTRAINT principle_vote_reason_of_a_vote CHECK ((voted OR (reason IS NULL))),
+    CONSTRAINT principle_vote_reason_text CHECK (((reason IS NULL) OR ((btrim(reason) <> ''::text) AND (length(reason) <= 2000)))),
     CONSTRAINT principle_votes_check CHECK (((NOT voted) OR (score IS NOT NULL))),
     CONSTRAINT principle_votes_model_check CHECK ((btrim(model) <> ''::text)),
     CONSTRAINT principle_votes_score_check CHECK (((score >= (0)::double precision) AND (score <= (1)::double precision)))

@@ -45,6 +45,17 @@ def verdicts(conn: Conn, lesson_ids: list[int]) -> list[dict]:
     ).fetchall()
 
 
+def principle_votes(conn: Conn, principle_ids: list[int]) -> list[dict]:
+    """The principle panel's votes on these principles (model, whether it proposed the
+    principle, its score and its reason; migration 0048), by principle and model."""
+    return conn.execute(
+        "SELECT v.principle_id, v.model, v.voted, v.score, v.reason FROM principle_votes v"
+        " JOIN case_law_principles p ON p.id = v.principle_id AND p.source_kind = v.source_kind"
+        " WHERE v.principle_id = ANY(%s) ORDER BY v.principle_id, v.model",
+        (principle_ids,),
+    ).fetchall()
+
+
 # What the chair decides or looks over (web/desk/review_queue.py, one queue): the same filters
 # as WAITING's lanes below (proposed lessons, the panel's own approvals not yet folded; principles
 # pending and the panel's approvals she has not confirmed), with the panel's record on each.

@@ -166,11 +166,12 @@ def insert_principle_votes(
     conn: Conn, principle_id: int, source_kind: str, votes: list[dict]
 ) -> None:
     """The panel's votes on one principle: each model of the panel, whether it proposed it,
-    its score, and the extraction call it rests on (the database checks the call)."""
+    its score, its reason (None when it gave none), and the extraction call it rests on (the
+    database checks the call)."""
     for vote in votes:
         conn.execute(
             "INSERT INTO principle_votes (principle_id, source_kind, model, model_call_id, voted,"
-            " score) VALUES (%s, %s, %s, %s, %s, %s)",
+            " score, reason) VALUES (%s, %s, %s, %s, %s, %s, %s)",
             (
                 principle_id,
                 source_kind,
@@ -178,6 +179,7 @@ def insert_principle_votes(
                 vote["model_call_id"],
                 vote["voted"],
                 vote["score"],
+                vote.get("reason"),
             ),
         )
 

@@ -62,6 +62,7 @@ env.filters["q"] = lambda value: quote(str(value), safe="")
 env.filters["dash"] = lambda value: "—" if value is None else value  # no value yet, not "None"
 env.filters["said"] = messages.said  # a notice or an error: Hebrew, the English behind details
 env.filters["reason"] = messages.reason  # a decision's reason
+env.filters["panel_reason"] = messages.panel_reason  # a panel model's reason, asked in Hebrew
 env.filters["technical"] = lambda text: messages.technical(text) if text else ""
 labels.install(env)  # the one dictionary: he, hebrew_date, when, cron, bdi, mixed, who, job
 hebrew_date = labels.hebrew_date

@@ -100,6 +100,17 @@ def reason(value: Any) -> Markup:
     return Markup("נימוק שרשמה המערכת. ") + technical(text)
 
 
+def panel_reason(value: Any) -> Markup:
+    """A panel model's reason for the chair (asked in Hebrew): as written when Hebrew (its Latin
+    and numbers in <bdi>), one written in another language behind the details."""
+    text = " ".join(str(value or "").split())
+    if not text:
+        return Markup("לא נימק")
+    if _HEBREW.search(text):
+        return mixed(text)
+    return Markup("המודל נימק שלא בעברית. ") + technical(text)
+
+
 def refusal(lead: str, exc: Any) -> Markup:
     """ "lead: the reason in Hebrew", the service's English behind the details."""
     return Markup("{}: ").format(lead) + said(exc)

@@ -4,7 +4,8 @@ the training page and the navigation.
 Three parts, over the same services as the CLI and the API:
 - principles pending her review (learning.principle_review.list_principles "pending_review"): the
   term (הלכה / כלל פרשני / עיקרון), the rule, the verbatim quote at its page and its source, the
-  panel's votes and score, the canonical's occurrences and how often the ruling is cited;
+  panel's votes and each model's reason in Hebrew beside the rule (principle_votes.reason,
+  migration 0048; a reason not in Hebrew, and the system's own English, behind "פרטים טכניים"), the canonical's occurrences and how often the ruling is cited;
   approve or reject (App.review_principle). Approving makes it searchable at once.
 - what the panel approved and she has not confirmed (list_principles "to_confirm"): searchable,
   marked as the panel's, kept out of what the writer reads until she confirms (App.review_principle
@@ -40,6 +41,7 @@ from starlette.concurrency import run_in_threadpool
 from ...errors import AppError, InvalidInput, NotFound, Stale
 from ...learning import canonical as canon
 from ...learning import principle_review as principle_service
+from ...store import desk as desk_store
 from ...text.hebrew import normalize
 from .. import errors as web_errors
 from . import core, labels
@@ -116,6 +118,18 @@ def _page(rows: list[dict], asked: Any) -> dict:
     }
 
 
+def panel_votes(view: Any, principles: list[dict]) -> None:
+    """Each shown principle's `panel`: the panel's votes on it with each model's reason, in the
+    order of the models' names (none when the panel never voted on it)."""
+    by_id: dict[int, list[dict]] = {p["id"]: [] for p in principles}
+    if by_id:
+        with view.store.connection() as conn:
+            for vote in desk_store.principle_votes(conn, list(by_id)):
+                by_id[vote["principle_id"]].append(dict(vote))
+    for principle in principles:
+        principle["panel"] = by_id[principle["id"]]
+
+
 def _shown(view: Any, query: Any) -> dict:
     """What the page shows: each list filtered by the words and cut to one page of it, with the
     counts before and after the filter; the canonical principles as before."""
@@ -136,6 +150,7 @@ def _shown(view: Any, query: Any) -> dict:
     for name in LISTS:
         rows = [p for p in data[name] if _matches(p, words)]
         lists[name] = {**_page(rows, query.get(f"{name}_page")), "all": len(data[name])}
+    panel_votes(view, [p for shown in lists.values() for p in shown["rows"]])
     return {
         "lists": lists,
         "q": " ".join(str(query.get("q") or "").split())[:MAX_WORDS],

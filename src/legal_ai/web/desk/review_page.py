@@ -97,6 +97,8 @@ def _read(view: Any, filters: rq.Filters, ref: str | None) -> dict:
         )
         if current and current["kind"] == "lesson" and current["votes"]:
             votes = [dict(v) for v in desk_store.verdicts(conn, [current["id"]])]
+        elif current and current["kind"] == "principle":
+            votes = [dict(v) for v in desk_store.principle_votes(conn, [current["id"]])]
     return {
         "total": len(items),
         "items": shown,
