@@ -791,6 +791,7 @@ def test_migration_killed_mid_transaction(point, schemas, server_url, tmp_path):
         expected = {**schemas[count], "rows": dict(schemas[count]["rows"])}
         assert expected["rows"].pop("deployment_settings") == 0
         assert after == expected
-        assert f"{done + 1:04d}_" in again.output()[0]
+        killed = migrations.available()[done]  # numbers may skip one: its own number
+        assert f"{killed.version:04d}_" in again.output()[0]
         assert leftovers(tmp_path / "tmp") == []
     SURVIVED.append(f"migrate@{point}")
