@@ -167,6 +167,7 @@ PAGES = (
     "/health",
     "/health/technical",
     "/reminders",
+    "/system/corpus",
     "/methodology",
     "/methodology/permit",
 )
