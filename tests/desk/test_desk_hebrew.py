@@ -169,6 +169,7 @@ PAGES = (
     "/health",
     "/health/technical",
     "/reminders",
+    "/system/corpus",
     "/methodology",
     "/methodology/permit",
 )

@@ -14,7 +14,8 @@ tags of the internal decisions awaiting them), treatments (/training/treatments:
 what a later ruling did to one of the library's), pages (/health), cases (/cases: the list, a page
 per case, the uploads), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
-stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
+stale cases and the scheduled jobs), corpus (/system/corpus: what the library holds, by kind and
+year). Beside them what a page needs that is not a route:
 review_queue (the queue's items, lanes, filters and order), review_page (its page and
 what it says after a decision), methodology_form (the profile as form fields and
 back), pages_hebrew (the upkeep's reasons and refused uploads in Hebrew), menu (the six menu
@@ -52,6 +53,7 @@ from . import (
     treatments,
     voice,
 )
+from .corpus import routes as corpus
 from .enrichment import routes as enrichment
 from .messages import said, technical
 from .metadata import routes as metadata
@@ -79,6 +81,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     learning.routes(api, signed_in)
     methodology.routes(api, signed_in)
     reminders(api, signed_in)  # /reminders: stale cases and the scheduled jobs
+    corpus(api, signed_in)  # /system/corpus: what the library holds, by kind and year
     _html_errors(api)
 
 

@@ -44,6 +44,15 @@ FACET = {
     "digests": CORPUS["digests"],
     "external": CORPUS["external"],  # the address of a search saved before the facets
 }
+# What the library holds, by kind (/system/corpus; store/holdings.py), in the order she reads it.
+HOLDING = {
+    "ruling": "פסקי דין",
+    "legislation": "חקיקה",
+    "decision": "החלטות ועדות ערר",
+    "final": "ההחלטות החתומות שלי",
+    "digest": "תקצירי פסיקה",
+    "reference": "מקורות עזר אחרים",
+}
 APPEAL_TYPE = {
     "universal": "כללי (לכל סוגי הערר)",
     "permit": "היתר ובקשה להקלה",
@@ -359,6 +368,7 @@ UPLOAD_STAGE_STATE = {
 TABLES: dict[str, dict[str, str]] = {
     "corpus": CORPUS,
     "facet": FACET,
+    "holding": HOLDING,
     "label_name": LABEL_NAME,
     "appeal_type": APPEAL_TYPE,
     "outcome": OUTCOME,
