@@ -7,7 +7,7 @@ row: `laws` counts the distinct laws (law_title, else the doc_id) beside the sec
 
 from __future__ import annotations
 
-import psycopg
+from .rows import Conn
 
 _HOLDINGS = (
     "SELECT kind, year, GROUPING(year) = 1 AS total, count(*) AS items,"
@@ -26,7 +26,7 @@ _HOLDINGS = (
 )
 
 
-def holdings(conn: psycopg.Connection) -> list[dict]:
+def holdings(conn: Conn) -> list[dict]:
     """Per kind (ruling, legislation, reference, decision, final, digest): one row with
     `total` true (all its items), then one per year, latest first, an undated row (`year`
     None) last; each with `items`, `laws` (statutes only) and `not_searchable` (items the search
