@@ -11,7 +11,7 @@ import pytest
 
 import factories
 from desk_browser import screenshot, sign_in
-from legal_ai.learning import drafts, finals
+from legal_ai.learning.pairs import drafts, finals
 
 pytestmark = pytest.mark.db
 

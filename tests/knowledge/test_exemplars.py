@@ -14,7 +14,7 @@ import factories
 from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import exemplars, paragraphs, templates
-from legal_ai.learning import finals
+from legal_ai.learning.pairs import finals
 from legal_ai.text.blocks import BLOCKS
 from legal_ai.web.app import create_app
 

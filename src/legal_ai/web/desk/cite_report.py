@@ -14,8 +14,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput
-from ...learning import cite_report
 from ...learning import vocabulary as vocab
+from ...learning.checks import cite_report
 from ...store import cite_reports as store
 from . import core, labels
 

@@ -1,10 +1,10 @@
 """/training/enrichment: the enrichment of internal decisions on the desk (docs/ingest.md
 "Upkeep on arrival"), linked from the training page's navigation. It says what happened: a
-grounded proposal is written into the decision at once (learning/metadata.settle), marked as the
+grounded proposal is written into the decision at once (learning/arrival/metadata.settle), marked as the
 model's, and she reverts or corrects it here; an ungrounded one waits for her.
 
-Over the same services as the CLI and the API (learning/enrichment_review.py,
-learning/metadata.py):
+Over the same services as the CLI and the API (learning/arrival/enrichment_review.py,
+learning/arrival/metadata.py):
 - written by the model (enrichment_review.applied, newest first): each with what it wrote, the
   decision's words each summary sentence rests on, what it replaced, and two forms: revert
   (enrichment_review.review "revert", as `legal-ai enrich review ID revert`: the fields back to
@@ -34,9 +34,9 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
-from ...learning import enrichment as service
-from ...learning import enrichment_review
-from ...learning import metadata as fields_service
+from ...learning.arrival import enrichment as service
+from ...learning.arrival import enrichment_review
+from ...learning.arrival import metadata as fields_service
 from ...store import enrichment as enrichment_store
 from .. import errors as web_errors
 from . import core, labels

@@ -13,8 +13,9 @@ from markupsafe import Markup
 
 from ...config import Settings
 from ...errors import AppError, InvalidInput
-from ...learning import finals, lessons
 from ...learning import vocabulary as vocab
+from ...learning.lessons import lessons
+from ...learning.pairs import finals
 from ...store import citations as citation_store
 from . import case_view, labels, messages
 from .labels import bdi, mixed

@@ -22,8 +22,9 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput, NotFound
-from ...learning import lessons, methodology
 from ...learning import vocabulary as vocab
+from ...learning.lessons import lessons
+from ...learning.methodology import profiles as methodology
 from ...text import blocks as text_blocks
 from . import core, labels
 from .messages import refusal

@@ -38,8 +38,8 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
-from ...learning import canonical as canon
-from ...learning import principle_review as principle_service
+from ...learning.principles import canonical as canon
+from ...learning.principles import review as principle_service
 from ...text.hebrew import normalize
 from .. import errors as web_errors
 from . import core, labels

@@ -26,7 +26,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
-from ...learning import lessons
+from ...learning.lessons import lessons
 from ...text.case_numbers import case_id
 from .. import errors as web_errors
 from . import case_completion, core

@@ -3,7 +3,7 @@ with its count, read once with the menu's badges (core.signed_in: menu.counts), 
 the page where she does it (the review queue, /review, at the card's lane: web/desk/review.py).
 /system ("מערכת"): the pages that keep the system (health, the reminders and scheduled jobs),
 gathered on one page, the nightly backup's state (red when its last run failed), the models'
-daily budgets (learning/budgets.py) and the trend of the search test built from her own
+daily budgets (learning/engine/budgets.py) and the trend of the search test built from her own
 citations (ops/upkeep.office_trend). Hebrew only: what waits and where, never a setting or a command."""
 
 from typing import Annotated, Any
@@ -12,7 +12,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from ...learning import budgets as model_budgets
+from ...learning.engine import budgets as model_budgets
 from ...ops import backups, upkeep
 from ...ops.cron import schedule_zone
 from . import core, menu

@@ -1,0 +1,22 @@
+"""The chair's methodology: her profiles, one per appeal type, versioned (profiles), and a decision
+read as the methodology names its blocks (decisions).
+
+The face below is what the rest of the package may import from this room; its other modules
+are its own."""
+
+from . import profiles
+from .decisions import file_limit, read_decision, segment, too_large
+from .profiles import diff, edit, merged_profile, restore, show
+
+__all__ = [
+    "diff",
+    "edit",
+    "file_limit",
+    "merged_profile",
+    "profiles",
+    "read_decision",
+    "restore",
+    "segment",
+    "show",
+    "too_large",
+]
