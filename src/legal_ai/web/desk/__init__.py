@@ -11,7 +11,7 @@ for legal principles), voice (/training/voice: exemplary finals and their deep-r
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
 internal decisions), metadata (/training/metadata: the chair writes the headnote, summary and
 tags of the internal decisions awaiting them), treatments (/training/treatments: she confirms
-what a later ruling did to one of the library's), health (/health), cases (/cases: the list, a page
+what a later ruling did to one of the library's), health_technical (/health: what cannot be searched, embeddings, isolation), cases (/cases: the list, a page
 per case, the uploads), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs). Beside them what a page needs that is not a route:
@@ -40,7 +40,7 @@ from . import (
     cases,
     cite_report,
     core,
-    health,
+    health_technical,
     learning,
     methodology,
     principles,
@@ -71,7 +71,7 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     enrichment(api, signed_in)  # /training/enrichment: proposals for internal decisions
     metadata(api, signed_in)  # /training/metadata: she writes a decision's three fields
     treatments.routes(api, signed_in)  # /training/treatments: what became of a ruling
-    health.routes(api, signed_in)  # /health
+    health_technical.routes(api, signed_in)  # /health
     cases.routes(api, signed_in, settings)  # /cases and a page per case
     cite_report.routes(api, signed_in)  # /cite-report: a case's cite-check report
     learning.routes(api, signed_in)

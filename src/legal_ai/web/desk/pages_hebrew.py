@@ -1,4 +1,4 @@
-"""What /health and /cases (web/desk/health.py) say in Hebrew for what the services report in
+"""What /health and /cases (web/desk/health_technical.py) say in Hebrew for what the services report in
 English: the upkeep's reasons on /health (`health_notes`), where a decision awaiting its
 headnote, summary and tags stands (`metadata_state`, also on /training/metadata) and why a draft
 or a final was refused (UPLOAD_REFUSALS, `upload_refusal`)."""
