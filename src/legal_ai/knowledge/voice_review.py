@@ -148,3 +148,13 @@ def review(
         return None
 
     return VOICE.review(app, document_id, decision, reason, expected_status, decide)
+
+
+def final_for(conn: psycopg.Connection, case_number: str) -> dict | None:
+    """Her final of a case as the style corpus holds it (newest), with the pair's alignment."""
+    return store.final_for(conn, case_number)
+
+
+def markable(conn: psycopg.Connection) -> list[dict]:
+    """Cases whose final is in the style corpus and that have no open voice document."""
+    return store.markable(conn)

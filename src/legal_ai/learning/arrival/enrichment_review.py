@@ -21,6 +21,8 @@ from ..gate import Gated
 from . import metadata
 
 if TYPE_CHECKING:
+    import psycopg
+
     from ...context import Context
 
 STATUSES = ("pending_review", "applied", "approved", "rejected", "reverted", "edited", "superseded")
@@ -162,3 +164,14 @@ def _revert(conn, app: Context, row: dict, reason: str | None) -> None:
     metadata.fold_metadata(app, conn, row["case_law_id"])
     store.decide(conn, row["id"], "reverted", app.principal.actor, reason, row["previous"])
     return None
+
+
+def item(conn: psycopg.Connection, case_law_id: int) -> dict | None:
+    """A decision as its enrichment reads it (its text and its three fields), or None."""
+    return store.item(conn, case_law_id)
+
+
+def awaiting(conn: psycopg.Connection, limit: int) -> tuple[int, list[dict]]:
+    """Internal decisions still waiting for enrichment: (how many, the first `limit`, each with
+    its job and proposal)."""
+    return store.awaiting(conn, limit)

@@ -219,3 +219,11 @@ def for_stored_draft(app: Context, conn, case: str, text: str, citations: list[d
             "draft is registered)",
         }
     return {"report": handle(row)}
+
+
+def latest(
+    conn: psycopg.Connection, case: str, subject: str | None = None, version: int | None = None
+) -> dict | None:
+    """The newest stored report of a case (of `subject` and `version` when given) as `shown`
+    gives it, on the reader's connection (the desk's case page); None: no report yet."""
+    return shown(store.latest_of(conn, case, subject, version))

@@ -136,3 +136,8 @@ def pick(app: Context, authority_id: int, case_law_id: int) -> dict:
         picked = store.pick_link(conn, authority_id, case_law_id)
         store.refresh_missing_and_corroboration(conn)
     return {**jsonable(picked), "link_basis": CHAIR}
+
+
+def authority(conn: psycopg.Connection, authority_id: int) -> dict | None:
+    """One authority of the citation graph (its ref, kind, link and candidates), or None."""
+    return store.authority(conn, authority_id)
