@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import factories  # noqa: E402  (tests/factories.py: the project's own fictional pairs)
 from common import bench_store, server_option  # noqa: E402
-from legal_ai.learning import copy_policy, shingles  # noqa: E402
+from legal_ai.learning.checks import copy_policy, shingles  # noqa: E402
 from legal_ai.store import Store  # noqa: E402
 from legal_ai.text.case_numbers import normalize_case_number  # noqa: E402
 

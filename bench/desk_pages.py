@@ -52,7 +52,7 @@ from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
 from legal_ai.errors import NotFound
-from legal_ai.learning import methodology
+from legal_ai.learning.methodology import profiles as methodology
 from legal_ai.store import Store, drop_database, ensure_database
 from legal_ai.store.db import server_url
 from legal_ai.web.app import create_app

@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import factories  # noqa: E402  (tests/factories.py: the project's own fictional pairs)
 from legal_ai.auth import CHAIR  # noqa: E402
-from legal_ai.learning import drafts, finals, lessons  # noqa: E402
+from legal_ai.learning.lessons import lessons  # noqa: E402
+from legal_ai.learning.pairs import drafts, finals  # noqa: E402
 
 FIRST_DAY = dt.date(2023, 1, 8)
 STYLE = ("style", "structure", "legal_lexicon", "tabular")

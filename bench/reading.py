@@ -27,7 +27,7 @@ right (the reference's number tokens found, and tokens read that it lacks:
 ocr_numbers.number_accuracy), citations (text/citations.extract: the refs found, and how many of
 the reference's refs as a multiset), the blocks (text/blocks.segment with the universal profile
 a new database holds) and the style distance to the decision's draft (the change percent of the
-learning loop: learning/alignment.change_percent over the blocks), and its difference from the
+learning loop: learning/pairs/alignment.change_percent over the blocks), and its difference from the
 text version's. Medians across decisions per format; prints one JSON object.
 
     .venv/bin/python bench/reading.py [--formats text,docx,pdf,pdf-office,scan300,scan200,scan150]
@@ -57,7 +57,8 @@ import office_files  # noqa: E402
 import word_docs  # noqa: E402
 from legal_ai.config import Settings  # noqa: E402
 from legal_ai.errors import InvalidInput  # noqa: E402
-from legal_ai.learning import alignment, methodology  # noqa: E402
+from legal_ai.learning.methodology import profiles as methodology  # noqa: E402
+from legal_ai.learning.pairs import alignment  # noqa: E402
 from legal_ai.text import blocks as text_blocks  # noqa: E402
 from legal_ai.text import citations, extract, ocr, office  # noqa: E402
 from legal_ai.text import ocr_numbers as numbers  # noqa: E402

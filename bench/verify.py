@@ -12,9 +12,9 @@ another ruling's parties), some of numbers it lacks, some of sections of the Pla
 Building Law.
 
 Timed `--repeat` times each, interleaved: `check` — the draft's citations checked against the
-library (learning/citation_check.check_citations, whatever states, support and treatment it
+library (learning/checks/citation_check.check_citations, whatever states, support and treatment it
 computes in this tree), `check_and_report` — the same and its cite-check report written
-(learning/cite_report.record, rolled back), and the peer `extraction` — the citations and
+(learning/checks/cite_report.record, rolled back), and the peer `extraction` — the citations and
 quotations found in the text alone, nothing looked up (what any check costs before it reads the
 library; the floor under "without treatment"). When the check takes a `treatment` switch it is
 also timed with treatment off (`check_without_treatment`).
@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import bench_store, percentiles, server_option
-from legal_ai.learning import citation_check, cite_report
+from legal_ai.learning.checks import citation_check, cite_report
 from legal_ai.store import Store
 from legal_ai.text import citations as text_citations
 from legal_ai.text.case_numbers import identity_columns

@@ -20,7 +20,7 @@ earlier finals in the style corpus, it is compared with what the writer would ha
   of them, against the distance to a random paragraph of hers (any block) and to a random
   paragraph of hers of the same block, from the finals known then: the expected distance, the
   mean over every such paragraph (no draw of chance). The distance is
-  Burrows' Delta between two texts (learning/stylometry.py's function words): each word's rate as
+  Burrows' Delta between two texts (learning/pairs/stylometry.py's function words): each word's rate as
   a z-score against all her paragraphs known then, the mean absolute difference of the two texts'
   z-scores. Lower is closer.
 
@@ -48,9 +48,9 @@ import factories  # noqa: E402  (tests/factories.py: the project's own fictional
 from legal_ai.app import App  # noqa: E402
 from legal_ai.config import Settings  # noqa: E402
 from legal_ai.knowledge import exemplars, paragraphs, templates  # noqa: E402
-from legal_ai.learning import finals  # noqa: E402
 from legal_ai.learning.methodology import merged_profile  # noqa: E402
-from legal_ai.learning.stylometry import FUNCTION_WORDS  # noqa: E402
+from legal_ai.learning.pairs import finals  # noqa: E402
+from legal_ai.learning.pairs.stylometry import FUNCTION_WORDS  # noqa: E402
 from legal_ai.store import (  # noqa: E402
     Store,
     drop_database,

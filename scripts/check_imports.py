@@ -11,10 +11,19 @@ and under `TYPE_CHECKING` alike — and reports:
 - a project module imported inside a function (that only dodges a circle: allowed inside a
   function are third-party packages alone, the heavy optional SDKs);
 - `.execute(` outside store/ (the leg builders of retrieval/legs.py excepted: they compose the
-  search queries of every corpus and run them through the store's connection).
+  search queries of every corpus and run them through the store's connection);
+- a room's insides reached from outside it: a room is a sub-package of a use case (learning/pairs,
+  learning/lessons, ...), and a module outside it may import only its face — the names its
+  `__init__` lists in `__all__` (`from legal_ai.learning.pairs import finals`, never
+  `from legal_ai.learning.pairs.finals import upload_final` nor a name the face does not list);
+- an interface (cli/, web/, mcp_*.py, ops/, demo) importing store/ directly where
+  scripts/interface_store_imports.txt does not list it: interfaces reach data through the use
+  cases; that list is what is left to move, and an entry no longer needed is a finding too, so it
+  only shrinks.
 
 `python scripts/check_imports.py` prints each finding and exits 1 when there is one;
-`--graph` prints the layer of every module and what it imports.
+`--graph` prints the layer of every module and what it imports; `--store` the interfaces' direct
+store imports, in the list's format.
 """
 
 from __future__ import annotations
@@ -74,6 +83,10 @@ RANK = {name: rank for rank, (name, _) in enumerate(LAYERS)}
 INTERFACES = RANK["interfaces"]
 # SQL may run here: the store, and the leg builders (documented in docs/architecture.md).
 SQL_ALLOWED = ("legal_ai.store", "legal_ai.retrieval.legs")
+# Rooms are the sub-packages of these (each with a face: its __init__'s __all__).
+USE_CASES = ("retrieval", "ingest", "evaluation", "learning", "knowledge")
+# The interfaces' direct store imports still to move behind a use case ("module: store module").
+STORE_LIST = Path(__file__).resolve().parent / "interface_store_imports.txt"
 
 
 def layer_of(module: str) -> str:
@@ -108,7 +121,8 @@ class Imports(ast.NodeVisitor):
         self.module, self.known = module, known
         self.base = module if is_package else module.rpartition(".")[0]
         self.depth = 0
-        self.edges: list[tuple[str, int, bool]] = []  # (target, line, inside a function)
+        # (target, line, inside a function, (package, name) of a `from package import name`)
+        self.edges: list[tuple[str, int, bool, tuple[str, str] | None]] = []
         self.executes: list[int] = []
 
     def visit_FunctionDef(self, node):
@@ -118,10 +132,10 @@ class Imports(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
-    def _add(self, name: str, line: int):
+    def _add(self, name: str, line: int, via: tuple[str, str] | None = None):
         target = resolve(name, self.known)
         if target and target != self.module:
-            self.edges.append((target, line, self.depth > 0))
+            self.edges.append((target, line, self.depth > 0, via))
 
     def visit_Import(self, node):
         for alias in node.names:
@@ -139,7 +153,7 @@ class Imports(ast.NodeVisitor):
         else:
             return
         for alias in node.names:
-            self._add(f"{name}.{alias.name}", node.lineno)
+            self._add(f"{name}.{alias.name}", node.lineno, (name, alias.name))
 
     def visit_Call(self, node):
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("execute", "executemany"):
@@ -154,6 +168,52 @@ def allowed(source: str, target: str) -> bool:
     if layer_of(target) == "composition":
         return src == INTERFACES
     return dst <= src
+
+
+def rooms(known: dict[str, Path]) -> dict[str, set[str]]:
+    """Each room (a sub-package of a use case) and its face: the names of its `__all__`."""
+    out = {}
+    for module, path in known.items():
+        parts = module.split(".")
+        if len(parts) == 3 and parts[1] in USE_CASES and path.name == "__init__.py":
+            out[module] = face_of(path)
+    return out
+
+
+def face_of(init: Path) -> set[str]:
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                return {ast.literal_eval(elt) for elt in node.value.elts}
+    return set()
+
+
+def room_of(module: str, faces: dict[str, set[str]]) -> str | None:
+    parts = module.split(".")
+    room = ".".join(parts[:3])
+    return room if room in faces else None
+
+
+def past_the_face(source: str, target: str, via, faces: dict[str, set[str]]) -> str | None:
+    """Why importing `target` from `source` reaches past a room's face (None when it does not)."""
+    room = room_of(target, faces)
+    if room is None or room_of(source, faces) == room:
+        return None
+    if via and via[0] == room:
+        if via[1] in faces[room]:
+            return None
+        return f"imports {via[1]} from {room}, which its face (__all__) does not list"
+    if target == room:  # the room itself: `from legal_ai.learning import pairs`
+        return None
+    return f"imports {target} past the face of {room} (import what its __all__ lists)"
+
+
+def store_list(path: Path = STORE_LIST) -> set[str]:
+    if not path.is_file():
+        return set()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -197,20 +257,32 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def findings(root: Path = ROOT) -> tuple[list[str], dict[str, set[str]]]:
-    """Every finding (one line each) and the import graph of the package under `root`."""
+def findings(
+    root: Path = ROOT, listed: set[str] | None = None
+) -> tuple[list[str], dict[str, set[str]]]:
+    """Every finding (one line each) and the import graph of the package under `root`; `listed`
+    is the interfaces' direct store imports still allowed (default: scripts/interface_store_imports.txt)."""
     known = modules(root)
+    faces = rooms(known)
+    listed = store_list() if listed is None else listed
     graph: dict[str, set[str]] = defaultdict(set)
     problems = []
+    for room, face in sorted(faces.items()):
+        if not face:
+            where = known[room].relative_to(root.parent)
+            problems.append(f"{where}: a room without a face (list what others may use in __all__)")
     for module, path in known.items():
         graph[module]
         visitor = Imports(module, path.name == "__init__.py", known)
         visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
         where = path.relative_to(root.parent)
-        for target, line, inside in visitor.edges:
+        for target, line, inside, via in visitor.edges:
             graph[module].add(target)
             if inside:
                 problems.append(f"{where}:{line}: imports {target} inside a function")
+            breach = past_the_face(module, target, via, faces)
+            if breach:
+                problems.append(f"{where}:{line}: {breach}")
             if not allowed(module, target):
                 problems.append(
                     f"{where}:{line}: {layer_of(module)} imports {target} ({layer_of(target)})"
@@ -220,11 +292,32 @@ def findings(root: Path = ROOT) -> tuple[list[str], dict[str, set[str]]]:
             problems.append(f"{where}:{lines}: runs SQL outside store/")
     for component in strongly_connected(graph):
         problems.append(f"circle of {len(component)} modules: {' '.join(component)}")
+    direct = interface_store_imports(graph)
+    for edge in sorted(direct - listed):
+        problems.append(
+            f"{edge}: an interface imports store/ directly (reach the data through a use case)"
+        )
+    for edge in sorted(listed - direct):
+        problems.append(f"{edge}: no longer imported: remove it from {STORE_LIST.name}")
     return problems, graph
+
+
+def interface_store_imports(graph: dict[str, set[str]]) -> set[str]:
+    """`module: store module` for every interface module that imports store/ directly."""
+    return {
+        f"{module}: {target}"
+        for module, targets in graph.items()
+        if layer_of(module) == "interfaces"
+        for target in targets
+        if target == f"{PACKAGE}.store" or target.startswith(f"{PACKAGE}.store.")
+    }
 
 
 def main(argv: list[str]) -> int:
     problems, graph = findings()
+    if "--store" in argv:
+        print("\n".join(sorted(interface_store_imports(graph))))
+        return 0
     if "--graph" in argv:
         for module in sorted(graph):
             print(f"{layer_of(module):12} {module}: {' '.join(sorted(graph[module]))}")

@@ -6,7 +6,7 @@ template or a registry by name. Each line names one; this file is only read by v
 _.model_config
 _.settings_customise_sources
 _._load_env_vars
-# learning/methodology.py and learning/fingerprint.py: the fields of a model's answer / profile
+# learning/methodology/profiles.py and learning/lessons/voice_proposals.py: the fields of a model's answer / profile
 _.signature_start
 _.golden_ratios
 _.discussion_rules

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from legal_ai.auth import agent
-from legal_ai.learning import lessons
+from legal_ai.learning.lessons import lessons
 from scenarios import ingest_ruling
 from system_panel import distilled, panel_decides
 

@@ -30,7 +30,9 @@ import factories
 from helpers import DECISION_FIELDS, ScriptedHandler, write
 from legal_ai.auth import CHAIR
 from legal_ai.evaluation.datasets import load_dataset
-from legal_ai.learning import drafts, finals, principle_review, principles
+from legal_ai.learning.pairs import drafts, finals
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import review as principle_review
 from legal_ai.text.citations import PBL
 from llm_servers import Reply, prompt_text, schema_name
 

@@ -7,12 +7,12 @@ stage would record them."""
 from __future__ import annotations
 
 from legal_ai.auth import system_principal
-from legal_ai.learning import lesson_panel, lessons
 from legal_ai.learning import vocabulary as vocab
-from legal_ai.learning.engine import recorder
+from legal_ai.learning.engine.models import recorder
+from legal_ai.learning.lessons import lesson_panel, lessons
 from legal_ai.providers.models import CallRecord
+from legal_ai.store import drafts_lessons as learning_store
 from legal_ai.store import jsonable
-from legal_ai.store import learning as learning_store
 
 ENGINE = system_principal("learning-engine")
 

@@ -18,8 +18,10 @@ from factories import akn_xml, tiny_docx, tiny_pdf
 from helpers import write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput, UnsupportedFile
-from legal_ai.learning import drafts, finals, metadata, methodology
 from legal_ai.learning import vocabulary as vocab
+from legal_ai.learning.arrival import metadata
+from legal_ai.learning.methodology import profiles as methodology
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.retrieval import legs
 from legal_ai.retrieval.legs import Filters
 from legal_ai.retrieval.search import search
@@ -592,7 +594,7 @@ def test_free_text_of_the_loop_is_cleaned_and_bounded(app, tmp_path):
     """Feedback, lessons, reasons, votes, findings, principles and attached citations: NUL and
     invisible characters never reach PostgreSQL; non-text and overlong values are refused."""
     from legal_ai.auth import CHAIR
-    from legal_ai.learning import feedback, lesson_panel, lessons
+    from legal_ai.learning.lessons import feedback, lesson_panel, lessons
 
     path = tmp_path / "protocol.txt"
     path.write_text("פרוטוקול הדיון: נקבע כי הקלה בקו בניין מחייבת הצדקה.", encoding="utf-8")

@@ -1,5 +1,6 @@
 """The import rule of DESIGN.md §2 is a check (scripts/check_imports.py, run by scripts/check):
-the package passes it, and the check finds each kind of breach in a package made to break it."""
+the package passes it, and the check finds each kind of breach in a package made to break it —
+rooms reached past their face and interfaces reaching the store directly among them."""
 
 import importlib.util
 import sys
@@ -49,7 +50,7 @@ def test_each_breach_is_found(tmp_path):
             "app.py": "from . import config\n",
         },
     )
-    problems, _ = check_imports.findings(tmp_path)
+    problems, _ = check_imports.findings(tmp_path, listed=set())
     text = "\n".join(problems)
     assert "config.py:1: ground imports legal_ai.store.db (adapters)" in text
     assert "learning/a.py:3: learning imports legal_ai.app (composition)" in text
@@ -57,4 +58,57 @@ def test_each_breach_is_found(tmp_path):
     assert "retrieval/d.py:5: runs SQL outside store/" in text
     assert "circle of 2 modules: legal_ai.retrieval.c legal_ai.retrieval.d" in text
     assert "store/db.py" not in text  # SQL in store/ is where it belongs
+    assert len(problems) == 5, problems
+
+
+def test_rooms_are_reached_only_through_their_face(tmp_path):
+    write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "store/__init__.py": "",
+            "store/rows.py": "",
+            "learning/__init__.py": "",
+            "learning/pairs/__init__.py": "from . import finals\nfrom .finals import upload\n\n"
+            '__all__ = ["finals", "upload"]\n',
+            "learning/pairs/finals.py": "from .alignment import align\n\n\ndef upload():\n"
+            "    return align\n",  # inside its room: any sibling
+            "learning/pairs/alignment.py": "def align():\n    return 1\n",
+            "learning/lessons/__init__.py": "",  # a room without a face
+            "learning/lessons/distill.py": "from ..pairs import finals, upload\n"  # the face
+            "from ..pairs.alignment import align\n",  # past it
+            "cli/__init__.py": "",
+            "cli/learning.py": "from ..learning.pairs import align\n"  # not on the face
+            "from ..learning import pairs\n"  # the room itself
+            "import legal_ai.learning.pairs.finals\n"  # past it
+            "from ..store import rows\n",  # an interface at the store, not listed
+            "cli/costs.py": "from ..learning.pairs import upload\n",
+        },
+    )
+    listed = {
+        "legal_ai.cli.learning: legal_ai.store.rows",
+        "legal_ai.cli.costs: legal_ai.store.rows",
+    }
+    problems, _ = check_imports.findings(tmp_path, listed=set())
+    text = "\n".join(problems)
+    assert "learning/lessons/__init__.py: a room without a face" in text
+    assert (
+        "learning/lessons/distill.py:2: imports legal_ai.learning.pairs.alignment past the face "
+        "of legal_ai.learning.pairs" in text
+    )
+    assert (
+        "cli/learning.py:1: imports align from legal_ai.learning.pairs, which its face (__all__) "
+        "does not list" in text
+    )
+    assert "cli/learning.py:3: imports legal_ai.learning.pairs.finals past the face" in text
+    assert (
+        "legal_ai.cli.learning: legal_ai.store.rows: an interface imports store/ directly" in text
+    )
+    assert "distill.py:1" not in text and "cli/costs.py" not in text and "finals.py" not in text
+    assert len(problems) == 5, problems
+
+    problems, _ = check_imports.findings(tmp_path, listed=listed)  # the list only shrinks
+    text = "\n".join(problems)
+    assert "legal_ai.cli.learning: legal_ai.store.rows: an interface" not in text
+    assert "legal_ai.cli.costs: legal_ai.store.rows: no longer imported" in text
     assert len(problems) == 5, problems

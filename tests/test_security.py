@@ -14,8 +14,9 @@ from helpers import register_chair_token, run, write
 from legal_ai.auth import CHAIR, Principal, agent, authenticate, cli_principal, system_principal
 from legal_ai.config import Settings
 from legal_ai.errors import Forbidden, InvalidInput, Unauthorized
-from legal_ai.learning import lesson_panel, lessons, methodology
-from legal_ai.store import learning as store
+from legal_ai.learning.lessons import lesson_panel, lessons
+from legal_ai.learning.methodology import profiles as methodology
+from legal_ai.store import drafts_lessons as store
 from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
@@ -256,7 +257,7 @@ def test_every_earlier_version_of_a_changed_text_is_readable(app, tmp_path, cli_
 
 def test_a_changed_final_keeps_its_earlier_text(app, tmp_path):
     import factories
-    from legal_ai.learning import finals
+    from legal_ai.learning.pairs import finals
 
     record = factories.records()[0]
     final = write(tmp_path / "final.txt", record["final_text"])

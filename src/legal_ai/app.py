@@ -18,15 +18,12 @@ from .errors import Forbidden, InvalidInput, NotFound
 from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
 from .ingest.chunk_context import chunk_analyzers
 from .knowledge import exemplars, templates
-from .learning import (
-    arrival,
-    library_links,
-    metadata,
-    principle_jobs,
-    principle_review,
-    principle_spans,
-    rekey,
-)
+from .learning.arrival import metadata, rekey
+from .learning.arrival import upkeep as arrival
+from .learning.library import links as library_links
+from .learning.principles import jobs as principle_jobs
+from .learning.principles import review as principle_review
+from .learning.principles import spans as principle_spans
 from .learning.vocabulary import free_text
 from .metrics import searched
 from .progress import QUIET, Progress
@@ -73,7 +70,7 @@ class App(Context):
     def __init__(self, settings: Settings, **options: Any) -> None:
         options.setdefault("hooks", arrival_hooks())
         super().__init__(settings, **options)
-        # The library's re-key a migration left pending (learning/rekey.py), by the login that
+        # The library's re-key a migration left pending (learning/arrival/rekey.py), by the login that
         # migrates; a process that may not migrate (the MCP server) leaves it to one that does.
         migrating = options.get("migrate", True)
         self.rekeyed = rekey.run_pending(self.store.as_role(None)) if migrating else None
@@ -292,7 +289,7 @@ class App(Context):
         reason: str | None = None,
         expected_status: str | None = None,
     ) -> dict:
-        """The chair's decision on a principle (learning/principle_review.review)."""
+        """The chair's decision on a principle (learning/principles/review.review)."""
         return principle_review.review(self, principle_id, decision, reason, expected_status)
 
     def item_history(self, doc_id: str, corpus: str | None = None) -> dict:
@@ -399,17 +396,17 @@ class App(Context):
             "metadata_unfolded": unfolded,
             # Principles whose rule or span changed outside the gate (`reindex` finds the span
             # again or returns them to the chair), canonical statements changed outside it, and
-            # the principles returned to the chair awaiting her (learning/principle_spans.py).
+            # the principles returned to the chair awaiting her (learning/principles/spans.py).
             **principles,
             # Her finals' paragraphs (block exemplars) edited, deleted or added outside their
             # cut (knowledge/exemplars.health; `reindex` cuts them again).
             **paragraphs,
-            # Upkeep on arrival (learning/arrival.py): `unresolved_digests`, `missing_precedents`
+            # Upkeep on arrival (learning/arrival/upkeep.py): `unresolved_digests`, `missing_precedents`
             # (open), `awaiting_enrichment` and `awaiting_metadata` (internal decisions not
             # searchable without their headnote, summary and tags), each {"count", "items"}.
             # and `ambiguous_citations` (several rulings fit: the chair picks).
             **upkeep,
-            # What the re-key of migration 0029 changed, until marked seen (learning/rekey.py).
+            # What the re-key of migration 0029 changed, until marked seen (learning/arrival/rekey.py).
             "library_rekey": rekey.unseen(self),
         }
 
@@ -420,7 +417,7 @@ class App(Context):
     def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> dict:
         """What changed re-embedded and re-analyzed (ingest/reindex.py), then the principles
         whose span or rule changed outside the gate: spans found again, or returned to the
-        chair (`principle_spans`: learning/principle_spans.repair). Her finals whose paragraphs
+        chair (`principle_spans`: learning/principles/spans.repair). Her finals whose paragraphs
         changed outside their cut are cut again first (`exemplars_recut`)."""
         recut = exemplars.repair(self)  # before the re-index embeds what the cut left out
         done = reindex.reindex(self, batch, progress=progress)

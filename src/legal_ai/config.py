@@ -482,7 +482,7 @@ class Settings(BaseSettings):
         description="Cosine (embedder of the index) below which a synthesized canonical "
         "statement has drifted from the source wording and is rejected (the source is kept). "
         "Unset: the embedder's measured floor (e5-local 0.93; others DESIGN's 0.80) — see "
-        "learning/synthesis.py DRIFT_FLOORS.",
+        "learning/principles/synthesis.py DRIFT_FLOORS.",
     )
     model_timeout_s: float = Field(
         default=120.0, gt=0, le=1800, description="Seconds one language-model call may take."

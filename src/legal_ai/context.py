@@ -37,10 +37,10 @@ class ArrivalHooks:
     (app.py `arrival_hooks`) passes them in; without them an item is written and nothing else.
 
     - `arrived(conn, corpus, item_id, values, text_changed=...) -> dict`: links, resolutions and
-      queued enrichment (learning/arrival.on_arrival); its answer is returned as `arrival`.
+      queued enrichment (learning/arrival/upkeep.on_arrival); its answer is returned as `arrival`.
     - `ruling_arrived(conn, item_id, content_hash)`: its principles are queued for extraction.
     - `ruling_changed(conn, item_id) -> dict`: the principles of a ruling whose text changed
-      found again in the new text, or returned to the chair (learning/principle_spans.py).
+      found again in the new text, or returned to the chair (learning/principles/spans.py).
     - `final_warm(store, embedder, text)`: a final's paragraphs embedded before the transaction.
     - `final_arrived(conn, item_id, analyzer, embedder)`: a final cut into block exemplars.
     - `finals_changed(conn)`: the chair's templates measured again."""

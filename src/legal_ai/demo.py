@@ -24,7 +24,11 @@ from .display import format_hit
 from .knowledge.brief import writing_brief
 from .knowledge.exemplars import get_block_exemplars
 from .knowledge.templates import get_templates
-from .learning import drafts, enrichment, finals, jobs, lessons, principle_jobs
+from .learning.arrival import enrichment
+from .learning.engine import jobs
+from .learning.lessons import lessons
+from .learning.pairs import drafts, finals
+from .learning.principles import jobs as principle_jobs
 from .ops.health import report as health_report
 from .ops.worker import STAGES
 from .store.db import (

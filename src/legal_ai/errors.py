@@ -4,14 +4,14 @@ AppError
  ├── InvalidInput        the caller can fix it (bad file, unknown corpus, missing field)
  │    ├── UnsupportedFile  a file we cannot read as given (encoding, corrupt, image-only, size)
  │    │    └── OverBound      it asks for more than a document may (a list start, cells, time)
- │    └── Conflict         the item's state refuses the change (HTTP 409)
- │         └── Stale         no longer in the status the caller saw: decided meanwhile
+ │    ├── Conflict         the item's state refuses the change (HTTP 409)
+ │    │    └── Stale         no longer in the status the caller saw: decided meanwhile
+ │    └── TooLarge         an upload over the size cap (HTTP 413)
  ├── NotFound            a case, document or ruling that does not exist
  ├── Unauthorized        no credential, or one we do not know (HTTP 401)
  ├── Forbidden           a known credential asking for what its role may not do (HTTP 403)
  │    └── RateLimited      too many failed sign-ins: wait (the message says how long; HTTP 429)
  │         └── CapReached     an agent past one of its caps (open proposals, new cases): nothing written
- ├── TooLarge            an upload over the size cap (HTTP 413)
  ├── StoreError          the database could not be reached or started
  ├── ProviderError       an external service (embedder, LLM) failed or is not configured
  └── BudgetReached       a model role spent its daily token budget: its work waits (not failed)
@@ -303,7 +303,7 @@ class Scrubber:
     no path under the data directory, the temp folder or a filesystem root (/work, /home,
     /tmp, ...), no connection string or URL with credentials, no database login, role, database
     name or server address. The one scrubber: the HTTP API's errors (web/errors.py) and the jobs'
-    errors (schedule.py, learning/jobs.py) use it. `Scrubber.of(settings)` knows the data
+    errors (schedule.py, learning/engine/jobs.py) use it. `Scrubber.of(settings)` knows the data
     directory; `Scrubber()` still takes out every absolute path under a filesystem root."""
 
     def __init__(self, *roots: str | Path) -> None:

@@ -1,7 +1,7 @@
 """The job queue every job kind uses (learning, principles, enrichment, ocr, voice, synthesis):
 a worker's name, one drain pass over a kind's ready jobs, and a failed attempt's retry with
-backoff. The queue's SQL is store/engine.py; each kind's `process_one` lives with its use case
-(learning/jobs.py, learning/principle_jobs.py, learning/enrichment.py, ingest/ocr_jobs.py); the
+backoff. The queue's SQL is store/job_queue.py; each kind's `process_one` lives with its use case
+(learning/engine/jobs.py, learning/principles/jobs.py, learning/arrival/enrichment.py, ingest/ocr_jobs.py); the
 worker loop that drains them all is ops/worker.py."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 
 from .context import Context
 from .errors import AppError, Scrubber
-from .store import engine as store
+from .store import job_queue as store
+from .store import monitoring
 from .store.db import connection_lost
 
 logger = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ def drain(
     """One pass over the ready jobs of `kind`: fail those abandoned on their last attempt,
     queue again the waiting ones whose `reason` (what to configure; None: nothing) changed, or
     that `may_run(conn, job)` lets run again (True; None: not its kind of wait — a daily budget's,
-    learning/budgets.resumable), then claim and `process_one` each ready job until none is left
+    learning/engine/budgets.resumable), then claim and `process_one` each ready job until none is left
     or `should_stop()`. Returns (outcomes, abandoned jobs, jobs still open)."""
 
     def again_now(conn: Any, job: dict) -> bool:
@@ -91,3 +92,10 @@ def retry_later(
             conn, job["id"], worker, job["attempts"], error, result or {}, backoff(job["attempts"])
         )
     return (row["status"] if row else "lost"), error
+
+
+def open_work(ctx: Context) -> list[dict]:
+    """What work waits or stopped, by kind (store/monitoring.open_work): the queues' waiting,
+    running and failed jobs and the oldest waiting one."""
+    with ctx.store.connection() as conn:
+        return monitoring.open_work(conn)

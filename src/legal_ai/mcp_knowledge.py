@@ -11,7 +11,11 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from .knowledge import brief, contrastive, curator, exemplars, templates
-from .learning import canonical, copy_policy, feedback, lessons, principle_review, treatment
+from .learning.checks import copy_policy
+from .learning.lessons import feedback, lessons
+from .learning.library import treatment
+from .learning.principles import canonical
+from .learning.principles import review as principle_review
 from .paging import Page
 
 # The paging of the list tools (paging.py): at most 500 rows a call.

@@ -30,7 +30,7 @@ from typing import Any
 
 from .corpora import SEARCHABLE
 from .errors import InvalidInput, NotFound
-from .store import desk as desk_store
+from .store import review_queue as desk_store
 from .store import search_log as sql_log
 from .text.hebrew import clean_text, clean_value
 

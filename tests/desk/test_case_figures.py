@@ -7,7 +7,7 @@ bare 68.48, 0.1097 or "Delta 2.0037"; and where the learning from her final stan
 job's number or a command."""
 
 from helpers import text_of
-from legal_ai.learning.held_out import usual_of
+from legal_ai.learning.pairs import usual_of
 from legal_ai.web.desk.case_figures import figures, frozen_usual, learning_state, usual_said
 
 ROW = {

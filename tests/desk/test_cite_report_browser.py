@@ -13,7 +13,8 @@ from test_desk_hebrew import problems
 import factories
 from desk_browser import screenshot, sign_in
 from helpers import write
-from legal_ai.learning import cite_report, drafts
+from legal_ai.learning.checks import cite_report
+from legal_ai.learning.pairs import drafts
 from legal_ai.store import cite_reports as store
 
 pytestmark = pytest.mark.db

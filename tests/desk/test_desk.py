@@ -25,7 +25,7 @@ from helpers import (
 )
 from helpers import run as run_cli
 from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
-from legal_ai.learning import lesson_panel, lessons
+from legal_ai.learning.lessons import lesson_panel, lessons
 from legal_ai.web.app import create_app
 from scenarios import ingest_ruling
 from system_panel import distilled, engine, system_call
@@ -387,7 +387,7 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
 
 def test_learning_dashboard_and_feedback(chair, desk_app):
     import factories
-    from legal_ai.learning import drafts, finals
+    from legal_ai.learning.pairs import drafts, finals
 
     record = factories.records()[0]
     case = record["case_number"]
@@ -506,7 +506,7 @@ def field_error(html: str, name: str) -> str:
 
 
 def test_methodology_edit_a_list_saves_a_new_version(chair, desk_app):
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     assert chair.get("/methodology", follow_redirects=False).headers["location"] == (
         "/methodology/universal"
@@ -552,7 +552,7 @@ def test_methodology_edit_a_list_saves_a_new_version(chair, desk_app):
 
 
 def test_methodology_long_heading_and_ratio_shown_at_the_field_nothing_saved(chair, desk_app):
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     fields = methodology_form(chair)
     fields.update(
@@ -589,7 +589,7 @@ def test_methodology_long_heading_and_ratio_shown_at_the_field_nothing_saved(cha
 
 
 def test_methodology_forms_need_the_csrf_token_and_a_fresh_version(chair, desk_app):
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     fields = methodology_form(chair)
     fields["list.anti_patterns"] = "כידוע"
@@ -613,7 +613,7 @@ def test_methodology_forms_need_the_csrf_token_and_a_fresh_version(chair, desk_a
 
 
 def test_methodology_diff_and_restore_an_earlier_version(chair, desk_app):
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     seed = methodology.show(desk_app, "universal")["profile"]
     fields = methodology_form(chair)
@@ -656,7 +656,7 @@ def test_methodology_diff_and_restore_an_earlier_version(chair, desk_app):
 def test_methodology_folded_lessons_are_no_fields_of_the_form_and_a_veto_removes_one(
     chair, desk_app
 ):
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     her = desk_app.acting_as(CHAIR_PRINCIPAL)
     lesson = lessons.propose(desk_app, None, "style", "משפט אחד לכל טענה")
@@ -683,7 +683,7 @@ def test_methodology_folded_lessons_are_no_fields_of_the_form_and_a_veto_removes
 
 
 def test_methodology_history_diff_restore_over_the_api(client, desk_app):
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     methodology.edit(
         desk_app.acting_as(CHAIR_PRINCIPAL),
@@ -721,7 +721,7 @@ def test_methodology_history_diff_restore_over_the_api(client, desk_app):
 def test_methodology_history_diff_restore_on_the_cli(desk_app, cli_env):
     import json
 
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     def run(env, *args):
         return run_cli(env, "methodology", *args, check=False)

@@ -31,7 +31,7 @@ from desk_a11y import (
 from desk_browser import sign_in
 from helpers import set_chair_password
 from legal_ai.auth import CHAIR
-from legal_ai.learning import methodology
+from legal_ai.learning.methodology import profiles as methodology
 from legal_ai.web.desk import core
 
 pytestmark = pytest.mark.db

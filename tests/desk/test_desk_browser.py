@@ -13,7 +13,7 @@ from test_desk_hebrew import problems
 
 import factories
 from desk_browser import screenshot, sign_in
-from legal_ai.learning import lessons
+from legal_ai.learning.lessons import lessons
 
 pytestmark = pytest.mark.db
 RULING = (
@@ -194,7 +194,7 @@ def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
 
 
 def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, desk):
-    from legal_ai.learning import methodology
+    from legal_ai.learning.methodology import profiles as methodology
 
     seed = methodology.show(desk.legal, "universal")
     sign_in(page, desk, next_path="/methodology")
@@ -237,7 +237,7 @@ def test_methodology_edit_refused_field_then_saved_diffed_and_restored(page, des
 
 def test_principles_queue_approve(page, desk, tmp_path, panel):
     from legal_ai.auth import CHAIR
-    from legal_ai.learning import canonical
+    from legal_ai.learning.principles import canonical
     from scenarios import extracted
 
     script, _ = panel

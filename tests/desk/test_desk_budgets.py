@@ -17,10 +17,10 @@ from test_desk_hebrew import problems
 
 from helpers import CHAIR_TOKEN, sign_in, text_of
 from legal_ai.app import App
-from legal_ai.learning import jobs
-from legal_ai.learning.engine import recorder
+from legal_ai.learning.engine import jobs
+from legal_ai.learning.engine.models import recorder
 from legal_ai.providers.models import CallRecord
-from legal_ai.store import engine as queue
+from legal_ai.store import job_queue as queue
 from legal_ai.web.app import create_app
 from llm_servers import Reply, scripted_openai
 from system_panel import engine

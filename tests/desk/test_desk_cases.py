@@ -23,7 +23,9 @@ import factories
 from helpers import csrf_of, final_landed, section, sign_in, text_of, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
-from legal_ai.learning import drafts, finals, held_out, lessons, methodology
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.methodology import profiles as methodology
+from legal_ai.learning.pairs import drafts, finals, held_out
 from legal_ai.store import style_history
 from legal_ai.web.app import create_app
 from scenarios import COPY_CASE, analyzed_final, other_finals, planted_draft

@@ -12,7 +12,7 @@ from test_desk_hebrew import problems
 
 import factories
 from desk_browser import screenshot, sign_in
-from legal_ai.learning import finals
+from legal_ai.learning.pairs import finals
 from scenarios import COPY_CASE, other_finals, planted_draft
 
 pytestmark = pytest.mark.db

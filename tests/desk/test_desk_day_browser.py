@@ -16,7 +16,7 @@ from test_desk_review_browser import current, hebrew_press, status
 
 import factories
 import review_world
-from legal_ai.learning import principle_review
+from legal_ai.learning.principles import review as principle_review
 from scenarios import COPY_CASE, other_finals, planted_draft
 from system_panel import distilled
 

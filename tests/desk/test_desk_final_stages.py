@@ -18,7 +18,7 @@ from docx.oxml.parser import OxmlElement
 
 import factories
 from helpers import CHAIR_TOKEN, csrf_of, text_of
-from legal_ai.learning import drafts
+from legal_ai.learning.pairs import drafts
 
 pytestmark = pytest.mark.db
 COMMENT = "לבדוק מול התכנית לפני החתימה"

@@ -18,7 +18,7 @@ from helpers import csrf_of, final_landed
 from legal_ai import catalog
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import feedback, lesson_panel, lessons
+from legal_ai.learning.lessons import feedback, lesson_panel, lessons
 from legal_ai.web.desk import labels, messages
 from scenarios import digest, ingest_decision, ingest_ruling
 from system_panel import distilled, engine, system_call
@@ -303,7 +303,7 @@ def test_dates_labels_and_messages():
 
 
 def test_why_a_lesson_came_to_her_is_said_in_hebrew():
-    """learning/purity.route's reasons (English, stored with the lesson) in her words: what of
+    """learning/checks/purity.route's reasons (English, stored with the lesson) in her words: what of
     the case it carries with the words found, or the distilling model's own Hebrew reason."""
     carried = str(
         messages.reason('voice purity: carries a ruling citation (עע"מ 1234/05); a date (1.8.2020)')

@@ -10,7 +10,7 @@ import pytest
 
 import factories
 from desk_browser import PHONE, screenshot, sign_in
-from legal_ai.learning import dashboard, drafts, finals
+from legal_ai.learning.pairs import dashboard, drafts, finals
 
 pytestmark = pytest.mark.db
 

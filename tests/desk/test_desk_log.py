@@ -13,9 +13,10 @@ import pytest
 
 import factories
 from helpers import csrf_of, text_of
-from legal_ai.learning import drafts, lessons
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.pairs import drafts
 from legal_ai.text import clock
-from legal_ai.web.desk import training
+from legal_ai.web.desk import audit
 
 pytestmark = pytest.mark.db
 
@@ -99,7 +100,7 @@ def test_filter_by_day_kind_case_and_search_with_lessons_by_text(chair, desk_app
 
 
 def test_pages_keep_the_filters(chair, desk_app):
-    many = training.AUDIT_PAGE + 2
+    many = audit.AUDIT_PAGE + 2
     for n in range(many):
         lessons.propose(desk_app, None, "style", f"לקח מספר {n} לבדיקה")
     lessons.propose(desk_app, None, "style", "לקח אחר לגמרי")
@@ -109,5 +110,5 @@ def test_pages_keep_the_filters(chair, desk_app):
     assert older, first.text
     second = chair.get(older.group(1).replace("&amp;", "&"))
     assert "עמוד 2 מתוך 2" in text_of(second.text) and "q=" in older.group(1)
-    assert len(rows(first.text)) == training.AUDIT_PAGE and len(rows(second.text)) == 2
+    assert len(rows(first.text)) == audit.AUDIT_PAGE and len(rows(second.text)) == 2
     assert "לקח מספר 0 לבדיקה" in "".join(rows(second.text))  # the oldest last

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from helpers import AGENT, DECISION_FIELDS, csrf_of, section, sign_in, text_of
-from legal_ai.learning import metadata
+from legal_ai.learning.arrival import metadata
 from scenarios import ENRICHED_CASE as CASE
 from scenarios import ingest_decision, item
 

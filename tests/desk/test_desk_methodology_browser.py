@@ -13,7 +13,8 @@ import factories
 from desk_a11y import page_problems
 from desk_browser import PHONE, screenshot, sign_in
 from legal_ai.auth import CHAIR
-from legal_ai.learning import lessons, methodology
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.methodology import profiles as methodology
 from scenarios import analyzed_final
 
 pytestmark = pytest.mark.db

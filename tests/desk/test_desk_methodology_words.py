@@ -15,7 +15,9 @@ from test_desk_hebrew import problems
 import factories
 from helpers import AGENT, csrf_of, text_of
 from legal_ai.auth import CHAIR
-from legal_ai.learning import lessons, methodology, methodology_undo
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.methodology import profiles as methodology
+from legal_ai.learning.methodology import undo as methodology_undo
 from legal_ai.text import blocks as text_blocks
 from legal_ai.text.phrases import pattern_of, words_of
 from scenarios import analyzed_final

@@ -17,7 +17,7 @@ import pytest
 
 from helpers import AGENT, csrf_of, section, sign_in, text_of
 from legal_ai.ingest import ocr_jobs
-from legal_ai.learning import enrichment, enrichment_review
+from legal_ai.learning.arrival import enrichment, enrichment_review
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.scheduler import Job
 from scenarios import ENRICHED_CASE as CASE

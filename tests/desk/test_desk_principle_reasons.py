@@ -13,7 +13,8 @@ from psycopg.rows import dict_row
 
 from helpers import section, text_of
 from legal_ai.auth import system_principal
-from legal_ai.learning import principle_review, principles
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import review as principle_review
 from llm_servers import Reply, prompt_text, scripted_openai
 from scenarios import Q1, Q2, R1, R2, PanelScript, cand, ruling_pdf
 from system_panel import system_call

@@ -13,7 +13,8 @@ import pytest
 from helpers import AGENT, csrf_of, section, text_of
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden
-from legal_ai.learning import canonical, principle_review
+from legal_ai.learning.principles import canonical
+from legal_ai.learning.principles import review as principle_review
 from scenarios import PDF_RULING_CASE as CASE
 from scenarios import Q1, Q2, R1, R2, extracted
 

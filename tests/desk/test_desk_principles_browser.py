@@ -11,7 +11,7 @@ import pytest
 
 from desk_a11y import page_problems
 from desk_browser import screenshot, sign_in
-from legal_ai.learning import principle_review
+from legal_ai.learning.principles import review as principle_review
 from scenarios import PDF_RULING_CASE as CASE
 
 pytestmark = pytest.mark.db

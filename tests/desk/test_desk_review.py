@@ -17,7 +17,8 @@ from test_desk_hebrew import problems
 import review_world
 from helpers import csrf_of, text_of
 from legal_ai.auth import CHAIR
-from legal_ai.learning import lessons, principle_review
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.principles import review as principle_review
 from legal_ai.web.desk import menu
 
 pytestmark = pytest.mark.db

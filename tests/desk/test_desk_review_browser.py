@@ -11,7 +11,8 @@ import pytest
 
 import review_world
 from desk_browser import VIEWPORT, screenshot, sign_in
-from legal_ai.learning import lessons, principle_review
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.principles import review as principle_review
 
 pytestmark = pytest.mark.db
 T = review_world.TEXTS

@@ -6,7 +6,8 @@ import pytest
 
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
-from legal_ai.learning import lessons, methodology
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.methodology import profiles as methodology
 from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db

@@ -8,7 +8,7 @@ import pytest
 from test_desk_hebrew import problems
 
 from desk_browser import screenshot, sign_in
-from legal_ai.learning import methodology
+from legal_ai.learning.methodology import profiles as methodology
 
 pytestmark = pytest.mark.db
 FORM = "/methodology/universal"

@@ -10,14 +10,11 @@ import pytest
 
 from helpers import AGENT, CHAIR_TOKEN, PASSWORD, csrf_of, text_of
 from legal_ai.knowledge import voice_review
-from legal_ai.learning import (
-    enrichment_review,
-    finals,
-    lessons,
-    library_links,
-    metadata,
-    principle_review,
-)
+from legal_ai.learning.arrival import enrichment_review, metadata
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.library import links as library_links
+from legal_ai.learning.pairs import finals
+from legal_ai.learning.principles import review as principle_review
 from legal_ai.ops.tasks import reminders
 from legal_ai.web.desk import menu
 from scenarios import ingest, ingest_decision

@@ -11,7 +11,7 @@ import factories
 from helpers import csrf_of, text_of
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
-from legal_ai.learning import lessons
+from legal_ai.learning.lessons import lessons
 from scenarios import analyzed_final
 
 pytestmark = pytest.mark.db

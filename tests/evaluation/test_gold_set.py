@@ -1,4 +1,4 @@
-"""The office's gold set from the chair's citations (issue 36 item 4; learning/gold_set.py):
+"""The office's gold set from the chair's citations (issue 36 item 4; learning/pairs/gold_set.py):
 fictional finals citing rulings and sections in the forms real decisions write them, a small
 library holding some of them; the set's queries, judgments, halves, left-outs and determinism;
 `legal-ai eval gold from-finals`; the nightly standing evaluation and the desk's system page."""
@@ -14,7 +14,7 @@ import pytest
 
 from helpers import run, write
 from legal_ai.app import App
-from legal_ai.learning import finals, gold_set
+from legal_ai.learning.pairs import finals, gold_set
 from legal_ai.ops import scheduler as schedule
 from legal_ai.text import citations as text_citations
 from scenarios import local

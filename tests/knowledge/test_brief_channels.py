@@ -19,7 +19,8 @@ from helpers import ROOT, mcp_session, payload, run, write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import brief, voice, voice_review
-from legal_ai.learning import drafts, finals, lessons
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.web.app import create_app
 from scenarios import blocks_of, claims
 

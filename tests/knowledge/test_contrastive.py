@@ -17,7 +17,7 @@ from helpers import run, write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import contrastive
 from legal_ai.knowledge.contrastive import INSTRUCTION, get_contrastive_examples
-from legal_ai.learning import drafts, finals
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.text import citations
 from legal_ai.text.blocks import BLOCKS
 from legal_ai.web.app import create_app

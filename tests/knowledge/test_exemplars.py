@@ -13,7 +13,7 @@ from helpers import run as run_cli
 from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import exemplars, paragraphs, templates
-from legal_ai.learning import finals
+from legal_ai.learning.pairs import finals
 from legal_ai.text.blocks import BLOCKS
 from legal_ai.web.app import create_app
 

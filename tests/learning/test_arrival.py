@@ -11,8 +11,9 @@ import pytest
 import factories
 from helpers import run, write
 from legal_ai.auth import system_principal
-from legal_ai.learning import arrival, finals
-from legal_ai.store import learning as store
+from legal_ai.learning.arrival import upkeep as arrival
+from legal_ai.learning.pairs import finals
+from legal_ai.store import drafts_lessons as store
 from scenarios import ARRIVAL_RULING as RULING
 from scenarios import digest
 

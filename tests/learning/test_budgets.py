@@ -24,20 +24,16 @@ from legal_ai.config import Settings
 from legal_ai.config_checks import MODEL_ROLES
 from legal_ai.errors import BudgetReached
 from legal_ai.knowledge import voice
-from legal_ai.learning import (
-    budgets,
-    citation_judge,
-    drafts,
-    engine,
-    enrichment,
-    finals,
-    jobs,
-    principle_jobs,
-    principles,
-    synthesis,
-)
-from legal_ai.learning.engine import recorder
-from legal_ai.learning.panel import SYSTEM, PanelVote
+from legal_ai.learning.arrival import enrichment
+from legal_ai.learning.checks import citation_judge
+from legal_ai.learning.engine import budgets, jobs
+from legal_ai.learning.engine import models as engine
+from legal_ai.learning.engine.models import recorder
+from legal_ai.learning.lessons.panel import SYSTEM, PanelVote
+from legal_ai.learning.pairs import drafts, finals
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import jobs as principle_jobs
+from legal_ai.learning.principles import synthesis
 from legal_ai.ops.worker import STAGES
 from legal_ai.providers.models import CallRecord
 from legal_ai.store import spending

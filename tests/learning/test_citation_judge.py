@@ -14,7 +14,7 @@ import test_citation_states as states
 
 from helpers import run, write
 from legal_ai.auth import agent
-from legal_ai.learning import citation_judge, copy_policy
+from legal_ai.learning.checks import citation_judge, copy_policy
 from llm_servers import Reply, prompt_text, schema_name, scripted_openai
 
 pytestmark = pytest.mark.db

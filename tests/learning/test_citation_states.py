@@ -10,7 +10,7 @@ import pytest
 
 import factories
 from helpers import write
-from legal_ai.learning import citation_check, citation_names, citation_support, copy_policy
+from legal_ai.learning.checks import citation_check, citation_names, citation_support, copy_policy
 
 pytestmark = pytest.mark.db
 

@@ -16,7 +16,8 @@ import pytest
 
 import factories
 from helpers import AGENT, mcp_session, payload, run, write
-from legal_ai.learning import cite_report, copy_policy, drafts
+from legal_ai.learning.checks import cite_report, copy_policy
+from legal_ai.learning.pairs import drafts
 from legal_ai.store import cite_reports as store
 from scenarios import upload
 

@@ -11,7 +11,8 @@ import pytest
 import factories
 from helpers import run, write
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import copy_policy, copy_sources, drafts, finals, shingles
+from legal_ai.learning.checks import copy_policy, copy_sources, shingles
+from legal_ai.learning.pairs import drafts, finals
 from scenarios import COPY_CASE as CASE
 from scenarios import LIBRARY, other_finals, planted_draft
 

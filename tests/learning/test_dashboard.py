@@ -12,7 +12,7 @@ import pytest
 import factories
 from helpers import write
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import dashboard, drafts, finals
+from legal_ai.learning.pairs import dashboard, drafts, finals
 from legal_ai.text.blocks import BLOCK_LABELS, BLOCKS
 
 pytestmark = pytest.mark.db
@@ -230,7 +230,7 @@ def test_many_finals_draw_lines_for_the_blocks_and_stay_small():
 def test_feedback_by_week_series_and_the_dashboard_table(chair, desk_app):
     import datetime as dt
 
-    from legal_ai.learning import feedback
+    from legal_ai.learning.lessons import feedback
 
     ids = [
         feedback.record(desk_app, cat, "הערה")["id"]

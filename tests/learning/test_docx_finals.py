@@ -10,8 +10,8 @@ import json
 import pytest
 
 from helpers import write
-from legal_ai.learning import drafts, finals
-from legal_ai.store import learning as store
+from legal_ai.learning.pairs import drafts, finals
+from legal_ai.store import drafts_lessons as store
 from word_docs import dele, ins, note, p, word_docx
 
 CASE = "ערר (מרכז) 3101/25"

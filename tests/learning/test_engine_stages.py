@@ -18,19 +18,12 @@ from helpers import mcp_session, payload, run, write
 from legal_ai.auth import CHAIR, system_principal
 from legal_ai.errors import InvalidInput, NotFound, ProviderError
 from legal_ai.knowledge import brief, curator
-from legal_ai.learning import (
-    distill,
-    drafts,
-    finals,
-    fingerprint,
-    lesson_panel,
-    lessons,
-    methodology,
-    panel,
-    panel_stats,
-    purity,
-)
-from legal_ai.learning.engine import recorder as engine_recorder
+from legal_ai.learning.checks import purity
+from legal_ai.learning.engine.models import recorder as engine_recorder
+from legal_ai.learning.lessons import distill, lesson_panel, lessons, panel, panel_stats
+from legal_ai.learning.lessons import voice_proposals as fingerprint
+from legal_ai.learning.methodology import profiles as methodology
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.providers.models import make_model, parse_spec
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from helpers import register_chair_token, run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
-from legal_ai.learning import enrichment, enrichment_review, metadata
+from legal_ai.learning.arrival import enrichment, enrichment_review, metadata
 from legal_ai.ops import worker
 from legal_ai.web.app import create_app
 from llm_servers import Reply, scripted_openai
@@ -272,7 +272,7 @@ def test_the_worker_enriches_and_queueing_follows_the_ingest(app, tmp_path, enri
     with app.store.transaction() as conn:  # as if stored before enrichment existed
         conn.execute("UPDATE case_law SET headnote = NULL, summary = NULL")
     assert awaiting(app)["items"][0]["state"].startswith("not queued")
-    from legal_ai.learning import arrival
+    from legal_ai.learning.arrival import upkeep as arrival
 
     assert arrival.resolve_all(app)["enrichment_queued"] == 1
     assert arrival.resolve_all(app)["enrichment_queued"] == 0  # once

@@ -24,9 +24,12 @@ from helpers import run, until, write
 from legal_ai.app import App
 from legal_ai.errors import ProviderError
 from legal_ai.knowledge.brief import writing_brief
-from legal_ai.learning import drafts, engine, finals, jobs, lesson_panel, lessons
+from legal_ai.learning.engine import jobs
+from legal_ai.learning.engine import models as engine
+from legal_ai.learning.lessons import lesson_panel, lessons
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.ops.worker import STAGES
-from legal_ai.store import engine as store
+from legal_ai.store import job_queue as store
 from llm_servers import Reply, schema_name, scripted_openai
 from scenarios import distiller_lesson
 from system_panel import distilled

@@ -14,8 +14,11 @@ from helpers import TEST_CHAIR, shared, write
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.knowledge import brief
-from legal_ai.learning import drafts, feedback, finals, lessons, metadata, methodology
-from legal_ai.store import learning as store
+from legal_ai.learning.arrival import metadata
+from legal_ai.learning.lessons import feedback, lessons
+from legal_ai.learning.methodology import profiles as methodology
+from legal_ai.learning.pairs import drafts, finals
+from legal_ai.store import drafts_lessons as store
 from legal_ai.text.blocks import BLOCKS
 from system_panel import distilled, panel_decides
 

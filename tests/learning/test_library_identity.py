@@ -18,8 +18,10 @@ import pytest
 from psycopg.rows import dict_row
 
 from helpers import AGENT, CHAIR_TOKEN, DECISION_FIELDS, csrf_of, run, text_of, write
-from legal_ai.learning import citation_check, finals, library_links
-from legal_ai.store import learning as store
+from legal_ai.learning.checks import citation_check
+from legal_ai.learning.library import links as library_links
+from legal_ai.learning.pairs import finals
+from legal_ai.store import drafts_lessons as store
 from legal_ai.text import citations as text_citations
 from legal_ai.text.citations import DEVIATION_REGS, PBL
 

@@ -11,7 +11,8 @@ import pytest
 
 import factories
 from helpers import write
-from legal_ai.learning import decisions, drafts, finals
+from legal_ai.learning.methodology import decisions
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.text import citations
 from word_docs import as_word, word_docx
 

@@ -8,7 +8,7 @@ import pytest
 
 from legal_ai.auth import CHAIR, system_principal
 from legal_ai.corpora import get_corpus
-from legal_ai.learning import principles
+from legal_ai.learning.principles import extraction as principles
 from legal_ai.store import items as sql_items
 from scenarios import Q1, cand, ingest
 

@@ -15,13 +15,11 @@ from fastapi.testclient import TestClient
 from helpers import register_chair_token, run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput
-from legal_ai.learning import (
-    canonical,
-    principle_cull,
-    principle_jobs,
-    principle_review,
-    principles,
-)
+from legal_ai.learning.principles import canonical
+from legal_ai.learning.principles import cull as principle_cull
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import jobs as principle_jobs
+from legal_ai.learning.principles import review as principle_review
 from legal_ai.web.app import create_app
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, R1, R2, cand, ingest

@@ -12,7 +12,9 @@ import pytest
 
 from helpers import csrf_of, section, write
 from legal_ai.auth import CHAIR
-from legal_ai.learning import finals, principle_review, principles
+from legal_ai.learning.pairs import finals
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import review as principle_review
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, Q4, R1, RULING_META, cand, ingest
 

@@ -13,7 +13,8 @@ import pytest
 from helpers import run
 from legal_ai.auth import system_principal
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import principle_review, principles
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import review as principle_review
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, Q3, Q4, R1, R2, R3, R4, cand, ingest
 from system_panel import system_call

@@ -15,7 +15,7 @@ from psycopg.rows import dict_row
 from helpers import TEST_CHAIR, run
 from legal_ai.app import App
 from legal_ai.config import Settings
-from legal_ai.learning import rekey
+from legal_ai.learning.arrival import rekey
 from legal_ai.store import drop_database, ensure_database
 from legal_ai.store.migrations import migrate
 

@@ -14,8 +14,9 @@ import pytest
 from helpers import run
 from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import principle_review, principles, synthesis
-from legal_ai.learning.synthesis import Sentence, ungrounded
+from legal_ai.learning.principles import Sentence, synthesis, ungrounded
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import review as principle_review
 from legal_ai.ops import worker
 from llm_servers import Reply, schema_name, scripted_openai
 from scenarios import PANEL_RULING as RULING

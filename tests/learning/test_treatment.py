@@ -11,7 +11,8 @@ import psycopg
 import pytest
 
 from helpers import AGENT, CHAIR_TOKEN, csrf_of, mcp_session, payload, text_of, write
-from legal_ai.learning import citation_check, treatment
+from legal_ai.learning.checks import citation_check
+from legal_ai.learning.library import treatment
 from legal_ai.text import citations as text_citations
 from legal_ai.text import treatment as rules
 

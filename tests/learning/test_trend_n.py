@@ -12,8 +12,10 @@ import pytest
 import factories
 from helpers import AGENT, text_of, write
 from legal_ai.auth import CHAIR
-from legal_ai.learning import dashboard, drafts, finals, lessons, methodology
-from legal_ai.store import learning as learning_store
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.methodology import profiles as methodology
+from legal_ai.learning.pairs import dashboard, drafts, finals
+from legal_ai.store import drafts_lessons as learning_store
 from legal_ai.store import style_history
 from legal_ai.web.desk import labels
 

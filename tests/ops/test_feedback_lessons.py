@@ -13,7 +13,7 @@ import pytest
 
 from helpers import text_of
 from legal_ai.auth import CHAIR, agent, system_principal
-from legal_ai.learning import feedback, lessons
+from legal_ai.learning.lessons import feedback, lessons
 from legal_ai.ops import scheduler as schedule
 
 pytestmark = pytest.mark.db

@@ -25,7 +25,8 @@ from helpers import ScriptedHandler, local_server, run, write
 from legal_ai.app import App
 from legal_ai.auth import agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
-from legal_ai.learning import drafts, feedback, lessons
+from legal_ai.learning.lessons import feedback, lessons
+from legal_ai.learning.pairs import drafts
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.health import report as health_report
 from legal_ai.ops.scheduler import JOBS, Job

@@ -25,21 +25,14 @@ import factories
 from helpers import write
 from legal_ai.auth import CHAIR, agent, system_principal
 from legal_ai.knowledge import brief
-from legal_ai.learning import (
-    drafts,
-    feedback,
-    finals,
-    lesson_panel,
-    lessons,
-    panel,
-    panel_audit,
-    principle_review,
-    principles,
-)
-from legal_ai.learning.engine import recorder
+from legal_ai.learning.engine.models import recorder
+from legal_ai.learning.lessons import feedback, lesson_panel, lessons, panel, panel_audit
+from legal_ai.learning.pairs import drafts, finals
+from legal_ai.learning.principles import extraction as principles
+from legal_ai.learning.principles import review as principle_review
 from legal_ai.mcp_server import build_server
 from legal_ai.providers.models import make_model, parse_spec
-from legal_ai.store import learning as learning_store
+from legal_ai.store import drafts_lessons as learning_store
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai
 from system_panel import distilled, engine, system_call

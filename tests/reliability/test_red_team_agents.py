@@ -18,7 +18,7 @@ from psycopg.rows import dict_row
 
 import factories
 from helpers import AGENT, CHAIR_TOKEN, remote_session, serving, write
-from legal_ai.learning import drafts, finals
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.web.app import create_app
 from legal_ai.web.desk.labels import APPEAL_TYPE, OUTCOME
 

@@ -35,7 +35,7 @@ from helpers import PROOF_STEPS, TEST_DB, TEST_HOME, table_fingerprints
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
-from legal_ai.learning import lessons
+from legal_ai.learning.lessons import lessons
 from legal_ai.store import drop_database, ensure_database
 from legal_ai.store.backup_manifest import manifest_path
 from legal_ai.store.pg_programs import pg_binary

@@ -20,7 +20,8 @@ from psycopg.rows import dict_row
 import scenarios
 from helpers import register_chair_token, run, write
 from legal_ai.errors import Forbidden, Unauthorized
-from legal_ai.learning import lessons, shingles
+from legal_ai.learning.checks import shingles
+from legal_ai.learning.lessons import lessons
 from legal_ai.ops import rechecks
 from legal_ai.ops.health import report as health_report
 

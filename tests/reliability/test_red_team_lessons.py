@@ -28,7 +28,8 @@ from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import brief
-from legal_ai.learning import jobs, lesson_panel, lessons
+from legal_ai.learning.engine import jobs
+from legal_ai.learning.lessons import lesson_panel, lessons
 from legal_ai.ops.worker import STAGES
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai

@@ -21,7 +21,8 @@ from psycopg.rows import dict_row
 import factories
 from helpers import write
 from legal_ai.auth import CHAIR
-from legal_ai.learning import drafts, finals, lessons
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.pairs import drafts, finals
 from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db

@@ -11,7 +11,7 @@ from helpers import TEST_CHAIR, write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.ingest.metadata_fold import SEMANTIC_META_CHARS, semantic_meta
-from legal_ai.learning import metadata
+from legal_ai.learning.arrival import metadata
 
 pytestmark = pytest.mark.db
 

@@ -16,7 +16,8 @@ from helpers import TEST_DB, TEST_HOME, run, table_fingerprints, write
 from legal_ai.app import App
 from legal_ai.auth import CHAIR
 from legal_ai.config import Settings
-from legal_ai.learning import drafts, finals, lessons
+from legal_ai.learning.lessons import lessons
+from legal_ai.learning.pairs import drafts, finals
 from legal_ai.store import drop_database, ensure_database
 
 pytestmark = pytest.mark.db

@@ -12,7 +12,7 @@ import pytest
 import factories
 from helpers import ROOT
 from legal_ai.config import Settings
-from legal_ai.learning import methodology
+from legal_ai.learning.methodology import profiles as methodology
 
 _spec = importlib.util.spec_from_file_location("bench_reading", ROOT / "bench" / "reading.py")
 reading = importlib.util.module_from_spec(_spec)

@@ -100,10 +100,10 @@ def test_spans_within_a_window_keep_the_text_offsets():
 
 
 def test_the_copy_check_cuts_its_passages_by_it():
-    """The copy check's sentences (learning/copy_policy.py) are these: a passage holding a
+    """The copy check's sentences (learning/checks/copy_policy.py) are these: a passage holding a
     decimal, a date or a paragraph's number is one sentence, never cut inside."""
-    from legal_ai.learning.copy_policy import _sentences
-    from legal_ai.learning.shingles import keyed_words
+    from legal_ai.learning.checks import keyed_words
+    from legal_ai.learning.checks.copy_policy import _sentences
 
     text = (
         "14. ההקלה בקו בניין צדדי של 3.5 מטרים פורסמה ביום 1.6.2021 כדין.\n"

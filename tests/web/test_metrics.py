@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from helpers import AGENT, CHAIR_TOKEN, ROOT, remote_session, serving, write
 from legal_ai import logs
 from legal_ai.errors import InvalidInput
-from legal_ai.learning import enrichment
+from legal_ai.learning.arrival import enrichment
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.scheduler import Job
 from legal_ai.store.db import Store
@@ -332,7 +332,7 @@ def test_serve_logs_json_lines_by_default_and_text_when_asked(monkeypatch):
     configured again); uvicorn gets no logging configuration and no access log of its own."""
     import uvicorn
 
-    from legal_ai.cli import services
+    from legal_ai.cli import processes as services
     from legal_ai.web import app as web_app
 
     seen: list[dict] = []

@@ -25,7 +25,7 @@ from legal_ai import accounts, jobqueue, paging
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError, RateLimited, Scrubber, Unauthorized
-from legal_ai.learning import feedback, lessons
+from legal_ai.learning.lessons import feedback, lessons
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.scheduler import Job
 from legal_ai.ops.tasks import post_json

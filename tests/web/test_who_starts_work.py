@@ -23,7 +23,8 @@ from fastapi.testclient import TestClient
 
 from helpers import DECISION_FIELDS, payload, remote_session, serving, write
 from legal_ai.app import App
-from legal_ai.learning import extraction_requests, principle_jobs
+from legal_ai.learning.principles import jobs as principle_jobs
+from legal_ai.learning.principles import requests as extraction_requests
 from legal_ai.ops import scheduler as schedule
 from legal_ai.ops.cron import next_after, timezone_of
 from legal_ai.ops.scheduler import JOBS, Job

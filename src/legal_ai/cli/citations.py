@@ -1,12 +1,13 @@
 """`legal-ai citations`: the citation graph's links to the library by one identity per ruling
-(learning/library_links.py): the citations that fit several rulings, the chair's pick among
-them, and the report of the re-key of migration 0029 (learning/rekey.py)."""
+(learning/library/links.py): the citations that fit several rulings, the chair's pick among
+them, and the report of the re-key of migration 0029 (learning/arrival/rekey.py)."""
 
 from __future__ import annotations
 
 import typer
 
-from ..learning import library_links, rekey
+from ..learning.arrival import rekey
+from ..learning.library import links as library_links
 from .args import emit
 from .common import JsonFlag, _app, _print_json
 

@@ -1,6 +1,6 @@
 """`legal-ai learning costs [--since DATE] [--json]`: what the language models spent, in tokens,
 per role, per role and model, and per final, with each role's daily budget and its spending
-today (learning/costs.py; LEGAL_AI_MODEL_BUDGETS)."""
+today (learning/engine/costs.py; LEGAL_AI_MODEL_BUDGETS)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..learning import costs
+from ..learning.engine import costs
 from .common import JsonFlag, _app, _print_json
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..app import App
-from ..learning.rekey import describe, planned
+from ..learning.arrival import describe, planned
 from ..ops.backups import prove
 from ..store import database_url, stop_embedded
 from ..store.backup import backup, restore

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ..learning import enrichment, enrichment_review
+from ..learning.arrival import enrichment, enrichment_review
 from .common import JsonFlag, _app, _print_json, _system_app, print_one, print_rows
 
 enrich_app = typer.Typer(

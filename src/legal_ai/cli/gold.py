@@ -1,5 +1,5 @@
 """`legal-ai eval gold from-finals`: the office's own gold set from the chair's citations
-(learning/gold_set.py; docs/evaluation.md "The office's gold set from her citations")."""
+(learning/pairs/gold_set.py; docs/evaluation.md "The office's gold set from her citations")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..learning import gold_set
+from ..learning.pairs import gold_set
 from .common import JsonFlag, _app, _print_json
 
 gold_app = typer.Typer(help="Gold sets for `legal-ai eval`.", no_args_is_help=True)

@@ -1,6 +1,6 @@
 """`legal-ai` commands of the learning loop: draft add/check, final upload, learning
 history/pairs/run, promote, brief, contrastive (DESIGN §10); lessons, methodology and feedback
-are cli/methodology.py, serve and worker cli/services.py, registered from here in the order
+are cli/methodology.py, serve and worker cli/processes.py, registered from here in the order
 `--help` lists them."""
 
 from __future__ import annotations
@@ -13,25 +13,20 @@ from ..errors import InvalidInput
 from ..knowledge import curator
 from ..knowledge.brief import writing_brief
 from ..knowledge.contrastive import get_contrastive_examples
-from ..learning import finals, fingerprint, panel_stats
-from ..learning.citation_text import citation_lines
-from ..learning.cite_report import get_report
-from ..learning.copy_policy import check, summary
-from ..learning.drafts import add_draft
-from ..learning.engine import configured
-from ..learning.finals import missing_precedents as missing
-from ..learning.finals import pairs, upload_final
-from ..learning.jobs import run
-from ..learning.lessons import promote
-from ..learning.panel_audit import rebuild
+from ..learning.checks import check, citation_lines, get_report, summary
+from ..learning.engine import configured, run
+from ..learning.lessons import panel_stats, promote, rebuild
+from ..learning.lessons import voice_proposals as fingerprint
+from ..learning.pairs import add_draft, finals, pairs, upload_final
+from ..learning.pairs import missing_precedents as missing
 from ..ops.worker import STAGES
 from .args import AppealType, Case, File, Outcome, PracticeArea, emit
 from .common import JsonFlag, _app, _print_json, _system_app
 from .costs import register as register_costs
 from .methodology import register as register_methodology
-from .services import register as register_serve
-from .services import serve as serve
-from .services import worker as worker
+from .processes import register as register_serve
+from .processes import serve as serve
+from .processes import worker as worker
 
 draft_app = typer.Typer(help="Our drafts of the chair's decisions.", no_args_is_help=True)
 final_app = typer.Typer(help="The chair's signed finals.", no_args_is_help=True)

@@ -10,10 +10,9 @@ from typing import Annotated
 import typer
 
 from ..errors import InvalidInput
-from ..learning import lessons, methodology
-from ..learning.feedback import list_feedback, record, weekly_summary
-from ..learning.lessons import list_lessons, review
+from ..learning.lessons import lessons, list_feedback, list_lessons, record, review, weekly_summary
 from ..learning.methodology import diff, edit, restore, show
+from ..learning.methodology import profiles as methodology
 from .args import Case, emit
 from .common import JsonFlag, _app, _print_json
 

@@ -8,14 +8,11 @@ from typing import Annotated
 
 import typer
 
-from ..learning import (
-    canonical,
-    principle_cull,
-    principle_jobs,
-    principle_review,
-    principles,
-    synthesis,
-)
+from ..learning.principles import canonical, synthesis
+from ..learning.principles import cull as principle_cull
+from ..learning.principles import extraction as principles
+from ..learning.principles import jobs as principle_jobs
+from ..learning.principles import review as principle_review
 from .common import JsonFlag, _app, _print_json, _system_app, print_one
 
 principles_app = typer.Typer(

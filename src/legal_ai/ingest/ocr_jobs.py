@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..auth import system_principal
 from ..errors import AppError, StoreError
 from ..jobqueue import drain, retry_later, worker_id
-from ..store import engine as store
+from ..store import job_queue as store
 from ..store import jsonable
 from ..store import ocr as ocr_store
 from ..text import extract, ocr

@@ -50,13 +50,13 @@ class IngestReport:
     unsearchable: list[dict] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)
     doc_ids: list[str] = field(default_factory=list)
-    # What the items' arrival settled (learning/arrival.py): missing precedents resolved and
+    # What the items' arrival settled (learning/arrival/upkeep.py): missing precedents resolved and
     # digests linked to their rulings, internal decisions queued for enrichment.
     resolved: dict = field(
         default_factory=lambda: {"missing_precedents": 0, "digests": 0, "enrichment_queued": 0}
     )
     # Principles of a re-ingested ruling whose quote its new text no longer holds: back to the
-    # chair, with the reason (learning/principle_spans.py); in the JSON only when there are any.
+    # chair, with the reason (learning/principles/spans.py); in the JSON only when there are any.
     returned_to_chair: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -149,7 +149,7 @@ class Ingestor(Stager):
         *,
         text_changed: bool,
     ) -> dict:
-        """Upkeep on arrival, in the item's transaction (learning/arrival.py, through the hook):
+        """Upkeep on arrival, in the item's transaction (learning/arrival/upkeep.py, through the hook):
         a ruling resolves the missing precedents citing it and the digests pointing at it, a
         digest is linked to its ruling, an internal decision's enrichment is queued. Returned
         under the key `arrival`."""

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from ..learning import vocabulary as vocab
-from ..learning.held_out import chair_ratios
 from ..learning.methodology import merged_profile
-from ..store import learning as store
+from ..learning.pairs import chair_ratios
+from ..store import drafts_lessons as store
 from .brief_examples import _contrastive, _exemplars, _templates
 from .voice import for_brief
 

@@ -3,14 +3,14 @@ final of an analyzed pair differ, as (our wording -> her wording) with the word-
 served per block: "write like the right side, not the left".
 
 For each analyzed pair (draft_final_pairs at `analyzed` or `lessons_folded`), the block's words
-on both sides are aligned (difflib on learning/alignment.py's comparison keys, `autojunk=False`)
+on both sides are aligned (difflib on learning/pairs/alignment.py's comparison keys, `autojunk=False`)
 and cut along her paragraphs: each paragraph of the final gets the stretch of our draft the
 alignment maps onto it (words we dropped at a paragraph's start go with that paragraph). A
 pair whose two sides are equal, or either side shorter than MIN_WORDS, or sharing less than
 MIN_SHARED of the shorter side's words (a paragraph she added, removed or wrote anew is content,
 not wording), is no example.
 
-Only style is served (INV-LRN5, the purity rules of learning/purity.py): a pair is dropped when
+Only style is served (INV-LRN5, the purity rules of learning/checks/purity.py): a pair is dropped when
 its difference is substance: a number, date, amount, plan or parcel, address, citation (ruling
 or statute) or party name that one side has and the other has not (a number moved within the
 sentence is not a change), a number written in words, or the outcome and its operative terms
@@ -29,17 +29,17 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
-from ..learning import purity
 from ..learning import vocabulary as vocab
-from ..learning.shingles import (
+from ..learning.checks import (
     Word,
     block_spans,
     fold,
     keyed_words,
+    purity,
     through_punctuation,
     word_key,
 )
-from ..store import learning as learning_store
+from ..store import drafts_lessons as learning_store
 from ..text import citations
 from ..text.blocks import BLOCKS
 

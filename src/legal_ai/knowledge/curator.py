@@ -3,7 +3,7 @@ writing brief and records 3–5 tagged findings ([סגנון], [מבנה], [לק
 through `lessons.record_curator_findings` — proposed lessons with source `curator`, retry-safe
 (the same findings twice are recorded once). The chair decides them.
 
-A finding that carries substance (learning/purity.py: a name, a number, a citation, a holding)
+A finding that carries substance (learning/checks/purity.py: a name, a number, a citation, a holding)
 is not recorded: the voice layer never holds substance. When fewer than 3 clean findings remain,
 nothing is recorded and the report says why.
 
@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel
 
 from ..errors import InvalidInput, NotFound
-from ..learning import lessons, purity
 from ..learning import vocabulary as vocab
+from ..learning.checks import purity
+from ..learning.lessons import lessons
 from ..learning.methodology import merged_profile
-from ..store import engine_lessons as engine_store
-from ..store import learning as store
+from ..store import distilled_lessons as engine_store
+from ..store import drafts_lessons as store
 from . import brief as knowledge_brief
 
 if TYPE_CHECKING:

@@ -8,11 +8,11 @@ block by block, with the alignment of our draft against it when the pair was ana
 a worked document: for each block, claims on how she builds it, each claim with a span copied
 verbatim from that block of her final.
 
-Grounding, checked here for every claim (learning/distill.find_span: verbatim after folding
+Grounding, checked here for every claim (learning/lessons/distill.find_span: verbatim after folding
 niqqud, quote marks and white space):
 
 - a claim whose span is not in that block of the final is dropped and counted (`dropped_claims`);
-- a claim whose own words carry substance (learning/purity.py: a party's name, a number, a date,
+- a claim whose own words carry substance (learning/checks/purity.py: a party's name, a number, a date,
   a citation, a holding) is dropped and counted (`substance_claims`): the document teaches how
   she writes, never what she decided; the spans are her words and may carry the case's facts,
   which the writer must never copy;
@@ -35,11 +35,11 @@ from pydantic import BaseModel, Field
 
 from ..auth import require_chair, system_principal
 from ..errors import AppError, BudgetReached, NotFound, ProviderError
-from ..learning import purity
 from ..learning import vocabulary as vocab
-from ..learning.distill import changed_blocks, find_span, word_diff
+from ..learning.checks import purity
 from ..learning.engine import left_to_the_worker, single_model
-from ..learning.finals import segment
+from ..learning.lessons import changed_blocks, find_span, word_diff
+from ..learning.pairs import segment
 from ..store import jsonable
 from ..store import voice as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
@@ -298,7 +298,7 @@ def run(app: Context) -> dict:
     {written, refused, failed, waiting, missing, deferred}: without a model nothing is written,
     the cases wait and `missing` says what to set; a model that fails leaves its case queued;
     once the voice writer's daily budget is spent the rest wait and `deferred` says until
-    when (learning/budgets.py)."""
+    when (learning/engine/budgets.py)."""
     engine = app.acting_as(system_principal(ACTOR))
     report: dict = {
         "written": [],

@@ -17,6 +17,7 @@ from ..learning.gate import Gated
 from ..paging import Page
 from ..store import jsonable
 from ..store import voice as store
+from ..store.rows import Conn
 from .voice import _segmented
 
 if TYPE_CHECKING:
@@ -151,3 +152,13 @@ def review(
         return None
 
     return VOICE.review(app, document_id, decision, reason, expected_status, decide)
+
+
+def final_for(conn: Conn, case_number: str) -> dict | None:
+    """Her final of a case as the style corpus holds it (newest), with the pair's alignment."""
+    return store.final_for(conn, case_number)
+
+
+def markable(conn: Conn) -> list[dict]:
+    """Cases whose final is in the style corpus and that have no open voice document."""
+    return store.markable(conn)

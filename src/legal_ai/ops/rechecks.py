@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..learning.shingles import METHOD, fingerprints, keyed_words
+from ..learning.checks import METHOD, fingerprints, keyed_words
 from ..store import migrations
 from ..store import rechecks as sql
 

@@ -311,7 +311,7 @@ def run_line(report: dict) -> str:
 
 
 def worker_pass(app: App, *, worker: str, echo: Callable[[str], None]) -> int:
-    """The worker's call each pass (learning/jobs.py `work`): run the due jobs, echo a line for
+    """The worker's call each pass (learning/engine/jobs.py `work`): run the due jobs, echo a line for
     each; returns how many ran."""
     ran = 0
     for report in run_due(app, worker=worker):

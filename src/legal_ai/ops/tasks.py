@@ -6,7 +6,7 @@ the result kept) set the run's outcome.
 - `weekly_feedback_analysis`: the week's chair feedback by category and block
   (feedback.weekly_summary); every item that names a block or a category is proposed as a
   lesson, items that recur (same category and block) grouped into one, each proposal carrying
-  her words verbatim as its evidence (learning/feedback_lessons.py: source `curator`, proposed,
+  her words verbatim as its evidence (learning/lessons/feedback_lessons.py: source `curator`, proposed,
   never approved; an item proposed once, ever); an item naming neither is said in the report;
   no feedback that week: skipped.
 - `stale_case_reminder`: the cases whose ledger has not moved for LEGAL_AI_STALE_CASE_DAYS days
@@ -31,7 +31,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AppError, Scrubber
-from ..learning import feedback, feedback_lessons
+from ..learning.lessons import feedback, feedback_lessons
 from ..paging import Page, cut
 from ..store import schedule as store
 from .backups import nightly_backup as nightly_backup
@@ -57,7 +57,7 @@ STATUS_HE = {
 def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
     """The week's feedback by category and block, and a lesson proposed from every item of it
     that names a block or a category and was not proposed from before (grouped when they recur;
-    learning/feedback_lessons.py), run as the system's worker whoever asked."""
+    learning/lessons/feedback_lessons.py), run as the system's worker whoever asked."""
     summary = feedback.weekly_summary(app, days=7, now=now)
     if not summary["total"]:
         return {

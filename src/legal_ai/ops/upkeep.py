@@ -1,11 +1,11 @@
 """The scheduled job `nightly-upkeep` (ops/tasks.py has the others; ops/scheduler.py says when
 they run): re-index what is stale (App.reindex), resolve missing precedents and digest pointers
-(learning/arrival.resolve_all; learning/library_links.link_library where that is absent), synthesize
+(learning/arrival/upkeep.resolve_all; learning/library/links.link_library where that is absent), synthesize
 pending canonical statements (LEGAL_AI_SYNTHESIZER), cut the finals into block exemplars, take
 the copy check's fingerprints, queue stored scans for OCR, delete the logged searches past their
 retention (telemetry.prune), and run the standing evaluation on the gold sets of
 LEGAL_AI_STANDING_EVAL and on the office's own set from the chair's citations
-(learning/gold_set.py), recording hybrid nDCG@10 per day; each step runs even when an earlier
+(learning/pairs/gold_set.py), recording hybrid nDCG@10 per day; each step runs even when an earlier
 one failed."""
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from ..evaluation.datasets import load_dataset
 from ..evaluation.harness import evaluate, sample_corpus, sample_queries
 from ..ingest import ocr_jobs
 from ..knowledge import exemplars
-from ..learning import gold_set, shingles, synthesis
 from ..learning.arrival import resolve_all
+from ..learning.checks import shingles
+from ..learning.pairs import gold_set
+from ..learning.principles import synthesis
 from ..store import gold as gold_store
 from ..store import schedule as store
 from ..store import synthesis as synthesis_store
@@ -149,7 +151,7 @@ def _manifest_sets(app: App, day: dt.date, now: dt.datetime) -> list[dict]:
 
 
 def _office_set(app: App, day: dt.date, now: dt.datetime) -> dict:
-    """The office's own gold set from the chair's citations (learning/gold_set.py), unless
+    """The office's own gold set from the chair's citations (learning/pairs/gold_set.py), unless
     LEGAL_AI_STANDING_EVAL_OFFICE is false or no final cites what the library holds."""
     if not app.settings.standing_eval_office:
         return {"name": gold_set.NAME, "skipped": "LEGAL_AI_STANDING_EVAL_OFFICE is false"}

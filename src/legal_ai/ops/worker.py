@@ -1,7 +1,7 @@
 """The worker loop (`legal-ai worker`): one process that drains every job kind in turn — the
-learning stage of uploaded finals (learning/jobs.py), scans read by OCR (ingest/ocr_jobs.py),
-the principles of rulings that arrived (learning/principle_jobs.py), the enrichment of internal
-decisions (learning/enrichment.py), canonical synthesis, voice documents — and then the
+learning stage of uploaded finals (learning/engine/jobs.py), scans read by OCR (ingest/ocr_jobs.py),
+the principles of rulings that arrived (learning/principles/jobs.py), the enrichment of internal
+decisions (learning/arrival/enrichment.py), canonical synthesis, voice documents — and then the
 scheduled jobs that are due (ops/scheduler.py). The model stages run as the system's own
 principals (auth.system_principal), never as a request's."""
 
@@ -16,9 +16,12 @@ from ..errors import AppError, StoreError
 from ..ingest import ocr_jobs
 from ..jobqueue import worker_id
 from ..knowledge import curator, voice
-from ..learning import distill, enrichment, panel, principle_jobs, synthesis
-from ..learning import jobs as learning_jobs
-from ..learning.jobs import Stages
+from ..learning.arrival import enrichment
+from ..learning.engine import Stages
+from ..learning.engine import jobs as learning_jobs
+from ..learning.lessons import distill, panel
+from ..learning.principles import jobs as principle_jobs
+from ..learning.principles import synthesis
 from ..store import synthesis as synthesis_store
 from ..store import voice as voice_store
 from ..store.db import connection_lost
@@ -30,7 +33,7 @@ RETRY_FIRST_S = 1.0  # after a lost database: the first probe, then twice as lon
 RETRY_MAX_S = 30.0  # ... up to this pause between probes
 PROBE_S = 2.0  # how long a probe waits for the database to answer
 
-# The learning job's stages (learning/jobs.py runs them in order; tests pass their own).
+# The learning job's stages (learning/engine/jobs.py runs them in order; tests pass their own).
 STAGES = Stages(distill=distill.distill, vote=panel.vote, curate=curator.curate)
 
 

@@ -22,7 +22,7 @@ from .search import MAX_QUERY_CHARS, SearchResult, filter_value
 
 
 class Searcher(Protocol):
-    """What the tools need: `services.App` provides it."""
+    """What the tools need: `app.App` provides it."""
 
     def search(self, corpus: str, query: str, **kwargs) -> SearchResult: ...
 

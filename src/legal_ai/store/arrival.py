@@ -1,6 +1,6 @@
 """SQL of the upkeep on arrival (migration 0023): the ruling authorities and missing precedents
 an arriving ruling resolves, and the digests linked to the ruling they point at (their
-`points_to_key`), read and written in the caller's transaction (learning/arrival.py)."""
+`points_to_key`), read and written in the caller's transaction (learning/arrival/upkeep.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SQL of the cite-check reports (migration 0038, learning/cite_report.py): one append-only row
+"""SQL of the cite-check reports (migration 0038, learning/checks/cite_report.py): one append-only row
 per check of a draft version or a final, with the marker of the library it read. Takes the
 caller's connection. A case's reports are found through its drafts and its pair (a renamed case
 keeps them); `checked_case` is the number as it was written."""

@@ -1,6 +1,6 @@
-"""SQL of the copy check (learning/copy_policy.py, learning/citation_check.py): the case's own
+"""SQL of the copy check (learning/checks/copy_policy.py, learning/checks/citation_check.py): the case's own
 documents, a library item's text, and the report kept with the draft it checked (migration 0019).
-Takes the caller's connection; the names are importable from store/learning.py too."""
+Takes the caller's connection; the names are importable from store/drafts_lessons.py too."""
 
 from __future__ import annotations
 

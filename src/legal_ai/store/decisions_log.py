@@ -1,4 +1,4 @@
-"""SQL of the desk's decisions log (/audit, web/desk/training.py): learning_audit newest first,
+"""SQL of the desk's decisions log (/audit, web/desk/audit.py): learning_audit newest first,
 filtered by a span of moments, a kind of item, a case, who decided and a text found in the
 reason, the lesson's or the principle's text or the case number; each row with what it is
 about — the lesson's text and where it stands, the principle's rule and its ruling — and a

@@ -1,4 +1,4 @@
-"""SQL of the enrichment of internal decisions (learning/enrichment.py; migration 0023). Every
+"""SQL of the enrichment of internal decisions (learning/arrival/enrichment.py; migration 0023). Every
 function takes the caller's connection; who approves is the database's gate (enrichment_gate)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SQL of the office's own gold set (learning/gold_set.py): the chair's finals in the style
+"""SQL of the office's own gold set (learning/pairs/gold_set.py): the chair's finals in the style
 corpus, the citation graph's links of the authorities they cite, and the library items a set
 judges or holds as distractors."""
 

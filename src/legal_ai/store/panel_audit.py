@@ -1,4 +1,4 @@
-"""SQL of the panels' record (learning/panel_audit.py): each decision the system's panels made,
+"""SQL of the panels' record (learning/lessons/panel_audit.py): each decision the system's panels made,
 with the votes and the model calls they rest on, read from the database."""
 
 from __future__ import annotations

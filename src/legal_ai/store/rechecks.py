@@ -10,7 +10,7 @@ from psycopg import sql
 from ..corpora import CORPORA
 from .rows import Conn, one
 
-# Each compared text (store/fingerprints.py's two kinds) with its fingerprint row, if any.
+# Each compared text (store/copy_sources.py's two kinds) with its fingerprint row, if any.
 _FINGERPRINTED = (
     "SELECT 'style' AS corpus, t.id, t.doc_id, t.content_hash, t.content,"
     " f.content_hash AS taken_of, f.method, f.shingles"

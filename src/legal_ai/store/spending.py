@@ -1,6 +1,6 @@
 """What the language models spent, read from `model_calls` (append-only, every attempt with the
 tokens its provider reported): a role's spending in one day of the office's time zone (the
-daily budgets, learning/budgets.py), the jobs deferred by a budget, and the costs report
+daily budgets, learning/engine/budgets.py), the jobs deferred by a budget, and the costs report
 (`legal-ai learning costs`). Read only; every function takes the caller's connection.
 
 A call is recorded under its stage's name; the role it belongs to (the setting that names its

@@ -1,7 +1,7 @@
 """SQL of the held-out history (style_distance_history, migration 0007; append-only): one row per
 analyzed pair with its style distances, written when a final is analyzed and read by the history
 and the dashboard. Takes the caller's connection; the names are importable from
-store/learning.py too."""
+store/drafts_lessons.py too."""
 
 from __future__ import annotations
 

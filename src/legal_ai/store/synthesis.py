@@ -1,5 +1,5 @@
-"""SQL of canonical principles: the synthesis of their statement (learning/synthesis.py; migration
-0016) and the chair's gate (learning/canonical.py; migration 0017)."""
+"""SQL of canonical principles: the synthesis of their statement (learning/principles/synthesis.py; migration
+0016) and the chair's gate (learning/principles/canonical.py; migration 0017)."""
 
 from __future__ import annotations
 

@@ -142,7 +142,7 @@ MAX_COMMENT_CHARS = 500
 def _comments(root, w: str) -> tuple[str, ...]:
     """The texts of the comments part's comments (each its paragraphs joined by a space,
     at most MAX_COMMENT_CHARS; at most MAX_COMMENTS): what a reviewer left open in the file,
-    shown to the chair before a Word final is taken as signed (learning/finals.py)."""
+    shown to the chair before a Word final is taken as signed (learning/pairs/finals.py)."""
     if root is None:
         return ()
     out = []

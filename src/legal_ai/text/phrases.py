@@ -13,7 +13,7 @@ import re
 from re import _constants as sre  # type: ignore[attr-defined]  # the parser's opcodes
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
-from .hebrew import clean_text, fold_quotes
+from .hebrew import PREFIX_CLASS, clean_text, fold_quotes, fold_spelling, normalize
 
 MAX_PHRASES = 64  # a pattern matching more phrases than this is not shown as words
 MAX_CLASS = 8  # a character class of more characters than this is not a choice of letters
@@ -109,3 +109,20 @@ def _is_space(body: list) -> bool:
     if op is sre.LITERAL:
         return chr(arg) == " "
     return op is sre.IN and arg == [(sre.CATEGORY, sre.CATEGORY_SPACE)]
+
+
+def count_phrases(text: str, phrases: list[str]) -> dict[str, int]:
+    """Occurrences of each phrase in `text`, compared normalized and spelling-folded, at word
+    boundaries (a prefix letter before the phrase still counts: ולאור כל האמור לעיל)."""
+
+    def fold(s: str) -> str:
+        return " ".join(fold_spelling(normalize(s)).split())
+
+    haystack = fold(text)
+    counts = {}
+    for phrase in phrases:
+        needle = re.escape(fold(phrase))
+        found = len(re.findall(rf"(?<![א-ת]){PREFIX_CLASS}?{needle}(?![א-ת])", haystack))
+        if found:
+            counts[phrase] = found
+    return counts

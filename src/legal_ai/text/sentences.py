@@ -1,5 +1,5 @@
 """Where a sentence ends in Hebrew legal prose: the one rule every passage shown to the chair is
-cut by (the copy check's passages, learning/copy_policy.py).
+cut by (the copy check's passages, learning/checks/copy_policy.py).
 
 A sentence ends at `.`, `!` or `?` followed by a space or the end of the text (closing quotes
 and brackets right after the mark belong to it: `."`, `).`), and at a line break. Not at:

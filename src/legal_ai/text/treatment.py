@@ -1,5 +1,5 @@
 """What a later ruling says became of the rulings it names: pure rules over its
-text, no database (learning/treatment.py stores and links what they read; docs/verification.md
+text, no database (learning/library/treatment.py stores and links what they read; docs/verification.md
 "Treatment" lists them).
 
 A ruling whose proceeding attacks another (`ATTACKS`: a petition, עת"מ, against a committee's

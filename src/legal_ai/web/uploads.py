@@ -37,8 +37,8 @@ from starlette.requests import Request
 
 from ..config import Settings
 from ..errors import AppError, InvalidInput, TooLarge, UnsupportedFile
-from ..learning.decisions import file_limit
-from ..learning.decisions import too_large as decision_too_large
+from ..learning.methodology import file_limit
+from ..learning.methodology import too_large as decision_too_large
 from ..metrics import uploaded
 
 logger = logging.getLogger(__name__)

@@ -6,12 +6,12 @@ pages, the stylesheet and script under /desk-static, and HTML answers to errors 
 Modules: core (templates, session, CSRF), session (/login, /logout), today (/: what waits
 for her, /system: the operator's pages gathered), review (/review: the one queue of what she
 decides, keyboard-first; the old /training addresses lead there), search (/search,
-/source), training (/audit), principles (/training/principles: the chair's gate
+/source), audit (/audit), principles (/training/principles: the chair's gate
 for legal principles), voice (/training/voice: exemplary finals and their deep-read voice
 documents), enrichment (/training/enrichment: the headnote, summary and tags proposed for
 internal decisions), metadata (/training/metadata: the chair writes the headnote, summary and
 tags of the internal decisions awaiting them), treatments (/training/treatments: she confirms
-what a later ruling did to one of the library's), pages (/health), cases (/cases: the list, a page
+what a later ruling did to one of the library's), health_technical (/health: what cannot be searched, embeddings, isolation), cases (/cases: the list, a page
 per case, the uploads), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs), corpus (/system/corpus: what the library holds, by kind and
@@ -37,19 +37,19 @@ from ...config import Settings
 from ...errors import AppError, StoreError
 from .. import errors as web_errors
 from . import (
+    audit,
     cases,
     cite_report,
     core,
+    health_technical,
     learning,
     methodology,
     originals,
-    pages,
     principles,
     review,
     search,
     session,
     today,
-    training,
     treatments,
     voice,
 )
@@ -68,13 +68,13 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     today.routes(api, signed_in)  # /, /system
     review.routes(api, signed_in)  # /review: the one queue (and the old /training addresses)
     search.routes(api, signed_in)
-    training.routes(api, signed_in)
+    audit.routes(api, signed_in)
     principles.routes(api, signed_in)
     voice.routes(api, signed_in)
     enrichment(api, signed_in)  # /training/enrichment: proposals for internal decisions
     metadata(api, signed_in)  # /training/metadata: she writes a decision's three fields
     treatments.routes(api, signed_in)  # /training/treatments: what became of a ruling
-    pages.routes(api, signed_in)  # /health
+    health_technical.routes(api, signed_in)  # /health
     cases.routes(api, signed_in, settings)  # /cases and a page per case
     originals.routes(api, signed_in)  # /original: a case's upload as she sent it
     cite_report.routes(api, signed_in)  # /cite-report: a case's cite-check report

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...store import desk_search
+from ...retrieval import choices
 from ...text.case_numbers import case_id, normalize_case_number
 
 
@@ -38,7 +38,7 @@ def complete(conn: Any, typed: str) -> Completed:
         return Completed(typed)
     same = [
         c
-        for c in desk_search.cases_ending(conn, named.number)
+        for c in choices.cases_ending(conn, named.number)
         if (found := case_id(c)) is not None and found.number == named.number
     ]
     if spelled in same:

@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ...learning.held_out import MIN_USUAL, USUAL_KEYS, usual_of
+from ...learning.pairs import MIN_USUAL, USUAL_KEYS, usual_of
 from .labels import bdi, percent
 
 CLOSE = 0.1  # within 10% of her usual: "as usual"

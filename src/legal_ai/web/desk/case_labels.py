@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...store import case_pages as store
+from ...store import cases as store
 
 NAMES = ("appeal_type", "outcome", "practice_area")
 

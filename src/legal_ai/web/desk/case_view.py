@@ -15,14 +15,15 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from ...errors import InvalidInput
-from ...learning import copy_policy, library_links, metadata
 from ...learning import vocabulary as vocab
-from ...learning.citation_check import SEVERITY
-from ...learning.decisions import segment
+from ...learning.arrival import metadata
+from ...learning.checks import SEVERITY, copy_policy
+from ...learning.library import links as library_links
+from ...learning.methodology import segment
 from ...retrieval import terms
-from ...store import case_pages as store
-from ...store import desk as desk_store
-from ...store import learning as learning_store
+from ...store import cases as store
+from ...store import drafts_lessons as learning_store
+from ...store import review_queue as desk_store
 from ...text.parties import party_line
 from . import labels, originals
 from .case_figures import figures, frozen_usual, learning_state, plural, usual_said

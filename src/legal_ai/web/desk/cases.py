@@ -26,8 +26,10 @@ from starlette.concurrency import run_in_threadpool
 
 from ...config import Settings
 from ...errors import AppError, InvalidInput
-from ...learning import drafts, finals, library_links, precedents
 from ...learning import vocabulary as vocab
+from ...learning.library import links as library_links
+from ...learning.library import precedents
+from ...learning.pairs import drafts, finals
 from .. import errors as web_errors
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS

@@ -14,9 +14,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput
-from ...learning import cite_report
 from ...learning import vocabulary as vocab
-from ...store import cite_reports as store
+from ...learning.checks import cite_report
 from . import core, labels
 
 # A problem's evidence shown (the keys of labels.REPORT_FIELD, in this order): a value that is
@@ -119,7 +118,7 @@ def page_of(shown: dict) -> dict:
 
 def problems_first(conn: Any, case: str) -> dict | None:
     """The case page's opening: the newest report's problems (None: no report yet)."""
-    shown = cite_report.shown(store.latest_of(conn, case))
+    shown = cite_report.latest(conn, case)
     if shown is None:
         return None
     return {**page_of(shown), "href": href(case)}
@@ -127,7 +126,7 @@ def problems_first(conn: Any, case: str) -> dict | None:
 
 def _read(view: Any, case: str, subject: str | None, version: int | None) -> dict | None:
     with view.store.connection() as conn:
-        return cite_report.shown(store.latest_of(conn, case, subject, version))
+        return cite_report.latest(conn, case, subject, version)
 
 
 def routes(api: FastAPI, signed_in: Any) -> None:

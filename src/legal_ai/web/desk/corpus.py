@@ -1,7 +1,7 @@
 """/system/corpus ("מה יש בספרייה", issue 37 item 16): what the library holds, by kind — rulings,
 statutes, the committee's decisions, her signed finals, digests (and other external sources,
 when there are any) — each with its count and its count by year, latest first, an undated count
-last (store/holdings.py, one read). Statutes are counted as laws and as their sections. Items the
+last (learning/library/holdings.py, one read). Statutes are counted as laws and as their sections. Items the
 search does not reach yet (waiting for their reading or their embedding) are said beside the
 count. Linked from /system; read-only; Hebrew only, right to left."""
 
@@ -11,7 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from ...store import holdings as holdings_store
+from ...learning.library import holdings as holdings_service
 from . import core, labels
 
 PATH = "/system/corpus"
@@ -20,8 +20,7 @@ PATH = "/system/corpus"
 def library(view: Any) -> dict:
     """Each kind the library holds, in the dictionary's order: {key, label, total, laws,
     not_searchable, years: [{year, count, laws}]}, and the count of all items."""
-    with view.store.connection() as conn:
-        rows = [dict(r) for r in holdings_store.holdings(conn)]
+    rows = holdings_service.holdings(view)
     kinds: dict[str, dict] = {}
     for row in rows:
         kind = kinds.setdefault(row["kind"], {"key": row["kind"], "years": []})

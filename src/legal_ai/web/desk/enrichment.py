@@ -1,10 +1,10 @@
 """/training/enrichment: the enrichment of internal decisions on the desk (docs/ingest.md
 "Upkeep on arrival"), linked from the training page's navigation. It says what happened: a
-grounded proposal is written into the decision at once (learning/metadata.settle), marked as the
+grounded proposal is written into the decision at once (learning/arrival/metadata.settle), marked as the
 model's, and she reverts or corrects it here; an ungrounded one waits for her.
 
-Over the same services as the CLI and the API (learning/enrichment_review.py,
-learning/metadata.py):
+Over the same services as the CLI and the API (learning/arrival/enrichment_review.py,
+learning/arrival/metadata.py):
 - written by the model (enrichment_review.applied, newest first): each with what it wrote, the
   decision's words each summary sentence rests on, what it replaced, and two forms: revert
   (enrichment_review.review "revert", as `legal-ai enrich review ID revert`: the fields back to
@@ -34,10 +34,9 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
-from ...learning import enrichment as service
-from ...learning import enrichment_review
-from ...learning import metadata as fields_service
-from ...store import enrichment as enrichment_store
+from ...learning.arrival import enrichment as service
+from ...learning.arrival import enrichment_review
+from ...learning.arrival import metadata as fields_service
 from .. import errors as web_errors
 from . import core, labels
 from .metadata import FIELDS, checked
@@ -101,7 +100,7 @@ def _quoted(content: str | None, shown: dict) -> dict:
 def _proposal(conn: Any, view: Any, enrichment_id: int) -> dict:
     """A proposal in full, each summary sentence with its quote in the decision's text."""
     shown = enrichment_review.show(view, enrichment_id)
-    item = enrichment_store.item(conn, shown["case_law_id"])
+    item = enrichment_review.item(conn, shown["case_law_id"])
     return _quoted(item["content"] if item and not shown["text_changed"] else None, shown)
 
 
@@ -117,7 +116,7 @@ def _form(row: dict) -> dict:
 def _written(conn: Any, row: dict) -> dict:
     """An enrichment the model wrote into the decision, as the page shows it: its quotes, what
     it replaced, and the correct form's values."""
-    item = enrichment_store.item(conn, row["case_law_id"])
+    item = enrichment_review.item(conn, row["case_law_id"])
     shown = _quoted(item["content"] if item and not row["text_changed"] else None, row)
     before = row["previous"] or {}
     replaced = {f: before.get(f) for f in FIELDS if f in (before.get("applied") or FIELDS)}
@@ -133,7 +132,7 @@ def _load(view: Any) -> dict:
     with view.store.connection() as conn:
         pending = [_proposal(conn, view, r["id"]) for r in by_status["pending_review"][:MAX_SHOWN]]
         applied = [_written(conn, r) for r in written]
-        _, waiting = enrichment_store.awaiting(conn, MAX_SHOWN)
+        _, waiting = enrichment_review.awaiting(conn, MAX_SHOWN)
     queue = [
         {**dict(r), "state": queue_state(r)}
         for r in waiting

@@ -1,7 +1,7 @@
 """Her signed final, uploaded on the desk, answers at once (docs/desk.md, "The final's upload"):
 the request only receives the file, checks the form's token and hands the work to a thread of
 this process; its answer is a page of the upload's stages (reading, indexing, checking the
-citations, aligning with our draft, writing, queued for learning — learning/finals.STAGES) as
+citations, aligning with our draft, writing, queued for learning — learning/pairs/finals.STAGES) as
 they happen, which desk.js polls. Done, the page goes on to the case's page; refused, to the
 form again with the reason in Hebrew beside its field (as a refusal in the request would have);
 a Word file with open tracked changes or comments stops at a confirm step (how many changes,
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import AppError
-from ...learning import finals
+from ...learning.pairs import finals
 from ..uploads import Upload, private_folder
 
 logger = logging.getLogger(__name__)

@@ -13,9 +13,10 @@ from markupsafe import Markup
 
 from ...config import Settings
 from ...errors import AppError, InvalidInput
-from ...learning import finals, lessons
 from ...learning import vocabulary as vocab
-from ...store import citations as citation_store
+from ...learning.lessons import lessons
+from ...learning.library import links
+from ...learning.pairs import finals
 from . import case_view, labels, messages
 from .labels import bdi, mixed
 from .pages_hebrew import field_refusal
@@ -102,7 +103,7 @@ def _authority_ref(view: Any, authority_id: str | None) -> str | None:
     if not (authority_id or "").isdigit():
         return None
     with view.store.connection() as conn:
-        row = citation_store.authority(conn, int(authority_id))
+        row = links.authority(conn, int(authority_id))
     return row["ref"] if row else None
 
 

@@ -1,6 +1,6 @@
 """/health: the system's health for the chair, in plain Hebrew — is the background work
 running (ops/alarms.py, the banner's own finding), when the last backup was proven
-(ops/backups.health), what work waits or stopped (store/monitoring.open_work), and what to tell
+(ops/backups.health), what work waits or stopped (jobqueue.open_work), and what to tell
 whoever runs the server, in sentences she can pass on. The maintainer's page (searchability,
 embeddings, isolation, OCR, the jobs' errors) is one link away: /health/technical (pages.py)."""
 
@@ -8,9 +8,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ...jobqueue import open_work
 from ...ops import backups
 from ...ops.cron import schedule_zone
-from ...store import monitoring
 from . import labels
 
 
@@ -28,7 +28,7 @@ def state(view: Any, alarm: dict | None) -> dict:
     `tell` the ones to pass on to whoever runs the server (empty: nothing to tell)."""
     with view.store.connection() as conn:
         backup = backups.health(conn, schedule_zone(view))
-        work = monitoring.open_work(conn)
+    work = open_work(view)
     alarm = alarm or {}
     stopped = []
     if alarm.get("failed"):

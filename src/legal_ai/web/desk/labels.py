@@ -16,8 +16,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from ...learning import dashboard, feedback
-from ...learning.principle_spans import QUOTE_GONE, RULE_CHANGED
+from ...learning.lessons import feedback
+from ...learning.pairs import dashboard
+from ...learning.principles import QUOTE_GONE, RULE_CHANGED
 from ...text import clock
 from ...text.blocks import BLOCK_LABELS
 from ...text.passages import plain
@@ -99,7 +100,7 @@ LANE = {
     "to_confirm": "עקרונות שהפאנל אישר — לאישורך",
     "returned": "עקרונות שהמקור שלהם השתנה — להכרעתך",
 }
-# Why a principle was returned to her (learning/principle_spans.py's reasons), in her words.
+# Why a principle was returned to her (learning/principles/spans.py's reasons), in her words.
 RETURNED_REASON = {
     QUOTE_GONE: (
         "הציטוט שעליו העיקרון נשען אינו עוד בטקסט של פסק הדין: הטקסט השתנה. עד שתכריעי הוא אינו"
@@ -254,7 +255,7 @@ CITATION_JUDGE = {
     "not_supported": "לדעת המודל: המקור אינו תומך בטענה",
     "unanswered": "המודל לא השיב — התמיכה נבדקה בדמיון בלבד",
 }
-# What became of a ruling (learning/treatment.py): what a later ruling did to it, her review of
+# What became of a ruling (learning/library/treatment.py): what a later ruling did to it, her review of
 # that reading, and who read it.
 TREATMENT_KIND = {
     "set_aside": "בוטל",
@@ -274,7 +275,7 @@ TREATMENT_DONE = {
     "reject": "דחית את הקריאה; היא אינה מוצגת עוד כגורלו של פסק הדין",
     "reopen": "הקריאה חזרה להמתין לאישורך",
 }
-# The cite-check report (learning/cite_report.py): what was verified, a problem's evidence,
+# The cite-check report (learning/checks/cite_report.py): what was verified, a problem's evidence,
 # what became of a ruling, and the report's own words.
 VERIFIED = {
     "number": "המספר",
@@ -348,7 +349,7 @@ RECHECK = {
 # The trend of the search test built from her own citations (the system page: ops/upkeep).
 GOLD_TREND = {"up": "משתפרת", "down": "יורדת", "steady": "יציבה"}
 
-# A final's upload on the desk, stage by stage (learning/finals.STAGES; web/desk/final_uploads.py).
+# A final's upload on the desk, stage by stage (learning/pairs/finals.STAGES; web/desk/final_uploads.py).
 UPLOAD_STAGE = {
     "received": "הקובץ התקבל",
     "reading": "קריאת הקובץ",
@@ -556,7 +557,7 @@ def install(env: Any) -> None:
     env.globals["he"] = TABLES
 
 
-# What learning/purity.py found in a lesson that carries the case's facts (its English label,
+# What learning/checks/purity.py found in a lesson that carries the case's facts (its English label,
 # as `Finding.describe` writes it), in her words.
 PURITY_FINDING = {
     "a ruling citation": "הפניה לפסק דין",

@@ -15,9 +15,10 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput, NotFound
-from ...learning import dashboard, feedback
-from ...learning import panel_stats as panel_figures
 from ...learning import vocabulary as vocab
+from ...learning.lessons import feedback
+from ...learning.lessons import panel_stats as panel_figures
+from ...learning.pairs import dashboard
 from . import core, labels
 from .messages import refusal
 

@@ -5,7 +5,7 @@ marked) and, for "תיקים" and "לבדיקתי", a badge counting what waits 
 that need her, one card each with its count and the page where she does it; `counts(view)` reads
 every card's count once, in one connection (the desk reads it once per page load: core.signed_in,
 for the pages a browser asks for). Each count comes from the list its page shows — the service
-where it keeps a count (metadata.awaiting, the reminders' idle cases), else store/desk.WAITING,
+where it keeps a count (metadata.awaiting, the reminders' idle cases), else store/review_queue.WAITING,
 the same filter counted in SQL — so a card never says 3 where its page shows 2. What she reads
 is Hebrew only: what waits and where; never a setting or a command."""
 
@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...learning import metadata
+from ...learning.arrival import metadata
 from ...ops.tasks import reminders
-from ...store import desk as desk_store
+from ...store import review_queue as desk_store
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,7 @@ GROUPS = {"review": "לבדיקתי", "cases": "תיקים"}
 
 def counts(view: Any, conn: Any = None) -> dict[str, int]:
     """Every card's count, read once, in one connection (`conn`, else one of its own): those of
-    store/desk.WAITING together in one statement (desk_store.waiting_all: each the subquery its
+    store/review_queue.WAITING together in one statement (desk_store.waiting_all: each the subquery its
     card's `read` runs alone), the others by their service (the decisions awaiting metadata,
     the stale cases)."""
     if conn is None:

@@ -57,7 +57,7 @@ def said(value: Any) -> Markup:
     return mixed(REFUSED) + Markup(". ") + technical(text)
 
 
-_PURITY = "voice purity: "  # why a lesson came to her as substance (learning/purity.route)
+_PURITY = "voice purity: "  # why a lesson came to her as substance (learning/checks/purity.route)
 _CARRIES = "carries "
 _CLASSIFIED = re.compile(r"the distiller classified it as substance \((?P<why>.*)\)$", re.S)
 _FINDING = re.compile(r"(?P<what>[^;(]+?) \((?P<match>[^)]*)\)")

@@ -4,9 +4,9 @@ three an internal decision is not searchable; the enricher fills them when a mod
 here she fills them herself. Linked from the desk's navigation and from /health's list of
 decisions awaiting metadata.
 
-The list is learning/metadata.to_fill (health's `awaiting_metadata`, with what each decision
+The list is learning/arrival/metadata.to_fill (health's `awaiting_metadata`, with what each decision
 holds now, which prefills its form). Each form is a POST with the session's CSRF token
-(core.form_of) and runs as the signed-in chair: learning/metadata.set_fields, the same service
+(core.form_of) and runs as the signed-in chair: learning/arrival/metadata.set_fields, the same service
 as the CLI and the API, under its require_chair and the database's gate. The decision is
 searchable as soon as it is saved, and the page says so. A bad input (a field empty or too
 long, too many tags) answers in Hebrew with what she typed kept in its form; nothing is saved.
@@ -20,7 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput, NotFound
-from ...learning import metadata as service
+from ...learning.arrival import metadata as service
 from .. import errors as web_errors
 from . import core
 from .pages_hebrew import field_names, metadata_state

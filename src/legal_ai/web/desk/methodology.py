@@ -6,7 +6,7 @@ start (one a line; text/phrases.py builds the escaped pattern), a golden ratio p
 number from 0 to 1), and one-item-per-line textareas for the discussion rules, the content
 checklist of each outcome, transition phrases, anti-patterns and voice invariants. Beside each
 rule a preview (POST /methodology/TYPE/preview, the whole form kept): which of her finals'
-lines or sentences it would match (learning/methodology_preview.py). Lessons that reach the
+lines or sentences it would match (learning/methodology/preview.py). Lessons that reach the
 writer are listed — folded into the profile, and approved but not yet folded — each with her
 veto (with a reason; the database's gate decides, as from the CLI: POST
 /methodology/TYPE/veto). On save only the keys whose value changed are sent, through
@@ -15,7 +15,7 @@ when it refuses); each error is shown in Hebrew next to its field. The form carr
 it was loaded from: when the profile was saved meanwhile (another tab) nothing is saved and the
 page says so. Every save is a new version: the steps are listed newest first with their date
 (Israel's clock) and what each changed in words (methodology_steps.py); "ביטול הצעד האחרון"
-steps back one change at a time (learning/methodology_undo.py), and any version can be
+steps back one change at a time (learning/methodology/undo.py), and any version can be
 restored or diffed (`methodology.restore`, `.diff`). The form's fields, their checks and the
 diff's lines are methodology_form.py."""
 
@@ -26,8 +26,11 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput, NotFound
-from ...learning import lessons, methodology, methodology_preview, methodology_undo
 from ...learning import vocabulary as vocab
+from ...learning.lessons import lessons
+from ...learning.methodology import preview as methodology_preview
+from ...learning.methodology import profiles as methodology
+from ...learning.methodology import undo as methodology_undo
 from ...text import blocks as text_blocks
 from . import core, labels
 from .messages import refusal

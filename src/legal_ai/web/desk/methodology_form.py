@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from ...errors import InvalidInput
-from ...learning import methodology
 from ...learning import vocabulary as vocab
+from ...learning.methodology import profiles as methodology
 from ...text import blocks as text_blocks
 from ...text.hebrew import clean_text
 from ...text.phrases import clean_phrase, pattern_of, words_of

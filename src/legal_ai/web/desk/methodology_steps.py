@@ -1,4 +1,4 @@
-"""The methodology's versions as the chair's steps (learning/methodology_undo.steps): what each
+"""The methodology's versions as the chair's steps (learning/methodology/undo.steps): what each
 step was (`kind_of`: her edit, a step back, a restore, lessons folded or vetoed), and what it
 changed in words (`changed`: phrases added and taken out, a ratio from and to, lessons in and
 out) — never a pattern, an id or the system's English reason."""

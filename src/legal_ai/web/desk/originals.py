@@ -11,10 +11,9 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from ...corpora import get_corpus
 from ...errors import InvalidInput
 from ...learning import vocabulary as vocab
-from ...store import originals as store
+from ...learning.pairs import originals
 from . import core
 
 NOT_KEPT = (
@@ -36,7 +35,7 @@ def href(case: str, kind: str, *, version: int | None = None, doc: str | None = 
 def listed(conn: Any, case: str) -> list[dict]:
     """A case's uploads for its page (its connection): each with its file's name, size and
     link (None when no original is kept)."""
-    rows = store.of_case(conn, case)
+    rows = originals.of_case(conn, case)
     out = []
     for row in rows:
         name = PurePath(row["name"] or "").name
@@ -49,14 +48,7 @@ def listed(conn: Any, case: str) -> list[dict]:
 
 
 def _found(view: Any, case: str, kind: str, version: str | None, doc: str | None) -> dict | None:
-    with view.store.connection() as conn:
-        if kind == "draft" and version and version.isdigit():
-            return store.of_draft(conn, case, int(version))
-        if kind == "final":
-            return store.of_item(conn, get_corpus("internal"), case, doc or case)
-        if kind == "document" and doc:
-            return store.of_item(conn, get_corpus("case"), case, doc)
-    return None
+    return originals.found(view, case, kind, version, doc)
 
 
 def routes(api: FastAPI, signed_in: Any) -> None:

@@ -1,4 +1,4 @@
-"""What /health and /cases (web/desk/pages.py) say in Hebrew for what the services report in
+"""What /health and /cases (web/desk/health_technical.py) say in Hebrew for what the services report in
 English: the upkeep's reasons on /health (`health_notes`), where a decision awaiting its
 headnote, summary and tags stands (`metadata_state`, also on /training/metadata) and why a draft
 or a final was refused (`upload_refusal`: the catalog's Hebrew)."""
@@ -102,7 +102,7 @@ def field_names(fields: list[str] | None) -> str:
 
 def metadata_state(row: dict) -> str:
     """Where a decision awaiting its headnote, summary and tags stands, in Hebrew (the cases of
-    learning/metadata._state): her review, her own earlier decision, or the model's job."""
+    learning/arrival/metadata._state): her review, her own earlier decision, or the model's job."""
     decided = _DECIDED.get(row.get("enrichment_status") or "")
     if decided:
         return decided

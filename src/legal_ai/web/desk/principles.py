@@ -39,9 +39,8 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
-from ...learning import canonical as canon
-from ...learning import principle_review as principle_service
-from ...store import desk as desk_store
+from ...learning.principles import canonical as canon
+from ...learning.principles import review as principle_service
 from ...text.hebrew import normalize
 from .. import errors as web_errors
 from . import core, labels
@@ -123,9 +122,8 @@ def panel_votes(view: Any, principles: list[dict]) -> None:
     order of the models' names (none when the panel never voted on it)."""
     by_id: dict[int, list[dict]] = {p["id"]: [] for p in principles}
     if by_id:
-        with view.store.connection() as conn:
-            for vote in desk_store.principle_votes(conn, list(by_id)):
-                by_id[vote["principle_id"]].append(dict(vote))
+        for vote in principle_service.panel_votes(view, list(by_id)):
+            by_id[vote["principle_id"]].append(vote)
     for principle in principles:
         principle["panel"] = by_id[principle["id"]]
 

@@ -27,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ... import catalog
 from ...errors import AppError, InvalidInput, NotFound, Stale
-from ...learning import lessons
+from ...learning.lessons import lessons
 from ...text.case_numbers import case_id
 from .. import errors as web_errors
 from . import case_completion, core

@@ -12,8 +12,8 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import Stale
 from ...learning import vocabulary as vocab
-from ...store import desk as desk_store
-from ...store import learning as learning_store
+from ...store import drafts_lessons as learning_store
+from ...store import review_queue as desk_store
 from . import core, labels, today
 from . import review_queue as rq
 

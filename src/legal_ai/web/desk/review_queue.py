@@ -8,7 +8,7 @@ she decides or looks over, as one list of items across sources.
 - Principles: pending her review, and those the panel approved that she has not confirmed.
 
 Each item falls in one lane (labels.LANE; the cards of "מה מחכה לי" count the same lanes,
-store/desk.WAITING) and is filtered by lane, kind (style, substance, principle), source and case,
+store/review_queue.WAITING) and is filtered by lane, kind (style, substance, principle), source and case,
 sorted by the panel's confidence: for a lesson the share of the panel's verdicts that approve it
 (panel_verdicts: 2 of 2, a split 1 of 2), for a principle the share of the three models that
 proposed it (`votes` of 3; their mean `score` breaks ties). An item the panel never voted on
@@ -24,9 +24,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ...errors import InvalidInput
-from ...learning import lessons
+from ...learning.lessons import lessons
 from ...retrieval.terms import chair_confirmed, principle_term, shown_term
-from ...store import desk as desk_store
+from ...store import review_queue as desk_store
 from . import labels
 
 LANES = tuple(labels.LANE)
@@ -295,7 +295,7 @@ def word_diff(before: str, after: str) -> list[tuple[str, str]]:
 def evidence(item: dict) -> dict | None:
     """What the item rests on, shown beside it: a lesson's span of our draft and of her final
     (with their block and the word diff), or her feedback's words it was proposed from (the
-    weekly job's, learning/feedback_lessons.py); a principle's quote at its page in the ruling."""
+    weekly job's, learning/lessons/feedback_lessons.py); a principle's quote at its page in the ruling."""
     row = item["row"]
     if item["kind"] == "principle":
         corpus = item["source"]

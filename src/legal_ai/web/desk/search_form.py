@@ -20,7 +20,7 @@ from ... import catalog
 from ...corpora import SEARCHABLE
 from ...errors import AppError
 from ...learning import vocabulary as vocab
-from ...store import desk_search
+from ...retrieval import choices
 from ...text.case_numbers import case_id
 from ...text.hebrew import fold_quotes
 from . import case_completion, labels
@@ -150,8 +150,8 @@ def read(params: Any, view: Any) -> Asked:
     )
     with view.store.connection() as conn:
         if "court" in form.filters:
-            asked.courts = desk_search.courts(conn, SEARCHABLE[form.corpus])
-        asked.cases = desk_search.case_numbers(conn)
+            asked.courts = choices.courts(conn, SEARCHABLE[form.corpus])
+        asked.cases = choices.case_numbers(conn)
         if "case_number" in form.filters:
             asked.args["case_number"] = _case_number(conn, asked, values["case_number"])
     for name in ("practice_area", "court", "date_from", "date_to"):

@@ -6,7 +6,7 @@ its citation in the Israeli style with the paragraph it stands in (text/citation
 The hits are the search service's, in its order (retrieval ranks them; nothing here reorders):
 a document's place is its best passage's, and each passage keeps its rank in the search (the
 rank the telemetry knows it by). The passages' text and the paragraph numbers before them are
-read once per page (store/desk_search.passages)."""
+read once per page (retrieval/choices.passages)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from typing import Any
 from markupsafe import Markup
 
 from ...corpora import SEARCHABLE
+from ...retrieval import choices
 from ...retrieval.search import hit_citation
-from ...store import desk_search
 from ...text.case_numbers import case_id
 from ...text.passages import paragraph_of, plain, window
 from . import labels
@@ -116,7 +116,7 @@ def _texts(view: Any, hits: list[dict]) -> dict[tuple[str, str, int, int], tuple
         return out
     with view.store.connection() as conn:
         for corpus, wanted in spans.items():
-            found = desk_search.passages(conn, SEARCHABLE[corpus], wanted, LOOKBACK)
+            found = choices.passages(conn, SEARCHABLE[corpus], wanted, LOOKBACK)
             out.update({(corpus, *key): value for key, value in found.items()})
     return out
 

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from ... import telemetry
 from ...corpora import SEARCHABLE
 from ...errors import NotFound
-from ...store import desk as desk_store
+from ...store import review_queue as desk_store
 from ...text.citation_style import israeli_citation, kind_of
 from ...text.passages import paragraph_of, paragraphs_over
 from . import core, labels

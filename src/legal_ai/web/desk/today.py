@@ -8,7 +8,7 @@ then her finals waiting for their learning. After it, the rest: what waits that 
 up, then, in one line, the cards with nothing waiting.
 /system ("מערכת"): the pages that keep the system (health, the reminders and scheduled jobs),
 gathered on one page, the nightly backup's state (red when its last run failed), the models'
-daily budgets (learning/budgets.py) and the trend of the search test built from her own
+daily budgets (learning/engine/budgets.py) and the trend of the search test built from her own
 citations (ops/upkeep.office_trend). Hebrew only: what waits and where, never a setting or a command."""
 
 from typing import Annotated, Any
@@ -17,10 +17,10 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from ...learning import budgets as model_budgets
+from ...learning.engine import budgets as model_budgets
+from ...learning.pairs import finals as her_finals
 from ...ops import backups, upkeep
 from ...ops.cron import schedule_zone
-from ...store import desk as desk_store
 from . import core, menu
 
 # What waits for her decision, the most pressing first: the panel could not decide; principles
@@ -38,7 +38,7 @@ DECIDE_FIRST = (
     "enrichment",
 )
 OVERDUE = ("stale", "metadata")  # cases that did not move; decisions not searchable
-# Her finals waiting for their learning (store/desk.finals_waiting): the item, what it says and
+# Her finals waiting for their learning (store/review_queue.finals_waiting): the item, what it says and
 # where she follows it (the case list narrowed to that status).
 FINALS = {
     "learning": (
@@ -117,8 +117,7 @@ def today_first(waiting: dict[str, int]) -> tuple[list[dict], list[dict], list[d
 
 
 def finals_waiting(view: Any) -> dict[str, int]:
-    with view.store.connection() as conn:
-        return desk_store.finals_waiting(conn)
+    return her_finals.waiting(view)
 
 
 def backup_state(view: Any) -> dict:

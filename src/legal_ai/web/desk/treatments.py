@@ -1,5 +1,5 @@
 """/training/treatments: what became of the library's rulings, for the chair to confirm
-(learning/treatment.py, docs/verification.md "Treatment").
+(learning/library/treatment.py, docs/verification.md "Treatment").
 
 A petition or appeal in the library against one of its rulings is read by the system's rules (or
 a model): which decision it attacks and what its operative words did to it (set aside, upheld,
@@ -20,7 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound
-from ...learning import treatment as service
+from ...learning.library import treatment as service
 from . import core, labels
 
 PATH = "/training/treatments"

@@ -28,7 +28,6 @@ from starlette.concurrency import run_in_threadpool
 from ...errors import AppError, InvalidInput, NotFound
 from ...knowledge import voice as voice_service
 from ...knowledge import voice_review
-from ...store import voice as voice_store
 from ...text.blocks import BLOCK_LABELS
 from . import core, labels
 
@@ -76,7 +75,7 @@ def quoted(content: str | None, start: int | None, end: int | None, span: str) -
 def _document(view: Any, conn: Any, row: dict) -> dict:
     """A document with its blocks' Hebrew names and each claim's span quoted in her final."""
     doc = voice_review.show(view, row["id"])
-    final = voice_store.final_for(conn, doc["case_number"])
+    final = voice_review.final_for(conn, doc["case_number"])
     content = final["content"] if final and final["doc_id"] == doc["doc_id"] else None
     blocks = []
     for block in doc["blocks"]:
@@ -102,7 +101,7 @@ def _load(view: Any) -> dict:
     with view.store.connection() as conn:
         pending = [_document(view, conn, r) for r in by_status["pending_review"][:MAX_SHOWN]]
         approved = [_document(view, conn, r) for r in by_status["approved"][:MAX_SHOWN]]
-        choices = voice_store.markable(conn)
+        choices = voice_review.markable(conn)
     return {
         "queued": list(reversed(by_status["queued"])),
         "pending": pending,

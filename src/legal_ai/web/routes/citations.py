@@ -1,4 +1,4 @@
-"""The citation graph's ambiguous citations over HTTP (learning/library_links.py): the list, and
+"""The citation graph's ambiguous citations over HTTP (learning/library/links.py): the list, and
 the chair's pick of the ruling one names."""
 
 from typing import Annotated, Any
@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import Field
 
-from ...learning import library_links
+from ...learning.library import links as library_links
 from ..deps import Acting, chair
 from .bodies import Body
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 
-from ...learning import enrichment_review
+from ...learning.arrival import enrichment_review
 from ..deps import Acting, Paged, chair
 from .bodies import ReviewBody
 

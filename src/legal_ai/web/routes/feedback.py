@@ -3,7 +3,7 @@
 from fastapi import APIRouter
 from pydantic import Field
 
-from ...learning import feedback
+from ...learning.lessons import feedback
 from ..deps import Acting, Limit, Offset
 from .bodies import Body
 

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from ...knowledge import curator as curator_figures
-from ...learning import drafts, finals, lessons
-from ...learning import panel_stats as panel_figures
+from ...learning.lessons import lessons
+from ...learning.lessons import panel_stats as panel_figures
+from ...learning.pairs import drafts, finals
 from .. import uploads
 from ..deps import Acting, Paged, chair
 from .bodies import Body, ReviewBody

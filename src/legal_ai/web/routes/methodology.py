@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import Field
 
-from ...learning import methodology
+from ...learning.methodology import profiles as methodology
 from ..deps import Acting, chair
 from .bodies import Body
 

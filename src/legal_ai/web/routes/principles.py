@@ -7,13 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import Field
 
-from ...learning import (
-    canonical,
-    extraction_requests,
-    principle_cull,
-    principle_review,
-    synthesis,
-)
+from ...learning.principles import canonical, synthesis
+from ...learning.principles import cull as principle_cull
+from ...learning.principles import requests as extraction_requests
+from ...learning.principles import review as principle_review
 from ...store import jsonable
 from ..deps import Acting, Paged, chair
 from .bodies import Body, ReviewBody

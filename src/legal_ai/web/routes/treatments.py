@@ -1,4 +1,4 @@
-"""Treatment over HTTP (learning/treatment.py): a ruling's later history in the
+"""Treatment over HTTP (learning/library/treatment.py): a ruling's later history in the
 library (`treatment`, `treatments`, `cited_by`), the readings of petitions and appeals, and the
 chair's confirmation of one (her role only: an agent's token gets 403, and the database refuses
 any other role besides)."""
@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
-from ...learning import treatment
+from ...learning.library import treatment
 from ..deps import Acting, Paged, chair
 from .bodies import ReviewBody
 

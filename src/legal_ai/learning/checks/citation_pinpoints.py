@@ -1,0 +1,117 @@
+"""A ruling's pinpoint as a draft writes it right after the citation — `פס' 14`, `פסקה 14`,
+`בפסקה 14`, `פסקאות 3–5`, `עמ' 4` — against the ruling the library holds (the citation check's
+`pinpoint_not_found` and `lookup_failed`, learning/checks/citation_check.py).
+
+- A paragraph is one of the ruling's numbered paragraphs (text/passages.paragraph_marks: `12.`
+  opening a line). A ruling whose text has no numbered paragraphs cannot be checked:
+  `lookup_failed`, with why.
+- A page is a page of the stored file (its `page_starts`, a PDF's pages); the library keeps no
+  reporter's pagination, so a copy without pages cannot be checked: `lookup_failed`.
+- A pinpoint that is not a number (`פס' א'`) is malformed: `lookup_failed`, with why.
+- A quotation attributed to the citation that the ruling holds, but in another paragraph (or
+  page) than the pinpoint: `pinpoint_not_found`, saying which paragraph holds it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...text.hebrew import fold_quotes
+from ...text.passages import paragraph_marks
+
+MAX_RANGE = 200  # a range `פסקאות 3–900` is checked at its two ends beyond this many
+_PIN = re.compile(
+    r"\s*[,;(]?\s*(?:ו?ב)?(?P<word>פסקאות|פסקה|פס['\"]|עמודים|עמוד|עמ['\"])\s*"
+    r"(?P<value>[^\s,;:.)\]\"–\-]+(?:\s*[–\-]\s*[^\s,;:.)\]\"]+)?)"
+)
+_NUMBER = re.compile(r"^(\d{1,4})(?:\s*[–\-]\s*(\d{1,4}))?$")
+PIN_REACH = 12  # characters between a citation's end and its pinpoint's word (`, ` `(` ...)
+
+
+@dataclass(frozen=True)
+class Pinpoint:
+    written: str  # as the draft writes it (`פס' 14`)
+    unit: str  # paragraph | page
+    first: int | None  # None: malformed
+    last: int | None
+    end: int  # where it ends in the draft
+
+
+def pinpoint_after(text: str, end: int) -> Pinpoint | None:
+    """The pinpoint written right after a citation ending at `end`, None when there is none."""
+    folded = fold_quotes(text[end : end + PIN_REACH + 40])
+    found = _PIN.match(folded)
+    if found is None or found.start("word") > PIN_REACH:
+        return None
+    unit = "page" if found.group("word").startswith("עמ") else "paragraph"
+    written = folded[found.start("word") : found.end("value")]
+    number = _NUMBER.match(found.group("value").strip())
+    if number is None:
+        return Pinpoint(written, unit, None, None, end + found.end("value"))
+    first = int(number.group(1))
+    last = int(number.group(2)) if number.group(2) else first
+    return Pinpoint(written, unit, min(first, last), max(first, last), end + found.end("value"))
+
+
+def paragraph_spans(content: str) -> dict[int, tuple[int, int]]:
+    """The ruling's numbered paragraphs: {number: (start, end)} (a number repeated — a second
+    list — keeps its first place)."""
+    marks = paragraph_marks(content)
+    out: dict[int, tuple[int, int]] = {}
+    for n, (at, number) in enumerate(marks):
+        stop = marks[n + 1][0] if n + 1 < len(marks) else len(content)
+        out.setdefault(int(number), (at, stop))
+    return out
+
+
+def page_spans(content: str, page_starts: list[int] | None) -> dict[int, tuple[int, int]]:
+    """The stored file's pages: {page: (start, end)}; empty when the library kept no pages."""
+    starts = list(page_starts or [])
+    return {
+        n + 1: (at, starts[n + 1] if n + 1 < len(starts) else len(content))
+        for n, at in enumerate(starts)
+    }
+
+
+def _where(spans: dict[int, tuple[int, int]], content: str, quotes: list[str], quote_in) -> list:
+    """The units (paragraphs or pages) holding each quotation, for the quotations held."""
+    out = []
+    for quote in quotes:
+        units = [n for n, (a, b) in spans.items() if quote_in(quote, content[a:b])]
+        if units:
+            out.append(units)
+    return out
+
+
+def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> dict | None:
+    """The pinpoint's problem (pinpoint_not_found / lookup_failed), None when it holds."""
+    base = {"pinpoint": pin.written, "unit": pin.unit}
+    if pin.first is None or pin.last is None:  # both None together (`pinpoint_after`)
+        return {"kind": "lookup_failed", **base, "why": "the pinpoint is not a number"}
+    if pin.unit == "paragraph":
+        spans = paragraph_spans(row["content"])
+        if not spans:
+            why = "the ruling's text has no numbered paragraphs"
+            return {"kind": "lookup_failed", **base, "why": why}
+    else:
+        spans = page_spans(row["content"], row.get("page_starts"))
+        if not spans:
+            why = "the library's copy has no pages (no reporter's pagination is kept)"
+            return {"kind": "lookup_failed", **base, "why": why}
+    wanted: Sequence[int] = range(pin.first, pin.last + 1)
+    if len(wanted) > MAX_RANGE:
+        wanted = [pin.first, pin.last]
+    held = f"{min(spans)}–{max(spans)}" if len(spans) > 1 else str(min(spans))
+    missing = [n for n in wanted if n not in spans]
+    if missing:
+        problem = {"kind": "pinpoint_not_found", **base, "missing": missing, "held": held}
+        located = _where(spans, row["content"], quotes, quote_in)
+        if located:
+            problem["quote_in"] = located[0]
+        return problem
+    for units in _where(spans, row["content"], quotes, quote_in):
+        if not set(units) & set(wanted):
+            return {"kind": "pinpoint_not_found", **base, "quote_in": units, "held": held}
+    return None
