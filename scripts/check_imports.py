@@ -1,4 +1,4 @@
-"""The import rule of DESIGN.md §2, checked (issue 20 item 5).
+"""The import rule of DESIGN.md §2, checked (docs/architecture.md).
 
 Walks the syntax tree of every module under src/legal_ai — imports at the top, inside functions
 and under `TYPE_CHECKING` alike — and reports:

@@ -1,5 +1,6 @@
 """Guards against drift: every setting is documented, the README names the two commands."""
 
+import re
 from pathlib import Path
 
 from legal_ai.config import Settings
@@ -21,3 +22,17 @@ def test_readme_starts_with_the_two_commands():
 
 def test_ci_calls_make_test():
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_source_points_to_docs_not_to_issue_numbers():
+    """A docstring or comment says where to read more in docs/, never "issue N item M": the
+    issues are not in the repository, so a reader cannot look them up."""
+    said = re.compile(r"\bissues? \d+")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("src", "scripts")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if said.search(line)
+    ]
+    assert found == []

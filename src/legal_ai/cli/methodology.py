@@ -11,7 +11,7 @@ import typer
 
 from ..errors import InvalidInput
 from ..learning.lessons import lessons, list_feedback, list_lessons, record, review, weekly_summary
-from ..learning.methodology import diff, edit, restore, show
+from ..learning.methodology import diff, edit, restore, show, undo
 from ..learning.methodology import profiles as methodology
 from .args import Case, emit
 from .common import JsonFlag, _app, _print_json
@@ -134,6 +134,38 @@ def methodology_restore(
         f"{result['appeal_type']}: version {result['version']} restores version "
         f"{version}" + (f"; lessons no longer approved left out: {dropped}" if dropped else "")
     )
+
+
+@methodology_app.command("steps")
+def methodology_steps(appeal_type: str, as_json: JsonFlag = False) -> None:
+    """The newest changes, each with what a step back from now would restore (`undo_to`)."""
+    with _app() as legal:
+        result = undo.steps(legal, appeal_type)
+    if as_json:
+        _print_json(result)
+        return
+    for step in result["steps"]:
+        back = f" (undo: back to v{step['undid_to']})" if step["undid_to"] is not None else ""
+        typer.echo(
+            f"v{step['version']}  {str(step['created_at'])[:19]}  {step['updated_by']}: "
+            f"{step['reason'] or '-'}{back}"
+        )
+    target = result["undo_to"]
+    typer.echo(f"a step back restores version {target}" if target else "nothing to step back to")
+
+
+@methodology_app.command("undo")
+def methodology_undo(
+    appeal_type: str,
+    seen_version: Annotated[
+        int, typer.Option("--version", help="The current version you saw (`methodology steps`).")
+    ],
+) -> None:
+    """Step back one change (a NEW version; the chair only: LEGAL_AI_CHAIR_TOKEN). Refused when
+    the profile was saved since the version you saw."""
+    with _app() as legal:
+        result = undo.undo(legal, appeal_type, seen_version)
+    typer.echo(f"{result['appeal_type']}: version {result['version']} (one step back)")
 
 
 @feedback_app.command("add")

@@ -14,7 +14,7 @@ def _print_result(result: dict, as_json: bool) -> None:
         _print_json(result)
         return
     for named in result.get("identifiers", []):
-        if not named["found"]:  # said before whatever else was found (issue 37 item 5)
+        if not named["found"]:  # said before whatever else was found (docs/search.md)
             typer.echo(f"not found: {named['identifier']} (the hits below are not it)")
     for number, hit in enumerate(result["hits"], start=1):
         typer.echo(format_hit(number, hit))

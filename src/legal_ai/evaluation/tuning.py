@@ -1,5 +1,5 @@
 """`legal-ai eval tune`: choose retrieval parameters by cross-validation over query folds
-(issue 36 item 5), so a figure is never reported on the queries that chose it.
+(docs/evaluation.md, "Honest tuning"), so a figure is never reported on the queries that chose it.
 
 The dataset is ingested once (harness.loaded); every configuration of the grid runs every query
 through the project's own search (hybrid, or hybrid+rerank), and each query's nDCG@10 is kept.

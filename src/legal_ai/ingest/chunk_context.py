@@ -1,4 +1,4 @@
-"""The context a reader has of a chunk, for the lexical index (issue 36 item 3): a statute
+"""The context a reader has of a chunk, for the lexical index (docs/search.md): a statute
 section's law, chapter and side heading; a ruling's court, parties and the number of the
 paragraph the chunk opens in. LEGAL_AI_CHUNK_CONTEXT names the kinds that carry it:
 `legislation` (the default), `all` (rulings and decisions too) or `off`. Such a chunk is

@@ -1,4 +1,4 @@
-"""What the library holds, by kind and by year (the desk's /system/corpus, issue 37 item 16):
+"""What the library holds, by kind and by year (the desk's /system/corpus):
 rulings, statutes and other external sources (case_law, external_upload, by doc_type), the
 committee's decisions (case_law, internal_committee), her signed finals (documents of the style
 corpus) and digests — counted in one read. A year is the item's own date (decided_on; a digest's

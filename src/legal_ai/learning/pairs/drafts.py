@@ -53,7 +53,7 @@ def add_draft(
     with app.store.reading() as conn:
         _refuse_after_final(case, store.get_pair(conn, case))
         seg = segment(conn, extracted.text)
-        # The copy policy (issue 14 item 5), on every registration: stored with the draft.
+        # The copy policy (docs/learning-loop.md), on every registration: stored with the draft.
         report = copy_policy.check_text(
             conn, case, extracted.text, seg.blocks, refresh=False, embedder=embedder
         )

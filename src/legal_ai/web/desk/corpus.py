@@ -1,4 +1,4 @@
-"""/system/corpus ("מה יש בספרייה", issue 37 item 16): what the library holds, by kind — rulings,
+"""/system/corpus ("מה יש בספרייה", docs/desk.md): what the library holds, by kind — rulings,
 statutes, the committee's decisions, her signed finals, digests (and other external sources,
 when there are any) — each with its count and its count by year, latest first, an undated count
 last (learning/library/holdings.py, one read). Statutes are counted as laws and as their sections. Items the

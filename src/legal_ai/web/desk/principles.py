@@ -17,7 +17,7 @@ Three parts, over the same services as the CLI and the API:
   wording of the statement (a new version) and a revert to an earlier version. Canonicals still
   pending synthesis are listed with the edit form only (her wording moves one to her review).
 
-The page is compact (issue 37 item 10): no ids and no raw scores (the panel's votes in words),
+The page is compact (docs/desk.md): no ids and no raw scores (the panel's votes in words),
 the rule and its quote in their own paragraphs with Markdown's marks out, the quote and the
 counts folded under the rule, each list PAGE_SIZE at a time. A box of words filters the lists
 (every word in the rule, its quote or its case), and she decides the principles she ticked in one

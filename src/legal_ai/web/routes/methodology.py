@@ -1,5 +1,5 @@
-"""The methodology profiles: show, versions and diff for anyone authenticated; edit and restore
-are the chair's."""
+"""The methodology profiles: show, versions, diff and the steps for anyone authenticated; edit,
+restore and a step back (undo) are the chair's."""
 
 from typing import Annotated, Any
 
@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends
 from pydantic import Field
 
 from ...learning.methodology import profiles as methodology
+from ...learning.methodology import undo
 from ..deps import Acting, chair
 from .bodies import Body
 
@@ -16,6 +17,10 @@ router = APIRouter()
 class MethodologyBody(Body):
     changes: dict[str, Any]
     reason: str = Field(default="edit", max_length=2000)
+
+
+class UndoBody(Body):
+    version: int = Field(ge=1)  # the current version the chair saw
 
 
 class RestoreBody(Body):
@@ -54,3 +59,17 @@ def restore_methodology(
     view: Annotated[Any, Depends(chair("restoring a methodology version"))],
 ) -> dict:
     return methodology.restore(view, appeal_type, body.version, reason=body.reason)
+
+
+@router.get("/api/methodology/{appeal_type}/steps")
+def methodology_steps(appeal_type: str, view: Acting) -> dict:
+    return undo.steps(view, appeal_type)
+
+
+@router.post("/api/methodology/{appeal_type}/undo")
+def undo_methodology(
+    appeal_type: str,
+    body: UndoBody,
+    view: Annotated[Any, Depends(chair("undoing a methodology change"))],
+) -> dict:
+    return undo.undo(view, appeal_type, body.version)
