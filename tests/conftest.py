@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -250,8 +251,24 @@ def agent_db_url(db_url) -> str:
 
 
 @pytest.fixture(scope="session")
-def settings(db_url) -> Settings:
-    return Settings(home=TEST_HOME, database_url=db_url, committee_chair=TEST_CHAIR)
+def settings(db_url, embedding_folder) -> Settings:
+    return Settings(
+        home=TEST_HOME,
+        database_url=db_url,
+        committee_chair=TEST_CHAIR,
+        embedding_cache_dir=embedding_folder,
+    )
+
+
+@pytest.fixture(scope="session")
+def embedding_folder(tmp_path_factory) -> Path:
+    """The run's one folder of embeddings (LEGAL_AI_EMBEDDING_CACHE_DIR): the session's
+    settings, the CLI's environment and the tests that start legal-ai in a fresh home (the
+    README's, the wheel's demo) name it, so a text embedded in one home or worker database is
+    read by the next instead of embedded again. Both pytest-xdist workers share it (the run's
+    base temporary folder; theirs are under it); each run starts empty."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if WORKER else base) / "embeddings"
 
 
 @pytest.fixture(scope="session")
@@ -309,6 +326,7 @@ def cli_env(settings) -> dict[str, str]:
         LEGAL_AI_HOME=str(TEST_HOME),
         LEGAL_AI_DATABASE_URL=settings.database_url,
         LEGAL_AI_COMMITTEE_CHAIR=TEST_CHAIR,
+        LEGAL_AI_EMBEDDING_CACHE_DIR=str(settings.embedding_cache_dir),
     )
     return env
 
