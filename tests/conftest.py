@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -78,7 +79,10 @@ RESET_PROFILES = (
 EMPTIED = (
     "WITH RECURSIVE t(oid) AS (SELECT unnest(%s::text[])::regclass::oid UNION"
     " SELECT f.conrelid FROM pg_constraint f JOIN t ON f.confrelid = t.oid WHERE f.contype = 'f')"
-    " SELECT c.oid, n.nspname, c.relname FROM t JOIN pg_class c ON c.oid = t.oid"
+    " SELECT c.oid, n.nspname, c.relname, EXISTS (SELECT FROM pg_attribute a"
+    " JOIN pg_type ty ON ty.oid = a.atttypid WHERE a.attrelid = c.oid AND a.attnum > 0"
+    " AND NOT a.attisdropped AND ty.typname = 'vector') AS vectors"
+    " FROM t JOIN pg_class c ON c.oid = t.oid"
     " JOIN pg_namespace n ON n.oid = c.relnamespace ORDER BY c.relname"
 )
 # The sequences those tables own (serial and identity columns).
@@ -250,8 +254,24 @@ def agent_db_url(db_url) -> str:
 
 
 @pytest.fixture(scope="session")
-def settings(db_url) -> Settings:
-    return Settings(home=TEST_HOME, database_url=db_url, committee_chair=TEST_CHAIR)
+def settings(db_url, embedding_folder) -> Settings:
+    return Settings(
+        home=TEST_HOME,
+        database_url=db_url,
+        committee_chair=TEST_CHAIR,
+        embedding_cache_dir=embedding_folder,
+    )
+
+
+@pytest.fixture(scope="session")
+def embedding_folder(tmp_path_factory) -> Path:
+    """The run's one folder of embeddings (LEGAL_AI_EMBEDDING_CACHE_DIR): the session's
+    settings, the CLI's environment and the tests that start legal-ai in a fresh home (the
+    README's, the wheel's demo) name it, so a text embedded in one home or worker database is
+    read by the next instead of embedded again. Both pytest-xdist workers share it (the run's
+    base temporary folder; theirs are under it); each run starts empty."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if WORKER else base) / "embeddings"
 
 
 @pytest.fixture(scope="session")
@@ -267,10 +287,10 @@ def session_app(settings, e5):
 
 
 @pytest.fixture(scope="session")
-def emptied(session_app) -> tuple[list[sql.Identifier], sql.Composed, list[str]]:
+def emptied(session_app) -> tuple[list[sql.Identifier], list[bool], sql.Composed, list[str]]:
     """What `app` empties: ITEM_TABLES and every table that references one of them (what
-    TRUNCATE ... CASCADE empties); one query that tells which of them hold a row (their places
-    in that list); the sequences they own."""
+    TRUNCATE ... CASCADE empties), with whether each has a vector column; one query that tells
+    which of them hold a row (their places in that list); the sequences they own."""
     with session_app.store.transaction() as conn:
         tables = conn.execute(EMPTIED, ([t.strip() for t in ITEM_TABLES.split(",")],)).fetchall()
         owned = conn.execute(OWNED, ([t["oid"] for t in tables],)).fetchall()
@@ -279,25 +299,33 @@ def emptied(session_app) -> tuple[list[sql.Identifier], sql.Composed, list[str]]
         sql.SQL("SELECT {} AS i WHERE EXISTS (SELECT FROM {})").format(sql.Literal(i), name)
         for i, name in enumerate(names)
     )
-    return names, probe, [s["name"] for s in owned]
+    return names, [t["vectors"] for t in tables], probe, [s["name"] for s in owned]
 
 
 @pytest.fixture
 def app(session_app, emptied):
     """The session's App over an emptied database (the embedding cache is kept). Only the
-    tables that hold a row are truncated, and the sequences they own that were used restart:
-    a truncation makes new files for a table and its indexes, and truncating all 54 took
-    50-90 ms a test where this takes 10-25."""
-    names, probe, sequences = emptied
+    tables that hold a row are emptied, and the sequences they own that were used restart:
+    a truncation makes new files for a table and its indexes (truncating all 54 took 50-90 ms
+    a test), so a table's few rows are deleted (1-4 ms for 20 tables, where truncating them
+    took 50-90); only the tables with a vector column are truncated, so that no search walks
+    an index graph of the rows an earlier test left dead."""
+    names, vectors, probe, sequences = emptied
     with session_app.store.transaction() as conn:
-        # Append-only tables refuse TRUNCATE by trigger; a test reset is the one place that
-        # empties them, as a superuser in replica mode (ordinary triggers do not fire).
+        # Append-only tables refuse TRUNCATE and DELETE by trigger, and foreign keys are
+        # triggers too: a test reset is the one place that empties them, as a superuser in
+        # replica mode (ordinary triggers do not fire; every table that references another of
+        # the list is in it, so none is left pointing at a deleted row).
         conn.execute("SET LOCAL session_replication_role = replica")
-        if full := [names[row["i"]] for row in conn.execute(probe)]:
-            conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(sql.SQL(", ").join(full)))
+        full = [row["i"] for row in conn.execute(probe)]
+        if graphs := [names[i] for i in full if vectors[i]]:
+            conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(sql.SQL(", ").join(graphs)))
+        for i in full:
+            if not vectors[i]:
+                conn.execute(sql.SQL("DELETE FROM {}").format(names[i]))
         conn.execute(RESTART, (sequences,))
         conn.execute(RESET_PROFILES)
-        conn.execute("SELECT lexicon_rebuild()")  # TRUNCATE fires no DELETE triggers
+        conn.execute("SELECT lexicon_rebuild()")  # no DELETE trigger fired
         set_active_embedder(conn, "e5-local", 384)
     return session_app
 
@@ -309,6 +337,7 @@ def cli_env(settings) -> dict[str, str]:
         LEGAL_AI_HOME=str(TEST_HOME),
         LEGAL_AI_DATABASE_URL=settings.database_url,
         LEGAL_AI_COMMITTEE_CHAIR=TEST_CHAIR,
+        LEGAL_AI_EMBEDDING_CACHE_DIR=str(settings.embedding_cache_dir),
     )
     return env
 

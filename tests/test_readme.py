@@ -36,7 +36,7 @@ def test_the_readme_marks_what_it_does_not_run():
     assert any("systemctl" in body for body in skipped)
 
 
-def test_every_readme_example_runs_after_the_demo(tmp_path):
+def test_every_readme_example_runs_after_the_demo(tmp_path, embedding_folder):
     if not SHARED.is_dir():
         pytest.skip(f"the README's examples read {SHARED}")
     checkout = tmp_path / "work" / "legal-ai"  # writes (backups/) land here, not in the repo
@@ -45,6 +45,7 @@ def test_every_readme_example_runs_after_the_demo(tmp_path):
     (checkout.parent / "shared").symlink_to(SHARED)
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
     env["LEGAL_AI_HOME"] = str(tmp_path / "home")
+    env["LEGAL_AI_EMBEDDING_CACHE_DIR"] = str(embedding_folder)  # the run's other fresh homes'
     try:
         demo = subprocess.run(
             [".venv/bin/legal-ai", "demo"],

@@ -77,13 +77,14 @@ def test_wheel_metadata(wheel):
 
 
 @pytest.mark.slow
-def test_wheel_in_a_fresh_venv_runs_the_demo(wheel, tmp_path_factory):
+def test_wheel_in_a_fresh_venv_runs_the_demo(wheel, tmp_path_factory, embedding_folder):
     place = tmp_path_factory.mktemp("fresh")  # short: the server's socket lives under it
     venv, home = place / "venv", place / "home"
     python, cli = fresh_venv(venv), venv / "bin" / "legal-ai"
     installed = pip_install(python, wheel)
     assert installed.returncode == 0, installed.stderr[-3000:]
-    env = clean_env(LEGAL_AI_HOME=str(home))
+    # the run's shared embeddings (the README's demo embeds the same texts)
+    env = clean_env(LEGAL_AI_HOME=str(home), LEGAL_AI_EMBEDDING_CACHE_DIR=str(embedding_folder))
     probe = subprocess.run(
         [python, "-c", PROBE, *TEST_STACK],
         cwd=place,

@@ -50,6 +50,14 @@ class Settings(BaseSettings):
         description="Embedder id: `e5-local` (offline, 384-d) or `voyage` (1024-d, needs "
         "VOYAGE_API_KEY).",
     )
+    embedding_cache_dir: Path | None = Field(
+        default=None,
+        description="A folder of embeddings that several homes share (one file per embedder "
+        "and text hash), read when the database's own cache misses and before the model: the "
+        "homes of one machine (the demo's, a staging copy, a test run's fresh ones) embed each "
+        "text once. Only the account that runs legal-ai may write it. Unset: the database's "
+        "cache only.",
+    )
     voyage_api_key: str | None = Field(
         default=None,
         validation_alias=AliasChoices("VOYAGE_API_KEY", "LEGAL_AI_VOYAGE_API_KEY"),

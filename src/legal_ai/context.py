@@ -18,6 +18,7 @@ from .auth import OPERATOR, Principal
 from .config import Settings
 from .errors import Forbidden
 from .providers.embedders import CachedEmbedder, Embedder, make_embedder
+from .providers.embedding_folder import EmbeddingFolder
 from .providers.multimodal import make_multimodal
 from .providers.rerankers import Reranker, make_reranker
 from .store.cache import EmbeddingCache, set_active_embedder
@@ -141,7 +142,12 @@ class Context:
             return root.embedder
         if self._embedder is None:
             inner = self._inner_embedder or make_embedder(self.settings)
-            self._embedder = CachedEmbedder(inner, EmbeddingCache(self._cache_store))
+            folder = self.settings.embedding_cache_dir
+            self._embedder = CachedEmbedder(
+                inner,
+                EmbeddingCache(self._cache_store),
+                EmbeddingFolder(folder) if folder else None,
+            )
             # The embedder in force is the system's record (a change re-evaluates every item):
             # written through the login's own store, never a request's role (migration 0033).
             # An agent-only login (the MCP server) records nothing.

@@ -11,7 +11,8 @@ import pytest
 from helpers import ScriptedHandler, local_server
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError
-from legal_ai.providers.embedders import E5_SLOTS, CachedEmbedder, make_embedder
+from legal_ai.providers.embedders import E5_SLOTS, CachedEmbedder, make_embedder, text_hash
+from legal_ai.providers.embedding_folder import EmbeddingFolder
 from legal_ai.store.cache import EmbeddingCache
 
 
@@ -85,6 +86,38 @@ def test_cache_never_embeds_the_same_text_twice(app, e5):
     again = second.embed_passages(texts)
     assert second.calls == 0
     assert np.allclose(again, vectors, atol=1e-6)
+
+
+@pytest.mark.db
+def test_a_shared_folder_serves_a_home_what_another_home_embedded(app, e5, tmp_path):
+    """LEGAL_AI_EMBEDDING_CACHE_DIR: one home embeds, another (its own database cache, empty)
+    reads the folder instead of the model and keeps the vectors in its own cache too; a torn
+    file (the wrong size) is not served."""
+    folder = EmbeddingFolder(tmp_path / "embeddings")
+    texts = ["היטל השבחה בגין תכנית", "שימוש חורג"]
+    first = CachedEmbedder(e5, None, folder)  # a home whose database cache is not consulted
+    vectors = first.embed_passages(texts)
+    assert first.calls == 2
+    files = sorted((tmp_path / "embeddings" / "e5-local").rglob("*.f32"))
+    assert [f.stat().st_size for f in files] == [384 * 4] * 2
+    cache = EmbeddingCache(app.store)  # the next home: its own (empty) cache
+    second = CachedEmbedder(e5, cache, folder)
+    assert np.allclose(second.embed_passages(texts), vectors, atol=1e-6)
+    assert second.calls == 0
+    assert set(cache.get_many("e5-local", [text_hash(t) for t in texts])) == {
+        text_hash(t) for t in texts
+    }
+    files[0].write_bytes(b"torn")
+    third = CachedEmbedder(e5, None, folder)
+    assert np.allclose(third.embed_passages(texts), vectors, atol=1e-6)
+    assert third.calls == 1  # the torn one was embedded again (and rewritten)
+    assert files[0].stat().st_size == 384 * 4
+
+
+def test_the_folder_is_read_from_the_environment(tmp_path, monkeypatch):
+    assert Settings().embedding_cache_dir is None  # unset: the database's cache only
+    monkeypatch.setenv("LEGAL_AI_EMBEDDING_CACHE_DIR", str(tmp_path / "shared"))
+    assert Settings().embedding_cache_dir == tmp_path / "shared"
 
 
 def test_local_queries_are_embedded_side_by_side_with_the_serial_answers(e5):

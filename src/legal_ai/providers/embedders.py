@@ -6,7 +6,9 @@
 - `voyage`: Voyage AI (1024-d) through the `voyageai` SDK, when VOYAGE_API_KEY is set.
 
 `CachedEmbedder` puts a persistent cache keyed by (embedder id, sha256 of the text) in front of
-either, so re-ingesting or rebuilding never pays for the same text twice, and a bounded in-process
+either, so re-ingesting or rebuilding never pays for the same text twice — the database's, and
+behind it, when LEGAL_AI_EMBEDDING_CACHE_DIR names one, a folder several homes share
+(providers/embedding_folder.py: what one home embedded, another reads) — and a bounded in-process
 LRU of query embeddings keyed by (embedder id, text) (`QueryCache`), so a repeated query — the
 agent paging, the desk re-running a search with another filter — skips the model.
 
@@ -34,6 +36,7 @@ import numpy as np
 
 from ..config import Settings
 from ..errors import InvalidInput, ProviderError
+from .embedding_folder import EmbeddingFolder
 
 logger = logging.getLogger(__name__)
 
@@ -189,11 +192,14 @@ class CachedEmbedder:
 
     `calls` counts texts actually sent to the model (the benchmark reads it)."""
 
-    def __init__(self, inner: Embedder, cache: CacheBackend | None) -> None:
+    def __init__(
+        self, inner: Embedder, cache: CacheBackend | None, folder: EmbeddingFolder | None = None
+    ) -> None:
         self.inner = inner
         self.id = inner.id
         self.dim = inner.dim
         self.cache = cache
+        self.folder = folder
         self.calls = 0
         self.seconds = 0.0
         self.queries = QueryCache()
@@ -204,6 +210,12 @@ class CachedEmbedder:
         hashes = [text_hash(t) for t in texts]
         found = self.cache.get_many(self.id, list(set(hashes))) if self.cache else {}
         todo = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
+        if todo and self.folder:  # another home embedded them: kept in this one's cache too
+            shared = self.folder.get_many(self.id, self.dim, list(todo))
+            if shared and self.cache:
+                self.cache.put_many(self.id, shared)
+            found.update(shared)
+            todo = {h: t for h, t in todo.items() if h not in shared}
         if todo:
             started = time.perf_counter()
             vectors = self.inner.embed_passages(list(todo.values()))
@@ -212,6 +224,8 @@ class CachedEmbedder:
             fresh = dict(zip(todo.keys(), vectors, strict=True))
             if self.cache:
                 self.cache.put_many(self.id, fresh)
+            if self.folder:
+                self.folder.put_many(self.id, fresh)
             found.update(fresh)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
