@@ -6,12 +6,14 @@ in Hebrew beside its rule, quote and score; the reason is kept on its vote
 the system's own English reason (an ungrounded rule), only behind "פרטים טכניים". The votes stay
 the system's own: no role but the worker's writes one, and nobody rewrites a reason."""
 
+import json
+
 import psycopg
 import pytest
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from helpers import section, text_of
+from helpers import AGENT, run, section, text_of
 from legal_ai.auth import system_principal
 from legal_ai.learning.principles import extraction as principles
 from legal_ai.learning.principles import review as principle_review
@@ -149,6 +151,29 @@ def test_the_principles_page_shows_each_models_reason_in_hebrew(chair, reasoned)
     assert third.startswith("המודל נימק שלא בעברית. ")
     assert WHY_C1 in third.split('<details class="technical">')[1]
     assert WHY_C1 not in third.split('<details class="technical">')[0]
+
+
+def test_the_reasons_over_the_api_and_the_command_line(client, cli_env, reasoned):
+    _, rows = reasoned
+    agent = {"Authorization": f"Bearer {AGENT}"}
+    answer = client.get(f"/api/principles/{rows['R2']['id']}/votes", headers=agent)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["rule_text"] == R2[0]
+    assert {v["model"]: (v["voted"], v["reason"]) for v in body["votes"]} == {
+        "openai:a": (True, WHY_A2),
+        "openai:b": (True, None),
+        "openai:c": (False, None),
+    }
+    missing = client.get("/api/principles/987654/votes", headers=agent)
+    assert missing.status_code == 404 and missing.json()["code"]
+    said = json.loads(run(cli_env, "principles", "votes", rows["R1"]["id"], "--json").stdout)
+    assert [v["reason"] for v in said["votes"]] == [WHY_A1, WHY_B1, WHY_C1]
+    lines = run(cli_env, "principles", "votes", rows["R2"]["id"]).stdout
+    assert f"openai:a: proposed it (score 0.7) — {WHY_A2}" in lines
+    assert "openai:c: did not propose it" in lines
+    gone = run(cli_env, "principles", "votes", "987654", check=False)
+    assert gone.returncode != 0 and len(gone.stderr.strip().splitlines()) == 1
 
 
 def test_the_review_queue_shows_the_reasons_on_the_principle(chair, reasoned):

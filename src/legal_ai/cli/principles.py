@@ -91,6 +91,24 @@ def list_(
         typer.echo(f'    "{p["supporting_quote"]}" p. {p["page"]}')
 
 
+@principles_app.command("votes")
+def votes(principle_id: int, as_json: JsonFlag = False) -> None:
+    """The panel's votes on one principle, each model's reason (in Hebrew) beside its vote."""
+    with _app() as legal:
+        result = principle_review.votes(legal, principle_id)
+    if as_json:
+        _print_json(result)
+        return
+    typer.echo(f"#{principle_id}: {result['rule_text']}")
+    if not result["votes"]:
+        typer.echo("    the panel has not voted on it")
+    for vote in result["votes"]:
+        verdict = "proposed it" if vote["voted"] else "did not propose it"
+        typer.echo(
+            f"    {vote['model']}: {verdict} (score {vote['score']}) — {vote['reason'] or '-'}"
+        )
+
+
 @principles_app.command("review")
 def review(
     principle_id: int,

@@ -222,3 +222,17 @@ def panel_votes(app: Context, principle_ids: list[int]) -> list[dict]:
         return []
     with app.store.connection() as conn:
         return [dict(v) for v in review_queue.principle_votes(conn, principle_ids)]
+
+
+def votes(app: Context, principle_id: int) -> dict:
+    """One principle's panel: {principle_id, rule_text, votes: [{model, voted, score, reason}]}
+    — each model's vote with its reason as the desk shows it; NotFound for no such principle."""
+    with app.store.connection() as conn:
+        principle = sql_items.get_principle(conn, principle_id)
+    if principle is None:
+        raise NotFound(f"no principle #{principle_id}")
+    shown = [
+        {key: vote[key] for key in ("model", "voted", "score", "reason")}
+        for vote in panel_votes(app, [principle_id])
+    ]
+    return {"principle_id": principle_id, "rule_text": principle["rule_text"], "votes": shown}

@@ -70,6 +70,12 @@ def review_principle(
     )
 
 
+@router.get("/api/principles/{principle_id}/votes")
+def principle_votes(principle_id: int, view: Acting) -> dict:
+    """The panel's votes on one principle, each model's reason beside its vote."""
+    return jsonable(principle_review.votes(view, principle_id))
+
+
 # Queued, never run in the request (learning/extraction_requests): an agent queues one
 # named item (idempotent); a corpus or `all` is the chair's (403 for an agent).
 @router.post("/api/principles/extract", status_code=202)
