@@ -159,11 +159,38 @@ def semantic_statement(
     query = sql.SQL(
         "WITH nearest AS MATERIALIZED ("
         " SELECT u.id, (u.embedding::{vt}) <=> %(qvec)s::{vt} AS distance FROM {src}"
-        " WHERE {where} AND {unit}"
+        " WHERE {where} AND {unit}{area}"
         " ORDER BY (u.embedding::{vt}) <=> %(qvec)s::{vt} LIMIT %(window)s)"
         " SELECT id FROM nearest ORDER BY distance, id"
-    ).format(vt=vec_type, src=_from(corpus, source), where=where, unit=_unit_predicates(source))
+    ).format(
+        vt=vec_type,
+        src=_from(corpus, source),
+        where=where,
+        unit=_unit_predicates(source),
+        area=_area_predicate(corpus, source, filters, embedder),
+    )
     return query, {**params, "embedder": embedder, "qvec": vector, "window": window}
+
+
+def _area_predicate(
+    corpus: Corpus, source: Source, filters: Filters, embedder: str
+) -> sql.Composable:
+    """Under a practice-area filter, a chunk's own copy of its item's area (migration 0052: kept
+    equal to it by the database) and its embedder, as constants: a partial HNSW index of the
+    area (`practice_area_indexes()`) serves the leg only when the planner can prove its
+    predicate, which a parameter of a generic plan does not let it. Quoted by psycopg
+    (sql.Literal), never spliced. The item's own `practice_area` stays in the filter, so the
+    answer is the same with or without the area's index."""
+    if filters.practice_area is None or not _has_area(corpus, source):
+        return sql.SQL("")
+    return sql.SQL(" AND u.embedder = {} AND u.practice_area = {}").format(
+        sql.Literal(embedder), sql.Literal(filters.practice_area)
+    )
+
+
+def _has_area(corpus: Corpus, source: Source) -> bool:
+    """Whether the source's units carry their item's practice area (migration 0052)."""
+    return source.kind == "chunk" and corpus.item_table in ("documents", "case_law")
 
 
 def configure_hnsw(conn: Conn, *, max_scan_tuples: int) -> None:
