@@ -15,6 +15,7 @@ from factories import records
 from helpers import DECISION_FIELDS, write
 from legal_ai.corpora import get_corpus
 from legal_ai.retrieval import legs
+from legal_ai.retrieval import search as search_module
 from legal_ai.retrieval.legs import Filters
 
 pytestmark = pytest.mark.db
@@ -128,6 +129,21 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
                 assert got == exact  # every chunk of the area, nearest first
                 assert got == before(conn, corpus, source, filters, qvec, 384, 50)
                 assert len(got) == len(rows)
+                # The whole search answers the same with the area's index and without it.
+                answers = [
+                    search_module.search(
+                        app.store,
+                        app.embedder,
+                        app.settings.model_copy(update={"search_area_indexes": on}),
+                        "internal",
+                        query,
+                        filters=filters,
+                        mode=mode,
+                    ).as_dict()
+                    for on in (True, False)
+                    for mode in ("semantic", "hybrid")
+                ]
+                assert answers[:2] == answers[2:] and len(answers[0]["hits"]) == min(10, minority)
         finally:
             for name in names:
                 conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))

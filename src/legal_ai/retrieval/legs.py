@@ -66,13 +66,22 @@ def semantic(
     max_scan_tuples: int,
     ef_search: int | None = None,
     configured: bool = False,
+    area_index: bool = True,
 ) -> list[int]:
     """Unit ids of the `window` nearest units by cosine distance, best first. `configured`:
     the caller already ran `configure_hnsw` in the connection's open transaction (one round
     trip per search instead of three per leg). `ef_search`: the base that the source's
-    partition size scales (`scaled_ef_search`); None leaves the connection's own setting."""
+    partition size scales (`scaled_ef_search`); None leaves the connection's own setting.
+    `area_index`: under a practice-area filter, let the area's own HNSW index serve the leg."""
     query, arguments = semantic_statement(
-        corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
+        corpus,
+        source,
+        filters,
+        vector,
+        embedder=embedder,
+        dim=dim,
+        window=window,
+        area_index=area_index,
     )
     # Configured: inside the caller's transaction; else in one of its own.
     with nullcontext() if configured else conn.transaction():
@@ -94,6 +103,7 @@ def semantic_pipelined(
     dim: int,
     window: int,
     ef_search: int,
+    area_index: bool = True,
 ) -> dict[str, list[int]]:
     """The semantic leg of every source of `corpus` in one round trip (a pipeline; the
     connection's iterative-scan settings are the caller's), each source's scan with the
@@ -106,7 +116,14 @@ def semantic_pipelined(
             cursors.append(
                 conn.execute(
                     *semantic_statement(
-                        corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
+                        corpus,
+                        source,
+                        filters,
+                        vector,
+                        embedder=embedder,
+                        dim=dim,
+                        window=window,
+                        area_index=area_index,
                     )
                 )
             )
@@ -150,6 +167,7 @@ def semantic_statement(
     embedder: str,
     dim: int,
     window: int,
+    area_index: bool = True,
 ) -> tuple[sql.Composed, dict]:
     """The statement of `semantic` and its parameters (rows: `id`, nearest first), for a caller
     that sends several at once (search.py pipelines the legs of a corpus's sources)."""
@@ -167,7 +185,7 @@ def semantic_statement(
         src=_from(corpus, source),
         where=where,
         unit=_unit_predicates(source),
-        area=_area_predicate(corpus, source, filters, embedder),
+        area=_area_predicate(corpus, source, filters, embedder) if area_index else sql.SQL(""),
     )
     return query, {**params, "embedder": embedder, "qvec": vector, "window": window}
 
