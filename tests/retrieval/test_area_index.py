@@ -172,3 +172,16 @@ def test_the_chunks_follow_their_items_area(app, tmp_path):
             "UPDATE case_law_chunks SET practice_area = 'elsewhere' WHERE case_law_id = %s", (item,)
         )
         assert areas() == {AREA}
+
+
+def test_the_agent_login_moves_no_chunk_to_another_area(app, tmp_path, agent_db_url):
+    decisions(app, tmp_path)
+    with psycopg.connect(agent_db_url) as conn:
+        for statement in (
+            "UPDATE case_law_chunks SET practice_area = 'planning'",
+            "UPDATE case_law SET practice_area = 'planning'",
+            "SELECT practice_area_indexes()",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+            conn.rollback()
