@@ -143,7 +143,7 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
                     for on in (True, False)
                     for mode in ("semantic", "hybrid")
                 ]
-                assert answers[:2] == answers[2:] and len(answers[0]["hits"]) == min(10, minority)
+                assert answers[:2] == answers[2:] and len(answers[0]["hits"]) == min(10, len(rows))
         finally:
             for name in names:
                 conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
