@@ -1,6 +1,6 @@
 """Benchmark (issue 39 items 1 and 3): the lexical leg through `lexical_postings` (migration 0043)
-against the path before it, and the filtered semantic leg: pgvector's iterative scan against a
-partial HNSW index of the filter's practice area, and against an exact scan of its rows.
+against the path before it, and the filtered semantic leg: pgvector's iterative scan against the
+practice area's own HNSW index (migration 0052), and against an exact scan of its rows.
 
 The data are bench/search.py's (search_data.load: `--chunks` chunks of real Hebrew sentences,
 40 % external, 20 % style, every 20th item of a corpus in the second practice area: the 5 %
@@ -10,12 +10,13 @@ filter). Query by query, interleaved so the machine's noise hits each alike, on 
   postings) and the previous statement (`PREVIOUS`: GIN candidates, each one's term frequencies
   decompressed, the filter joined to every candidate), the same terms and budget; both must
   return the same ids (`same_ids`).
-- semantic, style corpus under the 5 % filter: `legs.semantic` (HNSW, iterative scan, as the
-  search runs it), the same statement over a partial HNSW index built for the practice area
-  (the bench copies the item's practice area onto its chunks: the schema keeps it on the item),
+- semantic, style corpus under the 5 % filter: `legs.semantic` as the search runs it (migration
+  0052: the area's own partial HNSW index, made by `practice_area_indexes()` after the load),
+  the statement before it (`ITERATIVE`: the partition's index with pgvector's iterative scan),
   and the exact scan of the filter's rows; recall@10 of each against the exact.
 
-    .venv/bin/python bench/lexical.py [--chunks 100000] [--queries 60] [--home DIR [--reuse]]
+    .venv/bin/python bench/lexical.py [--chunks 100000] [--queries 60] [--set clusters|distinct]
+        [--home DIR [--reuse]]
 
 Prints one JSON object (milliseconds).
 """
