@@ -229,6 +229,18 @@ CREATE FUNCTION public.apply_role_grants_owner_only_before_0043(name text) RETUR
 $$;
 
 --
+-- Name: apply_role_grants_owner_only_before_0052(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_owner_only_before_0052(name text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT apply_role_grants_owner_only_before_0043(name)
+        OR name IN ('lexicon_rebuild_before_0043', 'lexical_postings_rebuild')
+$$;
+
+--
 -- Name: apply_role_grants_reads_before_0038(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1753,8 +1765,7 @@ CREATE FUNCTION public.owner_only_function(name text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT apply_role_grants_owner_only_before_0043(name)
-        OR name IN ('lexicon_rebuild_before_0043', 'lexical_postings_rebuild')
+    SELECT apply_role_grants_owner_only_before_0052(name) OR name = 'practice_area_indexes'
 $$;
 
 --

@@ -105,4 +105,17 @@ END $$;
 
 SELECT practice_area_indexes();
 
+-- Making indexes stays the owner's (0033's owner_only_function, wrapped as 0043 wraps it).
+ALTER FUNCTION owner_only_function(text) RENAME TO apply_role_grants_owner_only_before_0052;
+CREATE FUNCTION owner_only_function(name text) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT apply_role_grants_owner_only_before_0052(name) OR name = 'practice_area_indexes'
+$$;
+DO $pin$
+BEGIN
+    EXECUTE format('ALTER FUNCTION owner_only_function(text)'
+                   ' SET search_path = pg_catalog, %I, pg_temp', current_schema());
+END $pin$;
+
 SELECT pin_search_paths();
+SELECT apply_role_grants();
