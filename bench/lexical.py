@@ -1,6 +1,6 @@
 """Benchmark (issue 39 items 1 and 3): the lexical leg through `lexical_postings` (migration 0043)
-against the path before it, and the filtered semantic leg: pgvector's iterative scan against a
-partial HNSW index of the filter's practice area, and against an exact scan of its rows.
+against the path before it, and the filtered semantic leg: pgvector's iterative scan against the
+practice area's own HNSW index (migration 0052), and against an exact scan of its rows.
 
 The data are bench/search.py's (search_data.load: `--chunks` chunks of real Hebrew sentences,
 40 % external, 20 % style, every 20th item of a corpus in the second practice area: the 5 %
@@ -10,12 +10,13 @@ filter). Query by query, interleaved so the machine's noise hits each alike, on 
   postings) and the previous statement (`PREVIOUS`: GIN candidates, each one's term frequencies
   decompressed, the filter joined to every candidate), the same terms and budget; both must
   return the same ids (`same_ids`).
-- semantic, style corpus under the 5 % filter: `legs.semantic` (HNSW, iterative scan, as the
-  search runs it), the same statement over a partial HNSW index built for the practice area
-  (the bench copies the item's practice area onto its chunks: the schema keeps it on the item),
+- semantic, style corpus under the 5 % filter: `legs.semantic` as the search runs it (migration
+  0052: the area's own partial HNSW index, made by `practice_area_indexes()` after the load),
+  the statement before it (`ITERATIVE`: the partition's index with pgvector's iterative scan),
   and the exact scan of the filter's rows; recall@10 of each against the exact.
 
-    .venv/bin/python bench/lexical.py [--chunks 100000] [--queries 60] [--home DIR [--reuse]]
+    .venv/bin/python bench/lexical.py [--chunks 100000] [--queries 60] [--set clusters|distinct]
+        [--home DIR [--reuse]]
 
 Prints one JSON object (milliseconds).
 """
@@ -107,6 +108,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--home", type=Path, help="keep the server and embedding cache here")
     parser.add_argument("--reuse", action="store_true", help="with --home: reuse its database")
+    parser.add_argument(
+        "--set",
+        choices=("clusters", "distinct"),
+        default="clusters",
+        help="base sentences, as bench/search.py's --set (distinct: >= 20,000, <= 20 copies each)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="legal-ai-lexical-") as tmp:
         pgdata = (args.home or Path(tmp)) / "pgdata"
@@ -120,11 +127,12 @@ def main() -> None:
 
 def run(server: str, args: argparse.Namespace) -> dict:
     inner = E5Local()
-    base = base_sentences("clusters", args.chunks, 1500)
+    base = base_sentences(args.set, args.chunks, 1500)
     cache = Store(ensure_database(server, "bench_cache"), max_size=2)
     embedder = CachedEmbedder(inner, EmbeddingCache(cache))
     vectors = embed_in_slices(embedder.embed_passages, base)
-    store = Store(ensure_database(server, "bench_lexical"), max_size=2)
+    database = "bench_lexical" if args.set == "clusters" else f"bench_lexical_{args.set}"
+    store = Store(ensure_database(server, database), max_size=2)
     build: dict = {"reused": True}
     wanted = sum(int(args.chunks * s) // 10 * 10 for s in SPLIT.values())
     with store.pool.connection() as conn:
@@ -132,11 +140,11 @@ def run(server: str, args: argparse.Namespace) -> dict:
         have += conn.execute("SELECT count(*) AS n FROM case_law_chunks").fetchone()["n"]
     if not (args.reuse and have == wanted):
         store.close()
-        drop_database(server, "bench_lexical")
-        store = Store(ensure_database(server, "bench_lexical"), max_size=2)
+        drop_database(server, database)
+        store = Store(ensure_database(server, database), max_size=2)
         with store.transaction() as conn:
             set_active_embedder(conn, inner.id, inner.dim)
-        build = load(store, base, vectors, args.chunks)
+        build = load(store, base, vectors, args.chunks, spread=args.set == "distinct")
     queries = [
         json.loads(x)["text"]
         for name in ("pbl-questions", "heq")
@@ -146,7 +154,7 @@ def run(server: str, args: argparse.Namespace) -> dict:
     analyzer = get_analyzer(settings.analyzer)
     terms = [analyzer.query_terms(expand_query(q)) for q in queries]
     qvecs = [inner.embed_query(q) for q in queries]
-    result = {"chunks": args.chunks, "queries": len(queries), "build": build}
+    result = {"chunks": args.chunks, "set": args.set, "queries": len(queries), "build": build}
     with psycopg.connect(store.url, autocommit=True, row_factory=dict_row) as conn:
         register_vector(conn)
         result["postings"] = conn.execute(
@@ -188,53 +196,31 @@ def lexical_arms(conn, terms: list[list[str]], settings: Settings) -> dict:
 
 
 def semantic_arms(conn, qvecs: list[np.ndarray], inner: E5Local, settings: Settings) -> dict:
+    """The style corpus under the 5 % filter: the semantic leg as search runs it (migration 0052:
+    the area's own partial HNSW index), the leg before it (`ITERATIVE`: the partition's index
+    with pgvector's iterative scan), and the exact scan of the filter's rows; recall@10 of each
+    against the exact, top 10 of the window of 50 the search reads."""
     corpus, filters = get_corpus("style"), Filters(practice_area=AREA)
     source = corpus.sources[0]
-    conn.execute("ALTER TABLE document_chunks ADD COLUMN IF NOT EXISTS bench_area text")
-    with conn.transaction():  # the bench's own column: no trigger need see it
-        conn.execute("SET LOCAL session_replication_role = replica")
-        conn.execute(
-            "UPDATE document_chunks u SET bench_area = d.practice_area FROM documents d"
-            " WHERE d.id = u.document_id AND u.bench_area IS DISTINCT FROM d.practice_area"
-        )
-    conn.execute("VACUUM ANALYZE document_chunks")
-    started = time.perf_counter()
-    conn.execute("DROP INDEX IF EXISTS bench_style_area_hnsw")
-    conn.execute(
-        sql.SQL(
-            "CREATE INDEX bench_style_area_hnsw ON document_chunks_style USING hnsw"
-            " ((embedding::vector({dim})) vector_cosine_ops)"
-            " WHERE embedder = 'e5-local' AND bench_area = {area}"
-        ).format(dim=sql.Literal(inner.dim), area=sql.Literal(AREA))
-    )
-    conn.execute("ANALYZE document_chunks_style")
-    build_s = time.perf_counter() - started
     where, params = legs.filter_sql(corpus, filters)
     vt = sql.SQL("vector({})").format(sql.SQL(str(int(inner.dim))))
-    base = sql.SQL(
-        "SELECT u.id FROM {src} WHERE {where} AND {unit} {extra} ORDER BY {order} LIMIT 10"
-    )
-    partial = base.format(
-        src=legs._from(corpus, source),
-        where=where,
-        unit=legs._unit_predicates(source),
-        extra=sql.SQL("AND u.bench_area = {}").format(sql.Literal(AREA)),
-        order=sql.SQL("(u.embedding::{vt}) <=> %(qvec)s::{vt}").format(vt=vt),
-    )
-    exact = base.format(  # `+ 0`: an order no index gives: every row of the filter, exactly
-        src=legs._from(corpus, source),
-        where=where,
-        unit=legs._unit_predicates(source),
-        extra=sql.SQL(""),
-        order=sql.SQL("((u.embedding::{vt}) <=> %(qvec)s::{vt}) + 0, u.id").format(vt=vt),
-    )
-    iterative, part, full = [], [], []
-    recall = {"iterative": [], "partial": []}
+    parts = {
+        "src": legs._from(corpus, source),
+        "where": where,
+        "unit": legs._unit_predicates(source),
+    }
+    iterative = sql.SQL(ITERATIVE).format(vt=vt, **parts)
+    exact = sql.SQL(  # `+ 0`: an order no index gives: every row of the filter, exactly
+        "SELECT u.id FROM {src} WHERE {where} AND {unit}"
+        " ORDER BY ((u.embedding::{vt}) <=> %(qvec)s::{vt}) + 0, u.id LIMIT 10"
+    ).format(vt=vt, **parts)
+    window = settings.leg_window
+    times: dict[str, list[float]] = {"iterative": [], "area_index": [], "exact": []}
+    recall: dict[str, list[float]] = {"iterative": [], "area_index": []}
     for n, qvec in enumerate(qvecs * 2):  # the first pass warms
-        args = {**params, "embedder": "e5-local", "qvec": qvec}
-        samples = (iterative, part, full) if n >= len(qvecs) else ([], [], [])
+        args = {**params, "embedder": "e5-local", "qvec": qvec, "window": window}
 
-        def scan(qvec=qvec):
+        def area_index(qvec=qvec):
             return legs.semantic(
                 conn,
                 corpus,
@@ -243,43 +229,67 @@ def semantic_arms(conn, qvecs: list[np.ndarray], inner: E5Local, settings: Setti
                 qvec,
                 embedder="e5-local",
                 dim=inner.dim,
-                window=settings.leg_window,
+                window=window,
                 max_scan_tuples=settings.hnsw_max_scan_tuples,
                 ef_search=settings.hnsw_ef_search,
             )[:10]
 
-        def over_partial(args=args):
+        def before(args=args):
             with conn.transaction():
-                conn.execute(f"SET LOCAL hnsw.ef_search = {int(settings.hnsw_ef_search)}")
-                return [r["id"] for r in conn.execute(partial, args).fetchall()]
+                legs.configure_hnsw(conn, max_scan_tuples=settings.hnsw_max_scan_tuples)
+                conn.execute(*legs.scaled_ef_search(source, settings.hnsw_ef_search))
+                return [r["id"] for r in conn.execute(iterative, args).fetchall()][:10]
 
         def exhaustive(args=args):
             return [r["id"] for r in conn.execute(exact, args).fetchall()]
 
-        arms = [(samples[0], scan), (samples[1], over_partial), (samples[2], exhaustive)]
-        got = [timed(s, call) for s, call in (arms if n % 2 else arms[::-1])]
-        if n % 2:
-            got_scan, got_partial, truth = got
-        else:
-            truth, got_partial, got_scan = got
-        if n >= len(qvecs) and truth:
-            recall["iterative"].append(len(set(got_scan) & set(truth)) / len(truth))
-            recall["partial"].append(len(set(got_partial) & set(truth)) / len(truth))
-    plan = conn.execute(
-        sql.SQL("EXPLAIN (COSTS OFF) {}").format(partial),
-        {**params, "embedder": "e5-local", "qvec": qvecs[0]},
-    ).fetchall()
+        names = ["iterative", "area_index", "exact"]
+        calls = {"iterative": before, "area_index": area_index, "exact": exhaustive}
+        order = names if n % 2 else names[::-1]
+        got = {name: timed(times[name] if n >= len(qvecs) else [], calls[name]) for name in order}
+        if n >= len(qvecs) and got["exact"]:
+            for name in recall:
+                recall[name].append(len(set(got[name]) & set(got["exact"])) / len(got["exact"]))
+    statement, arguments = legs.semantic_statement(
+        corpus, source, filters, qvecs[0], embedder="e5-local", dim=inner.dim, window=window
+    )
+    plan = conn.execute(sql.SQL("EXPLAIN (COSTS OFF) {}").format(statement), arguments).fetchall()
     rows = conn.execute(
-        "SELECT count(*) AS n FROM document_chunks_style WHERE bench_area = %s", (AREA,)
+        "SELECT count(*) AS n FROM document_chunks_style WHERE practice_area = %s", (AREA,)
     ).fetchone()["n"]
+    indexes = conn.execute(
+        "SELECT c.relname AS name, pg_relation_size(c.oid) AS bytes FROM pg_index i"
+        " JOIN pg_class c ON c.oid = i.indexrelid"
+        " WHERE i.indrelid = 'document_chunks_style'::regclass AND c.relname LIKE '%%_area_%%'"
+    ).fetchall()
     return {
         "filtered_rows": rows,
-        "partial_index_build_s": round(build_s, 1),
-        "partial_uses_its_index": any("bench_style_area_hnsw" in str(r) for r in plan),
-        "iterative_scan": {**percentiles(iterative), "recall@10": _mean(recall["iterative"])},
-        "partial_hnsw": {**percentiles(part), "recall@10": _mean(recall["partial"])},
-        "exact_scan": {**percentiles(full), "recall@10": 1.0},
+        "partition_rows": conn.execute(
+            "SELECT count(*) AS n FROM document_chunks_style"
+        ).fetchone()["n"],
+        "area_indexes": indexes,
+        "leg_uses_the_area_index": any("_area_" in str(r) for r in plan),
+        "iterative_scan_before": {
+            **percentiles(times["iterative"]),
+            "recall@10": _mean(recall["iterative"]),
+        },
+        "area_index_now": {
+            **percentiles(times["area_index"]),
+            "recall@10": _mean(recall["area_index"]),
+        },
+        "exact_scan": {**percentiles(times["exact"]), "recall@10": 1.0},
     }
+
+
+# The filtered semantic leg before migration 0052 (as retrieval/legs.py ran it): the
+# partition's HNSW index, pgvector's iterative scan until the filter's rows fill the window.
+ITERATIVE = (
+    "WITH nearest AS MATERIALIZED ("
+    " SELECT u.id, (u.embedding::{vt}) <=> %(qvec)s::{vt} AS distance FROM {src}"
+    " WHERE {where} AND {unit}"
+    " ORDER BY (u.embedding::{vt}) <=> %(qvec)s::{vt} LIMIT %(window)s)"
+    " SELECT id FROM nearest ORDER BY distance, id"
+)
 
 
 def _mean(values: list[float]) -> float:

@@ -218,6 +218,11 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients (half MCP)")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--upload-after", type=float, default=5.0)
+    parser.add_argument(
+        "--database",
+        default="bench_search",
+        help="bench/search.py's database (bench_search_distinct: built with --set distinct)",
+    )
     args = parser.parse_args()
     queries = [
         json.loads(x)["text"]
@@ -232,7 +237,7 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
         env.update(
             LEGAL_AI_HOME=home,
-            LEGAL_AI_DATABASE_URL=with_database(server, "bench_search"),
+            LEGAL_AI_DATABASE_URL=with_database(server, args.database),
             LEGAL_AI_AGENT_TOKEN=f"load={AGENT}",
             LEGAL_AI_CHAIR_TOKEN=CHAIR,
             LEGAL_AI_COMMITTEE_CHAIR='עו"ד רותם לוי',

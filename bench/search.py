@@ -290,12 +290,19 @@ def run(
 
     # Per corpus (and the 5 % filter): legs side by side against one after the other, each
     # leg, the embedding alone and the peer; then the bad input (search_corpora.py).
-    sequential_app = App(
-        Settings(database_url=store.url, search_parallel_legs=False), store=store, embedder=inner
-    )
-    sequential_app._embedder = embedder
+    # "now": as the search runs; "main": without the practice areas' own HNSW indexes (the
+    # iterative scan, migration 0052 unused: main's behaviour); "sequential": the legs one after
+    # the other on one connection (LEGAL_AI_SEARCH_PARALLEL_LEGS=false).
+    variants = {"now": app}
+    for variant, update in (
+        ("main", {"search_area_indexes": False}),
+        ("sequential", {"search_parallel_legs": False}),
+    ):
+        other = App(Settings(database_url=store.url, **update), store=store, embedder=inner)
+        other._embedder = embedder
+        variants[variant] = other
     per_corpus = measure_corpora(
-        app, sequential_app, inner, queries, lambda corpus: chunk_vectors(store, corpus)
+        variants, inner, queries, lambda corpus: chunk_vectors(store, corpus)
     )
     bad_input = measure_bad_input(app, queries)
 

@@ -1,8 +1,9 @@
 """bench/search.py's figures per corpus (issue 39 item 4): in the external and internal corpora
 and in the style corpus under the 5 % practice-area filter, interleaved query by query so the
-machine's noise hits each alike: the query's embedding alone; hybrid search with its legs side by
-side (the semantic legs beside the lexical legs on a spare connection) and one after the other
-(LEGAL_AI_SEARCH_PARALLEL_LEGS=false: the order before); each leg's own time in the hybrid search
+machine's noise hits each alike: the query's embedding alone; hybrid search as it runs now, as
+main ran it (`search_area_indexes` off: the filtered semantic leg by the iterative scan, not the
+area's own HNSW index of migration 0052) and with its legs one after the other
+(LEGAL_AI_SEARCH_PARALLEL_LEGS=false); each leg's own time in the hybrid search
 (lexical, reference, semantic, hydrate, and the embedding in its thread); and the in-memory peer
 over the same chunks (bm25s over whitespace tokens + exact numpy cosine, fused by the same RRF;
 under the filter, both over the filtered chunks only). Then the bad input of issue 39: the
@@ -55,10 +56,12 @@ class Peer:
         return rrf({"semantic": dense, "lexical": self.ids[docs[0]].tolist()})[:10]
 
 
-def measure_corpora(app: App, sequential: App, inner, queries: list[str], vectors) -> dict:
-    """`app` runs its legs side by side, `sequential` one after the other (the same store and
-    embedder); `vectors(corpus)` gives (ids, matrix, practice areas, texts) of a corpus's chunks."""
+def measure_corpora(apps: dict[str, App], inner, queries: list[str], vectors) -> dict:
+    """`apps`: the variants of hybrid search to compare (the same store and embedder), the first
+    as the search runs now, in rotating order query by query; `vectors(corpus)` gives (ids,
+    matrix, practice areas, texts) of a corpus's chunks."""
     out: dict[str, dict] = {}
+    names = list(apps)
     for name, corpus, filters in CORPORA:
         ids, matrix, areas, texts = vectors(corpus)
         keep = (
@@ -66,15 +69,14 @@ def measure_corpora(app: App, sequential: App, inner, queries: list[str], vector
         )
         peer = Peer(ids[keep], matrix[keep], [t for t, k in zip(texts, keep, strict=True) if k])
         alone, peer_total, peer_beyond, parallel_share = [], [], [], []
-        hybrid: dict[str, list[float]] = {"parallel": [], "sequential": []}
-        legs: dict[str, dict[str, list[float]]] = {"parallel": {}, "sequential": {}}
+        hybrid: dict[str, list[float]] = {variant: [] for variant in names}
+        legs: dict[str, dict[str, list[float]]] = {variant: {} for variant in names}
         for n, query in enumerate(queries):
             t0 = time.perf_counter()
             inner.embed_query(query)
             alone.append(time.perf_counter() - t0)
-            order = ("parallel", "sequential") if n % 2 == 0 else ("sequential", "parallel")
-            for variant in order:
-                searcher = app if variant == "parallel" else sequential
+            for variant in names[n % len(names) :] + names[: n % len(names)]:
+                searcher = apps[variant]
                 searcher.embedder.forget_queries()  # every figure includes the query's embedding
                 t0 = time.perf_counter()
                 result = searcher.search(corpus, query, filters=filters, limit=10)
@@ -82,7 +84,7 @@ def measure_corpora(app: App, sequential: App, inner, queries: list[str], vector
                 for leg in LEGS:
                     if leg in result.timings:
                         legs[variant].setdefault(leg, []).append(result.timings[leg] / 1000)
-                if variant == "parallel":
+                if variant == names[0]:
                     parallel_share.append(result.timings.get("parallel", 0.0))
             t0 = time.perf_counter()
             qvec = inner.embed_query(query)
@@ -92,7 +94,7 @@ def measure_corpora(app: App, sequential: App, inner, queries: list[str], vector
             peer_beyond.append(time.perf_counter() - t1)
         alone_p = percentiles(alone)
         figures: dict = {"query_embedding_alone": alone_p, "chunks_searched": int(keep.sum())}
-        for variant in ("parallel", "sequential"):
+        for variant in names:
             p = percentiles(hybrid[variant])
             figures[f"hybrid_{variant}"] = {
                 **p,

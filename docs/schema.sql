@@ -229,6 +229,18 @@ CREATE FUNCTION public.apply_role_grants_owner_only_before_0043(name text) RETUR
 $$;
 
 --
+-- Name: apply_role_grants_owner_only_before_0052(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_owner_only_before_0052(name text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT apply_role_grants_owner_only_before_0043(name)
+        OR name IN ('lexicon_rebuild_before_0043', 'lexical_postings_rebuild')
+$$;
+
+--
 -- Name: apply_role_grants_reads_before_0038(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -810,6 +822,19 @@ BEGIN
 END $$;
 
 --
+-- Name: case_law_chunk_practice_area(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.case_law_chunk_practice_area() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    NEW.practice_area := (SELECT c.practice_area FROM case_law c WHERE c.id = NEW.case_law_id);
+    RETURN NEW;
+END $$;
+
+--
 -- Name: case_law_enrichment_columns(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -858,6 +883,20 @@ BEGIN
     UPDATE case_law_chunks SET meta_hash = NEW.meta_hash
     WHERE case_law_id = NEW.id AND source_kind = NEW.source_kind AND ordinal = 0
       AND meta_hash IS DISTINCT FROM NEW.meta_hash;
+    RETURN NULL;
+END $$;
+
+--
+-- Name: case_law_practice_area_to_chunks(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.case_law_practice_area_to_chunks() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    UPDATE case_law_chunks SET practice_area = NEW.practice_area
+     WHERE case_law_id = NEW.id AND source_kind = NEW.source_kind;
     RETURN NULL;
 END $$;
 
@@ -1021,6 +1060,33 @@ CREATE FUNCTION public.decision_meta_text(headnote text, summary text, tags text
     SELECT nullif(concat_ws(E'\n', nullif(btrim(headnote), ''), nullif(btrim(summary), ''),
                             nullif(btrim(array_to_string(tags, ', ')), '')), '')
 $$;
+
+--
+-- Name: document_chunk_practice_area(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.document_chunk_practice_area() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    NEW.practice_area := (SELECT d.practice_area FROM documents d WHERE d.id = NEW.document_id);
+    RETURN NEW;
+END $$;
+
+--
+-- Name: documents_practice_area_to_chunks(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.documents_practice_area_to_chunks() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    UPDATE document_chunks SET practice_area = NEW.practice_area
+     WHERE document_id = NEW.id AND corpus = NEW.corpus;
+    RETURN NULL;
+END $$;
 
 --
 -- Name: drafts_agent_gate(); Type: FUNCTION; Schema: public; Owner: -
@@ -1699,8 +1765,7 @@ CREATE FUNCTION public.owner_only_function(name text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT apply_role_grants_owner_only_before_0043(name)
-        OR name IN ('lexicon_rebuild_before_0043', 'lexical_postings_rebuild')
+    SELECT apply_role_grants_owner_only_before_0052(name) OR name = 'practice_area_indexes'
 $$;
 
 --
@@ -1799,6 +1864,45 @@ BEGIN
         pinned := pinned + 1;
     END LOOP;
     RETURN pinned;
+END $$;
+
+--
+-- Name: practice_area_indexes(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.practice_area_indexes() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    part text;
+    wanted jsonb;
+    a record;
+    name text;
+    made integer := 0;
+BEGIN
+    FOREACH part IN ARRAY ARRAY['document_chunks_style', 'document_chunks_case',
+                                'case_law_chunks_external', 'case_law_chunks_internal'] LOOP
+        -- Read whole before any index is made (no scan of the partition may stay open).
+        EXECUTE format(
+            'SELECT coalesce(jsonb_agg(s ORDER BY embedder, area), ''[]'') FROM ('
+            '  SELECT embedder, practice_area AS area, max(vector_dims(embedding)) AS dim,'
+            '         count(*) AS n, sum(count(*)) OVER (PARTITION BY embedder) AS total'
+            '  FROM %I WHERE embedding IS NOT NULL AND embedder IS NOT NULL'
+            '  GROUP BY embedder, practice_area) s'
+            ' WHERE area IS NOT NULL AND n * 2 <= total', part) INTO wanted;
+        FOR a IN SELECT * FROM jsonb_to_recordset(wanted) AS x(embedder text, area text, dim int)
+        LOOP
+            -- A stable name of at most 63 bytes, whatever the area's and embedder's spelling.
+            name := part || '_area_' || left(md5(a.embedder || '/' || a.area), 12);
+            CONTINUE WHEN to_regclass(quote_ident(name)) IS NOT NULL;
+            EXECUTE format('CREATE INDEX %I ON %I USING hnsw ((embedding::vector(%s))'
+                           ' vector_cosine_ops) WHERE embedder = %L AND practice_area = %L',
+                           name, part, a.dim, a.embedder, a.area);
+            made := made + 1;
+        END LOOP;
+    END LOOP;
+    RETURN made;
 END $$;
 
 --
@@ -2825,6 +2929,7 @@ CREATE TABLE public.case_law_chunks (
     meta_analyzed text DEFAULT ''::text NOT NULL,
     meta_analyzed_hash text,
     meta_embedded_hash text,
+    practice_area text,
     CONSTRAINT case_law_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT case_law_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT case_law_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -2860,6 +2965,7 @@ CREATE TABLE public.case_law_chunks_external (
     meta_analyzed text DEFAULT ''::text CONSTRAINT case_law_chunks_meta_analyzed_not_null NOT NULL,
     meta_analyzed_hash text,
     meta_embedded_hash text,
+    practice_area text,
     CONSTRAINT case_law_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT case_law_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT case_law_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -2907,6 +3013,7 @@ CREATE TABLE public.case_law_chunks_internal (
     meta_analyzed text DEFAULT ''::text CONSTRAINT case_law_chunks_meta_analyzed_not_null NOT NULL,
     meta_analyzed_hash text,
     meta_embedded_hash text,
+    practice_area text,
     CONSTRAINT case_law_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT case_law_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT case_law_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -3601,6 +3708,7 @@ CREATE TABLE public.document_chunks (
     term_freqs jsonb DEFAULT '{}'::jsonb NOT NULL,
     token_count integer DEFAULT 0 NOT NULL,
     chunk_total integer,
+    practice_area text,
     CONSTRAINT document_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT document_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT document_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -3632,6 +3740,7 @@ CREATE TABLE public.document_chunks_case (
     term_freqs jsonb DEFAULT '{}'::jsonb CONSTRAINT document_chunks_term_freqs_not_null NOT NULL,
     token_count integer DEFAULT 0 CONSTRAINT document_chunks_token_count_not_null NOT NULL,
     chunk_total integer,
+    practice_area text,
     CONSTRAINT document_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT document_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT document_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -3675,6 +3784,7 @@ CREATE TABLE public.document_chunks_style (
     term_freqs jsonb DEFAULT '{}'::jsonb CONSTRAINT document_chunks_term_freqs_not_null NOT NULL,
     token_count integer DEFAULT 0 CONSTRAINT document_chunks_token_count_not_null NOT NULL,
     chunk_total integer,
+    practice_area text,
     CONSTRAINT document_chunks_char_start_check CHECK ((char_start >= 0)),
     CONSTRAINT document_chunks_check CHECK ((char_end > char_start)),
     CONSTRAINT document_chunks_chunk_total_check CHECK ((chunk_total > 0))
@@ -6209,6 +6319,12 @@ CREATE TRIGGER case_law_chunks_postings_ins AFTER INSERT ON public.case_law_chun
 CREATE TRIGGER case_law_chunks_postings_upd AFTER UPDATE ON public.case_law_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('source_kind');
 
 --
+-- Name: case_law_chunks case_law_chunks_practice_area; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_chunks_practice_area BEFORE INSERT OR UPDATE ON public.case_law_chunks FOR EACH ROW EXECUTE FUNCTION public.case_law_chunk_practice_area();
+
+--
 -- Name: case_law_chunks case_law_chunks_term_stats; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6261,6 +6377,12 @@ CREATE TRIGGER case_law_enrichments_record AFTER INSERT OR UPDATE ON public.case
 --
 
 CREATE TRIGGER case_law_meta_changed AFTER UPDATE OF headnote, summary, tags ON public.case_law FOR EACH ROW WHEN ((old.meta_hash IS DISTINCT FROM new.meta_hash)) EXECUTE FUNCTION public.case_law_meta_changed();
+
+--
+-- Name: case_law case_law_practice_area_to_chunks; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_practice_area_to_chunks AFTER UPDATE ON public.case_law FOR EACH ROW WHEN ((old.practice_area IS DISTINCT FROM new.practice_area)) EXECUTE FUNCTION public.case_law_practice_area_to_chunks();
 
 --
 -- Name: case_law_principles case_law_principles_audit; Type: TRIGGER; Schema: public; Owner: -
@@ -6569,6 +6691,12 @@ CREATE TRIGGER document_chunks_postings_ins AFTER INSERT ON public.document_chun
 CREATE TRIGGER document_chunks_postings_upd AFTER UPDATE ON public.document_chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_postings_apply('corpus');
 
 --
+-- Name: document_chunks document_chunks_practice_area; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER document_chunks_practice_area BEFORE INSERT OR UPDATE ON public.document_chunks FOR EACH ROW EXECUTE FUNCTION public.document_chunk_practice_area();
+
+--
 -- Name: document_chunks document_chunks_term_stats; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6609,6 +6737,12 @@ CREATE TRIGGER documents_case_gate BEFORE INSERT OR DELETE OR UPDATE ON public.d
 --
 
 CREATE TRIGGER documents_contract BEFORE INSERT OR UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.item_contract('document_chunks', 'document_id', 'null');
+
+--
+-- Name: documents documents_practice_area_to_chunks; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER documents_practice_area_to_chunks AFTER UPDATE ON public.documents FOR EACH ROW WHEN ((old.practice_area IS DISTINCT FROM new.practice_area)) EXECUTE FUNCTION public.documents_practice_area_to_chunks();
 
 --
 -- Name: documents documents_style_gate; Type: TRIGGER; Schema: public; Owner: -

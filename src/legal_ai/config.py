@@ -200,6 +200,13 @@ class Settings(BaseSettings):
         "under load it runs its legs one after the other on one). Off: always one after the "
         "other. The ranking is the same either way.",
     )
+    search_area_indexes: bool = Field(
+        default=True,
+        description="Semantic leg under a practice-area filter: read the area's own HNSW index "
+        "when it has one (migration 0052; `legal-ai db area-indexes` makes them). Off: the "
+        "partition's index with pgvector's iterative scan, as before. The hits are the same "
+        "either way (measured: recall@10 against exact search, docs/benchmarks.md).",
+    )
     reference_lookups_per_query: int = Field(
         default=8,
         ge=0,

@@ -45,15 +45,16 @@ def test_the_search_bench_measures_every_corpus_it_builds(tmp_path):
         for corpus, suffix in (("external", ""), ("internal", ""), ("style", "_filtered5pct"))
         for mode in ("hybrid", "semantic", "lexical")
     }
-    # Per corpus: legs side by side and one after the other, each leg, the peer (issue 39).
+    # Per corpus: as now, as main ran it (no area index), legs one after the other, each leg,
+    # the peer (issue 39).
     per_corpus = figures["per_corpus"]
     assert set(per_corpus) == {"external", "internal", "style_filtered5pct"}
     for name, measured in per_corpus.items():
         assert measured["parallel_share"] == 1.0, name  # one client: a spare connection is free
-        for variant in ("hybrid_parallel", "hybrid_sequential"):
+        for variant in ("hybrid_now", "hybrid_main", "hybrid_sequential"):
             assert measured[variant]["p50_ms"] > 0 and measured[variant]["to_embedding_alone"] > 0
             assert {"lexical", "semantic", "embedding"} <= set(measured[variant]["legs"])
-        assert "semantic_join" in measured["hybrid_parallel"]["legs"]
+        assert "semantic_join" in measured["hybrid_now"]["legs"]
         assert measured["peer"]["beyond_embedding_ms"] > 0
     bad = figures["bad_input"]
     assert bad["query_of_max_chars"]["fewest_hits"] == 10

@@ -19,6 +19,7 @@ from legal_ai.config import Settings
 from legal_ai.learning.lessons import lessons
 from legal_ai.learning.pairs import drafts, finals
 from legal_ai.store import drop_database, ensure_database
+from legal_ai.store.migrations import practice_area_indexes
 
 pytestmark = pytest.mark.db
 
@@ -49,6 +50,12 @@ def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):
     ruling = write(tmp_path / "ruling.txt", "החלטה בעניין הקלה בקו בניין צדדי ברחוב הרצל 12.")
     meta = {"title": "הקלה בקו בניין", "doc_type": "reference"}
     assert legal.ingest([ruling], "external", meta=meta, doc_id="ruling-1").ingested == 1
+    # A second practice area, and its own HNSW index (migration 0052): made from the data, not
+    # by a migration, and still restored (store/archive_contents.py lets exactly it through).
+    levy = write(tmp_path / "levy.txt", "שומה מכרעת של היטל השבחה בגין אישור תכנית מפורטת.")
+    area = {"title": "היטל השבחה", "doc_type": "reference", "practice_area": "betterment_levy"}
+    assert legal.ingest([levy], "external", meta=area, doc_id="ruling-2").ingested == 1
+    assert practice_area_indexes(url) >= 1
     drafts.add_draft(
         legal,
         CASE,
@@ -101,6 +108,12 @@ def test_backup_and_restore_round_trip(own_db, cli_env, tmp_path):
         assert newer["created"] and newer["id"] > lesson["id"]
         hits = after.search("external", "קו בניין צדדי", limit=3).hits
         assert hits and hits[0]["doc_id"] == "ruling-1"
+        with after.store.connection() as conn:
+            indexes = conn.execute(
+                "SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE %s",
+                ("case_law_chunks_external_area_%",),
+            ).fetchone()["n"]
+        assert indexes >= 1
     finally:
         after.store.close()
 

@@ -14,7 +14,14 @@ from ..ops.backups import prove
 from ..store import database_url, stop_embedded
 from ..store.backup import backup, restore
 from ..store.db import other_database
-from ..store.migrations import apply_role_grants, available, migrate, plan, summary
+from ..store.migrations import (
+    apply_role_grants,
+    available,
+    migrate,
+    plan,
+    practice_area_indexes,
+    summary,
+)
 from .common import JsonFlag, _app, _print_json, _settings
 from .progress import RESUME_BACKUP, watch
 
@@ -67,6 +74,17 @@ def db_migrate(
             if enforced
             else "missing (the gate cannot tell the chair's role; docs/security.md)"
         )
+    )
+
+
+@db_app.command("area-indexes")
+def db_area_indexes() -> None:
+    """Give each practice area its own search index (run when a new practice area appears)."""
+    made = practice_area_indexes(database_url(_settings()))
+    typer.echo(
+        f"made {made} practice-area index(es)"
+        if made
+        else "every practice area that needs its own index has one"
     )
 
 

@@ -66,13 +66,22 @@ def semantic(
     max_scan_tuples: int,
     ef_search: int | None = None,
     configured: bool = False,
+    area_index: bool = True,
 ) -> list[int]:
     """Unit ids of the `window` nearest units by cosine distance, best first. `configured`:
     the caller already ran `configure_hnsw` in the connection's open transaction (one round
     trip per search instead of three per leg). `ef_search`: the base that the source's
-    partition size scales (`scaled_ef_search`); None leaves the connection's own setting."""
+    partition size scales (`scaled_ef_search`); None leaves the connection's own setting.
+    `area_index`: under a practice-area filter, let the area's own HNSW index serve the leg."""
     query, arguments = semantic_statement(
-        corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
+        corpus,
+        source,
+        filters,
+        vector,
+        embedder=embedder,
+        dim=dim,
+        window=window,
+        area_index=area_index,
     )
     # Configured: inside the caller's transaction; else in one of its own.
     with nullcontext() if configured else conn.transaction():
@@ -94,6 +103,7 @@ def semantic_pipelined(
     dim: int,
     window: int,
     ef_search: int,
+    area_index: bool = True,
 ) -> dict[str, list[int]]:
     """The semantic leg of every source of `corpus` in one round trip (a pipeline; the
     connection's iterative-scan settings are the caller's), each source's scan with the
@@ -106,7 +116,14 @@ def semantic_pipelined(
             cursors.append(
                 conn.execute(
                     *semantic_statement(
-                        corpus, source, filters, vector, embedder=embedder, dim=dim, window=window
+                        corpus,
+                        source,
+                        filters,
+                        vector,
+                        embedder=embedder,
+                        dim=dim,
+                        window=window,
+                        area_index=area_index,
                     )
                 )
             )
@@ -150,6 +167,7 @@ def semantic_statement(
     embedder: str,
     dim: int,
     window: int,
+    area_index: bool = True,
 ) -> tuple[sql.Composed, dict]:
     """The statement of `semantic` and its parameters (rows: `id`, nearest first), for a caller
     that sends several at once (search.py pipelines the legs of a corpus's sources)."""
@@ -159,11 +177,38 @@ def semantic_statement(
     query = sql.SQL(
         "WITH nearest AS MATERIALIZED ("
         " SELECT u.id, (u.embedding::{vt}) <=> %(qvec)s::{vt} AS distance FROM {src}"
-        " WHERE {where} AND {unit}"
+        " WHERE {where} AND {unit}{area}"
         " ORDER BY (u.embedding::{vt}) <=> %(qvec)s::{vt} LIMIT %(window)s)"
         " SELECT id FROM nearest ORDER BY distance, id"
-    ).format(vt=vec_type, src=_from(corpus, source), where=where, unit=_unit_predicates(source))
+    ).format(
+        vt=vec_type,
+        src=_from(corpus, source),
+        where=where,
+        unit=_unit_predicates(source),
+        area=_area_predicate(corpus, source, filters, embedder) if area_index else sql.SQL(""),
+    )
     return query, {**params, "embedder": embedder, "qvec": vector, "window": window}
+
+
+def _area_predicate(
+    corpus: Corpus, source: Source, filters: Filters, embedder: str
+) -> sql.Composable:
+    """Under a practice-area filter, a chunk's own copy of its item's area (migration 0052: kept
+    equal to it by the database) and its embedder, as constants: a partial HNSW index of the
+    area (`practice_area_indexes()`) serves the leg only when the planner can prove its
+    predicate, which a parameter of a generic plan does not let it. Quoted by psycopg
+    (sql.Literal), never spliced. The item's own `practice_area` stays in the filter, so the
+    answer is the same with or without the area's index."""
+    if filters.practice_area is None or not _has_area(corpus, source):
+        return sql.SQL("")
+    return sql.SQL(" AND u.embedder = {} AND u.practice_area = {}").format(
+        sql.Literal(embedder), sql.Literal(filters.practice_area)
+    )
+
+
+def _has_area(corpus: Corpus, source: Source) -> bool:
+    """Whether the source's units carry their item's practice area (migration 0052)."""
+    return source.kind == "chunk" and corpus.item_table in ("documents", "case_law")
 
 
 def configure_hnsw(conn: Conn, *, max_scan_tuples: int) -> None:

@@ -166,6 +166,7 @@ def semantic_legs(
                 dim=embedder.dim,
                 window=window,
                 ef_search=settings.hnsw_ef_search,
+                area_index=settings.search_area_indexes,
             ).items():
                 found[_leg_name(kind, "semantic")] = ids
         for source in () if configured else corpus.sources:
@@ -180,6 +181,7 @@ def semantic_legs(
                 window=window,
                 max_scan_tuples=settings.hnsw_max_scan_tuples,
                 ef_search=settings.hnsw_ef_search,
+                area_index=settings.search_area_indexes,
             )
 
 

@@ -180,6 +180,20 @@ def migrate(url: str, *, until: int | None = None) -> list[str]:
     return done
 
 
+def practice_area_indexes(url: str) -> int:
+    """Make the partial HNSW index of every practice area that has none (migration 0052:
+    `practice_area_indexes()`, the areas holding at most half of a chunk partition); the
+    database's owner only. Returns how many it made."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        try:
+            return int(one(conn.execute("SELECT practice_area_indexes()"))[0])
+        except psycopg.errors.InsufficientPrivilege as error:
+            raise StoreError(
+                "only the database's owner can make indexes: run it with the URL"
+                " `legal-ai db migrate` uses"
+            ) from error
+
+
 def apply_role_grants(url: str) -> bool:
     """Grant the legal-ai roles their privileges again (idempotent): for a server whose roles a
     superuser created after the migrations ran. False when the roles do not exist."""

@@ -1,0 +1,187 @@
+"""Issue 39 item 3: a practice area's own HNSW index (migration 0052). Every chunk carries its
+item's practice area, kept by the database; `practice_area_indexes()` makes a partial HNSW index
+per (chunk partition, embedder, area) for every area holding at most half of its partition; the
+semantic leg under that area's filter is planned on it and answers what it answered before (the
+partition's index with the iterative scan) and what an exact scan of the area's chunks answers."""
+
+import numpy as np
+import psycopg
+import pytest
+from pgvector.psycopg import register_vector
+from psycopg import sql
+from psycopg.rows import dict_row
+
+from factories import records
+from helpers import DECISION_FIELDS, write
+from legal_ai.corpora import get_corpus
+from legal_ai.retrieval import legs
+from legal_ai.retrieval import search as search_module
+from legal_ai.retrieval.legs import Filters
+
+pytestmark = pytest.mark.db
+
+AREA, OTHER = "betterment_levy", "planning"
+QUERIES = (
+    "היטל השבחה על מימוש זכויות במקרקעין",
+    "הקלה בקו בניין צדדי",
+    "פרסום כדין ושמיעת התנגדויות",
+)
+
+
+def decisions(app, tmp_path) -> int:
+    """The fictional pairs' paragraphs as internal decisions, every fourth in AREA (the rest in
+    OTHER). Returns how many are in AREA."""
+    n = minority = 0
+    seen: set[str] = set()
+    for r, record in enumerate(records()):
+        for side in ("final", "draft"):
+            for p, text in enumerate(record[f"{side}_text"].split("\n\n")):
+                if len(text) <= 80 or text in seen:  # a draft repeats some of its final's words
+                    continue
+                seen.add(text)
+                area = AREA if n % 4 == 0 else OTHER
+                meta = {"case_number": f"ערר {n + 1}/24", "decided_on": "2024-01-01"}
+                meta |= {**DECISION_FIELDS, "practice_area": area}
+                path = write(tmp_path / f"{side}-{r}-{p}.txt", text)
+                assert app.ingest([path], "internal", meta=meta, doc_id=f"d-{n}").ingested == 1
+                minority += area == AREA
+                n += 1
+    return minority
+
+
+def before(conn, corpus, source, filters, qvec, dim, window):
+    """The semantic leg before 0052: the partition's index, pgvector's iterative scan."""
+    where, params = legs.filter_sql(corpus, filters)
+    vt = sql.SQL("vector({})").format(sql.SQL(str(dim)))
+    statement = sql.SQL(
+        "SELECT u.id FROM {src} WHERE {where} AND {unit}"
+        " ORDER BY (u.embedding::{vt}) <=> %(qvec)s::{vt}, u.id LIMIT %(window)s"
+    ).format(vt=vt, src=legs._from(corpus, source), where=where, unit=legs._unit_predicates(source))
+    args = {**params, "embedder": "e5-local", "qvec": qvec, "window": window}
+    with conn.transaction():  # pgvector's iterative scan, as the leg ran it
+        legs.configure_hnsw(conn, max_scan_tuples=20000)
+        conn.execute("SET LOCAL hnsw.ef_search = 100")
+        return [r["id"] for r in conn.execute(statement, args).fetchall()]
+
+
+def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_path):
+    minority = decisions(app, tmp_path)
+    assert minority >= 5
+    corpus = get_corpus("internal")
+    source = corpus.sources[0]
+    filters = Filters(practice_area=AREA)
+    with psycopg.connect(app.store.url, autocommit=True, row_factory=dict_row) as conn:
+        register_vector(conn)
+        # The chunks carry their decisions' areas.
+        mismatched = conn.execute(
+            "SELECT count(*) AS n FROM case_law_chunks u JOIN case_law c ON c.id = u.case_law_id"
+            " WHERE u.practice_area IS DISTINCT FROM c.practice_area"
+        ).fetchone()["n"]
+        assert mismatched == 0
+        made = conn.execute("SELECT practice_area_indexes() AS n").fetchone()["n"]
+        assert (
+            made >= 1 and conn.execute("SELECT practice_area_indexes() AS n").fetchone()["n"] == 0
+        )
+        names = [
+            r["indexname"]
+            for r in conn.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s"
+                " AND indexname LIKE %s",
+                (source.table, f"{source.table}_area_%"),
+            ).fetchall()
+        ]
+        assert len(names) == 1  # AREA's; OTHER holds more than half: the partition's index
+        try:
+            rows = conn.execute(
+                "SELECT u.id, u.embedding FROM case_law_chunks_internal u"
+                " WHERE u.practice_area = %s AND u.embedder = 'e5-local' AND NOT u.stale",
+                (AREA,),
+            ).fetchall()
+            ids = np.array([r["id"] for r in rows])
+            matrix = np.stack([r["embedding"].to_numpy() for r in rows])
+            for query in QUERIES:
+                qvec = app.embedder.embed_query(query)
+                statement, arguments = legs.semantic_statement(
+                    corpus, source, filters, qvec, embedder="e5-local", dim=384, window=50
+                )
+                with conn.transaction():
+                    # A fixture of a few dozen rows is cheapest read whole; the plan that
+                    # matters is which index the planner takes when it takes one.
+                    conn.execute("SET LOCAL enable_seqscan = off")
+                    plan = conn.execute(
+                        sql.SQL("EXPLAIN (COSTS OFF) {}").format(statement), arguments
+                    ).fetchall()
+                    assert names[0] in " ".join(str(r) for r in plan), plan
+                    got = legs.semantic(
+                        conn,
+                        corpus,
+                        source,
+                        filters,
+                        qvec,
+                        embedder="e5-local",
+                        dim=384,
+                        window=50,
+                        max_scan_tuples=20000,
+                        ef_search=100,
+                        configured=False,
+                    )
+                exact = ids[np.lexsort((ids, -(matrix @ qvec)))].tolist()
+                assert got == exact  # every chunk of the area, nearest first
+                assert got == before(conn, corpus, source, filters, qvec, 384, 50)
+                assert len(got) == len(rows)
+                # The whole search answers the same with the area's index and without it.
+                answers = [
+                    search_module.search(
+                        app.store,
+                        app.embedder,
+                        app.settings.model_copy(update={"search_area_indexes": on}),
+                        "internal",
+                        query,
+                        filters=filters,
+                        mode=mode,
+                    ).as_dict()
+                    for on in (True, False)
+                    for mode in ("semantic", "hybrid")
+                ]
+                assert answers[:2] == answers[2:] and len(answers[0]["hits"]) == min(10, len(rows))
+        finally:
+            for name in names:
+                conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
+
+
+def test_the_chunks_follow_their_items_area(app, tmp_path):
+    decisions(app, tmp_path)
+    with psycopg.connect(app.store.url, autocommit=True, row_factory=dict_row) as conn:
+        item = conn.execute(
+            "SELECT id FROM case_law WHERE practice_area = %s ORDER BY id LIMIT 1", (OTHER,)
+        ).fetchone()["id"]
+
+        def areas() -> set:
+            return {
+                r["practice_area"]
+                for r in conn.execute(
+                    "SELECT practice_area FROM case_law_chunks WHERE case_law_id = %s", (item,)
+                ).fetchall()
+            }
+
+        assert areas() == {OTHER}
+        conn.execute("UPDATE case_law SET practice_area = %s WHERE id = %s", (AREA, item))
+        assert areas() == {AREA}
+        # A writer cannot set a chunk's area apart from its item's: the database sets it.
+        conn.execute(
+            "UPDATE case_law_chunks SET practice_area = 'elsewhere' WHERE case_law_id = %s", (item,)
+        )
+        assert areas() == {AREA}
+
+
+def test_the_agent_login_moves_no_chunk_to_another_area(app, tmp_path, agent_db_url):
+    decisions(app, tmp_path)
+    with psycopg.connect(agent_db_url) as conn:
+        for statement in (
+            "UPDATE case_law_chunks SET practice_area = 'planning'",
+            "UPDATE case_law SET practice_area = 'planning'",
+            "SELECT practice_area_indexes()",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+            conn.rollback()
