@@ -286,6 +286,17 @@ CREATE FUNCTION public.apply_role_grants_reads_before_0043() RETURNS text[]
 $$;
 
 --
+-- Name: apply_role_grants_reads_before_0051(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_reads_before_0051() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT apply_role_grants_reads_before_0043() || ARRAY['lexical_postings']
+$$;
+
+--
 -- Name: apply_role_grants_writes_before_0038(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1536,6 +1547,40 @@ BEGIN
 END $$;
 
 --
+-- Name: lexical_area_df_apply(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lexical_area_df_apply() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO lexical_area_df AS a (source, term, practice_area, df)
+            SELECT source, term, practice_area, count(*) FROM new_rows GROUP BY 1, 2, 3
+            ON CONFLICT (source, term, practice_area) DO UPDATE SET df = a.df + EXCLUDED.df;
+    ELSIF TG_OP = 'DELETE' THEN
+        UPDATE lexical_area_df a SET df = a.df - o.n
+            FROM (SELECT source, term, practice_area, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) o
+            WHERE a.source = o.source AND a.term = o.term AND a.practice_area = o.practice_area;
+    ELSE
+        INSERT INTO lexical_area_df AS a (source, term, practice_area, df)
+            SELECT source, term, practice_area, sum(d) FROM (
+                SELECT source, term, practice_area, 1 AS d FROM new_rows
+                UNION ALL SELECT source, term, practice_area, -1 FROM old_rows) c
+            GROUP BY 1, 2, 3 HAVING sum(d) <> 0
+            ON CONFLICT (source, term, practice_area) DO UPDATE SET df = a.df + EXCLUDED.df;
+    END IF;
+    IF TG_OP <> 'INSERT' THEN
+        DELETE FROM lexical_area_df a
+            USING (SELECT DISTINCT source, term, practice_area FROM old_rows) o
+            WHERE a.source = o.source AND a.term = o.term AND a.practice_area = o.practice_area
+              AND a.df <= 0;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
 -- Name: lexical_postings_apply(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1638,6 +1683,7 @@ CREATE FUNCTION public.lexical_postings_rebuild() RETURNS void
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 BEGIN
+    DELETE FROM lexical_area_df;
     DELETE FROM lexical_postings;
     INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)
         SELECT 'document_chunks_' || u.corpus, w.key, coalesce(i.practice_area, ''), u.id,
@@ -2294,7 +2340,7 @@ CREATE FUNCTION public.role_read_tables() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT apply_role_grants_reads_before_0043() || ARRAY['lexical_postings']
+    SELECT apply_role_grants_reads_before_0051() || ARRAY['lexical_area_df']
 $$;
 
 --
@@ -2309,7 +2355,13 @@ CREATE FUNCTION public.role_write_grants() RETURNS TABLE(grantee text, table_nam
     UNION ALL
     SELECT * FROM (VALUES
         ('legal_ai_chair', 'lexical_postings', 'UPDATE', ARRAY['practice_area']),
-        ('legal_ai_worker', 'lexical_postings', 'UPDATE', ARRAY['practice_area'])) AS v
+        ('legal_ai_worker', 'lexical_postings', 'UPDATE', ARRAY['practice_area']),
+        ('legal_ai_chair', 'lexical_area_df', 'INSERT', NULL::text[]),
+        ('legal_ai_chair', 'lexical_area_df', 'UPDATE', NULL::text[]),
+        ('legal_ai_chair', 'lexical_area_df', 'DELETE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'INSERT', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'UPDATE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'DELETE', NULL::text[])) AS v
 $$;
 
 --
@@ -4121,6 +4173,17 @@ CREATE TABLE public.lesson_categories (
 );
 
 --
+-- Name: lexical_area_df; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.lexical_area_df (
+    source text NOT NULL,
+    term text NOT NULL,
+    practice_area text NOT NULL,
+    df integer NOT NULL
+);
+
+--
 -- Name: lexical_postings; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -5336,6 +5399,13 @@ ALTER TABLE ONLY public.learning_audit
 
 ALTER TABLE ONLY public.lesson_categories
     ADD CONSTRAINT lesson_categories_pkey PRIMARY KEY (category);
+
+--
+-- Name: lexical_area_df lexical_area_df_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.lexical_area_df
+    ADD CONSTRAINT lexical_area_df_pkey PRIMARY KEY (source, term, practice_area);
 
 --
 -- Name: lexicon lexicon_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -6802,6 +6872,24 @@ CREATE TRIGGER learning_audit_no_truncate BEFORE TRUNCATE ON public.learning_aud
 --
 
 CREATE TRIGGER learning_audit_record BEFORE INSERT ON public.learning_audit FOR EACH ROW EXECUTE FUNCTION public.audit_record();
+
+--
+-- Name: lexical_postings lexical_postings_df_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER lexical_postings_df_del AFTER DELETE ON public.lexical_postings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_area_df_apply();
+
+--
+-- Name: lexical_postings lexical_postings_df_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER lexical_postings_df_ins AFTER INSERT ON public.lexical_postings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_area_df_apply();
+
+--
+-- Name: lexical_postings lexical_postings_df_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER lexical_postings_df_upd AFTER UPDATE ON public.lexical_postings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_area_df_apply();
 
 --
 -- Name: methodology_profile_versions methodology_profile_versions_append_only; Type: TRIGGER; Schema: public; Owner: -

@@ -73,8 +73,7 @@ def exact_top(
 ):
     """BM25 as the leg defines it, from the analyzed text alone: the query's terms present in
     the table, and under a practice area present in its units, kept rarest first (under the
-    area: by their frequency among its units, counted up to budget + 1, then their frequency in
-    the table, then the term) while that summed frequency stays within `budget` (the rarest
+    area: by their frequency among its units, then their frequency in the table, then the term) while that summed frequency stays within `budget` (the rarest
     always), idf log(1 + (N - df + 0.5) / (df + 0.5)) over the table, k1 1.2, b 0.75, average
     length over every unit; the filters keep their own units (`since`: decided on or after).
     Returns [(score, id)], best first, ties by id."""
@@ -83,7 +82,7 @@ def exact_top(
     avgdl = max(sum(length.values()) / len(units), 1.0)
     df = {t: sum(1 for c in tf.values() if t in c) for t in set(terms)}
     inside = [u for u in units if area is None or u["practice_area"] == area]
-    within = {t: min(sum(1 for u in inside if t in tf[u["id"]]), budget + 1) for t in df}
+    within = {t: sum(1 for u in inside if t in tf[u["id"]]) for t in df}
     present = sorted((within[t], df[t], t) for t in df if within[t] > 0)
     kept, total = [], 0
     for w, _, t in present:
@@ -200,6 +199,17 @@ def recount(conn) -> list[tuple]:
 
 
 def stored(conn) -> list[tuple]:
+    """The postings, after checking the counts per practice area follow them."""
+    counts = conn.execute(
+        "SELECT source, term, practice_area, df FROM lexical_area_df ORDER BY 1, 2, 3"
+    ).fetchall()
+    assert (
+        counts
+        == conn.execute(
+            "SELECT source, term, practice_area, count(*)::integer AS df FROM lexical_postings"
+            " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+        ).fetchall()
+    )
     return [
         tuple(r.values())
         for r in conn.execute(
@@ -273,12 +283,15 @@ def test_the_agent_login_reads_the_postings_and_writes_none(app, tmp_path, agent
     assert app.ingest([tmp_path / "z.txt"], "style", doc_id="z").ingested == 1
     with psycopg.connect(agent_db_url) as conn:
         assert conn.execute("SELECT count(*) FROM lexical_postings").fetchone()[0] > 0
+        assert conn.execute("SELECT count(*) FROM lexical_area_df").fetchone()[0] > 0
         for statement in (
             "INSERT INTO lexical_postings VALUES ('document_chunks_style', 'x', 1, 1, 1, '')",
             "UPDATE lexical_postings SET tf = tf + 9",
             "UPDATE lexical_postings SET practice_area = 'x'",
             "DELETE FROM lexical_postings",
             "SELECT lexical_postings_rebuild()",
+            "UPDATE lexical_area_df SET df = df + 9",
+            "DELETE FROM lexical_area_df",
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)

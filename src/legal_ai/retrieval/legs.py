@@ -208,18 +208,18 @@ def lexical_query(
     table are dropped; the rest are kept rarest first while their summed document frequency
     stays within `budget` (the rarest is always kept). This bounds the rows BM25 must score and
     drops the common words that rank nothing. Under a `practice_area` the budget is counted
-    within it (migration 0051): a term's frequency there is its postings under that practice
-    area, counted up to budget + 1 (one range of the index each), terms absent there are
-    dropped, and the rest kept rarest there first (ties: rarest in the table, then the term);
-    idf and the average length stay the table's. None when no term occurs (in the area)."""
+    within it (migration 0051): a term's frequency there is the units of that practice area
+    holding it (`lexical_area_df`), terms absent there are dropped, and the rest kept rarest
+    there first (ties: rarest in the table, then the term); idf and the average length stay
+    the table's. None when no term occurs (in the area)."""
     if not terms:
         return None
     key = lexicon_source(corpus, source)
     # One round trip on the hot path: the table's size beside each present term's frequency
-    # (and, filtered, its frequency within the practice area, counted no further than needed).
+    # (and, filtered, its frequency within the practice area).
     within = sql.SQL(
-        "(SELECT count(*) FROM (SELECT 1 FROM lexical_postings p WHERE p.source = s.source"
-        " AND p.term = l.term AND p.practice_area = %(area)s LIMIT %(cap)s) c)"
+        "coalesce((SELECT a.df FROM lexical_area_df a WHERE a.source = s.source"
+        " AND a.term = l.term AND a.practice_area = %(area)s), 0)"
         if practice_area is not None
         else "l.df"
     )
@@ -229,7 +229,7 @@ def lexical_query(
             " JOIN lexicon l ON l.source = s.source AND l.term = ANY(%(terms)s) AND l.df > 0"
             " WHERE s.source = %(source)s AND s.units > 0"
         ).format(within),
-        {"terms": terms, "source": key, "area": practice_area, "cap": budget + 1},
+        {"terms": terms, "source": key, "area": practice_area},
     ).fetchall()
     found = sorted(
         (r for r in found if r["within"] > 0), key=lambda r: (r["within"], r["df"], r["term"])

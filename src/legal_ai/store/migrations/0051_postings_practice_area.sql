@@ -7,6 +7,12 @@
 -- takes its item's; an item's practice area changed moves its units' postings; an item deleted
 -- takes its units' postings with it (before the cascade removes the units, when the item's row
 -- is still there to say where they are filed).
+--
+-- `lexical_area_df` counts, per table, term and practice area, the units holding the term: the
+-- lexical leg's candidate budget under a practice-area filter is counted from it in the same
+-- one look-up as the lexicon's, whatever the area's size. Kept by statement triggers on the
+-- postings themselves, so every path that writes a posting (the units' and items' triggers,
+-- lexicon_rebuild()) keeps it.
 
 ALTER TABLE lexical_postings DROP CONSTRAINT lexical_postings_pkey;
 ALTER TABLE lexical_postings ADD COLUMN practice_area text NOT NULL DEFAULT '';
@@ -113,10 +119,12 @@ BEGIN
     END LOOP;
 END $$;
 
--- The postings of every unit, from scratch, each under its item's practice area.
+-- The postings of every unit, from scratch, each under its item's practice area (and the
+-- counts, by their triggers: emptied first, so that the delete has none to count down).
 CREATE OR REPLACE FUNCTION lexical_postings_rebuild() RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
+    DELETE FROM lexical_area_df;
     DELETE FROM lexical_postings;
     INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)
         SELECT 'document_chunks_' || u.corpus, w.key, coalesce(i.practice_area, ''), u.id,
@@ -143,14 +151,65 @@ BEGIN
         FROM case_precedents u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
 END $$;
 
--- The backfill, then the index (built once over the rebuilt table).
+CREATE TABLE lexical_area_df (
+    source        text    NOT NULL,
+    term          text    NOT NULL,
+    practice_area text    NOT NULL,
+    df            integer NOT NULL,
+    PRIMARY KEY (source, term, practice_area)
+);
+
+CREATE FUNCTION lexical_area_df_apply() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO lexical_area_df AS a (source, term, practice_area, df)
+            SELECT source, term, practice_area, count(*) FROM new_rows GROUP BY 1, 2, 3
+            ON CONFLICT (source, term, practice_area) DO UPDATE SET df = a.df + EXCLUDED.df;
+    ELSIF TG_OP = 'DELETE' THEN
+        UPDATE lexical_area_df a SET df = a.df - o.n
+            FROM (SELECT source, term, practice_area, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) o
+            WHERE a.source = o.source AND a.term = o.term AND a.practice_area = o.practice_area;
+    ELSE
+        INSERT INTO lexical_area_df AS a (source, term, practice_area, df)
+            SELECT source, term, practice_area, sum(d) FROM (
+                SELECT source, term, practice_area, 1 AS d FROM new_rows
+                UNION ALL SELECT source, term, practice_area, -1 FROM old_rows) c
+            GROUP BY 1, 2, 3 HAVING sum(d) <> 0
+            ON CONFLICT (source, term, practice_area) DO UPDATE SET df = a.df + EXCLUDED.df;
+    END IF;
+    IF TG_OP <> 'INSERT' THEN
+        DELETE FROM lexical_area_df a
+            USING (SELECT DISTINCT source, term, practice_area FROM old_rows) o
+            WHERE a.source = o.source AND a.term = o.term AND a.practice_area = o.practice_area
+              AND a.df <= 0;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER lexical_postings_df_ins AFTER INSERT ON lexical_postings
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION lexical_area_df_apply();
+CREATE TRIGGER lexical_postings_df_del AFTER DELETE ON lexical_postings
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION lexical_area_df_apply();
+CREATE TRIGGER lexical_postings_df_upd AFTER UPDATE ON lexical_postings
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION lexical_area_df_apply();
+
+-- The backfill (the counts follow by the triggers above), then the index (built once over the
+-- rebuilt table).
 SELECT lexical_postings_rebuild();
 CREATE UNIQUE INDEX lexical_postings_term_area ON lexical_postings
     (source, term, practice_area, unit_id) INCLUDE (tf, token_count);
 
--- Grants: whoever changes an item's practice area moves its postings (the chair and the
--- worker, who write the items); the agent-only login still writes none. 0043's list, wrapped.
+-- Grants: whoever changes an item's practice area moves its postings, and whoever writes a
+-- posting keeps the counts (the chair and the worker, who write the units and items); every
+-- role reads the counts (an agent's search); the agent-only login writes neither. 0043's
+-- lists, wrapped.
 ALTER FUNCTION role_write_grants() RENAME TO apply_role_grants_writes_before_0051;
+ALTER FUNCTION role_read_tables() RENAME TO apply_role_grants_reads_before_0051;
+CREATE FUNCTION role_read_tables() RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT apply_role_grants_reads_before_0051() || ARRAY['lexical_area_df']
+$$;
 CREATE FUNCTION role_write_grants()
 RETURNS TABLE (grantee text, table_name text, privilege text, columns text[])
 LANGUAGE sql IMMUTABLE AS $$
@@ -158,13 +217,24 @@ LANGUAGE sql IMMUTABLE AS $$
     UNION ALL
     SELECT * FROM (VALUES
         ('legal_ai_chair', 'lexical_postings', 'UPDATE', ARRAY['practice_area']),
-        ('legal_ai_worker', 'lexical_postings', 'UPDATE', ARRAY['practice_area'])) AS v
+        ('legal_ai_worker', 'lexical_postings', 'UPDATE', ARRAY['practice_area']),
+        ('legal_ai_chair', 'lexical_area_df', 'INSERT', NULL::text[]),
+        ('legal_ai_chair', 'lexical_area_df', 'UPDATE', NULL::text[]),
+        ('legal_ai_chair', 'lexical_area_df', 'DELETE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'INSERT', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'UPDATE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'DELETE', NULL::text[])) AS v
 $$;
 
 DO $pin$
+DECLARE
+    f text;
 BEGIN
-    EXECUTE format('ALTER FUNCTION role_write_grants() SET search_path = pg_catalog, %I, pg_temp',
-                   current_schema());
+    FOREACH f IN ARRAY ARRAY['role_write_grants()', 'role_read_tables()']
+    LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f,
+                       current_schema());
+    END LOOP;
 END $pin$;
 SELECT pin_search_paths();
 SELECT apply_role_grants();
