@@ -1,22 +1,26 @@
-"""Benchmark (issue 39 items 1 and 3): the lexical leg through `lexical_postings` (migration 0043)
-against the path before it, and the filtered semantic leg: pgvector's iterative scan against the
-practice area's own HNSW index (migration 0052), and against an exact scan of its rows.
+"""Benchmark (issue 39 items 1 and 3): the lexical leg through `lexical_postings` (migration 0051:
+the postings carry their practice area) against the leg as main ran it on 0043's postings, and
+the filtered semantic leg: pgvector's iterative scan against the practice area's own HNSW index
+(migration 0052), and against an exact scan of its rows.
 
 The data are bench/search.py's (search_data.load: `--chunks` chunks of real Hebrew sentences,
 40 % external, 20 % style, every 20th item of a corpus in the second practice area: the 5 %
 filter). Query by query, interleaved so the machine's noise hits each alike, on one connection:
 
-- lexical, external corpus (no filter) and style corpus under the 5 % filter: `legs.lexical` (the
-  postings) and the previous statement (`PREVIOUS`: GIN candidates, each one's term frequencies
-  decompressed, the filter joined to every candidate), the same terms and budget; both must
-  return the same ids (`same_ids`).
+- lexical, external and style corpora without a filter, and the style corpus under the 5 %
+  practice-area filter, under the other 95 % and under one matching nothing: `legs.lexical`
+  (0051: a filtered search reads, counts and scores only its practice area's postings) and
+  main's statement (`MAIN`: every postings of the kept terms scored, the budget counted over
+  the whole table, the filter joined after), the same terms and budget on the same database;
+  `same_ids`: queries both answered alike (unfiltered they must; filtered, the budget counted
+  within the filter may keep more terms), `full_window`: queries answered with a full window.
 - semantic, style corpus under the 5 % filter: `legs.semantic` as the search runs it (migration
   0052: the area's own partial HNSW index, made by `practice_area_indexes()` after the load),
   the statement before it (`ITERATIVE`: the partition's index with pgvector's iterative scan),
   and the exact scan of the filter's rows; recall@10 of each against the exact.
 
     .venv/bin/python bench/lexical.py [--chunks 100000] [--queries 60] [--set clusters|distinct]
-        [--home DIR [--reuse]]
+        [--home DIR [--reuse]] [--lexical-only]
 
 Prints one JSON object (milliseconds).
 """
@@ -48,38 +52,38 @@ from legal_ai.text.synonyms import expand_query
 from search_data import SHARED, SPLIT, base_sentences, embed_in_slices, load
 
 AREA = "betterment_levy"  # search_data's second practice area: every 20th item
+MAJORITY = "planning"  # the other 95 %
 
-# The lexical leg's statement before migration 0043 (as retrieval/legs.py ran it).
-PREVIOUS = (
+# The lexical leg's statement on main before migration 0051 (0043's: every practice area's
+# postings read and scored, the budget counted over the whole table, the filter checked after).
+MAIN = (
     "WITH qt AS (SELECT * FROM unnest(%(terms)s::text[], %(idf)s::float8[]) AS t(term, idf)),"
-    " c AS MATERIALIZED (SELECT u.id, u.token_count, u.term_freqs || '{{}}'::jsonb AS tf"
-    "   FROM {src}, websearch_to_tsquery('simple', %(websearch)s) q"
-    "   WHERE {where} AND {unit} AND u.tsv @@ q)"
-    " SELECT c.id FROM c JOIN qt ON c.tf ? qt.term"
-    " GROUP BY c.id"
-    " ORDER BY sum(qt.idf * (c.tf->>qt.term)::float8 * (%(k1)s + 1)"
-    "   / ((c.tf->>qt.term)::float8"
-    "      + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) DESC, c.id"
-    " LIMIT %(window)s"
+    " scored AS (SELECT p.unit_id AS id, sum(qt.idf * p.tf * (%(k1)s + 1)"
+    "   / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.token_count / %(avgdl)s))) AS score"
+    "   FROM qt JOIN lexical_postings p ON p.source = %(source)s AND p.term = qt.term"
+    "   GROUP BY p.unit_id {rest}"
 )
 
 
-def previous_lexical(conn, corpus, source, filters, terms, *, embedder, window, budget):
-    query = legs.lexical_query(conn, corpus, source, terms, budget)
+def main_lexical(conn, corpus, source, filters, terms, *, embedder, window, budget):
+    """The leg as main ran it before 0051 (`MAIN`), on the same postings."""
+    query = legs.lexical_query(conn, corpus, source, terms, budget)  # the whole table's budget
     if query is None:
         return []
     where, params = legs.filter_sql(corpus, filters)
-    statement = sql.SQL(PREVIOUS).format(
-        src=legs._from(corpus, source), where=where, unit=legs._unit_predicates(source)
+    statement = sql.SQL(MAIN).format(
+        rest=(legs._FILTERED if legs.filtered(filters) else legs._UNFILTERED).format(
+            src=legs._from(corpus, source), where=where, unit=legs._unit_predicates(source)
+        )
     )
     rows = conn.execute(
         statement,
         {
             **params,
             "embedder": embedder,
+            "source": legs.lexicon_source(corpus, source),
             "terms": query.terms,
             "idf": query.idf,
-            "websearch": " or ".join(query.terms),
             "k1": legs.BM25_K1,
             "b": legs.BM25_B,
             "avgdl": query.avg_length,
@@ -114,6 +118,7 @@ def main() -> None:
         default="clusters",
         help="base sentences, as bench/search.py's --set (distinct: >= 20,000, <= 20 copies each)",
     )
+    parser.add_argument("--lexical-only", action="store_true", help="skip the semantic arms")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="legal-ai-lexical-") as tmp:
         pgdata = (args.home or Path(tmp)) / "pgdata"
@@ -162,7 +167,8 @@ def run(server: str, args: argparse.Namespace) -> dict:
             " AS bytes FROM lexical_postings"
         ).fetchone()
         result["lexical"] = lexical_arms(conn, terms, settings)
-        result["semantic_5pct"] = semantic_arms(conn, qvecs, inner, settings)
+        if not args.lexical_only:
+            result["semantic_5pct"] = semantic_arms(conn, qvecs, inner, settings)
     store.close()
     cache.close()
     return result
@@ -172,7 +178,10 @@ def lexical_arms(conn, terms: list[list[str]], settings: Settings) -> dict:
     out = {}
     for name, corpus, filters in (
         ("external", get_corpus("external"), Filters()),
+        ("style", get_corpus("style"), Filters()),
         ("style_5pct", get_corpus("style"), Filters(practice_area=AREA)),
+        ("style_95pct", get_corpus("style"), Filters(practice_area=MAJORITY)),
+        ("style_none", get_corpus("style"), Filters(practice_area="no such area")),
     ):
         source = corpus.sources[0]
         kwargs = {
@@ -182,17 +191,51 @@ def lexical_arms(conn, terms: list[list[str]], settings: Settings) -> dict:
         }
         for query in terms:  # warm both paths' pages
             legs.lexical(conn, corpus, source, filters, query, **kwargs)
-            previous_lexical(conn, corpus, source, filters, query, **kwargs)
-        new, old, same = [], [], 0
+            main_lexical(conn, corpus, source, filters, query, **kwargs)
+        new, old, lookup, same, full = [], [], [], 0, [0, 0]
+        read: dict[str, list[int]] = {"after_0051": [], "main_0043": []}
+        area = legs.postings_area(corpus, filters)
         for n, query in enumerate(terms):
-            arms = [(new, legs.lexical), (old, previous_lexical)]
+            arms = [(new, legs.lexical), (old, main_lexical)]
+            order = arms if n % 2 else arms[::-1]
             got = [
                 timed(samples, leg, conn, corpus, source, filters, query, **kwargs)
-                for samples, leg in (arms if n % 2 else arms[::-1])
+                for samples, leg in order
             ]
+            if not n % 2:
+                got.reverse()
             same += got[0] == got[1]
-        out[name] = {"postings": percentiles(new), "previous": percentiles(old), "same_ids": same}
+            full[0] += len(got[0]) == settings.leg_window
+            full[1] += len(got[1]) == settings.leg_window
+            # The first round trip alone (the lexicon, and the counts within the filter), and
+            # the postings each path scores (not timed).
+            budget = kwargs["budget"]
+            timed(lookup, legs.lexical_query, conn, corpus, source, query, budget, area)
+            for arm, within in (("after_0051", area), ("main_0043", None)):
+                kept = legs.lexical_query(conn, corpus, source, query, budget, within)
+                read[arm].append(postings_read(conn, corpus, source, kept, within))
+        out[name] = {
+            "after_0051": {**percentiles(new), "full_window": full[0]},
+            "main_0043": {**percentiles(old), "full_window": full[1]},
+            "after_0051_first_round_trip": percentiles(lookup),
+            "postings_scored_p50_p95": {
+                arm: [int(statistics.median(v)), sorted(v)[int(round(0.95 * (len(v) - 1)))]]
+                for arm, v in read.items()
+            },
+            "same_ids": same,
+        }
     return out
+
+
+def postings_read(conn, corpus, source, kept, area) -> int:
+    """How many postings the scoring statement reads for these kept terms."""
+    if kept is None:
+        return 0
+    return conn.execute(
+        "SELECT count(*) AS n FROM lexical_postings WHERE source = %s AND term = ANY(%s)"
+        " AND (%s::text IS NULL OR practice_area = %s)",
+        (legs.lexicon_source(corpus, source), kept.terms, area, area),
+    ).fetchone()["n"]
 
 
 def semantic_arms(conn, qvecs: list[np.ndarray], inner: E5Local, settings: Settings) -> dict:

@@ -298,6 +298,17 @@ CREATE FUNCTION public.apply_role_grants_reads_before_0043() RETURNS text[]
 $$;
 
 --
+-- Name: apply_role_grants_reads_before_0051(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_reads_before_0051() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT apply_role_grants_reads_before_0043() || ARRAY['lexical_postings']
+$$;
+
+--
 -- Name: apply_role_grants_writes_before_0038(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -510,6 +521,21 @@ CREATE FUNCTION public.apply_role_grants_writes_before_0046() RETURNS TABLE(gran
         ('legal_ai_chair', 'lexical_postings', 'DELETE', NULL::text[]),
         ('legal_ai_worker', 'lexical_postings', 'INSERT', NULL::text[]),
         ('legal_ai_worker', 'lexical_postings', 'DELETE', NULL::text[])) AS v
+$$;
+
+--
+-- Name: apply_role_grants_writes_before_0051(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_writes_before_0051() RETURNS TABLE(grantee text, table_name text, privilege text, columns text[])
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT * FROM apply_role_grants_writes_before_0046()
+    UNION ALL
+    SELECT * FROM (VALUES
+        ('legal_ai_chair', 'original_files', 'SELECT', NULL::text[]),
+        ('legal_ai_chair', 'draft_originals', 'SELECT', NULL::text[])) AS v
 $$;
 
 --
@@ -1587,47 +1613,132 @@ BEGIN
 END $$;
 
 --
+-- Name: lexical_area_df_apply(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lexical_area_df_apply() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO lexical_area_df AS a (source, term, practice_area, df)
+            SELECT source, term, practice_area, count(*) FROM new_rows GROUP BY 1, 2, 3
+            ON CONFLICT (source, term, practice_area) DO UPDATE SET df = a.df + EXCLUDED.df;
+    ELSIF TG_OP = 'DELETE' THEN
+        UPDATE lexical_area_df a SET df = a.df - o.n
+            FROM (SELECT source, term, practice_area, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) o
+            WHERE a.source = o.source AND a.term = o.term AND a.practice_area = o.practice_area;
+    ELSE
+        INSERT INTO lexical_area_df AS a (source, term, practice_area, df)
+            SELECT source, term, practice_area, sum(d) FROM (
+                SELECT source, term, practice_area, 1 AS d FROM new_rows
+                UNION ALL SELECT source, term, practice_area, -1 FROM old_rows) c
+            GROUP BY 1, 2, 3 HAVING sum(d) <> 0
+            ON CONFLICT (source, term, practice_area) DO UPDATE SET df = a.df + EXCLUDED.df;
+    END IF;
+    IF TG_OP <> 'INSERT' THEN
+        DELETE FROM lexical_area_df a
+            USING (SELECT DISTINCT source, term, practice_area FROM old_rows) o
+            WHERE a.source = o.source AND a.term = o.term AND a.practice_area = o.practice_area
+              AND a.df <= 0;
+    END IF;
+    RETURN NULL;
+END $$;
+
+--
 -- Name: lexical_postings_apply(); Type: FUNCTION; Schema: public; Owner: -
 --
 
 CREATE FUNCTION public.lexical_postings_apply() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
+    AS $_$
 DECLARE
     part text := TG_ARGV[0];
+    -- Where the units take their practice area from: the item table and the column naming it.
+    item_table text := CASE TG_TABLE_NAME WHEN 'document_chunks' THEN 'documents'
+                            WHEN 'case_law_chunks' THEN 'case_law'
+                            WHEN 'case_law_principles' THEN 'case_law'
+                            WHEN 'digest_chunks' THEN 'digests' END;
+    parent text := CASE item_table WHEN 'documents' THEN 'document_id'
+                        WHEN 'case_law' THEN 'case_law_id' WHEN 'digests' THEN 'digest_id' END;
     old_source text := CASE WHEN part = '' THEN quote_literal(TG_TABLE_NAME)
                             ELSE quote_literal(TG_TABLE_NAME || '_') || ' || o.' || quote_ident(part) END;
     new_source text := CASE WHEN part = '' THEN quote_literal(TG_TABLE_NAME)
                             ELSE quote_literal(TG_TABLE_NAME || '_') || ' || n.' || quote_ident(part) END;
-    -- An update that leaves a unit's statistics and partition alone leaves its postings alone.
+    -- The item's practice area ('' for none, for an item gone: its own delete removed them).
+    old_area text := CASE WHEN item_table IS NULL THEN quote_literal('')
+                          ELSE format('coalesce((SELECT i.practice_area FROM %I i WHERE i.id = o.%I), %L)',
+                                      item_table, parent, '') END;
+    new_area text := CASE WHEN item_table IS NULL THEN quote_literal('')
+                          ELSE format('coalesce((SELECT i.practice_area FROM %I i WHERE i.id = n.%I), %L)',
+                                      item_table, parent, '') END;
+    -- An update that leaves a unit's statistics, partition and item alone leaves its postings.
     same text := format('n.id = o.id AND n.term_freqs = o.term_freqs'
-                        ' AND n.token_count = o.token_count AND %s = %s', old_source, new_source);
+                        ' AND n.token_count = o.token_count AND %s = %s%s', old_source, new_source,
+                        CASE WHEN item_table IS NULL THEN ''
+                             ELSE format(' AND n.%1$I = o.%1$I', parent) END);
 BEGIN
     IF TG_OP IN ('DELETE', 'UPDATE') THEN
         EXECUTE format(
             'DELETE FROM lexical_postings p USING ('
-            '  SELECT %s AS source, o.id, w.key AS term FROM old_rows o, jsonb_each(o.term_freqs) w'
-            '  WHERE %s) g'
-            ' WHERE p.source = g.source AND p.term = g.term AND p.unit_id = g.id',
-            old_source,
+            '  SELECT %s AS source, %s AS area, o.id, w.key AS term'
+            '  FROM old_rows o, jsonb_each(o.term_freqs) w WHERE %s) g'
+            ' WHERE p.source = g.source AND p.term = g.term AND p.practice_area = g.area'
+            ' AND p.unit_id = g.id',
+            old_source, old_area,
             CASE WHEN TG_OP = 'UPDATE'
                  THEN format('NOT EXISTS (SELECT 1 FROM new_rows n WHERE %s)', same)
                  ELSE 'true' END);
     END IF;
     IF TG_OP IN ('INSERT', 'UPDATE') THEN
         EXECUTE format(
-            'INSERT INTO lexical_postings (source, term, unit_id, tf, token_count)'
-            ' SELECT %s, w.key, n.id, (w.value)::integer, n.token_count'
+            'INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)'
+            ' SELECT %s, w.key, %s, n.id, (w.value)::integer, n.token_count'
             ' FROM new_rows n, jsonb_each_text(n.term_freqs) w'
-            ' WHERE (w.value)::integer > 0 AND %s ORDER BY 1, 2, 3',
-            new_source,
+            ' WHERE (w.value)::integer > 0 AND %s ORDER BY 1, 2, 3, 4',
+            new_source, new_area,
             CASE WHEN TG_OP = 'UPDATE'
                  THEN format('NOT EXISTS (SELECT 1 FROM old_rows o WHERE %s)', same)
                  ELSE 'true' END);
     END IF;
     RETURN NULL;
-END $$;
+END $_$;
+
+--
+-- Name: lexical_postings_item(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lexical_postings_item() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+DECLARE
+    old_area text := coalesce(OLD.practice_area, '');
+    new_area text := CASE WHEN TG_OP = 'UPDATE' THEN coalesce(NEW.practice_area, '') END;
+    unit record;
+BEGIN
+    FOR unit IN SELECT * FROM (VALUES
+        ('documents', 'document_chunks', 'document_id', 'corpus'),
+        ('case_law', 'case_law_chunks', 'case_law_id', 'source_kind'),
+        ('case_law', 'case_law_principles', 'case_law_id', 'source_kind'),
+        ('digests', 'digest_chunks', 'digest_id', '')) AS v(item_table, unit_table, parent, part)
+        WHERE v.item_table = TG_TABLE_NAME
+    LOOP
+        EXECUTE format(
+            CASE WHEN TG_OP = 'DELETE' THEN 'DELETE FROM lexical_postings p USING %1$I u,'
+                 ELSE 'UPDATE lexical_postings p SET practice_area = $2 FROM %1$I u,' END
+            || ' jsonb_object_keys(u.term_freqs) w(term)'
+               ' WHERE u.%2$I = $1 AND p.source = %3$s AND p.term = w.term'
+               ' AND p.practice_area = $3 AND p.unit_id = u.id',
+            unit.unit_table, unit.parent,
+            CASE WHEN unit.part = '' THEN quote_literal(unit.unit_table)
+                 ELSE quote_literal(unit.unit_table || '_') || ' || u.' || quote_ident(unit.part) END)
+        USING OLD.id, new_area, old_area;
+    END LOOP;
+    RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NULL END;
+END $_$;
 
 --
 -- Name: lexical_postings_rebuild(); Type: FUNCTION; Schema: public; Owner: -
@@ -1638,22 +1749,30 @@ CREATE FUNCTION public.lexical_postings_rebuild() RETURNS void
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 BEGIN
+    DELETE FROM lexical_area_df;
     DELETE FROM lexical_postings;
-    INSERT INTO lexical_postings
-        SELECT 'document_chunks_' || u.corpus, w.key, u.id, (w.value)::integer, u.token_count
-        FROM document_chunks u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
-    INSERT INTO lexical_postings
-        SELECT 'case_law_chunks_' || u.source_kind, w.key, u.id, (w.value)::integer, u.token_count
-        FROM case_law_chunks u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
-    INSERT INTO lexical_postings
-        SELECT 'case_law_principles_' || u.source_kind, w.key, u.id, (w.value)::integer,
+    INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)
+        SELECT 'document_chunks_' || u.corpus, w.key, coalesce(i.practice_area, ''), u.id,
+               (w.value)::integer, u.token_count
+        FROM document_chunks u LEFT JOIN documents i ON i.id = u.document_id,
+             jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)
+        SELECT 'case_law_chunks_' || u.source_kind, w.key, coalesce(i.practice_area, ''), u.id,
+               (w.value)::integer, u.token_count
+        FROM case_law_chunks u LEFT JOIN case_law i ON i.id = u.case_law_id,
+             jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)
+        SELECT 'case_law_principles_' || u.source_kind, w.key, coalesce(i.practice_area, ''),
+               u.id, (w.value)::integer, u.token_count
+        FROM case_law_principles u LEFT JOIN case_law i ON i.id = u.case_law_id,
+             jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)
+        SELECT 'digest_chunks', w.key, coalesce(i.practice_area, ''), u.id, (w.value)::integer,
                u.token_count
-        FROM case_law_principles u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
-    INSERT INTO lexical_postings
-        SELECT 'digest_chunks', w.key, u.id, (w.value)::integer, u.token_count
-        FROM digest_chunks u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
-    INSERT INTO lexical_postings
-        SELECT 'case_precedents', w.key, u.id, (w.value)::integer, u.token_count
+        FROM digest_chunks u LEFT JOIN digests i ON i.id = u.digest_id,
+             jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
+    INSERT INTO lexical_postings (source, term, practice_area, unit_id, tf, token_count)
+        SELECT 'case_precedents', w.key, '', u.id, (w.value)::integer, u.token_count
         FROM case_precedents u, jsonb_each_text(u.term_freqs) w WHERE (w.value)::integer > 0;
 END $$;
 
@@ -2325,7 +2444,7 @@ CREATE FUNCTION public.role_read_tables() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT apply_role_grants_reads_before_0043() || ARRAY['lexical_postings']
+    SELECT apply_role_grants_reads_before_0051() || ARRAY['lexical_area_df']
 $$;
 
 --
@@ -2336,11 +2455,17 @@ CREATE FUNCTION public.role_write_grants() RETURNS TABLE(grantee text, table_nam
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    SELECT * FROM apply_role_grants_writes_before_0046()
+    SELECT * FROM apply_role_grants_writes_before_0051()
     UNION ALL
     SELECT * FROM (VALUES
-        ('legal_ai_chair', 'original_files', 'SELECT', NULL::text[]),
-        ('legal_ai_chair', 'draft_originals', 'SELECT', NULL::text[])) AS v
+        ('legal_ai_chair', 'lexical_postings', 'UPDATE', ARRAY['practice_area']),
+        ('legal_ai_worker', 'lexical_postings', 'UPDATE', ARRAY['practice_area']),
+        ('legal_ai_chair', 'lexical_area_df', 'INSERT', NULL::text[]),
+        ('legal_ai_chair', 'lexical_area_df', 'UPDATE', NULL::text[]),
+        ('legal_ai_chair', 'lexical_area_df', 'DELETE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'INSERT', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'UPDATE', NULL::text[]),
+        ('legal_ai_worker', 'lexical_area_df', 'DELETE', NULL::text[])) AS v
 $$;
 
 --
@@ -4158,6 +4283,17 @@ CREATE TABLE public.lesson_categories (
 );
 
 --
+-- Name: lexical_area_df; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.lexical_area_df (
+    source text NOT NULL,
+    term text NOT NULL,
+    practice_area text NOT NULL,
+    df integer NOT NULL
+);
+
+--
 -- Name: lexical_postings; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4167,6 +4303,7 @@ CREATE TABLE public.lexical_postings (
     unit_id bigint NOT NULL,
     tf integer NOT NULL,
     token_count integer NOT NULL,
+    practice_area text DEFAULT ''::text NOT NULL,
     CONSTRAINT lexical_postings_tf_check CHECK ((tf > 0)),
     CONSTRAINT lexical_postings_token_count_check CHECK ((token_count >= 0))
 );
@@ -5374,11 +5511,11 @@ ALTER TABLE ONLY public.lesson_categories
     ADD CONSTRAINT lesson_categories_pkey PRIMARY KEY (category);
 
 --
--- Name: lexical_postings lexical_postings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+-- Name: lexical_area_df lexical_area_df_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
-ALTER TABLE ONLY public.lexical_postings
-    ADD CONSTRAINT lexical_postings_pkey PRIMARY KEY (source, term, unit_id) INCLUDE (tf, token_count);
+ALTER TABLE ONLY public.lexical_area_df
+    ADD CONSTRAINT lexical_area_df_pkey PRIMARY KEY (source, term, practice_area);
 
 --
 -- Name: lexicon lexicon_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -6031,6 +6168,12 @@ CREATE INDEX jobs_ready_idx ON public.jobs USING btree (run_after) WHERE (status
 CREATE INDEX learning_audit_request_idx ON public.learning_audit USING btree (request_id) WHERE (request_id IS NOT NULL);
 
 --
+-- Name: lexical_postings_term_area; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX lexical_postings_term_area ON public.lexical_postings USING btree (source, term, practice_area, unit_id) INCLUDE (tf, token_count);
+
+--
 -- Name: model_calls_job_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -6463,6 +6606,18 @@ CREATE TRIGGER case_law_principles_reopen BEFORE UPDATE OF review_status ON publ
 CREATE TRIGGER case_law_principles_term_stats BEFORE INSERT OR UPDATE OF analyzed ON public.case_law_principles FOR EACH ROW EXECUTE FUNCTION public.unit_term_stats();
 
 --
+-- Name: case_law case_law_refile_postings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_refile_postings AFTER UPDATE ON public.case_law FOR EACH ROW WHEN ((old.practice_area IS DISTINCT FROM new.practice_area)) EXECUTE FUNCTION public.lexical_postings_item();
+
+--
+-- Name: case_law case_law_unfile_postings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER case_law_unfile_postings BEFORE DELETE ON public.case_law FOR EACH ROW EXECUTE FUNCTION public.lexical_postings_item();
+
+--
 -- Name: case_law case_law_versions; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6643,6 +6798,18 @@ CREATE TRIGGER digest_chunks_touch_upd AFTER UPDATE ON public.digest_chunks REFE
 CREATE TRIGGER digests_contract BEFORE INSERT OR UPDATE ON public.digests FOR EACH ROW EXECUTE FUNCTION public.item_contract('digest_chunks', 'digest_id', 'digests');
 
 --
+-- Name: digests digests_refile_postings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER digests_refile_postings AFTER UPDATE ON public.digests FOR EACH ROW WHEN ((old.practice_area IS DISTINCT FROM new.practice_area)) EXECUTE FUNCTION public.lexical_postings_item();
+
+--
+-- Name: digests digests_unfile_postings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER digests_unfile_postings BEFORE DELETE ON public.digests FOR EACH ROW EXECUTE FUNCTION public.lexical_postings_item();
+
+--
 -- Name: digests digests_versions; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -6745,10 +6912,22 @@ CREATE TRIGGER documents_contract BEFORE INSERT OR UPDATE ON public.documents FO
 CREATE TRIGGER documents_practice_area_to_chunks AFTER UPDATE ON public.documents FOR EACH ROW WHEN ((old.practice_area IS DISTINCT FROM new.practice_area)) EXECUTE FUNCTION public.documents_practice_area_to_chunks();
 
 --
+-- Name: documents documents_refile_postings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER documents_refile_postings AFTER UPDATE ON public.documents FOR EACH ROW WHEN ((old.practice_area IS DISTINCT FROM new.practice_area)) EXECUTE FUNCTION public.lexical_postings_item();
+
+--
 -- Name: documents documents_style_gate; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER documents_style_gate BEFORE INSERT OR DELETE OR UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.style_documents_gate();
+
+--
+-- Name: documents documents_unfile_postings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER documents_unfile_postings BEFORE DELETE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.lexical_postings_item();
 
 --
 -- Name: documents documents_versions; Type: TRIGGER; Schema: public; Owner: -
@@ -6827,6 +7006,24 @@ CREATE TRIGGER learning_audit_no_truncate BEFORE TRUNCATE ON public.learning_aud
 --
 
 CREATE TRIGGER learning_audit_record BEFORE INSERT ON public.learning_audit FOR EACH ROW EXECUTE FUNCTION public.audit_record();
+
+--
+-- Name: lexical_postings lexical_postings_df_del; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER lexical_postings_df_del AFTER DELETE ON public.lexical_postings REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_area_df_apply();
+
+--
+-- Name: lexical_postings lexical_postings_df_ins; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER lexical_postings_df_ins AFTER INSERT ON public.lexical_postings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_area_df_apply();
+
+--
+-- Name: lexical_postings lexical_postings_df_upd; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER lexical_postings_df_upd AFTER UPDATE ON public.lexical_postings REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.lexical_area_df_apply();
 
 --
 -- Name: methodology_profile_versions methodology_profile_versions_append_only; Type: TRIGGER; Schema: public; Owner: -

@@ -9,15 +9,17 @@ corpus's scope predicate, and sees only searchable items and fresh units.
   `עע"מ 1234/05`), matched exactly against the items' statute section (`eid`, `law_title`) or case
   number; each matching item contributes its first chunk, in the order the query names them.
 - lexical: BM25 over the selective query terms' postings (`lexical_postings`: each unit's term
-  frequency and token count, kept by triggers), with idf and average length from the `lexicon`
-  tables; unfiltered, the best-scored units checked one by one until the window is full;
-  filtered, one join with the filter's rows.
+  frequency, token count and practice area, kept by triggers), with idf and average length from
+  the `lexicon` tables; under a practice-area filter only its postings are read and counted;
+  the best-scored units checked one by one until the window is full, or, under another
+  filter, one join with the filter's rows.
 
 The filters (which each corpus honours, and their predicate) are retrieval/filters.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from contextlib import nullcontext
@@ -240,22 +242,43 @@ class LexicalQuery:
 
 
 def lexical_query(
-    conn: Conn, corpus: Corpus, source: Source, terms: list[str], budget: int
+    conn: Conn,
+    corpus: Corpus,
+    source: Source,
+    terms: list[str],
+    budget: int,
+    practice_area: str | None = None,
 ) -> LexicalQuery | None:
     """The query terms worth matching in this table, with their idf. Terms absent from the
     table are dropped; the rest are kept rarest first while their summed document frequency
     stays within `budget` (the rarest is always kept). This bounds the rows BM25 must score and
-    drops the common words that rank nothing. None when no term occurs in the table."""
+    drops the common words that rank nothing. Under a `practice_area` the budget is counted
+    within it (migration 0051): a term's frequency there is the units of that practice area
+    holding it (`lexical_area_df`), terms absent there are dropped, and the rest kept rarest
+    there first (ties: rarest in the table, then the term); idf and the average length stay
+    the table's. None when no term occurs (in the area)."""
     if not terms:
         return None
     key = lexicon_source(corpus, source)
-    # One round trip on the hot path: the table's size beside each present term's frequency.
+    # One round trip on the hot path: the table's size beside each present term's frequency
+    # (and, filtered, its frequency within the practice area).
+    within = sql.SQL(
+        "coalesce((SELECT a.df FROM lexical_area_df a WHERE a.source = s.source"
+        " AND a.term = l.term AND a.practice_area = %(area)s), 0)"
+        if practice_area is not None
+        else "l.df"
+    )
     found = conn.execute(
-        "SELECT l.term, l.df, s.units, s.tokens FROM lexicon_size s"
-        " JOIN lexicon l ON l.source = s.source AND l.term = ANY(%s) AND l.df > 0"
-        " WHERE s.source = %s AND s.units > 0 ORDER BY l.df, l.term",
-        (terms, key),
+        sql.SQL(
+            "SELECT l.term, l.df, {} AS within, s.units, s.tokens FROM lexicon_size s"
+            " JOIN lexicon l ON l.source = s.source AND l.term = ANY(%(terms)s) AND l.df > 0"
+            " WHERE s.source = %(source)s AND s.units > 0"
+        ).format(within),
+        {"terms": terms, "source": key, "area": practice_area},
     ).fetchall()
+    found = sorted(
+        (r for r in found if r["within"] > 0), key=lambda r: (r["within"], r["df"], r["term"])
+    )
     if not found:
         return None
     size = found[0]
@@ -264,19 +287,20 @@ def lexical_query(
     idf: list[float] = []
     total = 0
     for row in found:
-        if kept and total + row["df"] > budget:
+        if kept and total + row["within"] > budget:
             break
         kept.append(row["term"])
         idf.append(math.log(1 + (units - row["df"] + 0.5) / (row["df"] + 0.5)))
-        total += row["df"]
+        total += row["within"]
     return LexicalQuery(kept, idf, max(size["tokens"] / units, 1.0))
 
 
-# Unfiltered, nearly every best-scored unit is eligible: each is checked by its primary key in
-# score order (a scalar subquery, kept in the sorted order) until the window is full. Filtered,
-# the scored units are joined with the filter's own rows once (the planner picks the side to
-# start from: a selective filter reads only its rows), then sorted: the check per unit would
-# visit about twenty scored units per hit under a 5 % filter.
+# Unfiltered (or filtered by practice area alone, which the postings hold), nearly every
+# best-scored unit is eligible: each is checked by its primary key in score order (a scalar
+# subquery, kept in the sorted order) until the window is full. Filtered otherwise, the scored
+# units are joined with the filter's own rows once (the planner picks the side to start from:
+# a selective filter reads only its rows), then sorted: the check per unit would visit about
+# twenty scored units per hit under a 5 % filter.
 _UNFILTERED = sql.SQL(
     "ORDER BY score DESC, id OFFSET 0)"
     " SELECT s.id FROM scored s"
@@ -294,6 +318,14 @@ def filtered(filters: Filters) -> bool:
     return any(value is not None for value in filters.__dict__.values())
 
 
+def postings_area(corpus: Corpus, filters: Filters) -> str | None:
+    """The practice area the lexical leg reads the postings of (None: every one): the filter's,
+    where the corpus filters by it (its items carry it; the postings carry their item's)."""
+    if "practice_area" in corpus.columns and corpus.item_table is not None:
+        return filters.practice_area
+    return None
+
+
 def lexical(
     conn: Conn,
     corpus: Corpus,
@@ -307,23 +339,27 @@ def lexical(
 ) -> list[int]:
     """Unit ids holding any selective analyzed query term, ranked by BM25, best first. The
     scores come from the kept terms' postings alone (`lexical_postings`, migration 0043: term,
-    unit, term frequency and token count in one covering index, read in term order without
-    touching a unit's row); the scope, freshness and filters are checked after scoring
-    (`_UNFILTERED`, `_FILTERED`)."""
-    query = lexical_query(conn, corpus, source, terms, budget)
+    practice area, unit, term frequency and token count in one covering index, read in term
+    order without touching a unit's row); under a practice-area filter only that area's
+    postings are read, counted and scored (0051); the scope, freshness and other filters are
+    checked after scoring (`_UNFILTERED`, `_FILTERED`)."""
+    area = postings_area(corpus, filters)
+    query = lexical_query(conn, corpus, source, terms, budget, area)
     if query is None:
         return []
     where, params = filter_sql(corpus, filters)
+    rest = filtered(dataclasses.replace(filters, practice_area=None) if area else filters)
     statement = sql.SQL(
         "WITH qt AS (SELECT * FROM unnest(%(terms)s::text[], %(idf)s::float8[]) AS t(term, idf)),"
         " scored AS (SELECT p.unit_id AS id, sum(qt.idf * p.tf * (%(k1)s + 1)"
         "   / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.token_count / %(avgdl)s))) AS score"
-        "   FROM qt JOIN lexical_postings p ON p.source = %(source)s AND p.term = qt.term"
+        "   FROM qt JOIN lexical_postings p ON p.source = %(source)s AND p.term = qt.term{area}"
         "   GROUP BY p.unit_id {rest}"
     ).format(
-        rest=(_FILTERED if filtered(filters) else _UNFILTERED).format(
+        area=sql.SQL(" AND p.practice_area = %(postings_area)s" if area else ""),
+        rest=(_FILTERED if rest else _UNFILTERED).format(
             src=_from(corpus, source), where=where, unit=_unit_predicates(source)
-        )
+        ),
     )
     rows = conn.execute(
         statement,
@@ -331,6 +367,7 @@ def lexical(
             **params,
             "embedder": embedder,
             "source": lexicon_source(corpus, source),
+            "postings_area": area,
             "terms": query.terms,
             "idf": query.idf,
             "k1": BM25_K1,
