@@ -36,16 +36,16 @@ FINGERPRINT = {
 
 
 @pytest.fixture
-def proposals(desk_app):
+def proposals(app):
     """The home's proposals folder, emptied before and after (the home is the session's)."""
-    folder = fingerprint_review.folder(desk_app)
+    folder = fingerprint_review.folder(app)
     shutil.rmtree(folder, ignore_errors=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
-def distiller(desk_app):
+def distiller(app):
     """The learning engine's App and a scripted distiller that describes her prose."""
 
     def answer(request: dict, path: str) -> Reply:
@@ -53,8 +53,8 @@ def distiller(desk_app):
             return Reply(json=FINGERPRINT)
         return Reply(status=400)
 
-    engine = desk_app.acting_as(system_principal("learning-engine"))
-    quick = desk_app.settings.model_copy(update={"model_retries": 0, "model_timeout_s": 10})
+    engine = app.acting_as(system_principal("learning-engine"))
+    quick = app.settings.model_copy(update={"model_retries": 0, "model_timeout_s": 10})
     with scripted_openai(answer) as server:
         spec = parse_spec(f"openai:fingerprint-model@{server.url}", "LEGAL_AI_DISTILLER")
         yield engine, make_model(spec, quick, recorder(engine))

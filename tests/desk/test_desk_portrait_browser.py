@@ -32,7 +32,7 @@ def test_fingerprint_and_portrait_on_a_laptop_and_a_phone(
     page,
     desk,
     tmp_path,
-    proposals,
+    proposals,  # noqa: F811
     distiller,  # noqa: F811
 ):
     written(desk.legal, tmp_path, *distiller)
