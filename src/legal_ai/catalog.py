@@ -242,6 +242,11 @@ PYTHON: dict[str, Entry] = {
     "style.no_finals": _e("אין עדיין החלטות סופיות במאגר; העלי קודם את ההחלטות שלך"),
     "citation.not_candidate": _e("פסק הדין שנבחר אינו אחת האפשרויות של הציטוט; טעני את הדף מחדש"),
     "methodology.edit": _e("השינוי במתודולוגיה אינו תקין", "changes"),
+    "methodology.stale": _e(
+        "המתודולוגיה נשמרה בינתיים בגרסה חדשה (אולי בלשונית אחרת); לא נשמר דבר — טעני את הדף מחדש"
+    ),
+    "fingerprint.item": _e("הפריט אינו בהצעה הזו; טעני את הדף מחדש"),
+    "fingerprint.decided": _e("כבר הכרעת בפריט הזה; טעני את הדף מחדש"),
     "treatment.target": _e("בחרי את פסק הדין או את מספר התיק (אחד מהם)"),
     # lessons, principles and the panels
     "lesson.substance_chair": _e("לקח מהותי מוכרע רק בידייך"),

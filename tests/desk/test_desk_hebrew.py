@@ -162,6 +162,9 @@ PAGES = (
     "/training/voice",
     "/training/enrichment",
     "/training/metadata",
+    "/training/fingerprint",
+    "/training/portrait",
+    "/training/portrait?type=plan",
     "/audit",
     "/cases",
     "/cases/" + quote(factories.records()[0]["case_number"], safe=""),  # the world's case

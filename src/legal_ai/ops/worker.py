@@ -12,14 +12,16 @@ import time
 from collections.abc import Callable, Mapping
 
 from ..app import App
+from ..auth import system_principal
 from ..errors import AppError, StoreError
 from ..ingest import ocr_jobs
 from ..jobqueue import worker_id
 from ..knowledge import curator, voice
 from ..learning.arrival import enrichment
-from ..learning.engine import Stages
+from ..learning.engine import Stages, configured
 from ..learning.engine import jobs as learning_jobs
 from ..learning.lessons import distill, panel
+from ..learning.lessons import proposal_review as fingerprint_review
 from ..learning.principles import jobs as principle_jobs
 from ..learning.principles import synthesis
 from ..store import synthesis as synthesis_store
@@ -116,6 +118,7 @@ def _pass(
     )
     settled += _synthesize(app, echo)
     settled += _voice(app, echo)
+    settled += _fingerprint(app, echo)
     # Then the scheduled jobs that are due (ops/scheduler.py: each once, one process at a time).
     settled += _scheduled(app, worker, echo)
     return settled, report["pending"] + extracted["pending"] + scanned["pending"]
@@ -206,3 +209,27 @@ def _scheduled(app: App, worker: str, echo: Callable[[str], None]) -> int:
     """The scheduled jobs due now (ops/scheduler.py), run one after another; a failing job is
     recorded and retried later and never stops the worker."""
     return scheduler.worker_pass(app, worker=worker, echo=echo)
+
+
+def _fingerprint(app: App, echo: Callable[[str], None]) -> int:
+    """The voice-fingerprint proposal the chair asked for on the desk
+    (learning/lessons/proposal_review.py), when LEGAL_AI_DISTILLER is set; without it the request
+    waits and her page says what to set."""
+    if fingerprint_review.request_state(app)["requested"] is None:
+        return 0
+    engine = app.acting_as(system_principal("learning-engine"))
+    try:
+        model = configured(engine).distiller
+    except AppError as exc:
+        echo(f"voice fingerprint: {exc}")
+        return 0
+    if model is None:
+        return 0
+    result = fingerprint_review.run_requested(engine, model)
+    if result is None:
+        return 0
+    if "failed" in result:
+        echo(f"voice fingerprint: {result['failed']}")
+    else:
+        echo(f"voice fingerprint: proposal written to {result['markdown_path']}")
+    return 1

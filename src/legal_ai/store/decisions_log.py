@@ -28,7 +28,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "update_canonical",
         "edit_canonical_statement",
     ),
-    "methodology": ("promote", "edit_methodology"),
+    "methodology": ("promote", "edit_methodology", "dismiss_fingerprint"),
     "enrichment": ("enrichment",),
     "citations": ("citation_linked", "citations_moved", "review_treatment"),
     "voice": ("voice_document",),

@@ -367,6 +367,18 @@ def approved_lessons(conn: Conn, appeal_type: str | None, outcome: str | None) -
     ).fetchall()
 
 
+def approved_lessons_any_outcome(conn: Conn, appeal_type: str) -> list[dict]:
+    """Approved lessons that reach the writer for this appeal type in any outcome (the general
+    ones and the type's): the chair's style portrait lists them, each with its outcome."""
+    return conn.execute(
+        "SELECT l.id, l.category, c.kind, l.text, l.block, l.appeal_type, l.outcome, l.source,"
+        " l.reviewed_by, l.folded_into, l.case_number FROM decision_lessons l"
+        " JOIN lesson_categories c USING (category) WHERE l.review_status = 'approved'"
+        " AND (l.appeal_type IS NULL OR l.appeal_type = %s) ORDER BY l.id",
+        (appeal_type,),
+    ).fetchall()
+
+
 def lesson_pool_size(conn: Conn) -> int:
     return one(
         conn.execute("SELECT count(*) AS n FROM decision_lessons WHERE review_status = 'approved'")

@@ -1,7 +1,8 @@
 """Lessons and their gate: distilled from a pair (distill, evidence), the style panel and its votes,
 audit and reliability (panel, lesson_panel, panel_audit, panel_stats), the chair's review and
 promotion into the methodology (lessons, promotion), her feedback and the lessons proposed from
-it (feedback, feedback_lessons), and the voice-fingerprint proposals (voice_proposals).
+it (feedback, feedback_lessons), and the voice-fingerprint proposals and her decisions on their items (voice_proposals,
+proposal_review).
 
 The face below is what the rest of the package may import from this room; its other modules
 are its own."""
@@ -14,6 +15,7 @@ from . import (
     panel,
     panel_audit,
     panel_stats,
+    proposal_review,
     voice_proposals,
 )
 from .distill import changed_blocks, find_span, word_diff
@@ -34,6 +36,7 @@ __all__ = [
     "panel_audit",
     "panel_stats",
     "promote",
+    "proposal_review",
     "rebuild",
     "record",
     "review",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ...auth import require_chair
-from ...errors import InvalidInput, NotFound
+from ...errors import Conflict, InvalidInput, NotFound
 from ...store import drafts_lessons as store
 from ...store import methodology_versions as versions_store
 from ...store import migrations
@@ -199,8 +199,19 @@ def _profile_key(appeal_type: str) -> str:
     return vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type", required=True)
 
 
-def edit(app: Context, appeal_type: str, changes: dict, *, reason: str = "edit") -> dict:
-    """Replace the given top-level keys of a profile (the chair's edit), as a new version."""
+def edit(
+    app: Context,
+    appeal_type: str,
+    changes: dict,
+    *,
+    reason: str = "edit",
+    expected_version: int | None = None,
+    details: dict | None = None,
+) -> dict:
+    """Replace the given top-level keys of a profile (the chair's edit), as a new version.
+    `expected_version`: the version the chair saw; saved since (another tab): Stale-like
+    Conflict, nothing written. `details`: what else the audit row records (where the change
+    came from: a voice-fingerprint item she adopted)."""
     require_chair(app.principal, "editing the methodology")
     actor = app.principal.actor
     reason = vocab.free_text(reason, "reason", required=False, max_chars=2000) or "edit"
@@ -210,6 +221,12 @@ def edit(app: Context, appeal_type: str, changes: dict, *, reason: str = "edit")
         row = store.get_profile(conn, appeal_type, lock=True)
         if row is None:
             raise NotFound(f"no methodology profile {appeal_type!r}")
+        if expected_version is not None and row["version"] != expected_version:
+            raise Conflict(
+                f"the {appeal_type} methodology was saved as version {row['version']} meanwhile"
+                f" (you saw version {expected_version}); nothing was saved: reload",
+                code="methodology.stale",
+            )
         profile = {**row["profile"], **changes}
         saved = store.save_profile(conn, appeal_type, profile, actor, reason)
         store.audit(
@@ -217,7 +234,12 @@ def edit(app: Context, appeal_type: str, changes: dict, *, reason: str = "edit")
             actor,
             "edit_methodology",
             None,
-            {"appeal_type": appeal_type, "keys": sorted(changes), "version": saved["version"]},
+            {
+                **(details or {}),
+                "appeal_type": appeal_type,
+                "keys": sorted(changes),
+                "version": saved["version"],
+            },
         )
     return {"appeal_type": appeal_type, "version": saved["version"], "profile": saved["profile"]}
 

@@ -15,7 +15,9 @@ what a later ruling did to one of the library's), health_technical (/health: wha
 per case, the uploads), learning (/learning),
 methodology (/methodology: the profiles' editor, versions, diff, restore), reminders (/reminders:
 stale cases and the scheduled jobs), corpus (/system/corpus: what the library holds, by kind and
-year). Beside them what a page needs that is not a route:
+year), fingerprint (/training/fingerprint: the voice-fingerprint proposals, adopted item by item
+into the methodology or dismissed), portrait (/training/portrait: everything of her style that
+reaches the writer, each part with where she withdraws it). Beside them what a page needs that is not a route:
 review_queue (the queue's items, lanes, filters and order), review_page (its page and
 what it says after a decision), methodology_form (the profile as form fields and
 back), pages_hebrew (the upkeep's reasons and refused uploads in Hebrew), menu (the six menu
@@ -55,9 +57,11 @@ from . import (
 )
 from .corpus import routes as corpus
 from .enrichment import routes as enrichment
+from .fingerprint import routes as fingerprint
 from .messages import said, technical
 from .metadata import routes as metadata
 from .pages_hebrew import too_large
+from .portrait import routes as portrait
 from .reminders import routes as reminders
 
 
@@ -82,6 +86,8 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     methodology.routes(api, signed_in)
     reminders(api, signed_in)  # /reminders: stale cases and the scheduled jobs
     corpus(api, signed_in)  # /system/corpus: what the library holds, by kind and year
+    fingerprint(api, signed_in)  # /training/fingerprint: the voice-fingerprint proposals
+    portrait(api, signed_in)  # /training/portrait: everything of her style the writer reads
     _html_errors(api)
 
 

@@ -208,6 +208,7 @@ ACTION = {
     "enrichment": "העשרת החלטה",
     "promote": "קידום לקחים למתודולוגיה",
     "edit_methodology": "עריכת המתודולוגיה",
+    "dismiss_fingerprint": "פריט מהצעת תיאור הקול נדחה",
     "panel_failed": "הפאנל לא הכריע",
     "corroborate": "אזכור נוסף",
     "mark": "סימון",
@@ -350,6 +351,27 @@ RECHECK = {
 GOLD_TREND = {"up": "משתפרת", "down": "יורדת", "steady": "יציבה"}
 
 # A final's upload on the desk, stage by stage (learning/pairs/finals.STAGES; web/desk/final_uploads.py).
+# The parts of a voice-fingerprint proposal (learning/lessons/voice_proposals.py's fields), in her words.
+FINGERPRINT_FIELD = {
+    "sentence_rhythm": "קצב המשפטים ובנייתם",
+    "openings": "פתיחות",
+    "transitions": "ביטויי מעבר",
+    "language_register": "משלב הלשון",
+    "other": "עוד מאפיין",
+}
+# What learning/checks/purity.py found (Finding.rule), in her words.
+PURITY_RULE = {
+    "ruling_citation": "הפניה לפסק דין",
+    "statute_citation": "הפניה לחוק",
+    "case_number": "מספר תיק",
+    "plan_or_parcel": "מספר תכנית או חלקה",
+    "date": "תאריך",
+    "amount": "סכום",
+    "number": "מספר",
+    "address": "כתובת",
+    "name": "שם של צד או אדם",
+    "holding": "הלכה",
+}
 UPLOAD_STAGE = {
     "received": "הקובץ התקבל",
     "reading": "קריאת הקובץ",
@@ -410,6 +432,8 @@ TABLES: dict[str, dict[str, str]] = {
     "block": dict(BLOCK_LABELS),
     "upload_stage": UPLOAD_STAGE,
     "upload_stage_state": UPLOAD_STAGE_STATE,
+    "fingerprint_field": FINGERPRINT_FIELD,
+    "purity_rule": PURITY_RULE,
 }
 # An id a table lacks is shown as its kind's general word, never as itself.
 FALLBACK = {
