@@ -248,8 +248,7 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
         ) from None
     except _Overflow:
         raise UnsupportedFile(
-            f"{path}: the PDF's text with its word boxes is over {_size(limits.text_bytes)} "
-            "and was not read; "
+            f"{path}: the PDF's text is over {_size(limits.text_bytes)} and was not read; "
             "split the file",
             code="file.too_long",
             field="file",
