@@ -6,6 +6,10 @@ of the Hebrew reading that holds a digit is cut out of the page picture and read
 words of a page in one Tesseract process (a list of pictures). That reading is visual, left to
 right: its pieces are put back in logical order (`(א)146` is `146(א)`, `.10` is `10.`) and its
 digits replace the Hebrew reading's (a Hebrew prefix such as `ל-` stays the Hebrew reading's).
+Where the Hebrew model boxed only part of a number and left the rest of it unboxed, the box is
+widened over that empty stretch of the line (`widened`); the pieces of a number it split are
+joined and read as one, and each piece on its own too (`kept_apart`: apart where the number
+model sees a space, marked where the two readings differ).
 The measurements behind each choice: docs/benchmarks.md (OCR).
 
 A number is never silently wrong: a number token whose reading is doubtful — its confidence
@@ -32,6 +36,10 @@ _CORE = re.compile(r"\d+(?:[/.,:\-]\d+)*")
 _PURE = re.compile(r"[\d/.,:\-()]+")
 _PIECE = re.compile(r"[\d/.,:\-]+")  # a piece of a split number: no letter, no bracket
 JOIN_SHARE = 1.6  # pieces of one number: at most this share of the line's median space apart
+# A number's box is widened over an empty stretch of its line wider than this share of the
+# line's median space, by at most this many of its heights (`widened`).
+WIDEN_SHARE = 2.0
+WIDEN_HEIGHTS = 8
 _SEPARATORS = "./,:-"
 # d.m.yyyy with a colon for one of its dots (never a time: hh:mm has no year after it)
 _MIXED_DATE = re.compile(r"(?<![\d.:])(\d{1,2})[.:](\d{1,2})[.:](\d{4})(?![\d.:])")
@@ -50,6 +58,7 @@ class Word:
     text: str
     checked: float | None = None
     doubtful: bool = False
+    pieces: tuple[Word, ...] = ()  # a joined word's pieces, in Tesseract's order (`joined`)
 
     @property
     def number_confidence(self) -> float:
@@ -149,7 +158,8 @@ def joined(words: list[Word]) -> list[Word]:
     out = []
     for i, word in enumerate(words):
         if i in groups:
-            out.append(_union([words[k] for k in groups[i]]))
+            union = _union([words[k] for k in groups[i]])
+            out.append(replace(union, pieces=tuple(words[k] for k in sorted(groups[i]))))
         elif i not in dropped:
             out.append(word)
     return out
@@ -187,6 +197,40 @@ def _union(pieces: list[Word]) -> Word:
         min(w.confidence for w in pieces),
         "".join(w.text for w in pieces),
     )
+
+
+def widened(words: list[Word], index: int) -> tuple[int, int, int, int]:
+    """The box to read word `index` again in: its own, widened on each side over an empty
+    stretch of its line wider than `WIDEN_SHARE` of the line's median space between words, up to
+    the neighbouring word (`PAD` short of it) and at most `WIDEN_HEIGHTS` of its height. The
+    Hebrew model keeps a word box over part of a number and leaves the rest unboxed (`9474/24`
+    read `4` in a box over its right end, nothing over `947`): the number model reads the whole
+    number there."""
+    word = words[index]
+    left, top, width, height = word.box
+    right = left + width
+    line = sorted((w for w in words if w.line == word.line), key=lambda w: w.box[0])
+    gaps = [_gap(a, b) for a, b in zip(line, line[1:], strict=False)]
+    spaces = [g for g in gaps if g > 0]
+    if not spaces:
+        return word.box
+    wide = WIDEN_SHARE * statistics.median(spaces)
+    reach = WIDEN_HEIGHTS * height
+    at = next(k for k, w in enumerate(line) if w is word)
+    if at > 0 and gaps[at - 1] > wide:
+        before = line[at - 1]
+        left = max(left - reach, before.box[0] + before.box[2] + PAD + 1)
+    if at < len(line) - 1 and gaps[at] > wide:
+        right = min(right + reach, line[at + 1].box[0] - PAD - 1)
+    return (left, top, max(right - left, width), height)
+
+
+def widened_checked(word: Word, box: tuple[int, int, int, int], read: Word) -> Word:
+    """A number read in a widened box (`box` wider than the word's): its digits other than the
+    Hebrew reading's are the widened box's alone, so the number is marked."""
+    if box != word.box and _CORE.findall(read.text) != _CORE.findall(word.text):
+        return replace(read, doubtful=True)
+    return read
 
 
 def candidates(words: list[Word]) -> list[int]:
@@ -249,6 +293,28 @@ def checked(
     if text == word.text and not doubtful:  # the two readings agree
         confidence = max(confidence, word.confidence)
     return replace(word, text=text, checked=round(confidence, 1), doubtful=doubtful)
+
+
+def kept_apart(
+    word: Word,
+    whole: list[tuple[str, float]],
+    again: list[tuple[str, float]],
+    apart: list[list[tuple[str, float]]],
+) -> list[Word]:
+    """A joined word (`word.pieces`) after its number readings: `whole` and `again` its box read
+    as scanned and binarized, `apart` each piece's own box read. Where the number model sees a
+    space in the joined box (two words or more: `2025` and `20` side by side, not one number)
+    the pieces stay apart, each with its own reading — where each word the model sees holds two
+    digits at least (`1 1` in the box of a paragraph's `11.` is one number spaced); otherwise the joined word is taken, and
+    marked when its pieces read apart give other digits (never silently taken)."""
+    if len(whole) > 1 and all(sum(c.isdigit() for c in text) >= 2 for text, _ in whole):
+        return [checked(piece, read) for piece, read in zip(word.pieces, apart, strict=True)]
+    one = checked(word, whole, again)
+    visual = sorted(zip(word.pieces, apart, strict=True), key=lambda p: p[0].box[0])
+    pieces = logical("".join(text for _, read in visual for text, _ in read))
+    if whole and _CORE.findall(_dotted(pieces)) != _CORE.findall(_dotted(logical(whole[0][0]))):
+        one = replace(one, doubtful=True)
+    return [one]
 
 
 def parse_pieces(tsv: str) -> dict[int, list[tuple[str, float]]]:
