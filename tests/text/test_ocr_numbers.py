@@ -156,9 +156,24 @@ def test_a_thousands_separator_the_hebrew_reading_mirrored_still_joins():
     assert [w.text for w in numbers.joined(line)] == ["בשטח", ",1200", "מטר"]
 
 
-def test_a_number_box_is_widened_over_an_empty_stretch_of_its_line_only():
-    # left to right; spaces of 20 px between the line's words, 240 px left of the number, where
-    # the Hebrew model boxed only the number's right end (`9474/24` read `4`)
+def test_a_number_box_is_widened_over_the_ink_beside_it_up_to_a_word_space():
+    # columns of a line's band, left to right: a word, a 15-column space, `94` (inside the
+    # neighbour's box), glyph gaps of 4 columns, then `74/24` whose right end alone is boxed
+    ink = "#" * 40 + "." * 15 + "##.####....###.####....#####...####" + "." * 20 + "###"
+    dark = [c == "#" for c in ink]
+    boxed = (len(ink) - 26 - 10, len(ink) - 23)  # the box over `24`
+    assert numbers.ink_reach(dark, *boxed, height=40) == (55, len(ink) - 23)
+    # a number with a word space on each side keeps its box
+    alone = [c == "#" for c in "###" + "." * 15 + "#####" + "." * 15 + "###"]
+    assert numbers.ink_reach(alone, 18, 23, height=40) == (18, 23)
+    assert numbers.ink_reach(dark, *boxed, height=40, sides=(False, True)) == boxed
+    # at most WIDEN_HEIGHTS of its height
+    solid = [True] * 1000
+    assert numbers.ink_reach(solid, 500, 510, height=10)[0] == 500 - numbers.WIDEN_HEIGHTS * 10
+
+
+def test_only_a_side_beside_an_empty_stretch_of_the_line_is_widened():
+    # left to right; spaces of 20 px between the line's words, 240 px left of the number
     line = [
         _word(80, 200, "(עע״מ"),
         _word(520, 60, "4"),
@@ -166,12 +181,8 @@ def test_a_number_box_is_widened_over_an_empty_stretch_of_its_line_only():
         _word(780, 200, "הוועדה"),
         _word(1000, 150, "המקומית"),
     ]
-    left = 80 + 200 + numbers.PAD + 1  # up to the neighbour, PAD short of its ink
-    assert numbers.widened(line, 1) == (left, 100, 580 - left, 40)
-    assert numbers.widened(line, 3) == line[3].box  # its spaces are the line's: as it was
-    # at most WIDEN_HEIGHTS of the word's height
-    far = [_word(0, 50, "א"), _word(900, 60, "4"), _word(980, 80, "ב"), _word(1080, 80, "ג")]
-    assert numbers.widened(far, 1)[0] == 900 - numbers.WIDEN_HEIGHTS * 40
+    assert numbers.open_sides(line, 1) == (True, False)
+    assert numbers.open_sides(line, 3) == (False, False)  # its spaces are the line's
 
 
 @needs_tesseract

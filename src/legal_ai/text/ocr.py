@@ -233,8 +233,8 @@ def _number_words(
 ) -> list[numbers.Word]:
     """The words holding digits read again by the number model (text/ocr_numbers.py), the
     pieces of a number the Hebrew model split joined first; each cut out of the page's picture
-    twice — as scanned and binarized (`_binarized`), its box widened over an empty stretch of
-    its line (`numbers.widened`) — a joined word's pieces once more each on its own
+    twice — as scanned and binarized (`_binarized`), its box widened over the ink beside it
+    (`_inked`) — a joined word's pieces once more each on its own
     (`numbers.kept_apart`), and all read in one Tesseract process. The words as they were when
     that model is not installed or the reading fails."""
     binary = _binary(settings)
@@ -265,7 +265,7 @@ def _number_words(
 
     # per candidate: its box (a lone word's widened) as scanned and binarized, then a joined
     # word's pieces
-    boxes = {i: joined[i].box if joined[i].pieces else numbers.widened(joined, i) for i in chosen}
+    boxes = {i: joined[i].box if joined[i].pieces else _inked(picture, joined, i) for i in chosen}
     pictures = [
         (
             crop(boxes[i], ("grey", "binary")),
@@ -307,6 +307,19 @@ def _number_words(
             one = numbers.checked(joined[i], whole, again)
             read[i] = [numbers.widened_checked(joined[i], boxes[i], one)]
     return [w for i, word in enumerate(joined) for w in read.get(i, [word])]
+
+
+def _inked(picture, words: list[numbers.Word], index: int) -> tuple[int, int, int, int]:
+    """Word `index`'s box widened over the ink beside it on its band of the page, on a side where
+    an empty stretch of its line stands (`numbers.open_sides`, `numbers.ink_reach`): a column is
+    inked when three pixels of it at least are dark (a speck is not a glyph)."""
+    left, top, width, height = words[index].box
+    sides = numbers.open_sides(words, index)
+    if not any(sides):
+        return words[index].box
+    dark = ((picture[max(0, top) : top + height] < 128).sum(axis=0) >= 3).tolist()
+    start, end = numbers.ink_reach(dark, left, left + width, height, sides)
+    return (start, top, end - start, height)
 
 
 def _binarized(crop):

@@ -6,8 +6,8 @@ of the Hebrew reading that holds a digit is cut out of the page picture and read
 words of a page in one Tesseract process (a list of pictures). That reading is visual, left to
 right: its pieces are put back in logical order (`(א)146` is `146(א)`, `.10` is `10.`) and its
 digits replace the Hebrew reading's (a Hebrew prefix such as `ל-` stays the Hebrew reading's).
-Where the Hebrew model boxed only part of a number and left the rest of it unboxed, the box is
-widened over that empty stretch of the line (`widened`); the pieces of a number it split are
+Where the Hebrew model boxed only part of a number, the box is widened over the ink beside it up
+to a word space (`ink_reach`); the pieces of a number it split are
 joined and read as one, and each piece on its own too (`kept_apart`: apart where the number
 model sees a space, marked where the two readings differ).
 The measurements behind each choice: docs/benchmarks.md (OCR).
@@ -36,10 +36,14 @@ _CORE = re.compile(r"\d+(?:[/.,:\-]\d+)*")
 _PURE = re.compile(r"[\d/.,:\-()]+")
 _PIECE = re.compile(r"[\d/.,:\-]+")  # a piece of a split number: no letter, no bracket
 JOIN_SHARE = 1.6  # pieces of one number: at most this share of the line's median space apart
-# A number's box is widened over an empty stretch of its line wider than this share of the
-# line's median space, by at most this many of its heights (`widened`).
-WIDEN_SHARE = 2.0
+# A number's box is widened over the ink beside it up to a blank run of this share of its
+# height (a word space; the gaps between a number's glyphs are narrower), by at most this many of
+# its heights (`ink_reach`).
+SPACE_SHARE = 0.3
 WIDEN_HEIGHTS = 8
+# ... only on a side where the gap to the neighbouring word is wider than this share of the
+# line's median space (`open_sides`): elsewhere the Hebrew model boxed the whole number.
+WIDEN_SHARE = 2.0
 _SEPARATORS = "./,:-"
 # d.m.yyyy with a colon for one of its dots (never a time: hh:mm has no year after it)
 _MIXED_DATE = re.compile(r"(?<![\d.:])(\d{1,2})[.:](\d{1,2})[.:](\d{4})(?![\d.:])")
@@ -199,30 +203,43 @@ def _union(pieces: list[Word]) -> Word:
     )
 
 
-def widened(words: list[Word], index: int) -> tuple[int, int, int, int]:
-    """The box to read word `index` again in: its own, widened on each side over an empty
-    stretch of its line wider than `WIDEN_SHARE` of the line's median space between words, up to
-    the neighbouring word (`PAD` short of it) and at most `WIDEN_HEIGHTS` of its height. The
-    Hebrew model keeps a word box over part of a number and leaves the rest unboxed (`9474/24`
-    read `4` in a box over its right end, nothing over `947`): the number model reads the whole
-    number there."""
+def open_sides(words: list[Word], index: int) -> tuple[bool, bool]:
+    """Whether word `index` stands beside an empty stretch of its line on its left and on its
+    right: a gap to the neighbouring word wider than `WIDEN_SHARE` of the line's median space
+    between words, where the Hebrew model left part of a number unboxed."""
     word = words[index]
-    left, top, width, height = word.box
-    right = left + width
     line = sorted((w for w in words if w.line == word.line), key=lambda w: w.box[0])
     gaps = [_gap(a, b) for a, b in zip(line, line[1:], strict=False)]
     spaces = [g for g in gaps if g > 0]
     if not spaces:
-        return word.box
+        return False, False
     wide = WIDEN_SHARE * statistics.median(spaces)
-    reach = WIDEN_HEIGHTS * height
     at = next(k for k, w in enumerate(line) if w is word)
-    if at > 0 and gaps[at - 1] > wide:
-        before = line[at - 1]
-        left = max(left - reach, before.box[0] + before.box[2] + PAD + 1)
-    if at < len(line) - 1 and gaps[at] > wide:
-        right = min(right + reach, line[at + 1].box[0] - PAD - 1)
-    return (left, top, max(right - left, width), height)
+    return (at > 0 and gaps[at - 1] > wide, at < len(line) - 1 and gaps[at] > wide)
+
+
+def ink_reach(
+    dark: list[bool], left: int, right: int, height: int, sides: tuple[bool, bool] = (True, True)
+) -> tuple[int, int]:
+    """The columns [left, right) of a number word's box widened over the ink beside it on the
+    page (`dark`: whether each column of the word's band holds ink) up to the first blank run
+    of a word space (`SPACE_SHARE` of its height) on each side `sides` allows (`open_sides`), by
+    at most `WIDEN_HEIGHTS` of its height. The Hebrew model keeps a box over part of a number and leaves the rest unboxed or
+    inside its neighbour's box (`9474/24` read `4` over its right end, `94` inside the box of
+    `אלמוני` beside it): the number model reads the whole number there."""
+    space = max(2, round(SPACE_SHARE * height))
+    reach = WIDEN_HEIGHTS * height
+    start, blank, x = left, 0, left - 1
+    while sides[0] and x >= max(0, left - reach) and blank < space:
+        blank = 0 if dark[x] else blank + 1
+        start = x if dark[x] else start
+        x -= 1
+    end, blank, x = right, 0, right
+    while sides[1] and x < min(len(dark), right + reach) and blank < space:
+        blank = 0 if dark[x] else blank + 1
+        end = x + 1 if dark[x] else end
+        x += 1
+    return start, end
 
 
 def widened_checked(word: Word, box: tuple[int, int, int, int], read: Word) -> Word:
