@@ -6,6 +6,7 @@ come back right, and a number read with low confidence is marked, never silently
 import os
 import shutil
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,109 @@ def test_a_thousands_separator_the_hebrew_reading_mirrored_still_joins():
         _word(20, 150, "מטר"),
     ]
     assert [w.text for w in numbers.joined(line)] == ["בשטח", ",1200", "מטר"]
+
+
+def test_a_number_box_is_widened_over_the_ink_beside_it_up_to_a_word_space():
+    # columns of a line's band, left to right: a word, a 15-column space, `94` (inside the
+    # neighbour's box), glyph gaps of 4 columns, then `74/24` whose right end alone is boxed
+    ink = "#" * 40 + "." * 15 + "##.####....###.####....#####...####" + "." * 20 + "###"
+    dark = [c == "#" for c in ink]
+    boxed = (len(ink) - 26 - 10, len(ink) - 23)  # the box over `24`
+    assert numbers.ink_reach(dark, *boxed, height=40) == (55, len(ink) - 23)
+    # a number with a word space on each side keeps its box
+    alone = [c == "#" for c in "###" + "." * 15 + "#####" + "." * 15 + "###"]
+    assert numbers.ink_reach(alone, 18, 23, height=40) == (18, 23)
+    assert numbers.ink_reach(dark, *boxed, height=40, sides=(False, True)) == boxed
+    # at most WIDEN_HEIGHTS of its height
+    solid = [True] * 1000
+    assert numbers.ink_reach(solid, 500, 510, height=10)[0] == 500 - numbers.WIDEN_HEIGHTS * 10
+
+
+def test_only_a_side_beside_an_empty_stretch_of_the_line_is_widened():
+    # left to right; spaces of 20 px between the line's words, 240 px left of the number
+    line = [
+        _word(80, 200, "(עע״מ"),
+        _word(520, 60, "4"),
+        _word(600, 160, "אלמוני"),
+        _word(780, 200, "הוועדה"),
+        _word(1000, 150, "המקומית"),
+    ]
+    assert numbers.open_sides(line, 1) == (True, False)
+    assert numbers.open_sides(line, 3) == (False, False)  # its spaces are the line's
+
+
+@needs_tesseract
+def test_the_whole_number_is_read_where_the_hebrew_model_boxed_part_of_it(tmp_path):
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(factories.hebrew_font()), 40)
+    picture = Image.new("L", (1600, 100), 255)
+    draw = ImageDraw.Draw(picture)
+    # a right-to-left line in visual order, the words 24 px apart
+    x, boxes = 40, []
+    for text in ("מ״עע)", "9474/24", "ינומלא", "הדעווה", "תימוקמה"):
+        boxes.append(draw.textbbox((x, 20), text, font=font))
+        draw.text((x, 20), text, font=font, fill=0)
+        x = boxes[-1][2] + 24
+    image = tmp_path / "line.pgm"
+    picture.save(image)
+    top, bottom = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    words = [
+        numbers.Word((1, 1, 1), (b[0], top, b[2] - b[0], bottom - top), 92.0, t)
+        for b, t in zip(boxes, ("(עע״מ", "4", "אלמוני", "הוועדה", "המקומית"), strict=True)
+    ]
+    number = boxes[1]
+    part = number[2] - (number[2] - number[0]) // 3  # the Hebrew model's box over `/24` only
+    words[1] = replace(words[1], box=(part, top, number[2] - part, bottom - top))
+    read = ocr._number_words(image, words, Settings(), tmp_path)
+    assert read[1].text == "9474/24"
+    assert read[1].doubtful  # digits the Hebrew reading did not have: marked, not silently taken
+
+
+def test_a_joined_number_is_kept_apart_where_the_number_model_sees_a_space():
+    left, right = _word(100, 100, "2025"), _word(260, 50, "5-", confidence=40.0)
+    joined = numbers.Word((1, 1, 1), (100, 100, 210, 40), 40.0, "20255-", pieces=(right, left))
+    # read as two words in the joined box: each piece with its own reading
+    apart = numbers.kept_apart(
+        joined, [("2025", 90.0), ("20", 90.0)], [], [[("20", 91.0)], [("2025", 92.0)]]
+    )
+    assert [w.text for w in apart] == ["20", "2025"]
+    # read as one word: taken, and marked where the pieces read apart (left to right on the
+    # page: the left piece's reading first) give other digits
+    one = numbers.kept_apart(
+        joined, [("9.5.2025", 90.0)], [("9.5.2025", 90.0)], [[(".5.", 80.0)], [("2025", 92.0)]]
+    )
+    assert [w.text for w in one] == ["9.5.2025"] and one[0].doubtful
+    same = numbers.kept_apart(
+        joined, [("9.5.2025", 90.0)], [("9.5.2025", 90.0)], [[("2025", 92.0)], [("9.5.", 80.0)]]
+    )
+    assert [w.text for w in same] == ["9.5.2025"] and not same[0].doubtful
+
+
+@needs_tesseract
+def test_two_numbers_joined_by_the_hebrew_reading_are_read_apart_on_the_crop(tmp_path):
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(factories.hebrew_font()), 40)
+    picture = Image.new("L", (800, 100), 255)
+    draw = ImageDraw.Draw(picture)
+    boxes = []
+    for x, text in ((60, "2025"), (330, "20")):
+        boxes.append(draw.textbbox((x, 20), text, font=font))
+        draw.text((x, 20), text, font=font, fill=0)
+    image = tmp_path / "line.pgm"
+    picture.save(image)
+    top, bottom = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    pieces = tuple(
+        numbers.Word((1, 1, 1), (b[0], top, b[2] - b[0], bottom - top), 60.0, t)
+        for b, t in zip(reversed(boxes), ("-20", "2025"), strict=True)
+    )
+    union = numbers.Word(
+        (1, 1, 1),
+        (boxes[0][0], top, boxes[1][2] - boxes[0][0], bottom - top),
+        60.0,
+        "2025-20",
+        pieces=pieces,
+    )
+    read = ocr._number_words(image, [union], Settings(), tmp_path)
+    assert sorted(numbers.numbers(" ".join(w.text for w in read))) == ["20", "2025"]

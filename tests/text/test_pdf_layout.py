@@ -12,8 +12,9 @@ from collections import Counter
 import pytest
 
 import factories
-from legal_ai.text import blocks, citations, pdf_layout
-from legal_ai.text.extract import extract, join_pages, pdf_page_text
+from legal_ai.text import blocks, citations, pdf_layout, pdf_words
+from legal_ai.text.extract import extract, join_pages
+from legal_ai.text.hebrew import clean_text
 
 pytestmark = pytest.mark.filterwarnings("ignore:Dimensions for page format A5")
 
@@ -109,6 +110,11 @@ def test_paragraph_lines_are_joined_and_breaks_kept():
     ]
 
 
+def test_a_word_broken_after_its_opening_bracket_is_one_word_again():
+    page = f"27. {LONG} לפי סעיף 12ב(א)(\n3) לחוק."
+    assert pdf_layout.tidy([page]).pages[0] == f"27. {LONG} לפי סעיף 12ב(א)(3) לחוק."
+
+
 def test_a_paragraph_across_a_page_break_is_joined_and_page_offsets_kept():
     pages = [f"1. {LONG}\n{LONG} והמשיכה\n- 1 -", "לדון בה בישיבה נוספת.\n2. סוף.\n- 2 -"]
     layout = pdf_layout.tidy(pages)
@@ -139,11 +145,15 @@ def test_a_paged_final_reads_as_its_text(tmp_path, index):
         sorted(c.ref for c in citations.extract(t)) for t in (result.text, record["final_text"])
     ]
     assert refs[0] == refs[1]
-    raw = subprocess.run(
-        ["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True, check=True
-    ).stdout.split("\f")
+    bbox = subprocess.run(
+        ["pdftotext", "-bbox-layout", "-enc", "UTF-8", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    pages = [clean_text(p).strip("\n") for p in pdf_words.pages(bbox)]
     for number, start in enumerate(result.page_starts):
-        body = pdf_layout.tidy([pdf_page_text(p) for p in raw[:-1]]).pages[number]
+        body = pdf_layout.tidy(pages).pages[number]
         assert result.text[start:].startswith(body.split("\n")[0]), number
 
 

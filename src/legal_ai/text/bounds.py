@@ -31,7 +31,7 @@ class Limits:
     below what would exhaust the machine."""
 
     pdf_seconds: float = 120.0  # pdftotext's wall-clock time
-    text_bytes: int = 64 * 2**20  # pdftotext's output (UTF-8)
+    text_bytes: int = 64 * 2**20  # pdftotext's output: word boxes, ~20 bytes a character
     pdf_memory_bytes: int = 2 * 2**30  # pdftotext's address space (RLIMIT_AS)
     office_seconds: float = 90.0  # LibreOffice's conversion of a .doc/.rtf/.odt, wall clock
     docx_bytes: int = 256 * 2**20  # a DOCX's members, uncompressed, as its zip directory declares

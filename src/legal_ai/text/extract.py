@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import OverBound, UnsupportedFile
-from . import office, pdf_bidi, pdf_layout
+from . import office, pdf_bidi, pdf_layout, pdf_words
 from .bounds import LIMITS, Limits, check_characters, check_pages
 from .docx_reader import Unreadable, read_docx
 from .hebrew import clean_text
@@ -234,7 +234,7 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
             "(or apt-get install poppler-utils)"
         )
     # An absolute path: a file named "-x.pdf" must not be read as an option.
-    command = ["pdftotext", "-enc", "UTF-8", str(path.absolute()), "-"]
+    command = ["pdftotext", "-bbox-layout", "-enc", "UTF-8", str(path.absolute()), "-"]
     try:
         returncode, stdout, stderr = run_bounded(
             command, limits.pdf_seconds, limits.text_bytes, limits.pdf_memory_bytes
@@ -262,11 +262,10 @@ def _pdf(path: Path, limits: Limits = LIMITS) -> Extracted:
             code="file.unreadable",
             field="file",
         )
-    raw_pages = stdout.decode("utf-8", "replace").split("\f")
-    if raw_pages and not raw_pages[-1].strip():
-        raw_pages.pop()  # pdftotext ends the last page with a form feed too
+    # Each line from its word boxes, joined by the geometry and in logical order (pdf_words).
+    raw_pages = pdf_words.pages(stdout.decode("utf-8", "replace"))
     check_pages(len(raw_pages), limits)
-    pages = [pdf_page_text(page).strip("\n") for page in raw_pages]
+    pages = [clean_text(page).strip("\n") for page in raw_pages]
     layout = pdf_layout.tidy(pages)  # page furniture out, paragraphs joined
     text, starts = join_pages(layout.pages, layout.continued)
     if not text.strip():

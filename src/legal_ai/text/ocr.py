@@ -233,8 +233,10 @@ def _number_words(
 ) -> list[numbers.Word]:
     """The words holding digits read again by the number model (text/ocr_numbers.py), the
     pieces of a number the Hebrew model split joined first; each cut out of the page's picture
-    twice — as scanned and binarized (`_binarized`) — and all read in one Tesseract process. The
-    words as they were when that model is not installed or the reading fails."""
+    twice — as scanned and binarized (`_binarized`), its box widened over the ink beside it
+    (`_inked`) — a joined word's pieces once more each on its own
+    (`numbers.kept_apart`), and all read in one Tesseract process. The words as they were when
+    that model is not installed or the reading fails."""
     binary = _binary(settings)
     if binary is None or numbers.NUMBER_MODEL not in _probe(binary)[1]:
         return words
@@ -243,18 +245,34 @@ def _number_words(
     if not chosen:
         return words
     picture = _pgm(image)
-    names = []
-    for k, i in enumerate(chosen):
-        left, top, width, height = joined[i].box
-        pad = numbers.PAD
-        crop = picture[
+    names: list[str] = []
+    pad = numbers.PAD
+
+    def crop(box: tuple[int, int, int, int], variants: tuple[str, ...]) -> list[int]:
+        left, top, width, height = box
+        pixels = picture[
             max(0, top - pad) : top + height + pad, max(0, left - pad) : left + width + pad
         ]
-        for variant, pixels in (("grey", crop), ("binary", _binarized(crop))):
-            name = workdir / f"number-{k}-{variant}.pgm"
-            header = b"P5\n%d %d\n255\n" % (pixels.shape[1], pixels.shape[0])
-            name.write_bytes(header + pixels.tobytes())
+        at = []
+        for variant in variants:
+            shown = _binarized(pixels) if variant == "binary" else pixels
+            name = workdir / f"number-{len(names)}.pgm"
+            header = b"P5\n%d %d\n255\n" % (shown.shape[1], shown.shape[0])
+            name.write_bytes(header + shown.tobytes())
+            at.append(len(names))
             names.append(str(name))
+        return at
+
+    # per candidate: its box (a lone word's widened) as scanned and binarized, then a joined
+    # word's pieces
+    boxes = {i: joined[i].box if joined[i].pieces else _inked(picture, joined, i) for i in chosen}
+    pictures = [
+        (
+            crop(boxes[i], ("grey", "binary")),
+            [crop(piece.box, ("grey",))[0] for piece in joined[i].pieces],
+        )
+        for i in chosen
+    ]
     listing = workdir / "numbers.txt"
     listing.write_text("\n".join(names) + "\n", encoding="utf-8")
     command = _tesseract(
@@ -278,9 +296,30 @@ def _number_words(
     if code != 0:
         return words
     pieces = numbers.parse_pieces(out.decode("utf-8", "replace"))
-    for k, i in enumerate(chosen):
-        joined[i] = numbers.checked(joined[i], pieces.get(2 * k, []), pieces.get(2 * k + 1, []))
-    return joined
+    read: dict[int, list[numbers.Word]] = {}
+    for i, ((grey, binary), apart) in zip(chosen, pictures, strict=True):
+        whole, again = pieces.get(grey, []), pieces.get(binary, [])
+        if joined[i].pieces:
+            read[i] = numbers.kept_apart(
+                joined[i], whole, again, [pieces.get(a, []) for a in apart]
+            )
+        else:
+            one = numbers.checked(joined[i], whole, again)
+            read[i] = [numbers.widened_checked(joined[i], boxes[i], one)]
+    return [w for i, word in enumerate(joined) for w in read.get(i, [word])]
+
+
+def _inked(picture, words: list[numbers.Word], index: int) -> tuple[int, int, int, int]:
+    """Word `index`'s box widened over the ink beside it on its band of the page, on a side where
+    an empty stretch of its line stands (`numbers.open_sides`, `numbers.ink_reach`): a column is
+    inked when three pixels of it at least are dark (a speck is not a glyph)."""
+    left, top, width, height = words[index].box
+    sides = numbers.open_sides(words, index)
+    if not any(sides):
+        return words[index].box
+    dark = ((picture[max(0, top) : top + height] < 128).sum(axis=0) >= 3).tolist()
+    start, end = numbers.ink_reach(dark, left, left + width, height, sides)
+    return (start, top, end - start, height)
 
 
 def _binarized(crop):

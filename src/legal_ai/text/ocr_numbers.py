@@ -6,6 +6,10 @@ of the Hebrew reading that holds a digit is cut out of the page picture and read
 words of a page in one Tesseract process (a list of pictures). That reading is visual, left to
 right: its pieces are put back in logical order (`(א)146` is `146(א)`, `.10` is `10.`) and its
 digits replace the Hebrew reading's (a Hebrew prefix such as `ל-` stays the Hebrew reading's).
+Where the Hebrew model boxed only part of a number, the box is widened over the ink beside it up
+to a word space (`ink_reach`); the pieces of a number it split are
+joined and read as one, and each piece on its own too (`kept_apart`: apart where the number
+model sees a space, marked where the two readings differ).
 The measurements behind each choice: docs/benchmarks.md (OCR).
 
 A number is never silently wrong: a number token whose reading is doubtful — its confidence
@@ -32,6 +36,14 @@ _CORE = re.compile(r"\d+(?:[/.,:\-]\d+)*")
 _PURE = re.compile(r"[\d/.,:\-()]+")
 _PIECE = re.compile(r"[\d/.,:\-]+")  # a piece of a split number: no letter, no bracket
 JOIN_SHARE = 1.6  # pieces of one number: at most this share of the line's median space apart
+# A number's box is widened over the ink beside it up to a blank run of this share of its
+# height (a word space; the gaps between a number's glyphs are narrower), by at most this many of
+# its heights (`ink_reach`).
+SPACE_SHARE = 0.3
+WIDEN_HEIGHTS = 8
+# ... only on a side where the gap to the neighbouring word is wider than this share of the
+# line's median space (`open_sides`): elsewhere the Hebrew model boxed the whole number.
+WIDEN_SHARE = 2.0
 _SEPARATORS = "./,:-"
 # d.m.yyyy with a colon for one of its dots (never a time: hh:mm has no year after it)
 _MIXED_DATE = re.compile(r"(?<![\d.:])(\d{1,2})[.:](\d{1,2})[.:](\d{4})(?![\d.:])")
@@ -50,6 +62,7 @@ class Word:
     text: str
     checked: float | None = None
     doubtful: bool = False
+    pieces: tuple[Word, ...] = ()  # a joined word's pieces, in Tesseract's order (`joined`)
 
     @property
     def number_confidence(self) -> float:
@@ -149,7 +162,8 @@ def joined(words: list[Word]) -> list[Word]:
     out = []
     for i, word in enumerate(words):
         if i in groups:
-            out.append(_union([words[k] for k in groups[i]]))
+            union = _union([words[k] for k in groups[i]])
+            out.append(replace(union, pieces=tuple(words[k] for k in sorted(groups[i]))))
         elif i not in dropped:
             out.append(word)
     return out
@@ -187,6 +201,53 @@ def _union(pieces: list[Word]) -> Word:
         min(w.confidence for w in pieces),
         "".join(w.text for w in pieces),
     )
+
+
+def open_sides(words: list[Word], index: int) -> tuple[bool, bool]:
+    """Whether word `index` stands beside an empty stretch of its line on its left and on its
+    right: a gap to the neighbouring word wider than `WIDEN_SHARE` of the line's median space
+    between words, where the Hebrew model left part of a number unboxed."""
+    word = words[index]
+    line = sorted((w for w in words if w.line == word.line), key=lambda w: w.box[0])
+    gaps = [_gap(a, b) for a, b in zip(line, line[1:], strict=False)]
+    spaces = [g for g in gaps if g > 0]
+    if not spaces:
+        return False, False
+    wide = WIDEN_SHARE * statistics.median(spaces)
+    at = next(k for k, w in enumerate(line) if w is word)
+    return (at > 0 and gaps[at - 1] > wide, at < len(line) - 1 and gaps[at] > wide)
+
+
+def ink_reach(
+    dark: list[bool], left: int, right: int, height: int, sides: tuple[bool, bool] = (True, True)
+) -> tuple[int, int]:
+    """The columns [left, right) of a number word's box widened over the ink beside it on the
+    page (`dark`: whether each column of the word's band holds ink) up to the first blank run
+    of a word space (`SPACE_SHARE` of its height) on each side `sides` allows (`open_sides`), by
+    at most `WIDEN_HEIGHTS` of its height. The Hebrew model keeps a box over part of a number and leaves the rest unboxed or
+    inside its neighbour's box (`9474/24` read `4` over its right end, `94` inside the box of
+    `אלמוני` beside it): the number model reads the whole number there."""
+    space = max(2, round(SPACE_SHARE * height))
+    reach = WIDEN_HEIGHTS * height
+    start, blank, x = left, 0, left - 1
+    while sides[0] and x >= max(0, left - reach) and blank < space:
+        blank = 0 if dark[x] else blank + 1
+        start = x if dark[x] else start
+        x -= 1
+    end, blank, x = right, 0, right
+    while sides[1] and x < min(len(dark), right + reach) and blank < space:
+        blank = 0 if dark[x] else blank + 1
+        end = x + 1 if dark[x] else end
+        x += 1
+    return start, end
+
+
+def widened_checked(word: Word, box: tuple[int, int, int, int], read: Word) -> Word:
+    """A number read in a widened box (`box` wider than the word's): its digits other than the
+    Hebrew reading's are the widened box's alone, so the number is marked."""
+    if box != word.box and _CORE.findall(read.text) != _CORE.findall(word.text):
+        return replace(read, doubtful=True)
+    return read
 
 
 def candidates(words: list[Word]) -> list[int]:
@@ -249,6 +310,28 @@ def checked(
     if text == word.text and not doubtful:  # the two readings agree
         confidence = max(confidence, word.confidence)
     return replace(word, text=text, checked=round(confidence, 1), doubtful=doubtful)
+
+
+def kept_apart(
+    word: Word,
+    whole: list[tuple[str, float]],
+    again: list[tuple[str, float]],
+    apart: list[list[tuple[str, float]]],
+) -> list[Word]:
+    """A joined word (`word.pieces`) after its number readings: `whole` and `again` its box read
+    as scanned and binarized, `apart` each piece's own box read. Where the number model sees a
+    space in the joined box (two words or more: `2025` and `20` side by side, not one number)
+    the pieces stay apart, each with its own reading — where each word the model sees holds two
+    digits at least (`1 1` in the box of a paragraph's `11.` is one number spaced); otherwise the joined word is taken, and
+    marked when its pieces read apart give other digits (never silently taken)."""
+    if len(whole) > 1 and all(sum(c.isdigit() for c in text) >= 2 for text, _ in whole):
+        return [checked(piece, read) for piece, read in zip(word.pieces, apart, strict=True)]
+    one = checked(word, whole, again)
+    visual = sorted(zip(word.pieces, apart, strict=True), key=lambda p: p[0].box[0])
+    pieces = logical("".join(text for _, read in visual for text, _ in read))
+    if whole and _CORE.findall(_dotted(pieces)) != _CORE.findall(_dotted(logical(whole[0][0]))):
+        one = replace(one, doubtful=True)
+    return [one]
 
 
 def parse_pieces(tsv: str) -> dict[int, list[tuple[str, float]]]:

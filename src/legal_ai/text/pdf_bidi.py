@@ -43,6 +43,21 @@ def logical_line(line: str) -> str:
     return get_display(visual, base_dir="R")
 
 
+def right_to_left(ch: str) -> bool:
+    """A Hebrew or Arabic character (their blocks and presentation forms)."""
+    return "\u0590" <= ch <= "\u08ff" or "\ufb1d" <= ch <= "\ufefc"
+
+
+def logical_visual(visual: str, base: str = "R") -> str:
+    """A line in visual order (its characters as they stand from the page's left edge, as
+    text/pdf_words.py rebuilds one from pdftotext's word boxes) in logical order by the
+    bidirectional algorithm, in paragraph direction `base` (R, L). A left-to-right line with no
+    right-to-left character is already logical."""
+    if base == "L" and not any(right_to_left(ch) for ch in visual):
+        return visual
+    return get_display(visual, base_dir=base)
+
+
 def logical_page(raw: str) -> str:
     """A page of pdftotext's output, each line in logical order."""
     return "\n".join(logical_line(line) for line in raw.split("\n"))

@@ -16,9 +16,10 @@ page among them, and a hard line break wherever a paragraph wrapped. Over the li
   the next line's first word would not have fit the document's full line (`_Measure`) — and the
   next line does not start a numbered paragraph (`12.`, `א.`, `(3)`), is not a page number, and
   does not read as a heading (a short line without a closing mark, or ending in a colon) nor,
-  after a sentence's end, as a short line of its own (the signature's `ניתנה היום, ...`). A
-  blank line is a paragraph break and stays one. The last line of a page and the first of the
-  next are judged the same way (`Layout.continued`), so a paragraph broken by a page is one
+  after a sentence's end, as a short line of its own (the signature's `ניתנה היום, ...`). A line
+  ending in an opening bracket (`12ב(א)(`: a word broken after it) is joined to the next with no
+  space. A blank line is a paragraph break and stays one. The last line of a page and the first
+  of the next are judged the same way (`Layout.continued`), so a paragraph broken by a page is one
   paragraph again.
 
 A scan's pages (text/ocr.py) lose their furniture the same way, the repetition compared as OCR
@@ -54,6 +55,9 @@ PAGE_NUMBER = re.compile(
 )
 # A numbered paragraph or list item starts the line: 12. / 12) / א. / (3) / (ב)
 ITEM_START = re.compile(r"(?:\d{1,3}|[א-ת])[.)](?:\s|$)|\((?:\d{1,3}|[א-ת]{1,2})\)\s")
+# A line ending in an opening bracket was broken inside a word (a word processor may break
+# `12ב(א)(3)` after its last `(`): it continues on the next line with no space.
+OPENERS = ("(", "[")
 SENTENCE_END = re.compile(r"[.:;?!][\"'”׳״)]*$")
 _DIGITS = re.compile(r"\d+")
 
@@ -219,7 +223,9 @@ def _join_lines(lines: list[str], measure: _Measure) -> list[str]:
     previous = ""  # the last line as the page set it (out[-1] may hold several joined)
     for line in lines:
         line = line.strip()
-        if previous and line and measure.joins(previous, line):
+        if previous.endswith(OPENERS) and line:  # broken after `12ב(א)(`: one word
+            out[-1] = f"{out[-1]}{line}"
+        elif previous and line and measure.joins(previous, line):
             out[-1] = f"{out[-1]} {line}"
         else:
             out.append(line)
