@@ -297,8 +297,8 @@ def _number_words(
         return words
     pieces = numbers.parse_pieces(out.decode("utf-8", "replace"))
     read: dict[int, list[numbers.Word]] = {}
-    for i, ((grey, binary), apart) in zip(chosen, pictures, strict=True):
-        whole, again = pieces.get(grey, []), pieces.get(binary, [])
+    for i, ((grey, binarized), apart) in zip(chosen, pictures, strict=True):
+        whole, again = pieces.get(grey, []), pieces.get(binarized, [])
         if joined[i].pieces:
             read[i] = numbers.kept_apart(
                 joined[i], whole, again, [pieces.get(a, []) for a in apart]
