@@ -16,7 +16,7 @@ from ..errors import AppError, StoreError
 from ..ingest import ocr_jobs
 from ..jobqueue import worker_id
 from ..knowledge import curator, voice
-from ..learning import distill, enrichment, panel, principle_jobs, synthesis
+from ..learning import distill, enrichment, panel, principle_jobs, scanned_decisions, synthesis
 from ..learning import jobs as learning_jobs
 from ..learning.jobs import Stages
 from ..store import synthesis as synthesis_store
@@ -102,6 +102,12 @@ def _pass(
     for job in scanned["jobs"]:
         settled += 1
         echo(ocr_jobs.job_line(job))
+    # A draft or final uploaded as a scan, its scan now read: stored as a text upload would be.
+    decisions = scanned_decisions.run(app)
+    settled += len(decisions["done"]) + len(decisions["failed"])
+    said = scanned_decisions.line(decisions)
+    if said:
+        echo(said)
     # Then the principles of rulings and decisions that arrived (learning/principle_jobs).
     extracted = principle_jobs.run(app, worker=worker, should_stop=should_stop, environ=environ)
     for job in extracted["jobs"]:

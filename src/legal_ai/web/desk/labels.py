@@ -351,6 +351,7 @@ GOLD_TREND = {"up": "משתפרת", "down": "יורדת", "steady": "יציבה"
 # A final's upload on the desk, stage by stage (learning/finals.STAGES; web/desk/final_uploads.py).
 UPLOAD_STAGE = {
     "received": "הקובץ התקבל",
+    "ocr": "הקובץ הוא סריקה: ממתין לזיהוי הטקסט",
     "reading": "קריאת הקובץ",
     "indexing": "הכנה לחיפוש",
     "citations": "בדיקת האזכורים",
@@ -358,6 +359,14 @@ UPLOAD_STAGE = {
     "writing": "שמירה",
     "learning": "הועברה לתור הלמידה",
 }
+# A draft or final uploaded as a scan (learning/scanned_decisions.py; migration 0049).
+SCAN_STATUS = {
+    "waiting": "ממתינה לזיהוי הטקסט בסריקה",
+    "running": "הטקסט זוהה; נקלטת עכשיו",
+    "done": "נקלטה מהטקסט שזוהה בסריקה",
+    "failed": "לא נקלטה",
+}
+SCAN_KIND = {"draft": "טיוטה", "final": "החלטה חתומה"}
 UPLOAD_STAGE_STATE = {
     "done": "הושלם",
     "now": "מתבצע עכשיו",
@@ -408,6 +417,8 @@ TABLES: dict[str, dict[str, str]] = {
     "gold_trend": GOLD_TREND,
     "block": dict(BLOCK_LABELS),
     "upload_stage": UPLOAD_STAGE,
+    "scan_status": SCAN_STATUS,
+    "scan_kind": SCAN_KIND,
     "upload_stage_state": UPLOAD_STAGE_STATE,
 }
 # An id a table lacks is shown as its kind's general word, never as itself.
