@@ -163,7 +163,7 @@ PYTHON: dict[str, Entry] = {
     ),
     # a draft or final uploaded as a scan, stored once OCR has read it (scanned_decisions.py)
     "scan.ocr_failed": _e(
-        "זיהוי הטקסט בסריקה נכשל; ההחלטה לא נקלטה. העלי אותה שוב, או כקובץ DOCX כפי שנכתבה",
+        "זיהוי הטקסט בסריקה נכשל, ולכן דבר לא נקלט: העלי את הקובץ שוב, או כקובץ DOCX כפי שנכתב",
         "file",
     ),
     "scan.ocr_empty": _e("זיהוי הטקסט בסריקה לא מצא בה טקסט: סרקי את ההחלטה שוב, בבירור", "file"),
