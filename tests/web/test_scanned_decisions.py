@@ -107,6 +107,15 @@ def test_a_scanned_draft_and_final_through_the_api_wait_for_ocr_then_are_stored(
         LABELS.values()
     )
     assert draft["source_path"] == "upload:draft-scan.pdf"
+    # The draft's original (the case page's download) is the scan she sent, not its OCR text.
+    [kept] = _rows(
+        desk_app,
+        "SELECT o.file_sha256, o.file_name, o.content FROM draft_originals d"
+        " JOIN original_files o USING (file_sha256) WHERE d.draft_id = %s",
+        draft["id"],
+    )
+    assert kept["file_sha256"] == row["file_sha256"] and bytes(kept["content"]).startswith(b"%PDF")
+    assert kept["file_name"].endswith("draft-scan.pdf")  # as a text upload's is named
     [pair] = _rows(desk_app, "SELECT status FROM draft_final_pairs WHERE case_number = %s", CASE)
     assert pair["status"] == "draft_done"
     # Stored for the agent who uploaded, not for the worker that read the scan.
@@ -131,9 +140,18 @@ def test_a_scanned_draft_and_final_through_the_api_wait_for_ocr_then_are_stored(
     assert pair["status"] == "analyzed"
     [stored] = _rows(
         desk_app,
-        "SELECT content, decided_on FROM case_law WHERE case_number = %s",
+        "SELECT content, decided_on, file_sha256 FROM case_law WHERE case_number = %s",
         CASE,
     )
+    # Her final's file is the scan: its original kept under the scan's hash.
+    [scanned] = _rows(desk_app, "SELECT file_sha256 FROM decision_scans WHERE kind = 'final'")
+    assert stored["file_sha256"] == scanned["file_sha256"]
+    [original] = _rows(
+        desk_app,
+        "SELECT content FROM original_files WHERE file_sha256 = %s",
+        scanned["file_sha256"],
+    )
+    assert bytes(original["content"]).startswith(b"%PDF")
     assert ocr.character_accuracy(FINAL, stored["content"]) > 0.9
     assert str(stored["decided_on"]) == "2025-11-03"
     learning = _rows(
@@ -213,3 +231,33 @@ def test_her_scanned_final_cancelled_while_it_waits_leaves_nothing(chair, desk_a
     # The worker finds nothing to store; no final arrived.
     assert scanned_decisions.run(desk_app) == {"done": [], "failed": []}
     assert _rows(desk_app, "SELECT id FROM case_law WHERE case_number = %s", CASE) == []
+
+
+def test_her_scanned_draft_is_cancelled_from_its_page_an_agents_is_not(
+    chair, client, desk_app, tmp_path
+):
+    token = csrf_of(chair.get("/cases").text)
+    sent = chair.post(
+        "/cases/draft/upload",
+        data={"csrf": token, "case_number": CASE, **LABELS},
+        files={"file": ("draft-scan.pdf", _scan(tmp_path, "d.pdf", DRAFT), "application/pdf")},
+        follow_redirects=False,
+    )
+    page_href = sent.headers["location"]
+    page = chair.get(page_href).text
+    assert "ביטול ההעלאה" in text_of(page)
+    cancelled = chair.post(f"{page_href}/cancel", data={"csrf": csrf_of(page)})
+    assert cancelled.status_code == 200
+    assert "ההעלאה בוטלה; דבר לא נשמר" in text_of(cancelled.text)
+    assert _rows(desk_app, "SELECT id FROM decision_scans") == []
+    assert _rows(desk_app, "SELECT id FROM jobs WHERE kind = 'ocr'") == []
+    assert _rows(desk_app, "SELECT 1 FROM scanned_files") == []
+
+    # The agent's scanned draft: shown to her, but not hers to cancel.
+    answer = _api(client, "draft", AGENT, "agent-scan.pdf", _scan(tmp_path, "a.pdf", FINAL))
+    scan_id = answer.json()["scan_id"]
+    page = chair.get(f"/uploads/scan/{scan_id}").text
+    assert "ממתינה לזיהוי הטקסט בסריקה" in text_of(page) and "ביטול ההעלאה" not in text_of(page)
+    refused = chair.post(f"/uploads/scan/{scan_id}/cancel", data={"csrf": csrf_of(page)})
+    assert refused.status_code == 404
+    assert [r["id"] for r in _rows(desk_app, "SELECT id FROM decision_scans")] == [scan_id]

@@ -32,6 +32,7 @@ from ..auth import Principal
 from ..errors import AppError, Conflict, Forbidden
 from ..ingest import ocr_jobs
 from ..store import decision_scans as store
+from ..store import ocr as ocr_store
 from ..text import extract, ocr
 from . import drafts, finals
 from . import vocabulary as vocab
@@ -132,15 +133,20 @@ def or_queue(
         return queue(app, kind, case, path, given, source_name)
 
 
-def _store(view: Any, row: dict, text_path: Path) -> dict:
+def _store(view: Any, row: dict, text_path: Path, scan_path: Path | None) -> dict:
+    """The OCR text stored by the text upload's service; the scan, when still kept, as the
+    file she sent (the case page's original)."""
     fields = dict(row["fields"] or {})
+    named = {"source_name": row["source_name"], "original": scan_path}
     if row["kind"] == "draft":
-        return drafts.add_draft(
-            view, row["case_number"], text_path, source_name=row["source_name"], **fields
-        )
-    return finals.upload_final(
-        view, row["case_number"], text_path, source_name=row["source_name"], **fields
-    )
+        return drafts.add_draft(view, row["case_number"], text_path, **named, **fields)
+    return finals.upload_final(view, row["case_number"], text_path, **named, **fields)
+
+
+def _scan_bytes(app: Context, sha: str) -> bytes | None:
+    with app.store.transaction() as conn, app.store.as_login(conn):
+        kept = ocr_store.get_scan(conn, sha, with_pdf=True)
+    return bytes(kept["pdf"]) if kept else None
 
 
 def _one(app: Context, row: dict, ready: dict) -> tuple[dict | None, AppError | None]:
@@ -156,7 +162,11 @@ def _one(app: Context, row: dict, ready: dict) -> tuple[dict | None, AppError | 
         with tempfile.TemporaryDirectory(prefix="legal-ai-scan-") as tmp:
             text_path = Path(tmp) / "ocr.txt"
             text_path.write_text(text, encoding="utf-8")
-            answer = _store(view, row, text_path)
+            scan = _scan_bytes(app, row["file_sha256"])
+            scan_path = Path(tmp) / "scan.pdf" if scan else None
+            if scan_path is not None and scan is not None:
+                scan_path.write_bytes(scan)
+            answer = _store(view, row, text_path, scan_path)
     except AppError as exc:
         return None, exc
     except Exception as exc:  # never silent: the row says it failed, the trace in the log

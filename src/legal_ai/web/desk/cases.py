@@ -43,6 +43,12 @@ LOST_UPLOAD = (
 )
 
 
+def _hers(desk: core.Desk, row: dict) -> bool:
+    """A scanned upload she made herself (an agent's draft is the agent's to replace)."""
+    principal = desk.view.principal
+    return (row["actor_kind"], row["actor_name"]) == (principal.kind, principal.name)
+
+
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
     Chair = Annotated[core.Desk, Depends(signed_in)]
     upload_root = settings.home / "uploads"
@@ -275,6 +281,31 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             desk=desk,
             scan=row,
             why=why,
+            hers=_hers(desk, row),
+            case_href=case_view.href(row["case_number"]),
+        )
+
+    @api.post("/uploads/scan/{scan_id}/cancel", include_in_schema=False)
+    async def scan_cancel(request: Request, desk: Chair, scan_id: str) -> Response:
+        """Her own scanned upload cancelled while it waits for OCR: deleted, with its queued
+        OCR job and kept scan (scanned_decisions.cancel); the page says nothing was kept."""
+        await core.form_of(request, desk)  # its CSRF token checked
+        row = None
+        if scan_id.isdigit() and len(scan_id) < 19:
+            row = await run_in_threadpool(scanned_decisions.get, desk.view, int(scan_id))
+        if row is None or not _hers(desk, row):
+            return core.error_page(request, 404, "אין העלאה כזו של סריקה", desk)
+        try:
+            await run_in_threadpool(scanned_decisions.cancel, desk.view, row["id"])
+        except AppError as exc:  # the worker has taken it meanwhile
+            return core.error_page(request, 409, core.in_hebrew(exc), desk)
+        return core.render(
+            request,
+            "scan_upload.html",
+            desk=desk,
+            scan=dict(row, status="cancelled"),
+            why=None,
+            hers=False,
             case_href=case_view.href(row["case_number"]),
         )
 

@@ -365,6 +365,7 @@ SCAN_STATUS = {
     "running": "הטקסט זוהה; נקלטת עכשיו",
     "done": "נקלטה מהטקסט שזוהה בסריקה",
     "failed": "לא נקלטה",
+    "cancelled": "בוטלה; דבר לא נשמר",
 }
 SCAN_KIND = {"draft": "טיוטה", "final": "החלטה חתומה"}
 UPLOAD_STAGE_STATE = {
