@@ -524,10 +524,10 @@ CREATE FUNCTION public.apply_role_grants_writes_before_0046() RETURNS TABLE(gran
 $$;
 
 --
--- Name: apply_role_grants_writes_before_0051(); Type: FUNCTION; Schema: public; Owner: -
+-- Name: apply_role_grants_writes_before_0049(); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.apply_role_grants_writes_before_0051() RETURNS TABLE(grantee text, table_name text, privilege text, columns text[])
+CREATE FUNCTION public.apply_role_grants_writes_before_0049() RETURNS TABLE(grantee text, table_name text, privilege text, columns text[])
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -536,6 +536,20 @@ CREATE FUNCTION public.apply_role_grants_writes_before_0051() RETURNS TABLE(gran
     SELECT * FROM (VALUES
         ('legal_ai_chair', 'original_files', 'SELECT', NULL::text[]),
         ('legal_ai_chair', 'draft_originals', 'SELECT', NULL::text[])) AS v
+$$;
+
+--
+-- Name: apply_role_grants_writes_before_0051(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.apply_role_grants_writes_before_0051() RETURNS TABLE(grantee text, table_name text, privilege text, columns text[])
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    SELECT * FROM apply_role_grants_writes_before_0049()
+    UNION ALL
+    SELECT * FROM (VALUES
+        ('legal_ai_chair', 'decision_scans', 'SELECT', NULL::text[])) AS v
 $$;
 
 --
@@ -3673,6 +3687,55 @@ ALTER TABLE public.decision_lessons ALTER COLUMN id ADD GENERATED ALWAYS AS IDEN
 );
 
 --
+-- Name: decision_scans; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.decision_scans (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    case_number text NOT NULL,
+    file_sha256 text NOT NULL,
+    source_name text NOT NULL,
+    fields jsonb DEFAULT '{}'::jsonb NOT NULL,
+    actor_kind text NOT NULL,
+    actor_name text NOT NULL,
+    status text DEFAULT 'waiting'::text NOT NULL,
+    error text,
+    error_code text,
+    result jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    claimed_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT decision_scans_actor_kind_check CHECK ((actor_kind = ANY (ARRAY['chair'::text, 'agent'::text, 'operator'::text]))),
+    CONSTRAINT decision_scans_actor_name_check CHECK ((btrim(actor_name) <> ''::text)),
+    CONSTRAINT decision_scans_case_number_check CHECK ((btrim(case_number) <> ''::text)),
+    CONSTRAINT decision_scans_error_code_check CHECK ((error_code ~ '^[a-z_]+(\.[a-z_]+)*$'::text)),
+    CONSTRAINT decision_scans_fields_check CHECK ((jsonb_typeof(fields) = 'object'::text)),
+    CONSTRAINT decision_scans_kind_check CHECK ((kind = ANY (ARRAY['draft'::text, 'final'::text]))),
+    CONSTRAINT decision_scans_source_name_check CHECK (((btrim(source_name) <> ''::text) AND (length(source_name) <= 300))),
+    CONSTRAINT decision_scans_status_check CHECK ((status = ANY (ARRAY['waiting'::text, 'running'::text, 'done'::text, 'failed'::text]))),
+    CONSTRAINT failed_says_why CHECK (((status <> 'failed'::text) OR ((error IS NOT NULL) AND (error_code IS NOT NULL)))),
+    CONSTRAINT final_is_the_chairs CHECK (((kind = 'draft'::text) OR (actor_kind = ANY (ARRAY['chair'::text, 'operator'::text]))))
+);
+
+--
+-- Name: decision_scans_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.decision_scans_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: decision_scans_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.decision_scans_id_seq OWNED BY public.decision_scans.id;
+
+--
 -- Name: deployment_settings; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -4937,6 +5000,12 @@ ALTER TABLE ONLY public.document_page_images ATTACH PARTITION public.document_pa
 ALTER TABLE ONLY public.document_page_images ATTACH PARTITION public.document_page_images_style FOR VALUES IN ('style');
 
 --
+-- Name: decision_scans id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.decision_scans ALTER COLUMN id SET DEFAULT nextval('public.decision_scans_id_seq'::regclass);
+
+--
 -- Name: authorities authorities_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -5250,6 +5319,13 @@ ALTER TABLE ONLY public.decision_lessons
 
 ALTER TABLE ONLY public.decision_lessons
     ADD CONSTRAINT decision_lessons_pkey PRIMARY KEY (id);
+
+--
+-- Name: decision_scans decision_scans_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.decision_scans
+    ADD CONSTRAINT decision_scans_pkey PRIMARY KEY (id);
 
 --
 -- Name: deployment_settings deployment_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -5980,6 +6056,18 @@ CREATE INDEX decision_lessons_open_role_idx ON public.decision_lessons USING btr
 --
 
 CREATE INDEX decision_lessons_status_idx ON public.decision_lessons USING btree (review_status, appeal_type);
+
+--
+-- Name: decision_scans_case; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX decision_scans_case ON public.decision_scans USING btree (case_number, created_at DESC);
+
+--
+-- Name: decision_scans_open; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX decision_scans_open ON public.decision_scans USING btree (file_sha256) WHERE (status = ANY (ARRAY['waiting'::text, 'running'::text]));
 
 --
 -- Name: desk_login_failures_idx; Type: INDEX; Schema: public; Owner: -
@@ -7335,6 +7423,13 @@ ALTER TABLE ONLY public.decision_lessons
 
 ALTER TABLE ONLY public.decision_lessons
     ADD CONSTRAINT decision_lessons_pair_id_fkey FOREIGN KEY (pair_id) REFERENCES public.draft_final_pairs(id);
+
+--
+-- Name: decision_scans decision_scans_file_sha256_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.decision_scans
+    ADD CONSTRAINT decision_scans_file_sha256_fkey FOREIGN KEY (file_sha256) REFERENCES public.scanned_files(file_sha256);
 
 --
 -- Name: desk_sessions desk_sessions_name_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

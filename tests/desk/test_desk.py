@@ -363,8 +363,15 @@ def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):
 
     with tempfile.TemporaryDirectory() as tmp:
         scan = factories.image_only_pdf(_Path(tmp) / "scan.pdf").read_bytes()
+    # A scan is no longer refused: kept and queued for OCR (tests/web/test_scanned_decisions.py).
+    queued = chair.post(
+        "/cases/draft/upload",
+        data={"csrf": token, "case_number": "ערר 9/25"},
+        files={"file": ("scan.pdf", scan, "application/pdf")},
+        follow_redirects=False,
+    )
+    assert queued.status_code == 303 and queued.headers["location"].startswith("/uploads/scan/")
     for name, body, kind, number, said in (
-        ("scan.pdf", scan, "application/pdf", "ערר 9/25", "הקובץ הוא סריקה (PDF ללא שכבת טקסט)"),
         (
             "note.txt",
             "מכתב קצר בלי כותרות.".encode(),

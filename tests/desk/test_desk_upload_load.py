@@ -181,9 +181,11 @@ def test_a_draft_over_its_limit_is_refused_in_hebrew_before_anything_is_stored(d
 def refused_over_its_limit(desk_app, served: str, client: httpx.Client) -> None:
     form = client.get("/cases").text
     said = text_of(form)
-    # Said in the form before she sends: a Word, old-format or PDF file up to 10 MB, text 2 MB.
+    # Said in the form before she sends: a Word, old-format or PDF file up to 10 MB, text 2 MB,
+    # a scan (kept for OCR) up to a ruling's 50 MB.
     assert "PDF, DOCX, DOC, RTF או ODT עד 10 מגה־בייט; TXT או MD עד 2 מגה־בייט" in said
-    assert 'data-caps="pdf:10,docx:10,doc:10,rtf:10,odt:10,txt:2,md:2"' in form
+    assert "סריקה, PDF ללא שכבת טקסט, עד 50 מגה־בייט" in said
+    assert 'data-caps="pdf:50,docx:10,doc:10,rtf:10,odt:10,txt:2,md:2"' in form
     big = "פסקה ארוכה של טקסט. " * 70_000  # 2.3 MB as UTF-8
     assert len(big.encode()) > 2 << 20
     refused = upload(client, "ערר (מרכז) 7003/25", big, "big.txt")
@@ -198,7 +200,7 @@ def refused_over_its_limit(desk_app, served: str, client: httpx.Client) -> None:
     # Declared larger than any draft may be: refused before the body is read, in Hebrew.
     declared = declared_upload(served, client, 64 << 20)
     assert declared.startswith("HTTP/1.1 413"), declared[:200]
-    assert "עד 10 מגה־בייט" in text_of(declared)
+    assert "עד 50 מגה־בייט" in text_of(declared)  # the largest it takes: a scan's
     # The API: JSON, the limit named.
     api = httpx.post(
         f"{served}/api/cases/{COPY_CASE}/draft/upload",

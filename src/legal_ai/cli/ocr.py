@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..ingest import ocr_jobs
+from ..learning.pairs import scanned_decisions
 from .common import JsonFlag, _app, _print_json, _system_app
 
 ocr_app = typer.Typer(
@@ -20,6 +21,8 @@ def run(as_json: JsonFlag = False) -> None:
     model the jobs wait, saying what to install."""
     with _system_app() as legal:
         report = ocr_jobs.run(legal)
+        # Drafts and finals uploaded as scans, their scan now read: stored (scanned_decisions).
+        report["decisions"] = scanned_decisions.run(legal)
     if as_json:
         _print_json(report)
         return
@@ -43,6 +46,9 @@ def run(as_json: JsonFlag = False) -> None:
             )
     for failure in report["failed"]:
         typer.echo(f"  failed: job {failure['job_id']}: {failure['error']}")
+    said = scanned_decisions.line(report["decisions"])
+    if said:
+        typer.echo(said)
     if report["pending"]:
         typer.echo(f"{len(report['pending'])} job(s) open: {report['pending'][0]['reason']}")
 

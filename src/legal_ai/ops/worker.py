@@ -22,6 +22,7 @@ from ..learning.engine import Stages, configured
 from ..learning.engine import jobs as learning_jobs
 from ..learning.lessons import distill, panel
 from ..learning.lessons import proposal_review as fingerprint_review
+from ..learning.pairs import scanned_decisions
 from ..learning.principles import jobs as principle_jobs
 from ..learning.principles import synthesis
 from ..store import synthesis as synthesis_store
@@ -107,6 +108,12 @@ def _pass(
     for job in scanned["jobs"]:
         settled += 1
         echo(ocr_jobs.job_line(job))
+    # A draft or final uploaded as a scan, its scan now read: stored as a text upload would be.
+    decisions = scanned_decisions.run(app)
+    settled += len(decisions["done"]) + len(decisions["failed"])
+    said = scanned_decisions.line(decisions)
+    if said:
+        echo(said)
     # Then the principles of rulings and decisions that arrived (learning/principle_jobs).
     extracted = principle_jobs.run(app, worker=worker, should_stop=should_stop, environ=environ)
     for job in extracted["jobs"]:

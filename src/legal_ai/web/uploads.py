@@ -94,7 +94,12 @@ class Caps:
 
     @classmethod
     def decisions(cls, settings: Settings) -> Caps:
-        return cls({s: file_limit(settings, s) for s in ACCEPTED}, decision=True)
+        caps = {s: file_limit(settings, s) for s in ACCEPTED}
+        # A scanned PDF is kept for OCR (learning/pairs/scanned_decisions.py) within a ruling's limit;
+        # a PDF with text over a decision's own limit is refused once read (read_decision).
+        if ".pdf" in caps and settings.max_file_mb > caps[".pdf"][0]:
+            caps[".pdf"] = (settings.max_file_mb, "LEGAL_AI_MAX_FILE_MB")
+        return cls(caps, decision=True)
 
     @classmethod
     def files(cls, settings: Settings) -> Caps:

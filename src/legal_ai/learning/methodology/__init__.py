@@ -6,10 +6,11 @@ The face below is what the rest of the package may import from this room; its ot
 are its own."""
 
 from . import preview, profiles, undo
-from .decisions import file_limit, read_decision, segment, too_large
+from .decisions import ScannedDecision, file_limit, read_decision, segment, too_large
 from .profiles import diff, edit, merged_profile, restore, show
 
 __all__ = [
+    "ScannedDecision",
     "diff",
     "edit",
     "file_limit",

@@ -43,6 +43,11 @@ def too_large(name: str, suffix: str, mb: int, setting: str) -> TooLarge:
     )
 
 
+class ScannedDecision(InvalidInput):
+    """A draft or final that is a scan (a PDF without a text layer): the CLI refuses it; an
+    upload through the API or the desk keeps it for OCR (learning/pairs/scanned_decisions.py)."""
+
+
 def read_decision(app: Context, path: Path | str, name: str | None = None) -> extract.Extracted:
     """A decision file's text, or a clear error (missing, empty, corrupt, image-only, too big:
     over its kind's limit, `file_limit`, or over LEGAL_AI_MAX_DECISION_CHARS characters once
@@ -51,7 +56,10 @@ def read_decision(app: Context, path: Path | str, name: str | None = None) -> ex
     path = Path(path)
     name = name or str(path)
     mb, setting = file_limit(app.settings, path.suffix)
-    if path.is_file() and path.stat().st_size > mb * 2**20:
+    # A PDF over a decision's limit may still be a scan (kept for OCR up to LEGAL_AI_MAX_FILE_MB,
+    # the limit of a ruling's upload): read it to tell, else it is refused as too large.
+    oversized = path.is_file() and path.stat().st_size > mb * 2**20
+    if oversized and path.suffix.lower() != ".pdf":
         raise too_large(name, path.suffix, mb, setting)
     extract.check_size(path, app.settings.max_file_mb * 2**20)
     most = app.settings.max_decision_chars
@@ -59,6 +67,8 @@ def read_decision(app: Context, path: Path | str, name: str | None = None) -> ex
     try:
         extracted = isolated.read(path, limits)
     except OverBound as exc:  # said of the file by its own name
+        if oversized:
+            raise too_large(name, path.suffix, mb, setting) from None
         if exc.what == "characters":
             raise OverBound(
                 f"{name}: the file's text is over {limits.characters:,} characters, far more "
@@ -70,13 +80,15 @@ def read_decision(app: Context, path: Path | str, name: str | None = None) -> ex
             ) from None
         raise OverBound(str(exc).replace(str(path), name), exc.what) from None
     if extracted.issue == extract.IMAGE_ONLY:
-        raise InvalidInput(
+        raise ScannedDecision(
             f"{name}: a scan (a PDF without a text layer): upload the decision as it was written "
             "(DOCX, or a PDF saved from the word processor). Text read from a scan by OCR "
             "carries recognition errors that the comparison with the draft would take for edits",
             code="file.scan",
             field="file",
         )
+    if oversized:
+        raise too_large(name, path.suffix, mb, setting)
     if extracted.issue:
         raise InvalidInput(f"{name}: {extracted.issue}")
     if not extracted.text.strip():

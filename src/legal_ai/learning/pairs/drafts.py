@@ -32,15 +32,18 @@ def add_draft(
     outcome: str | None = None,
     practice_area: str | None = None,
     source_name: str | None = None,
+    original: Path | str | None = None,
 ) -> dict:
     """Register our draft of `case` (a new version when its text changed). `source_name` is what
-    the record and messages call the file (an upload's own name, never its temp path)."""
+    the record and messages call the file (an upload's own name, never its temp path).
+    `original`: the file as sent when `path` is a reading of it (a scan's OCR text,
+    learning/pairs/scanned_decisions.py), kept as the draft's original instead."""
     case = vocab.case_number(case)
     appeal_type = vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type")
     outcome = vocab.choice(outcome, vocab.OUTCOMES, "outcome")
     practice_area = vocab.choice(practice_area, vocab.PRACTICE_AREAS, "practice area")
     extracted = read_decision(app, path, source_name)
-    original = _original(path)  # the file as it came, kept with the draft (migration 0046)
+    as_sent = _original(original or path)  # the file as it came, kept (migration 0046)
     digest = hashlib.sha256(extracted.text.encode("utf-8")).hexdigest()
     copy_policy.take_fingerprints(app)
     # Made (and recorded, through a connection of its own) before the upload's one connection
@@ -91,7 +94,7 @@ def add_draft(
         )
         with app.store.as_login(conn):
             name = os.path.basename(source_name or str(path))
-            kept_as = original and originals.keep(conn, original, name)
+            kept_as = as_sent and originals.keep(conn, as_sent, name)
             if kept_as:
                 originals.link_draft(conn, draft["id"], kept_as)
             if pair is None:

@@ -16,6 +16,7 @@ of the case is folded) and advance the pair to `analyzed`. A draft registered be
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -374,13 +375,16 @@ def upload_final(
     source_name: str | None = None,
     accept_open_changes: bool | str | None = None,
     on_stage: Callable[[str], None] | None = None,
+    original: Path | str | None = None,
 ) -> dict:
     """Store the chair's signed final (the module's docstring says what in order). Its labels
     (appeal type, outcome, practice area) are hers: given here, or the draft's when
     `labels_from_draft` is true; False (HTTP, the desk) refuses to take the draft's unasked;
     None (the CLI's default) takes them marked unconfirmed (`_labels`). A Word file with open
     tracked changes or comments is refused (OpenRevisions) unless `accept_open_changes`.
-    `on_stage(name)` is told each stage as it begins (STAGES), for a page that shows them."""
+    `on_stage(name)` is told each stage as it begins (STAGES), for a page that shows them.
+    `original`: the file she sent when `path` is a reading of it (a scan's OCR text,
+    learning/pairs/scanned_decisions.py): the item's file, kept as her original."""
     stage = on_stage or (lambda _name: None)
     case = vocab.case_number(case)
     path = Path(path)
@@ -395,6 +399,9 @@ def upload_final(
     extracted, seg, pair, draft, labelled, fields, style_item, internal_item = _read_final(
         app, case, path, given, from_draft, decided_on, source_name, accept_open
     )
+    if original is not None:  # the scan she sent, not its OCR text, is the final's file
+        sent = {"file_sha256": extract.file_sha256(Path(original)), "file_path": str(original)}
+        style_item, internal_item = replace(style_item, **sent), replace(internal_item, **sent)
     style_corpus, internal_corpus = get_corpus("style"), get_corpus("internal")
 
     final_hash = content_hash(internal_item)

@@ -29,7 +29,7 @@ from ...errors import AppError, InvalidInput
 from ...learning import vocabulary as vocab
 from ...learning.library import links as library_links
 from ...learning.library import precedents
-from ...learning.pairs import drafts, finals
+from ...learning.pairs import drafts, finals, scanned_decisions
 from .. import errors as web_errors
 from .. import uploads
 from ..uploads import DRAFT_FIELDS, FINAL_FIELDS
@@ -43,6 +43,12 @@ LOST_UPLOAD = (
     "ההעלאה הזאת אינה ידועה לשרת: ייתכן שהוא הופעל מחדש בזמן שקרא את הקובץ. אם ההחלטה אינה "
     "מופיעה בדף התיק, דבר לא נשמר — שלחי אותה שוב"
 )
+
+
+def _hers(desk: core.Desk, row: dict) -> bool:
+    """A scanned upload she made herself (an agent's draft is the agent's to replace)."""
+    principal = desk.view.principal
+    return (row["actor_kind"], row["actor_name"]) == (principal.kind, principal.name)
 
 
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
@@ -113,6 +119,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         if data is None:
             return core.error_page(request, 404, "אין תיק כזה; בחרי תיק מהרשימה", desk)
         notice = await run_in_threadpool(forms.case_notice, desk.view, data, query)
+        scans = await run_in_threadpool(scanned_decisions.of_case, desk.view, number)
         return core.render(
             request,
             "case.html",
@@ -122,6 +129,9 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             notice=notice,
             uploaded=query.get("uploaded"),
             read_notes=read,
+            scans=[
+                dict(s, href=f"/uploads/scan/{s['id']}") for s in scans if s["status"] != "done"
+            ],
         )
 
     async def checked_upload(
@@ -174,9 +184,18 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             case = case_of(desk, given)
             completed = given.pop("_completed")
             given = {k: v for k, v in given.items() if v}
-            if kind == "draft":
-                result = drafts.add_draft(
-                    desk.view, case, received.path, source_name=f"upload:{received.name}", **given
+            if kind == "draft":  # a scan is kept and queued for OCR (scanned_decisions)
+                name = f"upload:{received.name}"
+                result = scanned_decisions.or_queue(
+                    desk.view,
+                    "draft",
+                    case,
+                    received.path,
+                    given,
+                    name,
+                    lambda: drafts.add_draft(
+                        desk.view, case, received.path, source_name=name, **given
+                    ),
                 )
                 return {**result, "completed": completed}
             # Her final: checked at once, the rest in the background (final_uploads.py).
@@ -195,6 +214,8 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             return await refused_upload(request, desk, exc, "ההעלאה לא בוצעה", kind)
         if kind == "final":
             return RedirectResponse(f"/uploads/final/{result['token']}", 303)
+        if "scan_id" in result:  # a scan: its page says it waits for OCR
+            return RedirectResponse(f"/uploads/scan/{result['scan_id']}", 303)
         return landed(request, "draft", result)
 
     def landed(request: Request, kind: str, result: dict) -> Response:
@@ -234,6 +255,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             return landed(request, "final", {**task.result, "completed": task.completed})
         if task.status in ("failed", "cancelled"):
             return await refused_upload(request, desk, task.error, "ההעלאה לא בוצעה", "final")
+        scan_id = (task.result or {}).get("scan_id") if task.status == "ocr" else None
         return core.render(
             request,
             "upload_stages.html",
@@ -241,6 +263,52 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             task=task,
             stages=final_uploads.stages_of(task),
             case_href=case_view.href(task.case),
+            scan_href=f"/uploads/scan/{scan_id}" if scan_id else None,
+        )
+
+    @api.get("/uploads/scan/{scan_id}", include_in_schema=False)
+    async def scan_upload(request: Request, desk: Chair, scan_id: str) -> Response:
+        """A draft or final uploaded as a scan: waiting for OCR, stored (a link to its case),
+        or not stored and why."""
+        row = None
+        if scan_id.isdigit() and len(scan_id) < 19:
+            row = await run_in_threadpool(scanned_decisions.get, desk.view, int(scan_id))
+        if row is None:
+            return core.error_page(request, 404, "אין העלאה כזו של סריקה", desk)
+        failed = row["status"] == "failed"
+        why = upload_refusal(AppError(row["error"], code=row["error_code"])) if failed else None
+        return core.render(
+            request,
+            "scan_upload.html",
+            desk=desk,
+            scan=row,
+            why=why,
+            hers=_hers(desk, row),
+            case_href=case_view.href(row["case_number"]),
+        )
+
+    @api.post("/uploads/scan/{scan_id}/cancel", include_in_schema=False)
+    async def scan_cancel(request: Request, desk: Chair, scan_id: str) -> Response:
+        """Her own scanned upload cancelled while it waits for OCR: deleted, with its queued
+        OCR job and kept scan (scanned_decisions.cancel); the page says nothing was kept."""
+        await core.form_of(request, desk)  # its CSRF token checked
+        row = None
+        if scan_id.isdigit() and len(scan_id) < 19:
+            row = await run_in_threadpool(scanned_decisions.get, desk.view, int(scan_id))
+        if row is None or not _hers(desk, row):
+            return core.error_page(request, 404, "אין העלאה כזו של סריקה", desk)
+        try:
+            await run_in_threadpool(scanned_decisions.cancel, desk.view, row["id"])
+        except AppError as exc:  # the worker has taken it meanwhile
+            return core.error_page(request, 409, core.in_hebrew(exc), desk)
+        return core.render(
+            request,
+            "scan_upload.html",
+            desk=desk,
+            scan=dict(row, status="cancelled"),
+            why=None,
+            hers=False,
+            case_href=case_view.href(row["case_number"]),
         )
 
     @api.get("/uploads/final/{token}/status", include_in_schema=False)
@@ -267,6 +335,11 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             return core.error_page(request, 404, LOST_UPLOAD, desk)
         if act == "confirm":
             finals_on_way.confirm(task)
+        elif task.status == "ocr":  # a scan waiting for OCR: its upload and queued job go
+            try:
+                await run_in_threadpool(finals_on_way.cancel_scan, task)
+            except AppError as exc:  # the worker has taken it meanwhile
+                return core.error_page(request, 409, core.in_hebrew(exc), desk)
         else:
             finals_on_way.cancel(task)
         return RedirectResponse(f"/uploads/final/{token}", 303)

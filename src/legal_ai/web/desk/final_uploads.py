@@ -5,7 +5,8 @@ citations, aligning with our draft, writing, queued for learning — learning/pa
 they happen, which desk.js polls. Done, the page goes on to the case's page; refused, to the
 form again with the reason in Hebrew beside its field (as a refusal in the request would have);
 a Word file with open tracked changes or comments stops at a confirm step (how many changes,
-the comments' texts) until she confirms or cancels.
+the comments' texts) until she confirms or cancels; a scan (a PDF without a text layer) is kept
+and queued for OCR (learning/pairs/scanned_decisions.py) and the page says it waits for it.
 
 The file is moved out of the request's folder into one of its own (uploads.private_folder,
 locked while the work runs, removed when it ends). An upload is known by an unguessable token,
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import AppError
-from ...learning.pairs import finals
+from ...learning.methodology import ScannedDecision
+from ...learning.pairs import finals, scanned_decisions
 from ..uploads import Upload, private_folder
 
 logger = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ class Task:
     name: str
     view: Any
     stack: ExitStack
-    status: str = "running"  # running | confirm | done | failed | cancelled
+    status: str = "running"  # running | confirm | done | failed | cancelled | ocr (a scan queued)
     stages: list[str] = field(default_factory=list)
     result: dict | None = None
     error: AppError | None = None
@@ -67,7 +69,7 @@ class Task:
 
     @property
     def over(self) -> bool:
-        return self.status in ("done", "failed", "cancelled")
+        return self.status in ("done", "failed", "cancelled", "ocr")
 
 
 class FinalUploads:
@@ -134,6 +136,18 @@ class FinalUploads:
         if waiting:
             task.stack.close()
 
+    def cancel_scan(self, task: Task) -> None:
+        """Her scanned final cancelled while it waits for OCR: the upload deleted with its
+        queued OCR job and kept scan (scanned_decisions.cancel), nothing stored; a Conflict
+        (`scan.not_waiting`) once the worker has taken it. Called off the event loop."""
+        scan_id = (task.result or {}).get("scan_id")
+        if task.status != "ocr" or scan_id is None:
+            return
+        scanned_decisions.cancel(task.view, int(scan_id))
+        with self.lock:
+            task.status, task.ended = "cancelled", time.monotonic()
+            task.error = self._said(task, Cancelled("the upload was cancelled; nothing was stored"))
+
     def _start(self, task: Task, *, accept_open: bool) -> None:
         context = contextvars.copy_context()
         self.pool.submit(context.run, self._work, task, accept_open)
@@ -158,6 +172,8 @@ class FinalUploads:
             status = "done"
         except finals.OpenRevisions as exc:
             task.revisions, status, keep = exc, "confirm", True
+        except ScannedDecision:  # a scan: kept and queued for OCR, stored once it is read
+            status = self._queue_scan(task)
         except Cancelled as exc:
             task.error, status = self._said(task, exc), "cancelled"
         except AppError as exc:
@@ -172,6 +188,21 @@ class FinalUploads:
                     task.ended = time.monotonic()
             if not keep:
                 task.stack.close()
+
+    def _queue_scan(self, task: Task) -> str:
+        """Her final is a scan: kept and queued for OCR ("ocr"), or refused ("failed")."""
+        try:
+            task.result = scanned_decisions.queue(
+                task.view, "final", task.case, task.path, task.given, f"upload:{task.name}"
+            )
+            return "ocr"
+        except AppError as exc:
+            task.error = self._said(task, exc)
+        except Exception as exc:  # never silent: said on her page, the trace in the log
+            logger.exception("queueing the scanned final of %s failed", task.case)
+            why = f"internal error while keeping the scan ({type(exc).__name__})"
+            task.error = AppError(why, code="internal")
+        return "failed"
 
     def _said(self, task: Task, exc: AppError) -> AppError:
         """The refusal as the form shows it: the file by its own name, the form as filled."""
@@ -193,6 +224,9 @@ def stages_of(task: Task) -> list[dict]:
     """The stages as her page lists them: each {name, state: done | now | next | skipped}."""
     begun = task.stages
     out = [{"name": "received", "state": "done"}]
+    if task.status == "ocr":  # a scan: it waits for OCR; the stages run once it is read
+        out.append({"name": "ocr", "state": "now"})
+        return out + [{"name": n, "state": "next"} for n in finals.STAGES]
     for name in finals.STAGES:
         if name in begun:
             state = "now" if name == begun[-1] and task.status == "running" else "done"

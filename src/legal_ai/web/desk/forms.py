@@ -59,6 +59,8 @@ def choices(settings: Settings) -> dict:
         "max_mb": settings.max_file_mb,
         "decision_mb": settings.max_decision_mb,
         "decision_text_mb": settings.max_decision_text_mb,
+        # a scanned draft or final, kept for OCR within a ruling's limit (uploads.Caps.decisions)
+        "scan_mb": max(settings.max_file_mb, settings.max_decision_mb),
     }
 
 

@@ -374,6 +374,7 @@ PURITY_RULE = {
 }
 UPLOAD_STAGE = {
     "received": "הקובץ התקבל",
+    "ocr": "הקובץ הוא סריקה: ממתין לזיהוי הטקסט",
     "reading": "קריאת הקובץ",
     "indexing": "הכנה לחיפוש",
     "citations": "בדיקת האזכורים",
@@ -381,6 +382,15 @@ UPLOAD_STAGE = {
     "writing": "שמירה",
     "learning": "הועברה לתור הלמידה",
 }
+# A draft or final uploaded as a scan (learning/pairs/scanned_decisions.py; migration 0049).
+SCAN_STATUS = {
+    "waiting": "ממתינה לזיהוי הטקסט בסריקה",
+    "running": "הטקסט זוהה; נקלטת עכשיו",
+    "done": "נקלטה מהטקסט שזוהה בסריקה",
+    "failed": "לא נקלטה",
+    "cancelled": "בוטלה; דבר לא נשמר",
+}
+SCAN_KIND = {"draft": "טיוטה", "final": "החלטה חתומה"}
 UPLOAD_STAGE_STATE = {
     "done": "הושלם",
     "now": "מתבצע עכשיו",
@@ -431,6 +441,8 @@ TABLES: dict[str, dict[str, str]] = {
     "gold_trend": GOLD_TREND,
     "block": dict(BLOCK_LABELS),
     "upload_stage": UPLOAD_STAGE,
+    "scan_status": SCAN_STATUS,
+    "scan_kind": SCAN_KIND,
     "upload_stage_state": UPLOAD_STAGE_STATE,
     "fingerprint_field": FINGERPRINT_FIELD,
     "purity_rule": PURITY_RULE,

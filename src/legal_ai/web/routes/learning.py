@@ -11,7 +11,7 @@ from pydantic import Field
 from ...knowledge import curator as curator_figures
 from ...learning.lessons import lessons
 from ...learning.lessons import panel_stats as panel_figures
-from ...learning.pairs import drafts, finals
+from ...learning.pairs import drafts, finals, scanned_decisions
 from .. import uploads
 from ..deps import Acting, Paged, chair
 from .bodies import Body, ReviewBody
@@ -29,19 +29,32 @@ class CuratorBody(Body):
 
 
 async def uploaded(
-    request: Request, view: Any, fields: frozenset[str], service: Callable[..., dict], case: str
+    request: Request,
+    view: Any,
+    fields: frozenset[str],
+    service: Callable[..., dict],
+    case: str,
+    kind: str,
 ) -> dict:
     """Stream the upload into its private folder, run `service` on it in a worker thread;
-    the folder goes when the request ends, and errors name the file's safe name only."""
+    the folder goes when the request ends, and errors name the file's safe name only. A scan
+    (a PDF without a text layer) is kept and queued for OCR instead (scanned_decisions)."""
     state = request.app.state
+
+    def work(upload: uploads.Upload) -> dict:
+        name = f"upload:{upload.name}"
+        return scanned_decisions.or_queue(
+            view,
+            kind,
+            case,
+            upload.path,
+            upload.fields,
+            name,
+            lambda: service(view, case, upload.path, source_name=name, **upload.fields),
+        )
+
     return await uploads.handled(
-        request,
-        state.upload_root,
-        fields=fields,
-        caps=state.decision_caps,
-        work=lambda upload: service(
-            view, case, upload.path, source_name=f"upload:{upload.name}", **upload.fields
-        ),
+        request, state.upload_root, fields=fields, caps=state.decision_caps, work=work
     )
 
 
@@ -50,7 +63,7 @@ chair_final = chair("uploading a final decision (it becomes a record in the chai
 
 @router.post("/api/cases/{case:path}/draft/upload")
 async def draft_upload(case: str, request: Request, view: Acting) -> dict:
-    return await uploaded(request, view, uploads.DRAFT_FIELDS, drafts.add_draft, case)
+    return await uploaded(request, view, uploads.DRAFT_FIELDS, drafts.add_draft, case, "draft")
 
 
 def her_final(view: Any, case: str, path: Any, **fields: Any) -> dict:
@@ -64,7 +77,7 @@ def her_final(view: Any, case: str, path: Any, **fields: Any) -> dict:
 async def final_upload(
     case: str, request: Request, view: Annotated[Any, Depends(chair_final)]
 ) -> dict:
-    return await uploaded(request, view, uploads.FINAL_FIELDS, her_final, case)
+    return await uploaded(request, view, uploads.FINAL_FIELDS, her_final, case, "final")
 
 
 @router.post("/api/cases/{case:path}/promote")

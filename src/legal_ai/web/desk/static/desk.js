@@ -239,7 +239,7 @@
   // again and says so. A lost upload (the server restarted) is said, never left spinning.
   window.addEventListener("DOMContentLoaded", function () {
     var box = document.getElementById("upload-stages");
-    if (!box || !window.fetch || box.querySelector(".confirm-open")) return;
+    if (!box || !window.fetch || box.querySelector(".confirm-open, .ocr-wait")) return;
     var list = box.querySelector("ol.stages"), line = box.querySelector(".stage-now");
     function poll() {
       fetch(box.getAttribute("data-poll"), { credentials: "same-origin", headers: { Accept: "application/json" } })
