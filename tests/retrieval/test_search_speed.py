@@ -98,9 +98,11 @@ def test_the_embedding_runs_beside_the_lexical_legs_with_the_same_hits(
     # The SQL did not wait: the lexical legs began before the 0.25 s embedding ended (which of
     # the two threads began first is the scheduler's: under load the SQL may begin first).
     assert lexical_started and lexical_started[0] < ended
-    # The search waited for the model only for what the SQL did not cover.
+    # The model's time is its own; who waits for it is the semantic legs' thread, which may
+    # begin waiting before the model's thread begins (so its wait is not bounded by the model's
+    # time under load): the overlap is proven by the lexical legs' start above.
     timings = concurrent.timings
-    assert timings["embedding"] >= 250 and timings["embedding_wait"] < timings["embedding"]
+    assert timings["embedding"] >= 250 and "embedding_wait" in timings
     assert {"lexical", "semantic", "hydrate", "total"} <= set(timings)
     # The same hits as running the embedding first, then the legs (the order before).
     embedder.forget_queries()

@@ -1,5 +1,5 @@
 """A draft or final uploaded as a scan (a PDF without a text layer) through the API or the desk
-(issue 38 item 1, issue 37 item 0): kept and queued for OCR instead of refused, then stored
+(docs/ingest.md, "Scanned drafts and finals"): kept and queued for OCR instead of refused, then stored
 through the same service as a text upload once the worker has read it.
 
 - `queue` (in the upload's request): the scan checked (pages, a resolution OCR can read), its
@@ -45,7 +45,7 @@ logger = logging.getLogger(__name__)
 
 KINDS = ("draft", "final")
 # A scan OCR can read: below this resolution its letters are a few pixels high, above it the
-# page is a picture printed smaller than any document (issue 38: 1 and 10,000 dpi refused).
+# page is a picture printed smaller than any document (1 and 10,000 dpi are refused).
 LEAST_DPI, MOST_DPI = 50, 2400
 DRAFT_FIELDS = ("appeal_type", "outcome", "practice_area")
 FINAL_FIELDS = (*DRAFT_FIELDS, "decided_on", "labels_from_draft")

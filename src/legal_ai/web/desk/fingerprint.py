@@ -1,4 +1,4 @@
-"""/training/fingerprint ("הצעות לתיאור הקול שלך", issue 37 item 16): the voice-fingerprint
+"""/training/fingerprint ("הצעות לתיאור הקול שלך", docs/desk.md): the voice-fingerprint
 proposals a model wrote from her finals (learning/lessons/voice_proposals.py), newest first, item by item in
 Hebrew, what in an item carries substance marked in it and named (learning/checks/purity.py).
 

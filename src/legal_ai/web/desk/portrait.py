@@ -1,4 +1,4 @@
-"""/training/portrait ("דיוקן הסגנון שלך", issue 37 item 16): everything about her style that
+"""/training/portrait ("דיוקן הסגנון שלך", docs/desk.md): everything about her style that
 reaches the writer's brief for one appeal type (knowledge/brief.writing_brief reads it; the
 page reads the same sources), in plain Hebrew, each part with a link to where she withdraws or
 vetoes it:
