@@ -8,9 +8,8 @@ portrait.png, portrait-phone.png."""
 
 import pytest
 from test_desk_fingerprint import FINGERPRINT, distiller, proposals, written  # noqa: F401
-from test_desk_hebrew import problems
+from test_desk_methodology_browser import clean
 
-from desk_a11y import page_problems
 from desk_browser import PHONE, screenshot, sign_in
 from legal_ai.auth import CHAIR
 from legal_ai.knowledge.brief import writing_brief
@@ -18,15 +17,6 @@ from legal_ai.learning.lessons import lessons
 from legal_ai.learning.methodology import profiles as methodology
 
 pytestmark = pytest.mark.db
-WIDE = "document.documentElement.scrollWidth <= window.innerWidth + 1"
-
-
-def clean(page) -> None:
-    """Hebrew only, axe-clean, and no sideways scroll at the page's width."""
-    assert problems(page.content()) == []
-    found = page_problems(page)
-    assert not found, "\n".join(found)
-    assert page.evaluate(WIDE), page.evaluate("document.documentElement.scrollWidth")
 
 
 def test_fingerprint_and_portrait_on_a_laptop_and_a_phone(

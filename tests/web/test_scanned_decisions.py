@@ -163,7 +163,8 @@ def test_a_scanned_draft_and_final_through_the_api_wait_for_ocr_then_are_stored(
     assert done[1]["result"]["pair_status"] == "analyzed"
 
 
-def test_the_desk_says_a_scanned_final_waits_and_a_failed_reading(chair, desk_app, tmp_path):
+def _her_scanned_final(chair, tmp_path):
+    """Her final sent as a scan on the desk's form: (the form's CSRF token, the answer)."""
     token = csrf_of(chair.get("/cases").text)
     sent = chair.post(
         "/cases/final/upload",
@@ -171,6 +172,11 @@ def test_the_desk_says_a_scanned_final_waits_and_a_failed_reading(chair, desk_ap
         files={"file": ("final-scan.pdf", _scan(tmp_path, "f.pdf", FINAL), "application/pdf")},
         follow_redirects=False,
     )
+    return token, sent
+
+
+def test_the_desk_says_a_scanned_final_waits_and_a_failed_reading(chair, desk_app, tmp_path):
+    token, sent = _her_scanned_final(chair, tmp_path)
     assert sent.status_code == 303, text_of(sent.text)
     stages_href = sent.headers["location"]
     for _ in range(100):
@@ -205,13 +211,7 @@ def test_the_desk_says_a_scanned_final_waits_and_a_failed_reading(chair, desk_ap
 
 
 def test_her_scanned_final_cancelled_while_it_waits_leaves_nothing(chair, desk_app, tmp_path):
-    token = csrf_of(chair.get("/cases").text)
-    sent = chair.post(
-        "/cases/final/upload",
-        data={"csrf": token, "case_number": CASE, "decided_on": "2025-11-03", **LABELS},
-        files={"file": ("final-scan.pdf", _scan(tmp_path, "f.pdf", FINAL), "application/pdf")},
-        follow_redirects=False,
-    )
+    _, sent = _her_scanned_final(chair, tmp_path)
     stages_href = sent.headers["location"]
     for _ in range(100):
         if chair.get(f"{stages_href}/status").json()["status"] != "running":
