@@ -16,8 +16,8 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput
+from ...learning import decisions_log
 from ...learning import vocabulary as vocab
-from ...store import decisions_log
 from ...text import clock
 from . import core, labels
 
@@ -149,19 +149,8 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             chosen = {**chosen, "since": None, "until": None}
 
         def load() -> tuple[list[dict], int, list[str]]:
-            with desk.view.store.connection() as conn:
-                rows, total = decisions_log.page(
-                    conn, chosen, AUDIT_PAGE, (page_no - 1) * AUDIT_PAGE
-                )
-                ids = [
-                    i
-                    for r in rows
-                    if r["action"] == "promote"
-                    for i in ((r["details"] or {}).get("lessons") or [])
-                    if isinstance(i, int)
-                ]
-                folded = decisions_log.lesson_texts(conn, ids)
-                return shown(rows, folded), total, decisions_log.cases(conn)
+            read = decisions_log.page(desk.view, chosen, AUDIT_PAGE, (page_no - 1) * AUDIT_PAGE)
+            return shown(read["rows"], read["folded"]), read["total"], read["cases"]
 
         rows, total, cases = await run_in_threadpool(load)
         pages = max(1, -(-total // AUDIT_PAGE))

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from ... import telemetry
 from ...corpora import SEARCHABLE
 from ...errors import NotFound
-from ...store import review_queue as desk_store
+from ...retrieval.source import item_with_pages
 from ...text.citation_style import israeli_citation, kind_of
 from ...text.passages import paragraph_of, paragraphs_over
 from . import core, labels
@@ -44,10 +44,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             await run_in_threadpool(telemetry.record_click, desk.view, sid, rank, doc_id)
 
         def read() -> tuple[dict | None, list[int]]:
-            with desk.view.store.connection() as conn:
-                item = desk_store.item_text(conn, target, doc_id)
-                images = desk_store.page_images(conn, target, item["id"]) if item else []
-                return item, images
+            return item_with_pages(desk.view, target, doc_id)
 
         item, images = await run_in_threadpool(read)
         if item is None:
