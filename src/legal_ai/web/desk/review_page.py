@@ -12,8 +12,8 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import Stale
 from ...learning import vocabulary as vocab
-from ...store import drafts_lessons as learning_store
-from ...store import review_queue as desk_store
+from ...learning import waiting
+from ...learning.principles import review as principle_review
 from . import core, labels, today
 from . import review_queue as rq
 
@@ -91,14 +91,11 @@ def _read(view: Any, filters: rq.Filters, ref: str | None) -> dict:
     index = next((n for n, i in enumerate(shown) if i["ref"] == ref), 0)
     current = shown[index] if shown else None
     votes: list[dict] = []
-    with view.store.connection() as conn:
-        categories = sorted(
-            learning_store.category_kinds(conn).items(), key=lambda c: (c[1] != "style", c[0])
-        )
-        if current and current["kind"] == "lesson" and current["votes"]:
-            votes = [dict(v) for v in desk_store.verdicts(conn, [current["id"]])]
-        elif current and current["kind"] == "principle":
-            votes = [dict(v) for v in desk_store.principle_votes(conn, [current["id"]])]
+    categories = sorted(waiting.category_kinds(view).items(), key=lambda c: (c[1] != "style", c[0]))
+    if current and current["kind"] == "lesson" and current["votes"]:
+        votes = waiting.lesson_verdicts(view, current["id"])
+    elif current and current["kind"] == "principle":
+        votes = principle_review.panel_votes(view, [current["id"]])
     return {
         "total": len(items),
         "items": shown,

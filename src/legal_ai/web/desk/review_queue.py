@@ -24,9 +24,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ...errors import InvalidInput
+from ...learning import waiting
 from ...learning.lessons import lessons
 from ...retrieval.terms import chair_confirmed, principle_term, shown_term
-from ...store import review_queue as desk_store
 from . import labels
 
 LANES = tuple(labels.LANE)
@@ -209,20 +209,16 @@ def _shaped(item: dict) -> dict:
 
 def load(view: Any) -> list[dict]:
     """Every item waiting for the chair, read in one connection."""
-    with view.store.connection() as conn:
-        found = [_lesson(dict(r)) for r in desk_store.queue_lessons(conn)]
-        found += [_principle(dict(r)) for r in desk_store.queue_principles(conn)]
+    lessons_waiting, principles_waiting = waiting.queue(view)
+    found = [_lesson(r) for r in lessons_waiting] + [_principle(r) for r in principles_waiting]
     return [_shaped(i) for i in found]
 
 
 def one(view: Any, ref: str) -> dict | None:
     """The item `ref` as it stands now, in the queue or decided (None when it is gone)."""
     kind, item_id = parse_ref(ref)
-    with view.store.connection() as conn:
-        if kind == "lesson":
-            rows = [_lesson(dict(r)) for r in desk_store.queue_lessons(conn, item_id)]
-        else:
-            rows = [_principle(dict(r)) for r in desk_store.queue_principles(conn, item_id)]
+    shape = _lesson if kind == "lesson" else _principle
+    rows = [shape(r) for r in waiting.item(view, kind, item_id)]
     return _shaped(rows[0]) if rows else None
 
 
