@@ -8,13 +8,7 @@ import pytest
 import factories
 from helpers import shared, write
 from legal_ai.errors import UnsupportedFile
-from legal_ai.text.extract import check_size, decode_text, extract, pdf_page_text
-
-
-def test_pdftotext_ltr_runs_are_put_in_logical_order():
-    raw = "\u202b\u202a .1\u202c\u05dc\u05e4\u05e0\u05d9\u05e0\u05d5 \u05de\u05d9\u05d5\u05dd \u202a .5.7.2023\u202c\u05d1\u05d4\u05d7\u05dc\u05d8\u05d4\u202c"
-    assert pdf_page_text(raw) == "1. לפנינו מיום 5.7.2023. בהחלטה"
-    assert pdf_page_text('(להלן\u202a" :\u202cהמגרש")') == '(להלן: "המגרש")'
+from legal_ai.text.extract import check_size, decode_text, extract
 
 
 def test_pdf_keeps_pages_and_hebrew_logical_order(tmp_path):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import OverBound, UnsupportedFile
-from . import office, pdf_bidi, pdf_layout, pdf_words
+from . import office, pdf_layout, pdf_words
 from .bounds import LIMITS, Limits, check_characters, check_pages
 from .docx_reader import Unreadable, read_docx
 from .hebrew import clean_text
@@ -160,12 +160,6 @@ def _hebrew_share(text: str) -> float:
 
 
 # --- PDF ---------------------------------------------------------------------------------------
-def pdf_page_text(raw: str) -> str:
-    """Clean one page of pdftotext output into logical order (text/pdf_bidi.py: a line in visual
-    order is put in logical order by the Unicode bidirectional algorithm)."""
-    return clean_text(pdf_bidi.logical_page(raw))
-
-
 # The issue of a PDF with no text layer (a scan). Ingest queues it for OCR (ingest/ocr_jobs.py);
 # a final's upload, which needs its text at once, refuses it with this message.
 IMAGE_ONLY = "image-only PDF (no text layer); run OCR and upload again"
