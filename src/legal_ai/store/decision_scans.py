@@ -41,18 +41,27 @@ def add(
     return row
 
 
+def _open(alias: str) -> sql.Composed:
+    """An upload open to a worker: waiting, or claimed more than %s seconds ago (its worker
+    died) — one rule for what the worker lists and what it may claim."""
+    return sql.SQL(
+        "({a}.status = 'waiting' OR ({a}.status = 'running'"
+        " AND {a}.claimed_at < now() - make_interval(secs => %s)))"
+    ).format(a=sql.Identifier(alias))
+
+
 def ready(conn: Conn, stale_s: float) -> list[dict]:
     """The open uploads whose scan is read, or whose OCR job failed (oldest first), each with
     the scan's text (`content`, None: not read) and its job's status and error; a row claimed
     more than `stale_s` seconds ago (its worker died) is open again."""
     return conn.execute(
-        "SELECT d.id, d.file_sha256, s.content, s.read_at, j.status AS job_status,"
-        " j.error AS job_error FROM decision_scans d"
-        " JOIN scanned_files s ON s.file_sha256 = d.file_sha256"
-        " LEFT JOIN jobs j ON j.key = 'ocr:' || d.file_sha256"
-        " WHERE (d.status = 'waiting' OR (d.status = 'running'"
-        "   AND d.claimed_at < now() - make_interval(secs => %s)))"
-        " AND (s.read_at IS NOT NULL OR j.status = 'failed') ORDER BY d.id",
+        sql.SQL(
+            "SELECT d.id, d.file_sha256, s.content, s.read_at, j.status AS job_status,"
+            " j.error AS job_error FROM decision_scans d"
+            " JOIN scanned_files s ON s.file_sha256 = d.file_sha256"
+            " LEFT JOIN jobs j ON j.key = 'ocr:' || d.file_sha256"
+            " WHERE {} AND (s.read_at IS NOT NULL OR j.status = 'failed') ORDER BY d.id"
+        ).format(_open("d")),
         (stale_s,),
     ).fetchall()
 
@@ -61,10 +70,9 @@ def claim(conn: Conn, scan_id: int, stale_s: float) -> dict | None:
     """Take one open upload for this worker (None: another took it meanwhile)."""
     return conn.execute(
         sql.SQL(
-            "UPDATE decision_scans SET status = 'running', claimed_at = now() WHERE id = %s"
-            " AND (status = 'waiting' OR (status = 'running'"
-            "   AND claimed_at < now() - make_interval(secs => %s))) RETURNING {}"
-        ).format(_SHOWN),
+            "UPDATE decision_scans d SET status = 'running', claimed_at = now()"
+            " WHERE d.id = %s AND {} RETURNING {}"
+        ).format(_open("d"), _SHOWN),
         (scan_id, stale_s),
     ).fetchone()
 

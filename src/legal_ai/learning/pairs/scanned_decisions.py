@@ -23,6 +23,7 @@ the file and may OCR it as she likes.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import tempfile
 from pathlib import Path
@@ -33,7 +34,7 @@ from ...errors import AppError, Conflict, Forbidden
 from ...ingest import ocr_jobs
 from ...store import decision_scans as store
 from ...store import ocr as ocr_store
-from ...text import extract, ocr
+from ...text import ocr
 from .. import vocabulary as vocab
 from ..methodology import ScannedDecision
 from . import drafts, finals
@@ -98,7 +99,7 @@ def queue(
     if kind == "final" and not (principal.is_chair or principal.kind == "operator"):
         raise Forbidden("a final is the chair's: only she uploads it", code="final.chair_only")
     data = path.read_bytes()
-    sha = extract.file_sha256(path)
+    sha = hashlib.sha256(data).hexdigest()  # of the bytes read once
     with app.store.transaction() as conn, app.store.as_login(conn):
         ocr_jobs.enqueue(conn, sha, data)  # None: the scan is kept already (its reading reused)
         row = store.add(
