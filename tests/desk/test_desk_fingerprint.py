@@ -17,7 +17,7 @@ from helpers import AGENT, csrf_of, section, sign_in, text_of
 from legal_ai.auth import CHAIR, system_principal
 from legal_ai.knowledge.brief import writing_brief
 from legal_ai.learning.engine.models import recorder
-from legal_ai.learning.lessons import lessons
+from legal_ai.learning.lessons import lessons, voice_proposals
 from legal_ai.learning.lessons import proposal_review as fingerprint_review
 from legal_ai.learning.methodology import profiles as methodology
 from legal_ai.learning.methodology import undo as methodology_undo
@@ -41,7 +41,7 @@ FINGERPRINT = {
 @pytest.fixture
 def proposals(app):
     """The home's proposals folder, emptied before and after (the home is the session's)."""
-    folder = fingerprint_review.folder(app)
+    folder = voice_proposals.folder(app)
     shutil.rmtree(folder, ignore_errors=True)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,10 +51,6 @@ TARGET = {
     "other": "voice_invariants",
 }
 ORDER = ("sentence_rhythm", "openings", "transitions", "language_register", "other")
-
-
-def folder(app: Context) -> Path:
-    return Path(app.settings.home) / "proposals"
 
 
 def _load(path: Path) -> dict | None:
@@ -134,7 +129,7 @@ def adopted(conn: Any) -> list[dict]:
 def _proposal(app: Context, name: str) -> dict:
     if not NAME.fullmatch(name or ""):
         raise InvalidInput("no such voice-fingerprint proposal", code="fingerprint.item")
-    data = _load(folder(app) / f"{name}.json")
+    data = _load(fingerprint.folder(app) / f"{name}.json")
     if data is None:
         raise InvalidInput("no such voice-fingerprint proposal", code="fingerprint.item")
     return data
@@ -144,7 +139,11 @@ def proposals(app: Context, limit: int = MAX_SHOWN) -> dict:
     """The proposals newest first (at most `limit`), each item with its findings and what she
     decided on it; how many there are; and the state of her request for a new one."""
     paths = sorted(
-        (p for p in folder(app).glob("voice-fingerprint-*.json") if NAME.fullmatch(p.stem)),
+        (
+            p
+            for p in fingerprint.folder(app).glob("voice-fingerprint-*.json")
+            if NAME.fullmatch(p.stem)
+        ),
         key=lambda p: p.stem,
         reverse=True,
     )
@@ -237,10 +236,7 @@ def dismiss(app: Context, name: str, key: str, reason: str | None = None) -> Non
 
 # -- asking for a new proposal -------------------------------------------------------------------
 def _write(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    fingerprint.write_whole(path, json.dumps(data, ensure_ascii=False, default=str) + "\n")
 
 
 def _read_state(path: Path) -> dict | None:
@@ -260,8 +256,8 @@ def _read_state(path: Path) -> dict | None:
 def request_state(app: Context) -> dict:
     """{requested: {by, at} or None, failed: {at, said, code} or None}."""
     return {
-        "requested": _read_state(folder(app) / REQUEST),
-        "failed": _read_state(folder(app) / FAILED),
+        "requested": _read_state(fingerprint.folder(app) / REQUEST),
+        "failed": _read_state(fingerprint.folder(app) / FAILED),
     }
 
 
@@ -269,7 +265,7 @@ def request(app: Context) -> dict:
     """Her request for a new proposal, for the worker (one at a time: asked again while one
     waits, the first stands)."""
     require_chair(app.principal, "asking for a voice-fingerprint proposal")
-    path = folder(app) / REQUEST
+    path = fingerprint.folder(app) / REQUEST
     state = _read_state(path)
     if state is None:
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -282,10 +278,10 @@ def run_requested(app: Context, model: ChatModel) -> dict | None:
     """The worker's part: when she asked for a proposal, write it (fingerprint.propose) and
     clear the request; a refusal or a model's failure is kept for her page, and the request
     cleared (she asks again). None when nothing was asked for."""
-    path = folder(app) / REQUEST
+    path = fingerprint.folder(app) / REQUEST
     if _read_state(path) is None:
         return None
-    failed = folder(app) / FAILED
+    failed = fingerprint.folder(app) / FAILED
     try:
         result = fingerprint.propose(app, model)
     except AppError as exc:

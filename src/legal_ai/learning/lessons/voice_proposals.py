@@ -131,6 +131,19 @@ def _markdown(data: dict) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def folder(app: Context) -> Path:
+    """Where the proposals, her request for one and its last failure are kept."""
+    return Path(app.settings.home) / "proposals"
+
+
+def write_whole(path: Path, text: str) -> None:
+    """`text` as the file `path`, whole or not at all (written beside it, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def _free_path(folder: Path, stem: str) -> Path:
     """`stem` in `folder`, or `stem-2`, `stem-3`… when a proposal of that name exists."""
     candidate, n = stem, 1
@@ -164,15 +177,8 @@ def propose(app: Context, model: ChatModel) -> dict:
         "purity_flags": _flags(fingerprint),
         "adopt_with": "legal-ai methodology edit",
     }
-    folder = Path(app.settings.home) / "proposals"
-    folder.mkdir(parents=True, exist_ok=True)
-    base = _free_path(folder, f"voice-fingerprint-{now:%Y%m%d-%H%M%S}")
+    base = _free_path(folder(app), f"voice-fingerprint-{now:%Y%m%d-%H%M%S}")
     json_path, md_path = base.with_suffix(".json"), base.with_suffix(".md")
-    for path, text in (
-        (json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n"),
-        (md_path, _markdown(data)),
-    ):
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+    write_whole(json_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    write_whole(md_path, _markdown(data))
     return {**data, "json_path": str(json_path), "markdown_path": str(md_path)}
