@@ -7,12 +7,9 @@ import math
 
 import pytest
 
-from helpers import ROOT
-from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput
 from legal_ai.evaluation import metrics
 from legal_ai.evaluation.baseline import check
-from legal_ai.evaluation.datasets import load_dataset
 from legal_ai.evaluation.harness import evaluate
 from scenarios import write_dataset
 
@@ -84,35 +81,3 @@ def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path
     baseline.write_text(json.dumps(raised), encoding="utf-8")
     with pytest.raises(InvalidInput, match="no hybrid recall@100; refresh it"):
         check(dropped, baseline)
-
-
-@pytest.mark.db
-@pytest.mark.slow
-@pytest.mark.shared
-def test_gate_fails_when_the_lexical_leg_is_dropped_on_real_data(server_url):
-    """The frozen pbl-questions slice of the CI gate: dropping the lexical leg must fail it (on
-    the project's own data: test_harness_end_to_end_and_the_gate_catches_a_regression).
-    It runs on the test server's main database, as scripts/eval-gate does, so the gate that
-    .ci/run starts next finds these embeddings in the cache."""
-    from helpers import TEST_HOME, shared
-    from legal_ai.evaluation.harness import sample_corpus
-
-    settings = Settings(home=TEST_HOME)
-
-    root = shared()
-    dataset = sample_corpus(
-        load_dataset(
-            root / "pbl-silver" / "corpus.jsonl",
-            root / "pbl-questions" / "queries.jsonl",
-            root / "pbl-questions" / "qrels.tsv",
-            fields=("text",),
-            name="pbl-questions",
-        ),
-        60,
-    )
-    baseline = ROOT / "eval" / "baselines" / "pbl-questions.json"
-    report = evaluate(settings, dataset)
-    assert check(report, baseline)[0], "the committed baseline must pass as it is"
-    regressed = evaluate(settings.model_copy(update={"bm25_hybrid_enabled": False}), dataset)
-    passed, verdict = check(regressed, baseline)
-    assert not passed, verdict
