@@ -71,9 +71,11 @@ def free_port() -> int:
 def serves_the_desk(printed: str, home: Path) -> None:
     """The serve line the demo prints, run as printed (on a free port): the desk answers, the
     chair signs in with the printed password, and her first signed final of a new case is taken
-    (the committee's chair is on the line; the API's credential too)."""
+    (the committee's chair is on the line; the API's credential too); her cases list shows the
+    demo's pairs and a search finds the demo's rulings."""
     [line] = [x.strip() for x in printed.splitlines() if x.strip().endswith("legal-ai serve")]
     assert "LEGAL_AI_COMMITTEE_CHAIR=" in line and DEMO_CHAIR in line
+    assert "http://127.0.0.1:8765/login" in printed and DEMO_DESK_PASSWORD in printed
     port = free_port()
     env = {**os.environ, "LEGAL_AI_HOME": str(home)}
     env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
@@ -101,6 +103,9 @@ def serves_the_desk(printed: str, home: Path) -> None:
             password = {"name": "chair", "password": DEMO_DESK_PASSWORD}
             signed = client.post("/login", data={**password, "csrf": csrf_of(form.text)})
             assert signed.status_code == 303
+            assert 'data-status="' in client.get("/cases").text  # the demo's pairs on the page
+            hits = client.get("/search", params={"corpus": "external", "q": "הקלה"}).text
+            assert 'class="hit"' in hits
             record = factories.records()[1]  # a case the demo does not hold
             fields = {k: record[k] for k in ("appeal_type", "outcome", "practice_area")}
             fields |= {"csrf": csrf_of(client.get("/cases").text)}

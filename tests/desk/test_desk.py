@@ -437,26 +437,6 @@ def test_learning_dashboard_and_feedback(chair, desk_app):
     assert "<th>תוכן חסר</th><td>1</td>" in text_of(sent.text)
 
 
-@pytest.mark.server_db("legal_ai_demo")
-def test_the_demo_prints_how_to_open_the_desk_and_its_password_signs_in(server_url, settings):
-    from legal_ai.app import App
-    from legal_ai.config import Settings
-    from legal_ai.demo import DEMO_AGENT_TOKEN, DEMO_DESK_PASSWORD, run_demo
-
-    lines: list[str] = []
-    run_demo(Settings(home=settings.home), echo=lines.append)
-    shown = "\n".join(lines)
-    url = re.search(r"LEGAL_AI_DATABASE_URL='([^']+)'", shown).group(1)
-    assert "legal-ai serve" in shown and "http://127.0.0.1:8765/login" in shown
-    assert DEMO_DESK_PASSWORD in shown
-    served = Settings(home=settings.home, database_url=url, agent_token=DEMO_AGENT_TOKEN)
-    with App(served) as demo, TestClient(create_app(served, legal=demo)) as c:
-        assert sign_in(c, DEMO_DESK_PASSWORD).status_code == 303
-        assert 'data-status="' in c.get("/cases").text  # the demo's pairs on the page
-        hits = c.get("/search", params={"corpus": "external", "q": "הקלה"}).text
-        assert 'class="hit"' in hits
-
-
 # -- /methodology: the profiles' editor, versions, diff, restore (issue 12 item 4) ------------------
 def form_fields(html: str, action: str) -> dict[str, str]:
     """The fields one form of the page would post (inputs and textareas, as the browser sends)."""
