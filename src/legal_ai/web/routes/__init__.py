@@ -53,26 +53,14 @@ __all__ = ["API", "health", "include"]
 
 
 def include(api: FastAPI, router: APIRouter) -> None:
-    """Add `router`'s routes to `api` one by one, as `@api.get(...)` would have: each app gets
-    its own routes, listed in `api.routes` (FastAPI's `include_router` keeps a router as one
-    entry there in its newer releases, and whatever walks `api.routes` would miss them)."""
+    """Add `router`'s routes to `api` one by one, listed in `api.routes` (FastAPI's
+    `include_router` keeps a router as one entry there in its newer releases, and whatever walks
+    `api.routes` would miss them). The route objects are the router's own, built once when its
+    module was imported, not rebuilt per app: `api.add_api_route` analyses every handler's
+    parameters again (~1.5 ms a route, ~100 ms of an app's 200 on this machine). Our routes
+    keep nothing of the app they serve (it is reached through `request.app`), the routers add
+    no prefix or dependency of their own, and nothing here overrides a dependency."""
     for route in router.routes:
         if not isinstance(route, APIRoute):
             raise TypeError(f"{route!r}: the route tables hold API routes only")
-        api.add_api_route(
-            route.path,
-            route.endpoint,
-            response_model=route.response_model,
-            status_code=route.status_code,
-            tags=route.tags,
-            dependencies=route.dependencies,
-            summary=route.summary,
-            description=route.description,
-            responses=route.responses,
-            deprecated=route.deprecated,
-            methods=route.methods,
-            operation_id=route.operation_id,
-            include_in_schema=route.include_in_schema,
-            name=route.name,
-            openapi_extra=route.openapi_extra,
-        )
+        api.router.routes.append(route)
