@@ -24,6 +24,7 @@ from legal_ai.learning.checks import shingles
 from legal_ai.learning.lessons import lessons
 from legal_ai.ops import rechecks
 from legal_ai.ops.health import report as health_report
+from legal_ai.store import rechecks as sql_rechecks
 
 pytestmark = pytest.mark.db
 
@@ -428,6 +429,22 @@ def test_the_desks_page_reuses_the_models_answers_yet_sees_a_changed_vector(worl
     finally:
         world.embedder.inner.embed_passages = asked
     assert health_report(world)["rechecked"]["embedding_cache"]["chunk_differ"] == 0  # asked anew
+
+
+def test_the_desks_sample_holds_for_its_window_and_the_cli_draws_anew(world):
+    """The desk's view draws one sample per window (so the model's answers are reused), the CLI
+    a new one each time; both read the stored vectors (above)."""
+    with _owner(world) as conn:
+        total = conn.execute("SELECT count(*) AS n FROM case_law_chunks").fetchone()["n"]
+        assert total > 3
+
+        def drawn(seed):
+            rows = sql_rechecks.embedded_sample(conn, world.embedder.id, 3, seed)
+            return tuple((r["chunk_table"], r["id"]) for r in rows)
+
+        assert len({drawn("2041") for _ in range(5)}) == 1
+        assert len({drawn(str(n)) for n in range(20)}) > 1  # another window, another sample
+        assert len({drawn(None) for _ in range(20)}) > 1
 
 
 def test_the_desks_health_page_shows_each_recheck(world, chair):

@@ -19,15 +19,23 @@ database):
 
 The checks read through the login's own store (`App.derived_store`), whoever asks. Embedding
 the sample again costs a model call per chunk (~3 s for 32 with the offline model): `legal-ai
-health` embeds it every time; the desk's page (`run(app, model_within=MODEL_FRESH)`) reuses
-what this process's model answered for the same text within MODEL_FRESH seconds. The stored
-vectors are read and compared on every view either way: a vector changed in the database is
-found at once; only the model's own answer for an unchanged text is not asked twice."""
+health` embeds a new random sample every time; the desk's page (`run(app,
+model_within=MODEL_FRESH)`) draws the same sample throughout each MODEL_FRESH window (seeded by
+the window) and reuses what this process's model answered for its texts within it, so a view
+asks the model nothing new (the page took ~600 ms a view, 400 of them the model, where every
+view drew another sample). The stored vectors are read and compared on every view either way: a
+vector changed in the database is found at once; only the model's own answer for an unchanged
+text is not asked twice. The copy fingerprints are computed again from each stored text on
+every run, by a pure function: what it gave for the same text (by the text's SHA-256, not the
+stored hash a writer could leave behind) is remembered (`_taken`, bounded), so only a text not
+seen before is cut again."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -44,6 +52,9 @@ MODEL_FRESH = 15 * 60  # seconds the desk's page reuses the model's answer for a
 # (embedder id, text) -> (monotonic time, the model's vector): what the model answered lately
 _answered: dict[tuple[str, str], tuple[float, Any]] = {}
 _lock = threading.Lock()
+# SHA-256 of a stored text -> its copy fingerprints (METHOD's), the most recent TAKEN_KEPT
+_taken: OrderedDict[str, list[int]] = OrderedDict()
+TAKEN_KEPT = 20_000
 
 
 def run(app: Any, model_within: float = 0) -> dict:
@@ -69,7 +80,7 @@ def _fingerprints(conn) -> dict:
             missing += 1
         elif row["taken_of"] != row["content_hash"] or row["method"] != METHOD:
             stale += 1
-        elif list(row["shingles"]) != fingerprints(keyed_words(row["content"])):
+        elif list(row["shingles"]) != _fingerprints_of(row["content"]):
             items.append({"corpus": row["corpus"], "doc_id": row["doc_id"]})
     return {
         "checked": checked,
@@ -79,6 +90,22 @@ def _fingerprints(conn) -> dict:
         "stale": stale,
         "items": items[:LISTED],
     }
+
+
+def _fingerprints_of(content: str) -> list[int]:
+    """The copy check's fingerprints of `content`, cut again unless this text was cut lately."""
+    key = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    with _lock:
+        taken = _taken.get(key)
+        if taken is not None:
+            _taken.move_to_end(key)
+            return taken
+    taken = fingerprints(keyed_words(content))
+    with _lock:
+        _taken[key] = taken
+        while len(_taken) > TAKEN_KEPT:
+            _taken.popitem(last=False)
+    return taken
 
 
 def _cosine(a, b) -> float:
@@ -111,7 +138,9 @@ def _model_answers(embedder, texts: list[str], within: float) -> list:
 
 def _embeddings(conn, embedder, within: float = 0) -> dict:
     planted = sql.planted_cache_rows(conn)
-    rows = sql.embedded_sample(conn, embedder.id, SAMPLE)
+    # The desk's view: one sample per MODEL_FRESH window, whose model answers it reuses.
+    seed = str(int(time.time() // within)) if within > 0 else None
+    rows = sql.embedded_sample(conn, embedder.id, SAMPLE, seed)
     fresh = _model_answers(embedder, [r["text"] for r in rows], within)
     cache_differ = chunk_differ = 0
     items = []

@@ -39,9 +39,10 @@ def _chunk_tables() -> list[str]:
     return sorted({c.chunk_table for c in CORPORA.values() if c.chunk_table})
 
 
-def embedded_sample(conn: Conn, embedder: str, size: int) -> list[dict]:
+def embedded_sample(conn: Conn, embedder: str, size: int, seed: str | None = None) -> list[dict]:
     """Up to `size` embedded chunks by `embedder`: first those whose text has a cache row that is
-    not the system's, then a random sample; each {chunk_table, id, text, embedding, cached,
+    not the system's, then a random sample — the same one for the same `seed` while the chunks
+    are the same (None: a new one each call); each {chunk_table, id, text, embedding, cached,
     cached_system}: the chunk's own vector and the cache's vector of its text (None: none)."""
     parts = sql.SQL(" UNION ALL ").join(
         sql.SQL(
@@ -55,9 +56,11 @@ def embedded_sample(conn: Conn, embedder: str, size: int) -> list[dict]:
         " SELECT c.chunk_table, c.id, c.text, c.embedding, e.embedding AS cached,"
         " e.by_system AS cached_system FROM chunks c"
         " LEFT JOIN embedding_cache e ON e.embedder = %(e)s AND e.text_hash = c.text_hash"
-        " ORDER BY (e.by_system IS FALSE) DESC, random() LIMIT %(n)s"
+        " ORDER BY (e.by_system IS FALSE) DESC,"
+        " CASE WHEN %(seed)s::text IS NULL THEN random()::text"
+        " ELSE md5(c.chunk_table || c.id || %(seed)s) END LIMIT %(n)s"
     ).format(parts=parts)
-    return conn.execute(query, {"e": embedder, "n": size}).fetchall()
+    return conn.execute(query, {"e": embedder, "n": size, "seed": seed}).fetchall()
 
 
 def planted_cache_rows(conn: Conn) -> list[dict]:
