@@ -41,5 +41,6 @@ _.explain
 _.canonical_statement
 _.identifier
 _.dropped_unverified
+_.semantic_query_chars
 _.term_once_confirmed
 _.chunk_id

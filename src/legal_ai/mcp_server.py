@@ -23,7 +23,11 @@ from .errors import AppError, CapReached
 from .mcp_knowledge import knowledge_tools
 
 Query = Annotated[
-    str, Field(description="What to look for, in Hebrew or English (at most 2000 characters).")
+    str,
+    Field(
+        description="What to look for, in Hebrew or English (at most 20,000 characters: a long"
+        " text is searched by every word and by the meaning of its first 300 characters)."
+    ),
 ]
 Limit = Annotated[int, Field(description="How many hits to return (1-100).", ge=1, le=100)]
 Mode = Annotated[str, Field(description="hybrid (default), semantic or lexical.")]

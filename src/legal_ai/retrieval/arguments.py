@@ -16,7 +16,12 @@ from ..text.hebrew import clean_text, clean_value
 from .filters import Filters, check_filters
 
 MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
-MAX_QUERY_CHARS = 2000
+# A query is refused above MAX_QUERY_CHARS (a pasted page of a decision fits); the semantic legs
+# and the reranker read its first SEMANTIC_QUERY_CHARS (semantic_text): the local model's time
+# grows with the length it reads (docs/search.md, "A long query"), the lexical and reference legs
+# read all of it.
+MAX_QUERY_CHARS = 20_000
+SEMANTIC_QUERY_CHARS = 300
 MAX_FILTER_CHARS = 200
 MAX_LIMIT = 100
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -43,6 +48,15 @@ def clean_query(query: str) -> str:
             field="query",
         )
     return text
+
+
+def semantic_text(text: str, limit: int = SEMANTIC_QUERY_CHARS) -> str:
+    """What the semantic legs read of a checked query: all of it up to `limit` characters, else
+    its start, cut at the last space within them (a word is never split)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    return text[: cut if cut > 0 else limit].rstrip()
 
 
 def filter_value(name: str, value: object) -> str | None:

@@ -80,6 +80,7 @@ class _AnswerFields(TypedDict):
 
 class SearchAnswer(_AnswerFields, total=False):
     identifiers: list[Identifier]  # what the query names, and whether the corpus holds it
+    semantic_query_chars: int  # a long query: the characters its semantic legs read
     dropped_unverified: int  # hits whose span no longer reads its text, left out
     rerank: dict[str, Any]
 

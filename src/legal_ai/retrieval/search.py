@@ -36,7 +36,7 @@ from .arguments import MAX_FILTER_CHARS as MAX_FILTER_CHARS
 from .arguments import MAX_LIMIT as MAX_LIMIT
 from .arguments import MAX_QUERY_CHARS as MAX_QUERY_CHARS
 from .arguments import MODES as MODES
-from .arguments import checked
+from .arguments import SEMANTIC_QUERY_CHARS, checked, semantic_text
 from .arguments import clean_query as clean_query
 from .arguments import filter_value as filter_value
 from .arguments import normalized_filters as normalized_filters
@@ -79,11 +79,16 @@ class SearchResult:
     # The identifiers the query names (a section, a case number) and whether the corpus holds
     # each (retrieval/exact.py): [{"identifier", "kind", "found"}]; empty when it names none.
     identifiers: list[Identifier] = field(default_factory=list)
+    # How many of the query's characters the semantic legs read, when fewer than it has (a long
+    # query: arguments.semantic_text); None when they read it all.
+    semantic_chars: int | None = None
 
     def as_dict(self) -> SearchAnswer:
         out: SearchAnswer = {"hits": self.hits, "dropped_by_cap": self.dropped_by_cap}
         if self.identifiers:
             out["identifiers"] = self.identifiers
+        if self.semantic_chars is not None:
+            out["semantic_query_chars"] = self.semantic_chars
         if self.unverified:
             out["dropped_unverified"] = len(self.unverified)
         if self.rerank is not None:
@@ -129,12 +134,16 @@ def search(
     cap: int | None = None,
     image_embedder: Embedder | None = None,
     reranker: Reranker | None = None,
+    semantic_chars: int = SEMANTIC_QUERY_CHARS,
 ) -> SearchResult:
     """Search one corpus. `vector` replaces the query's embedding (find_similar_cases);
     `group_by`/`cap` change what the diversity cap counts (default: per ruling/document);
     `image_embedder` adds the weighted image leg when MULTIMODAL_ENABLED; `reranker` reorders
-    the first LEGAL_AI_RERANK_TOP_N of the fused list (not for a search by `vector`)."""
+    the first LEGAL_AI_RERANK_TOP_N of the fused list (not for a search by `vector`). The
+    semantic legs, the image leg and the reranker read the query's first `semantic_chars`
+    (arguments.semantic_text); the lexical and reference legs read all of it."""
     corpus, text, filters = checked(corpus_key, mode, limit, query, filters)
+    meaning = semantic_text(text, semantic_chars)
     cap, use_semantic, use_lexical, window, image_source, use_image = _plan(
         settings, corpus, mode, limit, cap, image_embedder
     )
@@ -142,10 +151,10 @@ def search(
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     embedding, image_vector = _embeddings(
-        embedder, image_embedder, text, vector, use_semantic, use_lexical, use_image
+        embedder, image_embedder, meaning, vector, use_semantic, use_lexical, use_image
     )
     found: dict[str, list[int]] = {}  # leg name -> unit ids, best first
-    plan = SemanticPlan(corpus, filters, text, vector, embedding, embedder, settings, window)
+    plan = SemanticPlan(corpus, filters, meaning, vector, embedding, embedder, settings, window)
     with store.connection() as conn, ExitStack() as stack:
         beside = None  # the semantic legs' future, when they run beside the lexical legs
         if use_semantic and use_lexical and settings.search_parallel_legs:
@@ -185,7 +194,7 @@ def search(
         provenance: dict[tuple[str, int], Rerank] = {}
         if reranker is not None and vector is None and fused:
             fused, head, stage, provenance = _reranked(
-                conn, corpus, sources, fused, rows, reranker, text, settings, timings
+                conn, corpus, sources, fused, rows, reranker, meaning, settings, timings
             )
         # An exact identifier's items first, as their own group; the rest in fused order.
         # (Not for a search by a case's own vector: its text is no query she typed.)
@@ -221,7 +230,8 @@ def search(
             hit["rerank"] = {**provenance[entry.key], "by": stage["by"]}
             if stage["skipped"]:
                 hit["rerank"]["skipped"] = stage["skipped"]
-    return SearchResult(hits, dropped, timings, bad, stage, identifiers)
+    shortened = len(meaning) if use_semantic and vector is None and meaning != text else None
+    return SearchResult(hits, dropped, timings, bad, stage, identifiers, shortened)
 
 
 def _plan(

@@ -18,7 +18,7 @@ from ..errors import InvalidInput, NotFound
 from ..text.hebrew import clean_text
 from .contract import ToolAnswer
 from .legs import Filters
-from .search import MAX_QUERY_CHARS, SearchResult, filter_value
+from .search import SearchResult, filter_value
 
 
 class Searcher(Protocol):
@@ -33,6 +33,9 @@ class Searcher(Protocol):
 
 # The two kinds of the precedent library a search may keep to (its rulings, the law's sections).
 LIBRARY_KINDS = ("ruling", "legislation")
+# find_similar_cases by a text: the first 2,000 characters of it, embedded whole (a case is like
+# a text by all of it), as a case's own profile is its documents' first 2,000 (store/precedents).
+SIMILAR_TEXT_CHARS = 2000
 
 
 def _result(tool: str, result: SearchResult) -> ToolAnswer:
@@ -110,7 +113,7 @@ def find_similar_cases(
             "find_similar_cases: text must be text", code="query.not_text", field="text"
         )
     exclude = filter_value("case_number", case_number)
-    text = clean_text(text).strip()[:MAX_QUERY_CHARS] if text else None
+    text = clean_text(text).strip()[:SIMILAR_TEXT_CHARS] if text else None
     if bool(exclude) == bool(text):
         raise InvalidInput(
             "find_similar_cases needs exactly one of case_number or text",
@@ -149,12 +152,13 @@ def find_similar_cases(
     filters = Filters(practice_area=area, exclude_case_number=exclude)
     result = app.search(
         "case",
-        text[:MAX_QUERY_CHARS],
+        text[:SIMILAR_TEXT_CHARS],
         filters=filters,
         limit=limit,
         vector=vector,
         group_by=lambda row: row.get("case_number"),
         cap=1,
+        semantic_chars=SIMILAR_TEXT_CHARS,  # a case is like a text by all of it
     )
     return _result("find_similar_cases", result)
 

@@ -13,6 +13,11 @@ addresses or networks; empty by default: never). Two places follow that one sett
   same rule for a server that did not rewrite the address: the connection's address, unless it
   is a trusted proxy, in which case X-Forwarded-For is read from the right and the first address
   that is not a trusted proxy is the client's (the proxies append; a client can only prepend).
+
+`uvicorn_options` also sizes the request's head (its line and headers) at REQUEST_HEAD_BYTES:
+uvicorn's own 16 KB would refuse, in English and before the app sees it, a search whose query is
+over ~2,500 Hebrew letters (six characters each in the address), where a query may have 20,000
+(retrieval/arguments.py) and the desk's search form sends it in the address.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from functools import cache
 from typing import Any
 
 from ..config import Settings
+from ..retrieval.arguments import MAX_QUERY_CHARS
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -55,13 +61,19 @@ def is_trusted(host: str | None, networks: tuple[Network, ...]) -> bool:
     return address is not None and any(address in n for n in networks)
 
 
+# A query's 20,000 characters as an address (a Hebrew letter is %D7%90: six) and the headers.
+REQUEST_HEAD_BYTES = 6 * MAX_QUERY_CHARS + 40 * 1024
+
+
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
-    """uvicorn.run's proxy options for this setting: off when it is empty (uvicorn would
-    otherwise believe 127.0.0.1 and FORWARDED_ALLOW_IPS), else the named proxies only."""
+    """uvicorn.run's options: the proxy headers for this setting, off when it is empty (uvicorn
+    would otherwise believe 127.0.0.1 and FORWARDED_ALLOW_IPS), else the named proxies only; and
+    the request head's size (REQUEST_HEAD_BYTES)."""
+    head = {"h11_max_incomplete_event_size": REQUEST_HEAD_BYTES}
     proxies = [str(n) for n in trusted_proxies(settings)]
     if not proxies:
-        return {"proxy_headers": False, "forwarded_allow_ips": ""}
-    return {"proxy_headers": True, "forwarded_allow_ips": proxies}
+        return {"proxy_headers": False, "forwarded_allow_ips": "", **head}
+    return {"proxy_headers": True, "forwarded_allow_ips": proxies, **head}
 
 
 def client_address(scope: Mapping[str, Any], settings: Settings) -> str:

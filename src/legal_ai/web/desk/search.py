@@ -126,6 +126,7 @@ def _search(
         "capped": len(result["hits"]) >= HITS,
         "not_found": [search_results.not_found(i, form.label) for i in not_found],
         "everywhere": address({"q": query}) if not_found else None,
+        "meaning_read": result.get("semantic_query_chars"),
         "suggestions": [] if shown.documents else search_results.suggestions(form, query, args),
     }
 
@@ -138,6 +139,7 @@ def _search_all(view: Any, asked: Any) -> dict[str, Any]:
     facets: list[dict[str, Any]] = []
     exact: list[tuple[str, dict]] = []
     named: dict[str, dict] = {}
+    meaning_read = None
     for key in search_form.SEARCHED_IN_ALL:
         form = search_form.CORPUS_FORMS[key]
         args = {n: asked.args[n] for n in form.required if asked.args.get(n)}
@@ -163,6 +165,7 @@ def _search_all(view: Any, asked: Any) -> dict[str, Any]:
             }
         )
         exact += [(form.label, r) for r in shown.results if r.best.get("exact")]
+        meaning_read = result.get("semantic_query_chars") or meaning_read
         for i in result.get("identifiers", []):
             seen = named.setdefault(i["identifier"], dict(i))
             seen["found"] = seen["found"] or i["found"]
@@ -177,6 +180,7 @@ def _search_all(view: Any, asked: Any) -> dict[str, Any]:
         "exact": exact,
         "not_found": [search_results.not_found(i) for i in missing],
         "documents": sum(f["count"] or 0 for f in facets),
+        "meaning_read": meaning_read,
     }
 
 
