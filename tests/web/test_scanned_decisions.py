@@ -261,3 +261,48 @@ def test_her_scanned_draft_is_cancelled_from_its_page_an_agents_is_not(
     refused = chair.post(f"/uploads/scan/{scan_id}/cancel", data={"csrf": csrf_of(page)})
     assert refused.status_code == 404
     assert [r["id"] for r in _rows(desk_app, "SELECT id FROM decision_scans")] == [scan_id]
+
+
+def test_over_the_api_each_caller_lists_and_cancels_only_its_own_scans(client, desk_app, tmp_path):
+    agent = {"Authorization": f"Bearer {AGENT}"}
+    her = {"Authorization": f"Bearer {CHAIR_TOKEN}"}
+    mine = _api(client, "draft", AGENT, "agent-scan.pdf", _scan(tmp_path, "a.pdf", DRAFT))
+    her_scan = _scan(tmp_path, "f.pdf", FINAL)
+    hers = _api(client, "final", CHAIR_TOKEN, "final-scan.pdf", her_scan, decided_on="2025-11-03")
+    agent_id, her_id = mine.json()["scan_id"], hers.json()["scan_id"]
+
+    listed = client.get("/api/scans", headers=agent).json()["scans"]
+    assert [(s["scan_id"], s["kind"], s["status"]) for s in listed] == [
+        (agent_id, "draft", "waiting")
+    ]
+    assert listed[0]["file_name"] == "agent-scan.pdf" and listed[0]["case_number"] == CASE
+    assert [s["scan_id"] for s in client.get("/api/scans", headers=her).json()["scans"]] == [her_id]
+    # Another's upload is not found, never said to exist: read or cancelled.
+    for path in (f"/api/scans/{her_id}", f"/api/scans/{10**12}"):
+        refused = client.get(path, headers=agent)
+        assert refused.status_code == 404 and refused.json()["code"] == "scan.not_found"
+    stranger = client.post(f"/api/scans/{her_id}/cancel", headers=agent)
+    assert stranger.status_code == 404 and stranger.json()["code"] == "scan.not_found"
+    assert client.get("/api/scans").status_code == 401
+    assert client.get("/api/scans/abc", headers=agent).status_code == 400
+
+    cancelled = client.post(f"/api/scans/{agent_id}/cancel", headers=agent)
+    assert cancelled.status_code == 200, cancelled.text
+    assert cancelled.json() == {
+        "scan_id": agent_id,
+        "status": "cancelled",
+        "job_removed": True,
+        "scan_removed": True,
+    }
+    assert client.get("/api/scans", headers=agent).json()["scans"] == []
+    assert client.post(f"/api/scans/{agent_id}/cancel", headers=agent).status_code == 404
+
+    # Hers, once the worker has read and stored it: done, with the service's answer; too late
+    # to cancel (409, the catalog's code and Hebrew).
+    _work(desk_app)
+    done = client.get(f"/api/scans/{her_id}", headers=her).json()
+    assert done["status"] == "done", (done["error_code"], done["error"])
+    assert done["result"]["case_number"] == CASE
+    late = client.post(f"/api/scans/{her_id}/cancel", headers=her)
+    assert late.status_code == 409 and late.json()["code"] == "scan.not_waiting"
+    assert "אי אפשר לבטל" in late.json()["message_he"]

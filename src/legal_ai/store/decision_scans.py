@@ -153,3 +153,14 @@ def get(conn: Conn, scan_id: int) -> dict | None:
     return conn.execute(
         sql.SQL("SELECT {} FROM decision_scans WHERE id = %s").format(_SHOWN), (scan_id,)
     ).fetchone()
+
+
+def of_actor(conn: Conn, actor_kind: str, actor_name: str, limit: int = 50) -> list[dict]:
+    """The scanned uploads one caller made, newest first."""
+    return conn.execute(
+        sql.SQL(
+            "SELECT {} FROM decision_scans WHERE actor_kind = %s AND actor_name = %s"
+            " ORDER BY created_at DESC, id DESC LIMIT %s"
+        ).format(_SHOWN),
+        (actor_kind, actor_name, limit),
+    ).fetchall()

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...auth import Principal
-from ...errors import AppError, Conflict, Forbidden
+from ...errors import AppError, Conflict, Forbidden, NotFound
 from ...ingest import ocr_jobs
 from ...store import decision_scans as store
 from ...store import ocr as ocr_store
@@ -229,6 +229,56 @@ def line(report: dict) -> str | None:
         f"{f['kind']} of {f['case_number']} not stored: {f['error']}" for f in report["failed"]
     ]
     return "scanned decisions: " + "; ".join(parts)
+
+
+def is_own(app: Context, row: dict) -> bool:
+    """Whether the caller made this scanned upload (an upload is cancelled and listed only by
+    whoever made it: the chair her own, an agent its own draft's)."""
+    principal = app.principal
+    return (row["actor_kind"], row["actor_name"]) == (principal.kind, principal.name)
+
+
+def _answer(row: dict) -> dict:
+    """A scanned upload as the API answers it: its state, and why it failed (catalog code)."""
+    return {
+        "scan_id": row["id"],
+        "kind": row["kind"],
+        "case_number": row["case_number"],
+        "file_name": row["source_name"].removeprefix("upload:"),
+        "status": row["status"],
+        "error_code": row["error_code"],
+        "error": row["error"],
+        "result": row["result"],
+        "created_at": row["created_at"].isoformat(),
+        "finished_at": row["finished_at"].isoformat() if row["finished_at"] else None,
+    }
+
+
+def mine(app: Context, limit: int = 50) -> dict:
+    """The caller's own scanned uploads, newest first: waiting (for OCR), running (being stored),
+    done (with the service's answer) or failed (with its code). Read as the login (an agent's
+    role reads no upload), filtered by who authenticated."""
+    principal = app.principal
+    with app.store.transaction() as conn, app.store.as_login(conn):
+        rows = store.of_actor(conn, principal.kind, principal.name, limit)
+    return {"scans": [_answer(r) for r in rows]}
+
+
+def mine_one(app: Context, scan_id: int) -> dict:
+    """One of the caller's scanned uploads; NotFound for another's (never saying it exists)."""
+    with app.store.transaction() as conn, app.store.as_login(conn):
+        row = store.get(conn, scan_id)
+    if row is None or not is_own(app, row):
+        raise NotFound(f"no scanned upload {scan_id} of yours", code="scan.not_found")
+    return _answer(row)
+
+
+def cancel_mine(app: Context, scan_id: int) -> dict:
+    """The caller's own scanned upload cancelled while it waits (`cancel`); NotFound for
+    another's, Conflict once the worker has taken it."""
+    mine_one(app, scan_id)
+    gone = cancel(app, scan_id)
+    return {"scan_id": scan_id, "status": "cancelled", **gone}
 
 
 def of_case(app: Context, case: str) -> list[dict]:

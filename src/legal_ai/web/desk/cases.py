@@ -47,8 +47,7 @@ LOST_UPLOAD = (
 
 def _hers(desk: core.Desk, row: dict) -> bool:
     """A scanned upload she made herself (an agent's draft is the agent's to replace)."""
-    principal = desk.view.principal
-    return (row["actor_kind"], row["actor_name"]) == (principal.kind, principal.name)
+    return scanned_decisions.is_own(desk.view, row)
 
 
 def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:

@@ -80,6 +80,23 @@ async def final_upload(
     return await uploaded(request, view, uploads.FINAL_FIELDS, her_final, case, "final")
 
 
+@router.get("/api/scans")
+def my_scans(view: Acting) -> dict:
+    """The caller's own drafts and finals uploaded as scans, newest first, with their state."""
+    return scanned_decisions.mine(view)
+
+
+@router.get("/api/scans/{scan_id}")
+def my_scan(scan_id: int, view: Acting) -> dict:
+    return scanned_decisions.mine_one(view, scan_id)
+
+
+@router.post("/api/scans/{scan_id}/cancel")
+def cancel_my_scan(scan_id: int, view: Acting) -> dict:
+    """The caller's own scanned upload cancelled while it waits for OCR (409 once taken)."""
+    return scanned_decisions.cancel_mine(view, scan_id)
+
+
 @router.post("/api/cases/{case:path}/promote")
 def promote(
     case: str, body: PromoteBody, view: Annotated[Any, Depends(chair("promoting lessons"))]
