@@ -10,6 +10,7 @@ agent-only login's attacks on the record: tests/store/test_decision_scans_grants
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -19,7 +20,7 @@ from urllib.parse import quote
 import pytest
 
 import factories
-from helpers import AGENT, CHAIR_TOKEN, csrf_of, text_of
+from helpers import AGENT, CHAIR_TOKEN, csrf_of, run, text_of
 from legal_ai.ingest import ocr_jobs
 from legal_ai.learning.pairs import scanned_decisions
 from legal_ai.text import ocr
@@ -306,3 +307,40 @@ def test_over_the_api_each_caller_lists_and_cancels_only_its_own_scans(client, d
     late = client.post(f"/api/scans/{her_id}/cancel", headers=her)
     assert late.status_code == 409 and late.json()["code"] == "scan.not_waiting"
     assert "אי אפשר לבטל" in late.json()["message_he"]
+
+
+def test_the_cli_queues_a_scanned_draft_and_final_and_ocr_run_stores_them(
+    desk_app, cli_env, tmp_path
+):
+    draft = factories.scanned_pdf(tmp_path / "draft-scan.pdf", [DRAFT], dpi=200)
+    said = run(cli_env, "draft", "add", CASE, draft, "--appeal-type", "permit")
+    assert said.stdout.startswith(f"{CASE}: the draft is a scan: kept and queued for OCR (scan ")
+    assert "legal-ai ocr run" in said.stdout and said.stdout.count("\n") == 1
+    final = factories.scanned_pdf(tmp_path / "final-scan.pdf", [FINAL], dpi=200)
+    answer = json.loads(
+        run(
+            cli_env,
+            "final",
+            "upload",
+            CASE,
+            final,
+            "--decided-on",
+            "2025-11-03",
+            *("--outcome", "accepted", "--practice-area", "planning", "--appeal-type", "permit"),
+            "--json",
+        ).stdout
+    )
+    assert answer["status"] == "waiting_for_ocr" and answer["kind"] == "final"
+    [row] = _rows(desk_app, "SELECT * FROM decision_scans WHERE id = %s", answer["scan_id"])
+    assert row["source_name"] == "final-scan.pdf" and row["actor_kind"] == "operator"
+    assert row["fields"]["decided_on"] == "2025-11-03"
+    assert _rows(desk_app, "SELECT id FROM drafts WHERE case_number = %s", CASE) == []
+
+    stored = run(cli_env, "ocr", "run")
+    assert "draft of" in stored.stdout and "final of" in stored.stdout, stored.stdout
+    [kept] = _rows(desk_app, "SELECT appeal_type FROM drafts WHERE case_number = %s", CASE)
+    assert kept["appeal_type"] == "permit"
+    [pair] = _rows(desk_app, "SELECT status FROM draft_final_pairs WHERE case_number = %s", CASE)
+    assert pair["status"] != "draft_done", stored.stdout  # the final arrived, paired
+    blurred = run(cli_env, "draft", "add", CASE, tmp_path / "missing.pdf", check=False)
+    assert blurred.returncode != 0 and "missing.pdf" in blurred.stderr

@@ -5,7 +5,7 @@ are cli/methodology.py, serve and worker cli/processes.py, registered from here 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,7 +17,7 @@ from ..learning.checks import check, citation_lines, get_report, summary
 from ..learning.engine import configured, run
 from ..learning.lessons import panel_stats, promote, rebuild
 from ..learning.lessons import voice_proposals as fingerprint
-from ..learning.pairs import add_draft, finals, pairs, upload_final
+from ..learning.pairs import add_draft, finals, pairs, scanned_decisions, upload_final
 from ..learning.pairs import missing_precedents as missing
 from ..ops.worker import STAGES
 from .args import AppealType, Case, File, Outcome, PracticeArea, emit
@@ -42,13 +42,24 @@ def draft_add(
     practice_area: PracticeArea = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Register our draft for a case (pair status draft_done); creates the case if new."""
+    """Register our draft for a case (pair status draft_done); creates the case if new. A scan
+    (a PDF without a text layer) is kept and queued for OCR: stored once `legal-ai ocr run` or
+    the worker has read it."""
+    labels = {"appeal_type": appeal_type, "outcome": outcome, "practice_area": practice_area}
     with _app() as legal:
-        result = add_draft(
-            legal, case, file, appeal_type=appeal_type, outcome=outcome, practice_area=practice_area
+        result = scanned_decisions.or_queue(
+            legal,
+            "draft",
+            case,
+            file,
+            labels,
+            file.name,
+            lambda: add_draft(legal, case, file, **labels),
         )
     if as_json:
         _print_json(result)
+        return
+    if _queued(result):
         return
     state = "registered" if result["created"] else "unchanged (the same draft is stored)"
     typer.echo(
@@ -66,6 +77,18 @@ def draft_add(
         + ", ".join(f"{n} {s}" for s, n in counts["citations"].items())
         + " (`legal-ai draft check` for the passages)"
     )
+
+
+def _queued(result: dict) -> bool:
+    """Say that a scanned draft or final waits for OCR (True), or nothing (False)."""
+    if result.get("status") != "waiting_for_ocr":
+        return False
+    typer.echo(
+        f"{result['case_number']}: the {result['kind']} is a scan: kept and queued for OCR "
+        f"(scan {result['scan_id']}); it is stored when `legal-ai ocr run` or the worker has "
+        "read it"
+    )
+    return True
 
 
 @draft_app.command("check")
@@ -182,21 +205,30 @@ def final_upload(
     as_json: JsonFlag = False,
 ) -> None:
     """Upload the chair's signed final: style corpus, internal decisions, citations, held-out
-    style distance, pair analyzed."""
+    style distance, pair analyzed. A scan is kept and queued for OCR, as a draft's is."""
+    fields: dict[str, Any] = {
+        "practice_area": practice_area,
+        "decided_on": decided_on,
+        "appeal_type": appeal_type,
+        "outcome": outcome,
+        "labels_from_draft": True if labels_from_draft else None,
+    }
     with _app() as legal:
-        result = upload_final(
+        result = scanned_decisions.or_queue(
             legal,
+            "final",
             case,
             file,
-            practice_area=practice_area,
-            decided_on=decided_on,
-            appeal_type=appeal_type,
-            outcome=outcome,
-            labels_from_draft=True if labels_from_draft else None,
-            accept_open_changes=accept_open_changes,
+            fields,
+            file.name,
+            lambda: upload_final(
+                legal, case, file, accept_open_changes=accept_open_changes, **fields
+            ),
         )
     if as_json:
         _print_json(result)
+        return
+    if _queued(result):
         return
     cites = result["citations"]
     typer.echo(

@@ -44,8 +44,9 @@ def too_large(name: str, suffix: str, mb: int, setting: str) -> TooLarge:
 
 
 class ScannedDecision(InvalidInput):
-    """A draft or final that is a scan (a PDF without a text layer): the CLI refuses it; an
-    upload through the API or the desk keeps it for OCR (learning/pairs/scanned_decisions.py)."""
+    """A draft or final that is a scan (a PDF without a text layer): its upload through the
+    desk, the API or the CLI keeps it for OCR (learning/pairs/scanned_decisions.or_queue); a
+    caller that calls the service directly gets this refusal."""
 
 
 def read_decision(app: Context, path: Path | str, name: str | None = None) -> extract.Extracted:

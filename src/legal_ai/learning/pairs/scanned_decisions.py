@@ -1,5 +1,5 @@
-"""A draft or final uploaded as a scan (a PDF without a text layer) through the API or the desk
-(docs/ingest.md, "Scanned drafts and finals"): kept and queued for OCR instead of refused, then stored
+"""A draft or final uploaded as a scan (a PDF without a text layer) through the API, the desk or
+the CLI (docs/ingest.md, "Scanned drafts and finals"): kept and queued for OCR instead of refused, then stored
 through the same service as a text upload once the worker has read it.
 
 - `queue` (in the upload's request): the scan checked (pages, a resolution OCR can read), its
@@ -14,11 +14,9 @@ through the same service as a text upload once the worker has read it.
   what the service answered) or `failed` with why (English) and its code (catalog.py): the OCR
   job failed (`scan.ocr_failed`), OCR read no text (`scan.ocr_empty`), or the service refused
   the text with its own code (e.g. `draft.final_arrived`); the desk says it in Hebrew.
-- `cancel` (her final's stages page, while the scan waits): the upload deleted, with its queued
-  OCR job and kept scan unless something else holds them; nothing is stored.
-
-The CLI still refuses a scanned draft or final (read_decision's ScannedDecision): its user has
-the file and may OCR it as she likes.
+- `cancel` (her final's stages page, while the scan waits; the API's `cancel_mine`): the
+  upload deleted, with its queued OCR job and kept scan unless something else holds them;
+  nothing is stored.
 """
 
 from __future__ import annotations
