@@ -557,3 +557,23 @@ def committee_decisions(app, tmp_path, decisions: list[tuple], text: str, decide
             **DECISION_FIELDS,
         }
         assert app.ingest([path], "internal", doc_id=doc_id, meta=meta).ingested == 1
+
+
+def permit_world(app, tmp_path) -> None:
+    """The four fictional pairs (drafts, then finals) as permit cases: each case has others to
+    learn from (block exemplars, templates, contrastive pairs)."""
+    for rec in factories.records():
+        slug = factories.slug(rec["case_number"])
+        draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
+        final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
+        drafts.add_draft(
+            app,
+            rec["case_number"],
+            draft,
+            appeal_type="permit",
+            outcome=rec["outcome"],
+            practice_area=rec["practice_area"],
+        )
+        finals.upload_final(
+            app, rec["case_number"], final, appeal_type="permit", outcome=rec["outcome"]
+        )

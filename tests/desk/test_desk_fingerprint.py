@@ -223,7 +223,8 @@ def test_the_portrait_says_what_reaches_the_writer_and_a_veto_there_takes_it_out
     assert link in shown_lessons
     adopted = section(html, "adopted")
     assert FINGERPRINT["other"][0] in adopted and "והכותב קורא אותו" in adopted
-    assert "אין להם פסילה נפרדת" in section(html, "examples")
+    examples = section(html, "examples")  # her finals, each withdrawn from the writer here
+    assert "הוצאה מהכותב" in examples and "עד שתחזירי אותה" in examples
     brief = writing_brief(desk_app, "permit")
     assert "לציין את שטח המגרש" in [x["text"] for x in brief["lessons"]]
     assert FINGERPRINT["other"][0] in brief["voice_invariants"]

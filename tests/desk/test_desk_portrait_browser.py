@@ -2,8 +2,8 @@
 sideways scroll), each page axe-clean (tests/desk_a11y.py) and Hebrew only
 (test_desk_hebrew.problems): the voice-fingerprint proposals — an item edited on a Hebrew layout
 (typed as the layout's IME inserts it) and adopted into the methodology, another dismissed —
-and her style portrait, where the adopted item is listed with its link and a lesson's veto link
-leads to its veto. Screenshots: docs/desk/fingerprint.png, fingerprint-phone.png,
+and her style portrait, where the adopted item is listed with its link, a lesson's veto link
+leads to its veto, and one of her finals is withdrawn from the writer and restored. Screenshots: docs/desk/fingerprint.png, fingerprint-phone.png,
 portrait.png, portrait-phone.png."""
 
 import pytest
@@ -12,6 +12,7 @@ from test_desk_methodology_browser import clean
 
 from desk_browser import PHONE, screenshot, sign_in
 from legal_ai.auth import CHAIR
+from legal_ai.knowledge import withdrawn
 from legal_ai.knowledge.brief import writing_brief
 from legal_ai.learning.lessons import lessons
 from legal_ai.learning.methodology import profiles as methodology
@@ -73,6 +74,18 @@ def test_fingerprint_and_portrait_on_a_laptop_and_a_phone(
     row = page.locator(f"#lesson-{lesson['id']}")
     assert row.is_visible() and "משפטים קצרים" in row.inner_text()
     page.goto("/training/portrait?type=permit")
+    # One of her finals withdrawn from what the writer reads, from its row, then restored.
+    row = page.locator("tr[data-final]").first
+    case = row.get_attribute("data-final")
+    with page.expect_navigation():
+        row.locator("button[value=withdraw]").click()
+    assert "ההחלטה הוצאה" in page.inner_text("[role=status]")
+    assert [w["case_number"] for w in withdrawn.withdrawn(desk.legal)] == [case]
+    clean(page)
     page.set_viewport_size(PHONE)
     clean(page)
     screenshot(page, "portrait-phone")
+    with page.expect_navigation():
+        page.locator(f"tr[data-final='{case}'] button[value=restore]").click()
+    assert "ההחלטה הוחזרה" in page.inner_text("[role=status]")
+    assert withdrawn.withdrawn(desk.legal) == []

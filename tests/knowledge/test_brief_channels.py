@@ -15,14 +15,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from helpers import ROOT, mcp_session, payload, run, write
+from helpers import ROOT, mcp_session, payload, run
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import brief, voice, voice_review
 from legal_ai.learning.lessons import lessons
-from legal_ai.learning.pairs import drafts, finals
 from legal_ai.web.app import create_app
-from scenarios import blocks_of, claims
+from scenarios import blocks_of, claims, permit_world
 
 pytestmark = pytest.mark.db
 
@@ -41,25 +40,6 @@ A_KEYS = (
     "folded_lessons",
     "lessons",
 )
-
-
-def world(app, tmp_path) -> None:
-    """The four fictional pairs (drafts, then finals) as permit cases."""
-    for rec in factories.records():
-        slug = factories.slug(rec["case_number"])
-        draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
-        final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-        drafts.add_draft(
-            app,
-            rec["case_number"],
-            draft,
-            appeal_type="permit",
-            outcome=rec["outcome"],
-            practice_area=rec["practice_area"],
-        )
-        finals.upload_final(
-            app, rec["case_number"], final, appeal_type="permit", outcome=rec["outcome"]
-        )
 
 
 @pytest.fixture
@@ -87,7 +67,7 @@ def style_content(app, case: str) -> str:
 
 
 def test_every_channel_with_provenance_never_the_case_itself(app, tmp_path, approved_voice):
-    world(app, tmp_path)
+    permit_world(app, tmp_path)
     document = approved_voice()
     lesson = lessons.propose(
         app.acting_as(CHAIR), None, "style", "משפטים קצרים, בגוף ראשון רבים", source="chair"
@@ -159,7 +139,7 @@ def test_every_channel_with_provenance_never_the_case_itself(app, tmp_path, appr
 
 
 def test_the_budget_cuts_in_the_stated_order(app, tmp_path, approved_voice):
-    world(app, tmp_path)
+    permit_world(app, tmp_path)
     approved_voice()
     whole = brief.writing_brief(app, "permit", "partially_accepted", case=CASE)
     limit = whole["budget"]["chars"] - 3000
@@ -227,7 +207,7 @@ def test_bad_input(app):
 
 
 def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, cli_env):
-    world(app, tmp_path)
+    permit_world(app, tmp_path)
     got = json.loads(
         run(
             cli_env,

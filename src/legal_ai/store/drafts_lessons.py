@@ -31,6 +31,7 @@ from .style_history import HISTORY_COLUMNS as HISTORY_COLUMNS
 from .style_history import append_history as append_history
 from .style_history import history as history
 from .style_history import latest_of_others as latest_of_others
+from .withdrawn_finals import WITHDRAWN
 
 # -- cases, drafts, pairs ----------------------------------------------------------------------
 
@@ -402,16 +403,19 @@ def audit(conn: Conn, actor: str, action: str, case_number: str | None, details:
 
 
 def analyzed_pairs(conn: Conn, appeal_type: str | None) -> list[dict]:
-    """The analyzed pairs (of `appeal_type`, or all) with both texts and blocks, by pair id."""
+    """The analyzed pairs (of `appeal_type`, or all) with both texts and blocks, by pair id;
+    not a pair whose final she withdrew from what the writer reads (withdrawn_finals)."""
     return conn.execute(
-        "SELECT p.case_number, p.final_blocks, d.id AS draft_id, d.version AS draft_version,"
-        " d.content AS draft_content, d.blocks AS draft_blocks, s.doc_id AS final_doc_id,"
-        " s.content AS final_content, coalesce(c.appeal_type, d.appeal_type) AS appeal_type"
-        " FROM draft_final_pairs p JOIN drafts d ON d.id = p.draft_id"
-        " JOIN documents s ON s.id = p.style_document_id"
-        " LEFT JOIN cases c ON c.case_number = p.case_number"
-        " WHERE p.status IN ('analyzed', 'lessons_folded') AND p.final_blocks IS NOT NULL"
-        " AND (%(type)s::text IS NULL OR coalesce(c.appeal_type, d.appeal_type) = %(type)s)"
-        " ORDER BY p.id",
+        sql.SQL(
+            "SELECT p.case_number, p.final_blocks, d.id AS draft_id, d.version AS draft_version,"
+            " d.content AS draft_content, d.blocks AS draft_blocks, s.doc_id AS final_doc_id,"
+            " s.content AS final_content, coalesce(c.appeal_type, d.appeal_type) AS appeal_type"
+            " FROM draft_final_pairs p JOIN drafts d ON d.id = p.draft_id"
+            " JOIN documents s ON s.id = p.style_document_id"
+            " LEFT JOIN cases c ON c.case_number = p.case_number"
+            " WHERE p.status IN ('analyzed', 'lessons_folded') AND p.final_blocks IS NOT NULL"
+            " AND (%(type)s::text IS NULL OR coalesce(c.appeal_type, d.appeal_type) = %(type)s)"
+            " AND p.case_number NOT IN {} ORDER BY p.id"  # not of a final she withdrew
+        ).format(WITHDRAWN),
         {"type": appeal_type},
     ).fetchall()

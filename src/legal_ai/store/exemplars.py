@@ -11,6 +11,7 @@ from typing import Any
 from psycopg import sql
 
 from .rows import Conn, one
+from .withdrawn_finals import PARAGRAPH_KEPT
 
 # -- writing the paragraphs ---------------------------------------------------------------------
 
@@ -106,6 +107,7 @@ class Filter:
         parts: list[sql.Composable] = [
             sql.SQL("e.block = %(block)s"),
             sql.SQL("e.source_hash = d.content_hash"),
+            PARAGRAPH_KEPT,  # not of a final she withdrew from the writer (withdrawn_finals)
         ]
         params: dict[str, Any] = {"block": self.block}
         for name, value in (("appeal_type", self.appeal_type), ("outcome", self.outcome)):
@@ -139,9 +141,12 @@ def finals_of_type(conn: Conn, appeal_type: str, exclude: str | None) -> int:
     of their current text."""
     return one(
         conn.execute(
-            "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e JOIN documents d"
-            " ON d.id = e.document_id AND d.corpus = 'style' WHERE e.source_hash = d.content_hash"
-            " AND e.appeal_type = %s AND e.case_number IS DISTINCT FROM %s",
+            sql.SQL(
+                "SELECT count(DISTINCT e.document_id) AS n FROM block_exemplars e JOIN documents d"
+                " ON d.id = e.document_id AND d.corpus = 'style'"
+                " WHERE e.source_hash = d.content_hash"
+                " AND e.appeal_type = %s AND e.case_number IS DISTINCT FROM %s AND {}"
+            ).format(PARAGRAPH_KEPT),
             (appeal_type, exclude),
         )
     )["n"]

@@ -5,9 +5,11 @@ the caller's connection."""
 
 from __future__ import annotations
 
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from .rows import Conn, one
+from .withdrawn_finals import PARAGRAPH_KEPT
 
 _LOCK = 0x7E3A1A7E  # advisory lock: one recomputation at a time
 
@@ -19,14 +21,20 @@ def lock_recompute(conn: Conn) -> None:
 
 def fingerprint(conn: Conn) -> str:
     """The fingerprint of the finals' current paragraphs (their text's hash, case number and
-    appeal type); '' when there is none."""
+    appeal type); '' when there is none. A final she withdrew from what the writer reads is
+    left out (store/withdrawn_finals.py): a withdrawal changes the fingerprint, so the templates
+    are measured again without it, and again with it when she restores it."""
     return one(
         conn.execute(
-            "SELECT count(DISTINCT e.document_id) AS finals, coalesce(md5(string_agg(e.document_id::text"
-            " || ':' || e.source_hash || ':' || coalesce(e.case_number, '') || ':'"
-            " || coalesce(e.appeal_type, ''), ',' ORDER BY e.document_id, e.block, e.ordinal)), '') AS"
-            " fingerprint FROM block_exemplars e JOIN documents d ON d.id = e.document_id"
-            " AND d.corpus = 'style' WHERE e.source_hash = d.content_hash AND e.ordinal = 0"
+            sql.SQL(
+                "SELECT count(DISTINCT e.document_id) AS finals,"
+                " coalesce(md5(string_agg(e.document_id::text"
+                " || ':' || e.source_hash || ':' || coalesce(e.case_number, '') || ':'"
+                " || coalesce(e.appeal_type, ''), ',' ORDER BY e.document_id, e.block,"
+                " e.ordinal)), '') AS fingerprint FROM block_exemplars e JOIN documents d"
+                " ON d.id = e.document_id AND d.corpus = 'style'"
+                " WHERE e.source_hash = d.content_hash AND e.ordinal = 0 AND {}"
+            ).format(PARAGRAPH_KEPT)
         )
     )["fingerprint"]
 
@@ -34,11 +42,13 @@ def fingerprint(conn: Conn) -> str:
 def paragraphs(conn: Conn) -> list[dict]:
     """Every current paragraph of the style finals with its final's doc_id, oldest final first."""
     return conn.execute(
-        "SELECT e.document_id, e.case_number, e.block, e.ordinal, e.char_start, e.char_end, e.text,"
-        " e.appeal_type, e.decided_on, d.doc_id"
-        " FROM block_exemplars e JOIN documents d ON d.id = e.document_id AND d.corpus = 'style'"
-        " WHERE e.source_hash = d.content_hash ORDER BY e.decided_on NULLS LAST, e.document_id,"
-        " e.block, e.ordinal"
+        sql.SQL(
+            "SELECT e.document_id, e.case_number, e.block, e.ordinal, e.char_start, e.char_end,"
+            " e.text, e.appeal_type, e.decided_on, d.doc_id FROM block_exemplars e"
+            " JOIN documents d ON d.id = e.document_id AND d.corpus = 'style'"
+            " WHERE e.source_hash = d.content_hash AND {}"
+            " ORDER BY e.decided_on NULLS LAST, e.document_id, e.block, e.ordinal"
+        ).format(PARAGRAPH_KEPT)
     ).fetchall()
 
 

@@ -18,19 +18,23 @@ vetoes it:
 - the items she adopted from voice-fingerprint proposals (learning/lessons/proposal_review.py),
   whether each is still in the methodology, with a link to its list.
 
-The examples the brief draws from her finals themselves (channel B: exemplars, recurring
-passages, our draft against hers) are said in one sentence: they are chosen afresh for each
-decision and have no veto of their own on the desk. Read-only: GET, one connection."""
+- her finals the brief draws examples from (channel B: exemplars, recurring passages, our draft
+  against hers), each with a button that withdraws it from what the writer reads, or restores it
+  (knowledge/withdrawn.py: a row in her name, the audit's gate; POST, her CSRF token).
+
+The examples themselves are chosen afresh for each decision; what she can withdraw is the final
+they come from."""
 
 import hashlib
 import threading
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import Response
+from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ...errors import NotFound
+from ...errors import AppError, NotFound
+from ...knowledge import withdrawn as withdrawn_finals
 from ...knowledge.portrait import sources as brief_sources
 from ...knowledge.voice import BRIEF_DOCUMENTS
 from ...learning import vocabulary as vocab
@@ -122,9 +126,12 @@ def load(view: Any, appeal_type: str) -> dict:
         adopted.append(
             {**item, "target": target, "kept": item["text"] in (source.get(target) or [])}
         )
+    out = {r["case_number"]: r for r in withdrawn_finals.withdrawn(view)}
+    cases = [r["case_number"] for r in finals if r["case_number"]]
     return {
         "appeal_type": appeal_type,
-        "versions": {"universal": universal_row.get("version"), "typed": typed_row.get("version")},
+        # Her finals the examples come from, each withdrawn (with when) or read by the writer.
+        "finals": [{"case_number": c, "withdrawn": out.get(c)} for c in dict.fromkeys(cases)],
         "measured": measured,
         "shares": golden or ratios,
         "shares_from": "methodology" if golden else ("finals" if ratios else None),
@@ -158,5 +165,24 @@ def routes(api: FastAPI, signed_in: Any) -> None:
             block_labels=BLOCK_LABELS,
             min_finals=portrait.MIN_FINALS,
             long_sentence=portrait.LONG_SENTENCE,
+            said=request.query_params.get("said"),
             **data,
         )
+
+    @api.post(PATH + "/finals", include_in_schema=False)
+    async def withdraw_or_restore(request: Request, desk: Chair) -> Response:
+        """Her final withdrawn from what the writer reads, or restored (knowledge/withdrawn)."""
+        form = await core.form_of(request, desk)
+        appeal_type = str(form.get("type") or TYPES[0])
+        appeal_type = appeal_type if appeal_type in TYPES else TYPES[0]
+        act = withdrawn_finals.withdraw if form.get("act") == "withdraw" else None
+        act = act or (withdrawn_finals.restore if form.get("act") == "restore" else None)
+        if act is None:
+            raise NotFound("אין פעולה כזו; חזרי לדף הדיוקן ונסי שוב")
+        try:
+            await run_in_threadpool(act, desk.view, str(form.get("case_number") or ""))
+        except AppError as exc:  # not a final of hers (404), a case number that is not one (400)
+            status = 404 if isinstance(exc, NotFound) else 400
+            return core.error_page(request, status, core.in_hebrew(exc), desk)
+        said = "withdrawn" if act is withdrawn_finals.withdraw else "restored"
+        return RedirectResponse(f"{PATH}?type={appeal_type}&said={said}#examples", 303)

@@ -2,12 +2,41 @@
 exemplars and templates, contrastive examples, the writing brief, the content checklist and
 the lessons for an outcome."""
 
-from fastapi import APIRouter
+from typing import Annotated, Any
 
-from ...knowledge import brief, contrastive, exemplars, templates
-from ..deps import Acting
+from fastapi import APIRouter, Depends
+from pydantic import Field
+
+from ...knowledge import brief, contrastive, exemplars, templates, withdrawn
+from ..deps import Acting, chair
+from .bodies import Body
 
 router = APIRouter()
+her_finals = chair("withdrawing or restoring her final from what the writer reads")
+
+
+class WithdrawBody(Body):
+    reason: str | None = Field(default=None, max_length=2000)
+
+
+@router.get("/api/finals/withdrawn")
+def withdrawn_finals(view: Acting) -> dict:
+    """Her finals withdrawn from what the writer reads, the latest first."""
+    return {"withdrawn": withdrawn.withdrawn(view)}
+
+
+@router.post("/api/finals/{case:path}/withdraw")
+def withdraw_final(
+    case: str, view: Annotated[Any, Depends(her_finals)], body: WithdrawBody | None = None
+) -> dict:
+    return withdrawn.withdraw(view, case, body.reason if body else None)
+
+
+@router.post("/api/finals/{case:path}/restore")
+def restore_final(
+    case: str, view: Annotated[Any, Depends(her_finals)], body: WithdrawBody | None = None
+) -> dict:
+    return withdrawn.restore(view, case, body.reason if body else None)
 
 
 @router.get("/api/exemplars/{block}")
