@@ -6,6 +6,7 @@ in Hebrew beside its rule, quote and score; the reason is kept on its vote
 the system's own English reason (an ungrounded rule), only behind "פרטים טכניים". The votes stay
 the system's own: no role but the worker's writes one, and nobody rewrites a reason."""
 
+import csv
 import json
 
 import psycopg
@@ -15,6 +16,7 @@ from psycopg.rows import dict_row
 
 from helpers import AGENT, run, section, text_of
 from legal_ai.auth import system_principal
+from legal_ai.learning.lessons import panel_audit
 from legal_ai.learning.principles import extraction as principles
 from legal_ai.learning.principles import review as principle_review
 from llm_servers import Reply, prompt_text, scripted_openai
@@ -260,3 +262,25 @@ def test_the_database_keeps_a_reason_to_a_vote(desk_app, reasoned):
                     " 'openai:a', %s, %s, %s, %s)",
                     (principle, calls["a"], voted, 0.9 if voted else None, reason),
                 )
+
+
+def test_the_audit_csv_keeps_each_models_reason(desk_app, reasoned):
+    """$LEGAL_AI_HOME/audit/principle-panel.csv: each decision with every model's reason
+    (`vote_reasons`, its last column); a file with an older release's columns is written again
+    whole before a row is added."""
+    _, rows = reasoned
+    path = panel_audit.folder(desk_app) / "principle-panel.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        written = {r["principle_id"]: r for r in csv.DictReader(handle)}
+    assert list(next(iter(written.values())))[-1] == "vote_reasons"
+    r1 = written[str(rows["R1"]["id"])]["vote_reasons"]
+    assert r1 == f"openai:a: {WHY_A1} | openai:b: {WHY_B1} | openai:c: {WHY_C1}"
+    assert written[str(rows["R2"]["id"])]["vote_reasons"] == f"openai:a: {WHY_A2}"
+    # An older file (without the column) is replaced by this release's, none of its rows lost.
+    old = [f for f in panel_audit.PRINCIPLE_FIELDS if f != "vote_reasons"]
+    path.write_text(",".join(old) + "\n" + ",".join("x" for _ in old) + "\n", encoding="utf-8")
+    panel_audit.principle_decision(desk_app, rows["R1"]["id"])
+    with path.open(encoding="utf-8", newline="") as handle:
+        again = list(csv.DictReader(handle))
+    assert list(again[0]) == list(panel_audit.PRINCIPLE_FIELDS)
+    assert {r["principle_id"] for r in again} == set(written)

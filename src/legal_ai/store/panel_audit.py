@@ -1,5 +1,6 @@
 """SQL of the panels' record (learning/lessons/panel_audit.py): each decision the system's panels made,
-with the votes and the model calls they rest on, read from the database."""
+with the votes, each model's reason (`vote_reasons`: "model: reason | …", the principle panel's
+in Hebrew) and the model calls they rest on, read from the database."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ _STYLE = (
     " coalesce(l.reviewed_at, max(v.created_at)) AS at,"
     " string_agg(v.model || '=' || v.vote, ' ' ORDER BY v.id) AS votes,"
     " string_agg(v.model_call_id::text, ' ' ORDER BY v.id) AS model_calls,"
+    " string_agg(v.model || ': ' || v.reason, ' | ' ORDER BY v.id)"
+    "  FILTER (WHERE v.reason IS NOT NULL) AS vote_reasons,"
     " l.review_status AS status_now, l.reviewed_by AS decided_by"
     " FROM decision_lessons l JOIN panel_verdicts v ON v.lesson_id = l.id"
     " WHERE (%(lesson)s::bigint IS NULL OR l.id = %(lesson)s)"
@@ -25,6 +28,8 @@ _PRINCIPLE = (
     " coalesce(CASE WHEN p.reviewed_by = 'panel' THEN p.reviewed_at END, max(v.created_at))"
     "  AS at,"
     " string_agg(v.model_call_id::text, ' ' ORDER BY v.model) AS model_calls,"
+    " string_agg(v.model || ': ' || v.reason, ' | ' ORDER BY v.model)"
+    "  FILTER (WHERE v.reason IS NOT NULL) AS vote_reasons,"
     " p.review_reason AS reason, p.review_status AS status_now, p.reviewed_by AS decided_by,"
     " p.confirmed_by"
     " FROM case_law_principles p JOIN case_law c ON c.id = p.case_law_id"

@@ -1,9 +1,11 @@
 """The panels' decisions as CSV under $LEGAL_AI_HOME/audit/ (07 §0.6: reversible, backed up):
 `style-panel.csv` (each style lesson the system's panel voted on: outcome, each model's vote,
 the model calls) and `principle-panel.csv` (each principle it voted on: outcome, votes, score,
-models, the calls). A row is appended when the panel decides; `rebuild` writes both files
-again from the database (`legal-ai learning panel-audit`), which is the record: the files are
-a copy an office can read and back up without the database.
+models, the calls), each row with every model's reason for its vote (`vote_reasons`, last: a
+column added later goes at the end). A row is appended when the panel decides — to a file whose
+header is this release's, else the file is written again whole first; `rebuild` writes both
+files again from the database (`legal-ai learning panel-audit`), which is the record: the files
+are a copy an office can read and back up without the database.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ STYLE_FIELDS = (
     "votes",
     "model_calls",
     "text",
+    "vote_reasons",
 )
 PRINCIPLE_FIELDS = (
     "at",
@@ -42,6 +45,7 @@ PRINCIPLE_FIELDS = (
     "model_calls",
     "reason",
     "rule_text",
+    "vote_reasons",
 )
 FILES = {
     "style": ("style-panel.csv", STYLE_FIELDS),
@@ -60,13 +64,26 @@ def _row(fields: tuple[str, ...], row: dict) -> dict:
     return out
 
 
+def _header(path: Path) -> list[str] | None:
+    """The CSV file's header (None: no file, or an empty one)."""
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return next(csv.reader(handle), None)
+    except FileNotFoundError:
+        return None
+
+
 def _append(app: Context, kind: str, rows: list[dict]) -> None:
     if not rows:
         return
     name, fields = FILES[kind]
     path = folder(app) / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists() or path.stat().st_size == 0
+    header = _header(path)
+    if header is not None and header != list(fields):  # an older release's columns
+        rebuild(app)  # the whole file again, this one's columns (the rows are the database's)
+        return
+    new = header is None
     with path.open("a", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         if new:
