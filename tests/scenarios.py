@@ -559,21 +559,27 @@ def committee_decisions(app, tmp_path, decisions: list[tuple], text: str, decide
         assert app.ingest([path], "internal", doc_id=doc_id, meta=meta).ingested == 1
 
 
+def upload_pair(app, tmp_path, rec: dict, appeal_type: str | None = None) -> dict:
+    """One fictional pair (factories.records()): our draft, then her final; with `appeal_type`
+    both are of that type (the final's labels given), else the record's (the final's its
+    draft's). The final's upload answer."""
+    slug = factories.slug(rec["case_number"])
+    draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
+    final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
+    drafts.add_draft(
+        app,
+        rec["case_number"],
+        draft,
+        appeal_type=appeal_type or rec["appeal_type"],
+        outcome=rec["outcome"],
+        practice_area=rec["practice_area"],
+    )
+    labels = {"appeal_type": appeal_type, "outcome": rec["outcome"]} if appeal_type else {}
+    return finals.upload_final(app, rec["case_number"], final, **labels)
+
+
 def permit_world(app, tmp_path) -> None:
     """The four fictional pairs (drafts, then finals) as permit cases: each case has others to
     learn from (block exemplars, templates, contrastive pairs)."""
     for rec in factories.records():
-        slug = factories.slug(rec["case_number"])
-        draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
-        final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-        drafts.add_draft(
-            app,
-            rec["case_number"],
-            draft,
-            appeal_type="permit",
-            outcome=rec["outcome"],
-            practice_area=rec["practice_area"],
-        )
-        finals.upload_final(
-            app, rec["case_number"], final, appeal_type="permit", outcome=rec["outcome"]
-        )
+        upload_pair(app, tmp_path, rec, "permit")

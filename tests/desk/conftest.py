@@ -36,10 +36,12 @@ def chromium():
 def desk_server(session_app, settings):
     """One uvicorn server in a thread for the session, serving create_app over the test App."""
     from legal_ai.web.app import create_app
+    from legal_ai.web.clients import uvicorn_options
 
     served = settings.model_copy(update={"chair_token": CHAIR_TOKEN, "agent_token": AGENT_TOKEN})
     api = create_app(served, session_app)
-    with serving(api, access_log=False) as url:
+    # `legal-ai serve`'s own options (the request head's size: a long query in the address).
+    with serving(api, access_log=False, **uvicorn_options(served)) as url:
         yield Desk(url, session_app, api, served)
 
 

@@ -99,12 +99,18 @@ def test_bad_search_input_is_said_beside_its_field_and_kept(page, desk, tmp_path
         page.press("input[name=q]", "Enter")
     assert "השאילתה ריקה" in page.inner_text("#msg-q")
     assert page.get_attribute("input[name=q]", "aria-invalid") == "true"
-    long = "הקלה " * 1000  # 5,000 characters
+    long = "הקלה " * 1000  # 5,000 characters: searched (its meaning by its first 300)
     page.fill("input[name=q]", long)
     with page.expect_navigation():
         page.press("input[name=q]", "Enter")
-    assert "השאילתה ארוכה מדי" in page.inner_text("#msg-q")
+    assert "התווים הראשונים שלה" in page.inner_text("[data-note=long-query]")
     assert page.input_value("input[name=q]") == long.strip()
+    too_long = "a" * 20_001
+    page.fill("input[name=q]", too_long)
+    with page.expect_navigation():
+        page.press("input[name=q]", "Enter")
+    assert "השאילתה ארוכה מדי" in page.inner_text("#msg-q")
+    assert page.input_value("input[name=q]") == too_long
     page.fill("input[name=q]", "הקלה בקו בניין")
     page.fill("input[name=date_from]", "2021-06-01")
     page.fill("input[name=date_to]", "2020-01-01")

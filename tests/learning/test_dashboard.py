@@ -14,6 +14,7 @@ from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.learning.pairs import dashboard, drafts, finals
 from legal_ai.text.blocks import BLOCK_LABELS, BLOCKS
+from scenarios import upload_pair
 
 pytestmark = pytest.mark.db
 
@@ -22,18 +23,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def _upload_pairs(app, tmp_path, count):
     for record in factories.records()[:count]:
-        slug = factories.slug(record["case_number"])
-        draft = write(tmp_path / f"{slug}.draft.txt", record["draft_text"])
-        final = write(tmp_path / f"{slug}.final.txt", record["final_text"])
-        drafts.add_draft(
-            app,
-            record["case_number"],
-            draft,
-            appeal_type=record["appeal_type"],
-            outcome=record["outcome"],
-            practice_area=record["practice_area"],
-        )
-        finals.upload_final(app, record["case_number"], final)
+        upload_pair(app, tmp_path, record)
 
 
 def markers(svg: str, gid: str) -> int:

@@ -14,7 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
-from helpers import mcp_session, payload, run, write
+import scenarios
+from helpers import mcp_session, payload, run
 from legal_ai.auth import CHAIR, system_principal
 from legal_ai.errors import InvalidInput, NotFound, ProviderError
 from legal_ai.knowledge import brief, curator
@@ -23,7 +24,6 @@ from legal_ai.learning.engine.models import recorder as engine_recorder
 from legal_ai.learning.lessons import distill, lesson_panel, lessons, panel, panel_stats
 from legal_ai.learning.lessons import voice_proposals as fingerprint
 from legal_ai.learning.methodology import profiles as methodology
-from legal_ai.learning.pairs import drafts, finals
 from legal_ai.providers.models import make_model, parse_spec
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai
@@ -42,18 +42,7 @@ def record(index: int) -> dict:
 def upload_pair(app, tmp_path, index: int) -> dict:
     """Our draft and her final of one fictional pair, uploaded (the pair is analyzed)."""
     rec = record(index)
-    slug = factories.slug(rec["case_number"])
-    draft = write(tmp_path / f"{slug}.draft.txt", rec["draft_text"])
-    final = write(tmp_path / f"{slug}.final.txt", rec["final_text"])
-    drafts.add_draft(
-        app,
-        rec["case_number"],
-        draft,
-        appeal_type=rec["appeal_type"],
-        outcome=rec["outcome"],
-        practice_area=rec["practice_area"],
-    )
-    assert finals.upload_final(app, rec["case_number"], final)["pair_status"] == "analyzed"
+    assert scenarios.upload_pair(app, tmp_path, rec)["pair_status"] == "analyzed"
     return rec
 
 

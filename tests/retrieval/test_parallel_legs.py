@@ -98,7 +98,7 @@ def test_bad_input_is_answered(app, tmp_path):
     corpus(app, tmp_path)
     # Over the limit: refused in one line naming it, before any work.
     with pytest.raises(InvalidInput, match=f"at most {MAX_QUERY_CHARS}"):
-        run(app, app.store, "external", "היטל השבחה " * 500)  # 5,500 characters
+        run(app, app.store, "external", "היטל השבחה " * 2000)  # 22,000 characters
     # The longest query taken, and a query of stop words only: a full k.
     longest = ("היטל השבחה על מימוש זכויות במקרקעין " * 60)[:MAX_QUERY_CHARS]
     for query in (longest, STOP_WORDS):

@@ -175,8 +175,8 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         form = await core.form_of(request, desk)
         appeal_type = str(form.get("type") or TYPES[0])
         appeal_type = appeal_type if appeal_type in TYPES else TYPES[0]
-        act = withdrawn_finals.withdraw if form.get("act") == "withdraw" else None
-        act = act or (withdrawn_finals.restore if form.get("act") == "restore" else None)
+        acts = {"withdraw": withdrawn_finals.withdraw, "restore": withdrawn_finals.restore}
+        act = acts.get(str(form.get("act")))
         if act is None:
             raise NotFound("אין פעולה כזו; חזרי לדף הדיוקן ונסי שוב")
         try:
