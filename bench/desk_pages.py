@@ -55,6 +55,7 @@ from legal_ai.errors import NotFound
 from legal_ai.learning.methodology import profiles as methodology
 from legal_ai.store import Store, drop_database, ensure_database
 from legal_ai.store.db import server_url
+from legal_ai.store.server import stop_embedded
 from legal_ai.web.app import create_app
 from legal_ai.web.desk import core, menu
 
@@ -210,6 +211,8 @@ def main() -> None:
     settings = Settings()
     if not settings.committee_chair:
         settings = settings.model_copy(update={"committee_chair": demo.DEMO_CHAIR})
+    # The embedded server, when none is configured: stopped at the end if this run started it.
+    started_here = not settings.database_url and not (settings.pgdata / "postmaster.pid").exists()
     server = server_url(settings)
     drop_database(server, DB)
     url = ensure_database(server, DB)
@@ -237,6 +240,8 @@ def main() -> None:
         store.close()
         if not args.keep:
             drop_database(server, DB)
+        if started_here:
+            stop_embedded(settings.pgdata)
 
 
 if __name__ == "__main__":
