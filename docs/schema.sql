@@ -5866,6 +5866,12 @@ CREATE INDEX case_law_chunks_internal_tsv_idx ON public.case_law_chunks_internal
 CREATE INDEX case_law_chunks_internal_voyage_hnsw ON public.case_law_chunks_internal USING hnsw (((embedding)::public.vector(1024)) public.vector_cosine_ops) WHERE (embedder = 'voyage'::text);
 
 --
+-- Name: case_law_eid_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX case_law_eid_idx ON public.case_law USING btree (eid) WHERE (eid IS NOT NULL);
+
+--
 -- Name: case_law_enrichments_item_idx; Type: INDEX; Schema: public; Owner: -
 --
 

@@ -78,6 +78,16 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
             " WHERE u.practice_area IS DISTINCT FROM c.practice_area"
         ).fetchone()["n"]
         assert mismatched == 0
+        # Before `practice_area_indexes()` the area has no index of its own: the statement
+        # filters on the item's area, as it did before the migration (the chunk's alone, with
+        # no index of it, would scan the whole partition).
+        assert legs.indexed_areas(conn, corpus, filters, "e5-local") == frozenset()
+        qvec = app.embedder.embed_query(QUERIES[0])
+        statement, arguments = legs.semantic_statement(
+            corpus, source, filters, qvec, embedder="e5-local", dim=384, window=50
+        )
+        assert arguments["practice_area"] == AREA
+        assert "u.practice_area" not in statement.as_string(conn)
         made = conn.execute("SELECT practice_area_indexes() AS n").fetchone()["n"]
         assert (
             made >= 1 and conn.execute("SELECT practice_area_indexes() AS n").fetchone()["n"] == 0
@@ -91,6 +101,11 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
             ).fetchall()
         ]
         assert len(names) == 1  # AREA's; OTHER holds more than half: the partition's index
+        indexed = legs.indexed_areas(conn, corpus, filters, "e5-local")
+        assert indexed == {source.table}
+        for area in (OTHER, "no such area"):
+            assert not legs.indexed_areas(conn, corpus, Filters(practice_area=area), "e5-local")
+        assert not legs.indexed_areas(conn, corpus, filters, "voyage")
         try:
             rows = conn.execute(
                 "SELECT u.id, u.embedding FROM case_law_chunks_internal u"
@@ -102,7 +117,14 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
             for query in QUERIES:
                 qvec = app.embedder.embed_query(query)
                 statement, arguments = legs.semantic_statement(
-                    corpus, source, filters, qvec, embedder="e5-local", dim=384, window=50
+                    corpus,
+                    source,
+                    filters,
+                    qvec,
+                    embedder="e5-local",
+                    dim=384,
+                    window=50,
+                    indexed=indexed,
                 )
                 # The chunk's own area stands for its item's: both in one statement made the
                 # planner expect a few rows and sort the area whole (docs/benchmarks.md).

@@ -10,9 +10,11 @@ normalizer knows; a number the corpus lacks is reported `found: false` in the an
 from __future__ import annotations
 
 import pytest
+from psycopg import sql
 
 from helpers import write
 from legal_ai.auth import CHAIR, agent
+from legal_ai.corpora import get_corpus
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval import exact, legs
 from legal_ai.retrieval.tools import CHAIR_TOOLS, TOOLS
@@ -131,6 +133,75 @@ def test_the_court_is_part_of_the_identity(library):
 def test_a_query_naming_nothing_reports_no_identifiers(library):
     answer = library.tool("search_internal_decisions", query="הקלה בקו בניין")
     assert "identifiers" not in answer and not any(h["exact"] for h in answer["hits"])
+
+
+# The reference leg as one CASE over every kind of lookup (before migration 0053): every item
+# of the corpus joined with every lookup.
+ONE_CASE = (
+    "WITH p AS (SELECT * FROM unnest(%(columns)s::text[], %(patterns)s::text[],"
+    "   %(laws)s::text[], %(proceedings)s::text[], %(districts)s::text[])"
+    "   WITH ORDINALITY AS t(col, pattern, law, proceeding, district, n))"
+    " SELECT DISTINCT ON (i.id) u.id, p.n FROM {src} JOIN p ON CASE p.col"
+    "   WHEN 'eid' THEN i.eid ~ p.pattern AND coalesce(i.law_title, '') ~ p.law"
+    "   WHEN 'alias' THEN i.aliases @> ARRAY[p.pattern]"
+    "   WHEN 'ruling' THEN i.ruling_number = p.pattern"
+    "     AND coalesce(i.ruling_proceeding, p.proceeding) = p.proceeding"
+    "     AND (p.district = '' OR coalesce(i.ruling_district, p.district) = p.district)"
+    "   WHEN 'case_number' THEN i.case_number ~ p.pattern ELSE false END"
+    " WHERE {where} AND {unit} ORDER BY i.id, p.n, u.ordinal"
+)
+
+
+@pytest.mark.parametrize("corpus_key", ["external", "internal"])
+def test_the_reference_leg_by_kind_finds_what_one_statement_over_every_kind_found(
+    library, corpus_key
+):
+    """One branch per kind of lookup (each narrowed by its own index) finds the items, in the
+    order, that one CASE over every kind found, for every kind alone and all mixed."""
+    corpus = get_corpus(corpus_key)
+    source = corpus.sources[0]
+    queries = [
+        "סעיף 152",
+        "סעיף 152א לחוק התכנון והבניה",
+        'עע"מ 1234/05',
+        "ערר (מרכז) 1042/23",
+        "1042/23",
+        "8092/24",
+        'סעיף 255כ, סעיף 152 ועע"מ 1234/05 וגם ערר (תל אביב) 1042/23',
+        "סעיף 999 וערר 7777/21",
+    ]
+    kinds = set()
+    with library.store.connection() as conn:
+        for query in queries:
+            lookups = legs.references(query, 8)
+            kinds.update(r.column for r in lookups)
+            where, params = legs.filter_sql(corpus, legs.Filters())
+            before = conn.execute(
+                sql.SQL(ONE_CASE).format(
+                    src=legs._from(corpus, source), where=where, unit=legs._unit_predicates(source)
+                ),
+                {
+                    **params,
+                    "embedder": library.embedder.id,
+                    "columns": [r.column for r in lookups],
+                    "patterns": [r.pattern for r in lookups],
+                    "laws": [r.law_pattern for r in lookups],
+                    "proceedings": [r.proceeding for r in lookups],
+                    "districts": [r.district for r in lookups],
+                },
+            ).fetchall()
+            expected = [r["id"] for r in sorted(before, key=lambda r: (r["n"], r["id"]))]
+            got = legs.reference(
+                conn,
+                corpus,
+                source,
+                legs.Filters(),
+                lookups,
+                embedder=library.embedder.id,
+                window=50,
+            )
+            assert got == expected[:50], query
+    assert {"eid", "ruling", "case_number"} <= kinds
 
 
 def test_named_identifiers_are_exactly_the_reference_legs_lookups():

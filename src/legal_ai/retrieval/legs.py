@@ -74,7 +74,8 @@ def semantic(
     the caller already ran `configure_hnsw` in the connection's open transaction (one round
     trip per search instead of three per leg). `ef_search`: the base that the source's
     partition size scales (`scaled_ef_search`); None leaves the connection's own setting.
-    `area_index`: under a practice-area filter, let the area's own HNSW index serve the leg."""
+    `area_index`: under a practice-area filter, let the area's own HNSW index serve the leg
+    (`indexed_areas`: one round trip more)."""
     query, arguments = semantic_statement(
         corpus,
         source,
@@ -83,7 +84,7 @@ def semantic(
         embedder=embedder,
         dim=dim,
         window=window,
-        area_index=area_index,
+        indexed=indexed_areas(conn, corpus, filters, embedder) if area_index else frozenset(),
     )
     # Configured: inside the caller's transaction; else in one of its own.
     with nullcontext() if configured else conn.transaction():
@@ -105,12 +106,13 @@ def semantic_pipelined(
     dim: int,
     window: int,
     ef_search: int,
-    area_index: bool = True,
+    indexed: frozenset[str] = frozenset(),
 ) -> dict[str, list[int]]:
     """The semantic leg of every source of `corpus` in one round trip (a pipeline; the
     connection's iterative-scan settings are the caller's), each source's scan with the
     ef_search its partition's size asks for (`scaled_ef_search` of the base `ef_search`):
-    source kind -> unit ids, nearest first."""
+    source kind -> unit ids, nearest first. `indexed`: the partitions with the filter's
+    practice area's own index (`indexed_areas`, read by the caller before the vector exists)."""
     cursors = []
     with conn.pipeline():
         for source in corpus.sources:
@@ -125,7 +127,7 @@ def semantic_pipelined(
                         embedder=embedder,
                         dim=dim,
                         window=window,
-                        area_index=area_index,
+                        indexed=indexed,
                     )
                 )
             )
@@ -169,16 +171,21 @@ def semantic_statement(
     embedder: str,
     dim: int,
     window: int,
-    area_index: bool = True,
+    indexed: frozenset[str] = frozenset(),
 ) -> tuple[sql.Composed, dict]:
     """The statement of `semantic` and its parameters (rows: `id`, nearest first), for a caller
-    that sends several at once (search.py pipelines the legs of a corpus's sources)."""
-    own_area = area_index and filters.practice_area is not None and _has_area(corpus, source)
+    that sends several at once (search.py pipelines the legs of a corpus's sources). Under a
+    practice-area filter, where the source's partition is in `indexed` (`indexed_areas`), the
+    chunk's own copy of the area (kept equal to its item's by the database) stands for the
+    item's, so that the area's index serves the leg: both in one statement made the planner
+    multiply their selectivities (33 rows expected of 1,000 at 100k chunks) and sort the area's
+    rows exactly (4.9 ms) instead of reading its index (0.6 ms). Elsewhere the item's area
+    filters, as it always did: the chunk's alone, with no index of it, made the planner scan
+    the whole partition for an area that has none (190 ms at 1M chunks)."""
+    own_area = (
+        filters.practice_area is not None and _has_area(corpus, source) and source.table in indexed
+    )
     area = _area_predicate(filters, embedder) if own_area else sql.SQL("")
-    # The chunk's own area (kept equal to its item's by the database) then stands for the
-    # item's: both in one statement made the planner multiply their selectivities (33 rows
-    # expected of 1,000 at 100k chunks) and sort the area's rows exactly (4.9 ms) instead of
-    # reading its index (0.6 ms).
     where, params = filter_sql(
         corpus, dataclasses.replace(filters, practice_area=None) if own_area else filters
     )
@@ -210,6 +217,22 @@ def _area_predicate(filters: Filters, embedder: str) -> sql.Composable:
     return sql.SQL(" AND u.embedder = {} AND u.practice_area = {}").format(
         sql.Literal(embedder), sql.Literal(filters.practice_area)
     )
+
+
+def indexed_areas(conn: Conn, corpus: Corpus, filters: Filters, embedder: str) -> frozenset[str]:
+    """The chunk partitions of `corpus` that hold an HNSW index of the filter's practice area for
+    `embedder` (named as `practice_area_indexes()` of migration 0052 names them: the partition,
+    `_area_` and the first 12 hex digits of md5(embedder/area)); none without the filter. An
+    area that appeared since `legal-ai db area-indexes` last ran has none yet."""
+    tables = [s.table for s in corpus.sources if _has_area(corpus, s)]
+    if filters.practice_area is None or not tables:
+        return frozenset()
+    rows = conn.execute(
+        "SELECT t FROM unnest(%(tables)s::text[]) AS t WHERE to_regclass(quote_ident("
+        "  t || '_area_' || left(md5(%(embedder)s || '/' || %(area)s), 12))) IS NOT NULL",
+        {"tables": tables, "embedder": embedder, "area": filters.practice_area},
+    ).fetchall()
+    return frozenset(r["t"] for r in rows)
 
 
 def _has_area(corpus: Corpus, source: Source) -> bool:
@@ -478,6 +501,17 @@ def _bare_number(query: str) -> Reference | None:
     return Reference("case_number", f"(^| ){re.escape(spelled)}$")
 
 
+# How a lookup of each kind (`Reference.column`) matches an item `i` of the row `p` of lookups.
+_REFERENCE_MATCH: dict[str, LiteralString] = {
+    "eid": "i.eid IS NOT NULL AND i.eid ~ p.pattern AND coalesce(i.law_title, '') ~ p.law",
+    "alias": "i.aliases @> ARRAY[p.pattern]",
+    "ruling": "i.ruling_number = p.pattern"
+    " AND coalesce(i.ruling_proceeding, p.proceeding) = p.proceeding"
+    " AND (p.district = '' OR coalesce(i.ruling_district, p.district) = p.district)",
+    "case_number": "i.case_number ~ p.pattern",
+}
+
+
 def reference(
     conn: Conn,
     corpus: Corpus,
@@ -492,20 +526,30 @@ def reference(
     if not lookups or corpus.item_table != "case_law" or source.kind != "chunk":
         return []
     where, params = filter_sql(corpus, filters)
+    # One branch per kind of lookup the query makes, each with a condition the planner can
+    # narrow by (an item with an eId, its aliases' index, its ruling number's): one CASE over
+    # every kind made it join every item of the corpus with every lookup (48 ms at 1M chunks
+    # for a query naming one section, 130 ms for a long query naming six).
+    branches = sql.SQL(" UNION ALL ").join(
+        sql.SQL(
+            "SELECT i.id AS item, u.id, p.n, u.ordinal FROM {src} JOIN p"
+            " ON p.col = {kind} AND {match} WHERE {where} AND {unit}"
+        ).format(
+            src=_from(corpus, source),
+            kind=sql.Literal(kind),
+            match=sql.SQL(_REFERENCE_MATCH[kind]),
+            where=where,
+            unit=_unit_predicates(source),
+        )
+        for kind in sorted({r.column for r in lookups})
+    )
     statement = sql.SQL(
         "WITH p AS (SELECT * FROM unnest(%(columns)s::text[], %(patterns)s::text[],"
         "   %(laws)s::text[], %(proceedings)s::text[], %(districts)s::text[])"
         "   WITH ORDINALITY AS t(col, pattern, law, proceeding, district, n))"
-        " SELECT DISTINCT ON (i.id) u.id, p.n FROM {src} JOIN p ON CASE p.col"
-        "   WHEN 'eid' THEN i.eid ~ p.pattern AND coalesce(i.law_title, '') ~ p.law"
-        "   WHEN 'alias' THEN i.aliases @> ARRAY[p.pattern]"
-        "   WHEN 'ruling' THEN i.ruling_number = p.pattern"
-        "     AND coalesce(i.ruling_proceeding, p.proceeding) = p.proceeding"
-        "     AND (p.district = '' OR coalesce(i.ruling_district, p.district) = p.district)"
-        "   WHEN 'case_number' THEN i.case_number ~ p.pattern ELSE false END"
-        " WHERE {where} AND {unit}"
-        " ORDER BY i.id, p.n, u.ordinal"
-    ).format(src=_from(corpus, source), where=where, unit=_unit_predicates(source))
+        " SELECT DISTINCT ON (item) id, n FROM ({branches}) AS found"
+        " ORDER BY item, n, ordinal"
+    ).format(branches=branches)
     rows = conn.execute(
         statement,
         {

@@ -153,8 +153,10 @@ def semantic_legs(
     configured: bool,
     found: dict[str, list[int]],
     timings: dict[str, float],
+    indexed: frozenset[str] = frozenset(),
 ) -> None:
-    """The semantic leg of every source of the corpus, into `found`."""
+    """The semantic leg of every source of the corpus, into `found` (`indexed`: see
+    `legs.semantic_pipelined`)."""
     with timer(timings, "semantic"):
         if configured:  # every source's statement in one round trip
             for kind, ids in legs.semantic_pipelined(
@@ -166,7 +168,7 @@ def semantic_legs(
                 dim=embedder.dim,
                 window=window,
                 ef_search=settings.hnsw_ef_search,
-                area_index=settings.search_area_indexes,
+                indexed=indexed,
             ).items():
                 found[_leg_name(kind, "semantic")] = ids
         for source in () if configured else corpus.sources:
@@ -202,7 +204,13 @@ class SemanticPlan:
     def run(
         self, conn, configured: bool, found: dict[str, list[int]], timings: dict[str, float]
     ) -> None:
-        """The semantic leg of every source, on `conn`, as soon as the query's vector exists."""
+        """The semantic leg of every source, on `conn`, as soon as the query's vector exists
+        (under a practice-area filter, which partitions hold the area's own index is read
+        first, while the model may still be at work)."""
+        indexed: frozenset[str] = frozenset()
+        if configured and self.settings.search_area_indexes:
+            with timer(timings, "area_indexes"):
+                indexed = legs.indexed_areas(conn, self.corpus, self.filters, self.embedder.id)
         qvec = query_vector(self.vector, self.embedding, self.embedder, self.text, timings)
         semantic_legs(
             conn,
@@ -215,6 +223,7 @@ class SemanticPlan:
             configured,
             found,
             timings,
+            indexed,
         )
 
 
