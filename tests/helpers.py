@@ -53,9 +53,9 @@ SHARED = Path(os.environ.get("LEGAL_AI_SHARED_DATA") or ROOT.parent / "shared" /
 SERVER_HOME = ROOT / ".legal-ai-test"  # the suite's embedded server: SERVER_HOME/pgdata
 # Several test sessions may share the one test server (parallel work on one machine): each names
 # its own database, and a session started with LEGAL_AI_TEST_KEEP_SERVER=1 leaves the server up.
-# Under pytest-xdist (scripts/test runs two workers) each worker (gw0, gw1) has a database and
-# a home of its own (what the App writes there: uploads, audit files, proposals); its home's
-# pgdata is a link to the one server's (conftest.py makes it).
+# Under pytest-xdist (scripts/test runs three workers on two cores) each worker (gw0, gw1,
+# ...) has a database and a home of its own (what the App writes there: uploads, audit files,
+# proposals); its home's pgdata is a link to the one server's (conftest.py makes it).
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 TEST_HOME = SERVER_HOME / WORKER if WORKER else SERVER_HOME
 TEST_DB = os.environ.get("LEGAL_AI_TEST_DB", "legal_ai_test") + (f"_{WORKER}" if WORKER else "")
