@@ -180,15 +180,7 @@ def test_the_reference_leg_by_kind_finds_what_one_statement_over_every_kind_foun
                 sql.SQL(ONE_CASE).format(
                     src=legs._from(corpus, source), where=where, unit=legs._unit_predicates(source)
                 ),
-                {
-                    **params,
-                    "embedder": library.embedder.id,
-                    "columns": [r.column for r in lookups],
-                    "patterns": [r.pattern for r in lookups],
-                    "laws": [r.law_pattern for r in lookups],
-                    "proceedings": [r.proceeding for r in lookups],
-                    "districts": [r.district for r in lookups],
-                },
+                {**params, "embedder": library.embedder.id, **legs.lookup_arrays(lookups)},
             ).fetchall()
             expected = [r["id"] for r in sorted(before, key=lambda r: (r["n"], r["id"]))]
             got = legs.reference(

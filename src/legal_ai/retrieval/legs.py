@@ -551,18 +551,21 @@ def reference(
         " ORDER BY item, n, ordinal"
     ).format(branches=branches)
     rows = conn.execute(
-        statement,
-        {
-            **params,
-            "embedder": embedder,
-            "columns": [r.column for r in lookups],
-            "patterns": [r.pattern for r in lookups],
-            "laws": [r.law_pattern for r in lookups],
-            "proceedings": [r.proceeding for r in lookups],
-            "districts": [r.district for r in lookups],
-        },
+        statement, {**params, "embedder": embedder, **lookup_arrays(lookups)}
     ).fetchall()
     return [r["id"] for r in sorted(rows, key=lambda r: (r["n"], r["id"]))][:window]
+
+
+def lookup_arrays(lookups: list[Reference]) -> dict[str, list[str]]:
+    """The lookups as the reference statement's parameters: one array per field, in order (the
+    statement unnests them WITH ORDINALITY: a lookup's place is its `n`)."""
+    return {
+        "columns": [r.column for r in lookups],
+        "patterns": [r.pattern for r in lookups],
+        "laws": [r.law_pattern for r in lookups],
+        "proceedings": [r.proceeding for r in lookups],
+        "districts": [r.district for r in lookups],
+    }
 
 
 # What each kind of unit reports; `item_id` groups hits for the diversity cap.
