@@ -147,7 +147,7 @@ def test_local_queries_are_embedded_side_by_side_with_the_serial_answers(e5):
 
 
 SPIN = (
-    "import os, sys; from legal_ai.providers.embedders import E5Local; E5Local();"
+    "import os; from legal_ai.providers.embedders import E5Local; E5Local();"
     " print(os.environ.get('GOMP_SPINCOUNT'))"
 )
 

@@ -4,6 +4,8 @@ per (chunk partition, embedder, area) for every area holding at most half of its
 semantic leg under that area's filter is planned on it and answers what it answered before (the
 partition's index with the iterative scan) and what an exact scan of the area's chunks answers."""
 
+import hashlib
+
 import numpy as np
 import psycopg
 import pytest
@@ -205,12 +207,29 @@ def test_the_chunks_follow_their_items_area(app, tmp_path):
 
 def test_the_agent_login_moves_no_chunk_to_another_area(app, tmp_path, agent_db_url):
     decisions(app, tmp_path)
+    # The name `legs.indexed_areas` looks for: an agent making (or dropping) it would only
+    # change which plan a filtered search takes, never its hits; it may do neither.
+    name = (
+        "case_law_chunks_internal_area_"
+        + hashlib.md5(f"e5-local/{OTHER}".encode()).hexdigest()[:12]
+    )
+    named = sql.Identifier(name)
     with psycopg.connect(agent_db_url) as conn:
         for statement in (
-            "UPDATE case_law_chunks SET practice_area = 'planning'",
-            "UPDATE case_law SET practice_area = 'planning'",
-            "SELECT practice_area_indexes()",
+            sql.SQL("UPDATE case_law_chunks SET practice_area = 'planning'"),
+            sql.SQL("UPDATE case_law SET practice_area = 'planning'"),
+            sql.SQL("SELECT practice_area_indexes()"),
+            sql.SQL("CREATE INDEX {} ON case_law_chunks_internal (id)").format(named),
+            sql.SQL("CREATE TABLE {} (id int)").format(named),
+            sql.SQL("CREATE TEMP TABLE {} (id int)").format(named),
+            sql.SQL("DROP INDEX case_law_eid_idx"),
+            sql.SQL("CREATE INDEX case_law_eid_copy ON case_law (eid)"),
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
             conn.rollback()
+    # Nor a temporary one (migration 0027 lets no login but the owner make them); the look-up
+    # would count only an index of the partition anyway.
+    corpus = get_corpus("internal")
+    with psycopg.connect(agent_db_url, row_factory=dict_row) as conn:
+        assert not legs.indexed_areas(conn, corpus, Filters(practice_area=OTHER), "e5-local")

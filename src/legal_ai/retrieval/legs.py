@@ -222,14 +222,16 @@ def _area_predicate(filters: Filters, embedder: str) -> sql.Composable:
 def indexed_areas(conn: Conn, corpus: Corpus, filters: Filters, embedder: str) -> frozenset[str]:
     """The chunk partitions of `corpus` that hold an HNSW index of the filter's practice area for
     `embedder` (named as `practice_area_indexes()` of migration 0052 names them: the partition,
-    `_area_` and the first 12 hex digits of md5(embedder/area)); none without the filter. An
-    area that appeared since `legal-ai db area-indexes` last ran has none yet."""
+    `_area_` and the first 12 hex digits of md5(embedder/area)); none without the filter. Only
+    an index of that partition counts, not another relation of the name. An area that appeared
+    since `legal-ai db area-indexes` last ran has none yet."""
     tables = [s.table for s in corpus.sources if _has_area(corpus, s)]
     if filters.practice_area is None or not tables:
         return frozenset()
     rows = conn.execute(
-        "SELECT t FROM unnest(%(tables)s::text[]) AS t WHERE to_regclass(quote_ident("
-        "  t || '_area_' || left(md5(%(embedder)s || '/' || %(area)s), 12))) IS NOT NULL",
+        "SELECT t FROM unnest(%(tables)s::text[]) AS t WHERE EXISTS (SELECT FROM pg_index x"
+        " JOIN pg_class c ON c.oid = x.indexrelid WHERE x.indrelid = t::regclass"
+        " AND c.relname = t || '_area_' || left(md5(%(embedder)s || '/' || %(area)s), 12))",
         {"tables": tables, "embedder": embedder, "area": filters.practice_area},
     ).fetchall()
     return frozenset(r["t"] for r in rows)
