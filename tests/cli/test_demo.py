@@ -23,8 +23,10 @@ pytestmark = pytest.mark.db
 @pytest.mark.server_db("legal_ai_demo")
 def test_demo_loads_every_corpus_and_searches(server_url, settings):
     lines: list[str] = []
-    # the embedded server of the test home; the demo builds its own database on it
-    summary = run_demo(Settings(home=settings.home), echo=lines.append)
+    # the embedded server of the test home; the demo builds its own database on it (the run's
+    # folder of embeddings: the README's demo and the wheel's read what this one embedded)
+    demo = Settings(home=settings.home, embedding_cache_dir=settings.embedding_cache_dir)
+    summary = run_demo(demo, echo=lines.append)
     states = summary["ingest"]
     assert states["demo-ext-incomplete"].startswith("NOT searchable, missing: case_number")
     assert all(v == "searchable" for k, v in states.items() if k != "demo-ext-incomplete")
