@@ -5812,6 +5812,12 @@ CREATE INDEX block_templates_block_idx ON public.block_templates USING btree (bl
 CREATE INDEX case_law_aliases_idx ON public.case_law USING gin (aliases);
 
 --
+-- Name: case_law_area_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX case_law_area_idx ON public.case_law USING btree (source_kind, practice_area) WHERE (practice_area IS NOT NULL);
+
+--
 -- Name: case_law_case_number_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -6200,6 +6206,12 @@ CREATE INDEX document_page_images_style_mm_hnsw ON public.document_page_images_s
 --
 
 CREATE INDEX document_page_images_style_parent_idx ON public.document_page_images_style USING btree (document_id);
+
+--
+-- Name: documents_area_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX documents_area_idx ON public.documents USING btree (corpus, practice_area) WHERE (practice_area IS NOT NULL);
 
 --
 -- Name: documents_case_idx; Type: INDEX; Schema: public; Owner: -

@@ -83,7 +83,7 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
         # Before `practice_area_indexes()` the area has no index of its own: the statement
         # filters on the item's area, as it did before the migration (the chunk's alone, with
         # no index of it, would scan the whole partition).
-        assert legs.indexed_areas(conn, corpus, filters, "e5-local") == frozenset()
+        assert legs.area_lookup(conn, corpus, filters, "e5-local") == legs.AreaLookup()
         qvec = app.embedder.embed_query(QUERIES[0])
         statement, arguments = legs.semantic_statement(
             corpus, source, filters, qvec, embedder="e5-local", dim=384, window=50
@@ -103,11 +103,15 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
             ).fetchall()
         ]
         assert len(names) == 1  # AREA's; OTHER holds more than half: the partition's index
-        indexed = legs.indexed_areas(conn, corpus, filters, "e5-local")
+        indexed = legs.area_lookup(conn, corpus, filters, "e5-local").indexed
         assert indexed == {source.table}
-        for area in (OTHER, "no such area"):
-            assert not legs.indexed_areas(conn, corpus, Filters(practice_area=area), "e5-local")
-        assert not legs.indexed_areas(conn, corpus, filters, "voyage")
+        assert legs.area_lookup(conn, corpus, Filters(practice_area=OTHER), "e5-local") == (
+            legs.AreaLookup()
+        )
+        assert legs.area_lookup(
+            conn, corpus, Filters(practice_area="no such area"), "e5-local"
+        ) == (legs.AreaLookup(empty=True))
+        assert legs.area_lookup(conn, corpus, filters, "voyage") == legs.AreaLookup()
         try:
             rows = conn.execute(
                 "SELECT u.id, u.embedding FROM case_law_chunks_internal u"
@@ -207,7 +211,7 @@ def test_the_chunks_follow_their_items_area(app, tmp_path):
 
 def test_the_agent_login_moves_no_chunk_to_another_area(app, tmp_path, agent_db_url):
     decisions(app, tmp_path)
-    # The name `legs.indexed_areas` looks for: an agent making (or dropping) it would only
+    # The name `legs.area_lookup` looks for: an agent making (or dropping) it would only
     # change which plan a filtered search takes, never its hits; it may do neither.
     name = (
         "case_law_chunks_internal_area_"
@@ -232,4 +236,73 @@ def test_the_agent_login_moves_no_chunk_to_another_area(app, tmp_path, agent_db_
     # would count only an index of the partition anyway.
     corpus = get_corpus("internal")
     with psycopg.connect(agent_db_url, row_factory=dict_row) as conn:
-        assert not legs.indexed_areas(conn, corpus, Filters(practice_area=OTHER), "e5-local")
+        assert not legs.area_lookup(conn, corpus, Filters(practice_area=OTHER), "e5-local").indexed
+
+
+def test_an_area_no_item_holds_answers_without_reading_a_graph(app, tmp_path):
+    """Bad input of issue 39: a practice area no item of the corpus is in. The look-up read
+    while the model embeds (migration 0054's index of the items' areas) says so, and the
+    semantic legs end there — no wait for the vector, no walk of the partition's graph to
+    `hnsw.max_scan_tuples` — answering what the scan answers: nothing."""
+    decisions(app, tmp_path)
+    nowhere = Filters(practice_area="no such area")
+    with psycopg.connect(app.store.url, autocommit=True, row_factory=dict_row) as conn:
+        register_vector(conn)
+        for key in ("internal", "external", "style", "case"):
+            corpus = get_corpus(key)
+            assert legs.area_lookup(conn, corpus, nowhere, "e5-local").empty, key
+        assert legs.area_lookup(conn, get_corpus("digests"), nowhere, "e5-local") == legs.NO_AREA
+        internal = get_corpus("internal")
+        assert not legs.area_lookup(conn, internal, Filters(practice_area=AREA), "e5-local").empty
+        # The look-up reads the items' index of their areas, not the items.
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            plan = conn.execute(
+                "EXPLAIN (COSTS OFF) SELECT FROM case_law i"
+                " WHERE i.source_kind = 'internal_committee' AND i.practice_area = 'x'"
+            ).fetchall()
+        assert "case_law_area_idx" in " ".join(str(r) for r in plan), plan
+        # What the skipped scan would have answered: nothing.
+        qvec = app.embedder.embed_query(QUERIES[0])
+        statement, arguments = legs.semantic_statement(
+            internal, internal.sources[0], nowhere, qvec, embedder="e5-local", dim=384, window=50
+        )
+        assert conn.execute(statement, arguments).fetchall() == []
+        assert (
+            legs.semantic(
+                conn,
+                internal,
+                internal.sources[0],
+                nowhere,
+                qvec,
+                embedder="e5-local",
+                dim=384,
+                window=50,
+                max_scan_tuples=20000,
+            )
+            == []
+        )
+    for mode in ("semantic", "hybrid"):
+        result = search_module.search(
+            app.store,
+            app.embedder,
+            app.settings,
+            "internal",
+            QUERIES[1],
+            filters=nowhere,
+            mode=mode,
+        )
+        assert result.hits == [] and result.dropped_by_cap == 0
+        assert "area_indexes" in result.timings  # the look-up ran…
+        assert "semantic" not in result.timings  # …and no semantic leg after it
+        assert "embedding_wait" not in result.timings  # nor a wait for the model
+    # An area some item holds still searches as before.
+    held = search_module.search(
+        app.store,
+        app.embedder,
+        app.settings,
+        "internal",
+        QUERIES[1],
+        filters=Filters(practice_area=AREA),
+    )
+    assert held.hits and "semantic" in held.timings

@@ -30,7 +30,7 @@ import numpy as np
 from psycopg import sql
 
 from ..corpora import Corpus, Source
-from ..store.rows import Conn
+from ..store.rows import Conn, one
 from ..text import citations
 from ..text.case_numbers import normalize_case_number
 from .filters import SUPPORTED_FILTERS as SUPPORTED_FILTERS
@@ -74,8 +74,12 @@ def semantic(
     the caller already ran `configure_hnsw` in the connection's open transaction (one round
     trip per search instead of three per leg). `ef_search`: the base that the source's
     partition size scales (`scaled_ef_search`); None leaves the connection's own setting.
-    `area_index`: under a practice-area filter, let the area's own HNSW index serve the leg
-    (`indexed_areas`: one round trip more)."""
+    `area_index`: under a practice-area filter, let the area's own HNSW index serve the leg.
+    Under that filter `area_lookup` runs first (one round trip more): an area no item of the
+    corpus holds finds nothing without a scan."""
+    area = area_lookup(conn, corpus, filters, embedder)
+    if area.empty:
+        return []
     query, arguments = semantic_statement(
         corpus,
         source,
@@ -84,7 +88,7 @@ def semantic(
         embedder=embedder,
         dim=dim,
         window=window,
-        indexed=indexed_areas(conn, corpus, filters, embedder) if area_index else frozenset(),
+        indexed=area.indexed if area_index else frozenset(),
     )
     # Configured: inside the caller's transaction; else in one of its own.
     with nullcontext() if configured else conn.transaction():
@@ -112,7 +116,7 @@ def semantic_pipelined(
     connection's iterative-scan settings are the caller's), each source's scan with the
     ef_search its partition's size asks for (`scaled_ef_search` of the base `ef_search`):
     source kind -> unit ids, nearest first. `indexed`: the partitions with the filter's
-    practice area's own index (`indexed_areas`, read by the caller before the vector exists)."""
+    practice area's own index (`area_lookup`, read by the caller before the vector exists)."""
     cursors = []
     with conn.pipeline():
         for source in corpus.sources:
@@ -175,7 +179,7 @@ def semantic_statement(
 ) -> tuple[sql.Composed, dict]:
     """The statement of `semantic` and its parameters (rows: `id`, nearest first), for a caller
     that sends several at once (search.py pipelines the legs of a corpus's sources). Under a
-    practice-area filter, where the source's partition is in `indexed` (`indexed_areas`), the
+    practice-area filter, where the source's partition is in `indexed` (`area_lookup`), the
     chunk's own copy of the area (kept equal to its item's by the database) stands for the
     item's, so that the area's index serves the leg: both in one statement made the planner
     multiply their selectivities (33 rows expected of 1,000 at 100k chunks) and sort the area's
@@ -219,27 +223,61 @@ def _area_predicate(filters: Filters, embedder: str) -> sql.Composable:
     )
 
 
-def indexed_areas(conn: Conn, corpus: Corpus, filters: Filters, embedder: str) -> frozenset[str]:
-    """The chunk partitions of `corpus` that hold an HNSW index of the filter's practice area for
-    `embedder` (named as `practice_area_indexes()` of migration 0052 names them: the partition,
-    `_area_` and the first 12 hex digits of md5(embedder/area)); none without the filter. Only
-    an index of that partition counts, not another relation of the name. An area that appeared
-    since `legal-ai db area-indexes` last ran has none yet."""
+# The item tables whose practice area is indexed (migration 0054) and copied onto their chunks
+# (migration 0052).
+_AREA_ITEMS = ("documents", "case_law")
+
+
+@dataclass(frozen=True)
+class AreaLookup:
+    """What a practice-area filter is, read before any vector exists: the chunk partitions that
+    hold the area's own HNSW index (`indexed`), and whether no item of the corpus is in the
+    area at all (`empty`: the semantic legs then find nothing without reading a graph)."""
+
+    indexed: frozenset[str] = frozenset()
+    empty: bool = False
+
+
+NO_AREA = AreaLookup()
+
+
+def area_lookup(conn: Conn, corpus: Corpus, filters: Filters, embedder: str) -> AreaLookup:
+    """The filter's practice area in `corpus`, in one round trip (NO_AREA without the filter, or
+    for a corpus whose items are not documents or case law). An index of the area counts when it
+    is an index of that partition named as `practice_area_indexes()` of migration 0052 names
+    them (the partition, `_area_` and the first 12 hex digits of md5(embedder/area)), not another
+    relation of the name; an area that appeared since `legal-ai db area-indexes` last ran has
+    none yet. `empty` asks the items' index of their area (migration 0054) whether any item of
+    the corpus, searchable or not, holds it: without one, the leg walked the partition's whole
+    graph to `hnsw.max_scan_tuples` (63 / 135 ms at 1,000,000 chunks) to answer nothing."""
+    if filters.practice_area is None or corpus.item_table not in _AREA_ITEMS:
+        return NO_AREA
     tables = [s.table for s in corpus.sources if _has_area(corpus, s)]
-    if filters.practice_area is None or not tables:
-        return frozenset()
-    rows = conn.execute(
-        "SELECT t FROM unnest(%(tables)s::text[]) AS t WHERE EXISTS (SELECT FROM pg_index x"
-        " JOIN pg_class c ON c.oid = x.indexrelid WHERE x.indrelid = t::regclass"
-        " AND c.relname = t || '_area_' || left(md5(%(embedder)s || '/' || %(area)s), 12))",
-        {"tables": tables, "embedder": embedder, "area": filters.practice_area},
-    ).fetchall()
-    return frozenset(r["t"] for r in rows)
+    row = one(
+        conn.execute(
+            sql.SQL(
+                "SELECT ARRAY(SELECT t FROM unnest(%(tables)s::text[]) AS t WHERE EXISTS ("
+                " SELECT FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid"
+                " WHERE x.indrelid = t::regclass"
+                " AND c.relname = t || '_area_' || left(md5(%(embedder)s || '/' || %(area)s), 12)"
+                ")) AS indexed,"
+                " NOT EXISTS (SELECT FROM {items} i WHERE {scope} AND i.practice_area = %(area)s)"
+                " AS empty"
+            ).format(items=sql.Identifier(corpus.item_table), scope=corpus.scope("i")),
+            {
+                "tables": tables,
+                "embedder": embedder,
+                "area": filters.practice_area,
+                **corpus.scope_params(),
+            },
+        )
+    )
+    return AreaLookup(frozenset(row["indexed"]), bool(row["empty"]))
 
 
 def _has_area(corpus: Corpus, source: Source) -> bool:
     """Whether the source's units carry their item's practice area (migration 0052)."""
-    return source.kind == "chunk" and corpus.item_table in ("documents", "case_law")
+    return source.kind == "chunk" and corpus.item_table in _AREA_ITEMS
 
 
 def configure_hnsw(conn: Conn, *, max_scan_tuples: int) -> None:

@@ -204,13 +204,20 @@ class SemanticPlan:
     def run(
         self, conn, configured: bool, found: dict[str, list[int]], timings: dict[str, float]
     ) -> None:
-        """The semantic leg of every source, on `conn`, as soon as the query's vector exists
-        (under a practice-area filter, which partitions hold the area's own index is read
-        first, while the model may still be at work)."""
-        indexed: frozenset[str] = frozenset()
-        if configured and self.settings.search_area_indexes:
+        """The semantic leg of every source, on `conn`, as soon as the query's vector exists.
+        Under a practice-area filter the area is read first, while the model may still be at
+        work (`legs.area_lookup`): which partitions hold its own index, and whether any item
+        of the corpus is in it at all — an area none is in finds nothing, and its legs end
+        there without waiting for the vector."""
+        area = legs.NO_AREA
+        if configured:
             with timer(timings, "area_indexes"):
-                indexed = legs.indexed_areas(conn, self.corpus, self.filters, self.embedder.id)
+                area = legs.area_lookup(conn, self.corpus, self.filters, self.embedder.id)
+        if area.empty:
+            for source in self.corpus.sources:
+                found[_leg_name(source.kind, "semantic")] = []
+            return
+        indexed = area.indexed if self.settings.search_area_indexes else frozenset()
         qvec = query_vector(self.vector, self.embedding, self.embedder, self.text, timings)
         semantic_legs(
             conn,
