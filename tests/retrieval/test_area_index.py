@@ -108,9 +108,8 @@ def test_the_area_index_plans_the_filtered_leg_and_answers_the_same(app, tmp_pat
         assert legs.area_lookup(conn, corpus, Filters(practice_area=OTHER), "e5-local") == (
             legs.AreaLookup()
         )
-        assert legs.area_lookup(
-            conn, corpus, Filters(practice_area="no such area"), "e5-local"
-        ) == (legs.AreaLookup(empty=True))
+        nowhere = Filters(practice_area="no such area")
+        assert legs.area_lookup(conn, corpus, nowhere, "e5-local") == legs.AreaLookup(empty=True)
         assert legs.area_lookup(conn, corpus, filters, "voyage") == legs.AreaLookup()
         try:
             rows = conn.execute(
@@ -227,6 +226,8 @@ def test_the_agent_login_moves_no_chunk_to_another_area(app, tmp_path, agent_db_
             sql.SQL("CREATE TABLE {} (id int)").format(named),
             sql.SQL("CREATE TEMP TABLE {} (id int)").format(named),
             sql.SQL("DROP INDEX case_law_eid_idx"),
+            sql.SQL("DROP INDEX case_law_area_idx"),
+            sql.SQL("DROP INDEX documents_area_idx"),
             sql.SQL("CREATE INDEX case_law_eid_copy ON case_law (eid)"),
         ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):

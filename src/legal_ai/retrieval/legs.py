@@ -68,16 +68,17 @@ def semantic(
     max_scan_tuples: int,
     ef_search: int | None = None,
     configured: bool = False,
-    area_index: bool = True,
+    area: AreaLookup | None = None,
 ) -> list[int]:
     """Unit ids of the `window` nearest units by cosine distance, best first. `configured`:
     the caller already ran `configure_hnsw` in the connection's open transaction (one round
     trip per search instead of three per leg). `ef_search`: the base that the source's
     partition size scales (`scaled_ef_search`); None leaves the connection's own setting.
-    `area_index`: under a practice-area filter, let the area's own HNSW index serve the leg.
-    Under that filter `area_lookup` runs first (one round trip more): an area no item of the
-    corpus holds finds nothing without a scan."""
-    area = area_lookup(conn, corpus, filters, embedder)
+    `area`: the filter's practice area as the caller's `area_lookup` read it (its `indexed`
+    partitions let the area's own HNSW index serve the leg); None reads it here, one round trip
+    more under the filter. An area no item of the corpus holds finds nothing without a scan."""
+    if area is None:
+        area = area_lookup(conn, corpus, filters, embedder)
     if area.empty:
         return []
     query, arguments = semantic_statement(
@@ -88,7 +89,7 @@ def semantic(
         embedder=embedder,
         dim=dim,
         window=window,
-        indexed=area.indexed if area_index else frozenset(),
+        indexed=area.indexed,
     )
     # Configured: inside the caller's transaction; else in one of its own.
     with nullcontext() if configured else conn.transaction():

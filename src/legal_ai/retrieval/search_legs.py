@@ -7,6 +7,7 @@ and the legs in their fixed order for fusion."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -153,10 +154,10 @@ def semantic_legs(
     configured: bool,
     found: dict[str, list[int]],
     timings: dict[str, float],
-    indexed: frozenset[str] = frozenset(),
+    area: legs.AreaLookup = legs.NO_AREA,
 ) -> None:
-    """The semantic leg of every source of the corpus, into `found` (`indexed`: see
-    `legs.semantic_pipelined`)."""
+    """The semantic leg of every source of the corpus, into `found` (`area`: the filter's
+    practice area as `legs.area_lookup` read it once for every source)."""
     with timer(timings, "semantic"):
         if configured:  # every source's statement in one round trip
             for kind, ids in legs.semantic_pipelined(
@@ -168,7 +169,7 @@ def semantic_legs(
                 dim=embedder.dim,
                 window=window,
                 ef_search=settings.hnsw_ef_search,
-                indexed=indexed,
+                indexed=area.indexed,
             ).items():
                 found[_leg_name(kind, "semantic")] = ids
         for source in () if configured else corpus.sources:
@@ -183,7 +184,7 @@ def semantic_legs(
                 window=window,
                 max_scan_tuples=settings.hnsw_max_scan_tuples,
                 ef_search=settings.hnsw_ef_search,
-                area_index=settings.search_area_indexes,
+                area=area,
             )
 
 
@@ -209,15 +210,14 @@ class SemanticPlan:
         work (`legs.area_lookup`): which partitions hold its own index, and whether any item
         of the corpus is in it at all — an area none is in finds nothing, and its legs end
         there without waiting for the vector."""
-        area = legs.NO_AREA
-        if configured:
-            with timer(timings, "area_indexes"):
-                area = legs.area_lookup(conn, self.corpus, self.filters, self.embedder.id)
+        with timer(timings, "area_indexes"):
+            area = legs.area_lookup(conn, self.corpus, self.filters, self.embedder.id)
         if area.empty:
             for source in self.corpus.sources:
                 found[_leg_name(source.kind, "semantic")] = []
             return
-        indexed = area.indexed if self.settings.search_area_indexes else frozenset()
+        if not self.settings.search_area_indexes:
+            area = dataclasses.replace(area, indexed=frozenset())
         qvec = query_vector(self.vector, self.embedding, self.embedder, self.text, timings)
         semantic_legs(
             conn,
@@ -230,7 +230,7 @@ class SemanticPlan:
             configured,
             found,
             timings,
-            indexed,
+            area,
         )
 
 
