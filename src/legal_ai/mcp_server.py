@@ -21,12 +21,14 @@ from .auth import agent, agent_tokens
 from .config import Settings
 from .errors import AppError, CapReached
 from .mcp_knowledge import knowledge_tools
+from .retrieval.arguments import SEMANTIC_QUERY_CHARS
 
 Query = Annotated[
     str,
     Field(
         description="What to look for, in Hebrew or English (at most 20,000 characters: a long"
-        " text is searched by every word and by the meaning of its first 300 characters)."
+        f" text is searched by every word and by the meaning of its first {SEMANTIC_QUERY_CHARS}"
+        " characters)."
     ),
 ]
 Limit = Annotated[int, Field(description="How many hits to return (1-100).", ge=1, le=100)]

@@ -225,3 +225,27 @@ def test_kind_and_parties():
     assert cited_parties("ערר 5/24", "ערר 5/24", HEADER) == (
         "י' כהן ואח' נ' הוועדה המקומית לתכנון ובנייה מודיעין"
     )
+
+
+@pytest.mark.parametrize(
+    "title, case_number, expected",
+    [
+        # the case number inside a longer one is not it: the parties follow the number itself
+        ("ערר 11042/23 ו-ערר 1042/23 כהן נ' הוועדה", "ערר 1042/23", "כהן נ' הוועדה"),
+        ("ערר 1042/234 כהן נ' הוועדה", "ערר 1042/23", "ערר 1042/234 כהן נ' הוועדה"),
+        ("ערר 1042/23/1 כהן נ' הוועדה", "ערר 1042/23", "ערר 1042/23/1 כהן נ' הוועדה"),
+        ("ערר 1042/23, כהן נ' הוועדה", "ערר 1042/23", "כהן נ' הוועדה"),
+        # at the end of the title, nothing is left to name the parties
+        ("כהן נ' הוועדה, ערר 1042/23", "ערר 1042/23", None),
+    ],
+)
+def test_the_parties_follow_the_case_number_itself_not_a_longer_one(title, case_number, expected):
+    assert parties(title, case_number) == expected
+
+
+def test_parties_are_read_once_for_the_same_texts():
+    cited_parties.cache_clear()
+    for _ in range(3):
+        assert cited_parties(DEMO_TITLE, 'עע"מ 9101/20') == "פלוני נ' הוועדה המקומית"
+    info = cited_parties.cache_info()
+    assert (info.misses, info.hits) == (1, 2)

@@ -89,6 +89,12 @@ def test_synonyms_add_the_statutes_words():
     assert expand_query("כמה משלמים מס השבחה") == "כמה משלמים מס השבחה היטל השבחה"
     assert expand_query("ובמס השבחה") == "ובמס השבחה היטל השבחה"  # prefixes count
     assert expand_query("היתר בנייה") == "היתר בנייה"
+    # a pasted page: the phrase found at its end, in a row only, each phrase's words added once
+    page = "הוועדה דנה בבקשה להיתר בנייה ובהתנגדויות לה. " * 110
+    assert expand_query(page + "ושילמו מס השבחה") == page + "ושילמו מס השבחה היטל השבחה"
+    assert expand_query(page + "מס על השבחה") == page + "מס על השבחה"
+    both = expand_query("טאבו ומס השבחה, שוב מס השבחה")
+    assert both == "טאבו ומס השבחה, שוב מס השבחה היטל השבחה רישום מקרקעין"
 
 
 needs_hspell = pytest.mark.skipif(shutil.which("hspell") is None, reason="hspell not installed")

@@ -25,6 +25,7 @@ without a case number (a reference) is cited by its title."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 
 from .case_numbers import case_id, normalize_case_number
@@ -75,12 +76,10 @@ def parties(title: str | None, case_number: str | None) -> str | None:
         return None
     found = case_id(case_number) if case_number else None
     if found:
-        at = re.search(
-            rf"(?<![\d/]){re.escape(found.number)}(?![\d/])", normalize_case_number(text)
-        )
-        if at:
-            text = normalize_case_number(text)[at.end() :]
-            text = _LEADING_JOINERS.sub("", text)
+        spelled = normalize_case_number(text)
+        end = _number_end(spelled, found.number)
+        if end is not None:
+            text = _LEADING_JOINERS.sub("", spelled[end:])
     elif case_number and text.startswith(case_number):
         text = _LEADING_JOINERS.sub("", text[len(case_number) :])
     text = _TRAILING_REMARK.sub("", text).strip(" ,;:")
@@ -89,6 +88,25 @@ def parties(title: str | None, case_number: str | None) -> str | None:
     return text
 
 
+def _number_end(text: str, number: str) -> int | None:
+    """Where the first `number` in `text` that is no part of a longer number (no digit or `/`
+    beside it) ends; None when there is none."""
+    at = text.find(number)
+    while at >= 0:
+        end = at + len(number)
+        if not _in_number(text, at - 1) and not _in_number(text, end):
+            return end
+        at = text.find(number, at + 1)
+    return None
+
+
+def _in_number(text: str, at: int) -> bool:
+    return 0 <= at < len(text) and (text[at].isdecimal() or text[at] == "/")
+
+
+# A search's hits and the desk's pages cite the same items again and again: their parties are
+# read once (a pure function of the three texts).
+@functools.lru_cache(maxsize=4096)
 def cited_parties(
     title: str | None, case_number: str | None, content: str | None = None
 ) -> str | None:
