@@ -5,6 +5,7 @@ semantic leg under that area's filter is planned on it and answers what it answe
 partition's index with the iterative scan) and what an exact scan of the area's chunks answers."""
 
 import hashlib
+from concurrent.futures import Future
 
 import numpy as np
 import psycopg
@@ -19,6 +20,7 @@ from legal_ai.corpora import get_corpus
 from legal_ai.retrieval import legs
 from legal_ai.retrieval import search as search_module
 from legal_ai.retrieval.legs import Filters
+from legal_ai.retrieval.search_legs import image_leg
 
 pytestmark = pytest.mark.db
 
@@ -297,6 +299,18 @@ def test_an_area_no_item_holds_answers_without_reading_a_graph(app, tmp_path):
         assert "area_indexes" in result.timings  # the look-up ran…
         assert "semantic" not in result.timings  # …and no semantic leg after it
         assert "embedding_wait" not in result.timings  # nor a wait for the model
+    # The image leg too ends before waiting for the image's query vector.
+    never = Future()
+    never.set_exception(AssertionError("the image leg waited for its vector"))
+    with app.store.connection() as conn:
+        for key in ("style", "case"):
+            corpus = get_corpus(key)
+            image = corpus.image_source
+            assert image is not None, key
+            found = image_leg(
+                conn, corpus, image, nowhere, never, app.embedder, app.settings, 50, False
+            )
+            assert found == [], key
     # An area some item holds still searches as before.
     held = search_module.search(
         app.store,

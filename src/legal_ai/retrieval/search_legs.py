@@ -50,6 +50,12 @@ def image_leg(
     window: int,
     configured: bool,
 ) -> list[int]:
+    """The image leg's page ids, nearest first. Under a practice area no item of the corpus
+    holds it ends before waiting for the image's query vector (`legs.area_lookup`), as the
+    semantic legs do."""
+    area = legs.area_lookup(conn, corpus, filters, image_embedder.id)
+    if area.empty:
+        return []
     return legs.semantic(
         conn,
         corpus,
@@ -62,6 +68,7 @@ def image_leg(
         max_scan_tuples=settings.hnsw_max_scan_tuples,
         ef_search=settings.hnsw_ef_search,
         configured=configured,
+        area=area,
     )
 
 
