@@ -99,7 +99,7 @@ def test_bad_search_input_is_said_beside_its_field_and_kept(page, desk, tmp_path
         page.press("input[name=q]", "Enter")
     assert "השאילתה ריקה" in page.inner_text("#msg-q")
     assert page.get_attribute("input[name=q]", "aria-invalid") == "true"
-    long = "הקלה " * 1000  # 5,000 characters: searched (its meaning by its first 150)
+    long = "הקלה " * 1000  # 5,000 characters: searched (its meaning by its first 200)
     page.fill("input[name=q]", long)
     with page.expect_navigation():
         page.press("input[name=q]", "Enter")
