@@ -1,9 +1,9 @@
 """A long query is answered, not refused (docs/search.md, "A long query"): up to 20,000
 characters, its every word searched by the lexical and reference legs, the meaning of its first
 200 characters (SEMANTIC_QUERY_CHARS) by the semantic legs, which the answer says
-(`semantic_query_chars`); a case number at its end is still found exactly. Stop words alone, a filter matching nothing and a practice
-area matching everything each answer as a search does: full k where k exist, empty (no error)
-where none do."""
+(`semantic_query_chars`); a case number at its end is still found exactly. Stop words alone, a
+filter matching nothing and a practice area matching everything each answer as a search does:
+full k where k exist, empty (no error) where none do."""
 
 from __future__ import annotations
 

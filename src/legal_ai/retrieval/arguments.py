@@ -19,8 +19,8 @@ MODES: tuple[str, ...] = ("hybrid", "semantic", "lexical")
 # A query is refused above MAX_QUERY_CHARS (a pasted page of a decision fits); the semantic legs
 # and the reranker read its first SEMANTIC_QUERY_CHARS (semantic_text): the local model's time
 # grows faster than the length it reads (150 characters 33 ms, 200 47, 300 68: docs/search.md,
-# "A long query"); 150 lost a ten-pair test's 200-character summaries their decisions, so 200;
-# the lexical and reference legs read all of it.
+# "A long query"). At 150 one of the ten shared pairs' 200-character summaries no longer found
+# its decision in the first 10, so 200. The lexical and reference legs read all of it.
 MAX_QUERY_CHARS = 20_000
 SEMANTIC_QUERY_CHARS = 200
 MAX_FILTER_CHARS = 200
