@@ -400,16 +400,16 @@ def holding(url: str, tables: list[str], mode: str = "SHARE") -> Iterator[psycop
             pass  # the server went away (the test killed it)
 
 
-def lock_waiters(url: str) -> list[str]:
-    """The statements of this database's sessions that wait for a lock (a writer stopped by
-    `holding`): empty while none waits."""
-    dbname = psycopg.conninfo.conninfo_to_dict(url)["dbname"]
+def lock_waiters(url: str, holder: psycopg.Connection) -> list[str]:
+    """The statements of the sessions that wait for a lock `holder` (from `holding`) holds:
+    empty while none waits. Only the holder's waiters count: a session that waits a moment for
+    autovacuum (which takes a table's exclusive lock to truncate it) is not the writer stopped."""
     return [
         r["query"]
         for r in rows(
             with_database(url, "postgres"),
-            "SELECT query FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
-            (dbname,),
+            "SELECT query FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
+            (holder.info.backend_pid,),
         )
     ]
 
@@ -813,10 +813,10 @@ def pool_exhaustion(url: str, work: Path, *, requests: int = 12, timeout: float 
         wait_for(lambda: healthy(base, serve), timeout, "serve to answer", interval=0.1)
         with httpx.Client(base_url=base, timeout=timeout, headers=agent) as client:
             before = client.get("/api/learning/pairs").status_code
-            with holding(url, ["cases"]):  # the draft's write of its case waits, pool held
+            with holding(url, ["cases"]) as holder:  # the draft's write of its case waits
                 drafting = threading.Thread(target=upload_draft, daemon=True)
                 drafting.start()
-                wait_for(lambda: lock_waiters(url), timeout, "the draft to hold the pool")
+                wait_for(lambda: lock_waiters(url, holder), timeout, "the draft to hold the pool")
                 started = time.perf_counter()
                 askers = [threading.Thread(target=ask, args=(i,)) for i in range(requests)]
                 for asker in askers:

@@ -81,10 +81,10 @@ def write_items(folder: Path, numbers: range, version: int = 1) -> dict[str, str
     return texts
 
 
-def stopped_at(url: str, table: str) -> list[str]:
-    """Wait until a writer waits for the lock the test holds on `table` (its statement names
+def stopped_at(url: str, holder: psycopg.Connection, table: str) -> list[str]:
+    """Wait until a writer waits for the lock `holder` holds on `table` (its statement names
     the table: it is inside the write, not somewhere else); return the waiting statements."""
-    waiting = wait_for(lambda: lock_waiters(url), TIMEOUT, f"a write to {table} to wait")
+    waiting = wait_for(lambda: lock_waiters(url, holder), TIMEOUT, f"a write to {table} to wait")
     assert any(table in statement for statement in waiting), waiting
     return waiting
 
@@ -202,8 +202,10 @@ def test_cli_ingest_killed(point, ingest_db, e5, tmp_path):
             wait_for(lambda: committed() >= 1, TIMEOUT, "the first item")
         else:
             wait_for(lambda: committed() >= 3, TIMEOUT, "three items")
-            with holding(url, ["documents"]):  # the next item's INSERT waits inside its transaction
-                stopped_at(url, "documents")
+            with holding(
+                url, ["documents"]
+            ) as holder:  # the next item's INSERT waits inside its transaction
+                stopped_at(url, holder, "documents")
                 cli.kill9()
         cli.kill9()
     finally:
@@ -268,8 +270,8 @@ def test_changed_reingest_killed_between_item_and_chunks(ingest_db, e5, tmp_path
     try:
         wait_for(lambda: changed() >= 2, TIMEOUT, "two changed items")
         # the next changed item: its row is updated, then its old chunks' DELETE waits
-        with holding(url, ["document_chunks"]):
-            stopped_at(url, "document_chunks")
+        with holding(url, ["document_chunks"]) as holder:
+            stopped_at(url, holder, "document_chunks")
             cli.kill9()
     finally:
         cli.kill9()
@@ -352,9 +354,9 @@ def test_serve_killed_mid_upload(point, server_url, e5, tmp_path):
                     # the internal decision waits (mid-transaction), or — a changed final —
                     # both are written and its citations wait
                     table = "case_law" if point == "mid-transaction" else "decision_citations"
-                    with holding(url, [table]):
+                    with holding(url, [table]) as holder:
                         thread = _send(base, case, sending, sent)
-                        stopped_at(url, table)
+                        stopped_at(url, holder, table)
                         serve.kill9()
                 thread.join(TIMEOUT)
         finally:
@@ -495,8 +497,8 @@ def test_postgres_killed_mid_ingest(e5, tmp_path):
             try:
                 wait_for(written, TIMEOUT, "an item")
                 wait_for(lambda: written() >= 2, TIMEOUT, "two items")
-                with holding(url, [table]):
-                    stopped_at(url, table)
+                with holding(url, [table]) as holder:
+                    stopped_at(url, holder, table)
                     assert kill_cluster(pgdata) >= 2
                 # the CLI has lost its database: it stops on its own with a one-line error
                 assert cli.wait(TIMEOUT) == StoreError.exit_code, cli.output()
@@ -660,10 +662,10 @@ def test_reindex_killed(server_url, e5, tmp_path):
         # 2. back to e5 and the old analyzer (every vector is in the cache), killed inside the
         # internal corpus's UPDATE
         env_back = environment(url, home, tmp, analyzer=OLD_ANALYZER, **CHUNKS)
-        with holding(url, ["case_law_chunks"]):
+        with holding(url, ["case_law_chunks"]) as holder:
             cli = Spawned(CLI + ["reindex", "--json"], env_back, tmp_path, "reindex2")
             try:
-                stopped_at(url, "case_law_chunks")
+                stopped_at(url, holder, "case_law_chunks")
                 cli.kill9()
             finally:
                 cli.kill9()
@@ -772,14 +774,15 @@ def test_migration_killed_mid_transaction(point, schemas, server_url, tmp_path):
             )
         ]
         env = environment(url, tmp_path / "home", tmp_path / "tmp")
-        with holding(url, tables):
+        with holding(url, tables) as holder:
             cli = Spawned(CLI + ["db", "migrate"], env, tmp_path, "migrate")
             try:
-                waiting = wait_for(lambda: lock_waiters(url), TIMEOUT, "the migration to wait")
+                # it waits for the test's lock on a table (not for another migrator's advisory
+                # lock): it is inside a migration, not before one
+                wait_for(lambda: lock_waiters(url, holder), TIMEOUT, "the migration to wait")
                 cli.kill9()
             finally:
                 cli.kill9()
-        assert "pg_advisory_lock" not in " ".join(waiting)  # inside a migration, not before
         assert cli.proc.returncode == KILLED, cli.output()
         quiesce(url)
         assert catalog(url) == schemas[done], "a killed migration left part of itself"
