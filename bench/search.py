@@ -15,7 +15,7 @@ leg, the ratio to the embedding alone and the work beyond it against the peer's,
 input of issue 39 (bench/search_corpora.py); the
 query embedding alone; hybrid with the embedding run first, as before (`hybrid_sequential`);
 and, in the same process and interleaved query by query, the peer: bm25s over whitespace tokens
-+ exact numpy cosine, fused by the same RRF. Then recall@10 of the semantic leg against exact
++ exact numpy cosine (numpy's OpenBLAS on one thread: `BLAS_THREADS`), fused by the same RRF. Then recall@10 of the semantic leg against exact
 search for several `hnsw.ef_search` values (unfiltered, and under the 5 % filter with the
 iterative scan), and the bytes of every table and index. Last, the rerank stage's own latency
 (LEGAL_AI_RERANKER's second phase) at N = 20/30/50 with the scripted reranker
@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import sys
 import tempfile
 import time
 from concurrent.futures import Future
@@ -105,7 +107,17 @@ def sequential(function, *args) -> Future:
     return done
 
 
+# The peer's matrix products on one thread: numpy's OpenBLAS threads spin after each product on
+# the cores the next measured embedding needs. With two, the query's embedding alone, measured
+# right after the peer, took 33 ms at 100k where it takes 23 without (docs/benchmarks.md, "The
+# embedding alone, without the peer's threads"). Read when numpy loads OpenBLAS: the bench runs
+# itself again with it set, unless the environment already sets it.
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+
+
 def main() -> None:
+    if BLAS_THREADS not in os.environ:
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, BLAS_THREADS: "1"})
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=60)
@@ -336,6 +348,7 @@ def run(
         "embedded_for_real": len(base),
         "copies_per_sentence": round(total / len(base), 1),
         "embed_seconds": round(embed_s, 1),
+        "peer_blas_threads": os.environ[BLAS_THREADS],
         "build": build,
         "latency": stats,
         "ratios": {

@@ -26,7 +26,11 @@ def _bench_module(name: str):
 def test_the_search_bench_measures_every_corpus_it_builds(tmp_path):
     if not SHARED.is_dir():
         pytest.skip(f"no {SHARED}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEGAL_AI_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("LEGAL_AI_") and k != "OPENBLAS_NUM_THREADS"
+    }
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "search.py"), "--chunks", "3000", "--queries", "4"]
         + ["--base", "60", "--ef-search", "100", "--home", str(tmp_path)],
@@ -39,6 +43,8 @@ def test_the_search_bench_measures_every_corpus_it_builds(tmp_path):
     figures = json.loads(result.stdout)
     assert figures["chunks"] == 3000 and figures["set"] == "clusters"
     assert figures["embedded_for_real"] == 60 and figures["copies_per_sentence"] == 50.0
+    # it ran itself again with the peer's OpenBLAS on one thread (the environment did not say)
+    assert figures["peer_blas_threads"] == "1"
     modes = figures["latency"]["by_corpus_and_mode"]
     assert set(modes) == {
         f"{corpus}_{mode}{suffix}"
