@@ -13,6 +13,9 @@ from pathlib import Path
 
 from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
 
+# The shared data beside the checkout (../shared/data), which the larger benches read.
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
 
 def server_option(parser: argparse.ArgumentParser) -> None:
     """`--server-url`: a PostgreSQL server (pgvector) to make the bench's database on."""

@@ -25,12 +25,10 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-from common import percentiles
+from common import SHARED, percentiles
 from legal_ai.providers.embedders import E5_SPIN_TURNS, E5Local
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 OWN_QUERIES = [
     "האם ניתן לאשר הקלה בקו בניין צדדי ללא פרסום כדין",
     "היטל השבחה על תכנית מפורטת שהגדילה את זכויות הבנייה",

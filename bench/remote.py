@@ -34,10 +34,10 @@ from urllib.parse import quote
 
 import httpx
 
+from common import SHARED
 from legal_ai.store import start_embedded, stop_embedded
 from legal_ai.store.db import with_database
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 AGENT, CHAIR = "bench-agent-token", "bench-chair-token"
 CASE = "ערר (מרכז) {}/25"  # the demo's fictional pair, under a new number each run
 

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 import scripted_reranker
+from common import SHARED
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.corpora import get_corpus
@@ -57,7 +58,7 @@ from legal_ai.retrieval.legs import Filters
 from legal_ai.store import Store, drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.cache import EmbeddingCache, set_active_embedder
 from search_corpora import measure_bad_input, measure_corpora
-from search_data import SHARED, SPLIT, base_sentences, embed_in_slices, load
+from search_data import SPLIT, base_sentences, embed_in_slices, load
 
 
 def percentiles(samples: list[float]) -> dict:

@@ -32,6 +32,8 @@ from legal_ai.store import Store
 from legal_ai.text.akn import parse_law
 from legal_ai.text.hebrew import DEFAULT_ANALYZER, get_analyzer
 
+# common.SHARED, spelled here too: the tests load this module by its path, without bench/ on
+# sys.path, where `from common import ...` would not resolve.
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 LAWS = SHARED / "il-laws-akn/akn/il/act"
 PBL = LAWS / "PrimaryLegislation/1965-08-12/148917/he@/main.xml"
