@@ -5,6 +5,7 @@ print (nearest rank, so a p95 is a sample that was measured)."""
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import tempfile
 from collections.abc import Iterator
@@ -15,6 +16,12 @@ from legal_ai.store import Store, drop_database, ensure_database, start_embedded
 
 # The shared data beside the checkout (../shared/data), which the larger benches read.
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def shared_queries(dataset: str) -> list[str]:
+    """The query texts of a labeled set of the shared data (`pbl-questions`, `heq`), in order."""
+    lines = (SHARED / dataset / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["text"] for line in lines]
 
 
 def server_option(parser: argparse.ArgumentParser) -> None:

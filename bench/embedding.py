@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from common import SHARED, percentiles
+from common import SHARED, percentiles, shared_queries
 from legal_ai.providers.embedders import E5_SPIN_TURNS, E5Local
 
 OWN_QUERIES = [
@@ -46,11 +46,11 @@ BLOCK = 20
 
 
 def queries(count: int) -> list[str]:
-    path = SHARED / "pbl-questions" / "queries.jsonl"
-    if path.exists():
-        found = [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines()]
-    else:
-        found = OWN_QUERIES
+    found = (
+        shared_queries("pbl-questions")
+        if (SHARED / "pbl-questions" / "queries.jsonl").exists()
+        else OWN_QUERIES
+    )
     return [found[i % len(found)] for i in range(count)]
 
 

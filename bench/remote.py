@@ -34,7 +34,7 @@ from urllib.parse import quote
 
 import httpx
 
-from common import SHARED
+from common import shared_queries
 from legal_ai.store import start_embedded, stop_embedded
 from legal_ai.store.db import with_database
 
@@ -224,12 +224,7 @@ def main() -> None:
         help="bench/search.py's database (bench_search_distinct: built with --set distinct)",
     )
     args = parser.parse_args()
-    queries = [
-        json.loads(x)["text"]
-        for x in (SHARED / "pbl-questions" / "queries.jsonl")
-        .read_text(encoding="utf-8")
-        .splitlines()
-    ]
+    queries = shared_queries("pbl-questions")
     pgdata = args.home / "pgdata"
     server = start_embedded(pgdata)
     port = free_port()

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 import scripted_reranker
-from common import SHARED
+from common import shared_queries
 from legal_ai.app import App
 from legal_ai.config import Settings
 from legal_ai.corpora import get_corpus
@@ -150,17 +150,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     base = base_sentences(args.set, args.chunks, args.base)
-    queries = [
-        json.loads(x)["text"]
-        for x in (SHARED / "pbl-questions" / "queries.jsonl")
-        .read_text(encoding="utf-8")
-        .splitlines()
-    ]
-    queries += [
-        json.loads(x)["text"]
-        for x in (SHARED / "heq" / "queries.jsonl").read_text(encoding="utf-8").splitlines()[:200]
-    ]
-    queries = queries[: args.queries]
+    queries = (shared_queries("pbl-questions") + shared_queries("heq")[:200])[: args.queries]
     inner = E5Local()
     efs = [int(x) for x in args.ef_search.split(",") if x.strip()]
     with tempfile.TemporaryDirectory(prefix="legal-ai-bench-") as tmp:
