@@ -14,6 +14,7 @@ Two sets of base sentences, both real Hebrew text cut into sentences of 6-60 wor
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -78,6 +79,16 @@ def _heq() -> list[str]:
     return [json.loads(line)["text"] for line in lines]
 
 
+@functools.cache
+def _distinct_pool() -> list[str]:
+    """Every distinct sentence of the laws (and HEQ), shuffled once: read once per process (the
+    laws take ~7 s of parsing)."""
+    texts = [s["text"] for path in sorted(LAWS.rglob("main.xml")) for s in parse_law(path)]
+    pool = sorted(set(_cut(texts + _heq())))
+    random.Random(3).shuffle(pool)
+    return pool
+
+
 def base_sentences(kind: str, chunks: int, base: int) -> list[str]:
     """The base sentences of a set, in the order they are embedded: `clusters` takes `base`
     of them; `distinct` the larger of `base`, LEAST_DISTINCT and chunks / MAX_COPIES (an error
@@ -86,13 +97,11 @@ def base_sentences(kind: str, chunks: int, base: int) -> list[str]:
         pool = _cut([s["text"] for s in parse_law(PBL)] + _heq())
         random.Random(3).shuffle(pool)
         return pool[:base]
-    texts = [s["text"] for path in sorted(LAWS.rglob("main.xml")) for s in parse_law(path)]
-    pool = sorted(set(_cut(texts + _heq())))
-    random.Random(3).shuffle(pool)
+    pool = _distinct_pool()
     wanted = max(base, LEAST_DISTINCT, -(-chunks // MAX_COPIES))
     if wanted > len(pool):
         raise SystemExit(f"the distinct set needs {wanted} sentences; the laws hold {len(pool)}")
-    return pool[:wanted]
+    return pool[:wanted]  # a new list: the pool stays as it is
 
 
 def embed_in_slices(
