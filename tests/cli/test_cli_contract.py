@@ -112,16 +112,23 @@ def help_texts() -> dict[str, str]:
     """`legal-ai ... --help` of every command path, keyed by the command as typed."""
     from typer.testing import CliRunner
 
-    app, _ = _root_command()
+    _, root = _root_command()  # built once: CliRunner.invoke would build it for every path
     env = {"COLUMNS": str(WIDTH), "LINES": "50", "NO_COLOR": "1", "TERM": "dumb"}
     texts: dict[str, str] = {}
     with _plain_fixed_width():
         for path in command_paths():
-            result = CliRunner().invoke(app, [*path, "--help"], prog_name=PROG, env=env)
             key = " ".join((PROG, *path))
-            if result.exit_code != 0:
-                raise AssertionError(f"`{key} --help` exited {result.exit_code}:\n{result.output}")
-            texts[key] = _ANSI.sub("", result.output)
+            with CliRunner().isolation(env=env) as (_, _, output):
+                try:
+                    root.main(args=[*path, "--help"], prog_name=PROG)
+                    code = 0
+                except SystemExit as exit_:
+                    code = exit_.code or 0
+                sys.stdout.flush()
+                text = output.getvalue().decode("utf-8")
+            if code != 0:
+                raise AssertionError(f"`{key} --help` exited {code}:\n{text}")
+            texts[key] = _ANSI.sub("", text)
     return texts
 
 
