@@ -47,11 +47,11 @@ class ArrivalHooks:
     - `finals_changed(conn)`: the chair's templates measured again."""
 
     arrived: Callable[..., dict | None] = _nothing
-    ruling_arrived: Callable[[Conn, int, str], None] = _nothing
+    ruling_arrived: Callable[[Conn, int, str], object] = _nothing
     ruling_changed: Callable[[Conn, int], dict | None] = _nothing
-    final_warm: Callable[[Store, Embedder, str], None] = _nothing
-    final_arrived: Callable[..., None] = _nothing
-    finals_changed: Callable[[Conn], None] = _nothing
+    final_warm: Callable[[Store, Embedder, str], object] = _nothing
+    final_arrived: Callable[..., object] = _nothing
+    finals_changed: Callable[[Conn], object] = _nothing
 
 
 NO_HOOKS = ArrivalHooks()

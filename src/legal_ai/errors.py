@@ -47,6 +47,8 @@ class AppError(Exception):
         if code is not None:
             self.code = code
         self.field = field
+        # What a refused form held, to show it again (set where an upload is refused).
+        self.fields: dict[str, str] = {}
 
 
 class InvalidInput(AppError):

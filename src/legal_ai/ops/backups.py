@@ -63,7 +63,7 @@ def rotate(folder: Path, keep: int) -> list[str]:
 # -- the proof ------------------------------------------------------------------------------------
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"

@@ -126,7 +126,7 @@ def run_job(
                 return None
             manual, requested_by = True, asked["by"]  # the chair's request, run here
         scheduled_for = None if manual else row["next_run_at"]
-        missed = 0 if manual else slots_between(job.cron, tz, scheduled_for, now) - 1
+        missed = 0 if scheduled_for is None else slots_between(job.cron, tz, scheduled_for, now) - 1
         started = time.monotonic()
         outcome, result, error = _execute(job, runner, now)  # no transaction held meanwhile
         finished_at = now + dt.timedelta(seconds=time.monotonic() - started)

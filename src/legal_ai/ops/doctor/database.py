@@ -75,7 +75,7 @@ def is_embedded(settings: Settings) -> bool:
     db url` prints, given as LEGAL_AI_DATABASE_URL)."""
     if not settings.database_url:
         return True
-    host = conninfo.conninfo_to_dict(settings.database_url).get("host") or ""
+    host = str(conninfo.conninfo_to_dict(settings.database_url).get("host") or "")
     pgdata = settings.pgdata.expanduser().resolve()
     return host.startswith("/") and Path(host).expanduser().resolve() == pgdata
 
@@ -235,7 +235,9 @@ def tls(url: str, server: dict | None, environ: Mapping[str, str]) -> Finding:
     if not url:
         return ok("tls", "the embedded server's socket: TLS not needed")
     params = conninfo.conninfo_to_dict(url)
-    hosts = (params.get("host") or params.get("hostaddr") or environ.get("PGHOST") or "").split(",")
+    hosts = str(params.get("host") or params.get("hostaddr") or environ.get("PGHOST") or "").split(
+        ","
+    )
     remote = [h for h in hosts if h and not h.startswith("/") and not _loopback(h)]
     if not remote:
         return ok("tls", "local connection (socket or loopback): TLS not needed")

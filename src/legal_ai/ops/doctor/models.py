@@ -160,9 +160,9 @@ def reranker(settings: Settings, *, offline: bool) -> Finding:
     """LEGAL_AI_RERANKER: off (info), or built and ordering two passages within its budget. A
     reranker that fails warns (searches answer in the fused order), never errors."""
     fix = "correct LEGAL_AI_RERANKER or its key, or unset it (docs/search.md: Reranking)"
-    if not settings.reranker:
-        return info("reranker", "off (optional; set LEGAL_AI_RERANKER to rerank the fused list)")
     built = make_reranker(settings)
+    if built is None:  # LEGAL_AI_RERANKER is unset
+        return info("reranker", "off (optional; set LEGAL_AI_RERANKER to rerank the fused list)")
     if isinstance(built, Unavailable):
         return warn("reranker", f"{built.name}: {built.reason}; searches keep the fused order", fix)
     if offline:
