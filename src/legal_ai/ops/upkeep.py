@@ -130,10 +130,10 @@ def _record(app: App, name: str, dataset, day: dt.date, now: dt.datetime) -> dic
     }
 
 
-def _manifest_sets(app: App, day: dt.date, now: dt.datetime) -> list[dict]:
-    """The sets of LEGAL_AI_STANDING_EVAL's manifest; those whose files are absent skipped."""
+def _manifest_sets(app: App, manifest: Path, day: dt.date, now: dt.datetime) -> list[dict]:
+    """The sets of LEGAL_AI_STANDING_EVAL's `manifest`; those whose files are absent skipped."""
     sets = []
-    for entry in load_manifest(app.settings.standing_eval):
+    for entry in load_manifest(manifest):
         absent = [str(entry[k]) for k in ("corpus", "queries", "qrels") if not entry[k].is_file()]
         if absent:
             sets.append({"name": entry["name"], "skipped": f"absent: {', '.join(absent)}"})
@@ -190,7 +190,8 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
     time zone); a set that cannot run is skipped and said. Returns the day, each set's figures
     and the drops beyond the tolerance; `skipped` (why) when no set ran."""
     day = now.astimezone(schedule_zone(app)).date()
-    sets = [] if app.settings.standing_eval is None else _manifest_sets(app, day, now)
+    manifest = app.settings.standing_eval
+    sets = [] if manifest is None else _manifest_sets(app, manifest, day, now)
     sets.append(_office_set(app, day, now))
     with app.store.connection() as conn:
         drops = [dict(r) for r in store.eval_drops(conn, EVAL_TOLERANCE, EVAL_WINDOW_DAYS)]

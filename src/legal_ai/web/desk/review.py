@@ -309,7 +309,8 @@ def _marked(view: Any, refs: list[str], decision: str) -> dict:
 
 
 def _reopen_all(view: Any, refs: list[str], status: str) -> tuple[list[str], list[AppError]]:
-    undone, refused = [], []
+    undone: list[str] = []
+    refused: list[AppError] = []
     for ref in refs:
         try:
             rq.reopen(view, rq.parse_ref(ref), status)
