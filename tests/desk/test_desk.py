@@ -80,6 +80,15 @@ def test_sign_in_form_without_its_token_and_foreign_next(client):
         "/login", data={"name": "chair", "password": PASSWORD}, follow_redirects=False
     )
     assert refused.status_code == 403 and "פג תוקף טופס הכניסה" in refused.text
+    # The form's own token sent as a file part is refused the same way (its file closed).
+    token = csrf_of(client.get("/login").text)
+    as_file = client.post(
+        "/login",
+        data={"name": "chair", "password": PASSWORD},
+        files={"csrf": ("csrf.txt", token.encode(), "text/plain")},
+        follow_redirects=False,
+    )
+    assert as_file.status_code == 403 and "פג תוקף טופס הכניסה" in as_file.text
     form = client.get("/login")
     response = client.post(
         "/login",
@@ -132,6 +141,14 @@ def test_missing_csrf_changes_nothing(chair, desk_app):
             },
         )
         assert response.status_code == 403 and "CSRF" in response.text
+    # Her real token sent as a file part instead of a field is no token either: 403, not 500.
+    token = csrf_of(chair.get("/training").text)
+    response = chair.post(
+        "/training/decide",
+        data={"queue": "proposed", "id": lesson["id"], "decision": "approve"},
+        files={"csrf": ("csrf.txt", token.encode(), "text/plain")},
+    )
+    assert response.status_code == 403 and "CSRF" in response.text
     assert lessons.list_lessons(desk_app, "proposed")["lessons"][0]["id"] == lesson["id"]
 
 

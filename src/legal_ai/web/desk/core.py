@@ -181,11 +181,12 @@ def new_login_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def same(a: str | None, b: str | None) -> bool:
+def same(a: object, b: object) -> bool:
+    """Two tokens equal in constant time; a missing one, or a form's file part, is not."""
     return bool(a) and bool(b) and hmac.compare_digest(str(a).encode(), str(b).encode())
 
 
-def check_csrf(desk: Desk, supplied: str | None) -> None:
+def check_csrf(desk: Desk, supplied: object) -> None:
     if not same(supplied, desk.session.csrf):
         raise CsrfRefused(
             "הטופס נשלח בלי אסימון האבטחה של ההתחברות (CSRF); טעני את הדף מחדש ונסי שוב — "
@@ -223,13 +224,16 @@ def signed_in(legal: Any):
 
 
 async def form_of(request: Request, desk: Desk) -> dict[str, Any]:
-    """The posted form (each field once; lists for repeated names), its CSRF checked first."""
-    form = await request.form()
-    check_csrf(desk, form.get("csrf"))
+    """The posted form's text fields (each field once; lists for repeated names), its CSRF
+    checked first. A file part is no field of a desk form: it is left out (a CSRF token sent as
+    a file is no token), and its spooled file closed with the form, refused or not."""
     out: dict[str, Any] = {}
-    for key in form.keys():
-        values = form.getlist(key)
-        out[key] = values if len(values) > 1 else values[0]
+    async with request.form() as form:
+        for key in form.keys():
+            values = [value for value in form.getlist(key) if isinstance(value, str)]
+            if values:
+                out[key] = values if len(values) > 1 else values[0]
+    check_csrf(desk, out.get("csrf"))
     return out
 
 

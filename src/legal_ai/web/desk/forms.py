@@ -102,7 +102,7 @@ def reading_note(text: str) -> Markup:
 
 
 def _authority_ref(view: Any, authority_id: str | None) -> str | None:
-    if not (authority_id or "").isdigit():
+    if authority_id is None or not authority_id.isdigit():
         return None
     with view.store.connection() as conn:
         row = links.authority(conn, int(authority_id))

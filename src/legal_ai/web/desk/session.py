@@ -76,18 +76,18 @@ def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
 
     @api.post("/login", include_in_schema=False)
     async def login(request: Request) -> Response:
-        form = await request.form()
-        name = str(form.get("name") or "").strip()
-        target = str(form.get("next") or "")
-        if not core.same(form.get("csrf"), request.cookies.get(core.LOGIN_COOKIE)):
+        async with request.form() as form:  # closed whatever the answer (a file part too)
+            name = str(form.get("name") or "").strip()
+            target = str(form.get("next") or "")
+            csrf = form.get("csrf")
+            password = str(form.get("password") or "")
+        if not core.same(csrf, request.cookies.get(core.LOGIN_COOKIE)):
             return _login_page(
                 request, 403, "פג תוקף טופס הכניסה; הטופס נטען מחדש — נסי שוב", name, target
             )
         client = clients.client_address(request.scope, settings)  # proxies: only trusted ones
         try:
-            session = await run_in_threadpool(
-                accounts.sign_in, legal, name, str(form.get("password") or ""), client
-            )
+            session = await run_in_threadpool(accounts.sign_in, legal, name, password, client)
         except Unauthorized:
             return _login_page(request, 401, "שם המשתמש או הסיסמה שגויים", name, target)
         except RateLimited as exc:  # too many failures, from this address or at this account

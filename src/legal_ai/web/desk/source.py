@@ -53,7 +53,9 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         if not (start is not None and end is not None and 0 <= start < end <= len(content)):
             start = end = None
         pages = Pages(item.get("page_starts") or [], len(item["content"] or ""))
-        span_pages = (pages.of(start), pages.of(end - 1)) if start is not None else None
+        span_pages = (
+            (pages.of(start), pages.of(end - 1)) if start is not None and end is not None else None
+        )
         current = page if page is not None and 1 <= page <= pages.count else None
         current = current or (span_pages[0] if span_pages else None)
         base = request.url.path + (f"?start={start}&end={end}" if start is not None else "")
