@@ -21,6 +21,7 @@ from rich.progress import (
     MofNCompleteColumn,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
@@ -66,11 +67,14 @@ class Watch(Progress):
         self.interval_s = interval_s
         self.resume = resume
         self.on_terminal = self.stream.isatty()
-        self.label, self.unit, self.total = "", "items", None
-        self.done, self.current, self.last = 0, None, None
+        self.label, self.unit = "", "items"
+        self.total: int | None = None
+        self.done = 0
+        self.current: str | None = None
+        self.last: str | None = None
         self.started = self.phase_started = time.monotonic()
         self._bar: Bar | None = None
-        self._task = None
+        self._task: TaskID | None = None
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._lines = 0

@@ -56,16 +56,16 @@ def read_filters(raw: Any) -> tuple[dict[str, Any], dict[str, str], dict[str, st
         "q": typed["q"] or None,
         "case": None,
     }
-    days = {}
+    days: dict[str, dt.date | None] = {}
     for name in ("since", "until"):
         if typed[name]:
             days[name] = clock.parse_day(typed[name])
             if days[name] is None:
                 errors[name] = "תאריך לא מובן: יש לכתוב יום.חודש.שנה, למשל 1.6.2026"
-    if days.get("since") and days.get("until") and days["until"] < days["since"]:
+    since, until = days.get("since"), days.get("until")
+    if since and until and until < since:
         errors["until"] = "היום האחרון קודם ליום הראשון"
-    chosen["since"] = clock.day_start(days["since"]) if days.get("since") else None
-    until = days.get("until")
+    chosen["since"] = clock.day_start(since) if since else None
     chosen["until"] = clock.day_start(until + dt.timedelta(days=1)) if until else None
     if typed["case"]:
         try:
