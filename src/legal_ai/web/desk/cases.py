@@ -91,7 +91,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         request: Request, desk: core.Desk, exc: AppError, lead: str, form: str
     ) -> Response:
         """A refused upload: its form again as she filled it, the reason beside the field."""
-        filled = getattr(exc, "fields", {})
+        filled = exc.fields
         return await refused(
             request,
             desk,
