@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "vocabulary",
             "paging",
             "display",
+            "upload_names",
             "logs",
             "metrics",
             "progress",

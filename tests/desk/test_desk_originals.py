@@ -47,15 +47,33 @@ def test_her_draft_and_final_are_downloaded_as_she_uploaded_them(chair, tmp_path
     case, draft, final = _uploaded(chair, tmp_path)
     page = chair.get("/cases/" + quote(case, safe="")).text
     section = page.split('id="files"')[1].split("</section>")[0]
-    assert "הורדת הקובץ המקורי" in section and "טיוטה ראשונה.docx" in text_of(section)
+    assert "הורדת הקובץ המקורי" in section
+    # each file by the name it was sent under: no label of how it arrived ("upload:")
+    assert "<bdi>טיוטה ראשונה.docx</bdi>" in section and "<bdi>final.txt</bdi>" in section
+    assert "upload" not in section
     assert problems(page) == []
     got = chair.get("/original", params={"case": case, "kind": "draft", "version": 1})
     assert got.status_code == 200 and got.content == draft, got.text[-3000:]
-    assert got.headers["content-disposition"].startswith("attachment; filename*=UTF-8''")
+    disposition = got.headers["content-disposition"]
+    assert disposition == "attachment; filename*=UTF-8''" + quote("טיוטה ראשונה.docx")
     assert "no-store" in got.headers["cache-control"]
     got = chair.get("/original", params={"case": case, "kind": "final"})
     assert got.status_code == 200 and got.content == final
     assert got.headers["content-type"].startswith("text/plain")
+    assert got.headers["content-disposition"].endswith("UTF-8''final.txt")
+
+
+def test_a_file_kept_under_its_upload_label_downloads_by_its_own_name(chair, desk_app, tmp_path):
+    """Files kept before the label was left out of the name (`upload:final.txt`): listed and
+    downloaded by the file's own name all the same."""
+    case, _, final = _uploaded(chair, tmp_path)
+    with desk_app.store.as_role(None).transaction() as conn:
+        conn.execute("UPDATE original_files SET file_name = 'upload:' || file_name")
+    section = chair.get("/cases/" + quote(case, safe="")).text.split('id="files"')[1]
+    assert "upload" not in section.split("</section>")[0]
+    got = chair.get("/original", params={"case": case, "kind": "final"})
+    assert got.status_code == 200 and got.content == final
+    assert got.headers["content-disposition"].endswith("UTF-8''final.txt")
 
 
 def test_an_upload_without_its_original_is_said_in_hebrew(chair, desk_app, tmp_path):

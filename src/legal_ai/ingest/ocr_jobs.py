@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import upload_names
 from ..auth import system_principal
 from ..errors import AppError, StoreError
 from ..jobqueue import drain, retry_later, worker_id
@@ -75,7 +76,7 @@ def queue_stored(app: Context) -> dict:
         named = {"corpus": corpus.key, "doc_id": row["doc_id"]}
         source = row["source_path"] or ""
         why = None
-        if source.startswith("upload:") or not source:
+        if upload_names.is_upload(source) or not source:
             why = "uploaded, not read from a file here: upload it again"
         else:
             try:

@@ -20,6 +20,7 @@ from typing import Any
 
 import psycopg
 
+from .. import upload_names
 from ..config import Settings
 from ..context import NO_HOOKS, ArrivalHooks, Context
 from ..corpora import Corpus
@@ -359,7 +360,7 @@ class Ingestor(Stager):
             ocr_jobs.enqueue(conn, item.file_sha256, staged.scan)  # a scan: kept, queued for OCR
         if staged.original is not None:  # the file as she uploaded it (migration 0046)
             with self.store.as_login(conn):
-                originals.keep(conn, staged.original, Path(item.source_path).name)
+                originals.keep(conn, staged.original, upload_names.file_name(item.source_path))
         if existing and existing["content_hash"] == values["content_hash"]:
             if self._same_fields(existing, values):
                 return "unchanged", _status(conn, corpus, existing["id"])

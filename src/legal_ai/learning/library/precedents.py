@@ -12,6 +12,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ... import upload_names
 from ...corpora import get_corpus
 from ...errors import InvalidInput, NotFound
 from ...ingest.sources import IngestItem, SourceError, read_source
@@ -74,7 +75,7 @@ def upload_ruling(
             given,
             doc_id=None,
             max_bytes=app.settings.max_file_mb * 2**20,
-            name=source_name.removeprefix("upload:"),
+            name=upload_names.file_name(source_name),
             limits=Limits.of(app.settings),
         )
     )

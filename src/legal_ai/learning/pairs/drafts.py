@@ -5,9 +5,9 @@ copy-policy report, and its case's pair opened at `draft_done`."""
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import TYPE_CHECKING, Any
 
+from ... import upload_names
 from ...errors import InvalidInput
 from ...store import drafts_lessons as store
 from ...store import originals
@@ -93,7 +93,7 @@ def add_draft(
             },
         )
         with app.store.as_login(conn):
-            name = os.path.basename(source_name or str(path))
+            name = upload_names.file_name(source_name or str(path))
             kept_as = as_sent and originals.keep(conn, as_sent, name)
             if kept_as:
                 originals.link_draft(conn, draft["id"], kept_as)

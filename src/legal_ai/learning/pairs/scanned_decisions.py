@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ... import upload_names
 from ...auth import Principal
 from ...errors import AppError, Conflict, Forbidden, NotFound
 from ...ingest import ocr_jobs
@@ -91,7 +92,7 @@ def queue(
     path = Path(path)
     case = vocab.case_number(case)
     fields = _fields(kind, given)
-    name = source_name.removeprefix("upload:")
+    name = upload_names.file_name(source_name)
     check_scan(app, path, name)
     principal = app.principal
     if kind == "final" and not (principal.is_chair or principal.kind == "operator"):
@@ -242,7 +243,7 @@ def _answer(row: dict) -> dict:
         "scan_id": row["id"],
         "kind": row["kind"],
         "case_number": row["case_number"],
-        "file_name": row["source_name"].removeprefix("upload:"),
+        "file_name": upload_names.file_name(row["source_name"]),
         "status": row["status"],
         "error_code": row["error_code"],
         "error": row["error"],

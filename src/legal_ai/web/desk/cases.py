@@ -24,6 +24,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from ... import upload_names
 from ...config import Settings
 from ...errors import AppError, InvalidInput
 from ...learning import vocabulary as vocab
@@ -184,7 +185,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             completed = given.pop("_completed")
             given = {k: v for k, v in given.items() if v}
             if kind == "draft":  # a scan is kept and queued for OCR (scanned_decisions)
-                name = f"upload:{received.name}"
+                name = upload_names.source(received.name)
                 result = scanned_decisions.or_queue(
                     desk.view,
                     "draft",
@@ -431,7 +432,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
                 desk.view,
                 authority_id,
                 received.path,
-                source_name=f"upload:{received.name}",
+                source_name=upload_names.source(received.name),
                 **given,
             )
 

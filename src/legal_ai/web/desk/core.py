@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
-from ... import accounts
+from ... import accounts, upload_names
 from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
 from ...ops import alarms
 from .. import errors as web_errors
@@ -64,6 +64,7 @@ env.filters["said"] = messages.said  # a notice or an error: Hebrew, the English
 env.filters["reason"] = messages.reason  # a decision's reason
 env.filters["panel_reason"] = messages.panel_reason  # a panel model's reason, asked in Hebrew
 env.filters["technical"] = lambda text: messages.technical(text) if text else ""
+env.filters["file_name"] = upload_names.file_name  # "upload:x.pdf" -> "x.pdf"
 labels.install(env)  # the one dictionary: he, hebrew_date, when, cron, bdi, mixed, who, job
 hebrew_date = labels.hebrew_date
 ACTORS = labels.ACTOR

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ... import upload_names
 from ...errors import AppError
 from ...learning.methodology import ScannedDecision
 from ...learning.pairs import finals, scanned_decisions
@@ -164,7 +165,7 @@ class FinalUploads:
                 task.view,
                 task.case,
                 task.path,
-                source_name=f"upload:{task.name}",
+                source_name=upload_names.source(task.name),
                 accept_open_changes=accept_open,
                 on_stage=lambda name: self._stage(task, name),
                 **task.given,
@@ -193,7 +194,7 @@ class FinalUploads:
         """Her final is a scan: kept and queued for OCR ("ocr"), or refused ("failed")."""
         try:
             task.result = scanned_decisions.queue(
-                task.view, "final", task.case, task.path, task.given, f"upload:{task.name}"
+                task.view, "final", task.case, task.path, task.given, upload_names.source(task.name)
             )
             return "ocr"
         except AppError as exc:

@@ -3,7 +3,6 @@ store/originals.py), for her to open or keep. The chair's signed-in desk only: a
 agent's included, opens no desk page, and the agent's database role cannot read the files."""
 
 import mimetypes
-from pathlib import PurePath
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -11,6 +10,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from ... import upload_names
 from ...errors import InvalidInput
 from ...learning import vocabulary as vocab
 from ...learning.pairs import originals
@@ -38,7 +38,7 @@ def listed(conn: Any, case: str) -> list[dict]:
     rows = originals.of_case(conn, case)
     out = []
     for row in rows:
-        name = PurePath(row["name"] or "").name
+        name = upload_names.file_name(row["name"])
         kept = row["bytes"] is not None
         link = None
         if kept:
@@ -70,7 +70,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         found = await run_in_threadpool(_found, desk.view, number, kind, version, doc)
         if found is None:
             return core.error_page(request, 404, NOT_KEPT, desk)
-        name = PurePath(found["file_name"]).name or "file"
+        name = upload_names.file_name(found["file_name"]) or "file"
         media = mimetypes.guess_type(name)[0] or "application/octet-stream"
         return Response(
             bytes(found["content"]),

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
+from ... import upload_names
 from ...knowledge import curator as curator_figures
 from ...learning.lessons import lessons
 from ...learning.lessons import panel_stats as panel_figures
@@ -42,7 +43,7 @@ async def uploaded(
     state = request.app.state
 
     def work(upload: uploads.Upload) -> dict:
-        name = f"upload:{upload.name}"
+        name = upload_names.source(upload.name)
         return scanned_decisions.or_queue(
             view,
             kind,
