@@ -30,9 +30,13 @@ CONTROL_BORDERS = (
     + """
   const controls = document.querySelectorAll(
     "input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea");
-  return [...controls].filter((n) => n.getClientRects().length).map((n) => {
-    const style = getComputedStyle(n);
-    return {name: n.name || n.id || n.tagName, border: rgb(style.borderTopColor).slice(0, 3),
+  // A file field is drawn under its face (_case_forms.html): the face's button is the border
+  // the eye sees, and the one judged.
+  const drawn = (n) => (n.type === "file" && n.nextElementSibling
+    && n.nextElementSibling.querySelector(".file-button")) || n;
+  return [...controls].filter((n) => n.getClientRects().length).map((control) => {
+    const n = drawn(control), style = getComputedStyle(n);
+    return {name: control.name || control.id || control.tagName, border: rgb(style.borderTopColor).slice(0, 3),
             width: parseFloat(style.borderTopWidth), inside: behind(n),
             outside: behind(n.parentElement)};
   });

@@ -147,6 +147,34 @@ DROP = """([selector, name, text]) => {
 }"""
 
 
+def test_a_file_field_speaks_hebrew_whatever_the_browsers_language(page, desk, tmp_path):
+    """The browser here runs in English: its own file control would say "Choose File" and "No
+    file chosen". The desk's field shows its own Hebrew face instead, which opens the picker,
+    names the file chosen, and shows the keyboard's focus; the native control stays in the
+    form (labelled, focusable), drawn invisibly."""
+    sign_in(page, desk, next_path="/cases")
+    form = page.locator("form[action='/cases/draft/upload']")
+    native = form.locator("input[type=file]")
+    box = native.bounding_box()
+    assert box and box["width"] <= 1 and box["height"] <= 1
+    assert native.evaluate("i => getComputedStyle(i).opacity") == "0"
+    assert form.locator(".file-button").inner_text() == "בחירת קובץ"
+    assert form.locator(".file-chosen").inner_text() == "לא נבחר קובץ"
+    assert "קובץ" in native.evaluate("i => i.labels[0].innerText")  # still labelled
+    chosen = tmp_path / "טיוטה שנייה.txt"
+    chosen.write_text("טיוטה", encoding="utf-8")
+    with page.expect_file_chooser() as chooser:
+        form.locator(".file-button").click()
+    chooser.value.set_files(chosen)
+    assert form.locator(".file-chosen").inner_text() == "טיוטה שנייה.txt"
+    native.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # reached by the keyboard: the face shows where the focus is
+    assert native.evaluate("i => document.activeElement === i")
+    ring = form.locator(".file-button").evaluate("b => getComputedStyle(b).outlineStyle")
+    assert ring == "solid"
+
+
 def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
     """A draft dropped on its form and sent with a progress bar (desk.js); the final through
     the same form with scripts off (the plain multipart post): both advance the pair."""
@@ -160,7 +188,7 @@ def test_upload_dropped_file_with_progress_then_plain_form(page, desk):
     form.locator("select[name=appeal_type]").select_option(record["appeal_type"])
     form.locator("select[name=outcome]").select_option(record["outcome"])
     page.evaluate(DROP, [selector, "טיוטה.txt", record["draft_text"]])
-    assert form.locator("p.dropped").inner_text() == "קובץ: טיוטה.txt"
+    assert form.locator(".file-chosen").inner_text() == "טיוטה.txt"
     assert form.locator("input[name=file]").evaluate("i => i.files[0].name") == "טיוטה.txt"
     form.locator("button").click()
     page.wait_for_selector("[data-status=draft_done]")

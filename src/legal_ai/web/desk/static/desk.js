@@ -101,11 +101,20 @@
     var kept = new DataTransfer();
     for (var i = 0; i < files.length; i++) kept.items.add(files[i]);
     input.files = kept.files;
-    var shown = again.querySelector(".dropped") || document.createElement("p");
-    shown.className = "dropped";
-    shown.textContent = "קובץ: " + files[0].name;
-    input.parentNode.insertAdjacentElement("afterend", shown);
+    nameChosen(input);
   }
+  // The file field's own face (_case_forms.html file_field) names the file chosen, in Hebrew
+  // whatever the browser's language: picked, dropped on the form, or kept after a refusal.
+  function nameChosen(input) {
+    var face = input.parentNode.querySelector(".file-chosen");
+    if (!face) return;
+    var files = input.files;
+    face.textContent = files && files.length ? files[0].name : "לא נבחר קובץ";
+  }
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (input.matches && input.matches("input[type=file]")) nameChosen(input);
+  });
   // A file over its kind's limit (the field's data-caps, "pdf:10,docx:10,txt:2"): what to say,
   // or "" when it may go.
   function overCap(input, file) {
@@ -145,10 +154,7 @@
     if (!files || files.length !== 1) return;
     var input = form.querySelector("input[type=file]");
     input.files = files;
-    var shown = form.querySelector(".dropped") || document.createElement("p");
-    shown.className = "dropped";
-    shown.textContent = "קובץ: " + files[0].name;
-    input.parentNode.insertAdjacentElement("afterend", shown);
+    nameChosen(input);
   });
   document.addEventListener("submit", function (event) {
     var form = event.target;
