@@ -57,7 +57,7 @@ PYTHON: dict[str, Entry] = {
     "filter.not_text": _e("אחד המסננים אינו טקסט"),
     "filter.too_long": _e("אחד המסננים ארוך מדי: קצרי אותו"),
     "filter.not_applicable": _e("המסנן אינו חל על המאגר הזה"),
-    "date.invalid": _e("התאריך אינו תקין: בחרי תאריך מלוח השנה"),
+    "date.invalid": _e("התאריך אינו מובן: יש לכתוב יום.חודש.שנה, למשל 1.6.2026"),
     "date.reversed": _e("תאריך ההתחלה מאוחר מתאריך הסיום: החליפי ביניהם", "date_to"),
     "search.case_number_needed": _e("החיפוש במסמכי התיק מחייב את מספר התיק המלא", "case_number"),
     "search.practice_area_needed": _e("בחרי תחום לחיפוש", "practice_area"),

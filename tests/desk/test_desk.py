@@ -173,8 +173,11 @@ def test_search_hits_highlight_and_open_the_source_at_its_span(chair, desk_app, 
     finals = chair.get("/search", params={"corpus": "style", "q": "הקלה"})
     assert 'name="practice_area"' in finals.text and 'name="court"' not in finals.text
     assert "החיפוש מחייב" not in finals.text and "field-error" not in finals.text
-    bad = chair.get("/search", params={"corpus": "external", "q": "הקלה", "date_from": "1.1.2020"})
-    assert "is not a date" in bad.text
+    bad = chair.get("/search", params={"corpus": "external", "q": "הקלה", "date_from": "31.2.2020"})
+    assert "התאריך אינו מובן: יש לכתוב יום.חודש.שנה" in text_of(bad.text)
+    for typed in ("1.1.2020", "1/1/20", "2020-01-01"):  # day first as she writes it, or ISO
+        good = chair.get("/search", params={"corpus": "external", "q": "הקלה", "date_from": typed})
+        assert "field-error" not in good.text, typed
     missing = chair.get("/source/external/no-such-doc")
     assert missing.status_code == 404 and "אינו במאגר" in missing.text
 

@@ -417,14 +417,16 @@ def test_bad_uploads_are_answered_beside_their_field_with_the_form_kept(chair, d
                 "csrf": token,
                 "case_number": analyzed["case_number"],
                 "back": analyzed["case_number"],
-                "decided_on": "1.6.2021",
+                "decided_on": "31.6.2021",  # June has 30 days
             },
             files={"file": ("final.txt", analyzed["final_text"].encode(), "text/plain")},
         ),
     )
     assert refused.status_code == 400 and "ההחלטה החתומה לעומת הטיוטה" in refused.text
     form = refused.text.split('id="upload-final"')[1].split("</form>")[0]
-    assert 'id="err-final-decided_on"' in form and 'value="1.6.2021"' in form
+    assert 'id="err-final-decided_on"' in form and 'value="31.6.2021"' in form
+    said = text_of(re.search(r'id="err-final-decided_on"[^>]*>(.*?)</span>', form).group(1))
+    assert said == "התאריך אינו מובן: יש לכתוב יום.חודש.שנה, למשל 1.6.2026"
     assert pair_status(desk_app, analyzed["case_number"]) == "draft_done"
     listed = chair.get("/cases").text
     assert "55/25" not in listed and record["case_number"] not in listed
@@ -594,7 +596,7 @@ def test_missing_precedent_ruling_uploaded_from_the_case_page_resolves_it(chair,
         "title": "פסק הדין המצוטט",
         "court": "בית המשפט העליון",
         "case_number": ruling["ref"],
-        "decided_on": "2021-05-02",
+        "decided_on": "2.5.2021",  # as she writes it: day first
         "practice_area": record["practice_area"],
     }
     wrong = chair.post(url, data=form, files={"file": ("r.exe", b"MZ\x90", "application/x-msdos")})

@@ -300,8 +300,8 @@ def test_zero_results_suggest_how_to_widen(chair, desk_app, tmp_path):
         "corpus": "external",
         "q": "הקלה בקו בניין ערר (מרכז) 1157/23",
         "court": "בית המשפט העליון",
-        "date_from": "2024-01-01",
-        "date_to": "2024-12-31",
+        "date_from": "1.1.2024",  # as she types a date: day first
+        "date_to": "31.12.2024",
     }
     page = chair.get("/search", params=params)
     shown = text_of(page.text)

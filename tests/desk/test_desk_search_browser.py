@@ -112,14 +112,14 @@ def test_bad_search_input_is_said_beside_its_field_and_kept(page, desk, tmp_path
     assert "השאילתה ארוכה מדי" in page.inner_text("#msg-q")
     assert page.input_value("input[name=q]") == too_long
     page.fill("input[name=q]", "הקלה בקו בניין")
-    page.fill("input[name=date_from]", "2021-06-01")
-    page.fill("input[name=date_to]", "2020-01-01")
+    page.fill("input[name=date_from]", "1.6.2021")  # as she writes a date: day first
+    page.fill("input[name=date_to]", "1.1.2020")
     with page.expect_navigation():
         page.click("form.search button[type=submit]")
     assert "תאריך ההתחלה מאוחר מתאריך הסיום" in page.inner_text("#msg-date_to")
     assert page.input_value("input[name=q]") == "הקלה בקו בניין"
-    assert page.input_value("input[name=date_from]") == "2021-06-01"
-    assert page.input_value("input[name=date_to]") == "2020-01-01"
+    assert page.input_value("input[name=date_from]") == "1.6.2021"
+    assert page.input_value("input[name=date_to]") == "1.1.2020"
     assert page.locator(".hit").count() == 0
     screenshot(page, "search-refused")
 

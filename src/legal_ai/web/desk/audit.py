@@ -15,6 +15,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from ... import catalog
 from ...errors import InvalidInput
 from ...learning import decisions_log
 from ...learning import vocabulary as vocab
@@ -61,7 +62,7 @@ def read_filters(raw: Any) -> tuple[dict[str, Any], dict[str, str], dict[str, st
         if typed[name]:
             days[name] = clock.parse_day(typed[name])
             if days[name] is None:
-                errors[name] = "תאריך לא מובן: יש לכתוב יום.חודש.שנה, למשל 1.6.2026"
+                errors[name] = catalog.hebrew("date.invalid") or ""
     since, until = days.get("since"), days.get("until")
     if since and until and until < since:
         errors["until"] = "היום האחרון קודם ליום הראשון"

@@ -148,6 +148,8 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
             given = dict(received.fields)
             core.check_csrf(desk, given.pop("csrf", None))
             back = given.pop(BACK, None) or None
+            if given.get("decided_on"):  # her day.month.year, as the services take it
+                given["decided_on"] = core.typed_day(given["decided_on"], "decided_on")
             return work(received, given), back
 
         return await uploads.handled(request, upload_root, fields=fields, caps=caps, work=checked)

@@ -23,6 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from ... import accounts, upload_names
 from ...errors import AppError, Forbidden, InvalidInput, NotFound, Stale
 from ...ops import alarms
+from ...text import clock
 from .. import errors as web_errors
 from . import labels, menu, messages
 
@@ -51,6 +52,21 @@ ROOTS = frozenset(
 )
 
 NAV = menu.NAV  # six items, grouped; their badges count what waits (menu.py)
+
+
+def typed_day(value: str, field: str) -> str:
+    """A date as she types it in a desk's date field — day first, as she writes it (1.6.2021,
+    1/6/21), or the ISO form a link carries (2021-06-01): text/clock.parse_day — in the ISO form
+    the services take. InvalidInput (date.invalid, naming the field) when it is no date."""
+    day = clock.parse_day(value)
+    if day is None:
+        raise InvalidInput(
+            f"{field} {value!r} is not a date; write it as day.month.year (1.6.2021)",
+            code="date.invalid",
+            field=field,
+        )
+    return day.isoformat()
+
 
 env = Environment(
     loader=FileSystemLoader(HERE / "templates"),

@@ -23,7 +23,7 @@ from ...learning import vocabulary as vocab
 from ...retrieval import choices
 from ...text.case_numbers import case_id
 from ...text.hebrew import fold_quotes
-from . import case_completion, labels
+from . import case_completion, core, labels
 from .messages import said
 
 
@@ -175,9 +175,15 @@ def _what(name: str) -> str:
 
 def _value(asked: Asked, name: str, value: str) -> str:
     """A practice area's id (from its id or its Hebrew name), a court of the library (from its
-    name or a part of it), a date as given (the service checks it)."""
-    if not value or name.startswith("date"):
+    name or a part of it), a date as she types it (core.typed_day)."""
+    if not value:
         return value
+    if name.startswith("date"):
+        try:
+            return core.typed_day(value, name)
+        except AppError as exc:
+            asked.errors[name] = catalog.hebrew(exc.code) or ""
+            return ""
     if name == "practice_area":
         if value in PRACTICE_AREAS:
             return value
