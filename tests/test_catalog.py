@@ -90,3 +90,12 @@ def test_the_api_docs_list_every_code():
     page = (SRC.parents[1] / "docs" / "api.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\| `([a-z_.]+)` \|", page, re.M))
     assert sorted(listed ^ set(catalog.PYTHON)) == []
+    # each row says what the catalog says: the field and the Hebrew
+    rows = re.findall(r"^\| `([a-z_.]+)` \| *([^|]*?) *\| *(.*?) *\|$", page, re.M)
+    said = {code: (field.strip("`") or None, hebrew) for code, field, hebrew in rows}
+    differ = [
+        code
+        for code, entry in catalog.PYTHON.items()
+        if said.get(code) != (entry.field, entry.hebrew)
+    ]
+    assert differ == []
