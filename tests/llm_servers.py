@@ -15,6 +15,7 @@ forced tool call) and `scripted_gemini` (generateContent with `responseJsonSchem
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -195,10 +196,12 @@ def scripted_server(
     body: Callable[[Reply, dict], dict],
     prefix: str,
     error: Callable[[Reply], dict] = _error_body,
+    tls: ssl.SSLContext | None = None,
 ) -> Iterator[ScriptedServer]:
     """Serve `script` on 127.0.0.1 (a free port), answering successes with `body(reply, request)`
     and errors with `error(reply)` (or the reply's own `json`); yield the server with its base
-    URL (`http://127.0.0.1:PORT` + `prefix`)."""
+    URL (`http://127.0.0.1:PORT` + `prefix`; `https://` when `tls`, a server's context, is
+    given)."""
     state = ScriptedServer(url="")
 
     class Handler(BaseHTTPRequestHandler):
@@ -232,7 +235,10 @@ def scripted_server(
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_port}{prefix}"
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "https" if tls is not None else "http"
+    state.url = f"{scheme}://127.0.0.1:{server.server_port}{prefix}"
     # a short poll: shutdown() waits for it (0.5 s by default, in every test)
     threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
     try:
@@ -243,25 +249,27 @@ def scripted_server(
 
 
 @contextmanager
-def scripted_openai(script: Script) -> Iterator[ScriptedServer]:
+def scripted_openai(script: Script, tls: ssl.SSLContext | None = None) -> Iterator[ScriptedServer]:
     """An OpenAI-compatible `/v1/chat/completions` endpoint (OpenAI, DeepSeek, vLLM, llama.cpp,
     Ollama speak this); `server.url` ends in `/v1`, ready for a spec `openai:MODEL@URL`."""
-    with scripted_server(script, _openai_body, "/v1") as server:
+    with scripted_server(script, _openai_body, "/v1", tls=tls) as server:
         yield server
 
 
 @contextmanager
-def scripted_anthropic(script: Script) -> Iterator[ScriptedServer]:
+def scripted_anthropic(
+    script: Script, tls: ssl.SSLContext | None = None
+) -> Iterator[ScriptedServer]:
     """An Anthropic Messages endpoint (`POST /v1/messages`); `server.url` is the base URL the SDK
     takes (no path), ready for a spec `anthropic:MODEL@URL`."""
-    with scripted_server(script, _anthropic_body, "", _anthropic_error) as server:
+    with scripted_server(script, _anthropic_body, "", _anthropic_error, tls=tls) as server:
         yield server
 
 
 @contextmanager
-def scripted_gemini(script: Script) -> Iterator[ScriptedServer]:
+def scripted_gemini(script: Script, tls: ssl.SSLContext | None = None) -> Iterator[ScriptedServer]:
     """A Gemini API endpoint (`POST /VERSION/models/MODEL:generateContent`); `server.url` is the
     base URL the SDK takes (no version), ready for a spec `gemini:MODEL@URL`. The Gemini API says
     when to retry a 429 in the error body (google.rpc.RetryInfo): give it as the Reply's `json`."""
-    with scripted_server(script, _gemini_body, "", _gemini_error) as server:
+    with scripted_server(script, _gemini_body, "", _gemini_error, tls=tls) as server:
         yield server

@@ -5,20 +5,27 @@ CallRecord for every attempt. No database."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import ipaddress
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
 from email.utils import formatdate
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from pydantic import BaseModel, Field
 
 from legal_ai.config import Settings
 from legal_ai.errors import InvalidInput, ProviderError
 from legal_ai.providers.models import CallRecord, make_model, parse_spec, parse_specs
-from legal_ai.providers.models._calls import retry_after
+from legal_ai.providers.models._calls import retry_after, tls_context
 from legal_ai.providers.models.anthropic_model import AnthropicModel
 from legal_ai.providers.models.gemini_model import GeminiModel
 from legal_ai.providers.models.openai_compat import OpenAICompatible
@@ -155,6 +162,82 @@ def test_valid_answer_is_validated_and_recorded(provider):
     sent = headers.get("x-goog-api-key") or headers.get("x-api-key") or headers["authorization"]
     assert KEY in sent
     assert KEY not in repr({k: v for k, v in requests[0].items() if k != "headers"})
+
+
+def self_signed(folder) -> tuple[str, ssl.SSLContext]:
+    """A certificate for 127.0.0.1 signed by itself (its own authority), in `folder`: its file
+    (what a client trusts) and a server's TLS context serving it."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(cert_file, key_file)
+    return str(cert_file), server
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_every_client_verifies_its_server_with_the_processs_one_tls_context(
+    provider, tmp_path, monkeypatch
+):
+    """Each SDK built a TLS context for every client it made (reading the certificate roots
+    again: 30 ms for OpenAI's, 100 ms for Gemini's three). The adapters give theirs the process's
+    one (`tls_context`), built when first needed from the roots then named (SSL_CERT_FILE here,
+    a self-signed server's own certificate): a client made after the variable is gone still
+    trusts that server over HTTPS, which a context of the SDK's own (certifi's roots) would not,
+    and a wrong server is still refused."""
+    cert, server_tls = self_signed(tmp_path)
+    tls_context.cache_clear()
+    monkeypatch.setenv("SSL_CERT_FILE", cert)
+    try:
+        shared = tls_context()
+        monkeypatch.delenv("SSL_CERT_FILE")
+        with SERVERS[provider](Sequence(Reply(json=GOOD)), tls=server_tls) as server:
+            assert server.url.startswith("https://127.0.0.1:")
+            for _ in range(2):  # two clients, one context
+                records: list[CallRecord] = []
+                model = adapter(provider, server.url, records, retries=0)
+                try:
+                    assert model.ask("אתה חבר בפאנל הסגנון.", "הצבע", Verdict, stage="panel")
+                finally:
+                    model.close()
+                assert [r.outcome for r in records] == ["ok"]
+        assert tls_context() is shared
+        (tmp_path / "other").mkdir()
+        _, other_tls = self_signed(tmp_path / "other")
+        with SERVERS[provider](Sequence(Reply(json=GOOD)), tls=other_tls) as server:
+            records = []
+            model = adapter(provider, server.url, records, retries=0)
+            try:
+                with pytest.raises(ProviderError):  # a certificate nobody named: refused
+                    model.ask("אתה חבר בפאנל הסגנון.", "הצבע", Verdict, stage="panel")
+            finally:
+                model.close()
+    finally:
+        tls_context.cache_clear()  # the next test's clients: the machine's own roots
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

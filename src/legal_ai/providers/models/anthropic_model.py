@@ -13,6 +13,7 @@ from ._calls import (
     Failure,
     import_sdk,
     sdk_failure,
+    tls_context,
 )
 
 MAX_TOKENS = 8192  # the answer's budget (the API requires one); lessons with evidence fit
@@ -35,7 +36,11 @@ class AnthropicModel(Adapter):
         self._sdk = import_sdk(spec, "anthropic", "anthropic")
         # max_retries=0: _calls retries, so that every attempt is recorded
         self._client = self._sdk.Anthropic(
-            api_key=self._key, base_url=spec.base_url, timeout=self._timeout_s, max_retries=0
+            api_key=self._key,
+            base_url=spec.base_url,
+            timeout=self._timeout_s,
+            max_retries=0,
+            http_client=self._sdk.DefaultHttpxClient(verify=tls_context()),
         )
 
     def _send(self, system: str, user: str, schema: type[BaseModel]) -> Answer:

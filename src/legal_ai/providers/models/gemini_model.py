@@ -17,6 +17,7 @@ from ._calls import (
     import_sdk,
     retry_after,
     status_failure,
+    tls_context,
 )
 
 
@@ -55,7 +56,12 @@ class GeminiModel(Adapter):
         self._errors = importlib.import_module("google.genai.errors")
         self._timeouts, self._transport = _transport_errors()
         # no retry_options: the SDK tries once, _calls retries, so that every attempt is recorded
-        options: dict[str, Any] = {"timeout": max(1, round(self._timeout_s * 1000))}
+        tls = tls_context()  # httpx's "verify", aiohttp's and the websockets' "ssl"
+        options: dict[str, Any] = {
+            "timeout": max(1, round(self._timeout_s * 1000)),
+            "client_args": {"verify": tls},
+            "async_client_args": {"verify": tls, "ssl": tls},
+        }
         if spec.base_url:
             options["base_url"] = spec.base_url
         self._client = genai.Client(api_key=self._key, vertexai=False, http_options=options)

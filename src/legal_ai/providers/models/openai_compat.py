@@ -14,6 +14,7 @@ from ._calls import (
     Failure,
     import_sdk,
     sdk_failure,
+    tls_context,
 )
 
 
@@ -23,7 +24,11 @@ class OpenAICompatible(Adapter):
         self._sdk = import_sdk(spec, "openai", "openai")
         # max_retries=0: _calls retries, so that every attempt is recorded
         self._client = self._sdk.OpenAI(
-            api_key=self._key, base_url=spec.base_url, timeout=self._timeout_s, max_retries=0
+            api_key=self._key,
+            base_url=spec.base_url,
+            timeout=self._timeout_s,
+            max_retries=0,
+            http_client=self._sdk.DefaultHttpxClient(verify=tls_context()),
         )
 
     def response_format(self, schema: type[BaseModel]) -> dict[str, Any]:
