@@ -66,7 +66,7 @@ ITEM_TABLES = (
     " canonical_statement_versions, voice_documents, block_exemplars, block_templates,"
     " template_state, search_log, search_marks, scanned_files,"
     " case_law_enrichments, schedules, schedule_runs, case_status, eval_history,"
-    " copy_fingerprints, principle_votes"
+    " copy_fingerprints, principle_votes, original_files"
 )
 # Methodology profiles go back to their seed (version 1) between tests.
 RESET_PROFILES = (

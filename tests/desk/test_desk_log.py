@@ -13,6 +13,7 @@ import pytest
 
 import factories
 from helpers import csrf_of, text_of
+from legal_ai import catalog
 from legal_ai.learning.lessons import lessons
 from legal_ai.learning.pairs import drafts
 from legal_ai.text import clock
@@ -92,7 +93,8 @@ def test_filter_by_day_kind_case_and_search_with_lessons_by_text(chair, desk_app
     # A day she did not write plainly: said beside its field, her words kept, nothing filtered.
     bad = chair.get("/audit", params={"since": "31.2.2026", "q": "קצרים"})
     assert bad.status_code == 400
-    assert "תאריך לא מובן: יש לכתוב יום.חודש.שנה, למשל 1.6.2026" in bad.text
+    said = "התאריך אינו מובן: יש לכתוב יום.חודש.שנה, למשל 1.6.2026"  # the desk's one wording
+    assert said == catalog.hebrew("date.invalid") and said in text_of(bad.text)
     assert 'value="31.2.2026"' in bad.text and 'aria-invalid="true"' in bad.text
     assert rows(bad.text) == found
     backwards = chair.get("/audit", params={"since": day, "until": yesterday})
