@@ -6,6 +6,7 @@ nothing below them imports this module (scripts/check_imports.py)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -362,7 +363,10 @@ class App(Context):
             unfolded = meta_fold.count_pending(conn)  # decisions' metadata not yet searched
             principles = principle_spans.health(conn)  # spans, rules, canonical statements
             paragraphs = exemplars.health(conn)  # her finals' paragraphs as they were cut
-        every = [*counts.values(), *(u for kinds in units.values() for u in kinds.values())]
+        every: list[Mapping[str, int | None]] = [
+            *counts.values(),
+            *(u for kinds in units.values() for u in kinds.values()),
+        ]
         total = {
             key: sum(c.get(key) or 0 for c in every)
             for key in (

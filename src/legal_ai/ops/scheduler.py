@@ -246,7 +246,9 @@ def list_jobs(
                 "cron": job.cron,
                 "timezone": tz,
                 "about": job.about,
-                "next_run_at": row["next_run_at"] if same else next_after(job.cron, tz, now),
+                "next_run_at": (
+                    row["next_run_at"] if same and row else next_after(job.cron, tz, now)
+                ),
                 "running": job.name in running,
                 "requested": requested(row),
                 "last_started_at": (row or {}).get("last_started_at"),

@@ -117,7 +117,7 @@ class Judge:
         try:
             answer = self.model.ask(SYSTEM, user_prompt(said, passage), Verdict, stage=STAGE)
         except BudgetReached as exc:  # the rest of the check is not asked either
-            self.model, self.why_not = None, f"not asked: {_line(exc)}"
+            self._drop(f"not asked: {_line(exc)}")
             return self._said(unanswered=self.why_not)
         except AppError as exc:  # the adapter's one line: HTTP status, timeout, invalid answer
             return self._failed(f"the judge could not answer: {_line(exc)}")
@@ -135,14 +135,17 @@ class Judge:
     def _failed(self, why: str) -> dict:
         self.failures += 1
         if self.failures >= MAX_FAILURES:  # a model that keeps failing is not asked again
-            self.model = None
-            self.why_not = f"not asked: the judge failed {MAX_FAILURES} times in a row"
+            self._drop(f"not asked: the judge failed {MAX_FAILURES} times in a row")
         return self._said(unanswered=why)
 
+    def _drop(self, why: str) -> None:
+        """The judge is not asked again in this check: its client closed, `why` said instead."""
+        self.close()
+        self.model, self.why_not = None, why
+
     def close(self) -> None:
-        close = getattr(self.model, "close", None)
-        if close is not None:
-            close()
+        if self.model is not None:
+            self.model.close()
 
 
 def attention(judged: dict | None) -> list[dict]:

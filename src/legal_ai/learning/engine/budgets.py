@@ -103,9 +103,7 @@ class Budgeted:
         return self.model.ask(system, user, schema, stage=stage)
 
     def close(self) -> None:
-        close = getattr(self.model, "close", None)
-        if close is not None:
-            close()
+        self.model.close()
 
 
 def guarded(model: ChatModel, budget: Budget) -> ChatModel:

@@ -87,3 +87,6 @@ class ChatModel(Protocol):
     last_call: int | None
 
     def ask(self, system: str, user: str, schema: type[T], *, stage: str) -> T: ...
+
+    def close(self) -> None:
+        """Close the client's pooled connections (the model is not asked again after)."""

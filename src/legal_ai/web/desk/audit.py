@@ -125,7 +125,7 @@ def _url(typed: dict[str, str], page_no: int | None = None, **changed: str) -> s
 
 def _weeks() -> dict[str, str]:
     """The two quick spans, this week and last (Sunday to Saturday, Israel's clock)."""
-    today = clock.day_of(dt.datetime.now(dt.UTC))
+    today = clock.local(dt.datetime.now(dt.UTC)).date()
     start = clock.week_start(today)
     last = start - dt.timedelta(days=7)
     return {

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import InvalidInput
 from ...retrieval import choices
 from ...text.case_numbers import case_id, normalize_case_number
 
@@ -26,6 +27,20 @@ class Completed:
     several: list[str] = field(default_factory=list)
     known: bool = False
     alike: list[str] = field(default_factory=list)  # none fits: her cases of that number/year
+
+
+class SeveralCases(InvalidInput):
+    """A number/year several of her cases have: refused, naming them (`several`, their full
+    numbers), for the form to offer."""
+
+    def __init__(self, typed: str, several: list[str]) -> None:
+        super().__init__(
+            f"case number {typed} names several cases ({', '.join(several)}); "
+            "write the full number",
+            code="case.ambiguous_number",
+            field="case_number",
+        )
+        self.several = several
 
 
 def complete(conn: Any, typed: str) -> Completed:

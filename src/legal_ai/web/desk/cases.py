@@ -167,14 +167,7 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         with desk.view.store.connection() as conn:
             found = case_completion.complete(conn, typed)
         if found.several:
-            refused = InvalidInput(
-                f"case number {typed} names several cases ({', '.join(found.several)}); "
-                "write the full number",
-                code="case.ambiguous_number",
-                field="case_number",
-            )
-            refused.several = found.several
-            raise refused
+            raise case_completion.SeveralCases(typed, found.several)
         given["_completed"] = found.completed
         return found.number
 
@@ -253,9 +246,9 @@ def routes(api: FastAPI, signed_in: Any, settings: Settings) -> None:
         task = on_way(desk, token)
         if task is None:
             return core.error_page(request, 404, LOST_UPLOAD, desk)
-        if task.status == "done":
+        if task.status == "done" and task.result is not None:
             return landed(request, "final", {**task.result, "completed": task.completed})
-        if task.status in ("failed", "cancelled"):
+        if task.status in ("failed", "cancelled") and task.error is not None:
             return await refused_upload(request, desk, task.error, "ההעלאה לא בוצעה", "final")
         scan_id = (task.result or {}).get("scan_id") if task.status == "ocr" else None
         return core.render(

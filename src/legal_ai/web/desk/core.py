@@ -11,7 +11,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 from urllib.parse import quote
 
 from fastapi import Request
@@ -311,6 +311,16 @@ def decision_form(
     row = item_id(form.get("id"), noun)
     reason = form_text(form, "reason", max_reason, "הנימוק")
     return decision, row, reason, str(form.get("expected_status") or "") or None
+
+
+@overload
+def form_text(form: dict, name: str, limit: int, what: str, required: Literal[True]) -> str: ...
+
+
+@overload
+def form_text(
+    form: dict, name: str, limit: int, what: str, required: bool = False
+) -> str | None: ...
 
 
 def form_text(form: dict, name: str, limit: int, what: str, required: bool = False) -> str | None:

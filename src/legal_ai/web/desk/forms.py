@@ -17,7 +17,7 @@ from ...learning import vocabulary as vocab
 from ...learning.lessons import lessons
 from ...learning.library import links
 from ...learning.pairs import finals
-from . import case_view, labels, messages
+from . import case_completion, case_view, labels, messages
 from .labels import bdi, mixed
 from .pages_hebrew import field_refusal
 
@@ -74,11 +74,10 @@ def refused_upload(name: str, exc: AppError, filled: dict) -> dict:
     is named beside its field whatever else was refused."""
     field, said = field_refusal(exc)
     errors = {field: said} if field else {}
-    several = getattr(exc, "several", None)
-    if several:  # a number/year several of her cases have: which, by their full numbers
+    if isinstance(exc, case_completion.SeveralCases):  # which, by their full numbers
         errors["case_number"] = Markup(
             "המספר מתאים לכמה תיקים: {} — כתבי את המספר המלא של אחד מהם"
-        ).format(Markup(", ").join(bdi(c) for c in several))
+        ).format(Markup(", ").join(bdi(c) for c in exc.several))
     if "case_number" in filled and not str(filled.get("case_number") or "").strip():
         errors.setdefault(
             "case_number", Markup("מספר התיק ריק: כתבי אותו, למשל ערר (מרכז) 1042/23")

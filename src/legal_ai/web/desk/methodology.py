@@ -52,7 +52,7 @@ from .methodology_steps import DESK_DEFAULT, shown_steps
 TYPES = ("universal", *vocab.APPEAL_TYPES)
 TYPE_LABELS = labels.APPEAL_TYPE  # the one dictionary (labels.py)
 # The fields with a preview of what they match in her finals, and how each is matched.
-PREVIEWED = {
+PREVIEWED: dict[str, methodology_preview.Kind] = {
     **{name: "heading" for name in RULES if name != "signature_start"},
     "signature_start": "signature",
     "list.transition_phrases": "phrase",
