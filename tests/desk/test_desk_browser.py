@@ -147,6 +147,42 @@ DROP = """([selector, name, text]) => {
 }"""
 
 
+def test_a_required_field_left_empty_is_said_in_hebrew(page, desk):
+    """The browser here runs in English: its bubble for an empty required field says "Please
+    fill out this field." (so it does with scripts off). With the desk's script the field says
+    it in Hebrew, a list asks to choose, and typing clears it so the form can go."""
+    page.goto("/login")
+    password = page.locator("input[name=password]")
+    page.click("form[action='/login'] button[type=submit]")  # no password: the form stays
+    assert page.url.endswith("/login")
+    assert password.evaluate("i => i.validationMessage") == "יש למלא את השדה הזה"
+    password.fill("x")
+    assert password.evaluate("i => i.validationMessage") == ""
+    chosen = page.evaluate(
+        """() => {
+          const form = document.createElement("form"), list = document.createElement("select");
+          list.required = true;
+          list.innerHTML = '<option value="">—</option><option value="a">א</option>';
+          form.append(list);
+          document.querySelector("main").append(form);
+          form.reportValidity();
+          const said = list.validationMessage;
+          list.value = "a";
+          list.dispatchEvent(new Event("change", {bubbles: true}));
+          return [said, list.validationMessage, form.checkValidity()];
+        }"""
+    )
+    assert chosen == ["יש לבחור מהרשימה", "", True]
+    plain = page.context.browser.new_context(base_url=desk.url, java_script_enabled=False)
+    try:
+        other = plain.new_page()
+        other.goto("/login")
+        english = other.locator("input[name=password]").evaluate("i => i.validationMessage")
+        assert english and not any("\u0590" <= c <= "\u05ff" for c in english)  # the browser's
+    finally:
+        plain.close()
+
+
 def test_a_file_field_speaks_hebrew_whatever_the_browsers_language(page, desk, tmp_path):
     """The browser here runs in English: its own file control would say "Choose File" and "No
     file chosen". The desk's field shows its own Hebrew face instead, which opens the picker,

@@ -103,6 +103,19 @@
     input.files = kept.files;
     nameChosen(input);
   }
+  // A required field left empty: the browser's own bubble would say so in the browser's
+  // language ("Please fill out this field." in an English one); the desk says it in Hebrew. The
+  // message is cleared as soon as she types or chooses, so the field is judged afresh.
+  document.addEventListener("invalid", function (event) {
+    var field = event.target;
+    if (!field.validity || !field.validity.valueMissing || !field.setCustomValidity) return;
+    field.setCustomValidity(field.tagName === "SELECT" ? "יש לבחור מהרשימה" : "יש למלא את השדה הזה");
+  }, true);
+  ["input", "change"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      if (event.target.setCustomValidity) event.target.setCustomValidity("");
+    }, true);
+  });
   // The file field's own face (_case_forms.html file_field) names the file chosen, in Hebrew
   // whatever the browser's language: picked, dropped on the form, or kept after a refusal.
   function nameChosen(input) {
