@@ -70,13 +70,14 @@ def draft_add(
         typer.echo("  blocks not found: " + ", ".join(result["missing_blocks"]))
 
     counts = summary(result["copy_check"])
-    typer.echo(
-        "  copy check: "
-        + ", ".join(f"{n} {k}" for k, n in counts["passages"].items())
-        + "; citations "
-        + ", ".join(f"{n} {s}" for s, n in counts["citations"].items())
-        + " (`legal-ai draft check` for the passages)"
-    )
+    if counts:  # the copy check's report of this version (every stored draft has one)
+        typer.echo(
+            "  copy check: "
+            + ", ".join(f"{n} {k}" for k, n in counts["passages"].items())
+            + "; citations "
+            + ", ".join(f"{n} {s}" for s, n in counts["citations"].items())
+            + " (`legal-ai draft check` for the passages)"
+        )
 
 
 def _queued(result: dict) -> bool:
@@ -421,9 +422,10 @@ def learning_fingerprint(as_json: JsonFlag = False) -> None:
 @learning_app.command("promote")
 def learning_promote(
     case: Case,
-    lesson: Annotated[list[int], typer.Option(help="A lesson id to fold (repeat).")] = None,
+    lesson: Annotated[list[int] | None, typer.Option(help="A lesson id to fold (repeat).")] = None,
     phrase: Annotated[
-        list[str], typer.Option(help="A phrase to add to the transition phrases (repeat).")
+        list[str] | None,
+        typer.Option(help="A phrase to add to the transition phrases (repeat)."),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:

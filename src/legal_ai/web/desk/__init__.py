@@ -25,7 +25,9 @@ items and the cards of what waits, with their counts)."""
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import psycopg
 from fastapi import FastAPI, Request
@@ -91,6 +93,28 @@ def mount(api: FastAPI, legal: Any, settings: Settings) -> None:
     _html_errors(api)
 
 
+E = TypeVar("E", bound=Exception)
+
+
+def _handling(
+    kind: type[E], handler: Callable[[Request, E], Awaitable[Response]]
+) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """`handler` as Starlette takes an exception handler (any exception: it passes `kind`'s)."""
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        if not isinstance(exc, kind):
+            raise exc
+        return await handler(request, exc)
+
+    return handle
+
+
+async def _answered(handler: Any, request: Request, exc: Exception) -> Response:
+    """What one of the API's own handlers answers (a handler may be a plain function)."""
+    answer = handler(request, exc)
+    return await answer if inspect.isawaitable(answer) else answer
+
+
 def _html_errors(api: FastAPI) -> None:
     """On desk paths errors are pages; elsewhere the API's JSON handlers answer as before."""
     json_app_error = api.exception_handlers[AppError]
@@ -98,14 +122,14 @@ def _html_errors(api: FastAPI) -> None:
     json_invalid = api.exception_handlers[RequestValidationError]
     json_database_error = api.exception_handlers[psycopg.Error]
 
-    async def database_error(request: Request, exc: psycopg.Error):
+    async def database_error(request: Request, exc: psycopg.Error) -> Response:
         """A busy database (no pooled connection, a lock or a statement past its timeout) on a
         desk path: the desk's own page, 503 with Retry-After; the API keeps its JSON."""
         if not core.is_desk(request.url.path) or not web_errors.busy(exc):
-            return await json_database_error(request, exc)
+            return await _answered(json_database_error, request, exc)
         return busy_page(request)
 
-    async def sign_in(request: Request, exc: core.SignInNeeded) -> RedirectResponse:
+    async def sign_in(request: Request, exc: core.SignInNeeded) -> Response:
         # A form sent without a session (she signed out in another tab, or it expired) did
         # nothing: back to the page it came from after signing in, where static/keep.js puts
         # back what she typed; the sign-in page says so (unsent=1).
@@ -114,33 +138,33 @@ def _html_errors(api: FastAPI) -> None:
         query = f"?next={core.env.filters['q'](target)}" + ("&expired=1" if exc.expired else "")
         return RedirectResponse("/login" + query + ("&unsent=1" if unsent else ""), 303)
 
-    async def app_error(request: Request, exc: AppError):
+    async def app_error(request: Request, exc: AppError) -> Response:
         if not core.is_desk(request.url.path):
-            return await json_app_error(request, exc)
+            return await _answered(json_app_error, request, exc)
         if isinstance(exc, StoreError):
             return core.error_page(request, 503, "מסד הנתונים אינו זמין כרגע; נסי שוב בעוד רגע")
         status = web_errors.status_of(exc)
         return core.error_page(request, status, said(exc))
 
-    async def http_error(request: Request, exc: HTTPException):
+    async def http_error(request: Request, exc: HTTPException) -> Response:
         if not core.is_desk(request.url.path):
-            return await json_http_error(request, exc)
+            return await _answered(json_http_error, request, exc)
         message = {404: "הדף לא נמצא", 405: "הפעולה אינה אפשרית בדף הזה"}.get(
             exc.status_code, str(exc.detail)
         )
         return core.error_page(request, exc.status_code, message)
 
-    async def invalid(request: Request, exc: RequestValidationError):
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
         if not core.is_desk(request.url.path):
-            return await json_invalid(request, exc)
+            return await _answered(json_invalid, request, exc)
         fields = ", ".join(str(e.get("loc", ("", "?"))[-1]) for e in exc.errors()[:3])
         return core.error_page(request, 400, Markup("שדה חסר או שגוי בטופס. ") + technical(fields))
 
-    api.add_exception_handler(core.SignInNeeded, sign_in)
-    api.add_exception_handler(AppError, app_error)
-    api.add_exception_handler(HTTPException, http_error)
-    api.add_exception_handler(RequestValidationError, invalid)
-    api.add_exception_handler(psycopg.Error, database_error)
+    api.add_exception_handler(core.SignInNeeded, _handling(core.SignInNeeded, sign_in))
+    api.add_exception_handler(AppError, _handling(AppError, app_error))
+    api.add_exception_handler(HTTPException, _handling(HTTPException, http_error))
+    api.add_exception_handler(RequestValidationError, _handling(RequestValidationError, invalid))
+    api.add_exception_handler(psycopg.Error, _handling(psycopg.Error, database_error))
 
 
 BUSY = "המערכת עמוסה כרגע, ולא התפנה לה מקום לבקשה בזמן. {} נסי שוב בעוד כמה שניות."

@@ -261,7 +261,8 @@ def options(items: list[dict], filters: Filters) -> dict[str, list[tuple[str, st
         chosen_value = getattr(filters, {"type": "kind"}.get(field, field))
         return [(v, label(v), n) for v, n in counts.items() if n or v == chosen_value]
 
-    cases = sorted({i["case"] for i in items if i["case"]} | ({filters.case} - {None}))
+    chosen_case = {filters.case} if filters.case else set()
+    cases: list[str] = sorted({str(i["case"]) for i in items if i["case"]} | chosen_case)
     return {
         "lane": counted("lane", list(LANES), lambda v: labels.label(v, "lane")),
         "kind": counted("type", list(KINDS), lambda v: labels.label(v, "kind")),
