@@ -24,7 +24,7 @@ import psycopg
 import psycopg_pool
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -244,7 +244,7 @@ class Edge:
         app: ASGIApp,
         max_file: int,
         max_decision: int | None = None,
-        page: Callable[[Scope, int, int], ASGIApp] | None = None,
+        page: Callable[[Scope, int, int], Response | None] | None = None,
     ) -> None:
         self.app = app
         self.max_file = max_file

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import MultipartParser, parse_options_header
@@ -36,6 +36,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from ..config import Settings
+
+if TYPE_CHECKING:  # the parser's own type of its callbacks (python_multipart types them only)
+    from python_multipart.multipart import MultipartCallbacks
 from ..errors import AppError, InvalidInput, TooLarge, UnsupportedFile
 from ..learning.methodology import file_limit
 from ..learning.methodology import too_large as decision_too_large
@@ -245,7 +248,7 @@ class _Receiver:
         self._head = bytearray()
         self._nameless = False  # a file part without a file name (a form sent with no file)
 
-    def callbacks(self) -> dict:
+    def callbacks(self) -> MultipartCallbacks:
         return {
             "on_part_begin": self.on_part_begin,
             "on_part_data": self.on_part_data,

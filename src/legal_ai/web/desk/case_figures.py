@@ -88,7 +88,7 @@ def _avoided(row: dict, usual_row: dict) -> dict:
         "said": said,
         "usual": _usual(
             "בטיוטות של החלטותייך האחרות נמצאו בדרך כלל ",
-            Markup("{} ביטויים").format(bdi(f"{usual:g}")) if usual != 1 else "ביטוי אחד",
+            Markup("{} ביטויים").format(bdi(f"{usual:g}")) if usual != 1 else Markup("ביטוי אחד"),
             usual_row["finals"],
         )
         if usual is not None
@@ -251,7 +251,7 @@ def learning_state(jobs: list[dict], lessons: list[dict], case_link: str) -> dic
         "link_said": None,
         "waiting": len(waiting),
         "job_said": None,
-        "technical": (job["waiting_for"] or job["error"]) if job_said else None,
+        "technical": (job["waiting_for"] or job["error"]) if job and job_said else None,
     }
     if waiting:
         state["said"] = Markup("{}, {}.").format(

@@ -11,6 +11,7 @@ not shown: its field is empty and `advanced` names it; left empty, it is kept as
 import difflib
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -215,7 +216,7 @@ def _schema_errors(changes: dict) -> list[tuple[tuple, str]]:
     return []
 
 
-def _hebrew(error: dict) -> str:
+def _hebrew(error: Mapping[str, Any]) -> str:
     kind, loc, ctx = error["type"], error["loc"], error.get("ctx") or {}
     if kind == "too_short" and loc[:2] == ("blocks", "headings"):
         return f"נדרשות לפחות {text_blocks.MIN_HEADINGS} כותרות בלוקים (הבלוקים מזוהים לפיהן)"
@@ -256,7 +257,7 @@ def _flat(value: Any, prefix: str = "") -> list[str]:
             if key in (*HEADED, "signature_start") and isinstance(item, str):
                 item = " · ".join(words_of(item) or [ADVANCED])  # a rule, in its words
             if key == "order" and isinstance(item, list):
-                item = " ← ".join(BLOCK_LABELS.get(b, b) for b in item)
+                item = " ← ".join(BLOCK_LABELS.get(b) or str(b) for b in item)
             out += _flat(item, label) if isinstance(item, dict | list) else [f"{label}{item}"]
         return out
     if isinstance(value, list):

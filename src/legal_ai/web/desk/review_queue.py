@@ -19,7 +19,7 @@ the status the page showed)."""
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -117,7 +117,14 @@ class Filters:
         return any(v for k, v in self.fields() if k != "order")
 
     def without(self, name: str) -> Filters:
-        return replace(self, **{name: None})
+        """The same filters with `name` (lane, kind, source or case) at all."""
+        return Filters(
+            lane=None if name == "lane" else self.lane,
+            kind=None if name == "kind" else self.kind,
+            source=None if name == "source" else self.source,
+            case=None if name == "case" else self.case,
+            order=self.order,
+        )
 
 
 # A source's table in the dictionary: a lesson's (labels.SOURCE) or a principle's corpus.

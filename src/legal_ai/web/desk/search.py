@@ -137,7 +137,7 @@ def _search_all(view: Any, asked: Any) -> dict[str, Any]:
     exact matches of an identifier gathered first; an identifier found in none said so."""
     query, runner = asked.query, view.on_surface("desk")
     facets: list[dict[str, Any]] = []
-    exact: list[tuple[str, dict]] = []
+    exact: list[tuple[str, search_results.Result]] = []
     named: dict[str, dict] = {}
     meaning_read = None
     for key in search_form.SEARCHED_IN_ALL:
