@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import psycopg
 
@@ -41,27 +41,62 @@ from .staging import content_hash as content_hash
 logger = logging.getLogger(__name__)
 
 
+class Unsearchable(TypedDict):
+    """An item stored but not searchable: what it lacks, and the `--meta` that would set it."""
+
+    doc_id: str
+    missing: list[str]
+    set: str
+
+
+class Failed(TypedDict):
+    """A file or item not stored: where, and why (one line)."""
+
+    path: str
+    error: str
+
+
+class Resolved(TypedDict):
+    """What the items' arrival settled (learning/arrival/upkeep.py): missing precedents resolved,
+    digests linked to their rulings, internal decisions queued for enrichment."""
+
+    missing_precedents: int
+    digests: int
+    enrichment_queued: int
+
+
+class IngestAnswer(TypedDict):
+    """`legal-ai ingest --json` (DESIGN §10), plus `updated` (metadata-only changes), `resolved`,
+    and `returned_to_chair` when a re-ingested ruling sent principles back to her."""
+
+    ingested: int
+    unchanged: int
+    updated: int
+    unsearchable: list[Unsearchable]
+    failed: list[Failed]
+    resolved: Resolved
+    returned_to_chair: NotRequired[list[dict]]
+
+
 @dataclass
 class IngestReport:
-    """The `--json` shape of DESIGN §10, plus `updated` (metadata-only changes)."""
+    """What one ingest did; `as_dict()` is its `--json` answer (IngestAnswer)."""
 
     ingested: int = 0
     unchanged: int = 0
     updated: int = 0
-    unsearchable: list[dict] = field(default_factory=list)
-    failed: list[dict] = field(default_factory=list)
+    unsearchable: list[Unsearchable] = field(default_factory=list)
+    failed: list[Failed] = field(default_factory=list)
     doc_ids: list[str] = field(default_factory=list)
-    # What the items' arrival settled (learning/arrival/upkeep.py): missing precedents resolved and
-    # digests linked to their rulings, internal decisions queued for enrichment.
-    resolved: dict = field(
-        default_factory=lambda: {"missing_precedents": 0, "digests": 0, "enrichment_queued": 0}
+    resolved: Resolved = field(
+        default_factory=lambda: Resolved(missing_precedents=0, digests=0, enrichment_queued=0)
     )
     # Principles of a re-ingested ruling whose quote its new text no longer holds: back to the
     # chair, with the reason (learning/principles/spans.py); in the JSON only when there are any.
     returned_to_chair: list[dict] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
-        out = {
+    def as_dict(self) -> IngestAnswer:
+        out: IngestAnswer = {
             "ingested": self.ingested,
             "unchanged": self.unchanged,
             "updated": self.updated,
@@ -321,8 +356,10 @@ class Ingestor(Stager):
         setattr(report, outcome, getattr(report, outcome) + 1)
         report.doc_ids.append(item.doc_id)
         arrival = (status or {}).get("arrival") or {}
-        for key in ("missing_precedents", "digests", "enrichment_queued"):
-            report.resolved[key] += int(arrival.get(key) or 0)
+        resolved = report.resolved
+        resolved["missing_precedents"] += int(arrival.get("missing_precedents") or 0)
+        resolved["digests"] += int(arrival.get("digests") or 0)
+        resolved["enrichment_queued"] += int(arrival.get("enrichment_queued") or 0)
         report.returned_to_chair += ((status or {}).get("principles") or {}).get("returned", [])
         if status and not status["searchable"]:
             missing = list(status["missing"]) or ["an embedded chunk (run `legal-ai reindex`)"]
