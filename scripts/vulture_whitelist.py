@@ -44,3 +44,5 @@ _.dropped_unverified
 _.semantic_query_chars
 _.term_once_confirmed
 _.chunk_id
+# ingest/pipeline.py: a key of the ingest answer's TypedDicts, written through a dict subscript
+_.enrichment_queued
