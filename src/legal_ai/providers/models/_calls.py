@@ -14,9 +14,9 @@ The API key is never recorded, logged or put in a message (an error text that co
 it masked), and neither is the request body.
 
 The SDK clients of a process share one TLS context (`tls_context`). Each adapter owns its SDK
-client and that client's pooled connections: `close()` closes them,
-and so does the adapter's collection (a `weakref.finalize`), so that a run that drops its models
-leaves no socket open for the garbage collector to find later.
+client and that client's pooled connections: `close()` closes them, and so does the adapter's
+collection (a `weakref.finalize`), so that a run that drops its models leaves no socket open
+for the garbage collector to find later.
 """
 
 from __future__ import annotations
