@@ -138,7 +138,7 @@ def test_the_principles_page_shows_each_models_reason_in_hebrew(chair, reasoned)
     assert "openai:a, openai:b, openai:c" in head.split('<details class="technical">')[1]
     # The ungrounded one: the Hebrew warning; the system's English only behind the details.
     card = pending.split(f'id="principle-{rows["U"]["id"]}"')[1].split("</article>")[0]
-    warn = card.split('<p class="warn ungrounded">')[1].split("</p>")[0]
+    warn = card.split('<div class="warn ungrounded">')[1].split("</div>")[0]
     before, _, details = warn.partition(
         '<details class="technical"><summary>פרטים טכניים</summary>'
     )
@@ -185,7 +185,7 @@ def test_the_review_queue_shows_the_reasons_on_the_principle(chair, reasoned):
     current = text_of(page.text).split('<section class="current"')[1].split("</section>")[0]
     assert "הצבעות הפאנל ונימוקיו" in current
     assert current.count(WHY_U) == 3
-    warn = current.split('<p class="warn ungrounded">')[1].split("</p>")[0]
+    warn = current.split('<div class="warn ungrounded">')[1].split("</div>")[0]
     assert "ungrounded rule" in warn.split('<details class="technical">')[1]
     assert "ungrounded" not in warn.split('<details class="technical">')[0]
     page = chair.get(f"/review?item=principle-{rows['R1']['id']}")  # the lane to confirm
