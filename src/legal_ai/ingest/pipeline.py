@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 import psycopg
 
@@ -63,6 +63,13 @@ class Resolved(TypedDict):
     missing_precedents: int
     digests: int
     enrichment_queued: int
+
+
+RESOLVED: tuple[Literal["missing_precedents", "digests", "enrichment_queued"], ...] = (
+    "missing_precedents",
+    "digests",
+    "enrichment_queued",
+)
 
 
 class IngestAnswer(TypedDict):
@@ -356,10 +363,8 @@ class Ingestor(Stager):
         setattr(report, outcome, getattr(report, outcome) + 1)
         report.doc_ids.append(item.doc_id)
         arrival = (status or {}).get("arrival") or {}
-        resolved = report.resolved
-        resolved["missing_precedents"] += int(arrival.get("missing_precedents") or 0)
-        resolved["digests"] += int(arrival.get("digests") or 0)
-        resolved["enrichment_queued"] += int(arrival.get("enrichment_queued") or 0)
+        for key in RESOLVED:
+            report.resolved[key] += int(arrival.get(key) or 0)
         report.returned_to_chair += ((status or {}).get("principles") or {}).get("returned", [])
         if status and not status["searchable"]:
             missing = list(status["missing"]) or ["an embedded chunk (run `legal-ai reindex`)"]

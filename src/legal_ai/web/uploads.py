@@ -36,13 +36,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from ..config import Settings
-
-if TYPE_CHECKING:  # the parser's own type of its callbacks (python_multipart types them only)
-    from python_multipart.multipart import MultipartCallbacks
 from ..errors import AppError, InvalidInput, TooLarge, UnsupportedFile
 from ..learning.methodology import file_limit
 from ..learning.methodology import too_large as decision_too_large
 from ..metrics import uploaded
+
+if TYPE_CHECKING:  # the parser's own type of its callbacks (python_multipart types them only)
+    from python_multipart.multipart import MultipartCallbacks
 
 logger = logging.getLogger(__name__)
 # The form fields an upload takes beside its file (the API's and the desk's forms alike).

@@ -117,7 +117,7 @@ class Filters:
         return any(v for k, v in self.fields() if k != "order")
 
     def without(self, name: str) -> Filters:
-        """The same filters with `name` (lane, kind, source or case) at all."""
+        """The same filters but `name` (lane, kind, source or case), which then shows all."""
         return Filters(
             lane=None if name == "lane" else self.lane,
             kind=None if name == "kind" else self.kind,
