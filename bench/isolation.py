@@ -3,7 +3,10 @@
 The same files are read in this process (`extract.extract`, the peer) and in a bounded child
 (`isolated.run`) started each of the three ways multiprocessing knows: `forkserver` (the
 default: children forked from a server that imported the readers once), `spawn` (a fresh
-interpreter a file) and `fork` (a copy of this process). The files: a fixture final as Word
+interpreter a file) and `fork` (a copy of this process); and, by the forkserver, in a process
+run as `legal-ai`'s console script runs (`as_console_script_s`: a script whose top imports
+`legal_ai.cli`, which every child runs again before it reads; text/isolated.py `main_imports`).
+The files: a fixture final as Word
 writes it (tests/word_docs.as_word: footnotes, tracked changes, a table), its plain-text version,
 and a 1.7 KB-style numbering bomb (a list starting at 440,000,000 in hebrew2) that is refused.
 Per method and file: the median seconds of a reading over `--repeat` runs (the forkserver's
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -72,6 +76,41 @@ def timed(call, repeat: int) -> float:
     return statistics.median(runs)
 
 
+# A process as `legal-ai` runs: its main script imports the application at its top, as the
+# console script pip writes does (`from legal_ai.cli import main`).
+CONSOLE = """
+import json, statistics, sys, time
+from pathlib import Path
+from legal_ai.cli import main
+from legal_ai.text import isolated
+
+if __name__ == "__main__":
+    path, repeat = Path(sys.argv[1]), int(sys.argv[2])
+    isolated.run(path)  # the fork server starts
+    runs = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        isolated.run(path)
+        runs.append(time.perf_counter() - began)
+    print(json.dumps(statistics.median(runs)))
+"""
+
+
+def as_console_script(folder: Path, path: Path, repeat: int) -> float:
+    """The median seconds of reading `path` by the forkserver in a process run as the console
+    script runs."""
+    script = folder / "console.py"
+    script.write_text(CONSOLE, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), str(path), str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return float(done.stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
@@ -91,6 +130,9 @@ def main() -> None:
                 )
                 row[f"{method}_s"] = round(seconds, 4)
                 row[f"{method}_overhead_s"] = round(seconds - peer, 4)
+            console = as_console_script(Path(tmp), path, args.repeat)
+            row["as_console_script_s"] = round(console, 4)
+            row["as_console_script_overhead_s"] = round(console - peer, 4)
             outcome = isolated.run(path)
             row["refused"] = str(outcome.error) if outcome.error else None
             if outcome.peak_rss is not None and outcome.start_rss is not None:

@@ -1,5 +1,5 @@
-"""The copy check's, the verification's and the embedding's benchmarks at a tiny scale (the
-first two on the suite's server), so they cannot rot unseen (bench/copy_check.py once called a
+"""The copy check's, the verification's, the embedding's and the reading child's benchmarks at
+a tiny scale (the first two on the suite's server), so they cannot rot unseen (bench/copy_check.py once called a
 function the copy check no longer had and nothing noticed). Their figures come from full runs
 (docs/benchmarks.md)."""
 
@@ -74,3 +74,24 @@ def test_the_embedding_bench_measures_each_setting_beside_ours():
         assert len(measured["passages_two_at_once_s"]) == 2
         assert ("to_ours" in measured) is (setting != ours)
     assert figures["settings"]["1000"]["to_ours"]["passages_two_at_once"] > 0
+
+
+def test_the_isolation_bench_reads_each_file_each_way():
+    """bench/isolation.py once per file and way: in this process (the peer), in a child started
+    each of the three ways, and by the fork server of a process run as the console script."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "isolation.py"), "--repeat", "1"],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    figures = json.loads(result.stdout)
+    assert set(figures["files"]) == {"docx", "txt", "bomb"} and figures["forkserver_start_s"] > 0
+    for name, row in figures["files"].items():
+        for way in ("forkserver", "spawn", "fork", "as_console_script"):
+            assert row[f"{way}_s"] > 0
+            overhead = row[f"{way}_s"] - row["in_process_s"]  # each figure rounded to 0.1 ms
+            assert row[f"{way}_overhead_s"] == pytest.approx(overhead, abs=2e-4)
+        assert (row["refused"] is not None) is (name == "bomb")

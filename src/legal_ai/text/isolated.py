@@ -10,6 +10,12 @@ kills the whole group. A child that is killed, or dies, leaves a one-line refusa
 Children are forked from multiprocessing's fork server, started once per process with the
 readers already imported (measured in docs/benchmarks.md: a few milliseconds a file against
 the ~0.3 s of a fresh interpreter, and never a fork of the multi-threaded server itself).
+The fork server also imports what the process's main script imported at its top
+(`main_imports`): every child runs that script again before its target (multiprocessing's
+"fixup" of `__main__`), and before Python 3.13 the fork server never does it first, whatever
+its preload says (CPython gh-126631). For `legal-ai`'s own console script that is `from
+legal_ai.cli import main`: the whole application, 0.7 s a file, where the children of a fork
+server that imported it find it imported.
 The fork server lives as long as the process that started it. It listens on a socket in a
 folder of its own, made under LEGAL_AI_HOME/run/<its process id> (or /dev/shm/legal-ai-<uid>/
 <its process id> when the home's path is too long for a socket) rather than the system's
@@ -26,9 +32,11 @@ import os
 import resource
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,9 +48,7 @@ from .extract import Extracted, extract
 # default), "spawn" (a fresh interpreter a file), "fork" (a copy of the caller: unsafe in a
 # multi-threaded server, and its address-space limit would count the caller's memory).
 START_METHOD = "forkserver"
-multiprocessing.get_context("forkserver").set_forkserver_preload(
-    ["__main__", "legal_ai.text.isolated"]  # __main__: multiprocessing's own default
-)
+PRELOAD = ("__main__", "legal_ai.text.isolated")  # __main__: multiprocessing's own default
 
 
 @dataclass(frozen=True)
@@ -172,13 +178,38 @@ def _socket_base(run_dir: str) -> Path | None:
     return None
 
 
+def main_imports(main: types.ModuleType | None) -> list[str]:
+    """The modules a child runs `main` again to import, where it runs it again (a script by its
+    path: a console script, `python bench/x.py`; a module by its name: `python -m bench.x`):
+    those its top level imported, or imported a name from, that this process holds. Nothing
+    for a main a child leaves alone: `-c` (the test workers) or a package's `__main__`."""
+    spec = getattr(main, "__spec__", None)
+    if main is None or not getattr(main, "__file__", None):
+        return []
+    if spec is not None and spec.name.endswith("__main__"):
+        return []
+    names = set()
+    for key, value in vars(main).items():
+        if key.startswith("__"):
+            continue
+        module = isinstance(value, types.ModuleType)
+        name = value.__name__ if module else getattr(value, "__module__", None)
+        if isinstance(name, str) and name in sys.modules and not name.endswith("__main__"):
+            names.add(name)
+    return sorted(names)
+
+
 def _start_server(run_dir: str | None) -> None:
-    """multiprocessing's fork server, started once, its socket's folder under <base>/<pid>
-    (multiprocessing makes it where `tempfile` says: its `tempdir`, for the start only)."""
-    if run_dir is None:
-        return
+    """multiprocessing's fork server, started once with the readers and the main script's
+    imports preloaded, its socket's folder under <base>/<pid> (multiprocessing makes it where
+    `tempfile` says: its `tempdir`, for the start only; with no `run_dir`, where it says)."""
     with _SERVER:
         if _STARTED:
+            return
+        preload = [*PRELOAD, *main_imports(sys.modules.get("__main__"))]
+        multiprocessing.get_context("forkserver").set_forkserver_preload(preload)
+        if run_dir is None:
+            _STARTED.append("")
             return
         base = _socket_base(run_dir)
         if base is None:
