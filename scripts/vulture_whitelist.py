@@ -46,3 +46,21 @@ _.term_once_confirmed
 _.chunk_id
 # ingest/pipeline.py: a key of the ingest answer's TypedDicts, written through a dict subscript
 _.enrichment_queued
+# The JSON answers' TypedDicts (DESIGN §10), whose keys are written as dict literals or
+# subscripts: ingest/reindex.py and app.py (reindex), learning/engine/job_report.py (learning
+# run), learning/lessons/panel_stats.py, learning/principles/extraction.py and synthesis.py
+_.exemplars_recut
+_.text_restored
+_.count_changed
+_.canonical_statements
+_.metadata_folded
+_.auto_approved
+_.calls_by_stage
+_.agreement
+_.coverage
+_.reversal_rate
+_.pending_review
+_.dropped_quotes
+_.attempted
+_.abstained
+_.drift_rejected

@@ -418,17 +418,24 @@ class App(Context):
         """INV-RET1, checked two ways (retrieval/audit.py)."""
         return audit.isolation(self, probe)
 
-    def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> dict:
+    def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> AppReindex:
         """What changed re-embedded and re-analyzed (ingest/reindex.py), then the principles
         whose span or rule changed outside the gate: spans found again, or returned to the
         chair (`principle_spans`: learning/principles/spans.repair). Her finals whose paragraphs
         changed outside their cut are cut again first (`exemplars_recut`)."""
         recut = exemplars.repair(self)  # before the re-index embeds what the cut left out
         done = reindex.reindex(self, batch, progress=progress)
-        done["exemplars_recut"] = recut
         with self.store.transaction() as conn:
-            done["principle_spans"] = principle_spans.repair(conn)
-        return done
+            spans = principle_spans.repair(conn)
+        return {**done, "exemplars_recut": recut, "principle_spans": spans}
+
+
+class AppReindex(reindex.ReindexAnswer):
+    """`legal-ai reindex --json`: the re-index's answer, with the finals cut again and the
+    principles whose span was found again or returned to the chair."""
+
+    exemplars_recut: list[str]
+    principle_spans: dict
 
 
 def _changed_outside_ingest(conn) -> dict:

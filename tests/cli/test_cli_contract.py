@@ -16,11 +16,20 @@ import json
 import os
 import re
 import sys
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from legal_ai.app import AppReindex
+from legal_ai.ingest.pipeline import IngestAnswer
+from legal_ai.learning.engine.job_report import LearningRun
+from legal_ai.learning.lessons.panel_stats import PanelStats
+from legal_ai.learning.principles.extraction import ExtractReport
+from legal_ai.learning.principles.synthesis import SynthesisReport
+from legal_ai.retrieval.contract import SearchAnswer
 
 SNAPSHOT = Path(__file__).parent / "data" / "cli_help.json"
 PROG = "legal-ai"
@@ -199,6 +208,36 @@ def test_design_still_names_the_json_keys():
         json_cell = cells[-1]
         missing = [k for k in keys if f'"{k}"' not in json_cell]
         assert not missing, f"DESIGN §10's `legal-ai {command}` no longer names {missing}"
+
+
+# The answers typed as TypedDicts (docs/development.md, "JSON contracts").
+TYPED = {
+    "ingest": IngestAnswer,
+    "search": SearchAnswer,
+    "reindex": AppReindex,
+    "learning run": LearningRun,
+    "learning panel-stats": PanelStats,
+    "principles extract": ExtractReport,
+    "principles synthesize": SynthesisReport,
+}
+
+
+def _typed_keys(hint) -> set[str]:
+    """Every key a TypedDict names, its nested TypedDicts' (in lists, dicts, unions) too."""
+    keys: set[str] = set()
+    if typing.is_typeddict(hint):
+        for key, inner in typing.get_type_hints(hint).items():
+            keys |= {key} | _typed_keys(inner)
+    for arg in typing.get_args(hint):
+        keys |= _typed_keys(arg)
+    return keys
+
+
+@pytest.mark.parametrize("command", sorted(TYPED))
+def test_a_typed_answer_names_designs_keys(command):
+    """A key DESIGN §10 names is a key of the answer's type, so a rename fails mypy first."""
+    missing = set(JSON_KEYS[command]) - _typed_keys(TYPED[command])
+    assert not missing, f"`legal-ai {command} --json`'s type lacks {sorted(missing)}"
 
 
 if __name__ == "__main__":

@@ -320,8 +320,10 @@ def learning_run(
     )
     for job in result["failed"]:
         typer.echo(f"  failed: job {job['job_id']} {job['case_number']}: {job['error']}")
-    for job in result["pending"]:
-        typer.echo(f"  pending: job {job['job_id']} {job['case_number']}: {job['reason']}")
+    for waiting in result["pending"]:
+        typer.echo(
+            f"  pending: job {waiting['job_id']} {waiting['case_number']}: {waiting['reason']}"
+        )
     for reason in result["missing"]:
         typer.echo(f"  to enable: {reason}")
     for note in result["notes"]:

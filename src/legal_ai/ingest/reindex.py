@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from ..context import Context
 from ..corpora import CORPORA
@@ -23,6 +23,55 @@ from .chunk_context import chunk_analyzers, context_line, indexed_text
 from .pipeline import Ingestor
 from .sources import IngestItem
 from .staging import content_hash
+
+
+class Mended(TypedDict):
+    """One kind's texts embedded again and analyzed again."""
+
+    reembedded: int
+    reanalyzed: int
+
+
+class Reembedded(TypedDict):
+    """The canonical statements embedded again (they have no lexical form)."""
+
+    reembedded: int
+
+
+class PageImages(TypedDict):
+    """The page images embedded again, those skipped, and why (None: none was)."""
+
+    reembedded: int
+    skipped: int
+    reason: str | None
+
+
+class Repaired(TypedDict):
+    """An item whose text or chunks changed outside ingest, and what `repair` did with it."""
+
+    corpus: str
+    doc_id: str
+    text_restored: bool
+    chunks: list[int]
+    count_changed: bool
+    repaired: bool
+    reason: str | None
+
+
+class ReindexAnswer(TypedDict):
+    """`legal-ai reindex --json` (DESIGN §10, `{"reembedded": n}` extended): the totals, each
+    kind's counts, the items repaired and the decisions' metadata folded into their chunks."""
+
+    reembedded: int
+    reanalyzed: int
+    chunks: Mended
+    principles: Mended
+    precedents: Mended
+    exemplars: Mended
+    canonical_statements: Reembedded
+    page_images: PageImages
+    repaired: list[Repaired]
+    metadata_folded: int
 
 
 def _mend(ctx: Context, rows: list[dict]) -> tuple[list[dict], int, int]:
@@ -56,7 +105,7 @@ def _phase(progress: Progress, what: str, batches: list[list[dict]]) -> Iterator
         progress.update(done, current=what)
 
 
-def _chunks(ctx: Context, batch: int, done: dict, progress: Progress) -> None:
+def _chunks(ctx: Context, batch: int, done: Mended, progress: Progress) -> None:
     embedder, mode = ctx.embedder, ctx.settings.chunk_context
     expected = chunk_analyzers(ctx.analyzer.id, mode)
     for corpus in CORPORA.values():
@@ -91,7 +140,7 @@ def _chunks(ctx: Context, batch: int, done: dict, progress: Progress) -> None:
             done["reanalyzed"] += analyzed
 
 
-def _units(ctx: Context, batch: int, done: dict, progress: Progress) -> None:
+def _units(ctx: Context, batch: int, done: dict[str, Mended], progress: Progress) -> None:
     """Principles, attached precedents and block exemplars (maintenance.text_units)."""
     embedder, analyzer = ctx.embedder, ctx.analyzer
     for units in maintenance.text_units():
@@ -107,8 +156,8 @@ def _units(ctx: Context, batch: int, done: dict, progress: Progress) -> None:
             done[units.kind]["reanalyzed"] += analyzed
 
 
-def _canonicals(ctx: Context, batch: int, progress: Progress) -> dict:
-    done = {"reembedded": 0}
+def _canonicals(ctx: Context, batch: int, progress: Progress) -> Reembedded:
+    done: Reembedded = {"reembedded": 0}
     for corpus in maintenance.canonical_corpora():
         with ctx.store.connection() as read_conn:
             batches = list(maintenance.stale_canonicals(read_conn, corpus, batch))
@@ -122,14 +171,14 @@ def _canonicals(ctx: Context, batch: int, progress: Progress) -> dict:
     return done
 
 
-def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> dict:
+def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> ReindexAnswer:
     """Re-embed chunks, principles, attached precedents and canonical statements whose text
     or embedder changed, re-analyze outdated chunks, principles and precedents, and re-embed
     page images with the image embedder (counted as skipped without one). Each text is sent
     to the model at most once (the embedder's cache); `reembedded` and `reanalyzed` are the
     totals, with the counts of each kind beside them. `progress` hears a phase per kind and
     corpus with stale rows: its rows, and those written."""
-    done = {
+    done: dict[str, Mended] = {
         kind: {"reembedded": 0, "reanalyzed": 0}
         for kind in ("chunks", "principles", "precedents", "exemplars")
     }
@@ -138,12 +187,18 @@ def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> dic
     with ctx.store.transaction() as conn:  # decisions' metadata edited outside the write paths
         folded = metadata_fold.fold(conn, ctx.analyzer, ctx.embedder, batch=batch)
     _units(ctx, batch, done, progress)
-    done["canonical_statements"] = _canonicals(ctx, batch, progress)
-    done["page_images"] = _page_images(ctx, batch, progress)
+    canonicals = _canonicals(ctx, batch, progress)
+    images = _page_images(ctx, batch, progress)
+    mended = done.values()
     return {
-        "reembedded": sum(d["reembedded"] for d in done.values()),
-        "reanalyzed": sum(d.get("reanalyzed", 0) for d in done.values()),
-        **done,
+        "reembedded": sum(d["reembedded"] for d in (*mended, canonicals, images)),
+        "reanalyzed": sum(d["reanalyzed"] for d in mended),
+        "chunks": done["chunks"],
+        "principles": done["principles"],
+        "precedents": done["precedents"],
+        "exemplars": done["exemplars"],
+        "canonical_statements": canonicals,
+        "page_images": images,
         "repaired": repaired,
         "metadata_folded": folded,
     }
@@ -152,14 +207,14 @@ def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> dic
 # -- what changed outside ingest ---------------------------------------------------------------
 
 
-def repair(ctx: Context) -> list[dict]:
+def repair(ctx: Context) -> list[Repaired]:
     """Every item whose stored text or chunks changed outside ingest (store/integrity.py): its
     text taken back from the version ingest stored under its hash, its chunks cut again from it
     and embedded (through the cache). One entry per item: {corpus, doc_id, text_restored,
     chunks, count_changed (chunks deleted or added), repaired, reason}; an item whose text no version holds is left as it is, and says
     so."""
     ingestor = Ingestor.of(ctx)
-    out: list[dict] = []
+    out: list[Repaired] = []
     for corpus in CORPORA.values():
         with ctx.store.connection() as conn:
             found = integrity.damaged(conn, corpus)
@@ -176,8 +231,8 @@ def _original(conn, corpus, stored: dict) -> tuple[str, list | None] | None:
     return None
 
 
-def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> dict:
-    entry: dict[str, Any] = {
+def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> Repaired:
+    entry: Repaired = {
         "corpus": corpus.key,
         "doc_id": row["doc_id"],
         "text_restored": False,
@@ -218,22 +273,24 @@ def _repair_one(ctx: Context, ingestor: Ingestor, corpus, row: dict) -> dict:
         if original is not None:
             integrity.restore_text(conn, corpus, row["id"], text, pages)
         sql_items.replace_chunks(conn, corpus, row["id"], chunks)
-    entry.update(text_restored=original is not None, repaired=True)
+    entry["text_restored"], entry["repaired"] = original is not None, True
     return entry
 
 
-def _page_images(ctx: Context, batch: int, progress: Progress) -> dict:
+def _page_images(ctx: Context, batch: int, progress: Progress) -> PageImages:
     """Re-embed stale page images with the image embedder: from the embedding cache (keyed
     by the image's hash) or, when it lacks one, by rendering the item's PDF again. Without
     an image embedder nothing is re-embedded and every page image is counted as skipped; a
     page whose file can no longer be read (or renders differently) is skipped too."""
     images = ctx.images
-    out: dict = {"reembedded": 0, "skipped": 0, "reason": None}
+    out: PageImages = {"reembedded": 0, "skipped": 0, "reason": None}
     if images is None:
         with ctx.store.connection() as conn:
             counts = maintenance.unit_counts(conn, ctx.analyzer.id, None, None)
         out["skipped"] = sum(
-            kinds["page_images"]["units"] for kinds in counts.values() if "page_images" in kinds
+            kinds["page_images"]["units"] or 0
+            for kinds in counts.values()
+            if "page_images" in kinds
         )
         if out["skipped"]:
             out["reason"] = (

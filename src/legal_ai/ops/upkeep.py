@@ -48,7 +48,7 @@ def _synthesize(app: App) -> dict:
     with app.store.connection() as conn:
         if not synthesis_store.pending(conn):
             return {"attempted": 0}
-    return synthesis.synthesize(app)
+    return dict(synthesis.synthesize(app))
 
 
 def _cut_finals(app: App) -> dict:

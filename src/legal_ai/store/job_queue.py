@@ -9,6 +9,7 @@ connection.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from psycopg import sql
@@ -184,7 +185,9 @@ def renew(conn: Conn, job_id: int, worker: str, attempt: int, lease_s: int) -> b
     )
 
 
-def complete(conn: Conn, job_id: int, worker: str, attempt: int, result: dict) -> dict | None:
+def complete(
+    conn: Conn, job_id: int, worker: str, attempt: int, result: Mapping[str, Any]
+) -> dict | None:
     """Mark the job done with its result, once: None when it is no longer this worker's."""
     return _guarded(
         conn,

@@ -5,7 +5,7 @@ settled job's line."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ...store import job_queue as store
 from ...store import jsonable
@@ -14,6 +14,62 @@ from . import budgets
 if TYPE_CHECKING:
     from ...context import Context
     from .models import Models
+
+
+class Pending(TypedDict):
+    """An open job and why it has not finished (`reason`)."""
+
+    case_number: str
+    job_id: int
+    status: str
+    reason: str
+
+
+class Failed(TypedDict):
+    """A job that failed in this run, or was failed as abandoned."""
+
+    case_number: str
+    job_id: int
+    error: str | None
+
+
+# The tokens the run's model calls read (`in`) and wrote (`out`): "in" is a keyword, so the
+# functional form names it.
+Tokens = TypedDict("Tokens", {"in": int, "out": int})
+
+
+class JobOutcome(TypedDict):
+    """One job this run took: how it ended and what each stage did (`ran`)."""
+
+    id: int
+    case_number: str
+    status: str
+    attempt: int
+    ran: dict[str, Any]
+    error: str | None
+    waiting_for: str | None
+
+
+class LearningRun(TypedDict):
+    """`legal-ai learning run --json` (DESIGN §10): the cases whose jobs ran, the lessons
+    proposed and how the panel decided them, the jobs still open and why, the model calls and
+    their tokens (by stage), what is not configured, the failed jobs, each job's outcome, notes
+    for her, and each role's daily budget today."""
+
+    cases: list[str]
+    proposed: int
+    auto_approved: int
+    needs_chair: int
+    rejected: int
+    pending: list[Pending]
+    model_calls: int
+    tokens: Tokens
+    calls_by_stage: dict[str, Any]
+    missing: list[str]
+    failed: list[Failed]
+    jobs: list[JobOutcome]
+    notes: list[str]
+    budgets: list[dict[str, Any]]
 
 
 def reason(job: dict) -> str:
@@ -36,10 +92,10 @@ def reason(job: dict) -> str:
     return "queued: run `legal-ai learning run` or start `legal-ai worker`"
 
 
-def _failed(outcomes: list[dict], abandoned: list[dict]) -> list[dict]:
+def _failed(outcomes: list[dict], abandoned: list[dict]) -> list[Failed]:
     """The jobs that failed in this run, then those failed as abandoned (their lease ended on
     their last attempt)."""
-    failed = [
+    failed: list[Failed] = [
         {"case_number": o["case_number"], "job_id": o["id"], "error": o["error"]}
         for o in outcomes
         if o["status"] == "failed"
@@ -58,7 +114,7 @@ def report(
     abandoned: list[dict],
     since,
     at=None,
-) -> dict:
+) -> LearningRun:
     """What `learning run` reports (jobs.run's docstring); `budgets` is each role with a daily
     budget, its spending today (clock `at`) and the jobs it defers."""
 
@@ -112,7 +168,7 @@ def report(
     }
 
 
-def job_line(job: dict) -> str:
+def job_line(job: JobOutcome) -> str:
     ran = job["ran"]
     parts = []
     if "distill" in ran:

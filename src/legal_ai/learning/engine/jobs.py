@@ -42,8 +42,8 @@ from ...store import jsonable
 from ...store.db import connection_lost
 from .. import vocabulary as vocab
 from . import budgets
+from .job_report import LearningRun, report
 from .job_report import job_line as job_line  # the worker prints a settled job by it
-from .job_report import report
 from .models import Lease, Models, configured
 
 if TYPE_CHECKING:
@@ -336,7 +336,7 @@ def run(
     should_stop: Callable[[], bool] | None = None,
     environ: Mapping[str, str] | None = None,
     at: dt.datetime | None = None,
-) -> dict:
+) -> LearningRun:
     """Drain the ready learning jobs (all, or `case`'s) in this process and report:
     {"cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending":
     [{"case_number", "reason"}], "model_calls", "tokens", "missing", "failed", "jobs", "notes",

@@ -24,7 +24,7 @@ this project does not otherwise need.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from ...store import distilled_lessons as engine_store
 
@@ -73,7 +73,30 @@ def ac1(table: Sequence[Sequence[float]]) -> float | None:
     return None if chance >= 1 else (observed - chance) / (1 - chance)
 
 
-def _agreement(pairs: list[tuple[str, str]]) -> dict:
+class Agreement(TypedDict):
+    """How often two raters agreed on `items` decisions: the share, Cohen's kappa, Gwet's AC1
+    (each None where it is undefined: no items, or chance agreement of 1)."""
+
+    items: int
+    agreement: float | None
+    kappa: float | None
+    ac1: float | None
+
+
+class PanelStats(Agreement):
+    """`legal-ai learning panel-stats --json` (DESIGN §10): the panel's decisions against the
+    chair's, with `coverage` (the share the panel decided) and `reversal_rate` (the share of its
+    approvals she vetoed); `sent`, `panel_decided`, `escalated` and each model's agreement."""
+
+    coverage: float | None
+    reversal_rate: float | None
+    sent: int
+    panel_decided: int
+    escalated: int
+    by_model: dict[str, Agreement]
+
+
+def _agreement(pairs: list[tuple[str, str]]) -> Agreement:
     table = _table(pairs, CATEGORIES)
     agree = sum(1 for a, b in pairs if a == b)
 
@@ -107,7 +130,7 @@ def _chair_decision(row: dict) -> str | None:
     return decision
 
 
-def stats(app: Context) -> dict:
+def stats(app: Context) -> PanelStats:
     """{"items", "agreement", "kappa", "ac1", "coverage", "reversal_rate"} (and `sent`,
     `panel_decided`, `escalated`, `by_model`): the panel against the chair. Read-only."""
     with app.store.connection() as conn:

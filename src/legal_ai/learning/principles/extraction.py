@@ -31,7 +31,7 @@ near topics 0.878-0.904; 0.93 sits between them (docs/principles.md).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, get_args
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -85,6 +85,68 @@ class Candidate(BaseModel):
 
 class ProposedPrinciples(BaseModel):
     principles: list[Candidate] = Field(default_factory=list, max_length=20)
+
+
+class Counts(TypedDict):
+    """What one extraction counted: the candidates the panel's answers merged into, how the
+    new ones were decided (`pending_review`: the chair's), those linked to a principle already
+    held, those past the cap, the quotes found nowhere in the text, and the approved rules their
+    quote does not ground (sent to the chair)."""
+
+    candidates: int
+    approved: int
+    pending_review: int
+    rejected: int
+    linked: int
+    capped: int
+    dropped_quotes: int
+    ungrounded: int
+
+
+Count = Literal[
+    "candidates",
+    "approved",
+    "pending_review",
+    "rejected",
+    "linked",
+    "capped",
+    "dropped_quotes",
+    "ungrounded",
+]
+COUNTS: tuple[Count, ...] = get_args(Count)
+# A new principle's status, and the count it goes to.
+COUNTED: dict[str, Count] = {
+    "approved": "approved",
+    "proposed": "pending_review",
+    "rejected": "rejected",
+}
+
+
+def counts() -> Counts:
+    """Every count at zero."""
+    return {
+        "candidates": 0,
+        "approved": 0,
+        "pending_review": 0,
+        "rejected": 0,
+        "linked": 0,
+        "capped": 0,
+        "dropped_quotes": 0,
+        "ungrounded": 0,
+    }
+
+
+class ExtractFailed(TypedDict):
+    """An item the panel could not be asked about (a provider's error): nothing of it written."""
+
+    doc_id: str
+    error: str
+
+
+class ExtractReport(Counts):
+    """`legal-ai principles extract --json` (DESIGN §10): the counts, and the items that failed."""
+
+    failed: list[ExtractFailed]
 
 
 def outcome(votes: int, score: float, approve_score: float) -> str:
@@ -173,7 +235,7 @@ def _nearest(existing: list[dict], known, vector, keep) -> dict | None:
 
 
 def _judged(
-    app: Context, item: dict, clusters: list[dict], existing: list[dict], known, report: dict
+    app: Context, item: dict, clusters: list[dict], existing: list[dict], known, report: Counts
 ) -> tuple[list[dict], list[tuple[dict, dict]]]:
     """Each cluster's status from the panel's votes and score (an approved rule its quote does
     not ground goes to the chair), matched against the corpus's principles: new ones, and links
@@ -202,7 +264,7 @@ def _judged(
     return fresh, links
 
 
-def _within_cap(app: Context, item: dict, fresh: list[dict], report: dict) -> list[dict]:
+def _within_cap(app: Context, item: dict, fresh: list[dict], report: Counts) -> list[dict]:
     """The new principles kept: the decision's places left under the cap the deployment
     recorded (HALACHA_PANEL_MAX_NEW, migration 0040), over all its text versions, by score (the
     rest counted as capped); the rejected are all kept, to be recorded."""
@@ -224,7 +286,7 @@ def _extract_item(
     models: list[ChatModel],
     corpus,
     item: dict,
-    report: dict,
+    report: Counts,
     job_id: int | None = None,
 ) -> None:
     kind = corpus.scope_value
@@ -257,11 +319,7 @@ def _extract_item(
             if cluster["status"] != "rejected":
                 canonical = sql_items.insert_canonical(conn, kind, cluster["rule_text"])
             _insert(app, conn, corpus, item, cluster, canonical, job_id, calls)
-            report[
-                {"approved": "approved", "proposed": "pending_review", "rejected": "rejected"}[
-                    cluster["status"]
-                ]
-            ] += 1
+            report[COUNTED[cluster["status"]]] += 1
         for cluster, match in links:
             canonical = match["canonical_id"]
             if canonical is None:
@@ -361,7 +419,7 @@ def _insert(
 
 def extract(
     app: Context, *, corpus: str | None = None, doc_id: str | None = None, all: bool = False
-) -> dict:
+) -> ExtractReport:
     """Run the panel over one item (`doc_id`), or every ruling and decision of a corpus (or of
     both, `all`). Returns the counts of `legal-ai principles extract`."""
     if doc_id is None and not all and corpus is None:
@@ -374,20 +432,7 @@ def extract(
         )
     engine = app.acting_as(system_principal(ACTOR))
     models = principle_panel(engine)
-    report: dict[str, Any] = dict.fromkeys(
-        (
-            "candidates",
-            "approved",
-            "pending_review",
-            "rejected",
-            "linked",
-            "capped",
-            "dropped_quotes",
-            "ungrounded",
-        ),
-        0,
-    )
-    report["failed"] = []
+    report: ExtractReport = {**counts(), "failed": []}
     keys = [corpus] if corpus else list(KINDS)
     seen = 0
     for key in keys:

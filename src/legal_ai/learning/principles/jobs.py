@@ -32,7 +32,7 @@ from ...store import items as sql_items
 from ...store import job_queue as store
 from ...store import jsonable
 from ..engine import budgets, principle_panel
-from .extraction import _extract_item
+from .extraction import COUNTS, _extract_item, counts
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -43,16 +43,6 @@ if TYPE_CHECKING:
 KIND = "principles"
 ACTOR = "principle-panel"
 CORPUS_OF = {"external_upload": "external", "internal_committee": "internal"}
-COUNTS = (
-    "candidates",
-    "approved",
-    "pending_review",
-    "rejected",
-    "linked",
-    "capped",
-    "dropped_quotes",
-    "ungrounded",
-)
 
 
 def enqueue(conn, case_law_id: int, content_hash: str) -> dict | None:
@@ -123,7 +113,7 @@ def process(
                 row = store.wait(conn, job["id"], worker, attempt, str(exc), _kept(job))
             outcome.update(status="waiting" if row else "lost", waiting_for=str(exc))
             return outcome
-        report = dict.fromkeys(COUNTS, 0)
+        report = counts()
         corpus = get_corpus(CORPUS_OF[item["source_kind"]])
         _extract_item(app, models, corpus, item, report, job_id=job["id"])
         with app.store.transaction() as conn:
@@ -163,7 +153,7 @@ def run(
         should_stop=should_stop,
         may_run=budgets.resumable(engine),
     )
-    totals = dict.fromkeys(COUNTS, 0)
+    totals = counts()
     for o in outcomes:
         for key in COUNTS:
             totals[key] += int((o["report"] or {}).get(key) or 0)

@@ -25,7 +25,7 @@ that fails raises ProviderError; the canonical stays pending_synthesis for the n
 from __future__ import annotations
 
 import csv
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -138,7 +138,22 @@ def _csv(app: Context, row: dict, source_kind: str) -> None:
         )
 
 
-def _attempt(app: Context, model: ChatModel, canonical: dict, report: dict) -> None:
+class SynthesisReport(TypedDict):
+    """`legal-ai principles synthesize --json` (DESIGN §10): the canonicals attempted, and of
+    those whose statement was written again, how each ended."""
+
+    attempted: int
+    accepted: int
+    abstained: int
+    drift_rejected: int
+
+
+# How one attempt ended: the source wording kept (counted in `attempted` only), or one of the
+# report's three outcomes.
+Outcome = Literal["kept_source", "accepted", "abstained", "drift_rejected"]
+
+
+def _attempt(app: Context, model: ChatModel, canonical: dict, report: SynthesisReport) -> None:
     with app.store.connection() as conn:
         occurrences = store.occurrences(conn, canonical["id"])
     quotes = [o["supporting_quote"] for o in occurrences]
@@ -147,6 +162,7 @@ def _attempt(app: Context, model: ChatModel, canonical: dict, report: dict) -> N
     answer = model.ask(SYSTEM, user, CanonicalStatement, stage=STAGE)
     statement = " ".join(s.text.strip() for s in answer.sentences).strip()
     cosine, reason, grounded, vector, embedder = None, None, None, None, None
+    outcome: Outcome
     if not statement:
         outcome, reason = "kept_source", "the model found no better wording than the source"
     elif (reason := ungrounded(answer.sentences, quotes)) is not None:
@@ -192,14 +208,14 @@ def request(app: Context) -> dict:
     return left_to_the_worker(queued, VARIABLE, app.settings.synthesizer, "synthesize them")
 
 
-def synthesize(app: Context) -> dict:
+def synthesize(app: Context) -> SynthesisReport:
     """Synthesize the statement of every canonical principle pending synthesis (as the agent
     `canonical-synthesizer`). Returns {attempted, accepted, abstained, drift_rejected}; an
     attempt that kept the source wording is counted in `attempted` only. A canonical without
     occurrences (nothing to ground a statement on) is not attempted."""
     engine = app.acting_as(system_principal(ACTOR))
     model = synthesizer(engine)
-    report = dict.fromkeys(("attempted", "accepted", "abstained", "drift_rejected"), 0)
+    report: SynthesisReport = {"attempted": 0, "accepted": 0, "abstained": 0, "drift_rejected": 0}
     with engine.store.connection() as conn:
         todo = store.pending(conn)
     for canonical in todo:

@@ -127,7 +127,7 @@ def curator_stats(view: Acting) -> dict:
 
 @router.get("/api/learning/panel-stats")
 def panel_stats(view: Acting) -> dict:
-    return panel_figures.stats(view)
+    return dict(panel_figures.stats(view))  # `dict`: FastAPI would validate a TypedDict
 
 
 @router.get("/api/lessons")
