@@ -189,6 +189,17 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
         "change_percent",
         "lesson_pool_size",
     } <= set(rows[0])
+    # the learning job the upload queued waits for its models (none is configured here)
+    ran = json.loads(run(cli_env, "learning", "run", "--json").stdout)
+    assert {"cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending"} <= set(ran)
+    assert "model_calls" in ran and ran["model_calls"] == 0
+    [pending] = ran["pending"]
+    assert pending["case_number"] == case and "LEGAL_AI_DISTILLER" in pending["reason"]
+    jobs = json.loads(run(cli_env, "jobs", "list", "--json").stdout)["jobs"]
+    for job in jobs:  # DESIGN §10's names beside the fields' own
+        assert {"name", "schedule", "next_run", "last_run", "last_outcome"} <= set(job)
+        assert (job["schedule"], job["next_run"]) == (job["cron"], job["next_run_at"])
+        assert job["last_run"] == job["last_started_at"]
     text = run(cli_env, "final", "upload", case, str(final)).stdout
     assert "nothing changed" in text
     bad = run(cli_env, "final", "upload", "1042/23", str(final), check=False)

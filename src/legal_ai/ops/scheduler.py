@@ -228,7 +228,9 @@ def list_jobs(
     app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
 ) -> dict:
     """Every job with its schedule, next run and last outcome (`running`: a process holds its
-    run lease now). A job never run yet shows its first slot after now."""
+    run lease now). A job never run yet shows its first slot after now. Each job also carries
+    DESIGN §10's names for three of its fields: `schedule` (its cron), `next_run` (its
+    `next_run_at`) and `last_run` (when its last run started: `last_started_at`)."""
     now = _now(now)
     tz = timezone_of(app)
     scrub = Scrubber.of(app.settings)
@@ -240,18 +242,21 @@ def list_jobs(
         row = rows.get(job.name)
         same = row is not None and (row["cron"], row["timezone"]) == (job.cron, tz)
         result = (row or {}).get("last_result") or {}
+        next_run = row["next_run_at"] if same and row else next_after(job.cron, tz, now)
+        started = (row or {}).get("last_started_at")
         out.append(
             {
                 "name": job.name,
                 "cron": job.cron,
+                "schedule": job.cron,  # DESIGN §10's name
                 "timezone": tz,
                 "about": job.about,
-                "next_run_at": (
-                    row["next_run_at"] if same and row else next_after(job.cron, tz, now)
-                ),
+                "next_run_at": next_run,
+                "next_run": next_run,  # DESIGN §10's name
                 "running": job.name in running,
                 "requested": requested(row),
-                "last_started_at": (row or {}).get("last_started_at"),
+                "last_started_at": started,
+                "last_run": started,  # DESIGN §10's name: when the last run started
                 "last_finished_at": (row or {}).get("last_finished_at"),
                 "last_outcome": (row or {}).get("last_outcome"),
                 "last_summary": result.get("summary") if isinstance(result, dict) else None,
