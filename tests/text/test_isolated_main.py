@@ -64,6 +64,34 @@ def test_children_find_the_main_scripts_imports_imported(tmp_path):
     assert len(importers) == len(set(importers)) == 2, importers
 
 
+def test_a_module_the_fork_server_would_find_elsewhere_is_left_to_the_child(tmp_path):
+    """The fork server's search path starts at the working folder; a file there named as a
+    module the script imported from elsewhere is not what the script imported. The fork server
+    leaves it alone, and each child imports the script's own (its search path is the script's)."""
+    own, work = tmp_path / "own", tmp_path / "work"
+    own.mkdir(), work.mkdir()
+    (own / "witness.py").write_text(WITNESS, encoding="utf-8")
+    (work / "witness.py").write_text(WITNESS.replace("{os.getpid()}", "SHADOW"), encoding="utf-8")
+    script = own / "reader.py"
+    script.write_text(MAIN, encoding="utf-8")
+    files = [work / f"{i}.txt" for i in range(2)]
+    for path in files:
+        path.write_text("ערר", encoding="utf-8")
+    log = tmp_path / "imports.log"
+    done = subprocess.run(
+        [sys.executable, str(script), *map(str, files)],
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(SRC), "WITNESS_LOG": str(log)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ערר", "ערר"]
+    importers = log.read_text(encoding="utf-8").split()
+    assert "SHADOW" not in importers and len(importers) == 3  # the script's process, each child
+
+
 def test_the_console_scripts_import_is_preloaded():
     script = Path(sys.executable).parent / "legal-ai"
     main = types.ModuleType("__main__")

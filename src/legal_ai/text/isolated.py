@@ -182,7 +182,8 @@ def main_imports(main: types.ModuleType | None) -> list[str]:
     """The modules a child runs `main` again to import, where it runs it again (a script by its
     path: a console script, `python bench/x.py`; a module by its name: `python -m bench.x`):
     those its top level imported, or imported a name from, that this process holds. Nothing
-    for a main a child leaves alone: `-c` (the test workers) or a package's `__main__`."""
+    for a main a child leaves alone: `-c` (the test workers) or a package's `__main__`. A
+    module the fork server would find elsewhere is left to the child (`_found_alike`)."""
     spec = getattr(main, "__spec__", None)
     if main is None or not getattr(main, "__file__", None):
         return []
@@ -196,7 +197,20 @@ def main_imports(main: types.ModuleType | None) -> list[str]:
         name = value.__name__ if module else getattr(value, "__module__", None)
         if isinstance(name, str) and name in sys.modules and not name.endswith("__main__"):
             names.add(name)
-    return sorted(names)
+    return sorted(name for name in names if _found_alike(name))
+
+
+def _found_alike(name: str) -> bool:
+    """Whether the fork server, a fresh `python -c` whose search path starts at the working
+    folder (older Pythons do not give it this process's path: CPython gh-117378), finds
+    the top package of `name` where this process found it: not a file of that name in the
+    working folder that is not the one imported here (a script's sibling module, say)."""
+    top = name.partition(".")[0]
+    loaded = getattr(sys.modules.get(top), "__file__", None)
+    for there in (Path.cwd() / f"{top}.py", Path.cwd() / top / "__init__.py"):
+        if there.is_file():
+            return loaded is not None and Path(loaded).resolve() == there.resolve()
+    return True
 
 
 def _start_server(run_dir: str | None) -> None:
