@@ -207,6 +207,12 @@ def test_fewer_than_three_models_refused(app, tmp_path, panel, monkeypatch):
         principles.extract(app, all=True)
 
 
+def test_the_counts_named_once_are_the_reports_keys():
+    """The extraction's counts as its Literal names them are the keys of its report's type."""
+    assert set(principles.COUNTS) == set(principles.Counts.__annotations__)
+    assert principles.counts() == dict.fromkeys(principles.COUNTS, 0)
+
+
 def test_cli_extract_and_list_json(app, tmp_path, panel, cli_env):
     script, value = panel
     ingest(app, tmp_path, "ruling-1", RULING)
