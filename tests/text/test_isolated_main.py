@@ -111,3 +111,26 @@ def test_mains_a_child_leaves_alone_preload_nothing():
     main.__spec__ = types.SimpleNamespace(name="bench.isolation")  # python -m bench.isolation
     assert isolated.main_imports(main) == ["legal_ai.text.clock", "os"]
     assert isolated.main_imports(None) == []
+
+
+def test_a_working_folder_that_is_gone_shadows_nothing(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    probe = (
+        "import os, sys, types\n"
+        "from legal_ai.text import isolated\n"
+        "os.rmdir(os.getcwd())\n"
+        "main = types.ModuleType('__main__')\n"
+        "main.__file__, main.os = '/srv/legal-ai/venv/bin/legal-ai', os\n"
+        "print(isolated.main_imports(main))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=gone,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['os']"

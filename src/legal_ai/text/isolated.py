@@ -207,7 +207,11 @@ def _found_alike(name: str) -> bool:
     working folder that is not the one imported here (a script's sibling module, say)."""
     top = name.partition(".")[0]
     loaded = getattr(sys.modules.get(top), "__file__", None)
-    for there in (Path.cwd() / f"{top}.py", Path.cwd() / top / "__init__.py"):
+    try:
+        work = Path.cwd()
+    except OSError:  # the working folder is gone: nothing there shadows anything
+        return True
+    for there in (work / f"{top}.py", work / top / "__init__.py"):
         if there.is_file():
             return loaded is not None and Path(loaded).resolve() == there.resolve()
     return True
