@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 import psycopg
 
@@ -65,11 +65,8 @@ class Resolved(TypedDict):
     enrichment_queued: int
 
 
-RESOLVED: tuple[Literal["missing_precedents", "digests", "enrichment_queued"], ...] = (
-    "missing_precedents",
-    "digests",
-    "enrichment_queued",
-)
+ResolvedKey = Literal["missing_precedents", "digests", "enrichment_queued"]
+RESOLVED: tuple[ResolvedKey, ...] = get_args(ResolvedKey)
 
 
 class IngestAnswer(TypedDict):
