@@ -13,6 +13,7 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
+import factories
 from helpers import (
     AGENT,
     CHAIR_TOKEN,
@@ -26,6 +27,7 @@ from helpers import (
 from helpers import run as run_cli
 from legal_ai.auth import CHAIR as CHAIR_PRINCIPAL
 from legal_ai.learning.lessons import lesson_panel, lessons
+from legal_ai.learning.pairs import finals as final_uploads
 from legal_ai.web.app import create_app
 from scenarios import ingest_ruling
 from system_panel import distilled, engine, system_call
@@ -322,10 +324,19 @@ def test_queues_escalations_curator_and_principles(chair, desk_app, tmp_path):
     assert 'עכשיו "אושר". לא בוצע דבר' in said
 
 
-def test_health_page(chair):
+def test_health_page(chair, desk_app):
     page = chair.get("/health/technical")
     assert page.status_code == 200 and "בדיקת בידוד המאגרים" in page.text
     assert "הפרדת תפקידים" in page.text
+    assert "(סף: 60)" in text_of(page.text)  # the scans' threshold as a number is written, not 60.0
+    # One final's rulings, none in the library: each missing precedent is cited in one decision.
+    record = factories.records()[0]
+    path = Path(desk_app.settings.home) / "desk-health-final.txt"
+    path.write_text(record["final_text"], encoding="utf-8")
+    final_uploads.upload_final(desk_app.acting_as(CHAIR_PRINCIPAL), record["case_number"], path)
+    path.unlink()
+    said = text_of(chair.get("/health/technical").text)
+    assert "החלטה אחת" in said and "1 החלטות" not in said
 
 
 def test_cases_upload_a_draft_and_a_final_and_bad_files(chair, desk_app):

@@ -16,14 +16,9 @@ from typing import Any
 from markupsafe import Markup
 
 from ...learning.pairs import MIN_USUAL, USUAL_KEYS, usual_of
-from .labels import bdi, percent
+from .labels import bdi, percent, plural
 
 CLOSE = 0.1  # within 10% of her usual: "as usual"
-
-
-def plural(n: int, one: str, many: str) -> Markup:
-    """ "לקח אחד" / "3 לקחים" (the number in <bdi>)."""
-    return Markup(one) if n == 1 else Markup("{} {}").format(bdi(n), many)
 
 
 def _verdict(value: float, usual: float | None) -> str | None:

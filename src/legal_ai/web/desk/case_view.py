@@ -26,10 +26,10 @@ from ...store import drafts_lessons as learning_store
 from ...store import review_queue as desk_store
 from ...text.parties import party_line
 from . import labels, originals
-from .case_figures import figures, frozen_usual, learning_state, plural, usual_said
+from .case_figures import figures, frozen_usual, learning_state, usual_said
 from .case_labels import labels_state
 from .cite_report import problems_first
-from .labels import bdi
+from .labels import bdi, plural
 from .review_queue import word_diff
 from .timeline import timeline
 

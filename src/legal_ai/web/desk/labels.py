@@ -545,6 +545,11 @@ def bdi(value: Any) -> Markup:
     return Markup("<bdi>{}</bdi>").format(value)
 
 
+def plural(n: int, one: str, many: str) -> Markup:
+    """ "לקח אחד" / "3 לקחים" / "1,204 מילים" (the number in <bdi>, its thousands marked)."""
+    return Markup(one) if n == 1 else Markup("{} {}").format(bdi(f"{n:,}"), many)
+
+
 def percent(value: float) -> Markup:
     """A percentage inside Hebrew, rounded: <bdi>39%</bdi> — the sign inside the isolate with its
     number, so it stays on the number's right as Hebrew writes 39% (outside it, the browser set
@@ -591,6 +596,7 @@ def install(env: Any) -> None:
     env.filters["who"] = lambda actor: label(actor, "actor")
     env.filters["job"] = lambda name: label(name, "job")
     env.globals["he"] = TABLES
+    env.globals["plural"] = plural
 
 
 # What learning/checks/purity.py found in a lesson that carries the case's facts (its English label,

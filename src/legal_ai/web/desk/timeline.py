@@ -10,8 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from . import labels
-from .case_figures import plural
-from .labels import bdi, mixed, percent
+from .labels import bdi, mixed, percent, plural
 
 # A lesson's decision, by who decided and what it became.
 DECIDED = {
