@@ -64,3 +64,29 @@ _.dropped_quotes
 _.attempted
 _.abstained
 _.drift_rejected
+# jobs list (ops/scheduler.py), learning history (learning/pairs/finals.py), principles list
+# (learning/principles/review.py), draft add and final upload (learning/pairs/drafts.py,
+# finals.py), and the `page` object of paged answers (paging.PageInfo)
+_.anti_pattern_total
+_.as_of
+_.blocks_missing
+_.captured_at
+_.final_anti_pattern_total
+_.final_version
+_.last_error
+_.last_finished_at
+_.last_outcome
+_.last_started_at
+_.last_summary
+_.learning_job
+_.methodology_size
+_.missing_blocks
+_.next_offset
+_.profile_finals
+_.report_id
+_.returned_at
+_.returned_reason
+_.review_reason
+_.style_document_id
+_.stylometric_delta
+_.word_edit_distance

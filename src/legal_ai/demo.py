@@ -21,6 +21,7 @@ from .auth import CHAIR
 from .config import Settings
 from .demo_enricher import scripted_enricher
 from .display import format_hit
+from .errors import AppError
 from .knowledge.brief import writing_brief
 from .knowledge.exemplars import get_block_exemplars
 from .knowledge.templates import get_templates
@@ -69,6 +70,8 @@ def _learning(legal: App, root: Path, echo: Callable[[str], None]) -> dict:
     echo(f"  draft v{draft['draft_version']}: 12 blocks found, pair {draft['pair_status']}")
     final = finals.upload_final(legal, case, root / "learning-final-7001.txt")
     row = final["history_row"]
+    if row is None:  # the demo's final always follows its draft
+        raise AppError("the demo's final was not measured against its draft")
     metrics = row["metrics"]
     echo(f"  final uploaded: pair {final['pair_status']}; style corpus + internal decisions")
     echo(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from .errors import InvalidInput
 
@@ -27,6 +27,16 @@ MAX_LIMIT = 500
 MAX_OFFSET = 1_000_000_000  # within PostgreSQL's bigint, and far past any list here
 
 T = TypeVar("T")
+
+
+class PageInfo(TypedDict):
+    """A paged answer's `page` object: the page asked for, how many rows it returned, and
+    where the next page starts (None: this was the last)."""
+
+    limit: int
+    offset: int
+    returned: int
+    next_offset: int | None
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,7 @@ class Page:
         """Rows to read: the page and one more (is there a next page?)."""
         return self.limit + 1
 
-    def cut(self, rows: list[T]) -> tuple[list[T], dict[str, Any]]:
+    def cut(self, rows: list[T]) -> tuple[list[T], PageInfo]:
         """The page's rows (of `fetch` read) and the `page` object of the answer."""
         shown = list(rows[: self.limit])
         more = len(rows) > self.limit

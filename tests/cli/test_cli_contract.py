@@ -27,8 +27,12 @@ from legal_ai.app import AppReindex
 from legal_ai.ingest.pipeline import IngestAnswer
 from legal_ai.learning.engine.job_report import LearningRun
 from legal_ai.learning.lessons.panel_stats import PanelStats
+from legal_ai.learning.pairs.drafts import DraftAdded
+from legal_ai.learning.pairs.finals import FinalUploaded, History
 from legal_ai.learning.principles.extraction import ExtractReport
+from legal_ai.learning.principles.review import PrincipleList
 from legal_ai.learning.principles.synthesis import SynthesisReport
+from legal_ai.ops.scheduler import JobList
 from legal_ai.retrieval.contract import SearchAnswer
 
 SNAPSHOT = Path(__file__).parent / "data" / "cli_help.json"
@@ -219,6 +223,11 @@ TYPED = {
     "learning panel-stats": PanelStats,
     "principles extract": ExtractReport,
     "principles synthesize": SynthesisReport,
+    "draft add": DraftAdded,
+    "final upload": FinalUploaded,
+    "learning history": History,
+    "principles list": PrincipleList,
+    "jobs list": JobList,
 }
 
 

@@ -5,6 +5,7 @@ the writer's brief, chair feedback, curator findings, and bad input."""
 import json
 import threading
 import time
+import typing
 
 import psycopg
 import pytest
@@ -163,7 +164,11 @@ def test_same_final_twice_changes_nothing_and_a_changed_final_is_a_new_version(a
     assert second["version"] == first["version"] + 1
     assert any("version" in note for note in second["notes"])
     assert second["pair_status"] == "analyzed"
-    assert len(finals.history(app)["rows"]) == 2
+    rows = finals.history(app)["rows"]
+    assert len(rows) == 2
+    # Each row is the type the answer is declared as: the table's columns, its time as text.
+    assert all(set(row) == set(typing.get_type_hints(finals.HistoryRow)) for row in rows)
+    assert isinstance(rows[0]["captured_at"], str)
 
 
 def test_final_without_a_draft_grows_the_corpora_and_waits(app, tmp_path):

@@ -5,6 +5,7 @@ are cli/methodology.py, serve and worker cli/processes.py, registered from here 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
@@ -80,7 +81,7 @@ def draft_add(
         )
 
 
-def _queued(result: dict) -> bool:
+def _queued(result: Mapping[str, Any]) -> bool:
     """Say that a scanned draft or final waits for OCR (True), or nothing (False)."""
     if result.get("status") != "waiting_for_ocr":
         return False

@@ -37,7 +37,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 from zoneinfo import ZoneInfo
 
 from ..errors import Forbidden, InvalidInput, NotFound, Scrubber
@@ -224,26 +224,70 @@ def request_run(
     }
 
 
+class Requested(TypedDict):
+    """A request to run a job that waits for the worker: who asked and when (ISO)."""
+
+    by: str
+    at: str
+
+
+class ListedJob(TypedDict):
+    """One job of `legal-ai jobs list --json` (and GET /api/jobs); times are ISO strings in
+    the schedule's time zone. `schedule`, `next_run` and `last_run` are DESIGN §10's names
+    for `cron`, `next_run_at` and `last_started_at`."""
+
+    name: str
+    cron: str
+    schedule: str
+    timezone: str
+    about: str
+    next_run_at: str
+    next_run: str
+    running: bool
+    requested: Requested | None
+    last_started_at: str | None
+    last_run: str | None
+    last_finished_at: str | None
+    last_outcome: str | None
+    last_summary: str | None
+    last_error: str | None
+    failures: int
+
+
+class JobList(TypedDict):
+    """`legal-ai jobs list --json`: when it was read, the schedule's time zone, every job."""
+
+    as_of: str
+    timezone: str
+    jobs: list[ListedJob]
+
+
 def list_jobs(
     app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
-) -> dict:
+) -> JobList:
     """Every job with its schedule, next run and last outcome (`running`: a process holds its
     run lease now). A job never run yet shows its first slot after now. Each job also carries
     DESIGN §10's names for three of its fields: `schedule` (its cron), `next_run` (its
     `next_run_at`) and `last_run` (when its last run started: `last_started_at`)."""
     now = _now(now)
     tz = timezone_of(app)
+    zone = ZoneInfo(tz)
     scrub = Scrubber.of(app.settings)
     with app.store.connection() as conn:  # a read, as the caller (no job runs here)
         rows = store.all_schedules(conn)
         running = store.leased(conn)
-    out = []
+
+    def local(value: dt.datetime | None) -> str | None:
+        return value.astimezone(zone).isoformat() if value is not None else None
+
+    out: list[ListedJob] = []
     for job in jobs or JOBS:
-        row = rows.get(job.name)
-        same = row is not None and (row["cron"], row["timezone"]) == (job.cron, tz)
-        result = (row or {}).get("last_result") or {}
-        next_run = row["next_run_at"] if same and row else next_after(job.cron, tz, now)
-        started = (row or {}).get("last_started_at")
+        row = rows.get(job.name) or {}
+        same = bool(row) and (row["cron"], row["timezone"]) == (job.cron, tz)
+        result = row.get("last_result") or {}
+        next_run = local(row["next_run_at"] if same else next_after(job.cron, tz, now)) or ""
+        started = local(row.get("last_started_at"))
+        asked = requested(row or None)
         out.append(
             {
                 "name": job.name,
@@ -254,26 +298,17 @@ def list_jobs(
                 "next_run_at": next_run,
                 "next_run": next_run,  # DESIGN §10's name
                 "running": job.name in running,
-                "requested": requested(row),
+                "requested": {"by": asked["by"], "at": asked["at"]} if asked else None,
                 "last_started_at": started,
                 "last_run": started,  # DESIGN §10's name: when the last run started
-                "last_finished_at": (row or {}).get("last_finished_at"),
-                "last_outcome": (row or {}).get("last_outcome"),
+                "last_finished_at": local(row.get("last_finished_at")),
+                "last_outcome": row.get("last_outcome"),
                 "last_summary": result.get("summary") if isinstance(result, dict) else None,
-                "last_error": scrub((row or {}).get("last_error") or "") or None,
-                "failures": (row or {}).get("failures", 0),
+                "last_error": scrub(row.get("last_error") or "") or None,
+                "failures": row.get("failures", 0),
             }
         )
-    zone = ZoneInfo(tz)
-    local = [
-        {k: v.astimezone(zone) if isinstance(v, dt.datetime) else v for k, v in j.items()}
-        for j in out
-    ]
-    return {
-        "as_of": now.astimezone(zone).isoformat(),
-        "timezone": tz,
-        "jobs": [jsonable_deep(j) for j in local],
-    }
+    return {"as_of": now.astimezone(zone).isoformat(), "timezone": tz, "jobs": out}
 
 
 def runs(app: App, name: str | None = None, limit: int = 20, offset: int = 0) -> dict:

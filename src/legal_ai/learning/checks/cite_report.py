@@ -14,7 +14,7 @@ what the check said and nothing it did not."""
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, TypedDict, overload
 
 import psycopg
 
@@ -127,7 +127,16 @@ def shown(row: dict | None) -> dict | None:
     }
 
 
-def handle(row: dict | None) -> dict | None:
+class ReportHandle(TypedDict):
+    """What a check answers of the cite-check report it wrote: its id, subject (draft or
+    final) and version (`legal-ai draft report CASE --version N` reads it whole)."""
+
+    report_id: int
+    subject: str
+    version: int
+
+
+def handle(row: dict | None) -> ReportHandle | None:
     """What a check answers of the report it wrote: its id, subject and version."""
     if row is None:
         return None

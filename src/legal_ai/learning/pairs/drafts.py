@@ -5,7 +5,7 @@ copy-policy report, and its case's pair opened at `draft_done`."""
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ... import upload_names
 from ...errors import InvalidInput
@@ -33,7 +33,7 @@ def add_draft(
     practice_area: str | None = None,
     source_name: str | None = None,
     original: Path | str | None = None,
-) -> dict:
+) -> DraftAdded:
     """Register our draft of `case` (a new version when its text changed). `source_name` is what
     the record and messages call the file (an upload's own name, never its temp path).
     `original`: the file as sent when `path` is a reading of it (a scan's OCR text,
@@ -154,7 +154,33 @@ def _stored_draft(conn, values: dict[str, Any]) -> tuple[dict, bool]:
     return draft, False
 
 
-def _block_words(seg) -> list[dict]:
+class BlockWords(TypedDict):
+    """One of the 12 blocks of an uploaded decision: its name, its words, the heading it was
+    found under (None: no heading of its own)."""
+
+    block: str
+    words: int
+    heading: str | None
+
+
+class DraftAdded(TypedDict):
+    """`legal-ai draft add --json` (and POST /api/drafts): the case, its pair's status, the
+    draft's version and whether it is new, its 12 blocks, the blocks not found, the copy-policy
+    report (learning/checks/copy_policy.py), the cite-check report it wrote, and what reading
+    the file did."""
+
+    case_number: str
+    pair_status: str
+    draft_version: int
+    created: bool
+    blocks: list[BlockWords]
+    missing_blocks: list[str]
+    copy_check: dict[str, Any]
+    cite_report: cite_report.ReportHandle | None
+    notes: list[str]
+
+
+def _block_words(seg) -> list[BlockWords]:
     """Each of the 12 blocks with its word count and the heading it was found under."""
     return [
         {

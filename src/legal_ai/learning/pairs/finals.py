@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from ...corpora import get_corpus
 from ...errors import Conflict, InvalidInput, StoreError
 from ...ingest.pipeline import content_hash
 from ...ingest.sources import IngestItem
-from ...paging import Page, listed, window
+from ...paging import Page, PageInfo, listed, window
 from ...store import drafts_lessons as store
 from ...store import items as sql_items
 from ...store import jsonable, review_queue
@@ -245,10 +245,10 @@ def _advance_pair(
 
 def _held_out(
     conn, pair: dict, measured: dict | None, notes: list[str]
-) -> tuple[dict, dict | None]:
+) -> tuple[dict, HistoryRow | None]:
     """With our draft (measured before the transaction): the analysis and the held-out
     history row, the pair `analyzed`."""
-    history_row = None
+    history_row: HistoryRow | None = None
     if measured is None:
         notes.append(
             "no draft was registered for this case, so no held-out snapshot was possible; "
@@ -256,7 +256,7 @@ def _held_out(
         )
     else:
         analysis, history = held_out.rows(measured, pair)
-        history_row = jsonable(store.append_history(conn, history))
+        history_row = cast(HistoryRow, jsonable(store.append_history(conn, history)))
         changes: dict[str, Any] = {"analysis": analysis}
         if pair["status"] == "final_received":
             changes["status"] = "analyzed"
@@ -321,11 +321,14 @@ def _read_final(
     return extracted, seg, pair, draft, labelled, fields, style_item, internal_item
 
 
-def _shown_labels(labelled: dict) -> dict:
+def _shown_labels(labelled: dict) -> ShownLabels:
     """The final's labels as the upload answers them: each label, whose they are
     (`source`: final | draft) and which came from the draft (`from_draft`)."""
+    labels = labelled["labels"]
     return {
-        **labelled["labels"],
+        "appeal_type": labels["appeal_type"],
+        "outcome": labels["outcome"],
+        "practice_area": labels["practice_area"],
         "source": labelled["source"],
         "from_draft": labelled["from_draft"],
     }
@@ -362,6 +365,50 @@ def check_fields(given: dict) -> None:
     vocab.flag(given.get("accept_open_changes"), "accept_open_changes")
 
 
+class CitationCounts(TypedDict):
+    """A decision's citations: linked to the library, missing from it (a ruling or reporter
+    citation it does not hold), ambiguous (several rulings fit: the chair picks)."""
+
+    linked: int
+    missing: int
+    ambiguous: int
+
+
+class ShownLabels(TypedDict):
+    """A final's labels as its upload answers them: each label, whose they are (`source`:
+    final | draft) and which came from the draft."""
+
+    appeal_type: str | None
+    outcome: str | None
+    practice_area: str | None
+    source: str
+    from_draft: list[str]
+
+
+class FinalUploaded(TypedDict):
+    """`legal-ai final upload --json` (and POST /api/finals): the case and its pair's status,
+    the final's items and version, whether it changed, its searchability, the blocks not
+    found, its citations' counts, the cite-check report it wrote (absent when nothing
+    changed), the held-out history row it wrote (None: no draft, or nothing changed), the
+    learning job it queued, its labels, notes, and what its metadata awaits."""
+
+    case_number: str
+    pair_status: str
+    case_law_id: int
+    style_document_id: int
+    version: int
+    changed: bool
+    searchable: bool
+    blocks_missing: list[str]
+    citations: CitationCounts
+    cite_report: NotRequired[cite_report.ReportHandle | None]
+    history_row: HistoryRow | None
+    learning_job: int | None
+    labels: ShownLabels
+    notes: list[str]
+    metadata: dict[str, Any]
+
+
 def upload_final(
     app: Context,
     case: str,
@@ -376,7 +423,7 @@ def upload_final(
     accept_open_changes: bool | str | None = None,
     on_stage: Callable[[str], None] | None = None,
     original: Path | str | None = None,
-) -> dict:
+) -> FinalUploaded:
     """Store the chair's signed final (the module's docstring says what in order). Its labels
     (appeal type, outcome, practice area) are hers: given here, or the draft's when
     `labels_from_draft` is true; False (HTTP, the desk) refuses to take the draft's unasked;
@@ -407,7 +454,7 @@ def upload_final(
     final_hash = content_hash(internal_item)
     if _already_stored(app, case, pair, final_hash):
         _relabel(app, case, labelled)
-        return {**_unchanged(app, case, pair), "labels": _shown_labels(labelled)}
+        return _unchanged(app, case, pair, _shown_labels(labelled))
 
     ingestor = app.ingestor()
     stage("indexing")
@@ -431,7 +478,7 @@ def upload_final(
             conn, ingestor, case, fields, labelled, staged_style, staged_internal
         )
         if unchanged:  # another upload of this file won the race (the labels given written)
-            return {**_unchanged(app, case, pair), "labels": _shown_labels(labelled)}
+            return _unchanged(app, case, pair, _shown_labels(labelled))
         _same_draft(case, pair, draft)
         pair, style_row, internal_row = _advance_pair(conn, case, pair, seg.blocks, notes)
         cited = _citations(conn, internal_row["id"], found)
@@ -494,7 +541,7 @@ def _cite_report(
         )
 
 
-def _unchanged(app: Context, case: str, pair: dict) -> dict:
+def _unchanged(app: Context, case: str, pair: dict, labels: ShownLabels) -> FinalUploaded:
     with app.store.connection() as conn:
         cites = store.citations_of(conn, pair["case_law_id"])
         searchable = all(
@@ -514,12 +561,13 @@ def _unchanged(app: Context, case: str, pair: dict) -> dict:
         "citations": _counts(cites),
         "history_row": None,
         "learning_job": None,
+        "labels": labels,
         "notes": ["the same final is already stored: nothing changed"],
         "metadata": awaiting,
     }
 
 
-def _counts(cites: list[dict]) -> dict:
+def _counts(cites: list[dict]) -> CitationCounts:
     """A decision's citations: linked to the library, missing from it (a ruling or reporter
     citation not there), ambiguous (several rulings fit: the chair picks)."""
     linked = sum(1 for c in cites if c["linked_case_law_id"] is not None)
@@ -543,7 +591,7 @@ def _graph_citations(case: str, text: str) -> list:
     return [c for c in text_citations.extract(text) if c.ref != case and c.kind in GRAPH_KINDS]
 
 
-def _citations(conn, case_law_id: int, found: list) -> dict:
+def _citations(conn, case_law_id: int, found: list) -> CitationCounts:
     """Store the decision's citations (`_graph_citations`), (re)link the library's
     authorities, and refresh missing precedents and corroboration. Returns this decision's
     counts (`_counts`)."""
@@ -553,12 +601,48 @@ def _citations(conn, case_law_id: int, found: list) -> dict:
     return _counts(store.citations_of(conn, case_law_id))
 
 
-def history(app: Context, page: Page | None = None) -> dict:
+class HistoryRow(TypedDict):
+    """One row of the held-out style-distance history (`style_distance_history`, append-only),
+    as `legal-ai learning history --json` and GET /api/learning/history show it."""
+
+    id: int
+    pair_id: int
+    case_number: str
+    final_version: int
+    captured_at: str
+    appeal_type: str | None
+    outcome: str | None
+    anti_pattern_total: int
+    final_anti_pattern_total: int
+    ratio_deviation: float | None
+    change_percent: float
+    word_edit_distance: int
+    stylometric_delta: float | None
+    profile_finals: int
+    lesson_pool_size: int
+    held_out: bool
+    metrics: dict[str, Any]
+    methodology_size: int | None
+
+
+class History(TypedDict):
+    """`legal-ai learning history --json`: the rows oldest first, and the `page` when paged."""
+
+    rows: list[HistoryRow]
+    page: NotRequired[PageInfo]
+
+
+def history(app: Context, page: Page | None = None) -> History:
     """The style-distance rows by id; one `page` with its `page` object (paging.py), or all
-    when `page` is None."""
+    when `page` is None. Each row is the table's, its time as ISO text (HistoryRow: the
+    table's columns, which tests/learning/test_learning.py holds it to)."""
     limit, offset = window(page)
     with app.store.connection() as conn:
-        return listed("rows", store.history(conn, limit=limit, offset=offset), page, jsonable)
+        rows = store.history(conn, limit=limit, offset=offset)
+    if page is None:
+        return {"rows": [cast(HistoryRow, jsonable(r)) for r in rows]}
+    shown, info = page.cut(rows)
+    return {"rows": [cast(HistoryRow, jsonable(r)) for r in shown], "page": info}
 
 
 def pairs(app: Context, page: Page | None = None) -> dict:

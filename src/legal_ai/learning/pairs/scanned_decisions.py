@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -125,7 +126,7 @@ def queue(
 
 def or_queue(
     app: Context, kind: str, case: str, path: Path | str, given: dict, source_name: str, store_it
-) -> dict:
+) -> Mapping[str, Any]:
     """`store_it()` (the text upload), or, when the file is a scan, `queue` it for OCR."""
     try:
         return store_it()
@@ -133,7 +134,7 @@ def or_queue(
         return queue(app, kind, case, path, given, source_name)
 
 
-def _store(view: Any, row: dict, text_path: Path, scan_path: Path | None) -> dict:
+def _store(view: Any, row: dict, text_path: Path, scan_path: Path | None) -> Mapping[str, Any]:
     """The OCR text stored by the text upload's service; the scan, when still kept, as the
     file she sent (the case page's original)."""
     fields = dict(row["fields"] or {})

@@ -5,12 +5,19 @@ the one pattern of gated items (learning/gate.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import datetime as dt
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from ...auth import require_chair
 from ...errors import InvalidInput, NotFound
-from ...paging import Page, cut, window
-from ...retrieval.terms import approved_by, chair_confirmed, principle_term, shown_term
+from ...paging import Page, PageInfo, window
+from ...retrieval.terms import (
+    ShownTerm,
+    approved_by,
+    chair_confirmed,
+    principle_term,
+    shown_term,
+)
 from ...store import items as sql_items
 from ...store import review_queue
 from ..gate import Gated
@@ -19,7 +26,42 @@ if TYPE_CHECKING:
     from ...context import Context
 
 
-def list_principles(app: Context, status: str | None = None, page: Page | None = None) -> dict:
+class ListedPrinciple(ShownTerm):
+    """One principle of `legal-ai principles list --json` (and GET /api/principles): its
+    term as shown (ShownTerm), its rule and quote, the panel's record, who approved it, and
+    its canonical's occurrences and the ruling's corroboration."""
+
+    id: int
+    rule_text: str
+    supporting_quote: str
+    page: int | None
+    votes: int | None
+    score: float | None
+    review_status: str
+    reviewed_by: str | None
+    approved_by: str | None
+    confirmed: bool
+    review_reason: str | None
+    returned_reason: str | None
+    returned_at: dt.datetime | None
+    doc_id: str
+    case_number: str | None
+    models: str | None
+    canonical_id: int | None
+    occurrences: int
+    corroboration: int
+
+
+class PrincipleList(TypedDict):
+    """`legal-ai principles list --json`: the principles by id, and the `page` when paged."""
+
+    principles: list[ListedPrinciple]
+    page: NotRequired[PageInfo]
+
+
+def list_principles(
+    app: Context, status: str | None = None, page: Page | None = None
+) -> PrincipleList:
     """Every principle (or those of one status; `to_confirm`: what the panel approved and the
     chair has not confirmed yet; `returned`: those returned to her because their source changed,
     which a list of one status leaves out) with its term (הלכה / כלל פרשני / עיקרון, from its source),
@@ -54,55 +96,51 @@ def list_principles(app: Context, status: str | None = None, page: Page | None =
         status = None
     limit, offset = window(page)
     with app.store.connection() as conn:
-        rows, info = cut(
-            page,
-            sql_items.list_principles(
-                conn,
-                status,
-                limit=limit,
-                offset=offset,
-                unconfirmed=unconfirmed,
-                returned=returned,
-            ),
+        rows = sql_items.list_principles(
+            conn,
+            status,
+            limit=limit,
+            offset=offset,
+            unconfirmed=unconfirmed,
+            returned=returned,
         )
-    return {
-        "principles": [
-            {
-                "id": r["id"],
-                **shown_term(
-                    principle_term(r["source_kind"], r["court"], r["is_binding"], r["case_number"]),
-                    chair_confirmed(r["review_status"], r["reviewed_by"], r["confirmed_by"]),
-                    r["votes"] is not None,
-                ),
-                "rule_text": r["rule_text"],
-                "supporting_quote": r["supporting_quote"],
-                "page": r["page"],
-                "votes": r["votes"],
-                "score": r["score"],
-                "review_status": "pending_review"
-                if r["review_status"] == "proposed"
-                else r["review_status"],
-                "reviewed_by": r["reviewed_by"],
-                "approved_by": approved_by(
-                    r["review_status"], r["reviewed_by"], r["votes"], r["score"]
-                ),
-                "confirmed": chair_confirmed(
-                    r["review_status"], r["reviewed_by"], r["confirmed_by"]
-                ),
-                "review_reason": r["review_reason"],
-                "returned_reason": r["returned_reason"],
-                "returned_at": r["returned_at"],
-                "doc_id": r["doc_id"],
-                "case_number": r["case_number"],
-                "models": r["models"],
-                "canonical_id": r["canonical_id"],
-                "occurrences": r["occurrences"],
-                "corroboration": r["corroboration"],
-            }
-            for r in rows
-        ],
-        **info,
-    }
+    shown, info = page.cut(rows) if page is not None else (rows, None)
+    principles: list[ListedPrinciple] = [
+        {
+            "id": r["id"],
+            **shown_term(
+                principle_term(r["source_kind"], r["court"], r["is_binding"], r["case_number"]),
+                chair_confirmed(r["review_status"], r["reviewed_by"], r["confirmed_by"]),
+                r["votes"] is not None,
+            ),
+            "rule_text": r["rule_text"],
+            "supporting_quote": r["supporting_quote"],
+            "page": r["page"],
+            "votes": r["votes"],
+            "score": r["score"],
+            "review_status": "pending_review"
+            if r["review_status"] == "proposed"
+            else r["review_status"],
+            "reviewed_by": r["reviewed_by"],
+            "approved_by": approved_by(
+                r["review_status"], r["reviewed_by"], r["votes"], r["score"]
+            ),
+            "confirmed": chair_confirmed(r["review_status"], r["reviewed_by"], r["confirmed_by"]),
+            "review_reason": r["review_reason"],
+            "returned_reason": r["returned_reason"],
+            "returned_at": r["returned_at"],
+            "doc_id": r["doc_id"],
+            "case_number": r["case_number"],
+            "models": r["models"],
+            "canonical_id": r["canonical_id"],
+            "occurrences": r["occurrences"],
+            "corroboration": r["corroboration"],
+        }
+        for r in shown
+    ]
+    if info is None:
+        return {"principles": principles}
+    return {"principles": principles, "page": info}
 
 
 # -- the chair's decision ---------------------------------------------------------------------------

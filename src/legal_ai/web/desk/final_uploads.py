@@ -22,6 +22,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ class Task:
     stack: ExitStack
     status: str = "running"  # running | confirm | done | failed | cancelled | ocr (a scan queued)
     stages: list[str] = field(default_factory=list)
-    result: dict | None = None
+    result: Mapping[str, Any] | None = None
     error: AppError | None = None
     revisions: finals.OpenRevisions | None = None
     completed: bool = False  # the case number she typed was completed (case_completion)

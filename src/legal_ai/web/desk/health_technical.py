@@ -30,7 +30,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         """App.health() and, beside it, each scheduled job's last outcome (schedule.list_jobs);
         the upkeep's reasons in Hebrew (health_notes)."""
 
-        def load() -> tuple[dict, dict]:
+        def load() -> tuple[dict, schedule.JobList]:
             return (
                 health_report(desk.view, rechecks.MODEL_FRESH),
                 schedule.list_jobs(desk.view),

@@ -30,6 +30,7 @@ decided meanwhile, nothing changes and the page says so. A refusal (the gate, a 
 not exist, a canonical still pending synthesis) is a Hebrew message on the page, never a trace.
 """
 
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -94,14 +95,14 @@ def _words(raw: Any) -> list[str]:
     return [normalize(w) for w in text.split()]
 
 
-def _matches(principle: dict, words: list[str]) -> bool:
+def _matches(principle: Mapping[str, Any], words: list[str]) -> bool:
     """Whether every word is in the principle's rule, its quote or its case."""
     fields = ("rule_text", "supporting_quote", "case_number")
     text = normalize(" ".join(str(principle.get(k) or "") for k in fields))
     return all(w in text for w in words)
 
 
-def _page(rows: list[dict], asked: Any) -> dict:
+def _page(rows: Sequence[Mapping[str, Any]], asked: Any) -> dict:
     """One page of a list: its rows, its number, how many pages and rows in all."""
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     try:

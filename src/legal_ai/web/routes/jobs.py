@@ -18,7 +18,7 @@ router = APIRouter()
 
 @router.get("/api/jobs")
 def list_jobs(view: Acting) -> dict:
-    return scheduler.list_jobs(view)
+    return dict(scheduler.list_jobs(view))
 
 
 @router.post("/api/jobs/{name}/run", status_code=202)

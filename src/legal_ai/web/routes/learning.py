@@ -2,7 +2,7 @@
 the curator's findings, the figures (style distance, pairs, curator and panel stats), the
 lessons and their review (the chair's)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -33,7 +33,7 @@ async def uploaded(
     request: Request,
     view: Any,
     fields: frozenset[str],
-    service: Callable[..., dict],
+    service: Callable[..., Mapping[str, Any]],
     case: str,
     kind: str,
 ) -> dict:
@@ -42,7 +42,7 @@ async def uploaded(
     (a PDF without a text layer) is kept and queued for OCR instead (scanned_decisions)."""
     state = request.app.state
 
-    def work(upload: uploads.Upload) -> dict:
+    def work(upload: uploads.Upload) -> Mapping[str, Any]:
         name = upload_names.source(upload.name)
         return scanned_decisions.or_queue(
             view,
@@ -71,7 +71,7 @@ def her_final(view: Any, case: str, path: Any, **fields: Any) -> dict:
     """Her final over HTTP: its labels are hers — given with it, or the draft's only when she
     sends labels_from_draft=true (else a draft's labels she did not give are refused, 400)."""
     fields.setdefault("labels_from_draft", False)
-    return finals.upload_final(view, case, path, **fields)
+    return dict(finals.upload_final(view, case, path, **fields))
 
 
 @router.post("/api/cases/{case:path}/final/upload")
@@ -112,7 +112,7 @@ def curator(case: str, body: CuratorBody, view: Acting) -> dict:
 
 @router.get("/api/learning/style-distance-history")
 def style_history(view: Acting, paged: Paged) -> dict:
-    return finals.history(view, paged)
+    return dict(finals.history(view, paged))
 
 
 @router.get("/api/learning/pairs")

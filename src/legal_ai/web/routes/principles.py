@@ -40,7 +40,7 @@ class RevertBody(Body):
 
 @router.get("/api/principles")
 def list_principles(view: Acting, paged: Paged, status: str | None = None) -> dict:
-    return principle_review.list_principles(view, status, paged)
+    return dict(principle_review.list_principles(view, status, paged))
 
 
 class BulkReviewBody(Body):
