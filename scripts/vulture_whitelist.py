@@ -90,3 +90,17 @@ _.review_reason
 _.style_document_id
 _.stylometric_delta
 _.word_edit_distance
+# health (app.AppHealth, ops/health.Health and the lists they spread), and isolation's
+# ChunkAudit / IsolationReport (store/audit.py, retrieval/audit.py)
+_.awaiting_enrichment
+_.canonicals_changed
+_.changed_outside_ingest
+_.dimension_mismatches
+_.exemplars_changed
+_.library_rekey
+_.metadata_unfolded
+_.missing_embeddings
+_.principles_changed
+_.rechecked
+_.stale_analysis
+_.stale_embeddings

@@ -27,6 +27,7 @@ from .learning.principles import review as principle_review
 from .learning.principles import spans as principle_spans
 from .learning.vocabulary import free_text
 from .metrics import searched
+from .paging import Listing
 from .progress import QUIET, Progress
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
@@ -342,7 +343,7 @@ class App(Context):
         return ruling["id"] if ruling else None
 
     # -- health and re-index --------------------------------------------------------------------
-    def health(self) -> dict:
+    def health(self) -> AppHealth:
         """What cannot be searched and why, stale or missing embeddings and stale analysis (of
         chunks, and under `units` of principles, attached precedents, canonical statements and
         page images; the totals count all of them), the isolation audit and the roles."""
@@ -358,7 +359,7 @@ class App(Context):
             config = active_embedder(conn)
             ocr = ocr_jobs.health(conn, self.settings)  # scans: the queue, low-confidence pages
             upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
-            upkeep["awaiting_metadata"] = metadata.awaiting(conn)  # decisions without their 3
+            awaiting_metadata = metadata.awaiting(conn)  # decisions without their 3
             changed = _changed_outside_ingest(conn)
             unfolded = meta_fold.count_pending(conn)  # decisions' metadata not yet searched
             principles = principle_spans.health(conn)  # spans, rules, canonical statements
@@ -410,11 +411,12 @@ class App(Context):
             # searchable without their headnote, summary and tags), each {"count", "items"}.
             # and `ambiguous_citations` (several rulings fit: the chair picks).
             **upkeep,
+            "awaiting_metadata": awaiting_metadata,
             # What the re-key of migration 0029 changed, until marked seen (learning/arrival/rekey.py).
             "library_rekey": rekey.unseen(self),
         }
 
-    def isolation_audit(self, probe: str = audit.PROBE) -> dict:
+    def isolation_audit(self, probe: str = audit.PROBE) -> audit.IsolationReport:
         """INV-RET1, checked two ways (retrieval/audit.py)."""
         return audit.isolation(self, probe)
 
@@ -430,6 +432,32 @@ class App(Context):
         return {**done, "exemplars_recut": recut, "principle_spans": spans}
 
 
+class AppHealth(principle_spans.PrincipleHealth, exemplars.ExemplarHealth, arrival.Upkeep):
+    """What App.health answers (`legal-ai health --json` adds the scheduler's, the backups',
+    the reranker's and the re-checks' parts: ops/health.Health): the totals over every unit,
+    the isolation audit, the roles, the embedders, per corpus and per unit kind, the
+    unsearchable items, OCR, what changed outside ingest, the principles', paragraphs' and
+    upkeep's lists (each a `Listing`) and the library's unseen re-keys."""
+
+    unsearchable: int
+    stale_embeddings: int
+    missing_embeddings: int
+    dimension_mismatches: int
+    stale_analysis: int
+    isolation: audit.IsolationReport
+    roles_enforced: bool
+    embedder: dict[str, Any] | None
+    image_embedder: dict[str, Any] | None
+    corpora: dict[str, dict[str, Any]]
+    units: dict[str, dict[str, dict[str, int | None]]]
+    unsearchable_items: list[dict]
+    ocr: dict[str, Any]
+    changed_outside_ingest: Listing
+    metadata_unfolded: int
+    awaiting_metadata: Listing
+    library_rekey: list[dict]
+
+
 class AppReindex(reindex.ReindexAnswer):
     """`legal-ai reindex --json`: the re-index's answer, with the finals cut again and the
     principles whose span was found again or returned to the chair."""
@@ -438,7 +466,7 @@ class AppReindex(reindex.ReindexAnswer):
     principle_spans: dict
 
 
-def _changed_outside_ingest(conn) -> dict:
+def _changed_outside_ingest(conn) -> Listing:
     """Every item whose stored text or chunks changed outside ingest (store/integrity.py)."""
     items = []
     for corpus in CORPORA.values():

@@ -39,6 +39,18 @@ class PageInfo(TypedDict):
     next_offset: int | None
 
 
+# Rows of each list `legal-ai health` and the desk's health page show (the counts are whole).
+HEALTH_ROWS = 200
+
+
+class Listing(TypedDict):
+    """A health list (`legal-ai health`, the desk's health page): how many there are, and the
+    first of them (at most HEALTH_ROWS of each list; `count` counts them all)."""
+
+    count: int
+    items: list[dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class Page:
     limit: int = DEFAULT_LIMIT

@@ -1,11 +1,14 @@
 """The command-line contract of DESIGN §10: names, JSON keys, exit codes and one-line errors."""
 
 import json
+import typing
 
 import pytest
 
 import factories
 from helpers import register_chair_token, run, write
+from legal_ai.ops.health import Health
+from legal_ai.retrieval.audit import IsolationReport
 
 pytestmark = pytest.mark.db
 
@@ -65,6 +68,10 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
     for key in ("unsearchable", "stale_embeddings", "missing_embeddings", "isolation"):
         assert key in health
     assert health["isolation"]["leaks"] == 0
+    # The answer is the type it is declared as (its parts are spread in from several lists):
+    # every key the type names, and none it does not.
+    assert set(health) == set(typing.get_type_hints(Health))
+    assert set(health["isolation"]) == set(typing.get_type_hints(IsolationReport))
     assert json.loads(run(cli_env, "reindex", "--json").stdout) == {
         "reembedded": 0,
         "reanalyzed": 0,

@@ -32,6 +32,7 @@ from legal_ai.learning.pairs.finals import FinalUploaded, History
 from legal_ai.learning.principles.extraction import ExtractReport
 from legal_ai.learning.principles.review import PrincipleList
 from legal_ai.learning.principles.synthesis import SynthesisReport
+from legal_ai.ops.health import Health
 from legal_ai.ops.scheduler import JobList
 from legal_ai.retrieval.contract import SearchAnswer
 
@@ -228,6 +229,7 @@ TYPED = {
     "learning history": History,
     "principles list": PrincipleList,
     "jobs list": JobList,
+    "health": Health,
 }
 
 

@@ -28,6 +28,7 @@ from ..evaluation.harness import sample_queries as sample_q
 from ..mcp_server import serve
 from ..ops.backups import health_line as backup_line
 from ..ops.health import report as health_report
+from ..paging import Listing
 from ..retrieval.tools import corpus_tool
 from .cases import register as register_cases
 from .citations import register as register_citations
@@ -284,19 +285,52 @@ def health(as_json: JsonFlag = False) -> None:
         )
         for r in item.get("low_confidence_reasons") or []:
             typer.echo(f"    page {r['page']}: {r['reason']}")
-    for key, label in (
-        ("unresolved_digests", "digests whose ruling is not in the library"),
-        ("missing_precedents", "open missing precedents"),
-        ("awaiting_enrichment", "internal decisions awaiting enrichment"),
-        ("awaiting_metadata", "internal decisions awaiting metadata, not searchable"),
-        ("changed_outside_ingest", "items changed outside ingest"),
-        ("principles_changed", "principles whose rule or span changed outside the gate"),
-        ("canonicals_changed", "canonical statements changed outside the gate"),
-        ("returned_to_chair", "principles returned to the chair, out of search"),
-        ("exemplars_changed", "finals whose paragraphs changed outside their cut"),
-    ):
-        typer.echo(f"{key}: {report[key]['count']} ({label})")
-        for entry in report[key]["items"]:
+    listings: tuple[tuple[str, Listing, str], ...] = (
+        (
+            "unresolved_digests",
+            report["unresolved_digests"],
+            "digests whose ruling is not in the library",
+        ),
+        ("missing_precedents", report["missing_precedents"], "open missing precedents"),
+        (
+            "awaiting_enrichment",
+            report["awaiting_enrichment"],
+            "internal decisions awaiting enrichment",
+        ),
+        (
+            "awaiting_metadata",
+            report["awaiting_metadata"],
+            "internal decisions awaiting metadata, not searchable",
+        ),
+        (
+            "changed_outside_ingest",
+            report["changed_outside_ingest"],
+            "items changed outside ingest",
+        ),
+        (
+            "principles_changed",
+            report["principles_changed"],
+            "principles whose rule or span changed outside the gate",
+        ),
+        (
+            "canonicals_changed",
+            report["canonicals_changed"],
+            "canonical statements changed outside the gate",
+        ),
+        (
+            "returned_to_chair",
+            report["returned_to_chair"],
+            "principles returned to the chair, out of search",
+        ),
+        (
+            "exemplars_changed",
+            report["exemplars_changed"],
+            "finals whose paragraphs changed outside their cut",
+        ),
+    )
+    for key, listing, label in listings:
+        typer.echo(f"{key}: {listing['count']} ({label})")
+        for entry in listing["items"]:
             what = entry.get("doc_id") or entry.get("ref")
             typer.echo(f"  {what}: {entry.get('reason') or entry.get('state') or ''}".rstrip(": "))
             if entry.get("set"):

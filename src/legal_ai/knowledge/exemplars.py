@@ -31,13 +31,14 @@ gets an empty result whose `note` says so: another type's paragraphs are not her
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
 from ..errors import InvalidInput
 from ..learning import vocabulary as vocab
 from ..learning.methodology import merged_profile
+from ..paging import Listing
 from ..providers.embedders import text_hash
 from ..retrieval.fusion import rrf
 from ..retrieval.search import cap_per_item, clean_query
@@ -162,7 +163,13 @@ def refresh(app: Context, batch: int = 64) -> dict:
     }
 
 
-def health(conn) -> dict:
+class ExemplarHealth(TypedDict):
+    """What `legal-ai health` lists of her finals' paragraphs."""
+
+    exemplars_changed: Listing
+
+
+def health(conn) -> ExemplarHealth:
     """What health reports of the paragraphs (`exemplars_changed`): the finals whose kept
     paragraphs were edited, deleted or added outside their cut, or cut from another text of the
     final (store/exemplars.changed); `legal-ai reindex` cuts them again (`repair`)."""

@@ -9,33 +9,50 @@ of the rows only the system writes, each a named check with its counts (ops/rech
 
 from __future__ import annotations
 
-from ..app import App
+from typing import Any, TypedDict
+
+from ..app import App, AppHealth
 from ..providers.rerankers import probe
 from . import backups, rechecks, scheduler
 from .cron import schedule_zone
 
 
-def report(app: App, model_within: float = 0) -> dict:
-    """App.health() with `scheduler` ({"failed_jobs", "eval_drops"}) and `backup`
-    ({"last_run", "last_proven"}) after `roles_enforced`, and `rechecked` ({check: {"checked",
-    "found", ...}}: ops/rechecks.py) at the end. `model_within`: seconds within which the
-    model's answer for a text is reused by the embedding re-check (rechecks.run)."""
+class RerankerState(TypedDict):
+    """The configured reranker, and why it does not rerank now (None: it answered)."""
+
+    by: str
+    warning: str | None
+
+
+class Health(AppHealth):
+    """`legal-ai health --json` (and the desk's /health): App.health's answer (AppHealth)
+    with the scheduler's, the backups', the reranker's and the re-checks' parts."""
+
+    scheduler: scheduler.SchedulerHealth
+    backup: dict[str, Any]
+    reranker: RerankerState | None
+    rechecked: dict[str, dict[str, Any]]
+
+
+def report(app: App, model_within: float = 0) -> Health:
+    """App.health() with `scheduler` ({"failed_jobs", "eval_drops"}), `backup` ({"last_run",
+    "last_proven"}), `reranker` and `rechecked` ({check: {"checked", "found", ...}}:
+    ops/rechecks.py) after it. `model_within`: seconds within which the model's answer for a
+    text is reused by the embedding re-check (rechecks.run)."""
     found = app.health()
     with app.store.connection() as conn:
         jobs = scheduler.health(conn)
         backup = backups.health(conn, schedule_zone(app))
-    out: dict = {}
-    for key, value in found.items():
-        out[key] = value
-        if key == "roles_enforced":
-            out["scheduler"] = jobs
-            out["backup"] = backup
-    out["reranker"] = reranker(app)
-    out["rechecked"] = rechecks.run(app, model_within)
-    return out
+    return {
+        **found,
+        "scheduler": jobs,
+        "backup": backup,
+        "reranker": reranker(app),
+        "rechecked": rechecks.run(app, model_within),
+    }
 
 
-def reranker(app: App) -> dict | None:
+def reranker(app: App) -> RerankerState | None:
     """None when LEGAL_AI_RERANKER is unset; else {"by", "warning"}: warning is why it does not
     rerank now (one line; None: it answered)."""
     built = app.reranker

@@ -37,7 +37,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 from zoneinfo import ZoneInfo
 
 from ..errors import Forbidden, InvalidInput, NotFound, Scrubber
@@ -324,7 +324,14 @@ def runs(app: App, name: str | None = None, limit: int = 20, offset: int = 0) ->
     return {"runs": [scrub.deep(jsonable_deep(jsonable(r))) for r in rows], "page": info}
 
 
-def health(conn, jobs: Sequence[Job] | None = None) -> dict:
+class SchedulerHealth(TypedDict):
+    """What `legal-ai health` reports of the scheduler (`scheduler`)."""
+
+    failed_jobs: list[dict[str, Any]]
+    eval_drops: list[dict[str, Any]]
+
+
+def health(conn, jobs: Sequence[Job] | None = None) -> SchedulerHealth:
     """What `legal-ai health` reports of the scheduler: the jobs whose last run failed, and the
     gold sets whose standing-evaluation nDCG@10 dropped beyond the tolerance."""
     failed = store.failed_jobs(conn, [j.name for j in jobs or JOBS])

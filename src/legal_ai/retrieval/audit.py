@@ -6,13 +6,21 @@ from __future__ import annotations
 
 from ..context import Context
 from ..corpora import SEARCHABLE
-from ..store.audit import audit_isolation, foreign_units
+from ..store.audit import Checked, ChunkAudit, audit_isolation, foreign_units
 from . import legs
 
 PROBE = "ערר על החלטת הוועדה המקומית"
 
 
-def isolation(ctx: Context, probe: str = PROBE) -> dict:
+class IsolationReport(ChunkAudit):
+    """`legal-ai health`'s `isolation`: the chunk audit (ChunkAudit) and, per
+    corpus/source/leg, the units the leg returned for the probe checked (`legs`); `checked`
+    and `leaks` count both."""
+
+    legs: dict[str, Checked]
+
+
+def isolation(ctx: Context, probe: str = PROBE) -> IsolationReport:
     """INV-RET1, checked two ways: every chunk a corpus's partition holds belongs to an item
     of that corpus; and, per corpus and per leg, every unit the leg returns for a probe
     query belongs to that corpus (judged from the root tables, not the leg's own SQL)."""
@@ -20,8 +28,7 @@ def isolation(ctx: Context, probe: str = PROBE) -> dict:
     vector = embedder.embed_query(probe)
     window = ctx.settings.leg_window
     with ctx.store.connection() as conn:
-        report = audit_isolation(conn)
-        report["legs"] = {}
+        report: IsolationReport = {**audit_isolation(conn), "legs": {}}
         for corpus in SEARCHABLE.values():
             for source in corpus.sources:
                 semantic, lexical, reference = _probed(
@@ -86,7 +93,7 @@ def _probed(ctx: Context, embedder, conn, corpus, source, probe: str, vector, wi
     return semantic, lexical, reference
 
 
-def _audit_leg(report, conn, corpus, source, leg, ids, foreign_units) -> None:
+def _audit_leg(report: IsolationReport, conn, corpus, source, leg, ids, foreign_units) -> None:
     leaks = foreign_units(conn, corpus, source, ids)
     report["legs"][f"{corpus.key}/{source.kind}/{leg}"] = {"checked": len(ids), "leaks": leaks}
     report["checked"] += len(ids)

@@ -3,15 +3,30 @@ item of that corpus, checked against the root tables independently of the partit
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from psycopg import sql
 
 from ..corpora import CORPORA, Corpus, Source
 from .rows import Conn, one
 
 
-def audit_isolation(conn: Conn) -> dict:
+class Checked(TypedDict):
+    """How many units were checked, and how many of them belong to another corpus."""
+
+    checked: int
+    leaks: int
+
+
+class ChunkAudit(Checked):
+    """Every chunk partition's chunks checked against its corpus's items, per corpus."""
+
+    corpora: dict[str, Checked]
+
+
+def audit_isolation(conn: Conn) -> ChunkAudit:
     checked = leaks = 0
-    per_corpus = {}
+    per_corpus: dict[str, Checked] = {}
     for corpus in CORPORA.values():
         if corpus.scope_column is None:
             query = sql.SQL(
@@ -35,7 +50,7 @@ def audit_isolation(conn: Conn) -> dict:
                 corpus.scope_params(),
             )
         )
-        per_corpus[corpus.key] = dict(row)
+        per_corpus[corpus.key] = {"checked": row["checked"], "leaks": row["leaks"]}
         checked += row["checked"]
         leaks += row["leaks"]
     return {"checked": checked, "leaks": leaks, "corpora": per_corpus}

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from ...auth import system_principal
 from ...errors import BudgetReached, StoreError
 from ...jobqueue import drain, retry_later, worker_id
+from ...paging import HEALTH_ROWS, Listing
 from ...store import enrichment as store
 from ...store import job_queue as queue
 from ..engine import Lease, budgets, single_model
@@ -52,7 +53,6 @@ KIND = store.KIND
 ACTOR = "enricher"
 STAGE = "enrichment"
 VARIABLE = "LEGAL_AI_ENRICHER"
-HEALTH_ROWS = 200
 
 # -- the queue ----------------------------------------------------------------------------------
 
@@ -359,7 +359,7 @@ def work_pass(
 # -- health -------------------------------------------------------------------------------------
 
 
-def awaiting(conn, limit: int = HEALTH_ROWS) -> dict:
+def awaiting(conn, limit: int = HEALTH_ROWS) -> Listing:
     """Internal decisions still waiting for enrichment, each with where it stands."""
     count, rows = store.awaiting(conn, limit)
     items = []

@@ -23,6 +23,7 @@ from ...auth import require_chair
 from ...corpora import get_corpus
 from ...errors import InvalidInput, NotFound, StoreError
 from ...ingest import metadata_fold
+from ...paging import HEALTH_ROWS, Listing
 from ...store import enrichment as store
 from ...store import items as sql_items
 from ...store.rows import Conn
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 FIELDS = ("headnote", "summary", "tags")
 VARIABLE = "LEGAL_AI_ENRICHER"
-HEALTH_ROWS = 200
 MAX_HEADNOTE = 600
 MAX_SUMMARY = 6000
 MAX_TAGS = 12
@@ -243,7 +243,7 @@ def _entry(row: dict) -> dict:
     }
 
 
-def awaiting(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
+def awaiting(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
     """The internal decisions awaiting metadata (not searchable for want of their headnote,
     summary or tags), each with where its enrichment stands and what to set."""
     count, rows = store.awaiting_metadata(conn, limit)

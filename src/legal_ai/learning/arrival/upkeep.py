@@ -25,8 +25,9 @@ step, and the repair of items stored before this existed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from ...paging import HEALTH_ROWS, Listing
 from ...store import arrival as arrival_store
 from ...store import citations as citation_store
 from ...store import drafts_lessons as store
@@ -40,8 +41,6 @@ from . import enrichment
 if TYPE_CHECKING:
     from ...context import Context
     from ...corpora import Corpus
-
-HEALTH_ROWS = 200  # rows of each upkeep list `legal-ai health` shows (the counts are whole)
 
 
 def ruling_key(text: str | None) -> str | None:
@@ -159,7 +158,7 @@ def _open_ids(conn: Conn) -> set[int]:
 # -- health -------------------------------------------------------------------------------------
 
 
-def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
+def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
     """Digests whose ruling is not in the library: {"count", "items": [{doc_id, title, points_to,
     key, reason}]}."""
     count = arrival_store.count_unresolved_digests(conn)
@@ -195,7 +194,7 @@ def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
     return {"count": count, "items": items}
 
 
-def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
+def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
     """Open missing precedents (rulings our decisions cite that the library lacks)."""
     rows = store.missing_precedents(conn)
     return {
@@ -214,7 +213,16 @@ def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
     }
 
 
-def upkeep(conn: Conn) -> dict:
+class Upkeep(TypedDict):
+    """What `legal-ai health` lists of the upkeep on arrival, each a `Listing`."""
+
+    unresolved_digests: Listing
+    missing_precedents: Listing
+    awaiting_enrichment: Listing
+    ambiguous_citations: Listing
+
+
+def upkeep(conn: Conn) -> Upkeep:
     """What `legal-ai health` lists of the upkeep on arrival: unresolved digests, open missing
     precedents, internal decisions still waiting for enrichment."""
     return {
@@ -225,7 +233,7 @@ def upkeep(conn: Conn) -> dict:
     }
 
 
-def ambiguous_citations(conn: Conn, limit: int = HEALTH_ROWS) -> dict:
+def ambiguous_citations(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
     """Citations that fit several rulings of the library: none is guessed; the chair picks
     (`legal-ai citations pick`, or the desk's cases page)."""
     rows = citation_store.ambiguous_authorities(conn)

@@ -15,8 +15,9 @@ hers to approve: nothing in the system may put a wording back)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
+from ...paging import Listing
 from ...providers.embedders import text_hash
 from ...store import spans as store
 from ..lessons import find_span
@@ -88,7 +89,15 @@ def repair(conn) -> dict:
     return out
 
 
-def health(conn) -> dict:
+class PrincipleHealth(TypedDict):
+    """What `legal-ai health` lists of the principles and canonical statements."""
+
+    principles_changed: Listing
+    canonicals_changed: Listing
+    returned_to_chair: Listing
+
+
+def health(conn) -> PrincipleHealth:
     """What health reports: `principles_changed` (live principles whose rule or span no longer
     holds: `reindex` finds the span again or returns them to the chair), `canonicals_changed`
     (canonical statements not the one their gate hashed: hers to restore, on the desk) and

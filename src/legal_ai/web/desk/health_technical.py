@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...ops import rechecks
 from ...ops import scheduler as schedule
+from ...ops.health import Health
 from ...ops.health import report as health_report
 from . import core, health_page
 from .pages_hebrew import health_notes
@@ -30,7 +31,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
         """App.health() and, beside it, each scheduled job's last outcome (schedule.list_jobs);
         the upkeep's reasons in Hebrew (health_notes)."""
 
-        def load() -> tuple[dict, schedule.JobList]:
+        def load() -> tuple[Health, schedule.JobList]:
             return (
                 health_report(desk.view, rechecks.MODEL_FRESH),
                 schedule.list_jobs(desk.view),

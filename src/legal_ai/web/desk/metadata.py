@@ -21,12 +21,13 @@ from starlette.concurrency import run_in_threadpool
 
 from ...errors import InvalidInput, NotFound
 from ...learning.arrival import metadata as service
+from ...paging import HEALTH_ROWS
 from .. import errors as web_errors
 from . import core
 from .pages_hebrew import field_names, metadata_state
 
 PATH = service.DESK  # the path the service's "what to set" names
-MAX_SHOWN = service.HEALTH_ROWS
+MAX_SHOWN = HEALTH_ROWS
 FIELDS = ("headnote", "summary", "tags")
 # Each field of the form as the chair reads it in a refusal.
 LABELS = {"headnote": "התקציר", "summary": "הסיכום", "tags": "התגיות"}

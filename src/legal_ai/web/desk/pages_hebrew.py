@@ -3,6 +3,9 @@ English: the upkeep's reasons on /health (`health_notes`), where a decision awai
 headnote, summary and tags stands (`metadata_state`, also on /training/metadata) and why a draft
 or a final was refused (`upload_refusal`: the catalog's Hebrew)."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from markupsafe import Markup
 
 from ... import catalog
@@ -11,7 +14,7 @@ from . import core, messages
 from .labels import mixed
 
 
-def health_notes(report: dict) -> dict:
+def health_notes(report: Mapping[str, Any]) -> dict:
     """/health's Hebrew for what the upkeep reports in English: why a digest is unresolved (per
     doc_id), why an OCR job waits, and where a decision awaiting enrichment stands (per
     case_law_id). The service's own text is shown beside it, left to right."""
