@@ -4,6 +4,9 @@ source (הלכה / כלל פרשני / עיקרון, as search hits name them)."
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ..text.case_numbers import COURT_SPELLINGS, normalize_case_number
 from .contract import ShownTerm
 
@@ -140,3 +143,20 @@ def shown_term(term: str | None, confirmed: bool, by_panel: bool = True) -> Show
         "unconfirmed": not confirmed,
         "term_once_confirmed": term,
     }
+
+
+def principle_shown_term(row: Mapping[str, Any]) -> ShownTerm:
+    """`shown_term` of a principle's row as the lists read it: its term from its source
+    (`source_kind`, `court`, `is_binding`, `case_number`), whether the chair stands behind it
+    (`review_status`, `reviewed_by`, `confirmed_by`), whether the panel voted (`votes`)."""
+    return shown_term(
+        principle_term(row["source_kind"], row["court"], row["is_binding"], row["case_number"]),
+        chair_confirmed(row["review_status"], row["reviewed_by"], row["confirmed_by"]),
+        row["votes"] is not None,
+    )
+
+
+def shown_status(status: str) -> str:
+    """A principle's status as the lists, the API and the pages name it: stored `proposed`
+    is `pending_review`; the others as they are."""
+    return "pending_review" if status == "proposed" else status

@@ -21,7 +21,12 @@ import numpy as np
 from ...auth import require_chair
 from ...errors import Conflict, InvalidInput, NotFound, refused_by_gate
 from ...paging import Page
-from ...retrieval.terms import canonical_term, chair_confirmed, principle_term, shown_term
+from ...retrieval.terms import (
+    canonical_term,
+    principle_shown_term,
+    shown_status,
+    shown_term,
+)
 from ...store import jsonable
 from ...store import synthesis as store
 from ..gate import Gated
@@ -69,22 +74,14 @@ def _detail(conn, row: dict) -> dict:
             jsonable(
                 {
                     "principle_id": o["id"],
-                    **shown_term(
-                        principle_term(
-                            o["source_kind"], o["court"], o["is_binding"], o["case_number"]
-                        ),
-                        chair_confirmed(o["review_status"], o["reviewed_by"], o["confirmed_by"]),
-                        o["votes"] is not None,
-                    ),
+                    **principle_shown_term(o),
                     "rule_text": o["rule_text"],
                     "supporting_quote": o["supporting_quote"],
                     "page": o["page"],
                     "votes": o["votes"],
                     "score": o["score"],
                     "models": o["models"],
-                    "review_status": "pending_review"
-                    if o["review_status"] == "proposed"
-                    else o["review_status"],
+                    "review_status": shown_status(o["review_status"]),
                     "doc_id": o["doc_id"],
                     "case_number": o["case_number"],
                 }

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ...auth import require_chair
 from ...errors import refused_by_gate
+from ...retrieval.terms import shown_status
 from ...store import items as sql_items
 from .extraction import outcome
 
@@ -31,9 +32,7 @@ def _cull_plan(app: Context) -> tuple[int, list[dict]]:
                 "id": row["id"],
                 "doc_id": row["doc_id"],
                 "rule_text": row["rule_text"],
-                "status": "pending_review"
-                if row["review_status"] == "proposed"
-                else row["review_status"],
+                "status": shown_status(row["review_status"]),
                 "action": action,
                 "reason": reason,
             },

@@ -15,8 +15,8 @@ from ...retrieval.terms import (
     ShownTerm,
     approved_by,
     chair_confirmed,
-    principle_term,
-    shown_term,
+    principle_shown_term,
+    shown_status,
 )
 from ...store import items as sql_items
 from ...store import review_queue
@@ -108,19 +108,13 @@ def list_principles(
     principles: list[ListedPrinciple] = [
         {
             "id": r["id"],
-            **shown_term(
-                principle_term(r["source_kind"], r["court"], r["is_binding"], r["case_number"]),
-                chair_confirmed(r["review_status"], r["reviewed_by"], r["confirmed_by"]),
-                r["votes"] is not None,
-            ),
+            **principle_shown_term(r),
             "rule_text": r["rule_text"],
             "supporting_quote": r["supporting_quote"],
             "page": r["page"],
             "votes": r["votes"],
             "score": r["score"],
-            "review_status": "pending_review"
-            if r["review_status"] == "proposed"
-            else r["review_status"],
+            "review_status": shown_status(r["review_status"]),
             "reviewed_by": r["reviewed_by"],
             "approved_by": approved_by(
                 r["review_status"], r["reviewed_by"], r["votes"], r["score"]
@@ -145,8 +139,7 @@ def list_principles(
 
 # -- the chair's decision ---------------------------------------------------------------------------
 
-# A principle's statuses as the lists, the API and the pages name them (stored `proposed`).
-SHOWN = {"proposed": "pending_review"}
+# A principle's statuses as the lists, the API and the pages name them (terms.shown_status).
 STATUSES = ("pending_review", "approved", "rejected", "vetoed")
 DECISIONS = {
     "approve": "approved",
@@ -163,7 +156,7 @@ PRINCIPLES = Gated(
     decisions=DECISIONS,
     rows=sql_items.list_principles,
     get=sql_items.get_principle,
-    shown_status=lambda row: SHOWN.get(row["review_status"], row["review_status"]),
+    shown_status=lambda row: shown_status(row["review_status"]),
 )
 
 
@@ -185,7 +178,7 @@ def review(
         by_panel = now == "approved" and row["reviewed_by"] == "panel"
         if decision == "confirm" and not by_panel:
             raise InvalidInput(
-                f"principle {principle_id} is {SHOWN.get(now, now)}"
+                f"principle {principle_id} is {shown_status(now)}"
                 f"{' by the chair' if now == 'approved' else ''}: only what the panel "
                 "approved is confirmed",
                 code="principle.not_decidable",
@@ -198,7 +191,7 @@ def review(
             sql_items.set_principle_review(conn, principle_id, status, app.principal.actor, reason)
         )
 
-    expected = SHOWN.get(expected_status or "", expected_status)
+    expected = shown_status(expected_status) if expected_status else expected_status
     return PRINCIPLES.review(app, principle_id, decision, reason, expected, decide)
 
 

@@ -26,7 +26,10 @@ from urllib.parse import urlencode
 from ...errors import InvalidInput
 from ...learning import waiting
 from ...learning.lessons import lessons
-from ...retrieval.terms import chair_confirmed, principle_term, shown_term
+from ...retrieval.terms import (
+    principle_shown_term,
+    shown_status,
+)
 from . import labels
 
 LANES = tuple(labels.LANE)
@@ -176,7 +179,7 @@ def _lesson(row: dict) -> dict:
 
 
 def _principle(row: dict) -> dict:
-    status = "pending_review" if row["review_status"] == "proposed" else row["review_status"]
+    status = shown_status(row["review_status"])
     lane = "principles" if status == "pending_review" else None
     if status == "approved" and row["reviewed_by"] == "panel" and row["confirmed_by"] is None:
         lane = "to_confirm"
@@ -197,11 +200,7 @@ def _principle(row: dict) -> dict:
         "votes": PANEL_SIZE if votes is not None else 0,
         "votes_for": votes or 0,
         "score": row["score"],
-        **shown_term(
-            principle_term(row["source_kind"], row["court"], row["is_binding"], row["case_number"]),
-            chair_confirmed(row["review_status"], row["reviewed_by"], row["confirmed_by"]),
-            row["votes"] is not None,
-        ),
+        **principle_shown_term(row),
         "row": row,
     }
 
