@@ -82,10 +82,35 @@ def sign_in(page, desk: Desk, *, next_path: str | None = None) -> None:
 
 
 def screenshot(page, name: str) -> Path:
-    """Save a full-page screenshot as docs/desk/NAME.png (name: letters, digits, - and _)."""
+    """Save a full-page screenshot as docs/desk/NAME.png (name: letters, digits, - and _).
+    Every page shot is first checked for a field whose placeholder is drawn cut off."""
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,60}", name):
         raise ValueError(f"screenshot name {name!r}: use a-z, 0-9, - and _")
+    cut = cut_placeholders(page)
+    assert not cut, f"{name}: the placeholder of {cut} does not fit its field"
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+# The fields whose placeholder the browser draws cut off: the placeholder's text, in the field's
+# own computed font, wider than the field's content box (its width less its padding).
+_CUT_PLACEHOLDERS = """() => {
+  const measure = document.createElement("canvas").getContext("2d");
+  return [...document.querySelectorAll("input[placeholder], textarea[placeholder]")]
+    .filter((field) => field.offsetParent !== null)
+    .filter((field) => {
+      const style = getComputedStyle(field);
+      measure.font = style.font;
+      const room = field.clientWidth - parseFloat(style.paddingLeft)
+        - parseFloat(style.paddingRight);
+      return measure.measureText(field.placeholder).width > room + 1;
+    })
+    .map((field) => field.name || field.id);
+}"""
+
+
+def cut_placeholders(page) -> list[str]:
+    """The names of the shown fields whose placeholder does not fit them (none: [])."""
+    return page.evaluate(_CUT_PLACEHOLDERS)
