@@ -277,16 +277,19 @@ def list_jobs(
         rows = store.all_schedules(conn)
         running = store.leased(conn)
 
-    def local(value: dt.datetime | None) -> str | None:
-        return value.astimezone(zone).isoformat() if value is not None else None
+    def local(value: dt.datetime) -> str:
+        return value.astimezone(zone).isoformat()
+
+    def local_or_none(value: dt.datetime | None) -> str | None:
+        return None if value is None else local(value)
 
     out: list[ListedJob] = []
     for job in jobs or JOBS:
         row = rows.get(job.name) or {}
         same = bool(row) and (row["cron"], row["timezone"]) == (job.cron, tz)
         result = row.get("last_result") or {}
-        next_run = local(row["next_run_at"] if same else next_after(job.cron, tz, now)) or ""
-        started = local(row.get("last_started_at"))
+        next_run = local(row["next_run_at"] if same else next_after(job.cron, tz, now))
+        started = local_or_none(row.get("last_started_at"))
         asked = requested(row or None)
         out.append(
             {
@@ -301,7 +304,7 @@ def list_jobs(
                 "requested": {"by": asked["by"], "at": asked["at"]} if asked else None,
                 "last_started_at": started,
                 "last_run": started,  # DESIGN §10's name: when the last run started
-                "last_finished_at": local(row.get("last_finished_at")),
+                "last_finished_at": local_or_none(row.get("last_finished_at")),
                 "last_outcome": row.get("last_outcome"),
                 "last_summary": result.get("summary") if isinstance(result, dict) else None,
                 "last_error": scrub(row.get("last_error") or "") or None,
