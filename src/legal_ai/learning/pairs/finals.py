@@ -256,7 +256,7 @@ def _held_out(
         )
     else:
         analysis, history = held_out.rows(measured, pair)
-        history_row = cast(HistoryRow, jsonable(store.append_history(conn, history)))
+        history_row = _history_row(store.append_history(conn, history))
         changes: dict[str, Any] = {"analysis": analysis}
         if pair["status"] == "final_received":
             changes["status"] = "analyzed"
@@ -639,10 +639,16 @@ def history(app: Context, page: Page | None = None) -> History:
     limit, offset = window(page)
     with app.store.connection() as conn:
         rows = store.history(conn, limit=limit, offset=offset)
-    if page is None:
-        return {"rows": [cast(HistoryRow, jsonable(r)) for r in rows]}
-    shown, info = page.cut(rows)
-    return {"rows": [cast(HistoryRow, jsonable(r)) for r in shown], "page": info}
+    shown, info = page.cut(rows) if page is not None else (rows, None)
+    history_rows = [_history_row(r) for r in shown]
+    if info is None:
+        return {"rows": history_rows}
+    return {"rows": history_rows, "page": info}
+
+
+def _history_row(row: dict) -> HistoryRow:
+    """A stored history row as the answers show it: the table's columns, its time as text."""
+    return cast(HistoryRow, jsonable(row))
 
 
 def pairs(app: Context, page: Page | None = None) -> dict:
