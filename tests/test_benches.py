@@ -76,6 +76,7 @@ def test_the_embedding_bench_measures_each_setting_beside_ours():
     assert figures["settings"]["1000"]["to_ours"]["passages_two_at_once"] > 0
 
 
+@pytest.mark.slow
 def test_the_isolation_bench_reads_each_file_each_way():
     """bench/isolation.py once per file and way: in this process (the peer), in a child started
     each of the three ways, and by the fork server of a process run as the console script."""

@@ -95,6 +95,7 @@ def test_a_single_page_and_unlike_lines_keep_everything():
     assert ocr_layout.cut(pages[0], [], 0, 0) == (pages[0], [])
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_a_scanned_decisions_running_header_and_footer_leave_its_text(tmp_path):
     records = factories.records()

@@ -62,6 +62,7 @@ def test_readings_that_cannot_be_reconciled_are_doubtful_and_marked():
     assert low == [{"text": "12/3", "start": 0, "end": 4, "confidence": 80.0}]
 
 
+@pytest.mark.slow
 @needs_tesseract
 def test_a_scanned_finals_citations_and_numbers_are_its_text_versions(tmp_path):
     for record in factories.records():
