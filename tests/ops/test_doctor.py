@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from helpers import TEST_DB, TEST_HOME
 from legal_ai.cli import app as cli
+from legal_ai.ops.doctor import FindingLine
 from legal_ai.store import drop_database, ensure_database, start_embedded, stop_embedded
 from legal_ai.store.backup import backup
 from legal_ai.store.db import with_database
@@ -85,6 +86,8 @@ def test_the_test_deployment_is_ok_but_for_its_caveats(deployment, settings):
     code, findings = doctor(env)
     assert code == 0, findings
     found = by_check(findings)
+    # Each line has its type's keys, no more (ops/doctor/finding.py FindingLine).
+    assert all(set(f) == set(FindingLine.__annotations__) for f in findings)
     assert list(found) == [
         "settings", "database", "pgvector", "roles", "tls", "tokens", "worker", "desk_password",
         "model:distiller", "model:curator", "model:style_panel", "model:principle_panel",

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 from ...config import Settings
 from . import database, environment, host, models
-from .finding import STATUSES, Finding
+from .finding import STATUSES, Finding, FindingLine
 
 UNITS = ("serve", "worker")
 
@@ -71,4 +71,4 @@ def failed(findings: list[Finding]) -> bool:
     return any(f.status == "error" for f in findings)
 
 
-__all__ = ["STATUSES", "UNITS", "Finding", "environment", "failed", "run"]
+__all__ = ["STATUSES", "UNITS", "Finding", "FindingLine", "environment", "failed", "run"]
