@@ -1,6 +1,8 @@
 import shutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from legal_ai.text.case_numbers import normalize_case_number
 from legal_ai.text.hebrew import (
@@ -12,6 +14,7 @@ from legal_ai.text.hebrew import (
     query_terms,
     tokens,
 )
+from legal_ai.text.synonyms import _PHRASES, SYNONYMS, expand_query
 
 
 def test_niqqud_and_quotes_are_folded():
@@ -84,8 +87,6 @@ def test_analyzer_variants():
 
 
 def test_synonyms_add_the_statutes_words():
-    from legal_ai.text.synonyms import expand_query
-
     assert expand_query("כמה משלמים מס השבחה") == "כמה משלמים מס השבחה היטל השבחה"
     assert expand_query("ובמס השבחה") == "ובמס השבחה היטל השבחה"  # prefixes count
     assert expand_query("היתר בנייה") == "היתר בנייה"
@@ -95,6 +96,48 @@ def test_synonyms_add_the_statutes_words():
     assert expand_query(page + "מס על השבחה") == page + "מס על השבחה"
     both = expand_query("טאבו ומס השבחה, שוב מס השבחה")
     assert both == "טאבו ומס השבחה, שוב מס השבחה היטל השבחה רישום מקרקעין"
+
+
+# Words the property tests draw from: every colloquial phrase's words, with and without prefix
+# letters, the statute's words, and others.
+_WORDS = sorted(
+    {w for said, law in SYNONYMS for w in f"{said} {law}".split()}
+    | {"ו" + w for w in ("מס", "השבחה", "חריגת", "בנייה")}
+    | {"ב" + w for w in ("היתר", "טאבו", "הריסה")}
+    | {"הוועדה", "סעיף", "152א2", 'עע"מ', "1234/05", "על", "של", "."}
+)
+
+
+def _phrase_in_a_row(forms: list[set[str]], phrase: list[str]) -> bool:
+    """The definition: the phrase's tokens at consecutive positions of the query's forms."""
+    return any(
+        all(phrase[i] in forms[start + i] for i in range(len(phrase)))
+        for start in range(len(forms) - len(phrase) + 1)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=40))
+def test_synonyms_are_found_exactly_where_the_phrase_stands_in_a_row(words):
+    """expand_query looks a phrase up only where its first word stands; it adds exactly what
+    trying every position would."""
+    text = " ".join(words)
+    forms = [{t, *prefix_variants(t, min_stem=2)} for t in tokens(text)]
+    added = [
+        law for said, law in SYNONYMS if law != said and _phrase_in_a_row(forms, _PHRASES[said])
+    ]
+    assert expand_query(text) == " ".join([text, *added])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=60))
+def test_a_querys_terms_are_its_texts_distinct_terms_in_order(words):
+    """query_terms analyzes each distinct token once; the terms are the text's, deduplicated
+    in the order they first appear, for every analyzer."""
+    text = " ".join(words)
+    for analyzer_id in ("he-plain-v1", "he-prefix4-v1", "he-fold-prefix4-v1"):
+        analyzer = get_analyzer(analyzer_id)
+        assert analyzer.query_terms(text) == list(dict.fromkeys(analyzer.terms(text)))
 
 
 needs_hspell = pytest.mark.skipif(shutil.which("hspell") is None, reason="hspell not installed")

@@ -130,6 +130,9 @@ def comparison_key(token: str) -> str:
     return variants[-1] if variants else token
 
 
+_SECTION_NUMBER = re.compile(r"^(\d+)[א-ת]")
+
+
 @dataclass(frozen=True)
 class Analyzer:
     """One way of turning text into index terms; index and query use the same one. Chunks record
@@ -153,7 +156,7 @@ class Analyzer:
             f for f in dict.fromkeys(self._fold(lemma) for lemma in lemmas) if f not in forms
         )
         # Section references also match their bare number: 152א2 -> 152.
-        number = re.match(r"^(\d+)[א-ת]", token)
+        number = _SECTION_NUMBER.match(token)
         if number:
             forms.append(number.group(1))
         return forms
@@ -169,8 +172,14 @@ class Analyzer:
         return " ".join(self.terms(text))
 
     def query_terms(self, text: str) -> list[str]:
-        """Distinct analyzed forms of a query, in order (empty when nothing is searchable)."""
-        return list(dict.fromkeys(self.terms(text)))
+        """Distinct analyzed forms of a query, in order (empty when nothing is searchable).
+        Each distinct token is analyzed once: a repeated one adds no form (a pasted page of
+        5,000 characters repeats most of its words)."""
+        words = list(dict.fromkeys(tokens(text)))
+        found = morphology.lemmas(words) if self.lemmas else {}
+        return list(
+            dict.fromkeys(form for t in words for form in self._expand(t, found.get(t, ())))
+        )
 
 
 # Measured in docs/evaluation.md; the default is the best on the dev sets.
