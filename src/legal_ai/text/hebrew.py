@@ -163,7 +163,9 @@ class Analyzer:
 
     def terms(self, text: str) -> list[str]:
         """Every index term of `text` in order: each token followed by its other forms."""
-        words = tokens(text)
+        return self._forms(tokens(text))
+
+    def _forms(self, words: list[str]) -> list[str]:
         found = morphology.lemmas(words) if self.lemmas else {}
         return [form for token in words for form in self._expand(token, found.get(token, ()))]
 
@@ -175,11 +177,7 @@ class Analyzer:
         """Distinct analyzed forms of a query, in order (empty when nothing is searchable).
         Each distinct token is analyzed once: a repeated one adds no form (a pasted page of
         5,000 characters repeats most of its words)."""
-        words = list(dict.fromkeys(tokens(text)))
-        found = morphology.lemmas(words) if self.lemmas else {}
-        return list(
-            dict.fromkeys(form for t in words for form in self._expand(t, found.get(t, ())))
-        )
+        return list(dict.fromkeys(self._forms(list(dict.fromkeys(tokens(text))))))
 
 
 # Measured in docs/evaluation.md; the default is the best on the dev sets.
