@@ -68,6 +68,7 @@ def test_the_search_bench_measures_every_corpus_it_builds(tmp_path):
     assert bad["query_of_stop_words"]["fewest_hits"] == 10
     assert bad["filter_matching_nothing"]["fewest_hits"] == 0
     assert bad["practice_area_of_95pct"]["fewest_hits"] == 10
+    assert all(case["first_ms"] > 0 for name, case in bad.items() if "refused" not in name)
     assert bad["query_over_max_chars_refused"]["refused"] == 10
     # (at this scale the 5 % filter leaves three documents: the cap of 3 a document leaves 9)
     assert figures["full_k_filtered"]["checked"] == 8
