@@ -104,3 +104,15 @@ _.principles_changed
 _.rechecked
 _.stale_analysis
 _.stale_embeddings
+# the draft check's answer (learning/checks: CheckedCitation, Problem, JudgeWord, DraftCheck,
+# StoredReport, ShownReport; learning/library.Treatment)
+_.by_doc_id
+_.checked_at
+_.checked_by
+_.citations_stopped
+_.generic_left_out
+_.held_section
+_.in_quotation
+_.looked_for
+_.report_note
+_.said_by

@@ -25,6 +25,8 @@ import pytest
 
 from legal_ai.app import AppReindex
 from legal_ai.ingest.pipeline import IngestAnswer
+from legal_ai.learning.checks.citation_states import SEVERITY
+from legal_ai.learning.checks.copy_policy import DraftCheck
 from legal_ai.learning.engine.job_report import LearningRun
 from legal_ai.learning.lessons.panel_stats import PanelStats
 from legal_ai.learning.pairs.drafts import DraftAdded
@@ -35,6 +37,7 @@ from legal_ai.learning.principles.synthesis import SynthesisReport
 from legal_ai.ops.health import Health
 from legal_ai.ops.scheduler import JobList
 from legal_ai.retrieval.contract import SearchAnswer
+from legal_ai.text.treatment import KINDS
 
 SNAPSHOT = Path(__file__).parent / "data" / "cli_help.json"
 PROG = "legal-ai"
@@ -66,6 +69,8 @@ JSON_KEYS: dict[str, list[str]] = {
                         "votes", "score", "review_status", "occurrences"],
     "principles synthesize": ["attempted", "accepted", "abstained", "drift_rejected"],
     "jobs list": ["jobs", "name", "schedule", "next_run", "last_run", "last_outcome"],
+    "draft check": ["citations", "text", "ref", "status", "problems", "verified", "doc_id",
+                    "treatment", "kind", "by", "confirmed"],
 }
 # fmt: on
 
@@ -215,6 +220,16 @@ def test_design_still_names_the_json_keys():
         assert not missing, f"DESIGN §10's `legal-ai {command}` no longer names {missing}"
 
 
+def test_a_citations_states_and_treatments_are_designs():
+    """`draft check --json`: the states a citation's `status` takes and the kinds of its
+    `treatment` are the ones DESIGN §10 lists (each a `Literal` the code is checked against)."""
+    cell = next(c for c in _section_10_rows() if c[0].startswith("`legal-ai draft check"))[-1]
+    states = cell[cell.index("`status` ∈") : cell.index("; `treatment`")]
+    assert set(re.findall(r"`(\w+)`", states)) - {"status"} == set(SEVERITY)
+    kinds = cell[cell.index('{"kind":') : cell.index('"by"')]
+    assert set(re.findall(r'"(\w+)"', kinds)) - {"kind"} == set(KINDS)
+
+
 # The answers typed as TypedDicts (docs/development.md, "JSON contracts").
 TYPED = {
     "ingest": IngestAnswer,
@@ -230,6 +245,7 @@ TYPED = {
     "principles list": PrincipleList,
     "jobs list": JobList,
     "health": Health,
+    "draft check": DraftCheck,
 }
 
 

@@ -16,6 +16,7 @@ from helpers import run, write
 from legal_ai.auth import agent
 from legal_ai.learning.checks import citation_judge, copy_policy
 from llm_servers import Reply, prompt_text, schema_name, scripted_openai
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 library = states.library  # the fixture: four fictional rulings and a tiny statute
@@ -66,8 +67,11 @@ def configure(monkeypatch, app, **values) -> None:
 
 
 def checked(app, tmp_path, text: str = DRAFT) -> list[dict]:
-    """`legal-ai draft check`'s report (its service), the draft given as a file."""
-    return copy_policy.check(app, CASE, write(tmp_path / "draft.txt", text))["citations"]
+    """`legal-ai draft check`'s report (its service), the draft given as a file, held to its
+    type (the judge's word in each support's `judge`)."""
+    report = copy_policy.check(app, CASE, write(tmp_path / "draft.txt", text))
+    assert_shape(report, copy_policy.DraftCheck)
+    return report["citations"]
 
 
 def calls(app) -> list[dict]:

@@ -10,7 +10,14 @@ import pytest
 
 import factories
 from helpers import write
-from legal_ai.learning.checks import citation_check, citation_names, citation_support, copy_policy
+from legal_ai.learning.checks import (
+    citation_check,
+    citation_names,
+    citation_states,
+    citation_support,
+    copy_policy,
+)
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -122,13 +129,16 @@ def library(app, tmp_path):
 
 
 def checked(app, text: str, embedder=True) -> list[dict]:
+    """The draft's citations checked, each held to its type (DESIGN §10's `citations`)."""
     with app.store.connection() as conn:
-        return citation_check.check_citations(conn, CASE, text, app.embedder if embedder else None)
+        found = citation_check.check_citations(conn, CASE, text, app.embedder if embedder else None)
+    assert_shape(found, list[citation_check.CheckedCitation])
+    return found
 
 
 def one(app, text: str, embedder=False) -> dict:
     [citation] = checked(app, text, embedder)
-    assert citation["status"] == citation_check.status_of(citation["problems"])
+    assert citation["status"] == citation_states.status_of(citation["problems"])
     return citation
 
 
@@ -295,7 +305,7 @@ def test_status_is_the_most_serious_problem(library):
     )
     assert kinds(c) == ["name_mismatch", "quote_not_found", "pinpoint_not_found"]
     assert c["status"] == "name_mismatch"
-    order = citation_check.SEVERITY
+    order = citation_states.SEVERITY
     assert order.index("not_in_library") < order.index("name_mismatch") < order.index("found")
     assert order[-1] == "found" and len(set(order)) == len(order)
 

@@ -20,6 +20,7 @@ from legal_ai.learning.checks import cite_report, copy_policy
 from legal_ai.learning.pairs import drafts
 from legal_ai.store import cite_reports as store
 from scenarios import upload
+from shapes import assert_shape
 
 CASE = "ערר (מרכז) 8101/25"
 FOUND = 'עע"מ 5151/19'
@@ -53,8 +54,9 @@ def draft_text(extra: str) -> str:
 
 
 def add(app, tmp_path, name: str, extra: str) -> dict:
+    """`legal-ai draft add` (its service), the answer held to its type (DraftAdded)."""
     rec = factories.records()[0]
-    return drafts.add_draft(
+    added = drafts.add_draft(
         app,
         CASE,
         write(tmp_path / name, draft_text(extra)),
@@ -62,6 +64,8 @@ def add(app, tmp_path, name: str, extra: str) -> dict:
         outcome=rec["outcome"],
         practice_area=rec["practice_area"],
     )
+    assert_shape(added, drafts.DraftAdded)
+    return added
 
 
 def login(app) -> str:
@@ -71,6 +75,8 @@ def login(app) -> str:
 
 
 def statuses(shown: dict) -> dict[str, str]:
+    """Each authority's status, the report held to its type (`draft report --json`)."""
+    assert_shape(shown, cite_report.ShownReport)
     return {a["ref"]: a["status"] for a in shown["authorities"]}
 
 
@@ -160,11 +166,13 @@ def test_the_mcp_check_names_the_report_of_a_stored_version(library, tmp_path):
     with app.store.connection() as conn:
         stored = store.draft_version(conn, CASE, 1)["content"]
     checked = copy_policy.check_draft_text(app, CASE, stored)
+    assert_shape(checked, copy_policy.TextCheck)
     assert checked["report"]["version"] == 1
     assert checked["report"]["report_id"] > added["cite_report"]["report_id"]  # a new check
     assert {c["ref"]: c["status"] for c in checked["citations"]}[LATER] == "not_in_library"
     unstored = copy_policy.check_draft_text(app, CASE, stored + "\nועוד משפט.")
     assert "report" not in unstored  # not a stored version: the check alone, nothing kept
+    assert_shape(unstored, copy_policy.TextCheck)
 
 
 def test_the_desk_report_page_and_the_case_page_open_with_its_problems(library, tmp_path, chair):

@@ -15,6 +15,7 @@ from legal_ai.learning.checks import copy_policy, copy_sources, shingles
 from legal_ai.learning.pairs import drafts, finals
 from scenarios import COPY_CASE as CASE
 from scenarios import LIBRARY, other_finals, planted_draft
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 # What issue 33 added to each checked citation (tests/learning/test_citation_states.py).
@@ -34,6 +35,7 @@ def test_a_planted_draft_is_classified_with_its_sources(app, tmp_path):
     report = copy_policy.check(app, CASE, draft)
 
     assert set(report) == {"case_number", "passages", "generic_left_out", "citations"}
+    assert_shape(report, copy_policy.DraftCheck)  # every citation's keys and states too
     assert report["case_number"] == CASE
     for passage in report["passages"]:
         assert set(passage) == {"kind", "text", "source"}

@@ -5,6 +5,9 @@ keeps them); `checked_case` is the number as it was written."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
@@ -46,7 +49,7 @@ def insert_report(
     subject: str,
     version: int,
     content_hash: str,
-    report: dict,
+    report: Mapping[str, Any],
     library: dict,
     draft_id: int | None = None,
     case_law_id: int | None = None,

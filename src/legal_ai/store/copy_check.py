@@ -4,6 +4,9 @@ Takes the caller's connection; the names are importable from store/drafts_lesson
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from psycopg.types.json import Jsonb
 
 from .rows import Conn
@@ -48,7 +51,7 @@ def passages_of(conn: Conn, case_law_id: int, embedder: str) -> list[dict]:
     ).fetchall()
 
 
-def set_copy_report(conn: Conn, draft_id: int, report: dict) -> None:
+def set_copy_report(conn: Conn, draft_id: int, report: Mapping[str, Any]) -> None:
     """Keep the copy-policy report with the draft it checked (migration 0019)."""
     conn.execute(
         "UPDATE drafts SET copy_report = %s, copy_checked_at = now() WHERE id = %s",

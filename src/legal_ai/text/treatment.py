@@ -26,13 +26,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from .case_numbers import COURT_SPELLINGS
 from .citations import Citation
 from .hebrew import PREFIX_CLASS, fold_quotes
 from .sentences import sentence_spans
 
-KINDS = ("set_aside", "upheld", "partly_set_aside", "returned", "unknown")
+# What a ruling's operative words say of the decision it attacks (DESIGN §10: a citation's
+# `treatment.kind`); KINDS is read from it.
+Kind = Literal["set_aside", "upheld", "partly_set_aside", "returned", "unknown"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 SENTENCE_MAX = 400  # characters of a sentence kept around a citation
 WINDOW_SENTENCES = 4  # the operative sentence and the three after it
 WINDOW_MAX = 600  # characters of the operative words kept
@@ -106,7 +110,7 @@ def _phrases(subject: str) -> dict[str, re.Pattern]:
 class Operative:
     """The operative words of a ruling: their span and what they say (`KINDS`)."""
 
-    kind: str
+    kind: Kind
     start: int
     end: int
     text: str
@@ -119,7 +123,7 @@ class Reading:
 
     citation: Citation
     relation: str
-    kind: str | None
+    kind: Kind | None
     sentence: str
     start: int
     end: int
@@ -133,7 +137,7 @@ def court_of(proceeding: str | None) -> str | None:
     return COURT_SPELLINGS.get(folded)
 
 
-def kind_of(words: str, subject: tuple[str, ...] = ("עתירה", "ערעור", "בקשה")) -> str:
+def kind_of(words: str, subject: tuple[str, ...] = ("עתירה", "ערעור", "בקשה")) -> Kind:
     """The outcome that operative words say (the module's rules), for a proceeding whose own
     subject is one of `subject`."""
     words = fold_quotes(words)

@@ -7,7 +7,8 @@ The face below is what the rest of the package may import from this room; its ot
 are its own."""
 
 from . import cite_report, copy_policy, purity, shingles
-from .citation_check import SEVERITY, check_citations
+from .citation_check import CheckedCitation, check_citations
+from .citation_states import SEVERITY
 from .citation_text import citation_lines
 from .cite_report import get_report
 from .copy_policy import check, summary
@@ -24,6 +25,7 @@ from .shingles import (
 
 __all__ = [
     "block_spans",
+    "CheckedCitation",
     "check",
     "check_citations",
     "citation_lines",

@@ -27,12 +27,12 @@ A draft's first MAX_CITATIONS citations are checked; `check_all` says where it s
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TypedDict
 
 from ...store import drafts_lessons as learning_store
 from ...text import citations as text_citations
 from ...text.hebrew import fold_quotes
-from ..library import match, treatment_for
+from ..library import Treatment, match, treatment_for
 from . import (
     citation_judge,
     citation_names,
@@ -40,26 +40,37 @@ from . import (
     citation_sections,
     citation_support,
 )
+from .citation_judge import JudgeAttention
+from .citation_states import Problem, Status, Unchecked, status_of
+from .citation_support import Support, WeakSupport
 from .shingles import fold
 
-# The states, most serious first: a citation's status is the first of its problems' kinds.
-SEVERITY = (
-    "not_in_library",
-    "law_not_in_library",
-    "section_not_found",
-    "ambiguous",
-    "name_mismatch",
-    "quote_not_found",
-    "pinpoint_not_found",
-    "lookup_failed",
-    "found",
-)
 MAX_CITATIONS = 500  # a decision cites tens, rarely 300; past this the check stops and says where
 MIN_QUOTE_WORDS = 2  # a one-word "quotation" is a term, not a quotation to verify
 QUOTE_GAP = 40  # characters between a quotation and the citation it is attributed to
 # A quotation: an opening quote mark after a space, a bracket or punctuation (or at the start), a
 # closing one not followed by a letter (the gershayim of an acronym, עע"מ, is neither).
 _QUOTE = re.compile(r'(?:^|(?<=[\s(\[:;,\-–]))"(?=\S)(.{1,2000}?)(?<=\S)"(?![\w"])')
+
+
+class CheckedCitation(TypedDict):
+    """One citation of a draft as the check answers it (DESIGN §10, `draft check --json`'s
+    `citations`; the module's docstring says what each key holds)."""
+
+    text: str
+    ref: str
+    kind: str  # ruling | reporter | statute
+    status: Status
+    doc_id: str | None
+    problems: list[Problem]
+    verified: list[str]
+    unchecked: list[Unchecked]
+    in_quotation: bool
+    support: Support | None
+    attention: list[WeakSupport | JudgeAttention]
+    treatment: Treatment | None
+
+
 _ELLIPSIS = re.compile(r"\.\.\.|…|\[\s*\.\.\.\s*\]|\(\s*\.\.\.\s*\)")
 
 
@@ -104,12 +115,7 @@ def quote_in(quote: str, content: str) -> bool:
     return True
 
 
-def status_of(problems: list[dict]) -> str:
-    """The most serious of the problems' kinds (SEVERITY), `found` for none."""
-    return min((p["kind"] for p in problems), key=SEVERITY.index, default="found")
-
-
-def _not_held(conn, citation, found) -> dict:
+def _not_held(conn, citation, found) -> Problem:
     if found.ambiguous:
         return {"kind": "ambiguous", "candidates": len(found.candidates)}
     if citation.kind == "statute":
@@ -121,7 +127,7 @@ def _not_held(conn, citation, found) -> dict:
     return {"kind": "not_in_library", "looked_for": citation.ref}
 
 
-def _compare(citation, row: dict, quotes: list[str], pin, out: dict) -> None:
+def _compare(citation, row: dict, quotes: list[str], pin, out: CheckedCitation) -> None:
     """What a held item is compared on: its parties, quotations, pinpoint, subsections."""
     problems, verified, unchecked = out["problems"], out["verified"], out["unchecked"]
     if citation.kind == "statute":
@@ -156,7 +162,7 @@ def check_all(
     judge: citation_judge.Judge | None = None,
     *,
     treatment: bool = True,
-) -> tuple[list[dict], str | None]:
+) -> tuple[list[CheckedCitation], str | None]:
     """Every citation of the draft (its first MAX_CITATIONS) against the library, and a line
     saying where the check stopped (None when it checked them all). With an `embedder`, each
     ruling cited without a quotation gets the passage that best supports its sentence; with a
@@ -188,7 +194,7 @@ def check_all(
         found, row = rows[citation.ref]
         inside = any(q[0] <= citation.start < q[1] for q in quotes)
         attributed = _attributed(quotes, cites, index)
-        entry: dict[str, Any] = {
+        entry: CheckedCitation = {
             "text": citation.text,
             "ref": citation.ref,
             "kind": citation.kind,  # ruling | reporter | statute
@@ -215,11 +221,11 @@ def check_all(
                 said = citation_support.claim(text, spans[index], spans)
                 if said:
                     entry["support"] = citation_support.support(conn, embedder, row, said)
-                    entry["attention"] = citation_support.attention(entry["support"])
+                    entry["attention"].extend(citation_support.attention(entry["support"]))
                 if said and entry["support"] and judge is not None:
                     judged = judge.judge(said, entry["support"]["passage"])
                     entry["support"]["judge"] = judged
-                    entry["attention"] += citation_judge.attention(judged)
+                    entry["attention"].extend(citation_judge.attention(judged))
         entry["status"] = status_of(entry["problems"])
         out.append(entry)
     return out, stopped
@@ -227,6 +233,6 @@ def check_all(
 
 def check_citations(
     conn, case: str, text: str, embedder=None, *, treatment: bool = True
-) -> list[dict]:
+) -> list[CheckedCitation]:
     """Every citation of the draft against the library (check_all, without where it stopped)."""
     return check_all(conn, case, text, embedder, treatment=treatment)[0]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 STAGE = "verification"
 VARIABLE = "LEGAL_AI_VERIFIER"
 ACTOR = "verifier"
-VERDICTS = ("supported", "partly", "not_supported")
+Said = Literal["supported", "partly", "not_supported"]  # what the judge may answer
 MIN_QUOTE_WORDS = 3  # fewer words are found in almost any passage: not a quotation to rest on
 MAX_FAILURES = 2  # failed answers in a row after which the check stops asking (a server down)
 MAX_WHY_CHARS = 240
@@ -57,10 +57,30 @@ SYSTEM = (
 )
 
 
+class JudgeWord(TypedDict):
+    """The judge's word on a support (its `judge`): the model, its verdict and the quotation it
+    rests on, or why it did not answer (`unanswered`; `verdict` None)."""
+
+    model: str | None
+    said_by: Literal["model"]
+    verdict: Said | None
+    quote: str | None
+    unanswered: str | None
+
+
+class JudgeAttention(TypedDict):
+    """A verdict of `partly` or `not_supported`, for her attention (the model's word)."""
+
+    kind: Literal["judge"]
+    verdict: Said
+    model: str | None
+    said_by: Literal["model"]
+
+
 class Verdict(BaseModel):
     """The judge's answer."""
 
-    verdict: Literal["supported", "partly", "not_supported"]
+    verdict: Said
     quote: str = Field(max_length=2000)
 
 
@@ -95,7 +115,12 @@ class Judge:
     calls: int = 0
     failures: int = 0
 
-    def _said(self, verdict=None, quote=None, unanswered=None) -> dict:
+    def _said(
+        self,
+        verdict: Said | None = None,
+        quote: str | None = None,
+        unanswered: str | None = None,
+    ) -> JudgeWord:
         return {
             "model": self.name,
             "said_by": "model",
@@ -104,7 +129,7 @@ class Judge:
             "unanswered": unanswered,
         }
 
-    def judge(self, said: str, passage: str) -> dict:
+    def judge(self, said: str, passage: str) -> JudgeWord:
         """The model's word on whether `passage` supports `said` (the `judge` of a support)."""
         if self.model is None:
             return self._said(unanswered=self.why_not)
@@ -132,7 +157,7 @@ class Judge:
             )
         return self._said(verdict=answer.verdict, quote=_spaced(answer.quote))
 
-    def _failed(self, why: str) -> dict:
+    def _failed(self, why: str) -> JudgeWord:
         self.failures += 1
         if self.failures >= MAX_FAILURES:  # a model that keeps failing is not asked again
             self._drop(f"not asked: the judge failed {MAX_FAILURES} times in a row")
@@ -148,7 +173,7 @@ class Judge:
             self.model.close()
 
 
-def attention(judged: dict | None) -> list[dict]:
+def attention(judged: JudgeWord | None) -> list[JudgeAttention]:
     """The chair's attention for a verdict of `partly` or `not_supported`: the model's word."""
     if not judged or judged["verdict"] not in ("partly", "not_supported"):
         return []

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ...text.hebrew import fold_quotes
 from ...text.passages import paragraph_marks
+from .citation_states import Problem
 
 MAX_RANGE = 200  # a range `פסקאות 3–900` is checked at its two ends beyond this many
 _PIN = re.compile(
@@ -75,7 +76,9 @@ def page_spans(content: str, page_starts: list[int] | None) -> dict[int, tuple[i
     }
 
 
-def _where(spans: dict[int, tuple[int, int]], content: str, quotes: list[str], quote_in) -> list:
+def _where(
+    spans: dict[int, tuple[int, int]], content: str, quotes: list[str], quote_in
+) -> list[list[int]]:
     """The units (paragraphs or pages) holding each quotation, for the quotations held."""
     out = []
     for quote in quotes:
@@ -85,33 +88,46 @@ def _where(spans: dict[int, tuple[int, int]], content: str, quotes: list[str], q
     return out
 
 
-def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> dict | None:
+def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> Problem | None:
     """The pinpoint's problem (pinpoint_not_found / lookup_failed), None when it holds."""
-    base = {"pinpoint": pin.written, "unit": pin.unit}
+
+    def failed(why: str) -> Problem:
+        return {"kind": "lookup_failed", "pinpoint": pin.written, "unit": pin.unit, "why": why}
+
     if pin.first is None or pin.last is None:  # both None together (`pinpoint_after`)
-        return {"kind": "lookup_failed", **base, "why": "the pinpoint is not a number"}
+        return failed("the pinpoint is not a number")
     if pin.unit == "paragraph":
         spans = paragraph_spans(row["content"])
         if not spans:
-            why = "the ruling's text has no numbered paragraphs"
-            return {"kind": "lookup_failed", **base, "why": why}
+            return failed("the ruling's text has no numbered paragraphs")
     else:
         spans = page_spans(row["content"], row.get("page_starts"))
         if not spans:
-            why = "the library's copy has no pages (no reporter's pagination is kept)"
-            return {"kind": "lookup_failed", **base, "why": why}
+            return failed("the library's copy has no pages (no reporter's pagination is kept)")
     wanted: Sequence[int] = range(pin.first, pin.last + 1)
     if len(wanted) > MAX_RANGE:
         wanted = [pin.first, pin.last]
     held = f"{min(spans)}–{max(spans)}" if len(spans) > 1 else str(min(spans))
     missing = [n for n in wanted if n not in spans]
     if missing:
-        problem = {"kind": "pinpoint_not_found", **base, "missing": missing, "held": held}
+        problem: Problem = {
+            "kind": "pinpoint_not_found",
+            "pinpoint": pin.written,
+            "unit": pin.unit,
+            "missing": missing,
+            "held": held,
+        }
         located = _where(spans, row["content"], quotes, quote_in)
         if located:
             problem["quote_in"] = located[0]
         return problem
     for units in _where(spans, row["content"], quotes, quote_in):
         if not set(units) & set(wanted):
-            return {"kind": "pinpoint_not_found", **base, "quote_in": units, "held": held}
+            return {
+                "kind": "pinpoint_not_found",
+                "pinpoint": pin.written,
+                "unit": pin.unit,
+                "quote_in": units,
+                "held": held,
+            }
     return None

@@ -18,6 +18,7 @@ import re
 from ...retrieval import legs
 from ...store import copy_check as store
 from ...text.citations import Citation
+from .citation_states import Problem
 
 _OPENING = re.compile(r"^\s*(?:\d{1,4}[א-ת]{0,3}\.\s*)?\(([א-ת0-9]{1,4})\)")  # `2. (א)`, `(6)`
 _LABELS = re.compile(r"\(([א-ת0-9]{1,4})\)")
@@ -47,7 +48,7 @@ def has_subsections(content: str, subsections: str) -> bool:
     return True
 
 
-def missing_law(conn, citation: Citation) -> dict:
+def missing_law(conn, citation: Citation) -> Problem:
     """The problem of a section the library does not hold: its law held (section_not_found,
     with the law's title) or not (law_not_in_library, with the law as read)."""
     law = legs.reference_for(citation).law_pattern
@@ -59,7 +60,7 @@ def missing_law(conn, citation: Citation) -> dict:
     return {"kind": "section_not_found", "law": title, "section": section}
 
 
-def check_subsections(citation: Citation, row: dict) -> dict | None:
+def check_subsections(citation: Citation, row: dict) -> Problem | None:
     """section_not_found when the held section lacks the subsections written."""
     if not citation.subsections or has_subsections(row["content"], citation.subsections):
         return None

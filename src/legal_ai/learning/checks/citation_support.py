@@ -21,12 +21,14 @@ MIN_CLAIM_WORDS words beyond the citation (`ראו גם ...`) claims nothing to 
 from __future__ import annotations
 
 import re
+from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
 from ...store import copy_check as store
 from ...text.passages import paragraph_of, window
 from ...text.sentences import sentence_spans
+from .citation_judge import JudgeWord
 from .shingles import keyed_words
 
 # Chosen on the fictional rulings of tests/learning/test_citation_states.py with the offline e5
@@ -39,6 +41,29 @@ WEAK_SUPPORT = 0.86
 MIN_CLAIM_WORDS = 4
 PASSAGE_CHARS = 400  # the passage shown: a window of the best chunk
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+class Support(TypedDict):
+    """The ruling's passage that best supports a sentence (a citation's `support`): the passage,
+    where it stands (paragraph, page, characters of the ruling's text), the cosine and the
+    embedder that scored it; the judge's word on it when a judge model was asked."""
+
+    passage: str
+    paragraph: str | None
+    page: int | None
+    char_start: int
+    char_end: int
+    score: float
+    embedder: str
+    judge: NotRequired[JudgeWord]
+
+
+class WeakSupport(TypedDict):
+    """A support scored under WEAK_SUPPORT, for her attention (never a problem)."""
+
+    kind: Literal["weak_support"]
+    score: float
+    threshold: float
 
 
 def claim(text: str, at: tuple[int, int], cited: list[tuple[int, int]]) -> str | None:
@@ -62,7 +87,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms == 0, 1, norms)
 
 
-def support(conn, embedder, row: dict, said: str) -> dict | None:
+def support(conn, embedder, row: dict, said: str) -> Support | None:
     """The ruling's passage that best supports `said`: {passage, paragraph, page, char_start,
     char_end, score, embedder}; None when the ruling has no stored passage with a current
     vector of this embedder."""
@@ -92,7 +117,7 @@ def support(conn, embedder, row: dict, said: str) -> dict | None:
     }
 
 
-def attention(found: dict | None) -> list[dict]:
+def attention(found: Support | None) -> list[WeakSupport]:
     """What the chair should look at in the support: weak support (score under WEAK_SUPPORT)."""
     if found is None or found["score"] >= WEAK_SUPPORT:
         return []

@@ -4,6 +4,9 @@ model's word on it, said as the model's) and what asks for the chair's attention
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 def _problem(p: dict) -> str:
     kind = p["kind"]
@@ -28,7 +31,7 @@ def _problem(p: dict) -> str:
     return kind
 
 
-def citation_lines(c: dict) -> list[str]:
+def citation_lines(c: Mapping[str, Any]) -> list[str]:
     """The lines to print under a citation's `citation REF: STATUS`."""
     out = [f"problem {_problem(p)}" for p in c.get("problems", [])]
     if c.get("verified"):

@@ -14,7 +14,8 @@ what the check said and nothing it did not."""
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, TypedDict, overload
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypedDict, overload
 
 import psycopg
 
@@ -22,7 +23,7 @@ from ...errors import InvalidInput, NotFound
 from ...store import cite_reports as store
 from ...store.rows import Conn
 from .. import vocabulary as vocab
-from .citation_check import check_citations
+from .citation_check import CheckedCitation, check_citations
 
 if TYPE_CHECKING:
     from ...context import Context
@@ -46,7 +47,35 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def rank(citation: dict) -> int:
+class CiteReport(TypedDict):
+    """A cite-check report as stored (cite_reports.report): the check's citations in the
+    draft's order (`authorities`), the count of each status, how many have a problem or ask for
+    her attention, and whether the text cited nothing."""
+
+    authorities: list[CheckedCitation]
+    counts: dict[str, int]
+    problems: int
+    attention: int
+    empty: bool
+
+
+class ShownReport(CiteReport):
+    """A stored report as `legal-ai draft report --json`, the API and the desk give it: the
+    row's identity, the library's marker when it was checked, the report, and its authorities
+    problems first (`ordered`)."""
+
+    report_id: int
+    case_number: str
+    subject: str
+    version: int
+    checked_at: str
+    checked_by: str
+    content_hash: str
+    library: dict[str, Any]
+    ordered: list[CheckedCitation]
+
+
+def rank(citation: Mapping[str, Any]) -> int:
     """Where an authority stands in the report: problems first, most serious first; those
     marked for her attention next; those that passed last."""
     status = citation.get("status")
@@ -57,18 +86,18 @@ def rank(citation: dict) -> int:
     return len(PROBLEM_ORDER) + (1 if citation.get("attention") else 2)
 
 
-def has_problem(citation: dict) -> bool:
+def has_problem(citation: Mapping[str, Any]) -> bool:
     return citation.get("status") != PASSED or bool(citation.get("problems"))
 
 
-def build(citations: list[dict]) -> dict:
+def build(citations: list[CheckedCitation]) -> CiteReport:
     """The report's JSON from the check's citations (in the draft's order, each dict whole)."""
     counts: dict[str, int] = {}
     for c in citations:
         counts[c.get("status", "")] = counts.get(c.get("status", ""), 0) + 1
     problems = sum(1 for c in citations if has_problem(c))
     return {
-        "authorities": [dict(c) for c in citations],
+        "authorities": [c.copy() for c in citations],
         "counts": counts,
         "problems": problems,
         "attention": sum(1 for c in citations if c.get("attention")),
@@ -83,7 +112,7 @@ def record(
     subject: str,
     version: int,
     text: str,
-    citations: list[dict],
+    citations: list[CheckedCitation],
     draft_id: int | None = None,
     case_law_id: int | None = None,
 ) -> dict:
@@ -103,16 +132,15 @@ def record(
 
 
 @overload
-def shown(row: dict) -> dict: ...
+def shown(row: dict) -> ShownReport: ...
 @overload
 def shown(row: None) -> None: ...
-def shown(row: dict | None) -> dict | None:
+def shown(row: dict | None) -> ShownReport | None:
     """A stored report as the CLI, the API and the desk give it: the row's identity, the library
     it read, and the report with its authorities (problems first in `ordered`)."""
     if row is None:
         return None
-    report = row["report"]
-    authorities = report.get("authorities", [])
+    report: CiteReport = row["report"]
     return {
         "report_id": row["id"],
         "case_number": row["checked_case"],
@@ -123,7 +151,7 @@ def shown(row: dict | None) -> dict | None:
         "content_hash": row["content_hash"],
         "library": row["library"],
         **report,
-        "ordered": sorted(authorities, key=rank),
+        "ordered": sorted(report["authorities"], key=rank),
     }
 
 
@@ -150,7 +178,7 @@ def get_report(
     version: int | None = None,
     subject: str | None = None,
     check: bool = False,
-) -> dict:
+) -> ShownReport:
     """`legal-ai draft report CASE`: the newest report of the case (the final's when there is
     one, else the latest draft's; of `subject` and `version` when given). With `check`, the
     stored text is checked again against the library as it is now and a new report written."""
@@ -210,7 +238,18 @@ def _check_again(app: Context, case: str, subject: str, version: int | None) -> 
             )
 
 
-def for_stored_draft(app: Context, conn, case: str, text: str, citations: list[dict]) -> dict:
+class StoredReport(TypedDict, total=False):
+    """What a check of a draft given as text answers of the report it kept: `report` (its
+    handle; None when this login may not keep one, `report_note` saying so); neither for a text
+    that is no stored draft."""
+
+    report: ReportHandle | None
+    report_note: str
+
+
+def for_stored_draft(
+    app: Context, conn, case: str, text: str, citations: list[CheckedCitation]
+) -> StoredReport:
     """When `text` is a stored draft of the case (the MCP/HTTP check of a draft given as text),
     a new report of that version, written by the system; what the check answers of it: the
     report's {report_id, subject, version}, or `report: None` and why; nothing for a text that
@@ -241,7 +280,7 @@ def for_stored_draft(app: Context, conn, case: str, text: str, citations: list[d
 
 def latest(
     conn: Conn, case: str, subject: str | None = None, version: int | None = None
-) -> dict | None:
+) -> ShownReport | None:
     """The newest stored report of a case (of `subject` and `version` when given) as `shown`
     gives it, on the reader's connection (the desk's case page); None: no report yet."""
     return shown(store.latest_of(conn, case, subject, version))

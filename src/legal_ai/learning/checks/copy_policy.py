@@ -47,7 +47,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 import psycopg
 
@@ -60,8 +60,9 @@ from ...text.sentences import sentence_ends
 from .. import vocabulary as vocab
 from ..methodology import merged_profile, read_decision, segment
 from . import citation_judge, cite_report, purity
-from .citation_check import SEVERITY, check_all
+from .citation_check import CheckedCitation, check_all
 from .citation_check import quote_in as quote_in
+from .citation_states import SEVERITY
 from .copy_sources import Source, _matched_sources
 from .shingles import (
     SHINGLE,
@@ -87,6 +88,44 @@ SUBSTANCE_BLOCKS = ("background", "subject", "decision_under_appeal", "conclusio
 # Findings of learning/checks/purity.py that are not substance here: a statute section is the law every
 # case may cite, and holding words are judged by the block they come from.
 _NOT_SUBSTANCE = frozenset({"statute_citation", "holding"})
+
+PassageKind = Literal["template", "analysis", "substance"]  # a finding; "generic" is none
+
+
+class CopySource(TypedDict):
+    """Where a copied passage comes from: the decision and the characters of its text."""
+
+    case_number: str | None
+    doc_id: str
+    char_start: int
+    char_end: int
+    text: str
+
+
+class CopiedPassage(TypedDict):
+    """A passage of the draft copied from another case: what it is, its words, its source."""
+
+    kind: PassageKind
+    text: str
+    source: CopySource
+
+
+class DraftCheck(TypedDict):
+    """The copy-policy report of a draft (`legal-ai draft check --json`, DESIGN §10): the
+    passages copied from other cases, how many generic ones were left out, every citation
+    checked against the library (citation_check.CheckedCitation) and, past
+    citation_check.MAX_CITATIONS of them, where the check stopped."""
+
+    case_number: str
+    passages: list[CopiedPassage]
+    generic_left_out: int
+    citations: list[CheckedCitation]
+    citations_stopped: NotRequired[str]
+
+
+class TextCheck(DraftCheck, cite_report.StoredReport):
+    """The report of a draft given as text (MCP `check_draft`, HTTP), with the cite-check
+    report kept when it is a stored draft version (cite_report.StoredReport)."""
 
 
 def _contains(haystack: str, needle: str) -> bool:
@@ -212,7 +251,7 @@ def _classify(
     own: _Own,
     templates: dict[int, list[tuple[int, int]]],
     specific_words: int = MIN_SPECIFIC_WORDS,
-) -> str:
+) -> PassageKind | Literal["generic"]:
     """template | substance | analysis | generic (the module's docstring says how)."""
     if run.recurrent:  # one of the chair's formulas: it recurs across her finals
         return "template"
@@ -287,7 +326,7 @@ def check_text(
     embedder=None,
     judge: citation_judge.Judge | None = None,
     specific_words: int = MIN_SPECIFIC_WORDS,
-) -> dict:
+) -> DraftCheck:
     """The copy-policy report of a draft of `case` (its text, and its blocks when known); with
     an `embedder`, each citation's supporting passage (learning/checks/citation_support.py), and with a
     `judge` the model's word on it (learning/checks/citation_judge.py). A draft
@@ -304,7 +343,8 @@ def check_text(
     sources = _matched_sources(conn, case, words, refresh=refresh)
     own = _own_file(conn, case, draft_blocks)
     templates = _template_spans(conn) if sources else {}
-    passages, generic = [], 0
+    passages: list[CopiedPassage] = []
+    generic = 0
     for run in _runs(text, words, sources):
         kind = _classify(run, text, spec, own, templates, specific_words)
         if kind == "generic":
@@ -324,7 +364,7 @@ def check_text(
             }
         )
     citations, stopped = check_all(conn, case, text, embedder, judge)
-    report = {
+    report: DraftCheck = {
         "case_number": case,
         "passages": passages,
         "generic_left_out": generic,
@@ -345,7 +385,7 @@ def _block_spec(conn) -> dict:
 MAX_DRAFT_CHARS = 200_000  # a draft given as text (a decision runs 20-80k characters)
 
 
-def check_draft_text(app: Context, case: str, text: str) -> dict:
+def check_draft_text(app: Context, case: str, text: str) -> TextCheck:
     """The same report for a draft given as text (MCP `check_draft`: a writing agent over the
     network has no file on this machine), cleaned like any text it sends. Nothing of the text is
     stored; when it is a stored draft version of the case, the system keeps a new cite-check
@@ -364,7 +404,9 @@ def check_draft_text(app: Context, case: str, text: str) -> dict:
         }
 
 
-def check(app: Context, case: str, path: Path | str, *, source_name: str | None = None) -> dict:
+def check(
+    app: Context, case: str, path: Path | str, *, source_name: str | None = None
+) -> DraftCheck:
     """`legal-ai draft check CASE FILE`: the copy-policy report of a draft file (not stored);
     with LEGAL_AI_VERIFIER set, the judge model's word on each supporting passage."""
     case = vocab.case_number(case)
@@ -394,7 +436,7 @@ def take_fingerprints(app: Context) -> int:
         return 0
 
 
-def store_report(conn, draft_id: int, report: dict) -> None:
+def store_report(conn, draft_id: int, report: DraftCheck) -> None:
     """Keep the report with the draft it checked (migration 0019)."""
     learning_store.set_copy_report(conn, draft_id, report)
 

@@ -7,6 +7,15 @@ are its own."""
 
 from . import holdings, links, precedents, treatment
 from .links import link_library, match
-from .treatment import treatment_for
+from .treatment import Treatment, treatment_for
 
-__all__ = ["holdings", "link_library", "links", "match", "precedents", "treatment", "treatment_for"]
+__all__ = [
+    "holdings",
+    "link_library",
+    "links",
+    "match",
+    "precedents",
+    "treatment",
+    "Treatment",
+    "treatment_for",
+]

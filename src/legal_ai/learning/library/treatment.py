@@ -21,7 +21,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from ...errors import InvalidInput, NotFound
 from ...paging import Page
@@ -113,7 +113,27 @@ def _iso(value):
     return value.isoformat() if value is not None else None
 
 
-def _treatment(row: dict) -> dict:
+class Treatment(TypedDict):
+    """A petition or appeal against a ruling, as the draft check (a citation's `treatment`,
+    DESIGN §10) and a ruling's history show it: what it decided (`kind`), the later ruling
+    (`by`, `by_doc_id`, `by_court`, `decided_on`), her review and who read it, and the
+    sentence read (at `char_start`..`char_end` of the later ruling)."""
+
+    id: int
+    kind: rules.Kind
+    by: str | None
+    by_doc_id: str
+    by_court: str | None
+    decided_on: str | None
+    confirmed: bool
+    review: str
+    read_by: str
+    sentence: str
+    char_start: int
+    char_end: int
+
+
+def _treatment(row: dict) -> Treatment:
     return {
         "id": row["id"],
         "kind": row["kind"],
@@ -130,7 +150,7 @@ def _treatment(row: dict) -> dict:
     }
 
 
-def _current(rows: list[dict]) -> dict | None:
+def _current(rows: list[dict]) -> Treatment | None:
     """The treatment shown: the latest attack she has not rejected (one she confirmed first)."""
     standing = [r for r in rows if r["review_status"] != "rejected"]
     if not standing:
@@ -139,7 +159,7 @@ def _current(rows: list[dict]) -> dict | None:
     return _treatment((confirmed or standing)[0])
 
 
-def treatment_for(conn: Conn, doc_id: str) -> dict | None:
+def treatment_for(conn: Conn, doc_id: str) -> Treatment | None:
     """What became of the library's ruling `doc_id`: its latest petition or appeal the chair
     has not rejected — {"kind", "by", "by_doc_id", "decided_on", "confirmed", "review",
     "read_by", "sentence", ...} — or None (none in the library). For the draft check."""

@@ -175,7 +175,7 @@ class DraftAdded(TypedDict):
     created: bool
     blocks: list[BlockWords]
     missing_blocks: list[str]
-    copy_check: dict[str, Any]
+    copy_check: copy_policy.DraftCheck
     cite_report: cite_report.ReportHandle | None
     notes: list[str]
 

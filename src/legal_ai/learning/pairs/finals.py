@@ -34,7 +34,7 @@ from ...text import extract
 from ...text.blocks import chair_named
 from .. import vocabulary as vocab
 from ..arrival import metadata
-from ..checks import check_citations, cite_report, copy_policy
+from ..checks import CheckedCitation, check_citations, cite_report, copy_policy
 from ..engine import jobs as learning_jobs
 from ..library import link_library
 from ..methodology import read_decision, segment
@@ -525,7 +525,12 @@ def _same_draft(case: str, pair: dict | None, draft: dict | None) -> None:
 
 
 def _cite_report(
-    app: Context, conn, case: str, internal_row: dict, text: str, checked: list[dict]
+    app: Context,
+    conn,
+    case: str,
+    internal_row: dict,
+    text: str,
+    checked: list[CheckedCitation],
 ) -> dict:
     """The final's cite-check report, checked before the transaction against
     the library as it was then, written by the system (the login's own role) in it."""

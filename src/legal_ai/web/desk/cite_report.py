@@ -6,6 +6,7 @@ authority with its state and its problems, what was verified, the passage suppor
 locator, and its treatment (unconfirmed until she confirms it). The case page opens with the
 report's problems (`problems_first`)."""
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -80,7 +81,7 @@ def _treatment(treatment: Any) -> dict | None:
     }
 
 
-def authority(c: dict) -> dict:
+def authority(c: Mapping[str, Any]) -> dict:
     """One authority of the report as the page shows it."""
     problems = [_problem(p) for p in c.get("problems") or []]
     if not problems and c.get("status") != cite_report.PASSED:
@@ -104,7 +105,7 @@ def authority(c: dict) -> dict:
     }
 
 
-def page_of(shown: dict) -> dict:
+def page_of(shown: cite_report.ShownReport) -> dict:
     """The report page's data from a report (cite_report.shown)."""
     authorities = [authority(c) for c in shown["ordered"]]
     return {
@@ -124,7 +125,9 @@ def problems_first(conn: Any, case: str) -> dict | None:
     return {**page_of(shown), "href": href(case)}
 
 
-def _read(view: Any, case: str, subject: str | None, version: int | None) -> dict | None:
+def _read(
+    view: Any, case: str, subject: str | None, version: int | None
+) -> cite_report.ShownReport | None:
     with view.store.connection() as conn:
         return cite_report.latest(conn, case, subject, version)
 

@@ -1,0 +1,73 @@
+"""tests/shapes.py, the run-time check of an answer against its TypedDict: what it lets through and
+what it names (a checker that passed everything would make every test using it say nothing)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+import pytest
+
+from shapes import assert_shape, shape_errors
+
+
+class Weak(TypedDict):
+    kind: Literal["weak"]
+    score: float
+
+
+class Judged(TypedDict):
+    kind: Literal["judge"]
+    verdict: Literal["supported", "partly"] | None
+
+
+class Entry(TypedDict):
+    ref: str
+    count: int
+    seen: bool
+    notes: list[Weak | Judged]
+    extra: dict[str, Any]
+    stopped: NotRequired[str]
+
+
+GOOD: dict = {
+    "ref": 'עע"מ 1234/05',
+    "count": 2,
+    "seen": False,
+    "notes": [{"kind": "weak", "score": 1}, {"kind": "judge", "verdict": None}],
+    "extra": {"anything": [1, "two"]},
+}
+
+
+def test_an_answer_of_the_shape_passes_with_or_without_its_optional_key():
+    assert_shape(GOOD, Entry)
+    assert_shape({**GOOD, "stopped": "at 500"}, Entry)
+    assert_shape([GOOD], list[Entry])
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ({"count": None}, "['count']: None is not int"),
+        ({"count": True}, "['count']: True is not int"),
+        ({"seen": 0}, "['seen']: 0 is not a bool"),
+        ({"surprise": 1}, "'surprise' is no key of Entry"),
+        ({"stopped": 3}, "['stopped']: 3 is not str"),
+        ({"notes": [{"kind": "weak"}]}, "Weak lacks 'score'"),
+        ({"notes": [{"kind": "judge", "verdict": "maybe"}]}, "'maybe' is none of"),
+        ({"notes": {"kind": "weak"}}, "['notes']: dict where a list is typed"),
+        ({"extra": [1]}, "['extra']: list where a dict is typed"),
+    ],
+)
+def test_what_does_not_fit_is_named_with_its_path(change, said):
+    errors = shape_errors({**GOOD, **change}, Entry)
+    assert any(said in e for e in errors), errors
+
+
+def test_a_missing_key_is_named_and_a_missing_optional_one_is_not():
+    value = {k: v for k, v in GOOD.items() if k != "ref"}
+    assert shape_errors(value, Entry) == ["answer: Entry lacks 'ref'"]
+
+
+def test_a_type_it_has_no_rule_for_is_an_error_of_the_test_not_a_pass():
+    with pytest.raises(TypeError, match="no rule"):
+        shape_errors(b"x", bytes)
