@@ -3,11 +3,12 @@
 mypy proves that the code building an answer names the type's keys; this proves that what a real
 run answers is that shape — every required key there, no key the type does not name, each
 value of its type (a `Literal` one of its values, `X | None`, lists and dicts of a type, unions
-of TypedDicts: the one that fits). `Any` and `object` hold anything. Nothing of the project is
+of TypedDicts: the one that fits; a datetime or date, or its ISO text as JSON gives it). `Any` and `object` hold anything. Nothing of the project is
 imported here."""
 
 from __future__ import annotations
 
+import datetime as dt
 import types
 import typing
 from typing import Any, Literal, Union
@@ -44,6 +45,13 @@ def shape_errors(value: object, hint: Any, where: str = "answer") -> list[str]:
             for e in shape_errors(key, args[0], f"{where} key")
             + shape_errors(item, args[1], f"{where}[{key!r}]")
         ]
+    if hint in (dt.datetime, dt.date):  # in JSON, its ISO text (or str(): a space for the T)
+        if isinstance(value, hint) or (isinstance(value, str) and _iso(value, hint)):
+            return []
+        return [f"{where}: {value!r} is no {hint.__name__} nor its ISO text"]
+    if hint in (dict, list):  # unparameterized: any keys and values
+        fits = isinstance(value, hint)
+        return [] if fits else [f"{where}: {type(value).__name__} where a {hint.__name__} is typed"]
     if hint is type(None):
         return [] if value is None else [f"{where}: {value!r} where None is typed"]
     if hint is bool:
@@ -52,6 +60,14 @@ def shape_errors(value: object, hint: Any, where: str = "answer") -> list[str]:
         fits = isinstance(value, _SCALARS[hint]) and not isinstance(value, bool)
         return [] if fits else [f"{where}: {value!r} is not {hint.__name__}"]
     raise TypeError(f"shape_errors: no rule for {hint!r} (at {where})")
+
+
+def _iso(text: str, hint: type) -> bool:
+    try:
+        hint.fromisoformat(text)  # type: ignore[attr-defined]
+    except ValueError:
+        return False
+    return True
 
 
 def _typed_dict(value: object, hint: Any, where: str) -> list[str]:

@@ -3,6 +3,7 @@ what it names (a checker that passed everything would make every test using it s
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, Literal, NotRequired, TypedDict
 
 import pytest
@@ -26,6 +27,7 @@ class Entry(TypedDict):
     seen: bool
     notes: list[Weak | Judged]
     extra: dict[str, Any]
+    at: dt.datetime | None
     stopped: NotRequired[str]
 
 
@@ -35,6 +37,7 @@ GOOD: dict = {
     "seen": False,
     "notes": [{"kind": "weak", "score": 1}, {"kind": "judge", "verdict": None}],
     "extra": {"anything": [1, "two"]},
+    "at": None,
 }
 
 
@@ -42,6 +45,9 @@ def test_an_answer_of_the_shape_passes_with_or_without_its_optional_key():
     assert_shape(GOOD, Entry)
     assert_shape({**GOOD, "stopped": "at 500"}, Entry)
     assert_shape([GOOD], list[Entry])
+    moment = dt.datetime(2026, 12, 6, 13, 5, tzinfo=dt.UTC)
+    for at in (moment, moment.isoformat(), str(moment)):  # as Python, as JSON gives it
+        assert_shape({**GOOD, "at": at}, Entry)
 
 
 @pytest.mark.parametrize(
@@ -56,6 +62,7 @@ def test_an_answer_of_the_shape_passes_with_or_without_its_optional_key():
         ({"notes": [{"kind": "judge", "verdict": "maybe"}]}, "'maybe' is none of"),
         ({"notes": {"kind": "weak"}}, "['notes']: dict where a list is typed"),
         ({"extra": [1]}, "['extra']: list where a dict is typed"),
+        ({"at": "yesterday"}, "['at']: 'yesterday' is no datetime nor its ISO text"),
     ],
 )
 def test_what_does_not_fit_is_named_with_its_path(change, said):

@@ -1,14 +1,20 @@
 """The command-line contract of DESIGN §10: names, JSON keys, exit codes and one-line errors."""
 
 import json
-import typing
 
 import pytest
 
 import factories
 from helpers import register_chair_token, run, write
+from legal_ai.app import AppReindex
+from legal_ai.ingest.pipeline import IngestAnswer
+from legal_ai.learning.engine.job_report import LearningRun
+from legal_ai.learning.pairs.drafts import DraftAdded
+from legal_ai.learning.pairs.finals import FinalUploaded, History
 from legal_ai.ops.health import Health
-from legal_ai.retrieval.audit import IsolationReport
+from legal_ai.ops.scheduler import JobList
+from legal_ai.retrieval.contract import ToolAnswer
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -34,6 +40,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
         ).stdout
     )
     assert set(ingest) >= {"ingested", "unchanged", "unsearchable", "failed"}
+    assert_shape(ingest, IngestAnswer)
     assert ingest["ingested"] == 1
     found = json.loads(
         run(
@@ -47,6 +54,7 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
             "--json",
         ).stdout
     )
+    assert_shape(found, ToolAnswer)  # the CLI answers as the search tools do
     hit = found["hits"][0]
     assert set(found) >= {"hits", "dropped_by_cap"} and found["tool"] == "search_case_documents"
     for key in (
@@ -69,10 +77,11 @@ def test_ingest_search_health_reindex_json(app, cli_env, tmp_path):
         assert key in health
     assert health["isolation"]["leaks"] == 0
     # The answer is the type it is declared as (its parts are spread in from several lists):
-    # every key the type names, and none it does not.
-    assert set(health) == set(typing.get_type_hints(Health))
-    assert set(health["isolation"]) == set(typing.get_type_hints(IsolationReport))
-    assert json.loads(run(cli_env, "reindex", "--json").stdout) == {
+    # every key the type names, none it does not, each value of its type (tests/shapes.py).
+    assert_shape(health, Health)
+    reindexed = json.loads(run(cli_env, "reindex", "--json").stdout)
+    assert_shape(reindexed, AppReindex)
+    assert reindexed == {
         "reembedded": 0,
         "reanalyzed": 0,
         "chunks": {"reembedded": 0, "reanalyzed": 0},
@@ -181,13 +190,17 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     )
     assert {"case_number", "pair_status", "blocks"} <= set(added)
     assert added["pair_status"] == "draft_done" and len(added["blocks"]) == 12
+    assert_shape(added, DraftAdded)
     uploaded = json.loads(run(cli_env, "final", "upload", case, str(final), "--json").stdout)
     assert {"case_number", "pair_status", "case_law_id", "citations", "history_row"} <= set(
         uploaded
     )
     assert uploaded["pair_status"] == "analyzed"
     assert set(uploaded["citations"]) == {"linked", "missing", "ambiguous"}
-    rows = json.loads(run(cli_env, "learning", "history", "--json").stdout)["rows"]
+    assert_shape(uploaded, FinalUploaded)
+    history = json.loads(run(cli_env, "learning", "history", "--json").stdout)
+    assert_shape(history, History)
+    rows = history["rows"]
     assert {
         "case_number",
         "captured_at",
@@ -200,9 +213,12 @@ def test_learning_loop_commands(app, cli_env, tmp_path):
     ran = json.loads(run(cli_env, "learning", "run", "--json").stdout)
     assert {"cases", "proposed", "auto_approved", "needs_chair", "rejected", "pending"} <= set(ran)
     assert "model_calls" in ran and ran["model_calls"] == 0
+    assert_shape(ran, LearningRun)
     [pending] = ran["pending"]
     assert pending["case_number"] == case and "LEGAL_AI_DISTILLER" in pending["reason"]
-    jobs = json.loads(run(cli_env, "jobs", "list", "--json").stdout)["jobs"]
+    listed = json.loads(run(cli_env, "jobs", "list", "--json").stdout)
+    assert_shape(listed, JobList)
+    jobs = listed["jobs"]
     for job in jobs:  # DESIGN §10's names beside the fields' own
         assert {"name", "schedule", "next_run", "last_run", "last_outcome"} <= set(job)
         assert (job["schedule"], job["next_run"]) == (job["cron"], job["next_run_at"])

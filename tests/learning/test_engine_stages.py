@@ -27,6 +27,7 @@ from legal_ai.learning.methodology import profiles as methodology
 from legal_ai.providers.models import make_model, parse_spec
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai
+from shapes import assert_shape
 from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
@@ -698,6 +699,7 @@ def test_panel_stats_against_the_chair(app, tmp_path, cli_env):
     assert figures["by_model"]["openai:b"]["items"] == 5
     cli = json.loads(run(cli_env, "learning", "panel-stats", "--json").stdout)
     assert {"items", "agreement", "kappa", "ac1", "coverage", "reversal_rate"} <= set(cli)
+    assert_shape(cli, panel_stats.PanelStats)
     assert cli["items"] == 4
 
 

@@ -5,7 +5,6 @@ the writer's brief, chair feedback, curator findings, and bad input."""
 import json
 import threading
 import time
-import typing
 
 import psycopg
 import pytest
@@ -21,6 +20,7 @@ from legal_ai.learning.methodology import profiles as methodology
 from legal_ai.learning.pairs import drafts, finals
 from legal_ai.store import drafts_lessons as store
 from legal_ai.text.blocks import BLOCKS
+from shapes import assert_shape
 from system_panel import distilled, panel_decides
 
 pytestmark = pytest.mark.db
@@ -167,7 +167,8 @@ def test_same_final_twice_changes_nothing_and_a_changed_final_is_a_new_version(a
     rows = finals.history(app)["rows"]
     assert len(rows) == 2
     # Each row is the type the answer is declared as: the table's columns, its time as text.
-    assert all(set(row) == set(typing.get_type_hints(finals.HistoryRow)) for row in rows)
+    assert_shape(finals.history(app), finals.History)
+    assert_shape(second, finals.FinalUploaded)
     assert isinstance(rows[0]["captured_at"], str)
 
 

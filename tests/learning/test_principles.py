@@ -17,6 +17,7 @@ from legal_ai.learning.principles import extraction as principles
 from legal_ai.learning.principles import review as principle_review
 from scenarios import PANEL_RULING as RULING
 from scenarios import Q1, Q2, Q3, Q4, R1, R2, R3, R4, cand, ingest
+from shapes import assert_shape
 from system_panel import system_call
 
 pytestmark = pytest.mark.db
@@ -231,6 +232,8 @@ def test_cli_extract_and_list_json(app, tmp_path, panel, cli_env):
         "ungrounded": 0,
     }
     shown = json.loads(run(env, "principles", "list", "--status", "approved", "--json").stdout)
+    assert_shape(json.loads(out.stdout), principles.ExtractReport)
+    assert_shape(shown, principle_review.PrincipleList)
     [row] = shown["principles"]
     assert {
         k: row[k]

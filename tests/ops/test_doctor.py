@@ -26,6 +26,7 @@ from legal_ai.store.db import with_database
 from legal_ai.store.migrations import available, migrate
 from legal_ai.text import office
 from llm_servers import Reply, scripted_anthropic, scripted_gemini, scripted_openai
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -87,7 +88,7 @@ def test_the_test_deployment_is_ok_but_for_its_caveats(deployment, settings):
     assert code == 0, findings
     found = by_check(findings)
     # Each line has its type's keys, no more (ops/doctor/finding.py FindingLine).
-    assert all(set(f) == set(FindingLine.__annotations__) for f in findings)
+    assert_shape(findings, list[FindingLine])
     assert list(found) == [
         "settings", "database", "pgvector", "roles", "tls", "tokens", "worker", "desk_password",
         "model:distiller", "model:curator", "model:style_panel", "model:principle_panel",
