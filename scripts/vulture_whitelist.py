@@ -116,3 +116,13 @@ _.in_quotation
 _.looked_for
 _.report_note
 _.said_by
+# the writer's brief (knowledge/brief.py: WritingBrief, Budget)
+_.before_handing_over
+_.block_order
+_.channels
+_.contrastive_examples
+_.cut_first
+_.folded_lessons
+_.golden_ratios_from
+_.never_cut
+_.over_budget

@@ -11,8 +11,10 @@ import pytest
 
 from helpers import DECISION_FIELDS, mcp_session, payload, write
 from legal_ai.errors import StoreError
+from legal_ai.knowledge import brief
 from legal_ai.store import drop_database, ensure_database, migrations
 from legal_ai.store.db import Store, with_database
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -159,6 +161,9 @@ def test_writer_and_feedback_tools_over_stdio(app, tmp_path, mcp_env):
         "findings",
     }
     by_call = list(results.values())
+    assert_shape(payload(by_call[0]), brief.WritingBrief)
+    assert_shape(payload(by_call[1]), brief.Checklist)
+    assert_shape(payload(by_call[2]), brief.OutcomeLessons)
     assert "יש לציין כי" in payload(by_call[0])["anti_patterns"]
     assert any("התוספת השלישית" in i for i in payload(by_call[1])["checklist"])
     assert payload(by_call[2])["lessons"] == []  # nothing approved yet

@@ -22,7 +22,7 @@ from .config import Settings
 from .demo_enricher import scripted_enricher
 from .display import format_hit
 from .errors import AppError
-from .knowledge.brief import writing_brief
+from .knowledge.brief import WritingBrief, writing_brief
 from .knowledge.exemplars import get_block_exemplars
 from .knowledge.templates import get_templates
 from .learning.arrival import enrichment
@@ -132,7 +132,7 @@ def _enriched(legal: App, meta: dict, echo: Callable[[str], None]) -> None:
         )
 
 
-def _curated(legal: App, case: str, echo: Callable[[str], None]) -> tuple[dict, dict]:
+def _curated(legal: App, case: str, echo: Callable[[str], None]) -> tuple[dict, WritingBrief]:
     """The curator's findings on the pair (scripted), one approved and promoted by the chair,
     and the writer's brief that now carries it: (what promote returned, the brief)."""
     chair = legal.acting_as(CHAIR)  # the demo plays the chair for her decisions

@@ -22,6 +22,7 @@ from legal_ai.knowledge import brief, voice, voice_review
 from legal_ai.learning.lessons import lessons
 from legal_ai.web.app import create_app
 from scenarios import blocks_of, claims, permit_world
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -73,6 +74,7 @@ def test_every_channel_with_provenance_never_the_case_itself(app, tmp_path, appr
         app.acting_as(CHAIR), None, "style", "משפטים קצרים, בגוף ראשון רבים", source="chair"
     )
     full = brief.writing_brief(app, "permit", "partially_accepted", case=CASE)
+    assert_shape(full, brief.WritingBrief)
     for key in A_KEYS:  # the keys the writer read before are all there
         assert key in full, key
     assert full["case_number"] == CASE and full["anti_patterns"] and full["voice_invariants"]
@@ -145,6 +147,7 @@ def test_the_budget_cuts_in_the_stated_order(app, tmp_path, approved_voice):
     limit = whole["budget"]["chars"] - 3000
     cut = brief.writing_brief(app, "permit", "partially_accepted", case=CASE, max_chars=limit)
     report = cut["budget"]
+    assert_shape(cut, brief.WritingBrief)  # what was cut: a CutPart each
     assert report["chars"] <= limit and not report["over_budget"]
     assert report["cut_first"] == list(brief.TRIM_ORDER)
     assert report["cut"] and report["cut"][0]["part"] == "contrastive_examples"
@@ -222,6 +225,7 @@ def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, 
         ).stdout
     )
     assert got["case_number"] == CASE and got["budget"]["max_chars"] == 6000
+    assert_shape(got, brief.WritingBrief)
     assert got["budget"]["chars"] <= 6000 and got["budget"]["cut"]
     assert CASE not in {e["case_number"] for e in got["exemplars"]}
     bad = run(cli_env, "brief", "permit", "--max-chars", "5", check=False)
@@ -235,6 +239,7 @@ def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, 
         params={"appeal_type": "permit", "case": CASE, "max_chars": 8000},
     ).json()
     assert answer["case_number"] == CASE and answer["budget"]["chars"] <= 8000
+    assert_shape(answer, brief.WritingBrief)
 
     calls = [
         ("get_writing_brief", {"appeal_type": "permit", "case_number": CASE, "max_chars": 30000})
@@ -245,6 +250,7 @@ def test_cli_http_and_mcp_take_the_case_and_the_budget(app, settings, tmp_path, 
     [result] = results.values()
     data = payload(result)
     assert data["case_number"] == CASE and data["budget"]["max_chars"] == 30000
+    assert_shape(data, brief.WritingBrief)
     assert data["exemplars"] and CASE not in {e["case_number"] for e in data["exemplars"]}
 
 

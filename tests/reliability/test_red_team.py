@@ -35,6 +35,7 @@ from legal_ai.providers.models import make_model, parse_spec
 from legal_ai.store import drafts_lessons as learning_store
 from legal_ai.web.app import create_app
 from llm_servers import Reply, schema_name, scripted_openai
+from shapes import assert_shape
 from system_panel import distilled, engine, system_call
 
 pytestmark = pytest.mark.db
@@ -121,6 +122,7 @@ def world(app, tmp_path):
 def what_the_writer_reads(app, world) -> str:
     record = world["record"]
     shown = brief.writing_brief(app, record["appeal_type"], record["outcome"])
+    assert_shape(shown, brief.WritingBrief)
     return json.dumps(shown, ensure_ascii=False, sort_keys=True, default=str)
 
 

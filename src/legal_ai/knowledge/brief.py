@@ -22,7 +22,7 @@ exceed it). `budget` reports the limit, the size, and what was cut from which pa
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, get_args
 
 from ..errors import InvalidInput
 from ..learning import vocabulary as vocab
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 BRIEF_MAX_CHARS = 40_000
 MIN_BRIEF_CHARS = 2_000
 MAX_BRIEF_CHARS = 500_000
-TRIM_ORDER = ("contrastive_examples", "exemplars", "voice_documents", "templates")
+# The parts cut to fit the budget, in the order they are cut (TRIM_ORDER is read from it).
+Trimmed = Literal["contrastive_examples", "exemplars", "voice_documents", "templates"]
+TRIM_ORDER: tuple[Trimmed, ...] = get_args(Trimmed)
 NEVER_CUT = ("methodology (channel A)", "lessons")
 # What the writer does before handing a draft over: the same check the
 # chair's report shows, run by the agent itself.
@@ -67,6 +69,115 @@ CHANNELS = {
 }
 
 
+class Checklist(TypedDict):
+    """MCP `get_content_checklist`: what a decision of this appeal type and outcome covers."""
+
+    appeal_type: str
+    outcome: str | None
+    checklist: list[str]
+
+
+class ListedLesson(TypedDict):
+    """An approved lesson as MCP `get_lessons_for_outcome` lists it."""
+
+    id: int
+    category: str
+    kind: str
+    text: str
+    block: str | None
+    source: str
+    reviewed_by: str | None
+
+
+class OutcomeLessons(TypedDict):
+    """MCP `get_lessons_for_outcome`: the approved lessons of an appeal type and outcome."""
+
+    appeal_type: str
+    outcome: str | None
+    lessons: list[ListedLesson]
+
+
+# An approved lesson's provenance in the brief ("from": the lesson's source; a key Python
+# cannot name as an attribute).
+LessonProvenance = TypedDict(
+    "LessonProvenance",
+    {"channel": Literal["lessons"], "source": str, "from": str, "approved_by": str | None},
+)
+
+
+class BriefLesson(TypedDict):
+    """An approved lesson as the writer reads it, with its provenance."""
+
+    id: int
+    category: str
+    kind: str
+    text: str
+    block: str | None
+    provenance: LessonProvenance
+
+
+class PartProvenance(TypedDict):
+    """Where a part of the brief comes from: its channel and source (the voice's keys too)."""
+
+    channel: str
+    source: str
+    keys: NotRequired[list[str]]
+    note: NotRequired[str]
+
+
+class CutPart(TypedDict):
+    """What the budget cut from one part: how many items, how many characters."""
+
+    part: Trimmed
+    items: int
+    chars: int
+
+
+class Budget(TypedDict):
+    """The brief's size against its limit, what is cut first and never, and what was cut."""
+
+    max_chars: int
+    chars: int
+    cut_first: list[str]
+    never_cut: list[str]
+    cut: list[CutPart]
+    over_budget: bool
+
+
+class BriefParts(TypedDict):
+    """The brief before its budget (what `fit` measures and cuts)."""
+
+    appeal_type: str
+    outcome: str | None
+    case_number: str | None
+    methodology_versions: dict[str, int | None]
+    block_order: list[str]
+    golden_ratios: dict[str, float]
+    golden_ratios_from: str
+    discussion_rules: list[Any]
+    transition_phrases: list[Any]
+    anti_patterns: list[Any]
+    voice_invariants: list[Any]
+    content_checklist: list[str]
+    folded_lessons: list[dict[str, Any]]
+    lessons: list[BriefLesson]
+    exemplars: list[dict[str, Any]]
+    templates: list[dict[str, Any]]
+    contrastive_examples: list[dict[str, Any]]
+    voice_documents: list[dict[str, Any]]
+    channels: dict[str, list[str]]
+    before_handing_over: str
+    provenance: dict[str, PartProvenance]
+    notes: list[str]
+
+
+class WritingBrief(BriefParts):
+    """MCP `get_writing_brief` and `legal-ai brief --json`: everything the writer follows for
+    one decision, each part with its provenance, and its `budget`."""
+
+    budget: Budget
+
+
 def _args(appeal_type: str, outcome: str | None) -> tuple[str, str | None]:
     return (
         vocab.choice(appeal_type, vocab.APPEAL_TYPES, "appeal type", required=True),
@@ -81,7 +192,7 @@ def _checklist(profile: dict, outcome: str | None) -> list[str]:
     return items
 
 
-def content_checklist(app: Context, appeal_type: str, outcome: str | None = None) -> dict:
+def content_checklist(app: Context, appeal_type: str, outcome: str | None = None) -> Checklist:
     appeal_type, outcome = _args(appeal_type, outcome)
     with app.store.connection() as conn:
         profile = merged_profile(conn, appeal_type)
@@ -92,7 +203,9 @@ def content_checklist(app: Context, appeal_type: str, outcome: str | None = None
     }
 
 
-def lessons_for_outcome(app: Context, appeal_type: str, outcome: str | None = None) -> dict:
+def lessons_for_outcome(
+    app: Context, appeal_type: str, outcome: str | None = None
+) -> OutcomeLessons:
     appeal_type, outcome = _args(appeal_type, outcome)
     with app.store.connection() as conn:
         rows = store.approved_lessons(conn, appeal_type, outcome)
@@ -100,7 +213,15 @@ def lessons_for_outcome(app: Context, appeal_type: str, outcome: str | None = No
         "appeal_type": appeal_type,
         "outcome": outcome,
         "lessons": [
-            {k: r[k] for k in ("id", "category", "kind", "text", "block", "source", "reviewed_by")}
+            {
+                "id": r["id"],
+                "category": r["category"],
+                "kind": r["kind"],
+                "text": r["text"],
+                "block": r["block"],
+                "source": r["source"],
+                "reviewed_by": r["reviewed_by"],
+            }
             for r in rows
         ],
     }
@@ -113,13 +234,13 @@ def _size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def fit(brief: dict, max_chars: int) -> dict:
+def fit(brief: BriefParts, max_chars: int) -> Budget:
     """Cut items of the parts in TRIM_ORDER (last first) until the brief's JSON is within
     `max_chars`; returns the budget report (the brief is changed in place)."""
-    cut: dict[str, dict] = {}
+    cut: dict[str, CutPart] = {}
     size = _size(brief)
     for part in TRIM_ORDER:
-        items = brief.get(part) or []
+        items = brief[part]
         while size > max_chars and items:
             dropped = items.pop()
             chars = _size(dropped)
@@ -156,11 +277,15 @@ def _max_chars(value: int | None) -> int:
 # -- the brief ----------------------------------------------------------------------------------
 
 
-def _lessons(approved: list[dict]) -> list[dict]:
+def _lessons(approved: list[dict]) -> list[BriefLesson]:
     """The approved lessons as the writer reads them, each with its provenance."""
     return [
         {
-            **{k: r[k] for k in ("id", "category", "kind", "text", "block")},
+            "id": r["id"],
+            "category": r["category"],
+            "kind": r["kind"],
+            "text": r["text"],
+            "block": r["block"],
             "provenance": {
                 "channel": "lessons",
                 "source": f"decision_lessons #{r['id']}",
@@ -172,7 +297,7 @@ def _lessons(approved: list[dict]) -> list[dict]:
     ]
 
 
-def _provenance(methodology: str, ratios_from: str) -> dict:
+def _provenance(methodology: str, ratios_from: str) -> dict[str, PartProvenance]:
     """Where each part of the brief comes from (its channel and source)."""
     return {
         "block_order": {"channel": "A", "source": methodology},
@@ -241,7 +366,7 @@ def writing_brief(
     outcome: str | None = None,
     case: str | None = None,
     max_chars: int | None = None,
-) -> dict:
+) -> WritingBrief:
     """Everything the writer should follow for this decision, all of it approved: channels A, B
     and C and the approved lessons, each part with its provenance, within `max_chars`. `case`:
     the case being written (its own paragraphs, pairs and voice document are never served)."""
@@ -263,7 +388,7 @@ def writing_brief(
         if profile.get("golden_ratios")
         else f"measured over {len(finals)} finals in the style corpus"
     )
-    brief = {
+    brief: BriefParts = {
         "appeal_type": appeal_type,
         "outcome": outcome,
         "case_number": case,
@@ -287,5 +412,5 @@ def writing_brief(
         "provenance": _provenance(methodology, ratios_from),
         "notes": list(dict.fromkeys(notes)),
     }
-    brief["budget"] = fit(brief, limit)
-    return brief
+    budget = fit(brief, limit)
+    return {**brief, "budget": budget}

@@ -14,7 +14,8 @@ and the same per final.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -64,21 +65,20 @@ def _brief_for(app: Context, appeal_type: str | None, outcome: str | None) -> di
     """What the writer reads for this case: the writing brief of its appeal type, or (a case
     without one) the universal methodology and the lessons that apply to any case."""
     if appeal_type:
-        full = knowledge_brief.writing_brief(app, appeal_type, outcome)
-    else:
-        with app.store.connection() as conn:
-            profile = merged_profile(conn, None)
-            approved = store.approved_lessons(conn, None, outcome)
-        full = {
-            key: profile.get(key, [])
-            for key in (
-                "discussion_rules",
-                "transition_phrases",
-                "anti_patterns",
-                "voice_invariants",
-            )
-        }
-        full["lessons"] = [{"category": r["category"], "text": r["text"]} for r in approved]
+        return _shown(knowledge_brief.writing_brief(app, appeal_type, outcome))
+    with app.store.connection() as conn:
+        profile = merged_profile(conn, None)
+        approved = store.approved_lessons(conn, None, outcome)
+    universal: dict[str, Any] = {
+        key: profile.get(key, [])
+        for key in ("discussion_rules", "transition_phrases", "anti_patterns", "voice_invariants")
+    }
+    universal["lessons"] = [{"category": r["category"], "text": r["text"]} for r in approved]
+    return _shown(universal)
+
+
+def _shown(full: Mapping[str, Any]) -> dict:
+    """The parts of a brief the curator is shown, its first MAX_BRIEF_LESSONS lessons."""
     keep = (
         "block_order",
         "discussion_rules",

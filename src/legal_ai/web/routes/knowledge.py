@@ -82,14 +82,14 @@ def writing_brief(
     case: str | None = None,
     max_chars: int | None = None,
 ) -> dict:
-    return brief.writing_brief(view, appeal_type, outcome, case=case, max_chars=max_chars)
+    return dict(brief.writing_brief(view, appeal_type, outcome, case=case, max_chars=max_chars))
 
 
 @router.get("/api/content-checklist")
 def content_checklist(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
-    return brief.content_checklist(view, appeal_type, outcome)
+    return dict(brief.content_checklist(view, appeal_type, outcome))
 
 
 @router.get("/api/lessons-for-outcome")
 def lessons_for_outcome(view: Acting, appeal_type: str, outcome: str | None = None) -> dict:
-    return brief.lessons_for_outcome(view, appeal_type, outcome)
+    return dict(brief.lessons_for_outcome(view, appeal_type, outcome))
