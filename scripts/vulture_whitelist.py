@@ -126,3 +126,9 @@ _.folded_lessons
 _.golden_ratios_from
 _.never_cut
 _.over_budget
+# the rows of health's lists (paging.Listing[...]: ChangedPrinciple, AwaitingMetadata, ...)
+_.enrichment_status
+_.first_cited_in
+_.job_status
+_.rule_changed
+_.span_changed

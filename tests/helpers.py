@@ -6,6 +6,7 @@ scenarios.py.
 - Paths: `ROOT` (the clone), `SERVER_HOME` (the suite's embedded server), `TEST_HOME` and
   `TEST_DB` (the session's home and database: a worker's own under pytest-xdist, `WORKER`),
   `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
+- `health_of(app)`: App.health(), held to its type (app.AppHealth) on the way.
 - Files: `write(path, text)`; a database's every table, row for row: `table_fingerprints(url)`.
 - Local servers on 127.0.0.1: `local_server(handler)` (an http.server in a thread, for a
   `ScriptedHandler` that stands in for an external API) and `serving(api)` (the web app under a
@@ -44,7 +45,9 @@ import uvicorn
 from psycopg import sql
 
 from legal_ai import accounts, cli
+from legal_ai.app import AppHealth
 from legal_ai.store import accounts as account_rows
+from shapes import assert_shape
 
 ROOT = Path(__file__).resolve().parents[1]
 # The larger data beside the clone (../shared/data); LEGAL_AI_SHARED_DATA points elsewhere
@@ -77,6 +80,14 @@ def shared(*parts: str) -> Path:
             pytest.fail(f"CI: {message}", pytrace=False)
         pytest.skip(message)
     return path
+
+
+def health_of(app) -> AppHealth:
+    """App.health() held to its type on the way (tests/shapes.py): each health list's rows,
+    the audits, the totals."""
+    found = app.health()
+    assert_shape(found, AppHealth)
+    return found
 
 
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:

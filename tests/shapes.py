@@ -16,17 +16,27 @@ from typing import Any, Literal, Union
 _SCALARS: dict[type, tuple[type, ...]] = {float: (int, float), int: (int,), str: (str,)}
 
 
-def shape_errors(value: object, hint: Any, where: str = "answer") -> list[str]:
-    """What in `value` does not fit `hint` (empty: it fits), each said with its path."""
+def shape_errors(
+    value: object, hint: Any, where: str = "answer", bound: dict | None = None
+) -> list[str]:
+    """What in `value` does not fit `hint` (empty: it fits), each said with its path. `bound`:
+    the type variables of the generic TypedDict being walked (`Listing[Row]`: T is Row)."""
+    bound = bound or {}
+    if isinstance(hint, typing.TypeVar):
+        hint = bound.get(hint, Any)
     if hint is Any or hint is object:
         return []
     if typing.is_typeddict(hint):
-        return _typed_dict(value, hint, where)
+        return _typed_dict(value, hint, where, {})
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is not None and typing.is_typeddict(origin):  # a generic one, parameterized
+        return _typed_dict(
+            value, origin, where, dict(zip(origin.__parameters__, args, strict=True))
+        )
     if origin is Literal:
         return [] if value in args else [f"{where}: {value!r} is none of {list(args)}"]
     if origin in (Union, types.UnionType):
-        tried = [shape_errors(value, arg, where) for arg in args]
+        tried = [shape_errors(value, arg, where, bound) for arg in args]
         if any(not errors for errors in tried):
             return []
         return min(tried, key=len)  # the alternative it comes closest to
@@ -34,7 +44,9 @@ def shape_errors(value: object, hint: Any, where: str = "answer") -> list[str]:
         if not isinstance(value, list):
             return [f"{where}: {type(value).__name__} where a list is typed"]
         return [
-            e for n, item in enumerate(value) for e in shape_errors(item, args[0], f"{where}[{n}]")
+            e
+            for n, item in enumerate(value)
+            for e in shape_errors(item, args[0], f"{where}[{n}]", bound)
         ]
     if origin is dict:
         if not isinstance(value, dict):
@@ -42,8 +54,8 @@ def shape_errors(value: object, hint: Any, where: str = "answer") -> list[str]:
         return [
             e
             for key, item in value.items()
-            for e in shape_errors(key, args[0], f"{where} key")
-            + shape_errors(item, args[1], f"{where}[{key!r}]")
+            for e in shape_errors(key, args[0], f"{where} key", bound)
+            + shape_errors(item, args[1], f"{where}[{key!r}]", bound)
         ]
     if hint in (dt.datetime, dt.date):  # in JSON, its ISO text (or str(): a space for the T)
         if isinstance(value, hint) or (isinstance(value, str) and _iso(value, hint)):
@@ -70,14 +82,14 @@ def _iso(text: str, hint: type) -> bool:
     return True
 
 
-def _typed_dict(value: object, hint: Any, where: str) -> list[str]:
+def _typed_dict(value: object, hint: Any, where: str, bound: dict) -> list[str]:
     if not isinstance(value, dict):
         return [f"{where}: {type(value).__name__} where {hint.__name__} is typed"]
     hints = typing.get_type_hints(hint)
     errors = [f"{where}: {hint.__name__} lacks {k!r}" for k in _required(hint) - set(value)]
     errors += [f"{where}: {k!r} is no key of {hint.__name__}" for k in set(value) - set(hints)]
     for key in hints.keys() & set(value):
-        errors += shape_errors(value[key], hints[key], f"{where}[{key!r}]")
+        errors += shape_errors(value[key], hints[key], f"{where}[{key!r}]", bound)
     return errors
 
 

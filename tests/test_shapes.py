@@ -4,7 +4,7 @@ what it names (a checker that passed everything would make every test using it s
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 import pytest
 
@@ -73,6 +73,21 @@ def test_what_does_not_fit_is_named_with_its_path(change, said):
 def test_a_missing_key_is_named_and_a_missing_optional_one_is_not():
     value = {k: v for k, v in GOOD.items() if k != "ref"}
     assert shape_errors(value, Entry) == ["answer: Entry lacks 'ref'"]
+
+
+Row = TypeVar("Row")
+
+
+class Listed(TypedDict, Generic[Row]):
+    count: int
+    items: list[Row]
+
+
+def test_a_generic_typeddict_holds_its_rows_to_the_type_it_is_given():
+    assert_shape({"count": 1, "items": [GOOD]}, Listed[Entry])
+    errors = shape_errors({"count": 1, "items": [{"kind": "weak"}]}, Listed[Weak])
+    assert errors == ["answer['items'][0]: Weak lacks 'score'"]
+    assert_shape({"count": 0, "items": [1, "x"]}, Listed)  # unparameterized: any rows
 
 
 def test_a_type_it_has_no_rule_for_is_an_error_of_the_test_not_a_pass():

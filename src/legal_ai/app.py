@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .auth import require_chair
 from .config import Settings
@@ -452,9 +452,9 @@ class AppHealth(principle_spans.PrincipleHealth, exemplars.ExemplarHealth, arriv
     units: dict[str, dict[str, dict[str, int | None]]]
     unsearchable_items: list[dict]
     ocr: dict[str, Any]
-    changed_outside_ingest: Listing
+    changed_outside_ingest: Listing[ChangedItem]
     metadata_unfolded: int
-    awaiting_metadata: Listing
+    awaiting_metadata: Listing[metadata.AwaitingMetadata]
     library_rekey: list[dict]
 
 
@@ -466,9 +466,20 @@ class AppReindex(reindex.ReindexAnswer):
     principle_spans: dict
 
 
-def _changed_outside_ingest(conn) -> Listing:
+class ChangedItem(TypedDict):
+    """An item whose stored text or chunks changed outside ingest, and what changed."""
+
+    corpus: str
+    doc_id: str
+    text_changed: bool
+    chunks: list[int]
+    count_changed: bool
+    reason: str
+
+
+def _changed_outside_ingest(conn) -> Listing[ChangedItem]:
     """Every item whose stored text or chunks changed outside ingest (store/integrity.py)."""
-    items = []
+    items: list[ChangedItem] = []
     for corpus in CORPORA.values():
         for row in integrity.damaged(conn, corpus):
             what = (

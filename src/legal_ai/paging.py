@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypedDict, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
 from .errors import InvalidInput
 
@@ -43,12 +43,13 @@ class PageInfo(TypedDict):
 HEALTH_ROWS = 200
 
 
-class Listing(TypedDict):
+class Listing(TypedDict, Generic[T]):
     """A health list (`legal-ai health`, the desk's health page): how many there are, and the
-    first of them (at most HEALTH_ROWS of each list; `count` counts them all)."""
+    first of them (at most HEALTH_ROWS of each list; `count` counts them all), each a row of
+    its list's own type (`Listing[ChangedItem]`)."""
 
     count: int
-    items: list[dict[str, Any]]
+    items: list[T]
 
 
 @dataclass(frozen=True)

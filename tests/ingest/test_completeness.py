@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from helpers import DECISION_FIELDS, run, write
+from helpers import DECISION_FIELDS, health_of, run, write
 
 pytestmark = pytest.mark.db
 
@@ -44,7 +44,7 @@ def test_an_internal_decision_without_its_headnote_awaits_metadata(app, tmp_path
     assert entry["missing"] == ["headnote"] and "--meta headnote=…" in entry["set"]
     assert "LEGAL_AI_ENRICHER" in entry["set"] and report.resolved["enrichment_queued"] == 1
     assert app.search("internal", "הקלה בקו בניין צדדי").hits == []
-    [waiting] = app.health()["awaiting_metadata"]["items"]
+    [waiting] = health_of(app)["awaiting_metadata"]["items"]
     assert waiting["doc_id"] == "d-2210" and waiting["missing"] == ["headnote"]
     assert waiting["state"].startswith("queued") and "/training/metadata" in waiting["set"]
     out = run(cli_env, "health").stdout
@@ -67,7 +67,7 @@ def test_an_internal_decision_without_its_headnote_awaits_metadata(app, tmp_path
     assert (done["updated"], done["unsearchable"]) == (1, [])
     assert status(app, "d-2210")["searchable"]
     assert app.search("internal", "הקלה בקו בניין צדדי").hits
-    assert app.health()["awaiting_metadata"]["count"] == 0
+    assert health_of(app)["awaiting_metadata"]["count"] == 0
 
     # JSONL fields do the same; tags given empty are missing, as a blank headnote is.
     record = {**META, **DECISION_FIELDS, "doc_id": "d-2211", "text": TEXT + "\nסוף."}
@@ -96,14 +96,14 @@ def test_a_chunk_edited_in_sql_is_found_by_health_and_repaired_by_reindex(app, t
             (item["id"],),
         )
     assert not status(app, "d-2210")["searchable"]  # every chunk must resolve, not one
-    [changed] = app.health()["changed_outside_ingest"]["items"]
+    [changed] = health_of(app)["changed_outside_ingest"]["items"]
     assert (changed["doc_id"], changed["text_changed"], changed["chunks"]) == ("d-2210", False, [1])
     assert "legal-ai reindex" in changed["reason"]
 
     [repaired] = app.reindex()["repaired"]
     assert repaired["repaired"] and not repaired["text_restored"]
     assert status(app, "d-2210")["searchable"]
-    assert app.health()["changed_outside_ingest"]["count"] == 0
+    assert health_of(app)["changed_outside_ingest"]["count"] == 0
     assert app.search("internal", "הקלה בקו בניין צדדי").hits
 
 
@@ -117,10 +117,10 @@ def test_a_stored_text_edited_in_sql_is_restored_by_reindex(app, tmp_path):
             " WHERE doc_id = 'd-2210'"
         )
     assert not status(app, "d-2210")["searchable"]
-    [changed] = app.health()["changed_outside_ingest"]["items"]
+    [changed] = health_of(app)["changed_outside_ingest"]["items"]
     assert changed["text_changed"] and "its stored text" in changed["reason"]
     [repaired] = app.reindex()["repaired"]
     assert repaired["repaired"] and repaired["text_restored"]
     after = status(app, "d-2210")
     assert after["content"] == original and after["searchable"]
-    assert app.health()["changed_outside_ingest"]["count"] == 0
+    assert health_of(app)["changed_outside_ingest"]["count"] == 0

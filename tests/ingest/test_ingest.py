@@ -9,7 +9,7 @@ import pytest
 from psycopg import sql
 
 import factories
-from helpers import DECISION_FIELDS, FIXTURES, TEST_CHAIR, shared, write
+from helpers import DECISION_FIELDS, FIXTURES, TEST_CHAIR, health_of, shared, write
 from legal_ai.app import App
 from legal_ai.errors import InvalidInput
 from legal_ai.retrieval.legs import Filters
@@ -100,7 +100,7 @@ def test_missing_metadata_is_stored_reported_and_never_searchable(app, tmp_path)
         }
     ]
     assert app.search("external", "הקלה בקו בניין", mode="lexical").hits == []
-    health = app.health()
+    health = health_of(app)
     assert health["unsearchable"] == 1
     assert health["unsearchable_items"][0]["missing"] == ["case_number", "decided_on"]
     # completing the metadata makes it searchable without re-embedding
@@ -289,7 +289,7 @@ def test_statute_sections_as_items(app):
     Building Law: a repeated eId and a schedule's section each stay an item of their own."""
     report = ingest_sections(app, FIXTURES / "mini-law-schedule.xml")
     assert report.ingested == 5 and report.unsearchable == []
-    health = app.health()
+    health = health_of(app)
     assert health["stale_embeddings"] == 0 and health["missing_embeddings"] == 0
     hits = app.search("external", "תביעת פיצויים בשל פגיעה על ידי תכנית", limit=3).hits
     assert hits[0]["doc_id"] == "990002#point_2"
@@ -335,7 +335,7 @@ def test_statutes_subset_from_shared_data(app):
     )
     report = ingest_sections(app, law, {"point_197", "point_198", "point_152", "point_149"})
     assert report.ingested == 4 and report.unsearchable == []
-    health = app.health()
+    health = health_of(app)
     assert health["stale_embeddings"] == 0 and health["missing_embeddings"] == 0
     hits = app.search("external", "תביעת פיצויים בשל פגיעה על ידי תכנית", limit=3).hits
     assert hits[0]["doc_id"] == "148917#point_197"
@@ -362,10 +362,10 @@ def test_changing_the_embedder_makes_chunks_stale_until_reindex(app, session_app
 
     other = App(app.settings, store=app.store, embedder=Tiny())
     _ = other.embedder  # records tiny-test as the active embedder
-    health = other.health()
+    health = health_of(other)
     assert health["stale_embeddings"] > 0 and health["unsearchable"] == 1
     assert other.reindex()["reembedded"] == health["stale_embeddings"]
-    after = other.health()
+    after = health_of(other)
     assert after["stale_embeddings"] == 0 and after["unsearchable"] == 0
     assert other.search("style", "הקלה", mode="semantic").hits
 
@@ -498,7 +498,7 @@ def test_reindex_mends_a_mixed_batch_in_one_statement(app, tmp_path):
         conn.execute(
             "UPDATE case_law_chunks SET analyzer = 'old', analyzed = 'x' WHERE id = %s", (ids[1],)
         )
-    assert app.health()["unsearchable"] == 0  # two chunks still embedded
+    assert health_of(app)["unsearchable"] == 0  # two chunks still embedded
     assert app.reindex()["chunks"] == {"reembedded": 1, "reanalyzed": 1}
     with app.store.pool.connection() as conn:
         rows = {
@@ -512,7 +512,7 @@ def test_reindex_mends_a_mixed_batch_in_one_statement(app, tmp_path):
     assert rows[ids[1]]["analyzer"] == app.analyzer.id and rows[ids[1]]["analyzed"] != "x"
     assert rows[ids[2]]["analyzed"] == before["analyzed"]
     assert (as_array(rows[ids[2]]["embedding"]) == as_array(before["embedding"])).all()
-    health = app.health()
+    health = health_of(app)
     assert health["stale_embeddings"] == health["missing_embeddings"] == health["unsearchable"] == 0
     again = app.reindex()
     assert (again["reembedded"], again["reanalyzed"]) == (0, 0)

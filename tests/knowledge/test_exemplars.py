@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 import factories
+from helpers import health_of, write
 from helpers import run as run_cli
-from helpers import write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import exemplars, paragraphs, templates
 from legal_ai.learning.pairs import finals
@@ -353,7 +353,7 @@ def test_paragraphs_changed_in_sql_are_seen_and_reindex_cuts_them_again(app, tmp
     number, and `reindex` cuts the final again (same paragraphs as before, health clean)."""
     record = factories.records()[0]
     upload(app, tmp_path, record)
-    assert app.health()["exemplars_changed"] == {"count": 0, "items": []}
+    assert health_of(app)["exemplars_changed"] == {"count": 0, "items": []}
     every = "SELECT block, ordinal, char_start, char_end, text FROM block_exemplars ORDER BY 1, 2"
     with app.store.connection() as conn:
         before = conn.execute(every).fetchall()
@@ -367,7 +367,7 @@ def test_paragraphs_changed_in_sql_are_seen_and_reindex_cuts_them_again(app, tmp
             "UPDATE block_exemplars SET text = text || ' ועוד' WHERE id = %s", (first["id"],)
         )
         conn.execute("DELETE FROM block_exemplars WHERE id = %s", (second["id"],))
-    [changed] = app.health()["exemplars_changed"]["items"]
+    [changed] = health_of(app)["exemplars_changed"]["items"]
     assert changed["case_number"] == record["case_number"]
     assert changed["edited"] == [first["id"]] and changed["gaps"] == [second["block"]]
     assert "run `legal-ai reindex`" in changed["reason"]
@@ -381,4 +381,4 @@ def test_paragraphs_changed_in_sql_are_seen_and_reindex_cuts_them_again(app, tmp
             ).fetchone()["n"]
             == 0
         )
-    assert app.health()["exemplars_changed"]["count"] == 0
+    assert health_of(app)["exemplars_changed"]["count"] == 0

@@ -13,9 +13,11 @@ from helpers import run, write
 from legal_ai.auth import system_principal
 from legal_ai.learning.arrival import upkeep as arrival
 from legal_ai.learning.pairs import finals
+from legal_ai.ops.health import Health
 from legal_ai.store import drafts_lessons as store
 from scenarios import ARRIVAL_RULING as RULING
 from scenarios import digest
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -91,6 +93,7 @@ def test_a_missing_precedent_is_resolved_by_ingesting_its_ruling(app, tmp_path, 
         'עע"מ 9101/20',
     )
     health = json.loads(run(cli_env, "health", "--json").stdout)
+    assert_shape(health, Health)
     assert health["missing_precedents"]["count"] == 1
     assert [m["ref"] for m in health["missing_precedents"]["items"]] == ['בר"מ 9555/21']
     # The text line says what the arrival settled; the same file again settles nothing.
@@ -151,6 +154,7 @@ def test_digests_are_linked_both_ways_and_a_pointer_to_nothing_stays_in_health(
     assert digest_row(app, "yomon-3")["case_law_id"] is None
 
     health = json.loads(run(cli_env, "health", "--json").stdout)
+    assert_shape(health, Health)
     [entry] = health["unresolved_digests"]["items"]
     assert health["unresolved_digests"]["count"] == 1
     assert entry["doc_id"] == "yomon-3" and entry["key"] == 'עע"מ 1/99'

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from helpers import register_chair_token, run
+from helpers import health_of, register_chair_token, run
 from legal_ai.auth import CHAIR, agent
 from legal_ai.errors import Forbidden, InvalidInput, NotFound
 from legal_ai.learning.arrival import enrichment, enrichment_review, metadata
@@ -49,7 +49,7 @@ def test_waits_without_a_model_then_runs_with_one(app, tmp_path, cli_env, monkey
     report = enrichment.run(app)
     assert report["proposed"] == [] and "LEGAL_AI_ENRICHER" in report["waiting_for"]
     assert job(app)["status"] == "waiting"
-    listed = app.health()["awaiting_enrichment"]
+    listed = health_of(app)["awaiting_enrichment"]
     assert listed["count"] == 1 and listed["items"][0]["doc_id"] == "d-1042"
     assert listed["items"][0]["state"].startswith(
         "waiting for configuration: set LEGAL_AI_ENRICHER"
@@ -81,7 +81,7 @@ def test_waits_without_a_model_then_runs_with_one(app, tmp_path, cli_env, monkey
     assert job(app)["status"] == "done"
     assert awaiting(app)["count"] == 0  # grounded: applied at once, searchable
     assert item(app)["headnote"] == GROUNDED["headnote"] and item(app)["searchable"]
-    assert app.health()["awaiting_metadata"]["count"] == 0
+    assert health_of(app)["awaiting_metadata"]["count"] == 0
 
 
 def test_a_grounded_answer_is_applied_and_only_the_chair_reverts_it(app, tmp_path, enricher):
@@ -133,7 +133,7 @@ def test_a_grounded_answer_is_applied_and_only_the_chair_reverts_it(app, tmp_pat
     back = item(app)
     assert (back["headnote"], back["summary"], back["tags"]) == (None, None, [])
     assert not back["searchable"]
-    [waiting] = app.health()["awaiting_metadata"]["items"]
+    [waiting] = health_of(app)["awaiting_metadata"]["items"]
     assert waiting["doc_id"] == "d-1042" and "reverted" in waiting["state"]
     assert "--meta headnote=… summary=… tags=…" in waiting["set"]
     with app.store.connection() as conn:
@@ -247,7 +247,7 @@ def test_an_ungrounded_answer_waits_for_the_chair(app, tmp_path, enricher, chang
     [row] = enrichment_review.list_enrichments(app)["enrichments"]
     assert row["status"] == "pending_review" and reason in row["ungrounded"]
     assert item(app)["headnote"] is None and not item(app)["searchable"]
-    [waiting] = app.health()["awaiting_metadata"]["items"]
+    [waiting] = health_of(app)["awaiting_metadata"]["items"]
     assert "waits for the chair (not grounded" in waiting["state"]
 
 

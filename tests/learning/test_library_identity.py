@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
-from helpers import AGENT, CHAIR_TOKEN, DECISION_FIELDS, csrf_of, run, text_of, write
+from helpers import AGENT, CHAIR_TOKEN, DECISION_FIELDS, csrf_of, health_of, run, text_of, write
 from legal_ai.learning.checks import citation_check
 from legal_ai.learning.library import links as library_links
 from legal_ai.learning.pairs import finals
@@ -318,7 +318,7 @@ def test_digests_point_at_the_whole_identity(app, library, tmp_path):
     }
     assert digest("d-tlv", 'ערר (ת"א) 1042/23')["case_law_id"] == library["tlv-1042"]
     assert digest("d-any", "ערר 1042/23")["case_law_id"] is None
-    health = app.health()
+    health = health_of(app)
     [entry] = [d for d in health["unresolved_digests"]["items"] if d["doc_id"] == "d-any"]
     assert entry["reason"].startswith("several rulings of the library fit ערר 1042/23")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import csrf_of, section, write
+from helpers import csrf_of, health_of, section, write
 from legal_ai.auth import CHAIR
 from legal_ai.learning.pairs import finals
 from legal_ai.learning.principles import extraction as principles
@@ -66,7 +66,7 @@ def test_a_reingested_ruling_moves_the_span_and_search_reads_the_right_words(app
     _, [hit] = _principle_hits(app)
     assert hit["char_start"] == before["char_start"] + len(PREFIX)
     assert content[hit["char_start"] : hit["char_end"]] == Q1  # the words it quotes
-    assert app.health()["principles_changed"]["count"] == 0
+    assert health_of(app)["principles_changed"]["count"] == 0
 
 
 def test_a_span_that_no_longer_reads_is_not_returned_then_reindex_finds_it_again(
@@ -85,7 +85,7 @@ def test_a_span_that_no_longer_reads_is_not_returned_then_reindex_finds_it_again
     assert found == [] and result.as_dict()["dropped_unverified"] == 1
     assert result.unverified == [{"kind": "principle", "unit_id": row["id"], "doc_id": "ruling-1"}]
     assert result.hits  # backfilled from the window: the chunks are still there
-    [changed] = app.health()["principles_changed"]["items"]
+    [changed] = health_of(app)["principles_changed"]["items"]
     assert (changed["principle_id"], changed["span_changed"], changed["rule_changed"]) == (
         row["id"],
         True,
@@ -95,7 +95,7 @@ def test_a_span_that_no_longer_reads_is_not_returned_then_reindex_finds_it_again
     assert (done["moved"], done["returned"]) == (1, [])
     _, [hit] = _principle_hits(app)
     assert (hit["char_start"], hit["char_end"]) == (row["char_start"], row["char_end"])
-    assert app.health()["principles_changed"]["count"] == 0
+    assert health_of(app)["principles_changed"]["count"] == 0
 
 
 def test_a_reingest_that_removes_the_quote_returns_the_principle_to_the_chair(
@@ -115,7 +115,7 @@ def test_a_reingest_that_removes_the_quote_returns_the_principle_to_the_chair(
     [returned] = report.as_dict()["returned_to_chair"]
     assert returned["principle_id"] == row["id"] and "no longer in the text" in returned["reason"]
     assert _principle_hits(app)[1] == []  # out of search
-    health = app.health()
+    health = health_of(app)
     [waiting] = health["returned_to_chair"]["items"]
     assert waiting["principle_id"] == row["id"] and waiting["status"] == "approved"
     assert health["principles_changed"]["count"] == 0  # returned: hers now, not reindex's
@@ -127,7 +127,7 @@ def test_a_reingest_that_removes_the_quote_returns_the_principle_to_the_chair(
             (row["id"],),
         )
     principle_review.review(app.acting_as(CHAIR), row["id"], "revert", "הציטוט הוסר")
-    health = app.health()
+    health = health_of(app)
     assert health["returned_to_chair"]["count"] == 0
 
 
@@ -141,11 +141,11 @@ def test_a_rule_edited_in_sql_is_seen_and_goes_back_to_the_chair(app, tmp_path, 
             "UPDATE case_law_principles SET rule_text = 'כל סטייה מתכנית מותרת' WHERE id = %s",
             (row["id"],),
         )
-    [changed] = app.health()["principles_changed"]["items"]
+    [changed] = health_of(app)["principles_changed"]["items"]
     assert changed["principle_id"] == row["id"] and changed["rule_changed"]
     [returned] = app.reindex()["principle_spans"]["returned"]
     assert returned["principle_id"] == row["id"] and "rule" in returned["reason"]
-    health = app.health()
+    health = health_of(app)
     assert health["principles_changed"]["count"] == 0
     assert [r["principle_id"] for r in health["returned_to_chair"]["items"]] == [row["id"]]
     assert _principle_hits(app)[1] == []
@@ -155,11 +155,11 @@ def test_a_canonical_statement_edited_past_its_gate_is_seen(app, tmp_path, panel
     script, _ = panel
     ingest(app, tmp_path, "ruling-1", RULING)
     _extract(app, script)
-    assert app.health()["canonicals_changed"]["count"] == 0
+    assert health_of(app)["canonicals_changed"]["count"] == 0
     with app.store.transaction() as conn:
         conn.execute("SET LOCAL session_replication_role = replica")
         conn.execute("UPDATE canonical_principles SET rule_text = 'נוסח אחר'")
-    [changed] = app.health()["canonicals_changed"]["items"]
+    [changed] = health_of(app)["canonicals_changed"]["items"]
     assert "restore it on the desk" in changed["reason"]
 
 
@@ -182,12 +182,12 @@ def test_a_chunk_deleted_in_sql_is_seen_and_reindex_closes_the_hole(app, tmp_pat
             (total - 1,),
         )
     assert not app.search("external", "זרזיר", mode="lexical").hits  # the hole
-    [changed] = app.health()["changed_outside_ingest"]["items"]
+    [changed] = health_of(app)["changed_outside_ingest"]["items"]
     assert changed["doc_id"] == "ruling-1" and changed["count_changed"]
     assert "deleted or added" in changed["reason"]
     [repaired] = app.reindex()["repaired"]
     assert repaired["repaired"] and repaired["count_changed"]
-    assert app.health()["changed_outside_ingest"]["count"] == 0
+    assert health_of(app)["changed_outside_ingest"]["count"] == 0
     assert app.search("external", "זרזיר", mode="lexical").hits  # no hole
 
 
@@ -216,7 +216,7 @@ def test_a_quote_at_the_texts_end_and_a_deleted_ruling(app, tmp_path, panel):
         ).fetchone()["n"]
     assert gone == 0
     assert _principle_hits(app)[1] == []
-    health = app.health()
+    health = health_of(app)
     assert health["principles_changed"]["count"] == 0
     assert health["returned_to_chair"]["count"] == 0
 
@@ -242,7 +242,7 @@ def test_a_final_uploaded_again_moves_its_principles_span(app, tmp_path, panel):
         ).fetchone()
     assert moved["char_start"] == row["char_start"] + len(PREFIX)
     assert moved["content"][moved["char_start"] : moved["char_end"]] == Q1
-    assert app.health()["principles_changed"]["count"] == 0
+    assert health_of(app)["principles_changed"]["count"] == 0
 
 
 _FINAL = {
@@ -287,7 +287,7 @@ def test_a_returned_principle_waits_on_the_desk_with_its_reason(app, tmp_path, p
         follow_redirects=False,
     )
     assert done.status_code == 303
-    assert app.health()["returned_to_chair"]["count"] == 0
+    assert health_of(app)["returned_to_chair"]["count"] == 0
     with app.store.connection() as conn:
         status = conn.execute(
             "SELECT review_status, returned_at FROM case_law_principles WHERE id = %s", (row["id"],)

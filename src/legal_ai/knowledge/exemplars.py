@@ -163,17 +163,28 @@ def refresh(app: Context, batch: int = 64) -> dict:
     }
 
 
+class ChangedFinal(TypedDict):
+    """A final whose kept paragraphs changed outside their cut, and how."""
+
+    doc_id: str
+    case_number: str | None
+    edited: list[int]
+    stale: bool
+    gaps: list[str]
+    reason: str
+
+
 class ExemplarHealth(TypedDict):
     """What `legal-ai health` lists of her finals' paragraphs."""
 
-    exemplars_changed: Listing
+    exemplars_changed: Listing[ChangedFinal]
 
 
 def health(conn) -> ExemplarHealth:
     """What health reports of the paragraphs (`exemplars_changed`): the finals whose kept
     paragraphs were edited, deleted or added outside their cut, or cut from another text of the
     final (store/exemplars.changed); `legal-ai reindex` cuts them again (`repair`)."""
-    items = []
+    items: list[ChangedFinal] = []
     for row in exemplar_store.changed(conn):
         what = (
             ([f"paragraph(s) {', '.join(map(str, row['edited']))} edited"] if row["edited"] else [])

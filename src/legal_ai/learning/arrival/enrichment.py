@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from ...auth import system_principal
 from ...errors import BudgetReached, StoreError
@@ -359,10 +359,21 @@ def work_pass(
 # -- health -------------------------------------------------------------------------------------
 
 
-def awaiting(conn, limit: int = HEALTH_ROWS) -> Listing:
+class AwaitingEnrichment(TypedDict):
+    """An internal decision still waiting for enrichment, and where it stands."""
+
+    case_law_id: int
+    doc_id: str
+    case_number: str | None
+    job_id: int | None
+    enrichment_id: int | None
+    state: str
+
+
+def awaiting(conn, limit: int = HEALTH_ROWS) -> Listing[AwaitingEnrichment]:
     """Internal decisions still waiting for enrichment, each with where it stands."""
     count, rows = store.awaiting(conn, limit)
-    items = []
+    items: list[AwaitingEnrichment] = []
     for r in rows:
         if r["enrichment_status"] == "pending_review":
             state = (

@@ -17,7 +17,7 @@ completeness contract, INV-RET2; migration 0030) — and who wrote them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ...auth import require_chair
 from ...corpora import get_corpus
@@ -226,7 +226,24 @@ def _state(row: dict) -> str:
     )
 
 
-def _entry(row: dict) -> dict:
+class AwaitingMetadata(TypedDict):
+    """An internal decision not searchable for want of its headnote, summary or tags: what is
+    missing, where its enrichment stands (`state`) and what to set (`set`)."""
+
+    case_law_id: int
+    doc_id: str
+    case_number: str | None
+    title: str | None
+    missing: list[str]
+    job_id: int | None
+    job_status: str | None
+    enrichment_id: int | None
+    enrichment_status: str | None
+    state: str
+    set: str
+
+
+def _entry(row: dict) -> AwaitingMetadata:
     fields = [f for f in FIELDS if f in (row["missing"] or [])]
     return {
         "case_law_id": row["case_law_id"],
@@ -243,7 +260,7 @@ def _entry(row: dict) -> dict:
     }
 
 
-def awaiting(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
+def awaiting(conn: Conn, limit: int = HEALTH_ROWS) -> Listing[AwaitingMetadata]:
     """The internal decisions awaiting metadata (not searchable for want of their headnote,
     summary or tags), each with where its enrichment stands and what to set."""
     count, rows = store.awaiting_metadata(conn, limit)

@@ -158,12 +158,42 @@ def _open_ids(conn: Conn) -> set[int]:
 # -- health -------------------------------------------------------------------------------------
 
 
-def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
+class UnresolvedDigest(TypedDict):
+    """A digest whose ruling is not in the library, and why."""
+
+    doc_id: str
+    title: str | None
+    points_to: str | None
+    key: str | None
+    reason: str
+
+
+class OpenPrecedent(TypedDict):
+    """A ruling our decisions cite that the library lacks."""
+
+    authority_id: int
+    ref: str
+    first_cited_in: str | None
+    corroboration: int
+    reason: str
+
+
+class AmbiguousCitation(TypedDict):
+    """A citation several rulings of the library fit (their case numbers): hers to pick."""
+
+    authority_id: int
+    ref: str
+    first_cited_in: str | None
+    candidates: list[str]
+    reason: str
+
+
+def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> Listing[UnresolvedDigest]:
     """Digests whose ruling is not in the library: {"count", "items": [{doc_id, title, points_to,
     key, reason}]}."""
     count = arrival_store.count_unresolved_digests(conn)
     rows = arrival_store.unresolved_digests(conn, limit)
-    items = []
+    items: list[UnresolvedDigest] = []
     for r in rows:
         key = r["points_to_key"] or ruling_key(r["points_to"])
         if not (r["points_to"] or "").strip():
@@ -194,17 +224,17 @@ def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
     return {"count": count, "items": items}
 
 
-def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
+def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> Listing[OpenPrecedent]:
     """Open missing precedents (rulings our decisions cite that the library lacks)."""
-    rows = store.missing_precedents(conn)
+    rows = [jsonable(r) for r in store.missing_precedents(conn)]
     return {
         "count": len(rows),
         "items": [
             {
-                **{
-                    k: jsonable(r)[k]
-                    for k in ("authority_id", "ref", "first_cited_in", "corroboration")
-                },
+                "authority_id": r["authority_id"],
+                "ref": r["ref"],
+                "first_cited_in": r["first_cited_in"],
+                "corroboration": r["corroboration"],
                 "reason": f"cited by {r['corroboration']} decision(s), first in {r['first_cited_in']}: "
                 "ingest the ruling (legal-ai ingest FILE --corpus external ...)",
             }
@@ -216,10 +246,10 @@ def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
 class Upkeep(TypedDict):
     """What `legal-ai health` lists of the upkeep on arrival, each a `Listing`."""
 
-    unresolved_digests: Listing
-    missing_precedents: Listing
-    awaiting_enrichment: Listing
-    ambiguous_citations: Listing
+    unresolved_digests: Listing[UnresolvedDigest]
+    missing_precedents: Listing[OpenPrecedent]
+    awaiting_enrichment: Listing[enrichment.AwaitingEnrichment]
+    ambiguous_citations: Listing[AmbiguousCitation]
 
 
 def upkeep(conn: Conn) -> Upkeep:
@@ -233,7 +263,7 @@ def upkeep(conn: Conn) -> Upkeep:
     }
 
 
-def ambiguous_citations(conn: Conn, limit: int = HEALTH_ROWS) -> Listing:
+def ambiguous_citations(conn: Conn, limit: int = HEALTH_ROWS) -> Listing[AmbiguousCitation]:
     """Citations that fit several rulings of the library: none is guessed; the chair picks
     (`legal-ai citations pick`, or the desk's cases page)."""
     rows = citation_store.ambiguous_authorities(conn)

@@ -89,12 +89,40 @@ def repair(conn) -> dict:
     return out
 
 
+class ChangedPrinciple(TypedDict):
+    """A live principle whose rule or span changed outside the gate."""
+
+    principle_id: int
+    doc_id: str
+    rule_changed: bool
+    span_changed: bool
+    reason: str
+
+
+class ChangedCanonical(TypedDict):
+    """A canonical statement not the one its gate hashed."""
+
+    ref: str
+    canonical_id: int
+    status: str
+    reason: str
+
+
+class ReturnedPrinciple(TypedDict):
+    """A principle returned to the chair, with the reason."""
+
+    principle_id: int
+    doc_id: str
+    status: str
+    reason: str
+
+
 class PrincipleHealth(TypedDict):
     """What `legal-ai health` lists of the principles and canonical statements."""
 
-    principles_changed: Listing
-    canonicals_changed: Listing
-    returned_to_chair: Listing
+    principles_changed: Listing[ChangedPrinciple]
+    canonicals_changed: Listing[ChangedCanonical]
+    returned_to_chair: Listing[ReturnedPrinciple]
 
 
 def health(conn) -> PrincipleHealth:
@@ -102,7 +130,7 @@ def health(conn) -> PrincipleHealth:
     holds: `reindex` finds the span again or returns them to the chair), `canonicals_changed`
     (canonical statements not the one their gate hashed: hers to restore, on the desk) and
     `returned_to_chair` (principles waiting for her decision, with the reason)."""
-    changed = []
+    changed: list[ChangedPrinciple] = []
     for row in store.changed_principles(conn):
         what = (["its rule"] if row["rule_changed"] else []) + (
             ["its span (the text it points at)"] if row["span_changed"] else []
@@ -117,7 +145,7 @@ def health(conn) -> PrincipleHealth:
                 " run `legal-ai reindex`",
             }
         )
-    canonicals = [
+    canonicals: list[ChangedCanonical] = [
         {
             "ref": f"canonical {row['id']}",
             "canonical_id": row["id"],
@@ -127,7 +155,7 @@ def health(conn) -> PrincipleHealth:
         }
         for row in store.changed_canonicals(conn)
     ]
-    returned = [
+    returned: list[ReturnedPrinciple] = [
         {
             "principle_id": row["id"],
             "doc_id": row["doc_id"],
