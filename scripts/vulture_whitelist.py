@@ -132,3 +132,12 @@ _.first_cited_in
 _.job_status
 _.rule_changed
 _.span_changed
+# the writer's knowledge tools (knowledge/exemplars.Exemplars, templates.Templates,
+# contrastive.Contrasts)
+_.block_label
+_.diff_text
+_.dropped_as_substance
+_.formulaic_blocks
+_.instruction_he
+_.pairs_considered
+_.query_from

@@ -16,11 +16,12 @@ import factories
 from helpers import run, write
 from legal_ai.errors import InvalidInput
 from legal_ai.knowledge import contrastive
-from legal_ai.knowledge.contrastive import INSTRUCTION, get_contrastive_examples
+from legal_ai.knowledge.contrastive import INSTRUCTION, Contrasts, get_contrastive_examples
 from legal_ai.learning.pairs import drafts, finals
 from legal_ai.text import citations
 from legal_ai.text.blocks import BLOCKS
 from legal_ai.web.app import create_app
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -57,6 +58,7 @@ def test_examples_with_diff_provenance_and_the_instruction(app, tmp_path):
     result = get_contrastive_examples(app, "opening", k=10)
     assert result["instruction"] == INSTRUCTION == "write like the right side, not the left"
     assert result["pairs_considered"] == 4 and "note" not in result
+    assert_shape(result, Contrasts)
     examples = result["examples"]
     assert examples and len(examples) <= 10
     for e in examples:
@@ -125,6 +127,8 @@ def test_an_appeal_type_filters_and_one_without_pairs_says_so(app, tmp_path):
     empty = get_contrastive_examples(app, "discussion", appeal_type="procedural")
     assert empty["examples"] == [] and empty["pairs_considered"] == 0
     assert "no analyzed draft/final pair of appeal type procedural yet" in empty["note"]
+    assert_shape(typed, Contrasts)
+    assert_shape(empty, Contrasts)
 
 
 def test_bad_input(app):
@@ -182,6 +186,7 @@ def test_cli_http_and_mcp(app, tmp_path, cli_env):
     )
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
+    assert_shape(printed, Contrasts)
     assert printed["instruction"] == INSTRUCTION and len(printed["examples"]) == 1
     assert printed["examples"][0]["case_number"] == "ערר (מרכז) 7014/25"
     bad = run(cli_env, "contrastive", "verdict", check=False)

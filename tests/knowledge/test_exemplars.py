@@ -16,6 +16,7 @@ from legal_ai.knowledge import exemplars, paragraphs, templates
 from legal_ai.learning.pairs import finals
 from legal_ai.text.blocks import BLOCKS
 from legal_ai.web.app import create_app
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -98,6 +99,7 @@ def test_templates_measured_on_her_finals(app, tmp_path):
     # Measured in the uploads' transactions: stored before anyone asked.
     assert stored_templates(app)
     found = templates.get_templates(app)
+    assert_shape(found, templates.Templates)
     by_block: dict[str, list[dict]] = {}
     for t in found["templates"]:
         by_block.setdefault(t["block"], []).append(t)
@@ -184,6 +186,7 @@ def test_exemplars_from_other_cases_only(app, tmp_path):
         limit=5,
     )
     assert found["query_from"] == "query" and found["exemplars"]
+    assert_shape(found, exemplars.Exemplars)
     assert {e["case_number"] for e in found["exemplars"]} == {OTHER_PERMIT}
     assert len(found["exemplars"]) == 1  # one paragraph per final
     best = found["exemplars"][0]
@@ -221,11 +224,15 @@ def test_exemplars_from_other_cases_only(app, tmp_path):
         app, "conclusion", "permit", outcome="rejected", case=permit["case_number"]
     )
     assert relaxed["relaxed"] == ["outcome"] and "outcome rejected" in relaxed["note"]
+    for answer in (two, by_case, typical, relaxed):
+        assert_shape(answer, exemplars.Exemplars)
     assert [e["case_number"] for e in relaxed["exemplars"]] == [OTHER_PERMIT]
     plan = exemplars.get_block_exemplars(app, "discussion", "plan", case=recs[3]["case_number"])
     assert plan["exemplars"] == [] and "no final of appeal type plan other than" in plan["note"]
     empty = exemplars.get_block_exemplars(app, "discussion", "compensation_197", query="x")
     assert empty["exemplars"] == [] and "compensation_197" in empty["note"]
+    assert_shape(plan, exemplars.Exemplars)
+    assert_shape(empty, exemplars.Exemplars)
     with pytest.raises(
         InvalidInput, match="unknown block 'reasoning'; choose one of: header, opening, background"
     ):

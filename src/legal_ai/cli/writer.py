@@ -90,7 +90,7 @@ def exemplars(
     _echo_exemplars(result)
 
 
-def _echo_exemplars(result: dict) -> None:
+def _echo_exemplars(result: exemplar_service.Exemplars) -> None:
     """The exemplars as text: the note of what was relaxed, then each paragraph with its
     provenance and score."""
     if result.get("note"):

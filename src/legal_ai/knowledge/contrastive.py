@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from ..errors import InvalidInput
 from ..learning import vocabulary as vocab
@@ -66,6 +66,66 @@ MIN_WORDS = 4  # words on each side of an example
 # Words the two sides share, at least this share of the shorter side: below it she did not
 # reword our paragraph but wrote another one (content, not wording).
 MIN_SHARED = 0.4
+
+
+class DiffPiece(TypedDict):
+    """One piece of the diff of our words against hers (difflib's operation)."""
+
+    op: Literal["equal", "replace", "delete", "insert"]
+    left: str
+    right: str
+
+
+class DraftSpan(TypedDict):
+    """Where our words lie in the draft."""
+
+    draft_id: int
+    draft_version: int
+    char_start: int
+    char_end: int
+
+
+class FinalSpan(TypedDict):
+    """Where her words lie in her final."""
+
+    doc_id: str
+    char_start: int
+    char_end: int
+
+
+class Spans(TypedDict):
+    draft: DraftSpan
+    final: FinalSpan
+
+
+class Contrast(TypedDict):
+    """One paragraph of a block as our draft wrote it (`left`) and as she rewrote it
+    (`right`), the diff, the share of words changed and where both lie."""
+
+    case_number: str
+    block: str
+    appeal_type: str | None
+    left: str
+    right: str
+    diff: list[DiffPiece]
+    diff_text: str
+    share_changed: float
+    spans: Spans
+
+
+class Contrasts(TypedDict):
+    """MCP get_contrastive_examples, GET /api/contrastive-examples: her rewrites of our drafts
+    in a block, the instruction, how many pairs were read and how many examples were left out
+    as substance, and a note when there is none."""
+
+    block: str
+    appeal_type: str | None
+    instruction: str
+    instruction_he: str
+    examples: list[Contrast]
+    pairs_considered: int
+    dropped_as_substance: int
+    note: NotRequired[str]
 
 
 def _paragraph_starts(text: str, words: list[Word], base: int) -> list[int]:
@@ -167,13 +227,14 @@ def _block_words(row: dict, block: str) -> tuple | None:
 
 def _rewording(
     left_src: str, right_src: str, ours: list[Word], hers: list[Word], local: list
-) -> tuple[str, str, int, int, list[dict], list[str]]:
+) -> tuple[str, str, int, int, list[DiffPiece], list[str]]:
     """Our words and hers as texts (with their ends), the diff between them and the pieces
     that changed."""
     ours_end, hers_end = _end(left_src, ours), _end(right_src, hers)
     ours_text = left_src[ours[0].start : ours_end]
     hers_text = right_src[hers[0].start : hers_end]
-    diff, changed = [], []
+    diff: list[DiffPiece] = []
+    changed: list[str] = []
     for op, i1, i2, j1, j2 in local:
         was, now = _piece(left_src, ours, i1, i2), _piece(right_src, hers, j1, j2)
         diff.append({"op": op, "left": was, "right": now})
@@ -191,9 +252,9 @@ def _example(
     hers_text: str,
     ours_end: int,
     hers_end: int,
-    diff: list[dict],
+    diff: list[DiffPiece],
     matcher: difflib.SequenceMatcher,
-) -> dict:
+) -> Contrast:
     return {
         "case_number": row["case_number"],
         "block": block,
@@ -219,7 +280,7 @@ def _example(
     }
 
 
-def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
+def pair_examples(row: dict, block: str) -> tuple[list[Contrast], int]:
     """The contrastive examples of one analyzed pair in `block`, and how many were dropped as
     substance."""
     words = _block_words(row, block)
@@ -233,7 +294,8 @@ def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
         (row["draft_blocks"] or {}).get("header", "")
     )
     starts = _paragraph_starts(right_block, right, right_base)
-    examples, dropped = [], 0
+    examples: list[Contrast] = []
+    dropped = 0
     for n, a in enumerate(starts):
         b = starts[n + 1] if n + 1 < len(starts) else len(right)
         ia = _boundary(opcodes, a, len(left), len(right))
@@ -264,7 +326,7 @@ def pair_examples(row: dict, block: str) -> tuple[list[dict], int]:
     return examples, dropped
 
 
-def _diff_text(diff: list[dict]) -> str:
+def _diff_text(diff: list[DiffPiece]) -> str:
     """The diff in one line: [-ours-]{+hers+} around what changed."""
     parts = []
     for op in diff:
@@ -279,7 +341,7 @@ def _diff_text(diff: list[dict]) -> str:
     return " ".join(parts)
 
 
-def _ranked(examples: list[dict], k: int) -> list[dict]:
+def _ranked(examples: list[Contrast], k: int) -> list[Contrast]:
     """Most changed first, one example per case before a second of any case."""
     ordered = sorted(examples, key=lambda e: (-e["share_changed"], -len(e["right"])))
     seen: dict[str, int] = {}
@@ -293,7 +355,7 @@ def _ranked(examples: list[dict], k: int) -> list[dict]:
 
 def get_contrastive_examples(
     app: Context, block: str, appeal_type: str | None = None, k: int = 5
-) -> dict:
+) -> Contrasts:
     """The chair's rewrites of our drafts in `block` (optionally of one appeal type), at most
     `k`, style only, each with its provenance and the instruction."""
     if block not in BLOCKS:
@@ -309,12 +371,13 @@ def get_contrastive_examples(
         )
     with app.store.connection() as conn:
         rows = learning_store.analyzed_pairs(conn, appeal_type)
-    found, dropped = [], 0
+    found: list[Contrast] = []
+    dropped = 0
     for row in rows:
         examples, gone = pair_examples(row, block)
         found += examples
         dropped += gone
-    result = {
+    result: Contrasts = {
         "block": block,
         "appeal_type": appeal_type,
         "instruction": INSTRUCTION,

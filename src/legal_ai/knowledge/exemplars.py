@@ -31,7 +31,7 @@ gets an empty result whose `note` says so: another type's paragraphs are not her
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 import numpy as np
 
@@ -57,6 +57,48 @@ WINDOW = 100  # candidates per leg
 
 
 # -- writing the paragraphs -----------------------------------------------------------------------
+class LegRank(TypedDict):
+    """A paragraph's rank in one leg (from 1)."""
+
+    rank: int
+
+
+class Exemplar(TypedDict):
+    """One of her paragraphs of a block, where it stands in her final and why it was chosen
+    (its fused score, each leg's rank)."""
+
+    case_number: str | None
+    block: str
+    text: str
+    doc_id: str
+    char_start: int
+    char_end: int
+    score: float
+    document_id: int
+    paragraph: int
+    appeal_type: str | None
+    outcome: str | None
+    practice_area: str | None
+    decided_on: str | None
+    explain: dict[str, LegRank]
+
+
+class Exemplars(TypedDict):
+    """`legal-ai exemplars BLOCK --json`, MCP get_block_exemplars: the block's best matching
+    paragraphs of her finals, what they were matched against (`query_from`: query, case,
+    block), the filters relaxed, and a note when there is little or nothing to show."""
+
+    block: str
+    block_label: str
+    appeal_type: str
+    outcome: str | None
+    case_number: str | None
+    query_from: Literal["query", "case", "block"] | None
+    relaxed: list[str]
+    exemplars: list[Exemplar]
+    note: NotRequired[str]
+
+
 def cut(conn, text: str) -> list[cutter.Paragraph]:
     """The paragraphs of a final by the methodology's block headings; [] when the text is not
     a decision they can read (such a style document simply has no exemplars)."""
@@ -249,7 +291,7 @@ def _relaxed(
     appeal_type: str,
     outcome: str | None,
     case: str | None,
-    out: dict,
+    out: Exemplars,
     notes: list[str],
 ) -> exemplar_store.Filter:
     """The paragraphs' filter: the outcome, then the appeal type, relaxed (and said) when no
@@ -268,7 +310,7 @@ def _relaxed(
 
 
 def _query(
-    app: Context, text: str | None, case: str | None, out: dict
+    app: Context, text: str | None, case: str | None, out: Exemplars
 ) -> tuple[str | None, np.ndarray | None]:
     """What the paragraphs are matched against: the query, else the case's documents (their
     text and mean embedding), embedded when no vector came with it."""
@@ -292,7 +334,7 @@ def _legs(
     chosen: exemplar_store.Filter,
     text: str | None,
     vector: np.ndarray | None,
-    out: dict,
+    out: Exemplars,
     notes: list[str],
 ) -> dict[str, list[int]]:
     """The semantic and lexical legs over the chosen paragraphs (the block's centroid without a
@@ -327,7 +369,7 @@ def get_block_exemplars(
     query: str | None = None,
     limit: int = 5,
     per_final: int = 1,
-) -> dict:
+) -> Exemplars:
     """The chair's best-matching real paragraphs of `block` for a decision of `appeal_type`
     (and `outcome`), never from `case`, at most `per_final` per final, with provenance."""
     block = vocab.choice(block, BLOCKS, "block", required=True)
@@ -337,7 +379,7 @@ def get_block_exemplars(
     text = clean_query(query) if query is not None else None
     limit = _limit(limit, "limit", 1, MAX_LIMIT)
     per_final = _limit(per_final, "per_final", 1, 2)
-    out: dict[str, Any] = {
+    out: Exemplars = {
         "block": block,
         "block_label": BLOCK_LABELS[block],
         "appeal_type": appeal_type,
@@ -372,7 +414,7 @@ def get_block_exemplars(
     return out
 
 
-def _exemplar(row: dict, fused) -> dict:
+def _exemplar(row: dict, fused) -> Exemplar:
     decided = row["decided_on"]
     return {
         "case_number": row["case_number"],

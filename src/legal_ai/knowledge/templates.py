@@ -12,7 +12,7 @@ recomputes them first. Pure text: a few milliseconds per final.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import psycopg
 
@@ -103,7 +103,38 @@ def _count(conn) -> int:
     return template_store.count(conn)
 
 
-def get_templates(app: Context, block: str | None = None, appeal_type: str | None = None) -> dict:
+class ListedTemplate(TypedDict):
+    """A passage of a formulaic block recurring nearly verbatim across her finals: its text
+    with its `slots` (what differs from final to final), how many finals it recurs in
+    (`support`), their case numbers (`examples`), where it lies in each (`sources`) and in how
+    many finals of each appeal type."""
+
+    block: str
+    text: str
+    slots: list[str]
+    support: int
+    examples: list[str]
+    sources: list[dict[str, Any]]
+    appeal_types: dict[str, int]
+
+
+class Templates(TypedDict):
+    """`legal-ai templates --json`, MCP get_templates, GET /api/templates: her templates, with
+    the finals they were measured over and each block's share of recurring words, and a note
+    when there are none."""
+
+    block: str | None
+    appeal_type: str | None
+    finals: int
+    formulaic_blocks: list[str]
+    block_shares: dict[str, float]
+    templates: list[ListedTemplate]
+    note: NotRequired[str]
+
+
+def get_templates(
+    app: Context, block: str | None = None, appeal_type: str | None = None
+) -> Templates:
     """The chair's templates, per block and appeal type, with support and examples
     (`legal-ai templates`, MCP get_templates, GET /api/templates)."""
     block = vocab.block(block)
@@ -125,7 +156,7 @@ def get_templates(app: Context, block: str | None = None, appeal_type: str | Non
             r["text"],
         ),
     )
-    out: dict = {
+    out: Templates = {
         "block": block,
         "appeal_type": appeal_type,
         "finals": state.get("finals", 0),
@@ -150,7 +181,9 @@ def get_templates(app: Context, block: str | None = None, appeal_type: str | Non
     return out
 
 
-def _note(out: dict, block: str | None, appeal_type: str | None, typed: int | None) -> str | None:
+def _note(
+    out: Templates, block: str | None, appeal_type: str | None, typed: int | None
+) -> str | None:
     if out["templates"]:
         return None
     if appeal_type is not None and not typed:

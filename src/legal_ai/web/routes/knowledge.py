@@ -50,28 +50,30 @@ def block_exemplars(
     limit: int = 5,
     per_final: int = 1,
 ) -> dict:
-    return exemplars.get_block_exemplars(
-        view,
-        block,
-        appeal_type,
-        outcome=outcome,
-        case=case,
-        query=query,
-        limit=limit,
-        per_final=per_final,
+    return dict(
+        exemplars.get_block_exemplars(
+            view,
+            block,
+            appeal_type,
+            outcome=outcome,
+            case=case,
+            query=query,
+            limit=limit,
+            per_final=per_final,
+        )
     )
 
 
 @router.get("/api/templates")
 def block_templates(view: Acting, block: str | None = None, appeal_type: str | None = None) -> dict:
-    return templates.get_templates(view, block=block, appeal_type=appeal_type)
+    return dict(templates.get_templates(view, block=block, appeal_type=appeal_type))
 
 
 @router.get("/api/contrastive/{block}")
 def contrastive_examples(
     block: str, view: Acting, appeal_type: str | None = None, k: int = 5
 ) -> dict:
-    return contrastive.get_contrastive_examples(view, block, appeal_type, k)
+    return dict(contrastive.get_contrastive_examples(view, block, appeal_type, k))
 
 
 @router.get("/api/brief")
