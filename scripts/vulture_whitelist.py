@@ -141,3 +141,7 @@ _.formulaic_blocks
 _.instruction_he
 _.pairs_considered
 _.query_from
+# a gold set's report (learning/pairs/gold_set.GoldReport)
+_.judgments
+_.left_out_citations
+_.min_words

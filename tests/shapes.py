@@ -30,11 +30,13 @@ def shape_errors(
         return _typed_dict(value, hint, where, {})
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is not None and typing.is_typeddict(origin):  # a generic one, parameterized
-        return _typed_dict(
-            value, origin, where, dict(zip(origin.__parameters__, args, strict=True))
-        )
-    if origin is Literal:
-        return [] if value in args else [f"{where}: {value!r} is none of {list(args)}"]
+        given = [bound.get(a, Any) if isinstance(a, typing.TypeVar) else a for a in args]
+        inner = {**bound, **dict(zip(origin.__parameters__, given, strict=True))}
+        return _typed_dict(value, origin, where, inner)
+    if origin is Literal:  # of its value and its type: True is not 1
+        if any(type(value) is type(a) and value == a for a in args):
+            return []
+        return [f"{where}: {value!r} is none of {list(args)}"]
     if origin in (Union, types.UnionType):
         tried = [shape_errors(value, arg, where, bound) for arg in args]
         if any(not errors for errors in tried):
@@ -58,7 +60,7 @@ def shape_errors(
             + shape_errors(item, args[1], f"{where}[{key!r}]", bound)
         ]
     if hint in (dt.datetime, dt.date):  # in JSON, its ISO text (or str(): a space for the T)
-        if isinstance(value, hint) or (isinstance(value, str) and _iso(value, hint)):
+        if type(value) is hint or (isinstance(value, str) and _iso(value, hint)):
             return []
         return [f"{where}: {value!r} is no {hint.__name__} nor its ISO text"]
     if hint in (dict, list):  # unparameterized: any keys and values
@@ -75,6 +77,9 @@ def shape_errors(
 
 
 def _iso(text: str, hint: type) -> bool:
+    """ISO text of a `hint` (a date's text is no datetime's, nor a datetime's a date's)."""
+    if (hint is dt.datetime) != (len(text) > len("2026-12-06")):
+        return False
     try:
         hint.fromisoformat(text)  # type: ignore[attr-defined]
     except ValueError:

@@ -90,6 +90,29 @@ def test_a_generic_typeddict_holds_its_rows_to_the_type_it_is_given():
     assert_shape({"count": 0, "items": [1, "x"]}, Listed)  # unparameterized: any rows
 
 
+class Partial(TypedDict, total=False):
+    said: str
+    day: dt.date
+
+
+class Outer(TypedDict, Generic[Row]):
+    inner: Listed[Row]
+
+
+def test_a_partial_typeddict_a_nested_generic_and_what_a_literal_or_a_date_is():
+    assert_shape({}, Partial)
+    assert_shape({"said": "x", "day": dt.date(2026, 12, 6)}, Partial)
+    assert_shape({"day": "2026-12-06"}, Partial)  # as JSON gives it
+    moment = dt.datetime(2026, 12, 6, 13, 5)
+    for day in (moment, str(moment), "6.12.2026"):  # a datetime is no date
+        assert shape_errors({"day": day}, Partial), day
+    assert shape_errors({**GOOD, "at": "2026-12-06"}, Entry)  # nor a date a datetime
+    assert_shape({"inner": {"count": 1, "items": [GOOD]}}, Outer[Entry])
+    assert shape_errors({"inner": {"count": 1, "items": [{"kind": "weak"}]}}, Outer[Weak])
+    assert shape_errors({**GOOD, "notes": [{"kind": "weak", "score": True}]}, Entry)
+    assert shape_errors(1, Literal[True]) and shape_errors(True, Literal[1])
+
+
 def test_a_type_it_has_no_rule_for_is_an_error_of_the_test_not_a_pass():
     with pytest.raises(TypeError, match="no rule"):
         shape_errors(b"x", bytes)

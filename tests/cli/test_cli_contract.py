@@ -250,8 +250,11 @@ TYPED = {
 
 
 def _typed_keys(hint) -> set[str]:
-    """Every key a TypedDict names, its nested TypedDicts' (in lists, dicts, unions) too."""
+    """Every key a TypedDict names, its nested TypedDicts' (in lists, dicts, unions, and a
+    generic one's, `Listing[Row]`: its own and its rows') too."""
     keys: set[str] = set()
+    if typing.is_typeddict(typing.get_origin(hint)):
+        keys |= _typed_keys(typing.get_origin(hint))
     if typing.is_typeddict(hint):
         for key, inner in typing.get_type_hints(hint).items():
             keys |= {key} | _typed_keys(inner)

@@ -18,6 +18,7 @@ from legal_ai.learning.pairs import finals, gold_set
 from legal_ai.ops import scheduler as schedule
 from legal_ai.text import citations as text_citations
 from scenarios import local
+from shapes import assert_shape
 
 pytestmark = pytest.mark.db
 
@@ -189,6 +190,7 @@ def test_the_set_from_her_citations(app, tmp_path):
         (CASE_C, f"{PBL}, סעיף 200", "not_in_library"),
     }
     report = gold.report()
+    assert_shape(report, gold_set.GoldReport)
     assert report["left_out"] == {"not_in_library": 3, "too_short": 1}
     assert (report["finals"], report["cases"], report["queries"]) == (4, 3, 6)
     # the corpus: the judged items and the library's others, never a citing final's own copy
@@ -224,6 +226,7 @@ def test_the_command_writes_the_same_set_twice(app, tmp_path, cli_env):
         assert done.returncode == 0, done.stderr
         answers.append(json.loads(done.stdout))
     assert answers[0]["queries"] == 6 and answers[0]["left_out"]["not_in_library"] == 3
+    assert_shape(answers[0], gold_set.GoldWritten)  # with its left-out citations listed
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.*"))
     assert [str(f) for f in files] == [
         "corpus.jsonl",
@@ -268,6 +271,7 @@ def test_the_command_writes_the_same_set_twice(app, tmp_path, cli_env):
 
 def test_no_finals_means_an_empty_set_said(app, tmp_path):
     result = gold_set.from_finals(app, tmp_path / "out")
+    assert_shape(result, gold_set.GoldWritten)
     assert result["queries"] == 0
     assert result["message"] == "no finals in the style corpus: the set is empty"
     assert (tmp_path / "out/qrels.tsv").read_text(encoding="utf-8") == (

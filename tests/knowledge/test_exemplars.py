@@ -258,11 +258,13 @@ def test_exemplars_from_other_cases_only(app, tmp_path):
             params={"appeal_type": "plan", "case": recs[3]["case_number"], "query": "חניה"},
         )
         assert answer.status_code == 200, answer.text
+        assert_shape(answer.json(), exemplars.Exemplars)
         assert [e["case_number"] for e in answer.json()["exemplars"]] == [OTHER_PERMIT]
         bad = client.get("/api/exemplars/nope", headers=headers, params={"appeal_type": "plan"})
         assert bad.status_code == 400 and "choose one of" in bad.text
         listed = client.get("/api/templates", headers=headers, params={"block": "signature"})
         assert listed.status_code == 200 and listed.json()["templates"][0]["support"] == 3
+        assert_shape(listed.json(), templates.Templates)
 
 
 def test_command_line(app, tmp_path, cli_env):
@@ -275,6 +277,7 @@ def test_command_line(app, tmp_path, cli_env):
 
     listed = run("templates", "--block", "signature", "--json")
     assert listed.returncode == 0, listed.stderr
+    assert_shape(json.loads(listed.stdout), templates.Templates)
     signature = json.loads(listed.stdout)["templates"]
     assert [t["examples"] for t in signature] == [[recs[0]["case_number"], recs[1]["case_number"]]]
     assert set(signature[0]) >= {"block", "text", "slots", "support", "examples"}
@@ -295,6 +298,7 @@ def test_command_line(app, tmp_path, cli_env):
     )
     assert found.returncode == 0, found.stderr
     payload = json.loads(found.stdout)
+    assert_shape(payload, exemplars.Exemplars)
     assert [e["case_number"] for e in payload["exemplars"]] == [recs[1]["case_number"]]
     assert "שימוש חורג" in payload["exemplars"][0]["text"]
     refreshed = run("exemplars", "--refresh", "--json")

@@ -27,6 +27,7 @@ from legal_ai.knowledge import voice
 from legal_ai.learning.arrival import enrichment
 from legal_ai.learning.checks import citation_judge
 from legal_ai.learning.engine import budgets, jobs
+from legal_ai.learning.engine import costs as engine_costs
 from legal_ai.learning.engine import models as engine
 from legal_ai.learning.engine.models import recorder
 from legal_ai.learning.lessons.panel import SYSTEM, PanelVote
@@ -39,6 +40,7 @@ from legal_ai.providers.models import CallRecord
 from legal_ai.store import spending
 from llm_servers import Reply, schema_name, scripted_openai
 from scenarios import PANEL_RULING, Q1, R1, cand, ingest
+from shapes import assert_shape
 from system_panel import engine as as_worker
 
 pytestmark = pytest.mark.db
@@ -235,6 +237,7 @@ def test_a_stage_stops_at_its_budget_and_resumes_when_raised_and_the_next_day(
     # `legal-ai learning costs --json`: per role, per role and model, per final.
     env = {**cli_env, "LEGAL_AI_MODEL_BUDGETS": "style_panel=2000"}
     costs = json.loads(run(env, "learning", "costs", "--json").stdout)
+    assert_shape(costs, engine_costs.Costs)
     by_role = {r["role"]: r for r in costs["by_role"]}
     assert by_role["style_panel"] == {
         "role": "style_panel",
@@ -264,6 +267,7 @@ def test_a_stage_stops_at_its_budget_and_resumes_when_raised_and_the_next_day(
     tomorrow_day = (dt.date.today() + dt.timedelta(days=2)).isoformat()
     later = json.loads(run(env, "learning", "costs", "--since", tomorrow_day, "--json").stdout)
     assert later["total"]["calls"] == 0 and later["by_final"] == []
+    assert_shape(later, engine_costs.Costs)
     bad = run(env, "learning", "costs", "--since", "1.5.2026", check=False)
     assert bad.returncode == 2 and "YYYY-MM-DD" in bad.stderr
     text = run(env, "learning", "costs").stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import typing
 from urllib.parse import quote
 
 import psycopg
@@ -17,6 +18,7 @@ import pytest
 import factories
 from helpers import AGENT, mcp_session, payload, run, write
 from legal_ai.learning.checks import cite_report, copy_policy
+from legal_ai.learning.checks.citation_states import ProblemKind
 from legal_ai.learning.pairs import drafts
 from legal_ai.store import cite_reports as store
 from scenarios import upload
@@ -84,6 +86,12 @@ def statuses(shown: dict) -> dict[str, str]:
 def library(app, tmp_path):
     rulings(app, tmp_path, ("aam-5151", FOUND))
     return app
+
+
+def test_the_reports_order_names_every_problem_once():
+    """The report's order of problems is its own (what she mends first), but it names every
+    kind a problem may be, once: a new state cannot fall to the end unnoticed."""
+    assert sorted(cite_report.PROBLEM_ORDER) == sorted(typing.get_args(ProblemKind))
 
 
 def test_a_report_per_draft_version_kept_with_the_library_then(library, tmp_path, cli_env):

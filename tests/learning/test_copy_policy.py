@@ -179,6 +179,7 @@ def test_draft_check_cli_json_and_bad_input(app, tmp_path, cli_env):
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert set(report) == {"case_number", "passages", "generic_left_out", "citations"}
+    assert_shape(report, copy_policy.DraftCheck)  # the CLI's JSON, every problem by its kind
     assert all(set(c) >= NEW_KEYS for c in report["citations"])
     quoted = next(c for c in report["citations"] if c["ref"] == 'עע"מ 9101/20')
     assert quoted["problems"][0]["kind"] == "quote_not_found"

@@ -12,12 +12,12 @@ from ..learning.engine import costs
 from .common import JsonFlag, _app, _print_json
 
 
-def _sums(row: dict) -> str:
+def _sums(row: costs.Sums) -> str:
     failed = f" ({row['failures']} failed)" if row["failures"] else ""
     return f"{row['calls']} call(s){failed}, tokens in {row['tokens_in']} / out {row['tokens_out']}"
 
 
-def _budget(row: dict) -> str:
+def _budget(row: costs.RoleCosts) -> str:
     if row["budget"] is None:
         return f"; today {row['spent_today']}, no daily budget"
     state = "reached: its work waits" if row["spent_today"] >= row["budget"] else "within"
@@ -46,12 +46,12 @@ def learning_costs(
         typer.echo(f"  {row['role']}: {_sums(row)}{_budget(row)}")
     if result["by_model"]:
         typer.echo("by model:")
-    for row in result["by_model"]:
-        typer.echo(f"  {row['role']} {row['model']}: {_sums(row)}")
+    for model in result["by_model"]:
+        typer.echo(f"  {model['role']} {model['model']}: {_sums(model)}")
     if result["by_final"]:
         typer.echo("by final:")
-    for row in result["by_final"]:
-        typer.echo(f"  {row['case_number']}: {_sums(row)}")
+    for final in result["by_final"]:
+        typer.echo(f"  {final['case_number']}: {_sums(final)}")
 
 
 def register(learning_app: typer.Typer) -> None:

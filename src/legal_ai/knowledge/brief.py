@@ -138,7 +138,7 @@ class Budget(TypedDict):
 
     max_chars: int
     chars: int
-    cut_first: list[str]
+    cut_first: list[Trimmed]
     never_cut: list[str]
     cut: list[CutPart]
     over_budget: bool
@@ -240,7 +240,7 @@ def fit(brief: BriefParts, max_chars: int) -> Budget:
     cut: dict[str, CutPart] = {}
     size = _size(brief)
     for part in TRIM_ORDER:
-        items = brief[part]
+        items = brief.get(part) or []
         while size > max_chars and items:
             dropped = items.pop()
             chars = _size(dropped)

@@ -114,7 +114,7 @@ class Contrast(TypedDict):
 
 
 class Contrasts(TypedDict):
-    """MCP get_contrastive_examples, GET /api/contrastive-examples: her rewrites of our drafts
+    """MCP get_contrastive_examples, `legal-ai contrastive`, GET /api/contrastive/{block}: her rewrites of our drafts
     in a block, the instruction, how many pairs were read and how many examples were left out
     as substance, and a note when there is none."""
 

@@ -184,7 +184,7 @@ class AmbiguousCitation(TypedDict):
     authority_id: int
     ref: str
     first_cited_in: str | None
-    candidates: list[str]
+    candidates: list[str | None]  # their case numbers (None: a ruling recorded without one)
     reason: str
 
 
@@ -226,7 +226,7 @@ def unresolved_digests(conn: Conn, limit: int = HEALTH_ROWS) -> Listing[Unresolv
 
 def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> Listing[OpenPrecedent]:
     """Open missing precedents (rulings our decisions cite that the library lacks)."""
-    rows = [jsonable(r) for r in store.missing_precedents(conn)]
+    rows = store.missing_precedents(conn)
     return {
         "count": len(rows),
         "items": [
@@ -238,7 +238,7 @@ def open_precedents(conn: Conn, limit: int = HEALTH_ROWS) -> Listing[OpenPrecede
                 "reason": f"cited by {r['corroboration']} decision(s), first in {r['first_cited_in']}: "
                 "ingest the ruling (legal-ai ingest FILE --corpus external ...)",
             }
-            for r in rows[:limit]
+            for r in map(jsonable, rows[:limit])
         ],
     }
 

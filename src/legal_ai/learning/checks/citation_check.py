@@ -1,7 +1,8 @@
 """The copy check's citations (learning/checks/copy_policy.py): every citation of a draft against the
 library, as a careful clerk checks it (docs/verification.md).
 
-Each citation gets `status` (its most serious problem, by SEVERITY; `found` when it has none),
+Each citation gets `status` (its most serious problem, by citation_states.SEVERITY; `found` when
+it has none),
 `problems` (all of them, each `{"kind", ...what was compared}`), `verified` (what was checked and
 held: `number`, `parties`, `pinpoint`, `quote`, `law`, `section`), `unchecked` (what it writes
 that the library cannot compare, with why), `in_quotation`, `support` and `attention`.

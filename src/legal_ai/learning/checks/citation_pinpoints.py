@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ...text.hebrew import fold_quotes
 from ...text.passages import paragraph_marks
-from .citation_states import Problem
+from .citation_states import LookupFailed, PinpointNotFound, Problem
 
 MAX_RANGE = 200  # a range `פסקאות 3–900` is checked at its two ends beyond this many
 _PIN = re.compile(
@@ -91,7 +91,7 @@ def _where(
 def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> Problem | None:
     """The pinpoint's problem (pinpoint_not_found / lookup_failed), None when it holds."""
 
-    def failed(why: str) -> Problem:
+    def failed(why: str) -> LookupFailed:
         return {"kind": "lookup_failed", "pinpoint": pin.written, "unit": pin.unit, "why": why}
 
     if pin.first is None or pin.last is None:  # both None together (`pinpoint_after`)
@@ -110,7 +110,7 @@ def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> Problem | No
     held = f"{min(spans)}–{max(spans)}" if len(spans) > 1 else str(min(spans))
     missing = [n for n in wanted if n not in spans]
     if missing:
-        problem: Problem = {
+        problem: PinpointNotFound = {
             "kind": "pinpoint_not_found",
             "pinpoint": pin.written,
             "unit": pin.unit,

@@ -24,12 +24,16 @@ from ...store import cite_reports as store
 from ...store.rows import Conn
 from .. import vocabulary as vocab
 from .citation_check import CheckedCitation, check_citations
+from .citation_states import ProblemKind
 
 if TYPE_CHECKING:
     from ...context import Context
 
-# The states, most serious first (a state this list does not know is a problem, after these).
-PROBLEM_ORDER = (
+# The report's order of the problems, what she mends first first (a state this list does not know
+# is a problem, after these). Not SEVERITY's, which says what a citation's one status is: a
+# wrong name or quotation is shown before a law the library lacks. Every ProblemKind is in it
+# (tests/learning/test_cite_report.py).
+PROBLEM_ORDER: tuple[ProblemKind, ...] = (
     "not_in_library",
     "name_mismatch",
     "quote_not_found",
@@ -151,7 +155,7 @@ def shown(row: dict | None) -> ShownReport | None:
         "content_hash": row["content_hash"],
         "library": row["library"],
         **report,
-        "ordered": sorted(report["authorities"], key=rank),
+        "ordered": sorted(report.get("authorities", []), key=rank),
     }
 
 

@@ -28,7 +28,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from ...errors import InvalidInput
 from ...evaluation.datasets import Dataset
@@ -52,6 +52,37 @@ _PREFIX_LEFT = re.compile(rf"(?:(?<=\s)|(?<=^)|(?<=\())(?:{PREFIX_CLASS}){{1,2}}
 _EMPTY_BRACKETS = re.compile(r"[(\[]\s*[,;:.\-–]*\s*[)\]]")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([,.;:!?)\]])")
 _DOUBLE_MARKS = re.compile(r"([,;:])(?:\s*[,;:])+")
+
+
+class HalfCounts(TypedDict):
+    cases: int
+    queries: int
+
+
+class GoldReport(TypedDict):
+    """What a gold set holds (its report.json): the finals read, cases, queries, judgments and
+    documents, each half's cases and queries, and the citations left out, counted by reason
+    and listed."""
+
+    name: str
+    finals: int
+    cases: int
+    queries: int
+    judgments: int
+    documents: int
+    halves: dict[str, HalfCounts]
+    left_out: dict[str, int]
+    left_out_citations: list[dict[str, Any]]
+    min_words: int
+
+
+class GoldWritten(GoldReport):
+    """`legal-ai eval gold from-finals OUT_DIR --json`: the report, the folder and the files
+    written, and why an empty set is empty."""
+
+    folder: str
+    files: list[str]
+    message: NotRequired[str]
 
 
 @dataclass
@@ -91,12 +122,12 @@ class GoldSet:
                 writer.writerow([q["query_id"], doc_id, 1])
         return buffer.getvalue()
 
-    def report(self) -> dict:
+    def report(self) -> GoldReport:
         """What the set holds and what was left out, with why (no time: a rerun is identical)."""
         reasons: dict[str, int] = {}
         for entry in self.left_out:
             reasons[entry["reason"]] = reasons.get(entry["reason"], 0) + 1
-        halves = {
+        halves: dict[str, HalfCounts] = {
             half: {
                 "cases": len({q["case"] for q in self.queries if q["half"] == half}),
                 "queries": sum(q["half"] == half for q in self.queries),
@@ -308,16 +339,16 @@ def of_office(app: Context, distractors: int = DISTRACTORS) -> GoldSet:
         return build(conn, distractors)
 
 
-def from_finals(app: Context, out: Path, distractors: int = DISTRACTORS) -> dict:
+def from_finals(app: Context, out: Path, distractors: int = DISTRACTORS) -> GoldWritten:
     """`legal-ai eval gold from-finals`: build the set and write it under `out`; its report
     with the files written (an empty set writes its empty files and says so)."""
     gold = of_office(app, distractors)
     written = gold.write(out)
-    report = gold.report()
+    answer: GoldWritten = {**gold.report(), "folder": str(out), "files": written}
     if gold.empty:
-        report["message"] = (
+        answer["message"] = (
             "no final cites a ruling or a section the library holds: the set is empty"
             if gold.finals
             else "no finals in the style corpus: the set is empty"
         )
-    return {**report, "folder": str(out), "files": written}
+    return answer
