@@ -77,14 +77,20 @@ class Checklist(TypedDict):
     checklist: list[str]
 
 
-class ListedLesson(TypedDict):
-    """An approved lesson as MCP `get_lessons_for_outcome` lists it."""
+class Lesson(TypedDict):
+    """An approved lesson's words: what the writer follows, in whichever list it is read."""
 
     id: int
     category: str
     kind: str
     text: str
     block: str | None
+
+
+class ListedLesson(Lesson):
+    """An approved lesson as MCP `get_lessons_for_outcome` lists it: who proposed it, who
+    approved it."""
+
     source: str
     reviewed_by: str | None
 
@@ -105,14 +111,9 @@ LessonProvenance = TypedDict(
 )
 
 
-class BriefLesson(TypedDict):
-    """An approved lesson as the writer reads it, with its provenance."""
+class BriefLesson(Lesson):
+    """An approved lesson as the writer reads it in the brief, with its provenance."""
 
-    id: int
-    category: str
-    kind: str
-    text: str
-    block: str | None
     provenance: LessonProvenance
 
 
@@ -213,16 +214,7 @@ def lessons_for_outcome(
         "appeal_type": appeal_type,
         "outcome": outcome,
         "lessons": [
-            {
-                "id": r["id"],
-                "category": r["category"],
-                "kind": r["kind"],
-                "text": r["text"],
-                "block": r["block"],
-                "source": r["source"],
-                "reviewed_by": r["reviewed_by"],
-            }
-            for r in rows
+            {**_lesson(r), "source": r["source"], "reviewed_by": r["reviewed_by"]} for r in rows
         ],
     }
 
@@ -277,15 +269,22 @@ def _max_chars(value: int | None) -> int:
 # -- the brief ----------------------------------------------------------------------------------
 
 
+def _lesson(row: dict) -> Lesson:
+    """An approved lesson's words, from its row (store/drafts_lessons.approved_lessons)."""
+    return {
+        "id": row["id"],
+        "category": row["category"],
+        "kind": row["kind"],
+        "text": row["text"],
+        "block": row["block"],
+    }
+
+
 def _lessons(approved: list[dict]) -> list[BriefLesson]:
     """The approved lessons as the writer reads them, each with its provenance."""
     return [
         {
-            "id": r["id"],
-            "category": r["category"],
-            "kind": r["kind"],
-            "text": r["text"],
-            "block": r["block"],
+            **_lesson(r),
             "provenance": {
                 "channel": "lessons",
                 "source": f"decision_lessons #{r['id']}",

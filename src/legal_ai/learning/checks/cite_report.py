@@ -29,9 +29,9 @@ from .citation_states import ProblemKind
 if TYPE_CHECKING:
     from ...context import Context
 
-# The report's order of the problems, what she mends first first (a state this list does not know
-# is a problem, after these). Not SEVERITY's, which says what a citation's one status is: a
-# wrong name or quotation is shown before a law the library lacks. Every ProblemKind is in it
+# The report's order of the problems, what she mends first at the top (a state this list does
+# not know is a problem, after these). Not SEVERITY's, which says what a citation's one status
+# is: a wrong name or quotation is shown before a law the library lacks. Every ProblemKind is in it
 # (tests/learning/test_cite_report.py).
 PROBLEM_ORDER: tuple[ProblemKind, ...] = (
     "not_in_library",
