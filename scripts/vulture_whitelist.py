@@ -145,3 +145,6 @@ _.query_from
 _.judgments
 _.left_out_citations
 _.min_words
+# one case as its page reads it (learning/case_file.Ledger)
+_.promotions
+_.copy_rulings

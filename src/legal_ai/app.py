@@ -34,10 +34,19 @@ from .retrieval import audit, legs
 from .retrieval.contract import ToolAnswer
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import CHAIR_TOOLS, TOOLS
-from .store import deployment, integrity, maintenance, meta_fold
+from .store import deployment, integrity, maintenance, meta_fold, migrations
 from .store import items as sql_items
 from .store import ocr as ocr_store
 from .store.cache import active_embedder
+from .store.db import (
+    DEFAULT_DATABASE,
+    Store,
+    database_name,
+    database_url,
+    drop_database,
+    ensure_database,
+    server_url,
+)
 from .telemetry import log_search
 from .text.case_numbers import normalize_case_number
 from .text.citations import extract as extract_citations
@@ -78,6 +87,32 @@ class App(Context):
         self.rekeyed = rekey.run_pending(self.store.as_role(None)) if migrating else None
         if migrating:  # the deployment's settings the database holds, recorded once (0040)
             self.record_deployment_settings()
+
+    _also_owned: tuple[Store, ...] = ()  # stores it opened beside its own, closed with it
+
+    @classmethod
+    def rebuilt(cls, settings: Settings, database: str) -> App:
+        """An App over the database `database` of the configured server (the embedded one when
+        none is), dropped and made again from empty: the demo's own, the application's data
+        untouched. Its embedding cache stays in the application's database, so a rebuild embeds
+        nothing embedded before; with the settings pointed at `database` itself, the cache is in
+        the server's default database. The App closes both stores."""
+        if settings.database_url and database_name(settings.database_url) == database:
+            url = ensure_database(settings.database_url, DEFAULT_DATABASE)
+            settings = settings.model_copy(update={"database_url": url})
+        server = server_url(settings)
+        cache_store = Store(database_url(settings), max_size=2)
+        drop_database(server, database)
+        store = Store(ensure_database(server, database), max_size=2)
+        app = cls(settings, store=store, cache_store=cache_store)
+        app._owns_store = True
+        app._also_owned = (cache_store,)
+        return app
+
+    def close(self) -> None:
+        super().close()
+        for store in self._also_owned:
+            store.close()
 
     def record_deployment_settings(self, *, replace: bool = False) -> dict[str, int]:
         """Record the deployment's values the database enforces (HALACHA_PANEL_MAX_NEW, the
@@ -343,6 +378,13 @@ class App(Context):
         return ruling["id"] if ruling else None
 
     # -- health and re-index --------------------------------------------------------------------
+    def pending_migrations(self, within_s: float) -> list[str]:
+        """The shipped migrations this database lacks (`0054_item_area_index`, ...), read within
+        `within_s` seconds: the connection and the read each bounded, so a probe (/readyz)
+        answers in time; psycopg's error or the pool's PoolTimeout when the database does not."""
+        with self.store.transaction(timeout=within_s, statements=within_s) as conn:
+            return migrations.pending_on(conn)
+
     def health(self) -> AppHealth:
         """What cannot be searched and why, stale or missing embeddings and stale analysis (of
         chunks, and under `units` of principles, attached precedents, canonical statements and

@@ -32,15 +32,6 @@ from .learning.pairs import drafts, finals
 from .learning.principles import jobs as principle_jobs
 from .ops.health import report as health_report
 from .ops.worker import STAGES
-from .store.db import (
-    DEFAULT_DATABASE,
-    Store,
-    database_name,
-    database_url,
-    drop_database,
-    ensure_database,
-    server_url,
-)
 
 DEMO_DATABASE = "legal_ai_demo"
 DEMO_CHAIR = 'עו"ד רותם לוי'  # fictional
@@ -321,21 +312,14 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     if not settings.committee_chair:  # the demo's committee has a fictional chair of its own
         settings = settings.model_copy(update={"committee_chair": DEMO_CHAIR})
     echo("legal-ai demo: starting PostgreSQL + pgvector ...")
-    if settings.database_url and database_name(settings.database_url) == DEMO_DATABASE:
-        # pointed at the demo's own database (as its closing lines say): it is rebuilt, so the
-        # embedding cache stays in the server's application database
-        url = ensure_database(settings.database_url, DEFAULT_DATABASE)
-        settings = settings.model_copy(update={"database_url": url})
-    server = server_url(settings)
-    cache_store = Store(database_url(settings), max_size=2)
-    drop_database(server, DEMO_DATABASE)
-    demo_store = Store(ensure_database(server, DEMO_DATABASE), max_size=2)
-    echo(f"  database: {DEMO_DATABASE} (rebuilt; your own data is untouched)")
-    with App(settings, store=demo_store, cache_store=cache_store) as legal:
+    # Pointed at the demo's own database (as its closing lines say), it is still rebuilt: the
+    # embedding cache stays in the server's application database (App.rebuilt).
+    with App.rebuilt(settings, DEMO_DATABASE) as legal:
+        echo(f"  database: {DEMO_DATABASE} (rebuilt; your own data is untouched)")
         summary = populate(legal, echo)
         accounts.set_password(legal, "chair", DEMO_DESK_PASSWORD)
         health = health_report(legal)
-    cache_store.close()
+        demo_url = legal.store.url
     echo(
         f"\nhealth: {health['unsearchable']} unsearchable (reported, never searched), "
         f"{health['stale_embeddings']} stale embeddings, isolation: "
@@ -343,7 +327,7 @@ def run_demo(settings: Settings, echo: Callable[[str], None] = print) -> dict:
     )
     echo(
         "\nthe chair's desk on the demo data:\n"
-        f"  {serve_line(demo_store.url, settings.committee_chair)}\n"
+        f"  {serve_line(demo_url, settings.committee_chair)}\n"
         "  then open http://127.0.0.1:8765/login and sign in as `chair` with the demo password "
         f"{DEMO_DESK_PASSWORD} (fictional, set for the demo database only)"
     )

@@ -11,7 +11,7 @@ import os
 import secrets
 import socket
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from .context import Context
 from .errors import AppError, Scrubber
@@ -20,6 +20,8 @@ from .store import monitoring
 from .store.db import connection_lost
 
 logger = logging.getLogger(__name__)
+
+OPEN = monitoring.OPEN  # a job's statuses before it ends: queued, running, waiting
 
 BACKOFF_S = 30.0  # first retry after 30 s, then 60, 120, ... (capped)
 MAX_BACKOFF_S = 3600.0
@@ -99,3 +101,24 @@ def open_work(ctx: Context) -> list[dict]:
     running and failed jobs and the oldest waiting one."""
     with ctx.store.connection() as conn:
         return monitoring.open_work(conn)
+
+
+class Counted(TypedDict):
+    """What a metrics scrape reads (store/monitoring.py): jobs per kind and status with the
+    oldest's age, scheduled runs per job and outcome, model calls per stage, model and outcome."""
+
+    jobs: list[dict]
+    runs: list[dict]
+    calls: list[dict]
+
+
+def counted(ctx: Context, wait_s: float, statement_s: float) -> Counted:
+    """The queues', the scheduled runs' and the model calls' counts in one transaction, bounded:
+    a connection within `wait_s` seconds, each read within `statement_s` (PoolTimeout or
+    psycopg's error after), so a scrape with the database down answers in time."""
+    with ctx.store.transaction(timeout=wait_s, statements=statement_s) as conn:
+        return {
+            "jobs": monitoring.jobs(conn),
+            "runs": monitoring.schedule_runs(conn),
+            "calls": monitoring.model_calls(conn),
+        }

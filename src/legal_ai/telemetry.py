@@ -30,6 +30,7 @@ from typing import Any
 
 from .corpora import SEARCHABLE
 from .errors import InvalidInput, NotFound
+from .store import request_ids
 from .store import review_queue as desk_store
 from .store import search_log as sql_log
 from .text.hebrew import clean_text, clean_value
@@ -42,6 +43,14 @@ MAX_ACTOR_CHARS = 200
 QRELS_HEADER = ("query_id", "doc_id", "relevance")
 
 log = logging.getLogger(__name__)
+
+
+def request_id_recorded(ctx: Any, request_id: str) -> bool:
+    """Whether a request with this id ran before, whoever sent it: the rows a request writes
+    carry its id (the audit, the search log, the model calls: migration 0031). The web app
+    takes a caller's X-Request-ID only when it is not (web/request_ids.py)."""
+    with ctx.store.connection() as conn:
+        return request_ids.recorded(conn, request_id)
 
 
 def bounded_text(value: Any, limit: int) -> str:

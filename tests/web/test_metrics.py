@@ -10,6 +10,7 @@ import io
 import json
 import logging
 import re
+from types import SimpleNamespace
 from urllib.parse import quote
 
 import httpx
@@ -318,11 +319,11 @@ def test_the_database_unreachable_at_a_scrape_is_said_not_raised(app):
     (the scrape still answers with the process's own)."""
     gone = Store(app.settings.database_url, max_size=1)
     gone.close()
-    families = list(DatabaseCollector(gone).collect())
+    families = list(DatabaseCollector(SimpleNamespace(store=gone)).collect())
     assert [(f.name, [s.value for s in f.samples]) for f in families] == [
         ("legal_ai_database_up", [0])
     ]
-    live = {f.name: f for f in DatabaseCollector(app.store).collect()}
+    live = {f.name: f for f in DatabaseCollector(app).collect()}
     assert live["legal_ai_database_up"].samples[0].value == 1
     assert live["legal_ai_metrics_database_seconds"].samples[0].value > 0
 

@@ -8,9 +8,16 @@ from typing import TYPE_CHECKING
 
 from ..store import drafts_lessons as lessons_store
 from ..store import review_queue as store
+from ..store.rows import Conn
 
 if TYPE_CHECKING:
     from ..context import Context
+
+
+def counts(conn: Conn) -> dict[str, int]:
+    """How many of each kind wait for her (store/review_queue.WAITING: each the filter of the
+    list its page shows, counted), all in one statement: the desk's menu and its cards."""
+    return store.waiting_all(conn)
 
 
 def queue(ctx: Context) -> tuple[list[dict], list[dict]]:

@@ -237,16 +237,21 @@ class Store:
             yield conn
 
     @contextmanager
-    def transaction(self, timeout: float | None = None) -> Iterator[Conn]:
+    def transaction(
+        self, timeout: float | None = None, *, statements: float | None = None
+    ) -> Iterator[Conn]:
         """A pooled connection inside one transaction (committed on exit, rolled back on error),
         running as this view's role: `SET LOCAL ROLE` ends with the transaction. Inside an HTTP
         request, the transaction carries its id (`legal_ai.request_id`, logs.py): the audit,
         search log and model-call rows it writes record it (migration 0031). `timeout`: as
-        for `connection`."""
+        for `connection`; `statements`: each of its statements ends after so many seconds
+        (`bounded`: a probe — /readyz, /metrics — answers in time when the server is slow)."""
         with self.pool.connection(timeout=timeout) as conn, conn.transaction():
             if self.role is not None:
                 conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self.role)))
             self._bound(conn, local=True)
+            if statements is not None:
+                bounded(conn, statements)
             request = REQUEST_ID.get()
             if request is not None:
                 conn.execute("SELECT set_config('legal_ai.request_id', %s, true)", (request,))

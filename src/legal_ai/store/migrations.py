@@ -84,12 +84,12 @@ def _unapplied(url: str, *, creating: bool) -> list[Migration]:
         return _unapplied_on(conn)
 
 
-def pending_on(conn: psycopg.Connection) -> list[str]:
+def pending_on(conn: psycopg.Connection[Any]) -> list[str]:
     """`pending`, read on a connection the caller holds (/readyz: a pooled one)."""
     return [f"{m.version:04d}_{m.name}" for m in _unapplied_on(conn)]
 
 
-def _unapplied_on(conn: psycopg.Connection) -> list[Migration]:
+def _unapplied_on(conn: psycopg.Connection[Any]) -> list[Migration]:
     if _first(conn.execute("SELECT to_regclass('schema_migrations') IS NULL").fetchone()):
         have: set[int] = set()
     else:

@@ -160,14 +160,9 @@ WAITING = {
 }
 
 
-def waiting(conn: Conn, what: str) -> int:
-    """How many of `what` (a key of WAITING) wait for the chair."""
-    return one(conn.execute(WAITING[what]))["n"]
-
-
 def waiting_all(conn: Conn) -> dict[str, int]:
     """Every count of WAITING at once: one statement, one round trip (the menu reads them on
-    every page), each count the same subquery `waiting` runs alone."""
+    every page), each count the filter of its page's list."""
     query = sql.SQL("SELECT {}").format(
         sql.SQL(", ").join(
             sql.SQL("({}) AS {}").format(sql.SQL(count), sql.Identifier(key))

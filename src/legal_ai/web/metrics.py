@@ -6,7 +6,7 @@
   off: 404 saying what to set. A missing or wrong token: 401 JSON naming what to send. The
   token must differ from the chair's and every agent's (the app is not built otherwise).
 - **What it shows.** The series counted in process (metrics.py: searches, uploads) and, read
-  from the database at each scrape (`DatabaseCollector`, SQL in store/monitoring.py), what the
+  from the database at each scrape (`DatabaseCollector`: jobqueue.counted, SQL in store/monitoring.py), what the
   worker did: the queues' depth and oldest age by kind, the queued jobs that finished and the
   scheduled jobs' runs by outcome, the model calls, their tokens and seconds by role (the stage
   that called) and model. When the database cannot be read the scrape still answers, with
@@ -32,11 +32,9 @@ from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from .. import auth
+from .. import auth, jobqueue
 from ..config import Settings
 from ..metrics import Metrics
-from ..store import monitoring
-from ..store.db import bounded
 from .errors import error
 
 logger = logging.getLogger(__name__)
@@ -52,10 +50,10 @@ SEND = "send Authorization: Bearer <LEGAL_AI_METRICS_TOKEN> (the metrics token, 
 
 
 class DatabaseCollector(Collector):
-    """The worker's work, read from the database at each scrape (store/monitoring.py)."""
+    """The worker's work, read from the database at each scrape (jobqueue.counted)."""
 
-    def __init__(self, store: Any) -> None:
-        self.store = store
+    def __init__(self, legal: Any) -> None:
+        self.legal = legal
 
     def collect(self) -> Iterator[Metric]:
         started = time.perf_counter()
@@ -63,16 +61,13 @@ class DatabaseCollector(Collector):
             # Bounded: a connection within READ_WAIT_S, each statement within STATEMENT_S, so
             # a scrape with the database down answers in time (Prometheus' default timeout is
             # 10 s, the pool's own wait as long).
-            with self.store.transaction(timeout=READ_WAIT_S) as conn:
-                bounded(conn, STATEMENT_S)
-                jobs = monitoring.jobs(conn)
-                runs = monitoring.schedule_runs(conn)
-                calls = monitoring.model_calls(conn)
+            counted = jobqueue.counted(self.legal, READ_WAIT_S, STATEMENT_S)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             logger.warning("metrics: the database could not be read: %s", type(exc).__name__)
             yield GaugeMetricFamily("legal_ai_database_up", "Whether the scrape read it.", 0)
             return
         yield GaugeMetricFamily("legal_ai_database_up", "Whether the scrape read it.", 1)
+        jobs = counted["jobs"]
         yield from _queue_families(jobs)
         finished = CounterMetricFamily(
             "legal_ai_jobs_finished",
@@ -80,7 +75,7 @@ class DatabaseCollector(Collector):
             labels=("kind", "outcome"),
         )
         for row in jobs:
-            if row["status"] not in monitoring.OPEN:
+            if row["status"] not in jobqueue.OPEN:
                 finished.add_metric((row["kind"], row["status"]), row["n"])
         yield finished
         scheduled = CounterMetricFamily(
@@ -88,10 +83,10 @@ class DatabaseCollector(Collector):
             "Runs of the scheduled jobs, by job and outcome (ok, failed, skipped).",
             labels=("job_name", "outcome"),
         )
-        for row in runs:
+        for row in counted["runs"]:
             scheduled.add_metric((row["name"], row["outcome"]), row["n"])
         yield scheduled
-        yield from _model_families(calls)
+        yield from _model_families(counted["calls"])
         yield GaugeMetricFamily(
             "legal_ai_metrics_database_seconds",
             "Seconds this scrape's database reads took.",
@@ -112,7 +107,7 @@ def _queue_families(jobs: list[dict]) -> Iterator[Metric]:
     )
     found = {(r["kind"], r["status"]): r for r in jobs}
     for kind in sorted({r["kind"] for r in jobs}):
-        for status in monitoring.OPEN:
+        for status in jobqueue.OPEN:
             row = found.get((kind, status))
             depth.add_metric((kind, status), row["n"] if row else 0)
             if row:
@@ -176,7 +171,7 @@ def mount(api: FastAPI, settings: Settings, legal: Any) -> Metrics:
     `api.state.metrics`, and GET /metrics. Refuses a metrics token that is another's."""
     auth.metrics_token(settings)
     metrics = Metrics()
-    metrics.registry.register(DatabaseCollector(legal.store))
+    metrics.registry.register(DatabaseCollector(legal))
     api.state.metrics = metrics
     api.add_api_route(PATH, scrape, methods=["GET"], include_in_schema=False)
     return metrics

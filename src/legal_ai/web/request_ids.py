@@ -6,7 +6,7 @@ handlers inherit). For each request it:
 
 - takes the caller's `X-Request-ID` only when it is well formed (logs.well_formed: 8-128 of a
   safe charset) and unseen — not used by an earlier request of this process (`SeenIds`, the
-  newest 100,000) nor recorded by any row of the database (store/request_ids.py: the audit, the
+  newest 100,000) nor recorded by any row of the database (telemetry.request_id_recorded: the audit, the
   search log, the model calls; a database that cannot answer counts as seen) — else makes one,
   and returns the id actually used in the response's `X-Request-ID`, whatever the answer (an
   error, a desk page): an agent cannot file its rows under another's request;
@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..logs import REQUEST_ID, REQUEST_ID_HEADER, new_request_id, well_formed
 from ..metrics import CURRENT, Metrics
-from ..store import request_ids as recorded_ids
+from ..telemetry import request_id_recorded
 
 access = logging.getLogger("legal_ai.web.access")
 logger = logging.getLogger(__name__)
@@ -86,8 +86,7 @@ class RequestContext:
 
     def _recorded(self, rid: str) -> bool:
         try:
-            with self.legal.store.connection() as conn:
-                return recorded_ids.recorded(conn, rid)
+            return request_id_recorded(self.legal, rid)
         except Exception:  # no answer: the caller's id is not taken on trust
             logger.warning("could not look up a request id; a new one is used", exc_info=True)
             return True

@@ -15,19 +15,16 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from ...errors import InvalidInput
+from ...learning import case_file
 from ...learning import vocabulary as vocab
 from ...learning.arrival import metadata
 from ...learning.checks import SEVERITY, copy_policy
 from ...learning.library import links as library_links
 from ...learning.methodology import segment
 from ...retrieval import terms
-from ...store import cases as store
-from ...store import drafts_lessons as learning_store
-from ...store import review_queue as desk_store
 from ...text.parties import party_line
 from . import labels, originals
 from .case_figures import figures, frozen_usual, learning_state, usual_said
-from .case_labels import labels_state
 from .cite_report import problems_first
 from .labels import bdi, plural
 from .review_queue import word_diff
@@ -99,8 +96,8 @@ def case_list(view: Any) -> dict:
     """The list page: every case, the missing precedents and the ambiguous citations of the
     library (each with its form), and the cases under the old anchors (#copy, #promote)."""
     with view.store.connection() as conn:
-        rows = [listed(r) for r in store.case_list(conn)]
-        missing = learning_store.missing_precedents(conn)
+        cases, missing = case_file.cases(conn)
+    rows = [listed(r) for r in cases]
     prefilled = [{**m, "court": terms.court_of_case_number(m["ref"])} for m in missing]
     return {
         "cases": rows,
@@ -114,16 +111,14 @@ def case_list(view: Any) -> dict:
 # -- one case -----------------------------------------------------------------------------------
 
 
-def copy_findings(conn: Any, report: dict | None) -> dict | None:
+def copy_findings(
+    report: dict | None, where: dict[str, str], ruling: dict[str, str]
+) -> dict | None:
     """A draft's copy-check report for the page: its passages (substance first), each with its
-    source's corpus for the link, its citations (those not found first) with the ruling's
-    corpus, and the counts (copy_policy.summary)."""
+    source's corpus for the link (`where`: doc_id -> corpus), its citations (those not found
+    first) with the ruling's corpus (`ruling`), and the counts (copy_policy.summary)."""
     if not report:
         return None
-    sources = {x["source"]["doc_id"] for x in report.get("passages", []) if x["source"]["doc_id"]}
-    cited = {c["doc_id"] for c in report.get("citations", []) if c["doc_id"]}
-    where = desk_store.located(conn, sources, ("style", "internal")) if sources else {}
-    ruling = desk_store.located(conn, cited, ("external", "internal")) if cited else {}
     rank = {k: n for n, k in enumerate(COPY_KINDS)}
     order = {k: n for n, k in enumerate(CITATION_STATUS)}
     passages = sorted(report.get("passages", []), key=lambda x: rank.get(x["kind"], 9))
@@ -157,13 +152,11 @@ def grouped(citations: list[dict]) -> list[dict]:
     return list(rows.values())
 
 
-def citations(conn: Any, rows: list[dict], ambiguous: list[dict]) -> dict:
+def citations(rows: list[dict], ambiguous: list[dict], found: dict[int, dict]) -> dict:
     """The final's citations of rulings by what she may do: linked (to the ruling in the
-    library), missing (open: upload its ruling) and several rulings fitting (pick one); the
-    statutes counted."""
+    library: `found`, by its id), missing (open: upload its ruling) and several rulings fitting
+    (pick one); the statutes counted."""
     rulings = [r for r in rows if r["kind"] != "statute"]
-    linked_ids = sorted({r["linked_case_law_id"] for r in rulings if r["linked_case_law_id"]})
-    found = store.linked_rulings(conn, linked_ids) if linked_ids else {}
     candidates = {a["authority_id"]: a for a in ambiguous}
     seen: set[int] = set()
     out: dict[str, list] = {"linked": [], "missing": [], "ambiguous": []}
@@ -187,22 +180,13 @@ def citations(conn: Any, rows: list[dict], ambiguous: list[dict]) -> dict:
 def _read(conn: Any, row: dict) -> dict:
     """Everything of one case the page shows, from one connection."""
     case, case_law_id = row["case_number"], row["case_law_id"]
-    drafts = store.drafts_of(conn, case)
-    history = store.history_of(conn, case)
+    stored = case_file.ledger(conn, row)
+    drafts = stored["drafts"]
+    report = drafts[-1]["copy_report"] if drafts else None
     return {
-        "drafts": drafts,
-        "copy": copy_findings(conn, drafts[-1]["copy_report"]) if drafts else None,
-        "final": store.final_of(conn, case_law_id) if case_law_id else None,
-        "history": history,
-        # Her usual before the final's row (used only for a row stored without its own usual).
-        "others": store.usual(conn, case, history[-1]["id"]) if history else [],
-        "jobs": store.jobs_of(conn, case),
-        "lessons": learning_store.list_lessons(conn, case_number=case),
-        "promotions": store.promotions_of(conn, case),
-        "precedents": store.precedents_of(conn, case),
-        "cited": learning_store.citations_of(conn, case_law_id) if case_law_id else [],
+        **stored,
+        "copy": copy_findings(report, stored["copy_sources"], stored["copy_rulings"]),
         "metadata": metadata.state_of(conn, case_law_id) if case_law_id else None,
-        "final_labels": labels_state(conn, case),
         "cite": problems_first(conn, case),  # the page opens with its problems
         "files": originals.listed(conn, case),  # each upload's original file, when kept
     }
@@ -254,18 +238,18 @@ def exists(view: Any, case: str) -> str | None:
     except InvalidInput:
         return None
     with view.store.connection() as conn:
-        return number if store.case_row(conn, number) else None
+        return number if case_file.case_row(conn, number) else None
 
 
 def case_page(view: Any, case: str) -> dict | None:
     """One case's page, or None when there is no such case."""
     with view.store.connection() as conn:
-        row = store.case_row(conn, case)
+        row = case_file.case_row(conn, case)
         if row is None:
             return None
         read = _read(conn, row)
         ambiguous = library_links.ambiguous(view)["ambiguous"] if read["cited"] else []
-        cited = citations(conn, read["cited"], ambiguous)
+        cited = citations(read["cited"], ambiguous, read["linked"])
         draft_text = read["drafts"][-1]["content"] if read["drafts"] else None
         lines = redline(conn, draft_text, read["final"]["content"] if read["final"] else None)
     link = quote(case, safe="")

@@ -5,8 +5,8 @@ marked) and, for "תיקים" and "לבדיקתי", a badge counting what waits 
 that need her, one card each with its count and the page where she does it; `counts(view)` reads
 every card's count once, in one connection (the desk reads it once per page load: core.signed_in,
 for the pages a browser asks for). Each count comes from the list its page shows — the service
-where it keeps a count (metadata.awaiting, the reminders' idle cases), else store/review_queue.WAITING,
-the same filter counted in SQL — so a card never says 3 where its page shows 2. What she reads
+where it keeps a count (metadata.awaiting, the reminders' idle cases), else learning/waiting.counts
+(store/review_queue.WAITING), the same filter counted in SQL — so a card never says 3 where its page shows 2. What she reads
 is Hebrew only: what waits and where; never a setting or a command."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...learning import waiting
 from ...learning.arrival import metadata
 from ...ops.tasks import reminders
-from ...store import review_queue as desk_store
 
 
 @dataclass(frozen=True)
@@ -54,14 +54,9 @@ class Card:
     said: str  # what to do there
     href: str
     group: str  # the menu item's badge that counts it: review | cases
-    read: Callable[[Any, Any], int]  # (the chair's App, a connection) -> how many
-
-
-def _counted(key: str) -> Callable[[Any, Any], int]:
-    def read(view: Any, conn: Any) -> int:
-        return desk_store.waiting(conn, key)
-
-    return read
+    # (the chair's App, a connection) -> how many; None: counted with the others of
+    # learning/waiting.counts (store/review_queue.WAITING, one statement for them all)
+    read: Callable[[Any, Any], int] | None = None
 
 
 def _metadata(view: Any, conn: Any) -> int:
@@ -79,7 +74,6 @@ CARDS = (
         "לאשר, לדחות או לערוך",
         "/review?lane=proposed",
         "review",
-        _counted("lessons"),
     ),
     Card(
         "escalations",
@@ -87,7 +81,6 @@ CARDS = (
         "הפאנל לא הסכים או שמדובר במהות",
         "/review?lane=escalations",
         "review",
-        _counted("escalations"),
     ),
     Card(
         "curator",
@@ -95,7 +88,6 @@ CARDS = (
         "לאשר או לדחות כל הערה",
         "/review?lane=curator",
         "review",
-        _counted("curator"),
     ),
     Card(
         "panel_approved",
@@ -103,7 +95,6 @@ CARDS = (
         "לעיון; אפשר לפסול (וטו)",
         "/review?lane=panel_approved",
         "review",
-        _counted("panel_approved"),
     ),
     Card(
         "principles",
@@ -111,7 +102,6 @@ CARDS = (
         "לאשר או לדחות",
         "/review?lane=principles",
         "review",
-        _counted("principles"),
     ),
     Card(
         "principles_to_confirm",
@@ -119,7 +109,6 @@ CARDS = (
         "לאשר או למשוך מהחיפוש",
         "/review?lane=to_confirm",
         "review",
-        _counted("principles_to_confirm"),
     ),
     Card(
         "principles_returned",
@@ -127,7 +116,6 @@ CARDS = (
         "אינם בחיפוש עד שתכריעי: למשוך או לדחות",
         "/review?lane=returned",
         "review",
-        _counted("principles_returned"),
     ),
     Card(
         "voice",
@@ -135,7 +123,6 @@ CARDS = (
         "כל טענה לצד המילים שלך בהחלטה",
         "/training/voice",
         "review",
-        _counted("voice"),
     ),
     Card(
         "enrichment",
@@ -143,7 +130,6 @@ CARDS = (
         "להחלטות הוועדה: לאשר או לדחות",
         "/training/enrichment",
         "review",
-        _counted("enrichment"),
     ),
     Card(
         "metadata",
@@ -159,7 +145,6 @@ CARDS = (
         "בדיקת ההעתקה מצאה קטע מתיק אחר",
         "/cases#copy",
         "cases",
-        _counted("copy_substance"),
     ),
     Card(
         "missing_precedents",
@@ -167,7 +152,6 @@ CARDS = (
         "פסקי דין שהחלטותייך מצטטות: להעלות",
         "/cases#missing",
         "cases",
-        _counted("missing_precedents"),
     ),
     Card(
         "ambiguous",
@@ -175,7 +159,6 @@ CARDS = (
         "לבחור את פסק הדין הנכון",
         "/cases#ambiguous",
         "cases",
-        _counted("ambiguous"),
     ),
     Card("stale", "תיקים שלא זזו זמן רב", "לבדוק מה מעכב אותם", "/reminders", "cases", _stale),
 )
@@ -183,18 +166,15 @@ GROUPS = {"review": "לבדיקתי", "cases": "תיקים"}
 
 
 def counts(view: Any, conn: Any = None) -> dict[str, int]:
-    """Every card's count, read once, in one connection (`conn`, else one of its own): those of
-    store/review_queue.WAITING together in one statement (desk_store.waiting_all: each the subquery its
-    card's `read` runs alone), the others by their service (the decisions awaiting metadata,
+    """Every card's count, read once, in one connection (`conn`, else one of its own): the cards
+    without a `read` together in one statement (learning/waiting.counts), the others by their
+    service (the decisions awaiting metadata,
     the stale cases)."""
     if conn is None:
         with view.store.connection() as own:
             return counts(view, own)
-    counted = desk_store.waiting_all(conn)
-    return {
-        card.key: counted[card.key] if card.key in counted else card.read(view, conn)
-        for card in CARDS
-    }
+    counted = waiting.counts(conn)
+    return {card.key: card.read(view, conn) if card.read else counted[card.key] for card in CARDS}
 
 
 def badges(counts: dict[str, int]) -> dict[str, int]:

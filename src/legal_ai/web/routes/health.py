@@ -11,8 +11,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from psycopg_pool import PoolTimeout
 
-from ...store import migrations
-from ...store.db import bounded
 from ..deps import Principal
 
 logger = logging.getLogger(__name__)
@@ -33,11 +31,8 @@ def healthz() -> dict:
 def readyz(request: Request) -> JSONResponse:
     """200 `{"ok": true, "database": "up", "migrations_pending": []}`, or 503 with `ok` false,
     what is wrong in `error`, and `database` down or `migrations_pending` named."""
-    store = request.app.state.legal.store
     try:
-        with store.transaction(timeout=READY_S) as conn:
-            bounded(conn, READY_S)
-            missing = migrations.pending_on(conn)
+        missing = request.app.state.legal.pending_migrations(READY_S)
     except (psycopg.Error, PoolTimeout) as exc:
         logger.warning("readyz: the database did not answer: %s", type(exc).__name__)
         return JSONResponse(

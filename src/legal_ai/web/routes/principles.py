@@ -11,7 +11,6 @@ from ...learning.principles import canonical, synthesis
 from ...learning.principles import cull as principle_cull
 from ...learning.principles import requests as extraction_requests
 from ...learning.principles import review as principle_review
-from ...store import jsonable
 from ..deps import Acting, Paged, chair
 from .bodies import Body, ReviewBody
 
@@ -56,7 +55,7 @@ def review_principles_bulk(
     view: Annotated[Any, Depends(chair("reviewing principles"))],
 ) -> dict:
     """The chair's decision on many principles at once (principle_review.bulk_review)."""
-    return jsonable(principle_review.bulk_review(view, body.ids, body.decision, body.reason))
+    return principle_review.bulk_review(view, body.ids, body.decision, body.reason)
 
 
 @router.post("/api/principles/{principle_id}/review")
@@ -65,15 +64,13 @@ def review_principle(
     body: ReviewBody,
     view: Annotated[Any, Depends(chair("reviewing a principle"))],
 ) -> dict:
-    return jsonable(
-        view.review_principle(principle_id, body.decision, body.reason, body.expected_status)
-    )
+    return view.review_principle(principle_id, body.decision, body.reason, body.expected_status)
 
 
 @router.get("/api/principles/{principle_id}/votes")
 def principle_votes(principle_id: int, view: Acting) -> dict:
     """The panel's votes on one principle, each model's reason beside its vote."""
-    return jsonable(principle_review.votes(view, principle_id))
+    return principle_review.votes(view, principle_id)
 
 
 # Queued, never run in the request (learning/extraction_requests): an agent queues one
