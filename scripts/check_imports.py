@@ -5,8 +5,8 @@ and under `TYPE_CHECKING` alike — and reports:
 
 - circles: modules that reach themselves through imports (none allowed);
 - arrows that point up: an import of a module of a higher layer, or sideways against the order of
-  the use cases (retrieval → ingest → evaluation → learning → knowledge: each may import the ones
-  before it);
+  the use cases (retrieval → ingest → evaluation → learning → knowledge → ops: each may import
+  the ones before it);
 - the composition root (`legal_ai.app`) imported by anything but the interfaces;
 - a project module imported inside a function (that only dodges a circle: allowed inside a
   function are third-party packages alone, the heavy optional SDKs);
@@ -16,14 +16,11 @@ and under `TYPE_CHECKING` alike — and reports:
   learning/lessons, ...), and a module outside it may import only its face — the names its
   `__init__` lists in `__all__` (`from legal_ai.learning.pairs import finals`, never
   `from legal_ai.learning.pairs.finals import upload_final` nor a name the face does not list);
-- an interface (cli/, web/, mcp_*.py, ops/, demo) importing store/ directly where
-  scripts/interface_store_imports.txt does not list it: interfaces reach data through the use
-  cases; that list is what is left to move, and an entry no longer needed is a finding too, so it
-  only shrinks.
+- an interface (cli/, web/, mcp_*.py, demo) importing store/: interfaces reach the data through
+  the use cases (the database's administration too: ops/database.py).
 
 `python scripts/check_imports.py` prints each finding and exits 1 when there is one;
-`--graph` prints the layer of every module and what it imports; `--store` the interfaces' direct
-store imports, in the list's format.
+`--graph` prints the layer of every module and what it imports.
 """
 
 from __future__ import annotations
@@ -64,6 +61,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("evaluation", ("evaluation",)),
     ("learning", ("learning",)),
     ("knowledge", ("knowledge",)),
+    ("operations", ("ops",)),
     ("composition", ("app",)),
     (
         "interfaces",
@@ -72,7 +70,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "web",
             "mcp_server",
             "mcp_knowledge",
-            "ops",
             "demo",
             "demo_enricher",
             "__main__",
@@ -85,9 +82,7 @@ INTERFACES = RANK["interfaces"]
 # SQL may run here: the store, and the leg builders (documented in docs/architecture.md).
 SQL_ALLOWED = ("legal_ai.store", "legal_ai.retrieval.legs")
 # Rooms are the sub-packages of these (each with a face: its __init__'s __all__).
-USE_CASES = ("retrieval", "ingest", "evaluation", "learning", "knowledge")
-# The interfaces' direct store imports still to move behind a use case ("module: store module").
-STORE_LIST = Path(__file__).resolve().parent / "interface_store_imports.txt"
+USE_CASES = ("retrieval", "ingest", "evaluation", "learning", "knowledge", "ops")
 
 
 def layer_of(module: str) -> str:
@@ -210,13 +205,6 @@ def past_the_face(source: str, target: str, via, faces: dict[str, set[str]]) -> 
     return f"imports {target} past the face of {room} (import what its __all__ lists)"
 
 
-def store_list(path: Path = STORE_LIST) -> set[str]:
-    if not path.is_file():
-        return set()
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
-
-
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     """Tarjan's algorithm, iterative; components of more than one module."""
     index, low, on_stack, stack, out = {}, {}, set(), [], []
@@ -258,14 +246,10 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def findings(
-    root: Path = ROOT, listed: set[str] | None = None
-) -> tuple[list[str], dict[str, set[str]]]:
-    """Every finding (one line each) and the import graph of the package under `root`; `listed`
-    is the interfaces' direct store imports still allowed (default: scripts/interface_store_imports.txt)."""
+def findings(root: Path = ROOT) -> tuple[list[str], dict[str, set[str]]]:
+    """Every finding (one line each) and the import graph of the package under `root`."""
     known = modules(root)
     faces = rooms(known)
-    listed = store_list() if listed is None else listed
     graph: dict[str, set[str]] = defaultdict(set)
     problems = []
     for room, face in sorted(faces.items()):
@@ -293,13 +277,10 @@ def findings(
             problems.append(f"{where}:{lines}: runs SQL outside store/")
     for component in strongly_connected(graph):
         problems.append(f"circle of {len(component)} modules: {' '.join(component)}")
-    direct = interface_store_imports(graph)
-    for edge in sorted(direct - listed):
+    for edge in sorted(interface_store_imports(graph)):
         problems.append(
             f"{edge}: an interface imports store/ directly (reach the data through a use case)"
         )
-    for edge in sorted(listed - direct):
-        problems.append(f"{edge}: no longer imported: remove it from {STORE_LIST.name}")
     return problems, graph
 
 
@@ -316,9 +297,6 @@ def interface_store_imports(graph: dict[str, set[str]]) -> set[str]:
 
 def main(argv: list[str]) -> int:
     problems, graph = findings()
-    if "--store" in argv:
-        print("\n".join(sorted(interface_store_imports(graph))))
-        return 0
     if "--graph" in argv:
         for module in sorted(graph):
             print(f"{layer_of(module):12} {module}: {' '.join(sorted(graph[module]))}")

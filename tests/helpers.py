@@ -6,7 +6,7 @@ scenarios.py.
 - Paths: `ROOT` (the clone), `SERVER_HOME` (the suite's embedded server), `TEST_HOME` and
   `TEST_DB` (the session's home and database: a worker's own under pytest-xdist, `WORKER`),
   `FIXTURES` (tests/fixtures), `TEST_CHAIR`, and `shared()` for ../shared/data.
-- `health_of(app)`: App.health(), held to its type (app.AppHealth) on the way.
+- `health_of(app)`: App.health(), held to its type (ops/database_health.AppHealth) on the way.
 - Files: `write(path, text)`; a database's every table, row for row: `table_fingerprints(url)`.
 - Local servers on 127.0.0.1: `local_server(handler)` (an http.server in a thread, for a
   `ScriptedHandler` that stands in for an external API) and `serving(api)` (the web app under a
@@ -45,7 +45,7 @@ import uvicorn
 from psycopg import sql
 
 from legal_ai import accounts, cli
-from legal_ai.app import AppHealth
+from legal_ai.ops.database_health import AppHealth
 from legal_ai.store import accounts as account_rows
 from shapes import assert_shape
 

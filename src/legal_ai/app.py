@@ -6,20 +6,18 @@ nothing below them imports this module (scripts/check_imports.py)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from .auth import require_chair
 from .config import Settings
 from .context import ArrivalHooks, Context
-from .corpora import CORPORA, get_corpus
+from .corpora import get_corpus
 from .errors import Forbidden, InvalidInput, NotFound
-from .ingest import Ingestor, IngestReport, ocr_jobs, reindex
-from .ingest.chunk_context import chunk_analyzers
+from .ingest import Ingestor, IngestReport
 from .knowledge import exemplars, templates
-from .learning.arrival import metadata, rekey
+from .learning.arrival import rekey
 from .learning.arrival import upkeep as arrival
 from .learning.library import links as library_links
 from .learning.principles import jobs as principle_jobs
@@ -27,17 +25,18 @@ from .learning.principles import review as principle_review
 from .learning.principles import spans as principle_spans
 from .learning.vocabulary import free_text
 from .metrics import searched
-from .paging import Listing
+from .ops import database_health, upkeep
+from .ops.database_health import AppHealth
+from .ops.upkeep import AppReindex
 from .progress import QUIET, Progress
 from .providers.embedders import text_hash
 from .retrieval import audit, legs
 from .retrieval.contract import ToolAnswer
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import CHAIR_TOOLS, TOOLS
-from .store import deployment, integrity, maintenance, meta_fold, migrations
+from .store import deployment, migrations
 from .store import items as sql_items
 from .store import ocr as ocr_store
-from .store.cache import active_embedder
 from .store.db import (
     DEFAULT_DATABASE,
     Store,
@@ -75,7 +74,7 @@ class App(Context):
     """The composition root (DESIGN.md §2): a `Context` built from the settings — store,
     embedder, analyzer, models — with the ingestor's arrival hooks from learning/ and knowledge/,
     and the services every interface calls (ingest, search, tools, principles, health,
-    re-index). Only the interfaces (cli/, web/, mcp_server.py, ops/, demo.py) import it; the use
+    re-index). Only the interfaces (cli/, web/, mcp_server.py, demo.py) import it; the use
     cases receive it as the `Context` they are given."""
 
     def __init__(self, settings: Settings, **options: Any) -> None:
@@ -386,157 +385,15 @@ class App(Context):
             return migrations.pending_on(conn)
 
     def health(self) -> AppHealth:
-        """What cannot be searched and why, stale or missing embeddings and stale analysis (of
-        chunks, and under `units` of principles, attached precedents, canonical statements and
-        page images; the totals count all of them), the isolation audit and the roles."""
-        images = self.images
-        image = (images.id, images.dim) if images else (None, None)
-        with self.store.connection() as conn:
-            counts = maintenance.chunk_counts(
-                conn, chunk_analyzers(self.analyzer.id, self.settings.chunk_context)
-            )
-            units = maintenance.unit_counts(conn, self.analyzer.id, *image)
-            unsearchable = maintenance.unsearchable_items(conn)
-            items = maintenance.searchable_counts(conn)
-            config = active_embedder(conn)
-            ocr = ocr_jobs.health(conn, self.settings)  # scans: the queue, low-confidence pages
-            upkeep = arrival.upkeep(conn)  # unresolved digests, open missing precedents, enrichment
-            awaiting_metadata = metadata.awaiting(conn)  # decisions without their 3
-            changed = _changed_outside_ingest(conn)
-            unfolded = meta_fold.count_pending(conn)  # decisions' metadata not yet searched
-            principles = principle_spans.health(conn)  # spans, rules, canonical statements
-            paragraphs = exemplars.health(conn)  # her finals' paragraphs as they were cut
-        every: list[Mapping[str, int | None]] = [
-            *counts.values(),
-            *(u for kinds in units.values() for u in kinds.values()),
-        ]
-        total = {
-            key: sum(c.get(key) or 0 for c in every)
-            for key in (
-                "missing_embeddings",
-                "stale_embeddings",
-                "dimension_mismatches",
-                "stale_analysis",
-            )
-        }
-        return {
-            "unsearchable": len(unsearchable),
-            "stale_embeddings": total["stale_embeddings"],
-            "missing_embeddings": total["missing_embeddings"],
-            "dimension_mismatches": total["dimension_mismatches"],
-            "stale_analysis": total["stale_analysis"],
-            "isolation": self.isolation_audit(),
-            # Whether the database itself tells the chair's decisions from an agent's (roles
-            # legal_ai_chair / legal_ai_agent exist); docs/security.md.
-            "roles_enforced": self.store.roles_enforced,
-            "embedder": dict(config) if config else None,
-            # The image leg's embedder (None: MULTIMODAL_ENABLED is off; page images unchecked).
-            "image_embedder": {"embedder": images.id, "dim": images.dim} if images else None,
-            "corpora": {key: {**items[key], **counts[key]} for key in CORPORA},
-            "units": units,
-            "unsearchable_items": unsearchable,
-            "ocr": ocr,
-            # Texts or chunks changed outside ingest (hash/span check; `reindex` repairs them).
-            "changed_outside_ingest": changed,
-            # Decisions whose headnote, summary and tags their first chunk does not yet hold (an
-            # edit by SQL; `reindex` folds them in: ingest/metadata_fold.py).
-            "metadata_unfolded": unfolded,
-            # Principles whose rule or span changed outside the gate (`reindex` finds the span
-            # again or returns them to the chair), canonical statements changed outside it, and
-            # the principles returned to the chair awaiting her (learning/principles/spans.py).
-            **principles,
-            # Her finals' paragraphs (block exemplars) edited, deleted or added outside their
-            # cut (knowledge/exemplars.health; `reindex` cuts them again).
-            **paragraphs,
-            # Upkeep on arrival (learning/arrival/upkeep.py): `unresolved_digests`, `missing_precedents`
-            # (open), `awaiting_enrichment` and `awaiting_metadata` (internal decisions not
-            # searchable without their headnote, summary and tags), each {"count", "items"}.
-            # and `ambiguous_citations` (several rulings fit: the chair picks).
-            **upkeep,
-            "awaiting_metadata": awaiting_metadata,
-            # What the re-key of migration 0029 changed, until marked seen (learning/arrival/rekey.py).
-            "library_rekey": rekey.unseen(self),
-        }
+        """What cannot be searched and why, stale or missing embeddings and stale analysis, the
+        isolation audit and the roles, and what changed outside ingest (ops/database_health.py)."""
+        return database_health.found(self)
 
     def isolation_audit(self, probe: str = audit.PROBE) -> audit.IsolationReport:
         """INV-RET1, checked two ways (retrieval/audit.py)."""
         return audit.isolation(self, probe)
 
     def reindex(self, batch: int = 64, *, progress: Progress = QUIET) -> AppReindex:
-        """What changed re-embedded and re-analyzed (ingest/reindex.py), then the principles
-        whose span or rule changed outside the gate: spans found again, or returned to the
-        chair (`principle_spans`: learning/principles/spans.repair). Her finals whose paragraphs
-        changed outside their cut are cut again first (`exemplars_recut`)."""
-        recut = exemplars.repair(self)  # before the re-index embeds what the cut left out
-        done = reindex.reindex(self, batch, progress=progress)
-        with self.store.transaction() as conn:
-            spans = principle_spans.repair(conn)
-        return {**done, "exemplars_recut": recut, "principle_spans": spans}
-
-
-class AppHealth(principle_spans.PrincipleHealth, exemplars.ExemplarHealth, arrival.Upkeep):
-    """What App.health answers (`legal-ai health --json` adds the scheduler's, the backups',
-    the reranker's and the re-checks' parts: ops/health.Health): the totals over every unit,
-    the isolation audit, the roles, the embedders, per corpus and per unit kind, the
-    unsearchable items, OCR, what changed outside ingest, the principles', paragraphs' and
-    upkeep's lists (each a `Listing`) and the library's unseen re-keys."""
-
-    unsearchable: int
-    stale_embeddings: int
-    missing_embeddings: int
-    dimension_mismatches: int
-    stale_analysis: int
-    isolation: audit.IsolationReport
-    roles_enforced: bool
-    embedder: dict[str, Any] | None
-    image_embedder: dict[str, Any] | None
-    corpora: dict[str, dict[str, Any]]
-    units: dict[str, dict[str, dict[str, int | None]]]
-    unsearchable_items: list[dict]
-    ocr: dict[str, Any]
-    changed_outside_ingest: Listing[ChangedItem]
-    metadata_unfolded: int
-    awaiting_metadata: Listing[metadata.AwaitingMetadata]
-    library_rekey: list[dict]
-
-
-class AppReindex(reindex.ReindexAnswer):
-    """`legal-ai reindex --json`: the re-index's answer, with the finals cut again and the
-    principles whose span was found again or returned to the chair."""
-
-    exemplars_recut: list[str]
-    principle_spans: dict
-
-
-class ChangedItem(TypedDict):
-    """An item whose stored text or chunks changed outside ingest, and what changed."""
-
-    corpus: str
-    doc_id: str
-    text_changed: bool
-    chunks: list[int]
-    count_changed: bool
-    reason: str
-
-
-def _changed_outside_ingest(conn) -> Listing[ChangedItem]:
-    """Every item whose stored text or chunks changed outside ingest (store/integrity.py)."""
-    items: list[ChangedItem] = []
-    for corpus in CORPORA.values():
-        for row in integrity.damaged(conn, corpus):
-            what = (
-                (["its stored text"] if row["text_changed"] else [])
-                + [f"chunk {n}" for n in row["chunks"] or []]
-                + (["its chunks deleted or added"] if row["count_changed"] else [])
-            )
-            items.append(
-                {
-                    "corpus": corpus.key,
-                    "doc_id": row["doc_id"],
-                    "text_changed": row["text_changed"],
-                    "chunks": list(row["chunks"] or []),
-                    "count_changed": bool(row["count_changed"]),
-                    "reason": f"changed outside ingest: {', '.join(what)}; run `legal-ai reindex`",
-                }
-            )
-    return {"count": len(items), "items": items}
+        """What changed re-embedded and re-analyzed, her finals cut again, the principles' spans
+        repaired (ops/upkeep.reindex)."""
+        return upkeep.reindex(self, batch, progress=progress)

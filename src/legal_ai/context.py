@@ -3,7 +3,7 @@ database role, the (cached) embedder, the analyzer, the acting principal and whe
 come from — and the upkeep that runs when an item arrives.
 
 The composition root (app.py) builds one `Context` subclass, `App`, and hands it down; the use
-cases (retrieval/, ingest/, evaluation/, learning/, knowledge/) import this module, never app.py.
+cases (retrieval/, ingest/, evaluation/, learning/, knowledge/, ops/) import this module, never app.py.
 """
 
 from __future__ import annotations

@@ -6,13 +6,13 @@ import pytest
 
 import factories
 from helpers import register_chair_token, run, write
-from legal_ai.app import AppReindex
 from legal_ai.ingest.pipeline import IngestAnswer
 from legal_ai.learning.engine.job_report import LearningRun
 from legal_ai.learning.pairs.drafts import DraftAdded
 from legal_ai.learning.pairs.finals import FinalUploaded, History
 from legal_ai.ops.health import Health
 from legal_ai.ops.scheduler import JobList
+from legal_ai.ops.upkeep import AppReindex
 from legal_ai.retrieval.contract import ToolAnswer
 from shapes import assert_shape
 

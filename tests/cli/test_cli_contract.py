@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from legal_ai.app import AppReindex
 from legal_ai.ingest.pipeline import IngestAnswer
 from legal_ai.learning.checks.citation_states import SEVERITY
 from legal_ai.learning.checks.copy_policy import DraftCheck
@@ -36,6 +35,7 @@ from legal_ai.learning.principles.review import PrincipleList
 from legal_ai.learning.principles.synthesis import SynthesisReport
 from legal_ai.ops.health import Health
 from legal_ai.ops.scheduler import JobList
+from legal_ai.ops.upkeep import AppReindex
 from legal_ai.retrieval.contract import SearchAnswer
 from legal_ai.text.treatment import KINDS
 

@@ -9,19 +9,9 @@ from typing import Annotated
 import typer
 
 from ..app import App
-from ..learning.arrival import describe, planned
+from ..learning.arrival import describe
+from ..ops import database as admin
 from ..ops.backups import prove
-from ..store import database_url, stop_embedded
-from ..store.backup import backup, restore
-from ..store.db import other_database
-from ..store.migrations import (
-    apply_role_grants,
-    available,
-    migrate,
-    plan,
-    practice_area_indexes,
-    summary,
-)
 from .common import JsonFlag, _app, _print_json, _settings
 from .progress import RESUME_BACKUP, watch
 
@@ -39,8 +29,7 @@ def db_url(
     ] = None,
 ) -> None:
     """Print the connection URL in use (starts the embedded server if needed)."""
-    settings = _settings()
-    typer.echo(other_database(settings, database) if database else database_url(settings))
+    typer.echo(admin.url(_settings(), database))
 
 
 @db_app.command("migrate")
@@ -56,17 +45,17 @@ def db_migrate(
 ) -> None:
     """Apply pending schema migrations (also done automatically on first use)."""
     if dry_run:
-        _dry_run(database_url(_settings(), create=False))
+        for line in admin.dry_run(_settings()):
+            typer.echo(line)
         return
-    url = database_url(_settings())
-    applied = migrate(url)
+    applied = admin.migrate(_settings())
     typer.echo("applied: " + ", ".join(applied) if applied else "schema is up to date")
     with App(_settings()) as legal:  # runs what a migration left to the application (a re-key)
         if legal.rekeyed:
             typer.echo(describe(legal.rekeyed))
         recorded = legal.record_deployment_settings(replace=True)
         typer.echo(f"recorded: HALACHA_PANEL_MAX_NEW={recorded['halacha_panel_max_new']}")
-    enforced = apply_role_grants(url)
+    enforced = admin.grant_roles(_settings())
     typer.echo(
         "roles legal_ai_chair / legal_ai_agent: "
         + (
@@ -80,38 +69,12 @@ def db_migrate(
 @db_app.command("area-indexes")
 def db_area_indexes() -> None:
     """Give each practice area its own search index (run when a new practice area appears)."""
-    made = practice_area_indexes(database_url(_settings()))
+    made = admin.area_indexes(_settings())
     typer.echo(
         f"made {made} practice-area index(es)"
         if made
         else "every practice area that needs its own index has one"
     )
-
-
-def _dry_run(url: str) -> None:
-    """What `db migrate` would do to the database at `url`, read without writing anything."""
-    todo = plan(url)
-    versions = [m.version for m in todo]
-    done = [m for m in available() if m.version not in versions]
-    at = f"{done[-1].version:04d}_{done[-1].name}" if done else "no schema yet"
-    if todo:
-        typer.echo(
-            f"the database is at {at}; `legal-ai db migrate` would apply {len(todo)}"
-            " migration(s), each in its own transaction:"
-        )
-        width = max(len(f"{m.version:04d}_{m.name}") for m in todo)
-        for m in todo:
-            typer.echo(f"  {f'{m.version:04d}_{m.name}':<{width}}  {summary(m)}".rstrip())
-    else:
-        typer.echo(f"schema is up to date ({at}): no migration would run")
-    step = planned(url, versions)
-    if step:
-        typer.echo(f"then, once: {step}")
-    typer.echo(
-        "then, as every run does: the roles' privileges granted again (legal_ai_chair / "
-        "legal_ai_agent / legal_ai_worker, where they exist)"
-    )
-    typer.echo("dry run: nothing was changed")
 
 
 @db_app.command("stop")
@@ -121,7 +84,7 @@ def db_stop() -> None:
     if settings.database_url:
         typer.echo("LEGAL_AI_DATABASE_URL is set: that server is not ours to stop")
         return
-    stopped = stop_embedded(settings.pgdata)
+    stopped = admin.stop(settings)
     typer.echo("stopped" if stopped else "not running")
 
 
@@ -134,7 +97,7 @@ def db_backup(
     """Back up the whole database (every item, embedding, lesson, audit and history row)."""
     settings = _settings()
     with watch(settings, RESUME_BACKUP) as progress:
-        result = backup(database_url(settings), file, overwrite=force, progress=progress)
+        result = admin.backup(settings, file, force=force, progress=progress)
     if json_out:
         _print_json(result)
     else:
@@ -170,7 +133,7 @@ def db_restore(
         else:
             typer.echo(f"proven: {proof['file']} restores whole ({proof['seconds']} s)")
         return
-    result = restore(database_url(_settings()), file, force=force)
+    result = admin.restore(_settings(), file, force=force)
     if json_out:
         _print_json(result)
     else:

@@ -16,12 +16,12 @@ from .cron import next_after, timezone_of
 from .scheduler import JOBS
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..context import Context
 
 OVERDUE_AFTER = dt.timedelta(hours=1)
 
 
-def alarm(app: App, conn: Any) -> dict | None:
+def alarm(app: Context, conn: Any) -> dict | None:
     """{failed, overdue: job names; backup: None | "stale" | "never"; proven_at}, or None when
     nothing is wrong."""
     names = [job.name for job in JOBS]

@@ -28,13 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..app import App
+from ..context import Context
 from ..errors import AppError, InvalidInput, StoreError
 from ..store import archive_contents, backup_check
 from ..store import schedule as store
 from ..store.backup import backup
 from ..store.backup_manifest import is_archive, manifest_path
 from ..store.scratch_server import scratch_server
+from .database_health import found
 
 JOB = "nightly-backup"
 OURS = re.compile(r"^legal-ai-(\d{8}T\d{6}Z)\.backup$")  # the job's archives: all it may delete
@@ -71,15 +72,13 @@ def _size(n: float) -> str:
     return f"{n} bytes"
 
 
-def _health_of(app: App, url: str) -> dict:
-    """App.health() on the scratch database (the live App's embedder; the scratch's own pool,
-    closed before the database is dropped). A leak between corpora fails the proof."""
+def _health_of(app: Context, url: str) -> dict:
+    """The health report of the scratch database (database_health.found, as App.health; the
+    live context's embedder, the scratch's own pool, closed before the database is dropped). A
+    leak between corpora fails the proof."""
     settings = app.settings.model_copy(update={"database_url": url})
-    restored = App(settings, embedder=app.embedder.inner)
-    try:
-        report = restored.health()
-    finally:
-        restored.close()
+    with Context(settings, embedder=app.embedder.inner) as restored:
+        report = found(restored)
     isolation = report["isolation"]
     if isolation["leaks"]:
         raise StoreError(
@@ -95,7 +94,7 @@ def _health_of(app: App, url: str) -> dict:
     }
 
 
-def prove(app: App, file: Path, *, echo: Callable[[str], None] | None = None) -> dict:
+def prove(app: Context, file: Path, *, echo: Callable[[str], None] | None = None) -> dict:
     """The proof of the archive `file` (the module's doc); `echo` gets a line per step as it
     passes. Returns {"file", "bytes", "tables", "rows", "manifest", "health", "seconds",
     "steps"}; raises the first failure (AppError, one line)."""
@@ -168,7 +167,7 @@ def prove(app: App, file: Path, *, echo: Callable[[str], None] | None = None) ->
 # -- the scheduled job ----------------------------------------------------------------------------
 
 
-def _folder(app: App) -> Path:
+def _folder(app: Context) -> Path:
     folder = app.settings.backup_dir
     if folder is None:
         raise InvalidInput("LEGAL_AI_BACKUP_DIR is not set")
@@ -179,7 +178,7 @@ def _folder(app: App) -> Path:
     return folder
 
 
-def nightly_backup(app: App, now: dt.datetime) -> dict:
+def nightly_backup(app: Context, now: dt.datetime) -> dict:
     """The job: back up, prove, rotate (the module's doc). Skipped without LEGAL_AI_BACKUP_DIR;
     failed (`error`, the step: backup or proof) when a step fails, nothing deleted."""
     if app.settings.backup_dir is None:

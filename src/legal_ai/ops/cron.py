@@ -12,17 +12,17 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ..errors import InvalidInput
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..context import Context
 
 
-def schedule_zone(app: App) -> ZoneInfo:
+def schedule_zone(app: Context) -> ZoneInfo:
     return ZoneInfo(app.settings.schedule_timezone)
 
 
 MISSED_CAP = 10_000  # slots counted when catching up (a 15-minute job idle for 100 days)
 
 
-def timezone_of(app: App) -> str:
+def timezone_of(app: Context) -> str:
     name = app.settings.schedule_timezone
     try:
         ZoneInfo(name)

@@ -1,5 +1,5 @@
-"""`legal-ai health` and the desk's /health: what the composition root reports (App.health:
-searchability, embeddings, isolation, roles, OCR, upkeep) with the scheduler's part beside it —
+"""`legal-ai health` and the desk's /health: what the database holds (database_health.found, as
+App.health answers: searchability, embeddings, isolation, roles, OCR, upkeep) with the scheduler's part beside it —
 the scheduled jobs whose last run failed and the standing evaluation's drops beyond its tolerance
 (ops/scheduler.py; docs/deployment.md "Scheduled jobs") — and the backups' (ops/backups.py: the
 last run of nightly-backup and the newest backup it proved), `reranker`: the configured reranker
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from ..app import App, AppHealth
+from ..context import Context
 from ..providers.rerankers import probe
 from . import backups, rechecks, scheduler
 from .cron import schedule_zone
+from .database_health import AppHealth, found
 
 
 class RerankerState(TypedDict):
@@ -34,17 +35,17 @@ class Health(AppHealth):
     rechecked: dict[str, dict[str, Any]]
 
 
-def report(app: App, model_within: float = 0) -> Health:
-    """App.health() with `scheduler` ({"failed_jobs", "eval_drops"}), `backup` ({"last_run",
+def report(app: Context, model_within: float = 0) -> Health:
+    """database_health.found (App.health) with `scheduler` ({"failed_jobs", "eval_drops"}), `backup` ({"last_run",
     "last_proven"}), `reranker` and `rechecked` ({check: {"checked", "found", ...}}:
     ops/rechecks.py) after it. `model_within`: seconds within which the model's answer for a
     text is reused by the embedding re-check (rechecks.run)."""
-    found = app.health()
+    state = found(app)
     with app.store.connection() as conn:
         jobs = scheduler.health(conn)
         backup = backups.health(conn, schedule_zone(app))
     return {
-        **found,
+        **state,
         "scheduler": jobs,
         "backup": backup,
         "reranker": reranker(app),
@@ -52,7 +53,7 @@ def report(app: App, model_within: float = 0) -> Health:
     }
 
 
-def reranker(app: App) -> RerankerState | None:
+def reranker(app: Context) -> RerankerState | None:
     """None when LEGAL_AI_RERANKER is unset; else {"by", "warning"}: warning is why it does not
     rerank now (one line; None: it answered)."""
     built = app.reranker

@@ -18,7 +18,7 @@ from ..store.db import connection_lost
 from .cron import next_after, slots_between, timezone_of
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..context import Context
 
 logger = logging.getLogger("legal_ai.ops.scheduler")  # the scheduler's log, as it always was
 
@@ -37,14 +37,14 @@ class Job:
     name: str
     cron: str
     about: str
-    run: Callable[[App, dt.datetime], dict]
+    run: Callable[[Context, dt.datetime], dict]
 
 
 def _backoff(failures: int) -> dt.timedelta:
     return dt.timedelta(seconds=min(RETRY_S * 2 ** max(0, failures - 1), MAX_RETRY_S))
 
 
-def _runner(app: App) -> App:
+def _runner(app: Context) -> Context:
     return app if app.principal == RUNNER else app.acting_as(RUNNER)
 
 
@@ -63,7 +63,7 @@ def _claim(conn, job: Job, tz: str, now: dt.datetime) -> dict | None:
     return row
 
 
-def _execute(job: Job, app: App, now: dt.datetime) -> tuple[str, dict | None, str | None]:
+def _execute(job: Job, app: Context, now: dt.datetime) -> tuple[str, dict | None, str | None]:
     """(outcome, result, error) of one run; never raises. The error, and every string of the
     result, scrubbed as the API's errors are (errors.Scrubber: no path, connection string or
     database login), since both are stored and shown to whoever lists the runs."""
@@ -106,7 +106,7 @@ def busy(job: Job) -> dict:
 
 
 def run_job(
-    app: App, job: Job, now: dt.datetime, *, manual: bool, worker: str | None, requested_by: str
+    app: Context, job: Job, now: dt.datetime, *, manual: bool, worker: str | None, requested_by: str
 ) -> dict | None:
     """Claim, run and record one job under its lease (released at the end either way). None:
     a scheduled job not yet due (and not asked for)."""

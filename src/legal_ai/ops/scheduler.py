@@ -52,17 +52,17 @@ from .job_runs import REQUEST_KEY, RUNNER, Job, busy, jsonable_deep, requested, 
 from .upkeep import EVAL_TOLERANCE, EVAL_WINDOW_DAYS
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..context import Context
 
 logger = logging.getLogger(__name__)
 
 OUTCOMES = ("ok", "failed", "skipped")
 
 
-def _lazy(name: str) -> Callable[[App, dt.datetime], dict]:
+def _lazy(name: str) -> Callable[[Context, dt.datetime], dict]:
     """A job function of tasks.py, imported when the job runs (the CLI stays light)."""
 
-    def run(app: App, now: dt.datetime) -> dict:
+    def run(app: Context, now: dt.datetime) -> dict:
         return getattr(tasks, name)(app, now)
 
     run.__name__ = name
@@ -136,7 +136,7 @@ def find(name: str, jobs: Sequence[Job] | None = None) -> Job:
 
 
 def run_due(
-    app: App,
+    app: Context,
     *,
     now: dt.datetime | None = None,
     jobs: Sequence[Job] | None = None,
@@ -165,7 +165,7 @@ def run_due(
     return reports
 
 
-def _may_run(app: App, name: str) -> None:
+def _may_run(app: Context, name: str) -> None:
     """Running a job on demand is the chair's or the operator's (an agent's work is queued by
     the system, never started by the agent)."""
     if app.principal.kind not in ("chair", "operator"):
@@ -176,7 +176,7 @@ def _may_run(app: App, name: str) -> None:
 
 
 def run_now(
-    app: App,
+    app: Context,
     name: str,
     *,
     now: dt.datetime | None = None,
@@ -194,7 +194,7 @@ def run_now(
 
 
 def request_run(
-    app: App, name: str, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
+    app: Context, name: str, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
 ) -> dict:
     """Ask the worker to run job `name` at its next pass (the chair over HTTP): nothing runs in
     the caller's process, and the run is recorded as manual, in the caller's name. A job running
@@ -263,7 +263,7 @@ class JobList(TypedDict):
 
 
 def list_jobs(
-    app: App, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
+    app: Context, *, now: dt.datetime | None = None, jobs: Sequence[Job] | None = None
 ) -> JobList:
     """Every job with its schedule, next run and last outcome (`running`: a process holds its
     run lease now). A job never run yet shows its first slot after now. Each job also carries
@@ -314,7 +314,7 @@ def list_jobs(
     return {"as_of": now.astimezone(zone).isoformat(), "timezone": tz, "jobs": out}
 
 
-def runs(app: App, name: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+def runs(app: Context, name: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     """The recorded runs, newest first (all jobs, or `name`'s), a page of `limit` (1..500)
     after `offset` (paging.py: the answer's `page` says where the next starts). Errors and
     results are scrubbed again as they are read (a run recorded before scrubbing began)."""
@@ -362,7 +362,7 @@ def run_line(report: dict) -> str:
     )
 
 
-def worker_pass(app: App, *, worker: str, echo: Callable[[str], None]) -> int:
+def worker_pass(app: Context, *, worker: str, echo: Callable[[str], None]) -> int:
     """The worker's call each pass (learning/engine/jobs.py `work`): run the due jobs, echo a line for
     each; returns how many ran."""
     ran = 0

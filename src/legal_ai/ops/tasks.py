@@ -40,7 +40,7 @@ from .upkeep import nightly_upkeep as nightly_upkeep
 from .webhooks import post_json
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..context import Context
 
 STATUS_HE = {
     "open": "טרם נכתבה טיוטה",
@@ -54,7 +54,7 @@ STATUS_HE = {
 # -- weekly-feedback-analysis -------------------------------------------------------------------
 
 
-def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
+def weekly_feedback_analysis(app: Context, now: dt.datetime) -> dict:
     """The week's feedback by category and block, and a lesson proposed from every item of it
     that names a block or a category and was not proposed from before (grouped when they recur;
     learning/lessons/feedback_lessons.py), run as the system's worker whoever asked."""
@@ -97,7 +97,7 @@ def weekly_feedback_analysis(app: App, now: dt.datetime) -> dict:
 # -- stale-case-reminder ------------------------------------------------------------------------
 
 
-def reminders(app: App, now: dt.datetime | None = None, page: Page | None = None) -> dict:
+def reminders(app: Context, now: dt.datetime | None = None, page: Page | None = None) -> dict:
     """The cases whose ledger has not moved for LEGAL_AI_STALE_CASE_DAYS days as of `now`
     (longest idle first), with when the reminder job last ran. `page`: one page of the cases
     with its `page` object (paging.py); `count` stays the number of every idle case."""
@@ -138,7 +138,7 @@ def reminders(app: App, now: dt.datetime | None = None, page: Page | None = None
     }
 
 
-def stale_case_reminder(app: App, now: dt.datetime) -> dict:
+def stale_case_reminder(app: Context, now: dt.datetime) -> dict:
     listed = reminders(app, now)
     result = {
         "idle_days": listed["idle_days"],
@@ -167,7 +167,7 @@ def stale_case_reminder(app: App, now: dt.datetime) -> dict:
 # -- sync-case-status ---------------------------------------------------------------------------
 
 
-def sync_case_status(app: App, now: dt.datetime) -> dict:
+def sync_case_status(app: Context, now: dt.datetime) -> dict:
     with app.store.transaction() as conn:
         rows = store.ledger_statuses(conn)
         changed = [r for r in rows if r["ledger"] != r["recorded"]]

@@ -1,5 +1,5 @@
 """The scheduled job `nightly-upkeep` (ops/tasks.py has the others; ops/scheduler.py says when
-they run): re-index what is stale (App.reindex), resolve missing precedents and digest pointers
+they run): re-index what is stale (`reindex`, as `legal-ai reindex`), resolve missing precedents and digest pointers
 (learning/arrival/upkeep.resolve_all; learning/library/links.link_library where that is absent), synthesize
 pending canonical statements (LEGAL_AI_SYNTHESIZER), cut the finals into block exemplars, take
 the copy check's fingerprints, queue stored scans for OCR, delete the logged searches past their
@@ -13,36 +13,57 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..context import Context
 from ..errors import AppError, InvalidInput
 from ..evaluation.datasets import load_dataset
 from ..evaluation.harness import evaluate, sample_corpus, sample_queries
 from ..ingest import ocr_jobs
+from ..ingest import reindex as reindexing
 from ..knowledge import exemplars
 from ..learning.arrival import resolve_all
 from ..learning.checks import shingles
 from ..learning.pairs import gold_set
+from ..learning.principles import spans as principle_spans
 from ..learning.principles import synthesis
+from ..progress import QUIET, Progress
 from ..store import gold as gold_store
 from ..store import schedule as store
 from ..store import synthesis as synthesis_store
 from ..telemetry import prune
 from .cron import schedule_zone
 
-if TYPE_CHECKING:
-    from ..app import App
-
 EVAL_TOLERANCE = 0.01  # as the CI gate's (evaluation/baseline.py)
 EVAL_WINDOW_DAYS = 30  # a day's nDCG@10 is compared with the best of the 30 days before it
 
 
-def _resolve(app: App) -> dict:
+class AppReindex(reindexing.ReindexAnswer):
+    """`legal-ai reindex --json` (App.reindex): the re-index's answer, with the finals cut again
+    and the principles whose span was found again or returned to the chair."""
+
+    exemplars_recut: list[str]
+    principle_spans: dict
+
+
+def reindex(ctx: Context, batch: int = 64, *, progress: Progress = QUIET) -> AppReindex:
+    """What changed re-embedded and re-analyzed (ingest/reindex.py), then the principles
+    whose span or rule changed outside the gate: spans found again, or returned to the
+    chair (`principle_spans`: learning/principles/spans.repair). Her finals whose paragraphs
+    changed outside their cut are cut again first (`exemplars_recut`)."""
+    recut = exemplars.repair(ctx)  # before the re-index embeds what the cut left out
+    done = reindexing.reindex(ctx, batch, progress=progress)
+    with ctx.store.transaction() as conn:
+        spans = principle_spans.repair(conn)
+    return {**done, "exemplars_recut": recut, "principle_spans": spans}
+
+
+def _resolve(app: Context) -> dict:
     """Missing precedents and digest pointers: arrival's resolver."""
     return resolve_all(app)
 
 
-def _synthesize(app: App) -> dict:
+def _synthesize(app: Context) -> dict:
     if not (app.settings.synthesizer or "").strip():
         return {"skipped": "LEGAL_AI_SYNTHESIZER is not set"}
     with app.store.connection() as conn:
@@ -51,25 +72,25 @@ def _synthesize(app: App) -> dict:
     return dict(synthesis.synthesize(app))
 
 
-def _cut_finals(app: App) -> dict:
+def _cut_finals(app: Context) -> dict:
     """The chair's finals not yet cut into block exemplars (stored before migration 0018, or
     their text or the analyzer changed), cut and embedded; the templates measured again when
     the finals changed (knowledge/exemplars.refresh, as `legal-ai exemplars --refresh`)."""
     return exemplars.refresh(app)
 
 
-def _take_fingerprints(app: App) -> dict:
+def _take_fingerprints(app: Context) -> dict:
     """The copy check's fingerprints of the finals and decisions that lack them (after the
     upgrade: all), taken here rather than inside the next draft's transaction."""
     with app.store.transaction() as conn:
         return {"taken": shingles.refresh_fingerprints(conn)}
 
 
-def _queue_stored_scans(app: App) -> dict:
+def _queue_stored_scans(app: Context) -> dict:
     return ocr_jobs.queue_stored(app)
 
 
-def _prune_telemetry(app: App, now: dt.datetime) -> dict:
+def _prune_telemetry(app: Context, now: dt.datetime) -> dict:
     """Searches logged longer ago than LEGAL_AI_TELEMETRY_RETENTION_DAYS (telemetry.prune)."""
     return prune(app, now)
 
@@ -101,7 +122,7 @@ def load_manifest(path: Path) -> list[dict]:
     return out
 
 
-def _record(app: App, name: str, dataset, day: dt.date, now: dt.datetime) -> dict:
+def _record(app: Context, name: str, dataset, day: dt.date, now: dt.datetime) -> dict:
     """Evaluate one gold set (hybrid mode), record its figures for `day` in eval_history, and
     return them."""
     report = evaluate(app.settings, dataset, modes=("hybrid",))
@@ -130,7 +151,7 @@ def _record(app: App, name: str, dataset, day: dt.date, now: dt.datetime) -> dic
     }
 
 
-def _manifest_sets(app: App, manifest: Path, day: dt.date, now: dt.datetime) -> list[dict]:
+def _manifest_sets(app: Context, manifest: Path, day: dt.date, now: dt.datetime) -> list[dict]:
     """The sets of LEGAL_AI_STANDING_EVAL's `manifest`; those whose files are absent skipped."""
     sets = []
     for entry in load_manifest(manifest):
@@ -150,7 +171,7 @@ def _manifest_sets(app: App, manifest: Path, day: dt.date, now: dt.datetime) -> 
     return sets
 
 
-def _office_set(app: App, day: dt.date, now: dt.datetime) -> dict:
+def _office_set(app: Context, day: dt.date, now: dt.datetime) -> dict:
     """The office's own gold set from the chair's citations (learning/pairs/gold_set.py), unless
     LEGAL_AI_STANDING_EVAL_OFFICE is false or no final cites what the library holds."""
     if not app.settings.standing_eval_office:
@@ -171,7 +192,7 @@ TREND_DAYS = 14  # the system page's trend: the office set's last 14 recorded da
 TREND_STEADY = 0.01  # within this of the first day shown, the trend is "steady" (the tolerance)
 
 
-def office_trend(app: App) -> dict:
+def office_trend(app: Context) -> dict:
     """The office set's trend for the desk's system page: its last TREND_DAYS days (day,
     nDCG@10, queries) and its direction (`up`, `down`, `steady`; None with one day or none)."""
     with app.store.connection() as conn:
@@ -184,7 +205,7 @@ def office_trend(app: App) -> dict:
     return {"points": points, "direction": direction}
 
 
-def standing_eval(app: App, now: dt.datetime) -> dict:
+def standing_eval(app: Context, now: dt.datetime) -> dict:
     """Run the manifest's gold sets (LEGAL_AI_STANDING_EVAL; hybrid mode) and the office's own
     set from the chair's citations, recording each set's figures for today (in the schedule's
     time zone); a set that cannot run is skipped and said. Returns the day, each set's figures
@@ -206,11 +227,11 @@ def standing_eval(app: App, now: dt.datetime) -> dict:
     return result
 
 
-def nightly_upkeep(app: App, now: dt.datetime) -> dict:
+def nightly_upkeep(app: Context, now: dt.datetime) -> dict:
     steps: dict[str, Any] = {}
     errors = []
     for name, step in (
-        ("reindex", lambda: app.reindex()),
+        ("reindex", lambda: reindex(app)),
         ("resolve", lambda: _resolve(app)),
         ("synthesis", lambda: _synthesize(app)),
         ("scans", lambda: _queue_stored_scans(app)),
@@ -227,10 +248,12 @@ def nightly_upkeep(app: App, now: dt.datetime) -> dict:
         except Exception as exc:  # one step's bug or outage: the other steps still run
             steps[name] = {"error": f"{type(exc).__name__}: {exc}"}
             errors.append(f"{name}: internal error ({type(exc).__name__}: {exc})")
-    reindex = steps["reindex"]
+    reindexed = steps["reindex"]
     parts = []
-    if "error" not in reindex:
-        parts.append(f"re-embedded {reindex['reembedded']}, re-analyzed {reindex['reanalyzed']}")
+    if "error" not in reindexed:
+        parts.append(
+            f"re-embedded {reindexed['reembedded']}, re-analyzed {reindexed['reanalyzed']}"
+        )
     resolved = steps["resolve"]
     if "error" not in resolved:
         parts.append(f"{resolved.get('precedents_resolved', 0)} precedent(s) resolved")

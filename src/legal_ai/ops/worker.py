@@ -11,8 +11,8 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 
-from ..app import App
 from ..auth import system_principal
+from ..context import Context
 from ..errors import AppError, StoreError
 from ..ingest import ocr_jobs
 from ..jobqueue import worker_id
@@ -41,7 +41,7 @@ STAGES = Stages(distill=distill.distill, vote=panel.vote, curate=curator.curate)
 
 
 def work(
-    app: App,
+    app: Context,
     *,
     once: bool = False,
     poll: float = 5.0,
@@ -87,7 +87,7 @@ def work(
 
 
 def _pass(
-    app: App,
+    app: Context,
     worker: str,
     echo: Callable[[str], None],
     should_stop: Callable[[], bool],
@@ -139,7 +139,7 @@ def _pause(seconds: float, should_stop: Callable[[], bool]) -> bool:
     return not should_stop()
 
 
-def _wait_out(app: App, exc: BaseException, should_stop: Callable[[], bool]) -> bool:
+def _wait_out(app: Context, exc: BaseException, should_stop: Callable[[], bool]) -> bool:
     """An outage: one line when it starts, probes with a doubling pause (RETRY_FIRST_S up to
     RETRY_MAX_S), one line when the database answers. False: asked to stop meanwhile."""
     lost = time.monotonic()
@@ -171,7 +171,7 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text.splitlines()[-1]}" if text else type(exc).__name__
 
 
-def _synthesize(app: App, echo: Callable[[str], None]) -> int:
+def _synthesize(app: Context, echo: Callable[[str], None]) -> int:
     """The canonical statements pending synthesis, when LEGAL_AI_SYNTHESIZER is set (the worker
     keeps them from waiting for a person); a failure is reported and left for the next pass."""
     if not (app.settings.synthesizer or "").strip():
@@ -191,7 +191,7 @@ def _synthesize(app: App, echo: Callable[[str], None]) -> int:
     return report["attempted"]
 
 
-def _voice(app: App, echo: Callable[[str], None]) -> int:
+def _voice(app: Context, echo: Callable[[str], None]) -> int:
     """The voice documents of the cases the chair marked exemplary, when LEGAL_AI_VOICE_WRITER
     is set (knowledge/voice.py); a model that fails leaves its case queued for the next pass."""
     if not (app.settings.voice_writer or "").strip():
@@ -212,13 +212,13 @@ def _voice(app: App, echo: Callable[[str], None]) -> int:
     return len(report["written"]) + len(report["refused"])
 
 
-def _scheduled(app: App, worker: str, echo: Callable[[str], None]) -> int:
+def _scheduled(app: Context, worker: str, echo: Callable[[str], None]) -> int:
     """The scheduled jobs due now (ops/scheduler.py), run one after another; a failing job is
     recorded and retried later and never stops the worker."""
     return scheduler.worker_pass(app, worker=worker, echo=echo)
 
 
-def _fingerprint(app: App, echo: Callable[[str], None]) -> int:
+def _fingerprint(app: Context, echo: Callable[[str], None]) -> int:
     """The voice-fingerprint proposal the chair asked for on the desk
     (learning/lessons/proposal_review.py), when LEGAL_AI_DISTILLER is set; without it the request
     waits and her page says what to set."""
