@@ -47,7 +47,7 @@ _.chunk_id
 # ingest/pipeline.py: a key of the ingest answer's TypedDicts, written through a dict subscript
 _.enrichment_queued
 # The JSON answers' TypedDicts (DESIGN §10), whose keys are written as dict literals or
-# subscripts: ingest/reindex.py and app.py (reindex), learning/engine/job_report.py (learning
+# subscripts: ingest/reindex.py and ops/upkeep.py (reindex), learning/engine/job_report.py (learning
 # run), learning/lessons/panel_stats.py, learning/principles/extraction.py and synthesis.py
 _.exemplars_recut
 _.text_restored
@@ -90,7 +90,7 @@ _.review_reason
 _.style_document_id
 _.stylometric_delta
 _.word_edit_distance
-# health (app.AppHealth, ops/health.Health and the lists they spread), and isolation's
+# health (ops/database_health.AppHealth, ops/health.Health and the lists they spread), and isolation's
 # ChunkAudit / IsolationReport (store/audit.py, retrieval/audit.py)
 _.awaiting_enrichment
 _.canonicals_changed

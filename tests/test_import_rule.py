@@ -102,3 +102,34 @@ def test_rooms_are_reached_only_through_their_face(tmp_path):
     )
     assert "distill.py:1" not in text and "cli/costs.py" not in text and "finals.py" not in text
     assert len(problems) == 5, problems
+
+
+def test_ops_is_the_last_use_case_and_no_interface_reaches_the_store(tmp_path):
+    """ops/ (the worker, the scheduler, backups, `legal-ai db`'s work) reads the store like any
+    use case, may import knowledge/, and is imported by the interfaces and the composition root;
+    it may not import app.py, nor knowledge/ import it; an interface may not import store/ at
+    all — not even its package's face."""
+    write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "store/__init__.py": "def url():\n    return ''\n",
+            "store/schedule.py": "",
+            "knowledge/__init__.py": "",
+            "knowledge/brief.py": "from ..ops import upkeep\n",  # a use case before ops: up
+            "ops/__init__.py": "",
+            "ops/upkeep.py": "from ..store import schedule\nfrom ..knowledge import brief\n",
+            "ops/worker.py": "from ..app import App\n",  # below the root
+            "app.py": "from .ops import upkeep\n",
+            "cli/__init__.py": "",
+            "cli/db.py": "from ..ops import upkeep\nfrom ..store import url\n",
+        },
+    )
+    problems, _ = check_imports.findings(tmp_path)
+    text = "\n".join(problems)
+    assert "knowledge/brief.py:1: knowledge imports legal_ai.ops.upkeep (operations)" in text
+    assert "ops/worker.py:1: operations imports legal_ai.app (composition)" in text
+    assert "legal_ai.cli.db: legal_ai.store: an interface imports store/ directly" in text
+    assert "circle of 2 modules: legal_ai.knowledge.brief legal_ai.ops.upkeep" in text
+    assert "ops/upkeep.py" not in text and "app.py:" not in text  # store, knowledge; ops
+    assert len(problems) == 4, problems

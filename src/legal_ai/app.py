@@ -1,4 +1,4 @@
-"""The composition root every interface calls (CLI, MCP, web, the worker). It owns the wiring:
+"""The composition root every interface calls (CLI, MCP, web, demo). It owns the wiring:
 settings -> store -> cached embedder -> the use cases (ingest / search / health / reindex), and
 hands the ingestor the upkeep of arrival from learning/ and knowledge/. Interfaces stay thin;
 nothing below them imports this module (scripts/check_imports.py)."""
@@ -34,7 +34,7 @@ from .retrieval import audit, legs
 from .retrieval.contract import ToolAnswer
 from .retrieval.search import SearchResult, search
 from .retrieval.tools import CHAIR_TOOLS, TOOLS
-from .store import deployment, migrations
+from .store import deployment, jsonable, migrations
 from .store import items as sql_items
 from .store import ocr as ocr_store
 from .store.db import (
@@ -100,18 +100,24 @@ class App(Context):
             url = ensure_database(settings.database_url, DEFAULT_DATABASE)
             settings = settings.model_copy(update={"database_url": url})
         server = server_url(settings)
-        cache_store = Store(database_url(settings), max_size=2)
-        drop_database(server, database)
-        store = Store(ensure_database(server, database), max_size=2)
-        app = cls(settings, store=store, cache_store=cache_store)
+        opened: list[Store] = [Store(database_url(settings), max_size=2)]
+        try:
+            drop_database(server, database)
+            opened.append(Store(ensure_database(server, database), max_size=2))
+            app = cls(settings, store=opened[1], cache_store=opened[0])
+        except BaseException:
+            for store in opened:
+                store.close()
+            raise
         app._owns_store = True
-        app._also_owned = (cache_store,)
+        app._also_owned = (opened[0],)
         return app
 
     def close(self) -> None:
+        if self._owns_store:  # a view (acting_as) shares the stores and closes none of them
+            for store in self._also_owned:
+                store.close()
         super().close()
-        for store in self._also_owned:
-            store.close()
 
     def record_deployment_settings(self, *, replace: bool = False) -> dict[str, int]:
         """Record the deployment's values the database enforces (HALACHA_PANEL_MAX_NEW, the
@@ -325,8 +331,11 @@ class App(Context):
         reason: str | None = None,
         expected_status: str | None = None,
     ) -> dict:
-        """The chair's decision on a principle (learning/principles/review.review)."""
-        return principle_review.review(self, principle_id, decision, reason, expected_status)
+        """The chair's decision on a principle (learning/principles/review.review), its row's
+        dates as ISO text (the API's answer, the CLI's --json)."""
+        return jsonable(
+            principle_review.review(self, principle_id, decision, reason, expected_status)
+        )
 
     def item_history(self, doc_id: str, corpus: str | None = None) -> dict:
         """Every version of an item's text, oldest first (`legal-ai item history`)."""

@@ -1,8 +1,10 @@
 """Schema and server: migrations on an empty database and as a no-op upgrade, the constraints the
-contract relies on, and two processes starting the embedded server at once."""
+contract relies on, two processes starting the embedded server at once, and a probe's bounded
+transaction."""
 
 import subprocess
 import sys
+import time
 
 import psycopg
 import pytest
@@ -132,3 +134,19 @@ def test_searchability_follows_chunk_statements(app):
     with app.store.transaction() as conn:
         conn.execute("DELETE FROM case_law_chunks WHERE case_law_id = %s", (ids[1],))
     assert searchable() == [False, False]
+
+
+def test_a_probes_transaction_ends_each_statement_in_time(app):
+    """Store.transaction(statements=S), what /readyz and /metrics read through: a statement
+    past S seconds is cancelled (the probe answers in time), the bound is the transaction's own
+    (SET LOCAL: the pooled connection lends no bound to the next caller), and
+    App.pending_migrations reads a migrated database as lacking nothing."""
+    started = time.perf_counter()
+    with pytest.raises(psycopg.errors.QueryCanceled):
+        with app.store.transaction(statements=0.2) as conn:
+            conn.execute("SELECT pg_sleep(5)")
+    assert time.perf_counter() - started < 3
+    with app.store.transaction() as conn:
+        assert conn.execute("SHOW statement_timeout").fetchone()["statement_timeout"] != "200ms"
+        conn.execute("SELECT pg_sleep(0.3)")  # unbounded again
+    assert app.pending_migrations(1.0) == []

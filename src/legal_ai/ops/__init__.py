@@ -4,5 +4,6 @@ tasks.py, alarms.py), the nightly upkeep and the re-index (upkeep.py), backups a
 (backups.py), the database's administration for `legal-ai db` (database.py), re-checks of what
 only the system writes (rechecks.py), the doctor (doctor/), and the health report: what the
 database holds (database_health.py, App.health) with the scheduler's, the backups' and the
-re-checks' parts (health.py). Each takes the `Context` it is given; the interfaces (cli/, web/)
-call them, and the composition root (app.py) answers App.health and App.reindex through them."""
+re-checks' parts (health.py). Each takes the `Context` it is given; the interfaces (cli/, web/,
+demo.py) call them, and the composition root (app.py) answers App.health and App.reindex
+through them."""

@@ -35,7 +35,7 @@ from ..store import schedule as store
 from ..store.backup import backup
 from ..store.backup_manifest import is_archive, manifest_path
 from ..store.scratch_server import scratch_server
-from .database_health import found
+from . import database_health
 
 JOB = "nightly-backup"
 OURS = re.compile(r"^legal-ai-(\d{8}T\d{6}Z)\.backup$")  # the job's archives: all it may delete
@@ -75,10 +75,12 @@ def _size(n: float) -> str:
 def _health_of(app: Context, url: str) -> dict:
     """The health report of the scratch database (database_health.found, as App.health; the
     live context's embedder, the scratch's own pool, closed before the database is dropped). A
-    leak between corpora fails the proof."""
+    leak between corpora fails the proof. Read on a plain Context: what an App does when it
+    opens a database (a re-key a migration left pending, the deployment's settings recorded)
+    writes, and a proof only reads."""
     settings = app.settings.model_copy(update={"database_url": url})
     with Context(settings, embedder=app.embedder.inner) as restored:
-        report = found(restored)
+        report = database_health.found(restored)
     isolation = report["isolation"]
     if isolation["leaks"]:
         raise StoreError(

@@ -17,7 +17,7 @@ database):
 - `final_blocks`: each pair's blocks of her final found verbatim in the final's stored text
   (`pairs`: those with a block that is not).
 
-The checks read through the login's own store (`App.derived_store`), whoever asks. Embedding
+The checks read through the login's own store (`Context.derived_store`), whoever asks. Embedding
 the sample again costs a model call per chunk (~3 s for 32 with the offline model): `legal-ai
 health` embeds a new random sample every time; the desk's page (`run(app,
 model_within=MODEL_FRESH)`) draws the same sample throughout each MODEL_FRESH window (seeded by

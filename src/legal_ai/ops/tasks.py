@@ -1,5 +1,5 @@
 """What the scheduled jobs do (schedule.py defines them and when they run). Each function takes
-the App acting as the agent `scheduler` and the scheduler's clock `now`, and returns what it did
+the Context acting as the agent `scheduler` and the scheduler's clock `now`, and returns what it did
 as JSON values with a one-line `summary`; `skipped` (why) or `error` (what failed, the rest of
 the result kept) set the run's outcome.
 
