@@ -19,11 +19,17 @@ from legal_ai.ops import scheduler as schedule
 pytestmark = pytest.mark.db
 
 JOB = "weekly-feedback-analysis"
-SUNDAY = schedule.next_after("0 19 * * sun", "Asia/Jerusalem", dt.datetime.now(dt.UTC))
 
 
-def run(app, now=SUNDAY) -> dict:
-    return schedule.run_now(app, JOB, now=now)["result"]
+def sunday() -> dt.datetime:
+    """The job's next run after now (Sunday 19:00 in Jerusalem): its week holds every remark
+    recorded before the call. Read when a test runs, never once at import: a suite started
+    before 19:00 on a Sunday and run past it would put its remarks after the week's end."""
+    return schedule.next_after("0 19 * * sun", "Asia/Jerusalem", dt.datetime.now(dt.UTC))
+
+
+def run(app) -> dict:
+    return schedule.run_now(app, JOB, now=sunday())["result"]
 
 
 def stored(app) -> list[dict]:
@@ -36,8 +42,9 @@ def test_one_remark_of_hers_is_one_proposal_with_her_words_waiting_for_her(app):
     words = "בפרק הדיון — להקדים את המסקנה לניתוח, ולא להפך."
     item = feedback.record(chair, "wrong_structure", words, block="discussion")
     # She asks for the run (the desk's button): the worker runs it, as the system.
-    assert schedule.request_run(chair, JOB, now=SUNDAY)["outcome"] == "queued"
-    [report] = [r for r in schedule.run_due(app, now=SUNDAY) if r["name"] == JOB]
+    week_end = sunday()
+    assert schedule.request_run(chair, JOB, now=week_end)["outcome"] == "queued"
+    [report] = [r for r in schedule.run_due(app, now=week_end) if r["name"] == JOB]
     assert report["ran"] and report["trigger"] == "manual"
     result = report["result"]
     [proposed] = result["proposed_lessons"]
