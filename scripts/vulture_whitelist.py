@@ -148,3 +148,5 @@ _.min_words
 # one case as its page reads it (learning/case_file.Ledger)
 _.promotions
 _.copy_rulings
+# `legal-ai eval --json` (evaluation/harness.EvalReport)
+_.p50

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from legal_ai.evaluation.harness import EvalReport
 from legal_ai.ingest.pipeline import IngestAnswer
 from legal_ai.learning.checks.citation_states import SEVERITY
 from legal_ai.learning.checks.copy_policy import DraftCheck
@@ -268,6 +269,20 @@ def test_a_typed_answer_names_designs_keys(command):
     """A key DESIGN §10 names is a key of the answer's type, so a rename fails mypy first."""
     missing = set(JSON_KEYS[command]) - _typed_keys(TYPED[command])
     assert not missing, f"`legal-ai {command} --json`'s type lacks {sorted(missing)}"
+
+
+def test_evals_answer_is_typed_as_the_cli_reference_names_it():
+    """`legal-ai eval --json` (DESIGN §10: "as in §6", whose keys docs/cli.md spells out): every
+    key its row names is a key of `EvalReport` — but the modes' and the latencies' own names,
+    which are the keys of its dicts."""
+    cli_md = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+    row = next(
+        line
+        for line in cli_md.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| `legal-ai eval --corpus")
+    )
+    named = set(re.findall(r'"([\w@+]+)"', row.split(" | ")[-1])) - {"hybrid", "k10", "k100"}
+    assert named and not named - _typed_keys(EvalReport), sorted(named - _typed_keys(EvalReport))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@ import pytest
 from legal_ai.errors import InvalidInput
 from legal_ai.evaluation import metrics
 from legal_ai.evaluation.baseline import check
-from legal_ai.evaluation.harness import evaluate
+from legal_ai.evaluation.harness import EvalReport, evaluate
 from scenarios import write_dataset
+from shapes import assert_shape
 
 
 def test_metrics_match_hand_computation():
@@ -42,6 +43,7 @@ def test_harness_end_to_end_and_the_gate_catches_a_regression(settings, tmp_path
     dataset = write_dataset(tmp_path)
     assert dataset.fields == ("title", "text")
     report = evaluate(settings, dataset, peers=True)
+    assert_shape(report, EvalReport)
     assert report["dataset"] == "tiny" and report["n_queries"] == 9 and report["n_docs"] == 11
     assert set(report["modes"]) == {"hybrid", "semantic", "lexical"}
     assert report["modes"]["lexical"]["ndcg@10"] == 1.0  # exact case numbers and words

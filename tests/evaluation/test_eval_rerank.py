@@ -9,7 +9,9 @@ import json
 import pytest
 
 from helpers import ROOT, run
+from legal_ai.evaluation.harness import EvalReport
 from scenarios import write_dataset
+from shapes import assert_shape
 
 
 def _scripted():
@@ -39,6 +41,7 @@ def test_eval_shows_hybrid_and_hybrid_rerank_with_the_peers(cli_env, tmp_path):
             run(env, "eval", *files, "--modes", "hybrid,lexical", "--peers", "--json").stdout
         )
         assert scripted.ScriptedRerank.calls > 0
+    assert_shape(report, EvalReport)  # the whole --json, as DESIGN §10 types it
     assert list(report["modes"]) == ["hybrid", "hybrid+rerank", "lexical"]
     assert set(report["peers"]) == {"bm25s", "dense_exact", "bm25s+dense_rrf"}
     assert 0 <= report["modes"]["hybrid+rerank"]["ndcg@10"] <= 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import typer
 
 from ..display import format_hit
+from ..evaluation.harness import EvalReport
 from .common import _print_json
 
 
@@ -24,7 +25,7 @@ def _print_result(result: dict, as_json: bool) -> None:
         typer.echo(f"({result['dropped_by_cap']} more from the same sources left out by the cap)")
 
 
-def _echo_eval(report: dict, verdict: str | None) -> None:
+def _echo_eval(report: EvalReport, verdict: str | None) -> None:
     """The evaluation report as text: each mode's and peer's figures, hybrid against the best
     single mode, the latencies, and the baseline's verdict."""
     typer.echo(f"{report['dataset']}: {report['n_queries']} queries, {report['n_docs']} docs")

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from ..errors import InvalidInput
+from .harness import EvalReport
 
 NDCG_TOLERANCE = 0.01
 RECALL_TOLERANCE = 0.015
@@ -20,7 +21,7 @@ GATED = (("ndcg@10", NDCG_TOLERANCE), ("recall@100", RECALL_TOLERANCE))
 
 
 def check(
-    report: dict, baseline_path: Path, tolerances: dict[str, float] | None = None
+    report: EvalReport, baseline_path: Path, tolerances: dict[str, float] | None = None
 ) -> tuple[bool, str]:
     """(passed, one-line verdict) comparing `report`'s hybrid nDCG@10 and Recall@100 with the
     baseline JSON of the same dataset, each against its tolerance (`tolerances` overrides)."""

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from ..config import Settings
 from ..context import Context
@@ -36,6 +36,80 @@ DEPTH = 100  # documents retrieved per query (Recall@100)
 # Latency is reported per k: DEPTH (the searches the metrics read) and 10, the size users ask
 # for and the size bench/search.py times, so the two compare.
 LATENCY_KS = (10, DEPTH)
+
+
+# `legal-ai eval --json` (DESIGN §10; docs/cli.md). A mode's figures: each metric by its name
+# ("ndcg@10", "recall@10", "recall@100", "p@10", "mrr@10"), averaged over the queries.
+Scores = dict[str, float]
+
+
+class Percentiles(TypedDict):
+    """A mode's search latency at one k, in milliseconds."""
+
+    k: int
+    p50: float
+    p95: float
+
+
+# Hybrid's nDCG@10 against the better single mode, and the reranker's against hybrid: the
+# paired bootstrap's mean difference and its 95 % interval (functional: the key holds an @).
+BestSingle = TypedDict("BestSingle", {"best_single": str, "ndcg@10": float, "ci95": list[float]})
+RerankGain = TypedDict(
+    "RerankGain", {"reranker": str | None, "ndcg@10": float, "ci95": list[float]}
+)
+
+
+class EvalIngest(TypedDict):
+    """How the dataset was loaded into its own database."""
+
+    ingested: int
+    unsearchable: int
+    failed: int
+    seconds: float
+
+
+class EvalConfig(TypedDict):
+    """The settings the figures depend on."""
+
+    embedder: str
+    analyzer: str
+    lexical_synonyms: bool
+    rrf_k: int
+    leg_window: int
+    chunk_tokens: int
+    chunk_context: str
+    lexical_candidate_budget: int
+    rerank_top_n: int
+    reranker: str | None
+
+
+class Verdict(TypedDict):
+    """`--baseline`: the gate's verdict against the baseline file (evaluation/baseline.check)."""
+
+    path: str
+    passed: bool
+    verdict: str
+
+
+EvalReport = TypedDict(
+    "EvalReport",
+    {
+        "dataset": str,
+        "n_queries": int,
+        "n_docs": int,
+        "fields": list[str],
+        "modes": dict[str, Scores],
+        "hybrid_minus_best_single": NotRequired[BestSingle],
+        "rerank_minus_hybrid": NotRequired[RerankGain],
+        "latency_ms": dict[str, dict[str, Percentiles]],
+        "ingest": EvalIngest,
+        "config": EvalConfig,
+        "peers": NotRequired[dict[str, Scores]],
+        # per mode, per query: without --per-query the CLI leaves it out
+        "per_query_ndcg@10": NotRequired[dict[str, dict[str, float]]],
+        "baseline": NotRequired[Verdict],
+    },
+)
 
 
 @dataclass
@@ -117,21 +191,25 @@ def _items(dataset: Dataset) -> list[IngestItem]:
     return items
 
 
-def _percentiles(samples: list[float]) -> dict[str, float]:
+def _percentiles(k: int, samples: list[float]) -> Percentiles:
     if not samples:
-        return {"p50": 0.0, "p95": 0.0}
+        return {"k": k, "p50": 0.0, "p95": 0.0}
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50": round(statistics.median(ordered) * 1000, 2), "p95": round(p95 * 1000, 2)}
+    return {
+        "k": k,
+        "p50": round(statistics.median(ordered) * 1000, 2),
+        "p95": round(p95 * 1000, 2),
+    }
 
 
 def _run_modes(
     ready: Loaded, dataset: Dataset, modes: tuple[str, ...], progress: Progress
-) -> tuple[dict[str, metrics.Run], dict[str, dict[str, dict[str, float]]]]:
+) -> tuple[dict[str, metrics.Run], dict[str, dict[str, Percentiles]]]:
     """Every query in every mode, timed at each k of LATENCY_KS: the runs the metrics read (the
     documents of k = DEPTH) and the latency percentiles per mode and k."""
     runs: dict[str, metrics.Run] = {}
-    latency: dict[str, dict[str, dict[str, float]]] = {}
+    latency: dict[str, dict[str, Percentiles]] = {}
     progress.start("eval: searching", len(modes) * len(dataset.queries), "queries")
     asked = 0
     for mode in modes:
@@ -147,11 +225,11 @@ def _run_modes(
                     runs[mode][qid] = docs
             asked += 1
             progress.update(asked, current=f"{mode} {qid}")
-        latency[mode] = {f"k{k}": {"k": k, **_percentiles(timings[k])} for k in LATENCY_KS}
+        latency[mode] = {f"k{k}": _percentiles(k, timings[k]) for k in LATENCY_KS}
     return runs, latency
 
 
-def _hybrid_minus_best_single(result: dict, per_query: dict) -> None:
+def _hybrid_minus_best_single(result: EvalReport, per_query: dict) -> None:
     """Hybrid's nDCG@10 against the better single mode: the paired bootstrap's mean and 95%
     interval, into `result` (when hybrid and a single mode ran)."""
     singles = [m for m in ("semantic", "lexical") if m in per_query]
@@ -178,7 +256,7 @@ def _with_reranker(modes: tuple[str, ...], app: Context) -> tuple[str, ...]:
     return (*modes[:at], RERANKED, *modes[at:])
 
 
-def _rerank_minus_hybrid(result: dict, per_query: dict, app: Context) -> None:
+def _rerank_minus_hybrid(result: EvalReport, per_query: dict, app: Context) -> None:
     """hybrid+rerank's nDCG@10 against hybrid's (paired bootstrap), and the reranker's name."""
     if RERANKED in per_query and "hybrid" in per_query:
         mean, low, high = metrics.paired_bootstrap(
@@ -191,7 +269,7 @@ def _rerank_minus_hybrid(result: dict, per_query: dict, app: Context) -> None:
         }
 
 
-def _config(embedder: str, settings: Settings) -> dict:
+def _config(embedder: str, settings: Settings, reranker: str | None) -> EvalConfig:
     """The settings the figures depend on, as the report states them."""
     return {
         "embedder": embedder,
@@ -203,6 +281,7 @@ def _config(embedder: str, settings: Settings) -> dict:
         "chunk_context": settings.chunk_context,
         "lexical_candidate_budget": settings.lexical_candidate_budget,
         "rerank_top_n": settings.rerank_top_n,
+        "reranker": reranker,
     }
 
 
@@ -256,7 +335,7 @@ def evaluate(
     peers: bool = False,
     modes: tuple[str, ...] = MODES,
     progress: Progress = QUIET,
-) -> dict:
+) -> EvalReport:
     """Run the whole evaluation; returns the `--json` object."""
     with loaded(settings, dataset, progress=progress) as ready:
         store, app = ready.store, ready.app
@@ -264,24 +343,25 @@ def evaluate(
         report, load_seconds = ready.report, ready.seconds
         runs, latency = _run_modes(ready, dataset, modes, progress)
         per_query = {mode: metrics.per_query(run, dataset.qrels) for mode, run in runs.items()}
-        result: dict[str, Any] = {
+        result: EvalReport = {
             "dataset": dataset.name,
             "n_queries": len(dataset.queries),
             "n_docs": len(dataset.corpus),
             "fields": list(dataset.fields),
             "modes": {mode: metrics.aggregate(values) for mode, values in per_query.items()},
+            "latency_ms": latency,
+            "ingest": {
+                "ingested": report.ingested,
+                "unsearchable": len(report.unsearchable),
+                "failed": len(report.failed),
+                "seconds": round(load_seconds, 1),
+            },
+            "config": _config(
+                app.embedder.id, settings, app.reranker.name if app.reranker else None
+            ),
         }
         _hybrid_minus_best_single(result, per_query)
         _rerank_minus_hybrid(result, per_query, app)
-        result["latency_ms"] = latency
-        result["ingest"] = {
-            "ingested": report.ingested,
-            "unsearchable": len(report.unsearchable),
-            "failed": len(report.failed),
-            "seconds": round(load_seconds, 1),
-        }
-        result["config"] = _config(app.embedder.id, settings)
-        result["config"]["reranker"] = app.reranker.name if app.reranker else None
         if peers:
             peer_runs = run_peers(store, app.embedder, dataset, k=settings.rrf_k, depth=DEPTH)
             result["peers"] = {
