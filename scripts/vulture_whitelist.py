@@ -150,3 +150,5 @@ _.promotions
 _.copy_rulings
 # `legal-ai eval --json` (evaluation/harness.EvalReport)
 _.p50
+# the brief's channel B (knowledge/brief_examples.BriefContrast, contrastive.Contrasts)
+_.instruction

@@ -29,7 +29,14 @@ from ..learning import vocabulary as vocab
 from ..learning.methodology import merged_profile
 from ..learning.pairs import chair_ratios
 from ..store import drafts_lessons as store
-from .brief_examples import _contrastive, _exemplars, _templates
+from .brief_examples import (
+    BriefContrast,
+    BriefExemplar,
+    BriefTemplate,
+    _contrastive,
+    _exemplars,
+    _templates,
+)
 from .voice import for_brief
 
 if TYPE_CHECKING:
@@ -162,9 +169,9 @@ class BriefParts(TypedDict):
     content_checklist: list[str]
     folded_lessons: list[dict[str, Any]]
     lessons: list[BriefLesson]
-    exemplars: list[dict[str, Any]]
-    templates: list[dict[str, Any]]
-    contrastive_examples: list[dict[str, Any]]
+    exemplars: list[BriefExemplar]
+    templates: list[BriefTemplate]
+    contrastive_examples: list[BriefContrast]
     voice_documents: list[dict[str, Any]]
     channels: dict[str, list[str]]
     before_handing_over: str

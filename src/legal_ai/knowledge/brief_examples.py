@@ -1,14 +1,17 @@
 """Channel B of the writer's brief (knowledge/brief.py): her real paragraphs, gathered from the
-modules of knowledge/ that serve them (block exemplars, templates, contrastive pairs), each
-imported when the brief is asked for, each item with its provenance and ranked so that cutting
-from the end drops the least relevant first; never a paragraph of the case being written."""
+modules of knowledge/ that serve them (block exemplars, templates, contrastive pairs), each item
+with its provenance and ranked so that cutting from the end drops the least relevant first;
+never a paragraph of the case being written. A part that cannot be gathered (no final of this
+appeal type yet) is empty, and the brief's notes say why."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
 from ..errors import AppError
+from . import contrastive, exemplars, templates
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -17,40 +20,103 @@ if TYPE_CHECKING:
 # templates), and how many of each.
 EXEMPLAR_BLOCKS = ("opening", "hearing", "legal_framework", "discussion", "conclusion")
 EXEMPLARS_PER_BLOCK = 2
-EXEMPLAR_KEYS = ("block", "text", "case_number", "appeal_type", "outcome", "score")
 CONTRASTIVE_BLOCKS = EXEMPLAR_BLOCKS
 CONTRASTIVE_PER_BLOCK = 2
 
 
-def _module(name: str, notes: list[str]) -> Any:
-    """knowledge.<name>, imported when the brief is asked for (None, noted, when absent)."""
-    try:
-        return importlib.import_module(f"{__package__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.{name}":
-            raise
-        notes.append(f"channel B: knowledge/{name}.py is not installed; its part is empty")
-        return None
+class ExemplarSource(TypedDict):
+    """Where a brief's exemplar comes from: her final's paragraph, by its span."""
+
+    channel: Literal["B"]
+    source: str
+    corpus: Literal["style"]
+    case_number: str | None
+    doc_id: str
+    char_start: int
+    char_end: int
+    decided_on: str | None
 
 
-def _gathered(what: str, notes: list[str], call) -> dict:
-    """One channel-B call; an AppError (no finals of this appeal type yet, say) is a note."""
+class BriefExemplar(TypedDict):
+    """One paragraph of her finals for a block (knowledge/exemplars.Exemplar, cut to these)."""
+
+    block: str
+    text: str
+    case_number: str | None
+    appeal_type: str | None
+    outcome: str | None
+    score: float
+    provenance: ExemplarSource
+
+
+class TemplateSource(TypedDict):
+    """Where a template comes from: the finals it recurs in and where it lies in each."""
+
+    channel: Literal["B"]
+    source: str
+    corpus: Literal["style"]
+    support: int
+    examples: list[str]
+    sources: list[dict[str, Any]]
+
+
+class BriefTemplate(TypedDict):
+    """One of her formulaic passages (knowledge/templates.ListedTemplate, its sources moved
+    into its provenance)."""
+
+    block: str
+    text: str
+    slots: list[str]
+    support: int
+    examples: list[str]
+    appeal_types: dict[str, int]
+    provenance: TemplateSource
+
+
+class ContrastSource(TypedDict):
+    """Where a contrastive pair comes from: our draft's span and her final's."""
+
+    channel: Literal["B"]
+    source: str
+    case_number: str
+    spans: contrastive.Spans
+
+
+class BriefContrast(TypedDict):
+    """Our wording against hers in one block (knowledge/contrastive.Contrast, cut to these),
+    with the instruction the pairs are read by."""
+
+    block: str
+    case_number: str
+    left: str
+    right: str
+    diff_text: str
+    share_changed: float
+    instruction: str
+    provenance: ContrastSource
+
+
+Found = TypeVar("Found", exemplars.Exemplars, templates.Templates, contrastive.Contrasts)
+Item = TypeVar("Item")
+
+
+def _gathered(what: str, notes: list[str], call: Callable[[], Found]) -> Found | None:
+    """One channel-B call; an AppError (no finals of this appeal type yet, say) is a note, as
+    is what the call notes itself."""
     try:
-        result = call()
+        found = call()
     except AppError as exc:
         notes.append(f"{what}: {exc}")
-        return {}
-    for note in (result or {}).get("notes", []) or []:
-        notes.append(f"{what}: {note}")
-    if (result or {}).get("note"):
-        notes.append(f"{what}: {result['note']}")
-    return result or {}
+        return None
+    if found.get("note"):
+        notes.append(f"{what}: {found.get('note')}")
+    return found
 
 
-def _round_robin(ranked: list[list[dict]]) -> list[dict]:
+def _round_robin(ranked: list[list[Item]]) -> list[Item]:
     """Every block's best, then every block's second...: cutting from the end drops the
     lowest-ranked items of every block before any block loses its best."""
-    out = []
+    out: list[Item] = []
     for rank in range(max((len(items) for items in ranked), default=0)):
         out += [items[rank] for items in ranked if rank < len(items)]
     return out
@@ -58,35 +124,43 @@ def _round_robin(ranked: list[list[dict]]) -> list[dict]:
 
 def _exemplars(
     app: Context, appeal_type: str, outcome: str | None, case: str | None, notes: list[str]
-) -> list[dict]:
-    module = _module("exemplars", notes)
-    if module is None:
-        return []
-    ranked: list[list[dict]] = []
+) -> list[BriefExemplar]:
+    ranked: list[list[BriefExemplar]] = []
     for block in EXEMPLAR_BLOCKS:
         found = _gathered(
             f"exemplars of {block}",
             notes,
-            lambda block=block: module.get_block_exemplars(
-                app, block, appeal_type, outcome=outcome, case=case, limit=EXEMPLARS_PER_BLOCK
+            partial(
+                exemplars.get_block_exemplars,
+                app,
+                block,
+                appeal_type,
+                outcome=outcome,
+                case=case,
+                limit=EXEMPLARS_PER_BLOCK,
             ),
         )
-        items = []
-        for item in found.get("exemplars", []):
-            if case is not None and item.get("case_number") == case:
+        items: list[BriefExemplar] = []
+        for item in found["exemplars"] if found else []:
+            if case is not None and item["case_number"] == case:
                 continue  # never a paragraph of the case being written
             items.append(
                 {
-                    **{k: item.get(k) for k in EXEMPLAR_KEYS},
+                    "block": item["block"],
+                    "text": item["text"],
+                    "case_number": item["case_number"],
+                    "appeal_type": item["appeal_type"],
+                    "outcome": item["outcome"],
+                    "score": item["score"],
                     "provenance": {
                         "channel": "B",
                         "source": "block exemplars (her paragraph of that block)",
                         "corpus": "style",
-                        "case_number": item.get("case_number"),
-                        "doc_id": item.get("doc_id"),
-                        "char_start": item.get("char_start"),
-                        "char_end": item.get("char_end"),
-                        "decided_on": item.get("decided_on"),
+                        "case_number": item["case_number"],
+                        "doc_id": item["doc_id"],
+                        "char_start": item["char_start"],
+                        "char_end": item["char_end"],
+                        "decided_on": item["decided_on"],
                     },
                 }
             )
@@ -94,70 +168,67 @@ def _exemplars(
     return _round_robin(ranked)
 
 
-def _templates(app: Context, appeal_type: str, notes: list[str]) -> list[dict]:
-    module = _module("templates", notes)
-    if module is None:
-        return []
+def _templates(app: Context, appeal_type: str, notes: list[str]) -> list[BriefTemplate]:
     found = _gathered(
-        "templates", notes, lambda: module.get_templates(app, appeal_type=appeal_type)
+        "templates", notes, lambda: templates.get_templates(app, appeal_type=appeal_type)
     )
-    out = []
-    for item in found.get("templates", []):
-        item = dict(item)
-        item.setdefault(
-            "provenance",
-            {
+    out: list[BriefTemplate] = [
+        {
+            "block": item["block"],
+            "text": item["text"],
+            "slots": item["slots"],
+            "support": item["support"],
+            "examples": item["examples"],
+            "appeal_types": item["appeal_types"],
+            "provenance": {
                 "channel": "B",
                 "source": "templates (recurring nearly verbatim across her finals)",
                 "corpus": "style",
-                "support": item.get("support"),
-                "examples": item.get("examples"),
-                "sources": item.pop("sources", None),
+                "support": item["support"],
+                "examples": item["examples"],
+                "sources": item["sources"],
             },
-        )
-        out.append(item)
+        }
+        for item in (found["templates"] if found else [])
+    ]
     # The best supported first: cutting from the end drops the least supported.
-    return sorted(out, key=lambda t: -(t.get("support") or 0))
+    return sorted(out, key=lambda t: -t["support"])
 
 
-def _contrastive(app: Context, appeal_type: str, case: str | None, notes: list[str]) -> list[dict]:
-    module = _module("contrastive", notes)
-    if module is None:
-        return []
-    ranked: list[list[dict]] = []
-    instruction = None
+def _contrastive(
+    app: Context, appeal_type: str, case: str | None, notes: list[str]
+) -> list[BriefContrast]:
+    ranked: list[list[BriefContrast]] = []
     for block in CONTRASTIVE_BLOCKS:
         found = _gathered(
             f"contrastive pairs of {block}",
             notes,
-            lambda block=block: module.get_contrastive_examples(
-                app, block, appeal_type=appeal_type, k=CONTRASTIVE_PER_BLOCK + 1
+            partial(
+                contrastive.get_contrastive_examples,
+                app,
+                block,
+                appeal_type=appeal_type,
+                k=CONTRASTIVE_PER_BLOCK + 1,
             ),
         )
-        instruction = instruction or found.get("instruction")
-        items = []
-        for item in found.get("examples", []):
-            if case is not None and item.get("case_number") == case:
+        items: list[BriefContrast] = []
+        for item in found["examples"] if found else []:
+            if case is not None and item["case_number"] == case:
                 continue
             items.append(
                 {
-                    **{
-                        k: item.get(k)
-                        for k in (
-                            "block",
-                            "case_number",
-                            "left",
-                            "right",
-                            "diff_text",
-                            "share_changed",
-                        )
-                    },
-                    "instruction": found.get("instruction"),
+                    "block": item["block"],
+                    "case_number": item["case_number"],
+                    "left": item["left"],
+                    "right": item["right"],
+                    "diff_text": item["diff_text"],
+                    "share_changed": item["share_changed"],
+                    "instruction": found["instruction"] if found else "",
                     "provenance": {
                         "channel": "B",
                         "source": "contrastive pairs (our draft -> her final, style only)",
-                        "case_number": item.get("case_number"),
-                        "spans": item.get("spans"),
+                        "case_number": item["case_number"],
+                        "spans": item["spans"],
                     },
                 }
             )
