@@ -152,3 +152,7 @@ _.copy_rulings
 _.p50
 # the brief's channel B (knowledge/brief_examples.BriefContrast, contrastive.Contrasts)
 _.instruction
+# the curator's figures (knowledge/curator.Tally) and channel C (knowledge/voice.VoiceSource)
+_.decided_by_chair
+_.acceptance_rate
+_.approved_at

@@ -543,6 +543,7 @@ def test_curator_records_tagged_findings_and_reports_its_figures(app, tmp_path, 
     lessons.review(chair, rows["style"]["id"], "approve")
     lessons.review(chair, rows["legal_lexicon"]["id"], "reject")
     figures = curator.stats(app)
+    assert_shape(figures, curator.CuratorStats)
     assert (figures["findings"], figures["decided_by_chair"], figures["acceptance_rate"]) == (
         3,
         3,
@@ -582,6 +583,7 @@ def test_curator_records_tagged_findings_and_reports_its_figures(app, tmp_path, 
             == 0
         )
     cli = json.loads(run(cli_env, "learning", "curator-stats", "--json").stdout)
+    assert_shape(cli, curator.CuratorStats)
     assert cli["acceptance_rate"] == 0.6667 and len(cli["by_tag"]) == 4
     _, _, results = asyncio.run(mcp_session(cli_env, [("get_curator_stats", {})]))
     assert payload(next(iter(results.values())))["findings"] == 3

@@ -37,7 +37,7 @@ from .brief_examples import (
     _exemplars,
     _templates,
 )
-from .voice import for_brief
+from .voice import BriefVoiceDocument, for_brief
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -172,7 +172,7 @@ class BriefParts(TypedDict):
     exemplars: list[BriefExemplar]
     templates: list[BriefTemplate]
     contrastive_examples: list[BriefContrast]
-    voice_documents: list[dict[str, Any]]
+    voice_documents: list[BriefVoiceDocument]
     channels: dict[str, list[str]]
     before_handing_over: str
     provenance: dict[str, PartProvenance]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import BaseModel
 
@@ -163,34 +163,68 @@ def _rate(approved: int, decided: int) -> float | None:
     return round(approved / decided, 4) if decided else None
 
 
-def _tally(rows: list[dict]) -> dict:
+class Tally(TypedDict):
+    """The curator's findings counted: by status, those the chair decided, and her acceptance
+    rate (approved / decided; None before she decided any)."""
+
+    findings: int
+    proposed: int
+    approved: int
+    rejected: int
+    vetoed: int
+    decided_by_chair: int
+    acceptance_rate: float | None
+
+
+class TagTally(Tally):
+    tag: str
+    category: str
+
+
+class FinalTally(Tally):
+    case_number: str
+
+
+class CuratorStats(Tally):
+    """`legal-ai learning curator-stats --json`, `/api/learning/curator-stats`, MCP
+    `get_curator_stats`: the tally overall, per tag and per final."""
+
+    finals: int
+    by_tag: list[TagTally]
+    per_final: list[FinalTally]
+
+
+def _tally(rows: list[dict]) -> Tally:
     by_chair = [r for r in rows if r["reviewed_by"] == "chair"]
     approved = sum(1 for r in by_chair if r["review_status"] == "approved")
-    counts = {
-        s: sum(1 for r in rows if r["review_status"] == s)
-        for s in ("proposed", "approved", "rejected", "vetoed")
-    }
+
+    def counted(status: str) -> int:
+        return sum(1 for r in rows if r["review_status"] == status)
+
     return {
         "findings": len(rows),
-        **counts,
+        "proposed": counted("proposed"),
+        "approved": counted("approved"),
+        "rejected": counted("rejected"),
+        "vetoed": counted("vetoed"),
         "decided_by_chair": len(by_chair),
         "acceptance_rate": _rate(approved, len(by_chair)),
     }
 
 
-def stats(app: Context) -> dict:
+def stats(app: Context) -> CuratorStats:
     """The curator's findings: how many per tag, the chair's acceptance rate (findings she
     approved / findings she decided: approved, rejected or vetoed), overall, per tag and per
     final. Read-only."""
     with app.store.connection() as conn:
         rows = engine_store.curator_findings(conn)
-    by_tag = []
+    by_tag: list[TagTally] = []
     for tag in TAGS:
         category = vocab.CURATOR_TAGS[tag]
         mine = [r for r in rows if r["category"] == category]
         by_tag.append({"tag": tag, "category": category, **_tally(mine)})
     cases = list(dict.fromkeys(r["case_number"] for r in rows))
-    per_final = [
+    per_final: list[FinalTally] = [
         {"case_number": c, **_tally([r for r in rows if r["case_number"] == c])} for c in cases
     ]
     return {**_tally(rows), "finals": len(cases), "by_tag": by_tag, "per_final": per_final}

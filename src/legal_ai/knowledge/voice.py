@@ -29,7 +29,7 @@ case waits in the queue and `run` says what to set.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -40,7 +40,6 @@ from ..learning.checks import purity
 from ..learning.engine import left_to_the_worker, single_model
 from ..learning.lessons import changed_blocks, find_span, word_diff
 from ..learning.pairs import segment
-from ..store import jsonable
 from ..store import voice as store
 from ..text.blocks import BLOCK_LABELS, BLOCKS
 
@@ -332,9 +331,37 @@ def run(app: Context) -> dict:
     return report
 
 
+class VoiceSource(TypedDict):
+    """Where a voice document in the brief comes from: the row the chair approved, the final
+    it was written from (by its hash) and the model that wrote it."""
+
+    channel: Literal["C"]
+    source: str
+    case_number: str
+    doc_id: str
+    corpus: Literal["style"]
+    final_hash: str
+    model: str
+    approved_by: str | None
+    approved_at: str | None  # ISO text
+    spans: str
+
+
+class BriefVoiceDocument(TypedDict):
+    """One approved voice document as the brief carries it (channel C): its blocks as the
+    deep read wrote them, with its provenance."""
+
+    id: int
+    case_number: str
+    appeal_type: str | None
+    outcome: str | None
+    blocks: list[Any]
+    provenance: VoiceSource
+
+
 def for_brief(
     conn, appeal_type: str, outcome: str | None, case: str | None, limit: int = BRIEF_DOCUMENTS
-) -> tuple[list[dict], list[str]]:
+) -> tuple[list[BriefVoiceDocument], list[str]]:
     """The approved voice documents for a decision of this appeal type (the same outcome
     first; never the case being written), each with its provenance; and notes on what was left
     out (a document whose final changed since it was written)."""
@@ -347,29 +374,25 @@ def for_brief(
     ]
     rows = [r for r in rows if not r["final_changed"]]
     rows.sort(key=lambda r: r["outcome"] != outcome)  # stable: newest first within each
-    out = []
-    for r in rows[:limit]:
-        out.append(
-            {
-                "id": r["id"],
+    return [
+        {
+            "id": r["id"],
+            "case_number": r["case_number"],
+            "appeal_type": r["appeal_type"],
+            "outcome": r["outcome"],
+            "blocks": (r["document"] or {}).get("blocks", []),
+            "provenance": {
+                "channel": "C",
+                "source": f"voice_documents #{r['id']}",
                 "case_number": r["case_number"],
-                "appeal_type": r["appeal_type"],
-                "outcome": r["outcome"],
-                "blocks": (r["document"] or {}).get("blocks", []),
-                "provenance": jsonable(
-                    {
-                        "channel": "C",
-                        "source": f"voice_documents #{r['id']}",
-                        "case_number": r["case_number"],
-                        "doc_id": r["doc_id"],
-                        "corpus": "style",
-                        "final_hash": r["final_hash"],
-                        "model": r["model"],
-                        "approved_by": r["reviewed_by"],
-                        "approved_at": r["reviewed_at"],
-                        "spans": "char_start/char_end are offsets in the final's text (style corpus)",
-                    }
-                ),
-            }
-        )
-    return out, notes
+                "doc_id": r["doc_id"],
+                "corpus": "style",
+                "final_hash": r["final_hash"],
+                "model": r["model"],
+                "approved_by": r["reviewed_by"],
+                "approved_at": r["reviewed_at"].isoformat() if r["reviewed_at"] else None,
+                "spans": "char_start/char_end are offsets in the final's text (style corpus)",
+            },
+        }
+        for r in rows[:limit]
+    ], notes

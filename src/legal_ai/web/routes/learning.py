@@ -122,7 +122,7 @@ def pairs(view: Acting, paged: Paged) -> dict:
 
 @router.get("/api/learning/curator-stats")
 def curator_stats(view: Acting) -> dict:
-    return curator_figures.stats(view)
+    return dict(curator_figures.stats(view))
 
 
 @router.get("/api/learning/panel-stats")
