@@ -1,13 +1,13 @@
 """What a search form offers and shows beside the hits, read for the interfaces (the desk's
 search page): the courts of a corpus (the court filter's choices), the chair's case numbers (the
 case-number field's completion, and a partial number's cases), and the text around the hits
-shown. Reads only; the SQL is store/desk_search.py."""
+shown. Reads only; the SQL is store/search_choices.py."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store import desk_search as store
+from ..store import search_choices as store
 from ..store.rows import Conn
 
 if TYPE_CHECKING:

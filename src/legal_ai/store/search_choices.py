@@ -1,8 +1,9 @@
-"""SQL the desk's search page reads beside the search itself (web/desk/search*.py): the courts
-of the precedent library (the court filter's choices), the case numbers of the chair's cases
-(the case-number field's completion, and a partial number's cases), and the text around the
-hits shown (their passages and the paragraph numbers before them, for the pinpoint). Reads
-only; every value a parameter, every identifier through psycopg.sql."""
+"""What a search form offers and shows beside the hits (retrieval/choices.py reads it for the
+desk's search page, web/desk/search*.py): the courts of the precedent library (the court
+filter's choices), the case numbers of the chair's cases (the case-number field's completion,
+and a partial number's cases), and the text around the hits shown (their passages and the
+paragraph numbers before them, for the pinpoint). Reads only; every value a parameter, every
+identifier through psycopg.sql."""
 
 from __future__ import annotations
 
