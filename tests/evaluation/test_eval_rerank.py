@@ -59,3 +59,33 @@ def test_eval_shows_hybrid_and_hybrid_rerank_with_the_peers(cli_env, tmp_path):
         .splitlines()[-1]
         .endswith("hybrid+rerank needs LEGAL_AI_RERANKER (docs/evaluation.md)")
     )
+
+
+@pytest.mark.db
+def test_eval_of_one_mode_and_the_baselines_verdict(cli_env, tmp_path):
+    """`legal-ai eval` of a single mode says its figures (no hybrid to set against the best
+    single mode); `--baseline` gates hybrid's figures, so without hybrid it is refused in one
+    line, and with it the verdict is in the --json, held to its type."""
+    write_dataset(tmp_path)
+    files = ["--corpus", str(tmp_path / "corpus.jsonl"), "--queries"]
+    files += [str(tmp_path / "queries.jsonl"), "--qrels", str(tmp_path / "qrels.tsv")]
+    files += ["--name", "tiny"]
+    said = run(cli_env, "eval", *files, "--modes", "lexical").stdout
+    assert "   lexical: ndcg@10 1.0000" in said and "hybrid -" not in said
+    baseline = tmp_path / "baseline.json"
+    figures = {"ndcg@10": 0.5, "recall@100": 0.5}
+    baseline.write_text(json.dumps({"dataset": "tiny", "modes": {"hybrid": figures}}))
+    refused = run(
+        cli_env, "eval", *files, "--modes", "lexical", "--baseline", str(baseline), check=False
+    )
+    assert refused.returncode != 0
+    assert (
+        refused.stderr.strip()
+        .splitlines()[-1]
+        .endswith("--baseline gates hybrid's figures: run the evaluation with hybrid among --modes")
+    )
+    gated = run(cli_env, "eval", *files, "--modes", "hybrid", "--baseline", str(baseline), "--json")
+    report = json.loads(gated.stdout)
+    assert_shape(report, EvalReport)
+    assert report["baseline"]["passed"] is True and report["baseline"]["path"] == str(baseline)
+    assert "hybrid_minus_best_single" not in report

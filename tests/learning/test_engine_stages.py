@@ -586,7 +586,9 @@ def test_curator_records_tagged_findings_and_reports_its_figures(app, tmp_path, 
     assert_shape(cli, curator.CuratorStats)
     assert cli["acceptance_rate"] == 0.6667 and len(cli["by_tag"]) == 4
     _, _, results = asyncio.run(mcp_session(cli_env, [("get_curator_stats", {})]))
-    assert payload(next(iter(results.values())))["findings"] == 3
+    over_mcp = payload(next(iter(results.values())))
+    assert_shape(over_mcp, curator.CuratorStats)
+    assert over_mcp["findings"] == 3
 
 
 # -- voice fingerprint ---------------------------------------------------------------------------

@@ -33,8 +33,10 @@ def _echo_eval(report: EvalReport, verdict: str | None) -> None:
         typer.echo(f"  {mode:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
     for peer, values in report.get("peers", {}).items():
         typer.echo(f"  {peer:>8}: " + "  ".join(f"{k} {v:.4f}" for k, v in values.items()))
-    diff = report["hybrid_minus_best_single"]
-    typer.echo(f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})")
+    if diff := report.get("hybrid_minus_best_single"):
+        typer.echo(
+            f"  hybrid - {diff['best_single']}: {diff['ndcg@10']:+.4f} (95% CI {diff['ci95']})"
+        )
     if gain := report.get("rerank_minus_hybrid"):
         typer.echo(
             f"  hybrid+rerank - hybrid ({gain['reranker']}): {gain['ndcg@10']:+.4f} "

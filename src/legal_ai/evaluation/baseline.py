@@ -33,6 +33,10 @@ def check(
         raise InvalidInput(
             f"{baseline_path}: baseline is for {baseline.get('dataset')!r}, not {report['dataset']!r}"
         )
+    if "hybrid" not in report["modes"]:
+        raise InvalidInput(
+            "--baseline gates hybrid's figures: run the evaluation with hybrid among --modes"
+        )
     parts, failed = [], []
     for metric, default in GATED:
         tolerance = (tolerances or {}).get(metric, default)

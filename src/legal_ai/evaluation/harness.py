@@ -54,9 +54,7 @@ class Percentiles(TypedDict):
 # Hybrid's nDCG@10 against the better single mode, and the reranker's against hybrid: the
 # paired bootstrap's mean difference and its 95 % interval (functional: the key holds an @).
 BestSingle = TypedDict("BestSingle", {"best_single": str, "ndcg@10": float, "ci95": list[float]})
-RerankGain = TypedDict(
-    "RerankGain", {"reranker": str | None, "ndcg@10": float, "ci95": list[float]}
-)
+RerankGain = TypedDict("RerankGain", {"reranker": str, "ndcg@10": float, "ci95": list[float]})
 
 
 class EvalIngest(TypedDict):
@@ -257,13 +255,14 @@ def _with_reranker(modes: tuple[str, ...], app: Context) -> tuple[str, ...]:
 
 
 def _rerank_minus_hybrid(result: EvalReport, per_query: dict, app: Context) -> None:
-    """hybrid+rerank's nDCG@10 against hybrid's (paired bootstrap), and the reranker's name."""
-    if RERANKED in per_query and "hybrid" in per_query:
+    """hybrid+rerank's nDCG@10 against hybrid's (paired bootstrap), and the reranker's name
+    (hybrid+rerank runs only with one: `_with_reranker`)."""
+    if RERANKED in per_query and "hybrid" in per_query and app.reranker is not None:
         mean, low, high = metrics.paired_bootstrap(
             per_query[RERANKED]["ndcg@10"], per_query["hybrid"]["ndcg@10"]
         )
         result["rerank_minus_hybrid"] = {
-            "reranker": app.reranker.name if app.reranker else None,
+            "reranker": app.reranker.name,
             "ndcg@10": mean,
             "ci95": [low, high],
         }

@@ -108,8 +108,8 @@ def _gathered(what: str, notes: list[str], call: Callable[[], Found]) -> Found |
     except AppError as exc:
         notes.append(f"{what}: {exc}")
         return None
-    if found.get("note"):
-        notes.append(f"{what}: {found.get('note')}")
+    if note := found.get("note"):
+        notes.append(f"{what}: {note}")
     return found
 
 
@@ -211,8 +211,10 @@ def _contrastive(
                 k=CONTRASTIVE_PER_BLOCK + 1,
             ),
         )
+        if found is None:
+            continue
         items: list[BriefContrast] = []
-        for item in found["examples"] if found else []:
+        for item in found["examples"]:
             if case is not None and item["case_number"] == case:
                 continue
             items.append(
@@ -223,7 +225,7 @@ def _contrastive(
                     "right": item["right"],
                     "diff_text": item["diff_text"],
                     "share_changed": item["share_changed"],
-                    "instruction": found["instruction"] if found else "",
+                    "instruction": found["instruction"],
                     "provenance": {
                         "channel": "B",
                         "source": "contrastive pairs (our draft -> her final, style only)",

@@ -182,7 +182,7 @@ class TagTally(Tally):
 
 
 class FinalTally(Tally):
-    case_number: str
+    case_number: str | None  # a lesson's case is nullable; the curator's always name one
 
 
 class CuratorStats(Tally):

@@ -338,10 +338,10 @@ class VoiceSource(TypedDict):
     channel: Literal["C"]
     source: str
     case_number: str
-    doc_id: str
+    doc_id: str | None  # nullable columns, set by the one path that writes a document
     corpus: Literal["style"]
     final_hash: str
-    model: str
+    model: str | None
     approved_by: str | None
     approved_at: str | None  # ISO text
     spans: str
