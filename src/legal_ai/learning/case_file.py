@@ -88,15 +88,11 @@ def ledger(conn: Conn, row: dict) -> Ledger:
         "promotions": store.promotions_of(conn, case),
         "precedents": store.precedents_of(conn, case),
         "cited": cited,
-        "copy_sources": _located(conn, sources, ("style", "internal")),
-        "copy_rulings": _located(conn, rulings, ("external", "internal")),
+        "copy_sources": queue_store.located(conn, sources, ("style", "internal")),
+        "copy_rulings": queue_store.located(conn, rulings, ("external", "internal")),
         "linked": store.linked_rulings(conn, linked) if linked else {},
         "final_labels": final_labels(conn, case),
     }
-
-
-def _located(conn: Conn, doc_ids: set[str], corpora: tuple[str, ...]) -> dict[str, str]:
-    return queue_store.located(conn, doc_ids, corpora) if doc_ids else {}
 
 
 def final_labels(conn: Conn, case: str) -> FinalLabels:
