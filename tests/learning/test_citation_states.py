@@ -257,6 +257,30 @@ def test_a_page_of_a_pdf(library):
     assert none["status"] == "lookup_failed" and "no pages" in none["problems"][0]["why"]
 
 
+def test_a_page_of_the_reporter_is_not_a_page_of_the_pdf(library):
+    # `בעמ' 130` after `פ"ד …` is the volume's page, not the stored PDF's (pages 1–2): the check
+    # cannot run, and says so, rather than calling a correct citation's page missing.
+    c = one(library, 'ראו עע"מ 9595/23, פ"ד נח(3) 123, בעמ\' 130.')
+    assert c["status"] == "lookup_failed"
+    (problem,) = [p for p in c["problems"] if p["kind"] == "lookup_failed"]
+    assert problem["unit"] == "page" and "reporter" in problem["why"]
+
+
+def test_paragraphs_listed_spelled_and_lettered(library):
+    # `פסקאות 2 ו-6`: paragraphs 2 and 6 (the ruling holds 1–4), not the range 2–6.
+    c = one(library, 'ראו עע"מ 5151/19, פסקאות 2 ו-6.')
+    assert c["status"] == "pinpoint_not_found" and c["problems"][0]["missing"] == [6]
+    assert c["problems"][0]["pinpoint"] == "פסקאות 2 ו-6"
+    for written in ("פיסקה 3", "פסקא 3", "פסקה 3א", "פסקאות 2 ו-3"):
+        held = one(library, f'ראו עע"מ 5151/19, {written}.')
+        assert "pinpoint" in held["verified"], written
+
+
+def test_her_own_case_is_not_a_citation_written_without_its_district(app):
+    # The draft of ערר (מרכז) 4040/25 names its own case without the district.
+    assert checked(app, "בערר 4040/25 שלפנינו נטען כי ההיתר ניתן כדין.", False) == []
+
+
 def test_lookup_failed_says_why(library):
     # A ruling whose text has no numbered paragraphs.
     c = one(library, "ראו עע\"מ 8484/22, פס' 3.")

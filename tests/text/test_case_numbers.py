@@ -14,6 +14,7 @@ from legal_ai.text.case_numbers import (
     identity_columns,
     normalize_case_number,
     resolve,
+    same_case,
 )
 
 
@@ -62,6 +63,12 @@ def test_the_normalizer_spells_every_variant_of_one_case_number_alike():
     assert normalize_case_number("ערר מס' 55/20") == "ערר 55/20"
     assert normalize_case_number("בגצ 1234-05") == 'בג"ץ 1234/05'
     assert normalize_case_number('עת"מ 12345-06-19') == 'עת"מ 12345/06/19'
+    # every dash between the parts, and a geresh (one or two) written for the gershayim
+    for dash in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212":
+        assert normalize_case_number(f"ערר 1042{dash}23") == "ערר 1042/23"
+    for written in ("בג''ץ 1234/05", "בג׳׳ץ 1234/05", "בג'ץ 1234/05", "בגץ 1234/05"):
+        assert normalize_case_number(written) == 'בג"ץ 1234/05'
+    assert normalize_case_number("עע'מ 1234/05") == 'עע"מ 1234/05'
     # different identities stay different keys
     assert normalize_case_number('עע"מ 1234/05') != normalize_case_number('בג"ץ 1234/05')
     assert normalize_case_number("ערר (מרכז) 1042/23") != normalize_case_number(
@@ -112,3 +119,12 @@ def test_resolve_matches_the_whole_identity_and_never_guesses():
     # the same identity twice (a ruling in both corpora): the first, exactly
     assert resolve(CENTER, [(3, CENTER), (7, CENTER)]).target == 3
     assert resolve(CaseId("ערר", None, "55/20"), [(8, CaseId("ערר", None, "55/20"))]).basis == EXACT
+
+
+def test_same_case_reads_the_identity_not_the_spelling():
+    assert same_case("ערר 1042/23", "ערר (מרכז) 1042/23")  # her own case, district left out
+    assert same_case('ערר (ת"א) 1042-23', "ערר (תל אביב) 1042/23")
+    assert not same_case("ערר (צפון) 1042/23", "ערר (מרכז) 1042/23")
+    assert not same_case('בל"מ 1042/23', "ערר 1042/23")
+    assert not same_case("ערר 1042/23", "ערר 1043/23")
+    assert not same_case(None, "ערר 1042/23") and not same_case("ערר", "ערר")

@@ -30,6 +30,84 @@ def test_spelling_variants_of_one_ruling_share_a_ref(text):
     assert refs(text) == ['בג"ץ 1234/05']
 
 
+@pytest.mark.parametrize(
+    ("text", "ref"),
+    [
+        # the normalizer's own spelling of the new form, and every dash between its parts
+        ("עת\"מ (תל אביב) 12345/06/19 פלוני נ' הוועדה", 'עת"מ (תל אביב) 12345/06/19'),
+        ('עת"מ 1234–05–19', 'עת"מ 1234/05/19'),
+        ('עת"מ 1234—05—19', 'עת"מ 1234/05/19'),
+        ('עת"מ 1234\u201105\u201119', 'עת"מ 1234/05/19'),
+        ('עת"מ 1234-05-2019', 'עת"מ 1234/05/19'),  # the month is not the year
+        # a geresh, or two, written for the gershayim
+        ("בג''ץ 1234/05", 'בג"ץ 1234/05'),
+        ("ע׳׳א 1234/05", 'ע"א 1234/05'),
+        ("עע'מ 1234/05", 'עע"מ 1234/05'),
+        # the number's word, before or after the district
+        ("ערר מספר 1042/23", "ערר 1042/23"),
+        ("ערר (מרכז) מס' 1042/23", "ערר (מרכז) 1042/23"),
+        # niqqud and the bidi marks pdftotext leaves around a number
+        ('בְּג"ץ 1234/05', 'בג"ץ 1234/05'),
+        ('בג"ץ \u200e1234/05', 'בג"ץ 1234/05'),
+        ('בג"ץ \u202a1234/05\u202c', 'בג"ץ 1234/05'),
+    ],
+)
+def test_a_ruling_is_read_as_decisions_write_it(text, ref):
+    (citation,) = extract(f"ראו {text}, שם.")
+    assert citation.ref == ref
+    # the span is the original's, niqqud and marks included
+    assert f"ראו {text}, שם."[citation.start : citation.end] == citation.text
+    assert citation.text.startswith(text.split()[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('עע"מ 1234/05 ו-5678/06', ['עע"מ 1234/05', 'עע"מ 5678/06']),
+        ('בג"ץ 1234/05, 5678/06', ['בג"ץ 1234/05', 'בג"ץ 5678/06']),
+        ("עררים (מרכז) 1042/23 ו-1043/23", ["ערר (מרכז) 1042/23", "ערר (מרכז) 1043/23"]),
+        ('עת"מ 1234-05-19 ו-5678-06-20', ['עת"מ 1234/05/19', 'עת"מ 5678/06/20']),
+        ('ע"א 1234/05, 12/03/2005', ['ע"א 1234/05']),  # a date after the comma is no case
+    ],
+)
+def test_every_number_of_one_proceeding_is_a_citation(text, expected):
+    assert refs(text) == expected
+
+
+def test_the_last_of_several_numbers_carries_the_parties():
+    text = 'בג"ץ 1234/05, 5678/06 פלוני נ\' שר הפנים, פ"ד נח(3) 123.'
+    first, second = extract(text)
+    assert (first.text, first.parties, first.reporter) == ('בג"ץ 1234/05', None, None)
+    assert second.text == "5678/06 פלוני נ' שר הפנים, פ\"ד נח(3) 123"
+    assert (second.parties, second.reporter) == ("פלוני נ' שר הפנים", 'פ"ד נח(3) 123')
+    assert first.end <= second.start  # the spans do not overlap
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("סעיף 8 לחוק-יסוד: כבוד האדם וחירותו", ["חוק יסוד: כבוד האדם וחירותו, סעיף 8"]),
+        ("סעיף 3 לחוק יסוד: השפיטה קובע", ["חוק יסוד: השפיטה, סעיף 3"]),
+        (
+            'סעיף 5 לחוק בתי משפט לעניינים מינהליים, התש"ס-2000',
+            ['חוק בתי משפט לעניינים מינהליים, התש"ס-2000, סעיף 5'],
+        ),
+        ("סעיפים 197 ו-200 לחוק", [f"{PBL}, סעיף 197", f"{PBL}, סעיף 200"]),
+        ("סעיפים 152-153 לחוק", [f"{PBL}, סעיף 152", f"{PBL}, סעיף 153"]),
+        ("לפי סעיף 62א, 62ב לחוק", [f"{PBL}, סעיף 62א", f"{PBL}, סעיף 62ב"]),
+        ("סע' 197 לחוק", [f"{PBL}, סעיף 197"]),
+        ("לפי סעיף 152, 3 עוררים טענו", []),  # no law named: not a citation
+    ],
+)
+def test_statutes_as_decisions_write_them(text, expected):
+    assert refs(text) == expected
+
+
+def test_dates_and_plans_are_not_rulings():
+    for text in ("ביום 12/05", "ניתן 12/05/2020", 'תמ"א 38', "תכנית מק/1234"):
+        assert [c for c in extract(text) if c.kind == "ruling"] == []
+
+
 def test_ruling_with_district_and_parties():
     text = "ראו ערר (מרכז) 8123/21 א.ב. יזמות בע\"מ נ' הוועדה המקומית רעננה, שם נקבע."
     (citation,) = extract(text)

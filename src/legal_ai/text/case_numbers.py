@@ -42,9 +42,18 @@ COURTS = {
     'בש"א': 'בש"א',
     'בל"מ': 'בל"מ',
     "ערר": "ערר",
+    "עררים": "ערר",  # appeals heard together (`עררים 1042/23 ו-1043/23`): each is an ערר
     "ערר מנהלי": "ערר מנהלי",
 }
-COURT_SPELLINGS = {k.replace('"', ""): v for k, v in COURTS.items()} | COURTS
+# Quote-less spellings (בגץ, עעמ) and a geresh written for the gershayim (עע'מ, בג'ץ) too.
+COURT_SPELLINGS = (
+    {k.replace('"', ""): v for k, v in COURTS.items()}
+    | {k.replace('"', "'"): v for k, v in COURTS.items()}
+    | COURTS
+)
+# Every dash a case number is written with between its parts (hyphen, the Unicode hyphens and
+# dashes U+2010-U+2015, minus), as a regular-expression class's content.
+DASHES = "\\-\u2010-\u2015\u2212"
 _CASE_COURT_RE = re.compile(r"^([^\d(]+?) ?(?=\(|\d|$)")
 
 # District names and abbreviations (keys without spaces, hyphens or quotes) to one spelling.
@@ -121,11 +130,11 @@ def normalize_case_number(case_number: str) -> str:
     between the court and the number, a slash between the number and the year (1042-23 ->
     1042/23) and no leading zeros in the number. The full number is kept: ערר (מרכז) 1042/23 and
     בל"מ 1042/23 stay different keys."""
-    text = " ".join(normalize(case_number).split())
+    text = " ".join(normalize(case_number).split()).replace("''", '"')  # בג''ץ: בג"ץ
     text = re.sub(r"\s*\(\s*", " (", text)
     text = re.sub(r"\s*\)\s*", ") ", text).strip()
     text = _NUMBER_WORD_RE.sub(" ", text)
-    text = re.sub(r"(\d)\s*[/\-\u2013\u2014]\s*(?=\d)", r"\1/", text)
+    text = re.sub(rf"(\d)\s*[/{DASHES}]\s*(?=\d)", r"\1/", text)
     text = re.sub(r"([א-ת\"'])(?=\d)", r"\1 ", text)
     text = re.sub(r"(?<![\d/])0+(?=\d+/)", "", text)
     court = _CASE_COURT_RE.match(text)
@@ -172,6 +181,20 @@ def case_id(case_number: str | None) -> CaseId | None:
     if not found:
         return None
     return CaseId(found["proceeding"], found["district"], found["number"])
+
+
+def same_case(one: str | None, other: str | None) -> bool:
+    """Whether two case numbers name the same case: one proceeding and number/year, and districts
+    that do not differ (one side may name none: `ערר 1042/23` in the draft of `ערר (מרכז)
+    1042/23` is its own case). False when either names no number/year."""
+    a, b = case_id(one), case_id(other)
+    if a is None or b is None:
+        return False
+    return (
+        a.proceeding == b.proceeding
+        and a.number == b.number
+        and (a.district is None or b.district is None or a.district == b.district)
+    )
 
 
 def identity_columns(case_number: str | None) -> dict[str, str | None]:

@@ -16,16 +16,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .case_numbers import COURT_SPELLINGS, COURTS, CaseId, case_id, normalize_case_number
-from .hebrew import PREFIX_CLASS, fold_quotes
+from .case_numbers import (
+    COURT_SPELLINGS,
+    COURTS,
+    DASHES,
+    CaseId,
+    case_id,
+    normalize_case_number,
+)
+from .hebrew import PREFIX_CLASS, Folded, folded
 
 PBL = 'חוק התכנון והבנייה, התשכ"ה-1965'
 DEVIATION_REGS = 'תקנות התכנון והבנייה (סטייה ניכרת מתכנית), התשס"ב-2002'
 
 # Court and tribunal abbreviations: the table is text/case_numbers' (`COURTS`), shared with the
-# case number normalizer. Quote-less spellings are accepted too (COURT_SPELLINGS).
+# case number normalizer. Quote-less spellings and a geresh for the gershayim are accepted too
+# (COURT_SPELLINGS; a doubled geresh is already one gershayim in the folded text).
 _COURT_ALT = "|".join(
-    re.escape(k).replace('"', '"?') for k in sorted(COURTS, key=len, reverse=True)
+    re.escape(k).replace('"', "[\"']?") for k in sorted(COURTS, key=len, reverse=True)
 )
 # Start of a word, allowing one or two prefix letters (בסעיף, ובעע"מ) before the citation.
 _P = PREFIX_CLASS
@@ -35,12 +43,30 @@ _WORD_START = (
 # Where a party's name ends: punctuation, a sentence's end, or a reporter citation.
 _REPORTER_HEAD = r'(?:פ"ד|פד"י|פ"מ|תק-[א-ת]{2})\s'
 _PARTIES_END = rf"(?=\s*(?:[,;:()\[\]\n]|\.(?:\s|$)|$|{_REPORTER_HEAD}))"
+_NUMBER_WORD = r"(?:(?:מס['.]?|מספר)\s*)?"
+# A case number as written: number/year, or number-month-year (`1234-05-19`, `12345/06/19` as
+# the normalizer spells it; a four-digit year there is read by its last two digits), with any
+# of the dashes (DASHES) or a slash between its parts.
+_SEP = rf"\s*[/{DASHES}]\s*"
+_CASE_NUMBER = (
+    rf"(?P<number>\d{{1,6}})(?:{_SEP}(?P<month>\d{{2}})(?={_SEP}\d{{2}}(?:\d{{2}})?(?!\d)))?"
+    rf"{_SEP}(?P<year>\d{{2}}(?:\d{{2}})?)(?![\d/])"
+)
 _RULING_RE = re.compile(
-    _WORD_START + rf"(?P<court>{_COURT_ALT})\s*(?:מס['.]?\s*)?"
-    r"(?:\((?P<district>[א-ת][א-ת\s\-\"']{0,20})\)\s*)?"
-    r"(?P<number>\d{1,6})(?:\s*-\s*(?P<month>\d{2})(?=\s*-\s*\d{2}(?!\d)))?"
-    r"\s*[/\-]\s*(?P<year>\d{2}(?:\d{2})?)(?![\d/])"
-    r"(?P<parties>\s+(?:[^\s,;:()\n]+\s+){0,8}?נ['׳]\s+[^,;:()\[\]\n]{1,90}?" + _PARTIES_END + ")?"
+    _WORD_START + rf"(?P<court>{_COURT_ALT})\s*{_NUMBER_WORD}"
+    r"(?:\((?P<district>[א-ת][א-ת\s\-\"']{0,20})\)\s*)?" + _NUMBER_WORD + _CASE_NUMBER
+)
+# Another case number of the same proceeding right after one (`עע"מ 1234/05 ו-5678/06`,
+# `בג"ץ 1234/05, 5678/06`): a citation of its own. Stricter than the first (a two-digit year;
+# the new form by its dashes only), so that a date after a comma (`, 12/03/2005`) is no case.
+_DASH = rf"\s*[{DASHES}]\s*"
+_ALSO_RE = re.compile(
+    r"\s*(?:,|ו-?|וכן)\s*"
+    rf"(?P<number>\d{{1,6}})(?:{_DASH}(?P<month>\d{{2}})(?={_DASH}\d{{2}}(?!\d)))?"
+    rf"(?:{_DASH}|\s*/\s*)(?P<year>\d{{2}})(?![\d/])"
+)
+_PARTIES_RE = re.compile(
+    r"\s+(?:[^\s,;:()\n]+\s+){0,8}?נ['׳]\s+[^,;:()\[\]\n]{1,90}?" + _PARTIES_END
 )
 # `פ"ד מד(1) 565`, `פד"י כ"ג(2) 113`, `פ"מ תשנ"ה(2) 45`; `תק-על 2005(3) 1234`.
 _PD_RE = re.compile(
@@ -82,9 +108,26 @@ _ORDINALS = {
 # (חוק, פקודת, תקנות, צו), then words of a name (a law's name words start with ה; `חוק` needs one
 # such word, so `לחוק קובע` is the PBL's `לחוק`), and the year.
 _NAME_WORD = r"(?:ו?ה[א-ת\"'\-]+)"
+# The Basic Laws by their names, whose words need not start with ה (`כבוד האדם וחירותו`).
+_BASIC_LAWS = (
+    "כבוד האדם וחירותו",
+    "חופש העיסוק",
+    "ירושלים בירת ישראל",
+    "מקרקעי ישראל",
+    "משק המדינה",
+    "נשיא המדינה",
+    "מבקר המדינה",
+    "משאל עם",
+    "הכנסת",
+    "הממשלה",
+    "השפיטה",
+    "הצבא",
+)
 _OTHER_LAW_RE = re.compile(
-    r"ל(?P<law>(?:(?:פקודת|תקנות|צו)\s+[א-ת\"'\-]+|חוק\s+(?:יסוד:\s*[א-ת\"'\-]+|"
-    r"(?:מיסוי|בתי|רישוי)\s+[א-ת\"'\-]+|" + _NAME_WORD + r"))"
+    r"ל(?P<law>(?:(?:פקודת|תקנות|צו)\s+[א-ת\"'\-]+|חוק[\s\-]יסוד:\s*(?:"
+    + "|".join(n.replace(" ", r"\s+") for n in _BASIC_LAWS)
+    + r"|[א-ת\"'\-]+)|חוק\s+(?:בתי\s+(?:ה?משפט\s+לעניינים\s+מינהליים|[א-ת\"'\-]+)|"
+    r"(?:מיסוי|רישוי)\s+[א-ת\"'\-]+|" + _NAME_WORD + r"))"
     r"(?:\s+" + _NAME_WORD + r"){0,4}(?:,?\s+ה?תש[א-ת\"']{1,5}-\d{4})?)"
 )
 _NOT_A_NAME = {'הנ"ל', "האמור", "האמורה", "הזה", "הזו", "הקובע", "הקובעת", "היא", "הוא"}
@@ -101,9 +144,14 @@ _TARGETS = [
     (_OTHER_LAW_RE, None),
     (re.compile(r"לחוק(?![א-ת])"), PBL),
 ]
+_SUBSECTIONS = r"(?:\s?\([א-ת0-9]{1,4}\))*"
+# More sections of the same law after the first (`סעיפים 197 ו-200`, `152-153`, `62א, 62ב`).
+_AND_SECTION = r"\s*(?:,|ו-?|-|–|עד)\s*"
+_MORE_SECTION_RE = re.compile(_AND_SECTION + r"(\d{1,4}[א-ת]{0,3})(" + _SUBSECTIONS + ")")
 _SECTION_RE = re.compile(
-    _WORD_START + r"(?P<kind>סעיף|סעיפים|תקנה|תקנות|ס')\s*"
-    r"(?P<num>\d{1,4}[א-ת]{0,3})(?P<sub>(?:\s?\([א-ת0-9]{1,4}\))*)"
+    _WORD_START + r"(?P<kind>סעיפים|סעיף|סע'|תקנות|תקנה|ס')\s*"
+    r"(?P<num>\d{1,4}[א-ת]{0,3})(?P<sub>" + _SUBSECTIONS + ")"
+    r"(?P<more>(?:" + _AND_SECTION + r"\d{1,4}[א-ת]{0,3}" + _SUBSECTIONS + r")*)"
     r"(?=(?P<tail>\s+ל[א-ת\"][^\n.;]{0,80})|)"  # a lookahead: the next citation may be in it
 )
 
@@ -156,7 +204,8 @@ def _target(tail: str) -> tuple[str | None, str | None, int]:
             named = _law_name(match.group("law"))
             if named is None:
                 continue
-            return named[0], None, lead + match.start("law") + named[1]
+            name = re.sub(r"^חוק-יסוד", "חוק יסוד", named[0])
+            return name, None, lead + match.start("law") + named[1]
         return law, None, lead + match.end()
     return None, None, 0
 
@@ -210,99 +259,132 @@ def _reporter_after(norm: str, at: int) -> re.Match | None:
     return _PD_RE.match(norm, start) or _TAK_RE.match(norm, start)
 
 
-def _rulings(text: str, norm: str) -> list[Citation]:
+def _number(m: re.Match) -> tuple[str, str]:
+    """(number, year) of a case number as `_CASE_NUMBER` read it: `1234-05-2019` is 1234/05, 19."""
+    number, year = f"{int(m.group('number'))}", m.group("year")
+    if m.group("month"):
+        number, year = f"{number}/{m.group('month')}", year[-2:]
+    return number, year
+
+
+def _rulings(text: str, f: Folded, norm: str) -> list[Citation]:
     found = []
     for m in _RULING_RE.finditer(norm):
-        court = COURT_SPELLINGS.get(m.group("court"), m.group("court"))
-        number = f"{int(m.group('number'))}"
-        if m.group("month"):
-            number = f"{number}/{m.group('month')}"
-        ref = ruling_ref(court, number, m.group("year"), m.group("district"))
-        parties = (m.group("parties") or "").strip()
-        end = m.end("parties") if parties else m.end("year")
+        court = COURT_SPELLINGS.get(m.group("court").replace("'", '"'), m.group("court"))
+        numbers = [(m.start(), m.end("year"), *_number(m))]
+        while also := _ALSO_RE.match(norm, numbers[-1][1]):
+            numbers.append((also.start("number"), also.end("year"), *_number(also)))
+        end = numbers[-1][1]
+        parties = _PARTIES_RE.match(norm, end)
+        if parties:
+            end = parties.end()
         reporter = _reporter_after(norm, end)
         if reporter:
             end = reporter.end()
         nevo = _NEVO_RE.match(norm, end)
         if nevo:
             end = nevo.end()
-        identity = case_id(ref)
-        found.append(
-            Citation(
-                text=text[m.start() : end],
-                kind="ruling",
-                ref=ref,
-                start=m.start(),
-                end=end,
-                court=court,
-                case_number=identity.number if identity else f"{number}/{m.group('year')}",
-                district=identity.district if identity else None,
-                reporter=reporter_ref(reporter) if reporter else None,
-                parties=text[m.start("parties") : m.end("parties")].strip() if parties else None,
+        last = len(numbers) - 1
+        for n, (start, stop, number, year) in enumerate(numbers):
+            # Each number's span is its own; the last one's runs on through the parties, the
+            # reporter and Nevo written after it, which it alone carries.
+            stop = end if n == last else stop
+            ref = ruling_ref(court, number, year, m.group("district"))
+            identity = case_id(ref)
+            begin, finish = f.origin(start), f.origin(stop)
+            found.append(
+                Citation(
+                    text=text[begin:finish],
+                    kind="ruling",
+                    ref=ref,
+                    start=begin,
+                    end=finish,
+                    court=court,
+                    case_number=identity.number if identity else f"{number}/{year}",
+                    district=identity.district if identity else None,
+                    reporter=reporter_ref(reporter) if reporter and n == last else None,
+                    parties=_cut(text, f, parties.start(), parties.end()).strip()
+                    if parties and n == last
+                    else None,
+                )
             )
-        )
     return found
 
 
-def _reporters(text: str, norm: str, taken: list[tuple[int, int]]) -> list[Citation]:
+def _cut(text: str, f: Folded, start: int, end: int) -> str:
+    """The original text of the folded text's span [start, end)."""
+    return text[f.origin(start) : f.origin(end)]
+
+
+def _reporters(text: str, f: Folded, norm: str, taken: list[tuple[int, int]]) -> list[Citation]:
     """Reporter citations standing alone (not part of a ruling's citation)."""
     found = []
     for pattern in (_PD_RE, _TAK_RE):
         for m in pattern.finditer(norm):
-            if any(s <= m.start() < e for s, e in taken):
+            start = f.origin(m.start())
+            if any(s <= start < e for s, e in taken):
                 continue
             end = m.end()
             nevo = _NEVO_RE.match(norm, end)
-            end = nevo.end() if nevo else end
-            ref = reporter_ref(m)
-            found.append(Citation(text[m.start() : end], "reporter", ref, m.start(), end))
+            end = f.origin(nevo.end() if nevo else end)
+            found.append(Citation(text[start:end], "reporter", reporter_ref(m), start, end))
     return found
 
 
-def _statutes(text: str, norm: str, bare_sections: bool) -> list[Citation]:
+def _statutes(text: str, f: Folded, norm: str, bare_sections: bool) -> list[Citation]:
     found = []
     for m in _SECTION_RE.finditer(norm):
         law, schedule, used = _target(m.group("tail") or "")
         if law is None and not bare_sections:
             continue
-        end = m.end("sub") + used
-        section, sub = m.group("num"), re.sub(r"\s", "", m.group("sub"))
-        found.append(
-            Citation(
-                text=text[m.start() : end],
-                kind="statute",
-                ref=statute_ref(law or PBL, section, sub, schedule, m.group("kind")),
-                start=m.start(),
-                end=end,
-                law=law,
-                schedule=schedule,
-                section=section,
-                subsections=sub,
+        sections = [(m.start(), m.end("sub"), m.group("num"), m.group("sub"))]
+        at = m.end("sub")
+        while (more := _MORE_SECTION_RE.match(norm, at)) and more.end() <= m.end("more"):
+            sections.append((more.start(1), more.end(2), more[1], more[2]))
+            at = more.end()
+        for n, (begin, stop, section, written) in enumerate(sections):
+            # Each section's span is its own; the last one's runs on through the law's name.
+            start = f.origin(begin)
+            end = f.origin(m.end("more") + used if n == len(sections) - 1 else stop)
+            sub = re.sub(r"\s", "", written)
+            found.append(
+                Citation(
+                    text=text[start:end],
+                    kind="statute",
+                    ref=statute_ref(law or PBL, section, sub, schedule, m.group("kind")),
+                    start=start,
+                    end=end,
+                    law=law,
+                    schedule=schedule,
+                    section=section,
+                    subsections=sub,
+                )
             )
-        )
     return found
 
 
-def _plans(text: str, norm: str) -> list[Citation]:
+def _plans(text: str, f: Folded, norm: str) -> list[Citation]:
     found = []
     for m in _PLAN_RE.finditer(norm):
         code = re.sub(r"\s", "", m.group("code") + m.group("rest"))
         code = re.sub(r'^(תמ"[אמ]|תת"ל)/?', r"\1 ", code)  # תמ"א/38 and תמ"א 38: תמ"א 38
-        ref = f"תכנית {code}"
-        found.append(Citation(text[m.start() : m.end()], "plan", ref, m.start(), m.end()))
+        start, end = f.origin(m.start()), f.origin(m.end())
+        found.append(Citation(text[start:end], "plan", f"תכנית {code}", start, end))
     return found
 
 
 def extract(text: str, *, bare_sections: bool = False) -> list[Citation]:
     """Citations in `text`, in order of appearance. Statute references need the law they belong
     to (`לחוק`, `לתוספת השלישית`, `לתקנות …`, `לפקודת העיריות`) unless `bare_sections` (a search
-    query)."""
-    norm = _undot(fold_quotes(text))  # same length as text, so spans index the original
-    rulings = _rulings(text, norm)
+    query). The text is read folded (hebrew.folded: quote marks, niqqud, bidi marks); each
+    citation's span and `text` are the original's."""
+    f = folded(text)
+    norm = _undot(f.text)  # same length as the folded text
+    rulings = _rulings(text, f, norm)
     taken = [(c.start, c.end) for c in rulings]
-    found = rulings + _reporters(text, norm, taken) + _statutes(text, norm, bare_sections)
+    found = rulings + _reporters(text, f, norm, taken) + _statutes(text, f, norm, bare_sections)
     taken = [(c.start, c.end) for c in found]
-    found += [p for p in _plans(text, norm) if not any(s <= p.start < e for s, e in taken)]
+    found += [p for p in _plans(text, f, norm) if not any(s <= p.start < e for s, e in taken)]
     return sorted(found, key=lambda c: c.start)
 
 

@@ -85,6 +85,46 @@ def normalize(text: str) -> str:
     return text
 
 
+# What `folded` drops or joins: a doubled geresh written for the gershayim (בג''ץ), the
+# invisible characters `clean_text` removes, and niqqud.
+_FOLD_DROP_RE = re.compile(f"''|[{_INVISIBLE}]|{_NIQQUD_RE.pattern}")
+
+
+@dataclass(frozen=True)
+class Folded:
+    """A text folded for matching (`folded`), with where each of its characters came from:
+    `origin(i)` is the original text's offset of the folded text's offset `i` (len(folded) maps
+    to len(original)), so a span found in the folded text is cut from the original."""
+
+    text: str
+    _origin: tuple[int, ...] | None  # None: the same offsets
+
+    def origin(self, at: int) -> int:
+        return at if self._origin is None else self._origin[at]
+
+
+def folded(text: str) -> Folded:
+    """`normalize`'s folds of single characters, for finding spans in a text as written: one
+    ASCII geresh and gershayim for every quote mark, `''` read as `"`, maqaf as a hyphen; no
+    niqqud and no invisible characters (LRM around a number, as pdftotext leaves them)."""
+    text_folded = fold_quotes(text).replace("\u05be", "-")
+    if not _FOLD_DROP_RE.search(text_folded):
+        return Folded(text_folded, None)
+    parts: list[str] = []
+    origin: list[int] = []
+    at = 0
+    for found in _FOLD_DROP_RE.finditer(text_folded):
+        parts.append(text_folded[at : found.start()])
+        origin.extend(range(at, found.start()))
+        if found.group() == "''":
+            parts.append('"')
+            origin.append(found.start())
+        at = found.end()
+    parts.append(text_folded[at:])
+    origin.extend(range(at, len(text_folded) + 1))
+    return Folded("".join(parts), tuple(origin))
+
+
 # A token: a case number (1234/05), a section reference (152(א)(2), 14א), an acronym with
 # gershayim (עע"מ, בג"ץ), a word with a trailing geresh (נ'), or a run of letters/digits.
 _TOKEN_RE = re.compile(

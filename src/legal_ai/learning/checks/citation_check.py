@@ -32,6 +32,7 @@ from typing import TypedDict
 
 from ...store import drafts_lessons as learning_store
 from ...text import citations as text_citations
+from ...text.case_numbers import same_case
 from ...text.hebrew import fold_quotes
 from ..library import Treatment, match, treatment_for
 from . import (
@@ -169,7 +170,11 @@ def check_all(
     ruling cited without a quotation gets the passage that best supports its sentence; with a
     `judge` too, the model's word on that support (`support.judge`). `treatment=False` leaves
     each citation's treatment null (bench/verify.py times the check without it)."""
-    every = [c for c in text_citations.extract(text) if c.ref != case and c.kind != "plan"]
+    every = [
+        c
+        for c in text_citations.extract(text)
+        if c.kind != "plan" and not (c.kind == "ruling" and same_case(c.ref, case))
+    ]
     cites = every[:MAX_CITATIONS]
     stopped = None
     if len(every) > MAX_CITATIONS:
@@ -181,7 +186,9 @@ def check_all(
     # quotation of the citation set beside it; the citation inside it is checked, unsupported.
     quotes = [q for q in _quotes(text) if len(fold(q[2]).split()) >= MIN_QUOTE_WORDS]
     pins = {
-        i: citation_pinpoints.pinpoint_after(text, c.end) if c.kind != "statute" else None
+        i: citation_pinpoints.pinpoint_after(text, c.end, reporter=c.reporter is not None)
+        if c.kind != "statute"
+        else None
         for i, c in enumerate(cites)
     }
     spans = [(c.start, pin.end if (pin := pins[i]) else c.end) for i, c in enumerate(cites)]

@@ -6,7 +6,10 @@
   opening a line). A ruling whose text has no numbered paragraphs cannot be checked:
   `lookup_failed`, with why.
 - A page is a page of the stored file (its `page_starts`, a PDF's pages); the library keeps no
-  reporter's pagination, so a copy without pages cannot be checked: `lookup_failed`.
+  reporter's pagination, so a copy without pages cannot be checked: `lookup_failed`, nor can a
+  page written after the ruling's reporter (`פ"ד נח(3) 123, בעמ' 130`: the volume's page).
+- `פסקאות 12 ו-14` is paragraphs 12 and 14; `פסקה 12א` is paragraph 12; `פיסקה` and `פסקא`
+  are spellings of `פסקה`.
 - A pinpoint that is not a number (`פס' א'`) is malformed: `lookup_failed`, with why.
 - A quotation attributed to the citation that the ruling holds, but in another paragraph (or
   page) than the pinpoint: `pinpoint_not_found`, saying which paragraph holds it.
@@ -24,10 +27,14 @@ from .citation_states import LookupFailed, PinpointNotFound, Problem
 
 MAX_RANGE = 200  # a range `פסקאות 3–900` is checked at its two ends beyond this many
 _PIN = re.compile(
-    r"\s*[,;(]?\s*(?:ו?ב)?(?P<word>פסקאות|פסקה|פס['\"]|עמודים|עמוד|עמ['\"])\s*"
+    r"\s*[,;(]?\s*(?:ו?ב)?"
+    r"(?P<word>פיסקאות|פסקאות|פיסקה|פסקה|פסקא|פס['\"]|עמודים|עמוד|עמ['\"])\s*"
     r"(?P<value>[^\s,;:.)\]\"–\-]+(?:\s*[–\-]\s*[^\s,;:.)\]\"]+)?)"
+    r"(?P<more>(?:\s*(?:,|ו-?)\s*\d{1,4}[א-ת]?(?!\d|[/.]\d))*)"
 )
-_NUMBER = re.compile(r"^(\d{1,4})(?:\s*[–\-]\s*(\d{1,4}))?$")
+# A paragraph's number, with the letter of a sub-paragraph (`12א`: paragraph 12), or a range.
+_NUMBER = re.compile(r"^(\d{1,4})[א-ת]?(?:\s*[–\-]\s*(\d{1,4})[א-ת]?)?$")
+_PLURAL = ("פסקאות", "פיסקאות", "עמודים")  # only these list more numbers (`פסקאות 12 ו-14`)
 PIN_REACH = 12  # characters between a citation's end and its pinpoint's word (`, ` `(` ...)
 
 
@@ -38,22 +45,31 @@ class Pinpoint:
     first: int | None  # None: malformed
     last: int | None
     end: int  # where it ends in the draft
+    also: tuple[int, ...] = ()  # more numbers listed (`פסקאות 12 ו-14`: 14)
+    reporter: bool = (
+        False  # a page of the reporter cited with the ruling (`פ"ד נח(3) 123, בעמ' 130`)
+    )
 
 
-def pinpoint_after(text: str, end: int) -> Pinpoint | None:
-    """The pinpoint written right after a citation ending at `end`, None when there is none."""
-    folded = fold_quotes(text[end : end + PIN_REACH + 40])
+def pinpoint_after(text: str, end: int, *, reporter: bool = False) -> Pinpoint | None:
+    """The pinpoint written right after a citation ending at `end`, None when there is none.
+    `reporter`: the citation names the ruling's reporter, so a page is the reporter's."""
+    folded = fold_quotes(text[end : end + PIN_REACH + 60])
     found = _PIN.match(folded)
     if found is None or found.start("word") > PIN_REACH:
         return None
-    unit = "page" if found.group("word").startswith("עמ") else "paragraph"
-    written = folded[found.start("word") : found.end("value")]
+    word = found.group("word")
+    unit = "page" if word.startswith("עמ") else "paragraph"
+    listed = word in _PLURAL and found.group("more")
+    stop = found.end("more") if listed else found.end("value")
+    written = folded[found.start("word") : stop]
     number = _NUMBER.match(found.group("value").strip())
     if number is None:
-        return Pinpoint(written, unit, None, None, end + found.end("value"))
+        return Pinpoint(written, unit, None, None, end + stop, reporter=reporter)
     first = int(number.group(1))
     last = int(number.group(2)) if number.group(2) else first
-    return Pinpoint(written, unit, min(first, last), max(first, last), end + found.end("value"))
+    also = tuple(int(n) for n in re.findall(r"\d{1,4}", found.group("more"))) if listed else ()
+    return Pinpoint(written, unit, min(first, last), max(first, last), end + stop, also, reporter)
 
 
 def paragraph_spans(content: str) -> dict[int, tuple[int, int]]:
@@ -96,6 +112,8 @@ def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> Problem | No
 
     if pin.first is None or pin.last is None:  # both None together (`pinpoint_after`)
         return failed("the pinpoint is not a number")
+    if pin.unit == "page" and pin.reporter:
+        return failed("the page is the reporter's (the library keeps no reporter's pagination)")
     if pin.unit == "paragraph":
         spans = paragraph_spans(row["content"])
         if not spans:
@@ -107,6 +125,8 @@ def check(pin: Pinpoint, row: dict, quotes: list[str], quote_in) -> Problem | No
     wanted: Sequence[int] = range(pin.first, pin.last + 1)
     if len(wanted) > MAX_RANGE:
         wanted = [pin.first, pin.last]
+    if pin.also:
+        wanted = sorted({*wanted, *pin.also})
     held = f"{min(spans)}–{max(spans)}" if len(spans) > 1 else str(min(spans))
     missing = [n for n in wanted if n not in spans]
     if missing:
