@@ -1325,6 +1325,21 @@ BEGIN
 END $$;
 
 --
+-- Name: feedback_dated(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.feedback_dated() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF acting_as_request() THEN
+        NEW.created_at := now();
+    END IF;
+    RETURN NEW;
+END $$;
+
+--
 -- Name: feedback_lesson_gate(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1417,6 +1432,29 @@ BEGIN
 END $$;
 
 --
+-- Name: jobs_agent_fields(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobs_agent_fields() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF acting_as_agent() THEN
+        NEW.run_after := now();
+        NEW.created_at := now();
+        NEW.max_attempts := 3;
+        NEW.lease_until := NULL;
+        NEW.worker := NULL;
+        NEW.waiting_for := NULL;
+        NEW.error := NULL;
+        NEW.started_at := NULL;
+        NEW.finished_at := NULL;
+    END IF;
+    RETURN NEW;
+END $$;
+
+--
 -- Name: jobs_gate(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1441,6 +1479,45 @@ BEGIN
         RAISE EXCEPTION 'agents have 100 requests open: ask again when the worker has run them'
             USING ERRCODE = 'check_violation', CONSTRAINT = 'agent_jobs_cap';
     END IF;
+    RETURN NEW;
+END $$;
+
+--
+-- Name: lesson_agent_gate(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.lesson_agent_gate() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF NOT acting_as_agent() THEN
+        RETURN NEW;
+    END IF;
+    IF coalesce(NEW.proposed_by, '') NOT LIKE 'agent:_%' THEN
+        RAISE EXCEPTION 'an agent''s lesson carries the agent''s name (agent:NAME), not %',
+            coalesce(NEW.proposed_by, 'none')
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_agent_named';
+    END IF;
+    IF NEW.source IS DISTINCT FROM 'curator' THEN
+        RAISE EXCEPTION 'an agent proposes a lesson as the curator''s finding, not as %',
+            NEW.source USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_agent_curator';
+    END IF;
+    IF NEW.pair_id IS NOT NULL AND NOT EXISTS (
+           SELECT 1 FROM draft_final_pairs p
+           WHERE p.id = NEW.pair_id AND p.case_number IS NOT DISTINCT FROM NEW.case_number) THEN
+        RAISE EXCEPTION 'a lesson rests on its own case''s pair (case %)',
+            coalesce(NEW.case_number, 'none')
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'lesson_pair_of_its_case';
+    END IF;
+    NEW.evidence := NULL;
+    NEW.routed_reason := NULL;
+    NEW.needs_chair := false;
+    NEW.job_id := NULL;
+    NEW.corroboration := 0;
+    NEW.folded_into := NULL;
+    NEW.reviewed_at := NULL;
+    NEW.created_at := now();
     RETURN NEW;
 END $$;
 
@@ -2481,6 +2558,33 @@ CREATE FUNCTION public.role_write_grants() RETURNS TABLE(grantee text, table_nam
         ('legal_ai_worker', 'lexical_area_df', 'UPDATE', NULL::text[]),
         ('legal_ai_worker', 'lexical_area_df', 'DELETE', NULL::text[])) AS v
 $$;
+
+--
+-- Name: row_id_by_database(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.row_id_by_database() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    drawn bigint;
+BEGIN
+    IF NOT acting_as_request() THEN
+        RETURN NEW;  -- the operator's own login (a restore writes the ids it saved)
+    END IF;
+    BEGIN
+        drawn := pg_catalog.currval(pg_catalog.pg_get_serial_sequence(
+            pg_catalog.format('%I.%I', TG_TABLE_SCHEMA, TG_TABLE_NAME), 'id'));
+    EXCEPTION WHEN object_not_in_prerequisite_state THEN
+        drawn := NULL;  -- the sequence drew nothing in this session
+    END;
+    IF NEW.id IS DISTINCT FROM drawn THEN
+        RAISE EXCEPTION 'a row''s id is the database''s to draw, not the statement''s (running as %)',
+            current_user USING ERRCODE = 'check_violation', CONSTRAINT = 'row_id_by_database';
+    END IF;
+    RETURN NEW;
+END $$;
 
 --
 -- Name: ruling_corroboration(bigint); Type: FUNCTION; Schema: public; Owner: -
@@ -6478,6 +6582,42 @@ ALTER INDEX public.document_page_images_document_id_page_corpus_key ATTACH PARTI
 ALTER INDEX public.document_page_images_pkey ATTACH PARTITION public.document_page_images_style_pkey;
 
 --
+-- Name: chair_feedback a_row_id_by_database; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON public.chair_feedback FOR EACH ROW EXECUTE FUNCTION public.row_id_by_database();
+
+--
+-- Name: decision_lessons a_row_id_by_database; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON public.decision_lessons FOR EACH ROW EXECUTE FUNCTION public.row_id_by_database();
+
+--
+-- Name: drafts a_row_id_by_database; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON public.drafts FOR EACH ROW EXECUTE FUNCTION public.row_id_by_database();
+
+--
+-- Name: jobs a_row_id_by_database; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON public.jobs FOR EACH ROW EXECUTE FUNCTION public.row_id_by_database();
+
+--
+-- Name: learning_audit a_row_id_by_database; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON public.learning_audit FOR EACH ROW EXECUTE FUNCTION public.row_id_by_database();
+
+--
+-- Name: search_log a_row_id_by_database; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON public.search_log FOR EACH ROW EXECUTE FUNCTION public.row_id_by_database();
+
+--
 -- Name: authorities authorities_link_audit; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -7066,6 +7206,12 @@ CREATE TRIGGER embedding_cache_writer BEFORE INSERT OR UPDATE ON public.embeddin
 CREATE TRIGGER embedding_config_changed AFTER INSERT OR UPDATE ON public.embedding_config FOR EACH ROW EXECUTE FUNCTION public.embedder_changed();
 
 --
+-- Name: chair_feedback feedback_dated; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER feedback_dated BEFORE INSERT ON public.chair_feedback FOR EACH ROW EXECUTE FUNCTION public.feedback_dated();
+
+--
 -- Name: feedback_lessons feedback_lessons_gate; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -7090,6 +7236,12 @@ CREATE TRIGGER item_versions_no_truncate BEFORE TRUNCATE ON public.item_versions
 CREATE TRIGGER item_versions_record BEFORE INSERT ON public.item_versions FOR EACH ROW EXECUTE FUNCTION public.item_version_record();
 
 --
+-- Name: jobs jobs_agent_fields; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_agent_fields BEFORE INSERT ON public.jobs FOR EACH ROW EXECUTE FUNCTION public.jobs_agent_fields();
+
+--
 -- Name: jobs jobs_gate; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -7112,6 +7264,12 @@ CREATE TRIGGER learning_audit_no_truncate BEFORE TRUNCATE ON public.learning_aud
 --
 
 CREATE TRIGGER learning_audit_record BEFORE INSERT ON public.learning_audit FOR EACH ROW EXECUTE FUNCTION public.audit_record();
+
+--
+-- Name: decision_lessons lesson_agent_gate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER lesson_agent_gate BEFORE INSERT ON public.decision_lessons FOR EACH ROW EXECUTE FUNCTION public.lesson_agent_gate();
 
 --
 -- Name: lexical_postings lexical_postings_df_del; Type: TRIGGER; Schema: public; Owner: -

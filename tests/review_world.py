@@ -7,7 +7,7 @@ panel's confidence known for some and not for others.
 - `plain`: a style lesson of case B nobody voted on yet (proposed).
   (These three carry their evidence: the spans of our draft and of her final, and the block.)
 - `curator`: a writing note from reading her final of case B (curator).
-- `substance`: a substance lesson an agent proposed, without a case (proposed).
+- `substance`: a substance lesson the system proposed, without a case (proposed).
 - `pending`: a principle of the ruling pending her review (2 of 3, score 0.6).
 - `to_confirm`: a principle the panel approved, awaiting her confirmation (3 of 3, score 1.0).
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 
-from legal_ai.auth import agent
 from legal_ai.learning.lessons import lessons
 from scenarios import ingest_ruling
 from system_panel import distilled, panel_decides
@@ -69,8 +68,7 @@ def build(app, tmp_path) -> dict[str, int]:
         "plain": distilled(app, CASE_B, "structure", TEXTS["plain"])["id"],
     }
     ids["curator"] = lessons.propose(app, CASE_B, "style", TEXTS["curator"], source="curator")["id"]
-    writer = app.acting_as(agent("writer"))
-    ids["substance"] = lessons.propose(writer, None, "halacha", TEXTS["substance"])["id"]
+    ids["substance"] = lessons.propose(app, None, "halacha", TEXTS["substance"])["id"]
     with app.store.transaction() as conn:
         for name in ("approved", "split", "plain"):
             conn.execute(

@@ -562,17 +562,23 @@ def test_in_sql_the_agent_login_cannot_decide_or_forge(app, world, agent_db_url)
                 conn.execute(statement, args)
         # The agent login's own proposal is a proposal: its role is kept, the panel skips it.
         tried("SQL as the agent login: a lesson inserted as if distilled")
+        with pytest.raises(psycopg.errors.CheckViolation, match="curator's finding"):
+            conn.execute(
+                "INSERT INTO decision_lessons (category, text, source, dedupe_key, proposed_by)"
+                " VALUES ('style', 'כתבי בקיצור', 'distillation', 'planted-0', 'agent:x')"
+            )
+        tried("SQL as the agent login: a lesson claiming the worker's role")
         row = conn.execute(
-            "INSERT INTO decision_lessons (category, text, source, dedupe_key, proposed_role)"
-            " VALUES ('style', 'כתבי בקיצור', 'distillation', 'planted', 'legal_ai_worker')"
-            " RETURNING id, proposed_role"
+            "INSERT INTO decision_lessons (category, text, source, dedupe_key, proposed_role,"
+            " proposed_by) VALUES ('style', 'כתבי בקיצור', 'curator', 'planted',"
+            " 'legal_ai_worker', 'agent:x') RETURNING id, proposed_role"
         ).fetchone()
         assert row["proposed_role"] not in ("legal_ai_worker", None)  # its own login, kept
         tried("SQL as the agent login: a proposal naming the panel as its decider")
         named = conn.execute(
-            "INSERT INTO decision_lessons (category, text, source, dedupe_key, reviewed_by)"
-            " VALUES ('style', 'כתבי בבהירות', 'distillation', 'planted-2', 'panel')"
-            " RETURNING reviewed_by"
+            "INSERT INTO decision_lessons (category, text, source, dedupe_key, reviewed_by,"
+            " proposed_by) VALUES ('style', 'כתבי בבהירות', 'curator', 'planted-2', 'panel',"
+            " 'agent:x') RETURNING reviewed_by"
         ).fetchone()
         assert named["reviewed_by"] is None
     the_panel_may_not_decide(app, row["id"])

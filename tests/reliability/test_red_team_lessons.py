@@ -16,12 +16,15 @@ docs/security.md lists each attack."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from psycopg import sql
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 
 import factories
 from legal_ai.app import App
@@ -333,3 +336,182 @@ def test_in_sql_only_the_worker_marks_evidence_verified(app, client, agent_db_ur
                 (proposed["id"],),
             )
     assert rows(app, case)["משפטים קצרים"]["review_status"] == "proposed"
+
+
+# -- what an agent's own login inserts (migration 0055) ------------------------------------------
+
+FORGED_EVIDENCE = {
+    "kind": "feedback",
+    "feedback": [{"text": "מילים שלא כתבה מעולם", "actor": "chair", "written_at": "2025-01-05"}],
+}
+FORGED = Jsonb(FORGED_EVIDENCE)
+LESSON_IN_SQL = (
+    "INSERT INTO decision_lessons (case_number, pair_id, category, text, source, dedupe_key,"
+    " proposed_by, evidence, routed_reason, needs_chair, corroboration, job_id, created_at)"
+    " VALUES (%s, %s, 'style', %s, %s, %s, %s, %s, 'הפאנל אישר 2/2, נותר אישורך', true, 5,"
+    " NULL, '2020-01-01') RETURNING *"
+)
+
+
+def pairs_of(app, *cases: str) -> dict[str, int]:
+    with app.store.connection() as conn:
+        found = conn.execute(
+            "SELECT id, case_number FROM draft_final_pairs WHERE case_number = ANY(%s)",
+            (list(cases),),
+        ).fetchall()
+    return {r["case_number"]: r["id"] for r in found}
+
+
+def test_an_agents_lesson_in_sql_says_only_what_an_agent_may(app, client, agent_db_url):
+    """The agent's own login proposes a lesson dressed as the system's, resting on words "she
+    wrote", routed to her by "the panel": the database refuses the system's name and source and
+    another case's pair, and keeps of the rest only what an agent may say."""
+    mine, other = factories.records()[:2]
+    for record in (mine, other):
+        upload(client, record, record["draft_text"], final=False)
+    pair = pairs_of(app, mine["case_number"], other["case_number"])
+    case = mine["case_number"]
+    refused = [
+        ("distillation", "agent:mallory", pair[case], "lesson_agent_curator"),
+        ("curator", "system:learning-engine", pair[case], "lesson_agent_named"),
+        ("curator", "agent:", pair[case], "lesson_agent_named"),
+        ("curator", None, pair[case], "lesson_agent_named"),
+        ("curator", "agent:mallory", pair[other["case_number"]], "lesson_pair_of_its_case"),
+    ]
+    with psycopg.connect(agent_db_url, autocommit=True, row_factory=dict_row) as conn:
+        for n, (source, by, pair_id, rule) in enumerate(refused):
+            with pytest.raises(psycopg.errors.CheckViolation) as caught:
+                conn.execute(
+                    LESSON_IN_SQL,
+                    (case, pair_id, "לכתוב בקצרה", source, f"forged-{n}", by, FORGED),
+                )
+            assert caught.value.diag.constraint_name == rule, (source, by)
+        row = conn.execute(
+            LESSON_IN_SQL,
+            (case, pair[case], "לכתוב בקצרה", "curator", "kept", "agent:mallory", FORGED),
+        ).fetchone()
+        assert (row["source"], row["proposed_by"], row["pair_id"]) == (
+            "curator",
+            "agent:mallory",
+            pair[case],
+        )
+        assert row["evidence"] is None and row["routed_reason"] is None
+        assert (row["needs_chair"], row["corroboration"], row["review_status"]) == (
+            False,
+            0,
+            "proposed",
+        )
+        fresh = conn.execute("SELECT now() - %s::timestamptz AS age", (row["created_at"],))
+        assert fresh.fetchone()["age"].total_seconds() < 60  # dated now, not 2020
+    # What the chair's review would show of it: no words of hers, no routing.
+    assert rows(app, case)["לכתוב בקצרה"]["evidence"] is None
+
+
+ROW_TABLES = (
+    "chair_feedback",
+    "decision_lessons",
+    "drafts",
+    "jobs",
+    "learning_audit",
+    "search_log",
+)
+
+
+def test_an_agents_login_never_picks_a_rows_id(app, client, agent_db_url):
+    """`OVERRIDING SYSTEM VALUE` with ids ahead of the sequence would make the next insert of
+    the chair, the worker or another agent fail on the primary key: refused in each of the six
+    tables the agent's role may insert into, and the app's own inserts go on."""
+    record = factories.records()[0]
+    with psycopg.connect(agent_db_url, autocommit=True, row_factory=dict_row) as conn:
+        for table in ROW_TABLES:
+            statement = sql.SQL("INSERT INTO {} (id) OVERRIDING SYSTEM VALUE VALUES (%s)").format(
+                sql.Identifier(table)
+            )
+            with pytest.raises(psycopg.errors.CheckViolation) as caught:
+                conn.execute(statement, (10**9,))
+            assert caught.value.diag.constraint_name == "row_id_by_database", table
+        # The id the sequence drew for this session's own row is still refused for the next.
+        drawn = conn.execute("SELECT nextval('decision_lessons_id_seq') AS n").fetchone()["n"]
+        with pytest.raises(psycopg.errors.CheckViolation, match="database's to draw"):
+            conn.execute(
+                "INSERT INTO decision_lessons (id, category, text, source, dedupe_key,"
+                " proposed_by) OVERRIDING SYSTEM VALUE VALUES (%s, 'style', 'x', 'curator',"
+                " 'ahead', 'agent:mallory')",
+                (drawn + 1,),
+            )
+    with app.store.connection() as conn:
+        for table in ROW_TABLES:
+            taken = conn.execute(
+                sql.SQL("SELECT count(*) AS n FROM {} WHERE id >= %s").format(
+                    sql.Identifier(table)
+                ),
+                (drawn + 1 if table == "decision_lessons" else 10**9,),
+            ).fetchone()["n"]
+            assert taken == 0, table
+    # The agent's draft and its findings go in as before, with the ids drawn for them.
+    upload(client, record, record["draft_text"], final=False)
+    case = quote(record["case_number"])
+    answer = client.post(
+        f"/api/cases/{case}/curator-findings",
+        headers=AGENT,
+        json={
+            "findings": [
+                "[סגנון] משפטים קצרים ועניינים",
+                "[מבנה] המסגרת הנורמטיבית לפני הדיון",
+                "[טבלאי] טבלת ההקלות בנשוא הערר",
+            ]
+        },
+    )
+    assert answer.status_code == 200, answer.text
+    assert rows(app, record["case_number"])["משפטים קצרים ועניינים"]["source"] == "curator"
+
+
+def test_an_agents_feedback_and_job_are_the_databases_in_what_they_do_not_say(
+    app, agent_db_url, tmp_path
+):
+    """Feedback dated in 2020, and a job queued before every other, retried for ever and already
+    leased: the database dates the feedback now and queues the job as the app would."""
+    ruling = tmp_path / "ruling.jsonl"
+    ruling.write_text(
+        json.dumps(
+            {
+                "doc_id": "rt-jobs",
+                "doc_type": "ruling",
+                "title": "פלוני נ' הוועדה המקומית",
+                "case_number": 'עע"מ 7171/21',
+                "court": "העליון",
+                "decided_on": "2021-06-01",
+                "text": "פסק דין קצר: הערעור נדחה.",
+            },
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert app.ingest([ruling], "external").ingested == 1
+    with app.store.transaction() as conn:  # its extraction, queued on arrival, asked again
+        conn.execute("DELETE FROM jobs WHERE kind = 'principles'")
+    with psycopg.connect(agent_db_url, autocommit=True, row_factory=dict_row) as conn:
+        feedback = conn.execute(
+            "INSERT INTO chair_feedback (category, text, actor, created_at) VALUES"
+            " ('style', 'קצר יותר', 'agent:mallory', '2020-01-01') RETURNING created_at"
+        ).fetchone()
+        job = conn.execute(
+            "INSERT INTO jobs (kind, key, result, run_after, max_attempts, lease_until, worker,"
+            " created_at) SELECT 'principles', 'principles:' || id || ':' || content_hash,"
+            " '{\"requested_by\": \"agent:mallory\"}', '-infinity', 2147483647,"
+            " now() + interval '1 day', 'worker-1', '2020-01-01' FROM case_law"
+            " WHERE doc_id = 'rt-jobs' RETURNING *"
+        ).fetchone()
+        ages = conn.execute(
+            "SELECT now() - %s::timestamptz AS feedback, now() - %s::timestamptz AS job,"
+            " now() - %s::timestamptz AS queued",
+            (feedback["created_at"], job["created_at"], job["run_after"]),
+        ).fetchone()
+    assert all(age.total_seconds() < 60 for age in ages.values())  # dated now, not 2020
+    assert (job["max_attempts"], job["lease_until"], job["worker"], job["status"]) == (
+        3,
+        None,
+        None,
+        "queued",
+    )

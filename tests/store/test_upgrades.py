@@ -247,8 +247,9 @@ def _agent_is_gated(old: Old, request) -> None:
                 conn.execute(statement, params)
             conn.rollback()
         proposed = conn.execute(
-            "INSERT INTO decision_lessons (category, text, source, dedupe_key) VALUES"
-            " ('style', 'כתבי בקיצור', 'distillation', 'agent-proposes') RETURNING review_status"
+            "INSERT INTO decision_lessons (category, text, source, dedupe_key, proposed_by)"
+            " VALUES ('style', 'כתבי בקיצור', 'curator', 'agent-proposes', 'agent:x')"
+            " RETURNING review_status"
         ).fetchone()
         assert proposed["review_status"] == "proposed"
         conn.rollback()
