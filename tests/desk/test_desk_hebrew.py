@@ -17,9 +17,10 @@ import factories
 from helpers import csrf_of, final_landed
 from legal_ai import catalog
 from legal_ai.auth import CHAIR
-from legal_ai.errors import InvalidInput
+from legal_ai.errors import InvalidInput, Stale
 from legal_ai.learning.lessons import feedback, lesson_panel, lessons
-from legal_ai.web.desk import labels, messages
+from legal_ai.web.desk import core, labels, messages
+from legal_ai.web.desk.enrichment import queue_state
 from scenarios import digest, ingest_decision, ingest_ruling
 from system_panel import distilled, engine, system_call
 
@@ -303,6 +304,33 @@ def test_dates_labels_and_messages():
     )
     tail = str(messages.said("הקובץ ריק (the file is empty)"))
     assert tail.startswith("הקובץ ריק") and '<bdi dir="ltr">the file is empty</bdi>' in tail
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # a refusal without a code the catalog knows, its English mid-sentence or nested
+        'פסק הדין לא נקלט: פ"ד מה(3) 123 names the ruling by its reporter only: give the '
+        "ruling's case number (e.g. בג\"ץ 594/89)",
+        'פסק הדין לא נקלט: this doc_id belongs to case עע"מ 1/2, not בג"ץ 3/4; give another id',
+        "יותר מדי ניסיונות כניסה שגויים; המתיני 2 דקות ונסי שוב (too many failed sign-ins: wait)",
+    ],
+)
+def test_a_message_mixing_hebrew_and_english_shows_only_the_hebrew(message):
+    shown = str(messages.said(message))
+    assert problems(f"<p>{shown}</p>") == [], shown
+    assert shown.startswith(message[:10]) and "פרטים טכניים" in shown
+
+
+def test_what_waits_and_what_was_refused_meanwhile_is_said_in_hebrew():
+    failed = {"job_status": "failed", "attempts": 3, "error": "internal error (KeyError): x"}
+    retried = {**failed, "job_status": "queued", "max_attempts": 3}
+    for row in (failed, retried):
+        shown = str(messages.said(queue_state(row)))
+        assert problems(f"<p>{shown}</p>") == [] and "KeyError" in shown, shown  # in details
+    stale = Stale("treatment", 17, "confirmed", by="agent:claude")
+    said = core.stale_text(stale, {"confirmed": "אישרת"})
+    assert said == 'קריאת ההפניה כבר במצב "אישרת" (בידי סוכן)'
 
 
 def test_why_a_lesson_came_to_her_is_said_in_hebrew():

@@ -102,7 +102,7 @@ def test_approve_each_sentence_beside_its_words_csrf_agent_and_stale(
     written = item(desk_app)
     assert written["headnote"] == GROUNDED["headnote"] and written["versions"] == 1
     after = text_of(client.get(done.headers["location"]).text)
-    assert f"הצעה {eid}: אושרה; תקציר, סיכום ותגיות נכתבו בהחלטה" in after
+    assert "ההצעה: אושרה; תקציר, סיכום ותגיות נכתבו בהחלטה" in after
     assert "אושרה (נכתבה בהחלטה)" in section(after, "decided")
 
     # Another tab still showing it pending: nothing changes, 409 with the current state.
@@ -134,7 +134,7 @@ def test_reject_writes_nothing(chair, desk_app, tmp_path, enricher):
     assert enrichment_review.show(desk_app, eid)["status"] == "rejected"
     assert item(desk_app)["headnote"] is None
     html = text_of(chair.get(done.headers["location"]).text)
-    assert f"הצעה {eid}: נדחתה; דבר לא נכתב בהחלטה" in html
+    assert "ההצעה: נדחתה; דבר לא נכתב בהחלטה" in html
     assert "התקציר אינו מדויק" in section(html, "decided")
     unknown = chair.post(f"{PAGE}/decide", data={"id": eid, "decision": "maybe", "csrf": token})
     assert unknown.status_code == 400 and "החלטה לא מוכרת" in text_of(unknown.text)
@@ -249,7 +249,7 @@ def test_written_at_once_is_said_reverted_and_corrected_on_the_desk(
     row = item(desk_app)
     assert row["headnote"] == 'תקציר שכתבה היו"ר' and row["tags"] == ["הקלה", "פרטיות"]
     after = text_of(chair.get(done.headers["location"]).text)
-    assert f"הצעה {eid}: נשמרו התקציר, הסיכום והתגיות שכתבת" in after
+    assert "ההצעה: נשמרו התקציר, הסיכום והתגיות שכתבת" in after
     assert "תוקנה בידייך" in section(after, "decided") and 'טופלו <span class="n">1</span>' in after
     assert "אין החלטות שהמודל כתב בהן" in section(after, "applied")
 
@@ -274,7 +274,7 @@ def test_revert_on_the_desk_puts_back_what_was_there(chair, desk_app, tmp_path, 
     row = item(desk_app)
     assert row["headnote"] == "תקציר קודם" and row["summary"] is None and not row["searchable"]
     after = text_of(chair.get(done.headers["location"]).text)
-    assert f"הצעה {eid}: בוטלה; התקציר, הסיכום והתגיות חזרו למה שהיה" in after
+    assert "ההצעה: בוטלה; התקציר, הסיכום והתגיות חזרו למה שהיה" in after
     assert "בוטלה בידייך (חזר מה שהיה)" in section(after, "decided")
     assert "אכתוב בעצמי" in section(after, "decided")
     again = chair.post(f"{PAGE}/decide", data=form)  # another tab still showing it applied

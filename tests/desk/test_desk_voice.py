@@ -57,7 +57,7 @@ def test_mark_then_the_queue_says_what_to_set(chair, client, desk_app, tmp_path)
     assert row["note"] == "פתיחה ומבנה לדוגמה"
     shown = client.get(done.headers["location"])
     html = text_of(shown.text)
-    assert f"מסמך קול {row['id']} ({case}): סומן כמופתי ונכנס לתור הכתיבה" in html
+    assert f"מסמך הקול של {case}: סומן כמופתי ונכנס לתור הכתיבה" in html
     queue = section(html, "queued")
     assert case in queue and "פתיחה ומבנה לדוגמה" in queue
     # No model: what to set, in Hebrew, with the variable's name.
@@ -137,7 +137,9 @@ def test_claims_beside_their_spans_approved_withdrawn(
     )
     assert approved.status_code == 303
     shown = chair.get(approved.headers["location"])
-    assert f"מסמך קול {row['id']}: אושר; הוא נכנס לתדריך הכותב" in text_of(shown.text)
+    said = text_of(shown.text)
+    assert "מסמך הקול" in said and ": אושר; הוא נכנס לתדריך הכותב" in said
+    assert f"מסמך קול {row['id']}" not in said  # its row id is not hers to read
     listed = text_of(section(shown.text, "approved"))
     assert case in listed and "מבנה מופתי" in listed and 'אושר בידי: היו"ר' in listed
     assert first["claim"] in listed
@@ -147,7 +149,7 @@ def test_claims_beside_their_spans_approved_withdrawn(
     # The page showed it pending; it was approved meanwhile: nothing changes (409).
     stale = chair.post(f"{PAGE}/decide", data={**form, "decision": "reject"})
     assert stale.status_code == 409
-    assert f'מסמך קול {row["id"]} כבר במצב "אושר (מגיע לכותב)" (בידי היו"ר)' in text_of(stale.text)
+    assert 'מסמך קול כבר במצב "אושר (מגיע לכותב)" (בידי היו"ר)' in text_of(stale.text)
     assert voice_review.show(desk_app, row["id"])["status"] == "approved"
     # An agent's token and a missing token change nothing.
     client.cookies.clear()

@@ -565,3 +565,30 @@ def test_a_blocked_upload_does_not_stall_other_requests(app, web_settings):
         worker.join(30)
     assert result["response"].status_code == 200, result["response"].text
     assert upload_dirs(web_settings) == []
+
+
+def test_on_the_desk_what_the_edge_refuses_or_what_crashed_is_a_hebrew_page(app, web_settings):
+    """The same refusals on the chair's paths are the desk's page in Hebrew (a NUL in the
+    address, a form over the body limit, an error no handler answered), while the API's paths
+    keep their JSON."""
+    api = create_app(web_settings, legal=app)
+
+    def boom() -> dict:
+        raise RuntimeError(f"secret detail in {web_settings.home}/uploads/x")
+
+    api.add_api_route("/search/boom", boom)  # a desk path ("search") that crashes
+    with TestClient(api, raise_server_exceptions=False) as c:
+        for path, status, hebrew in (
+            ("/search?q=%00", 400, "הכתובת מכילה תו אסור"),
+            ("/search/boom", 500, "אירעה שגיאה פנימית"),
+        ):
+            page = c.get(path)
+            assert page.status_code == status, path
+            assert page.headers["content-type"].startswith("text/html"), path
+            assert hebrew in page.text and 'dir="rtl"' in page.text, path
+            assert "secret" not in page.text and "incident" not in page.text
+        big = c.post(
+            "/review/lesson", content=b"x" * (2 << 20), headers={"content-length": str(2 << 20)}
+        )
+        assert big.status_code == 413 and "הבקשה גדולה מהמותר" in big.text
+        assert c.get("/api/lessons?case=%00").json()["code"] == "request.nul"

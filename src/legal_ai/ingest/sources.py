@@ -125,6 +125,7 @@ class IngestItem:
 class SourceError:
     path: str
     error: str
+    code: str | None = None  # the refusal's code (catalog.py), when it had one
 
 
 def coerce_fields(corpus: Corpus, raw: dict[str, Any], where: str) -> tuple[dict, dict]:
@@ -250,7 +251,7 @@ def read_source(
         else:
             yield _single(path, corpus, meta, doc_id, name or path.name, limits)
     except (UnsupportedFile, InvalidInput) as exc:
-        yield SourceError(str(path), str(exc))
+        yield SourceError(str(path), str(exc), exc.code)
     except OSError as exc:  # unreadable: permissions, a folder named like a file, an I/O error
         reason = exc.strerror or type(exc).__name__
         yield SourceError(str(path), f"{path}: cannot be read ({reason}); check the file")

@@ -77,7 +77,7 @@ def create_app(settings: Settings, legal: Any = None) -> FastAPI:
         errors.Edge,
         max_file=api.state.max_file,
         max_decision=api.state.decision_caps.largest,
-        page=desk.too_large_page,
+        page=desk.edge_page,
     )
     # GET /metrics and the app's own registry (web/metrics.py); outermost, each request's id
     # and the registry its searches and uploads count in (web/request_ids.py).

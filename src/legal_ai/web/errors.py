@@ -234,17 +234,18 @@ class Edge:
     - bounds the request body: the largest draft or final (`max_decision`) + UPLOAD_OVERHEAD
       bytes for their upload routes, `max_file` + UPLOAD_OVERHEAD for the other uploads,
       JSON_BODY_LIMIT for every other; a declared Content-Length over it is answered 413 before
-      the body is read (on the desk's paths by `page(scope, status, limit)`, its Hebrew page),
-      a body that grows past it (chunked) is stopped at that point;
+      the body is read, a body that grows past it (chunked) is stopped at that point;
     - turns any exception that escaped the handlers into a logged incident and a bare 500 JSON
-      body (never a traceback)."""
+      body (never a traceback).
+    On the desk's paths each of these answers is its Hebrew page instead: `page(scope, status,
+    code, limit)` (web/desk.edge_page; None elsewhere, where the API's JSON answers)."""
 
     def __init__(
         self,
         app: ASGIApp,
         max_file: int,
         max_decision: int | None = None,
-        page: Callable[[Scope, int, int], Response | None] | None = None,
+        page: Callable[[Scope, int, str, int], Response | None] | None = None,
     ) -> None:
         self.app = app
         self.max_file = max_file
@@ -256,9 +257,8 @@ class Edge:
             await self.app(scope, receive, send)
             return
         if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
-            await error(400, "the URL contains a NUL character", code="request.nul")(
-                scope, receive, send
-            )
+            refused = error(400, "the URL contains a NUL character", code="request.nul")
+            await (self._page(scope, 400, "request.nul") or refused)(scope, receive, send)
             return
         decision = is_upload(scope["method"], scope["path"])
         upload = decision or is_file_upload(scope["method"], scope["path"])
@@ -268,7 +268,7 @@ class Edge:
         if declared.isdigit() and int(declared) > limit:
             if upload:  # refused before web/uploads.py sees it: counted here
                 uploaded(upload_kind(scope["path"]), "too_large")
-            answer = self.page(scope, 413, largest) if self.page and upload else None
+            answer = self._page(scope, 413, "request.too_large", largest)
             refused = error(413, too_large(largest, upload), code="request.too_large")
             await (answer or refused)(scope, receive, send)
             return
@@ -300,4 +300,16 @@ class Edge:
             if started:
                 raise
             body = f"internal error (incident {incident}); the server log has the details"
-            await error(500, body, code="internal")(scope, receive, send)
+            answer = self._page(scope, 500, "internal")
+            await (answer or error(500, body, code="internal"))(scope, receive, send)
+
+    def _page(self, scope: Scope, status: int, code: str, limit: int = 0) -> Response | None:
+        """The desk's page for this answer on a desk path (None: the API's JSON). A page that
+        cannot be drawn falls back to the JSON, never to a second failure."""
+        if self.page is None:
+            return None
+        try:
+            return self.page(scope, status, code, limit)
+        except Exception:
+            logger.exception("the desk's error page could not be drawn (%s)", code)
+            return None

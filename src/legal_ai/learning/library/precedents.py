@@ -60,7 +60,9 @@ def upload_ruling(
         if case_id(given.get("case_number")) is None:
             raise InvalidInput(
                 f"{precedent['ref']} names the ruling by its reporter only: give the ruling's "
-                'case number (e.g. בג"ץ 594/89)'
+                'case number (e.g. בג"ץ 594/89)',
+                code="precedent.reporter_only",
+                field="case_number",
             )
         given["aliases"] = [precedent["ref"]]
     given.setdefault("case_number", precedent["ref"])
@@ -82,7 +84,7 @@ def upload_ruling(
     items: list[IngestItem] = []
     for entry in entries:
         if isinstance(entry, SourceError):
-            raise InvalidInput(entry.error.replace(str(path), source_name))
+            raise InvalidInput(entry.error.replace(str(path), source_name), code=entry.code)
         items.append(dataclasses.replace(entry, source_path=source_name, file_path=str(path)))
     report = app.ingestor().ingest_items(items, corpus)
     if report.failed:

@@ -79,7 +79,9 @@ def read_decision(app: Context, path: Path | str, name: str | None = None) -> ex
                 code="file.too_long",
                 field="file",
             ) from None
-        raise OverBound(str(exc).replace(str(path), name), exc.what) from None
+        raise OverBound(
+            str(exc).replace(str(path), name), exc.what, code=exc.code, field=exc.field
+        ) from None
     if extracted.issue == extract.IMAGE_ONLY:
         raise ScannedDecision(
             f"{name}: a scan (a PDF without a text layer): upload the decision as it was written "

@@ -37,6 +37,7 @@ from fastapi.staticfiles import StaticFiles
 from markupsafe import Markup
 from starlette.exceptions import HTTPException
 
+from ... import catalog
 from ...config import Settings
 from ...errors import AppError, StoreError
 from .. import errors as web_errors
@@ -180,12 +181,16 @@ def busy_page(request: Request) -> Response:
     return answer
 
 
-def too_large_page(scope: Any, status: int, limit: int) -> Response | None:
-    """web/errors.Edge's answer on a desk path to an upload declared larger than its kind may
-    be (before a byte of it is read): the desk's page with the limit in Hebrew; None
-    elsewhere (the API's JSON)."""
+def edge_page(scope: Any, status: int, code: str, limit: int) -> Response | None:
+    """web/errors.Edge's answer on a desk path, in Hebrew (None elsewhere: the API's JSON): an
+    upload declared larger than its kind may be (before a byte of it is read) with the limit, a
+    form too large or a NUL in the address by the catalog's words for `code`, and an error no
+    handler answered (500: its incident is in the server's log)."""
     request = Request(scope)
     if not core.is_desk(request.url.path):
         return None
     decision = web_errors.is_upload(request.method, request.url.path)
-    return core.error_page(request, status, too_large(limit / 2**20, decision))
+    upload = decision or web_errors.is_file_upload(request.method, request.url.path)
+    if code == "request.too_large" and upload:
+        return core.error_page(request, status, too_large(limit / 2**20, decision))
+    return core.error_page(request, status, catalog.hebrew(code) or catalog.REFUSED)

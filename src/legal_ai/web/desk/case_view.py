@@ -177,6 +177,11 @@ def citations(rows: list[dict], ambiguous: list[dict], found: dict[int, dict]) -
     return {**out, "statutes": statutes}
 
 
+# What the ledger reads only to build the page's sections by (which corpus a copy-check source
+# or a checked ruling is in, which citations are linked): not part of the page itself.
+LOOKUPS = frozenset({"copy_sources", "copy_rulings", "linked"})
+
+
 def _read(conn: Any, row: dict) -> dict:
     """Everything of one case the page shows, from one connection."""
     case, case_law_id = row["case_number"], row["case_law_id"]
@@ -256,8 +261,9 @@ def case_page(view: Any, case: str) -> dict | None:
     history = read["history"]
     lessons = read["lessons"]
     usual = frozen_usual(history[-1], read["others"]) if history else {"finals": 0}
+    shown = {k: v for k, v in read.items() if k not in LOOKUPS}
     return {
-        **read,
+        **shown,
         "case": listed(row),
         "row": row,
         "citations": cited,

@@ -26,6 +26,7 @@ from ...ops import alarms
 from ...text import clock
 from .. import errors as web_errors
 from . import labels, menu, messages
+from .labels import label
 
 HERE = Path(__file__).parent
 COOKIE = "legal_ai_desk"
@@ -48,6 +49,9 @@ ROOTS = frozenset(
         "review",
         "system",
         "desk-static",
+        "uploads",  # a final's or a scan's upload waiting for her confirmation
+        "original",  # a case's upload as she sent it
+        "cite-report",  # a case's cite-check report
     }
 )
 
@@ -83,7 +87,6 @@ env.filters["technical"] = lambda text: messages.technical(text) if text else ""
 env.filters["file_name"] = upload_names.file_name  # "upload:x.pdf" -> "x.pdf"
 labels.install(env)  # the one dictionary: he, hebrew_date, when, cron, bdi, mixed, who, job
 hebrew_date = labels.hebrew_date
-ACTORS = labels.ACTOR
 JOBS = labels.JOB
 
 
@@ -264,15 +267,17 @@ KINDS = {
     "canonical principle": "עיקרון קנוני",
     "voice document": "מסמך קול",
     "enrichment": "הצעה",
+    "treatment": "קריאת ההפניה",
 }
 
 
 def stale_text(exc: Stale, labels: dict[str, str]) -> str:
     """A decision refused because another tab or process decided the item first (the service
-    read it under its row lock): what it is now, and who decided, in Hebrew."""
-    by = f" (בידי {ACTORS.get(exc.by, exc.by)})" if exc.by else ""
-    now = labels.get(exc.status, exc.status)
-    return f'{KINDS.get(exc.kind, exc.kind)} {exc.item_id} כבר במצב "{now}"{by}'
+    read it under its row lock): what it is now, and who decided, in Hebrew (the page says
+    which item; its row id is not hers to read)."""
+    by = f" (בידי {label(exc.by, 'actor')})" if exc.by else ""
+    now = labels.get(exc.status, label(exc.status, "status"))
+    return f'{KINDS.get(exc.kind, "הפריט")} כבר במצב "{now}"{by}'
 
 
 def item_id(raw: Any, what: str) -> int:

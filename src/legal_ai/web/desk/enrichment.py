@@ -31,6 +31,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import AppError, InvalidInput, NotFound, Stale
@@ -39,6 +40,7 @@ from ...learning.arrival import enrichment_review
 from ...learning.arrival import metadata as fields_service
 from .. import errors as web_errors
 from . import core, labels
+from .messages import technical
 from .metadata import FIELDS, checked
 from .metadata import hebrew as field_hebrew
 from .voice import quoted
@@ -71,18 +73,22 @@ def model_state(view: Any) -> dict:
     )
 
 
-def queue_state(row: dict) -> str:
-    """Where a decision waiting for enrichment stands, in Hebrew (enrichment._state's cases)."""
+def queue_state(row: dict) -> str | Markup:
+    """Where a decision waiting for enrichment stands, in Hebrew (enrichment._state's cases); the
+    job's own error (English, for the log) only behind "פרטים טכניים"."""
     status = row["job_status"]
     if status == "waiting":
         return "ממתינה להגדרת מודל"
     if status == "failed":
-        return f"נכשלה אחרי {row['attempts']} ניסיונות ({row['error']})"
+        return Markup("נכשלה אחרי {} ניסיונות. ").format(row["attempts"]) + technical(
+            row["error"] or ""
+        )
     if status == "running":
         return "נכתבת כעת"
     if status == "queued" and row["error"]:
         attempt = (row["attempts"] or 0) + 1
-        return f"ניסיון {attempt} מתוך {row['max_attempts']} ({row['error']})"
+        lead = Markup("ניסיון {} מתוך {}. ").format(attempt, row["max_attempts"])
+        return lead + technical(row["error"])
     if status == "queued":
         return "בתור: תיכתב ברקע"
     return "טרם נכנסה לתור (נשמרה לפני ההעשרה בקליטה; התחזוקה הלילית תכניס אותה)"
@@ -165,7 +171,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     ) -> Response:
         notice = None
         if proposal is not None and done in DONE:
-            notice = f"הצעה {proposal}: {DONE[done]}"
+            notice = f"ההצעה: {DONE[done]}"
         return await page(request, desk, notice=notice)
 
     @api.post(PATH + "/decide", include_in_schema=False)

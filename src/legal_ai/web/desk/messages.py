@@ -19,6 +19,7 @@ from .labels import ACTOR, mixed
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _HEBREW = re.compile(r"[\u0590-\u05FF]")
 _ENGLISH_TAIL = re.compile(r"\s*\(([^()\u0590-\u05FF]*[A-Za-z]{2,}[^()\u0590-\u05FF]*)\)\s*$")
+_ENGLISH_PHRASE = re.compile(r"[A-Za-z]{2,}[\w'.,-]*\s+[A-Za-z]{2,}")
 REFUSED = catalog.REFUSED
 
 
@@ -53,7 +54,16 @@ def said(value: Any) -> Markup:
         head, sep, rest = text.rpartition(": ")  # "המשוב לא נשמר: the text is empty"
         if sep and not _HEBREW.search(rest):
             return mixed(head) + Markup(": {}. ").format(REFUSED) + technical(rest)
-        return mixed(text)
+        # English words in a row inside a Hebrew message ("פסק הדין לא נקלט: … names the ruling
+        # by …", a Hebrew case number in its English): the Hebrew before them, the rest behind
+        # the details. A lone Latin word (a file's name, PDF) is part of the Hebrew.
+        english = _ENGLISH_PHRASE.search(text)
+        if english is None:
+            return mixed(text)
+        head = text[: english.start()].rstrip(" (:;,-\u2013\u2014")
+        if not _HEBREW.search(head):
+            return mixed(REFUSED) + Markup(". ") + technical(text)
+        return mixed(head) + Markup(": {}. ").format(REFUSED) + technical(text[english.start() :])
     return mixed(REFUSED) + Markup(". ") + technical(text)
 
 

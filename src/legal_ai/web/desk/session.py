@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Match
 
@@ -19,7 +20,7 @@ from ...config import Settings
 from ...errors import Forbidden, RateLimited, Unauthorized
 from .. import clients
 from . import core
-from .messages import said
+from .messages import said, technical
 
 LOGIN_TTL_S = 3600
 
@@ -98,9 +99,8 @@ def routes(api: FastAPI, legal: Any, settings: Settings) -> None:
                 if exc.account
                 else "יותר מדי ניסיונות כניסה שגויים"
             )
-            page = _login_page(
-                request, 429, f"{lead}; המתיני {when} ונסי שוב ({exc})", name, target
-            )
+            waited = Markup("{}; המתיני {} ונסי שוב. ").format(lead, when) + technical(str(exc))
+            page = _login_page(request, 429, waited, name, target)
             page.headers["Retry-After"] = str(exc.retry_after)
             return page
         except Forbidden as exc:

@@ -130,7 +130,7 @@ def routes(api: FastAPI, signed_in: Any) -> None:
     ) -> Response:
         notice = None
         if document is not None and done in DONE:
-            notice = f"מסמך קול {document}" + (f" ({case})" if case else "") + f": {DONE[done]}"
+            notice = "מסמך הקול" + (f" של {case}" if case else "") + f": {DONE[done]}"
         return await page(request, desk, notice=notice)
 
     @api.post(PATH + "/mark", include_in_schema=False)
