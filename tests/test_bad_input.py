@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import time
 import zipfile
 from pathlib import Path
@@ -19,6 +20,7 @@ from factories import akn_xml, tiny_docx, tiny_pdf
 from helpers import write
 from legal_ai.auth import CHAIR
 from legal_ai.errors import InvalidInput, UnsupportedFile
+from legal_ai.evaluation.datasets import load_dataset
 from legal_ai.learning import vocabulary as vocab
 from legal_ai.learning.arrival import metadata
 from legal_ai.learning.methodology import profiles as methodology
@@ -651,3 +653,52 @@ def test_a_metadata_field_name_with_control_characters_gives_a_one_line_error(tm
     entries = list(read_source(path, get_corpus("case"), {}, doc_id=None, max_bytes=2**20))
     errors = [e.error for e in entries if isinstance(e, SourceError)]
     assert len(errors) == 2 and all("\n" not in e for e in errors), errors
+
+
+@pytest.mark.parametrize(
+    ("corpus", "queries", "qrels", "message"),
+    [
+        (
+            '{"doc_id": "d1", "text": "א"}',
+            '{"query_id": "q1", "text": "ב"}',
+            "query_id\tdoc_id\trelevance\nq1\td1\t1.0\n",
+            "relevance '1.0' is not a whole number",
+        ),
+        (
+            '["d1", "א"]',
+            '{"query_id": "q1", "text": "ב"}',
+            "query_id\tdoc_id\trelevance\nq1\td1\t1\n",
+            "each line must be a JSON object",
+        ),
+        (
+            '{"doc_id": "d1", "text": "א"}',
+            '{"query_id": "q1"}',
+            "query_id\tdoc_id\trelevance\nq1\td1\t1\n",
+            "query 1 has no text",
+        ),
+        (
+            '{"doc_id": "d1", "text": "א"}',
+            b'{"query_id": "q1", "text": "\xe0"}',
+            "query_id\tdoc_id\trelevance\nq1\td1\t1\n",
+            "queries file is not UTF-8",
+        ),
+    ],
+)
+def test_an_evaluation_set_that_cannot_be_read_is_refused_in_one_line(
+    tmp_path, corpus, queries, qrels, message
+):
+    paths = []
+    for name, content in (
+        ("corpus.jsonl", corpus),
+        ("queries.jsonl", queries),
+        ("qrels.tsv", qrels),
+    ):
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        paths.append(path)
+    with pytest.raises(InvalidInput, match=re.escape(message)) as refused:
+        load_dataset(*paths)
+    assert "\n" not in str(refused.value)

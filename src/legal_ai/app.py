@@ -382,7 +382,7 @@ class App(Context):
         named = [c for c in extract_citations(citation) if c.kind in ("ruling", "reporter")]
         if named:
             return library_links.match(conn, named[0]).target
-        ruling = sql_items.find_ruling(conn, normalize_case_number(citation), "")
+        ruling = sql_items.find_ruling(conn, normalize_case_number(citation))
         return ruling["id"] if ruling else None
 
     # -- health and re-index --------------------------------------------------------------------

@@ -19,7 +19,7 @@ from pydantic import Field
 from .app import App
 from .auth import agent, agent_tokens
 from .config import Settings
-from .errors import AppError, CapReached
+from .errors import AppError, CapReached, Scrubber
 from .mcp_knowledge import knowledge_tools
 from .retrieval.arguments import SEMANTIC_QUERY_CHARS
 
@@ -68,6 +68,9 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
 
     server = MCPServer("legal-ai", instructions=INSTRUCTIONS)
     state: dict[str, Any] = {}
+    # What an error may say to the agent: no path, login, role, database or address (the one
+    # Scrubber, as the HTTP API's errors).
+    scrub = Scrubber.of(settings) if settings is not None else Scrubber()
 
     def run(function: Any, **arguments: Any) -> dict:
         """`function(app, **arguments)` on the lazily opened App; AppError → tool error."""
@@ -85,7 +88,7 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
         except CapReached as exc:  # an agent's cap: the same JSON as HTTP's 429
             raise ToolError(json.dumps(exc.as_json(), ensure_ascii=False)) from exc
         except AppError as exc:  # the message, then its code (catalog.py): "... [code: x]"
-            raise ToolError(f"{exc} [code: {exc.code}]") from exc
+            raise ToolError(scrub(f"{exc} [code: {exc.code}]")) from exc
 
     def call(tool: str, **arguments: Any) -> dict:
         return run(lambda app, **kw: app.tool(tool, **kw), **arguments)

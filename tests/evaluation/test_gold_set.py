@@ -267,6 +267,12 @@ def test_the_command_writes_the_same_set_twice(app, tmp_path, cli_env):
         check=False,
     )
     assert plain.returncode != 0 and "--distractors takes 0 or more" in plain.stderr
+    # a folder that cannot be made (a file stands there): one line, no traceback
+    (tmp_path / "taken").write_text("x", encoding="utf-8")
+    blocked = run(cli_env, "eval", "gold", "from-finals", "--out", tmp_path / "taken", check=False)
+    assert blocked.returncode == 2, blocked.stderr
+    assert blocked.stderr.startswith("error: cannot use") and "Traceback" not in blocked.stderr
+    assert len(blocked.stderr.strip().splitlines()) == 1
 
 
 def test_no_finals_means_an_empty_set_said(app, tmp_path):

@@ -536,3 +536,26 @@ def test_the_mcp_list_tools_are_paged(app):
         "next_offset": None,
     }
     assert call("list_canonical_principles", limit=1)["page"]["limit"] == 1
+
+
+def test_an_mcp_error_names_no_login_database_address_or_path(settings, tmp_path):
+    """The stdio MCP server's errors go through the one Scrubber, as the HTTP API's: with its
+    database unreachable, the agent reads what failed and its code, not the login, the
+    database's name, its address or the data folder."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from legal_ai.mcp_server import build_server
+
+    home = tmp_path / "mcp-home"
+    broken = settings.model_copy(
+        update={
+            "home": home,
+            "database_url": "postgresql://leaky_login:pw@127.0.0.1:9/secret_db",
+        }
+    )
+    with pytest.raises(ToolError) as refused:
+        asyncio.run(build_server(broken).call_tool("list_chair_feedback", {}))
+    said = str(refused.value)
+    assert "[code: " in said and "PostgreSQL" in said
+    for leak in ("leaky_login", "secret_db", "127.0.0.1", ":9", str(tmp_path), "pw"):
+        assert leak not in said, (leak, said)

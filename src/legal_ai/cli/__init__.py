@@ -19,7 +19,7 @@ import typer
 
 from .. import __version__
 from ..demo import run_demo
-from ..errors import AppError, InvalidInput, Scrubber, StoreError
+from ..errors import AppError, InvalidInput, Scrubber, StoreError, gate_code
 from ..evaluation import evaluate as run_eval
 from ..evaluation import load_dataset
 from ..evaluation.baseline import check
@@ -470,6 +470,21 @@ def lost_database(exc: psycopg.OperationalError) -> str:
     )
 
 
+def refused_by_database(exc: psycopg.Error) -> str:
+    """A statement the database refused, in one line: its own first line (no login, address or
+    path) and the rule's code when a gate of ours named one."""
+    first = (exc.diag.message_primary or str(exc) or type(exc).__name__).strip().splitlines()
+    rule = f" [code: {gate_code(exc)}]" if isinstance(exc, psycopg.errors.CheckViolation) else ""
+    return f"the database refused it: {Scrubber()(first[0] if first else '')}{rule}"
+
+
+def file_error(exc: OSError) -> str:
+    """A file that could not be read or written, in one line: which (as given) and why."""
+    why = exc.strerror or type(exc).__name__
+    where = f" {exc.filename}" if exc.filename else ""
+    return f"cannot use{where}: {why}; check the path and its permissions"
+
+
 def disk_full(said: str) -> str:
     """A full disk in one line: whose disk, what to free, and that a re-run resumes."""
     return (
@@ -494,9 +509,13 @@ def main() -> None:
     except psycopg.OperationalError as exc:  # the server went away mid-command, or refused us
         typer.echo(f"error: {lost_database(exc)}", err=True)
         sys.exit(StoreError.exit_code)
+    except psycopg.Error as exc:  # a value, a privilege or a ceiling the database refused
+        typer.echo(f"error: {refused_by_database(exc)}", err=True)
+        sys.exit(InvalidInput.exit_code)
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
-            raise
+            typer.echo(f"error: {file_error(exc)}", err=True)
+            sys.exit(InvalidInput.exit_code)
         typer.echo(f"error: {disk_full('no space left on the device being written')}", err=True)
         # what stdout still holds cannot be written either: dropped, not a second traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

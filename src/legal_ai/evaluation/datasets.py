@@ -31,14 +31,33 @@ def _jsonl(path: Path, what: str) -> list[dict]:
     if not path.is_file():
         raise InvalidInput(f"{path}: no such {what} file")
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_text(path, what).splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
+            record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise InvalidInput(f"{path}:{number}: each line must be a JSON object")
+        out.append(record)
     return out
+
+
+def _text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path}: the {what} file is not UTF-8 text; save it as UTF-8") from None
+
+
+def _relevance(path: Path, line: int, written: str) -> int:
+    try:
+        return int(written)
+    except ValueError:
+        raise InvalidInput(
+            f"{path}:{line}: the relevance {written!r} is not a whole number (0, 1, 2 ...)"
+        ) from None
 
 
 def load_dataset(
@@ -72,11 +91,20 @@ def load_dataset(
             raise InvalidInput(
                 f"{qrels}: the first line must be a header (query_id doc_id relevance)"
             )
-        for row in reader:
-            if len(row) < 3:
-                continue
-            judged.setdefault(row[0], {})[row[1]] = int(row[2])
-    texts = {str(q.get("query_id", q.get("_id"))): q["text"] for q in _jsonl(queries, "queries")}
+        try:
+            for row in reader:
+                if len(row) < 3:
+                    continue
+                judged.setdefault(row[0], {})[row[1]] = _relevance(qrels, reader.line_num, row[2])
+        except UnicodeDecodeError:
+            raise InvalidInput(
+                f"{qrels}: the qrels file is not UTF-8 text; save it as UTF-8"
+            ) from None
+    texts = {}
+    for number, query in enumerate(_jsonl(queries, "queries"), start=1):
+        if not isinstance(query.get("text"), str):
+            raise InvalidInput(f'{queries}: query {number} has no text (a "text" string)')
+        texts[str(query.get("query_id", query.get("_id")))] = query["text"]
     texts = {qid: text for qid, text in texts.items() if qid in judged}
     judged = {qid: docs_ for qid, docs_ in judged.items() if qid in texts}
     digest = hashlib.sha256()

@@ -10,13 +10,13 @@ from .rows import Conn, one
 from .units import ChunkRow, as_array
 
 
-def find_ruling(conn: Conn, case_number: str, key: str) -> dict | None:
-    """A searchable ruling or decision whose case number matches, quotes ignored."""
+def find_ruling(conn: Conn, case_number: str) -> dict | None:
+    """A searchable ruling or decision whose case number (as normalize_case_number spells every
+    stored one) is `case_number`."""
     return conn.execute(
-        "SELECT id FROM case_law WHERE searchable AND"
-        " (case_number = %s OR regexp_replace(case_number, '\"', '', 'g') = %s)"
+        "SELECT id FROM case_law WHERE searchable AND case_number = %s"
         " ORDER BY source_kind, id LIMIT 1",
-        (case_number, key),
+        (case_number,),
     ).fetchone()
 
 
