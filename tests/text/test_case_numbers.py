@@ -128,3 +128,12 @@ def test_same_case_reads_the_identity_not_the_spelling():
     assert not same_case('בל"מ 1042/23', "ערר 1042/23")
     assert not same_case("ערר 1042/23", "ערר 1043/23")
     assert not same_case(None, "ערר 1042/23") and not same_case("ערר", "ערר")
+
+
+def test_a_year_with_its_century_is_the_same_ruling():
+    assert case_id("ערר 1042/2023") == case_id("ערר 1042/23") == CaseId("ערר", None, "1042/23")
+    assert case_id('עת"מ 1234/05/2019').number == "1234/05/19"
+    assert case_id("ערר 1042/1999").number == "1042/99"
+    assert case_id('ע"א 12/2105').number == "12/2105"  # no century: kept as written
+    assert normalize_case_number("ערר 1042/2023") == "ערר 1042/2023"  # the key keeps it
+    assert same_case("ערר (מרכז) 1042/2023", "ערר 1042/23")

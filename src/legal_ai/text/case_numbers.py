@@ -152,8 +152,11 @@ def normalize_case_number(case_number: str) -> str:
 _DISTRICT_RE = re.compile(r"^[^\d()]*?\((?P<district>[^()\d]+)\) (?=\d)")
 _IDENTITY_RE = re.compile(
     r"^(?:(?P<proceeding>[^\d()]+?) )?(?:\((?P<district>[^()]+)\) )?"
-    r"(?P<number>\d{1,6}/\d{2}(?:\d{2}|/\d{2})?)(?![\d/])"
+    r"(?P<number>\d{1,6}/\d{2}(?:\d{2}|/\d{2}(?:\d{2})?)?)(?![\d/])"
 )
+# A year written with its century (`1042/2023`, `1234/05/2019`): the same case as its last two
+# digits (`1042/23`), as a ruling's identity (the case number keeps what was written).
+_CENTURY_YEAR_RE = re.compile(r"/(?:19|20)(\d{2})$")
 
 
 @dataclass(frozen=True)
@@ -174,13 +177,14 @@ class CaseId:
 
 def case_id(case_number: str | None) -> CaseId | None:
     """The identity a case number names (`עע"מ 1234/05 פלוני נ' הוועדה` -> עע"מ, no district,
-    1234/05), or None when it names no number/year."""
+    1234/05; `ערר 1042/2023` -> 1042/23), or None when it names no number/year."""
     if not case_number or not case_number.strip():
         return None
     found = _IDENTITY_RE.match(normalize_case_number(case_number))
     if not found:
         return None
-    return CaseId(found["proceeding"], found["district"], found["number"])
+    number = _CENTURY_YEAR_RE.sub(r"/\1", found["number"])
+    return CaseId(found["proceeding"], found["district"], number)
 
 
 def same_case(one: str | None, other: str | None) -> bool:

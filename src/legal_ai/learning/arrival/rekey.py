@@ -1,4 +1,5 @@
-"""Existing data re-keyed by one identity per ruling (migration 0029).
+"""Existing data re-keyed by one identity per ruling (migration 0029; again after 0056, when the
+citation parser and a ruling's identity read more of what decisions write).
 
 Before 0029 a ruling was looked up by its number/year alone, and a district's spellings were
 different keys: a citation of `עע"מ 1234/05` could be linked to `בג"ץ 1234/05`, one of `ערר (מרכז)
@@ -44,18 +45,21 @@ GRAPH_KINDS = ("ruling", "reporter", "statute")
 SHOWN = 50  # changed links listed in a report (the counts are whole)
 
 
-AFTER_MIGRATION = 29  # 0029_ruling_identity leaves the re-key pending
+# The migrations that leave a re-key pending: 0029_ruling_identity, and 0056 (the citations
+# and identities as the parser and case_id read them since).
+AFTER_MIGRATIONS = frozenset({29, 56})
 STEP = (
-    "the library re-keyed by one identity per ruling (after migration 0029): case keys spelled "
-    "as the normalizer spells them, citations and links decided again, digests linked again; "
-    "what changed is printed and kept in `legal-ai health` until marked seen"
+    "the library re-keyed by one identity per ruling (after migration 0029 or 0056): case keys "
+    "spelled as the normalizer spells them, each ruling's identity and each stored citation read "
+    "again, links decided again, digests linked again; what changed is printed and kept in "
+    "`legal-ai health` until marked seen"
 )
 
 
 def planned(url: str, versions: list[int]) -> str | None:
     """What the re-key will do when the database at `url` is migrated by `versions` (the
     migrations pending), or None when it will not run: read only (`db migrate --dry-run`)."""
-    return STEP if AFTER_MIGRATION in versions or store.waiting(url) else None
+    return STEP if AFTER_MIGRATIONS & set(versions) or store.waiting(url) else None
 
 
 def run_pending(db: Store) -> dict | None:
