@@ -102,6 +102,8 @@ def pages(api: Any, filled: dict[str, str]) -> tuple[list[str], list[str]]:
             continue
         if route.path == "/original":  # a file, asked for by its case and kind (below)
             continue
+        if route.path.startswith("/uploads/"):  # an upload on its way: lives while it waits
+            continue
         names = [p.name for p in route.dependant.path_params]
         required = [p.alias for p in route.dependant.query_params if p.field_info.is_required()]
         if any(n not in filled for n in names + required):

@@ -1512,6 +1512,7 @@ BEGIN
     END IF;
     NEW.evidence := NULL;
     NEW.routed_reason := NULL;
+    NEW.review_reason := NULL;  -- the audit page shows it as a decision's reason
     NEW.needs_chair := false;
     NEW.job_id := NULL;
     NEW.corroboration := 0;

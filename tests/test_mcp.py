@@ -10,6 +10,7 @@ import psycopg
 import pytest
 
 from helpers import DECISION_FIELDS, mcp_session, payload, write
+from legal_ai import mcp_server
 from legal_ai.errors import StoreError
 from legal_ai.knowledge import brief
 from legal_ai.store import drop_database, ensure_database, migrations
@@ -287,3 +288,11 @@ def test_an_empty_database_is_refused_not_migrated(db_url, agent_db_url):
             assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
     finally:
         drop_database(db_url, name)
+
+
+def test_the_mcp_server_says_when_it_runs_on_the_embedded_superuser(settings):
+    embedded = settings.model_copy(update={"database_url": None})
+    assert mcp_server.caveat(embedded) == mcp_server.EMBEDDED_CAVEAT
+    assert "agent-only login" in mcp_server.EMBEDDED_CAVEAT
+    agent_only = settings.model_copy(update={"database_url": "postgresql://agent@db/legal_ai"})
+    assert mcp_server.caveat(agent_only) is None

@@ -229,6 +229,19 @@ def build_server(settings: Settings | None = None, *, app_for_call: Any = None):
     return server
 
 
+EMBEDDED_CAVEAT = (
+    "warning: the MCP server uses the embedded database, whose own login is a superuser that "
+    "any local user of this machine can reach: the gates bind what the agents do through these "
+    "tools, not what a shell on this machine does. On the office's server give the MCP server "
+    "an agent-only login: LEGAL_AI_DATABASE_URL (docs/deployment.md, docs/security.md)"
+)
+
+
+def caveat(settings: Settings) -> str | None:
+    """What `legal-ai mcp` says first on stderr, when anything (the embedded database)."""
+    return EMBEDDED_CAVEAT if not settings.database_url else None
+
+
 def serve(settings: Settings | None = None) -> None:
     """Serve the tools over stdio until the client disconnects."""
     build_server(settings).run("stdio")

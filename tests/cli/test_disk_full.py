@@ -82,3 +82,35 @@ def test_a_full_local_disk_is_one_line(cli_env):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(FULL), done.stderr
     assert "no space left" in lines[0]
+
+
+# A refusal by one of the database's gates, raised by the real server in the middle of a command
+# the CLI does not expect refused (a rule of the catalog, so its code is named).
+REFUSING_TRIGGER = """
+CREATE FUNCTION test_refuses() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'chair feedback is kept as it was written (running as x)'
+    USING ERRCODE = 'check_violation', CONSTRAINT = 'feedback_kept';
+END $$;
+CREATE TRIGGER test_refuses BEFORE INSERT ON chair_feedback
+  FOR EACH ROW EXECUTE FUNCTION test_refuses();
+"""
+UNDO_REFUSING = """
+DROP TRIGGER IF EXISTS test_refuses ON chair_feedback;
+DROP FUNCTION IF EXISTS test_refuses();
+"""
+
+
+def test_a_statement_the_database_refuses_is_one_line_naming_its_rule(app, cli_env):
+    with app.store.transaction() as conn:
+        conn.execute(REFUSING_TRIGGER)
+    try:
+        done = run(cli_env, "feedback", "add", "style", "קצר יותר", check=False)
+    finally:
+        with app.store.transaction() as conn:
+            conn.execute(UNDO_REFUSING)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith("error: the database refused it: chair feedback is kept")
+    assert lines[0].endswith("[code: gate.feedback_kept]")

@@ -313,13 +313,21 @@ def test_dates_labels_and_messages():
         'פסק הדין לא נקלט: פ"ד מה(3) 123 names the ruling by its reporter only: give the '
         "ruling's case number (e.g. בג\"ץ 594/89)",
         'פסק הדין לא נקלט: this doc_id belongs to case עע"מ 1/2, not בג"ץ 3/4; give another id',
-        "יותר מדי ניסיונות כניסה שגויים; המתיני 2 דקות ונסי שוב (too many failed sign-ins: wait)",
+        'הקובץ לא נקלט: the file "a.pdf" (3 pages) is a scan: upload the original',
     ],
 )
-def test_a_message_mixing_hebrew_and_english_shows_only_the_hebrew(message):
-    shown = str(messages.said(message))
+def test_a_refusal_mixing_hebrew_and_english_shows_only_the_hebrew(message):
+    shown = str(messages.said(InvalidInput(message)))
     assert problems(f"<p>{shown}</p>") == [], shown
     assert shown.startswith(message[:10]) and "פרטים טכניים" in shown
+
+
+def test_a_text_she_or_a_model_wrote_is_shown_as_written():
+    # Not a refusal: English words in a row are hers (a reason, a notice), never cut away.
+    for text in ("הבקשה הוגשה דרך Google Drive ולא בדואר", "הקובץ Final Decision.pdf נקלט"):
+        shown = str(messages.said(text))
+        assert "פרטים טכניים" not in shown and "המערכת סירבה" not in shown
+        assert shown.endswith(("בדואר", "נקלט")), shown
 
 
 def test_what_waits_and_what_was_refused_meanwhile_is_said_in_hebrew():

@@ -347,9 +347,9 @@ FORGED_EVIDENCE = {
 FORGED = Jsonb(FORGED_EVIDENCE)
 LESSON_IN_SQL = (
     "INSERT INTO decision_lessons (case_number, pair_id, category, text, source, dedupe_key,"
-    " proposed_by, evidence, routed_reason, needs_chair, corroboration, job_id, created_at)"
-    " VALUES (%s, %s, 'style', %s, %s, %s, %s, %s, 'הפאנל אישר 2/2, נותר אישורך', true, 5,"
-    " NULL, '2020-01-01') RETURNING *"
+    " proposed_by, evidence, routed_reason, needs_chair, corroboration, job_id, created_at,"
+    " review_reason) VALUES (%s, %s, 'style', %s, %s, %s, %s, %s, 'הפאנל אישר 2/2, נותר אישורך',"
+    " true, 5, NULL, '2020-01-01', 'אישרת בעבר לקח זהה') RETURNING *"
 )
 
 
@@ -396,6 +396,7 @@ def test_an_agents_lesson_in_sql_says_only_what_an_agent_may(app, client, agent_
             pair[case],
         )
         assert row["evidence"] is None and row["routed_reason"] is None
+        assert row["review_reason"] is None
         assert (row["needs_chair"], row["corroboration"], row["review_status"]) == (
             False,
             0,

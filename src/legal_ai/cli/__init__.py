@@ -25,6 +25,7 @@ from ..evaluation import load_dataset
 from ..evaluation.baseline import check
 from ..evaluation.harness import sample_corpus
 from ..evaluation.harness import sample_queries as sample_q
+from ..mcp_server import caveat as mcp_caveat
 from ..mcp_server import serve
 from ..ops.backups import health_line as backup_line
 from ..ops.health import report as health_report
@@ -440,7 +441,11 @@ def mcp() -> None:
     import logging
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    serve(_settings())
+    settings = _settings()
+    said = mcp_caveat(settings)
+    if said:
+        typer.echo(said, err=True)  # stdout is the protocol's
+    serve(settings)
 
 
 @app.command()
@@ -460,7 +465,7 @@ register_arrival(app)
 register_doctor(app)
 
 
-def lost_database(exc: psycopg.OperationalError) -> str:
+def lost_database(exc: psycopg.Error) -> str:
     """A connection that failed or was lost in one line: what the server said (its first line,
     without paths, addresses or logins) and what to check."""
     said = Scrubber()(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
@@ -468,6 +473,16 @@ def lost_database(exc: psycopg.OperationalError) -> str:
         f"the database connection failed: {said}; check that PostgreSQL is running and "
         "reachable (`legal-ai doctor`), then run the command again"
     )
+
+
+# What the database refuses of a statement (the rest of psycopg's errors are a lost server, or
+# a defect: a traceback).
+REFUSALS = (
+    psycopg.IntegrityError,  # a gate's check_violation, a unique or foreign key
+    psycopg.DataError,
+    psycopg.errors.InsufficientPrivilege,
+    psycopg.errors.ConfigurationLimitExceeded,  # an agent's ceiling (migration 0034)
+)
 
 
 def refused_by_database(exc: psycopg.Error) -> str:
@@ -506,12 +521,12 @@ def main() -> None:
     except psycopg.errors.DiskFull:  # the database server could not extend a file (53100)
         typer.echo(f"error: {disk_full('the database server could not write')}", err=True)
         sys.exit(StoreError.exit_code)
-    except psycopg.OperationalError as exc:  # the server went away mid-command, or refused us
-        typer.echo(f"error: {lost_database(exc)}", err=True)
-        sys.exit(StoreError.exit_code)
-    except psycopg.Error as exc:  # a value, a privilege or a ceiling the database refused
+    except REFUSALS as exc:  # a value, a gate, a privilege or a ceiling the database refused
         typer.echo(f"error: {refused_by_database(exc)}", err=True)
         sys.exit(InvalidInput.exit_code)
+    except (psycopg.OperationalError, psycopg.InterfaceError) as exc:  # the server went away
+        typer.echo(f"error: {lost_database(exc)}", err=True)
+        sys.exit(StoreError.exit_code)
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             typer.echo(f"error: {file_error(exc)}", err=True)

@@ -57,13 +57,20 @@ _RULING_RE = re.compile(
     r"(?:\((?P<district>[א-ת][א-ת\s\-\"']{0,20})\)\s*)?" + _NUMBER_WORD + _CASE_NUMBER
 )
 # Another case number of the same proceeding right after one (`עע"מ 1234/05 ו-5678/06`,
-# `בג"ץ 1234/05, 5678/06`): a citation of its own. Stricter than the first (a two-digit year;
-# the new form by its dashes only), so that a date after a comma (`, 12/03/2005`) is no case.
+# `בג"ץ 1234/05, 5678/06`): a citation of its own. Stricter than the first, so that a date or a
+# range after it is no case: after a comma only number/year with a slash and a two-digit year
+# (`, 12/03/2005`, `, 15-17` and `, 12-05-2019` are not cases); after `ו-` or `וכן` the new form
+# by its dashes too (`ו-5678-06-20`).
+_NO_MORE = rf"(?![\d/{DASHES}])"
+_SLASHED = r"(?P<number>\d{1,6})\s*/\s*(?P<year>\d{2})" + _NO_MORE
 _DASH = rf"\s*[{DASHES}]\s*"
-_ALSO_RE = re.compile(
-    r"\s*(?:,|ו-?|וכן)\s*"
-    rf"(?P<number>\d{{1,6}})(?:{_DASH}(?P<month>\d{{2}})(?={_DASH}\d{{2}}(?!\d)))?"
-    rf"(?:{_DASH}|\s*/\s*)(?P<year>\d{{2}})(?![\d/])"
+_ALSO_RE = (
+    re.compile(r"\s*,\s*" + _SLASHED),
+    re.compile(
+        r"\s*(?:ו-?|וכן)\s*(?:"
+        rf"(?P<number>\d{{1,6}})(?:{_DASH}(?P<month>\d{{2}}){_DASH}|\s*/\s*)(?P<year>\d{{2}})"
+        rf"{_NO_MORE})"
+    ),
 )
 _PARTIES_RE = re.compile(
     r"\s+(?:[^\s,;:()\n]+\s+){0,8}?נ['׳]\s+[^,;:()\[\]\n]{1,90}?" + _PARTIES_END
@@ -259,10 +266,18 @@ def _reporter_after(norm: str, at: int) -> re.Match | None:
     return _PD_RE.match(norm, start) or _TAK_RE.match(norm, start)
 
 
+def _also(norm: str, at: int) -> re.Match | None:
+    """Another case number of the same proceeding at `at` (_ALSO_RE), None when none."""
+    for pattern in _ALSO_RE:
+        if found := pattern.match(norm, at):
+            return found
+    return None
+
+
 def _number(m: re.Match) -> tuple[str, str]:
     """(number, year) of a case number as `_CASE_NUMBER` read it: `1234-05-2019` is 1234/05, 19."""
     number, year = f"{int(m.group('number'))}", m.group("year")
-    if m.group("month"):
+    if m.groupdict().get("month"):
         number, year = f"{number}/{m.group('month')}", year[-2:]
     return number, year
 
@@ -272,7 +287,7 @@ def _rulings(text: str, f: Folded, norm: str) -> list[Citation]:
     for m in _RULING_RE.finditer(norm):
         court = COURT_SPELLINGS.get(m.group("court").replace("'", '"'), m.group("court"))
         numbers = [(m.start(), m.end("year"), *_number(m))]
-        while also := _ALSO_RE.match(norm, numbers[-1][1]):
+        while also := _also(norm, numbers[-1][1]):
             numbers.append((also.start("number"), also.end("year"), *_number(also)))
         end = numbers[-1][1]
         parties = _PARTIES_RE.match(norm, end)

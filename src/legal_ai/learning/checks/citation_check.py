@@ -186,7 +186,9 @@ def check_all(
     # quotation of the citation set beside it; the citation inside it is checked, unsupported.
     quotes = [q for q in _quotes(text) if len(fold(q[2]).split()) >= MIN_QUOTE_WORDS]
     pins = {
-        i: citation_pinpoints.pinpoint_after(text, c.end, reporter=c.reporter is not None)
+        i: citation_pinpoints.pinpoint_after(
+            text, c.end, reporter=c.kind == "reporter" or c.reporter is not None
+        )
         if c.kind != "statute"
         else None
         for i, c in enumerate(cites)

@@ -30,7 +30,7 @@ _PIN = re.compile(
     r"\s*[,;(]?\s*(?:ו?ב)?"
     r"(?P<word>פיסקאות|פסקאות|פיסקה|פסקה|פסקא|פס['\"]|עמודים|עמוד|עמ['\"])\s*"
     r"(?P<value>[^\s,;:.)\]\"–\-]+(?:\s*[–\-]\s*[^\s,;:.)\]\"]+)?)"
-    r"(?P<more>(?:\s*(?:,|ו-?)\s*\d{1,4}[א-ת]?(?!\d|[/.]\d))*)"
+    r"(?P<more>(?:\s*(?:,|ו-?)\s*\d{1,3}[א-ת]?(?!\d|[/.]\d))*)"  # not a year (`, 2006`)
 )
 # A paragraph's number, with the letter of a sub-paragraph (`12א`: paragraph 12), or a range.
 _NUMBER = re.compile(r"^(\d{1,4})[א-ת]?(?:\s*[–\-]\s*(\d{1,4})[א-ת]?)?$")
@@ -68,7 +68,7 @@ def pinpoint_after(text: str, end: int, *, reporter: bool = False) -> Pinpoint |
         return Pinpoint(written, unit, None, None, end + stop, reporter=reporter)
     first = int(number.group(1))
     last = int(number.group(2)) if number.group(2) else first
-    also = tuple(int(n) for n in re.findall(r"\d{1,4}", found.group("more"))) if listed else ()
+    also = tuple(int(n) for n in re.findall(r"\d{1,3}", found.group("more"))) if listed else ()
     return Pinpoint(written, unit, min(first, last), max(first, last), end + stop, also, reporter)
 
 

@@ -16,8 +16,8 @@
 --   (`max_attempts`), or already leased to a worker.
 --
 -- Now: a request role's row takes the id its sequence drew (`row_id_by_database`, first of each
--- table's triggers); an agent's lesson is a curator's finding in its own `agent:NAME`, on its
--- own case's pair, with no evidence, routing, job, corroboration or date of its saying; a
+-- table's triggers); an agent's lesson is a curator's finding in an `agent:NAME`, on its own
+-- case's pair, with no evidence, routing, review reason, job, corroboration or date of its; a
 -- request role's feedback is dated when written; an agent's job is queued now, with the
 -- default attempts and no lease. The app's own inserts already write exactly that.
 
@@ -59,7 +59,8 @@ CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON learning_audit
 CREATE TRIGGER a_row_id_by_database BEFORE INSERT ON search_log
     FOR EACH ROW EXECUTE FUNCTION row_id_by_database();
 
--- An agent's lesson: a curator's finding, in the agent's own name, on its own case's pair; what
+-- An agent's lesson: a curator's finding, in an agent's name (`agent:NAME`: the database cannot
+-- tell one agent's login from another's under the agent's role), on its own case's pair; what
 -- the system and the chair record about a lesson (its evidence, why it was routed to her, the
 -- job that distilled it, its corroboration, when it was said) is not the agent's to write.
 CREATE FUNCTION lesson_agent_gate() RETURNS trigger
@@ -86,6 +87,7 @@ BEGIN
     END IF;
     NEW.evidence := NULL;
     NEW.routed_reason := NULL;
+    NEW.review_reason := NULL;  -- the audit page shows it as a decision's reason
     NEW.needs_chair := false;
     NEW.job_id := NULL;
     NEW.corroboration := 0;

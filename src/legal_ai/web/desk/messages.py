@@ -54,10 +54,11 @@ def said(value: Any) -> Markup:
         head, sep, rest = text.rpartition(": ")  # "המשוב לא נשמר: the text is empty"
         if sep and not _HEBREW.search(rest):
             return mixed(head) + Markup(": {}. ").format(REFUSED) + technical(rest)
-        # English words in a row inside a Hebrew message ("פסק הדין לא נקלט: … names the ruling
-        # by …", a Hebrew case number in its English): the Hebrew before them, the rest behind
-        # the details. A lone Latin word (a file's name, PDF) is part of the Hebrew.
-        english = _ENGLISH_PHRASE.search(text)
+        # A refusal whose Hebrew carries the service's English in its middle ("פסק הדין לא נקלט:
+        # … names the ruling by …", a Hebrew case number inside the English): the Hebrew before
+        # the first English words in a row, the rest behind the details. Only a refusal: a text
+        # she or a model wrote (a reason, `Google Drive` in it) is shown as written.
+        english = _ENGLISH_PHRASE.search(text) if isinstance(value, BaseException) else None
         if english is None:
             return mixed(text)
         head = text[: english.start()].rstrip(" (:;,-\u2013\u2014")
