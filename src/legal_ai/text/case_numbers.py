@@ -168,6 +168,15 @@ class CaseId:
     district: str | None
     number: str
 
+    def fits(self, other: CaseId) -> bool:
+        """One proceeding and number/year, and districts that do not differ (either side may
+        name none): the identities a citation of one may name."""
+        return (
+            self.proceeding == other.proceeding
+            and self.number == other.number
+            and (self.district is None or other.district is None or self.district == other.district)
+        )
+
     @property
     def key(self) -> str:
         """The identity as `normalize_case_number` spells it."""
@@ -192,13 +201,7 @@ def same_case(one: str | None, other: str | None) -> bool:
     that do not differ (one side may name none: `ערר 1042/23` in the draft of `ערר (מרכז)
     1042/23` is its own case). False when either names no number/year."""
     a, b = case_id(one), case_id(other)
-    if a is None or b is None:
-        return False
-    return (
-        a.proceeding == b.proceeding
-        and a.number == b.number
-        and (a.district is None or b.district is None or a.district == b.district)
-    )
+    return a is not None and b is not None and a.fits(b)
 
 
 def identity_columns(case_number: str | None) -> dict[str, str | None]:
@@ -244,12 +247,7 @@ def resolve(cited: CaseId, items: list[tuple[int, CaseId]]) -> Resolution:
     target, the candidates returned for the chair to pick. An item whose case number names no
     proceeding (a bare `1234/05`) is never linked silently: it is a candidate she confirms."""
     same = [(i, c) for i, c in items if c.number == cited.number]
-    fitting = [
-        (i, c)
-        for i, c in same
-        if c.proceeding == cited.proceeding
-        and (cited.district is None or c.district in (cited.district, None))
-    ]
+    fitting = [(i, c) for i, c in same if cited.fits(c)]
     unknown = [
         (i, c)
         for i, c in same
