@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from psycopg import sql
@@ -33,6 +35,18 @@ DROP FUNCTION IF EXISTS test_disk_full();
 """
 
 
+@contextmanager
+def planted(app, create: str, undo: str) -> Iterator[None]:
+    """A trigger of the test's own in the database while the block runs, dropped after."""
+    with app.store.transaction() as conn:
+        conn.execute(create)
+    try:
+        yield
+    finally:
+        with app.store.transaction() as conn:
+            conn.execute(undo)
+
+
 def counts(app) -> dict[str, int]:
     with app.store.connection() as conn:
         return {
@@ -49,13 +63,8 @@ def test_the_database_servers_full_disk_mid_ingest_is_one_line(app, cli_env, tmp
     args = ["ingest", str(first), str(second), "--corpus", "case", "--case-number", "ערר 12/25"]
     args += ["--practice-area", "planning", "--json"]
     before = counts(app)
-    with app.store.transaction() as conn:
-        conn.execute(DISK_FULL_TRIGGER)
-    try:
+    with planted(app, DISK_FULL_TRIGGER, UNDO):
         done = run(cli_env, *args, check=False)
-    finally:
-        with app.store.transaction() as conn:
-            conn.execute(UNDO)
     assert done.returncode == 4, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(FULL), done.stderr
@@ -102,13 +111,8 @@ DROP FUNCTION IF EXISTS test_refuses();
 
 
 def test_a_statement_the_database_refuses_is_one_line_naming_its_rule(app, cli_env):
-    with app.store.transaction() as conn:
-        conn.execute(REFUSING_TRIGGER)
-    try:
+    with planted(app, REFUSING_TRIGGER, UNDO_REFUSING):
         done = run(cli_env, "feedback", "add", "style", "קצר יותר", check=False)
-    finally:
-        with app.store.transaction() as conn:
-            conn.execute(UNDO_REFUSING)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr

@@ -431,6 +431,15 @@ def test_an_agents_login_never_picks_a_rows_id(app, client, agent_db_url):
             with pytest.raises(psycopg.errors.CheckViolation) as caught:
                 conn.execute(statement, (10**9,))
             assert caught.value.diag.constraint_name == "row_id_by_database", table
+        # Nor can it take the gate away, or move the sequence past the ids of others.
+        for statement in (
+            "ALTER TABLE decision_lessons DISABLE TRIGGER a_row_id_by_database",
+            "DROP TRIGGER a_row_id_by_database ON drafts",
+            "SELECT setval('jobs_id_seq', 1000000000)",
+            "SET session_replication_role = replica",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
         # The id the sequence drew for this session's own row is still refused for the next.
         drawn = conn.execute("SELECT nextval('decision_lessons_id_seq') AS n").fetchone()["n"]
         with pytest.raises(psycopg.errors.CheckViolation, match="database's to draw"):
